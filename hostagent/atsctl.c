@@ -1,0 +1,509 @@
+/* atsctl: register and look up ATS records from the command line. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ats.h"
+#include "ats_query.h"
+#include "log.h"
+#include "mport.h"
+#include "sa_client.h"
+
+enum {
+	EXIT_FOUND = 0,
+	EXIT_NOTFOUND = 1,
+	EXIT_USAGE = 2,
+	EXIT_SA = 3,
+};
+
+struct ctl {
+	const char *ca;
+	int portnum;
+	int json;
+	struct sa_client_opts sa_opts;
+	struct mport *port;
+	struct sa_client *sa;
+	/* per command */
+	uint16_t pkey;
+	uint32_t lease;
+	int primary;
+	int have_gid;
+	uint8_t gid[16];
+	int have_sid;
+	uint64_t sid;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: atsctl [OPTIONS] COMMAND [ARGS]\n"
+"\n"
+"Commands:\n"
+"  register IP [--primary] [--pkey P] [--lease S] [--gid GID] [--sid SID]\n"
+"  deregister IP [--pkey P] [--gid GID]\n"
+"  resolve IP [--pkey P]          GIDs of an IP, primary holders first\n"
+"  reverse GID [--pkey P]         all IPs of a GID\n"
+"  primary GID [--pkey P]         the primary IP of a GID\n"
+"  dump [--gid GID | --sid SID] [--pkey P]\n"
+"\n"
+"Options:\n"
+"  -C, --ca NAME        CA to use (default: first with an active port)\n"
+"  -P, --port N         CA port (default: first active)\n"
+"  -j, --json           print one JSON document\n"
+"  -t, --timeout MS     SA timeout per attempt (default %d)\n"
+"  -r, --retries N      SA retries (default %d)\n"
+"  -k, --smkey KEY      SM_Key for SA requests (default 0)\n"
+"      --rmpp MODE      auto|on|off: trust GetTable for several records\n"
+"  -v, --verbose        more log output (repeat for debug)\n"
+"  -h, --help\n"
+"\n"
+"GID: IPv6 notation (fe80::2c9:300:1:2) or a port GUID (0x2c903000102),\n"
+"which takes the local port's subnet prefix. Exit status: 0 done, 1 nothing\n"
+"found, 2 usage error, 3 SA or transport error.\n",
+		SA_TIMEOUT_MS_DEFAULT, SA_RETRIES_DEFAULT);
+}
+
+static int parse_u64(const char *s, uint64_t max, uint64_t *v)
+{
+	char *end;
+	unsigned long long x;
+
+	errno = 0;
+	x = strtoull(s, &end, 0);
+	if (errno || end == s || *end || *s == '-' || x > max)
+		return -EINVAL;
+	*v = x;
+	return 0;
+}
+
+static int usage_err(const char *what, const char *arg, const char *why)
+{
+	fprintf(stderr, "atsctl: %s '%s': %s\n", what, arg, why);
+	return EXIT_USAGE;
+}
+
+static int ctl_open(struct ctl *c)
+{
+	int ret = mport_open(&c->port, c->ca, c->portnum);
+
+	if (ret) {
+		fprintf(stderr, "atsctl: cannot open CA %s port %d: %s\n",
+			c->ca ? c->ca : "(default)", c->portnum, strerror(-ret));
+		return EXIT_SA;
+	}
+	ret = sa_client_init(&c->sa, c->port, &c->sa_opts);
+	if (ret) {
+		fprintf(stderr, "atsctl: cannot register SA agent: %s\n",
+			strerror(-ret));
+		return EXIT_SA;
+	}
+	return 0;
+}
+
+static int parse_gid(struct ctl *c, const char *s, uint8_t *gid)
+{
+	uint64_t guid;
+	int i;
+
+	if (!ats_gid_parse(s, gid))
+		return 0;
+	if (parse_u64(s, UINT64_MAX, &guid))
+		return -EINVAL;
+	/* A bare GUID needs the subnet prefix of the local port. */
+	if (!c->sa && ctl_open(c))
+		return -ENODEV;
+	memcpy(gid, sa_client_port(c->sa)->gid, 8);
+	for (i = 0; i < 8; i++)
+		gid[8 + i] = (uint8_t)(guid >> (56 - 8 * i));
+	return 0;
+}
+
+/* An SA error in words: what the SA said, or why it said nothing. */
+static int sa_fail(struct ctl *c, const char *what, int err)
+{
+	uint16_t st = c->sa ? sa_client_last_status(c->sa) : 0;
+
+	if (st)
+		fprintf(stderr, "atsctl: %s: SA status 0x%04x: %s\n", what, st,
+			sa_status_str(st));
+	else if (err == -ETIMEDOUT)
+		fprintf(stderr, "atsctl: %s: no answer from the SA (SM LID %u) after %u attempt(s) of %u ms\n",
+			what, sa_client_port(c->sa)->sm_lid, c->sa_opts.retries + 1,
+			c->sa_opts.timeout_ms ? c->sa_opts.timeout_ms : SA_TIMEOUT_MS_DEFAULT);
+	else if (err == -ENETDOWN)
+		fprintf(stderr, "atsctl: %s: port is not active or has no SM\n", what);
+	else
+		fprintf(stderr, "atsctl: %s: %s\n", what, strerror(-err));
+	return err == -ENOENT ? EXIT_NOTFOUND : EXIT_SA;
+}
+
+static void print_lease(char *buf, size_t len, uint32_t lease)
+{
+	if (lease == ATS_LEASE_INFINITE)
+		snprintf(buf, len, "infinite");
+	else
+		snprintf(buf, len, "%" PRIu32, lease);
+}
+
+static void print_records(struct ctl *c, const struct sr_record *r, size_t n)
+{
+	char gid[ATS_IP_STRLEN], ip[ATS_IP_STRLEN], lease[16];
+	struct ats_ip a;
+	size_t i;
+
+	if (c->json) {
+		printf("{\"records\": [");
+		for (i = 0; i < n; i++) {
+			if (ats_ip_decode(r[i].data8, &a, NULL))
+				snprintf(ip, sizeof(ip), "-");
+			else
+				ats_ip_format(&a, ip, sizeof(ip));
+			printf("%s\n  {\"sid\": \"0x%016" PRIx64 "\", \"gid\": \"%s\", "
+			       "\"pkey\": \"0x%04x\", \"lease\": %" PRIu32 ", "
+			       "\"ip\": \"%s\", \"primary\": %s}",
+			       i ? "," : "", r[i].id,
+			       ats_gid_format(r[i].gid, gid, sizeof(gid)),
+			       r[i].pkey, r[i].lease, ip,
+			       r[i].id == ATS_SID_PRIMARY ? "true" : "false");
+		}
+		printf("%s]}\n", n ? "\n" : "");
+		return;
+	}
+	if (!n)
+		return;
+	printf("%-18s  %-26s  %-6s  %-10s  %s\n", "SID", "GID", "PKEY",
+	       "LEASE", "IP");
+	for (i = 0; i < n; i++) {
+		if (ats_ip_decode(r[i].data8, &a, NULL))
+			snprintf(ip, sizeof(ip), "-");
+		else
+			ats_ip_format(&a, ip, sizeof(ip));
+		print_lease(lease, sizeof(lease), r[i].lease);
+		printf("0x%016" PRIx64 "  %-26s  0x%04x  %-10s  %s%s\n", r[i].id,
+		       ats_gid_format(r[i].gid, gid, sizeof(gid)), r[i].pkey,
+		       lease, ip, r[i].id == ATS_SID_PRIMARY ? " (primary)" : "");
+	}
+}
+
+static int print_set(struct ctl *c, struct ats_set *s, const char *what)
+{
+	int ret = s->n ? EXIT_FOUND : EXIT_NOTFOUND;
+
+	print_records(c, s->recs, s->n);
+	if (!s->n && !c->json)
+		fprintf(stderr, "atsctl: %s: no ATS record\n", what);
+	log_info("%s: %zu record(s) in %u SA request(s)%s", what, s->n,
+		 s->queries, s->walked ? " (SubnAdmGet walk, no RMPP)" : "");
+	ats_set_free(s);
+	return ret;
+}
+
+static int local_gid(struct ctl *c)
+{
+	if (c->have_gid)
+		return 0;
+	memcpy(c->gid, sa_client_port(c->sa)->gid, 16);
+	return 0;
+}
+
+static int cmd_register(struct ctl *c, const char *arg)
+{
+	struct ats_ip ip;
+	const char *why;
+	char buf[80];
+	uint64_t sid = 0;
+	int ret;
+
+	if (ats_ip_parse(arg, &ip))
+		return usage_err("IP", arg, "not an IPv4 or IPv6 address");
+	if (ats_ip_check_unicast(&ip, &why))
+		return usage_err("IP", arg, why);
+	local_gid(c);
+	if (c->have_sid) {
+		struct sr_record r;
+
+		ats_record_init(&r, c->sid, c->gid, c->pkey, c->lease, &ip);
+		sid = c->sid;
+		ret = sa_sr_set(c->sa, &r,
+				sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY |
+					     SR_F_NAME | SR_F_DATA8 | SR_F_KEY |
+					     (c->lease != ATS_LEASE_INFINITE ?
+					      SR_F_LEASE : 0)), NULL);
+	} else {
+		ret = ats_register(c->sa, c->gid, c->pkey, c->lease, &ip,
+				   c->primary, &sid);
+	}
+	snprintf(buf, sizeof(buf), "register %s", arg);
+	if (ret == -ENOSPC) {
+		fprintf(stderr, "atsctl: %s: all 256 ATS SIDs of this GID are in use\n", buf);
+		return EXIT_SA;
+	}
+	if (ret)
+		return sa_fail(c, buf, ret);
+	if (c->json) {
+		char gid[ATS_IP_STRLEN];
+
+		printf("{\"registered\": {\"sid\": \"0x%016" PRIx64 "\", \"gid\": \"%s\", \"pkey\": \"0x%04x\", \"ip\": \"%s\"}}\n",
+		       sid, ats_gid_format(c->gid, gid, sizeof(gid)), c->pkey, arg);
+	} else {
+		printf("registered %s on SID 0x%016" PRIx64 "%s\n", arg, sid,
+		       sid == ATS_SID_PRIMARY ? " (primary)" : "");
+	}
+	return EXIT_FOUND;
+}
+
+static int cmd_deregister(struct ctl *c, const char *arg)
+{
+	struct ats_ip ip;
+	unsigned n = 0;
+	char buf[80];
+	int ret;
+
+	if (ats_ip_parse(arg, &ip))
+		return usage_err("IP", arg, "not an IPv4 or IPv6 address");
+	local_gid(c);
+	snprintf(buf, sizeof(buf), "deregister %s", arg);
+	ret = ats_deregister(c->sa, c->gid, c->pkey, &ip, &n);
+	if (ret == -ENOENT) {
+		fprintf(stderr, "atsctl: %s: this GID has no record of that address\n", buf);
+		return EXIT_NOTFOUND;
+	}
+	if (ret)
+		return sa_fail(c, buf, ret);
+	if (c->json)
+		printf("{\"deregistered\": %u}\n", n);
+	else
+		printf("deregistered %s (%u record%s)\n", arg, n, n == 1 ? "" : "s");
+	return EXIT_FOUND;
+}
+
+static int cmd_lookup(struct ctl *c, const char *cmd, const char *arg)
+{
+	struct ats_set s;
+	struct sr_record r;
+	char what[96];
+	int ret;
+
+	snprintf(what, sizeof(what), "%s %s", cmd, arg ? arg : "");
+	if (!strcmp(cmd, "resolve")) {
+		struct ats_ip ip;
+
+		if (ats_ip_parse(arg, &ip))
+			return usage_err("IP", arg, "not an IPv4 or IPv6 address");
+		ret = ats_forward(c->sa, &ip, c->pkey, &s);
+	} else if (!strcmp(cmd, "dump")) {
+		if (c->have_gid)
+			ret = ats_reverse(c->sa, c->gid, c->pkey, &s);
+		else if (c->have_sid)
+			ret = ats_by_sid(c->sa, c->sid, c->pkey, &s);
+		else
+			ret = ats_all(c->sa, c->pkey, &s);
+		if (!ret && !c->json && !s.n) {
+			ats_set_free(&s);
+			printf("no ATS records\n");
+			return EXIT_NOTFOUND;
+		}
+	} else {
+		uint8_t gid[16];
+
+		if (parse_gid(c, arg, gid))
+			return usage_err("GID", arg, "not a GID or port GUID");
+		if (!strcmp(cmd, "reverse")) {
+			ret = ats_reverse(c->sa, gid, c->pkey, &s);
+		} else {
+			ret = ats_primary(c->sa, gid, c->pkey, &r);
+			if (ret == -ENOENT) {
+				if (c->json)
+					print_records(c, NULL, 0);
+				fprintf(stderr, "atsctl: %s: GID has no primary ATS record\n", what);
+				return EXIT_NOTFOUND;
+			}
+			if (ret)
+				return sa_fail(c, what, ret);
+			print_records(c, &r, 1);
+			return EXIT_FOUND;
+		}
+	}
+	if (ret)
+		return sa_fail(c, what, ret);
+	return print_set(c, &s, what);
+}
+
+static int run_command(struct ctl *c, int argc, char **argv)
+{
+	static const struct option cmd_opts[] = {
+		{ "primary", no_argument, NULL, 'p' },
+		{ "pkey", required_argument, NULL, 'K' },
+		{ "lease", required_argument, NULL, 'L' },
+		{ "gid", required_argument, NULL, 'g' },
+		{ "sid", required_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const struct {
+		const char *name;
+		int nargs;
+		const char *allowed; /* option letters */
+	} cmds[] = {
+		{ "register", 1, "pKLgsj" },
+		{ "deregister", 1, "Kgj" },
+		{ "resolve", 1, "Kj" },
+		{ "reverse", 1, "Kj" },
+		{ "primary", 1, "Kj" },
+		{ "dump", 0, "Kgsj" },
+	};
+	const char *cmd = argv[0], *gid_arg = NULL;
+	uint64_t v;
+	size_t i;
+	int opt, ret;
+
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(cmd, cmds[i].name))
+			break;
+	if (i == sizeof(cmds) / sizeof(cmds[0]))
+		return usage_err("command", cmd, "unknown (try --help)");
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+", cmd_opts, NULL)) != -1) {
+		const char *a = argv[optind - 1];
+
+		if (opt == '?' || !strchr(cmds[i].allowed, opt))
+			return usage_err(cmd, a, "option not valid for this command");
+		switch (opt) {
+		case 'p':
+			c->primary = 1;
+			break;
+		case 'K':
+			if (parse_u64(optarg, 0xffff, &v) || !(v & 0x7fff))
+				return usage_err("--pkey", optarg, "not a PKey (1..0xFFFF)");
+			c->pkey = (uint16_t)v;
+			break;
+		case 'L':
+			if (parse_u64(optarg, 0xffffffff, &v))
+				return usage_err("--lease", optarg, "not a lease in seconds (0..4294967295)");
+			c->lease = (uint32_t)v;
+			break;
+		case 'g':
+			gid_arg = optarg;
+			break;
+		case 's':
+			if (parse_u64(optarg, UINT64_MAX, &c->sid))
+				return usage_err("--sid", optarg, "not a ServiceID");
+			if (strcmp(cmd, "register") && !ats_sid_in_block(c->sid))
+				return usage_err("--sid", optarg, "outside the ATS SID block 0x10000CE100415400..0x10000CE1004154FF");
+			c->have_sid = 1;
+			break;
+		case 'j':
+			c->json = 1;
+			break;
+		}
+	}
+	if (argc - optind != cmds[i].nargs) {
+		fprintf(stderr, "atsctl: %s takes %d argument%s (try --help)\n",
+			cmd, cmds[i].nargs, cmds[i].nargs == 1 ? "" : "s");
+		return EXIT_USAGE;
+	}
+	if (c->have_gid + (gid_arg != NULL) && c->have_sid && !strcmp(cmd, "dump"))
+		return usage_err("dump", "--gid/--sid", "give one of them, not both");
+	ret = ctl_open(c);
+	if (ret)
+		return ret;
+	if (gid_arg) {
+		if (parse_gid(c, gid_arg, c->gid))
+			return usage_err("--gid", gid_arg, "not a GID or port GUID");
+		c->have_gid = 1;
+	}
+	if (!strcmp(cmd, "register"))
+		return cmd_register(c, argv[optind]);
+	if (!strcmp(cmd, "deregister"))
+		return cmd_deregister(c, argv[optind]);
+	return cmd_lookup(c, cmd, cmds[i].nargs ? argv[optind] : NULL);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "ca", required_argument, NULL, 'C' },
+		{ "port", required_argument, NULL, 'P' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "retries", required_argument, NULL, 'r' },
+		{ "smkey", required_argument, NULL, 'k' },
+		{ "rmpp", required_argument, NULL, 'R' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ctl c;
+	int opt, verbose = 0, ret;
+	uint64_t v;
+
+	memset(&c, 0, sizeof(c));
+	c.pkey = ATS_PKEY_DEFAULT;
+	c.lease = ATS_LEASE_INFINITE;
+	c.sa_opts.timeout_ms = SA_TIMEOUT_MS_DEFAULT;
+	c.sa_opts.retries = SA_RETRIES_DEFAULT;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+C:P:jt:r:k:vh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'C':
+			c.ca = optarg;
+			break;
+		case 'P':
+			if (parse_u64(optarg, 254, &v) || !v)
+				return usage_err("--port", optarg, "not a port number (1..254)");
+			c.portnum = (int)v;
+			break;
+		case 'j':
+			c.json = 1;
+			break;
+		case 't':
+			if (parse_u64(optarg, 600000, &v) || !v)
+				return usage_err("--timeout", optarg, "not a time in ms (1..600000)");
+			c.sa_opts.timeout_ms = (unsigned)v;
+			break;
+		case 'r':
+			if (parse_u64(optarg, 100, &v))
+				return usage_err("--retries", optarg, "not a count (0..100)");
+			c.sa_opts.retries = (unsigned)v;
+			break;
+		case 'k':
+			if (parse_u64(optarg, UINT64_MAX, &c.sa_opts.sm_key))
+				return usage_err("--smkey", optarg, "not a 64-bit key");
+			break;
+		case 'R':
+			if (!strcmp(optarg, "auto"))
+				c.sa_opts.rmpp = SA_RMPP_AUTO;
+			else if (!strcmp(optarg, "on"))
+				c.sa_opts.rmpp = SA_RMPP_ON;
+			else if (!strcmp(optarg, "off"))
+				c.sa_opts.rmpp = SA_RMPP_OFF;
+			else
+				return usage_err("--rmpp", optarg, "expected auto, on or off");
+			break;
+		case 'v':
+			verbose++;
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_FOUND;
+		default:
+			return usage_err("option", argv[optind - 1], "unknown (try --help)");
+		}
+	}
+	log_init("atsctl", verbose >= 2 ? LOG_LVL_DEBUG :
+		 verbose ? LOG_LVL_INFO : LOG_LVL_WARN);
+	if (optind >= argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	ret = run_command(&c, argc - optind, argv + optind);
+	if (c.sa)
+		sa_client_fini(c.sa);
+	mport_close(c.port);
+	return ret;
+}

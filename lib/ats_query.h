@@ -1,0 +1,48 @@
+/* ATS lookups (spec 3.2-3.4, 4.1-4.2) with the query strategy: a lookup
+ * that can match one record is a SubnAdmGet; a multi-record lookup is a
+ * SubnAdmGetTable while RMPP works, else a walk of the SID block with
+ * SubnAdmGet from the primary SID upward. */
+#ifndef IBATS_ATS_QUERY_H
+#define IBATS_ATS_QUERY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ats.h"
+#include "sa_client.h"
+
+struct ats_set {
+	struct sr_record *recs; /* ATS records only, primary SIDs first */
+	size_t n;
+	unsigned queries; /* SA requests it took */
+	int walked;       /* answered by a SubnAdmGet walk */
+};
+
+void ats_set_free(struct ats_set *s);
+
+/* IP -> GIDs. Holders with the IP as primary come first. */
+int ats_forward(struct sa_client *sa, const struct ats_ip *ip, uint16_t pkey,
+		struct ats_set *out);
+/* GID -> all its records (all-by-GID, spec 4.2). */
+int ats_reverse(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
+		struct ats_set *out);
+/* GID -> the primary record; -ENOENT when the GID has none. */
+int ats_primary(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
+		struct sr_record *out);
+/* All records with one SID (spec 4.1). */
+int ats_by_sid(struct sa_client *sa, uint64_t sid, uint16_t pkey,
+	       struct ats_set *out);
+/* Every ATS record in the PKey. */
+int ats_all(struct sa_client *sa, uint16_t pkey, struct ats_set *out);
+
+/* Register ip for gid: primary on the primary SID, else on the next SID
+ * not in use by that GID. Returns the SID used in *sid. An existing record
+ * of the same address is reused. */
+int ats_register(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
+		 uint32_t lease, const struct ats_ip *ip, int primary,
+		 uint64_t *sid);
+/* Delete the records of ip on gid; -ENOENT when there are none. */
+int ats_deregister(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
+		   const struct ats_ip *ip, unsigned *deleted);
+
+#endif

@@ -1,0 +1,23 @@
+/* Logging for the host-side programs (the plugin logs through OSM_LOG). */
+#ifndef IBATS_LOG_H
+#define IBATS_LOG_H
+
+enum log_level {
+	LOG_LVL_ERR = 0,
+	LOG_LVL_WARN,
+	LOG_LVL_INFO,
+	LOG_LVL_DEBUG,
+};
+
+void log_init(const char *ident, enum log_level level);
+void log_set_level(enum log_level level);
+enum log_level log_get_level(void);
+void log_msg(enum log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#define log_err(...) log_msg(LOG_LVL_ERR, __VA_ARGS__)
+#define log_warn(...) log_msg(LOG_LVL_WARN, __VA_ARGS__)
+#define log_info(...) log_msg(LOG_LVL_INFO, __VA_ARGS__)
+#define log_debug(...) log_msg(LOG_LVL_DEBUG, __VA_ARGS__)
+
+#endif

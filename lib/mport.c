@@ -1,0 +1,223 @@
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/umad.h>
+
+#include "log.h"
+#include "mad.h"
+#include "mport.h"
+#include "wire.h"
+
+struct mport {
+	int fd;
+	char ca[UMAD_CA_NAME_LEN];
+	int portnum;
+	uint32_t next_tid;
+	uint8_t *rbuf; /* umad header + MAD, grown for RMPP tables */
+	size_t rbuf_len;
+};
+
+#define RBUF_INITIAL 8192
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int mport_open(struct mport **out, const char *ca, int portnum)
+{
+	struct mport *p;
+	umad_port_t port;
+	int ret;
+
+	if (umad_init() < 0)
+		return -ENODEV;
+	ret = umad_get_port(ca, portnum, &port);
+	if (ret < 0)
+		return ret == -1 ? -ENODEV : ret;
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		umad_release_port(&port);
+		return -ENOMEM;
+	}
+	memcpy(p->ca, port.ca_name, sizeof(p->ca));
+	p->portnum = port.portnum;
+	umad_release_port(&port);
+
+	p->fd = umad_open_port(p->ca, p->portnum);
+	if (p->fd < 0) {
+		ret = p->fd == -1 ? -ENODEV : p->fd;
+		free(p);
+		return ret;
+	}
+	p->rbuf_len = umad_size() + RBUF_INITIAL;
+	p->rbuf = malloc(p->rbuf_len);
+	if (!p->rbuf) {
+		umad_close_port(p->fd);
+		free(p);
+		return -ENOMEM;
+	}
+	/* Spread TIDs of concurrent processes; only the low 32 bits are ours
+	 * (the kernel and umad2sim own the high ones). */
+	p->next_tid = (uint32_t)getpid() << 16 ^ (uint32_t)now_ms();
+	*out = p;
+	return 0;
+}
+
+void mport_close(struct mport *p)
+{
+	if (!p)
+		return;
+	umad_close_port(p->fd);
+	free(p->rbuf);
+	free(p);
+}
+
+int mport_query(struct mport *p, struct mport_info *info)
+{
+	umad_port_t port;
+	uint64_t prefix, guid;
+	int ret;
+
+	ret = umad_get_port(p->ca, p->portnum, &port);
+	if (ret < 0)
+		return ret == -1 ? -ENODEV : ret;
+	memset(info, 0, sizeof(*info));
+	memcpy(info->ca, p->ca, sizeof(info->ca) < sizeof(p->ca) ?
+	       sizeof(info->ca) : sizeof(p->ca));
+	info->ca[sizeof(info->ca) - 1] = '\0';
+	info->portnum = p->portnum;
+	info->lid = (uint16_t)port.base_lid;
+	info->lmc = (uint8_t)port.lmc;
+	info->sm_lid = (uint16_t)port.sm_lid;
+	info->sm_sl = (uint8_t)port.sm_sl;
+	info->state = (int)port.state;
+	/* umad_port_t carries network-order values: store them as wire bytes. */
+	memcpy(&prefix, &port.gid_prefix, 8);
+	memcpy(&guid, &port.port_guid, 8);
+	memcpy(info->gid, &prefix, 8);
+	memcpy(info->gid + 8, &guid, 8);
+	info->port_guid = wire_get64(info->gid + 8);
+	umad_release_port(&port);
+	return 0;
+}
+
+int mport_register(struct mport *p, uint8_t mgmt_class, uint8_t class_version,
+		   uint8_t rmpp_version)
+{
+	int id = umad_register(p->fd, mgmt_class, class_version, rmpp_version,
+			       NULL);
+
+	return id < 0 ? (id == -1 ? -EIO : id) : id;
+}
+
+/* Reads one MAD into p->rbuf, growing it when an RMPP table is larger. */
+static int mport_recv(struct mport *p, int timeout_ms, size_t *mad_len)
+{
+	int len, ret;
+
+	for (;;) {
+		len = (int)(p->rbuf_len - umad_size());
+		ret = umad_recv(p->fd, p->rbuf, &len, timeout_ms);
+		if (ret >= 0)
+			break;
+		if (ret == -ENOSPC || errno == ENOSPC) {
+			size_t need = umad_size() + (size_t)len;
+			uint8_t *nb;
+
+			if (len <= 0 || need <= p->rbuf_len)
+				return -EMSGSIZE;
+			nb = realloc(p->rbuf, need);
+			if (!nb)
+				return -ENOMEM;
+			p->rbuf = nb;
+			p->rbuf_len = need;
+			continue;
+		}
+		if (ret == -ETIMEDOUT || errno == ETIMEDOUT)
+			return -ETIMEDOUT;
+		return ret < -1 ? ret : -errno;
+	}
+	*mad_len = len < 0 ? 0 : (size_t)len;
+	return 0;
+}
+
+int mport_rpc(struct mport *p, int agent, const struct mport_dest *dst,
+	      uint8_t *req, size_t req_len, const struct mport_rpc_opts *o,
+	      uint8_t **resp, size_t *resp_len)
+{
+	uint8_t *sbuf;
+	uint32_t tid = p->next_tid++;
+	unsigned attempt;
+	int ret = -ETIMEDOUT;
+
+	if (req_len < MAD_HDR_SIZE)
+		return -EINVAL;
+	wire_put64(req + MAD_OFF_TID, tid);
+	sbuf = calloc(1, umad_size() + req_len);
+	if (!sbuf)
+		return -ENOMEM;
+	for (attempt = 0; attempt <= o->retries; attempt++) {
+		uint64_t deadline = now_ms() + o->timeout_ms;
+
+		memset(sbuf, 0, umad_size());
+		memcpy(umad_get_mad(sbuf), req, req_len);
+		umad_set_addr(sbuf, dst->lid, (int)dst->qpn, dst->sl,
+			      (int)dst->qkey);
+		/* A timeout on the send lets the kernel match the response
+		 * to it; with 0 it drops responses as unsolicited. */
+		if (umad_send(p->fd, agent, sbuf, (int)req_len,
+			      (int)o->timeout_ms, 0) < 0) {
+			ret = -EIO;
+			goto out;
+		}
+		for (;;) {
+			uint64_t now = now_ms();
+			const uint8_t *mad;
+			size_t len = 0;
+			struct mad_hdr h;
+
+			if (now >= deadline) {
+				ret = -ETIMEDOUT;
+				break;
+			}
+			ret = mport_recv(p, (int)(deadline - now), &len);
+			if (ret == -ETIMEDOUT)
+				break;
+			if (ret)
+				goto out;
+			mad = umad_get_mad(p->rbuf);
+			if (mad_hdr_decode(mad, len, &h))
+				continue;
+			if ((uint32_t)h.tid != tid ||
+			    h.mgmt_class != req[MAD_OFF_MGMT_CLASS])
+				continue;
+			if (umad_status(p->rbuf) == ETIMEDOUT) {
+				ret = -ETIMEDOUT; /* kernel gave up */
+				break;
+			}
+			if (!(h.method & MAD_METHOD_RESP_BIT))
+				continue;
+			*resp = malloc(len);
+			if (!*resp) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			memcpy(*resp, mad, len);
+			*resp_len = len;
+			ret = 0;
+			goto out;
+		}
+		log_debug("TID 0x%08x to LID %u: no answer within %u ms (attempt %u of %u)",
+			  tid, dst->lid, o->timeout_ms, attempt + 1, o->retries + 1);
+	}
+out:
+	free(sbuf);
+	return ret;
+}

@@ -1,0 +1,52 @@
+/* One CA port opened through libibumad: port attributes, agent
+ * registration and request/response exchanges with TID matching,
+ * timeouts and retries. Not thread-safe: one caller at a time. */
+#ifndef IBATS_MPORT_H
+#define IBATS_MPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct mport;
+
+struct mport_info {
+	char ca[64];
+	int portnum;
+	uint16_t lid;
+	uint8_t lmc;
+	uint16_t sm_lid;
+	uint8_t sm_sl;
+	int state; /* 4 = Active */
+	uint8_t gid[16]; /* subnet prefix + port GUID */
+	uint64_t port_guid;
+};
+
+struct mport_dest {
+	uint16_t lid;
+	uint32_t qpn;
+	uint32_t qkey;
+	uint8_t sl;
+};
+
+struct mport_rpc_opts {
+	unsigned timeout_ms; /* per attempt */
+	unsigned retries;    /* extra attempts after the first */
+};
+
+/* ca NULL and portnum 0 pick the first active port, like umad tools. */
+int mport_open(struct mport **out, const char *ca, int portnum);
+void mport_close(struct mport *p);
+int mport_query(struct mport *p, struct mport_info *info);
+/* Returns the agent id or -errno. */
+int mport_register(struct mport *p, uint8_t mgmt_class, uint8_t class_version,
+		   uint8_t rmpp_version);
+
+/* Sends req (at least 24 bytes, a full MAD) after stamping a fresh TID,
+ * waits for the response with the same TID and class, and returns it in
+ * *resp (malloc'ed, *resp_len bytes). Retries on timeout with the same
+ * TID. -ETIMEDOUT when every attempt timed out. */
+int mport_rpc(struct mport *p, int agent, const struct mport_dest *dst,
+	      uint8_t *req, size_t req_len, const struct mport_rpc_opts *o,
+	      uint8_t **resp, size_t *resp_len);
+
+#endif

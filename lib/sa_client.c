@@ -1,0 +1,295 @@
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "sa_client.h"
+#include "wire.h"
+
+/* NodeRecord (IBTA Vol 1 15.2.5.2, Table 193) with NodeInfo (14.2.5.3,
+ * Table 132) inside it, only the fields used to enumerate ports. */
+enum {
+	NR_OFF_LID = 0,
+	NR_OFF_NODE_TYPE = 4 + 2,
+	NR_OFF_PORT_GUID = 4 + 20,
+	NR_SIZE = 108,
+	NR_CM_LID = 0,
+	NODE_TYPE_CA = 1,
+};
+
+/* LIDs above this are multicast (IBTA Vol 1 4.1.3). */
+#define SA_UNICAST_LID_MAX 0xBFFF
+
+struct sa_client {
+	struct mport *port;
+	struct mport_info info;
+	struct sa_client_opts opts;
+	int agent;
+	int rmpp_usable; /* -1 unknown, 0 no, 1 yes */
+	uint16_t last_status;
+};
+
+int sa_client_init(struct sa_client **out, struct mport *port,
+		   const struct sa_client_opts *o)
+{
+	struct sa_client *sa = calloc(1, sizeof(*sa));
+	int ret;
+
+	if (!sa)
+		return -ENOMEM;
+	sa->port = port;
+	sa->opts = *o;
+	if (!sa->opts.timeout_ms)
+		sa->opts.timeout_ms = SA_TIMEOUT_MS_DEFAULT;
+	sa->rmpp_usable = o->rmpp == SA_RMPP_ON ? 1 :
+			  o->rmpp == SA_RMPP_OFF ? 0 : -1;
+	ret = mport_query(port, &sa->info);
+	if (ret)
+		goto fail;
+	/* RMPP version 1: the kernel reassembles GetTable answers. */
+	sa->agent = mport_register(port, SA_CLASS, SA_CLASS_VERSION, 1);
+	if (sa->agent < 0) {
+		ret = sa->agent;
+		goto fail;
+	}
+	*out = sa;
+	return 0;
+fail:
+	free(sa);
+	return ret;
+}
+
+void sa_client_fini(struct sa_client *sa)
+{
+	free(sa);
+}
+
+uint16_t sa_client_last_status(const struct sa_client *sa)
+{
+	return sa->last_status;
+}
+
+int sa_client_rmpp_state(const struct sa_client *sa)
+{
+	return sa->rmpp_usable;
+}
+
+const struct mport_info *sa_client_port(const struct sa_client *sa)
+{
+	return &sa->info;
+}
+
+void sa_answer_free(struct sa_answer *ans)
+{
+	free(ans->mad);
+	memset(ans, 0, sizeof(*ans));
+}
+
+static uint8_t sa_resp_method(uint8_t method)
+{
+	return method == SA_METHOD_GET_TABLE ? SA_METHOD_GET_TABLE_RESP :
+	       method == SA_METHOD_DELETE ? SA_METHOD_DELETE_RESP :
+	       SA_METHOD_GET_RESP;
+}
+
+int sa_request(struct sa_client *sa, uint8_t method, uint16_t attr_id,
+	       uint64_t comp_mask, const uint8_t *rec, size_t rec_len,
+	       struct sa_answer *ans)
+{
+	uint8_t req[MAD_SIZE] = { 0 };
+	struct sa_hdr h = { 0 };
+	struct mport_dest dst;
+	struct mport_rpc_opts ro = { sa->opts.timeout_ms, sa->opts.retries };
+	int ret;
+
+	memset(ans, 0, sizeof(*ans));
+	if (rec_len > SA_DATA_SIZE)
+		return -EINVAL;
+	/* The SM may have moved since the last request. */
+	ret = mport_query(sa->port, &sa->info);
+	if (ret)
+		return ret;
+	if (sa->info.state != 4 || !sa->info.sm_lid)
+		return -ENETDOWN;
+	h.mad.base_version = MAD_BASE_VERSION;
+	h.mad.mgmt_class = SA_CLASS;
+	h.mad.class_version = SA_CLASS_VERSION;
+	h.mad.method = method;
+	h.mad.attr_id = attr_id;
+	h.sm_key = sa->opts.sm_key;
+	h.comp_mask = comp_mask;
+	sa_hdr_encode(req, &h);
+	memcpy(req + SA_OFF_DATA, rec, rec_len);
+
+	dst.lid = sa->info.sm_lid;
+	dst.qpn = SA_QP;
+	dst.qkey = SA_QKEY;
+	dst.sl = sa->info.sm_sl;
+	sa->last_status = 0;
+	ret = mport_rpc(sa->port, sa->agent, &dst, req, sizeof(req), &ro,
+			&ans->mad, &ans->mad_len);
+	if (ret)
+		return ret;
+	ret = sa_hdr_decode(ans->mad, ans->mad_len, &ans->hdr);
+	if (ret) {
+		sa_answer_free(ans);
+		return -EPROTO;
+	}
+	if (ans->hdr.mad.method != sa_resp_method(method) ||
+	    ans->hdr.mad.attr_id != attr_id) {
+		log_debug("SA answered method 0x%02x attribute 0x%04x to 0x%02x/0x%04x",
+			  ans->hdr.mad.method, ans->hdr.mad.attr_id, method, attr_id);
+		sa_answer_free(ans);
+		return -EPROTO;
+	}
+	sa->last_status = ans->hdr.mad.status;
+	ret = sa_status_to_errno(ans->hdr.mad.status);
+	if (ret) {
+		sa_answer_free(ans);
+		return ret;
+	}
+	ans->data = ans->mad + SA_OFF_DATA;
+	ans->data_len = ans->mad_len - SA_OFF_DATA;
+	return 0;
+}
+
+static int sa_sr_single(struct sa_client *sa, uint8_t method,
+			const struct sr_record *r, uint64_t mask,
+			struct sr_record *out)
+{
+	uint8_t buf[SR_SIZE];
+	struct sa_answer ans;
+	int ret;
+
+	sr_encode(buf, r);
+	ret = sa_request(sa, method, SA_ATTR_SERVICE_RECORD, mask, buf,
+			 sizeof(buf), &ans);
+	if (ret)
+		return ret;
+	if (out && sr_decode(ans.data, ans.data_len, out))
+		ret = -EPROTO;
+	sa_answer_free(&ans);
+	return ret;
+}
+
+int sa_sr_set(struct sa_client *sa, const struct sr_record *r, uint64_t mask,
+	      struct sr_record *out)
+{
+	return sa_sr_single(sa, SA_METHOD_SET, r, mask, out);
+}
+
+int sa_sr_delete(struct sa_client *sa, const struct sr_record *r,
+		 uint64_t mask, struct sr_record *out)
+{
+	return sa_sr_single(sa, SA_METHOD_DELETE, r, mask, out);
+}
+
+int sa_sr_get(struct sa_client *sa, const struct sr_record *q, uint64_t mask,
+	      struct sr_record *out)
+{
+	return sa_sr_single(sa, SA_METHOD_GET, q, mask, out);
+}
+
+int sa_sr_get_table(struct sa_client *sa, const struct sr_record *q,
+		    uint64_t mask, struct sr_record **recs, size_t *n)
+{
+	uint8_t buf[SR_SIZE];
+	struct sa_answer ans;
+	struct sa_table_shape shape;
+	struct sr_record *v = NULL;
+	size_t i;
+	int ret;
+
+	*recs = NULL;
+	*n = 0;
+	sr_encode(buf, q);
+	ret = sa_request(sa, SA_METHOD_GET_TABLE, SA_ATTR_SERVICE_RECORD, mask,
+			 buf, sizeof(buf), &ans);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret)
+		return ret;
+	ret = sa_table_shape(&ans.hdr, ans.data_len, SR_SIZE, &shape);
+	if (ret)
+		goto out;
+	if (shape.truncated) {
+		if (sa->rmpp_usable != 0)
+			log_info("GetTable answer cut after %zu record(s): no RMPP on this path, walking with SubnAdmGet",
+				 shape.nrec);
+		sa->rmpp_usable = 0;
+		ret = -EMSGSIZE;
+		goto out;
+	}
+	if (shape.nrec > 1)
+		sa->rmpp_usable = 1;
+	if (shape.nrec) {
+		v = calloc(shape.nrec, sizeof(*v));
+		if (!v) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+	for (i = 0; i < shape.nrec; i++)
+		sr_decode(ans.data + i * shape.rec_size, shape.rec_size, &v[i]);
+	*recs = v;
+	*n = shape.nrec;
+out:
+	sa_answer_free(&ans);
+	return ret;
+}
+
+int sa_ca_port_gids(struct sa_client *sa, unsigned gap, uint8_t (**gids)[16],
+		    size_t *n)
+{
+	uint8_t (*v)[16] = NULL;
+	size_t cnt = 0, cap = 0;
+	unsigned lid, misses = 0;
+	uint8_t nr[NR_SIZE];
+	int ret = 0;
+
+	*gids = NULL;
+	*n = 0;
+	for (lid = 1; lid <= SA_UNICAST_LID_MAX && misses < gap; lid++) {
+		struct sa_answer ans;
+		uint64_t guid;
+
+		memset(nr, 0, sizeof(nr));
+		wire_put16(nr + NR_OFF_LID, (uint16_t)lid);
+		ret = sa_request(sa, SA_METHOD_GET, SA_ATTR_NODE_RECORD,
+				 1ull << NR_CM_LID, nr, sizeof(nr), &ans);
+		if (ret == -ENOENT) {
+			misses++;
+			continue;
+		}
+		if (ret)
+			goto fail;
+		misses = 0;
+		if (ans.data_len < NR_SIZE ||
+		    ans.data[NR_OFF_NODE_TYPE] != NODE_TYPE_CA) {
+			sa_answer_free(&ans);
+			continue;
+		}
+		guid = wire_get64(ans.data + NR_OFF_PORT_GUID);
+		sa_answer_free(&ans);
+		if (cnt == cap) {
+			uint8_t (*nv)[16];
+
+			cap = cap ? 2 * cap : 16;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				ret = -ENOMEM;
+				goto fail;
+			}
+			v = nv;
+		}
+		memcpy(v[cnt], sa->info.gid, 8);
+		wire_put64(v[cnt] + 8, guid);
+		cnt++;
+	}
+	*gids = v;
+	*n = cnt;
+	return 0;
+fail:
+	free(v);
+	return ret;
+}

@@ -1,0 +1,75 @@
+/* SA client: SubnAdm Get/Set/Delete/GetTable of ServiceRecords (and the
+ * records needed to enumerate ports), over one mport. */
+#ifndef IBATS_SA_CLIENT_H
+#define IBATS_SA_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mport.h"
+#include "sa.h"
+#include "sr.h"
+
+struct sa_client;
+
+enum sa_rmpp_mode {
+	SA_RMPP_AUTO = 0, /* try GetTable, fall back to Get walks when cut */
+	SA_RMPP_ON,
+	SA_RMPP_OFF,      /* never trust GetTable beyond one record */
+};
+
+struct sa_client_opts {
+	unsigned timeout_ms;
+	unsigned retries;
+	uint64_t sm_key;
+	enum sa_rmpp_mode rmpp;
+};
+
+#define SA_TIMEOUT_MS_DEFAULT 500
+#define SA_RETRIES_DEFAULT 3
+
+int sa_client_init(struct sa_client **out, struct mport *port,
+		   const struct sa_client_opts *o);
+void sa_client_fini(struct sa_client *sa);
+
+/* MAD status of the last answer (0 when none or success). */
+uint16_t sa_client_last_status(const struct sa_client *sa);
+/* Whether GetTable answers carry several records: 1 seen, 0 seen cut
+ * (or disabled), -1 not known yet. */
+int sa_client_rmpp_state(const struct sa_client *sa);
+const struct mport_info *sa_client_port(const struct sa_client *sa);
+
+/* Raw request: returns the decoded header and the payload (malloc'ed).
+ * SA errors come back as -errno (sa_status_to_errno) with the payload
+ * freed. */
+struct sa_answer {
+	struct sa_hdr hdr;
+	uint8_t *mad;      /* whole answer */
+	size_t mad_len;
+	const uint8_t *data; /* points into mad */
+	size_t data_len;
+};
+int sa_request(struct sa_client *sa, uint8_t method, uint16_t attr_id,
+	       uint64_t comp_mask, const uint8_t *rec, size_t rec_len,
+	       struct sa_answer *ans);
+void sa_answer_free(struct sa_answer *ans);
+
+/* ServiceRecord operations. out may be NULL. */
+int sa_sr_set(struct sa_client *sa, const struct sr_record *r, uint64_t mask,
+	      struct sr_record *out);
+int sa_sr_delete(struct sa_client *sa, const struct sr_record *r,
+		 uint64_t mask, struct sr_record *out);
+/* -ENOENT no record, -E2BIG more than one. */
+int sa_sr_get(struct sa_client *sa, const struct sr_record *q, uint64_t mask,
+	      struct sr_record *out);
+/* All matches. -EMSGSIZE when the answer was cut (no RMPP); *recs then
+ * holds nothing. */
+int sa_sr_get_table(struct sa_client *sa, const struct sr_record *q,
+		    uint64_t mask, struct sr_record **recs, size_t *n);
+
+/* Port GIDs of all CA ports, found by NodeRecord SubnAdmGet per LID when
+ * tables cannot be trusted; stops after gap consecutive empty LIDs. */
+int sa_ca_port_gids(struct sa_client *sa, unsigned gap, uint8_t (**gids)[16],
+		    size_t *n);
+
+#endif

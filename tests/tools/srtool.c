@@ -1,0 +1,107 @@
+/* srtool: send one raw ServiceRecord Set or Delete, any field value, for
+ * tests that need records atsctl refuses to build. Prints the SA status
+ * as "status 0xNNNN" and exits 0 on success, 3 on an SA error. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ats.h"
+#include "mport.h"
+#include "sa_client.h"
+
+static int hex16(const char *s, uint8_t *out)
+{
+	unsigned i, v;
+
+	if (strlen(s) != 32)
+		return -EINVAL;
+	for (i = 0; i < 16; i++) {
+		if (sscanf(s + 2 * i, "%2x", &v) != 1)
+			return -EINVAL;
+		out[i] = (uint8_t)v;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "sid", required_argument, NULL, 's' },
+		{ "gid", required_argument, NULL, 'g' },
+		{ "pkey", required_argument, NULL, 'p' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "data8", required_argument, NULL, 'd' },
+		{ "ip", required_argument, NULL, 'i' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct sa_client_opts so = { .timeout_ms = 500, .retries = 3 };
+	struct sr_record r;
+	struct mport *port;
+	struct sa_client *sa;
+	struct ats_ip ip;
+	int opt, ret, have_gid = 0;
+	const char *op;
+
+	memset(&r, 0, sizeof(r));
+	r.id = ATS_SID_PRIMARY;
+	r.pkey = ATS_PKEY_DEFAULT;
+	r.lease = ATS_LEASE_INFINITE;
+	ats_name_put(r.name);
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 's':
+			r.id = strtoull(optarg, NULL, 0);
+			break;
+		case 'g':
+			if (ats_gid_parse(optarg, r.gid))
+				return 2;
+			have_gid = 1;
+			break;
+		case 'p':
+			r.pkey = (uint16_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'n':
+			memset(r.name, 0, sizeof(r.name));
+			memcpy(r.name, optarg, strnlen(optarg, sizeof(r.name)));
+			break;
+		case 'd':
+			if (hex16(optarg, r.data8))
+				return 2;
+			break;
+		case 'i':
+			if (ats_ip_parse(optarg, &ip))
+				return 2;
+			ats_ip_encode(&ip, r.data8);
+			break;
+		default:
+			return 2;
+		}
+	}
+	if (optind != argc - 1)
+		return 2;
+	op = argv[optind];
+	if (mport_open(&port, NULL, 0) || sa_client_init(&sa, port, &so)) {
+		fprintf(stderr, "srtool: cannot open the port\n");
+		return 3;
+	}
+	if (!have_gid)
+		memcpy(r.gid, sa_client_port(sa)->gid, 16);
+	if (!strcmp(op, "set"))
+		ret = sa_sr_set(sa, &r, sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY |
+						     SR_F_NAME | SR_F_DATA8), NULL);
+	else if (!strcmp(op, "delete"))
+		ret = sa_sr_delete(sa, &r, sr_comp_mask(SR_F_ID | SR_F_GID |
+							SR_F_PKEY), NULL);
+	else
+		return 2;
+	printf("status 0x%04x\n", sa_client_last_status(sa));
+	if (ret)
+		fprintf(stderr, "srtool: %s: %s\n", op,
+			sa_client_last_status(sa) ?
+			sa_status_str(sa_client_last_status(sa)) : strerror(-ret));
+	sa_client_fini(sa);
+	mport_close(port);
+	return ret ? 3 : 0;
+}

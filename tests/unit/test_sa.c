@@ -1,0 +1,140 @@
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "golden.h"
+#include "sa.h"
+#include "sr.h"
+
+/* Field by field: the structs have padding. */
+static void assert_hdr_equal(const struct sa_hdr *a, const struct sa_hdr *b)
+{
+	assert_int_equal(a->mad.base_version, b->mad.base_version);
+	assert_int_equal(a->mad.mgmt_class, b->mad.mgmt_class);
+	assert_int_equal(a->mad.class_version, b->mad.class_version);
+	assert_int_equal(a->mad.method, b->mad.method);
+	assert_int_equal(a->mad.status, b->mad.status);
+	assert_true(a->mad.tid == b->mad.tid);
+	assert_int_equal(a->mad.attr_id, b->mad.attr_id);
+	assert_int_equal(a->mad.attr_mod, b->mad.attr_mod);
+	assert_int_equal(a->rmpp_version, b->rmpp_version);
+	assert_int_equal(a->rmpp_type, b->rmpp_type);
+	assert_int_equal(a->rmpp_flags, b->rmpp_flags);
+	assert_int_equal(a->rmpp_status, b->rmpp_status);
+	assert_int_equal(a->rmpp_data1, b->rmpp_data1);
+	assert_int_equal(a->rmpp_data2, b->rmpp_data2);
+	assert_true(a->sm_key == b->sm_key);
+	assert_int_equal(a->attr_offset, b->attr_offset);
+	assert_true(a->comp_mask == b->comp_mask);
+}
+
+static void test_set_header_golden(void **state)
+{
+	uint8_t m[MAD_SIZE] = { 0 };
+	struct sa_hdr h = { 0 }, d;
+
+	(void)state;
+	h.mad.base_version = 1;
+	h.mad.mgmt_class = SA_CLASS;
+	h.mad.class_version = SA_CLASS_VERSION;
+	h.mad.method = SA_METHOD_SET;
+	h.mad.tid = 0x12345678;
+	h.mad.attr_id = SA_ATTR_SERVICE_RECORD;
+	h.comp_mask = sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY | SR_F_NAME |
+				   SR_F_DATA8);
+	sa_hdr_encode(m, &h);
+	assert_memory_equal(m, golden_sa_set_hdr, sizeof(golden_sa_set_hdr));
+	assert_int_equal(sa_hdr_decode(m, sizeof(m), &d), 0);
+	assert_hdr_equal(&d, &h);
+}
+
+static void test_header_fields(void **state)
+{
+	uint8_t m[MAD_SIZE] = { 0 };
+	struct sa_hdr h = { 0 }, d;
+
+	(void)state;
+	h.rmpp_version = 1;
+	h.rmpp_type = 1;
+	h.rmpp_flags = RMPP_FLAG_ACTIVE | RMPP_FLAG_FIRST;
+	h.rmpp_data1 = 1;
+	h.rmpp_data2 = 372;
+	h.sm_key = 0x0102030405060708ull;
+	h.attr_offset = SR_SIZE / 8;
+	h.comp_mask = 0x8000000000000001ull;
+	sa_hdr_encode(m, &h);
+	assert_int_equal(m[RMPP_OFF_FLAGS], 0x03);
+	assert_int_equal(m[RMPP_OFF_DATA2 + 3], 372 & 0xff);
+	assert_int_equal(m[SA_OFF_SM_KEY], 0x01);
+	assert_int_equal(m[SA_OFF_ATTR_OFFSET + 1], 22);
+	assert_int_equal(m[SA_OFF_COMP_MASK], 0x80);
+	assert_int_equal(m[SA_OFF_COMP_MASK + 7], 0x01);
+	assert_int_equal(sa_hdr_decode(m, SA_OFF_DATA, &d), 0);
+	assert_hdr_equal(&d, &h);
+	assert_int_equal(sa_hdr_decode(m, SA_OFF_DATA - 1, &d), -EMSGSIZE);
+}
+
+static void test_status(void **state)
+{
+	(void)state;
+	assert_int_equal(sa_status_to_errno(0), 0);
+	assert_int_equal(sa_status_to_errno(0x0200), -EINVAL);
+	assert_int_equal(sa_status_to_errno(0x0300), -ENOENT);
+	assert_int_equal(sa_status_to_errno(0x0400), -E2BIG);
+	assert_int_equal(sa_status_to_errno(0x0600), -EDOM);
+	assert_int_equal(sa_status_to_errno(0x0700), -EACCES);
+	assert_int_equal(sa_status_to_errno(0x5500), -EPROTO);
+	assert_int_equal(sa_status_to_errno(0x000c), -EOPNOTSUPP);
+	assert_int_equal(sa_status_to_errno(0x0001), -EBUSY);
+	assert_string_equal(sa_status_str(0x0200),
+			    "request rejected as invalid (ERR_REQ_INVALID)");
+	assert_string_equal(sa_status_str(0x5500), "unknown SA status");
+}
+
+static void test_table_shape(void **state)
+{
+	struct sa_hdr h = { 0 };
+	struct sa_table_shape s;
+
+	(void)state;
+	h.attr_offset = SR_SIZE / 8;
+	/* One record: 232-byte answer, complete. */
+	assert_int_equal(sa_table_shape(&h, SR_SIZE, SR_SIZE, &s), 0);
+	assert_int_equal(s.nrec, 1);
+	assert_false(s.truncated);
+	/* What ibsim delivers for a longer table: one MAD, 200 data bytes. */
+	h.rmpp_flags = RMPP_FLAG_ACTIVE;
+	assert_int_equal(sa_table_shape(&h, SA_DATA_SIZE, SR_SIZE, &s), 0);
+	assert_int_equal(s.nrec, 1);
+	assert_true(s.truncated);
+	/* Kernel-reassembled RMPP table of three records. */
+	h.rmpp_version = 1;
+	h.rmpp_flags = RMPP_FLAG_ACTIVE | RMPP_FLAG_FIRST;
+	assert_int_equal(sa_table_shape(&h, 3 * SR_SIZE, SR_SIZE, &s), 0);
+	assert_int_equal(s.nrec, 3);
+	assert_false(s.truncated);
+	/* Empty table. */
+	assert_int_equal(sa_table_shape(&h, 0, SR_SIZE, &s), 0);
+	assert_int_equal(s.nrec, 0);
+	/* Hostile AttributeOffset: smaller than a record, or zero. */
+	h.attr_offset = 2;
+	assert_int_equal(sa_table_shape(&h, SA_DATA_SIZE, SR_SIZE, &s), -EPROTO);
+	h.attr_offset = 0;
+	assert_int_equal(sa_table_shape(&h, SA_DATA_SIZE, SR_SIZE, &s), -EPROTO);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_set_header_golden),
+		cmocka_unit_test(test_header_fields),
+		cmocka_unit_test(test_status),
+		cmocka_unit_test(test_table_shape),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -49,6 +49,7 @@ static void usage(FILE *f)
 "  reverse GID [--pkey P]         all IPs of a GID\n"
 "  primary GID [--pkey P]         the primary IP of a GID\n"
 "  dump [--gid GID | --sid SID] [--pkey P]\n"
+"  port                           the local port: LID, SM LID, GID\n"
 "\n"
 "Options:\n"
 "  -C, --ca NAME        CA to use (default: first with an active port)\n"
@@ -333,6 +334,24 @@ static int cmd_lookup(struct ctl *c, const char *cmd, const char *arg)
 	return print_set(c, &s, what);
 }
 
+static int cmd_port(struct ctl *c)
+{
+	const struct mport_info *i = sa_client_port(c->sa);
+	char gid[ATS_IP_STRLEN];
+
+	ats_gid_format(i->gid, gid, sizeof(gid));
+	if (c->json)
+		printf("{\"ca\": \"%s\", \"port\": %d, \"lid\": %u, \"sm_lid\": %u, "
+		       "\"state\": %d, \"gid\": \"%s\", \"port_guid\": \"0x%016" PRIx64 "\"}\n",
+		       i->ca, i->portnum, i->lid, i->sm_lid, i->state, gid,
+		       i->port_guid);
+	else
+		printf("CA %s port %d: LID %u, SM LID %u, state %d, GID %s, port GUID 0x%016" PRIx64 "\n",
+		       i->ca, i->portnum, i->lid, i->sm_lid, i->state, gid,
+		       i->port_guid);
+	return EXIT_FOUND;
+}
+
 static int run_command(struct ctl *c, int argc, char **argv)
 {
 	static const struct option cmd_opts[] = {
@@ -355,6 +374,7 @@ static int run_command(struct ctl *c, int argc, char **argv)
 		{ "reverse", 1, "Kj" },
 		{ "primary", 1, "Kj" },
 		{ "dump", 0, "Kgsj" },
+		{ "port", 0, "j" },
 	};
 	const char *cmd = argv[0], *gid_arg = NULL;
 	uint64_t v;
@@ -366,9 +386,9 @@ static int run_command(struct ctl *c, int argc, char **argv)
 			break;
 	if (i == sizeof(cmds) / sizeof(cmds[0]))
 		return usage_err("command", cmd, "unknown (try --help)");
-	optind = 1;
+	optind = 0; /* 0: GNU getopt reinitializes, permuting again */
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+", cmd_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "", cmd_opts, NULL)) != -1) {
 		const char *a = argv[optind - 1];
 
 		if (opt == '?' || !strchr(cmds[i].allowed, opt))
@@ -407,7 +427,7 @@ static int run_command(struct ctl *c, int argc, char **argv)
 			cmd, cmds[i].nargs, cmds[i].nargs == 1 ? "" : "s");
 		return EXIT_USAGE;
 	}
-	if (c->have_gid + (gid_arg != NULL) && c->have_sid && !strcmp(cmd, "dump"))
+	if (gid_arg && c->have_sid && !strcmp(cmd, "dump"))
 		return usage_err("dump", "--gid/--sid", "give one of them, not both");
 	ret = ctl_open(c);
 	if (ret)
@@ -417,6 +437,8 @@ static int run_command(struct ctl *c, int argc, char **argv)
 			return usage_err("--gid", gid_arg, "not a GID or port GUID");
 		c->have_gid = 1;
 	}
+	if (!strcmp(cmd, "port"))
+		return cmd_port(c);
 	if (!strcmp(cmd, "register"))
 		return cmd_register(c, argv[optind]);
 	if (!strcmp(cmd, "deregister"))

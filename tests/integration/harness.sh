@@ -1,0 +1,189 @@
+# Integration harness: a private ibsim fabric, OpenSM with the just-built
+# plugin, and commands run on chosen simulated nodes. Source it from a test;
+# it cleans up every process it started when the test exits, pass or fail.
+#
+#   fabric_start TOPOLOGY        ibsim + OpenSM (SM on node "smhost")
+#   on NODE CMD ARGS...          run CMD attached to NODE
+#   atsctl NODE ARGS...          run the built atsctl on NODE
+#   wait_for DESC SECONDS CMD... poll CMD until it succeeds
+#   check DESC CMD...            one TAP-style assertion
+#   finish                       exit with the summary of the checks
+
+set -u
+
+: "${top_builddir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${top_srcdir:=$top_builddir}"
+. "$top_builddir/tests/integration/env.sh"
+
+ATSCTL="$top_builddir/hostagent/atsctl"
+SRTOOL="$top_builddir/tests/tools/srtool"
+PLUGIN_DIR="$top_builddir/plugin/.libs"
+TOPODIR="$top_srcdir/ibsim-topologies"
+
+T_PASS=0
+T_FAIL=0
+T_PIDS=""
+T_NAME=$(basename "$0" .sh)
+
+skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+
+for need in "$IBSIM" "$OPENSM" "$UMAD2SIM"; do
+	[ -n "$need" ] && [ -e "$need" ] || skip "ibsim, opensm or umad2sim not installed"
+done
+
+RUN=$(mktemp -d "${TMPDIR:-/tmp}/ibats-$T_NAME.XXXXXX")
+mkdir -p "$RUN/scratch" "$RUN/cache"
+# A private simulator namespace: tests run side by side.
+export IBSIM_SOCKNAME="ibats-$T_NAME-$$"
+
+# Stop a process, escalating to SIGKILL if it lingers.
+stop_pid() {
+	local pid=$1 i
+	kill "$pid" 2>/dev/null || return 0
+	for i in $(seq 100); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.05
+	done
+	kill -9 "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+}
+
+cleanup() {
+	local rc=$? pid order=""
+	# Clients before the simulator: newest first.
+	for pid in $T_PIDS; do
+		order="$pid $order"
+	done
+	for pid in $order; do
+		stop_pid "$pid"
+	done
+	if [ "$T_FAIL" -gt 0 ] || [ "$rc" -ne 0 -a "$rc" -ne 77 ]; then
+		echo "--- kept $RUN; tail of osm.log:"
+		tail -n 30 "$RUN/osm.log" 2>/dev/null
+	else
+		rm -rf "$RUN"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+on() {
+	local node=$1
+	shift
+	# umad2sim writes a fake sysfs tree into the working directory.
+	(cd "$RUN/scratch" && SIM_HOST=$node LD_PRELOAD=$UMAD2SIM "$@")
+}
+
+atsctl() {
+	local node=$1
+	shift
+	on "$node" "$ATSCTL" "$@"
+}
+
+srtool() {
+	local node=$1
+	shift
+	on "$node" "$SRTOOL" "$@"
+}
+
+wait_for() {
+	local desc=$1 secs=$2 i
+	shift 2
+	for i in $(seq $((secs * 20))); do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.05
+	done
+	echo "timed out after ${secs}s waiting for $desc"
+	return 1
+}
+
+fabric_start() {
+	local topo=$1
+	mkfifo "$RUN/ibsim.in"
+	# ibsim reads its console from stdin and spins at EOF: hold the FIFO
+	# open for as long as the test runs.
+	sleep 1000000 >"$RUN/ibsim.in" &
+	T_PIDS="$T_PIDS $!"
+	(cd "$RUN" && exec "$IBSIM" -s "$TOPODIR/$topo") <"$RUN/ibsim.in" \
+		>"$RUN/ibsim.log" 2>&1 &
+	T_PIDS="$T_PIDS $!"
+	wait_for "ibsim to parse $topo" 20 grep -q 'sim>' "$RUN/ibsim.log" || exit 1
+
+	cat >"$RUN/opensm.conf" <<-CONF
+	event_plugin_name osmats
+	event_plugin_options ${OSMATS_OPTIONS:-}
+	force_log_flush TRUE
+	log_file $RUN/osm.log
+	dump_files_dir $RUN
+	sweep_interval 0
+	CONF
+	(cd "$RUN" && SIM_HOST=smhost OSM_CACHE_DIR="$RUN/cache" OSM_TMP_DIR="$RUN" \
+		LD_LIBRARY_PATH="$PLUGIN_DIR" LD_PRELOAD="$UMAD2SIM" \
+		exec "$OPENSM" -F "$RUN/opensm.conf") >"$RUN/opensm.out" 2>&1 &
+	T_PIDS="$T_PIDS $!"
+	# The SA drops requests until the first sweep is done: poll it.
+	wait_for "the SA to answer" 30 sa_answers host1 || exit 1
+}
+
+# The SA answered (records or none), as opposed to timing out.
+sa_answers() {
+	atsctl "$1" -t 200 -r 0 dump >/dev/null 2>&1
+	[ $? -le 1 ]
+}
+
+check() {
+	local desc=$1
+	shift
+	if "$@" >"$RUN/last.out" 2>&1; then
+		T_PASS=$((T_PASS + 1))
+		echo "ok - $desc"
+	else
+		T_FAIL=$((T_FAIL + 1))
+		echo "not ok - $desc"
+		sed 's/^/#   /' "$RUN/last.out"
+	fi
+}
+
+# check_out DESC REGEX CMD...: CMD succeeds and its output matches REGEX.
+check_out() {
+	local desc=$1 re=$2
+	shift 2
+	check "$desc" _match 0 "$re" "$@"
+}
+
+# check_rc DESC RC REGEX CMD...: CMD exits with RC, output matches REGEX.
+check_rc() {
+	local desc=$1 rc=$2 re=$3
+	shift 3
+	check "$desc" _match "$rc" "$re" "$@"
+}
+
+_match() {
+	local want=$1 re=$2 rc
+	shift 2
+	"$@" >"$RUN/cmd.out" 2>&1
+	rc=$?
+	cat "$RUN/cmd.out"
+	if [ "$rc" -ne "$want" ]; then
+		echo "exit status $rc, expected $want: $*"
+		return 1
+	fi
+	grep -Eq -- "$re" "$RUN/cmd.out" || { echo "no match for /$re/: $*"; return 1; }
+}
+
+# GID of a node's port, as atsctl prints GIDs.
+port_gid() {
+	atsctl "$1" --json port | sed -n 's/.*"gid": "\([^"]*\)".*/\1/p'
+}
+
+port_guid() {
+	atsctl "$1" --json port | sed -n 's/.*"port_guid": "\([^"]*\)".*/\1/p'
+}
+
+finish() {
+	echo "$T_NAME: $T_PASS passed, $T_FAIL failed"
+	[ "$T_FAIL" -eq 0 ]
+}

@@ -1,1 +1,66 @@
-exit 77
+# Register primary and secondary records from two hosts, look them up from
+# a third, deregister; a failover pair sharing one primary address.
+. "$top_srcdir/tests/integration/harness.sh"
+
+fabric_start fabric4.net
+G1=$(port_gid host1)
+G2=$(port_gid host2)
+G4=$(port_gid host4)
+[ -n "$G1" ] && [ -n "$G2" ] && [ -n "$G4" ] || { echo "no port GIDs"; exit 1; }
+
+P=0x10000ce1004154
+check_out "host1 registers its primary 10.0.0.1 on SID ...53" "SID ${P}53 \(primary\)" \
+	atsctl host1 register 10.0.0.1 --primary
+check_out "host1 registers 10.0.1.1 on the next SID ...54" "SID ${P}54" \
+	atsctl host1 register 10.0.1.1
+check_out "host1 registers fd00::1 on SID ...55" "SID ${P}55" \
+	atsctl host1 register fd00::1
+check_out "registering 10.0.1.1 again reuses SID ...54" "SID ${P}54" \
+	atsctl host1 register 10.0.1.1
+check_out "host2 registers its primary 10.0.0.2" "SID ${P}53" \
+	atsctl host2 register 10.0.0.2 --primary
+check_out "a first non-primary registration becomes the primary" "SID ${P}53" \
+	atsctl host4 register 10.0.0.4
+
+check_out "host3 resolves 10.0.0.1 to host1" "\"gid\": \"$G1\", \"pkey\": \"0xffff\", \"lease\": 4294967295, \"ip\": \"10.0.0.1\", \"primary\": true" \
+	atsctl host3 --json resolve 10.0.0.1
+check_out "host3 resolves fd00::1 to host1 (SID ...55)" "^${P}55 +$G1 +0xffff +infinite +fd00::1" \
+	atsctl host3 resolve fd00::1
+check_out "reverse of host1 lists its three addresses in SID order" \
+	"^${P}53 .*10\.0\.0\.1 \(primary\)$" atsctl host3 reverse "$G1"
+check "reverse of host1 has exactly 3 records" \
+	sh -c "[ \$(cd $RUN/scratch && SIM_HOST=host3 LD_PRELOAD=$UMAD2SIM $ATSCTL reverse $G1 | grep -c '^0x') -eq 3 ]"
+check_out "reverse by port GUID (local subnet prefix)" "10\.0\.0\.2" \
+	atsctl host3 reverse "$(port_guid host2)"
+check_out "primary of host2 is 10.0.0.2" "^${P}53 +$G2 .* 10\.0\.0\.2 \(primary\)" \
+	atsctl host3 primary "$G2"
+check_out "dump --sid ...54 finds host1's secondary" "^${P}54 +$G1 .*10\.0\.1\.1$" \
+	atsctl host3 dump --sid ${P}54
+check_out "dump --sid primary lists three hosts (walk with per-port Gets)" \
+	"\"records\": \[" atsctl host3 --json dump --sid ${P}53
+check "dump --sid primary has exactly 3 records" \
+	sh -c "[ \$(cd $RUN/scratch && SIM_HOST=host3 LD_PRELOAD=$UMAD2SIM $ATSCTL dump --sid ${P}53 | grep -c '^0x') -eq 3 ]"
+check "dump lists all 5 records" \
+	sh -c "[ \$(cd $RUN/scratch && SIM_HOST=host3 LD_PRELOAD=$UMAD2SIM $ATSCTL dump | grep -c '^0x') -eq 5 ]"
+check_out "dump reports a SubnAdmGet walk under ibsim (no RMPP)" "SubnAdmGet walk, no RMPP" \
+	atsctl host3 -v dump --gid "$G1"
+
+# Failover pair: host4 also holds 10.0.0.1 on its primary SID (spec 2.2).
+check "host4 re-registers its primary as 10.0.0.1" atsctl host4 register 10.0.0.1 --primary
+check_out "resolve 10.0.0.1 returns both holders" "$G4" atsctl host3 resolve 10.0.0.1
+check "resolve 10.0.0.1 has exactly 2 records" \
+	sh -c "[ \$(cd $RUN/scratch && SIM_HOST=host3 LD_PRELOAD=$UMAD2SIM $ATSCTL resolve 10.0.0.1 | grep -c '^0x') -eq 2 ]"
+
+check_out "host1 deregisters 10.0.1.1" "deregistered 10\.0\.1\.1 \(1 record\)" \
+	atsctl host1 deregister 10.0.1.1
+check_rc "10.0.1.1 no longer resolves (exit 1)" 1 "no ATS record" \
+	atsctl host3 resolve 10.0.1.1
+check_rc "deregistering it again finds nothing (exit 1)" 1 "no record of that address" \
+	atsctl host1 deregister 10.0.1.1
+check_out "the freed SID ...54 is used by the next registration" "SID ${P}54" \
+	atsctl host1 register 10.0.2.1
+check_rc "primary of a GID without records exits 1" 1 "no primary ATS record" \
+	atsctl host3 primary "$(port_gid host3)"
+check_out "JSON of an empty lookup is an empty list" '^\{"records": \[\]\}$' \
+	sh -c "cd $RUN/scratch && SIM_HOST=host3 LD_PRELOAD=$UMAD2SIM $ATSCTL --json resolve 10.9.9.9; true"
+finish

@@ -352,6 +352,28 @@ static int cmd_port(struct ctl *c)
 	return EXIT_FOUND;
 }
 
+/* Reject a malformed argument before any MAD is sent. */
+static int check_arg(const char *cmd, const char *arg)
+{
+	struct ats_ip ip;
+	uint8_t gid[16];
+	uint64_t guid;
+	const char *why;
+
+	if (!arg)
+		return 0;
+	if (!strcmp(cmd, "reverse") || !strcmp(cmd, "primary")) {
+		if (ats_gid_parse(arg, gid) && parse_u64(arg, UINT64_MAX, &guid))
+			return usage_err("GID", arg, "not a GID or port GUID");
+		return 0;
+	}
+	if (ats_ip_parse(arg, &ip))
+		return usage_err("IP", arg, "not an IPv4 or IPv6 address");
+	if (!strcmp(cmd, "register") && ats_ip_check_unicast(&ip, &why))
+		return usage_err("IP", arg, why);
+	return 0;
+}
+
 static int run_command(struct ctl *c, int argc, char **argv)
 {
 	static const struct option cmd_opts[] = {
@@ -429,6 +451,9 @@ static int run_command(struct ctl *c, int argc, char **argv)
 	}
 	if (gid_arg && c->have_sid && !strcmp(cmd, "dump"))
 		return usage_err("dump", "--gid/--sid", "give one of them, not both");
+	ret = check_arg(cmd, cmds[i].nargs ? argv[optind] : NULL);
+	if (ret)
+		return ret;
 	ret = ctl_open(c);
 	if (ret)
 		return ret;

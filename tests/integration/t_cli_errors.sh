@@ -1,1 +1,29 @@
-exit 77
+# atsctl usage errors name the argument (exit 2); transport errors say
+# what went wrong (exit 3).
+. "$top_srcdir/tests/integration/harness.sh"
+
+check_rc "unknown command" 2 "command 'frobnicate': unknown" "$ATSCTL" frobnicate
+check_rc "bad IP" 2 "IP 'not-an-ip': not an IPv4 or IPv6 address" "$ATSCTL" register not-an-ip
+check_rc "loopback IP refused before any MAD" 2 "IP '127.0.0.1': IPv4 loopback" "$ATSCTL" register 127.0.0.1
+check_rc "bad PKey" 2 "--pkey '0x10000': not a PKey" "$ATSCTL" resolve 10.0.0.1 --pkey 0x10000
+check_rc "zero PKey" 2 "--pkey '0': not a PKey" "$ATSCTL" resolve 10.0.0.1 --pkey 0
+check_rc "bad lease" 2 "--lease 'soon'" "$ATSCTL" register 10.0.0.1 --lease soon
+check_rc "SID outside the block for dump" 2 "--sid '0x1234': outside the ATS SID block" "$ATSCTL" dump --sid 0x1234
+check_rc "option of another command" 2 "resolve '--primary': option not valid" "$ATSCTL" resolve 10.0.0.1 --primary
+check_rc "missing argument" 2 "resolve takes 1 argument" "$ATSCTL" resolve
+check_rc "unknown global option" 2 "option '--bogus': unknown" "$ATSCTL" --bogus dump
+check_rc "bad timeout" 2 "--timeout '0'" "$ATSCTL" -t 0 dump
+check_rc "bad GID" 2 "GID 'nonsense': not a GID or port GUID" "$ATSCTL" reverse nonsense
+check_rc "bad rmpp mode" 2 "--rmpp 'maybe'" "$ATSCTL" --rmpp maybe dump
+check_out "--help lists the commands" "register IP" "$ATSCTL" --help
+
+# A fabric without an SM: the port never becomes active.
+mkfifo "$RUN/ibsim.in"
+sleep 1000000 >"$RUN/ibsim.in" &
+T_PIDS="$T_PIDS $!"
+(cd "$RUN" && exec "$IBSIM" -s "$TOPODIR/fabric4.net") <"$RUN/ibsim.in" >"$RUN/ibsim.log" 2>&1 &
+T_PIDS="$T_PIDS $!"
+wait_for "ibsim" 20 grep -q 'sim>' "$RUN/ibsim.log" || exit 1
+check_rc "no SM: exit 3 with the reason" 3 "port is not active or has no SM" \
+	atsctl host1 resolve 10.0.0.1
+finish

@@ -1,1 +1,31 @@
-exit 77
+# Stock saquery, an independent decoder, sees what atsctl registered.
+. "$top_srcdir/tests/integration/harness.sh"
+
+fabric_start fabric4.net
+[ -n "$SAQUERY" ] || skip "saquery not installed"
+G1=$(port_gid host1)
+
+check "host1 registers 192.168.1.10" atsctl host1 register 192.168.1.10
+on host2 "$SAQUERY" -S -K >"$RUN/sa.txt" 2>&1
+check_out "saquery: ServiceID is the primary SID" 'ServiceID\.+0x10000ce100415453$' cat "$RUN/sa.txt"
+check_out "saquery: ServiceGID is host1's" "ServiceGID\.+$G1\$" cat "$RUN/sa.txt"
+check_out "saquery: PKey 0xFFFF" 'ServiceP_Key\.+0xFFFF$' cat "$RUN/sa.txt"
+check_out "saquery: infinite lease" 'ServiceLease\.+0xFFFFFFFF$' cat "$RUN/sa.txt"
+check_out "saquery: ServiceKey zero" 'ServiceKey\.+0x0{32}$' cat "$RUN/sa.txt"
+check_out "saquery: ATS service name" 'ServiceName\.+DAPL Address Translation Service$' cat "$RUN/sa.txt"
+check_out "saquery: IPv4 in ServiceData8 octets 12..15" \
+	'ServiceData8\.13\.+0xC0' cat "$RUN/sa.txt"
+check "saquery: ServiceData8 1..12 zero, 13..16 = 192.168.1.10" sh -c "
+	sed -n 's/.*ServiceData8\.\([0-9]*\)\.*\(0x.*\)/\1=\2/p' $RUN/sa.txt | tr '\n' ' ' |
+	grep -qx '1=0x0 2=0x0 3=0x0 4=0x0 5=0x0 6=0x0 7=0x0 8=0x0 9=0x0 10=0x0 11=0x0 12=0x0 13=0xC0 14=0xA8 15=0x1 16=0xA '"
+check "saquery's dump of that record equals the captured golden text" sh -c "
+	sed 's/fe80::10:3/$G1/' $top_srcdir/tests/unit/saquery-S-v4.txt | diff - $RUN/sa.txt"
+
+check "host1 deregisters it" atsctl host1 deregister 192.168.1.10
+check "saquery -S finds no ServiceRecord afterwards" \
+	sh -c "! (cd $RUN/scratch && SIM_HOST=host2 LD_PRELOAD=$UMAD2SIM $SAQUERY -S) | grep -q ServiceID"
+
+check "host1 registers fd00::7" atsctl host1 register fd00::7
+check_out "saquery: IPv6 fills ServiceData8 from octet 1" 'ServiceData8\.1\.+0xFD$' \
+	on host2 "$SAQUERY" -S
+finish

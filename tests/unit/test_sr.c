@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -155,6 +156,72 @@ static void test_decode_random_bytes(void **state)
 	}
 }
 
+/* The same record as stock saquery -S -K printed it (captured under ibsim
+ * from a record atsctl registered): every field must agree with our
+ * encoding. */
+static void test_matches_saquery_capture(void **state)
+{
+	char path[512], line[256], name[64], val[128];
+	struct sr_record r;
+	struct ats_ip ip;
+	uint8_t gid[16], buf[SR_SIZE];
+	unsigned fields = 0;
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/tests/unit/saquery-S-v4.txt", TEST_SRCDIR);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	ats_gid_parse("fe80::10:3", gid);
+	ats_ip_parse("192.168.1.10", &ip);
+	ats_record_init(&r, ATS_SID_PRIMARY, gid, 0xffff, ATS_LEASE_INFINITE, &ip);
+	sr_encode(buf, &r);
+	while (fgets(line, sizeof(line), f)) {
+		char *dots = strstr(line, "..");
+		unsigned long long v;
+		unsigned idx;
+
+		if (!dots)
+			continue;
+		memset(name, 0, sizeof(name));
+		memcpy(name, line, (size_t)(dots - line) < sizeof(name) - 1 ?
+		       (size_t)(dots - line) : sizeof(name) - 1);
+		memmove(name, name + strspn(name, "\t "), strlen(name) + 1);
+		snprintf(val, sizeof(val), "%s", dots + strspn(dots, "."));
+		val[strcspn(val, "\n")] = '\0';
+		v = strtoull(val, NULL, 0);
+		fields++;
+		if (!strcmp(name, "ServiceID")) {
+			assert_true(v == r.id);
+		} else if (!strcmp(name, "ServiceGID")) {
+			char g[ATS_IP_STRLEN];
+
+			assert_string_equal(val, ats_gid_format(r.gid, g, sizeof(g)));
+		} else if (!strcmp(name, "ServiceP_Key")) {
+			assert_true(v == r.pkey);
+		} else if (!strcmp(name, "ServiceLease")) {
+			assert_true(v == r.lease);
+		} else if (!strcmp(name, "ServiceKey")) {
+			assert_string_equal(val, "0x00000000000000000000000000000000");
+		} else if (!strcmp(name, "ServiceName")) {
+			assert_memory_equal(val, buf + SR_OFF_NAME, strlen(val) + 1);
+		} else if (sscanf(name, "ServiceData8.%u", &idx) == 1) {
+			assert_true(idx >= 1 && idx <= 16);
+			assert_true(v == buf[SR_OFF_DATA8 + idx - 1]);
+		} else if (sscanf(name, "ServiceData16.%u", &idx) == 1) {
+			assert_true(v == r.data16[idx - 1]);
+		} else if (sscanf(name, "ServiceData32.%u", &idx) == 1) {
+			assert_true(v == r.data32[idx - 1]);
+		} else if (sscanf(name, "ServiceData64.%u", &idx) == 1) {
+			assert_true(v == r.data64[idx - 1]);
+		} else {
+			fail_msg("unexpected saquery field %s", name);
+		}
+	}
+	fclose(f);
+	assert_int_equal(fields, 6 + 16 + 8 + 4 + 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -166,6 +233,7 @@ int main(void)
 		cmocka_unit_test(test_match),
 		cmocka_unit_test(test_field_names),
 		cmocka_unit_test(test_decode_random_bytes),
+		cmocka_unit_test(test_matches_saquery_capture),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

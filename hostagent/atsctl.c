@@ -289,7 +289,7 @@ static int cmd_lookup(struct ctl *c, const char *cmd, const char *arg)
 	char what[96];
 	int ret;
 
-	snprintf(what, sizeof(what), "%s %s", cmd, arg ? arg : "");
+	snprintf(what, sizeof(what), "%s%s%s", cmd, arg ? " " : "", arg ? arg : "");
 	if (!strcmp(cmd, "resolve")) {
 		struct ats_ip ip;
 

@@ -34,6 +34,12 @@ for need in "$IBSIM" "$OPENSM" "$UMAD2SIM"; do
 	[ -n "$need" ] && [ -e "$need" ] || skip "ibsim, opensm or umad2sim not installed"
 done
 
+# A sanitizer build needs its runtime first in the preload list, before
+# umad2sim; foreign programs (opensm, saquery) get it too but no leak check.
+SAN_RT=$(ldd "$ATSCTL" 2>/dev/null | awk '/libasan/ {print $3}')
+SIM_PRELOAD="${SAN_RT:+$SAN_RT }$UMAD2SIM"
+export UBSAN_OPTIONS="print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+
 RUN=$(mktemp -d "${TMPDIR:-/tmp}/ibats-$T_NAME.XXXXXX")
 mkdir -p "$RUN/scratch" "$RUN/cache"
 # A private simulator namespace: tests run side by side.
@@ -74,7 +80,7 @@ on() {
 	local node=$1
 	shift
 	# umad2sim writes a fake sysfs tree into the working directory.
-	(cd "$RUN/scratch" && SIM_HOST=$node LD_PRELOAD=$UMAD2SIM "$@")
+	(cd "$RUN/scratch" && SIM_HOST=$node LD_PRELOAD=$SIM_PRELOAD "$@")
 }
 
 atsctl() {
@@ -121,7 +127,8 @@ fabric_start() {
 	sweep_interval 0
 	CONF
 	(cd "$RUN" && SIM_HOST=smhost OSM_CACHE_DIR="$RUN/cache" OSM_TMP_DIR="$RUN" \
-		LD_LIBRARY_PATH="$PLUGIN_DIR" LD_PRELOAD="$UMAD2SIM" \
+		LD_LIBRARY_PATH="$PLUGIN_DIR" LD_PRELOAD="$SIM_PRELOAD" \
+		ASAN_OPTIONS=detect_leaks=0 \
 		exec "$OPENSM" -F "$RUN/opensm.conf") >"$RUN/opensm.out" 2>&1 &
 	T_PIDS="$T_PIDS $!"
 	# The SA drops requests until the first sweep is done: poll it.
@@ -172,6 +179,33 @@ _match() {
 		return 1
 	fi
 	grep -Eq -- "$re" "$RUN/cmd.out" || { echo "no match for /$re/: $*"; return 1; }
+}
+
+# check_count DESC N CMD...: CMD prints exactly N record lines ("0x...").
+check_count() {
+	local desc=$1 n=$2
+	shift 2
+	check "$desc" _count "$n" "$@"
+}
+
+_count() {
+	local want=$1 got
+	shift
+	got=$("$@" 2>&1 | grep -c '^0x')
+	[ "$got" -eq "$want" ] || { echo "$got records, expected $want: $*"; return 1; }
+}
+
+# check_absent DESC REGEX CMD...: CMD's output does not match REGEX.
+check_absent() {
+	local desc=$1 re=$2
+	shift 2
+	check "$desc" _absent "$re" "$@"
+}
+
+_absent() {
+	local re=$1
+	shift
+	! "$@" 2>&1 | grep -Eq -- "$re"
 }
 
 # GID of a node's port, as atsctl prints GIDs.

@@ -35,8 +35,7 @@ reject "::ffff:127.0.0.1" --data8 00000000000000000000ffff7f000001
 check_out "log says why: IPv4 loopback" "ERR 7A03: .*: IPv4 loopback" cat "$RUN/osm.log"
 
 check_rc "nothing of the rejected records is in the SA" 1 "no ATS records" atsctl host2 dump
-check "no record of the bad SID either (Get by SID)" \
-	sh -c "! (cd $RUN/scratch && SIM_HOST=host2 LD_PRELOAD=$UMAD2SIM $SAQUERY -S) | grep -q ServiceID"
+check_absent "no record of the bad SID either (Get by SID)" ServiceID on host2 "$SAQUERY" -S
 
 check_out "::ffff:10.1.0.9 (mapped form) is accepted" '^status 0x0000$' \
 	srtool host1 --data8 00000000000000000000ffff0a010009 set

@@ -22,8 +22,7 @@ check "saquery's dump of that record equals the captured golden text" sh -c "
 	sed 's/fe80::10:3/$G1/' $top_srcdir/tests/unit/saquery-S-v4.txt | diff - $RUN/sa.txt"
 
 check "host1 deregisters it" atsctl host1 deregister 192.168.1.10
-check "saquery -S finds no ServiceRecord afterwards" \
-	sh -c "! (cd $RUN/scratch && SIM_HOST=host2 LD_PRELOAD=$UMAD2SIM $SAQUERY -S) | grep -q ServiceID"
+check_absent "saquery -S finds no ServiceRecord afterwards" ServiceID on host2 "$SAQUERY" -S
 
 check "host1 registers fd00::7" atsctl host1 register fd00::7
 check_out "saquery: IPv6 fills ServiceData8 from octet 1" 'ServiceData8\.1\.+0xFD$' \

@@ -1,0 +1,12 @@
+#!/bin/sh
+# Installs what ibats needs to build and test on Debian 12.
+set -e
+PKGS="build-essential autoconf automake libtool pkg-config
+	opensm libopensm-dev libibumad-dev libmnl-dev libcmocka-dev
+	ibsim-utils libumad2sim0 infiniband-diags iproute2"
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -q --no-install-recommends $PKGS

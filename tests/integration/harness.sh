@@ -39,6 +39,7 @@ done
 SAN_RT=$(ldd "$ATSCTL" 2>/dev/null | awk '/libasan/ {print $3}')
 SIM_PRELOAD="${SAN_RT:+$SAN_RT }$UMAD2SIM"
 export UBSAN_OPTIONS="print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+export ASAN_OPTIONS="suppressions=$top_srcdir/tests/integration/asan.supp${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 
 RUN=$(mktemp -d "${TMPDIR:-/tmp}/ibats-$T_NAME.XXXXXX")
 mkdir -p "$RUN/scratch" "$RUN/cache"
@@ -128,7 +129,7 @@ fabric_start() {
 	CONF
 	(cd "$RUN" && SIM_HOST=smhost OSM_CACHE_DIR="$RUN/cache" OSM_TMP_DIR="$RUN" \
 		LD_LIBRARY_PATH="$PLUGIN_DIR" LD_PRELOAD="$SIM_PRELOAD" \
-		ASAN_OPTIONS=detect_leaks=0 \
+		ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" \
 		exec "$OPENSM" -F "$RUN/opensm.conf") >"$RUN/opensm.out" 2>&1 &
 	T_PIDS="$T_PIDS $!"
 	# The SA drops requests until the first sweep is done: poll it.

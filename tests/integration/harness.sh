@@ -3,6 +3,7 @@
 # it cleans up every process it started when the test exits, pass or fail.
 #
 #   fabric_start TOPOLOGY        ibsim + OpenSM (SM on node "smhost")
+#   sm_stop                      stop OpenSM (the SM LID stays in PortInfo)
 #   on NODE CMD ARGS...          run CMD attached to NODE
 #   atsctl NODE ARGS...          run the built atsctl on NODE
 #   wait_for DESC SECONDS CMD... poll CMD until it succeeds
@@ -127,10 +128,14 @@ fabric_start() {
 	dump_files_dir $RUN
 	sweep_interval 0
 	CONF
+	# A test may write $RUN/partitions.conf before starting the fabric.
+	[ -f "$RUN/partitions.conf" ] &&
+		echo "partition_config_file $RUN/partitions.conf" >>"$RUN/opensm.conf"
 	(cd "$RUN" && SIM_HOST=smhost OSM_CACHE_DIR="$RUN/cache" OSM_TMP_DIR="$RUN" \
 		LD_LIBRARY_PATH="$PLUGIN_DIR" LD_PRELOAD="$SIM_PRELOAD" \
 		ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" \
 		exec "$OPENSM" -F "$RUN/opensm.conf") >"$RUN/opensm.out" 2>&1 &
+	SM_PID=$!
 	T_PIDS="$T_PIDS $!"
 	# The SA drops requests until the first sweep is done: poll it.
 	wait_for "the SA to answer" 30 sa_answers host1 || exit 1
@@ -140,6 +145,10 @@ fabric_start() {
 sa_answers() {
 	atsctl "$1" -t 200 -r 0 dump >/dev/null 2>&1
 	[ $? -le 1 ]
+}
+
+sm_stop() {
+	stop_pid "$SM_PID"
 }
 
 check() {

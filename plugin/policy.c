@@ -1,3 +1,7 @@
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "policy.h"
@@ -11,34 +15,13 @@ static const struct {
 	[POL_SID_BLOCK] = { "sid-block", "7A01" },
 	[POL_NAME] = { "service-name", "7A02" },
 	[POL_ADDR] = { "address", "7A03" },
+	[POL_KEY] = { "service-key", "7A04" },
+	[POL_OWNER] = { "ownership", "7A05" },
+	[POL_PRIMARY_FIRST] = { "primary-first", "7A06" },
+	[POL_PORT_DUP] = { "port-duplicate", "7A07" },
+	[POL_DUP_ADDR] = { "duplicate-address", "7A08" },
+	[POL_LEASE] = { "lease", "7A09" },
 };
-
-void pol_check_set(const uint8_t *mad, size_t len, struct pol_decision *d)
-{
-	enum ats_verdict v;
-
-	memset(d, 0, sizeof(*d));
-	if (len < SA_OFF_DATA + SR_SIZE ||
-	    sr_decode(mad + SA_OFF_DATA, len - SA_OFF_DATA, &d->rec))
-		return;
-	v = ats_record_check(&d->rec, &d->why);
-	d->is_ats = v != ATS_NOT_ATS;
-	switch (v) {
-	case ATS_NOT_ATS:
-	case ATS_VALID:
-		d->rule = POL_PASS;
-		break;
-	case ATS_BAD_SID:
-		d->rule = POL_SID_BLOCK;
-		break;
-	case ATS_BAD_NAME:
-		d->rule = POL_NAME;
-		break;
-	case ATS_BAD_ADDR:
-		d->rule = POL_ADDR;
-		break;
-	}
-}
 
 const char *pol_rule_name(enum pol_rule r)
 {
@@ -48,4 +31,236 @@ const char *pol_rule_name(enum pol_rule r)
 const char *pol_rule_code(enum pol_rule r)
 {
 	return r < POL_NRULES ? pol_rules[r].code : "7AFF";
+}
+
+void pol_config_default(struct pol_config *c)
+{
+	unsigned r;
+
+	memset(c, 0, sizeof(*c));
+	for (r = 1; r < POL_NRULES; r++)
+		c->enabled[r] = 1;
+	c->dup_mode = POL_DUP_REJECT;
+	c->lease_min = 0;
+	c->lease_max = ATS_LEASE_INFINITE;
+}
+
+int pol_request_decode(const uint8_t *mad, size_t len, struct pol_request *req)
+{
+	struct sa_hdr h;
+
+	memset(req, 0, sizeof(*req));
+	if (sa_hdr_decode(mad, len, &h) || len < SA_OFF_DATA + SR_SIZE)
+		return -EMSGSIZE;
+	req->method = h.mad.method;
+	req->comp_mask = h.comp_mask;
+	req->sm_key = h.sm_key;
+	return sr_decode(mad + SA_OFF_DATA, len - SA_OFF_DATA, &req->rec);
+}
+
+uint32_t pol_effective_lease(const struct pol_request *req)
+{
+	return req->comp_mask & sr_comp_mask(SR_F_LEASE) ? req->rec.lease :
+	       ATS_LEASE_INFINITE;
+}
+
+static int same_ip(const struct sr_record *a, const struct sr_record *b)
+{
+	struct ats_ip x, y;
+
+	return !ats_ip_decode(a->data8, &x, NULL) &&
+	       !ats_ip_decode(b->data8, &y, NULL) && ats_ip_equal(&x, &y);
+}
+
+int pol_peer_relevant(const struct pol_request *req, const struct sr_record *r)
+{
+	if (!ats_sid_in_block(r->id) || !ats_name_is_ats(r->name) ||
+	    r->pkey != req->rec.pkey)
+		return 0;
+	return !memcmp(r->gid, req->rec.gid, 16) || same_ip(r, &req->rec);
+}
+
+static enum pol_rule reject(struct pol_decision *d, enum pol_rule r,
+			    const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static enum pol_rule reject(struct pol_decision *d, enum pol_rule r,
+			    const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(d->why, sizeof(d->why), fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+static const char *ip_str(const struct sr_record *r, char *buf, size_t len)
+{
+	struct ats_ip ip;
+
+	if (ats_ip_decode(r->data8, &ip, NULL))
+		snprintf(buf, len, "-");
+	else
+		ats_ip_format(&ip, buf, len);
+	return buf;
+}
+
+/* Rules on the record alone. */
+static enum pol_rule check_record(const struct pol_config *c,
+				  const struct pol_request *req,
+				  struct pol_decision *d)
+{
+	static const uint8_t zero[16];
+	const char *why;
+
+	switch (ats_record_check(&req->rec, &why)) {
+	case ATS_NOT_ATS:
+	case ATS_VALID:
+		break;
+	case ATS_BAD_SID:
+		if (c->enabled[POL_SID_BLOCK])
+			return reject(d, POL_SID_BLOCK, "%s", why);
+		break;
+	case ATS_BAD_NAME:
+		if (c->enabled[POL_NAME])
+			return reject(d, POL_NAME, "%s", why);
+		break;
+	case ATS_BAD_ADDR:
+		if (c->enabled[POL_ADDR])
+			return reject(d, POL_ADDR, "%s", why);
+		break;
+	}
+	if (c->enabled[POL_KEY] && memcmp(req->rec.key, zero, 16))
+		return reject(d, POL_KEY, "ServiceKey is reserved and must be 0");
+	return POL_PASS;
+}
+
+static enum pol_rule check_lease(const struct pol_config *c,
+				 const struct pol_request *req,
+				 struct pol_decision *d)
+{
+	uint32_t lease = pol_effective_lease(req);
+	uint32_t to;
+
+	if (!c->enabled[POL_LEASE] ||
+	    (lease >= c->lease_min && lease <= c->lease_max))
+		return POL_PASS;
+	to = lease < c->lease_min ? c->lease_min : c->lease_max;
+	if (c->lease_clamp) {
+		d->clamp = 1;
+		d->lease = to;
+		return POL_PASS;
+	}
+	return reject(d, POL_LEASE, "lease %" PRIu32 " s outside %" PRIu32 "..%" PRIu32,
+		      lease, c->lease_min, c->lease_max);
+}
+
+static enum pol_rule check_set_db(const struct pol_config *c,
+				  const struct pol_request *req,
+				  const struct pol_peer *peers, size_t n,
+				  struct pol_decision *d)
+{
+	const struct sr_record *r = &req->rec;
+	int have_primary = r->id == ATS_SID_PRIMARY;
+	char ip[ATS_IP_STRLEN], gid[ATS_IP_STRLEN];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct sr_record *p = &peers[i].rec;
+
+		if (!memcmp(p->gid, r->gid, 16) && p->id == ATS_SID_PRIMARY)
+			have_primary = 1;
+	}
+	if (c->enabled[POL_PRIMARY_FIRST] && !have_primary)
+		return reject(d, POL_PRIMARY_FIRST,
+			      "GID has no primary record (SID 0x%016" PRIx64 ") in this partition yet",
+			      (uint64_t)ATS_SID_PRIMARY);
+	for (i = 0; i < n; i++) {
+		const struct sr_record *p = &peers[i].rec;
+
+		if (c->enabled[POL_PORT_DUP] && !memcmp(p->gid, r->gid, 16) &&
+		    p->id != r->id && same_ip(p, r))
+			return reject(d, POL_PORT_DUP,
+				      "%s is already registered by this GID on SID 0x%016" PRIx64,
+				      ip_str(r, ip, sizeof(ip)), p->id);
+	}
+	for (i = 0; i < n; i++) {
+		const struct sr_record *p = &peers[i].rec;
+
+		if (!c->enabled[POL_DUP_ADDR] || c->dup_mode == POL_DUP_ALLOW ||
+		    p->id != ATS_SID_PRIMARY || !memcmp(p->gid, r->gid, 16) ||
+		    !same_ip(p, r))
+			continue;
+		/* Ports of one system (a failover pair) may share it. */
+		if (peers[i].sys_guid && peers[i].sys_guid == req->sys_guid)
+			continue;
+		snprintf(d->why, sizeof(d->why),
+			 "%s is the primary address of %s on system image 0x%016" PRIx64,
+			 ip_str(r, ip, sizeof(ip)),
+			 ats_gid_format(p->gid, gid, sizeof(gid)), peers[i].sys_guid);
+		if (c->dup_mode == POL_DUP_WARN) {
+			d->warn = 1;
+			d->warn_rule = POL_DUP_ADDR;
+			return POL_PASS;
+		}
+		return POL_DUP_ADDR;
+	}
+	return POL_PASS;
+}
+
+static enum pol_rule check_delete_db(const struct pol_config *c,
+				     const struct pol_request *req,
+				     const struct pol_peer *peers, size_t n,
+				     struct pol_decision *d)
+{
+	size_t i, others = 0;
+
+	if (!c->enabled[POL_PRIMARY_FIRST] || req->rec.id != ATS_SID_PRIMARY)
+		return POL_PASS;
+	for (i = 0; i < n; i++)
+		if (!memcmp(peers[i].rec.gid, req->rec.gid, 16) &&
+		    peers[i].rec.id != ATS_SID_PRIMARY)
+			others++;
+	if (others)
+		return reject(d, POL_PRIMARY_FIRST,
+			      "primary record deleted while the GID holds %zu other record(s); delete those first",
+			      others);
+	return POL_PASS;
+}
+
+void pol_decide(const struct pol_config *c, const struct pol_request *req,
+		const struct pol_peer *peers, size_t npeers,
+		struct pol_decision *d)
+{
+	int in_block = ats_sid_in_block(req->rec.id);
+	enum pol_rule r;
+
+	memset(d, 0, sizeof(*d));
+	d->is_ats = in_block || ats_name_is_ats(req->rec.name);
+	if (req->method == SA_METHOD_DELETE) {
+		/* Deleting a malformed record is cleanup; only ATS SIDs are
+		 * guarded, whatever the name the request carries. */
+		if (!in_block)
+			return;
+		d->is_ats = 1;
+		if (c->enabled[POL_OWNER] && !req->trusted && !req->owns_gid)
+			r = reject(d, POL_OWNER, "requester does not own the ServiceGID");
+		else
+			r = check_delete_db(c, req, peers, npeers, d);
+		d->rule = r;
+		return;
+	}
+	if (req->method != SA_METHOD_SET || !d->is_ats)
+		return;
+	r = check_record(c, req, d);
+	if (r == POL_PASS)
+		r = check_lease(c, req, d);
+	if (r == POL_PASS && c->enabled[POL_OWNER] && !req->trusted &&
+	    !req->owns_gid)
+		r = reject(d, POL_OWNER, "requester does not own the ServiceGID");
+	/* The database rules speak of ATS SIDs only. */
+	if (r == POL_PASS && in_block)
+		r = check_set_db(c, req, peers, npeers, d);
+	d->rule = r;
 }

@@ -4,6 +4,8 @@
 #
 #   fabric_start TOPOLOGY        ibsim + OpenSM (SM on node "smhost")
 #   sm_stop                      stop OpenSM (the SM LID stays in PortInfo)
+#   sm_sweep                     SIGHUP OpenSM, wait for the next SUBNET UP
+#   sim CMD                      an ibsim console command (Unlink, ReLink...)
 #   on NODE CMD ARGS...          run CMD attached to NODE
 #   atsctl NODE ARGS...          run the built atsctl on NODE
 #   wait_for DESC SECONDS CMD... poll CMD until it succeeds
@@ -122,13 +124,14 @@ fabric_start() {
 
 	cat >"$RUN/opensm.conf" <<-CONF
 	event_plugin_name osmats
-	event_plugin_options ${OSMATS_OPTIONS:-}
+	event_plugin_options osmats_config=$RUN/osmats.conf
 	force_log_flush TRUE
 	log_file $RUN/osm.log
 	dump_files_dir $RUN
 	sweep_interval 0
 	CONF
-	# A test may write $RUN/partitions.conf before starting the fabric.
+	# A test may write $RUN/partitions.conf and $RUN/osmats.conf before
+	# starting the fabric; without the latter the plugin uses defaults.
 	[ -f "$RUN/partitions.conf" ] &&
 		echo "partition_config_file $RUN/partitions.conf" >>"$RUN/opensm.conf"
 	(cd "$RUN" && SIM_HOST=smhost OSM_CACHE_DIR="$RUN/cache" OSM_TMP_DIR="$RUN" \
@@ -149,6 +152,26 @@ sa_answers() {
 
 sm_stop() {
 	stop_pid "$SM_PID"
+}
+
+subnet_ups() {
+	grep -c 'SUBNET UP' "$RUN/osm.log"
+}
+
+# Wait until OpenSM logged more than $1 SUBNET UP lines.
+wait_subnet_up() {
+	wait_for "SUBNET UP number $(($1 + 1))" 20 sh -c "[ \$(grep -c 'SUBNET UP' '$RUN/osm.log') -gt $1 ]"
+}
+
+sm_sweep() {
+	local n
+	n=$(subnet_ups)
+	kill -HUP "$SM_PID"
+	wait_subnet_up "$n"
+}
+
+sim() {
+	echo "$*" >"$RUN/ibsim.in"
 }
 
 check() {

@@ -42,10 +42,14 @@ check_count "dump lists all 5 records" 5 atsctl host3 dump
 check_out "dump reports a SubnAdmGet walk under ibsim (no RMPP)" "SubnAdmGet walk, no RMPP" \
 	atsctl host3 -v dump --gid "$G1"
 
-# Failover pair: host4 also holds 10.0.0.1 on its primary SID (spec 2.2).
-check "host4 re-registers its primary as 10.0.0.1" atsctl host4 register 10.0.0.1 --primary
-check_out "resolve 10.0.0.1 returns both holders" "$G4" atsctl host3 resolve 10.0.0.1
-check_count "resolve 10.0.0.1 has exactly 2 records" 2 atsctl host3 resolve 10.0.0.1
+# Failover pair (spec 2.2): host4's second port holds host4's primary
+# address too. umad2sim attaches port 1 only, so port 1 registers for
+# port 2 with the SA key (ibsim numbers port GUIDs node GUID + port).
+G4P2=$(printf '0x%016x' $(( $(port_guid host4) + 1 )))
+check "host4 port 2 takes 10.0.0.4 as its primary (trusted)" \
+	atsctl host4 -k 1 register 10.0.0.4 --primary --gid "$G4P2"
+check_out "resolve 10.0.0.4 returns both ports" "$G4" atsctl host3 resolve 10.0.0.4
+check_count "resolve 10.0.0.4 has exactly 2 records" 2 atsctl host3 resolve 10.0.0.4
 
 check_out "host1 deregisters 10.0.1.1" "deregistered 10\.0\.1\.1 \(1 record\)" \
 	atsctl host1 deregister 10.0.1.1

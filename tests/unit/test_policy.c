@@ -10,6 +10,20 @@
 #include "policy.h"
 #include "sa.h"
 
+#define SYS_A 0x1000ull
+#define SYS_B 0x2000ull
+
+static struct pol_config cfg;
+
+static int setup(void **state)
+{
+	(void)state;
+	pol_config_default(&cfg);
+	return 0;
+}
+
+/* A Set of the golden record (primary 192.168.1.10 on GID ...b1c2) from
+ * the port that owns the GID. */
 static void make_set(uint8_t *mad)
 {
 	memset(mad, 0, MAD_SIZE);
@@ -17,47 +31,94 @@ static void make_set(uint8_t *mad)
 	memcpy(mad + SA_OFF_DATA, golden_sr_v4, sizeof(golden_sr_v4));
 }
 
-static void test_valid_passes(void **state)
+static void make_req(struct pol_request *req, uint8_t method, uint64_t sid,
+		     const char *ip)
 {
 	uint8_t mad[MAD_SIZE];
+	struct ats_ip a;
+
+	make_set(mad);
+	mad[MAD_OFF_METHOD] = method;
+	assert_int_equal(pol_request_decode(mad, sizeof(mad), req), 0);
+	req->rec.id = sid;
+	assert_int_equal(ats_ip_parse(ip, &a), 0);
+	ats_ip_encode(&a, req->rec.data8);
+	req->owns_gid = 1;
+	req->sys_guid = SYS_A;
+}
+
+static void make_peer(struct pol_peer *p, const struct pol_request *like,
+		      uint64_t sid, const char *ip, uint8_t gid_last, uint64_t sys)
+{
+	struct ats_ip a;
+
+	p->rec = like->rec;
+	p->rec.id = sid;
+	p->rec.gid[15] = gid_last;
+	assert_int_equal(ats_ip_parse(ip, &a), 0);
+	ats_ip_encode(&a, p->rec.data8);
+	p->sys_guid = sys;
+}
+
+#define OWN 0xc2 /* last GID byte of the golden record */
+
+static enum pol_rule decide(const struct pol_request *req,
+			    const struct pol_peer *peers, size_t n,
+			    struct pol_decision *d)
+{
+	pol_decide(&cfg, req, peers, n, d);
+	return d->rule;
+}
+
+static void test_valid_primary_passes(void **state)
+{
+	struct pol_request req;
 	struct pol_decision d;
 
 	(void)state;
-	make_set(mad);
-	pol_check_set(mad, sizeof(mad), &d);
-	assert_int_equal(d.rule, POL_PASS);
+	make_req(&req, SA_METHOD_SET, ATS_SID_PRIMARY, "192.168.1.10");
+	assert_int_equal(decide(&req, NULL, 0, &d), POL_PASS);
 	assert_true(d.is_ats);
+	assert_false(d.warn);
+	assert_false(d.clamp);
 }
 
-static void test_sid_outside_block(void **state)
+static void test_record_rules(void **state)
 {
 	uint8_t mad[MAD_SIZE];
+	struct pol_request req;
 	struct pol_decision d;
 
 	(void)state;
 	make_set(mad);
 	mad[SA_OFF_DATA + SR_OFF_ID + 6] = 0x55; /* ...4153 -> ...5553 */
-	pol_check_set(mad, sizeof(mad), &d);
-	assert_int_equal(d.rule, POL_SID_BLOCK);
+	pol_request_decode(mad, sizeof(mad), &req);
+	req.owns_gid = 1;
+	assert_int_equal(decide(&req, NULL, 0, &d), POL_SID_BLOCK);
 	assert_string_equal(pol_rule_code(d.rule), "7A01");
-	assert_string_equal(pol_rule_name(d.rule), "sid-block");
-}
+	cfg.enabled[POL_SID_BLOCK] = 0;
+	assert_int_equal(decide(&req, NULL, 0, &d), POL_PASS);
 
-static void test_wrong_name(void **state)
-{
-	uint8_t mad[MAD_SIZE];
-	struct pol_decision d;
-
-	(void)state;
 	make_set(mad);
 	memcpy(mad + SA_OFF_DATA + SR_OFF_NAME, "My Service", 11);
-	pol_check_set(mad, sizeof(mad), &d);
-	assert_int_equal(d.rule, POL_NAME);
+	pol_request_decode(mad, sizeof(mad), &req);
+	req.owns_gid = 1;
+	assert_int_equal(decide(&req, NULL, 0, &d), POL_NAME);
+
 	make_set(mad);
 	mad[SA_OFF_DATA + SR_OFF_NAME + 63] = 'x';
-	pol_check_set(mad, sizeof(mad), &d);
-	assert_int_equal(d.rule, POL_NAME);
+	pol_request_decode(mad, sizeof(mad), &req);
+	req.owns_gid = 1;
+	assert_int_equal(decide(&req, NULL, 0, &d), POL_NAME);
 	assert_string_equal(d.why, "ServiceName is not zero-padded");
+
+	make_set(mad);
+	mad[SA_OFF_DATA + SR_OFF_KEY + 15] = 1;
+	pol_request_decode(mad, sizeof(mad), &req);
+	req.owns_gid = 1;
+	assert_int_equal(decide(&req, NULL, 0, &d), POL_KEY);
+	cfg.enabled[POL_KEY] = 0;
+	assert_int_equal(decide(&req, NULL, 0, &d), POL_PASS);
 }
 
 static void test_bad_address(void **state)
@@ -70,60 +131,220 @@ static void test_bad_address(void **state)
 		{ [12] = 0, [15] = 9 },
 		{ 0xff, 0x02, [15] = 1 },
 		{ [15] = 1 },
+		{ [10] = 0xff, [11] = 0xff, [12] = 127, [15] = 1 },
 	};
-	uint8_t mad[MAD_SIZE];
+	struct pol_request req;
 	struct pol_decision d;
 	size_t i;
 
 	(void)state;
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		make_set(mad);
-		memcpy(mad + SA_OFF_DATA + SR_OFF_DATA8, bad[i], 16);
-		pol_check_set(mad, sizeof(mad), &d);
-		assert_int_equal(d.rule, POL_ADDR);
-		assert_non_null(d.why);
+		make_req(&req, SA_METHOD_SET, ATS_SID_PRIMARY, "10.0.0.1");
+		memcpy(req.rec.data8, bad[i], 16);
+		assert_int_equal(decide(&req, NULL, 0, &d), POL_ADDR);
+		assert_true(strlen(d.why) > 0);
 	}
+	cfg.enabled[POL_ADDR] = 0;
+	assert_int_equal(decide(&req, NULL, 0, &d), POL_PASS);
 }
 
 static void test_other_services_untouched(void **state)
 {
-	uint8_t mad[MAD_SIZE];
+	struct pol_request req;
 	struct pol_decision d;
 
 	(void)state;
-	make_set(mad);
-	mad[SA_OFF_DATA] = 0x20; /* other SID */
-	memcpy(mad + SA_OFF_DATA + SR_OFF_NAME, "other", 6);
-	memset(mad + SA_OFF_DATA + SR_OFF_DATA8, 0, 16);
-	pol_check_set(mad, sizeof(mad), &d);
-	assert_int_equal(d.rule, POL_PASS);
+	make_req(&req, SA_METHOD_SET, 0x1234, "10.0.0.1");
+	memcpy(req.rec.name, "other", 6);
+	req.owns_gid = 0;
+	assert_int_equal(decide(&req, NULL, 0, &d), POL_PASS);
 	assert_false(d.is_ats);
+	req.method = SA_METHOD_DELETE;
+	assert_int_equal(decide(&req, NULL, 0, &d), POL_PASS);
 }
 
-static void test_short_mad_passes(void **state)
+static void test_ownership(void **state)
+{
+	struct pol_request req;
+	struct pol_decision d;
+
+	(void)state;
+	make_req(&req, SA_METHOD_SET, ATS_SID_PRIMARY, "10.0.0.1");
+	req.owns_gid = 0;
+	assert_int_equal(decide(&req, NULL, 0, &d), POL_OWNER);
+	assert_string_equal(pol_rule_code(POL_OWNER), "7A05");
+	req.trusted = 1;
+	assert_int_equal(decide(&req, NULL, 0, &d), POL_PASS);
+	req.trusted = 0;
+	req.method = SA_METHOD_DELETE;
+	assert_int_equal(decide(&req, NULL, 0, &d), POL_OWNER);
+	req.trusted = 1;
+	assert_int_equal(decide(&req, NULL, 0, &d), POL_PASS);
+	cfg.enabled[POL_OWNER] = 0;
+	req.trusted = 0;
+	assert_int_equal(decide(&req, NULL, 0, &d), POL_PASS);
+}
+
+static void test_primary_first(void **state)
+{
+	struct pol_request req;
+	struct pol_peer peers[2];
+	struct pol_decision d;
+
+	(void)state;
+	make_req(&req, SA_METHOD_SET, ATS_SID_PRIMARY + 1, "10.0.1.1");
+	assert_int_equal(decide(&req, NULL, 0, &d), POL_PRIMARY_FIRST);
+	/* Another GID's primary does not count. */
+	make_peer(&peers[0], &req, ATS_SID_PRIMARY, "10.0.0.9", 0x01, SYS_B);
+	assert_int_equal(decide(&req, peers, 1, &d), POL_PRIMARY_FIRST);
+	make_peer(&peers[1], &req, ATS_SID_PRIMARY, "10.0.0.1", OWN, SYS_A);
+	assert_int_equal(decide(&req, peers, 2, &d), POL_PASS);
+
+	/* Deleting the primary while a secondary exists. */
+	make_req(&req, SA_METHOD_DELETE, ATS_SID_PRIMARY, "10.0.0.1");
+	make_peer(&peers[0], &req, ATS_SID_PRIMARY + 1, "10.0.1.1", OWN, SYS_A);
+	assert_int_equal(decide(&req, peers, 2, &d), POL_PRIMARY_FIRST);
+	assert_non_null(strstr(d.why, "1 other record"));
+	assert_int_equal(decide(&req, &peers[1], 1, &d), POL_PASS);
+	/* Deleting the secondary is fine. */
+	make_req(&req, SA_METHOD_DELETE, ATS_SID_PRIMARY + 1, "10.0.1.1");
+	assert_int_equal(decide(&req, peers, 2, &d), POL_PASS);
+	cfg.enabled[POL_PRIMARY_FIRST] = 0;
+	make_req(&req, SA_METHOD_DELETE, ATS_SID_PRIMARY, "10.0.0.1");
+	assert_int_equal(decide(&req, peers, 2, &d), POL_PASS);
+}
+
+static void test_port_duplicate(void **state)
+{
+	struct pol_request req;
+	struct pol_peer peers[2];
+	struct pol_decision d;
+
+	(void)state;
+	make_req(&req, SA_METHOD_SET, ATS_SID_PRIMARY + 2, "10.0.1.1");
+	make_peer(&peers[0], &req, ATS_SID_PRIMARY, "10.0.0.1", OWN, SYS_A);
+	make_peer(&peers[1], &req, ATS_SID_PRIMARY + 1, "10.0.1.1", OWN, SYS_A);
+	assert_int_equal(decide(&req, peers, 2, &d), POL_PORT_DUP);
+	/* The same record again (refresh) is fine. */
+	req.rec.id = ATS_SID_PRIMARY + 1;
+	assert_int_equal(decide(&req, peers, 2, &d), POL_PASS);
+	/* The mapped form is the same address. */
+	req.rec.id = ATS_SID_PRIMARY + 2;
+	memset(req.rec.data8, 0, 10);
+	req.rec.data8[10] = req.rec.data8[11] = 0xff;
+	assert_int_equal(decide(&req, peers, 2, &d), POL_PORT_DUP);
+	cfg.enabled[POL_PORT_DUP] = 0;
+	assert_int_equal(decide(&req, peers, 2, &d), POL_PASS);
+}
+
+static void test_duplicate_address(void **state)
+{
+	struct pol_request req;
+	struct pol_peer peers[1];
+	struct pol_decision d;
+
+	(void)state;
+	make_req(&req, SA_METHOD_SET, ATS_SID_PRIMARY, "10.0.0.7");
+	make_peer(&peers[0], &req, ATS_SID_PRIMARY, "10.0.0.7", 0x07, SYS_B);
+	assert_int_equal(decide(&req, peers, 1, &d), POL_DUP_ADDR);
+	assert_non_null(strstr(d.why, "10.0.0.7 is the primary address of"));
+	/* Another port of the same system: a failover pair. */
+	peers[0].sys_guid = SYS_A;
+	assert_int_equal(decide(&req, peers, 1, &d), POL_PASS);
+	/* A port not on the fabric is another system. */
+	peers[0].sys_guid = 0;
+	req.sys_guid = 0;
+	assert_int_equal(decide(&req, peers, 1, &d), POL_DUP_ADDR);
+	peers[0].sys_guid = SYS_B;
+	req.sys_guid = SYS_A;
+	cfg.dup_mode = POL_DUP_WARN;
+	assert_int_equal(decide(&req, peers, 1, &d), POL_PASS);
+	assert_true(d.warn);
+	assert_int_equal(d.warn_rule, POL_DUP_ADDR);
+	cfg.dup_mode = POL_DUP_ALLOW;
+	assert_int_equal(decide(&req, peers, 1, &d), POL_PASS);
+	assert_false(d.warn);
+	/* A secondary of the other system does not make it a duplicate. */
+	cfg.dup_mode = POL_DUP_REJECT;
+	peers[0].rec.id = ATS_SID_PRIMARY + 1;
+	assert_int_equal(decide(&req, peers, 1, &d), POL_PASS);
+}
+
+static void test_lease(void **state)
+{
+	struct pol_request req;
+	struct pol_decision d;
+
+	(void)state;
+	make_req(&req, SA_METHOD_SET, ATS_SID_PRIMARY, "10.0.0.1");
+	/* Without the lease bit OpenSM makes it infinite. */
+	req.rec.lease = 5;
+	assert_true(pol_effective_lease(&req) == ATS_LEASE_INFINITE);
+	cfg.lease_max = 3600;
+	assert_int_equal(decide(&req, NULL, 0, &d), POL_LEASE);
+	assert_string_equal(d.why, "lease 4294967295 s outside 0..3600");
+	req.comp_mask |= sr_comp_mask(SR_F_LEASE);
+	assert_int_equal(decide(&req, NULL, 0, &d), POL_PASS);
+	cfg.lease_min = 60;
+	assert_int_equal(decide(&req, NULL, 0, &d), POL_LEASE);
+	cfg.lease_clamp = 1;
+	assert_int_equal(decide(&req, NULL, 0, &d), POL_PASS);
+	assert_true(d.clamp);
+	assert_int_equal(d.lease, 60);
+	req.rec.lease = 7200;
+	assert_int_equal(decide(&req, NULL, 0, &d), POL_PASS);
+	assert_int_equal(d.lease, 3600);
+}
+
+static void test_relevance(void **state)
+{
+	struct pol_request req;
+	struct pol_peer p;
+
+	(void)state;
+	make_req(&req, SA_METHOD_SET, ATS_SID_PRIMARY, "10.0.0.1");
+	make_peer(&p, &req, ATS_SID_PRIMARY + 1, "10.0.9.9", OWN, SYS_A);
+	assert_true(pol_peer_relevant(&req, &p.rec));   /* same GID */
+	make_peer(&p, &req, ATS_SID_PRIMARY, "10.0.0.1", 0x01, SYS_B);
+	assert_true(pol_peer_relevant(&req, &p.rec));   /* same IP */
+	make_peer(&p, &req, ATS_SID_PRIMARY, "10.0.0.2", 0x01, SYS_B);
+	assert_false(pol_peer_relevant(&req, &p.rec));
+	make_peer(&p, &req, ATS_SID_PRIMARY, "10.0.0.1", 0x01, SYS_B);
+	p.rec.pkey = 0x8001;
+	assert_false(pol_peer_relevant(&req, &p.rec));  /* other partition */
+	make_peer(&p, &req, 0x1234, "10.0.0.1", OWN, SYS_A);
+	assert_false(pol_peer_relevant(&req, &p.rec));  /* not ATS */
+}
+
+static void test_short_mad(void **state)
 {
 	uint8_t mad[MAD_SIZE];
-	struct pol_decision d;
+	struct pol_request req;
 	size_t len;
 
 	(void)state;
 	make_set(mad);
-	mad[SA_OFF_DATA] = 0; /* would be rule 1 if decoded */
-	for (len = 0; len < SA_OFF_DATA + SR_SIZE; len++) {
-		pol_check_set(mad, len, &d);
-		assert_int_equal(d.rule, POL_PASS);
-	}
+	for (len = 0; len < SA_OFF_DATA + SR_SIZE; len++)
+		assert_int_equal(pol_request_decode(mad, len, &req), -EMSGSIZE);
+	assert_int_equal(pol_request_decode(mad, sizeof(mad), &req), 0);
+	assert_int_equal(req.method, SA_METHOD_SET);
+	assert_true(req.comp_mask == 0x7fffc7ull);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_valid_passes),
-		cmocka_unit_test(test_sid_outside_block),
-		cmocka_unit_test(test_wrong_name),
-		cmocka_unit_test(test_bad_address),
-		cmocka_unit_test(test_other_services_untouched),
-		cmocka_unit_test(test_short_mad_passes),
+		cmocka_unit_test_setup(test_valid_primary_passes, setup),
+		cmocka_unit_test_setup(test_record_rules, setup),
+		cmocka_unit_test_setup(test_bad_address, setup),
+		cmocka_unit_test_setup(test_other_services_untouched, setup),
+		cmocka_unit_test_setup(test_ownership, setup),
+		cmocka_unit_test_setup(test_primary_first, setup),
+		cmocka_unit_test_setup(test_port_duplicate, setup),
+		cmocka_unit_test_setup(test_duplicate_address, setup),
+		cmocka_unit_test_setup(test_lease, setup),
+		cmocka_unit_test_setup(test_relevance, setup),
+		cmocka_unit_test_setup(test_short_mad, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

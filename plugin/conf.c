@@ -1,0 +1,325 @@
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "conf.h"
+
+enum conf_type {
+	CT_BOOL,
+	CT_U32,
+	CT_DUP_MODE,
+	CT_GUIDS,
+	CT_PATH,
+};
+
+static const struct conf_key {
+	const char *name;
+	enum conf_type type;
+	size_t off;
+	uint32_t min, max; /* CT_U32 */
+	int reloadable;
+} conf_keys[] = {
+#define RULE(n, r) { n, CT_BOOL, offsetof(struct osmats_conf, pol.enabled[r]), 0, 0, 1 }
+	RULE("enforce_sid_block", POL_SID_BLOCK),
+	RULE("enforce_service_name", POL_NAME),
+	RULE("enforce_address", POL_ADDR),
+	RULE("enforce_service_key", POL_KEY),
+	RULE("enforce_ownership", POL_OWNER),
+	RULE("enforce_primary_first", POL_PRIMARY_FIRST),
+	RULE("enforce_port_duplicate", POL_PORT_DUP),
+	RULE("enforce_lease", POL_LEASE),
+#undef RULE
+	{ "duplicate_address", CT_DUP_MODE, offsetof(struct osmats_conf, pol.dup_mode), 0, 0, 1 },
+	{ "lease_min", CT_U32, offsetof(struct osmats_conf, pol.lease_min), 0, UINT32_MAX, 1 },
+	{ "lease_max", CT_U32, offsetof(struct osmats_conf, pol.lease_max), 1, UINT32_MAX, 1 },
+	{ "lease_clamp", CT_BOOL, offsetof(struct osmats_conf, pol.lease_clamp), 0, 0, 1 },
+	{ "trusted_guids", CT_GUIDS, offsetof(struct osmats_conf, trusted), 0, 0, 1 },
+	{ "flush_departed", CT_BOOL, offsetof(struct osmats_conf, flush_departed), 0, 0, 1 },
+	{ "flush_grace_sweeps", CT_U32, offsetof(struct osmats_conf, flush_grace_sweeps), 0, 1000, 1 },
+	{ "state_file", CT_PATH, offsetof(struct osmats_conf, state_file), 0, 0, 0 },
+};
+
+#define N_KEYS (sizeof(conf_keys) / sizeof(conf_keys[0]))
+
+static const char *const dup_modes[] = { "reject", "warn", "allow" };
+
+void conf_default(struct osmats_conf *c)
+{
+	memset(c, 0, sizeof(*c));
+	pol_config_default(&c->pol);
+	c->flush_departed = 1;
+}
+
+static int parse_bool(const char *v, int *out)
+{
+	static const char *const yes[] = { "yes", "true", "on", "1" };
+	static const char *const no[] = { "no", "false", "off", "0" };
+	size_t i;
+
+	for (i = 0; i < 4; i++) {
+		if (!strcasecmp(v, yes[i])) {
+			*out = 1;
+			return 0;
+		}
+		if (!strcasecmp(v, no[i])) {
+			*out = 0;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static int parse_u64(const char *v, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long x;
+
+	if (!*v || *v == '-')
+		return -EINVAL;
+	errno = 0;
+	x = strtoull(v, &end, 0);
+	if (errno || *end || x > max)
+		return -EINVAL;
+	*out = x;
+	return 0;
+}
+
+static int set_value(const struct conf_key *k, struct osmats_conf *c,
+		     char *v, char *err, size_t errlen)
+{
+	char *field = (char *)c + k->off;
+	uint64_t x;
+	size_t i;
+
+	switch (k->type) {
+	case CT_BOOL:
+		if (parse_bool(v, (int *)field)) {
+			snprintf(err, errlen, "%s: '%s' is not yes or no", k->name, v);
+			return -EINVAL;
+		}
+		return 0;
+	case CT_U32:
+		if (parse_u64(v, UINT32_MAX, &x) || x < k->min || x > k->max) {
+			snprintf(err, errlen, "%s: '%s' is not a number in %" PRIu32 "..%" PRIu32,
+				 k->name, v, k->min, k->max);
+			return -EINVAL;
+		}
+		*(uint32_t *)field = (uint32_t)x;
+		return 0;
+	case CT_DUP_MODE:
+		for (i = 0; i < 3; i++)
+			if (!strcmp(v, dup_modes[i])) {
+				*(enum pol_dup_mode *)field = (enum pol_dup_mode)i;
+				return 0;
+			}
+		snprintf(err, errlen, "%s: '%s' is not reject, warn or allow", k->name, v);
+		return -EINVAL;
+	case CT_GUIDS: {
+		char *save = NULL, *tok;
+
+		c->ntrusted = 0;
+		for (tok = strtok_r(v, ", \t", &save); tok;
+		     tok = strtok_r(NULL, ", \t", &save)) {
+			if (parse_u64(tok, UINT64_MAX, &x) || !x) {
+				snprintf(err, errlen, "%s: '%s' is not a port GUID", k->name, tok);
+				return -EINVAL;
+			}
+			if (c->ntrusted == CONF_MAX_TRUSTED) {
+				snprintf(err, errlen, "%s: more than %d GUIDs", k->name,
+					 CONF_MAX_TRUSTED);
+				return -EINVAL;
+			}
+			c->trusted[c->ntrusted++] = x;
+		}
+		return 0;
+	}
+	case CT_PATH:
+		if (strlen(v) >= CONF_PATH_MAX || (v[0] != '/' && strcmp(v, "none"))) {
+			snprintf(err, errlen, "%s: '%s' is not an absolute path or none",
+				 k->name, v);
+			return -EINVAL;
+		}
+		snprintf(field, CONF_PATH_MAX, "%s", v);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+int conf_load(const char *path, struct osmats_conf *c, char *err, size_t errlen)
+{
+	char line[1024], msg[384];
+	unsigned lineno = 0, seen[N_KEYS] = { 0 };
+	FILE *f = fopen(path, "r");
+	int ret = 0;
+
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return errno == ENOENT ? -ENOENT : -EINVAL;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *s, *key, *val;
+		size_t i;
+
+		lineno++;
+		if (!strchr(line, '\n') && !feof(f)) {
+			snprintf(msg, sizeof(msg), "line longer than %zu bytes",
+				 sizeof(line) - 2);
+			goto bad;
+		}
+		s = strchr(line, '#');
+		if (s)
+			*s = '\0';
+		s = trim(line);
+		if (!*s)
+			continue;
+		key = s;
+		val = key + strcspn(key, " \t=");
+		if (*val) {
+			*val++ = '\0';
+			val = trim(val);
+			if (*val == '=')
+				val = trim(val + 1);
+		}
+		for (i = 0; i < N_KEYS; i++)
+			if (!strcmp(key, conf_keys[i].name))
+				break;
+		if (i == N_KEYS) {
+			snprintf(msg, sizeof(msg), "unknown key '%s'", key);
+			goto bad;
+		}
+		if (seen[i]) {
+			snprintf(msg, sizeof(msg), "'%s' already set on line %u", key,
+				 seen[i]);
+			goto bad;
+		}
+		seen[i] = lineno;
+		if (!*val) {
+			snprintf(msg, sizeof(msg), "'%s' needs a value", key);
+			goto bad;
+		}
+		if (set_value(&conf_keys[i], c, val, msg, sizeof(msg)))
+			goto bad;
+	}
+	if (c->pol.lease_min > c->pol.lease_max) {
+		snprintf(err, errlen, "%s: lease_min %" PRIu32 " is above lease_max %" PRIu32,
+			 path, c->pol.lease_min, c->pol.lease_max);
+		ret = -EINVAL;
+	}
+	fclose(f);
+	return ret;
+bad:
+	snprintf(err, errlen, "%s:%u: %s", path, lineno, msg);
+	fclose(f);
+	return -EINVAL;
+}
+
+int conf_restart_needed(const struct osmats_conf *a,
+			const struct osmats_conf *b, const char **key)
+{
+	size_t i;
+
+	for (i = 0; i < N_KEYS; i++) {
+		const struct conf_key *k = &conf_keys[i];
+
+		if (k->reloadable || k->type != CT_PATH)
+			continue;
+		if (strcmp((const char *)a + k->off, (const char *)b + k->off)) {
+			*key = k->name;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int conf_is_trusted(const struct osmats_conf *c, uint64_t guid)
+{
+	size_t i;
+
+	for (i = 0; i < c->ntrusted; i++)
+		if (c->trusted[i] == guid)
+			return 1;
+	return 0;
+}
+
+const char *conf_path_from_options(const char *options, char *buf, size_t len)
+{
+	static const char opt[] = "osmats_config=";
+	const char *p = options;
+
+	snprintf(buf, len, "%s", CONF_DEFAULT_PATH);
+	/* The option string is shared by every plugin: look for ours only. */
+	while (p && *p) {
+		size_t n;
+
+		p += strspn(p, " \t");
+		n = strcspn(p, " \t");
+		if (n > sizeof(opt) - 1 && !strncmp(p, opt, sizeof(opt) - 1)) {
+			snprintf(buf, len, "%.*s", (int)(n - (sizeof(opt) - 1)),
+				 p + sizeof(opt) - 1);
+			break;
+		}
+		p += n;
+	}
+	return buf;
+}
+
+void conf_describe(const struct osmats_conf *c, char *buf, size_t len)
+{
+	size_t i, j, used = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < N_KEYS && used < len; i++) {
+		const struct conf_key *k = &conf_keys[i];
+		const char *field = (const char *)c + k->off;
+		int n = 0;
+
+		switch (k->type) {
+		case CT_BOOL:
+			n = snprintf(buf + used, len - used, "%s=%s ", k->name,
+				     *(const int *)field ? "yes" : "no");
+			break;
+		case CT_U32:
+			n = snprintf(buf + used, len - used, "%s=%" PRIu32 " ", k->name,
+				     *(const uint32_t *)field);
+			break;
+		case CT_DUP_MODE:
+			n = snprintf(buf + used, len - used, "%s=%s ", k->name,
+				     dup_modes[*(const enum pol_dup_mode *)field]);
+			break;
+		case CT_GUIDS:
+			n = snprintf(buf + used, len - used, "%s=", k->name);
+			for (j = 0; j < c->ntrusted && used + (size_t)n < len; j++)
+				n += snprintf(buf + used + n, len - used - n,
+					      "%s0x%016" PRIx64, j ? "," : "", c->trusted[j]);
+			if (used + (size_t)n < len)
+				n += snprintf(buf + used + n, len - used - n, " ");
+			break;
+		case CT_PATH:
+			n = snprintf(buf + used, len - used, "%s=%s ", k->name,
+				     *field ? field : "(default)");
+			break;
+		}
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+	if (used && used < len && buf[used - 1] == ' ')
+		buf[used - 1] = '\0';
+}

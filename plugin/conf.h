@@ -1,0 +1,45 @@
+/* osmats.conf: strict, table-driven configuration of the plugin. */
+#ifndef IBATS_CONF_H
+#define IBATS_CONF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "policy.h"
+
+#define CONF_DEFAULT_PATH "/etc/opensm/osmats.conf"
+#define CONF_MAX_TRUSTED 64
+#define CONF_PATH_MAX 512
+
+struct osmats_conf {
+	struct pol_config pol;
+	uint64_t trusted[CONF_MAX_TRUSTED];
+	size_t ntrusted;
+	int flush_departed;
+	uint32_t flush_grace_sweeps;
+	char state_file[CONF_PATH_MAX]; /* "" = default path, "none" = off */
+};
+
+void conf_default(struct osmats_conf *c);
+
+/* Parse path into c (which starts from defaults). Returns 0, -ENOENT when
+ * the file does not exist (c keeps the defaults), or -EINVAL with err set
+ * to "path:line: what is wrong". */
+int conf_load(const char *path, struct osmats_conf *c, char *err, size_t errlen);
+
+/* Whether two configurations differ in a key that needs a restart; names
+ * it in *key. */
+int conf_restart_needed(const struct osmats_conf *a,
+			const struct osmats_conf *b, const char **key);
+
+int conf_is_trusted(const struct osmats_conf *c, uint64_t guid);
+
+/* The path given in OpenSM's event_plugin_options ("osmats_config=PATH"),
+ * else the default. */
+const char *conf_path_from_options(const char *options, char *buf, size_t len);
+
+/* One line per key with its value, for the OpenSM log at load. */
+void conf_describe(const struct osmats_conf *c, char *buf, size_t len);
+
+#endif

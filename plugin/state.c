@@ -1,0 +1,70 @@
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ats.h"
+#include "state.h"
+
+static void put_counters(FILE *f, const char *name, const uint64_t *v)
+{
+	unsigned r;
+
+	fprintf(f, "    \"%s\": {", name);
+	for (r = 1; r < POL_NRULES; r++)
+		fprintf(f, "%s\"%s\": %" PRIu64, r > 1 ? ", " : "",
+			pol_rule_name((enum pol_rule)r), v[r]);
+	fprintf(f, "}");
+}
+
+int state_write(const char *path, const struct state_info *info,
+		const struct state_rec *recs, size_t n,
+		const struct state_counters *cnt)
+{
+	char tmp[600], gid[ATS_IP_STRLEN], ip[ATS_IP_STRLEN];
+	FILE *f;
+	size_t i;
+	int ret = 0;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	f = fopen(tmp, "w");
+	if (!f)
+		return -errno;
+	fprintf(f, "{\n  \"version\": 1,\n  \"plugin\": \"osmats %s\",\n"
+		"  \"opensm\": \"%s\",\n  \"time\": %lld,\n  \"sm_state\": \"%s\",\n",
+		IBATS_VERSION, info->opensm, info->time, info->sm_state);
+	fprintf(f, "  \"counters\": {\n    \"accepted\": %" PRIu64 ",\n", cnt->accepted);
+	put_counters(f, "rejected", cnt->rejected);
+	fprintf(f, ",\n");
+	put_counters(f, "warned", cnt->warned);
+	fprintf(f, ",\n    \"clamped\": %" PRIu64 ",\n    \"flushed\": %" PRIu64 "\n  },\n",
+		cnt->clamped, cnt->flushed);
+	fprintf(f, "  \"records\": [");
+	for (i = 0; i < n; i++) {
+		const struct sr_record *r = &recs[i].rec;
+		struct ats_ip a;
+
+		if (ats_ip_decode(r->data8, &a, NULL))
+			snprintf(ip, sizeof(ip), "-");
+		else
+			ats_ip_format(&a, ip, sizeof(ip));
+		fprintf(f, "%s\n    {\"sid\": \"0x%016" PRIx64 "\", \"gid\": \"%s\", "
+			"\"pkey\": \"0x%04x\", \"lease\": %" PRIu32 ", \"ip\": \"%s\", "
+			"\"port_present\": %s, \"missing_sweeps\": %" PRIu32 "}",
+			i ? "," : "", r->id, ats_gid_format(r->gid, gid, sizeof(gid)),
+			r->pkey, r->lease, ip, recs[i].port_present ? "true" : "false",
+			recs[i].missing_sweeps);
+	}
+	fprintf(f, "%s]\n}\n", n ? "\n  " : "");
+	if (fflush(f) || fsync(fileno(f)))
+		ret = -errno;
+	if (fclose(f) && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path))
+		ret = -errno;
+	if (ret)
+		unlink(tmp);
+	return ret;
+}

@@ -1,0 +1,38 @@
+/* The plugin's state file: every ATS record the SA holds, whether its port
+ * is on the fabric, and the per-rule counters, as one JSON document
+ * replaced atomically. */
+#ifndef IBATS_STATE_H
+#define IBATS_STATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "policy.h"
+#include "sr.h"
+
+struct state_counters {
+	uint64_t accepted;              /* ATS Sets/Deletes handed to OpenSM */
+	uint64_t rejected[POL_NRULES];
+	uint64_t warned[POL_NRULES];
+	uint64_t clamped;
+	uint64_t flushed;
+};
+
+struct state_rec {
+	struct sr_record rec;
+	int port_present;
+	uint32_t missing_sweeps;
+};
+
+struct state_info {
+	const char *sm_state;   /* "master", "standby", ... */
+	const char *opensm;     /* OSM_VERSION */
+	long long time;         /* seconds since the epoch */
+};
+
+/* Write to path.tmp, fsync, rename over path. -errno on failure. */
+int state_write(const char *path, const struct state_info *info,
+		const struct state_rec *recs, size_t n,
+		const struct state_counters *cnt);
+
+#endif

@@ -1,0 +1,295 @@
+/* The plugin thread: flushes the ATS records of departed ports, reloads
+ * the config at SUBNET_UP, and writes the state file. report() only queues
+ * work here, since OpenSM may call it with osm->lock held. */
+#include <opensm/osm_config.h>
+#include <opensm/osm_opensm.h>
+#include <opensm/osm_service.h>
+#include <opensm/osm_version.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ats.h"
+#include "osmats.h"
+#include "wire.h"
+
+static void post(struct osmats *p, int sweep, int state)
+{
+	pthread_mutex_lock(&p->mu);
+	p->want_sweep |= sweep;
+	p->want_state |= state;
+	pthread_cond_signal(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+}
+
+void osmats_post_sweep(struct osmats *p)
+{
+	post(p, 1, 0);
+}
+
+void osmats_post_state(struct osmats *p)
+{
+	post(p, 0, 1);
+}
+
+void osmats_post_departed(struct osmats *p, const uint8_t *gid)
+{
+	pthread_mutex_lock(&p->mu);
+	if (p->ndeparted == p->capdeparted) {
+		size_t cap = p->capdeparted ? 2 * p->capdeparted : 8;
+		uint8_t (*n)[16] = realloc(p->departed, cap * sizeof(*n));
+
+		if (!n) {
+			/* The next SUBNET_UP reconciliation still finds it. */
+			pthread_mutex_unlock(&p->mu);
+			return;
+		}
+		p->departed = n;
+		p->capdeparted = cap;
+	}
+	memcpy(p->departed[p->ndeparted++], gid, 16);
+	pthread_cond_signal(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+}
+
+static int is_ats(const struct sr_record *r)
+{
+	return ats_sid_in_block(r->id) && ats_name_is_ats(r->name);
+}
+
+static osm_port_t *port_of(struct osmats *p, const uint8_t *gid)
+{
+	return osm_get_port_by_alias_guid(&p->osm->subn, cl_hton64(wire_get64(gid + 8)));
+}
+
+/* Remove every ATS record of the GIDs in gids[]. Takes osm->lock. */
+static unsigned flush_gids(struct osmats *p, uint8_t (*gids)[16], size_t n,
+			   const char *why)
+{
+	osm_subn_t *subn = &p->osm->subn;
+	cl_list_item_t *it, *next;
+	unsigned flushed = 0;
+	size_t i;
+
+	if (!n)
+		return 0;
+	cl_plock_excl_acquire(&p->osm->lock);
+	for (it = cl_qlist_head(&subn->sa_sr_list);
+	     it != cl_qlist_end(&subn->sa_sr_list); it = next) {
+		osm_svcr_t *s = (osm_svcr_t *)it;
+		char gid[ATS_IP_STRLEN], ip[ATS_IP_STRLEN];
+		struct sr_record r;
+		struct ats_ip a;
+
+		next = cl_qlist_next(it);
+		osmats_sr_from_osm(&s->service_record, &r);
+		if (!is_ats(&r))
+			continue;
+		for (i = 0; i < n; i++)
+			if (!memcmp(gids[i], r.gid, 16))
+				break;
+		if (i == n)
+			continue;
+		if (ats_ip_decode(r.data8, &a, NULL))
+			snprintf(ip, sizeof(ip), "-");
+		else
+			ats_ip_format(&a, ip, sizeof(ip));
+		OSM_LOG(p->log, OSM_LOG_INFO,
+			"WRN 7A10: flushed ATS record of departed port (%s): SID 0x%016" PRIx64
+			" GID %s PKey 0x%04x IP %s\n", why, r.id,
+			ats_gid_format(r.gid, gid, sizeof(gid)), r.pkey, ip);
+		osm_svcr_remove_from_db(subn, p->log, s);
+		osm_svcr_delete(s);
+		flushed++;
+	}
+	if (flushed)
+		p->osm->sa.dirty = TRUE; /* so sa_db_dump writes the change */
+	cl_plock_release(&p->osm->lock);
+	return flushed;
+}
+
+static struct osmats_missing *missing_find(struct osmats *p, const uint8_t *gid)
+{
+	size_t i;
+
+	for (i = 0; i < p->nmissing; i++)
+		if (!memcmp(p->missing[i].gid, gid, 16))
+			return &p->missing[i];
+	return NULL;
+}
+
+/* At SUBNET_UP: count sweeps for which each ATS GID's port has been
+ * absent; flush those absent for more than flush_grace_sweeps sweeps. */
+static unsigned reconcile(struct osmats *p, uint32_t grace)
+{
+	osm_subn_t *subn = &p->osm->subn;
+	struct osmats_missing *now = NULL, *m;
+	uint8_t (*gone)[16] = NULL;
+	size_t nnow = 0, ngone = 0, i;
+	cl_list_item_t *it;
+	unsigned flushed;
+
+	cl_plock_acquire(&p->osm->lock);
+	for (it = cl_qlist_head(&subn->sa_sr_list);
+	     it != cl_qlist_end(&subn->sa_sr_list); it = cl_qlist_next(it)) {
+		struct sr_record r;
+		struct osmats_missing *n;
+
+		osmats_sr_from_osm(&((osm_svcr_t *)it)->service_record, &r);
+		if (!is_ats(&r) || port_of(p, r.gid))
+			continue;
+		for (i = 0; i < nnow; i++)
+			if (!memcmp(now[i].gid, r.gid, 16))
+				break;
+		if (i < nnow)
+			continue;
+		n = realloc(now, (nnow + 1) * sizeof(*n));
+		if (!n)
+			break;
+		now = n;
+		memcpy(now[nnow].gid, r.gid, 16);
+		m = missing_find(p, r.gid);
+		now[nnow].sweeps = (m ? m->sweeps : 0) + 1;
+		nnow++;
+	}
+	cl_plock_release(&p->osm->lock);
+
+	for (i = 0; i < nnow; i++) {
+		if (now[i].sweeps <= grace)
+			continue;
+		gone = realloc(gone, (ngone + 1) * sizeof(*gone));
+		if (!gone)
+			break;
+		memcpy(gone[ngone++], now[i].gid, 16);
+	}
+	flushed = flush_gids(p, gone, gone ? ngone : 0, "absent at SUBNET_UP");
+	free(gone);
+	free(p->missing);
+	p->missing = now;
+	p->nmissing = nnow;
+	return flushed;
+}
+
+static const char *sm_state_name(uint8_t s)
+{
+	static const char *const names[] = { "not-active", "discovering", "standby", "master" };
+
+	return s < 4 ? names[s] : "unknown";
+}
+
+static void write_state(struct osmats *p)
+{
+	osm_subn_t *subn = &p->osm->subn;
+	struct state_rec *recs = NULL;
+	struct state_counters cnt;
+	struct state_info info;
+	size_t n = 0;
+	cl_list_item_t *it;
+	int ret;
+
+	if (!p->state_path[0])
+		return;
+	cl_plock_acquire(&p->osm->lock);
+	for (it = cl_qlist_head(&subn->sa_sr_list);
+	     it != cl_qlist_end(&subn->sa_sr_list); it = cl_qlist_next(it)) {
+		struct state_rec *v, s;
+		struct osmats_missing *m;
+
+		memset(&s, 0, sizeof(s));
+		osmats_sr_from_osm(&((osm_svcr_t *)it)->service_record, &s.rec);
+		if (!is_ats(&s.rec))
+			continue;
+		s.port_present = port_of(p, s.rec.gid) != NULL;
+		m = s.port_present ? NULL : missing_find(p, s.rec.gid);
+		s.missing_sweeps = m ? m->sweeps : 0;
+		v = realloc(recs, (n + 1) * sizeof(*v));
+		if (!v)
+			break;
+		recs = v;
+		recs[n++] = s;
+	}
+	info.sm_state = sm_state_name(subn->sm_state);
+	cl_plock_release(&p->osm->lock);
+	info.opensm = OSM_VERSION;
+	info.time = (long long)time(NULL);
+	pthread_mutex_lock(&p->mu);
+	cnt = p->cnt;
+	pthread_mutex_unlock(&p->mu);
+	ret = state_write(p->state_path, &info, recs, n, &cnt);
+	if (ret)
+		OSM_LOG(p->log, OSM_LOG_ERROR, "ERR 7A12: cannot write %s: %s\n",
+			p->state_path, strerror(-ret));
+	free(recs);
+}
+
+static void *worker_main(void *arg)
+{
+	struct osmats *p = arg;
+
+	pthread_mutex_lock(&p->mu);
+	while (!p->stop) {
+		uint8_t (*departed)[16];
+		size_t ndeparted;
+		int sweep, state, master, flush;
+		uint32_t grace;
+		unsigned flushed = 0;
+
+		if (!p->want_sweep && !p->want_state && !p->ndeparted) {
+			pthread_cond_wait(&p->cv, &p->mu);
+			continue;
+		}
+		departed = p->departed;
+		ndeparted = p->ndeparted;
+		p->departed = NULL;
+		p->ndeparted = p->capdeparted = 0;
+		sweep = p->want_sweep;
+		state = p->want_state;
+		p->want_sweep = p->want_state = 0;
+		pthread_mutex_unlock(&p->mu);
+
+		if (sweep)
+			osmats_reload_conf(p);
+		pthread_mutex_lock(&p->mu);
+		flush = p->conf.flush_departed;
+		grace = p->conf.flush_grace_sweeps;
+		pthread_mutex_unlock(&p->mu);
+		/* Only the master's SA database is the subnet's. */
+		master = p->osm->subn.sm_state == IB_SMINFO_STATE_MASTER;
+		if (flush && master && grace == 0)
+			flushed += flush_gids(p, departed, ndeparted, "trap 65");
+		if (flush && master && sweep)
+			flushed += reconcile(p, grace);
+		free(departed);
+		if (flushed) {
+			pthread_mutex_lock(&p->mu);
+			p->cnt.flushed += flushed;
+			pthread_mutex_unlock(&p->mu);
+		}
+		if (sweep || state || flushed)
+			write_state(p);
+		pthread_mutex_lock(&p->mu);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+int osmats_worker_start(struct osmats *p)
+{
+	int ret = pthread_create(&p->thread, NULL, worker_main, p);
+
+	return -ret;
+}
+
+void osmats_worker_stop(struct osmats *p)
+{
+	pthread_mutex_lock(&p->mu);
+	p->stop = 1;
+	pthread_cond_signal(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+	pthread_join(p->thread, NULL);
+	free(p->departed);
+	free(p->missing);
+}

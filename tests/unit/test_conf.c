@@ -1,0 +1,196 @@
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "conf.h"
+
+static char path[64];
+
+static int load(const char *text, struct osmats_conf *c, char *err, size_t len)
+{
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/tmp/osmats-conf-test.%d", (int)getpid());
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	conf_default(c);
+	return conf_load(path, c, err, len);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	unlink(path);
+	return 0;
+}
+
+static void test_defaults(void **state)
+{
+	struct osmats_conf c;
+	unsigned r;
+
+	(void)state;
+	conf_default(&c);
+	for (r = 1; r < POL_NRULES; r++)
+		assert_true(c.pol.enabled[r]);
+	assert_int_equal(c.pol.dup_mode, POL_DUP_REJECT);
+	assert_int_equal(c.pol.lease_min, 0);
+	assert_true(c.pol.lease_max == 0xFFFFFFFFu);
+	assert_false(c.pol.lease_clamp);
+	assert_true(c.flush_departed);
+	assert_int_equal(c.flush_grace_sweeps, 0);
+	assert_int_equal(c.ntrusted, 0);
+}
+
+static void test_all_keys(void **state)
+{
+	struct osmats_conf c;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(load(
+		"# comment\n"
+		"\n"
+		"enforce_sid_block no\n"
+		"enforce_service_name = off\n"
+		"enforce_address FALSE   # trailing comment\n"
+		"enforce_service_key 0\n"
+		"enforce_ownership no\n"
+		"enforce_primary_first no\n"
+		"enforce_port_duplicate no\n"
+		"enforce_lease yes\n"
+		"duplicate_address warn\n"
+		"lease_min 60\n"
+		"lease_max 0x1000\n"
+		"lease_clamp yes\n"
+		"trusted_guids 0x0002c90300000001, 0x0002c90300000002\n"
+		"flush_departed no\n"
+		"flush_grace_sweeps 3\n"
+		"state_file /var/run/osmats.json\n", &c, err, sizeof(err)), 0);
+	assert_false(c.pol.enabled[POL_SID_BLOCK]);
+	assert_false(c.pol.enabled[POL_NAME]);
+	assert_false(c.pol.enabled[POL_ADDR]);
+	assert_false(c.pol.enabled[POL_KEY]);
+	assert_false(c.pol.enabled[POL_OWNER]);
+	assert_false(c.pol.enabled[POL_PRIMARY_FIRST]);
+	assert_false(c.pol.enabled[POL_PORT_DUP]);
+	assert_true(c.pol.enabled[POL_LEASE]);
+	assert_int_equal(c.pol.dup_mode, POL_DUP_WARN);
+	assert_int_equal(c.pol.lease_min, 60);
+	assert_int_equal(c.pol.lease_max, 0x1000);
+	assert_true(c.pol.lease_clamp);
+	assert_int_equal(c.ntrusted, 2);
+	assert_true(conf_is_trusted(&c, 0x0002c90300000002ull));
+	assert_false(conf_is_trusted(&c, 0x0002c90300000003ull));
+	assert_false(c.flush_departed);
+	assert_int_equal(c.flush_grace_sweeps, 3);
+	assert_string_equal(c.state_file, "/var/run/osmats.json");
+}
+
+static void expect_error(const char *text, const char *msg)
+{
+	struct osmats_conf c;
+	char err[256];
+
+	assert_int_equal(load(text, &c, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, path));
+	if (!strstr(err, msg))
+		fail_msg("error '%s' lacks '%s'", err, msg);
+}
+
+static void test_errors_name_file_and_line(void **state)
+{
+	(void)state;
+	expect_error("lease_min 5\nbogus_key 1\n", ":2: unknown key 'bogus_key'");
+	expect_error("\n\nenforce_ownership maybe\n", ":3: enforce_ownership: 'maybe' is not yes or no");
+	expect_error("lease_max 0\n", ":1: lease_max: '0' is not a number in 1..4294967295");
+	expect_error("lease_min -1\n", ":1: lease_min: '-1' is not a number");
+	expect_error("lease_min 4294967296\n", ":1: lease_min");
+	expect_error("duplicate_address sometimes\n", ":1: duplicate_address: 'sometimes' is not reject, warn or allow");
+	expect_error("trusted_guids 0x1,nope\n", ":1: trusted_guids: 'nope' is not a port GUID");
+	expect_error("flush_grace_sweeps 1001\n", ":1: flush_grace_sweeps");
+	expect_error("state_file relative/path\n", ":1: state_file: 'relative/path' is not an absolute path or none");
+	expect_error("lease_min\n", ":1: 'lease_min' needs a value");
+	expect_error("lease_min 1\nlease_min 2\n", ":2: 'lease_min' already set on line 1");
+	expect_error("lease_min 100\nlease_max 10\n", "lease_min 100 is above lease_max 10");
+}
+
+static void test_missing_file(void **state)
+{
+	struct osmats_conf c;
+	char err[256];
+
+	(void)state;
+	conf_default(&c);
+	assert_int_equal(conf_load("/nonexistent/osmats.conf", &c, err, sizeof(err)), -ENOENT);
+	assert_true(c.pol.enabled[POL_OWNER]);
+}
+
+static void test_options(void **state)
+{
+	char buf[CONF_PATH_MAX];
+
+	(void)state;
+	assert_string_equal(conf_path_from_options(NULL, buf, sizeof(buf)), CONF_DEFAULT_PATH);
+	assert_string_equal(conf_path_from_options("", buf, sizeof(buf)), CONF_DEFAULT_PATH);
+	assert_string_equal(conf_path_from_options("other=1 osmats_config=/etc/x.conf more",
+						   buf, sizeof(buf)), "/etc/x.conf");
+	assert_string_equal(conf_path_from_options("osmats_config=", buf, sizeof(buf)),
+			    CONF_DEFAULT_PATH);
+}
+
+static void test_restart_keys(void **state)
+{
+	struct osmats_conf a, b;
+	const char *key = NULL;
+
+	(void)state;
+	conf_default(&a);
+	b = a;
+	b.pol.lease_min = 9;
+	assert_false(conf_restart_needed(&a, &b, &key));
+	snprintf(b.state_file, sizeof(b.state_file), "/tmp/x");
+	assert_true(conf_restart_needed(&a, &b, &key));
+	assert_string_equal(key, "state_file");
+}
+
+static void test_describe(void **state)
+{
+	struct osmats_conf c;
+	char buf[1024];
+
+	(void)state;
+	conf_default(&c);
+	c.trusted[0] = 0x10;
+	c.ntrusted = 1;
+	conf_describe(&c, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "enforce_ownership=yes"));
+	assert_non_null(strstr(buf, "duplicate_address=reject"));
+	assert_non_null(strstr(buf, "lease_max=4294967295"));
+	assert_non_null(strstr(buf, "trusted_guids=0x0000000000000010"));
+	assert_non_null(strstr(buf, "state_file=(default)"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test_teardown(test_all_keys, teardown),
+		cmocka_unit_test_teardown(test_errors_name_file_and_line, teardown),
+		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_options),
+		cmocka_unit_test(test_restart_keys),
+		cmocka_unit_test(test_describe),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,88 @@
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "ats.h"
+#include "state.h"
+
+static void test_write_and_read_back(void **state)
+{
+	char dir[] = "/tmp/osmats-state-XXXXXX", path[128], tmp[140], buf[4096];
+	struct state_counters cnt = { 0 };
+	struct state_info info = { "master", "OpenSM 3.3.23", 1700000000 };
+	struct state_rec recs[2];
+	struct ats_ip ip;
+	uint8_t gid[16];
+	FILE *f;
+	size_t n;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/state.json", dir);
+	memset(recs, 0, sizeof(recs));
+	ats_gid_parse("fe80::10:3", gid);
+	ats_ip_parse("10.0.0.1", &ip);
+	ats_record_init(&recs[0].rec, ATS_SID_PRIMARY, gid, 0xffff, ATS_LEASE_INFINITE, &ip);
+	recs[0].port_present = 1;
+	ats_ip_parse("fd00::1", &ip);
+	ats_record_init(&recs[1].rec, ATS_SID_PRIMARY + 1, gid, 0x8001, 60, &ip);
+	recs[1].missing_sweeps = 2;
+	cnt.accepted = 7;
+	cnt.rejected[POL_OWNER] = 3;
+	cnt.warned[POL_DUP_ADDR] = 1;
+	cnt.flushed = 4;
+	assert_int_equal(state_write(path, &info, recs, 2, &cnt), 0);
+
+	f = fopen(path, "r");
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	assert_non_null(strstr(buf, "\"sm_state\": \"master\""));
+	assert_non_null(strstr(buf, "\"accepted\": 7"));
+	assert_non_null(strstr(buf, "\"ownership\": 3"));
+	assert_non_null(strstr(buf, "\"flushed\": 4"));
+	assert_non_null(strstr(buf, "{\"sid\": \"0x10000ce100415453\", \"gid\": \"fe80::10:3\", "
+				    "\"pkey\": \"0xffff\", \"lease\": 4294967295, \"ip\": \"10.0.0.1\", "
+				    "\"port_present\": true, \"missing_sweeps\": 0}"));
+	assert_non_null(strstr(buf, "\"ip\": \"fd00::1\", \"port_present\": false, \"missing_sweeps\": 2"));
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	assert_int_equal(access(tmp, F_OK), -1);
+
+	/* Empty database, replacing the previous file. */
+	assert_int_equal(state_write(path, &info, NULL, 0, &cnt), 0);
+	f = fopen(path, "r");
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	assert_non_null(strstr(buf, "\"records\": []"));
+	unlink(path);
+	rmdir(dir);
+}
+
+static void test_unwritable(void **state)
+{
+	struct state_counters cnt = { 0 };
+	struct state_info info = { "master", "OpenSM 3.3.23", 0 };
+
+	(void)state;
+	assert_int_equal(state_write("/nonexistent/dir/state.json", &info, NULL, 0, &cnt),
+			 -ENOENT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_write_and_read_back),
+		cmocka_unit_test(test_unwritable),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -189,14 +189,28 @@ static void osmats_sr_set(void *context, void *data)
 	osmats_post_state(p);
 }
 
-static int load_conf(struct osmats *p, struct osmats_conf *c, time_t *mtime)
+static void conf_stamp(const char *path, struct osmats_stamp *s)
+{
+	struct stat st;
+
+	memset(s, 0, sizeof(*s));
+	if (stat(path, &st))
+		return;
+	s->exists = 1;
+	s->sec = st.st_mtim.tv_sec;
+	s->nsec = st.st_mtim.tv_nsec;
+	s->size = st.st_size;
+	s->ino = st.st_ino;
+}
+
+static int load_conf(struct osmats *p, struct osmats_conf *c,
+		     struct osmats_stamp *stamp)
 {
 	char err[600], desc[1024];
-	struct stat st;
 	int ret;
 
 	conf_default(c);
-	*mtime = stat(p->conf_path, &st) ? 0 : st.st_mtime;
+	conf_stamp(p->conf_path, stamp);
 	ret = conf_load(p->conf_path, c, err, sizeof(err));
 	if (ret == -ENOENT) {
 		OSM_LOG(p->log, OSM_LOG_INFO, "no %s: using defaults\n", p->conf_path);
@@ -212,22 +226,22 @@ static int load_conf(struct osmats *p, struct osmats_conf *c, time_t *mtime)
 
 void osmats_reload_conf(struct osmats *p)
 {
+	struct osmats_stamp old, now;
 	struct osmats_conf c;
-	struct stat st;
 	const char *key;
-	time_t mtime;
 
 	pthread_mutex_lock(&p->mu);
-	mtime = p->conf_mtime;
+	old = p->conf_stamp;
 	pthread_mutex_unlock(&p->mu);
-	if (stat(p->conf_path, &st) ? mtime == 0 : st.st_mtime == mtime)
+	conf_stamp(p->conf_path, &now);
+	if (!memcmp(&old, &now, sizeof(now)))
 		return;
-	if (load_conf(p, &c, &mtime)) {
+	if (load_conf(p, &c, &now)) {
 		OSM_LOG(p->log, OSM_LOG_ERROR,
 			"ERR 7A21: %s not reloaded; the previous settings stay in force\n",
 			p->conf_path);
 		pthread_mutex_lock(&p->mu);
-		p->conf_mtime = mtime;
+		p->conf_stamp = now;
 		pthread_mutex_unlock(&p->mu);
 		return;
 	}
@@ -239,7 +253,7 @@ void osmats_reload_conf(struct osmats *p)
 		memcpy(c.state_file, p->conf.state_file, sizeof(c.state_file));
 	}
 	p->conf = c;
-	p->conf_mtime = mtime;
+	p->conf_stamp = now;
 	pthread_mutex_unlock(&p->mu);
 	OSM_LOG(p->log, OSM_LOG_INFO, "reloaded %s\n", p->conf_path);
 }
@@ -262,7 +276,7 @@ static void *osmats_create(osm_opensm_t *osm)
 		"osmats %s for %s loaded, options \"%s\"\n", IBATS_VERSION,
 		OSM_VERSION, opts ? opts : "");
 	conf_path_from_options(opts, p->conf_path, sizeof(p->conf_path));
-	if (load_conf(p, &p->conf, &p->conf_mtime)) {
+	if (load_conf(p, &p->conf, &p->conf_stamp)) {
 		OSM_LOG(p->log, OSM_LOG_ERROR,
 			"ERR 7A23: osmats not loaded: fix %s\n", p->conf_path);
 		goto fail;

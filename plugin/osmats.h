@@ -5,6 +5,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "conf.h"
@@ -13,6 +14,15 @@
 struct osmats_missing {
 	uint8_t gid[16];
 	uint32_t sweeps; /* SUBNET_UPs seen with the port absent */
+};
+
+/* Identity of the config file as last read, to notice changes. */
+struct osmats_stamp {
+	time_t sec;
+	long nsec;
+	off_t size;
+	ino_t ino;
+	int exists;
 };
 
 struct osmats {
@@ -24,7 +34,7 @@ struct osmats {
 	pthread_mutex_t mu; /* everything below */
 	pthread_cond_t cv;
 	struct osmats_conf conf;
-	time_t conf_mtime;
+	struct osmats_stamp conf_stamp;
 	struct state_counters cnt;
 	int stop;
 	int want_sweep;   /* SUBNET_UP seen: reconcile, reload, write state */

@@ -254,11 +254,11 @@ void pol_decide(const struct pol_config *c, const struct pol_request *req,
 	if (req->method != SA_METHOD_SET || !d->is_ats)
 		return;
 	r = check_record(c, req, d);
-	if (r == POL_PASS)
-		r = check_lease(c, req, d);
 	if (r == POL_PASS && c->enabled[POL_OWNER] && !req->trusted &&
 	    !req->owns_gid)
 		r = reject(d, POL_OWNER, "requester does not own the ServiceGID");
+	if (r == POL_PASS)
+		r = check_lease(c, req, d);
 	/* The database rules speak of ATS SIDs only. */
 	if (r == POL_PASS && in_block)
 		r = check_set_db(c, req, peers, npeers, d);

@@ -34,6 +34,7 @@ int main(int argc, char **argv)
 		{ "name", required_argument, NULL, 'n' },
 		{ "data8", required_argument, NULL, 'd' },
 		{ "ip", required_argument, NULL, 'i' },
+		{ "key", required_argument, NULL, 'k' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct sa_client_opts so = { .timeout_ms = 500, .retries = 3 };
@@ -74,6 +75,9 @@ int main(int argc, char **argv)
 			if (ats_ip_parse(optarg, &ip))
 				return 2;
 			ats_ip_encode(&ip, r.data8);
+			break;
+		case 'k':
+			r.key[15] = (uint8_t)strtoul(optarg, NULL, 0);
 			break;
 		default:
 			return 2;

@@ -130,8 +130,9 @@ fabric_start() {
 	dump_files_dir $RUN
 	sweep_interval 0
 	CONF
-	# A test may write $RUN/partitions.conf and $RUN/osmats.conf before
-	# starting the fabric; without the latter the plugin uses defaults.
+	# A test may write $RUN/partitions.conf, $RUN/osmats.conf and
+	# $RUN/opensm.extra (more opensm.conf lines) before starting the fabric.
+	[ -f "$RUN/opensm.extra" ] && cat "$RUN/opensm.extra" >>"$RUN/opensm.conf"
 	[ -f "$RUN/partitions.conf" ] &&
 		echo "partition_config_file $RUN/partitions.conf" >>"$RUN/opensm.conf"
 	(cd "$RUN" && SIM_HOST=smhost OSM_CACHE_DIR="$RUN/cache" OSM_TMP_DIR="$RUN" \

@@ -1,0 +1,56 @@
+# Records of a port that leaves the fabric are flushed: at once on trap 65
+# by default, after flush_grace_sweeps sweeps otherwise; the port comes
+# back and registers again; OpenSM's own SA dump follows.
+. "$top_srcdir/tests/integration/harness.sh"
+
+echo "sa_db_dump TRUE" >"$RUN/opensm.extra"
+fabric_start fabric4.net
+G2=$(port_gid host2)
+G3=$(port_gid host3)
+GUID3=$(port_guid host3)
+STATE="$RUN/osmats-state.json"
+
+gone() { # no ATS record of GID $1 left in the SA
+	atsctl host1 dump --gid "$1" >/dev/null 2>&1
+	[ $? -eq 1 ]
+}
+active() { # node $1's port is up and has an SM
+	atsctl "$1" --json port | grep -q '"state": 4'
+}
+
+check "host2 registers 10.0.0.2" atsctl host2 register 10.0.0.2
+check "host3 registers 10.0.0.3" atsctl host3 register 10.0.0.3
+check "host3 registers fd00::3" atsctl host3 register fd00::3
+check "OpenSM dumps the SA database" sm_sweep
+check_out "... with host3's records in it" "$GUID3" cat "$RUN/opensm-sa.dump"
+
+sim 'Unlink "host3"'
+check "host3 unplugged: its records are flushed" wait_for "flush" 20 gone "$G3"
+check_out "... on trap 65 from OpenSM's drop manager" \
+	"WRN 7A10: flushed ATS record of departed port \(trap 65\): SID 0x10000ce100415453 GID $G3 PKey 0xffff IP 10\.0\.0\.3" \
+	cat "$RUN/osm.log"
+check "... both of them, counted in the state file" \
+	wait_for "flushed 2" 10 grep -q '"flushed": 2$' "$STATE"
+check_out "host2's record is untouched" "10\.0\.0\.2 \(primary\)" atsctl host1 primary "$G2"
+check "OpenSM dumps the SA database again" sm_sweep
+check_absent "... without host3's records (sa.dirty was set)" "$GUID3" cat "$RUN/opensm-sa.dump"
+
+sim 'ReLink "host3"'
+check "host3 plugged back in" wait_for "host3 active" 20 active host3
+check_out "host3 registers again" "SID 0x10000ce100415453" atsctl host3 register 10.0.0.3
+
+# With a grace of two sweeps, a port must stay away for three.
+echo "flush_grace_sweeps 2" >"$RUN/osmats.conf"
+check "reload with flush_grace_sweeps 2" sm_sweep
+check "... reloaded" wait_for "reload" 10 grep -q "reloaded $RUN/osmats.conf" "$RUN/osm.log"
+sim 'Unlink "host3"'
+check "host3 unplugged again: the state file sees its port missing" \
+	wait_for "missing sweep" 20 grep -q "\"gid\": \"$G3\", .*\"port_present\": false, \"missing_sweeps\": [12]}" "$STATE"
+check_out "... but its record stays within the grace" "10\.0\.0\.3" atsctl host1 dump --gid "$G3"
+sm_sweep
+sm_sweep
+sm_sweep
+check "after three sweeps away it is flushed" wait_for "flush" 10 gone "$G3"
+check_out "... at a SUBNET_UP reconciliation" \
+	"WRN 7A10: flushed ATS record of departed port \(absent at SUBNET_UP\): .*GID $G3" cat "$RUN/osm.log"
+finish

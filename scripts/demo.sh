@@ -19,19 +19,25 @@ done
 atsctl host1 register 10.10.1.1
 atsctl host1 register fd00:10::1
 atsctl host2 register 10.10.1.2
-# host8 is the failover partner of host7 and shares its primary address.
-atsctl host8 register 10.10.0.7 --primary
+atsctl host8 register 10.10.0.8 --primary
 
-say "a registration that breaks the ATS rules is refused by the SM"
+say "registrations that break the ATS rules are refused by the SM"
 atsctl host3 register 10.10.9.9 --sid 0x10000CE100415553
-grep -o 'ERR 7A01: .*' "$RUN/osm.log" | tail -n 1
+atsctl host3 register 10.10.0.1 --gid "$(port_gid host1)"
+atsctl host3 register 10.10.0.1
+grep -o 'ERR 7A0.*' "$RUN/osm.log"
+
+say "host6 is unplugged: the SM flushes its records"
+sim 'Unlink "host6"'
+wait_for "flush" 10 grep -q 'WRN 7A10' "$RUN/osm.log"
+grep -o 'WRN 7A10.*' "$RUN/osm.log"
 
 say "the ATS table, as host5 reads it from the SA"
 atsctl host5 -v dump
 
-say "resolve 10.10.0.7 (a failover pair: both GIDs)"
-atsctl host5 resolve 10.10.0.7
+say "resolve 10.10.1.1"
+atsctl host5 resolve 10.10.1.1
 say "primary address of host1"
 atsctl host5 primary "$(port_gid host1)"
-say "the same table as JSON"
-atsctl host5 --json dump
+say "the SM's view: counters in the plugin's state file"
+sed -n '/"counters"/,/^  },/p' "$RUN/osmats-state.json"

@@ -1,12 +1,11 @@
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
+#include "cfg.h"
 #include "conf.h"
 
 enum conf_type {
@@ -55,40 +54,6 @@ void conf_default(struct osmats_conf *c)
 	c->flush_departed = 1;
 }
 
-static int parse_bool(const char *v, int *out)
-{
-	static const char *const yes[] = { "yes", "true", "on", "1" };
-	static const char *const no[] = { "no", "false", "off", "0" };
-	size_t i;
-
-	for (i = 0; i < 4; i++) {
-		if (!strcasecmp(v, yes[i])) {
-			*out = 1;
-			return 0;
-		}
-		if (!strcasecmp(v, no[i])) {
-			*out = 0;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
-static int parse_u64(const char *v, uint64_t max, uint64_t *out)
-{
-	char *end;
-	unsigned long long x;
-
-	if (!*v || *v == '-')
-		return -EINVAL;
-	errno = 0;
-	x = strtoull(v, &end, 0);
-	if (errno || *end || x > max)
-		return -EINVAL;
-	*out = x;
-	return 0;
-}
-
 static int set_value(const struct conf_key *k, struct osmats_conf *c,
 		     char *v, char *err, size_t errlen)
 {
@@ -98,13 +63,13 @@ static int set_value(const struct conf_key *k, struct osmats_conf *c,
 
 	switch (k->type) {
 	case CT_BOOL:
-		if (parse_bool(v, (int *)field)) {
+		if (cfg_parse_bool(v, (int *)field)) {
 			snprintf(err, errlen, "%s: '%s' is not yes or no", k->name, v);
 			return -EINVAL;
 		}
 		return 0;
 	case CT_U32:
-		if (parse_u64(v, UINT32_MAX, &x) || x < k->min || x > k->max) {
+		if (cfg_parse_u64(v, UINT32_MAX, &x) || x < k->min || x > k->max) {
 			snprintf(err, errlen, "%s: '%s' is not a number in %" PRIu32 "..%" PRIu32,
 				 k->name, v, k->min, k->max);
 			return -EINVAL;
@@ -125,7 +90,7 @@ static int set_value(const struct conf_key *k, struct osmats_conf *c,
 		c->ntrusted = 0;
 		for (tok = strtok_r(v, ", \t", &save); tok;
 		     tok = strtok_r(NULL, ", \t", &save)) {
-			if (parse_u64(tok, UINT64_MAX, &x) || !x) {
+			if (cfg_parse_u64(tok, UINT64_MAX, &x) || !x) {
 				snprintf(err, errlen, "%s: '%s' is not a port GUID", k->name, tok);
 				return -EINVAL;
 			}
@@ -150,18 +115,6 @@ static int set_value(const struct conf_key *k, struct osmats_conf *c,
 	return -EINVAL;
 }
 
-static char *trim(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = '\0';
-	return s;
-}
-
 int conf_load(const char *path, struct osmats_conf *c, char *err, size_t errlen)
 {
 	char line[1024], msg[384];
@@ -173,30 +126,17 @@ int conf_load(const char *path, struct osmats_conf *c, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return errno == ENOENT ? -ENOENT : -EINVAL;
 	}
-	while (fgets(line, sizeof(line), f)) {
+	for (;;) {
 		char *s, *key, *val;
 		size_t i;
+		int more = cfg_next_line(f, line, sizeof(line), &lineno, &s, msg,
+					 sizeof(msg));
 
-		lineno++;
-		if (!strchr(line, '\n') && !feof(f)) {
-			snprintf(msg, sizeof(msg), "line longer than %zu bytes",
-				 sizeof(line) - 2);
+		if (more < 0)
 			goto bad;
-		}
-		s = strchr(line, '#');
-		if (s)
-			*s = '\0';
-		s = trim(line);
-		if (!*s)
-			continue;
-		key = s;
-		val = key + strcspn(key, " \t=");
-		if (*val) {
-			*val++ = '\0';
-			val = trim(val);
-			if (*val == '=')
-				val = trim(val + 1);
-		}
+		if (!more)
+			break;
+		cfg_split(s, &key, &val);
 		for (i = 0; i < N_KEYS; i++)
 			if (!strcmp(key, conf_keys[i].name))
 				break;

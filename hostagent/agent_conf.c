@@ -1,0 +1,310 @@
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "agent_conf.h"
+#include "cfg.h"
+
+enum ac_type {
+	AC_STR,
+	AC_U32,
+	AC_BOOL,
+	AC_LEASE,
+	AC_LOGLEVEL,
+	AC_INTERFACE,
+	AC_ADDRESS,
+};
+
+static const struct ac_key {
+	const char *name;
+	enum ac_type type;
+	size_t off;
+	size_t size;   /* AC_STR: buffer size */
+	uint32_t min, max;
+	int reloadable;
+	int repeat;
+} ac_keys[] = {
+#define F(m) offsetof(struct agent_conf, m)
+	{ "ca", AC_STR, F(ca), sizeof(((struct agent_conf *)0)->ca), 0, 0, 0, 0 },
+	{ "port", AC_U32, F(port), 0, 1, 254, 0, 0 },
+	{ "socket", AC_STR, F(socket), sizeof(((struct agent_conf *)0)->socket), 0, 0, 0, 0 },
+	{ "ibsim", AC_BOOL, F(ibsim), 0, 0, 0, 0, 0 },
+	{ "verify_interval", AC_U32, F(verify_interval), 0, 1, 86400, 1, 0 },
+	{ "sm_poll_interval", AC_U32, F(sm_poll_interval), 0, 1, 3600, 1, 0 },
+	{ "cache_ttl", AC_U32, F(cache_ttl), 0, 0, 86400, 1, 0 },
+	{ "negative_ttl", AC_U32, F(negative_ttl), 0, 0, 3600, 1, 0 },
+	{ "sa_timeout", AC_U32, F(sa_timeout), 0, 10, 60000, 1, 0 },
+	{ "sa_retries", AC_U32, F(sa_retries), 0, 0, 20, 1, 0 },
+	{ "backoff_max", AC_U32, F(backoff_max), 0, 1, 3600, 1, 0 },
+	{ "lease", AC_LEASE, F(lease), 0, 1, UINT32_MAX, 1, 0 },
+	{ "log_level", AC_LOGLEVEL, F(log_level), 0, 0, 0, 1, 0 },
+	{ "interface", AC_INTERFACE, 0, 0, 0, 0, 1, 1 },
+	{ "address", AC_ADDRESS, 0, 0, 0, 0, 1, 1 },
+#undef F
+};
+
+#define N_KEYS (sizeof(ac_keys) / sizeof(ac_keys[0]))
+
+void agent_conf_default(struct agent_conf *c)
+{
+	memset(c, 0, sizeof(*c));
+	snprintf(c->socket, sizeof(c->socket), "%s", AGENT_SOCKET_DEFAULT);
+	c->verify_interval = 60;
+	c->sm_poll_interval = 5;
+	c->cache_ttl = 30;
+	c->negative_ttl = 5;
+	c->sa_timeout = 500;
+	c->sa_retries = 3;
+	c->backoff_max = 60;
+	c->lease = ATS_LEASE_INFINITE;
+	c->log_level = LOG_LVL_INFO;
+}
+
+static int parse_pkey(const char *v, uint16_t *pkey)
+{
+	uint64_t x;
+
+	if (cfg_parse_u64(v, 0xffff, &x) || !(x & 0x7fff))
+		return -EINVAL;
+	/* Registrations use the full-member form. */
+	*pkey = (uint16_t)(x | 0x8000);
+	return 0;
+}
+
+/* "NAME [netns NS] [pkey P] [primary ADDR]" */
+static int parse_interface(struct agent_conf *c, char *v, char *msg, size_t len)
+{
+	struct agent_if *i;
+	char *save = NULL, *tok;
+
+	if (c->nifs == AGENT_MAX_IFS) {
+		snprintf(msg, len, "interface: more than %d interfaces", AGENT_MAX_IFS);
+		return -EINVAL;
+	}
+	i = &c->ifs[c->nifs];
+	memset(i, 0, sizeof(*i));
+	tok = strtok_r(v, " \t", &save);
+	if (!tok || strlen(tok) >= sizeof(i->name)) {
+		snprintf(msg, len, "interface: '%s' is not an interface name", tok ? tok : "");
+		return -EINVAL;
+	}
+	snprintf(i->name, sizeof(i->name), "%s", tok);
+	while ((tok = strtok_r(NULL, " \t", &save))) {
+		char *arg = strtok_r(NULL, " \t", &save);
+
+		if (!arg) {
+			snprintf(msg, len, "interface %s: '%s' needs a value", i->name, tok);
+			return -EINVAL;
+		}
+		if (!strcmp(tok, "netns")) {
+			if (strlen(arg) >= sizeof(i->netns) || strchr(arg, '/')) {
+				snprintf(msg, len, "interface %s: netns '%s' is not a namespace name",
+					 i->name, arg);
+				return -EINVAL;
+			}
+			snprintf(i->netns, sizeof(i->netns), "%s", arg);
+		} else if (!strcmp(tok, "pkey")) {
+			if (parse_pkey(arg, &i->pkey)) {
+				snprintf(msg, len, "interface %s: pkey '%s' is not a PKey (1..0xFFFF)",
+					 i->name, arg);
+				return -EINVAL;
+			}
+			i->have_pkey = 1;
+		} else if (!strcmp(tok, "primary")) {
+			if (ats_ip_parse(arg, &i->primary)) {
+				snprintf(msg, len, "interface %s: primary '%s' is not an IP address",
+					 i->name, arg);
+				return -EINVAL;
+			}
+			i->have_primary = 1;
+		} else {
+			snprintf(msg, len, "interface %s: unknown option '%s' (netns, pkey, primary)",
+				 i->name, tok);
+			return -EINVAL;
+		}
+	}
+	c->nifs++;
+	return 0;
+}
+
+/* "ADDR [pkey P] [primary]" */
+static int parse_address(struct agent_conf *c, char *v, char *msg, size_t len)
+{
+	struct agent_static *a;
+	char *save = NULL, *tok;
+	const char *why;
+
+	if (c->naddrs == AGENT_MAX_STATIC) {
+		snprintf(msg, len, "address: more than %d addresses", AGENT_MAX_STATIC);
+		return -EINVAL;
+	}
+	a = &c->addrs[c->naddrs];
+	memset(a, 0, sizeof(*a));
+	a->pkey = ATS_PKEY_DEFAULT;
+	tok = strtok_r(v, " \t", &save);
+	if (!tok || ats_ip_parse(tok, &a->ip)) {
+		snprintf(msg, len, "address: '%s' is not an IP address", tok ? tok : "");
+		return -EINVAL;
+	}
+	if (ats_ip_check_unicast(&a->ip, &why)) {
+		snprintf(msg, len, "address: '%s': %s", tok, why);
+		return -EINVAL;
+	}
+	while ((tok = strtok_r(NULL, " \t", &save))) {
+		if (!strcmp(tok, "primary")) {
+			a->primary = 1;
+		} else if (!strcmp(tok, "pkey")) {
+			char *arg = strtok_r(NULL, " \t", &save);
+
+			if (!arg || parse_pkey(arg, &a->pkey)) {
+				snprintf(msg, len, "address: pkey '%s' is not a PKey (1..0xFFFF)",
+					 arg ? arg : "");
+				return -EINVAL;
+			}
+		} else {
+			snprintf(msg, len, "address: unknown option '%s' (pkey, primary)", tok);
+			return -EINVAL;
+		}
+	}
+	c->naddrs++;
+	return 0;
+}
+
+static int set_value(const struct ac_key *k, struct agent_conf *c, char *v,
+		     char *msg, size_t len)
+{
+	static const char *const levels[] = { "error", "warning", "info", "debug" };
+	char *field = (char *)c + k->off;
+	uint64_t x;
+	size_t i;
+
+	switch (k->type) {
+	case AC_STR:
+		if (strlen(v) >= k->size) {
+			snprintf(msg, len, "%s: '%s' is longer than %zu bytes", k->name, v,
+				 k->size - 1);
+			return -EINVAL;
+		}
+		if (!strcmp(k->name, "socket") && v[0] != '/') {
+			snprintf(msg, len, "socket: '%s' is not an absolute path", v);
+			return -EINVAL;
+		}
+		snprintf(field, k->size, "%s", v);
+		return 0;
+	case AC_U32:
+		if (cfg_parse_u64(v, UINT32_MAX, &x) || x < k->min || x > k->max) {
+			snprintf(msg, len, "%s: '%s' is not a number in %" PRIu32 "..%" PRIu32,
+				 k->name, v, k->min, k->max);
+			return -EINVAL;
+		}
+		*(uint32_t *)field = (uint32_t)x;
+		return 0;
+	case AC_BOOL:
+		if (cfg_parse_bool(v, (int *)field)) {
+			snprintf(msg, len, "%s: '%s' is not yes or no", k->name, v);
+			return -EINVAL;
+		}
+		return 0;
+	case AC_LEASE:
+		if (!strcmp(v, "infinite")) {
+			*(uint32_t *)field = ATS_LEASE_INFINITE;
+			return 0;
+		}
+		if (cfg_parse_u64(v, UINT32_MAX, &x) || !x) {
+			snprintf(msg, len, "lease: '%s' is not seconds (1..4294967295) or infinite", v);
+			return -EINVAL;
+		}
+		*(uint32_t *)field = (uint32_t)x;
+		return 0;
+	case AC_LOGLEVEL:
+		for (i = 0; i < 4; i++)
+			if (!strcmp(v, levels[i])) {
+				*(enum log_level *)field = (enum log_level)i;
+				return 0;
+			}
+		snprintf(msg, len, "log_level: '%s' is not error, warning, info or debug", v);
+		return -EINVAL;
+	case AC_INTERFACE:
+		return parse_interface(c, v, msg, len);
+	case AC_ADDRESS:
+		return parse_address(c, v, msg, len);
+	}
+	return -EINVAL;
+}
+
+int agent_conf_load(const char *path, struct agent_conf *c, char *err,
+		    size_t errlen)
+{
+	char buf[1024], msg[384];
+	unsigned lineno = 0, seen[N_KEYS] = { 0 };
+	FILE *f = fopen(path, "r");
+	size_t i, j;
+
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return errno == ENOENT ? -ENOENT : -EINVAL;
+	}
+	for (;;) {
+		char *line, *key, *val;
+		int more = cfg_next_line(f, buf, sizeof(buf), &lineno, &line, msg,
+					 sizeof(msg));
+
+		if (more < 0)
+			goto bad;
+		if (!more)
+			break;
+		cfg_split(line, &key, &val);
+		for (i = 0; i < N_KEYS; i++)
+			if (!strcmp(key, ac_keys[i].name))
+				break;
+		if (i == N_KEYS) {
+			snprintf(msg, sizeof(msg), "unknown key '%s'", key);
+			goto bad;
+		}
+		if (seen[i] && !ac_keys[i].repeat) {
+			snprintf(msg, sizeof(msg), "'%s' already set on line %u", key, seen[i]);
+			goto bad;
+		}
+		seen[i] = lineno;
+		if (!*val) {
+			snprintf(msg, sizeof(msg), "'%s' needs a value", key);
+			goto bad;
+		}
+		if (set_value(&ac_keys[i], c, val, msg, sizeof(msg)))
+			goto bad;
+	}
+	fclose(f);
+	for (i = 0; i < c->nifs; i++)
+		for (j = 0; j < i; j++)
+			if (!strcmp(c->ifs[i].name, c->ifs[j].name) &&
+			    !strcmp(c->ifs[i].netns, c->ifs[j].netns)) {
+				snprintf(err, errlen, "%s: interface %s listed twice", path,
+					 c->ifs[i].name);
+				return -EINVAL;
+			}
+	return 0;
+bad:
+	snprintf(err, errlen, "%s:%u: %s", path, lineno, msg);
+	fclose(f);
+	return -EINVAL;
+}
+
+const char *agent_conf_restart_key(const struct agent_conf *a,
+				   const struct agent_conf *b)
+{
+	size_t i;
+
+	for (i = 0; i < N_KEYS; i++) {
+		const struct ac_key *k = &ac_keys[i];
+		const char *x = (const char *)a + k->off, *y = (const char *)b + k->off;
+
+		if (k->reloadable)
+			continue;
+		if (k->type == AC_STR ? strcmp(x, y) :
+		    memcmp(x, y, k->type == AC_BOOL ? sizeof(int) : sizeof(uint32_t)))
+			return k->name;
+	}
+	return NULL;
+}

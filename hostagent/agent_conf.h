@@ -1,0 +1,60 @@
+/* atsd.conf: strict, table-driven configuration of the host agent. */
+#ifndef IBATS_AGENT_CONF_H
+#define IBATS_AGENT_CONF_H
+
+#include <net/if.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ats.h"
+#include "log.h"
+
+#define AGENT_CONF_DEFAULT "/etc/ibats/atsd.conf"
+#define AGENT_SOCKET_DEFAULT "/run/ibats/atsd.sock"
+#define AGENT_MAX_IFS 16
+#define AGENT_MAX_STATIC 64
+
+struct agent_if {
+	char name[IF_NAMESIZE];
+	char netns[64];          /* "" = the agent's own namespace */
+	int have_pkey;           /* else from sysfs, else 0xFFFF */
+	uint16_t pkey;
+	int have_primary;
+	struct ats_ip primary;
+};
+
+struct agent_static {
+	struct ats_ip ip;
+	uint16_t pkey;
+	int primary;
+};
+
+struct agent_conf {
+	char ca[64];
+	uint32_t port;
+	char socket[108];
+	uint32_t verify_interval;   /* s */
+	uint32_t sm_poll_interval;  /* s */
+	uint32_t cache_ttl;         /* s */
+	uint32_t negative_ttl;      /* s */
+	uint32_t sa_timeout;        /* ms */
+	uint32_t sa_retries;
+	uint32_t backoff_max;       /* s */
+	uint32_t lease;             /* s, 0xFFFFFFFF infinite */
+	int ibsim;
+	enum log_level log_level;
+	struct agent_if ifs[AGENT_MAX_IFS];
+	size_t nifs;
+	struct agent_static addrs[AGENT_MAX_STATIC];
+	size_t naddrs;
+};
+
+void agent_conf_default(struct agent_conf *c);
+/* 0; -ENOENT (defaults kept); -EINVAL with err = "path:line: what". */
+int agent_conf_load(const char *path, struct agent_conf *c, char *err,
+		    size_t errlen);
+/* Name of a key that differs and cannot change without a restart. */
+const char *agent_conf_restart_key(const struct agent_conf *a,
+				   const struct agent_conf *b);
+
+#endif

@@ -1,0 +1,91 @@
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cfg.h"
+
+int cfg_parse_bool(const char *v, int *out)
+{
+	static const char *const yes[] = { "yes", "true", "on", "1" };
+	static const char *const no[] = { "no", "false", "off", "0" };
+	size_t i;
+
+	for (i = 0; i < 4; i++) {
+		if (!strcasecmp(v, yes[i])) {
+			*out = 1;
+			return 0;
+		}
+		if (!strcasecmp(v, no[i])) {
+			*out = 0;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+int cfg_parse_u64(const char *v, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long x;
+
+	if (!*v || *v == '-' || *v == '+' || isspace((unsigned char)*v))
+		return -EINVAL;
+	errno = 0;
+	x = strtoull(v, &end, 0);
+	if (errno || *end || x > max)
+		return -EINVAL;
+	*out = x;
+	return 0;
+}
+
+char *cfg_trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+int cfg_next_line(FILE *f, char *buf, size_t len, unsigned *lineno,
+		  char **line, char *msg, size_t msglen)
+{
+	while (fgets(buf, (int)len, f)) {
+		char *s;
+
+		(*lineno)++;
+		if (!strchr(buf, '\n') && !feof(f)) {
+			snprintf(msg, msglen, "line longer than %zu bytes", len - 2);
+			return -EINVAL;
+		}
+		s = strchr(buf, '#');
+		if (s)
+			*s = '\0';
+		s = cfg_trim(buf);
+		if (*s) {
+			*line = s;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+void cfg_split(char *line, char **key, char **val)
+{
+	char *v;
+
+	*key = line;
+	v = line + strcspn(line, " \t=");
+	if (*v) {
+		*v++ = '\0';
+		v = cfg_trim(v);
+		if (*v == '=')
+			v = cfg_trim(v + 1);
+	}
+	*val = v;
+}

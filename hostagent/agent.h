@@ -1,0 +1,87 @@
+/* atsd's state, shared by the main loop (atsd.c) and the local resolver
+ * (resolver.c). Everything here belongs to the main thread. */
+#ifndef IBATS_AGENT_H
+#define IBATS_AGENT_H
+
+#include <stdint.h>
+
+#include "agent_conf.h"
+#include "atsd_client.h"
+#include "sa_thread.h"
+#include "sources.h"
+
+#define AGENT_MAX_CLIENTS 64
+#define AGENT_CACHE_MAX 1024
+
+struct client {
+	int fd;                 /* -1: free slot */
+	unsigned gen;           /* tells a reused slot from the old client */
+	char buf[ATSD_LINE_MAX];
+	size_t len;
+};
+
+struct waiter {
+	int slot;
+	unsigned gen;
+};
+
+/* A lookup the SA thread is doing; clients asking the same wait on it. */
+struct pending {
+	char key[160];
+	struct waiter *w;
+	size_t nw;
+	struct pending *next;
+};
+
+struct cache_ent {
+	char key[160];
+	int64_t expires_ms;
+	struct sr_record *recs; /* NULL with nrecs 0: a negative answer */
+	size_t nrecs;
+};
+
+struct agent_stats {
+	uint64_t cache_hits, cache_misses, negative_hits, coalesced;
+	uint64_t sa_lookups, sa_queries, syncs, sync_failures, sets, deletes;
+	uint64_t sm_changes;
+};
+
+struct agent {
+	struct agent_conf conf;
+	const char *conf_path;
+	struct saj_thread *saj;
+	struct mport_info port;
+	int port_known;
+	struct sources src;
+	struct held_rec *owned;
+	size_t nowned;
+
+	int sync_running, sync_again, sync_full_next;
+	unsigned failures;      /* consecutive failed syncs */
+	int64_t next_verify, next_retry, next_port_poll;
+	int port_poll_running;
+	int terminating, done;
+
+	int listen_fd;
+	struct client clients[AGENT_MAX_CLIENTS];
+	unsigned next_gen;
+	struct pending *pending;
+	struct cache_ent cache[AGENT_CACHE_MAX];
+	size_t ncache;
+	struct agent_stats st;
+};
+
+int64_t agent_now_ms(void);
+/* Ask for a sync now (full: read the SA, not just verify ours). */
+void agent_request_sync(struct agent *a, int full);
+
+/* resolver.c */
+int resolver_open(struct agent *a);
+void resolver_close(struct agent *a);
+void resolver_accept(struct agent *a);
+void resolver_read(struct agent *a, int slot);
+/* A lookup job came back: answer everyone waiting, fill the cache. */
+void resolver_job_done(struct agent *a, struct saj *j);
+void resolver_cache_clear(struct agent *a);
+
+#endif

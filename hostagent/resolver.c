@@ -1,0 +1,490 @@
+/* The local resolver: a Unix socket speaking the line protocol of
+ * doc/atsd-protocol.md, a cache with positive and negative TTLs, and
+ * coalescing of identical lookups that miss at the same time. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "log.h"
+
+static const char *errno_name(int err)
+{
+	switch (err) {
+	case ENOENT: return "ENOENT";
+	case EINVAL: return "EINVAL";
+	case ETIMEDOUT: return "ETIMEDOUT";
+	case ENETDOWN: return "ENETDOWN";
+	case EEXIST: return "EEXIST";
+	case ENOSPC: return "ENOSPC";
+	case E2BIG: return "E2BIG";
+	case EACCES: return "EACCES";
+	case EBUSY: return "EBUSY";
+	default: return "EIO";
+	}
+}
+
+static void client_close(struct agent *a, int slot)
+{
+	if (a->clients[slot].fd < 0)
+		return;
+	close(a->clients[slot].fd);
+	a->clients[slot].fd = -1;
+	a->clients[slot].len = 0;
+}
+
+static void reply(struct agent *a, int slot, const char *text)
+{
+	size_t len = strlen(text);
+
+	/* Answers are small; a client that does not read them is dropped. */
+	if (send(a->clients[slot].fd, text, len, MSG_NOSIGNAL | MSG_DONTWAIT) !=
+	    (ssize_t)len)
+		client_close(a, slot);
+}
+
+static void reply_err(struct agent *a, int slot, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void reply_err(struct agent *a, int slot, int err, const char *fmt, ...)
+{
+	char msg[300], line[340];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(line, sizeof(line), "ERR %s %s\n", errno_name(err), msg);
+	reply(a, slot, line);
+}
+
+static void reply_records(struct agent *a, int slot, const struct sr_record *r,
+			  size_t n)
+{
+	size_t i, used = 0, cap = 32 + n * 128;
+	char *buf = malloc(cap);
+
+	if (!buf) {
+		reply_err(a, slot, ENOMEM, "out of memory");
+		return;
+	}
+	used = (size_t)snprintf(buf, cap, "OK %zu\n", n);
+	for (i = 0; i < n; i++) {
+		used += (size_t)atsd_format_record(buf + used, cap - used, &r[i]);
+		buf[used++] = '\n';
+		buf[used] = '\0';
+	}
+	reply(a, slot, buf);
+	free(buf);
+}
+
+int resolver_open(struct agent *a)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	const char *path = a->conf.socket;
+	char dir[sizeof(sa.sun_path)], *slash;
+	int fd, i;
+
+	for (i = 0; i < AGENT_MAX_CLIENTS; i++)
+		a->clients[i].fd = -1;
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		if (mkdir(dir, 0755) && errno != EEXIST)
+			return -errno;
+	}
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	/* A socket file left by a killed agent: nobody listens on it. */
+	if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		close(fd);
+		return -EADDRINUSE;
+	}
+	unlink(path);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 16)) {
+		int ret = -errno;
+
+		close(fd);
+		return ret;
+	}
+	/* Lookups are for every local program, as DNS is. */
+	chmod(path, 0666);
+	a->listen_fd = fd;
+	return 0;
+}
+
+void resolver_close(struct agent *a)
+{
+	int i;
+
+	for (i = 0; i < AGENT_MAX_CLIENTS; i++)
+		client_close(a, i);
+	if (a->listen_fd >= 0) {
+		close(a->listen_fd);
+		unlink(a->conf.socket);
+		a->listen_fd = -1;
+	}
+	resolver_cache_clear(a);
+	while (a->pending) {
+		struct pending *p = a->pending;
+
+		a->pending = p->next;
+		free(p->w);
+		free(p);
+	}
+}
+
+void resolver_accept(struct agent *a)
+{
+	int fd, i;
+
+	while ((fd = accept4(a->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
+		for (i = 0; i < AGENT_MAX_CLIENTS && a->clients[i].fd >= 0; i++)
+			;
+		if (i == AGENT_MAX_CLIENTS) {
+			static const char busy[] = "ERR EBUSY too many clients\n";
+
+			if (send(fd, busy, sizeof(busy) - 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+				log_debug("client gone before the busy answer");
+			close(fd);
+			continue;
+		}
+		a->clients[i].fd = fd;
+		a->clients[i].len = 0;
+		a->clients[i].gen = ++a->next_gen;
+	}
+}
+
+void resolver_cache_clear(struct agent *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->ncache; i++)
+		free(a->cache[i].recs);
+	a->ncache = 0;
+}
+
+static struct cache_ent *cache_find(struct agent *a, const char *key)
+{
+	int64_t now = agent_now_ms();
+	size_t i;
+
+	for (i = 0; i < a->ncache; i++) {
+		if (strcmp(a->cache[i].key, key))
+			continue;
+		if (a->cache[i].expires_ms > now)
+			return &a->cache[i];
+		free(a->cache[i].recs);
+		a->cache[i] = a->cache[--a->ncache];
+		return NULL;
+	}
+	return NULL;
+}
+
+static void cache_put(struct agent *a, const char *key, const struct sr_record *r,
+		      size_t n)
+{
+	uint32_t ttl = n ? a->conf.cache_ttl : a->conf.negative_ttl;
+	struct cache_ent *e;
+	size_t i, victim = 0;
+
+	if (!ttl)
+		return;
+	if (a->ncache == AGENT_CACHE_MAX) {
+		/* Evict the entry closest to expiry. */
+		for (i = 1; i < a->ncache; i++)
+			if (a->cache[i].expires_ms < a->cache[victim].expires_ms)
+				victim = i;
+		free(a->cache[victim].recs);
+		a->cache[victim] = a->cache[--a->ncache];
+	}
+	e = &a->cache[a->ncache];
+	memset(e, 0, sizeof(*e));
+	snprintf(e->key, sizeof(e->key), "%s", key);
+	e->expires_ms = agent_now_ms() + (int64_t)ttl * 1000;
+	if (n) {
+		e->recs = malloc(n * sizeof(*r));
+		if (!e->recs)
+			return;
+		memcpy(e->recs, r, n * sizeof(*r));
+		e->nrecs = n;
+	}
+	a->ncache++;
+}
+
+static int parse_pkey(const char *s, uint16_t *pkey)
+{
+	char *end;
+	unsigned long v;
+
+	if (!s) {
+		*pkey = ATS_PKEY_DEFAULT;
+		return 0;
+	}
+	v = strtoul(s, &end, 0);
+	if (*end || !v || v > 0xffff || !(v & 0x7fff))
+		return -EINVAL;
+	*pkey = (uint16_t)v;
+	return 0;
+}
+
+static void lookup(struct agent *a, int slot, enum saj_kind kind,
+		   const char *arg, const char *pk)
+{
+	struct cache_ent *e;
+	struct pending *p;
+	struct saj *j;
+	char key[160];
+	uint16_t pkey;
+
+	j = calloc(1, sizeof(*j));
+	if (!j) {
+		reply_err(a, slot, ENOMEM, "out of memory");
+		return;
+	}
+	j->kind = kind;
+	if (parse_pkey(pk, &pkey)) {
+		reply_err(a, slot, EINVAL, "'%s' is not a PKey", pk);
+		free(j);
+		return;
+	}
+	j->pkey = pkey;
+	if (kind == SAJ_FORWARD ? ats_ip_parse(arg, &j->ip) : ats_gid_parse(arg, j->gid)) {
+		reply_err(a, slot, EINVAL, "'%s' is not %s", arg,
+			  kind == SAJ_FORWARD ? "an IP address" : "a GID");
+		free(j);
+		return;
+	}
+	/* Canonical key: the parsed value, not the text. */
+	if (kind == SAJ_FORWARD) {
+		char ip[ATS_IP_STRLEN];
+
+		snprintf(key, sizeof(key), "%d %s %04x", kind,
+			 ats_ip_format(&j->ip, ip, sizeof(ip)), pkey);
+	} else {
+		char gid[ATS_IP_STRLEN];
+
+		snprintf(key, sizeof(key), "%d %s %04x", kind,
+			 ats_gid_format(j->gid, gid, sizeof(gid)), pkey);
+	}
+	e = cache_find(a, key);
+	if (e) {
+		free(j);
+		if (e->nrecs) {
+			a->st.cache_hits++;
+			reply_records(a, slot, e->recs, e->nrecs);
+		} else {
+			a->st.negative_hits++;
+			reply_err(a, slot, ENOENT, "no ATS record (cached)");
+		}
+		return;
+	}
+	a->st.cache_misses++;
+	for (p = a->pending; p && strcmp(p->key, key); p = p->next)
+		;
+	if (!p) {
+		p = calloc(1, sizeof(*p));
+		if (!p) {
+			free(j);
+			reply_err(a, slot, ENOMEM, "out of memory");
+			return;
+		}
+		snprintf(p->key, sizeof(p->key), "%s", key);
+		p->next = a->pending;
+		a->pending = p;
+		j->ctx = p;
+		a->st.sa_lookups++;
+		saj_submit(a->saj, j);
+	} else {
+		a->st.coalesced++;
+		free(j);
+	}
+	{
+		struct waiter *w = realloc(p->w, (p->nw + 1) * sizeof(*w));
+
+		if (!w) {
+			reply_err(a, slot, ENOMEM, "out of memory");
+			return;
+		}
+		p->w = w;
+		w[p->nw].slot = slot;
+		w[p->nw].gen = a->clients[slot].gen;
+		p->nw++;
+	}
+}
+
+void resolver_job_done(struct agent *a, struct saj *j)
+{
+	struct pending *p = j->ctx, **pp;
+	size_t i;
+
+	a->st.sa_queries += j->queries;
+	if (!j->err)
+		cache_put(a, p->key, j->recs, j->nrecs);
+	for (i = 0; i < p->nw; i++) {
+		int slot = p->w[i].slot;
+
+		if (a->clients[slot].fd < 0 || a->clients[slot].gen != p->w[i].gen)
+			continue;
+		if (j->err)
+			reply_err(a, slot, -j->err, "%s", j->errmsg);
+		else if (!j->nrecs)
+			reply_err(a, slot, ENOENT, "no ATS record");
+		else
+			reply_records(a, slot, j->recs, j->nrecs);
+	}
+	for (pp = &a->pending; *pp != p; pp = &(*pp)->next)
+		;
+	*pp = p->next;
+	free(p->w);
+	free(p);
+	/* An SA that fails lookups may have restarted: check our records. */
+	if (j->err && j->err != -ENOENT)
+		agent_request_sync(a, 1);
+}
+
+static void cmd_hold(struct agent *a, int slot, int hold, char **argv, int argc)
+{
+	struct ats_ip ip;
+	uint16_t pkey;
+	const char *why;
+	int ret;
+
+	if (argc < 3 || argc > 4) {
+		reply_err(a, slot, EINVAL, "usage: %s OWNER IP [PKEY]", argv[0]);
+		return;
+	}
+	if (strlen(argv[1]) >= SRC_OWNER_LEN) {
+		reply_err(a, slot, EINVAL, "owner name longer than %d bytes", SRC_OWNER_LEN - 1);
+		return;
+	}
+	if (ats_ip_parse(argv[2], &ip) || ats_ip_check_unicast(&ip, &why)) {
+		reply_err(a, slot, EINVAL, "'%s' is not a unicast IP address", argv[2]);
+		return;
+	}
+	if (parse_pkey(argc == 4 ? argv[3] : NULL, &pkey)) {
+		reply_err(a, slot, EINVAL, "'%s' is not a PKey", argv[3]);
+		return;
+	}
+	pkey |= 0x8000;
+	ret = hold ? sources_hold(&a->src, argv[1], &ip, pkey) :
+		     sources_release(&a->src, argv[1], &ip, pkey);
+	if (ret) {
+		reply_err(a, slot, -ret, "%s", ret == -EEXIST ? "already held by this owner" :
+			  ret == -ENOENT ? "not held by this owner" : "too many holds");
+		return;
+	}
+	log_info("%s %s by %s", hold ? "hold of" : "release of", argv[2], argv[1]);
+	agent_request_sync(a, 0);
+	reply(a, slot, "OK 0\n");
+}
+
+static void cmd_status(struct agent *a, int slot)
+{
+	struct sr_record *r = calloc(a->nowned + 1, sizeof(*r));
+	size_t i;
+
+	if (!r) {
+		reply_err(a, slot, ENOMEM, "out of memory");
+		return;
+	}
+	for (i = 0; i < a->nowned; i++)
+		ats_record_init(&r[i], a->owned[i].sid, a->port.gid, a->owned[i].pkey,
+				a->conf.lease, &a->owned[i].ip);
+	reply_records(a, slot, r, a->nowned);
+	free(r);
+}
+
+static void cmd_stats(struct agent *a, int slot)
+{
+	char buf[1024];
+
+	snprintf(buf, sizeof(buf),
+		 "OK 14\ncache_hits %" PRIu64 "\ncache_misses %" PRIu64
+		 "\nnegative_hits %" PRIu64 "\ncoalesced %" PRIu64
+		 "\nsa_lookups %" PRIu64 "\nsa_queries %" PRIu64 "\nsyncs %" PRIu64
+		 "\nsync_failures %" PRIu64 "\nsets %" PRIu64 "\ndeletes %" PRIu64
+		 "\nsm_changes %" PRIu64 "\nrecords %zu\nholds %zu\ncache_entries %zu\n",
+		 a->st.cache_hits, a->st.cache_misses, a->st.negative_hits,
+		 a->st.coalesced, a->st.sa_lookups, a->st.sa_queries, a->st.syncs,
+		 a->st.sync_failures, a->st.sets, a->st.deletes, a->st.sm_changes,
+		 a->nowned, a->src.nholds, a->ncache);
+	reply(a, slot, buf);
+}
+
+static void handle_line(struct agent *a, int slot, char *line)
+{
+	char *argv[8], *save = NULL, *tok;
+	int argc = 0;
+
+	for (tok = strtok_r(line, " \t\r", &save); tok && argc < 8;
+	     tok = strtok_r(NULL, " \t\r", &save))
+		argv[argc++] = tok;
+	if (!argc) {
+		reply_err(a, slot, EINVAL, "empty request");
+		return;
+	}
+	if (!strcmp(argv[0], "resolve") && (argc == 2 || argc == 3))
+		lookup(a, slot, SAJ_FORWARD, argv[1], argc == 3 ? argv[2] : NULL);
+	else if (!strcmp(argv[0], "reverse") && (argc == 2 || argc == 3))
+		lookup(a, slot, SAJ_REVERSE, argv[1], argc == 3 ? argv[2] : NULL);
+	else if (!strcmp(argv[0], "primary") && (argc == 2 || argc == 3))
+		lookup(a, slot, SAJ_PRIMARY, argv[1], argc == 3 ? argv[2] : NULL);
+	else if (!strcmp(argv[0], "hold") || !strcmp(argv[0], "release"))
+		cmd_hold(a, slot, argv[0][0] == 'h', argv, argc);
+	else if (!strcmp(argv[0], "status") && argc == 1)
+		cmd_status(a, slot);
+	else if (!strcmp(argv[0], "stats") && argc == 1)
+		cmd_stats(a, slot);
+	else if (!strcmp(argv[0], "verify") && argc == 1) {
+		agent_request_sync(a, 1);
+		reply(a, slot, "OK 0\n");
+	} else
+		reply_err(a, slot, EINVAL, "unknown request '%s' or wrong arguments", argv[0]);
+}
+
+void resolver_read(struct agent *a, int slot)
+{
+	struct client *c = &a->clients[slot];
+	ssize_t n;
+	char *nl;
+
+	n = read(c->fd, c->buf + c->len, sizeof(c->buf) - 1 - c->len);
+	if (n <= 0) {
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return;
+		client_close(a, slot);
+		return;
+	}
+	c->len += (size_t)n;
+	c->buf[c->len] = '\0';
+	while (c->fd >= 0 && (nl = memchr(c->buf, '\n', c->len))) {
+		size_t l = (size_t)(nl - c->buf);
+
+		*nl = '\0';
+		handle_line(a, slot, c->buf);
+		if (c->fd < 0)
+			return;
+		memmove(c->buf, nl + 1, c->len - l - 1);
+		c->len -= l + 1;
+		c->buf[c->len] = '\0';
+	}
+	if (c->len == sizeof(c->buf) - 1) {
+		reply_err(a, slot, EINVAL, "request longer than %d bytes", ATSD_LINE_MAX - 1);
+		client_close(a, slot);
+	}
+}

@@ -1,0 +1,402 @@
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ats_query.h"
+#include "log.h"
+#include "sa_thread.h"
+
+struct saj_thread {
+	struct mport *port;
+	struct sa_client *sa;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct saj *todo, **todo_tail;
+	struct saj *done, **done_tail;
+	unsigned pending;
+	int stop;
+	int pipe[2];
+	int issm_fd;
+};
+
+static void queue_put(struct saj ***tail, struct saj *j)
+{
+	j->next = NULL;
+	**tail = j;
+	*tail = &j->next;
+}
+
+static struct saj *queue_take(struct saj **head, struct saj ***tail)
+{
+	struct saj *j = *head;
+
+	if (j) {
+		*head = j->next;
+		if (!*head)
+			*tail = head;
+	}
+	return j;
+}
+
+void saj_free(struct saj *job)
+{
+	if (!job)
+		return;
+	free(job->want);
+	free(job->owned);
+	free(job->recs);
+	free(job->result);
+	free(job);
+}
+
+static int set_from_records(struct saj *j, struct ats_set *s)
+{
+	j->recs = s->recs;
+	j->nrecs = s->n;
+	j->queries += s->queries;
+	s->recs = NULL;
+	s->n = 0;
+	return 0;
+}
+
+static int held_add(struct held_rec **v, size_t *n, const struct sr_record *r)
+{
+	struct held_rec *nv;
+	struct ats_ip ip;
+
+	if (ats_ip_decode(r->data8, &ip, NULL))
+		return 0; /* not an address: not something we registered */
+	nv = realloc(*v, (*n + 1) * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	nv[*n].sid = r->id;
+	nv[*n].pkey = r->pkey;
+	nv[*n].ip = ip;
+	(*n)++;
+	return 0;
+}
+
+/* What the SA holds for our GID: the whole SID block of every PKey that
+ * matters (full), or one SubnAdmGet per record we own (verify). */
+static int read_held(struct saj_thread *t, struct saj *j, struct held_rec **held,
+		     size_t *nheld)
+{
+	uint16_t pk[AGENT_PKEYS_MAX];
+	size_t npk = 0, i, k;
+	int ret = 0;
+
+	*held = NULL;
+	*nheld = 0;
+	if (!j->full) {
+		for (i = 0; i < j->nowned && !ret; i++) {
+			struct sr_record q, r;
+
+			ats_record_init(&q, j->owned[i].sid, j->port.gid, j->owned[i].pkey,
+					j->lease, &j->owned[i].ip);
+			j->queries++;
+			ret = sa_sr_get(t->sa, &q, sr_comp_mask(SR_F_ID | SR_F_GID |
+							       SR_F_PKEY | SR_F_NAME), &r);
+			if (ret == -ENOENT) {
+				ret = 0;
+				continue;
+			}
+			if (!ret)
+				ret = held_add(held, nheld, &r);
+		}
+		return ret;
+	}
+	for (i = 0; i < j->nwant + j->nowned; i++) {
+		uint16_t p = i < j->nwant ? j->want[i].pkey : j->owned[i - j->nwant].pkey;
+
+		for (k = 0; k < npk && pk[k] != p; k++)
+			;
+		if (k == npk && npk < AGENT_PKEYS_MAX)
+			pk[npk++] = p;
+	}
+	for (k = 0; k < npk && !ret; k++) {
+		struct ats_set s;
+
+		ret = ats_reverse(t->sa, j->port.gid, pk[k], &s);
+		if (ret)
+			break;
+		j->queries += s.queries;
+		for (i = 0; i < s.n && !ret; i++)
+			ret = held_add(held, nheld, &s.recs[i]);
+		ats_set_free(&s);
+	}
+	return ret;
+}
+
+static void run_sync(struct saj_thread *t, struct saj *j)
+{
+	struct held_rec *held = NULL;
+	struct plan_action *plan = NULL;
+	size_t nheld = 0, nplan = 0, i, k;
+	char ip[ATS_IP_STRLEN];
+	int ret;
+
+	ret = read_held(t, j, &held, &nheld);
+	if (!ret)
+		ret = plan_build(j->want, j->nwant, held, nheld, &plan, &nplan);
+	for (i = 0; i < nplan && !ret; i++) {
+		struct plan_action *a = &plan[i];
+		struct sr_record r;
+
+		ats_record_init(&r, a->sid, j->port.gid, a->pkey, j->lease, &a->ip);
+		j->queries++;
+		if (a->op == PLAN_SET) {
+			ret = sa_sr_set(t->sa, &r,
+					sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY | SR_F_NAME |
+						     SR_F_DATA8 | SR_F_KEY |
+						     (j->lease != ATS_LEASE_INFINITE ?
+						      SR_F_LEASE : 0)), NULL);
+			if (ret)
+				break;
+			j->sets++;
+			log_info("registered %s on SID 0x%016llx PKey 0x%04x",
+				 ats_ip_format(&a->ip, ip, sizeof(ip)),
+				 (unsigned long long)a->sid, a->pkey);
+			/* Replace what the SA held under that SID. */
+			for (k = 0; k < nheld; k++)
+				if (held[k].sid == a->sid && held[k].pkey == a->pkey)
+					break;
+			if (k == nheld)
+				ret = held_add(&held, &nheld, &r);
+			else
+				held[k].ip = a->ip;
+		} else {
+			ret = sa_sr_delete(t->sa, &r, sr_comp_mask(SR_F_ID | SR_F_GID |
+								   SR_F_PKEY), NULL);
+			if (ret == -ENOENT)
+				ret = 0; /* gone already: that is what we wanted */
+			if (ret)
+				break;
+			j->deletes++;
+			log_info("deregistered %s from SID 0x%016llx PKey 0x%04x",
+				 ats_ip_format(&a->ip, ip, sizeof(ip)),
+				 (unsigned long long)a->sid, a->pkey);
+			for (k = 0; k < nheld; k++)
+				if (held[k].sid == a->sid && held[k].pkey == a->pkey) {
+					held[k] = held[--nheld];
+					break;
+				}
+		}
+	}
+	if (ret)
+		snprintf(j->errmsg, sizeof(j->errmsg), "%s",
+			 sa_client_last_status(t->sa) ?
+			 sa_status_str(sa_client_last_status(t->sa)) : strerror(-ret));
+	j->err = ret;
+	j->sa_status = sa_client_last_status(t->sa);
+	j->result = held;
+	j->nresult = nheld;
+	free(plan);
+}
+
+static void run(struct saj_thread *t, struct saj *j)
+{
+	struct ats_set s;
+	int ret;
+
+	ret = mport_query(t->port, &j->port);
+	if (!ret && (j->port.state != 4 || !j->port.sm_lid))
+		ret = -ENETDOWN;
+	if (ret || j->kind == SAJ_PORT) {
+		j->err = ret;
+		if (ret)
+			snprintf(j->errmsg, sizeof(j->errmsg), "%s", ret == -ENETDOWN ?
+				 "port is not active or has no SM" : strerror(-ret));
+		return;
+	}
+	switch (j->kind) {
+	case SAJ_SYNC:
+		run_sync(t, j);
+		return;
+	case SAJ_FORWARD:
+		ret = ats_forward(t->sa, &j->ip, j->pkey, &s);
+		break;
+	case SAJ_REVERSE:
+		ret = ats_reverse(t->sa, j->gid, j->pkey, &s);
+		break;
+	case SAJ_PRIMARY:
+		memset(&s, 0, sizeof(s));
+		s.recs = calloc(1, sizeof(*s.recs));
+		ret = s.recs ? ats_primary(t->sa, j->gid, j->pkey, s.recs) : -ENOMEM;
+		s.n = ret ? 0 : 1;
+		s.queries = 1;
+		if (ret == -ENOENT)
+			ret = 0;
+		break;
+	default:
+		ret = -EINVAL;
+		memset(&s, 0, sizeof(s));
+		break;
+	}
+	j->err = ret;
+	j->sa_status = sa_client_last_status(t->sa);
+	if (ret)
+		snprintf(j->errmsg, sizeof(j->errmsg), "%s", j->sa_status ?
+			 sa_status_str(j->sa_status) : strerror(-ret));
+	set_from_records(j, &s);
+	ats_set_free(&s);
+}
+
+static void *thread_main(void *arg)
+{
+	struct saj_thread *t = arg;
+
+	pthread_mutex_lock(&t->mu);
+	for (;;) {
+		struct saj *j;
+
+		while (!t->stop && !t->todo)
+			pthread_cond_wait(&t->cv, &t->mu);
+		if (t->stop)
+			break;
+		j = queue_take(&t->todo, &t->todo_tail);
+		pthread_mutex_unlock(&t->mu);
+		run(t, j);
+		pthread_mutex_lock(&t->mu);
+		queue_put(&t->done_tail, j);
+		if (write(t->pipe[1], "", 1) < 0 && errno != EAGAIN)
+			log_err("SA thread: cannot wake the main loop: %s", strerror(errno));
+	}
+	pthread_mutex_unlock(&t->mu);
+	return NULL;
+}
+
+/* Under ibsim only a node's "SM" client receives unsolicited MADs. Become
+ * one without SIM_SET_ISSM: every class that may arrive must have an agent
+ * first (umad2sim crashes on a MAD of an unregistered class), and OpenSM
+ * answers the IsSM capability with SMInfo (class 0x81) probes. */
+static int become_sim_sm(struct saj_thread *t)
+{
+	static const uint8_t sink[] = { 0x01, 0x81 };
+	size_t i;
+	int ret;
+
+	for (i = 0; i < sizeof(sink); i++) {
+		ret = mport_register(t->port, sink[i], 1, 0);
+		if (ret < 0)
+			return ret;
+	}
+	t->issm_fd = open("/dev/infiniband/issm0", O_RDWR);
+	return t->issm_fd < 0 ? -errno : 0;
+}
+
+int saj_start(struct saj_thread **out, const struct saj_opts *o)
+{
+	struct saj_thread *t = calloc(1, sizeof(*t));
+	struct sa_client_opts so = { 0 };
+	int ret;
+
+	if (!t)
+		return -ENOMEM;
+	t->issm_fd = -1;
+	t->todo_tail = &t->todo;
+	t->done_tail = &t->done;
+	pthread_mutex_init(&t->mu, NULL);
+	pthread_cond_init(&t->cv, NULL);
+	if (pipe2(t->pipe, O_NONBLOCK | O_CLOEXEC)) {
+		ret = -errno;
+		goto fail;
+	}
+	ret = mport_open(&t->port, o->ca, o->port);
+	if (ret)
+		goto fail;
+	so.timeout_ms = o->timeout_ms;
+	so.retries = o->retries;
+	ret = sa_client_init(&t->sa, t->port, &so);
+	if (ret)
+		goto fail;
+	if (o->ibsim) {
+		ret = become_sim_sm(t);
+		if (ret) {
+			log_err("ibsim mode: cannot become the node's SM client: %s",
+				strerror(-ret));
+			goto fail;
+		}
+	}
+	ret = -pthread_create(&t->thread, NULL, thread_main, t);
+	if (ret)
+		goto fail;
+	*out = t;
+	return 0;
+fail:
+	if (t->sa)
+		sa_client_fini(t->sa);
+	mport_close(t->port);
+	if (t->pipe[0] > 0) {
+		close(t->pipe[0]);
+		close(t->pipe[1]);
+	}
+	free(t);
+	return ret;
+}
+
+void saj_stop(struct saj_thread *t)
+{
+	struct saj *j;
+
+	if (!t)
+		return;
+	pthread_mutex_lock(&t->mu);
+	t->stop = 1;
+	pthread_cond_signal(&t->cv);
+	pthread_mutex_unlock(&t->mu);
+	pthread_join(t->thread, NULL);
+	while ((j = queue_take(&t->todo, &t->todo_tail)))
+		saj_free(j);
+	while ((j = queue_take(&t->done, &t->done_tail)))
+		saj_free(j);
+	if (t->issm_fd >= 0)
+		close(t->issm_fd);
+	sa_client_fini(t->sa);
+	mport_close(t->port);
+	close(t->pipe[0]);
+	close(t->pipe[1]);
+	pthread_cond_destroy(&t->cv);
+	pthread_mutex_destroy(&t->mu);
+	free(t);
+}
+
+int saj_fd(const struct saj_thread *t)
+{
+	return t->pipe[0];
+}
+
+void saj_submit(struct saj_thread *t, struct saj *job)
+{
+	pthread_mutex_lock(&t->mu);
+	queue_put(&t->todo_tail, job);
+	t->pending++;
+	pthread_cond_signal(&t->cv);
+	pthread_mutex_unlock(&t->mu);
+}
+
+struct saj *saj_done(struct saj_thread *t)
+{
+	struct saj *j;
+	char buf[64];
+
+	while (read(t->pipe[0], buf, sizeof(buf)) > 0)
+		;
+	pthread_mutex_lock(&t->mu);
+	j = queue_take(&t->done, &t->done_tail);
+	if (j)
+		t->pending--;
+	pthread_mutex_unlock(&t->mu);
+	return j;
+}
+
+unsigned saj_pending(const struct saj_thread *t)
+{
+	return t->pending;
+}

@@ -1,0 +1,76 @@
+/* The agent's SA thread: every MAD goes through it, because under ibsim
+ * umad2sim emulates poll() for one umad fd only, so the umad fd cannot
+ * share the main event loop. The main loop submits jobs; finished jobs
+ * come back through a pipe. */
+#ifndef IBATS_SA_THREAD_H
+#define IBATS_SA_THREAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ats.h"
+#include "mport.h"
+#include "plan.h"
+#include "sa_client.h"
+
+/* Distinct PKeys one sync looks at. */
+#define AGENT_PKEYS_MAX 32
+
+enum saj_kind {
+	SAJ_PORT,     /* read the port's attributes (LID, SM LID, state) */
+	SAJ_SYNC,     /* make the SA hold `want` for our GID */
+	SAJ_FORWARD,  /* IP -> records */
+	SAJ_REVERSE,  /* GID -> records */
+	SAJ_PRIMARY,  /* GID -> primary record */
+};
+
+struct saj {
+	enum saj_kind kind;
+	/* in */
+	struct want_addr *want;     /* SAJ_SYNC, owned by the job */
+	size_t nwant;
+	int full;                   /* SAJ_SYNC: read the SA, not just verify */
+	struct held_rec *owned;     /* SAJ_SYNC: what we registered last */
+	size_t nowned;
+	uint32_t lease;
+	struct ats_ip ip;
+	uint8_t gid[16];
+	uint16_t pkey;
+	/* out */
+	int err;                    /* 0 or -errno */
+	uint16_t sa_status;
+	struct mport_info port;
+	struct sr_record *recs;     /* lookups; SAJ_SYNC: nothing */
+	size_t nrecs;
+	struct held_rec *result;    /* SAJ_SYNC: what we own afterwards */
+	size_t nresult;
+	unsigned sets, deletes;     /* SAJ_SYNC: what it changed */
+	unsigned queries;           /* SA requests it took */
+	char errmsg[160];
+	struct saj *next;
+	void *ctx;                  /* the submitter's */
+};
+
+struct saj_thread;
+
+struct saj_opts {
+	const char *ca;
+	int port;
+	unsigned timeout_ms;
+	unsigned retries;
+	int ibsim;                  /* become the node's SM client (ibsim only) */
+};
+
+/* Opens the port and starts the thread. */
+int saj_start(struct saj_thread **out, const struct saj_opts *o);
+void saj_stop(struct saj_thread *t);
+/* Readable when finished jobs wait. */
+int saj_fd(const struct saj_thread *t);
+void saj_submit(struct saj_thread *t, struct saj *job);
+/* Next finished job or NULL. */
+struct saj *saj_done(struct saj_thread *t);
+void saj_free(struct saj *job);
+/* Jobs submitted and not yet taken back. */
+unsigned saj_pending(const struct saj_thread *t);
+
+#endif

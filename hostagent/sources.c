@@ -1,0 +1,288 @@
+#include <errno.h>
+#include <linux/if_addr.h>
+#include <linux/rtnetlink.h>
+#include <net/if.h>
+#include <net/if_arp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "sources.h"
+
+/* IPoIB hardware address (RFC 4391): flags+QPN (4 bytes), then the GID. */
+#define IPOIB_HWADDR_LEN 20
+#define IPOIB_GID_OFF 4
+
+static uint16_t sysfs_pkey(const char *ifname)
+{
+	char path[128];
+	unsigned v;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/pkey", ifname);
+	f = fopen(path, "r");
+	if (!f)
+		return ATS_PKEY_DEFAULT;
+	if (fscanf(f, "%x", &v) != 1 || !(v & 0x7fff))
+		v = ATS_PKEY_DEFAULT;
+	fclose(f);
+	return (uint16_t)(v | 0x8000);
+}
+
+static void addr_del(struct src_if *i, const struct nl_addr *a)
+{
+	size_t k;
+
+	for (k = 0; k < i->naddrs; k++)
+		if (i->addrs[k].family == a->family &&
+		    !memcmp(i->addrs[k].addr, a->addr, 16) &&
+		    i->addrs[k].prefixlen == a->prefixlen) {
+			memmove(&i->addrs[k], &i->addrs[k + 1],
+				(i->naddrs - k - 1) * sizeof(i->addrs[0]));
+			i->naddrs--;
+			return;
+		}
+}
+
+void sources_apply(struct sources *s, struct src_if *i, const struct nl_event *ev)
+{
+	switch (ev->type) {
+	case NL_EV_NEWLINK:
+		if (strcmp(ev->link.name, i->cfg->name))
+			return;
+		if (i->ifindex != ev->link.ifindex)
+			i->naddrs = 0; /* a new device under the old name */
+		i->ifindex = ev->link.ifindex;
+		i->flags = ev->link.flags;
+		i->foreign = ev->link.type == ARPHRD_INFINIBAND &&
+			     ev->link.hwlen == IPOIB_HWADDR_LEN &&
+			     memcmp(ev->link.hwaddr + IPOIB_GID_OFF, s->port_gid, 16);
+		if (!i->cfg->have_pkey)
+			i->pkey = ev->link.type == ARPHRD_INFINIBAND && !i->cfg->netns[0] ?
+				  sysfs_pkey(i->cfg->name) : ATS_PKEY_DEFAULT;
+		s->changed = 1;
+		return;
+	case NL_EV_DELLINK:
+		if (ev->link.ifindex != i->ifindex)
+			return;
+		i->ifindex = 0;
+		i->flags = 0;
+		i->naddrs = 0;
+		s->changed = 1;
+		return;
+	case NL_EV_NEWADDR:
+		if (!i->ifindex || ev->addr.ifindex != i->ifindex)
+			return;
+		addr_del(i, &ev->addr); /* an update replaces the old flags */
+		if (i->naddrs < SRC_MAX_ADDRS)
+			i->addrs[i->naddrs++] = ev->addr;
+		s->changed = 1;
+		return;
+	case NL_EV_DELADDR:
+		if (!i->ifindex || ev->addr.ifindex != i->ifindex)
+			return;
+		addr_del(i, &ev->addr);
+		s->changed = 1;
+		return;
+	case NL_EV_DONE:
+		return;
+	}
+}
+
+struct apply_ctx {
+	struct sources *s;
+	struct src_if *i;
+};
+
+static void apply_cb(const struct nl_event *ev, void *arg)
+{
+	struct apply_ctx *c = arg;
+
+	sources_apply(c->s, c->i, ev);
+}
+
+int sources_read(struct sources *s, size_t ifidx)
+{
+	struct src_if *i = &s->ifs[ifidx];
+	struct apply_ctx c = { s, i };
+	int ret = nl_read(i->nl, apply_cb, &c);
+
+	if (ret == -ENOBUFS) {
+		/* Events were lost: start over from a fresh dump. */
+		log_warn("interface %s: netlink overrun, reading its state again",
+			 i->cfg->name);
+		i->naddrs = 0;
+		ret = nl_dump(i->nl, RTM_GETLINK);
+		s->changed = 1;
+	}
+	return ret == -EAGAIN ? 0 : ret;
+}
+
+/* Link dump first so the ifindex is known when the addresses arrive. */
+static int initial_dump(struct sources *s, struct src_if *i)
+{
+	static const int types[] = { RTM_GETLINK, RTM_GETADDR };
+	struct apply_ctx c = { s, i };
+	size_t t;
+	int ret;
+
+	for (t = 0; t < 2; t++) {
+		ret = nl_dump(i->nl, types[t]);
+		if (ret)
+			return ret;
+		/* Dumps are answered at once; read until it is all in. */
+		do {
+			ret = nl_read(i->nl, apply_cb, &c);
+		} while (ret == 0);
+		if (ret != -EAGAIN)
+			return ret;
+	}
+	return 0;
+}
+
+int sources_init(struct sources *s, const struct agent_conf *c,
+		 const uint8_t *port_gid)
+{
+	size_t k;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	s->conf = c;
+	memcpy(s->port_gid, port_gid, 16);
+	for (k = 0; k < c->nifs; k++) {
+		struct src_if *i = &s->ifs[k];
+
+		i->cfg = &c->ifs[k];
+		i->pkey = i->cfg->have_pkey ? i->cfg->pkey : ATS_PKEY_DEFAULT;
+		ret = nl_open(&i->nl, i->cfg->netns[0] ? i->cfg->netns : NULL);
+		if (ret) {
+			log_err("interface %s%s%s: cannot open netlink: %s", i->cfg->name,
+				i->cfg->netns[0] ? " in netns " : "", i->cfg->netns,
+				strerror(-ret));
+			sources_fini(s);
+			return ret;
+		}
+		s->nifs++;
+		ret = initial_dump(s, i);
+		if (ret) {
+			log_err("interface %s: netlink dump failed: %s", i->cfg->name,
+				strerror(-ret));
+			sources_fini(s);
+			return ret;
+		}
+		if (!i->ifindex)
+			log_warn("interface %s%s%s does not exist (yet)", i->cfg->name,
+				 i->cfg->netns[0] ? " in netns " : "", i->cfg->netns);
+	}
+	s->changed = 1;
+	return 0;
+}
+
+void sources_fini(struct sources *s)
+{
+	size_t k;
+
+	for (k = 0; k < s->nifs; k++)
+		nl_close(s->ifs[k].nl);
+	s->nifs = 0;
+}
+
+int sources_hold(struct sources *s, const char *owner, const struct ats_ip *ip,
+		 uint16_t pkey)
+{
+	size_t k;
+
+	for (k = 0; k < s->nholds; k++)
+		if (!strcmp(s->holds[k].owner, owner) && s->holds[k].pkey == pkey &&
+		    ats_ip_equal(&s->holds[k].ip, ip))
+			return -EEXIST;
+	if (s->nholds == SRC_MAX_HOLDS)
+		return -ENOSPC;
+	snprintf(s->holds[s->nholds].owner, SRC_OWNER_LEN, "%s", owner);
+	s->holds[s->nholds].ip = *ip;
+	s->holds[s->nholds].pkey = pkey;
+	s->nholds++;
+	s->changed = 1;
+	return 0;
+}
+
+int sources_release(struct sources *s, const char *owner,
+		    const struct ats_ip *ip, uint16_t pkey)
+{
+	size_t k;
+
+	for (k = 0; k < s->nholds; k++)
+		if (!strcmp(s->holds[k].owner, owner) && s->holds[k].pkey == pkey &&
+		    ats_ip_equal(&s->holds[k].ip, ip)) {
+			s->holds[k] = s->holds[--s->nholds];
+			s->changed = 1;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+static int usable_addr(const struct nl_addr *a, struct ats_ip *ip)
+{
+	memset(ip, 0, sizeof(*ip));
+	ip->family = a->family;
+	memcpy(ip->addr, a->addr, a->family == AF_INET ? 4 : 16);
+	if (ats_ip_check_unicast(ip, NULL))
+		return 0;
+	if (a->family == AF_INET6)
+		/* Global and unique-local; not link-local, not unusable. */
+		return a->scope == RT_SCOPE_UNIVERSE &&
+		       !(a->flags & (IFA_F_TENTATIVE | IFA_F_DADFAILED | IFA_F_DEPRECATED));
+	return 1;
+}
+
+int sources_want(const struct sources *s, struct want_addr **out, size_t *n)
+{
+	struct want_cand *c;
+	size_t nc = 0, cap, k, a;
+	int ret;
+
+	cap = s->nholds + s->conf->naddrs;
+	for (k = 0; k < s->nifs; k++)
+		cap += s->ifs[k].naddrs;
+	c = calloc(cap + 1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	for (k = 0; k < s->nifs; k++) {
+		const struct src_if *i = &s->ifs[k];
+		int v4_primary_seen = 0;
+
+		if (!i->ifindex || i->foreign ||
+		    (i->flags & (IFF_UP | IFF_RUNNING)) != (IFF_UP | IFF_RUNNING))
+			continue;
+		for (a = 0; a < i->naddrs; a++) {
+			struct want_cand *w = &c[nc];
+
+			if (!usable_addr(&i->addrs[a], &w->ip))
+				continue;
+			w->pkey = i->pkey;
+			w->prio = WANT_OTHER;
+			if (i->cfg->have_primary && ats_ip_equal(&i->cfg->primary, &w->ip))
+				w->prio = WANT_FORCED;
+			else if (w->ip.family == AF_INET && !v4_primary_seen &&
+				 !(i->addrs[a].flags & IFA_F_SECONDARY)) {
+				w->prio = WANT_IF_PRIMARY;
+				v4_primary_seen = 1;
+			}
+			nc++;
+		}
+	}
+	for (k = 0; k < s->conf->naddrs; k++, nc++) {
+		c[nc].ip = s->conf->addrs[k].ip;
+		c[nc].pkey = s->conf->addrs[k].pkey;
+		c[nc].prio = s->conf->addrs[k].primary ? WANT_FORCED : WANT_OTHER;
+	}
+	for (k = 0; k < s->nholds; k++, nc++) {
+		c[nc].ip = s->holds[k].ip;
+		c[nc].pkey = s->holds[k].pkey;
+		c[nc].prio = WANT_OTHER;
+	}
+	ret = want_build(c, nc, out, n);
+	free(c);
+	return ret;
+}

@@ -1,0 +1,173 @@
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ats.h"
+#include "atsd_client.h"
+
+void atsd_reply_free(struct atsd_reply *rep)
+{
+	size_t i;
+
+	for (i = 0; i < rep->nlines; i++)
+		free(rep->lines[i]);
+	free(rep->lines);
+	memset(rep, 0, sizeof(*rep));
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Read one line (without the newline) into buf. */
+static int read_line(int fd, char *buf, size_t len, int64_t deadline, char *pend,
+		     size_t *npend)
+{
+	for (;;) {
+		char *nl = memchr(pend, '\n', *npend);
+		struct pollfd p = { fd, POLLIN, 0 };
+		ssize_t n;
+		int64_t left;
+
+		if (nl) {
+			size_t l = (size_t)(nl - pend);
+
+			if (l >= len)
+				return -EMSGSIZE;
+			memcpy(buf, pend, l);
+			buf[l] = '\0';
+			memmove(pend, nl + 1, *npend - l - 1);
+			*npend -= l + 1;
+			return 0;
+		}
+		if (*npend == ATSD_LINE_MAX)
+			return -EMSGSIZE;
+		left = deadline - now_ms();
+		if (left <= 0)
+			return -ETIMEDOUT;
+		if (poll(&p, 1, (int)left) <= 0)
+			return -ETIMEDOUT;
+		n = read(fd, pend + *npend, ATSD_LINE_MAX - *npend);
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -ECONNRESET;
+		*npend += (size_t)n;
+	}
+}
+
+static int parse_reply(int fd, int64_t deadline, struct atsd_reply *rep)
+{
+	char line[ATSD_LINE_MAX], pend[ATSD_LINE_MAX];
+	size_t npend = 0, n, i;
+	int ret;
+
+	ret = read_line(fd, line, sizeof(line), deadline, pend, &npend);
+	if (ret)
+		return ret;
+	if (!strncmp(line, "ERR ", 4)) {
+		char *sp = strchr(line + 4, ' ');
+
+		if (sp)
+			*sp = '\0';
+		snprintf(rep->code, sizeof(rep->code), "%.*s", (int)sizeof(rep->code) - 1,
+			 line + 4);
+		snprintf(rep->message, sizeof(rep->message), "%.*s",
+			 (int)sizeof(rep->message) - 1, sp ? sp + 1 : "");
+		return 0;
+	}
+	if (sscanf(line, "OK %zu", &n) != 1 || n > 100000)
+		return -EPROTO;
+	rep->ok = 1;
+	rep->lines = calloc(n ? n : 1, sizeof(*rep->lines));
+	if (!rep->lines)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		ret = read_line(fd, line, sizeof(line), deadline, pend, &npend);
+		if (ret)
+			return ret;
+		rep->lines[i] = strdup(line);
+		if (!rep->lines[i])
+			return -ENOMEM;
+		rep->nlines++;
+	}
+	return 0;
+}
+
+int atsd_request(const char *path, const char *request, unsigned timeout_ms,
+		 struct atsd_reply *rep)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	size_t len = strlen(request);
+	int fd, ret;
+
+	memset(rep, 0, sizeof(*rep));
+	if (strlen(path) >= sizeof(sa.sun_path) || len >= ATSD_LINE_MAX ||
+	    strchr(request, '\n'))
+		return -EINVAL;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	if (write(fd, request, len) != (ssize_t)len || write(fd, "\n", 1) != 1) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	ret = parse_reply(fd, now_ms() + timeout_ms, rep);
+	close(fd);
+	if (ret)
+		atsd_reply_free(rep);
+	return ret;
+}
+
+int atsd_format_record(char *buf, size_t len, const struct sr_record *r)
+{
+	char gid[ATS_IP_STRLEN], ip[ATS_IP_STRLEN];
+	struct ats_ip a;
+
+	if (ats_ip_decode(r->data8, &a, NULL))
+		snprintf(ip, sizeof(ip), "-");
+	else
+		ats_ip_format(&a, ip, sizeof(ip));
+	return snprintf(buf, len, "0x%016" PRIx64 " %s 0x%04x %" PRIu32 " %s", r->id,
+			ats_gid_format(r->gid, gid, sizeof(gid)), r->pkey, r->lease, ip);
+}
+
+int atsd_parse_record(const char *line, struct sr_record *r)
+{
+	char gid[64], ip[64];
+	unsigned long long sid;
+	unsigned pkey;
+	unsigned long lease;
+	struct ats_ip a;
+
+	if (sscanf(line, "%llx %63s %x %lu %63s", &sid, gid, &pkey, &lease, ip) != 5 ||
+	    pkey > 0xffff || lease > 0xffffffffUL)
+		return -EPROTO;
+	memset(r, 0, sizeof(*r));
+	if (ats_gid_parse(gid, r->gid) || ats_ip_parse(ip, &a))
+		return -EPROTO;
+	r->id = sid;
+	r->pkey = (uint16_t)pkey;
+	r->lease = (uint32_t)lease;
+	ats_name_put(r->name);
+	ats_ip_encode(&a, r->data8);
+	return 0;
+}

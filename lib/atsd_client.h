@@ -1,0 +1,30 @@
+/* Client side of the atsd local resolver protocol (doc/atsd-protocol.md):
+ * one request line, answered by "OK N" and N lines, or "ERR CODE text". */
+#ifndef IBATS_ATSD_CLIENT_H
+#define IBATS_ATSD_CLIENT_H
+
+#include <stddef.h>
+
+#include "sr.h"
+
+#define ATSD_LINE_MAX 512
+
+struct atsd_reply {
+	int ok;
+	char code[32];        /* ERR: an errno name such as ENOENT */
+	char message[256];    /* ERR: words */
+	char **lines;         /* OK: N lines */
+	size_t nlines;
+};
+
+/* Send one request to the agent at path. -errno when the agent cannot be
+ * reached or answers garbage; 0 with rep filled otherwise. */
+int atsd_request(const char *path, const char *request, unsigned timeout_ms,
+		 struct atsd_reply *rep);
+void atsd_reply_free(struct atsd_reply *rep);
+
+/* Record lines: "SID GID PKEY LEASE IP". */
+int atsd_format_record(char *buf, size_t len, const struct sr_record *r);
+int atsd_parse_record(const char *line, struct sr_record *r);
+
+#endif

@@ -7,10 +7,11 @@
 #include <stdint.h>
 
 #include "ats.h"
+#include "atsd_client.h"
 #include "log.h"
 
 #define AGENT_CONF_DEFAULT "/etc/ibats/atsd.conf"
-#define AGENT_SOCKET_DEFAULT "/run/ibats/atsd.sock"
+#define AGENT_SOCKET_DEFAULT ATSD_SOCKET_DEFAULT
 #define AGENT_MAX_IFS 16
 #define AGENT_MAX_STATIC 64
 

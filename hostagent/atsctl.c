@@ -9,6 +9,7 @@
 
 #include "ats.h"
 #include "ats_query.h"
+#include "atsd_client.h"
 #include "log.h"
 #include "mport.h"
 #include "sa_client.h"
@@ -35,6 +36,9 @@ struct ctl {
 	uint8_t gid[16];
 	int have_sid;
 	uint64_t sid;
+	const char *socket;
+	int no_agent;
+	const char *owner;
 };
 
 static void usage(FILE *f)
@@ -50,6 +54,10 @@ static void usage(FILE *f)
 "  primary GID [--pkey P]         the primary IP of a GID\n"
 "  dump [--gid GID | --sid SID] [--pkey P]\n"
 "  port                           the local port: LID, SM LID, GID\n"
+"  hold IP --owner NAME [--pkey P]     keep IP registered (atsd)\n"
+"  release IP --owner NAME [--pkey P]  drop that hold (atsd)\n"
+"  status                         the records atsd keeps for this host\n"
+"  stats                          atsd's cache and SA counters\n"
 "\n"
 "Options:\n"
 "  -C, --ca NAME        CA to use (default: first with an active port)\n"
@@ -59,12 +67,15 @@ static void usage(FILE *f)
 "  -r, --retries N      SA retries (default %d)\n"
 "  -k, --smkey KEY      SM_Key for SA requests (default 0)\n"
 "      --rmpp MODE      auto|on|off: trust GetTable for several records\n"
+"  -S, --socket PATH    atsd's socket (default " ATSD_SOCKET_DEFAULT ")\n"
+"  -n, --no-agent       ask the SA even when atsd runs\n"
 "  -v, --verbose        more log output (repeat for debug)\n"
 "  -h, --help\n"
 "\n"
+"resolve, reverse and primary go through atsd's cache when it runs.\n"
 "GID: IPv6 notation (fe80::2c9:300:1:2) or a port GUID (0x2c903000102),\n"
 "which takes the local port's subnet prefix. Exit status: 0 done, 1 nothing\n"
-"found, 2 usage error, 3 SA or transport error.\n",
+"found, 2 usage error, 3 SA, agent or transport error.\n",
 		SA_TIMEOUT_MS_DEFAULT, SA_RETRIES_DEFAULT);
 }
 
@@ -282,6 +293,80 @@ static int cmd_deregister(struct ctl *c, const char *arg)
 	return EXIT_FOUND;
 }
 
+#define NO_AGENT (-1)
+
+/* Ask atsd: an exit status, or NO_AGENT when none listens (use the SA). */
+static int agent_call(struct ctl *c, const char *req, int print_recs)
+{
+	struct atsd_reply rep;
+	struct sr_record *r;
+	size_t i;
+	int ret;
+
+	ret = atsd_request(c->socket, req, 10000, &rep);
+	if (ret == -ENOENT || ret == -ECONNREFUSED || ret == -ENOTDIR)
+		return NO_AGENT;
+	if (ret) {
+		fprintf(stderr, "atsctl: atsd at %s: %s\n", c->socket, strerror(-ret));
+		return EXIT_SA;
+	}
+	log_info("%s: answered by atsd (%s)", req, c->socket);
+	if (!rep.ok) {
+		ret = !strcmp(rep.code, "ENOENT") ? EXIT_NOTFOUND :
+		      !strcmp(rep.code, "EINVAL") ? EXIT_USAGE : EXIT_SA;
+		if (ret == EXIT_NOTFOUND && c->json && print_recs)
+			print_records(c, NULL, 0);
+		fprintf(stderr, "atsctl: %s: %s\n", req, rep.message);
+		atsd_reply_free(&rep);
+		return ret;
+	}
+	if (!print_recs) {
+		for (i = 0; i < rep.nlines; i++)
+			printf("%s\n", rep.lines[i]);
+		atsd_reply_free(&rep);
+		return EXIT_FOUND;
+	}
+	r = calloc(rep.nlines + 1, sizeof(*r));
+	for (i = 0; r && i < rep.nlines; i++)
+		if (atsd_parse_record(rep.lines[i], &r[i])) {
+			fprintf(stderr, "atsctl: atsd sent a bad record line '%s'\n", rep.lines[i]);
+			free(r);
+			atsd_reply_free(&rep);
+			return EXIT_SA;
+		}
+	print_records(c, r, r ? rep.nlines : 0);
+	ret = rep.nlines ? EXIT_FOUND : EXIT_NOTFOUND;
+	free(r);
+	atsd_reply_free(&rep);
+	return ret;
+}
+
+static int agent_only(struct ctl *c, const char *req, int print_recs)
+{
+	int ret = agent_call(c, req, print_recs);
+
+	if (ret == NO_AGENT) {
+		fprintf(stderr, "atsctl: atsd is not running (no socket at %s)\n", c->socket);
+		return EXIT_SA;
+	}
+	return ret;
+}
+
+static int cmd_agent(struct ctl *c, const char *cmd, const char *arg)
+{
+	char req[ATSD_LINE_MAX];
+
+	if (!strcmp(cmd, "hold") || !strcmp(cmd, "release")) {
+		if (!c->owner)
+			return usage_err(cmd, arg, "needs --owner NAME");
+		snprintf(req, sizeof(req), "%s %s %s 0x%04x", cmd, c->owner, arg, c->pkey);
+		return agent_only(c, req, 0);
+	}
+	if (!strcmp(cmd, "stats"))
+		return agent_only(c, "stats", 0);
+	return agent_only(c, "status", 1);
+}
+
 static int cmd_lookup(struct ctl *c, const char *cmd, const char *arg)
 {
 	struct ats_set s;
@@ -383,6 +468,7 @@ static int run_command(struct ctl *c, int argc, char **argv)
 		{ "gid", required_argument, NULL, 'g' },
 		{ "sid", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "owner", required_argument, NULL, 'o' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct {
@@ -397,6 +483,10 @@ static int run_command(struct ctl *c, int argc, char **argv)
 		{ "primary", 1, "Kj" },
 		{ "dump", 0, "Kgsj" },
 		{ "port", 0, "j" },
+		{ "hold", 1, "Koj" },
+		{ "release", 1, "Koj" },
+		{ "status", 0, "j" },
+		{ "stats", 0, "" },
 	};
 	const char *cmd = argv[0], *gid_arg = NULL;
 	uint64_t v;
@@ -442,6 +532,11 @@ static int run_command(struct ctl *c, int argc, char **argv)
 		case 'j':
 			c->json = 1;
 			break;
+		case 'o':
+			if (!*optarg || strchr(optarg, ' ') || strlen(optarg) > 63)
+				return usage_err("--owner", optarg, "not a name (1..63 characters, no blanks)");
+			c->owner = optarg;
+			break;
 		}
 	}
 	if (argc - optind != cmds[i].nargs) {
@@ -454,6 +549,19 @@ static int run_command(struct ctl *c, int argc, char **argv)
 	ret = check_arg(cmd, cmds[i].nargs ? argv[optind] : NULL);
 	if (ret)
 		return ret;
+	if (!strcmp(cmd, "hold") || !strcmp(cmd, "release") ||
+	    !strcmp(cmd, "status") || !strcmp(cmd, "stats"))
+		return cmd_agent(c, cmd, cmds[i].nargs ? argv[optind] : NULL);
+	if (!c->no_agent && (!strcmp(cmd, "resolve") ||
+			     ((!strcmp(cmd, "reverse") || !strcmp(cmd, "primary")) &&
+			      !ats_gid_parse(argv[optind], c->gid)))) {
+		char req[ATSD_LINE_MAX];
+
+		snprintf(req, sizeof(req), "%s %s 0x%04x", cmd, argv[optind], c->pkey);
+		ret = agent_call(c, req, 1);
+		if (ret != NO_AGENT)
+			return ret;
+	}
 	ret = ctl_open(c);
 	if (ret)
 		return ret;
@@ -483,6 +591,8 @@ int main(int argc, char **argv)
 		{ "rmpp", required_argument, NULL, 'R' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "socket", required_argument, NULL, 'S' },
+		{ "no-agent", no_argument, NULL, 'n' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ctl c;
@@ -494,8 +604,9 @@ int main(int argc, char **argv)
 	c.lease = ATS_LEASE_INFINITE;
 	c.sa_opts.timeout_ms = SA_TIMEOUT_MS_DEFAULT;
 	c.sa_opts.retries = SA_RETRIES_DEFAULT;
+	c.socket = ATSD_SOCKET_DEFAULT;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+C:P:jt:r:k:vh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+C:P:jt:r:k:vhS:n", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'C':
 			c.ca = optarg;
@@ -534,6 +645,12 @@ int main(int argc, char **argv)
 			break;
 		case 'v':
 			verbose++;
+			break;
+		case 'S':
+			c.socket = optarg;
+			break;
+		case 'n':
+			c.no_agent = 1;
 			break;
 		case 'h':
 			usage(stdout);

@@ -122,6 +122,8 @@ static void sync_done(struct agent *a, struct saj *j)
 		return;
 	}
 	a->st.syncs++;
+	if (j->adopted)
+		log_info("adopted %u record(s) of this port already in the SA", j->adopted);
 	if (a->failures)
 		log_info("SA sync succeeded after %u failure(s)", a->failures);
 	a->failures = 0;

@@ -145,6 +145,18 @@ static void run_sync(struct saj_thread *t, struct saj *j)
 	ret = read_held(t, j, &held, &nheld);
 	if (!ret)
 		ret = plan_build(j->want, j->nwant, held, nheld, &plan, &nplan);
+	/* Records in the SA that we did not know of and keep: after a crash
+	 * they are our own earlier registrations. */
+	for (i = 0; !ret && i < nheld; i++) {
+		int known = 0, touched = 0;
+
+		for (k = 0; k < j->nowned && !known; k++)
+			known = j->owned[k].sid == held[i].sid && j->owned[k].pkey == held[i].pkey;
+		for (k = 0; k < nplan && !touched; k++)
+			touched = plan[k].sid == held[i].sid && plan[k].pkey == held[i].pkey;
+		if (!known && !touched)
+			j->adopted++;
+	}
 	for (i = 0; i < nplan && !ret; i++) {
 		struct plan_action *a = &plan[i];
 		struct sr_record r;

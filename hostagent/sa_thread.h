@@ -45,6 +45,7 @@ struct saj {
 	struct held_rec *result;    /* SAJ_SYNC: what we own afterwards */
 	size_t nresult;
 	unsigned sets, deletes;     /* SAJ_SYNC: what it changed */
+	unsigned adopted;           /* SAJ_SYNC: records found and kept as ours */
 	unsigned queries;           /* SA requests it took */
 	char errmsg[160];
 	struct saj *next;

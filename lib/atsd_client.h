@@ -8,6 +8,7 @@
 #include "sr.h"
 
 #define ATSD_LINE_MAX 512
+#define ATSD_SOCKET_DEFAULT "/run/ibats/atsd.sock"
 
 struct atsd_reply {
 	int ok;

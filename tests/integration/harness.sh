@@ -6,6 +6,10 @@
 #   sm_stop                      stop OpenSM (the SM LID stays in PortInfo)
 #   sm_sweep                     SIGHUP OpenSM, wait for the next SUBNET UP
 #   sim CMD                      an ibsim console command (Unlink, ReLink...)
+#   sm_start                     start OpenSM again after sm_stop
+#   host_ns NAME                 a network namespace `ns NAME` with veth v0 up
+#   agent_start NODE [LINE...]   atsd on NODE, config lines appended
+#   agent NODE ARGS...           atsctl on NODE talking to that agent
 #   on NODE CMD ARGS...          run CMD attached to NODE
 #   atsctl NODE ARGS...          run the built atsctl on NODE
 #   wait_for DESC SECONDS CMD... poll CMD until it succeeds
@@ -26,6 +30,8 @@ TOPODIR="$top_srcdir/ibsim-topologies"
 T_PASS=0
 T_FAIL=0
 T_PIDS=""
+T_NETNS=""
+ATSD="$top_builddir/hostagent/atsd"
 T_NAME=$(basename "$0" .sh)
 
 skip() {
@@ -62,13 +68,16 @@ stop_pid() {
 }
 
 cleanup() {
-	local rc=$? pid order=""
+	local rc=$? pid order="" ns
 	# Clients before the simulator: newest first.
 	for pid in $T_PIDS; do
 		order="$pid $order"
 	done
 	for pid in $order; do
 		stop_pid "$pid"
+	done
+	for ns in $T_NETNS; do
+		ip netns del "$ns" 2>/dev/null
 	done
 	if [ "$T_FAIL" -gt 0 ] || [ "$rc" -ne 0 -a "$rc" -ne 77 ]; then
 		echo "--- kept $RUN; tail of osm.log:"
@@ -135,6 +144,11 @@ fabric_start() {
 	[ -f "$RUN/opensm.extra" ] && cat "$RUN/opensm.extra" >>"$RUN/opensm.conf"
 	[ -f "$RUN/partitions.conf" ] &&
 		echo "partition_config_file $RUN/partitions.conf" >>"$RUN/opensm.conf"
+	sm_start
+}
+
+# Start OpenSM on node "smhost" with the plugin; wait until the SA answers.
+sm_start() {
 	(cd "$RUN" && SIM_HOST=smhost OSM_CACHE_DIR="$RUN/cache" OSM_TMP_DIR="$RUN" \
 		LD_LIBRARY_PATH="$PLUGIN_DIR" LD_PRELOAD="$SIM_PRELOAD" \
 		ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" \
@@ -173,6 +187,48 @@ sm_sweep() {
 
 sim() {
 	echo "$*" >"$RUN/ibsim.in"
+}
+
+host_ns() {
+	local ns="ibats-$$-$1"
+	[ "$(id -u)" -eq 0 ] || skip "network namespaces need root"
+	ip netns add "$ns" || skip "cannot create network namespaces here"
+	T_NETNS="$T_NETNS $ns"
+	ip -n "$ns" link add v0 type veth peer name v1
+	ip -n "$ns" link set v1 up
+	ip -n "$ns" link set v0 up
+}
+
+# The namespace host_ns NAME made.
+ns() {
+	echo "ibats-$$-$1"
+}
+
+agent_start() {
+	local node=$1 line pid
+	shift
+	{
+		echo "socket $RUN/atsd-$node.sock"
+		for line in "$@"; do
+			echo "$line"
+		done
+	} >"$RUN/atsd-$node.conf"
+	(cd "$RUN/scratch" && SIM_HOST=$node LD_PRELOAD=$SIM_PRELOAD \
+		exec "$ATSD" -f -c "$RUN/atsd-$node.conf") >>"$RUN/atsd-$node.log" 2>&1 &
+	pid=$!
+	T_PIDS="$T_PIDS $pid"
+	eval "AGENT_PID_$node=$pid"
+	wait_for "atsd on $node" 20 agent "$node" status
+}
+
+agent_pid() {
+	eval "echo \$AGENT_PID_$1"
+}
+
+agent() {
+	local node=$1
+	shift
+	atsctl "$node" -S "$RUN/atsd-$node.sock" "$@"
 }
 
 check() {

@@ -1,0 +1,133 @@
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "agent_conf.h"
+
+static char path[64];
+
+static int load(const char *text, struct agent_conf *c, char *err, size_t len)
+{
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/tmp/atsd-conf-test.%d", (int)getpid());
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	agent_conf_default(c);
+	return agent_conf_load(path, c, err, len);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	unlink(path);
+	return 0;
+}
+
+static void test_full(void **state)
+{
+	struct agent_conf c;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(load("ca mlx5_0\nport 2\nsocket /run/x.sock\nibsim yes\n"
+			      "verify_interval 10\nsm_poll_interval 2\ncache_ttl 0\n"
+			      "negative_ttl 1\nsa_timeout 200\nsa_retries 1\nbackoff_max 30\n"
+			      "lease 3600\nlog_level debug\n"
+			      "interface ib0\n"
+			      "interface ib0.8001 pkey 0x0001 primary 10.8.0.1\n"
+			      "interface v0 netns host1\n"
+			      "address 10.9.0.1 primary\naddress fd00::9 pkey 0x8002\n",
+			      &c, err, sizeof(err)), 0);
+	assert_string_equal(c.ca, "mlx5_0");
+	assert_int_equal(c.port, 2);
+	assert_string_equal(c.socket, "/run/x.sock");
+	assert_true(c.ibsim);
+	assert_int_equal(c.verify_interval, 10);
+	assert_int_equal(c.cache_ttl, 0);
+	assert_int_equal(c.lease, 3600);
+	assert_int_equal(c.log_level, LOG_LVL_DEBUG);
+	assert_int_equal(c.nifs, 3);
+	assert_false(c.ifs[0].have_pkey);
+	assert_true(c.ifs[1].have_pkey);
+	assert_int_equal(c.ifs[1].pkey, 0x8001); /* full member */
+	assert_true(c.ifs[1].have_primary);
+	assert_string_equal(c.ifs[2].netns, "host1");
+	assert_int_equal(c.naddrs, 2);
+	assert_true(c.addrs[0].primary);
+	assert_int_equal(c.addrs[0].pkey, 0xffff);
+	assert_int_equal(c.addrs[1].pkey, 0x8002);
+}
+
+static void test_defaults(void **state)
+{
+	struct agent_conf c;
+
+	(void)state;
+	agent_conf_default(&c);
+	assert_string_equal(c.socket, "/run/ibats/atsd.sock");
+	assert_int_equal(c.verify_interval, 60);
+	assert_true(c.lease == ATS_LEASE_INFINITE);
+	assert_false(c.ibsim);
+}
+
+static void expect_error(const char *text, const char *msg)
+{
+	struct agent_conf c;
+	char err[256];
+
+	assert_int_equal(load(text, &c, err, sizeof(err)), -EINVAL);
+	if (!strstr(err, msg) || !strstr(err, path))
+		fail_msg("error '%s' lacks '%s'", err, msg);
+}
+
+static void test_errors(void **state)
+{
+	(void)state;
+	expect_error("verify_interval 0\n", ":1: verify_interval: '0' is not a number in 1..86400");
+	expect_error("\nfrobnicate 1\n", ":2: unknown key 'frobnicate'");
+	expect_error("port 1\nport 2\n", ":2: 'port' already set on line 1");
+	expect_error("interface v0 netns\n", ":1: interface v0: 'netns' needs a value");
+	expect_error("interface v0 color red\n", ":1: interface v0: unknown option 'color'");
+	expect_error("interface v0 pkey 0x8000\n", ":1: interface v0: pkey '0x8000' is not a PKey");
+	expect_error("interface v0 netns ../x\n", "netns '../x' is not a namespace name");
+	expect_error("address 127.0.0.1\n", ":1: address: '127.0.0.1': IPv4 loopback");
+	expect_error("address 10.0.0.1 secondary\n", "unknown option 'secondary'");
+	expect_error("lease 0\n", ":1: lease: '0' is not seconds");
+	expect_error("log_level loud\n", ":1: log_level: 'loud'");
+	expect_error("socket relative.sock\n", ":1: socket: 'relative.sock' is not an absolute path");
+	expect_error("interface v0\ninterface v0\n", "interface v0 listed twice");
+}
+
+static void test_restart_key(void **state)
+{
+	struct agent_conf a, b;
+
+	(void)state;
+	agent_conf_default(&a);
+	b = a;
+	b.verify_interval = 5;
+	assert_null(agent_conf_restart_key(&a, &b));
+	b.ibsim = 1;
+	assert_string_equal(agent_conf_restart_key(&a, &b), "ibsim");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_full, teardown),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test_teardown(test_errors, teardown),
+		cmocka_unit_test(test_restart_key),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

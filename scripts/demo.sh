@@ -1,43 +1,71 @@
 #!/bin/bash
 # Demo: a simulated 8-host fabric (ibsim), OpenSM with the osmats plugin,
-# hosts registering their addresses, and the ATS table as one host sees it.
-# Run from the build tree after `make`.
+# atsd agents on six hosts registering their addresses, and the ATS table
+# as another host reads it from the SA. Run from the build tree after make.
 top_builddir=$(cd "$(dirname "$0")/.." && pwd)
 top_srcdir=$top_builddir
 export top_builddir top_srcdir
 . "$top_srcdir/tests/integration/harness.sh"
 say() { printf '\n== %s\n' "$*"; }
+records() { atsctl host8 -n dump 2>/dev/null | grep -c '^0x'; }
 
-say "starting ibsim (ibsim-topologies/fabric8.net) and OpenSM with libosmats.so"
+say "ibsim (ibsim-topologies/fabric8.net) and OpenSM with libosmats.so"
 fabric_start fabric8.net
 grep -o 'osmats .* loaded.*' "$RUN/osm.log"
 
-say "hosts register their IPoIB addresses (primary first)"
-for n in 1 2 3 4 5 6 7; do
-	atsctl host$n register 10.10.0.$n --primary
-done
-atsctl host1 register 10.10.1.1
-atsctl host1 register fd00:10::1
-atsctl host2 register 10.10.1.2
-atsctl host8 register 10.10.0.8 --primary
+COMMON="verify_interval 5
+sm_poll_interval 1"
+IFS_SAVE=$IFS
+if [ "$(id -u)" -eq 0 ] && ip netns add "ibats-$$-probe" 2>/dev/null; then
+	ip netns del "ibats-$$-probe"
+	say "atsd on host1..host4 follows a veth in each host's network namespace"
+	for n in 1 2 3 4; do
+		host_ns h$n
+		ip -n "$(ns h$n)" addr add 10.10.0.$n/16 dev v0
+		ip -n "$(ns h$n)" addr add fd00:10::$n/64 dev v0 nodad
+	done
+	ip -n "$(ns h1)" addr add 10.10.1.1/16 dev v0
+	for n in 1 2 3 4; do
+		IFS='
+'
+		agent_start host$n $COMMON "interface v0 netns $(ns h$n)"
+		IFS=$IFS_SAVE
+	done
+else
+	say "atsd on host1..host4 with static addresses (network namespaces need root)"
+	for n in 1 2 3 4; do
+		IFS='
+'
+		agent_start host$n $COMMON "address 10.10.0.$n primary" "address fd00:10::$n"
+		IFS=$IFS_SAVE
+	done
+fi
+say "atsd on host5 and host6 with static addresses"
+IFS='
+'
+agent_start host5 $COMMON "address 10.10.0.5 primary" "address 10.10.5.5"
+agent_start host6 $COMMON "address 10.10.0.6 primary"
+IFS=$IFS_SAVE
+wait_for "the agents' records" 20 sh -c "[ \$(cd $RUN/scratch && SIM_HOST=host8 LD_PRELOAD='$SIM_PRELOAD' $ATSCTL -n dump 2>/dev/null | grep -c '^0x') -ge 11 ]"
 
-say "registrations that break the ATS rules are refused by the SM"
-atsctl host3 register 10.10.9.9 --sid 0x10000CE100415553
-atsctl host3 register 10.10.0.1 --gid "$(port_gid host1)"
-atsctl host3 register 10.10.0.1
+say "requests that break the ATS rules are refused by the SM"
+atsctl host7 register 10.10.9.9 --sid 0x10000CE100415553
+atsctl host7 register 10.10.0.1 --gid "$(port_gid host1)"
+atsctl host7 register 10.10.0.1
 grep -o 'ERR 7A0.*' "$RUN/osm.log"
 
-say "host6 is unplugged: the SM flushes its records"
+say "host6 is unplugged: the SM flushes its record"
 sim 'Unlink "host6"'
 wait_for "flush" 10 grep -q 'WRN 7A10' "$RUN/osm.log"
 grep -o 'WRN 7A10.*' "$RUN/osm.log"
 
-say "the ATS table, as host5 reads it from the SA"
-atsctl host5 -v dump
+say "the ATS table, as host8 reads it from the SA ($(records) records)"
+atsctl host8 -v -n dump
 
-say "resolve 10.10.1.1"
-atsctl host5 resolve 10.10.1.1
-say "primary address of host1"
-atsctl host5 primary "$(port_gid host1)"
+say "host1 resolves 10.10.0.3 twice through its agent's cache"
+agent host1 resolve 10.10.0.3
+agent host1 resolve 10.10.0.3 >/dev/null
+agent host1 stats | grep -E '^(cache_hits|cache_misses|sa_lookups|records) '
+
 say "the SM's view: counters in the plugin's state file"
 sed -n '/"counters"/,/^  },/p' "$RUN/osmats-state.json"

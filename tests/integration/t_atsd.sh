@@ -40,11 +40,15 @@ IFS_SAVE=$IFS
 IFS='
 '
 agent_start host1 $COMMON "interface v0 netns $N1"
+IFS=$IFS_SAVE
+check "host1's three addresses are registered" wait_for "host1" 10 count host4 3 "$G1"
+check_out "stock saquery sees host1's records" "ServiceGID\.+$G1" on host4 "$SAQUERY" -S
+IFS='
+'
 agent_start host2 $COMMON "interface v0 netns $N2"
 agent_start host3 $COMMON "interface v0 netns $N3"
 IFS=$IFS_SAVE
 
-check "host1's three addresses are registered" wait_for "host1" 10 count host4 3 "$G1"
 check "... 10.0.0.1, the interface's primary IPv4, on the primary SID" has "$G1" ${P}53 10.0.0.1
 check "... the secondary IPv4 on ...54" has "$G1" ${P}54 10.0.0.11
 check "... the IPv6 ULA on ...55" has "$G1" ${P}55 fd00::1
@@ -133,4 +137,8 @@ check "SIGTERM: host1's records are deleted" wait_for "cleanup" 10 count host4 0
 check_out "... secondaries before the primary" \
 	"deregistered .* from SID ${P}5[45].*deregistered .* from SID ${P}5[45].*deregistered .* from SID ${P}53" \
 	sh -c "tr '\n' ' ' <$RUN/atsd-host1.log"
+kill "$(agent_pid host2)" "$(agent_pid host3)"
+check "SIGTERM to the other two: the SA holds no ATS record" \
+	wait_for "empty SA" 10 sh -c "cd $RUN/scratch && SIM_HOST=host4 LD_PRELOAD='$SIM_PRELOAD' $ATSCTL -n dump; [ \$? -eq 1 ]"
+check_absent "... stock saquery agrees" "ServiceID" on host4 "$SAQUERY" -S
 finish

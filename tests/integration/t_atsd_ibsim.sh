@@ -1,0 +1,18 @@
+# atsd in ibsim mode becomes the node's SM client (the recipe of the ibsim
+# note): it survives OpenSM's SMInfo probes and still registers.
+. "$top_srcdir/tests/integration/harness.sh"
+
+fabric_start fabric4.net
+G2=$(port_gid host2)
+agent_start host2 "verify_interval 2" "address 10.0.0.2 primary" "ibsim yes"
+check "the agent registers 10.0.0.2" wait_for "registration" 10 sh -c \
+	"cd $RUN/scratch && SIM_HOST=host1 LD_PRELOAD='$SIM_PRELOAD' $ATSCTL -n primary $G2 | grep -q 10.0.0.2"
+check_out "OpenSM saw host2 become an SM client (trap 144, IsSM)" \
+	"Received Generic Notice .*num:144.*from LID" cat "$RUN/osm.log"
+check "the agent is still alive and answering" agent host2 status
+check_absent "OpenSM stayed master" "Entering STANDBY" cat "$RUN/osm.log"
+verified() {
+	agent host2 stats | grep -q '^syncs [2-9]'
+}
+check "periodic verification keeps working" wait_for "a second sync" 10 verified
+finish

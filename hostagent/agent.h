@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "agent_conf.h"
+#include "port_events.h"
 #include "atsd_client.h"
 #include "sa_thread.h"
 #include "sources.h"
@@ -53,6 +54,7 @@ struct agent {
 	struct mport_info port;
 	int port_known;
 	struct sources src;
+	struct pev *pev;        /* NULL without a verbs device (ibsim) */
 	struct held_rec *owned;
 	size_t nowned;
 

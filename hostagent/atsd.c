@@ -309,8 +309,8 @@ static int wait_first_port(struct agent *a)
 
 static int run(struct agent *a, int sfd)
 {
-	struct pollfd pfd[3 + AGENT_MAX_IFS + AGENT_MAX_CLIENTS];
-	int slot_of[3 + AGENT_MAX_IFS + AGENT_MAX_CLIENTS];
+	struct pollfd pfd[4 + AGENT_MAX_IFS + AGENT_MAX_CLIENTS];
+	int slot_of[4 + AGENT_MAX_IFS + AGENT_MAX_CLIENTS];
 	int64_t shutdown_deadline = 0;
 
 	agent_request_sync(a, 1);
@@ -325,6 +325,8 @@ static int run(struct agent *a, int sfd)
 		pfd[n].fd = saj_fd(a->saj);
 		pfd[n++].events = POLLIN;
 		pfd[n].fd = a->terminating ? -1 : a->listen_fd;
+		pfd[n++].events = POLLIN;
+		pfd[n].fd = a->pev ? pev_fd(a->pev) : -1;
 		pfd[n++].events = POLLIN;
 		for (i = 0; i < (int)a->src.nifs; i++) {
 			pfd[n].fd = nl_fd(a->src.ifs[i].nl);
@@ -387,10 +389,19 @@ static int run(struct agent *a, int sfd)
 		}
 		if (pfd[2].revents & POLLIN)
 			resolver_accept(a);
-		for (i = 3; i < n; i++) {
+		if (pfd[3].revents & POLLIN) {
+			const char *what;
+
+			if (pev_read(a->pev, &what)) {
+				log_info("port event %s: checking our records", what);
+				resolver_cache_clear(a);
+				agent_request_sync(a, 1);
+			}
+		}
+		for (i = 4; i < n; i++) {
 			if (!(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
-			if (i < 3 + (int)a->src.nifs) {
+			if (i < 4 + (int)a->src.nifs) {
 				int ret = sources_read(&a->src, (size_t)slot_of[i]);
 
 				if (ret)
@@ -530,6 +541,9 @@ int main(int argc, char **argv)
 			log_err("socket %s: %s", a.conf.socket, ret == -EADDRINUSE ?
 				"another atsd is listening there" : strerror(-ret));
 	}
+	if (!ret && pev_open(&a.pev, a.port.ca, a.port.portnum))
+		log_debug("no verbs device for %s: following SM changes by polling only",
+			  a.port.ca);
 	if (!ret) {
 		char gid[ATS_IP_STRLEN];
 
@@ -540,6 +554,7 @@ int main(int argc, char **argv)
 		ret = run(&a, sfd);
 	}
 	resolver_close(&a);
+	pev_close(a.pev);
 	sources_fini(&a.src);
 	saj_stop(a.saj);
 	free(a.owned);

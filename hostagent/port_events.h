@@ -1,0 +1,17 @@
+/* The port's asynchronous events from the verbs device (real hardware):
+ * CLIENT_REREGISTER, SM_CHANGE, LID_CHANGE and PORT_ACTIVE all mean the
+ * SA may have lost or moved our records. ibsim has no verbs device; there
+ * the agent relies on polling the port. */
+#ifndef IBATS_PORT_EVENTS_H
+#define IBATS_PORT_EVENTS_H
+
+struct pev;
+
+/* -ENODEV when the CA has no verbs device (ibsim). */
+int pev_open(struct pev **out, const char *ca, int port);
+void pev_close(struct pev *p);
+int pev_fd(const struct pev *p);
+/* Drain pending events; 1 when one asks for a full reconciliation. */
+int pev_read(struct pev *p, const char **what);
+
+#endif

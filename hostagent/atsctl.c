@@ -58,6 +58,7 @@ static void usage(FILE *f)
 "  release IP --owner NAME [--pkey P]  drop that hold (atsd)\n"
 "  status                         the records atsd keeps for this host\n"
 "  stats                          atsd's cache and SA counters\n"
+"  verify                         make atsd check its records against the SA now\n"
 "\n"
 "Options:\n"
 "  -C, --ca NAME        CA to use (default: first with an active port)\n"
@@ -362,8 +363,8 @@ static int cmd_agent(struct ctl *c, const char *cmd, const char *arg)
 		snprintf(req, sizeof(req), "%s %s %s 0x%04x", cmd, c->owner, arg, c->pkey);
 		return agent_only(c, req, 0);
 	}
-	if (!strcmp(cmd, "stats"))
-		return agent_only(c, "stats", 0);
+	if (!strcmp(cmd, "stats") || !strcmp(cmd, "verify"))
+		return agent_only(c, cmd, 0);
 	return agent_only(c, "status", 1);
 }
 
@@ -487,6 +488,7 @@ static int run_command(struct ctl *c, int argc, char **argv)
 		{ "release", 1, "Koj" },
 		{ "status", 0, "j" },
 		{ "stats", 0, "" },
+		{ "verify", 0, "" },
 	};
 	const char *cmd = argv[0], *gid_arg = NULL;
 	uint64_t v;
@@ -550,7 +552,7 @@ static int run_command(struct ctl *c, int argc, char **argv)
 	if (ret)
 		return ret;
 	if (!strcmp(cmd, "hold") || !strcmp(cmd, "release") ||
-	    !strcmp(cmd, "status") || !strcmp(cmd, "stats"))
+	    !strcmp(cmd, "status") || !strcmp(cmd, "stats") || !strcmp(cmd, "verify"))
 		return cmd_agent(c, cmd, cmds[i].nargs ? argv[optind] : NULL);
 	if (!c->no_agent && (!strcmp(cmd, "resolve") ||
 			     ((!strcmp(cmd, "reverse") || !strcmp(cmd, "primary")) &&

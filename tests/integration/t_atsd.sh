@@ -113,6 +113,18 @@ check_out "... counted" "^negative_hits 1" agent host1 stats
 check_out "reverse and primary through the agent" "10\.0\.0\.3 \(primary\)" \
 	agent host1 primary "$G3"
 
+# Identical lookups that miss together share one SA lookup: keep the SA
+# thread busy with a full verification (a walk of the SID block), then ask
+# five times at once.
+check "verify now" agent host1 verify
+pids=""
+for i in 1 2 3 4 5; do
+	agent host1 resolve 10.0.0.3 >/dev/null 2>&1 &
+	pids="$pids $!"
+done
+wait $pids
+check_out "... the five lookups were coalesced" "^coalesced [1-4]$" agent host1 stats
+
 # SIGKILL and restart: the agent adopts its records, no duplicates.
 kill -9 "$(agent_pid host2)"
 wait "$(agent_pid host2)" 2>/dev/null

@@ -234,48 +234,25 @@ static int set_value(const struct ac_key *k, struct agent_conf *c, char *v,
 	return -EINVAL;
 }
 
+static const char *key_name(size_t i, int *repeat)
+{
+	*repeat = ac_keys[i].repeat;
+	return ac_keys[i].name;
+}
+
+static int key_set(void *ctx, size_t i, char *val, char *msg, size_t len)
+{
+	return set_value(&ac_keys[i], ctx, val, msg, len);
+}
+
 int agent_conf_load(const char *path, struct agent_conf *c, char *err,
 		    size_t errlen)
 {
-	char buf[1024], msg[384];
-	unsigned lineno = 0, seen[N_KEYS] = { 0 };
-	FILE *f = fopen(path, "r");
 	size_t i, j;
+	int ret = cfg_load(path, N_KEYS, key_name, key_set, c, err, errlen);
 
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return errno == ENOENT ? -ENOENT : -EINVAL;
-	}
-	for (;;) {
-		char *line, *key, *val;
-		int more = cfg_next_line(f, buf, sizeof(buf), &lineno, &line, msg,
-					 sizeof(msg));
-
-		if (more < 0)
-			goto bad;
-		if (!more)
-			break;
-		cfg_split(line, &key, &val);
-		for (i = 0; i < N_KEYS; i++)
-			if (!strcmp(key, ac_keys[i].name))
-				break;
-		if (i == N_KEYS) {
-			snprintf(msg, sizeof(msg), "unknown key '%s'", key);
-			goto bad;
-		}
-		if (seen[i] && !ac_keys[i].repeat) {
-			snprintf(msg, sizeof(msg), "'%s' already set on line %u", key, seen[i]);
-			goto bad;
-		}
-		seen[i] = lineno;
-		if (!*val) {
-			snprintf(msg, sizeof(msg), "'%s' needs a value", key);
-			goto bad;
-		}
-		if (set_value(&ac_keys[i], c, val, msg, sizeof(msg)))
-			goto bad;
-	}
-	fclose(f);
+	if (ret)
+		return ret;
 	for (i = 0; i < c->nifs; i++)
 		for (j = 0; j < i; j++)
 			if (!strcmp(c->ifs[i].name, c->ifs[j].name) &&
@@ -285,10 +262,6 @@ int agent_conf_load(const char *path, struct agent_conf *c, char *err,
 				return -EINVAL;
 			}
 	return 0;
-bad:
-	snprintf(err, errlen, "%s:%u: %s", path, lineno, msg);
-	fclose(f);
-	return -EINVAL;
 }
 
 const char *agent_conf_restart_key(const struct agent_conf *a,

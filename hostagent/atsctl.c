@@ -10,6 +10,7 @@
 #include "ats.h"
 #include "ats_query.h"
 #include "atsd_client.h"
+#include "cfg.h"
 #include "log.h"
 #include "mport.h"
 #include "sa_client.h"
@@ -80,19 +81,6 @@ static void usage(FILE *f)
 		SA_TIMEOUT_MS_DEFAULT, SA_RETRIES_DEFAULT);
 }
 
-static int parse_u64(const char *s, uint64_t max, uint64_t *v)
-{
-	char *end;
-	unsigned long long x;
-
-	errno = 0;
-	x = strtoull(s, &end, 0);
-	if (errno || end == s || *end || *s == '-' || x > max)
-		return -EINVAL;
-	*v = x;
-	return 0;
-}
-
 static int usage_err(const char *what, const char *arg, const char *why)
 {
 	fprintf(stderr, "atsctl: %s '%s': %s\n", what, arg, why);
@@ -124,7 +112,7 @@ static int parse_gid(struct ctl *c, const char *s, uint8_t *gid)
 
 	if (!ats_gid_parse(s, gid))
 		return 0;
-	if (parse_u64(s, UINT64_MAX, &guid))
+	if (cfg_parse_u64(s, UINT64_MAX, &guid))
 		return -EINVAL;
 	/* A bare GUID needs the subnet prefix of the local port. */
 	if (!c->sa && ctl_open(c))
@@ -449,7 +437,7 @@ static int check_arg(const char *cmd, const char *arg)
 	if (!arg)
 		return 0;
 	if (!strcmp(cmd, "reverse") || !strcmp(cmd, "primary")) {
-		if (ats_gid_parse(arg, gid) && parse_u64(arg, UINT64_MAX, &guid))
+		if (ats_gid_parse(arg, gid) && cfg_parse_u64(arg, UINT64_MAX, &guid))
 			return usage_err("GID", arg, "not a GID or port GUID");
 		return 0;
 	}
@@ -512,12 +500,12 @@ static int run_command(struct ctl *c, int argc, char **argv)
 			c->primary = 1;
 			break;
 		case 'K':
-			if (parse_u64(optarg, 0xffff, &v) || !(v & 0x7fff))
+			if (cfg_parse_u64(optarg, 0xffff, &v) || !(v & 0x7fff))
 				return usage_err("--pkey", optarg, "not a PKey (1..0xFFFF)");
 			c->pkey = (uint16_t)v;
 			break;
 		case 'L':
-			if (parse_u64(optarg, 0xffffffff, &v))
+			if (cfg_parse_u64(optarg, 0xffffffff, &v))
 				return usage_err("--lease", optarg, "not a lease in seconds (0..4294967295)");
 			c->lease = (uint32_t)v;
 			break;
@@ -525,7 +513,7 @@ static int run_command(struct ctl *c, int argc, char **argv)
 			gid_arg = optarg;
 			break;
 		case 's':
-			if (parse_u64(optarg, UINT64_MAX, &c->sid))
+			if (cfg_parse_u64(optarg, UINT64_MAX, &c->sid))
 				return usage_err("--sid", optarg, "not a ServiceID");
 			if (strcmp(cmd, "register") && !ats_sid_in_block(c->sid))
 				return usage_err("--sid", optarg, "outside the ATS SID block 0x10000CE100415400..0x10000CE1004154FF");
@@ -614,7 +602,7 @@ int main(int argc, char **argv)
 			c.ca = optarg;
 			break;
 		case 'P':
-			if (parse_u64(optarg, 254, &v) || !v)
+			if (cfg_parse_u64(optarg, 254, &v) || !v)
 				return usage_err("--port", optarg, "not a port number (1..254)");
 			c.portnum = (int)v;
 			break;
@@ -622,17 +610,17 @@ int main(int argc, char **argv)
 			c.json = 1;
 			break;
 		case 't':
-			if (parse_u64(optarg, 600000, &v) || !v)
+			if (cfg_parse_u64(optarg, 600000, &v) || !v)
 				return usage_err("--timeout", optarg, "not a time in ms (1..600000)");
 			c.sa_opts.timeout_ms = (unsigned)v;
 			break;
 		case 'r':
-			if (parse_u64(optarg, 100, &v))
+			if (cfg_parse_u64(optarg, 100, &v))
 				return usage_err("--retries", optarg, "not a count (0..100)");
 			c.sa_opts.retries = (unsigned)v;
 			break;
 		case 'k':
-			if (parse_u64(optarg, UINT64_MAX, &c.sa_opts.sm_key))
+			if (cfg_parse_u64(optarg, UINT64_MAX, &c.sa_opts.sm_key))
 				return usage_err("--smkey", optarg, "not a 64-bit key");
 			break;
 		case 'R':

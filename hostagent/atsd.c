@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "cfg.h"
 #include "log.h"
 
 int64_t agent_now_ms(void)
@@ -468,10 +469,9 @@ int main(int argc, char **argv)
 			ca = optarg;
 			break;
 		case 'P': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
+			uint64_t v;
 
-			if (*end || v < 1 || v > 254) {
+			if (cfg_parse_u64(optarg, 254, &v) || !v) {
 				fprintf(stderr, "atsd: --port '%s': not a port number (1..254)\n", optarg);
 				return 2;
 			}

@@ -1,5 +1,6 @@
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -88,4 +89,56 @@ void cfg_split(char *line, char **key, char **val)
 			v = cfg_trim(v + 1);
 	}
 	*val = v;
+}
+
+int cfg_load(const char *path, size_t nkeys, cfg_key_fn key, cfg_set_fn set,
+	     void *ctx, char *err, size_t errlen)
+{
+	char buf[1024], msg[384];
+	unsigned lineno = 0, *seen;
+	FILE *f = fopen(path, "r");
+	int ret = 0;
+
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return errno == ENOENT ? -ENOENT : -EINVAL;
+	}
+	seen = calloc(nkeys, sizeof(*seen));
+	if (!seen) {
+		fclose(f);
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	for (;;) {
+		char *line, *k, *v;
+		int more, repeat = 0;
+		size_t i;
+
+		more = cfg_next_line(f, buf, sizeof(buf), &lineno, &line, msg, sizeof(msg));
+		if (more <= 0) {
+			ret = more;
+			break;
+		}
+		cfg_split(line, &k, &v);
+		for (i = 0; i < nkeys; i++)
+			if (!strcmp(k, key(i, &repeat)))
+				break;
+		ret = -EINVAL;
+		if (i == nkeys)
+			snprintf(msg, sizeof(msg), "unknown key '%s'", k);
+		else if (seen[i] && !repeat)
+			snprintf(msg, sizeof(msg), "'%s' already set on line %u", k, seen[i]);
+		else if (!*v)
+			snprintf(msg, sizeof(msg), "'%s' needs a value", k);
+		else
+			ret = set(ctx, i, v, msg, sizeof(msg));
+		if (ret)
+			break;
+		seen[i] = lineno;
+	}
+	if (ret)
+		snprintf(err, errlen, "%s:%u: %s", path, lineno, msg);
+	free(seen);
+	fclose(f);
+	return ret ? -EINVAL : 0;
 }

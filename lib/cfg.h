@@ -22,4 +22,14 @@ int cfg_next_line(FILE *f, char *buf, size_t len, unsigned *lineno,
 /* Split "key value" or "key = value": *key and *val point into line. */
 void cfg_split(char *line, char **key, char **val);
 
+/* A whole file of "key value" lines against a key table: unknown keys,
+ * keys given twice (unless repeatable), keys without a value are errors.
+ * key(i, &repeat) names table entry i; set() stores a value or writes
+ * why not into msg. Returns 0, -ENOENT (no file), or -EINVAL with err =
+ * "path:line: what". */
+typedef const char *(*cfg_key_fn)(size_t i, int *repeat);
+typedef int (*cfg_set_fn)(void *ctx, size_t i, char *val, char *msg, size_t len);
+int cfg_load(const char *path, size_t nkeys, cfg_key_fn key, cfg_set_fn set,
+	     void *ctx, char *err, size_t errlen);
+
 #endif

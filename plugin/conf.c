@@ -115,59 +115,29 @@ static int set_value(const struct conf_key *k, struct osmats_conf *c,
 	return -EINVAL;
 }
 
+static const char *key_name(size_t i, int *repeat)
+{
+	*repeat = 0;
+	return conf_keys[i].name;
+}
+
+static int key_set(void *ctx, size_t i, char *val, char *msg, size_t len)
+{
+	return set_value(&conf_keys[i], ctx, val, msg, len);
+}
+
 int conf_load(const char *path, struct osmats_conf *c, char *err, size_t errlen)
 {
-	char line[1024], msg[384];
-	unsigned lineno = 0, seen[N_KEYS] = { 0 };
-	FILE *f = fopen(path, "r");
-	int ret = 0;
+	int ret = cfg_load(path, N_KEYS, key_name, key_set, c, err, errlen);
 
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return errno == ENOENT ? -ENOENT : -EINVAL;
-	}
-	for (;;) {
-		char *s, *key, *val;
-		size_t i;
-		int more = cfg_next_line(f, line, sizeof(line), &lineno, &s, msg,
-					 sizeof(msg));
-
-		if (more < 0)
-			goto bad;
-		if (!more)
-			break;
-		cfg_split(s, &key, &val);
-		for (i = 0; i < N_KEYS; i++)
-			if (!strcmp(key, conf_keys[i].name))
-				break;
-		if (i == N_KEYS) {
-			snprintf(msg, sizeof(msg), "unknown key '%s'", key);
-			goto bad;
-		}
-		if (seen[i]) {
-			snprintf(msg, sizeof(msg), "'%s' already set on line %u", key,
-				 seen[i]);
-			goto bad;
-		}
-		seen[i] = lineno;
-		if (!*val) {
-			snprintf(msg, sizeof(msg), "'%s' needs a value", key);
-			goto bad;
-		}
-		if (set_value(&conf_keys[i], c, val, msg, sizeof(msg)))
-			goto bad;
-	}
+	if (ret)
+		return ret;
 	if (c->pol.lease_min > c->pol.lease_max) {
 		snprintf(err, errlen, "%s: lease_min %" PRIu32 " is above lease_max %" PRIu32,
 			 path, c->pol.lease_min, c->pol.lease_max);
-		ret = -EINVAL;
+		return -EINVAL;
 	}
-	fclose(f);
-	return ret;
-bad:
-	snprintf(err, errlen, "%s:%u: %s", path, lineno, msg);
-	fclose(f);
-	return -EINVAL;
+	return 0;
 }
 
 int conf_restart_needed(const struct osmats_conf *a,

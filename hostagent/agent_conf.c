@@ -31,6 +31,8 @@ static const struct ac_key {
 	{ "port", AC_U32, F(port), 0, 1, 254, 0, 0 },
 	{ "socket", AC_STR, F(socket), sizeof(((struct agent_conf *)0)->socket), 0, 0, 0, 0 },
 	{ "ibsim", AC_BOOL, F(ibsim), 0, 0, 0, 0, 0 },
+	{ "liveness", AC_BOOL, F(liveness), 0, 0, 0, 0, 0 },
+	{ "ibping", AC_BOOL, F(ibping), 0, 0, 0, 0, 0 },
 	{ "verify_interval", AC_U32, F(verify_interval), 0, 1, 86400, 1, 0 },
 	{ "sm_poll_interval", AC_U32, F(sm_poll_interval), 0, 1, 3600, 1, 0 },
 	{ "cache_ttl", AC_U32, F(cache_ttl), 0, 0, 86400, 1, 0 },
@@ -60,6 +62,8 @@ void agent_conf_default(struct agent_conf *c)
 	c->backoff_max = 60;
 	c->lease = ATS_LEASE_INFINITE;
 	c->log_level = LOG_LVL_INFO;
+	c->liveness = 1;
+	c->ibping = 1;
 }
 
 static int parse_pkey(const char *v, uint16_t *pkey)

@@ -261,6 +261,8 @@ static void reload(struct agent *a)
 	c.port = a->conf.port;
 	memcpy(c.socket, a->conf.socket, sizeof(c.socket));
 	c.ibsim = a->conf.ibsim;
+	c.liveness = a->conf.liveness;
+	c.ibping = a->conf.ibping;
 	{
 		struct sources old = a->src;
 		size_t h;
@@ -526,6 +528,8 @@ int main(int argc, char **argv)
 	so.timeout_ms = a.conf.sa_timeout;
 	so.retries = a.conf.sa_retries;
 	so.ibsim = a.conf.ibsim;
+	so.liveness = a.conf.liveness;
+	so.ibping = a.conf.ibping;
 	ret = saj_start(&a.saj, &so);
 	if (ret) {
 		log_err("cannot open CA %s port %d: %s", so.ca ? so.ca : "(default)",

@@ -10,6 +10,10 @@
 #include "ats_query.h"
 #include "log.h"
 #include "sa_thread.h"
+#include "vmad.h"
+
+/* How long the thread listens for requests between looks at its queue. */
+#define SERVE_SLICE_MS 20
 
 struct saj_thread {
 	struct mport *port;
@@ -23,7 +27,22 @@ struct saj_thread {
 	int stop;
 	int pipe[2];
 	int issm_fd;
+	int serving;                /* vendor agents registered */
+	struct vmad_identity id;    /* this thread's only */
 };
+
+static size_t answer(const uint8_t *req, size_t len, uint8_t *resp, void *ctx)
+{
+	struct saj_thread *t = ctx;
+
+	return vmad_answer(req, len, &t->id, liv_timestamp(), resp);
+}
+
+static void identity_update(struct saj_thread *t, const struct mport_info *pi)
+{
+	t->id.lid = pi->lid;
+	t->id.port_guid = pi->port_guid;
+}
 
 static void queue_put(struct saj ***tail, struct saj *j)
 {
@@ -218,6 +237,8 @@ static void run(struct saj_thread *t, struct saj *j)
 	int ret;
 
 	ret = mport_query(t->port, &j->port);
+	if (!ret)
+		identity_update(t, &j->port);
 	if (!ret && (j->port.state != 4 || !j->port.sm_lid))
 		ret = -ENETDOWN;
 	if (ret || j->kind == SAJ_PORT) {
@@ -268,8 +289,16 @@ static void *thread_main(void *arg)
 	for (;;) {
 		struct saj *j;
 
-		while (!t->stop && !t->todo)
-			pthread_cond_wait(&t->cv, &t->mu);
+		while (!t->stop && !t->todo) {
+			if (!t->serving) {
+				pthread_cond_wait(&t->cv, &t->mu);
+				continue;
+			}
+			/* umad cannot be woken by the queue: listen in slices. */
+			pthread_mutex_unlock(&t->mu);
+			mport_serve(t->port, SERVE_SLICE_MS);
+			pthread_mutex_lock(&t->mu);
+		}
 		if (t->stop)
 			break;
 		j = queue_take(&t->todo, &t->todo_tail);
@@ -328,6 +357,25 @@ int saj_start(struct saj_thread **out, const struct saj_opts *o)
 	ret = sa_client_init(&t->sa, t->port, &so);
 	if (ret)
 		goto fail;
+	if (o->liveness || o->ibping) {
+		struct mport_info pi;
+
+		t->id.liveness = o->liveness;
+		t->id.ibping = o->ibping;
+		vmad_host_name(t->id.host, sizeof(t->id.host));
+		if (!mport_query(t->port, &pi))
+			identity_update(t, &pi);
+		mport_set_responder(t->port, answer, t);
+		ret = mport_register_oui(t->port, VMAD_CLASS_LIVENESS, 1, VMAD_OUI_OPENIB, 1);
+		if (ret >= 0)
+			ret = mport_register_oui(t->port, VMAD_CLASS_IBPING, 0, VMAD_OUI_OPENIB, 1);
+		if (ret < 0) {
+			log_err("cannot serve vendor classes 0x34/0x32 (is ibping -S running?): %s",
+				strerror(-ret));
+			goto fail;
+		}
+		t->serving = 1;
+	}
 	if (o->ibsim) {
 		ret = become_sim_sm(t);
 		if (ret) {

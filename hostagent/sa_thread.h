@@ -60,6 +60,8 @@ struct saj_opts {
 	unsigned timeout_ms;
 	unsigned retries;
 	int ibsim;                  /* become the node's SM client (ibsim only) */
+	int liveness;               /* answer vendor class 0x34 */
+	int ibping;                 /* answer ibping (class 0x32) */
 };
 
 /* Opens the port and starts the thread. */

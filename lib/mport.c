@@ -18,6 +18,9 @@ struct mport {
 	uint32_t next_tid;
 	uint8_t *rbuf; /* umad header + MAD, grown for RMPP tables */
 	size_t rbuf_len;
+	mport_answer_fn answer;
+	void *answer_ctx;
+	uint64_t answered;
 };
 
 #define RBUF_INITIAL 8192
@@ -117,7 +120,51 @@ int mport_register(struct mport *p, uint8_t mgmt_class, uint8_t class_version,
 	return id < 0 ? (id == -1 ? -EIO : id) : id;
 }
 
-/* Reads one MAD into p->rbuf, growing it when an RMPP table is larger. */
+int mport_register_oui(struct mport *p, uint8_t mgmt_class, uint8_t rmpp_version,
+		       uint32_t oui, int serve)
+{
+	uint8_t o[3] = { (uint8_t)(oui >> 16), (uint8_t)(oui >> 8), (uint8_t)oui };
+	long mask[16 / sizeof(long)] = { 0 };
+	int id;
+
+	if (serve)
+		mask[0] = 1L << MAD_METHOD_GET;
+	id = umad_register_oui(p->fd, mgmt_class, rmpp_version, o,
+			       serve ? mask : NULL);
+	return id < 0 ? (id == -1 ? -EIO : id) : id;
+}
+
+void mport_set_responder(struct mport *p, mport_answer_fn fn, void *ctx)
+{
+	p->answer = fn;
+	p->answer_ctx = ctx;
+}
+
+/* Answer the request in p->rbuf through the agent it came in on, to the
+ * address it came from. */
+static void mport_reply(struct mport *p, int agent, size_t len)
+{
+	uint8_t *sbuf;
+	size_t n;
+
+	if (!p->answer)
+		return;
+	sbuf = calloc(1, umad_size() + MAD_SIZE);
+	if (!sbuf)
+		return;
+	n = p->answer(umad_get_mad(p->rbuf), len, umad_get_mad(sbuf), p->answer_ctx);
+	if (n) {
+		memcpy(sbuf, p->rbuf, umad_size());
+		if (umad_send(p->fd, agent, sbuf, (int)n, 0, 0) < 0)
+			log_debug("cannot send an answer: %s", strerror(errno));
+		else
+			p->answered++;
+	}
+	free(sbuf);
+}
+
+/* Reads one MAD into p->rbuf, growing it when an RMPP table is larger.
+ * Returns the agent it arrived on. */
 static int mport_recv(struct mport *p, int timeout_ms, size_t *mad_len)
 {
 	int len, ret;
@@ -145,6 +192,21 @@ static int mport_recv(struct mport *p, int timeout_ms, size_t *mad_len)
 		return ret < -1 ? ret : -errno;
 	}
 	*mad_len = len < 0 ? 0 : (size_t)len;
+	return ret;
+}
+
+int mport_serve(struct mport *p, int timeout_ms)
+{
+	size_t len = 0;
+	int agent = mport_recv(p, timeout_ms, &len);
+
+	if (agent == -ETIMEDOUT)
+		return 0;
+	if (agent < 0)
+		return agent;
+	if (len >= MAD_HDR_SIZE && umad_status(p->rbuf) == 0 &&
+	    !(((uint8_t *)umad_get_mad(p->rbuf))[MAD_OFF_METHOD] & MAD_METHOD_RESP_BIT))
+		mport_reply(p, agent, len);
 	return 0;
 }
 
@@ -190,11 +252,16 @@ int mport_rpc(struct mport *p, int agent, const struct mport_dest *dst,
 			ret = mport_recv(p, (int)(deadline - now), &len);
 			if (ret == -ETIMEDOUT)
 				break;
-			if (ret)
+			if (ret < 0)
 				goto out;
 			mad = umad_get_mad(p->rbuf);
 			if (mad_hdr_decode(mad, len, &h))
 				continue;
+			if (!(h.method & MAD_METHOD_RESP_BIT) && umad_status(p->rbuf) == 0) {
+				/* Someone asks us something while we wait. */
+				mport_reply(p, ret, len);
+				continue;
+			}
 			if ((uint32_t)h.tid != tid ||
 			    h.mgmt_class != req[MAD_OFF_MGMT_CLASS])
 				continue;

@@ -41,10 +41,26 @@ int mport_query(struct mport *p, struct mport_info *info);
 int mport_register(struct mport *p, uint8_t mgmt_class, uint8_t class_version,
 		   uint8_t rmpp_version);
 
+/* Agent for a vendor range-2 class of an OUI. serve: also receive
+ * requests (Get) for it, answered by the responder. */
+int mport_register_oui(struct mport *p, uint8_t mgmt_class, uint8_t rmpp_version,
+		       uint32_t oui, int serve);
+
+/* Answers requests that arrive for classes this port serves: fills resp
+ * (MAD_SIZE bytes) and returns its length, or 0 to drop the request. */
+typedef size_t (*mport_answer_fn)(const uint8_t *req, size_t len, uint8_t *resp,
+				  void *ctx);
+void mport_set_responder(struct mport *p, mport_answer_fn fn, void *ctx);
+
+/* Wait up to timeout_ms for one MAD; answer it if it is a request.
+ * 0 (something handled or nothing came), or -errno. */
+int mport_serve(struct mport *p, int timeout_ms);
+
 /* Sends req (at least 24 bytes, a full MAD) after stamping a fresh TID,
  * waits for the response with the same TID and class, and returns it in
  * *resp (malloc'ed, *resp_len bytes). Retries on timeout with the same
- * TID. -ETIMEDOUT when every attempt timed out. */
+ * TID. Requests that arrive meanwhile go to the responder. -ETIMEDOUT
+ * when every attempt timed out. */
 int mport_rpc(struct mport *p, int agent, const struct mport_dest *dst,
 	      uint8_t *req, size_t req_len, const struct mport_rpc_opts *o,
 	      uint8_t **resp, size_t *resp_len);

@@ -1,0 +1,157 @@
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "vmad.h"
+#include "wire.h"
+
+_Static_assert(VMAD_OFF_DATA == RMPP_HDR_END + 4, "OUI word after RMPP");
+_Static_assert(LIV_OFF_TS_XMIT + 4 <= MAD_SIZE, "timestamps fit");
+_Static_assert(LIV_OFF_GUID + 8 <= MAD_SIZE, "info fits");
+
+uint32_t vmad_get_oui(const uint8_t *mad)
+{
+	return (uint32_t)mad[VMAD_OFF_OUI] << 16 | (uint32_t)mad[VMAD_OFF_OUI + 1] << 8 |
+	       mad[VMAD_OFF_OUI + 2];
+}
+
+void vmad_put_oui(uint8_t *mad, uint32_t oui)
+{
+	mad[VMAD_OFF_RESV] = 0;
+	mad[VMAD_OFF_OUI] = (uint8_t)(oui >> 16);
+	mad[VMAD_OFF_OUI + 1] = (uint8_t)(oui >> 8);
+	mad[VMAD_OFF_OUI + 2] = (uint8_t)oui;
+}
+
+void vmad_host_name(char *buf, size_t len)
+{
+	size_t n;
+
+	if (gethostname(buf, len) < 0)
+		snprintf(buf, len, "?hostname?");
+	buf[len - 1] = '\0';
+	n = strlen(buf);
+	if (n + 2 < len && !getdomainname(buf + n + 1, len - n - 1) &&
+	    buf[n + 1] && strcmp(buf + n + 1, "(none)")) {
+		buf[n] = '.';
+		buf[len - 1] = '\0';
+	}
+}
+
+uint32_t liv_timestamp(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_REALTIME, &ts))
+		return LIV_TS_NONSTANDARD;
+	return (uint32_t)((ts.tv_sec % 86400) * 1000 + ts.tv_nsec / 1000000);
+}
+
+int liv_build(uint8_t *mad, enum liv_type type, uint16_t id, uint16_t seq,
+	      const uint8_t *data, size_t len, uint32_t now_ts)
+{
+	struct mad_hdr h = {
+		.base_version = MAD_BASE_VERSION,
+		.mgmt_class = VMAD_CLASS_LIVENESS,
+		.class_version = VMAD_LIVENESS_VERSION,
+		.method = MAD_METHOD_GET,
+	};
+
+	if (type != LIV_ECHO_REQ && type != LIV_TS_REQ && type != LIV_INFO_REQ)
+		return -EINVAL;
+	if (len > LIV_ECHO_MAX || (len && type != LIV_ECHO_REQ))
+		return -EMSGSIZE;
+	memset(mad, 0, MAD_SIZE);
+	mad_hdr_encode(mad, &h);
+	vmad_put_oui(mad, VMAD_OUI_OPENIB);
+	mad[LIV_OFF_TYPE] = (uint8_t)type;
+	wire_put16(mad + LIV_OFF_ID, id);
+	wire_put16(mad + LIV_OFF_SEQ, seq);
+	if (type == LIV_ECHO_REQ && len)
+		memcpy(mad + LIV_OFF_DATA, data, len);
+	if (type == LIV_TS_REQ)
+		wire_put32(mad + LIV_OFF_TS_ORIG, now_ts);
+	return 0;
+}
+
+/* The answer keeps the request's TID, class and OUI; GetResp. */
+static size_t respond(const uint8_t *req, uint8_t *resp, uint16_t status)
+{
+	memcpy(resp, req, MAD_SIZE);
+	resp[MAD_OFF_METHOD] = MAD_METHOD_GET | MAD_METHOD_RESP_BIT;
+	wire_put16(resp + MAD_OFF_STATUS, status);
+	/* A one-MAD answer: no RMPP. */
+	memset(resp + RMPP_OFF_VERSION, 0, RMPP_HDR_END - RMPP_OFF_VERSION);
+	return MAD_SIZE;
+}
+
+size_t vmad_answer(const uint8_t *req, size_t len,
+		   const struct vmad_identity *id, uint32_t now_ts, uint8_t *resp)
+{
+	uint8_t cls;
+
+	if (len < MAD_SIZE || req[MAD_OFF_BASE_VERSION] != MAD_BASE_VERSION ||
+	    (req[MAD_OFF_METHOD] & MAD_METHOD_RESP_BIT) ||
+	    vmad_get_oui(req) != VMAD_OUI_OPENIB)
+		return 0;
+	cls = req[MAD_OFF_MGMT_CLASS];
+	if (cls == VMAD_CLASS_IBPING && id->ibping) {
+		/* infiniband-diags' ibping server answers any method with its
+		 * host name in the vendor data. */
+		respond(req, resp, 0);
+		memset(resp + VMAD_OFF_DATA, 0, VMAD_DATA_SIZE);
+		memcpy(resp + VMAD_OFF_DATA, id->host, strnlen(id->host, VMAD_DATA_SIZE - 1));
+		return MAD_SIZE;
+	}
+	if (cls != VMAD_CLASS_LIVENESS || !id->liveness)
+		return 0;
+	if (req[MAD_OFF_CLASS_VERSION] != VMAD_LIVENESS_VERSION)
+		return respond(req, resp, VMAD_STATUS_BAD_VERSION);
+	if (req[MAD_OFF_METHOD] != MAD_METHOD_GET)
+		return respond(req, resp, VMAD_STATUS_BAD_METHOD);
+	switch (req[LIV_OFF_TYPE]) {
+	case LIV_ECHO_REQ:
+		respond(req, resp, 0);
+		break;
+	case LIV_TS_REQ:
+		respond(req, resp, 0);
+		wire_put32(resp + LIV_OFF_TS_RECV, now_ts);
+		wire_put32(resp + LIV_OFF_TS_XMIT, now_ts);
+		break;
+	case LIV_INFO_REQ:
+		respond(req, resp, 0);
+		memset(resp + LIV_OFF_DATA, 0, MAD_SIZE - LIV_OFF_DATA);
+		wire_put16(resp + LIV_OFF_LID, id->lid);
+		wire_put64(resp + LIV_OFF_GUID, id->port_guid);
+		break;
+	default:
+		/* Unknown (or a response type sent as a request): say so. */
+		return respond(req, resp, VMAD_STATUS_BAD_ATTR);
+	}
+	resp[LIV_OFF_TYPE] = (uint8_t)(req[LIV_OFF_TYPE] + 1);
+	return MAD_SIZE;
+}
+
+int liv_parse(const uint8_t *mad, size_t len, struct liv_reply *r)
+{
+	struct mad_hdr h;
+
+	memset(r, 0, sizeof(*r));
+	if (mad_hdr_decode(mad, len, &h) || len < LIV_OFF_GUID + 8)
+		return -EMSGSIZE;
+	if (h.mgmt_class != VMAD_CLASS_LIVENESS || vmad_get_oui(mad) != VMAD_OUI_OPENIB)
+		return -EPROTO;
+	r->status = h.status;
+	r->type = mad[LIV_OFF_TYPE];
+	r->id = wire_get16(mad + LIV_OFF_ID);
+	r->seq = wire_get16(mad + LIV_OFF_SEQ);
+	r->ts_orig = wire_get32(mad + LIV_OFF_TS_ORIG);
+	r->ts_recv = wire_get32(mad + LIV_OFF_TS_RECV);
+	r->ts_xmit = wire_get32(mad + LIV_OFF_TS_XMIT);
+	r->lid = wire_get16(mad + LIV_OFF_LID);
+	r->port_guid = wire_get64(mad + LIV_OFF_GUID);
+	return 0;
+}

@@ -1,0 +1,93 @@
+/* Vendor MADs of the OpenIB OUI: end-port liveness (class 0x34, seed 001)
+ * and infiniband-diags ibping (class 0x32). Vendor range 2 layout, IBTA
+ * Vol 1 13.4.2 / Table 149: RMPP header at 24, OUI at 37..39, data from 40. */
+#ifndef IBATS_VMAD_H
+#define IBATS_VMAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mad.h"
+
+#define VMAD_OUI_OPENIB 0x001405u
+#define VMAD_CLASS_IBPING 0x32
+#define VMAD_CLASS_LIVENESS 0x34
+#define VMAD_LIVENESS_VERSION 1
+
+enum {
+	VMAD_OFF_RESV = 36,
+	VMAD_OFF_OUI = 37,
+	VMAD_OFF_DATA = 40,
+	VMAD_DATA_SIZE = MAD_SIZE - VMAD_OFF_DATA,
+};
+
+/* Liveness payload, seed 001. */
+enum {
+	LIV_OFF_TYPE = 40,
+	LIV_OFF_ID = 44,
+	LIV_OFF_SEQ = 46,
+	LIV_OFF_DATA = 48,
+	LIV_OFF_TS_ORIG = 48,
+	LIV_OFF_TS_RECV = 52,
+	LIV_OFF_TS_XMIT = 56,
+	LIV_OFF_LID = 48,
+	LIV_OFF_GUID = 50,
+	LIV_ECHO_MAX = MAD_SIZE - LIV_OFF_DATA, /* 208: more needs RMPP */
+};
+
+enum liv_type {
+	LIV_ECHO_REQ = 1,
+	LIV_ECHO_RESP = 2,
+	LIV_TS_REQ = 3,
+	LIV_TS_RESP = 4,
+	LIV_INFO_REQ = 5,
+	LIV_INFO_RESP = 6,
+};
+
+/* High bit of a timestamp: not milliseconds since midnight UT. */
+#define LIV_TS_NONSTANDARD 0x80000000u
+
+/* MAD status codes used in answers (Table 146, bits 2..4). */
+#define VMAD_STATUS_BAD_VERSION 0x0004
+#define VMAD_STATUS_BAD_METHOD 0x0008
+#define VMAD_STATUS_BAD_ATTR 0x001C
+
+struct vmad_identity {
+	uint16_t lid;
+	uint64_t port_guid;
+	char host[VMAD_DATA_SIZE]; /* ibping's answer: host.domain */
+	int liveness;              /* answer class 0x34 */
+	int ibping;                /* answer class 0x32 */
+};
+
+uint32_t vmad_get_oui(const uint8_t *mad);
+void vmad_put_oui(uint8_t *mad, uint32_t oui);
+
+/* Build a liveness request (MAD_SIZE bytes). Echo carries data[0..len). */
+int liv_build(uint8_t *mad, enum liv_type type, uint16_t id, uint16_t seq,
+	      const uint8_t *data, size_t len, uint32_t now_ts);
+
+/* "host.domain" as infiniband-diags' ibping server answers. */
+void vmad_host_name(char *buf, size_t len);
+
+/* Milliseconds since midnight UT now (seed 001 "standard value"). */
+uint32_t liv_timestamp(void);
+
+/* Answer a request addressed to us. Returns the answer's length (a whole
+ * MAD) in resp, or 0 when the MAD is not a request of a class we serve
+ * (not ours to answer, or a response). */
+size_t vmad_answer(const uint8_t *req, size_t len,
+		   const struct vmad_identity *id, uint32_t now_ts, uint8_t *resp);
+
+/* A parsed liveness answer. */
+struct liv_reply {
+	uint16_t status;
+	uint8_t type;
+	uint16_t id, seq;
+	uint32_t ts_orig, ts_recv, ts_xmit;
+	uint16_t lid;
+	uint64_t port_guid;
+};
+int liv_parse(const uint8_t *mad, size_t len, struct liv_reply *r);
+
+#endif

@@ -13,6 +13,7 @@
 #include "cfg.h"
 #include "log.h"
 #include "mport.h"
+#include "ping.h"
 #include "sa_client.h"
 
 enum {
@@ -40,6 +41,7 @@ struct ctl {
 	const char *socket;
 	int no_agent;
 	const char *owner;
+	struct ping_opts ping;
 };
 
 static void usage(FILE *f)
@@ -60,6 +62,8 @@ static void usage(FILE *f)
 "  status                         the records atsd keeps for this host\n"
 "  stats                          atsd's cache and SA counters\n"
 "  verify                         make atsd check its records against the SA now\n"
+"  ping TARGET [-c N] [-i SECONDS] [--type echo|timestamp|info] [--size BYTES]\n"
+"                                 liveness (vendor class 0x34) to a LID, GID or IP\n"
 "\n"
 "Options:\n"
 "  -C, --ca NAME        CA to use (default: first with an active port)\n"
@@ -434,7 +438,7 @@ static int check_arg(const char *cmd, const char *arg)
 	uint64_t guid;
 	const char *why;
 
-	if (!arg)
+	if (!arg || !strcmp(cmd, "ping"))
 		return 0;
 	if (!strcmp(cmd, "reverse") || !strcmp(cmd, "primary")) {
 		if (ats_gid_parse(arg, gid) && cfg_parse_u64(arg, UINT64_MAX, &guid))
@@ -448,6 +452,48 @@ static int check_arg(const char *cmd, const char *arg)
 	return 0;
 }
 
+/* TARGET: a decimal LID, an IPv4 address, or IPv6 text: the holder of
+ * that address by ATS if there is one, else the GID itself. */
+static int cmd_ping(struct ctl *c, const char *arg)
+{
+	struct ping_target t;
+	struct ats_ip ip;
+	uint8_t gid[16];
+	uint64_t v;
+	int ret, have_gid = 0;
+
+	memset(&t, 0, sizeof(t));
+	snprintf(t.label, sizeof(t.label), "%s", arg);
+	if (strspn(arg, "0123456789") == strlen(arg)) {
+		if (cfg_parse_u64(arg, 0xBFFF, &v) || !v)
+			return usage_err("LID", arg, "not a unicast LID (1..49151)");
+		t.lid = (uint16_t)v;
+		return ping_run(c->port, &t, &c->ping);
+	}
+	if (!ats_ip_parse(arg, &ip)) {
+		struct ats_set s;
+
+		ret = ats_forward(c->sa, &ip, c->pkey, &s);
+		if (ret && ret != -ENOENT)
+			return sa_fail(c, "ping: resolve", ret);
+		if (!ret && s.n) {
+			memcpy(gid, s.recs[0].gid, 16);
+			have_gid = 1;
+		}
+		ats_set_free(&s);
+		if (!have_gid && ip.family == AF_INET) {
+			fprintf(stderr, "atsctl: ping %s: no ATS record of that address\n", arg);
+			return EXIT_NOTFOUND;
+		}
+	}
+	if (!have_gid && ats_gid_parse(arg, gid))
+		return usage_err("TARGET", arg, "not a LID, GID or IP address");
+	ret = sa_path_dlid(c->sa, gid, &t.lid);
+	if (ret)
+		return sa_fail(c, "ping: path to the target", ret);
+	return ping_run(c->port, &t, &c->ping);
+}
+
 static int run_command(struct ctl *c, int argc, char **argv)
 {
 	static const struct option cmd_opts[] = {
@@ -458,6 +504,10 @@ static int run_command(struct ctl *c, int argc, char **argv)
 		{ "sid", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "owner", required_argument, NULL, 'o' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "type", required_argument, NULL, 'T' },
+		{ "size", required_argument, NULL, 'z' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct {
@@ -477,6 +527,7 @@ static int run_command(struct ctl *c, int argc, char **argv)
 		{ "status", 0, "j" },
 		{ "stats", 0, "" },
 		{ "verify", 0, "" },
+		{ "ping", 1, "ciTzKj" },
 	};
 	const char *cmd = argv[0], *gid_arg = NULL;
 	uint64_t v;
@@ -490,7 +541,7 @@ static int run_command(struct ctl *c, int argc, char **argv)
 		return usage_err("command", cmd, "unknown (try --help)");
 	optind = 0; /* 0: GNU getopt reinitializes, permuting again */
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "", cmd_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:i:", cmd_opts, NULL)) != -1) {
 		const char *a = argv[optind - 1];
 
 		if (opt == '?' || !strchr(cmds[i].allowed, opt))
@@ -521,6 +572,36 @@ static int run_command(struct ctl *c, int argc, char **argv)
 			break;
 		case 'j':
 			c->json = 1;
+			break;
+		case 'c':
+			if (cfg_parse_u64(optarg, 1000000, &v) || !v)
+				return usage_err("--count", optarg, "not a count (1..1000000)");
+			c->ping.count = (unsigned)v;
+			break;
+		case 'i': {
+			char *end;
+			double sec = strtod(optarg, &end);
+
+			if (*end || end == optarg || sec < 0 || sec > 3600)
+				return usage_err("--interval", optarg, "not seconds (0..3600)");
+			c->ping.interval_ms = (unsigned)(sec * 1000);
+			break;
+		}
+		case 'T':
+			if (!strcmp(optarg, "echo"))
+				c->ping.type = LIV_ECHO_REQ;
+			else if (!strcmp(optarg, "timestamp"))
+				c->ping.type = LIV_TS_REQ;
+			else if (!strcmp(optarg, "info"))
+				c->ping.type = LIV_INFO_REQ;
+			else
+				return usage_err("--type", optarg, "expected echo, timestamp or info");
+			break;
+		case 'z':
+			if (cfg_parse_u64(optarg, LIV_ECHO_MAX, &v))
+				return usage_err("--size", optarg,
+						 "not an echo size (0..208 bytes; more needs RMPP)");
+			c->ping.size = (size_t)v;
 			break;
 		case 'o':
 			if (!*optarg || strchr(optarg, ' ') || strlen(optarg) > 63)
@@ -562,6 +643,11 @@ static int run_command(struct ctl *c, int argc, char **argv)
 	}
 	if (!strcmp(cmd, "port"))
 		return cmd_port(c);
+	if (!strcmp(cmd, "ping")) {
+		c->ping.json = c->json;
+		c->ping.timeout_ms = c->sa_opts.timeout_ms;
+		return cmd_ping(c, argv[optind]);
+	}
 	if (!strcmp(cmd, "register"))
 		return cmd_register(c, argv[optind]);
 	if (!strcmp(cmd, "deregister"))
@@ -595,6 +681,10 @@ int main(int argc, char **argv)
 	c.sa_opts.timeout_ms = SA_TIMEOUT_MS_DEFAULT;
 	c.sa_opts.retries = SA_RETRIES_DEFAULT;
 	c.socket = ATSD_SOCKET_DEFAULT;
+	c.ping.count = 3;
+	c.ping.interval_ms = 1000;
+	c.ping.type = LIV_ECHO_REQ;
+	c.ping.size = 56;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "+C:P:jt:r:k:vhS:n", opts, NULL)) != -1) {
 		switch (opt) {

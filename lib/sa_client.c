@@ -17,6 +17,16 @@ enum {
 	NODE_TYPE_CA = 1,
 };
 
+/* PathRecord (Table 205): the fields a DLID lookup needs. */
+enum {
+	PR_OFF_DGID = 8,
+	PR_OFF_SGID = 24,
+	PR_OFF_DLID = 40,
+	PR_SIZE = 64,
+	PR_CM_DGID = 2,
+	PR_CM_SGID = 3,
+};
+
 /* LIDs above this are multicast (IBTA Vol 1 4.1.3). */
 #define SA_UNICAST_LID_MAX 0xBFFF
 
@@ -236,6 +246,29 @@ int sa_sr_get_table(struct sa_client *sa, const struct sr_record *q,
 out:
 	sa_answer_free(&ans);
 	return ret;
+}
+
+int sa_path_dlid(struct sa_client *sa, const uint8_t *dgid, uint16_t *dlid)
+{
+	uint8_t pr[PR_SIZE] = { 0 };
+	struct sa_answer ans;
+	int ret;
+
+	memcpy(pr + PR_OFF_DGID, dgid, 16);
+	memcpy(pr + PR_OFF_SGID, sa->info.gid, 16);
+	/* GetTable: several paths may exist (LMC); the first will do, and
+	 * it is whole even when the answer was cut. */
+	ret = sa_request(sa, SA_METHOD_GET_TABLE, SA_ATTR_PATH_RECORD,
+			 1ull << PR_CM_DGID | 1ull << PR_CM_SGID, pr, sizeof(pr), &ans);
+	if (ret)
+		return ret;
+	if (ans.data_len < PR_SIZE) {
+		sa_answer_free(&ans);
+		return -ENOENT;
+	}
+	*dlid = wire_get16(ans.data + PR_OFF_DLID);
+	sa_answer_free(&ans);
+	return 0;
 }
 
 int sa_ca_port_gids(struct sa_client *sa, unsigned gap, uint8_t (**gids)[16],

@@ -67,6 +67,10 @@ int sa_sr_get(struct sa_client *sa, const struct sr_record *q, uint64_t mask,
 int sa_sr_get_table(struct sa_client *sa, const struct sr_record *q,
 		    uint64_t mask, struct sr_record **recs, size_t *n);
 
+/* The LID a path from this port to dgid ends at (PathRecord, IBTA Vol 1
+ * 15.2.5.16). */
+int sa_path_dlid(struct sa_client *sa, const uint8_t *dgid, uint16_t *dlid);
+
 /* Port GIDs of all CA ports, found by NodeRecord SubnAdmGet per LID when
  * tables cannot be trusted; stops after gap consecutive empty LIDs. */
 int sa_ca_port_gids(struct sa_client *sa, unsigned gap, uint8_t (**gids)[16],

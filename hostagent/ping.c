@@ -1,0 +1,143 @@
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ping.h"
+#include "sa.h"
+
+static int64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static const char *type_name(enum liv_type t)
+{
+	return t == LIV_TS_REQ ? "timestamp" : t == LIV_INFO_REQ ? "info" : "echo";
+}
+
+/* Clock offset of the peer in ms: the middle of its receive and transmit
+ * against the middle of our send and receive (as ICMP timestamp does). */
+static int64_t clock_offset(const struct liv_reply *r, uint32_t t_back)
+{
+	int64_t peer = ((int64_t)r->ts_recv + r->ts_xmit) / 2;
+	int64_t ours = ((int64_t)r->ts_orig + t_back) / 2;
+	int64_t d = peer - ours;
+
+	/* Across midnight UT the counters wrap at 86,400,000. */
+	if (d > 43200000)
+		d -= 86400000;
+	if (d < -43200000)
+		d += 86400000;
+	return d;
+}
+
+int ping_run(struct mport *port, const struct ping_target *t,
+	     const struct ping_opts *o)
+{
+	struct mport_dest dst = { t->lid, SA_QP, SA_QKEY, 0 };
+	struct mport_rpc_opts ro = { o->timeout_ms, 0 };
+	uint8_t req[MAD_SIZE], pattern[LIV_ECHO_MAX];
+	uint16_t ident = (uint16_t)getpid();
+	int64_t min = -1, max = 0, sum = 0, start = now_us();
+	unsigned sent = 0, recvd = 0, i;
+	int agent, first = 1;
+
+	agent = mport_register_oui(port, VMAD_CLASS_LIVENESS, 1, VMAD_OUI_OPENIB, 0);
+	if (agent < 0) {
+		fprintf(stderr, "atsctl: ping: cannot register vendor class 0x34: %s\n",
+			strerror(-agent));
+		return 3;
+	}
+	for (i = 0; i < sizeof(pattern); i++)
+		pattern[i] = (uint8_t)i;
+	if (o->json)
+		printf("{\"target\": \"%s\", \"lid\": %u, \"type\": \"%s\", \"replies\": [",
+		       t->label, t->lid, type_name(o->type));
+	else
+		printf("PING %s (LID %u): %s, %zu data bytes\n", t->label, t->lid,
+		       type_name(o->type), o->type == LIV_ECHO_REQ ? o->size : 0);
+	for (i = 0; i < o->count; i++) {
+		struct liv_reply r;
+		uint8_t *resp = NULL;
+		size_t len = 0;
+		int64_t t0, rtt;
+		int ret;
+
+		if (i && o->interval_ms)
+			usleep(o->interval_ms * 1000u);
+		liv_build(req, o->type, ident, (uint16_t)(i + 1), pattern,
+			  o->type == LIV_ECHO_REQ ? o->size : 0, liv_timestamp());
+		sent++;
+		t0 = now_us();
+		ret = mport_rpc(port, agent, &dst, req, sizeof(req), &ro, &resp, &len);
+		rtt = now_us() - t0;
+		if (ret) {
+			if (!o->json)
+				printf("no answer from LID %u: seq=%u (%s)\n", t->lid, i + 1,
+				       ret == -ETIMEDOUT ? "timeout" : strerror(-ret));
+			continue;
+		}
+		ret = liv_parse(resp, len, &r);
+		if (ret || r.status || r.type != o->type + 1 || r.seq != i + 1 ||
+		    (o->type == LIV_ECHO_REQ &&
+		     memcmp(resp + LIV_OFF_DATA, pattern, o->size))) {
+			if (!o->json)
+				printf("bad answer from LID %u: seq=%u status 0x%04x (%s) type %u\n",
+				       t->lid, i + 1, r.status, mad_status_str(r.status), r.type);
+			free(resp);
+			continue;
+		}
+		recvd++;
+		sum += rtt;
+		if (min < 0 || rtt < min)
+			min = rtt;
+		if (rtt > max)
+			max = rtt;
+		if (o->json) {
+			printf("%s\n  {\"seq\": %u, \"rtt_us\": %" PRId64, first ? "" : ",", i + 1, rtt);
+			if (o->type == LIV_TS_REQ)
+				printf(", \"clock_offset_ms\": %" PRId64,
+				       clock_offset(&r, liv_timestamp()));
+			if (o->type == LIV_INFO_REQ)
+				printf(", \"lid\": %u, \"port_guid\": \"0x%016" PRIx64 "\"",
+				       r.lid, r.port_guid);
+			printf("}");
+			first = 0;
+		} else {
+			printf("reply from LID %u: seq=%u time=%" PRId64 ".%03" PRId64 " ms",
+			       t->lid, i + 1, rtt / 1000, rtt % 1000);
+			if (o->type == LIV_TS_REQ)
+				printf(" clock offset %+" PRId64 " ms%s",
+				       clock_offset(&r, liv_timestamp()),
+				       (r.ts_recv & LIV_TS_NONSTANDARD) ? " (peer clock not UT)" : "");
+			if (o->type == LIV_INFO_REQ)
+				printf(" peer LID %u port GUID 0x%016" PRIx64, r.lid, r.port_guid);
+			printf("\n");
+		}
+		free(resp);
+	}
+	if (o->json) {
+		printf("%s], \"sent\": %u, \"received\": %u, \"loss_pct\": %u",
+		       first ? "" : "\n", sent, recvd, sent ? (sent - recvd) * 100 / sent : 0);
+		if (recvd)
+			printf(", \"rtt_us\": {\"min\": %" PRId64 ", \"avg\": %" PRId64
+			       ", \"max\": %" PRId64 "}", min, sum / recvd, max);
+		printf("}\n");
+	} else {
+		printf("\n--- %s (LID %u) liveness statistics ---\n", t->label, t->lid);
+		printf("%u sent, %u received, %u%% loss, time %" PRId64 " ms\n", sent, recvd,
+		       sent ? (sent - recvd) * 100 / sent : 0, (now_us() - start) / 1000);
+		if (recvd)
+			printf("rtt min/avg/max = %" PRId64 ".%03" PRId64 "/%" PRId64 ".%03" PRId64
+			       "/%" PRId64 ".%03" PRId64 " ms\n", min / 1000, min % 1000,
+			       sum / recvd / 1000, sum / recvd % 1000, max / 1000, max % 1000);
+	}
+	return recvd ? 0 : 1;
+}

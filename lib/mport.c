@@ -73,6 +73,29 @@ int mport_open(struct mport **out, const char *ca, int portnum)
 	return 0;
 }
 
+int mport_open_guid(struct mport **out, uint64_t guid)
+{
+	char names[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];
+	int n, i, k, np;
+
+	if (umad_init() < 0)
+		return -ENODEV;
+	n = umad_get_cas_names(names, UMAD_MAX_DEVICES);
+	for (i = 0; i < n; i++) {
+		__be64 guids[UMAD_MAX_PORTS + 1];
+
+		np = umad_get_ca_portguids(names[i], guids, UMAD_MAX_PORTS + 1);
+		for (k = 0; k < np; k++) {
+			uint8_t b[8];
+
+			memcpy(b, &guids[k], 8);
+			if (guid && wire_get64(b) == guid)
+				return mport_open(out, names[i], k);
+		}
+	}
+	return -ENODEV;
+}
+
 void mport_close(struct mport *p)
 {
 	if (!p)

@@ -35,6 +35,8 @@ struct mport_rpc_opts {
 
 /* ca NULL and portnum 0 pick the first active port, like umad tools. */
 int mport_open(struct mport **out, const char *ca, int portnum);
+/* The CA port whose port GUID is guid. */
+int mport_open_guid(struct mport **out, uint64_t guid);
 void mport_close(struct mport *p);
 int mport_query(struct mport *p, struct mport_info *info);
 /* Returns the agent id or -errno. */

@@ -41,6 +41,7 @@ static const struct conf_key {
 	{ "flush_departed", CT_BOOL, offsetof(struct osmats_conf, flush_departed), 0, 0, 1 },
 	{ "flush_grace_sweeps", CT_U32, offsetof(struct osmats_conf, flush_grace_sweeps), 0, 1000, 1 },
 	{ "state_file", CT_PATH, offsetof(struct osmats_conf, state_file), 0, 0, 0 },
+	{ "liveness", CT_BOOL, offsetof(struct osmats_conf, liveness), 0, 0, 0 },
 };
 
 #define N_KEYS (sizeof(conf_keys) / sizeof(conf_keys[0]))
@@ -52,6 +53,7 @@ void conf_default(struct osmats_conf *c)
 	memset(c, 0, sizeof(*c));
 	pol_config_default(&c->pol);
 	c->flush_departed = 1;
+	c->liveness = 1;
 }
 
 static int set_value(const struct conf_key *k, struct osmats_conf *c,
@@ -148,9 +150,10 @@ int conf_restart_needed(const struct osmats_conf *a,
 	for (i = 0; i < N_KEYS; i++) {
 		const struct conf_key *k = &conf_keys[i];
 
-		if (k->reloadable || k->type != CT_PATH)
+		if (k->reloadable)
 			continue;
-		if (strcmp((const char *)a + k->off, (const char *)b + k->off)) {
+		if (k->type == CT_PATH ? strcmp((const char *)a + k->off, (const char *)b + k->off) :
+		    memcmp((const char *)a + k->off, (const char *)b + k->off, sizeof(int))) {
 			*key = k->name;
 			return 1;
 		}

@@ -17,6 +17,7 @@ struct osmats_conf {
 	uint64_t trusted[CONF_MAX_TRUSTED];
 	size_t ntrusted;
 	int flush_departed;
+	int liveness;           /* answer classes 0x34/0x32 on the SM port */
 	uint32_t flush_grace_sweeps;
 	char state_file[CONF_PATH_MAX]; /* "" = default path, "none" = off */
 };

@@ -258,6 +258,14 @@ void osmats_reload_conf(struct osmats *p)
 	OSM_LOG(p->log, OSM_LOG_INFO, "reloaded %s\n", p->conf_path);
 }
 
+static int sm_is_master(void *ctx)
+{
+	struct osmats *p = ctx;
+
+	return p->osm->subn.sm_state == IB_SMINFO_STATE_MASTER &&
+	       !p->osm->subn.first_time_master_sweep;
+}
+
 static void *osmats_create(osm_opensm_t *osm)
 {
 	const char *opts = osm->subn.opt.event_plugin_options;
@@ -288,6 +296,14 @@ static void *osmats_create(osm_opensm_t *osm)
 		snprintf(p->state_path, sizeof(p->state_path), "%s", p->conf.state_file);
 	else
 		snprintf(p->state_path, sizeof(p->state_path), "%s/osmats-state.json", dir);
+	if (p->conf.liveness) {
+		char err[256];
+
+		if (responder_start(&p->resp, cl_ntoh64(osm->subn.sm_port_guid),
+				    sm_is_master, p, err, sizeof(err)))
+			OSM_LOG(p->log, OSM_LOG_ERROR,
+				"ERR 7A25: no liveness responder on the SM port: %s\n", err);
+	}
 	if (osmats_worker_start(p)) {
 		OSM_LOG(p->log, OSM_LOG_ERROR, "ERR 7A24: cannot start the plugin thread\n");
 		goto fail;
@@ -314,6 +330,7 @@ static void *osmats_create(osm_opensm_t *osm)
 	osm->sa.sr_set_disp_h = h;
 	return p;
 fail:
+	responder_stop(p->resp);
 	pthread_cond_destroy(&p->cv);
 	pthread_mutex_destroy(&p->mu);
 	free(p);
@@ -329,13 +346,15 @@ static void osmats_delete(void *plugin_data)
 
 	/* The dispatcher registration is gone already (osm_sa_shutdown). */
 	osmats_worker_stop(p);
+	responder_stop(p->resp);
 	for (r = 1; r < POL_NRULES && used < sizeof(buf); r++)
 		used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%s %" PRIu64,
 					 r > 1 ? ", " : "", pol_rule_name((enum pol_rule)r),
 					 p->cnt.rejected[r]);
 	OSM_LOG(p->log, OSM_LOG_INFO,
 		"osmats unloaded: %" PRIu64 " ATS request(s) accepted, %" PRIu64
-		" record(s) flushed; rejected: %s\n", p->cnt.accepted, p->cnt.flushed, buf);
+		" record(s) flushed, %" PRIu64 " liveness request(s) answered; rejected: %s\n",
+		p->cnt.accepted, p->cnt.flushed, responder_answered(p->resp), buf);
 	pthread_cond_destroy(&p->cv);
 	pthread_mutex_destroy(&p->mu);
 	free(p);

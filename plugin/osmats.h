@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "conf.h"
+#include "responder.h"
 #include "state.h"
 
 struct osmats_missing {
@@ -44,6 +45,7 @@ struct osmats {
 	size_t capdeparted;
 
 	pthread_t thread;
+	struct responder *resp;  /* NULL when liveness is off or failed */
 	/* Worker thread only. */
 	struct osmats_missing *missing;
 	size_t nmissing;

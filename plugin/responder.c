@@ -1,0 +1,113 @@
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mport.h"
+#include "responder.h"
+#include "vmad.h"
+
+#define SLICE_MS 200
+
+struct responder {
+	struct mport *port;
+	pthread_t thread;
+	volatile int stop;
+	int (*is_master)(void *);
+	void *ctx;
+	struct vmad_identity id;
+	uint64_t answered;
+};
+
+static size_t answer(const uint8_t *req, size_t len, uint8_t *resp, void *ctx)
+{
+	struct responder *r = ctx;
+	struct mport_info pi;
+	size_t n;
+
+	if (!r->is_master(r->ctx))
+		return 0;
+	if (!r->id.lid && !mport_query(r->port, &pi))
+		r->id.lid = pi.lid;
+	n = vmad_answer(req, len, &r->id, liv_timestamp(), resp);
+	if (n)
+		r->answered++;
+	return n;
+}
+
+static void *serve(void *arg)
+{
+	struct responder *r = arg;
+	unsigned rounds = 0;
+
+	while (!r->stop) {
+		/* The SM's LID comes with the first sweep and can change: look
+		 * again now and then, and until there is one. */
+		if (!r->id.lid || rounds++ % 25 == 0) {
+			struct mport_info pi;
+
+			if (!mport_query(r->port, &pi))
+				r->id.lid = pi.lid;
+		}
+		mport_serve(r->port, SLICE_MS);
+	}
+	return NULL;
+}
+
+int responder_start(struct responder **out, uint64_t port_guid,
+		    int (*is_master)(void *), void *ctx, char *err, size_t errlen)
+{
+	struct responder *r = calloc(1, sizeof(*r));
+	int ret;
+
+	if (!r)
+		return -ENOMEM;
+	r->is_master = is_master;
+	r->ctx = ctx;
+	r->id.liveness = 1;
+	r->id.ibping = 1;
+	r->id.port_guid = port_guid;
+	vmad_host_name(r->id.host, sizeof(r->id.host));
+	ret = mport_open_guid(&r->port, port_guid);
+	if (ret) {
+		snprintf(err, errlen, "no umad port with GUID 0x%016llx: %s",
+			 (unsigned long long)port_guid, strerror(-ret));
+		goto fail;
+	}
+	mport_set_responder(r->port, answer, r);
+	ret = mport_register_oui(r->port, VMAD_CLASS_LIVENESS, 1, VMAD_OUI_OPENIB, 1);
+	if (ret >= 0)
+		ret = mport_register_oui(r->port, VMAD_CLASS_IBPING, 0, VMAD_OUI_OPENIB, 1);
+	if (ret < 0) {
+		snprintf(err, errlen, "cannot serve vendor classes 0x34/0x32: %s",
+			 strerror(-ret));
+		goto fail;
+	}
+	ret = -pthread_create(&r->thread, NULL, serve, r);
+	if (ret) {
+		snprintf(err, errlen, "cannot start the responder thread: %s", strerror(-ret));
+		goto fail;
+	}
+	*out = r;
+	return 0;
+fail:
+	mport_close(r->port);
+	free(r);
+	return ret;
+}
+
+void responder_stop(struct responder *r)
+{
+	if (!r)
+		return;
+	r->stop = 1;
+	pthread_join(r->thread, NULL);
+	mport_close(r->port);
+	free(r);
+}
+
+uint64_t responder_answered(const struct responder *r)
+{
+	return r ? r->answered : 0;
+}

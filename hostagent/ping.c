@@ -89,8 +89,9 @@ int ping_run(struct mport *port, const struct ping_target *t,
 		    (o->type == LIV_ECHO_REQ &&
 		     memcmp(resp + LIV_OFF_DATA, pattern, o->size))) {
 			if (!o->json)
-				printf("bad answer from LID %u: seq=%u status 0x%04x (%s) type %u\n",
-				       t->lid, i + 1, r.status, mad_status_str(r.status), r.type);
+				printf("bad answer from LID %u: seq=%u status 0x%04x (%s) type %u%s\n",
+				       t->lid, i + 1, r.status, mad_status_str(r.status), r.type,
+				       !r.status && r.type == o->type + 1 ? ", echo data differs" : "");
 			free(resp);
 			continue;
 		}

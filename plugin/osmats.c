@@ -258,10 +258,11 @@ void osmats_reload_conf(struct osmats *p)
 	OSM_LOG(p->log, OSM_LOG_INFO, "reloaded %s\n", p->conf_path);
 }
 
-static int sm_is_master(void *ctx)
+static int sm_is_master(void *ctx, uint16_t *lid)
 {
 	struct osmats *p = ctx;
 
+	*lid = cl_ntoh16(p->osm->subn.sm_base_lid);
 	return p->osm->subn.sm_state == IB_SMINFO_STATE_MASTER &&
 	       !p->osm->subn.first_time_master_sweep;
 }

@@ -14,7 +14,7 @@ struct responder {
 	struct mport *port;
 	pthread_t thread;
 	volatile int stop;
-	int (*is_master)(void *);
+	int (*is_master)(void *, uint16_t *);
 	void *ctx;
 	struct vmad_identity id;
 	uint64_t answered;
@@ -23,13 +23,10 @@ struct responder {
 static size_t answer(const uint8_t *req, size_t len, uint8_t *resp, void *ctx)
 {
 	struct responder *r = ctx;
-	struct mport_info pi;
 	size_t n;
 
-	if (!r->is_master(r->ctx))
+	if (!r->is_master(r->ctx, &r->id.lid))
 		return 0;
-	if (!r->id.lid && !mport_query(r->port, &pi))
-		r->id.lid = pi.lid;
 	n = vmad_answer(req, len, &r->id, liv_timestamp(), resp);
 	if (n)
 		r->answered++;
@@ -39,24 +36,15 @@ static size_t answer(const uint8_t *req, size_t len, uint8_t *resp, void *ctx)
 static void *serve(void *arg)
 {
 	struct responder *r = arg;
-	unsigned rounds = 0;
 
-	while (!r->stop) {
-		/* The SM's LID comes with the first sweep and can change: look
-		 * again now and then, and until there is one. */
-		if (!r->id.lid || rounds++ % 25 == 0) {
-			struct mport_info pi;
-
-			if (!mport_query(r->port, &pi))
-				r->id.lid = pi.lid;
-		}
+	while (!r->stop)
 		mport_serve(r->port, SLICE_MS);
-	}
 	return NULL;
 }
 
 int responder_start(struct responder **out, uint64_t port_guid,
-		    int (*is_master)(void *), void *ctx, char *err, size_t errlen)
+		    int (*is_master)(void *, uint16_t *), void *ctx, char *err,
+		    size_t errlen)
 {
 	struct responder *r = calloc(1, sizeof(*r));
 	int ret;

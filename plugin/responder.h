@@ -8,9 +8,11 @@
 
 struct responder;
 
-/* is_master() gates the answers: a standby SM stays quiet. */
+/* is_master() gates the answers (a standby SM stays quiet) and gives the
+ * SM port's current LID. */
 int responder_start(struct responder **out, uint64_t port_guid,
-		    int (*is_master)(void *), void *ctx, char *err, size_t errlen);
+		    int (*is_master)(void *, uint16_t *), void *ctx, char *err,
+		    size_t errlen);
 void responder_stop(struct responder *r);
 uint64_t responder_answered(const struct responder *r);
 

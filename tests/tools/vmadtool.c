@@ -1,0 +1,45 @@
+/* vmadtool LID TYPE [VERSION]: send one raw liveness request (vendor class
+ * 0x34) of any type and print the answer's MAD status and type, for tests
+ * of answers atsctl ping never provokes. Exit 0 answered, 1 no answer. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mport.h"
+#include "sa.h"
+#include "vmad.h"
+
+int main(int argc, char **argv)
+{
+	struct mport_rpc_opts ro = { 500, 1 };
+	uint8_t req[MAD_SIZE], *resp = NULL;
+	struct mport_dest dst = { 0, SA_QP, SA_QKEY, 0 };
+	struct mport *port;
+	struct liv_reply r;
+	size_t len = 0;
+	int agent;
+
+	if (argc < 3 || argc > 4)
+		return 2;
+	dst.lid = (uint16_t)strtoul(argv[1], NULL, 0);
+	if (mport_open(&port, NULL, 0))
+		return 3;
+	agent = mport_register_oui(port, VMAD_CLASS_LIVENESS, 1, VMAD_OUI_OPENIB, 0);
+	if (agent < 0)
+		return 3;
+	liv_build(req, LIV_ECHO_REQ, 1, 1, NULL, 0, 0);
+	req[LIV_OFF_TYPE] = (uint8_t)strtoul(argv[2], NULL, 0);
+	if (argc == 4)
+		req[MAD_OFF_CLASS_VERSION] = (uint8_t)strtoul(argv[3], NULL, 0);
+	if (mport_rpc(port, agent, &dst, req, sizeof(req), &ro, &resp, &len) ||
+	    liv_parse(resp, len, &r)) {
+		printf("no answer\n");
+		free(resp);
+		mport_close(port);
+		return 1;
+	}
+	printf("status 0x%04x type %u\n", r.status, r.type);
+	free(resp);
+	mport_close(port);
+	return 0;
+}

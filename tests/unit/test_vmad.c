@@ -1,0 +1,209 @@
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "vmad.h"
+
+/* Echo request of seed 001 laid out by hand: vendor range 2 MAD, class
+ * 0x34 version 1, Get, TID 0x0102030405060708, OpenIB OUI, type 1,
+ * identifier 0x1234, sequence 7, data "abc". */
+static const uint8_t golden_echo[48 + 3] = {
+	0x01, 0x34, 0x01, 0x01, 0x00, 0x00, 0x00, 0x00,
+	0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	/* 24: RMPP header, unused */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	/* 36: reserved, 37: OUI 0x001405 */
+	0x00, 0x00, 0x14, 0x05,
+	/* 40: type, reserved, identifier, sequence */
+	0x01, 0x00, 0x00, 0x00, 0x12, 0x34, 0x00, 0x07,
+	/* 48: echo data */
+	'a', 'b', 'c',
+};
+
+static struct vmad_identity ident = {
+	.lid = 0x0005, .port_guid = 0x0002c90300a1b2c3ull, .host = "node7.cluster",
+	.liveness = 1, .ibping = 1,
+};
+
+static void make_echo(uint8_t *mad)
+{
+	assert_int_equal(liv_build(mad, LIV_ECHO_REQ, 0x1234, 7,
+				   (const uint8_t *)"abc", 3, 0), 0);
+	mad[8] = 1; mad[9] = 2; mad[10] = 3; mad[11] = 4;
+	mad[12] = 5; mad[13] = 6; mad[14] = 7; mad[15] = 8;
+}
+
+static void test_build_golden(void **state)
+{
+	uint8_t mad[MAD_SIZE];
+	size_t i;
+
+	(void)state;
+	make_echo(mad);
+	assert_memory_equal(mad, golden_echo, sizeof(golden_echo));
+	for (i = sizeof(golden_echo); i < MAD_SIZE; i++)
+		assert_int_equal(mad[i], 0);
+	assert_true(vmad_get_oui(mad) == VMAD_OUI_OPENIB);
+}
+
+static void test_echo(void **state)
+{
+	uint8_t req[MAD_SIZE], resp[MAD_SIZE];
+	struct liv_reply r;
+
+	(void)state;
+	make_echo(req);
+	assert_int_equal(vmad_answer(req, sizeof(req), &ident, 0, resp), MAD_SIZE);
+	assert_int_equal(resp[MAD_OFF_METHOD], 0x81);
+	assert_memory_equal(resp + MAD_OFF_TID, req + MAD_OFF_TID, 8);
+	assert_memory_equal(resp + LIV_OFF_DATA, "abc", 3);
+	assert_int_equal(liv_parse(resp, sizeof(resp), &r), 0);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(r.type, LIV_ECHO_RESP);
+	assert_int_equal(r.id, 0x1234);
+	assert_int_equal(r.seq, 7);
+}
+
+static void test_timestamp(void **state)
+{
+	uint8_t req[MAD_SIZE], resp[MAD_SIZE];
+	struct liv_reply r;
+
+	(void)state;
+	assert_int_equal(liv_build(req, LIV_TS_REQ, 1, 2, NULL, 0, 1000), 0);
+	assert_int_equal(vmad_answer(req, sizeof(req), &ident, 2000, resp), MAD_SIZE);
+	assert_int_equal(liv_parse(resp, sizeof(resp), &r), 0);
+	assert_int_equal(r.type, LIV_TS_RESP);
+	assert_int_equal(r.ts_orig, 1000);
+	assert_int_equal(r.ts_recv, 2000);
+	assert_int_equal(r.ts_xmit, 2000);
+	assert_true(liv_timestamp() < 86400000u || (liv_timestamp() & LIV_TS_NONSTANDARD));
+}
+
+static void test_info(void **state)
+{
+	uint8_t req[MAD_SIZE], resp[MAD_SIZE];
+	struct liv_reply r;
+
+	(void)state;
+	assert_int_equal(liv_build(req, LIV_INFO_REQ, 1, 3, NULL, 0, 0), 0);
+	assert_int_equal(vmad_answer(req, sizeof(req), &ident, 0, resp), MAD_SIZE);
+	/* Bytes 48-49 LID, 50-57 port GUID (seed 001). */
+	assert_int_equal(resp[48], 0x00);
+	assert_int_equal(resp[49], 0x05);
+	assert_memory_equal(resp + 50, "\x00\x02\xc9\x03\x00\xa1\xb2\xc3", 8);
+	assert_int_equal(liv_parse(resp, sizeof(resp), &r), 0);
+	assert_int_equal(r.type, LIV_INFO_RESP);
+	assert_int_equal(r.lid, 5);
+	assert_true(r.port_guid == ident.port_guid);
+}
+
+static void test_errors_answered(void **state)
+{
+	uint8_t req[MAD_SIZE], resp[MAD_SIZE];
+	struct liv_reply r;
+
+	(void)state;
+	make_echo(req);
+	req[LIV_OFF_TYPE] = 9;
+	assert_int_equal(vmad_answer(req, sizeof(req), &ident, 0, resp), MAD_SIZE);
+	liv_parse(resp, sizeof(resp), &r);
+	assert_int_equal(r.status, VMAD_STATUS_BAD_ATTR);
+	req[LIV_OFF_TYPE] = LIV_ECHO_RESP; /* a response type as a request */
+	vmad_answer(req, sizeof(req), &ident, 0, resp);
+	liv_parse(resp, sizeof(resp), &r);
+	assert_int_equal(r.status, VMAD_STATUS_BAD_ATTR);
+	make_echo(req);
+	req[MAD_OFF_CLASS_VERSION] = 2;
+	vmad_answer(req, sizeof(req), &ident, 0, resp);
+	liv_parse(resp, sizeof(resp), &r);
+	assert_int_equal(r.status, VMAD_STATUS_BAD_VERSION);
+	make_echo(req);
+	req[MAD_OFF_METHOD] = MAD_METHOD_SET;
+	vmad_answer(req, sizeof(req), &ident, 0, resp);
+	liv_parse(resp, sizeof(resp), &r);
+	assert_int_equal(r.status, VMAD_STATUS_BAD_METHOD);
+	assert_int_equal(resp[MAD_OFF_METHOD], 0x81);
+}
+
+static void test_ibping(void **state)
+{
+	uint8_t req[MAD_SIZE] = { 0 }, resp[MAD_SIZE];
+
+	(void)state;
+	/* What infiniband-diags' ibping sends: class 0x32, Get, OpenIB OUI. */
+	req[0] = 1;
+	req[1] = VMAD_CLASS_IBPING;
+	req[2] = 1;
+	req[3] = MAD_METHOD_GET;
+	vmad_put_oui(req, VMAD_OUI_OPENIB);
+	assert_int_equal(vmad_answer(req, sizeof(req), &ident, 0, resp), MAD_SIZE);
+	assert_int_equal(resp[MAD_OFF_METHOD], 0x81);
+	assert_string_equal((char *)resp + VMAD_OFF_DATA, "node7.cluster");
+}
+
+static void test_not_ours(void **state)
+{
+	uint8_t req[MAD_SIZE], resp[MAD_SIZE];
+	struct vmad_identity off = ident;
+	size_t len;
+
+	(void)state;
+	make_echo(req);
+	req[MAD_OFF_METHOD] = 0x81; /* a response */
+	assert_int_equal(vmad_answer(req, sizeof(req), &ident, 0, resp), 0);
+	make_echo(req);
+	vmad_put_oui(req, 0x0002c9);
+	assert_int_equal(vmad_answer(req, sizeof(req), &ident, 0, resp), 0);
+	make_echo(req);
+	off.liveness = 0;
+	assert_int_equal(vmad_answer(req, sizeof(req), &off, 0, resp), 0);
+	for (len = 0; len < MAD_SIZE; len++)
+		assert_int_equal(vmad_answer(req, len, &ident, 0, resp), 0);
+	assert_int_equal(liv_build(req, LIV_ECHO_REQ, 0, 0, req, LIV_ECHO_MAX + 1, 0),
+			 -EMSGSIZE);
+	assert_int_equal(liv_build(req, LIV_ECHO_RESP, 0, 0, NULL, 0, 0), -EINVAL);
+}
+
+static void test_random_input(void **state)
+{
+	uint8_t req[MAD_SIZE], resp[MAD_SIZE];
+	struct liv_reply r;
+	unsigned i, j;
+
+	(void)state;
+	srand(7);
+	for (i = 0; i < 5000; i++) {
+		for (j = 0; j < MAD_SIZE; j++)
+			req[j] = (uint8_t)rand();
+		if (i & 1) { /* steer half of them into our classes */
+			req[0] = 1;
+			req[1] = i & 2 ? VMAD_CLASS_LIVENESS : VMAD_CLASS_IBPING;
+			vmad_put_oui(req, VMAD_OUI_OPENIB);
+		}
+		vmad_answer(req, sizeof(req), &ident, 0, resp);
+		liv_parse(req, sizeof(req), &r);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_build_golden),
+		cmocka_unit_test(test_echo),
+		cmocka_unit_test(test_timestamp),
+		cmocka_unit_test(test_info),
+		cmocka_unit_test(test_errors_answered),
+		cmocka_unit_test(test_ibping),
+		cmocka_unit_test(test_not_ours),
+		cmocka_unit_test(test_random_input),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -12,6 +12,7 @@
 #include "atsd_client.h"
 #include "cfg.h"
 #include "log.h"
+#include "audit.h"
 #include "mport.h"
 #include "ping.h"
 #include "sa_client.h"
@@ -42,6 +43,7 @@ struct ctl {
 	int no_agent;
 	const char *owner;
 	struct ping_opts ping;
+	struct audit_opts audit;
 };
 
 static void usage(FILE *f)
@@ -62,6 +64,8 @@ static void usage(FILE *f)
 "  status                         the records atsd keeps for this host\n"
 "  stats                          atsd's cache and SA counters\n"
 "  verify                         make atsd check its records against the SA now\n"
+"  audit [--save FILE] [--inventory FILE] [--state FILE]\n"
+"                                 check every ATS record against the spec\n"
 "  ping TARGET [-c N] [-i SECONDS] [--type echo|timestamp|info] [--size BYTES]\n"
 "                                 liveness (vendor class 0x34) to a LID, GID or IP\n"
 "\n"
@@ -508,6 +512,9 @@ static int run_command(struct ctl *c, int argc, char **argv)
 		{ "interval", required_argument, NULL, 'i' },
 		{ "type", required_argument, NULL, 'T' },
 		{ "size", required_argument, NULL, 'z' },
+		{ "save", required_argument, NULL, 'w' },
+		{ "inventory", required_argument, NULL, 'I' },
+		{ "state", required_argument, NULL, 'X' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct {
@@ -528,6 +535,7 @@ static int run_command(struct ctl *c, int argc, char **argv)
 		{ "stats", 0, "" },
 		{ "verify", 0, "" },
 		{ "ping", 1, "ciTzKj" },
+		{ "audit", 0, "wIXj" },
 	};
 	const char *cmd = argv[0], *gid_arg = NULL;
 	uint64_t v;
@@ -603,6 +611,15 @@ static int run_command(struct ctl *c, int argc, char **argv)
 						 "not an echo size (0..208 bytes; more needs RMPP)");
 			c->ping.size = (size_t)v;
 			break;
+		case 'w':
+			c->audit.save = optarg;
+			break;
+		case 'I':
+			c->audit.inventory = optarg;
+			break;
+		case 'X':
+			c->audit.state = optarg;
+			break;
 		case 'o':
 			if (!*optarg || strchr(optarg, ' ') || strlen(optarg) > 63)
 				return usage_err("--owner", optarg, "not a name (1..63 characters, no blanks)");
@@ -643,6 +660,10 @@ static int run_command(struct ctl *c, int argc, char **argv)
 	}
 	if (!strcmp(cmd, "port"))
 		return cmd_port(c);
+	if (!strcmp(cmd, "audit")) {
+		c->audit.json = c->json;
+		return audit_cmd(c->sa, &c->audit);
+	}
 	if (!strcmp(cmd, "ping")) {
 		c->ping.json = c->json;
 		c->ping.timeout_ms = c->sa_opts.timeout_ms;

@@ -56,8 +56,8 @@ static int ats_walk(struct sa_client *sa, const struct sr_record *q,
 		    unsigned fields, unsigned first, unsigned count,
 		    struct ats_set *out)
 {
-	uint8_t (*gids)[16] = NULL;
-	size_t ngids = 0, g;
+	struct sa_port *ports = NULL;
+	size_t nports = 0, g;
 	unsigned n;
 	int ret = 0, have_gids = 0;
 
@@ -80,14 +80,14 @@ static int ats_walk(struct sa_client *sa, const struct sr_record *q,
 		if (ret != -E2BIG || (fields & SR_F_GID))
 			break;
 		if (!have_gids) {
-			ret = sa_ca_port_gids(sa, ATS_LID_GAP, &gids, &ngids);
+			ret = sa_ports(sa, ATS_LID_GAP, &ports, &nports);
 			if (ret)
 				break;
-			out->queries += (unsigned)ngids;
+			out->queries += (unsigned)nports;
 			have_gids = 1;
 		}
-		for (g = 0; g < ngids; g++) {
-			memcpy(k.gid, gids[g], 16);
+		for (g = 0; g < nports; g++) {
+			memcpy(k.gid, ports[g].gid, 16);
 			out->queries++;
 			ret = sa_sr_get(sa, &k,
 					sr_comp_mask(fields | SR_F_ID | SR_F_GID), &r);
@@ -102,7 +102,7 @@ static int ats_walk(struct sa_client *sa, const struct sr_record *q,
 		ret = 0;
 	}
 done:
-	free(gids);
+	free(ports);
 	if (ret && ret != -ENOENT)
 		return ret;
 	return 0;

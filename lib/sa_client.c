@@ -11,10 +11,24 @@
 enum {
 	NR_OFF_LID = 0,
 	NR_OFF_NODE_TYPE = 4 + 2,
+	NR_OFF_SYS_GUID = 4 + 4,
 	NR_OFF_PORT_GUID = 4 + 20,
+	NR_OFF_LOCAL_PORT = 4 + 36,
 	NR_SIZE = 108,
 	NR_CM_LID = 0,
 	NODE_TYPE_CA = 1,
+};
+
+/* PKeyTableRecord (Table 196). */
+enum {
+	PKR_OFF_LID = 0,
+	PKR_OFF_BLOCK = 2,
+	PKR_OFF_PORT = 4,
+	PKR_OFF_TABLE = 8,
+	PKR_SIZE = 72,
+	PKR_CM_LID = 0,
+	PKR_CM_BLOCK = 1,
+	PKR_CM_PORT = 2,
 };
 
 /* PathRecord (Table 205): the fields a DLID lookup needs. */
@@ -82,6 +96,11 @@ uint16_t sa_client_last_status(const struct sa_client *sa)
 int sa_client_rmpp_state(const struct sa_client *sa)
 {
 	return sa->rmpp_usable;
+}
+
+int sa_client_keyed(const struct sa_client *sa)
+{
+	return sa->opts.sm_key != 0;
 }
 
 const struct mport_info *sa_client_port(const struct sa_client *sa)
@@ -271,20 +290,18 @@ int sa_path_dlid(struct sa_client *sa, const uint8_t *dgid, uint16_t *dlid)
 	return 0;
 }
 
-int sa_ca_port_gids(struct sa_client *sa, unsigned gap, uint8_t (**gids)[16],
-		    size_t *n)
+int sa_ports(struct sa_client *sa, unsigned gap, struct sa_port **ports, size_t *n)
 {
-	uint8_t (*v)[16] = NULL;
+	struct sa_port *v = NULL;
 	size_t cnt = 0, cap = 0;
 	unsigned lid, misses = 0;
 	uint8_t nr[NR_SIZE];
 	int ret = 0;
 
-	*gids = NULL;
+	*ports = NULL;
 	*n = 0;
 	for (lid = 1; lid <= SA_UNICAST_LID_MAX && misses < gap; lid++) {
 		struct sa_answer ans;
-		uint64_t guid;
 
 		memset(nr, 0, sizeof(nr));
 		wire_put16(nr + NR_OFF_LID, (uint16_t)lid);
@@ -302,27 +319,60 @@ int sa_ca_port_gids(struct sa_client *sa, unsigned gap, uint8_t (**gids)[16],
 			sa_answer_free(&ans);
 			continue;
 		}
-		guid = wire_get64(ans.data + NR_OFF_PORT_GUID);
-		sa_answer_free(&ans);
 		if (cnt == cap) {
-			uint8_t (*nv)[16];
+			struct sa_port *nv;
 
 			cap = cap ? 2 * cap : 16;
 			nv = realloc(v, cap * sizeof(*v));
 			if (!nv) {
+				sa_answer_free(&ans);
 				ret = -ENOMEM;
 				goto fail;
 			}
 			v = nv;
 		}
-		memcpy(v[cnt], sa->info.gid, 8);
-		wire_put64(v[cnt] + 8, guid);
+		memcpy(v[cnt].gid, sa->info.gid, 8);
+		memcpy(v[cnt].gid + 8, ans.data + NR_OFF_PORT_GUID, 8);
+		v[cnt].lid = (uint16_t)lid;
+		v[cnt].port_num = ans.data[NR_OFF_LOCAL_PORT];
+		v[cnt].sys_guid = wire_get64(ans.data + NR_OFF_SYS_GUID);
 		cnt++;
+		sa_answer_free(&ans);
 	}
-	*gids = v;
+	*ports = v;
 	*n = cnt;
 	return 0;
 fail:
 	free(v);
 	return ret;
+}
+
+int sa_port_pkeys(struct sa_client *sa, uint16_t lid, uint8_t port_num,
+		  uint16_t *pkeys, size_t max)
+{
+	uint8_t rec[PKR_SIZE] = { 0 };
+	struct sa_answer ans;
+	size_t i, n = 0;
+	int ret;
+
+	wire_put16(rec + PKR_OFF_LID, lid);
+	wire_put16(rec + PKR_OFF_BLOCK, 0);
+	rec[PKR_OFF_PORT] = port_num;
+	ret = sa_request(sa, SA_METHOD_GET, SA_ATTR_PKEY_TABLE_RECORD,
+			 1ull << PKR_CM_LID | 1ull << PKR_CM_BLOCK | 1ull << PKR_CM_PORT,
+			 rec, sizeof(rec), &ans);
+	if (ret)
+		return ret;
+	if (ans.data_len < PKR_SIZE) {
+		sa_answer_free(&ans);
+		return -EPROTO;
+	}
+	for (i = 0; i < 32 && n < max; i++) {
+		uint16_t k = wire_get16(ans.data + PKR_OFF_TABLE + 2 * i);
+
+		if (k & 0x7fff)
+			pkeys[n++] = k;
+	}
+	sa_answer_free(&ans);
+	return (int)n;
 }

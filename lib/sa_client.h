@@ -38,6 +38,9 @@ uint16_t sa_client_last_status(const struct sa_client *sa);
  * (or disabled), -1 not known yet. */
 int sa_client_rmpp_state(const struct sa_client *sa);
 const struct mport_info *sa_client_port(const struct sa_client *sa);
+/* Whether requests carry an SM_Key (the SA then shows ServiceKeys and
+ * answers PKeyTableRecord queries). */
+int sa_client_keyed(const struct sa_client *sa);
 
 /* Raw request: returns the decoded header and the payload (malloc'ed).
  * SA errors come back as -errno (sa_status_to_errno) with the payload
@@ -71,9 +74,21 @@ int sa_sr_get_table(struct sa_client *sa, const struct sr_record *q,
  * 15.2.5.16). */
 int sa_path_dlid(struct sa_client *sa, const uint8_t *dgid, uint16_t *dlid);
 
-/* Port GIDs of all CA ports, found by NodeRecord SubnAdmGet per LID when
- * tables cannot be trusted; stops after gap consecutive empty LIDs. */
-int sa_ca_port_gids(struct sa_client *sa, unsigned gap, uint8_t (**gids)[16],
-		    size_t *n);
+/* A CA port as NodeRecord shows it. */
+struct sa_port {
+	uint8_t gid[16];       /* local subnet prefix + port GUID */
+	uint16_t lid;
+	uint8_t port_num;
+	uint64_t sys_guid;
+};
+
+/* All CA ports, found by NodeRecord SubnAdmGet per LID (one MAD each, no
+ * RMPP needed); stops after gap consecutive empty LIDs. */
+int sa_ports(struct sa_client *sa, unsigned gap, struct sa_port **ports, size_t *n);
+
+/* The first 32 PKeys of a port (PKeyTableRecord block 0, IBTA Vol 1
+ * 15.2.5.11). Returns how many non-zero entries it put in pkeys. */
+int sa_port_pkeys(struct sa_client *sa, uint16_t lid, uint8_t port_num,
+		  uint16_t *pkeys, size_t max);
 
 #endif

@@ -1,0 +1,455 @@
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ats.h"
+#include "ats_audit.h"
+#include "atsd_client.h"
+#include "audit.h"
+
+#define LID_GAP 64
+
+struct recs {
+	struct sr_record *v;
+	size_t n;
+	unsigned queries;
+	int partial;            /* out-of-block records may be missing */
+	int other_pkeys_missed; /* PKeys unknown: some partitions not read */
+};
+
+static int rec_add(struct recs *r, const struct sr_record *s)
+{
+	struct sr_record *v;
+	size_t i;
+
+	if (!ats_sid_in_block(s->id) && !ats_name_is_ats(s->name))
+		return 0;
+	for (i = 0; i < r->n; i++)
+		if (r->v[i].id == s->id && r->v[i].pkey == s->pkey &&
+		    !memcmp(r->v[i].gid, s->gid, 16))
+			return 0;
+	v = realloc(r->v, (r->n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	r->v = v;
+	r->v[r->n++] = *s;
+	return 0;
+}
+
+/* Every record of one GID: GetTable when RMPP works, else a SubnAdmGet
+ * per SID of the block (per PKey when one SID matches several), plus the
+ * first ATS-named record a cut table shows. */
+static int collect_gid(struct sa_client *sa, const uint8_t *gid,
+		       const uint16_t *pkeys, size_t npkeys, struct recs *r)
+{
+	struct sr_record q, got, *tab = NULL;
+	size_t n = 0, i, k;
+	unsigned s;
+	int ret;
+
+	memset(&q, 0, sizeof(q));
+	memcpy(q.gid, gid, 16);
+	if (sa_client_rmpp_state(sa) != 0) {
+		r->queries++;
+		ret = sa_sr_get_table(sa, &q, sr_comp_mask(SR_F_GID), &tab, &n);
+		if (!ret) {
+			for (i = 0; i < n && !ret; i++)
+				ret = rec_add(r, &tab[i]);
+			free(tab);
+			return ret;
+		}
+		if (ret != -EMSGSIZE)
+			return ret;
+	}
+	for (s = 0; s < ATS_SID_COUNT; s++) {
+		q.id = ats_sid_at(s);
+		r->queries++;
+		ret = sa_sr_get(sa, &q, sr_comp_mask(SR_F_ID | SR_F_GID), &got);
+		if (ret == -ENOENT)
+			continue;
+		if (!ret) {
+			ret = rec_add(r, &got);
+			if (ret)
+				return ret;
+			continue;
+		}
+		if (ret != -E2BIG)
+			return ret;
+		if (!npkeys)
+			r->other_pkeys_missed = 1;
+		for (k = 0; k < (npkeys ? npkeys : 1); k++) {
+			static const uint16_t dflt = ATS_PKEY_DEFAULT;
+
+			q.pkey = npkeys ? pkeys[k] : dflt;
+			r->queries++;
+			ret = sa_sr_get(sa, &q, sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY), &got);
+			if (ret == -ENOENT)
+				continue;
+			if (ret)
+				return ret;
+			ret = rec_add(r, &got);
+			if (ret)
+				return ret;
+		}
+		q.pkey = 0;
+	}
+	/* Outside the block only a name query finds them; without RMPP its
+	 * answer holds the first one whole. */
+	ats_name_put(q.name);
+	q.id = 0;
+	{
+		uint8_t buf[SR_SIZE];
+		struct sa_answer ans;
+
+		sr_encode(buf, &q);
+		r->queries++;
+		ret = sa_request(sa, SA_METHOD_GET_TABLE, SA_ATTR_SERVICE_RECORD,
+				 sr_comp_mask(SR_F_GID | SR_F_NAME), buf, sizeof(buf), &ans);
+		if (ret == -ENOENT)
+			return 0;
+		if (ret)
+			return ret;
+		n = ans.data_len / SR_SIZE;
+		if (ans.data_len % SR_SIZE)
+			r->partial = 1;
+		for (i = 0; i < n && !ret; i++) {
+			sr_decode(ans.data + i * SR_SIZE, SR_SIZE, &got);
+			ret = rec_add(r, &got);
+		}
+		sa_answer_free(&ans);
+	}
+	return ret;
+}
+
+/* GIDs the plugin's state file lists: ports that left the fabric still
+ * have records there. */
+static void state_gids(const char *path, uint8_t (**gids)[16], size_t *n)
+{
+	char line[1024];
+	FILE *f = fopen(path, "r");
+
+	*gids = NULL;
+	*n = 0;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *g = strstr(line, "\"gid\": \""), *e;
+		uint8_t (*v)[16];
+
+		if (!g)
+			continue;
+		g += 8;
+		e = strchr(g, '"');
+		if (!e)
+			continue;
+		*e = '\0';
+		v = realloc(*gids, (*n + 1) * sizeof(*v));
+		if (!v)
+			break;
+		*gids = v;
+		if (!ats_gid_parse(g, v[*n]))
+			(*n)++;
+	}
+	fclose(f);
+}
+
+static void pkey_union_add(uint16_t *v, size_t *n, uint16_t pkey)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (v[i] == pkey)
+			return;
+	if (*n < AUDIT_MAX_PKEYS)
+		v[(*n)++] = pkey;
+}
+
+/* PKeys of the records the plugin's state file lists. */
+static void state_pkeys(const char *path, uint16_t *v, size_t *n)
+{
+	char line[1024];
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, "\"pkey\": \"");
+		unsigned k;
+
+		if (p && sscanf(p + 9, "%x", &k) == 1 && k <= 0xffff)
+			pkey_union_add(v, n, (uint16_t)k);
+	}
+	fclose(f);
+}
+
+/* The "counters" object of the state file, verbatim (it is JSON). */
+static char *state_counters(const char *path)
+{
+	char *buf, *start, *p;
+	long len;
+	int depth = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	buf = calloc(1, (size_t)len + 1);
+	if (!buf || fread(buf, 1, (size_t)len, f) != (size_t)len) {
+		free(buf);
+		fclose(f);
+		return NULL;
+	}
+	fclose(f);
+	start = strstr(buf, "\"counters\": {");
+	if (!start) {
+		free(buf);
+		return NULL;
+	}
+	start += 12;
+	for (p = start; *p; p++) {
+		if (*p == '{')
+			depth++;
+		else if (*p == '}' && --depth == 0) {
+			p[1] = '\0';
+			memmove(buf, start, strlen(start) + 1);
+			return buf;
+		}
+	}
+	free(buf);
+	return NULL;
+}
+
+static int save(const char *path, const struct recs *r)
+{
+	char line[256];
+	FILE *f = fopen(path, "w");
+	size_t i;
+
+	if (!f)
+		return -errno;
+	fprintf(f, "# ibats ATS inventory: SID GID PKEY LEASE IP\n");
+	for (i = 0; i < r->n; i++) {
+		atsd_format_record(line, sizeof(line), &r->v[i]);
+		fprintf(f, "%s\n", line);
+	}
+	return fclose(f) ? -errno : 0;
+}
+
+static int same_key(const struct sr_record *a, const struct sr_record *b)
+{
+	return a->id == b->id && a->pkey == b->pkey && !memcmp(a->gid, b->gid, 16);
+}
+
+/* Missing, extra and changed records against an inventory file. */
+static int inventory(const char *path, const struct recs *r, int json, unsigned *diffs)
+{
+	struct recs inv = { 0 };
+	char line[256], a[256], b[256];
+	FILE *f = fopen(path, "r");
+	size_t i, j;
+	int first = 1;
+
+	*diffs = 0;
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		struct sr_record s;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (line[0] == '#' || !line[0])
+			continue;
+		if (atsd_parse_record(line, &s) || rec_add(&inv, &s)) {
+			fclose(f);
+			free(inv.v);
+			return -EPROTO;
+		}
+	}
+	fclose(f);
+	if (json)
+		printf(", \"inventory\": [");
+	for (i = 0; i < inv.n + r->n; i++) {
+		const struct sr_record *x = i < inv.n ? &inv.v[i] : &r->v[i - inv.n];
+		const struct recs *other = i < inv.n ? r : &inv;
+		const char *what = NULL;
+
+		for (j = 0; j < other->n && !same_key(x, &other->v[j]); j++)
+			;
+		if (j == other->n)
+			what = i < inv.n ? "missing" : "extra";
+		else if (i < inv.n && (memcmp(x->data8, other->v[j].data8, 16) ||
+				       x->lease != other->v[j].lease))
+			what = "changed";
+		if (!what)
+			continue;
+		(*diffs)++;
+		atsd_format_record(a, sizeof(a), x);
+		if (!strcmp(what, "changed"))
+			atsd_format_record(b, sizeof(b), &other->v[j]);
+		if (json)
+			printf("%s\n  {\"diff\": \"%s\", \"record\": \"%s\"%s%s%s}", first ? "" : ",",
+			       what, a, !strcmp(what, "changed") ? ", \"now\": \"" : "",
+			       !strcmp(what, "changed") ? b : "",
+			       !strcmp(what, "changed") ? "\"" : "");
+		else
+			printf("inventory %s: %s%s%s\n", what, a,
+			       !strcmp(what, "changed") ? "  now: " : "",
+			       !strcmp(what, "changed") ? b : "");
+		first = 0;
+	}
+	if (json)
+		printf("%s]", first ? "" : "\n");
+	free(inv.v);
+	return 0;
+}
+
+int audit_cmd(struct sa_client *sa, const struct audit_opts *o)
+{
+	struct audit_port *ap = NULL;
+	struct sa_port *ports = NULL;
+	uint8_t (*extra)[16] = NULL;
+	struct audit_result res = { 0 };
+	struct recs r = { 0 };
+	size_t nports = 0, nextra = 0, i, k, issues = 0, nallpk = 0;
+	uint16_t allpk[AUDIT_MAX_PKEYS];
+	unsigned diffs = 0;
+	char line[256], *counters = NULL;
+	int ret;
+
+	ret = sa_ports(sa, LID_GAP, &ports, &nports);
+	if (ret)
+		goto fail;
+	ap = calloc(nports + 1, sizeof(*ap));
+	if (!ap) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	for (i = 0; i < nports; i++) {
+		int n;
+
+		memcpy(ap[i].gid, ports[i].gid, 16);
+		ap[i].lid = ports[i].lid;
+		ap[i].lid = ports[i].lid;
+		ap[i].sys_guid = ports[i].sys_guid;
+		/* OpenSM answers PKeyTableRecord to trusted requesters only. */
+		n = sa_client_keyed(sa) ?
+		    sa_port_pkeys(sa, ports[i].lid, ports[i].port_num, ap[i].pkeys,
+				  AUDIT_MAX_PKEYS) : -EACCES;
+		if (n >= 0) {
+			ap[i].npkeys = (size_t)n;
+			ap[i].pkeys_known = 1;
+		}
+		for (k = 0; k < ap[i].npkeys; k++)
+			pkey_union_add(allpk, &nallpk, ap[i].pkeys[k]);
+	}
+	if (o->state)
+		state_pkeys(o->state, allpk, &nallpk);
+	/* A record may sit in a partition its port no longer holds: ask in
+	 * every partition seen anywhere. */
+	for (i = 0; i < nports; i++) {
+		ret = collect_gid(sa, ap[i].gid, allpk, nallpk, &r);
+		if (ret)
+			goto fail;
+	}
+	if (o->state) {
+		state_gids(o->state, &extra, &nextra);
+		for (i = 0; i < nextra; i++) {
+			for (k = 0; k < nports && memcmp(ap[k].gid, extra[i], 16); k++)
+				;
+			if (k == nports && (ret = collect_gid(sa, extra[i], allpk, nallpk, &r)))
+				goto fail;
+		}
+		counters = state_counters(o->state);
+	}
+	ret = audit_run(r.v, r.n, ap, nports, &res);
+	if (ret)
+		goto fail;
+	if (o->json) {
+		printf("{\"ports\": %zu, \"records\": %zu, \"sa_queries\": %u, \"partial\": %s, "
+		       "\"keyed\": %s, \"findings\": [", nports, r.n, r.queries,
+		       r.partial || r.other_pkeys_missed ? "true" : "false",
+		       sa_client_keyed(sa) ? "true" : "false");
+		for (i = 0; i < res.n; i++) {
+			const struct audit_finding *f = &res.f[i];
+
+			printf("%s\n  {\"severity\": \"%s\", \"kind\": \"%s\", \"text\": \"%s\", \"records\": [",
+			       i ? "," : "", audit_severity_name(f->severity),
+			       audit_kind_name(f->kind), f->text);
+			for (k = 0; k < 2; k++) {
+				if (f->rec[k] == (size_t)-1)
+					continue;
+				atsd_format_record(line, sizeof(line), &r.v[f->rec[k]]);
+				printf("%s\"%s\"", k ? ", " : "", line);
+			}
+			printf("]}");
+		}
+		printf("%s]", res.n ? "\n" : "");
+	} else {
+		printf("audited %zu ATS record(s) of %zu port(s) in %u SA request(s)\n",
+		       r.n, nports, r.queries);
+		if (r.partial)
+			printf("info: without RMPP, records outside the SID block were seen only as the first of each answer\n");
+		if (!sa_client_keyed(sa))
+			printf("info: PKey membership and ServiceKeys not checked: they need the SA key (-k)\n");
+		if (r.other_pkeys_missed)
+			printf("info: a SID with records in several partitions was read in 0xffff only (PKeys need -k)\n");
+		for (i = 0; i < res.n; i++) {
+			const struct audit_finding *f = &res.f[i];
+
+			printf("%s %s: %s\n", audit_severity_name(f->severity),
+			       audit_kind_name(f->kind), f->text);
+			for (k = 0; k < 2; k++) {
+				if (f->rec[k] == (size_t)-1)
+					continue;
+				atsd_format_record(line, sizeof(line), &r.v[f->rec[k]]);
+				printf("    %s\n", line);
+			}
+		}
+	}
+	for (i = 0; i < res.n; i++)
+		issues += res.f[i].severity != AUDIT_INFO;
+	if (o->inventory) {
+		ret = inventory(o->inventory, &r, o->json, &diffs);
+		if (ret) {
+			fprintf(stderr, "atsctl: audit --inventory %s: %s\n", o->inventory,
+				ret == -EPROTO ? "not an inventory file" : strerror(-ret));
+			ret = 3;
+			goto out;
+		}
+		issues += diffs;
+	}
+	if (o->json) {
+		if (counters)
+			printf(", \"sm_counters\": %s", counters);
+		printf(", \"issues\": %zu}\n", issues);
+	} else {
+		if (counters)
+			printf("SM-side counters (%s): %s\n", o->state, counters);
+		printf("%zu finding(s)%s\n", issues, issues ? "" : ": clean");
+	}
+	if (o->save) {
+		ret = save(o->save, &r);
+		if (ret) {
+			fprintf(stderr, "atsctl: audit --save %s: %s\n", o->save, strerror(-ret));
+			ret = 3;
+			goto out;
+		}
+	}
+	ret = issues ? 1 : 0;
+	goto out;
+fail:
+	fprintf(stderr, "atsctl: audit: %s\n", sa_client_last_status(sa) ?
+		sa_status_str(sa_client_last_status(sa)) : strerror(-ret));
+	ret = 3;
+out:
+	audit_free(&res);
+	free(counters);
+	free(extra);
+	free(ap);
+	free(ports);
+	free(r.v);
+	return ret;
+}

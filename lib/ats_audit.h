@@ -1,0 +1,63 @@
+/* Audit of an ATS database against the spec (osmtest-style): pure checks
+ * over the records and the fabric's ports, so they are unit-tested. */
+#ifndef IBATS_ATS_AUDIT_H
+#define IBATS_ATS_AUDIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sr.h"
+
+#define AUDIT_MAX_PKEYS 32
+
+struct audit_port {
+	uint8_t gid[16];
+	uint16_t lid;
+	uint64_t sys_guid;
+	uint16_t pkeys[AUDIT_MAX_PKEYS]; /* 0 entries unused */
+	size_t npkeys;
+	int pkeys_known;
+};
+
+enum audit_severity {
+	AUDIT_INFO,
+	AUDIT_WARNING,
+	AUDIT_ERROR,
+};
+
+enum audit_kind {
+	AUD_SID_BLOCK,      /* ATS name, SID outside the block */
+	AUD_NAME,           /* SID in the block, other or unpadded name */
+	AUD_NO_PRIMARY,     /* (GID, PKey) with records but no primary */
+	AUD_DUP_IP_GID,     /* same address twice on one (GID, PKey) */
+	AUD_DUP_PRIMARY,    /* same primary address on other systems */
+	AUD_IPV4_FORM,      /* ::ffff: instead of the canonical IPv4 form */
+	AUD_BAD_ADDR,       /* ServiceData8 is no unicast address */
+	AUD_UNUSED_FIELDS,  /* ServiceKey or Data16/32/64 not zero */
+	AUD_GID_ABSENT,     /* GID of no port on the fabric */
+	AUD_PKEY_NOT_HELD,  /* the GID's port lacks the PKey */
+	AUD_FINITE_LEASE,   /* lease not infinite */
+	AUD_NKINDS,
+};
+
+struct audit_finding {
+	enum audit_kind kind;
+	enum audit_severity severity;
+	size_t rec[2];          /* indexes into the records; rec[1] may be -1 */
+	char text[200];
+};
+
+struct audit_result {
+	struct audit_finding *f;
+	size_t n;
+};
+
+/* recs: every ATS record found (ATS name or ATS SID). */
+int audit_run(const struct sr_record *recs, size_t nrecs,
+	      const struct audit_port *ports, size_t nports,
+	      struct audit_result *out);
+void audit_free(struct audit_result *r);
+const char *audit_kind_name(enum audit_kind k);
+const char *audit_severity_name(enum audit_severity s);
+
+#endif

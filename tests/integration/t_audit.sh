@@ -1,0 +1,91 @@
+# atsctl audit: a clean fabric audits clean; an inventory catches a deleted
+# and an added record; then, with the plugin's rules off, one record of
+# each kind of finding, each reported exactly once.
+. "$top_srcdir/tests/integration/harness.sh"
+
+cat >"$RUN/partitions.conf" <<'PART'
+Default=0x7fff, ipoib : ALL=full ;
+storage=0x8001 : ALL=full ;
+PART
+cat >"$RUN/osmats.conf" <<'CONF'
+# the audit must see what the plugin would refuse
+enforce_sid_block no
+enforce_service_name no
+enforce_address no
+enforce_service_key no
+enforce_ownership no
+enforce_primary_first no
+enforce_port_duplicate no
+duplicate_address allow
+flush_departed no
+CONF
+fabric_start fabric4.net
+G1=$(port_gid host1)
+G2=$(port_gid host2)
+G3=$(port_gid host3)
+G4P2=$(printf '0x%016x' $(( $(port_guid host4) + 1 )))
+P=0x10000ce1004154
+STATE="$RUN/osmats-state.json"
+
+check "host1 registers 10.1.0.1" atsctl host1 register 10.1.0.1 --primary
+check "host2 registers 10.1.0.2 and 10.2.0.2" \
+	sh -c "cd $RUN/scratch && SIM_HOST=host2 LD_PRELOAD='$SIM_PRELOAD' $ATSCTL register 10.1.0.2 --primary && SIM_HOST=host2 LD_PRELOAD='$SIM_PRELOAD' $ATSCTL register 10.2.0.2"
+check_out "a clean fabric audits clean (exit 0)" "^0 finding\(s\): clean$" atsctl host4 audit
+check "the inventory is saved" atsctl host4 audit --save "$RUN/inventory"
+check "host2 deletes 10.2.0.2" atsctl host2 deregister 10.2.0.2
+check "host1 adds 10.1.0.9" atsctl host1 register 10.1.0.9
+check_rc "--inventory finds the deleted record" 1 "inventory missing: ${P}54 $G2 0xffff [0-9]+ 10\.2\.0\.2" \
+	atsctl host4 audit --inventory "$RUN/inventory"
+check_rc "... and the added one" 1 "inventory extra: ${P}54 $G1 0xffff [0-9]+ 10\.1\.0\.9" \
+	atsctl host4 audit --inventory "$RUN/inventory"
+check "clean up for the next part" atsctl host1 deregister 10.1.0.9
+
+# One record per kind of finding.
+srtool host1 --sid ${P}54 --ip 10.1.0.5 set >/dev/null                      # duplicate-on-port
+srtool host1 --sid ${P}55 --ip 10.1.0.5 set >/dev/null
+atsctl host1 register 10.1.0.9 --sid ${P}56 --lease 600 >/dev/null         # finite-lease
+# OpenSM puts new records at the head of its list: the newest of a GID is
+# the one a cut GetTable answer shows, so this comes last.
+srtool host1 --sid 0x10000CE100415553 --ip 10.1.5.53 set >/dev/null        # sid-block
+srtool host2 --sid ${P}60 --name "Other Service" --ip 10.2.0.60 set >/dev/null  # service-name
+atsctl host2 register 10.1.0.1 --primary >/dev/null                        # duplicate-primary
+atsctl host2 register 10.2.8.1 --primary --pkey 0x8001 >/dev/null          # pkey-not-held (below)
+atsctl host3 register 10.3.0.1 --primary >/dev/null                        # gid-absent (below)
+srtool host4 --data8 00000000000000000000ffff0a040001 set >/dev/null      # ipv4-form
+srtool host4 --sid ${P}54 --ip 127.0.0.1 set >/dev/null                    # address
+srtool host4 --sid ${P}55 --ip 10.4.0.55 --key 1 set >/dev/null            # unused-fields
+srtool host4 --gid "$(printf 'fe80::%x:%x' $(( G4P2 >> 16 & 0xffff )) $(( G4P2 & 0xffff )))" \
+	--sid ${P}54 --ip 10.4.2.54 set >/dev/null                           # no-primary
+# host2 loses partition 0x8001; host3 leaves the fabric (no flush).
+printf 'Default=0x7fff, ipoib : ALL=full ;\nstorage=0x8001 : %s=full ;\n' \
+	"$(port_guid host1)" >"$RUN/partitions.conf"
+check "OpenSM rereads its partitions" sm_sweep
+sim 'Unlink "host3"'
+host3_gone() {
+	grep -q "\"gid\": \"$G3\", .*\"port_present\": false" "$STATE"
+}
+check "host3 is gone from the fabric" wait_for "host3 gone" 10 host3_gone
+
+# host1 still holds 0x8001: the SA shows a partition's records only to its members.
+atsctl host1 -k 1 --json audit --state "$STATE" >"$RUN/audit.json"
+echo "audit exit status $?" >>"$RUN/audit.json"
+check_out "findings: exit status 1" "^audit exit status 1$" cat "$RUN/audit.json"
+for kind in sid-block service-name no-primary duplicate-on-port duplicate-primary \
+	    ipv4-form address unused-fields gid-absent pkey-not-held finite-lease; do
+	check "'$kind' reported exactly once" \
+		sh -c "[ \$(grep -c '\"kind\": \"$kind\"' $RUN/audit.json) -eq 1 ]"
+done
+check_out "each finding names its record" \
+	"\"kind\": \"gid-absent\", \"text\": \"no port on the fabric has this GID\", \"records\": \[\"${P}53 $G3 0xffff [0-9]+ 10\.3\.0\.1\"\]" \
+	cat "$RUN/audit.json"
+check_out "the duplicate primary names both records" \
+	"\"kind\": \"duplicate-primary\".*\"records\": \[\"${P}53 $G1 .*10\.1\.0\.1\", \"${P}53 $G2 .*10\.1\.0\.1\"\]" \
+	cat "$RUN/audit.json"
+check_out "the SM-side counters come along (--state)" '"sm_counters": \{' cat "$RUN/audit.json"
+check_out "text output: severity, kind, record" "^error pkey-not-held: the port \(LID [0-9]+\) does not hold PKey 0x8001" \
+	sh -c "cd $RUN/scratch && SIM_HOST=host1 LD_PRELOAD='$SIM_PRELOAD' $ATSCTL -k 1 audit --state $STATE; true"
+check_out "without the SA key it says what it could not check" "PKey membership and ServiceKeys not checked" \
+	sh -c "cd $RUN/scratch && SIM_HOST=host4 LD_PRELOAD='$SIM_PRELOAD' $ATSCTL audit; true"
+sm_stop
+check_rc "no SM: could not query, exit 3" 3 "audit: " atsctl host4 -t 100 -r 0 audit
+finish

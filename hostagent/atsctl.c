@@ -606,9 +606,9 @@ static int run_command(struct ctl *c, int argc, char **argv)
 				return usage_err("--type", optarg, "expected echo, timestamp or info");
 			break;
 		case 'z':
-			if (cfg_parse_u64(optarg, LIV_ECHO_MAX, &v))
+			if (cfg_parse_u64(optarg, LIV_ECHO_RMPP_MAX, &v))
 				return usage_err("--size", optarg,
-						 "not an echo size (0..208 bytes; more needs RMPP)");
+						 "not an echo size (0..8192 bytes; over 208 needs RMPP)");
 			c->ping.size = (size_t)v;
 			break;
 		case 'w':

@@ -43,7 +43,8 @@ int ping_run(struct mport *port, const struct ping_target *t,
 {
 	struct mport_dest dst = { t->lid, SA_QP, SA_QKEY, 0 };
 	struct mport_rpc_opts ro = { o->timeout_ms, 0 };
-	uint8_t req[MAD_SIZE], pattern[LIV_ECHO_MAX];
+	uint8_t *req, pattern[LIV_ECHO_RMPP_MAX];
+	size_t req_cap = LIV_OFF_DATA + LIV_ECHO_RMPP_MAX;
 	uint16_t ident = (uint16_t)getpid();
 	int64_t min = -1, max = 0, sum = 0, start = now_us();
 	unsigned sent = 0, recvd = 0, i;
@@ -55,6 +56,9 @@ int ping_run(struct mport *port, const struct ping_target *t,
 			strerror(-agent));
 		return 3;
 	}
+	req = malloc(req_cap);
+	if (!req)
+		return 3;
 	for (i = 0; i < sizeof(pattern); i++)
 		pattern[i] = (uint8_t)i;
 	if (o->json)
@@ -68,15 +72,19 @@ int ping_run(struct mport *port, const struct ping_target *t,
 		uint8_t *resp = NULL;
 		size_t len = 0;
 		int64_t t0, rtt;
-		int ret;
+		int ret, req_len;
 
 		if (i && o->interval_ms)
 			usleep(o->interval_ms * 1000u);
-		liv_build(req, o->type, ident, (uint16_t)(i + 1), pattern,
-			  o->type == LIV_ECHO_REQ ? o->size : 0, liv_timestamp());
+		req_len = liv_build(req, req_cap, o->type, ident, (uint16_t)(i + 1), pattern,
+				    o->type == LIV_ECHO_REQ ? o->size : 0, liv_timestamp());
+		if (req_len < 0) {
+			free(req);
+			return 3;
+		}
 		sent++;
 		t0 = now_us();
-		ret = mport_rpc(port, agent, &dst, req, sizeof(req), &ro, &resp, &len);
+		ret = mport_rpc(port, agent, &dst, req, (size_t)req_len, &ro, &resp, &len);
 		rtt = now_us() - t0;
 		if (ret) {
 			if (!o->json)
@@ -87,7 +95,8 @@ int ping_run(struct mport *port, const struct ping_target *t,
 		ret = liv_parse(resp, len, &r);
 		if (ret || r.status || r.type != o->type + 1 || r.seq != i + 1 ||
 		    (o->type == LIV_ECHO_REQ &&
-		     memcmp(resp + LIV_OFF_DATA, pattern, o->size))) {
+		     (len < LIV_OFF_DATA + o->size ||
+		      memcmp(resp + LIV_OFF_DATA, pattern, o->size)))) {
 			if (!o->json)
 				printf("bad answer from LID %u: seq=%u status 0x%04x (%s) type %u%s\n",
 				       t->lid, i + 1, r.status, mad_status_str(r.status), r.type,
@@ -140,5 +149,6 @@ int ping_run(struct mport *port, const struct ping_target *t,
 			       "/%" PRId64 ".%03" PRId64 " ms\n", min / 1000, min % 1000,
 			       sum / recvd / 1000, sum / recvd % 1000, max / 1000, max % 1000);
 	}
+	free(req);
 	return recvd ? 0 : 1;
 }

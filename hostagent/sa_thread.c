@@ -31,11 +31,12 @@ struct saj_thread {
 	struct vmad_identity id;    /* this thread's only */
 };
 
-static size_t answer(const uint8_t *req, size_t len, uint8_t *resp, void *ctx)
+static size_t answer(const uint8_t *req, size_t len, uint8_t *resp, size_t cap,
+		     void *ctx)
 {
 	struct saj_thread *t = ctx;
 
-	return vmad_answer(req, len, &t->id, liv_timestamp(), resp);
+	return vmad_answer(req, len, &t->id, liv_timestamp(), resp, cap);
 }
 
 static void identity_update(struct saj_thread *t, const struct mport_info *pi)

@@ -167,15 +167,15 @@ void mport_set_responder(struct mport *p, mport_answer_fn fn, void *ctx)
  * address it came from. */
 static void mport_reply(struct mport *p, int agent, size_t len)
 {
+	size_t cap = len > MAD_SIZE ? len : MAD_SIZE, n;
 	uint8_t *sbuf;
-	size_t n;
 
 	if (!p->answer)
 		return;
-	sbuf = calloc(1, umad_size() + MAD_SIZE);
+	sbuf = calloc(1, umad_size() + cap);
 	if (!sbuf)
 		return;
-	n = p->answer(umad_get_mad(p->rbuf), len, umad_get_mad(sbuf), p->answer_ctx);
+	n = p->answer(umad_get_mad(p->rbuf), len, umad_get_mad(sbuf), cap, p->answer_ctx);
 	if (n) {
 		memcpy(sbuf, p->rbuf, umad_size());
 		if (umad_send(p->fd, agent, sbuf, (int)n, 0, 0) < 0)

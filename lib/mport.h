@@ -48,10 +48,11 @@ int mport_register(struct mport *p, uint8_t mgmt_class, uint8_t class_version,
 int mport_register_oui(struct mport *p, uint8_t mgmt_class, uint8_t rmpp_version,
 		       uint32_t oui, int serve);
 
-/* Answers requests that arrive for classes this port serves: fills resp
- * (MAD_SIZE bytes) and returns its length, or 0 to drop the request. */
+/* Answers requests that arrive for classes this port serves: fills
+ * resp[0..cap) (cap >= the request's length and MAD_SIZE) and returns its
+ * length, or 0 to drop the request. */
 typedef size_t (*mport_answer_fn)(const uint8_t *req, size_t len, uint8_t *resp,
-				  void *ctx);
+				  size_t cap, void *ctx);
 void mport_set_responder(struct mport *p, mport_answer_fn fn, void *ctx);
 
 /* Wait up to timeout_ms for one MAD; answer it if it is a request.

@@ -50,9 +50,19 @@ uint32_t liv_timestamp(void)
 	return (uint32_t)((ts.tv_sec % 86400) * 1000 + ts.tv_nsec / 1000000);
 }
 
-int liv_build(uint8_t *mad, enum liv_type type, uint16_t id, uint16_t seq,
-	      const uint8_t *data, size_t len, uint32_t now_ts)
+/* RMPP version 1, DATA, Active: the kernel segments and numbers it. */
+static void rmpp_active(uint8_t *mad)
 {
+	mad[RMPP_OFF_VERSION] = 1;
+	mad[RMPP_OFF_TYPE] = 1;
+	mad[RMPP_OFF_FLAGS] = RMPP_FLAG_ACTIVE;
+}
+
+int liv_build(uint8_t *mad, size_t cap, enum liv_type type, uint16_t id,
+	      uint16_t seq, const uint8_t *data, size_t len, uint32_t now_ts)
+{
+	size_t total = LIV_OFF_DATA + len < MAD_SIZE ? MAD_SIZE : LIV_OFF_DATA + len;
+
 	struct mad_hdr h = {
 		.base_version = MAD_BASE_VERSION,
 		.mgmt_class = VMAD_CLASS_LIVENESS,
@@ -62,10 +72,12 @@ int liv_build(uint8_t *mad, enum liv_type type, uint16_t id, uint16_t seq,
 
 	if (type != LIV_ECHO_REQ && type != LIV_TS_REQ && type != LIV_INFO_REQ)
 		return -EINVAL;
-	if (len > LIV_ECHO_MAX || (len && type != LIV_ECHO_REQ))
+	if (len > LIV_ECHO_RMPP_MAX || total > cap || (len && type != LIV_ECHO_REQ))
 		return -EMSGSIZE;
-	memset(mad, 0, MAD_SIZE);
+	memset(mad, 0, total);
 	mad_hdr_encode(mad, &h);
+	if (total > MAD_SIZE)
+		rmpp_active(mad);
 	vmad_put_oui(mad, VMAD_OUI_OPENIB);
 	mad[LIV_OFF_TYPE] = (uint8_t)type;
 	wire_put16(mad + LIV_OFF_ID, id);
@@ -74,7 +86,7 @@ int liv_build(uint8_t *mad, enum liv_type type, uint16_t id, uint16_t seq,
 		memcpy(mad + LIV_OFF_DATA, data, len);
 	if (type == LIV_TS_REQ)
 		wire_put32(mad + LIV_OFF_TS_ORIG, now_ts);
-	return 0;
+	return (int)total;
 }
 
 /* The answer keeps the request's TID, class and OUI; GetResp. */
@@ -88,12 +100,24 @@ static size_t respond(const uint8_t *req, uint8_t *resp, uint16_t status)
 	return MAD_SIZE;
 }
 
-size_t vmad_answer(const uint8_t *req, size_t len,
-		   const struct vmad_identity *id, uint32_t now_ts, uint8_t *resp)
+/* An echo that came as an RMPP transfer goes back the same way. */
+static size_t respond_rmpp(const uint8_t *req, size_t len, uint8_t *resp)
+{
+	memcpy(resp, req, len);
+	resp[MAD_OFF_METHOD] = MAD_METHOD_GET | MAD_METHOD_RESP_BIT;
+	wire_put16(resp + MAD_OFF_STATUS, 0);
+	memset(resp + RMPP_OFF_VERSION, 0, RMPP_HDR_END - RMPP_OFF_VERSION);
+	rmpp_active(resp);
+	resp[LIV_OFF_TYPE] = LIV_ECHO_RESP;
+	return len;
+}
+
+size_t vmad_answer(const uint8_t *req, size_t len, const struct vmad_identity *id,
+		   uint32_t now_ts, uint8_t *resp, size_t cap)
 {
 	uint8_t cls;
 
-	if (len < MAD_SIZE || req[MAD_OFF_BASE_VERSION] != MAD_BASE_VERSION ||
+	if (len < MAD_SIZE || cap < MAD_SIZE || req[MAD_OFF_BASE_VERSION] != MAD_BASE_VERSION ||
 	    (req[MAD_OFF_METHOD] & MAD_METHOD_RESP_BIT) ||
 	    vmad_get_oui(req) != VMAD_OUI_OPENIB)
 		return 0;
@@ -114,6 +138,8 @@ size_t vmad_answer(const uint8_t *req, size_t len,
 		return respond(req, resp, VMAD_STATUS_BAD_METHOD);
 	switch (req[LIV_OFF_TYPE]) {
 	case LIV_ECHO_REQ:
+		if (len > MAD_SIZE)
+			return len <= cap ? respond_rmpp(req, len, resp) : 0;
 		respond(req, resp, 0);
 		break;
 	case LIV_TS_REQ:

@@ -32,7 +32,8 @@ enum {
 	LIV_OFF_TS_XMIT = 56,
 	LIV_OFF_LID = 48,
 	LIV_OFF_GUID = 50,
-	LIV_ECHO_MAX = MAD_SIZE - LIV_OFF_DATA, /* 208: more needs RMPP */
+	LIV_ECHO_MAX = MAD_SIZE - LIV_OFF_DATA, /* 208 in one MAD */
+	LIV_ECHO_RMPP_MAX = 8192,               /* RMPP (real hardware) */
 };
 
 enum liv_type {
@@ -63,9 +64,11 @@ struct vmad_identity {
 uint32_t vmad_get_oui(const uint8_t *mad);
 void vmad_put_oui(uint8_t *mad, uint32_t oui);
 
-/* Build a liveness request (MAD_SIZE bytes). Echo carries data[0..len). */
-int liv_build(uint8_t *mad, enum liv_type type, uint16_t id, uint16_t seq,
-	      const uint8_t *data, size_t len, uint32_t now_ts);
+/* Build a liveness request in mad[0..cap). Echo carries data[0..len);
+ * beyond one MAD the request is an RMPP transfer (RMPP header active, the
+ * kernel segments it). Returns its length (at least MAD_SIZE) or -errno. */
+int liv_build(uint8_t *mad, size_t cap, enum liv_type type, uint16_t id,
+	      uint16_t seq, const uint8_t *data, size_t len, uint32_t now_ts);
 
 /* "host.domain" as infiniband-diags' ibping server answers. */
 void vmad_host_name(char *buf, size_t len);
@@ -73,11 +76,12 @@ void vmad_host_name(char *buf, size_t len);
 /* Milliseconds since midnight UT now (seed 001 "standard value"). */
 uint32_t liv_timestamp(void);
 
-/* Answer a request addressed to us. Returns the answer's length (a whole
- * MAD) in resp, or 0 when the MAD is not a request of a class we serve
- * (not ours to answer, or a response). */
-size_t vmad_answer(const uint8_t *req, size_t len,
-		   const struct vmad_identity *id, uint32_t now_ts, uint8_t *resp);
+/* Answer a request addressed to us into resp[0..cap). Returns the
+ * answer's length (a whole MAD, or as long as an RMPP echo request), or 0
+ * when the MAD is not a request of a class we serve (not ours to answer,
+ * or a response). */
+size_t vmad_answer(const uint8_t *req, size_t len, const struct vmad_identity *id,
+		   uint32_t now_ts, uint8_t *resp, size_t cap);
 
 /* A parsed liveness answer. */
 struct liv_reply {

@@ -20,14 +20,15 @@ struct responder {
 	uint64_t answered;
 };
 
-static size_t answer(const uint8_t *req, size_t len, uint8_t *resp, void *ctx)
+static size_t answer(const uint8_t *req, size_t len, uint8_t *resp, size_t cap,
+		     void *ctx)
 {
 	struct responder *r = ctx;
 	size_t n;
 
 	if (!r->is_master(r->ctx, &r->id.lid))
 		return 0;
-	n = vmad_answer(req, len, &r->id, liv_timestamp(), resp);
+	n = vmad_answer(req, len, &r->id, liv_timestamp(), resp, cap);
 	if (n)
 		r->answered++;
 	return n;

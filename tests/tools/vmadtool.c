@@ -27,7 +27,7 @@ int main(int argc, char **argv)
 	agent = mport_register_oui(port, VMAD_CLASS_LIVENESS, 1, VMAD_OUI_OPENIB, 0);
 	if (agent < 0)
 		return 3;
-	liv_build(req, LIV_ECHO_REQ, 1, 1, NULL, 0, 0);
+	liv_build(req, sizeof(req), LIV_ECHO_REQ, 1, 1, NULL, 0, 0);
 	req[LIV_OFF_TYPE] = (uint8_t)strtoul(argv[2], NULL, 0);
 	if (argc == 4)
 		req[MAD_OFF_CLASS_VERSION] = (uint8_t)strtoul(argv[3], NULL, 0);

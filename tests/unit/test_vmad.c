@@ -33,8 +33,8 @@ static struct vmad_identity ident = {
 
 static void make_echo(uint8_t *mad)
 {
-	assert_int_equal(liv_build(mad, LIV_ECHO_REQ, 0x1234, 7,
-				   (const uint8_t *)"abc", 3, 0), 0);
+	assert_int_equal(liv_build(mad, MAD_SIZE, LIV_ECHO_REQ, 0x1234, 7,
+				   (const uint8_t *)"abc", 3, 0), MAD_SIZE);
 	mad[8] = 1; mad[9] = 2; mad[10] = 3; mad[11] = 4;
 	mad[12] = 5; mad[13] = 6; mad[14] = 7; mad[15] = 8;
 }
@@ -59,7 +59,7 @@ static void test_echo(void **state)
 
 	(void)state;
 	make_echo(req);
-	assert_int_equal(vmad_answer(req, sizeof(req), &ident, 0, resp), MAD_SIZE);
+	assert_int_equal(vmad_answer(req, sizeof(req), &ident, 0, resp, sizeof(resp)), MAD_SIZE);
 	assert_int_equal(resp[MAD_OFF_METHOD], 0x81);
 	assert_memory_equal(resp + MAD_OFF_TID, req + MAD_OFF_TID, 8);
 	assert_memory_equal(resp + LIV_OFF_DATA, "abc", 3);
@@ -76,8 +76,8 @@ static void test_timestamp(void **state)
 	struct liv_reply r;
 
 	(void)state;
-	assert_int_equal(liv_build(req, LIV_TS_REQ, 1, 2, NULL, 0, 1000), 0);
-	assert_int_equal(vmad_answer(req, sizeof(req), &ident, 2000, resp), MAD_SIZE);
+	assert_int_equal(liv_build(req, sizeof(req), LIV_TS_REQ, 1, 2, NULL, 0, 1000), MAD_SIZE);
+	assert_int_equal(vmad_answer(req, sizeof(req), &ident, 2000, resp, sizeof(resp)), MAD_SIZE);
 	assert_int_equal(liv_parse(resp, sizeof(resp), &r), 0);
 	assert_int_equal(r.type, LIV_TS_RESP);
 	assert_int_equal(r.ts_orig, 1000);
@@ -92,8 +92,8 @@ static void test_info(void **state)
 	struct liv_reply r;
 
 	(void)state;
-	assert_int_equal(liv_build(req, LIV_INFO_REQ, 1, 3, NULL, 0, 0), 0);
-	assert_int_equal(vmad_answer(req, sizeof(req), &ident, 0, resp), MAD_SIZE);
+	assert_int_equal(liv_build(req, sizeof(req), LIV_INFO_REQ, 1, 3, NULL, 0, 0), MAD_SIZE);
+	assert_int_equal(vmad_answer(req, sizeof(req), &ident, 0, resp, sizeof(resp)), MAD_SIZE);
 	/* Bytes 48-49 LID, 50-57 port GUID (seed 001). */
 	assert_int_equal(resp[48], 0x00);
 	assert_int_equal(resp[49], 0x05);
@@ -112,21 +112,21 @@ static void test_errors_answered(void **state)
 	(void)state;
 	make_echo(req);
 	req[LIV_OFF_TYPE] = 9;
-	assert_int_equal(vmad_answer(req, sizeof(req), &ident, 0, resp), MAD_SIZE);
+	assert_int_equal(vmad_answer(req, sizeof(req), &ident, 0, resp, sizeof(resp)), MAD_SIZE);
 	liv_parse(resp, sizeof(resp), &r);
 	assert_int_equal(r.status, VMAD_STATUS_BAD_ATTR);
 	req[LIV_OFF_TYPE] = LIV_ECHO_RESP; /* a response type as a request */
-	vmad_answer(req, sizeof(req), &ident, 0, resp);
+	vmad_answer(req, sizeof(req), &ident, 0, resp, sizeof(resp));
 	liv_parse(resp, sizeof(resp), &r);
 	assert_int_equal(r.status, VMAD_STATUS_BAD_ATTR);
 	make_echo(req);
 	req[MAD_OFF_CLASS_VERSION] = 2;
-	vmad_answer(req, sizeof(req), &ident, 0, resp);
+	vmad_answer(req, sizeof(req), &ident, 0, resp, sizeof(resp));
 	liv_parse(resp, sizeof(resp), &r);
 	assert_int_equal(r.status, VMAD_STATUS_BAD_VERSION);
 	make_echo(req);
 	req[MAD_OFF_METHOD] = MAD_METHOD_SET;
-	vmad_answer(req, sizeof(req), &ident, 0, resp);
+	vmad_answer(req, sizeof(req), &ident, 0, resp, sizeof(resp));
 	liv_parse(resp, sizeof(resp), &r);
 	assert_int_equal(r.status, VMAD_STATUS_BAD_METHOD);
 	assert_int_equal(resp[MAD_OFF_METHOD], 0x81);
@@ -143,7 +143,7 @@ static void test_ibping(void **state)
 	req[2] = 1;
 	req[3] = MAD_METHOD_GET;
 	vmad_put_oui(req, VMAD_OUI_OPENIB);
-	assert_int_equal(vmad_answer(req, sizeof(req), &ident, 0, resp), MAD_SIZE);
+	assert_int_equal(vmad_answer(req, sizeof(req), &ident, 0, resp, sizeof(resp)), MAD_SIZE);
 	assert_int_equal(resp[MAD_OFF_METHOD], 0x81);
 	assert_string_equal((char *)resp + VMAD_OFF_DATA, "node7.cluster");
 }
@@ -157,18 +157,42 @@ static void test_not_ours(void **state)
 	(void)state;
 	make_echo(req);
 	req[MAD_OFF_METHOD] = 0x81; /* a response */
-	assert_int_equal(vmad_answer(req, sizeof(req), &ident, 0, resp), 0);
+	assert_int_equal(vmad_answer(req, sizeof(req), &ident, 0, resp, sizeof(resp)), 0);
 	make_echo(req);
 	vmad_put_oui(req, 0x0002c9);
-	assert_int_equal(vmad_answer(req, sizeof(req), &ident, 0, resp), 0);
+	assert_int_equal(vmad_answer(req, sizeof(req), &ident, 0, resp, sizeof(resp)), 0);
 	make_echo(req);
 	off.liveness = 0;
-	assert_int_equal(vmad_answer(req, sizeof(req), &off, 0, resp), 0);
+	assert_int_equal(vmad_answer(req, sizeof(req), &off, 0, resp, sizeof(resp)), 0);
 	for (len = 0; len < MAD_SIZE; len++)
-		assert_int_equal(vmad_answer(req, len, &ident, 0, resp), 0);
-	assert_int_equal(liv_build(req, LIV_ECHO_REQ, 0, 0, req, LIV_ECHO_MAX + 1, 0),
-			 -EMSGSIZE);
-	assert_int_equal(liv_build(req, LIV_ECHO_RESP, 0, 0, NULL, 0, 0), -EINVAL);
+		assert_int_equal(vmad_answer(req, len, &ident, 0, resp, sizeof(resp)), 0);
+	assert_int_equal(liv_build(req, sizeof(req), LIV_ECHO_REQ, 0, 0, req,
+				   LIV_ECHO_MAX + 1, 0), -EMSGSIZE); /* no room */
+	assert_int_equal(liv_build(req, sizeof(req), LIV_ECHO_RESP, 0, 0, NULL, 0, 0), -EINVAL);
+}
+
+static void test_rmpp_echo(void **state)
+{
+	static uint8_t data[1000], req[LIV_OFF_DATA + 1000], resp[LIV_OFF_DATA + 1000];
+	size_t i;
+	int len;
+
+	(void)state;
+	for (i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(i * 7);
+	len = liv_build(req, sizeof(req), LIV_ECHO_REQ, 9, 1, data, sizeof(data), 0);
+	assert_int_equal(len, LIV_OFF_DATA + 1000);
+	/* RMPP version 1, DATA, Active: for the kernel to segment. */
+	assert_int_equal(req[RMPP_OFF_VERSION], 1);
+	assert_int_equal(req[RMPP_OFF_TYPE], 1);
+	assert_int_equal(req[RMPP_OFF_FLAGS] & RMPP_FLAG_ACTIVE, RMPP_FLAG_ACTIVE);
+	assert_int_equal(vmad_answer(req, (size_t)len, &ident, 0, resp, sizeof(resp)),
+			 (size_t)len);
+	assert_int_equal(resp[MAD_OFF_METHOD], 0x81);
+	assert_int_equal(resp[LIV_OFF_TYPE], LIV_ECHO_RESP);
+	assert_memory_equal(resp + LIV_OFF_DATA, data, sizeof(data));
+	/* No room for the whole answer: drop, never truncate. */
+	assert_int_equal(vmad_answer(req, (size_t)len, &ident, 0, resp, MAD_SIZE), 0);
 }
 
 static void test_random_input(void **state)
@@ -187,7 +211,7 @@ static void test_random_input(void **state)
 			req[1] = i & 2 ? VMAD_CLASS_LIVENESS : VMAD_CLASS_IBPING;
 			vmad_put_oui(req, VMAD_OUI_OPENIB);
 		}
-		vmad_answer(req, sizeof(req), &ident, 0, resp);
+		vmad_answer(req, sizeof(req), &ident, 0, resp, sizeof(resp));
 		liv_parse(req, sizeof(req), &r);
 	}
 }
@@ -202,6 +226,7 @@ int main(void)
 		cmocka_unit_test(test_errors_answered),
 		cmocka_unit_test(test_ibping),
 		cmocka_unit_test(test_not_ours),
+		cmocka_unit_test(test_rmpp_echo),
 		cmocka_unit_test(test_random_input),
 	};
 

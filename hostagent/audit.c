@@ -7,35 +7,23 @@
 #include "ats.h"
 #include "ats_audit.h"
 #include "atsd_client.h"
+#include "ats_query.h"
 #include "audit.h"
 
 #define LID_GAP 64
 
 struct recs {
-	struct sr_record *v;
-	size_t n;
-	unsigned queries;
+	struct ats_set set;     /* the records, and the SA requests they took */
 	int partial;            /* out-of-block records may be missing */
 	int other_pkeys_missed; /* PKeys unknown: some partitions not read */
 };
 
+/* Anything with the ATS name or an ATS SID is the audit's business. */
 static int rec_add(struct recs *r, const struct sr_record *s)
 {
-	struct sr_record *v;
-	size_t i;
-
 	if (!ats_sid_in_block(s->id) && !ats_name_is_ats(s->name))
 		return 0;
-	for (i = 0; i < r->n; i++)
-		if (r->v[i].id == s->id && r->v[i].pkey == s->pkey &&
-		    !memcmp(r->v[i].gid, s->gid, 16))
-			return 0;
-	v = realloc(r->v, (r->n + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	r->v = v;
-	r->v[r->n++] = *s;
-	return 0;
+	return ats_set_put(&r->set, s);
 }
 
 /* Every record of one GID: GetTable when RMPP works, else a SubnAdmGet
@@ -52,7 +40,7 @@ static int collect_gid(struct sa_client *sa, const uint8_t *gid,
 	memset(&q, 0, sizeof(q));
 	memcpy(q.gid, gid, 16);
 	if (sa_client_rmpp_state(sa) != 0) {
-		r->queries++;
+		r->set.queries++;
 		ret = sa_sr_get_table(sa, &q, sr_comp_mask(SR_F_GID), &tab, &n);
 		if (!ret) {
 			for (i = 0; i < n && !ret; i++)
@@ -65,7 +53,7 @@ static int collect_gid(struct sa_client *sa, const uint8_t *gid,
 	}
 	for (s = 0; s < ATS_SID_COUNT; s++) {
 		q.id = ats_sid_at(s);
-		r->queries++;
+		r->set.queries++;
 		ret = sa_sr_get(sa, &q, sr_comp_mask(SR_F_ID | SR_F_GID), &got);
 		if (ret == -ENOENT)
 			continue;
@@ -83,7 +71,7 @@ static int collect_gid(struct sa_client *sa, const uint8_t *gid,
 			static const uint16_t dflt = ATS_PKEY_DEFAULT;
 
 			q.pkey = npkeys ? pkeys[k] : dflt;
-			r->queries++;
+			r->set.queries++;
 			ret = sa_sr_get(sa, &q, sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY), &got);
 			if (ret == -ENOENT)
 				continue;
@@ -104,7 +92,7 @@ static int collect_gid(struct sa_client *sa, const uint8_t *gid,
 		struct sa_answer ans;
 
 		sr_encode(buf, &q);
-		r->queries++;
+		r->set.queries++;
 		ret = sa_request(sa, SA_METHOD_GET_TABLE, SA_ATTR_SERVICE_RECORD,
 				 sr_comp_mask(SR_F_GID | SR_F_NAME), buf, sizeof(buf), &ans);
 		if (ret == -ENOENT)
@@ -232,8 +220,8 @@ static int save(const char *path, const struct recs *r)
 	if (!f)
 		return -errno;
 	fprintf(f, "# ibats ATS inventory: SID GID PKEY LEASE IP\n");
-	for (i = 0; i < r->n; i++) {
-		atsd_format_record(line, sizeof(line), &r->v[i]);
+	for (i = 0; i < r->set.n; i++) {
+		atsd_format_record(line, sizeof(line), &r->set.recs[i]);
 		fprintf(f, "%s\n", line);
 	}
 	return fclose(f) ? -errno : 0;
@@ -264,31 +252,31 @@ static int inventory(const char *path, const struct recs *r, int json, unsigned 
 			continue;
 		if (atsd_parse_record(line, &s) || rec_add(&inv, &s)) {
 			fclose(f);
-			free(inv.v);
+			ats_set_free(&inv.set);
 			return -EPROTO;
 		}
 	}
 	fclose(f);
 	if (json)
 		printf(", \"inventory\": [");
-	for (i = 0; i < inv.n + r->n; i++) {
-		const struct sr_record *x = i < inv.n ? &inv.v[i] : &r->v[i - inv.n];
-		const struct recs *other = i < inv.n ? r : &inv;
+	for (i = 0; i < inv.set.n + r->set.n; i++) {
+		const struct sr_record *x = i < inv.set.n ? &inv.set.recs[i] : &r->set.recs[i - inv.set.n];
+		const struct recs *other = i < inv.set.n ? r : &inv;
 		const char *what = NULL;
 
-		for (j = 0; j < other->n && !same_key(x, &other->v[j]); j++)
+		for (j = 0; j < other->set.n && !same_key(x, &other->set.recs[j]); j++)
 			;
-		if (j == other->n)
-			what = i < inv.n ? "missing" : "extra";
-		else if (i < inv.n && (memcmp(x->data8, other->v[j].data8, 16) ||
-				       x->lease != other->v[j].lease))
+		if (j == other->set.n)
+			what = i < inv.set.n ? "missing" : "extra";
+		else if (i < inv.set.n && (memcmp(x->data8, other->set.recs[j].data8, 16) ||
+				       x->lease != other->set.recs[j].lease))
 			what = "changed";
 		if (!what)
 			continue;
 		(*diffs)++;
 		atsd_format_record(a, sizeof(a), x);
 		if (!strcmp(what, "changed"))
-			atsd_format_record(b, sizeof(b), &other->v[j]);
+			atsd_format_record(b, sizeof(b), &other->set.recs[j]);
 		if (json)
 			printf("%s\n  {\"diff\": \"%s\", \"record\": \"%s\"%s%s%s}", first ? "" : ",",
 			       what, a, !strcmp(what, "changed") ? ", \"now\": \"" : "",
@@ -302,7 +290,7 @@ static int inventory(const char *path, const struct recs *r, int json, unsigned 
 	}
 	if (json)
 		printf("%s]", first ? "" : "\n");
-	free(inv.v);
+	ats_set_free(&inv.set);
 	return 0;
 }
 
@@ -364,12 +352,12 @@ int audit_cmd(struct sa_client *sa, const struct audit_opts *o)
 		}
 		counters = state_counters(o->state);
 	}
-	ret = audit_run(r.v, r.n, ap, nports, &res);
+	ret = audit_run(r.set.recs, r.set.n, ap, nports, &res);
 	if (ret)
 		goto fail;
 	if (o->json) {
 		printf("{\"ports\": %zu, \"records\": %zu, \"sa_queries\": %u, \"partial\": %s, "
-		       "\"keyed\": %s, \"findings\": [", nports, r.n, r.queries,
+		       "\"keyed\": %s, \"findings\": [", nports, r.set.n, r.set.queries,
 		       r.partial || r.other_pkeys_missed ? "true" : "false",
 		       sa_client_keyed(sa) ? "true" : "false");
 		for (i = 0; i < res.n; i++) {
@@ -381,7 +369,7 @@ int audit_cmd(struct sa_client *sa, const struct audit_opts *o)
 			for (k = 0; k < 2; k++) {
 				if (f->rec[k] == (size_t)-1)
 					continue;
-				atsd_format_record(line, sizeof(line), &r.v[f->rec[k]]);
+				atsd_format_record(line, sizeof(line), &r.set.recs[f->rec[k]]);
 				printf("%s\"%s\"", k ? ", " : "", line);
 			}
 			printf("]}");
@@ -389,7 +377,7 @@ int audit_cmd(struct sa_client *sa, const struct audit_opts *o)
 		printf("%s]", res.n ? "\n" : "");
 	} else {
 		printf("audited %zu ATS record(s) of %zu port(s) in %u SA request(s)\n",
-		       r.n, nports, r.queries);
+		       r.set.n, nports, r.set.queries);
 		if (r.partial)
 			printf("info: without RMPP, records outside the SID block were seen only as the first of each answer\n");
 		if (!sa_client_keyed(sa))
@@ -404,7 +392,7 @@ int audit_cmd(struct sa_client *sa, const struct audit_opts *o)
 			for (k = 0; k < 2; k++) {
 				if (f->rec[k] == (size_t)-1)
 					continue;
-				atsd_format_record(line, sizeof(line), &r.v[f->rec[k]]);
+				atsd_format_record(line, sizeof(line), &r.set.recs[f->rec[k]]);
 				printf("    %s\n", line);
 			}
 		}
@@ -450,6 +438,6 @@ out:
 	free(extra);
 	free(ap);
 	free(ports);
-	free(r.v);
+	ats_set_free(&r.set);
 	return ret;
 }

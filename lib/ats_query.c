@@ -14,13 +14,11 @@ void ats_set_free(struct ats_set *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static int ats_set_add(struct ats_set *s, const struct sr_record *r)
+int ats_set_put(struct ats_set *s, const struct sr_record *r)
 {
 	struct sr_record *v;
 	size_t i;
 
-	if (!ats_sid_in_block(r->id) || !ats_name_is_ats(r->name))
-		return 0; /* spec 3.2/3.3: ignore records outside the block */
 	for (i = 0; i < s->n; i++)
 		if (s->recs[i].id == r->id && s->recs[i].pkey == r->pkey &&
 		    !memcmp(s->recs[i].gid, r->gid, 16))
@@ -31,6 +29,13 @@ static int ats_set_add(struct ats_set *s, const struct sr_record *r)
 	s->recs = v;
 	s->recs[s->n++] = *r;
 	return 0;
+}
+
+static int ats_set_add(struct ats_set *s, const struct sr_record *r)
+{
+	if (!ats_sid_in_block(r->id) || !ats_name_is_ats(r->name))
+		return 0; /* spec 3.2/3.3: ignore records outside the block */
+	return ats_set_put(s, r);
 }
 
 static int ats_rec_cmp(const void *a, const void *b)

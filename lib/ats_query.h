@@ -19,6 +19,8 @@ struct ats_set {
 };
 
 void ats_set_free(struct ats_set *s);
+/* Append r unless a record with its key (SID, GID, PKey) is there. */
+int ats_set_put(struct ats_set *s, const struct sr_record *r);
 
 /* IP -> GIDs. Holders with the IP as primary come first. */
 int ats_forward(struct sa_client *sa, const struct ats_ip *ip, uint16_t pkey,

@@ -7,12 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ipoib.h"
 #include "log.h"
 #include "sources.h"
-
-/* IPoIB hardware address (RFC 4391): flags+QPN (4 bytes), then the GID. */
-#define IPOIB_HWADDR_LEN 20
-#define IPOIB_GID_OFF 4
 
 static uint16_t sysfs_pkey(const char *ifname)
 {
@@ -55,9 +52,15 @@ void sources_apply(struct sources *s, struct src_if *i, const struct nl_event *e
 			i->naddrs = 0; /* a new device under the old name */
 		i->ifindex = ev->link.ifindex;
 		i->flags = ev->link.flags;
-		i->foreign = ev->link.type == ARPHRD_INFINIBAND &&
-			     ev->link.hwlen == IPOIB_HWADDR_LEN &&
-			     memcmp(ev->link.hwaddr + IPOIB_GID_OFF, s->port_gid, 16);
+		{
+			struct ipoib_hwaddr hw;
+
+			/* An IPoIB link names its port by the GID in its
+			 * hardware address: links of other ports are not ours. */
+			i->foreign = ev->link.type == ARPHRD_INFINIBAND &&
+				     !ipoib_hwaddr_decode(ev->link.hwaddr, ev->link.hwlen, &hw) &&
+				     memcmp(hw.gid, s->port_gid, 16);
+		}
 		if (!i->cfg->have_pkey)
 			i->pkey = ev->link.type == ARPHRD_INFINIBAND && !i->cfg->netns[0] ?
 				  sysfs_pkey(i->cfg->name) : ATS_PKEY_DEFAULT;

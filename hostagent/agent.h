@@ -59,6 +59,10 @@ struct agent {
 	size_t nowned;
 
 	int sync_running, sync_again, sync_full_next;
+	int want_join;          /* (re)join the IPoIB broadcast groups */
+	int joined;             /* a join went out: leave at shutdown */
+	struct saj_group groups[AGENT_PKEYS_MAX];
+	size_t ngroups;
 	unsigned failures;      /* consecutive failed syncs */
 	int64_t next_verify, next_retry, next_port_poll;
 	int port_poll_running;
@@ -76,6 +80,9 @@ struct agent {
 int64_t agent_now_ms(void);
 /* Ask for a sync now (full: read the SA, not just verify ours). */
 void agent_request_sync(struct agent *a, int full);
+
+/* Join (1) or leave (0) the IPoIB broadcast groups of the interfaces. */
+void agent_ipoib(struct agent *a, int join);
 
 /* resolver.c */
 int resolver_open(struct agent *a);

@@ -63,7 +63,8 @@ static void usage(FILE *f)
 "  release IP --owner NAME [--pkey P]  drop that hold (atsd)\n"
 "  status                         the records atsd keeps for this host\n"
 "  stats                          atsd's cache and SA counters\n"
-"  verify                         make atsd check its records against the SA now\n"
+"  resync                         make atsd check its records against the SA now\n"
+"  ipoib                          atsd's IPoIB broadcast groups: Q_Key, MLID, MTU, SL\n"
 "  audit [--save FILE] [--inventory FILE] [--state FILE]\n"
 "                                 check every ATS record against the spec\n"
 "  ping TARGET [-c N] [-i SECONDS] [--type echo|timestamp|info] [--size BYTES]\n"
@@ -359,7 +360,9 @@ static int cmd_agent(struct ctl *c, const char *cmd, const char *arg)
 		snprintf(req, sizeof(req), "%s %s %s 0x%04x", cmd, c->owner, arg, c->pkey);
 		return agent_only(c, req, 0);
 	}
-	if (!strcmp(cmd, "stats") || !strcmp(cmd, "verify"))
+	if (!strcmp(cmd, "resync"))
+		return agent_only(c, "verify", 0);
+	if (!strcmp(cmd, "stats") || !strcmp(cmd, "ipoib"))
 		return agent_only(c, cmd, 0);
 	return agent_only(c, "status", 1);
 }
@@ -533,9 +536,10 @@ static int run_command(struct ctl *c, int argc, char **argv)
 		{ "release", 1, "Koj" },
 		{ "status", 0, "j" },
 		{ "stats", 0, "" },
-		{ "verify", 0, "" },
+		{ "resync", 0, "" },
 		{ "ping", 1, "ciTzKj" },
 		{ "audit", 0, "wIXj" },
+		{ "ipoib", 0, "" },
 	};
 	const char *cmd = argv[0], *gid_arg = NULL;
 	uint64_t v;
@@ -638,7 +642,8 @@ static int run_command(struct ctl *c, int argc, char **argv)
 	if (ret)
 		return ret;
 	if (!strcmp(cmd, "hold") || !strcmp(cmd, "release") ||
-	    !strcmp(cmd, "status") || !strcmp(cmd, "stats") || !strcmp(cmd, "verify"))
+	    !strcmp(cmd, "status") || !strcmp(cmd, "stats") || !strcmp(cmd, "resync") ||
+	    !strcmp(cmd, "ipoib"))
 		return cmd_agent(c, cmd, cmds[i].nargs ? argv[optind] : NULL);
 	if (!c->no_agent && (!strcmp(cmd, "resolve") ||
 			     ((!strcmp(cmd, "reverse") || !strcmp(cmd, "primary")) &&

@@ -15,6 +15,7 @@
 
 #include "agent.h"
 #include "cfg.h"
+#include "ipoib.h"
 #include "log.h"
 
 int64_t agent_now_ms(void)
@@ -78,6 +79,66 @@ void agent_request_sync(struct agent *a, int full)
 	a->sync_again = 0;
 }
 
+void agent_ipoib(struct agent *a, int join)
+{
+	struct saj *j;
+	size_t i, k;
+
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return;
+	j->kind = SAJ_IPOIB;
+	j->join = join;
+	for (i = 0; i < a->src.nifs; i++) {
+		uint16_t p = a->src.ifs[i].pkey;
+
+		for (k = 0; k < j->ngroups && j->groups[k].pkey != p; k++)
+			;
+		if (k == j->ngroups && k < AGENT_PKEYS_MAX)
+			j->groups[j->ngroups++].pkey = p;
+	}
+	if (!j->ngroups) {
+		saj_free(j);
+		return;
+	}
+	if (join)
+		a->joined = 1;
+	saj_submit(a->saj, j);
+}
+
+static void ipoib_done(struct agent *a, struct saj *j)
+{
+	char mgid[ATS_IP_STRLEN];
+	size_t i;
+
+	for (i = 0; i < j->ngroups; i++) {
+		struct saj_group *g = &j->groups[i];
+		uint8_t m[16];
+
+		ipoib_bcast_mgid(g->pkey, m);
+		ats_gid_format(m, mgid, sizeof(mgid));
+		if (!j->join)
+			log_info("left IPoIB broadcast group %s", mgid);
+		else if (!g->err)
+			log_info("joined IPoIB broadcast group %s: PKey 0x%04x Q_Key 0x%08x MLID 0x%04x MTU %u SL %u rate %u",
+				 mgid, g->rec.pkey, g->rec.qkey, g->rec.mlid,
+				 mcm_mtu_bytes(g->rec.mtu), g->rec.sl, g->rec.rate);
+		else
+			log_err("cannot join IPoIB broadcast group %s (PKey 0x%04x): %s; does OpenSM's partitions.conf give this partition the ipoib flag, and does the port hold the PKey?",
+				mgid, g->pkey, g->sa_status ? sa_status_str(g->sa_status) :
+				strerror(-g->err));
+	}
+	if (j->join) {
+		memcpy(a->groups, j->groups, sizeof(j->groups));
+		a->ngroups = j->ngroups;
+	} else {
+		a->ngroups = 0;
+		a->joined = 0;
+	}
+	if (a->terminating)
+		a->done = 1;
+}
+
 /* Exponential backoff with +-25% jitter, so restarted SMs are not hit by
  * every host at the same moment. */
 static int64_t backoff_ms(struct agent *a)
@@ -131,8 +192,15 @@ static void sync_done(struct agent *a, struct saj *j)
 	a->port = j->port;
 	a->port_known = 1;
 	if (a->terminating) {
-		a->done = 1;
+		if (a->joined)
+			agent_ipoib(a, 0); /* done when the leave comes back */
+		else
+			a->done = 1;
 		return;
+	}
+	if (a->want_join) {
+		a->want_join = 0;
+		agent_ipoib(a, 1);
 	}
 	a->next_verify = agent_now_ms() + (int64_t)a->conf.verify_interval * 1000;
 	if (a->sync_again || a->src.changed) {
@@ -160,6 +228,7 @@ static void port_done(struct agent *a, struct saj *j)
 		a->st.sm_changes++;
 		resolver_cache_clear(a);
 		a->port = j->port;
+		a->want_join = 1;
 		agent_request_sync(a, 1);
 	} else if (!a->port_known) {
 		/* The port came (back) up: the SA may have lost our records. */
@@ -180,6 +249,9 @@ static void jobs_done(struct agent *a)
 			break;
 		case SAJ_PORT:
 			port_done(a, j);
+			break;
+		case SAJ_IPOIB:
+			ipoib_done(a, j);
 			break;
 		default:
 			resolver_job_done(a, j);
@@ -282,6 +354,7 @@ static void reload(struct agent *a)
 	}
 	resolver_cache_clear(a);
 	log_info("reloaded %s", a->conf_path);
+	a->want_join = 1;
 	agent_request_sync(a, 1);
 }
 
@@ -316,6 +389,7 @@ static int run(struct agent *a, int sfd)
 	int slot_of[4 + AGENT_MAX_IFS + AGENT_MAX_CLIENTS];
 	int64_t shutdown_deadline = 0;
 
+	a->want_join = 1;
 	agent_request_sync(a, 1);
 	a->next_verify = agent_now_ms() + (int64_t)a->conf.verify_interval * 1000;
 	a->next_port_poll = agent_now_ms() + (int64_t)a->conf.sm_poll_interval * 1000;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "ipoib.h"
 #include "log.h"
 
 static const char *errno_name(int err)
@@ -426,6 +427,33 @@ static void cmd_stats(struct agent *a, int slot)
 	reply(a, slot, buf);
 }
 
+/* "PKEY MGID joined QKEY MLID MTU SL RATE" or "PKEY MGID error TEXT". */
+static void cmd_ipoib(struct agent *a, int slot)
+{
+	char buf[AGENT_PKEYS_MAX * 160 + 16], mgid[ATS_IP_STRLEN];
+	size_t i, used;
+
+	used = (size_t)snprintf(buf, sizeof(buf), "OK %zu\n", a->ngroups);
+	for (i = 0; i < a->ngroups && used < sizeof(buf); i++) {
+		const struct saj_group *g = &a->groups[i];
+		uint8_t m[16];
+
+		ipoib_bcast_mgid(g->pkey, m);
+		ats_gid_format(m, mgid, sizeof(mgid));
+		if (g->err)
+			used += (size_t)snprintf(buf + used, sizeof(buf) - used,
+						 "0x%04x %s error %s\n", g->pkey, mgid,
+						 g->sa_status ? sa_status_str(g->sa_status) :
+						 strerror(-g->err));
+		else
+			used += (size_t)snprintf(buf + used, sizeof(buf) - used,
+						 "0x%04x %s joined qkey=0x%08x mlid=0x%04x mtu=%u sl=%u rate=%u\n",
+						 g->rec.pkey, mgid, g->rec.qkey, g->rec.mlid,
+						 mcm_mtu_bytes(g->rec.mtu), g->rec.sl, g->rec.rate);
+	}
+	reply(a, slot, buf);
+}
+
 static void handle_line(struct agent *a, int slot, char *line)
 {
 	char *argv[8], *save = NULL, *tok;
@@ -450,6 +478,8 @@ static void handle_line(struct agent *a, int slot, char *line)
 		cmd_status(a, slot);
 	else if (!strcmp(argv[0], "stats") && argc == 1)
 		cmd_stats(a, slot);
+	else if (!strcmp(argv[0], "ipoib") && argc == 1)
+		cmd_ipoib(a, slot);
 	else if (!strcmp(argv[0], "verify") && argc == 1) {
 		agent_request_sync(a, 1);
 		reply(a, slot, "OK 0\n");

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "ats_query.h"
+#include "ipoib.h"
 #include "log.h"
 #include "sa_thread.h"
 #include "vmad.h"
@@ -232,6 +233,21 @@ static void run_sync(struct saj_thread *t, struct saj *j)
 	free(plan);
 }
 
+static void run_ipoib(struct saj_thread *t, struct saj *j)
+{
+	size_t i;
+
+	for (i = 0; i < j->ngroups; i++) {
+		struct saj_group *g = &j->groups[i];
+		uint8_t mgid[16];
+
+		ipoib_bcast_mgid(g->pkey, mgid);
+		j->queries++;
+		g->err = j->join ? mcm_join(t->sa, mgid, &g->rec) : mcm_leave(t->sa, mgid);
+		g->sa_status = g->err ? sa_client_last_status(t->sa) : 0;
+	}
+}
+
 static void run(struct saj_thread *t, struct saj *j)
 {
 	struct ats_set s;
@@ -252,6 +268,9 @@ static void run(struct saj_thread *t, struct saj *j)
 	switch (j->kind) {
 	case SAJ_SYNC:
 		run_sync(t, j);
+		return;
+	case SAJ_IPOIB:
+		run_ipoib(t, j);
 		return;
 	case SAJ_FORWARD:
 		ret = ats_forward(t->sa, &j->ip, j->pkey, &s);

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "ats.h"
+#include "mcm.h"
 #include "mport.h"
 #include "plan.h"
 #include "sa_client.h"
@@ -22,6 +23,14 @@ enum saj_kind {
 	SAJ_FORWARD,  /* IP -> records */
 	SAJ_REVERSE,  /* GID -> records */
 	SAJ_PRIMARY,  /* GID -> primary record */
+	SAJ_IPOIB,    /* join (or leave) the IPoIB broadcast groups */
+};
+
+struct saj_group {
+	uint16_t pkey;
+	int err;
+	uint16_t sa_status;
+	struct mcm_record rec;
 };
 
 struct saj {
@@ -48,6 +57,9 @@ struct saj {
 	unsigned adopted;           /* SAJ_SYNC: records found and kept as ours */
 	unsigned queries;           /* SA requests it took */
 	char errmsg[160];
+	int join;                   /* SAJ_IPOIB: 1 join, 0 leave */
+	struct saj_group groups[AGENT_PKEYS_MAX];
+	size_t ngroups;
 	struct saj *next;
 	void *ctx;                  /* the submitter's */
 };

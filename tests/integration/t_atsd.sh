@@ -116,7 +116,7 @@ check_out "reverse and primary through the agent" "10\.0\.0\.3 \(primary\)" \
 # Identical lookups that miss together share one SA lookup: keep the SA
 # thread busy with a full verification (a walk of the SID block), then ask
 # five times at once.
-check "verify now" agent host1 verify
+check "resync now" agent host1 resync
 pids=""
 for i in 1 2 3 4 5; do
 	agent host1 resolve 10.0.0.3 >/dev/null 2>&1 &

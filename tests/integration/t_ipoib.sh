@@ -1,0 +1,35 @@
+# atsd joins the IPoIB IPv4 broadcast group of each interface's partition
+# and leaves it at exit; stock saquery sees the membership.
+. "$top_srcdir/tests/integration/harness.sh"
+
+host_ns h1
+N1=$(ns h1)
+ip -n "$N1" addr add 10.0.0.1/24 dev v0
+fabric_start fabric4.net
+G1=$(port_gid host1)
+MGID=ff12:401b:ffff::ffff:ffff
+
+# OpenSM shows members' port GIDs to trusted requesters only: --smkey.
+member() {
+	on host2 "$SAQUERY" --smkey 1 MCMR --mgid "$MGID" --gid "$G1" 2>/dev/null |
+		grep -q "PortGid\.*$G1\$"
+}
+not_member() {
+	! member
+}
+
+check "host1 is no member before its agent starts" not_member
+agent_start host1 "interface v0 netns $N1" "interface v1 netns $N1 pkey 0x0005"
+check "atsd joins the broadcast group of its partition" wait_for "join" 10 member
+check_out "atsctl ipoib shows the group's Q_Key, MLID, MTU, SL and rate" \
+	"^0xffff $MGID joined qkey=0x[0-9a-f]{8} mlid=0xc[0-9a-f]{3} mtu=[0-9]+ sl=[0-9]+ rate=[0-9]+$" \
+	agent host1 ipoib
+check_out "a partition without an IPoIB group is reported, not hidden" \
+	"^0x8005 ff12:401b:8005::ffff:ffff error " agent host1 ipoib
+check_out "... with a log line that says what to check" \
+	"cannot join IPoIB broadcast group ff12:401b:8005::ffff:ffff .*partitions.conf.*ipoib flag" \
+	cat "$RUN/atsd-host1.log"
+kill "$(agent_pid host1)"
+check "at exit it leaves the group" wait_for "leave" 10 not_member
+check_out "... and says so" "left IPoIB broadcast group $MGID" cat "$RUN/atsd-host1.log"
+finish

@@ -495,9 +495,14 @@ static int cmd_ping(struct ctl *c, const char *arg)
 	}
 	if (!have_gid && ats_gid_parse(arg, gid))
 		return usage_err("TARGET", arg, "not a LID, GID or IP address");
-	ret = sa_path_dlid(c->sa, gid, &t.lid);
-	if (ret)
-		return sa_fail(c, "ping: path to the target", ret);
+	{
+		struct sa_path_info pi;
+
+		ret = sa_path(c->sa, gid, &pi);
+		if (ret)
+			return sa_fail(c, "ping: path to the target", ret);
+		t.lid = pi.dlid;
+	}
 	return ping_run(c->port, &t, &c->ping);
 }
 

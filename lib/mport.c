@@ -163,27 +163,87 @@ void mport_set_responder(struct mport *p, mport_answer_fn fn, void *ctx)
 	p->answer_ctx = ctx;
 }
 
+static int mport_recv(struct mport *p, int timeout_ms, size_t *mad_len);
+
 /* Answer the request in p->rbuf through the agent it came in on, to the
  * address it came from. */
 static void mport_reply(struct mport *p, int agent, size_t len)
 {
 	size_t cap = len > MAD_SIZE ? len : MAD_SIZE, n;
-	uint8_t *sbuf;
+	uint8_t *req, *sbuf;
 
 	if (!p->answer)
 		return;
+	/* The responder may do MAD exchanges of its own, which reuse rbuf:
+	 * keep the request and where it came from. */
+	req = malloc(umad_size() + len);
 	sbuf = calloc(1, umad_size() + cap);
-	if (!sbuf)
+	if (!req || !sbuf) {
+		free(req);
+		free(sbuf);
 		return;
-	n = p->answer(umad_get_mad(p->rbuf), len, umad_get_mad(sbuf), cap, p->answer_ctx);
+	}
+	memcpy(req, p->rbuf, umad_size() + len);
+	n = p->answer(umad_get_mad(req), len, umad_get_mad(sbuf), cap, p->answer_ctx);
 	if (n) {
-		memcpy(sbuf, p->rbuf, umad_size());
+		memcpy(sbuf, req, umad_size());
 		if (umad_send(p->fd, agent, sbuf, (int)n, 0, 0) < 0)
 			log_debug("cannot send an answer: %s", strerror(errno));
 		else
 			p->answered++;
 	}
+	free(req);
 	free(sbuf);
+}
+
+int mport_send(struct mport *p, int agent, const struct mport_dest *dst,
+	       const uint8_t *mad, size_t len)
+{
+	uint8_t *sbuf = calloc(1, umad_size() + len);
+	int ret = 0;
+
+	if (!sbuf)
+		return -ENOMEM;
+	memcpy(umad_get_mad(sbuf), mad, len);
+	umad_set_addr(sbuf, dst->lid, (int)dst->qpn, dst->sl, (int)dst->qkey);
+	if (umad_send(p->fd, agent, sbuf, (int)len, 0, 0) < 0)
+		ret = -EIO;
+	free(sbuf);
+	return ret;
+}
+
+int mport_wait(struct mport *p, int timeout_ms, mport_match_fn match, void *ctx,
+	       uint8_t **mad, size_t *mad_len)
+{
+	uint64_t deadline = now_ms() + (uint64_t)timeout_ms;
+
+	for (;;) {
+		uint64_t now = now_ms();
+		const uint8_t *m;
+		size_t len = 0;
+		int agent;
+
+		if (now >= deadline)
+			return -ETIMEDOUT;
+		agent = mport_recv(p, (int)(deadline - now), &len);
+		if (agent == -ETIMEDOUT)
+			return -ETIMEDOUT;
+		if (agent < 0)
+			return agent;
+		if (umad_status(p->rbuf) || len < MAD_HDR_SIZE)
+			continue;
+		m = umad_get_mad(p->rbuf);
+		if (match(m, len, ctx)) {
+			*mad = malloc(len);
+			if (!*mad)
+				return -ENOMEM;
+			memcpy(*mad, m, len);
+			*mad_len = len;
+			return 0;
+		}
+		if (!(m[MAD_OFF_METHOD] & MAD_METHOD_RESP_BIT))
+			mport_reply(p, agent, len);
+	}
 }
 
 /* Reads one MAD into p->rbuf, growing it when an RMPP table is larger.

@@ -59,6 +59,16 @@ void mport_set_responder(struct mport *p, mport_answer_fn fn, void *ctx);
  * 0 (something handled or nothing came), or -errno. */
 int mport_serve(struct mport *p, int timeout_ms);
 
+/* Send one MAD that expects no MAD-level response (CM messages are Sends). */
+int mport_send(struct mport *p, int agent, const struct mport_dest *dst,
+	       const uint8_t *mad, size_t len);
+
+/* Wait up to timeout_ms for a MAD match() accepts and return a copy;
+ * requests that do not match go to the responder meanwhile. */
+typedef int (*mport_match_fn)(const uint8_t *mad, size_t len, void *ctx);
+int mport_wait(struct mport *p, int timeout_ms, mport_match_fn match, void *ctx,
+	       uint8_t **mad, size_t *mad_len);
+
 /* Sends req (at least 24 bytes, a full MAD) after stamping a fresh TID,
  * waits for the response with the same TID and class, and returns it in
  * *resp (malloc'ed, *resp_len bytes). Retries on timeout with the same

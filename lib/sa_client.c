@@ -36,6 +36,14 @@ enum {
 	PR_OFF_DGID = 8,
 	PR_OFF_SGID = 24,
 	PR_OFF_DLID = 40,
+	PR_OFF_SLID = 42,
+	PR_OFF_FLOW_HOP = 44,   /* raw (1) | reserved (3) | flow label (20) | hop limit (8) */
+	PR_OFF_TCLASS = 48,
+	PR_OFF_PKEY = 50,
+	PR_OFF_SL = 53,         /* low 4 bits; QoS class above */
+	PR_OFF_MTU = 54,        /* selector (2) | MTU (6) */
+	PR_OFF_RATE = 55,
+	PR_OFF_PLT = 56,
 	PR_SIZE = 64,
 	PR_CM_DGID = 2,
 	PR_CM_SGID = 3,
@@ -267,8 +275,9 @@ out:
 	return ret;
 }
 
-int sa_path_dlid(struct sa_client *sa, const uint8_t *dgid, uint16_t *dlid)
+int sa_path(struct sa_client *sa, const uint8_t *dgid, struct sa_path_info *p)
 {
+	const uint8_t *d;
 	uint8_t pr[PR_SIZE] = { 0 };
 	struct sa_answer ans;
 	int ret;
@@ -285,7 +294,19 @@ int sa_path_dlid(struct sa_client *sa, const uint8_t *dgid, uint16_t *dlid)
 		sa_answer_free(&ans);
 		return -ENOENT;
 	}
-	*dlid = wire_get16(ans.data + PR_OFF_DLID);
+	d = ans.data;
+	memcpy(p->dgid, d + PR_OFF_DGID, 16);
+	memcpy(p->sgid, d + PR_OFF_SGID, 16);
+	p->dlid = wire_get16(d + PR_OFF_DLID);
+	p->slid = wire_get16(d + PR_OFF_SLID);
+	p->flow_label = (wire_get32(d + PR_OFF_FLOW_HOP) >> 8) & 0xfffff;
+	p->hop_limit = d[PR_OFF_FLOW_HOP + 3];
+	p->tclass = d[PR_OFF_TCLASS];
+	p->pkey = wire_get16(d + PR_OFF_PKEY);
+	p->sl = d[PR_OFF_SL] & 0xf;
+	p->mtu = d[PR_OFF_MTU] & 0x3f;
+	p->rate = d[PR_OFF_RATE] & 0x3f;
+	p->pkt_life = d[PR_OFF_PLT] & 0x3f;
 	sa_answer_free(&ans);
 	return 0;
 }

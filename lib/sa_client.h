@@ -70,9 +70,14 @@ int sa_sr_get(struct sa_client *sa, const struct sr_record *q, uint64_t mask,
 int sa_sr_get_table(struct sa_client *sa, const struct sr_record *q,
 		    uint64_t mask, struct sr_record **recs, size_t *n);
 
-/* The LID a path from this port to dgid ends at (PathRecord, IBTA Vol 1
- * 15.2.5.16). */
-int sa_path_dlid(struct sa_client *sa, const uint8_t *dgid, uint16_t *dlid);
+/* A path from this port to a GID (PathRecord, IBTA Vol 1 15.2.5.16). */
+struct sa_path_info {
+	uint8_t dgid[16], sgid[16];
+	uint16_t dlid, slid, pkey;
+	uint32_t flow_label;
+	uint8_t hop_limit, tclass, sl, mtu, rate, pkt_life;
+};
+int sa_path(struct sa_client *sa, const uint8_t *dgid, struct sa_path_info *p);
 
 /* A CA port as NodeRecord shows it. */
 struct sa_port {

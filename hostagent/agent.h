@@ -92,5 +92,7 @@ void resolver_read(struct agent *a, int slot);
 /* A lookup job came back: answer everyone waiting, fill the cache. */
 void resolver_job_done(struct agent *a, struct saj *j);
 void resolver_cache_clear(struct agent *a);
+/* A CM job (connect, disconnect, list) came back: answer its client. */
+void resolver_cm_done(struct agent *a, struct saj *j);
 
 #endif

@@ -6,6 +6,7 @@
 
 #include "agent_conf.h"
 #include "cfg.h"
+#include "cm.h"
 
 enum ac_type {
 	AC_STR,
@@ -15,6 +16,9 @@ enum ac_type {
 	AC_LOGLEVEL,
 	AC_INTERFACE,
 	AC_ADDRESS,
+	AC_CM_LISTEN,
+	AC_CM_POLICY,
+	AC_CM_ACCEPT,
 };
 
 static const struct ac_key {
@@ -44,6 +48,11 @@ static const struct ac_key {
 	{ "log_level", AC_LOGLEVEL, F(log_level), 0, 0, 0, 1, 0 },
 	{ "interface", AC_INTERFACE, 0, 0, 0, 0, 1, 1 },
 	{ "address", AC_ADDRESS, 0, 0, 0, 0, 1, 1 },
+	{ "cm", AC_BOOL, F(cm_active), 0, 0, 0, 0, 0 },
+	{ "cm_listen", AC_CM_LISTEN, 0, 0, 0, 0, 0, 1 },
+	{ "cm_policy", AC_CM_POLICY, 0, 0, 0, 0, 0, 0 },
+	{ "cm_accept", AC_CM_ACCEPT, 0, 0, 0, 0, 0, 1 },
+	{ "cm_timeout", AC_U32, F(cm_timeout), 0, 10, 60000, 0, 0 },
 #undef F
 };
 
@@ -64,6 +73,8 @@ void agent_conf_default(struct agent_conf *c)
 	c->log_level = LOG_LVL_INFO;
 	c->liveness = 1;
 	c->ibping = 1;
+	c->cm.policy = CMEP_ACCEPT_AGREE;
+	c->cm_timeout = 1000;
 }
 
 static int parse_pkey(const char *v, uint16_t *pkey)
@@ -230,6 +241,36 @@ static int set_value(const struct ac_key *k, struct agent_conf *c, char *v,
 			}
 		snprintf(msg, len, "log_level: '%s' is not error, warning, info or debug", v);
 		return -EINVAL;
+	case AC_CM_LISTEN:
+		/* A TCP port of the RDMA IP CM service, or a whole service ID. */
+		if (cfg_parse_u64(v, UINT64_MAX, &x) || !x) {
+			snprintf(msg, len, "cm_listen: '%s' is not a port or service ID", v);
+			return -EINVAL;
+		}
+		if (c->cm.nlisten == CMEP_MAX_LISTEN) {
+			snprintf(msg, len, "cm_listen: more than %d", CMEP_MAX_LISTEN);
+			return -EINVAL;
+		}
+		c->cm.listen[c->cm.nlisten++] = x <= 0xffff ?
+			cm_ip_service_id(CM_PS_TCP, (uint16_t)x) : x;
+		c->cm_active = 1;
+		return 0;
+	case AC_CM_POLICY:
+		for (i = 0; i < 3; i++)
+			if (!strcmp(v, (const char *[]){ "any", "agree", "list" }[i])) {
+				c->cm.policy = (enum cmep_policy)i;
+				return 0;
+			}
+		snprintf(msg, len, "cm_policy: '%s' is not any, agree or list", v);
+		return -EINVAL;
+	case AC_CM_ACCEPT:
+		if (c->cm.naccept == CMEP_MAX_ACCEPT ||
+		    ats_ip_parse(v, &c->cm.accept[c->cm.naccept])) {
+			snprintf(msg, len, "cm_accept: '%s' is not an IP address", v);
+			return -EINVAL;
+		}
+		c->cm.naccept++;
+		return 0;
 	case AC_INTERFACE:
 		return parse_interface(c, v, msg, len);
 	case AC_ADDRESS:

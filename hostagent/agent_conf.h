@@ -8,6 +8,7 @@
 
 #include "ats.h"
 #include "atsd_client.h"
+#include "cm_ep.h"
 #include "log.h"
 
 #define AGENT_CONF_DEFAULT "/etc/ibats/atsd.conf"
@@ -50,6 +51,9 @@ struct agent_conf {
 	size_t nifs;
 	struct agent_static addrs[AGENT_MAX_STATIC];
 	size_t naddrs;
+	struct cmep_conf cm;        /* CM endpoint: on when cm_listen is given */
+	uint32_t cm_timeout;        /* ms per CM attempt */
+	int cm_active;              /* atsctl connect may use the endpoint */
 };
 
 void agent_conf_default(struct agent_conf *c);

@@ -42,6 +42,7 @@ struct ctl {
 	const char *socket;
 	int no_agent;
 	const char *owner;
+	const char *cm_port, *cm_sid;
 	struct ping_opts ping;
 	struct audit_opts audit;
 };
@@ -65,6 +66,9 @@ static void usage(FILE *f)
 "  stats                          atsd's cache and SA counters\n"
 "  resync                         make atsd check its records against the SA now\n"
 "  ipoib                          atsd's IPoIB broadcast groups: Q_Key, MLID, MTU, SL\n"
+"  connect IP PORT [--service-id SID]  CM connection by IP through atsd\n"
+"  connections                    atsd's CM connections\n"
+"  disconnect ID                  DREQ/DREP one of them\n"
 "  audit [--save FILE] [--inventory FILE] [--state FILE]\n"
 "                                 check every ATS record against the spec\n"
 "  ping TARGET [-c N] [-i SECONDS] [--type echo|timestamp|info] [--size BYTES]\n"
@@ -293,6 +297,36 @@ static int cmd_deregister(struct ctl *c, const char *arg)
 
 #define NO_AGENT (-1)
 
+/* The agent's lines are words and key=value pairs; --json makes each an
+ * object ("id", "role", "state" for the first three plain words). */
+static void print_agent_line(struct ctl *c, const char *line, size_t i, size_t n)
+{
+	static const char *const names[] = { "id", "role", "state" };
+	char buf[ATSD_LINE_MAX], *save = NULL, *tok;
+	unsigned plain = 0, first = 1;
+
+	if (!c->json) {
+		printf("%s\n", line);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%s", line);
+	printf("%s{", i ? ",\n  " : "[\n  ");
+	for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		char *eq = strchr(tok, '=');
+
+		if (eq) {
+			*eq = '\0';
+			printf("%s\"%s\": \"%s\"", first ? "" : ", ", tok, eq + 1);
+		} else if (plain < 3) {
+			printf("%s\"%s\": \"%s\"", first ? "" : ", ", names[plain++], tok);
+		} else {
+			printf("%s\"field%u\": \"%s\"", first ? "" : ", ", plain++, tok);
+		}
+		first = 0;
+	}
+	printf("}%s", i + 1 == n ? "\n]\n" : "");
+}
+
 /* Ask atsd: an exit status, or NO_AGENT when none listens (use the SA). */
 static int agent_call(struct ctl *c, const char *req, int print_recs)
 {
@@ -320,7 +354,7 @@ static int agent_call(struct ctl *c, const char *req, int print_recs)
 	}
 	if (!print_recs) {
 		for (i = 0; i < rep.nlines; i++)
-			printf("%s\n", rep.lines[i]);
+			print_agent_line(c, rep.lines[i], i, rep.nlines);
 		atsd_reply_free(&rep);
 		return EXIT_FOUND;
 	}
@@ -362,6 +396,17 @@ static int cmd_agent(struct ctl *c, const char *cmd, const char *arg)
 	}
 	if (!strcmp(cmd, "resync"))
 		return agent_only(c, "verify", 0);
+	if (!strcmp(cmd, "connect")) {
+		snprintf(req, sizeof(req), "connect %s %s%s%s", arg, c->cm_port,
+			 c->cm_sid ? " " : "", c->cm_sid ? c->cm_sid : "");
+		return agent_only(c, req, 0);
+	}
+	if (!strcmp(cmd, "disconnect")) {
+		snprintf(req, sizeof(req), "disconnect %s", arg);
+		return agent_only(c, req, 0);
+	}
+	if (!strcmp(cmd, "connections"))
+		return agent_only(c, cmd, 0);
 	if (!strcmp(cmd, "stats") || !strcmp(cmd, "ipoib"))
 		return agent_only(c, cmd, 0);
 	return agent_only(c, "status", 1);
@@ -445,7 +490,7 @@ static int check_arg(const char *cmd, const char *arg)
 	uint64_t guid;
 	const char *why;
 
-	if (!arg || !strcmp(cmd, "ping"))
+	if (!arg || !strcmp(cmd, "ping") || !strcmp(cmd, "disconnect"))
 		return 0;
 	if (!strcmp(cmd, "reverse") || !strcmp(cmd, "primary")) {
 		if (ats_gid_parse(arg, gid) && cfg_parse_u64(arg, UINT64_MAX, &guid))
@@ -523,6 +568,7 @@ static int run_command(struct ctl *c, int argc, char **argv)
 		{ "save", required_argument, NULL, 'w' },
 		{ "inventory", required_argument, NULL, 'I' },
 		{ "state", required_argument, NULL, 'X' },
+		{ "service-id", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct {
@@ -545,6 +591,9 @@ static int run_command(struct ctl *c, int argc, char **argv)
 		{ "ping", 1, "ciTzKj" },
 		{ "audit", 0, "wIXj" },
 		{ "ipoib", 0, "" },
+		{ "connect", 2, "Sj" },
+		{ "connections", 0, "j" },
+		{ "disconnect", 1, "" },
 	};
 	const char *cmd = argv[0], *gid_arg = NULL;
 	uint64_t v;
@@ -629,6 +678,11 @@ static int run_command(struct ctl *c, int argc, char **argv)
 		case 'X':
 			c->audit.state = optarg;
 			break;
+		case 'S':
+			if (cfg_parse_u64(optarg, UINT64_MAX, &v))
+				return usage_err("--service-id", optarg, "not a service ID");
+			c->cm_sid = optarg;
+			break;
 		case 'o':
 			if (!*optarg || strchr(optarg, ' ') || strlen(optarg) > 63)
 				return usage_err("--owner", optarg, "not a name (1..63 characters, no blanks)");
@@ -648,8 +702,12 @@ static int run_command(struct ctl *c, int argc, char **argv)
 		return ret;
 	if (!strcmp(cmd, "hold") || !strcmp(cmd, "release") ||
 	    !strcmp(cmd, "status") || !strcmp(cmd, "stats") || !strcmp(cmd, "resync") ||
-	    !strcmp(cmd, "ipoib"))
+	    !strcmp(cmd, "ipoib") || !strcmp(cmd, "connect") ||
+	    !strcmp(cmd, "connections") || !strcmp(cmd, "disconnect")) {
+		if (!strcmp(cmd, "connect"))
+			c->cm_port = argv[optind + 1];
 		return cmd_agent(c, cmd, cmds[i].nargs ? argv[optind] : NULL);
+	}
 	if (!c->no_agent && (!strcmp(cmd, "resolve") ||
 			     ((!strcmp(cmd, "reverse") || !strcmp(cmd, "primary")) &&
 			      !ats_gid_parse(argv[optind], c->gid)))) {

@@ -253,6 +253,11 @@ static void jobs_done(struct agent *a)
 		case SAJ_IPOIB:
 			ipoib_done(a, j);
 			break;
+		case SAJ_CONNECT:
+		case SAJ_DISCONNECT:
+		case SAJ_CONNS:
+			resolver_cm_done(a, j);
+			break;
 		default:
 			resolver_job_done(a, j);
 			break;
@@ -604,6 +609,8 @@ int main(int argc, char **argv)
 	so.ibsim = a.conf.ibsim;
 	so.liveness = a.conf.liveness;
 	so.ibping = a.conf.ibping;
+	so.cm = a.conf.cm_active ? &a.conf.cm : NULL;
+	so.cm_timeout_ms = a.conf.cm_timeout;
 	ret = saj_start(&a.saj, &so);
 	if (ret) {
 		log_err("cannot open CA %s port %d: %s", so.ca ? so.ca : "(default)",

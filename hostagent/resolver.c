@@ -30,6 +30,9 @@ static const char *errno_name(int err)
 	case E2BIG: return "E2BIG";
 	case EACCES: return "EACCES";
 	case EBUSY: return "EBUSY";
+	case ECONNREFUSED: return "ECONNREFUSED";
+	case EHOSTUNREACH: return "EHOSTUNREACH";
+	case ENOTSUP: return "ENOTSUP";
 	default: return "EIO";
 	}
 }
@@ -427,6 +430,102 @@ static void cmd_stats(struct agent *a, int slot)
 	reply(a, slot, buf);
 }
 
+/* One CM connection per line: ID ROLE STATE SID LOCAL REMOTE ADDRESSES. */
+static int format_conn(char *buf, size_t len, const struct cmep_conn *c)
+{
+	char lg[ATS_IP_STRLEN], rg[ATS_IP_STRLEN], li[ATS_IP_STRLEN], ri[ATS_IP_STRLEN];
+
+	return snprintf(buf, len,
+			"0x%08x %s %s sid=0x%016" PRIx64 " local=%s/lid=%u/qpn=0x%06x remote=%s/lid=%u/qpn=0x%06x ip=%s:%u->%s pkey=0x%04x\n",
+			c->id, c->active ? "active" : "passive", cmep_state_name(c->state),
+			c->service_id, ats_gid_format(c->local_gid, lg, sizeof(lg)),
+			c->local_lid, c->local_qpn,
+			ats_gid_format(c->remote_gid, rg, sizeof(rg)), c->remote_lid,
+			c->remote_qpn, ats_ip_format(c->active ? &c->local_ip : &c->remote_ip, li, sizeof(li)),
+			c->src_port, ats_ip_format(c->active ? &c->remote_ip : &c->local_ip, ri, sizeof(ri)),
+			c->pkey);
+}
+
+struct cm_waiter {
+	int slot;
+	unsigned gen;
+};
+
+static void cm_submit(struct agent *a, int slot, struct saj *j)
+{
+	struct cm_waiter *w = malloc(sizeof(*w));
+
+	if (!w) {
+		saj_free(j);
+		reply_err(a, slot, ENOMEM, "out of memory");
+		return;
+	}
+	w->slot = slot;
+	w->gen = a->clients[slot].gen;
+	j->ctx = w;
+	saj_submit(a->saj, j);
+}
+
+void resolver_cm_done(struct agent *a, struct saj *j)
+{
+	struct cm_waiter *w = j->ctx;
+	char buf[CMEP_MAX_CONNS * 256 + 16];
+	size_t i, used;
+
+	if (a->clients[w->slot].fd < 0 || a->clients[w->slot].gen != w->gen) {
+		free(w);
+		return;
+	}
+	if (j->err) {
+		reply_err(a, w->slot, -j->err, "%s", j->errmsg);
+	} else {
+		used = (size_t)snprintf(buf, sizeof(buf), "OK %zu\n", j->nconns);
+		for (i = 0; i < j->nconns && used < sizeof(buf); i++)
+			used += (size_t)format_conn(buf + used, sizeof(buf) - used, &j->conns[i]);
+		reply(a, w->slot, buf);
+	}
+	free(w);
+}
+
+/* connect IP PORT [SID]: from this host's primary address in 0xffff. */
+static void cmd_connect(struct agent *a, int slot, char **argv, int argc)
+{
+	struct saj *j;
+	char *end;
+	unsigned long port;
+	size_t i;
+
+	if (argc < 3 || argc > 4) {
+		reply_err(a, slot, EINVAL, "usage: connect IP PORT [SERVICE_ID]");
+		return;
+	}
+	j = calloc(1, sizeof(*j));
+	if (!j) {
+		reply_err(a, slot, ENOMEM, "out of memory");
+		return;
+	}
+	j->kind = SAJ_CONNECT;
+	port = strtoul(argv[2], &end, 0);
+	if (ats_ip_parse(argv[1], &j->ip) || *end || !port || port > 0xffff) {
+		reply_err(a, slot, EINVAL, "'%s %s' is not an IP address and a port", argv[1], argv[2]);
+		saj_free(j);
+		return;
+	}
+	j->port_no = (uint16_t)port;
+	if (argc == 4)
+		j->sid = strtoull(argv[3], NULL, 0);
+	for (i = 0; i < a->nowned; i++)
+		if (a->owned[i].sid == ATS_SID_PRIMARY && a->owned[i].pkey == ATS_PKEY_DEFAULT)
+			break;
+	if (i == a->nowned) {
+		reply_err(a, slot, ENOENT, "this host has no primary ATS address to connect from");
+		saj_free(j);
+		return;
+	}
+	j->src = a->owned[i].ip;
+	cm_submit(a, slot, j);
+}
+
 /* "PKEY MGID joined QKEY MLID MTU SL RATE" or "PKEY MGID error TEXT". */
 static void cmd_ipoib(struct agent *a, int slot)
 {
@@ -480,6 +579,21 @@ static void handle_line(struct agent *a, int slot, char *line)
 		cmd_stats(a, slot);
 	else if (!strcmp(argv[0], "ipoib") && argc == 1)
 		cmd_ipoib(a, slot);
+	else if (!strcmp(argv[0], "connect"))
+		cmd_connect(a, slot, argv, argc);
+	else if ((!strcmp(argv[0], "connections") && argc == 1) ||
+		 (!strcmp(argv[0], "disconnect") && argc == 2)) {
+		struct saj *j = calloc(1, sizeof(*j));
+
+		if (!j) {
+			reply_err(a, slot, ENOMEM, "out of memory");
+			return;
+		}
+		j->kind = argc == 1 ? SAJ_CONNS : SAJ_DISCONNECT;
+		if (argc == 2)
+			j->conn_id = (uint32_t)strtoul(argv[1], NULL, 0);
+		cm_submit(a, slot, j);
+	}
 	else if (!strcmp(argv[0], "verify") && argc == 1) {
 		agent_request_sync(a, 1);
 		reply(a, slot, "OK 0\n");

@@ -9,6 +9,7 @@
 
 #include "ats_query.h"
 #include "ipoib.h"
+#include "cm.h"
 #include "log.h"
 #include "sa_thread.h"
 #include "vmad.h"
@@ -28,8 +29,10 @@ struct saj_thread {
 	int stop;
 	int pipe[2];
 	int issm_fd;
-	int serving;                /* vendor agents registered */
+	int serving;                /* agents for requests registered */
 	struct vmad_identity id;    /* this thread's only */
+	struct cmep *cm;
+	unsigned cm_timeout_ms;
 };
 
 static size_t answer(const uint8_t *req, size_t len, uint8_t *resp, size_t cap,
@@ -37,6 +40,8 @@ static size_t answer(const uint8_t *req, size_t len, uint8_t *resp, size_t cap,
 {
 	struct saj_thread *t = ctx;
 
+	if (len >= MAD_HDR_SIZE && req[MAD_OFF_MGMT_CLASS] == CM_CLASS)
+		return t->cm ? cmep_answer(t->cm, req, len, resp, cap) : 0;
 	return vmad_answer(req, len, &t->id, liv_timestamp(), resp, cap);
 }
 
@@ -272,6 +277,23 @@ static void run(struct saj_thread *t, struct saj *j)
 	case SAJ_IPOIB:
 		run_ipoib(t, j);
 		return;
+	case SAJ_CONNECT:
+		if (!t->cm) {
+			j->err = -ENOTSUP;
+			snprintf(j->errmsg, sizeof(j->errmsg), "the CM endpoint is off (cm_listen, cm_policy)");
+			return;
+		}
+		j->err = cmep_connect(t->cm, &j->ip, j->port_no, j->sid, &j->src,
+				      t->cm_timeout_ms, &j->conns[0], j->errmsg, sizeof(j->errmsg));
+		j->nconns = j->err ? 0 : 1;
+		return;
+	case SAJ_DISCONNECT:
+		j->err = t->cm ? cmep_disconnect(t->cm, j->conn_id, t->cm_timeout_ms, j->errmsg,
+						 sizeof(j->errmsg)) : -ENOENT;
+		return;
+	case SAJ_CONNS:
+		j->nconns = t->cm ? cmep_list(t->cm, j->conns, CMEP_MAX_CONNS) : 0;
+		return;
 	case SAJ_FORWARD:
 		ret = ats_forward(t->sa, &j->ip, j->pkey, &s);
 		break;
@@ -377,6 +399,17 @@ int saj_start(struct saj_thread **out, const struct saj_opts *o)
 	ret = sa_client_init(&t->sa, t->port, &so);
 	if (ret)
 		goto fail;
+	mport_set_responder(t->port, answer, t);
+	if (o->cm) {
+		ret = cmep_init(&t->cm, t->port, t->sa, o->cm);
+		if (ret) {
+			log_err("cannot serve the CM class (is the kernel's CM using it?): %s",
+				strerror(-ret));
+			goto fail;
+		}
+		t->cm_timeout_ms = o->cm_timeout_ms;
+		t->serving = 1;
+	}
 	if (o->liveness || o->ibping) {
 		struct mport_info pi;
 
@@ -385,7 +418,6 @@ int saj_start(struct saj_thread **out, const struct saj_opts *o)
 		vmad_host_name(t->id.host, sizeof(t->id.host));
 		if (!mport_query(t->port, &pi))
 			identity_update(t, &pi);
-		mport_set_responder(t->port, answer, t);
 		ret = mport_register_oui(t->port, VMAD_CLASS_LIVENESS, 1, VMAD_OUI_OPENIB, 1);
 		if (ret >= 0)
 			ret = mport_register_oui(t->port, VMAD_CLASS_IBPING, 0, VMAD_OUI_OPENIB, 1);
@@ -410,6 +442,7 @@ int saj_start(struct saj_thread **out, const struct saj_opts *o)
 	*out = t;
 	return 0;
 fail:
+	cmep_fini(t->cm);
 	if (t->sa)
 		sa_client_fini(t->sa);
 	mport_close(t->port);
@@ -438,6 +471,7 @@ void saj_stop(struct saj_thread *t)
 		saj_free(j);
 	if (t->issm_fd >= 0)
 		close(t->issm_fd);
+	cmep_fini(t->cm);
 	sa_client_fini(t->sa);
 	mport_close(t->port);
 	close(t->pipe[0]);

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "ats.h"
+#include "cm_ep.h"
 #include "mcm.h"
 #include "mport.h"
 #include "plan.h"
@@ -24,6 +25,9 @@ enum saj_kind {
 	SAJ_REVERSE,  /* GID -> records */
 	SAJ_PRIMARY,  /* GID -> primary record */
 	SAJ_IPOIB,    /* join (or leave) the IPoIB broadcast groups */
+	SAJ_CONNECT,  /* CM connection to ip:port */
+	SAJ_DISCONNECT,
+	SAJ_CONNS,    /* list the CM endpoint's connections */
 };
 
 struct saj_group {
@@ -60,6 +64,12 @@ struct saj {
 	int join;                   /* SAJ_IPOIB: 1 join, 0 leave */
 	struct saj_group groups[AGENT_PKEYS_MAX];
 	size_t ngroups;
+	uint16_t port_no;           /* SAJ_CONNECT */
+	uint64_t sid;
+	struct ats_ip src;
+	uint32_t conn_id;           /* SAJ_DISCONNECT */
+	struct cmep_conn conns[CMEP_MAX_CONNS]; /* SAJ_CONNECT: [0]; SAJ_CONNS */
+	size_t nconns;
 	struct saj *next;
 	void *ctx;                  /* the submitter's */
 };
@@ -74,6 +84,8 @@ struct saj_opts {
 	int ibsim;                  /* become the node's SM client (ibsim only) */
 	int liveness;               /* answer vendor class 0x34 */
 	int ibping;                 /* answer ibping (class 0x32) */
+	const struct cmep_conf *cm; /* CM endpoint, or NULL */
+	unsigned cm_timeout_ms;
 };
 
 /* Opens the port and starts the thread. */

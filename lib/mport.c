@@ -143,6 +143,17 @@ int mport_register(struct mport *p, uint8_t mgmt_class, uint8_t class_version,
 	return id < 0 ? (id == -1 ? -EIO : id) : id;
 }
 
+int mport_register_serve(struct mport *p, uint8_t mgmt_class, uint8_t class_version,
+			 uint8_t method)
+{
+	long mask[16 / sizeof(long)] = { 0 };
+	int id;
+
+	mask[method / (8 * sizeof(long))] |= 1L << (method % (8 * sizeof(long)));
+	id = umad_register(p->fd, mgmt_class, class_version, 0, mask);
+	return id < 0 ? (id == -1 ? -EIO : id) : id;
+}
+
 int mport_register_oui(struct mport *p, uint8_t mgmt_class, uint8_t rmpp_version,
 		       uint32_t oui, int serve)
 {

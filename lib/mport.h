@@ -43,6 +43,10 @@ int mport_query(struct mport *p, struct mport_info *info);
 int mport_register(struct mport *p, uint8_t mgmt_class, uint8_t class_version,
 		   uint8_t rmpp_version);
 
+/* Agent for a class that receives requests of one method (CM: Send). */
+int mport_register_serve(struct mport *p, uint8_t mgmt_class, uint8_t class_version,
+			 uint8_t method);
+
 /* Agent for a vendor range-2 class of an OUI. serve: also receive
  * requests (Get) for it, answered by the responder. */
 int mport_register_oui(struct mport *p, uint8_t mgmt_class, uint8_t rmpp_version,

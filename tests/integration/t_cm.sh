@@ -1,0 +1,50 @@
+# IB CM by IP between two agents: REQ/REP/RTU with Annex A11 private data,
+# the passive side checks the requester by ATS; DREQ/DREP tear it down.
+. "$top_srcdir/tests/integration/harness.sh"
+
+fabric_start fabric4.net
+G1=$(port_gid host1)
+G2=$(port_gid host2)
+# Agents answer unsolicited CM MADs: under ibsim they must be SM clients.
+agent_start host1 "address 10.0.0.1 primary" "ibsim yes" "cm yes"
+agent_start host2 "address 10.0.0.2 primary" "ibsim yes" "cm_listen 5001" "cm_policy agree"
+# host3 gets no resync: its ATS primary is changed behind its back below.
+agent_start host3 "address 10.0.0.3 primary" "ibsim yes" "cm yes" "verify_interval 3600"
+registered() {
+	atsctl host4 -n primary "$1" >/dev/null 2>&1
+}
+for g in "$G1" "$G2" "$(port_gid host3)"; do
+	check "the agent of $g registered its primary" wait_for "record of $g" 10 registered "$g"
+done
+
+check_out "host1 connects to 10.0.0.2 port 5001" \
+	"^0x[0-9a-f]{8} active established sid=0x0000000001061389 local=$G1/lid=[0-9]+/qpn=0x[0-9a-f]{6} remote=$G2/lid=[0-9]+/qpn=0x[0-9a-f]{6} ip=10\.0\.0\.1:[0-9]+->10\.0\.0\.2 pkey=0xffff$" \
+	agent host1 connect 10.0.0.2 5001
+check_out "host1 lists it (JSON)" '"role": "active", "state": "established"' \
+	agent host1 --json connections
+check_out "host2 lists the passive side, established by the RTU" \
+	"^0x[0-9a-f]{8} passive established sid=0x0000000001061389 local=$G2.* remote=$G1" \
+	agent host2 connections
+check_rc "an IP without an ATS record fails locally (ATS 2.2)" 3 \
+	"10\.0\.0\.99 has no ATS record: the connection fails locally" \
+	agent host1 connect 10.0.0.99 5001
+check_rc "a port nobody listens on: REJ invalid service ID" 3 \
+	"rejected \(reason 8\): ibats: nobody listens on this service ID" \
+	agent host1 connect 10.0.0.2 5002
+
+# host3's ATS primary becomes 10.0.0.33; its REQ still says 10.0.0.3.
+check "host3's primary is changed behind its agent" \
+	atsctl host4 -k 1 register 10.0.0.33 --primary --gid "$(port_gid host3)"
+check_rc "a REQ whose source IP is not the requester's ATS primary is rejected" 3 \
+	"rejected \(reason 28\): ibats: spoofed source: IP 10\.0\.0\.3 is not the requester's ATS primary 10\.0\.0\.33" \
+	agent host3 connect 10.0.0.2 5001
+check_out "... and host2 logs why" "REQ from .* rejected: ibats: spoofed source" \
+	cat "$RUN/atsd-host2.log"
+check_count "host2 holds only host1's connection" 1 agent host2 connections
+
+ID=$(agent host1 connections | awk '{print $1}')
+check "host1 disconnects (DREQ/DREP)" agent host1 disconnect "$ID"
+check_count "host1 has no connection left" 0 agent host1 connections
+check_count "host2 has none either" 0 agent host2 connections
+check_out "host2 saw the DREQ" "connection 0x[0-9a-f]{8} closed by the peer" cat "$RUN/atsd-host2.log"
+finish

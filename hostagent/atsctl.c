@@ -15,6 +15,7 @@
 #include "audit.h"
 #include "mport.h"
 #include "ping.h"
+#include "verify.h"
 #include "sa_client.h"
 
 enum {
@@ -43,6 +44,7 @@ struct ctl {
 	int no_agent;
 	const char *owner;
 	const char *cm_port, *cm_sid;
+	const char *netns;
 	struct ping_opts ping;
 	struct audit_opts audit;
 };
@@ -66,6 +68,7 @@ static void usage(FILE *f)
 "  stats                          atsd's cache and SA counters\n"
 "  resync                         make atsd check its records against the SA now\n"
 "  ipoib                          atsd's IPoIB broadcast groups: Q_Key, MLID, MTU, SL\n"
+"  verify [--netns NS] [--pkey P]      kernel IPoIB neighbours against ATS\n"
 "  connect IP PORT [--service-id SID]  CM connection by IP through atsd\n"
 "  connections                    atsd's CM connections\n"
 "  disconnect ID                  DREQ/DREP one of them\n"
@@ -569,6 +572,7 @@ static int run_command(struct ctl *c, int argc, char **argv)
 		{ "inventory", required_argument, NULL, 'I' },
 		{ "state", required_argument, NULL, 'X' },
 		{ "service-id", required_argument, NULL, 'S' },
+		{ "netns", required_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct {
@@ -594,6 +598,7 @@ static int run_command(struct ctl *c, int argc, char **argv)
 		{ "connect", 2, "Sj" },
 		{ "connections", 0, "j" },
 		{ "disconnect", 1, "" },
+		{ "verify", 0, "NKj" },
 	};
 	const char *cmd = argv[0], *gid_arg = NULL;
 	uint64_t v;
@@ -678,6 +683,9 @@ static int run_command(struct ctl *c, int argc, char **argv)
 		case 'X':
 			c->audit.state = optarg;
 			break;
+		case 'N':
+			c->netns = optarg;
+			break;
 		case 'S':
 			if (cfg_parse_u64(optarg, UINT64_MAX, &v))
 				return usage_err("--service-id", optarg, "not a service ID");
@@ -728,6 +736,8 @@ static int run_command(struct ctl *c, int argc, char **argv)
 	}
 	if (!strcmp(cmd, "port"))
 		return cmd_port(c);
+	if (!strcmp(cmd, "verify"))
+		return verify_cmd(c->sa, c->netns, c->pkey, c->json);
 	if (!strcmp(cmd, "audit")) {
 		c->audit.json = c->json;
 		return audit_cmd(c->sa, &c->audit);

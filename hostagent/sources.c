@@ -88,6 +88,7 @@ void sources_apply(struct sources *s, struct src_if *i, const struct nl_event *e
 		addr_del(i, &ev->addr);
 		s->changed = 1;
 		return;
+	case NL_EV_NEWNEIGH:
 	case NL_EV_DONE:
 		return;
 	}

@@ -4,7 +4,9 @@
 #include <libmnl/libmnl.h>
 #include <linux/if_addr.h>
 #include <linux/if_link.h>
+#include <linux/neighbour.h>
 #include <linux/rtnetlink.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,6 +105,48 @@ static int parse_link(const struct nlmsghdr *nlh, struct parse_ctx *ctx)
 	return MNL_CB_OK;
 }
 
+static int neigh_attr_cb(const struct nlattr *a, void *data)
+{
+	const struct nlattr **tb = data;
+
+	if (mnl_attr_type_valid(a, NDA_MAX) > 0)
+		tb[mnl_attr_get_type(a)] = a;
+	return MNL_CB_OK;
+}
+
+static int parse_neigh(const struct nlmsghdr *nlh, struct parse_ctx *ctx)
+{
+	const struct ndmsg *nd = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *tb[NDA_MAX + 1] = { 0 };
+	struct nl_event ev;
+	size_t n;
+
+	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*nd)))
+		return MNL_CB_ERROR;
+	if (mnl_attr_parse(nlh, sizeof(*nd), neigh_attr_cb, tb) < 0)
+		return MNL_CB_ERROR;
+	if ((nd->ndm_family != AF_INET && nd->ndm_family != AF_INET6) || !tb[NDA_DST])
+		return MNL_CB_OK;
+	memset(&ev, 0, sizeof(ev));
+	ev.type = NL_EV_NEWNEIGH;
+	ev.neigh.ifindex = nd->ndm_ifindex;
+	ev.neigh.family = nd->ndm_family;
+	ev.neigh.state = nd->ndm_state;
+	n = mnl_attr_get_payload_len(tb[NDA_DST]);
+	if (n != (nd->ndm_family == AF_INET ? 4u : 16u))
+		return MNL_CB_ERROR;
+	memcpy(ev.neigh.addr, mnl_attr_get_payload(tb[NDA_DST]), n);
+	if (tb[NDA_LLADDR]) {
+		n = mnl_attr_get_payload_len(tb[NDA_LLADDR]);
+		if (n > NL_HWADDR_MAX)
+			return MNL_CB_ERROR;
+		memcpy(ev.neigh.lladdr, mnl_attr_get_payload(tb[NDA_LLADDR]), n);
+		ev.neigh.lllen = n;
+	}
+	ctx->cb(&ev, ctx->arg);
+	return MNL_CB_OK;
+}
+
 static int msg_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct parse_ctx *ctx = data;
@@ -114,6 +158,8 @@ static int msg_cb(const struct nlmsghdr *nlh, void *data)
 	case RTM_NEWLINK:
 	case RTM_DELLINK:
 		return parse_link(nlh, ctx);
+	case RTM_NEWNEIGH:
+		return parse_neigh(nlh, ctx);
 	default:
 		return MNL_CB_OK;
 	}
@@ -261,4 +307,37 @@ int nl_read(struct nl_sock *s, nl_event_cb cb, void *arg)
 		if (ret)
 			return ret;
 	}
+}
+
+struct dump_ctx {
+	nl_event_cb cb;
+	void *arg;
+	int done;
+};
+
+static void dump_cb(const struct nl_event *ev, void *arg)
+{
+	struct dump_ctx *d = arg;
+
+	if (ev->type == NL_EV_DONE)
+		d->done = 1;
+	else
+		d->cb(ev, d->arg);
+}
+
+int nl_dump_all(struct nl_sock *s, int rtm_type, nl_event_cb cb, void *arg)
+{
+	struct dump_ctx d = { cb, arg, 0 };
+	int ret = nl_dump(s, rtm_type);
+
+	while (!ret && !d.done) {
+		ret = nl_read(s, dump_cb, &d);
+		if (ret == -EAGAIN) {
+			struct pollfd p = { nl_fd(s), POLLIN, 0 };
+
+			/* More parts are on their way. */
+			ret = poll(&p, 1, 1000) > 0 ? 0 : -ETIMEDOUT;
+		}
+	}
+	return ret;
 }

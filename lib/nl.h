@@ -27,11 +27,22 @@ struct nl_link {
 	size_t hwlen;
 };
 
+/* A neighbour table entry (RTM_NEWNEIGH): IP -> link-layer address. */
+struct nl_neigh {
+	int ifindex;
+	int family;
+	uint8_t addr[16];
+	uint16_t state;      /* NUD_* */
+	uint8_t lladdr[NL_HWADDR_MAX];
+	size_t lllen;
+};
+
 enum nl_event_type {
 	NL_EV_NEWADDR,
 	NL_EV_DELADDR,
 	NL_EV_NEWLINK,
 	NL_EV_DELLINK,
+	NL_EV_NEWNEIGH,
 	NL_EV_DONE,          /* end of a dump */
 };
 
@@ -39,6 +50,7 @@ struct nl_event {
 	enum nl_event_type type;
 	struct nl_addr addr;
 	struct nl_link link;
+	struct nl_neigh neigh;
 };
 
 typedef void (*nl_event_cb)(const struct nl_event *ev, void *arg);
@@ -56,11 +68,14 @@ struct nl_sock;
 int nl_open(struct nl_sock **out, const char *netns);
 void nl_close(struct nl_sock *s);
 int nl_fd(const struct nl_sock *s);
-/* Ask for a dump of all links (RTM_GETLINK) or addresses (RTM_GETADDR). */
+/* Ask for a dump of all links (RTM_GETLINK), addresses (RTM_GETADDR) or
+ * neighbours (RTM_GETNEIGH). */
 int nl_dump(struct nl_sock *s, int rtm_type);
 /* Read what is queued (non-blocking) and hand it to nl_parse. -EAGAIN
  * when nothing was there; -ENOBUFS when the kernel dropped events (the
  * caller should dump again). */
 int nl_read(struct nl_sock *s, nl_event_cb cb, void *arg);
+/* Dump one table and hand every entry to cb (blocking until done). */
+int nl_dump_all(struct nl_sock *s, int rtm_type, nl_event_cb cb, void *arg);
 
 #endif

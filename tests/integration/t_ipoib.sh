@@ -29,6 +29,11 @@ check_out "a partition without an IPoIB group is reported, not hidden" \
 check_out "... with a log line that says what to check" \
 	"cannot join IPoIB broadcast group ff12:401b:8005::ffff:ffff .*partitions.conf.*ipoib flag" \
 	cat "$RUN/atsd-host1.log"
+ip -n "$N1" neigh add 10.0.0.9 lladdr 00:11:22:33:44:55 dev v0
+check_out "atsctl verify reads the netns neighbour table (Ethernet ones are not IPoIB)" \
+	"^0 IPoIB neighbour\(s\) checked, 0 disagree with ATS$" atsctl host1 verify --netns "$N1"
+check_rc "a namespace that does not exist: exit 3" 3 "cannot read the neighbour table of netns nosuchns" \
+	atsctl host1 verify --netns nosuchns
 kill "$(agent_pid host1)"
 check "at exit it leaves the group" wait_for "leave" 10 not_member
 check_out "... and says so" "left IPoIB broadcast group $MGID" cat "$RUN/atsd-host1.log"

@@ -1,0 +1,106 @@
+#include <errno.h>
+#include <linux/neighbour.h>
+#include <linux/rtnetlink.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ats_query.h"
+#include "ipoib.h"
+#include "verify.h"
+
+int verify_ipoib_neigh(const struct nl_neigh *n, struct ats_ip *ip, uint8_t *gid)
+{
+	struct ipoib_hwaddr hw;
+
+	if (n->state & (NUD_INCOMPLETE | NUD_FAILED | NUD_NOARP) ||
+	    ipoib_hwaddr_decode(n->lladdr, n->lllen, &hw))
+		return 0;
+	memset(ip, 0, sizeof(*ip));
+	ip->family = n->family;
+	memcpy(ip->addr, n->addr, n->family == AF_INET ? 4 : 16);
+	memcpy(gid, hw.gid, 16);
+	return 1;
+}
+
+struct neighs {
+	struct nl_neigh *v;
+	size_t n;
+};
+
+static void collect(const struct nl_event *ev, void *arg)
+{
+	struct neighs *ns = arg;
+	struct nl_neigh *v;
+
+	if (ev->type != NL_EV_NEWNEIGH)
+		return;
+	v = realloc(ns->v, (ns->n + 1) * sizeof(*v));
+	if (!v)
+		return;
+	ns->v = v;
+	ns->v[ns->n++] = ev->neigh;
+}
+
+int verify_cmd(struct sa_client *sa, const char *netns, uint16_t pkey, int json)
+{
+	struct neighs ns = { NULL, 0 };
+	struct nl_sock *nl = NULL;
+	size_t i, k, checked = 0, bad = 0;
+	int ret, first = 1;
+
+	ret = nl_open(&nl, netns);
+	if (!ret)
+		ret = nl_dump_all(nl, RTM_GETNEIGH, collect, &ns);
+	if (ret) {
+		fprintf(stderr, "atsctl: verify: cannot read the neighbour table%s%s: %s\n",
+			netns ? " of netns " : "", netns ? netns : "", strerror(-ret));
+		nl_close(nl);
+		free(ns.v);
+		return 3;
+	}
+	nl_close(nl);
+	if (json)
+		printf("{\"neighbours\": [");
+	for (i = 0; i < ns.n; i++) {
+		char ips[ATS_IP_STRLEN], gs[ATS_IP_STRLEN], as[ATS_IP_STRLEN] = "-";
+		const char *verdict = "agree";
+		struct ats_set s;
+		struct ats_ip ip;
+		uint8_t gid[16];
+
+		if (!verify_ipoib_neigh(&ns.v[i], &ip, gid))
+			continue;
+		checked++;
+		ret = ats_forward(sa, &ip, pkey, &s);
+		if (ret && ret != -ENOENT) {
+			fprintf(stderr, "atsctl: verify: ATS lookup failed: %s\n", strerror(-ret));
+			free(ns.v);
+			return 3;
+		}
+		for (k = 0; !ret && k < s.n && memcmp(s.recs[k].gid, gid, 16); k++)
+			;
+		if (ret || !s.n)
+			verdict = "no-ats-record";
+		else if (k == s.n)
+			verdict = "gid-differs";
+		if (!ret && s.n)
+			ats_gid_format(s.recs[0].gid, as, sizeof(as));
+		ats_set_free(&s);
+		bad += strcmp(verdict, "agree") != 0;
+		ats_ip_format(&ip, ips, sizeof(ips));
+		ats_gid_format(gid, gs, sizeof(gs));
+		if (json)
+			printf("%s\n  {\"ip\": \"%s\", \"neighbour_gid\": \"%s\", \"ats_gid\": \"%s\", \"verdict\": \"%s\"}",
+			       first ? "" : ",", ips, gs, as, verdict);
+		else
+			printf("%-14s %s: neighbour GID %s, ATS GID %s\n", verdict, ips, gs, as);
+		first = 0;
+	}
+	if (json)
+		printf("%s], \"checked\": %zu, \"disagree\": %zu}\n", first ? "" : "\n", checked, bad);
+	else
+		printf("%zu IPoIB neighbour(s) checked, %zu disagree with ATS\n", checked, bad);
+	free(ns.v);
+	return bad ? 1 : 0;
+}

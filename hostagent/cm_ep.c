@@ -132,47 +132,58 @@ static size_t reject(uint8_t *resp, uint64_t tid, uint32_t remote_id,
 	return MAD_SIZE;
 }
 
-/* The policy check of a REQ: 0 accept, else a REJ text in why. */
-static int check_req(struct cmep *e, const struct cm_req *req,
-		     const struct cm_ip_pdata *pd, char *why, size_t len)
+int cmep_judge(const struct cmep_conf *conf, const struct ats_ip *src,
+	       const struct ats_ip *primary, char *why, size_t len)
 {
-	char src[ATS_IP_STRLEN], prim[ATS_IP_STRLEN];
-	struct sr_record r;
-	struct ats_ip ip;
+	char s[ATS_IP_STRLEN], p[ATS_IP_STRLEN];
 	size_t i;
-	int ret;
 
-	ats_ip_format(&pd->src, src, sizeof(src));
-	switch (e->conf.policy) {
+	ats_ip_format(src, s, sizeof(s));
+	switch (conf->policy) {
 	case CMEP_ACCEPT_ANY:
 		return 0;
 	case CMEP_ACCEPT_LIST:
-		for (i = 0; i < e->conf.naccept; i++)
-			if (ats_ip_equal(&e->conf.accept[i], &pd->src))
+		for (i = 0; i < conf->naccept; i++)
+			if (ats_ip_equal(&conf->accept[i], src))
 				return 0;
-		snprintf(why, len, "ibats: source IP %s is not on the accept list", src);
+		snprintf(why, len, "ibats: source IP %s is not on the accept list", s);
 		return -EACCES;
 	case CMEP_ACCEPT_AGREE:
 		break;
 	}
-	/* Who is calling, by ATS (spec 2.2, 5): the requester GID's primary. */
-	ret = ats_primary(e->sa, req->primary.local_gid, req->pkey | 0x8000, &r);
-	if (ret == -ENOENT) {
+	if (!primary) {
 		snprintf(why, len, "ibats: the requester's GID has no ATS primary IP");
 		return -EACCES;
 	}
-	if (ret) {
+	if (!ats_ip_equal(primary, src)) {
+		ats_ip_format(primary, p, sizeof(p));
+		snprintf(why, len, "ibats: spoofed source: IP %s is not the requester's ATS primary %s",
+			 s, p);
+		return -EACCES;
+	}
+	return 0;
+}
+
+/* The policy check of a REQ: 0 accept, else a REJ text in why. */
+static int check_req(struct cmep *e, const struct cm_req *req,
+		     const struct cm_ip_pdata *pd, char *why, size_t len)
+{
+	struct sr_record r;
+	struct ats_ip ip;
+	int ret;
+
+	if (e->conf.policy != CMEP_ACCEPT_AGREE)
+		return cmep_judge(&e->conf, &pd->src, NULL, why, len);
+	/* Who is calling, by ATS (spec 2.2, 5): the requester GID's primary. */
+	ret = ats_primary(e->sa, req->primary.local_gid, req->pkey | 0x8000, &r);
+	if (ret && ret != -ENOENT) {
 		snprintf(why, len, "ibats: ATS lookup of the requester failed (%s)",
 			 strerror(-ret));
 		return ret;
 	}
-	if (ats_ip_decode(r.data8, &ip, NULL) || !ats_ip_equal(&ip, &pd->src)) {
-		ats_ip_format(&ip, prim, sizeof(prim));
-		snprintf(why, len, "ibats: spoofed source: IP %s is not the requester's ATS primary %s",
-			 src, prim);
-		return -EACCES;
-	}
-	return 0;
+	if (!ret && ats_ip_decode(r.data8, &ip, NULL))
+		ret = -ENOENT;
+	return cmep_judge(&e->conf, &pd->src, ret ? NULL : &ip, why, len);
 }
 
 static size_t on_req(struct cmep *e, const uint8_t *mad, uint64_t tid, uint8_t *resp)

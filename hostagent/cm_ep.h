@@ -70,4 +70,10 @@ size_t cmep_list(const struct cmep *e, struct cmep_conn *v, size_t max);
 
 const char *cmep_state_name(enum cmep_state s);
 
+/* The passive side's decision on a REQ with Annex A11 source IP src, given
+ * the requester's ATS primary (NULL: none). 0 accept, else -EACCES with
+ * the REJ text in why. */
+int cmep_judge(const struct cmep_conf *conf, const struct ats_ip *src,
+	       const struct ats_ip *primary, char *why, size_t len);
+
 #endif

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "cm.h"
+#include "cm_ep.h"
 
 /* A REQ laid out by hand from Table 106 (offsets after the MAD header). */
 static void golden_req(uint8_t *d)
@@ -183,6 +184,31 @@ static void test_service_id(void **state)
 	assert_false(cm_ip_service_parse(0x0000000001FF0001ull, &ps, &port));
 }
 
+static void test_judge(void **state)
+{
+	struct cmep_conf c;
+	struct ats_ip src, prim, other;
+	char why[200];
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	ats_ip_parse("10.0.0.1", &src);
+	ats_ip_parse("10.0.0.1", &prim);
+	ats_ip_parse("10.0.0.9", &other);
+	c.policy = CMEP_ACCEPT_ANY;
+	assert_int_equal(cmep_judge(&c, &src, NULL, why, sizeof(why)), 0);
+	c.policy = CMEP_ACCEPT_AGREE;
+	assert_int_equal(cmep_judge(&c, &src, &prim, why, sizeof(why)), 0);
+	assert_int_equal(cmep_judge(&c, &src, &other, why, sizeof(why)), -EACCES);
+	assert_string_equal(why, "ibats: spoofed source: IP 10.0.0.1 is not the requester's ATS primary 10.0.0.9");
+	assert_int_equal(cmep_judge(&c, &src, NULL, why, sizeof(why)), -EACCES);
+	assert_string_equal(why, "ibats: the requester's GID has no ATS primary IP");
+	c.policy = CMEP_ACCEPT_LIST;
+	assert_int_equal(cmep_judge(&c, &src, &prim, why, sizeof(why)), -EACCES);
+	c.accept[c.naccept++] = src;
+	assert_int_equal(cmep_judge(&c, &src, NULL, why, sizeof(why)), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -190,6 +216,7 @@ int main(void)
 		cmocka_unit_test(test_roundtrips),
 		cmocka_unit_test(test_ip_pdata),
 		cmocka_unit_test(test_service_id),
+		cmocka_unit_test(test_judge),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

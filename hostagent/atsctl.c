@@ -11,43 +11,9 @@
 #include "ats_query.h"
 #include "atsd_client.h"
 #include "cfg.h"
+#include "ctl.h"
 #include "log.h"
-#include "audit.h"
-#include "mport.h"
-#include "ping.h"
 #include "verify.h"
-#include "sa_client.h"
-
-enum {
-	EXIT_FOUND = 0,
-	EXIT_NOTFOUND = 1,
-	EXIT_USAGE = 2,
-	EXIT_SA = 3,
-};
-
-struct ctl {
-	const char *ca;
-	int portnum;
-	int json;
-	struct sa_client_opts sa_opts;
-	struct mport *port;
-	struct sa_client *sa;
-	/* per command */
-	uint16_t pkey;
-	uint32_t lease;
-	int primary;
-	int have_gid;
-	uint8_t gid[16];
-	int have_sid;
-	uint64_t sid;
-	const char *socket;
-	int no_agent;
-	const char *owner;
-	const char *cm_port, *cm_sid;
-	const char *netns;
-	struct ping_opts ping;
-	struct audit_opts audit;
-};
 
 static void usage(FILE *f)
 {
@@ -97,7 +63,7 @@ static void usage(FILE *f)
 		SA_TIMEOUT_MS_DEFAULT, SA_RETRIES_DEFAULT);
 }
 
-static int usage_err(const char *what, const char *arg, const char *why)
+int usage_err(const char *what, const char *arg, const char *why)
 {
 	fprintf(stderr, "atsctl: %s '%s': %s\n", what, arg, why);
 	return EXIT_USAGE;
@@ -166,7 +132,7 @@ static void print_lease(char *buf, size_t len, uint32_t lease)
 		snprintf(buf, len, "%" PRIu32, lease);
 }
 
-static void print_records(struct ctl *c, const struct sr_record *r, size_t n)
+void print_records(struct ctl *c, const struct sr_record *r, size_t n)
 {
 	char gid[ATS_IP_STRLEN], ip[ATS_IP_STRLEN], lease[16];
 	struct ats_ip a;
@@ -296,123 +262,6 @@ static int cmd_deregister(struct ctl *c, const char *arg)
 	else
 		printf("deregistered %s (%u record%s)\n", arg, n, n == 1 ? "" : "s");
 	return EXIT_FOUND;
-}
-
-#define NO_AGENT (-1)
-
-/* The agent's lines are words and key=value pairs; --json makes each an
- * object ("id", "role", "state" for the first three plain words). */
-static void print_agent_line(struct ctl *c, const char *line, size_t i, size_t n)
-{
-	static const char *const names[] = { "id", "role", "state" };
-	char buf[ATSD_LINE_MAX], *save = NULL, *tok;
-	unsigned plain = 0, first = 1;
-
-	if (!c->json) {
-		printf("%s\n", line);
-		return;
-	}
-	snprintf(buf, sizeof(buf), "%s", line);
-	printf("%s{", i ? ",\n  " : "[\n  ");
-	for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-		char *eq = strchr(tok, '=');
-
-		if (eq) {
-			*eq = '\0';
-			printf("%s\"%s\": \"%s\"", first ? "" : ", ", tok, eq + 1);
-		} else if (plain < 3) {
-			printf("%s\"%s\": \"%s\"", first ? "" : ", ", names[plain++], tok);
-		} else {
-			printf("%s\"field%u\": \"%s\"", first ? "" : ", ", plain++, tok);
-		}
-		first = 0;
-	}
-	printf("}%s", i + 1 == n ? "\n]\n" : "");
-}
-
-/* Ask atsd: an exit status, or NO_AGENT when none listens (use the SA). */
-static int agent_call(struct ctl *c, const char *req, int print_recs)
-{
-	struct atsd_reply rep;
-	struct sr_record *r;
-	size_t i;
-	int ret;
-
-	ret = atsd_request(c->socket, req, 10000, &rep);
-	if (ret == -ENOENT || ret == -ECONNREFUSED || ret == -ENOTDIR)
-		return NO_AGENT;
-	if (ret) {
-		fprintf(stderr, "atsctl: atsd at %s: %s\n", c->socket, strerror(-ret));
-		return EXIT_SA;
-	}
-	log_info("%s: answered by atsd (%s)", req, c->socket);
-	if (!rep.ok) {
-		ret = !strcmp(rep.code, "ENOENT") ? EXIT_NOTFOUND :
-		      !strcmp(rep.code, "EINVAL") ? EXIT_USAGE : EXIT_SA;
-		if (ret == EXIT_NOTFOUND && c->json && print_recs)
-			print_records(c, NULL, 0);
-		fprintf(stderr, "atsctl: %s: %s\n", req, rep.message);
-		atsd_reply_free(&rep);
-		return ret;
-	}
-	if (!print_recs) {
-		for (i = 0; i < rep.nlines; i++)
-			print_agent_line(c, rep.lines[i], i, rep.nlines);
-		atsd_reply_free(&rep);
-		return EXIT_FOUND;
-	}
-	r = calloc(rep.nlines + 1, sizeof(*r));
-	for (i = 0; r && i < rep.nlines; i++)
-		if (atsd_parse_record(rep.lines[i], &r[i])) {
-			fprintf(stderr, "atsctl: atsd sent a bad record line '%s'\n", rep.lines[i]);
-			free(r);
-			atsd_reply_free(&rep);
-			return EXIT_SA;
-		}
-	print_records(c, r, r ? rep.nlines : 0);
-	ret = rep.nlines ? EXIT_FOUND : EXIT_NOTFOUND;
-	free(r);
-	atsd_reply_free(&rep);
-	return ret;
-}
-
-static int agent_only(struct ctl *c, const char *req, int print_recs)
-{
-	int ret = agent_call(c, req, print_recs);
-
-	if (ret == NO_AGENT) {
-		fprintf(stderr, "atsctl: atsd is not running (no socket at %s)\n", c->socket);
-		return EXIT_SA;
-	}
-	return ret;
-}
-
-static int cmd_agent(struct ctl *c, const char *cmd, const char *arg)
-{
-	char req[ATSD_LINE_MAX];
-
-	if (!strcmp(cmd, "hold") || !strcmp(cmd, "release")) {
-		if (!c->owner)
-			return usage_err(cmd, arg, "needs --owner NAME");
-		snprintf(req, sizeof(req), "%s %s %s 0x%04x", cmd, c->owner, arg, c->pkey);
-		return agent_only(c, req, 0);
-	}
-	if (!strcmp(cmd, "resync"))
-		return agent_only(c, "verify", 0);
-	if (!strcmp(cmd, "connect")) {
-		snprintf(req, sizeof(req), "connect %s %s%s%s", arg, c->cm_port,
-			 c->cm_sid ? " " : "", c->cm_sid ? c->cm_sid : "");
-		return agent_only(c, req, 0);
-	}
-	if (!strcmp(cmd, "disconnect")) {
-		snprintf(req, sizeof(req), "disconnect %s", arg);
-		return agent_only(c, req, 0);
-	}
-	if (!strcmp(cmd, "connections"))
-		return agent_only(c, cmd, 0);
-	if (!strcmp(cmd, "stats") || !strcmp(cmd, "ipoib"))
-		return agent_only(c, cmd, 0);
-	return agent_only(c, "status", 1);
 }
 
 static int cmd_lookup(struct ctl *c, const char *cmd, const char *arg)

@@ -8,6 +8,7 @@
 #include <linux/rtnetlink.h>
 #include <poll.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,12 +166,37 @@ static int msg_cb(const struct nlmsghdr *nlh, void *data)
 	}
 }
 
+/* How much of buf is a well-formed chain of netlink headers. libmnl
+ * trusts nlmsg_len (as an int) and walks off the buffer on a huge one. */
+static size_t valid_prefix(const uint8_t *buf, size_t len, int *bad)
+{
+	size_t off = 0;
+
+	*bad = 0;
+	while (len - off >= sizeof(struct nlmsghdr)) {
+		uint32_t n;
+
+		memcpy(&n, buf + off + offsetof(struct nlmsghdr, nlmsg_len), sizeof(n));
+		if (n < sizeof(struct nlmsghdr) || n > len - off) {
+			*bad = 1;
+			break;
+		}
+		off += NLMSG_ALIGN(n) < len - off ? NLMSG_ALIGN(n) : len - off;
+	}
+	if (off < len && !*bad)
+		*bad = 1;
+	return off;
+}
+
 int nl_parse(const void *buf, size_t len, nl_event_cb cb, void *arg)
 {
 	struct parse_ctx ctx = { cb, arg };
-	int ret;
+	int ret, bad;
 
+	len = valid_prefix(buf, len, &bad);
 	ret = mnl_cb_run(buf, len, 0, 0, msg_cb, &ctx);
+	if (ret >= 0 && bad && ret != MNL_CB_STOP)
+		return -EBADMSG;
 	if (ret == MNL_CB_STOP) {
 		struct nl_event ev;
 

@@ -11,6 +11,7 @@
 _Static_assert(VMAD_OFF_DATA == RMPP_HDR_END + 4, "OUI word after RMPP");
 _Static_assert(LIV_OFF_TS_XMIT + 4 <= MAD_SIZE, "timestamps fit");
 _Static_assert(LIV_OFF_GUID + 8 <= MAD_SIZE, "info fits");
+_Static_assert(LIV_OFF_GUID + 8 <= LIV_OFF_TS_XMIT + 4, "liv_parse reads up to 60");
 
 uint32_t vmad_get_oui(const uint8_t *mad)
 {
@@ -166,7 +167,7 @@ int liv_parse(const uint8_t *mad, size_t len, struct liv_reply *r)
 	struct mad_hdr h;
 
 	memset(r, 0, sizeof(*r));
-	if (mad_hdr_decode(mad, len, &h) || len < LIV_OFF_GUID + 8)
+	if (mad_hdr_decode(mad, len, &h) || len < LIV_OFF_TS_XMIT + 4)
 		return -EMSGSIZE;
 	if (h.mgmt_class != VMAD_CLASS_LIVENESS || vmad_get_oui(mad) != VMAD_OUI_OPENIB)
 		return -EPROTO;

@@ -1,0 +1,47 @@
+/* ServiceRecord, SA header and the plugin's decision on any Set/Delete. */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ats.h"
+#include "policy.h"
+#include "sa.h"
+#include "sr.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct pol_request req;
+	struct pol_decision d;
+	struct pol_config c;
+	struct pol_peer peer;
+	struct sa_table_shape shape;
+	struct sa_hdr h;
+	struct sr_record r;
+	const char *why;
+	uint8_t enc[SR_SIZE];
+
+	if (!sa_hdr_decode(data, size, &h))
+		sa_table_shape(&h, size - SA_OFF_DATA, SR_SIZE, &shape);
+	if (!sr_decode(data, size, &r)) {
+		ats_record_check(&r, &why);
+		sr_encode(enc, &r);
+		if (memcmp(enc, data, SR_SIZE))
+			__builtin_trap(); /* decode/encode must round-trip */
+		sr_match(data, enc, ~0ull);
+	}
+	pol_config_default(&c);
+	if (!pol_request_decode(data, size, &req)) {
+		req.owns_gid = size & 1;
+		req.trusted = size & 2;
+		peer.rec = req.rec;
+		peer.rec.id = ATS_SID_PRIMARY;
+		peer.sys_guid = 1;
+		pol_decide(&c, &req, &peer, 1, &d);
+		c.lease_clamp = 1;
+		c.lease_max = 60;
+		pol_decide(&c, &req, NULL, 0, &d);
+	}
+	return 0;
+}

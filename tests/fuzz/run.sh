@@ -1,0 +1,53 @@
+#!/bin/bash
+# Build the libFuzzer targets with clang and run them.
+#   tests/fuzz/run.sh            short run (make check): 20k inputs per target
+#   tests/fuzz/run.sh RUNS       RUNS inputs per target (the long run)
+# Prints "fuzz_X: N execs, 0 crashes" per target and ends with the usual
+# "N passed, N failed". Without clang's libFuzzer it skips (exit 77).
+set -u
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${top_builddir:=$top_srcdir}"
+RUNS=${1:-20000}
+CC_FUZZ=${CC_FUZZ:-clang}
+OUT="$top_builddir/tests/fuzz/bin"
+FLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
+INC="-I$top_srcdir/lib -I$top_srcdir/plugin -I$top_srcdir/hostagent"
+LIBSRC="$top_srcdir/lib/ats.c $top_srcdir/lib/sr.c $top_srcdir/lib/sa.c $top_srcdir/lib/mad.c
+	$top_srcdir/lib/vmad.c $top_srcdir/lib/cm.c $top_srcdir/lib/ipoib.c $top_srcdir/lib/mcm.c
+	$top_srcdir/lib/nl.c $top_srcdir/lib/cfg.c $top_srcdir/lib/log.c $top_srcdir/lib/sa_client.c
+	$top_srcdir/lib/mport.c $top_srcdir/lib/ats_query.c
+	$top_srcdir/plugin/policy.c $top_srcdir/plugin/conf.c
+	$top_srcdir/hostagent/agent_conf.c $top_srcdir/hostagent/cm_ep.c"
+
+command -v "$CC_FUZZ" >/dev/null || { echo "SKIP: no clang"; exit 77; }
+mkdir -p "$OUT"
+echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long s) { (void)d; (void)s; return 0; }' \
+	>"$OUT/probe.c"
+"$CC_FUZZ" -fsanitize=fuzzer "$OUT/probe.c" -o "$OUT/probe" 2>/dev/null ||
+	{ echo "SKIP: clang has no libFuzzer (libclang-rt-14-dev)"; exit 77; }
+
+passed=0
+failed=0
+for t in sr vmad cm nl conf; do
+	bin="$OUT/fuzz_$t"
+	if ! "$CC_FUZZ" $FLAGS $INC -DIBATS_VERSION='"fuzz"' "$top_srcdir/tests/fuzz/fuzz_$t.c" \
+		$LIBSRC -o "$bin" -libumad -lmnl 2>"$OUT/fuzz_$t.build"; then
+		echo "fuzz_$t: build failed"; cat "$OUT/fuzz_$t.build"
+		failed=$((failed + 1))
+		continue
+	fi
+	mkdir -p "$OUT/corpus_$t"
+	if "$bin" -runs="$RUNS" -max_len=512 -seed=1 -print_final_stats=1 \
+		"$OUT/corpus_$t" >"$OUT/fuzz_$t.log" 2>&1; then
+		execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$OUT/fuzz_$t.log")
+		echo "fuzz_$t: ${execs:-?} execs, 0 crashes"
+		passed=$((passed + 1))
+	else
+		echo "fuzz_$t: crash"
+		grep -A30 -E 'ERROR|runtime error|deadly' "$OUT/fuzz_$t.log" | head -40
+		failed=$((failed + 1))
+	fi
+done
+rm -f /tmp/ibats-fuzz-conf.*
+echo "fuzz: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

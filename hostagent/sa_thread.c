@@ -359,7 +359,7 @@ static void *thread_main(void *arg)
  * one without SIM_SET_ISSM: every class that may arrive must have an agent
  * first (umad2sim crashes on a MAD of an unregistered class), and OpenSM
  * answers the IsSM capability with SMInfo (class 0x81) probes. */
-static int become_sim_sm(struct saj_thread *t)
+static int become_sim_sm(struct saj_thread *t, const struct saj_opts *o)
 {
 	static const uint8_t sink[] = { 0x01, 0x81 };
 	size_t i;
@@ -370,6 +370,15 @@ static int become_sim_sm(struct saj_thread *t)
 		if (ret < 0)
 			return ret;
 	}
+	/* Classes a peer may send us although we do not serve them. */
+	if (!o->cm && (ret = mport_register_serve(t->port, CM_CLASS, CM_CLASS_VERSION, 0x03)) < 0)
+		return ret;
+	if (!o->liveness &&
+	    (ret = mport_register_oui(t->port, VMAD_CLASS_LIVENESS, 1, VMAD_OUI_OPENIB, 1)) < 0)
+		return ret;
+	if (!o->ibping &&
+	    (ret = mport_register_oui(t->port, VMAD_CLASS_IBPING, 0, VMAD_OUI_OPENIB, 1)) < 0)
+		return ret;
 	t->issm_fd = open("/dev/infiniband/issm0", O_RDWR);
 	return t->issm_fd < 0 ? -errno : 0;
 }
@@ -429,7 +438,7 @@ int saj_start(struct saj_thread **out, const struct saj_opts *o)
 		t->serving = 1;
 	}
 	if (o->ibsim) {
-		ret = become_sim_sm(t);
+		ret = become_sim_sm(t, o);
 		if (ret) {
 			log_err("ibsim mode: cannot become the node's SM client: %s",
 				strerror(-ret));

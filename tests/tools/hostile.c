@@ -1,0 +1,116 @@
+/* hostile LID SM_LID: send malformed MADs, as a broken or malicious host
+ * would, to a node (vendor 0x34/0x32, CM 0x07) and to the SA
+ * (ServiceRecord Set/Delete/Get with extreme fields). Prints what it sent
+ * and how many answers came; the test then checks that everybody lives. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ats.h"
+#include "cm.h"
+#include "mport.h"
+#include "sa.h"
+#include "vmad.h"
+#include "wire.h"
+
+static unsigned sent, answered;
+
+static void hdr(uint8_t *m, uint8_t cls, uint8_t ver, uint8_t method, uint16_t attr)
+{
+	struct mad_hdr h = { MAD_BASE_VERSION, cls, ver, method, 0, 0, 0, attr, 0 };
+
+	memset(m, 0, MAD_SIZE);
+	mad_hdr_encode(m, &h);
+}
+
+static void fire(struct mport *p, int agent, uint16_t lid, uint8_t *m, int want)
+{
+	struct mport_dest d = { lid, SA_QP, SA_QKEY, 0 };
+	struct mport_rpc_opts o = { 100, 0 };
+	uint8_t *resp = NULL;
+	size_t len;
+
+	sent++;
+	if (want) {
+		if (!mport_rpc(p, agent, &d, m, MAD_SIZE, &o, &resp, &len))
+			answered++;
+		free(resp);
+	} else {
+		mport_send(p, agent, &d, m, MAD_SIZE);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	uint16_t lid, sm;
+	struct mport *p;
+	int a34, a32, acm, asa;
+	uint8_t m[MAD_SIZE];
+	unsigned i, v;
+
+	if (argc != 3)
+		return 2;
+	lid = (uint16_t)strtoul(argv[1], NULL, 0);
+	sm = (uint16_t)strtoul(argv[2], NULL, 0);
+	srand(42);
+	if (mport_open(&p, NULL, 0))
+		return 3;
+	a34 = mport_register_oui(p, VMAD_CLASS_LIVENESS, 1, VMAD_OUI_OPENIB, 0);
+	a32 = mport_register_oui(p, VMAD_CLASS_IBPING, 0, VMAD_OUI_OPENIB, 0);
+	acm = mport_register(p, CM_CLASS, CM_CLASS_VERSION, 0);
+	asa = mport_register(p, SA_CLASS, SA_CLASS_VERSION, 1);
+	if (a34 < 0 || a32 < 0 || acm < 0 || asa < 0)
+		return 3;
+
+	/* Liveness: every type, every class version 0..3, odd methods. */
+	for (i = 0; i < 256; i += 7) {
+		liv_build(m, MAD_SIZE, LIV_ECHO_REQ, 1, (uint16_t)i, NULL, 0, 0);
+		m[LIV_OFF_TYPE] = (uint8_t)i;
+		m[MAD_OFF_CLASS_VERSION] = (uint8_t)(i & 3);
+		fire(p, a34, lid, m, 1);
+	}
+	for (v = 0; v < 0x80; v += 5) {
+		liv_build(m, MAD_SIZE, LIV_ECHO_REQ, 1, 1, NULL, 0, 0);
+		m[MAD_OFF_METHOD] = (uint8_t)v;
+		fire(p, a34, lid, m, 1);
+	}
+	/* ibping with garbage payload. */
+	for (i = 0; i < 8; i++) {
+		hdr(m, VMAD_CLASS_IBPING, 1, MAD_METHOD_GET, (uint16_t)rand());
+		vmad_put_oui(m, VMAD_OUI_OPENIB);
+		for (v = VMAD_OFF_DATA; v < MAD_SIZE; v++)
+			m[v] = (uint8_t)rand();
+		fire(p, a32, lid, m, 1);
+	}
+	/* CM: every attribute 0x10..0x1f with random bodies, a REQ for an IP
+	 * service with garbage private data, versions 0..3. */
+	for (i = 0; i < 64; i++) {
+		hdr(m, CM_CLASS, (uint8_t)(i % 4 == 0 ? CM_CLASS_VERSION : i % 4), 0x03,
+		    (uint16_t)(0x10 + i % 16));
+		for (v = CM_DATA_OFF; v < MAD_SIZE; v++)
+			m[v] = (uint8_t)rand();
+		if (i % 16 == 0)
+			wire_put64(m + CM_DATA_OFF + 8, cm_ip_service_id(CM_PS_TCP, 5001));
+		fire(p, acm, lid, m, 0);
+	}
+	/* SA: ServiceRecord Sets with the ATS name and extreme fields; a Get
+	 * and a Delete of the same; a bad class version. */
+	for (i = 0; i < 32; i++) {
+		uint8_t *r = m + SA_OFF_DATA;
+
+		hdr(m, SA_CLASS, SA_CLASS_VERSION, i % 3 == 2 ? SA_METHOD_DELETE :
+		    i % 3 == 1 ? SA_METHOD_GET : SA_METHOD_SET, SA_ATTR_SERVICE_RECORD);
+		wire_put64(m + SA_OFF_COMP_MASK, i % 2 ? ~0ull : (uint64_t)rand() << 20 | 3);
+		for (v = 0; v < SR_SIZE; v++)
+			r[v] = (uint8_t)(i % 4 == 0 ? 0xff : rand());
+		ats_name_put(r + SR_OFF_NAME);
+		if (i % 5 == 0)
+			wire_put64(r + SR_OFF_ID, ATS_SID_PRIMARY);
+		fire(p, asa, sm, m, 1);
+	}
+	hdr(m, SA_CLASS, 7, SA_METHOD_GET, SA_ATTR_SERVICE_RECORD);
+	fire(p, asa, sm, m, 1);
+	printf("sent %u hostile MADs, %u answered\n", sent, answered);
+	mport_close(p);
+	return 0;
+}

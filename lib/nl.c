@@ -177,11 +177,12 @@ static size_t valid_prefix(const uint8_t *buf, size_t len, int *bad)
 		uint32_t n;
 
 		memcpy(&n, buf + off + offsetof(struct nlmsghdr, nlmsg_len), sizeof(n));
-		if (n < sizeof(struct nlmsghdr) || n > len - off) {
+		/* libmnl reads attributes up to the aligned end. */
+		if (n < sizeof(struct nlmsghdr) || NLMSG_ALIGN(n) > len - off) {
 			*bad = 1;
 			break;
 		}
-		off += NLMSG_ALIGN(n) < len - off ? NLMSG_ALIGN(n) : len - off;
+		off += NLMSG_ALIGN(n);
 	}
 	if (off < len && !*bad)
 		*bad = 1;

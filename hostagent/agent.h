@@ -67,6 +67,7 @@ struct agent {
 	int64_t next_verify, next_retry, next_port_poll;
 	int port_poll_running;
 	int terminating, done;
+	int delete_sent;        /* shutdown: the deleting sync went out */
 
 	int listen_fd;
 	struct client clients[AGENT_MAX_CLIENTS];

@@ -134,9 +134,9 @@ static void ipoib_done(struct agent *a, struct saj *j)
 	} else {
 		a->ngroups = 0;
 		a->joined = 0;
+		if (a->terminating)
+			a->done = 1; /* the last shutdown step */
 	}
-	if (a->terminating)
-		a->done = 1;
 }
 
 /* Exponential backoff with +-25% jitter, so restarted SMs are not hit by
@@ -150,6 +150,19 @@ static int64_t backoff_ms(struct agent *a)
 	if (base > cap)
 		base = cap;
 	return base * 3 / 4 + (int64_t)(random() % (base / 2 + 1));
+}
+
+/* At shutdown: the deleting sync first, then leave the groups, then exit. */
+static void shutdown_step(struct agent *a)
+{
+	if (!a->delete_sent) {
+		a->delete_sent = 1;
+		submit_sync(a, 0, 1);
+	} else if (a->joined) {
+		agent_ipoib(a, 0); /* done when the leave comes back */
+	} else {
+		a->done = 1;
+	}
 }
 
 static void sync_done(struct agent *a, struct saj *j)
@@ -180,7 +193,7 @@ static void sync_done(struct agent *a, struct saj *j)
 			log_warn("SA sync failed: %s; retrying in %" PRId64 " ms",
 				 j->errmsg, wait);
 		if (a->terminating)
-			a->done = 1;
+			shutdown_step(a);
 		return;
 	}
 	a->st.syncs++;
@@ -192,10 +205,7 @@ static void sync_done(struct agent *a, struct saj *j)
 	a->port = j->port;
 	a->port_known = 1;
 	if (a->terminating) {
-		if (a->joined)
-			agent_ipoib(a, 0); /* done when the leave comes back */
-		else
-			a->done = 1;
+		shutdown_step(a);
 		return;
 	}
 	if (a->want_join) {
@@ -453,22 +463,14 @@ static int run(struct agent *a, int sfd)
 					shutdown_deadline = agent_now_ms() +
 						(int64_t)(a->conf.sa_retries + 1) * a->conf.sa_timeout *
 						(2 * a->nowned + 4) + 2000;
+					/* A running sync finishes first (shutdown_step). */
 					if (!a->sync_running)
-						submit_sync(a, 0, 1);
+						shutdown_step(a);
 				}
 			}
 		}
-		if (pfd[1].revents & POLLIN) {
-			int was_running = a->sync_running;
-
+		if (pfd[1].revents & POLLIN)
 			jobs_done(a);
-			/* A sync that was running at SIGTERM did not delete. */
-			if (a->terminating && was_running && a->done && a->nowned &&
-			    !a->failures) {
-				a->done = 0;
-				submit_sync(a, 0, 1);
-			}
-		}
 		if (pfd[2].revents & POLLIN)
 			resolver_accept(a);
 		if (pfd[3].revents & POLLIN) {

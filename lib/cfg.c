@@ -41,7 +41,8 @@ int cfg_parse_u64(const char *v, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-char *cfg_trim(char *s)
+/* Strip leading and trailing blanks in place. */
+static char *cfg_trim(char *s)
 {
 	char *e;
 

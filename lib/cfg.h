@@ -10,8 +10,6 @@
 int cfg_parse_bool(const char *v, int *out);
 /* Decimal or 0x-hex, no sign, at most max. */
 int cfg_parse_u64(const char *v, uint64_t max, uint64_t *out);
-/* Strip leading and trailing blanks in place. */
-char *cfg_trim(char *s);
 
 /* Reads the next meaningful line: comments (#) and blank lines skipped,
  * blanks trimmed. Returns 1 with *line set, 0 at the end, -EINVAL for an

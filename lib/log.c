@@ -28,11 +28,6 @@ void log_set_level(enum log_level level)
 	log_level = level;
 }
 
-enum log_level log_get_level(void)
-{
-	return log_level;
-}
-
 void log_msg(enum log_level level, const char *fmt, ...)
 {
 	static const char *const tag[] = { "error", "warning", "info", "debug" };

@@ -13,7 +13,6 @@ void log_init(const char *ident, enum log_level level);
 void log_set_level(enum log_level level);
 /* Send messages to syslog (LOG_DAEMON) instead of stderr. */
 void log_to_syslog(int on);
-enum log_level log_get_level(void);
 void log_msg(enum log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

@@ -55,6 +55,14 @@ bench_one() { # bench_one LABEL PLUGIN(0/1)
 		echo "$1 $cpi"
 		echo "$1 $set"
 		echo "$1 $get"
+		if [ "$2" -eq 1 ]; then
+			# The SM port's liveness responder, and a cached lookup
+			# through an agent (ibsim mode, static address).
+			echo "$1 $(on h1 "$SABENCH" echo 2000 1)"
+			agent_start h2 "address 10.200.0.2 primary" "ibsim yes" "cache_ttl 3600"
+			wait_for "h2 registered" 20 sh -c "cd $RUN/scratch && SIM_HOST=h2 LD_PRELOAD='$SIM_PRELOAD' $ATSCTL -S $RUN/atsd-h2.sock resolve 10.200.0.2 >/dev/null"
+			echo "$1 $(on h2 "$SABENCH" sock 2000 "$RUN/atsd-h2.sock" 10.200.0.2)"
+		fi
 	)
 }
 
@@ -67,9 +75,10 @@ awk '
 	{ p50[$1" "$2] = $3; p99[$1" "$2] = $4 }
 	END {
 		printf "\n%-8s %-4s %9s %9s %8s\n", "sm", "op", "p50 us", "p99 us", "p50/Tcpi"
-		split("stock plugin", sms, " "); split("cpi set get", ops, " ")
-		for (i = 1; i <= 2; i++) for (j = 1; j <= 3; j++) {
+		split("stock plugin", sms, " "); split("cpi set get echo sock", ops, " ")
+		for (i = 1; i <= 2; i++) for (j = 1; j <= 5; j++) {
 			k = sms[i]" "ops[j]
+			if (!(k in p50)) continue
 			printf "%-8s %-4s %9.1f %9.1f %8.2f\n", sms[i], ops[j], p50[k], p99[k], p50[k] / p50[sms[i]" cpi"]
 		}
 		printf "stock/plugin ATS Get p50: %.2f\n", p50["stock get"] / p50["plugin get"]

@@ -3,6 +3,8 @@
  *   sabench load NGIDS PERGID     register PERGID ATS records on each of
  *                                 the first NGIDS CA ports (SA key 1)
  *   sabench get N NGIDS PERGID    N random ATS Gets of those records
+ *   sabench echo N LID            N liveness echoes (vendor 0x34) to LID
+ *   sabench sock N PATH IP        N lookups of IP through atsd's socket
  * Prints "name p50_us p99_us count". */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -12,8 +14,11 @@
 #include <time.h>
 
 #include "ats.h"
+#include "atsd_client.h"
 #include "mport.h"
+#include "sa.h"
 #include "sa_client.h"
+#include "vmad.h"
 
 static double now_us(void)
 {
@@ -56,9 +61,50 @@ int main(int argc, char **argv)
 	size_t nports = 0, n, g, k, i, ngids, per;
 	double *t;
 
-	if (argc < 3 || mport_open(&p, NULL, 0) || sa_client_init(&sa, p, &so))
+	if (argc < 3)
 		return 2;
 	n = strtoul(argv[2], NULL, 0);
+	if (!strcmp(argv[1], "sock") && argc == 5) {
+		char req[128];
+
+		snprintf(req, sizeof(req), "resolve %s", argv[4]);
+		t = calloc(n, sizeof(*t));
+		for (i = 0; i < n; i++) {
+			struct atsd_reply rep;
+			double t0 = now_us();
+
+			if (atsd_request(argv[3], req, 5000, &rep))
+				return 3;
+			t[i] = now_us() - t0;
+			atsd_reply_free(&rep);
+		}
+		report("sock", t, n);
+		return 0;
+	}
+	if (mport_open(&p, NULL, 0) || sa_client_init(&sa, p, &so))
+		return 2;
+	if (!strcmp(argv[1], "echo") && argc == 4) {
+		struct mport_dest d = { (uint16_t)strtoul(argv[3], NULL, 0), SA_QP, SA_QKEY, 0 };
+		struct mport_rpc_opts ro = { 1000, 0 };
+		uint8_t req[MAD_SIZE];
+		int agent = mport_register_oui(p, VMAD_CLASS_LIVENESS, 1, VMAD_OUI_OPENIB, 0);
+
+		t = calloc(n, sizeof(*t));
+		for (i = 0; agent >= 0 && i < n; i++) {
+			uint8_t *resp = NULL;
+			size_t len;
+			double t0;
+
+			liv_build(req, sizeof(req), LIV_ECHO_REQ, 1, (uint16_t)i, NULL, 0, 0);
+			t0 = now_us();
+			if (mport_rpc(p, agent, &d, req, sizeof(req), &ro, &resp, &len))
+				return 3;
+			t[i] = now_us() - t0;
+			free(resp);
+		}
+		report("echo", t, n);
+		return 0;
+	}
 	if (!strcmp(argv[1], "cpi")) {
 		t = calloc(n, sizeof(*t));
 		for (i = 0; i < n; i++) {

@@ -177,12 +177,15 @@ static size_t valid_prefix(const uint8_t *buf, size_t len, int *bad)
 		uint32_t n;
 
 		memcpy(&n, buf + off + offsetof(struct nlmsghdr, nlmsg_len), sizeof(n));
-		/* libmnl reads attributes up to the aligned end. */
-		if (n < sizeof(struct nlmsghdr) || NLMSG_ALIGN(n) > len - off) {
+		/* libmnl reads attributes up to the aligned end. Align in
+		 * size_t: NLMSG_ALIGN of a 32-bit 0xfffffffd wraps to 0. */
+		size_t aligned = ((size_t)n + NLMSG_ALIGNTO - 1) & ~(size_t)(NLMSG_ALIGNTO - 1);
+
+		if (n < sizeof(struct nlmsghdr) || aligned > len - off) {
 			*bad = 1;
 			break;
 		}
-		off += NLMSG_ALIGN(n);
+		off += aligned;
 	}
 	if (off < len && !*bad)
 		*bad = 1;

@@ -37,7 +37,7 @@ for t in sr vmad cm nl conf; do
 		continue
 	fi
 	mkdir -p "$OUT/corpus_$t"
-	if "$bin" -runs="$RUNS" -max_len=512 -seed=1 -print_final_stats=1 \
+	if "$bin" -runs="$RUNS" -max_len=512 -seed=1 -timeout=10 -print_final_stats=1 \
 		"$OUT/corpus_$t" >"$OUT/fuzz_$t.log" 2>&1; then
 		execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$OUT/fuzz_$t.log")
 		echo "fuzz_$t: ${execs:-?} execs, 0 crashes"

@@ -198,6 +198,20 @@ static void test_unaligned_tail(void **state)
 	free(buf);
 }
 
+/* Found by fuzz_nl: nlmsg_len 0xfffffffd aligns to 0 in 32 bits, and the
+ * header walk made no progress. */
+static void test_huge_len(void **state)
+{
+	uint8_t buf[64] = { 0 };
+	struct seen s = { .n = 0 };
+	uint32_t n = 0xfffffffdu;
+
+	(void)state;
+	memcpy(buf, &n, 4);
+	assert_int_equal(nl_parse(buf, sizeof(buf), collect, &s), -EBADMSG);
+	assert_int_equal(s.n, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -207,6 +221,7 @@ int main(void)
 		cmocka_unit_test(test_done_and_other_types),
 		cmocka_unit_test(test_truncated_and_hostile),
 		cmocka_unit_test(test_unaligned_tail),
+		cmocka_unit_test(test_huge_len),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

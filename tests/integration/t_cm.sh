@@ -13,7 +13,9 @@ agent_start host3 "address 10.0.0.3 primary" "ibsim yes" "cm yes" "verify_interv
 registered() {
 	atsctl host4 -n primary "$1" >/dev/null 2>&1
 }
-for g in "$G1" "$G2" "$(port_gid host3)"; do
+agent_start host4 "address 10.0.0.4 primary" "ibsim yes" "cm_listen 5002" \
+	"cm_policy list" "cm_accept 10.0.0.1"
+for g in "$G1" "$G2" "$(port_gid host3)" "$(port_gid host4)"; do
 	check "the agent of $g registered its primary" wait_for "record of $g" 10 registered "$g"
 done
 
@@ -31,6 +33,14 @@ check_rc "an IP without an ATS record fails locally (ATS 2.2)" 3 \
 check_rc "a port nobody listens on: REJ invalid service ID" 3 \
 	"rejected \(reason 8\): ibats: nobody listens on this service ID" \
 	agent host1 connect 10.0.0.2 5002
+
+check_out "cm_policy list: a listed source is accepted" " active established " \
+	agent host1 connect 10.0.0.4 5002
+check_rc "cm_policy list: an unlisted source is refused" 3 \
+	"rejected \(reason 28\): ibats: source IP 10\.0\.0\.3 is not on the accept list" \
+	agent host3 connect 10.0.0.4 5002
+ID4=$(agent host1 connections | awk '/10\.0\.0\.4/ {print $1}')
+check "host1 closes that connection" agent host1 disconnect "$ID4"
 
 # host3's ATS primary becomes 10.0.0.33; its REQ still says 10.0.0.3.
 check "host3's primary is changed behind its agent" \

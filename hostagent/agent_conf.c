@@ -1,5 +1,4 @@
 #include <errno.h>
-#include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -191,9 +190,10 @@ static int set_value(const struct ac_key *k, struct agent_conf *c, char *v,
 		     char *msg, size_t len)
 {
 	static const char *const levels[] = { "error", "warning", "info", "debug" };
+	static const char *const policies[] = { "any", "agree", "list" };
 	char *field = (char *)c + k->off;
 	uint64_t x;
-	size_t i;
+	int choice;
 
 	switch (k->type) {
 	case AC_STR:
@@ -209,19 +209,9 @@ static int set_value(const struct ac_key *k, struct agent_conf *c, char *v,
 		snprintf(field, k->size, "%s", v);
 		return 0;
 	case AC_U32:
-		if (cfg_parse_u64(v, UINT32_MAX, &x) || x < k->min || x > k->max) {
-			snprintf(msg, len, "%s: '%s' is not a number in %" PRIu32 "..%" PRIu32,
-				 k->name, v, k->min, k->max);
-			return -EINVAL;
-		}
-		*(uint32_t *)field = (uint32_t)x;
-		return 0;
+		return cfg_set_u32(k->name, v, k->min, k->max, (uint32_t *)field, msg, len);
 	case AC_BOOL:
-		if (cfg_parse_bool(v, (int *)field)) {
-			snprintf(msg, len, "%s: '%s' is not yes or no", k->name, v);
-			return -EINVAL;
-		}
-		return 0;
+		return cfg_set_bool(k->name, v, (int *)field, msg, len);
 	case AC_LEASE:
 		if (!strcmp(v, "infinite")) {
 			*(uint32_t *)field = ATS_LEASE_INFINITE;
@@ -234,13 +224,10 @@ static int set_value(const struct ac_key *k, struct agent_conf *c, char *v,
 		*(uint32_t *)field = (uint32_t)x;
 		return 0;
 	case AC_LOGLEVEL:
-		for (i = 0; i < 4; i++)
-			if (!strcmp(v, levels[i])) {
-				*(enum log_level *)field = (enum log_level)i;
-				return 0;
-			}
-		snprintf(msg, len, "log_level: '%s' is not error, warning, info or debug", v);
-		return -EINVAL;
+		if (cfg_set_choice(k->name, v, levels, 4, &choice, msg, len))
+			return -EINVAL;
+		*(enum log_level *)field = (enum log_level)choice;
+		return 0;
 	case AC_CM_LISTEN:
 		/* A TCP port of the RDMA IP CM service, or a whole service ID. */
 		if (cfg_parse_u64(v, UINT64_MAX, &x) || !x) {
@@ -256,13 +243,10 @@ static int set_value(const struct ac_key *k, struct agent_conf *c, char *v,
 		c->cm_active = 1;
 		return 0;
 	case AC_CM_POLICY:
-		for (i = 0; i < 3; i++)
-			if (!strcmp(v, (const char *[]){ "any", "agree", "list" }[i])) {
-				c->cm.policy = (enum cmep_policy)i;
-				return 0;
-			}
-		snprintf(msg, len, "cm_policy: '%s' is not any, agree or list", v);
-		return -EINVAL;
+		if (cfg_set_choice(k->name, v, policies, 3, &choice, msg, len))
+			return -EINVAL;
+		c->cm.policy = (enum cmep_policy)choice;
+		return 0;
 	case AC_CM_ACCEPT:
 		if (c->cm.naccept == CMEP_MAX_ACCEPT ||
 		    ats_ip_parse(v, &c->cm.accept[c->cm.naccept])) {

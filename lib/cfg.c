@@ -1,5 +1,6 @@
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,46 @@ int cfg_parse_u64(const char *v, uint64_t max, uint64_t *out)
 		return -EINVAL;
 	*out = x;
 	return 0;
+}
+
+int cfg_set_bool(const char *key, const char *v, int *out, char *msg, size_t len)
+{
+	if (!cfg_parse_bool(v, out))
+		return 0;
+	snprintf(msg, len, "%s: '%s' is not yes or no", key, v);
+	return -EINVAL;
+}
+
+int cfg_set_u32(const char *key, const char *v, uint32_t min, uint32_t max,
+		uint32_t *out, char *msg, size_t len)
+{
+	uint64_t x;
+
+	if (cfg_parse_u64(v, UINT32_MAX, &x) || x < min || x > max) {
+		snprintf(msg, len, "%s: '%s' is not a number in %" PRIu32 "..%" PRIu32,
+			 key, v, min, max);
+		return -EINVAL;
+	}
+	*out = (uint32_t)x;
+	return 0;
+}
+
+int cfg_set_choice(const char *key, const char *v, const char *const *names,
+		   size_t n, int *out, char *msg, size_t len)
+{
+	size_t i, used;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(v, names[i])) {
+			*out = (int)i;
+			return 0;
+		}
+	/* "key: 'v' is not a, b or c" */
+	used = (size_t)snprintf(msg, len, "%s: '%s' is not ", key, v);
+	for (i = 0; i < n && used < len; i++)
+		used += (size_t)snprintf(msg + used, len - used, "%s%s",
+					 i == 0 ? "" : i + 1 == n ? " or " : ", ", names[i]);
+	return -EINVAL;
 }
 
 /* Strip leading and trailing blanks in place. */

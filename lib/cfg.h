@@ -11,6 +11,16 @@ int cfg_parse_bool(const char *v, int *out);
 /* Decimal or 0x-hex, no sign, at most max. */
 int cfg_parse_u64(const char *v, uint64_t max, uint64_t *out);
 
+/* Typed setters for key tables: on a bad value they write
+ * "key: 'value' is not ..." into msg and return -EINVAL, so both config
+ * files word their errors alike. */
+int cfg_set_bool(const char *key, const char *v, int *out, char *msg, size_t len);
+int cfg_set_u32(const char *key, const char *v, uint32_t min, uint32_t max,
+		uint32_t *out, char *msg, size_t len);
+/* v must be one of names[0..n-1]; *out becomes its index. */
+int cfg_set_choice(const char *key, const char *v, const char *const *names,
+		   size_t n, int *out, char *msg, size_t len);
+
 /* Reads the next meaningful line: comments (#) and blank lines skipped,
  * blanks trimmed. Returns 1 with *line set, 0 at the end, -EINVAL for an
  * overlong line (msg says so). *lineno counts every line read. */

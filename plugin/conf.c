@@ -61,31 +61,18 @@ static int set_value(const struct conf_key *k, struct osmats_conf *c,
 {
 	char *field = (char *)c + k->off;
 	uint64_t x;
-	size_t i;
+	int choice;
 
 	switch (k->type) {
 	case CT_BOOL:
-		if (cfg_parse_bool(v, (int *)field)) {
-			snprintf(err, errlen, "%s: '%s' is not yes or no", k->name, v);
-			return -EINVAL;
-		}
-		return 0;
+		return cfg_set_bool(k->name, v, (int *)field, err, errlen);
 	case CT_U32:
-		if (cfg_parse_u64(v, UINT32_MAX, &x) || x < k->min || x > k->max) {
-			snprintf(err, errlen, "%s: '%s' is not a number in %" PRIu32 "..%" PRIu32,
-				 k->name, v, k->min, k->max);
-			return -EINVAL;
-		}
-		*(uint32_t *)field = (uint32_t)x;
-		return 0;
+		return cfg_set_u32(k->name, v, k->min, k->max, (uint32_t *)field, err, errlen);
 	case CT_DUP_MODE:
-		for (i = 0; i < 3; i++)
-			if (!strcmp(v, dup_modes[i])) {
-				*(enum pol_dup_mode *)field = (enum pol_dup_mode)i;
-				return 0;
-			}
-		snprintf(err, errlen, "%s: '%s' is not reject, warn or allow", k->name, v);
-		return -EINVAL;
+		if (cfg_set_choice(k->name, v, dup_modes, 3, &choice, err, errlen))
+			return -EINVAL;
+		*(enum pol_dup_mode *)field = (enum pol_dup_mode)choice;
+		return 0;
 	case CT_GUIDS: {
 		char *save = NULL, *tok;
 

@@ -102,7 +102,10 @@ static void test_errors(void **state)
 	expect_error("address 127.0.0.1\n", ":1: address: '127.0.0.1': IPv4 loopback");
 	expect_error("address 10.0.0.1 secondary\n", "unknown option 'secondary'");
 	expect_error("lease 0\n", ":1: lease: '0' is not seconds");
-	expect_error("log_level loud\n", ":1: log_level: 'loud'");
+	expect_error("log_level loud\n",
+		     ":1: log_level: 'loud' is not error, warning, info or debug");
+	expect_error("cm_policy maybe\n", ":1: cm_policy: 'maybe' is not any, agree or list");
+	expect_error("ibsim perhaps\n", ":1: ibsim: 'perhaps' is not yes or no");
 	expect_error("socket relative.sock\n", ":1: socket: 'relative.sock' is not an absolute path");
 	expect_error("interface v0\ninterface v0\n", "interface v0 listed twice");
 }

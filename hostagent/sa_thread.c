@@ -109,6 +109,17 @@ static int held_add(struct held_rec **v, size_t *n, const struct sr_record *r)
 	return 0;
 }
 
+/* Index of the record held under (sid, pkey), or n. */
+static size_t held_find(const struct held_rec *v, size_t n, uint64_t sid, uint16_t pkey)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		if (v[k].sid == sid && v[k].pkey == pkey)
+			break;
+	return k;
+}
+
 /* What the SA holds for our GID: the whole SID block of every PKey that
  * matters (full), or one SubnAdmGet per record we own (verify). */
 static int read_held(struct saj_thread *t, struct saj *j, struct held_rec **held,
@@ -202,9 +213,7 @@ static void run_sync(struct saj_thread *t, struct saj *j)
 				 ats_ip_format(&a->ip, ip, sizeof(ip)),
 				 (unsigned long long)a->sid, a->pkey);
 			/* Replace what the SA held under that SID. */
-			for (k = 0; k < nheld; k++)
-				if (held[k].sid == a->sid && held[k].pkey == a->pkey)
-					break;
+			k = held_find(held, nheld, a->sid, a->pkey);
 			if (k == nheld)
 				ret = held_add(&held, &nheld, &r);
 			else
@@ -220,11 +229,9 @@ static void run_sync(struct saj_thread *t, struct saj *j)
 			log_info("deregistered %s from SID 0x%016llx PKey 0x%04x",
 				 ats_ip_format(&a->ip, ip, sizeof(ip)),
 				 (unsigned long long)a->sid, a->pkey);
-			for (k = 0; k < nheld; k++)
-				if (held[k].sid == a->sid && held[k].pkey == a->pkey) {
-					held[k] = held[--nheld];
-					break;
-				}
+			k = held_find(held, nheld, a->sid, a->pkey);
+			if (k < nheld)
+				held[k] = held[--nheld];
 		}
 	}
 	if (ret)

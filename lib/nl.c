@@ -28,21 +28,36 @@ struct parse_ctx {
 	void *arg;
 };
 
+/* One attribute table size serves links, addresses and neighbours. */
+#define NL_TB_MAX IFLA_MAX
+_Static_assert(IFA_MAX <= NL_TB_MAX && NDA_MAX <= NL_TB_MAX, "attribute table too small");
+
 static int attr_cb(const struct nlattr *a, void *data)
 {
 	const struct nlattr **tb = data;
-	int type = mnl_attr_get_type(a);
 
-	/* IFLA_MAX >= IFA_MAX: one table size serves both. */
-	if (mnl_attr_type_valid(a, IFLA_MAX) > 0)
-		tb[type] = a;
+	if (mnl_attr_type_valid(a, NL_TB_MAX) > 0)
+		tb[mnl_attr_get_type(a)] = a;
 	return MNL_CB_OK;
+}
+
+/* A link-layer address attribute into dst[NL_HWADDR_MAX]; -EMSGSIZE if
+ * longer than any link layer we know. */
+static int attr_hwaddr(const struct nlattr *a, uint8_t *dst, size_t *len)
+{
+	size_t n = mnl_attr_get_payload_len(a);
+
+	if (n > NL_HWADDR_MAX)
+		return -EMSGSIZE;
+	memcpy(dst, mnl_attr_get_payload(a), n);
+	*len = n;
+	return 0;
 }
 
 static int parse_addr(const struct nlmsghdr *nlh, struct parse_ctx *ctx)
 {
 	const struct ifaddrmsg *ifa = mnl_nlmsg_get_payload(nlh);
-	const struct nlattr *tb[IFLA_MAX + 1] = { 0 };
+	const struct nlattr *tb[NL_TB_MAX + 1] = { 0 };
 	const struct nlattr *a;
 	struct nl_event ev;
 	size_t alen;
@@ -76,7 +91,7 @@ static int parse_addr(const struct nlmsghdr *nlh, struct parse_ctx *ctx)
 static int parse_link(const struct nlmsghdr *nlh, struct parse_ctx *ctx)
 {
 	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
-	const struct nlattr *tb[IFLA_MAX + 1] = { 0 };
+	const struct nlattr *tb[NL_TB_MAX + 1] = { 0 };
 	struct nl_event ev;
 
 	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*ifi)))
@@ -94,37 +109,22 @@ static int parse_link(const struct nlmsghdr *nlh, struct parse_ctx *ctx)
 		snprintf(ev.link.name, sizeof(ev.link.name), "%s",
 			 mnl_attr_get_str(tb[IFLA_IFNAME]));
 	}
-	if (tb[IFLA_ADDRESS]) {
-		size_t n = mnl_attr_get_payload_len(tb[IFLA_ADDRESS]);
-
-		if (n > NL_HWADDR_MAX)
-			return MNL_CB_ERROR;
-		memcpy(ev.link.hwaddr, mnl_attr_get_payload(tb[IFLA_ADDRESS]), n);
-		ev.link.hwlen = n;
-	}
+	if (tb[IFLA_ADDRESS] && attr_hwaddr(tb[IFLA_ADDRESS], ev.link.hwaddr, &ev.link.hwlen))
+		return MNL_CB_ERROR;
 	ctx->cb(&ev, ctx->arg);
-	return MNL_CB_OK;
-}
-
-static int neigh_attr_cb(const struct nlattr *a, void *data)
-{
-	const struct nlattr **tb = data;
-
-	if (mnl_attr_type_valid(a, NDA_MAX) > 0)
-		tb[mnl_attr_get_type(a)] = a;
 	return MNL_CB_OK;
 }
 
 static int parse_neigh(const struct nlmsghdr *nlh, struct parse_ctx *ctx)
 {
 	const struct ndmsg *nd = mnl_nlmsg_get_payload(nlh);
-	const struct nlattr *tb[NDA_MAX + 1] = { 0 };
+	const struct nlattr *tb[NL_TB_MAX + 1] = { 0 };
 	struct nl_event ev;
 	size_t n;
 
 	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*nd)))
 		return MNL_CB_ERROR;
-	if (mnl_attr_parse(nlh, sizeof(*nd), neigh_attr_cb, tb) < 0)
+	if (mnl_attr_parse(nlh, sizeof(*nd), attr_cb, tb) < 0)
 		return MNL_CB_ERROR;
 	if ((nd->ndm_family != AF_INET && nd->ndm_family != AF_INET6) || !tb[NDA_DST])
 		return MNL_CB_OK;
@@ -137,13 +137,8 @@ static int parse_neigh(const struct nlmsghdr *nlh, struct parse_ctx *ctx)
 	if (n != (nd->ndm_family == AF_INET ? 4u : 16u))
 		return MNL_CB_ERROR;
 	memcpy(ev.neigh.addr, mnl_attr_get_payload(tb[NDA_DST]), n);
-	if (tb[NDA_LLADDR]) {
-		n = mnl_attr_get_payload_len(tb[NDA_LLADDR]);
-		if (n > NL_HWADDR_MAX)
-			return MNL_CB_ERROR;
-		memcpy(ev.neigh.lladdr, mnl_attr_get_payload(tb[NDA_LLADDR]), n);
-		ev.neigh.lllen = n;
-	}
+	if (tb[NDA_LLADDR] && attr_hwaddr(tb[NDA_LLADDR], ev.neigh.lladdr, &ev.neigh.lllen))
+		return MNL_CB_ERROR;
 	ctx->cb(&ev, ctx->arg);
 	return MNL_CB_OK;
 }

@@ -89,6 +89,15 @@ static void test_hostile(void **state)
 		nl_parse(buf, cut, cb, &g);
 		assert_int_equal(g.k, 0);
 	}
+	/* A link-layer address longer than any link layer: refused whole. */
+	{
+		uint8_t ll[NL_HWADDR_MAX + 1] = { 0 };
+
+		g.k = 0;
+		len = neigh_msg(buf, "10.0.0.5", ll, sizeof(ll), NUD_REACHABLE);
+		assert_true(nl_parse(buf, len, cb, &g) < 0);
+		assert_int_equal(g.k, 0);
+	}
 }
 
 int main(void)

@@ -10,8 +10,6 @@
 #include "ats_query.h"
 #include "audit.h"
 
-#define LID_GAP 64
-
 struct recs {
 	struct ats_set set;     /* the records, and the SA requests they took */
 	int partial;            /* out-of-block records may be missing */
@@ -307,7 +305,7 @@ int audit_cmd(struct sa_client *sa, const struct audit_opts *o)
 	char line[256], *counters = NULL;
 	int ret;
 
-	ret = sa_ports(sa, LID_GAP, &ports, &nports);
+	ret = sa_ports(sa, SA_PORTS_GAP, &ports, &nports);
 	if (ret)
 		goto fail;
 	ap = calloc(nports + 1, sizeof(*ap));

@@ -5,9 +5,6 @@
 #include "ats_query.h"
 #include "log.h"
 
-/* Consecutive empty LIDs that end the port enumeration. */
-#define ATS_LID_GAP 64
-
 void ats_set_free(struct ats_set *s)
 {
 	free(s->recs);
@@ -85,7 +82,7 @@ static int ats_walk(struct sa_client *sa, const struct sr_record *q,
 		if (ret != -E2BIG || (fields & SR_F_GID))
 			break;
 		if (!have_gids) {
-			ret = sa_ports(sa, ATS_LID_GAP, &ports, &nports);
+			ret = sa_ports(sa, SA_PORTS_GAP, &ports, &nports);
 			if (ret)
 				break;
 			out->queries += (unsigned)nports;

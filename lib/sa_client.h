@@ -88,7 +88,9 @@ struct sa_port {
 };
 
 /* All CA ports, found by NodeRecord SubnAdmGet per LID (one MAD each, no
- * RMPP needed); stops after gap consecutive empty LIDs. */
+ * RMPP needed); stops after gap consecutive empty LIDs. SA_PORTS_GAP is
+ * the gap all callers use, so that they all see the same ports. */
+#define SA_PORTS_GAP 64
 int sa_ports(struct sa_client *sa, unsigned gap, struct sa_port **ports, size_t *n);
 
 /* The first 32 PKeys of a port (PKeyTableRecord block 0, IBTA Vol 1

@@ -119,7 +119,7 @@ int main(int argc, char **argv)
 		report("cpi", t, n);
 		return 0;
 	}
-	if (argc < 4 || sa_ports(sa, 64, &ports, &nports))
+	if (argc < 4 || sa_ports(sa, SA_PORTS_GAP, &ports, &nports))
 		return 3;
 	ngids = strtoul(argv[argc == 5 ? 3 : 2], NULL, 0);
 	per = strtoul(argv[argc == 5 ? 4 : 3], NULL, 0);

@@ -25,11 +25,13 @@ enum {
 	PKR_OFF_BLOCK = 2,
 	PKR_OFF_PORT = 4,
 	PKR_OFF_TABLE = 8,
+	PKR_TABLE_ENTRIES = 32, /* one PKeyTable block */
 	PKR_SIZE = 72,
 	PKR_CM_LID = 0,
 	PKR_CM_BLOCK = 1,
 	PKR_CM_PORT = 2,
 };
+_Static_assert(PKR_OFF_TABLE + 2 * PKR_TABLE_ENTRIES == PKR_SIZE, "PKeyTableRecord layout");
 
 /* PathRecord (Table 205): the fields a DLID lookup needs. */
 enum {
@@ -388,7 +390,7 @@ int sa_port_pkeys(struct sa_client *sa, uint16_t lid, uint8_t port_num,
 		sa_answer_free(&ans);
 		return -EPROTO;
 	}
-	for (i = 0; i < 32 && n < max; i++) {
+	for (i = 0; i < PKR_TABLE_ENTRIES && n < max; i++) {
 		uint16_t k = wire_get16(ans.data + PKR_OFF_TABLE + 2 * i);
 
 		if (k & 0x7fff)

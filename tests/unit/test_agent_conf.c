@@ -9,18 +9,13 @@
 #include <cmocka.h>
 
 #include "agent_conf.h"
+#include "tmpconf.h"
 
 static char path[64];
 
 static int load(const char *text, struct agent_conf *c, char *err, size_t len)
 {
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/tmp/atsd-conf-test.%d", (int)getpid());
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
+	tmpconf_write(path, sizeof(path), "atsd-conf-test", text);
 	agent_conf_default(c);
 	return agent_conf_load(path, c, err, len);
 }

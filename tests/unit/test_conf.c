@@ -10,18 +10,13 @@
 #include <cmocka.h>
 
 #include "conf.h"
+#include "tmpconf.h"
 
 static char path[64];
 
 static int load(const char *text, struct osmats_conf *c, char *err, size_t len)
 {
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/tmp/osmats-conf-test.%d", (int)getpid());
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
+	tmpconf_write(path, sizeof(path), "osmats-conf-test", text);
 	conf_default(c);
 	return conf_load(path, c, err, len);
 }

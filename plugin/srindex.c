@@ -1,0 +1,335 @@
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "srindex.h"
+
+/* The three keys every entry is hashed by: offset and length in the
+ * record (IBTA Vol 1 Table 207). */
+enum { K_RID, K_GID, K_DATA8, SRX_NKEYS };
+
+static const struct {
+	unsigned off, len;
+} srx_keys[SRX_NKEYS] = {
+	[K_RID] = { SR_OFF_ID, SRX_RID_LEN },
+	[K_GID] = { SR_OFF_GID, 16 },
+	[K_DATA8] = { SR_OFF_DATA8, 16 },
+};
+
+struct srx_ent {
+	uint8_t rec[SR_SIZE];
+	void *handle;
+	uint64_t seq;                    /* larger is newer */
+	struct srx_ent *chain[SRX_NKEYS];
+	struct srx_ent *newer, *older;
+};
+
+struct srx {
+	struct srx_ent **bucket[SRX_NKEYS];
+	size_t nbuckets;                 /* power of two */
+	size_t n;
+	uint64_t seq;
+	struct srx_ent *newest, *oldest;
+};
+
+#define SRX_MIN_BUCKETS 64
+
+static uint64_t hash_bytes(const uint8_t *p, unsigned len)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ len;
+
+	while (len) {
+		uint64_t w = 0;
+		unsigned n = len < 8 ? len : 8;
+
+		memcpy(&w, p, n);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 33;
+		p += n;
+		len -= n;
+	}
+	return h;
+}
+
+static size_t slot(const struct srx *x, unsigned k, const uint8_t *rec)
+{
+	return hash_bytes(rec + srx_keys[k].off, srx_keys[k].len) & (x->nbuckets - 1);
+}
+
+static int same_key(unsigned k, const uint8_t *a, const uint8_t *b)
+{
+	return !memcmp(a + srx_keys[k].off, b + srx_keys[k].off, srx_keys[k].len);
+}
+
+static int alloc_buckets(struct srx_ent **b[SRX_NKEYS], size_t n)
+{
+	unsigned k;
+
+	for (k = 0; k < SRX_NKEYS; k++) {
+		b[k] = calloc(n, sizeof(*b[k]));
+		if (!b[k]) {
+			while (k--)
+				free(b[k]);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+int srx_init(struct srx **out)
+{
+	struct srx *x = calloc(1, sizeof(*x));
+
+	if (!x)
+		return -ENOMEM;
+	x->nbuckets = SRX_MIN_BUCKETS;
+	if (alloc_buckets(x->bucket, x->nbuckets)) {
+		free(x);
+		return -ENOMEM;
+	}
+	*out = x;
+	return 0;
+}
+
+void srx_clear(struct srx *x)
+{
+	struct srx_ent *e, *next;
+	unsigned k;
+
+	for (e = x->newest; e; e = next) {
+		next = e->older;
+		free(e);
+	}
+	for (k = 0; k < SRX_NKEYS; k++)
+		memset(x->bucket[k], 0, x->nbuckets * sizeof(*x->bucket[k]));
+	x->newest = x->oldest = NULL;
+	x->n = 0;
+}
+
+void srx_fini(struct srx *x)
+{
+	unsigned k;
+
+	if (!x)
+		return;
+	srx_clear(x);
+	for (k = 0; k < SRX_NKEYS; k++)
+		free(x->bucket[k]);
+	free(x);
+}
+
+size_t srx_count(const struct srx *x)
+{
+	return x->n;
+}
+
+size_t srx_bytes(const struct srx *x)
+{
+	return sizeof(*x) + x->n * sizeof(struct srx_ent) +
+	       SRX_NKEYS * x->nbuckets * sizeof(struct srx_ent *);
+}
+
+static void link_key(struct srx *x, unsigned k, struct srx_ent *e)
+{
+	struct srx_ent **b = &x->bucket[k][slot(x, k, e->rec)];
+
+	e->chain[k] = *b;
+	*b = e;
+}
+
+static void unlink_key(struct srx *x, unsigned k, struct srx_ent *e)
+{
+	struct srx_ent **pp = &x->bucket[k][slot(x, k, e->rec)];
+
+	while (*pp && *pp != e)
+		pp = &(*pp)->chain[k];
+	if (*pp)
+		*pp = e->chain[k];
+}
+
+/* Double the tables at load factor 1; a failed grow only lengthens chains. */
+static void grow(struct srx *x)
+{
+	struct srx_ent **b[SRX_NKEYS];
+	struct srx_ent *e;
+	unsigned k;
+
+	if (x->n < x->nbuckets || alloc_buckets(b, 2 * x->nbuckets))
+		return;
+	for (k = 0; k < SRX_NKEYS; k++) {
+		free(x->bucket[k]);
+		x->bucket[k] = b[k];
+	}
+	x->nbuckets *= 2;
+	for (e = x->oldest; e; e = e->newer)
+		for (k = 0; k < SRX_NKEYS; k++)
+			link_key(x, k, e);
+}
+
+int srx_add(struct srx *x, const uint8_t *rec, void *handle)
+{
+	struct srx_ent *e = malloc(sizeof(*e));
+	unsigned k;
+
+	if (!e)
+		return -ENOMEM;
+	memcpy(e->rec, rec, SR_SIZE);
+	e->handle = handle;
+	e->seq = ++x->seq;
+	e->newer = NULL;
+	e->older = x->newest;
+	if (x->newest)
+		x->newest->newer = e;
+	else
+		x->oldest = e;
+	x->newest = e;
+	x->n++;
+	for (k = 0; k < SRX_NKEYS; k++)
+		link_key(x, k, e);
+	grow(x);
+	return 0;
+}
+
+struct srx_ent *srx_find_rid(const struct srx *x, const uint8_t *rec)
+{
+	struct srx_ent *e = x->bucket[K_RID][slot(x, K_RID, rec)];
+
+	while (e && !same_key(K_RID, e->rec, rec))
+		e = e->chain[K_RID];
+	return e;
+}
+
+void srx_replace(struct srx *x, struct srx_ent *e, const uint8_t *rec)
+{
+	int rehash = !same_key(K_DATA8, e->rec, rec);
+
+	if (rehash)
+		unlink_key(x, K_DATA8, e);
+	memcpy(e->rec, rec, SR_SIZE);
+	if (rehash)
+		link_key(x, K_DATA8, e);
+}
+
+void srx_del(struct srx *x, struct srx_ent *e)
+{
+	unsigned k;
+
+	for (k = 0; k < SRX_NKEYS; k++)
+		unlink_key(x, k, e);
+	if (e->newer)
+		e->newer->older = e->older;
+	else
+		x->newest = e->older;
+	if (e->older)
+		e->older->newer = e->newer;
+	else
+		x->oldest = e->newer;
+	x->n--;
+	free(e);
+}
+
+const uint8_t *srx_rec(const struct srx_ent *e)
+{
+	return e->rec;
+}
+
+void *srx_handle(const struct srx_ent *e)
+{
+	return e->handle;
+}
+
+static void each_key(const struct srx *x, unsigned k, const uint8_t *rec,
+		     srx_visit_fn fn, void *arg)
+{
+	struct srx_ent *e, *next;
+
+	for (e = x->bucket[k][slot(x, k, rec)]; e; e = next) {
+		next = e->chain[k];
+		if (same_key(k, e->rec, rec) && fn(e, arg))
+			return;
+	}
+}
+
+void srx_each_gid(const struct srx *x, const uint8_t *gid, srx_visit_fn fn, void *arg)
+{
+	uint8_t rec[SR_SIZE];
+
+	memcpy(rec + SR_OFF_GID, gid, 16);
+	each_key(x, K_GID, rec, fn, arg);
+}
+
+void srx_each_data8(const struct srx *x, const uint8_t *data8, srx_visit_fn fn, void *arg)
+{
+	uint8_t rec[SR_SIZE];
+
+	memcpy(rec + SR_OFF_DATA8, data8, 16);
+	each_key(x, K_DATA8, rec, fn, arg);
+}
+
+static uint64_t cm_bits(unsigned first, unsigned n)
+{
+	return ((1ull << n) - 1) << first;
+}
+
+static int newest_first(const void *a, const void *b)
+{
+	const struct srx_ent *x = *(const struct srx_ent *const *)a;
+	const struct srx_ent *y = *(const struct srx_ent *const *)b;
+
+	return x->seq < y->seq ? 1 : x->seq > y->seq ? -1 : 0;
+}
+
+int srx_query(const struct srx *x, const uint8_t *query, uint64_t mask,
+	      srx_visit_fn fn, void *arg)
+{
+	const uint64_t rid = cm_bits(SR_CM_ID, 3);
+	struct srx_ent *stack[64], **hits = stack, *e;
+	size_t n = 0, cap = 64, i;
+	int key = -1;
+
+	/* OpenSM's Get compares neither the reserved field nor the lease. */
+	mask &= ~(cm_bits(SR_CM_RESV, 1) | cm_bits(SR_CM_LEASE, 1));
+	if ((mask & rid) == rid) {
+		e = srx_find_rid(x, query);
+		if (!e || !sr_match(e->rec, query, mask))
+			return 0;
+		fn(e, arg);
+		return 1;
+	}
+	if (mask & cm_bits(SR_CM_GID, 1))
+		key = K_GID;
+	else if ((mask & cm_bits(SR_CM_DATA8, 16)) == cm_bits(SR_CM_DATA8, 16))
+		key = K_DATA8;
+	if (key < 0) {
+		for (e = x->newest; e; e = e->older)
+			if (sr_match(e->rec, query, mask) && (n++, fn(e, arg)))
+				break;
+		return (int)n;
+	}
+	for (e = x->bucket[key][slot(x, (unsigned)key, query)]; e; e = e->chain[key]) {
+		if (!same_key((unsigned)key, e->rec, query) || !sr_match(e->rec, query, mask))
+			continue;
+		if (n == cap) {
+			struct srx_ent **h = malloc(2 * cap * sizeof(*h));
+
+			if (!h) {
+				if (hits != stack)
+					free(hits);
+				return -ENOMEM;
+			}
+			memcpy(h, hits, n * sizeof(*h));
+			if (hits != stack)
+				free(hits);
+			hits = h;
+			cap *= 2;
+		}
+		hits[n++] = e;
+	}
+	qsort(hits, n, sizeof(*hits), newest_first);
+	for (i = 0; i < n; i++)
+		if (fn(hits[i], arg))
+			break;
+	if (hits != stack)
+		free(hits);
+	return (int)i;
+}

@@ -1,0 +1,56 @@
+/* The plugin's index of the SA's ServiceRecords: a copy of every record of
+ * osm->subn.sa_sr_list, hashed by RID (ServiceID, ServiceGID, ServiceP_Key),
+ * by ServiceGID and by ServiceData8 (the ATS address), and kept in the
+ * list's order (OpenSM inserts at the head, so newest first) so that
+ * answers come out in the order OpenSM's own scan gives.
+ *
+ * Pure data structure: the OpenSM glue (sa_sr.c) does the locking and
+ * stores OpenSM's osm_svcr_t as each entry's opaque handle. */
+#ifndef IBATS_SRINDEX_H
+#define IBATS_SRINDEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sr.h"
+
+/* Bytes of the RID at the head of a ServiceRecord (what OpenSM's
+ * osm_svcr_get_by_rid compares). */
+#define SRX_RID_LEN (SR_OFF_RESV)
+
+struct srx;
+struct srx_ent;
+
+/* Return nonzero to stop the walk. */
+typedef int (*srx_visit_fn)(const struct srx_ent *e, void *arg);
+
+int srx_init(struct srx **out);
+void srx_fini(struct srx *x);
+void srx_clear(struct srx *x);
+size_t srx_count(const struct srx *x);
+/* Bytes held by the index, for the memory-per-record figure. */
+size_t srx_bytes(const struct srx *x);
+
+/* Add rec (SR_SIZE wire bytes) as the newest record. -ENOMEM. */
+int srx_add(struct srx *x, const uint8_t *rec, void *handle);
+struct srx_ent *srx_find_rid(const struct srx *x, const uint8_t *rec);
+/* Overwrite an entry with a record of the same RID; keeps its place. */
+void srx_replace(struct srx *x, struct srx_ent *e, const uint8_t *rec);
+void srx_del(struct srx *x, struct srx_ent *e);
+
+const uint8_t *srx_rec(const struct srx_ent *e);
+void *srx_handle(const struct srx_ent *e);
+
+/* Visit every record matching query on the component mask, byte for byte
+ * as OpenSM compares (sr_match), newest first. Narrows by RID, GID or the
+ * full ServiceData8 when the mask selects them; scans otherwise. Returns
+ * the number visited, or -ENOMEM. */
+int srx_query(const struct srx *x, const uint8_t *query, uint64_t mask,
+	      srx_visit_fn fn, void *arg);
+
+/* Visit the records whose ServiceGID is gid, or whose ServiceData8 is
+ * data8, in no particular order. */
+void srx_each_gid(const struct srx *x, const uint8_t *gid, srx_visit_fn fn, void *arg);
+void srx_each_data8(const struct srx *x, const uint8_t *data8, srx_visit_fn fn, void *arg);
+
+#endif

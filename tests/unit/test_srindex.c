@@ -1,0 +1,240 @@
+/* The ServiceRecord index against the obvious model: OpenSM's list, newest
+ * first, updated in place, scanned with the SA's matching. Random Sets,
+ * Deletes and queries must give the same records in the same order. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "srindex.h"
+#include "wire.h"
+
+#define MODEL_MAX 4096
+
+struct model {
+	uint8_t rec[MODEL_MAX][SR_SIZE]; /* [0] is the newest */
+	size_t n;
+};
+
+static uint64_t rng = 0x2545f4914f6cdd1dull;
+
+static uint32_t rnd(uint32_t n)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (uint32_t)(rng % n);
+}
+
+/* Small value pools so that keys collide and queries find something. */
+static void random_rec(uint8_t *r)
+{
+	memset(r, 0, SR_SIZE);
+	wire_put64(r + SR_OFF_ID, 0x10000ce100415400ull + rnd(6));
+	wire_put64(r + SR_OFF_GID, 0xfe80000000000000ull);
+	wire_put64(r + SR_OFF_GID + 8, 0x0002c90300000000ull + rnd(8));
+	wire_put16(r + SR_OFF_PKEY, rnd(3) ? 0xffff : 0x8001);
+	wire_put32(r + SR_OFF_LEASE, rnd(2) ? 0xffffffff : rnd(100));
+	r[SR_OFF_KEY] = (uint8_t)rnd(2);
+	memcpy(r + SR_OFF_NAME, rnd(4) ? "DAPL Address Translation Service" : "other", 6);
+	if (rnd(2)) {
+		r[SR_OFF_DATA8 + 10] = r[SR_OFF_DATA8 + 11] = 0xff;
+	}
+	r[SR_OFF_DATA8 + 12] = 10;
+	r[SR_OFF_DATA8 + 15] = (uint8_t)rnd(5);
+	wire_put16(r + SR_OFF_DATA16, (uint16_t)rnd(3));
+	wire_put64(r + SR_OFF_DATA64 + 8, rnd(2));
+}
+
+static long model_find(const struct model *m, const uint8_t *r)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		if (!memcmp(m->rec[i], r, SRX_RID_LEN))
+			return (long)i;
+	return -1;
+}
+
+struct collect {
+	const uint8_t *rec[MODEL_MAX];
+	size_t n;
+	size_t stop_after;
+};
+
+static int collect(const struct srx_ent *e, void *arg)
+{
+	struct collect *c = arg;
+
+	c->rec[c->n++] = srx_rec(e);
+	return c->stop_after && c->n == c->stop_after;
+}
+
+static uint64_t random_mask(void)
+{
+	static const uint64_t shapes[] = {
+		0x7,                     /* RID */
+		0x2, 0x6, 0x42, 0x43,    /* GID, GID+PKey, GID+name, +SID */
+		0x7fff80, 0x7fff84,      /* Data8, Data8+PKey */
+		0x40, 0x41, 0x1, 0x0,    /* name, name+SID, SID, everything */
+		0x18, 0x20, 0x800000,    /* reserved+lease (ignored), key, Data16[0] */
+		0x1000000000ull,         /* Data64[1] */
+	};
+	uint64_t m = shapes[rnd(sizeof(shapes) / sizeof(shapes[0]))];
+
+	if (!rnd(4))
+		m |= 1ull << rnd(40);
+	return m;
+}
+
+static void check_query(const struct srx *x, const struct model *m,
+			const uint8_t *q, uint64_t mask)
+{
+	static struct collect got;
+	uint64_t cmp = mask & ~(uint64_t)0x18;
+	size_t i, want = 0;
+	int ret;
+
+	got.n = 0;
+	got.stop_after = 0;
+	ret = srx_query(x, q, mask, collect, &got);
+	assert_int_equal(ret, (int)got.n);
+	for (i = 0; i < m->n; i++) {
+		if (!sr_match(m->rec[i], q, cmp))
+			continue;
+		assert_true(want < got.n);
+		assert_memory_equal(got.rec[want], m->rec[i], SR_SIZE);
+		want++;
+	}
+	assert_int_equal(got.n, want);
+}
+
+static void test_random_against_model(void **state)
+{
+	static struct model m;
+	struct srx *x;
+	unsigned step;
+
+	(void)state;
+	assert_int_equal(srx_init(&x), 0);
+	m.n = 0;
+	for (step = 0; step < 20000; step++) {
+		uint8_t r[SR_SIZE];
+		struct srx_ent *e;
+		long i;
+
+		random_rec(r);
+		i = model_find(&m, r);
+		e = srx_find_rid(x, r);
+		assert_int_equal(i >= 0, e != NULL);
+		if (rnd(3)) {                           /* Set */
+			if (i >= 0) {
+				memcpy(m.rec[i], r, SR_SIZE);
+				srx_replace(x, e, r);
+			} else if (m.n < MODEL_MAX) {
+				memmove(m.rec[1], m.rec[0], m.n * SR_SIZE);
+				memcpy(m.rec[0], r, SR_SIZE);
+				m.n++;
+				assert_int_equal(srx_add(x, r, (void *)(uintptr_t)step), 0);
+			}
+		} else if (i >= 0) {                    /* Delete */
+			memmove(m.rec[i], m.rec[i + 1], (m.n - (size_t)i - 1) * SR_SIZE);
+			m.n--;
+			srx_del(x, e);
+		}
+		assert_int_equal(srx_count(x), m.n);
+		random_rec(r);
+		check_query(x, &m, r, random_mask());
+	}
+	srx_fini(x);
+}
+
+static void test_order_and_handles(void **state)
+{
+	uint8_t a[SR_SIZE], b[SR_SIZE], c[SR_SIZE];
+	struct collect got = { .n = 0 };
+	struct srx *x;
+	int h1, h2;
+
+	(void)state;
+	assert_int_equal(srx_init(&x), 0);
+	memset(a, 0, sizeof(a));
+	a[SR_OFF_GID] = 0xfe;
+	memcpy(b, a, SR_SIZE);
+	b[SR_OFF_ID + 7] = 1;
+	assert_int_equal(srx_add(x, a, &h1), 0);
+	assert_int_equal(srx_add(x, b, &h2), 0);
+	/* An update keeps the record's place: b stays the newest. */
+	memcpy(c, a, SR_SIZE);
+	c[SR_OFF_DATA8 + 15] = 9;
+	srx_replace(x, srx_find_rid(x, a), c);
+	assert_int_equal(srx_query(x, a, 0x2, collect, &got), 2);
+	assert_memory_equal(got.rec[0], b, SR_SIZE);
+	assert_memory_equal(got.rec[1], c, SR_SIZE);
+	assert_ptr_equal(srx_handle(srx_find_rid(x, a)), &h1);
+	/* The Data8 key follows the update. */
+	got.n = 0;
+	assert_int_equal(srx_query(x, c, 0x7fff80, collect, &got), 1);
+	got.n = 0;
+	assert_int_equal(srx_query(x, a, 0x7fff80, collect, &got), 1);
+	assert_memory_equal(got.rec[0], b, SR_SIZE);
+	/* A visitor can stop the walk. */
+	got.n = 0;
+	got.stop_after = 1;
+	assert_int_equal(srx_query(x, a, 0x0, collect, &got), 1);
+	srx_clear(x);
+	assert_int_equal(srx_count(x), 0);
+	assert_null(srx_find_rid(x, a));
+	srx_fini(x);
+}
+
+static int count_visit(const struct srx_ent *e, void *arg)
+{
+	(void)e;
+	++*(int *)arg;
+	return 0;
+}
+
+/* 100k records: the tables grow and the chains stay short. */
+static void test_grow(void **state)
+{
+	uint8_t r[SR_SIZE];
+	struct srx *x;
+	unsigned i;
+	int n = 0;
+
+	(void)state;
+	assert_int_equal(srx_init(&x), 0);
+	memset(r, 0, sizeof(r));
+	for (i = 0; i < 100000; i++) {
+		wire_put64(r + SR_OFF_GID + 8, i / 100);
+		wire_put64(r + SR_OFF_ID, i % 100);
+		wire_put32(r + SR_OFF_DATA8 + 12, i);
+		assert_int_equal(srx_add(x, r, NULL), 0);
+	}
+	assert_int_equal(srx_count(x), 100000);
+	assert_true(srx_bytes(x) < 100000 * 300);
+	wire_put64(r + SR_OFF_GID + 8, 500);
+	srx_each_gid(x, r + SR_OFF_GID, count_visit, &n);
+	assert_int_equal(n, 100);
+	n = 0;
+	wire_put32(r + SR_OFF_DATA8 + 12, 77777);
+	srx_each_data8(x, r + SR_OFF_DATA8, count_visit, &n);
+	assert_int_equal(n, 1);
+	srx_fini(x);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_random_against_model),
+		cmocka_unit_test(test_order_and_handles),
+		cmocka_unit_test(test_grow),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

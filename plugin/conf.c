@@ -42,6 +42,7 @@ static const struct conf_key {
 	{ "flush_grace_sweeps", CT_U32, offsetof(struct osmats_conf, flush_grace_sweeps), 0, 1000, 1 },
 	{ "state_file", CT_PATH, offsetof(struct osmats_conf, state_file), 0, 0, 0 },
 	{ "liveness", CT_BOOL, offsetof(struct osmats_conf, liveness), 0, 0, 0 },
+	{ "indexed_queries", CT_BOOL, offsetof(struct osmats_conf, indexed_queries), 0, 0, 1 },
 };
 
 #define N_KEYS (sizeof(conf_keys) / sizeof(conf_keys[0]))
@@ -54,6 +55,7 @@ void conf_default(struct osmats_conf *c)
 	pol_config_default(&c->pol);
 	c->flush_departed = 1;
 	c->liveness = 1;
+	c->indexed_queries = 1;
 }
 
 static int set_value(const struct conf_key *k, struct osmats_conf *c,

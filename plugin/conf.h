@@ -18,6 +18,7 @@ struct osmats_conf {
 	size_t ntrusted;
 	int flush_departed;
 	int liveness;           /* answer classes 0x34/0x32 on the SM port */
+	int indexed_queries;    /* answer ServiceRecord Gets from the index */
 	uint32_t flush_grace_sweeps;
 	char state_file[CONF_PATH_MAX]; /* "" = default path, "none" = off */
 };

@@ -1,16 +1,16 @@
 /* libosmats: OpenSM event plugin that guards the ATS ServiceRecords.
  *
- * It replaces the SA's ServiceRecord Set/Delete dispatcher registration
- * with its own handler, which applies the rules of policy.c and hands
- * every request it does not reject to OpenSM's own handler. Departed ports
- * and the state file are the plugin thread's (worker.c). */
+ * It replaces the SA's ServiceRecord handlers with its own (sa_sr.c),
+ * which apply the rules of policy.c and serve every ServiceRecord request
+ * from an index instead of OpenSM's list scan. Departed ports and the
+ * state file are the plugin thread's (worker.c). This file is the plugin
+ * entry points and the config file. */
 #include <opensm/osm_config.h> /* first: it fixes the layout of osm_sa_t */
 #include <opensm/osm_event_plugin.h>
 #include <opensm/osm_opensm.h>
 #include <opensm/osm_sa.h>
 #include <opensm/osm_service.h>
 #include <opensm/osm_version.h>
-#include <complib/cl_dispatcher.h>
 
 #include <errno.h>
 #include <inttypes.h>
@@ -26,167 +26,12 @@
 
 _Static_assert(sizeof(ib_service_record_t) == SR_SIZE, "ServiceRecord layout");
 
-/* Exported by the opensm binary, declared in no installed header. */
-void osm_sr_rcv_process(void *context, void *data);
-
 void osmats_sr_from_osm(const ib_service_record_t *in, struct sr_record *out)
 {
 	uint8_t buf[SR_SIZE];
 
 	memcpy(buf, in, SR_SIZE);
 	sr_decode(buf, sizeof(buf), out);
-}
-
-/* What the rules need to know, gathered under OpenSM's lock. */
-struct facts {
-	uint64_t req_guid;
-	uint16_t req_lid;
-	int known;      /* the SA knows the requester */
-	struct pol_peer *peers;
-	size_t npeers;
-};
-
-static int gather(struct osmats *p, osm_madw_t *madw, const struct osmats_conf *c,
-		  struct pol_request *req, struct facts *f)
-{
-	osm_subn_t *subn = &p->osm->subn;
-	osm_physp_t *physp;
-	osm_port_t *req_port = NULL, *tgt_port;
-	cl_list_item_t *it;
-	size_t cap = 0;
-	int ret = 0;
-
-	memset(f, 0, sizeof(*f));
-	f->req_lid = cl_ntoh16(madw->mad_addr.dest_lid);
-	cl_plock_acquire(&p->osm->lock);
-	physp = osm_get_physp_by_mad_addr(p->log, subn, &madw->mad_addr);
-	if (physp) {
-		f->known = 1;
-		f->req_guid = cl_ntoh64(osm_physp_get_port_guid(physp));
-		req_port = osm_get_port_by_guid(subn, osm_physp_get_port_guid(physp));
-	}
-	/* The GID's interface ID may be the port GUID or an alias of it. */
-	tgt_port = osm_get_port_by_alias_guid(subn, cl_hton64(wire_get64(req->rec.gid + 8)));
-	req->owns_gid = req_port && tgt_port == req_port &&
-			wire_get64(req->rec.gid) == cl_ntoh64(subn->opt.subnet_prefix);
-	req->sys_guid = tgt_port && tgt_port->p_node ?
-			cl_ntoh64(tgt_port->p_node->node_info.sys_guid) : 0;
-	req->trusted = (subn->opt.sa_key && req->sm_key == cl_ntoh64(subn->opt.sa_key)) ||
-		       conf_is_trusted(c, f->req_guid);
-
-	for (it = cl_qlist_head(&subn->sa_sr_list);
-	     it != cl_qlist_end(&subn->sa_sr_list); it = cl_qlist_next(it)) {
-		osm_svcr_t *s = (osm_svcr_t *)it;
-		struct pol_peer peer;
-		osm_port_t *port;
-
-		osmats_sr_from_osm(&s->service_record, &peer.rec);
-		if (!pol_peer_relevant(req, &peer.rec))
-			continue;
-		port = osm_get_port_by_alias_guid(subn, cl_hton64(wire_get64(peer.rec.gid + 8)));
-		peer.sys_guid = port && port->p_node ?
-				cl_ntoh64(port->p_node->node_info.sys_guid) : 0;
-		if (f->npeers == cap) {
-			struct pol_peer *n;
-
-			cap = cap ? 2 * cap : 8;
-			n = realloc(f->peers, cap * sizeof(*n));
-			if (!n) {
-				ret = -ENOMEM;
-				break;
-			}
-			f->peers = n;
-		}
-		f->peers[f->npeers++] = peer;
-	}
-	cl_plock_release(&p->osm->lock);
-	return ret;
-}
-
-static void log_decision(struct osmats *p, const struct pol_request *req,
-			 const struct facts *f, enum pol_rule rule,
-			 osm_log_level_t level, const char *what, const char *why)
-{
-	char gid[ATS_IP_STRLEN], ip[ATS_IP_STRLEN];
-	struct ats_ip a;
-
-	if (ats_ip_decode(req->rec.data8, &a, NULL))
-		snprintf(ip, sizeof(ip), "-");
-	else
-		ats_ip_format(&a, ip, sizeof(ip));
-	OSM_LOG(p->log, level,
-		"%s %s: ATS rule %s: %s ServiceRecord %s from LID %u port GUID 0x%016" PRIx64
-		": SID 0x%016" PRIx64 " GID %s PKey 0x%04x IP %s: %s\n",
-		level == OSM_LOG_ERROR ? "ERR" : "WRN", pol_rule_code(rule),
-		pol_rule_name(rule), what,
-		req->method == SA_METHOD_DELETE ? "Delete" : "Set", f->req_lid,
-		f->req_guid, req->rec.id,
-		ats_gid_format(req->rec.gid, gid, sizeof(gid)), req->rec.pkey, ip, why);
-}
-
-static void osmats_sr_set(void *context, void *data)
-{
-	struct osmats *p = context;
-	osm_madw_t *madw = data;
-	uint8_t *mad = (uint8_t *)osm_madw_get_mad_ptr(madw);
-	struct osmats_conf conf;
-	struct pol_request req;
-	struct pol_decision d;
-	struct facts f;
-
-	if (pol_request_decode(mad, madw->mad_size, &req) ||
-	    (req.method != SA_METHOD_SET && req.method != SA_METHOD_DELETE) ||
-	    (!ats_sid_in_block(req.rec.id) && !ats_name_is_ats(req.rec.name))) {
-		osm_sr_rcv_process(&p->osm->sa, data);
-		return;
-	}
-	pthread_mutex_lock(&p->mu);
-	conf = p->conf;
-	pthread_mutex_unlock(&p->mu);
-	if (gather(p, madw, &conf, &req, &f)) {
-		OSM_LOG(p->log, OSM_LOG_ERROR,
-			"ERR 7A11: out of memory checking an ATS request; answering NO_RESOURCES\n");
-		osm_sa_send_error(&p->osm->sa, madw, IB_SA_MAD_STATUS_NO_RESOURCES);
-		free(f.peers);
-		return;
-	}
-	if (!f.known) {
-		/* OpenSM drops requests from unknown ports silently. */
-		free(f.peers);
-		osm_sr_rcv_process(&p->osm->sa, data);
-		return;
-	}
-	pol_decide(&conf.pol, &req, f.peers, f.npeers, &d);
-	free(f.peers);
-	if (d.rule != POL_PASS) {
-		log_decision(p, &req, &f, d.rule, OSM_LOG_ERROR, "rejected", d.why);
-		pthread_mutex_lock(&p->mu);
-		p->cnt.rejected[d.rule]++;
-		pthread_mutex_unlock(&p->mu);
-		osm_sa_send_error(&p->osm->sa, madw, IB_SA_MAD_STATUS_REQ_INVALID);
-		osmats_post_state(p);
-		return;
-	}
-	if (d.warn)
-		log_decision(p, &req, &f, d.warn_rule, OSM_LOG_INFO, "accepted despite", d.why);
-	if (d.clamp) {
-		char why[64];
-
-		snprintf(why, sizeof(why), "lease %" PRIu32 " s clamped to %" PRIu32 " s",
-			 pol_effective_lease(&req), d.lease);
-		log_decision(p, &req, &f, POL_LEASE, OSM_LOG_INFO, "accepted with", why);
-		wire_put32(mad + SA_OFF_DATA + SR_OFF_LEASE, d.lease);
-		wire_put64(mad + SA_OFF_COMP_MASK, req.comp_mask | sr_comp_mask(SR_F_LEASE));
-	}
-	osm_sr_rcv_process(&p->osm->sa, data);
-	pthread_mutex_lock(&p->mu);
-	p->cnt.accepted++;
-	if (d.warn)
-		p->cnt.warned[d.warn_rule]++;
-	if (d.clamp)
-		p->cnt.clamped++;
-	pthread_mutex_unlock(&p->mu);
-	osmats_post_state(p);
 }
 
 static void conf_stamp(const char *path, struct osmats_stamp *s)
@@ -254,6 +99,7 @@ void osmats_reload_conf(struct osmats *p)
 	}
 	p->conf = c;
 	p->conf_stamp = now;
+	__atomic_store_n(&p->indexed_queries, c.indexed_queries, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&p->mu);
 	OSM_LOG(p->log, OSM_LOG_INFO, "reloaded %s\n", p->conf_path);
 }
@@ -270,7 +116,6 @@ static int sm_is_master(void *ctx, uint16_t *lid)
 static void *osmats_create(osm_opensm_t *osm)
 {
 	const char *opts = osm->subn.opt.event_plugin_options;
-	cl_disp_reg_handle_t h;
 	struct osmats *p;
 	const char *dir;
 
@@ -290,6 +135,7 @@ static void *osmats_create(osm_opensm_t *osm)
 			"ERR 7A23: osmats not loaded: fix %s\n", p->conf_path);
 		goto fail;
 	}
+	p->indexed_queries = p->conf.indexed_queries;
 	dir = osm->subn.opt.dump_files_dir ? osm->subn.opt.dump_files_dir : ".";
 	if (!strcmp(p->conf.state_file, "none"))
 		p->state_path[0] = '\0';
@@ -310,25 +156,13 @@ static void *osmats_create(osm_opensm_t *osm)
 		goto fail;
 	}
 
-	/* The SA is initialized but not bound yet, so no request can be in
-	 * flight while the handler is swapped. The handle goes back into
-	 * osm->sa so that osm_sa_shutdown() unregisters ours in OpenSM's
-	 * place. */
-	cl_disp_unregister(osm->sa.sr_set_disp_h);
-	h = cl_disp_register(osm->sa.p_set_disp, OSM_MSG_MAD_SERVICE_RECORD,
-			     osmats_sr_set, p);
-	if (h == CL_DISP_INVALID_HANDLE) {
+	if (osmats_sr_hook(p)) {
 		OSM_LOG(p->log, OSM_LOG_ERROR,
-			"ERR 7A00: cannot hook ServiceRecord Set/Delete; "
-			"restoring OpenSM's handler\n");
-		osm->sa.sr_set_disp_h = cl_disp_register(osm->sa.p_set_disp,
-							 OSM_MSG_MAD_SERVICE_RECORD,
-							 osm_sr_rcv_process,
-							 &osm->sa);
+			"ERR 7A00: cannot hook the ServiceRecord handlers; "
+			"OpenSM's own stay in place\n");
 		osmats_worker_stop(p);
 		goto fail;
 	}
-	osm->sa.sr_set_disp_h = h;
 	return p;
 fail:
 	responder_stop(p->resp);
@@ -348,6 +182,7 @@ static void osmats_delete(void *plugin_data)
 	/* The dispatcher registration is gone already (osm_sa_shutdown). */
 	osmats_worker_stop(p);
 	responder_stop(p->resp);
+	srx_fini(p->idx);
 	for (r = 1; r < POL_NRULES && used < sizeof(buf); r++)
 		used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%s %" PRIu64,
 					 r > 1 ? ", " : "", pol_rule_name((enum pol_rule)r),
@@ -376,6 +211,12 @@ static void osmats_report(void *plugin_data, osm_epi_event_id_t event_id,
 			osmats_post_departed(p, ntc->data_details.ntc_64_67.gid.raw);
 		break;
 	}
+	case OSM_EVENT_ID_HEAVY_SWEEP_START:
+		/* A first master sweep may clean and reload the SA database. */
+		if (p->osm->subn.first_time_master_sweep ||
+		    p->osm->subn.sm_state != IB_SMINFO_STATE_MASTER)
+			osmats_idx_invalidate(p);
+		break;
 	case OSM_EVENT_ID_SUBNET_UP:
 		osmats_post_sweep(p);
 		break;

@@ -10,6 +10,7 @@
 
 #include "conf.h"
 #include "responder.h"
+#include "srindex.h"
 #include "state.h"
 
 struct osmats_missing {
@@ -44,6 +45,15 @@ struct osmats {
 	size_t ndeparted;
 	size_t capdeparted;
 
+	/* The ServiceRecord index (sa_sr.c): changed under the exclusive
+	 * osm->lock, read under the shared one. */
+	struct srx *idx;
+	int idx_stale;          /* atomic: rebuild before trusting it */
+	int indexed_queries;    /* atomic: conf.indexed_queries */
+	uint64_t idx_rebuilds;  /* atomic counters */
+	uint64_t get_indexed;
+	uint64_t get_fallback;
+
 	pthread_t thread;
 	struct responder *resp;  /* NULL when liveness is off or failed */
 	/* Worker thread only. */
@@ -60,6 +70,18 @@ void osmats_post_state(struct osmats *p);
 
 /* At SUBNET_UP, from the worker: reread the config file if it changed. */
 void osmats_reload_conf(struct osmats *p);
+
+/* Replace OpenSM's ServiceRecord handlers with the indexed ones (from
+ * create(), before the SA is bound). -ENOMEM or -EBUSY. */
+int osmats_sr_hook(struct osmats *p);
+/* With osm->lock held exclusively: make the index mirror OpenSM's list
+ * (0), or -ENOMEM. */
+int osmats_idx_sync(struct osmats *p);
+/* Safe without the lock: the index must be rebuilt before use. */
+void osmats_idx_invalidate(struct osmats *p);
+/* With osm->lock held exclusively: remove and free one of OpenSM's
+ * records, in the list and in the index. */
+void osmats_idx_remove(struct osmats *p, osm_svcr_t *s);
 
 /* Copy an OpenSM ServiceRecord into the codec's form. */
 void osmats_sr_from_osm(const ib_service_record_t *in, struct sr_record *out);

@@ -20,7 +20,7 @@ static void put_counters(FILE *f, const char *name, const uint64_t *v)
 
 int state_write(const char *path, const struct state_info *info,
 		const struct state_rec *recs, size_t n,
-		const struct state_counters *cnt)
+		const struct state_counters *cnt, const struct state_index *idx)
 {
 	char tmp[600], gid[ATS_IP_STRLEN], ip[ATS_IP_STRLEN];
 	FILE *f;
@@ -41,6 +41,10 @@ int state_write(const char *path, const struct state_info *info,
 	put_counters(f, "warned", cnt->warned);
 	fprintf(f, ",\n    \"clamped\": %" PRIu64 ",\n    \"flushed\": %" PRIu64 "\n  },\n",
 		cnt->clamped, cnt->flushed);
+	fprintf(f, "  \"index\": {\"records\": %" PRIu64 ", \"bytes\": %" PRIu64
+		", \"rebuilds\": %" PRIu64 ", \"gets_indexed\": %" PRIu64
+		", \"gets_fallback\": %" PRIu64 "},\n", idx->records, idx->bytes,
+		idx->rebuilds, idx->gets_indexed, idx->gets_fallback);
 	fprintf(f, "  \"records\": [");
 	for (i = 0; i < n; i++) {
 		const struct sr_record *r = &recs[i].rec;

@@ -18,6 +18,15 @@ struct state_counters {
 	uint64_t flushed;
 };
 
+/* The ServiceRecord index and how queries were answered. */
+struct state_index {
+	uint64_t records;
+	uint64_t bytes;
+	uint64_t rebuilds;
+	uint64_t gets_indexed;   /* Get/GetTable answered from the index */
+	uint64_t gets_fallback;  /* handed to OpenSM's scan */
+};
+
 struct state_rec {
 	struct sr_record rec;
 	int port_present;
@@ -33,6 +42,6 @@ struct state_info {
 /* Write to path.tmp, fsync, rename over path. -errno on failure. */
 int state_write(const char *path, const struct state_info *info,
 		const struct state_rec *recs, size_t n,
-		const struct state_counters *cnt);
+		const struct state_counters *cnt, const struct state_index *idx);
 
 #endif

@@ -77,6 +77,10 @@ static unsigned flush_gids(struct osmats *p, uint8_t (*gids)[16], size_t n,
 	if (!n)
 		return 0;
 	cl_plock_excl_acquire(&p->osm->lock);
+	if (osmats_idx_sync(p)) {
+		cl_plock_release(&p->osm->lock);
+		return 0;
+	}
 	for (it = cl_qlist_head(&subn->sa_sr_list);
 	     it != cl_qlist_end(&subn->sa_sr_list); it = next) {
 		osm_svcr_t *s = (osm_svcr_t *)it;
@@ -101,8 +105,7 @@ static unsigned flush_gids(struct osmats *p, uint8_t (*gids)[16], size_t n,
 			"WRN 7A10: flushed ATS record of departed port (%s): SID 0x%016" PRIx64
 			" GID %s PKey 0x%04x IP %s\n", why, r.id,
 			ats_gid_format(r.gid, gid, sizeof(gid)), r.pkey, ip);
-		osm_svcr_remove_from_db(subn, p->log, s);
-		osm_svcr_delete(s);
+		osmats_idx_remove(p, s);
 		flushed++;
 	}
 	if (flushed)
@@ -185,8 +188,9 @@ static void write_state(struct osmats *p)
 	osm_subn_t *subn = &p->osm->subn;
 	struct state_rec *recs = NULL;
 	struct state_counters cnt;
+	struct state_index idx;
 	struct state_info info;
-	size_t n = 0;
+	size_t n = 0, cap = 0;
 	cl_list_item_t *it;
 	int ret;
 
@@ -195,7 +199,7 @@ static void write_state(struct osmats *p)
 	cl_plock_acquire(&p->osm->lock);
 	for (it = cl_qlist_head(&subn->sa_sr_list);
 	     it != cl_qlist_end(&subn->sa_sr_list); it = cl_qlist_next(it)) {
-		struct state_rec *v, s;
+		struct state_rec s;
 		struct osmats_missing *m;
 
 		memset(&s, 0, sizeof(s));
@@ -205,29 +209,54 @@ static void write_state(struct osmats *p)
 		s.port_present = port_of(p, s.rec.gid) != NULL;
 		m = s.port_present ? NULL : missing_find(p, s.rec.gid);
 		s.missing_sweeps = m ? m->sweeps : 0;
-		v = realloc(recs, (n + 1) * sizeof(*v));
-		if (!v)
-			break;
-		recs = v;
+		if (n == cap) {
+			struct state_rec *v;
+
+			cap = cap ? 2 * cap : 64;
+			v = realloc(recs, cap * sizeof(*v));
+			if (!v)
+				break;
+			recs = v;
+		}
 		recs[n++] = s;
 	}
 	info.sm_state = sm_state_name(subn->sm_state);
+	idx.records = srx_count(p->idx);
+	idx.bytes = srx_bytes(p->idx);
 	cl_plock_release(&p->osm->lock);
+	idx.rebuilds = __atomic_load_n(&p->idx_rebuilds, __ATOMIC_RELAXED);
+	idx.gets_indexed = __atomic_load_n(&p->get_indexed, __ATOMIC_RELAXED);
+	idx.gets_fallback = __atomic_load_n(&p->get_fallback, __ATOMIC_RELAXED);
 	info.opensm = OSM_VERSION;
 	info.time = (long long)time(NULL);
 	pthread_mutex_lock(&p->mu);
 	cnt = p->cnt;
 	pthread_mutex_unlock(&p->mu);
-	ret = state_write(p->state_path, &info, recs, n, &cnt);
+	ret = state_write(p->state_path, &info, recs, n, &cnt, &idx);
 	if (ret)
 		OSM_LOG(p->log, OSM_LOG_ERROR, "ERR 7A12: cannot write %s: %s\n",
 			p->state_path, strerror(-ret));
 	free(recs);
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* A state file lists every ATS record: with 100k of them, one write per
+ * accepted Set would keep the worker scanning under osm->lock. Changes
+ * are coalesced into at most one write per interval; sweeps and flushes
+ * write at once. */
+#define STATE_MIN_INTERVAL 1.0
+
 static void *worker_main(void *arg)
 {
 	struct osmats *p = arg;
+	double last_write = 0;
 
 	pthread_mutex_lock(&p->mu);
 	while (!p->stop) {
@@ -240,6 +269,23 @@ static void *worker_main(void *arg)
 		if (!p->want_sweep && !p->want_state && !p->ndeparted) {
 			pthread_cond_wait(&p->cv, &p->mu);
 			continue;
+		}
+		if (!p->want_sweep && !p->ndeparted &&
+		    now_s() - last_write < STATE_MIN_INTERVAL) {
+			struct timespec until;
+			double t;
+
+			clock_gettime(CLOCK_REALTIME, &until);
+			t = STATE_MIN_INTERVAL - (now_s() - last_write);
+			until.tv_sec += (time_t)t;
+			until.tv_nsec += (long)((t - (time_t)t) * 1e9);
+			if (until.tv_nsec >= 1000000000L) {
+				until.tv_sec++;
+				until.tv_nsec -= 1000000000L;
+			}
+			pthread_cond_timedwait(&p->cv, &p->mu, &until);
+			if (now_s() - last_write < STATE_MIN_INTERVAL && !p->stop)
+				continue;
 		}
 		departed = p->departed;
 		ndeparted = p->ndeparted;
@@ -268,8 +314,17 @@ static void *worker_main(void *arg)
 			p->cnt.flushed += flushed;
 			pthread_mutex_unlock(&p->mu);
 		}
-		if (sweep || state || flushed)
+		if (master && sweep) {
+			/* Readers cannot rebuild the index: have it current after
+			 * every sweep (a first master sweep may reload the SA). */
+			cl_plock_excl_acquire(&p->osm->lock);
+			osmats_idx_sync(p);
+			cl_plock_release(&p->osm->lock);
+		}
+		if (sweep || state || flushed) {
 			write_state(p);
+			last_write = now_s();
+		}
 		pthread_mutex_lock(&p->mu);
 	}
 	pthread_mutex_unlock(&p->mu);

@@ -132,7 +132,9 @@ check "the bad line is reported with file:line" wait_for "ERR 7A20" 10 \
 check_out "... and the previous settings stay" "ERR 7A21" cat "$RUN/osm.log"
 check_out "lease 7200 still clamped" "registered" atsctl host1 register 10.0.0.1 --primary --lease 7200
 
-check_out "state file lists the records with port presence" \
-	"\"gid\": \"$G1\", \"pkey\": \"0xffff\", \"lease\": 3600, \"ip\": \"10\.0\.0\.1\", \"port_present\": true" \
-	cat "$STATE"
+check "state file lists the records with port presence" wait_for "state file record" 10 \
+	grep -q "\"gid\": \"$G1\", \"pkey\": \"0xffff\", \"lease\": 3600, \"ip\": \"10\.0\.0\.1\", \"port_present\": true" \
+	"$STATE"
+check "ServiceRecord queries were answered from the index" \
+	grep -Eq '"gets_indexed": [1-9][0-9]*, "gets_fallback": 0' "$STATE"
 finish

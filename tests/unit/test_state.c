@@ -16,6 +16,7 @@ static void test_write_and_read_back(void **state)
 {
 	char dir[] = "/tmp/osmats-state-XXXXXX", path[128], tmp[140], buf[4096];
 	struct state_counters cnt = { 0 };
+	struct state_index idx = { 2, 1024, 1, 5, 0 };
 	struct state_info info = { "master", "OpenSM 3.3.23", 1700000000 };
 	struct state_rec recs[2];
 	struct ats_ip ip;
@@ -38,7 +39,7 @@ static void test_write_and_read_back(void **state)
 	cnt.rejected[POL_OWNER] = 3;
 	cnt.warned[POL_DUP_ADDR] = 1;
 	cnt.flushed = 4;
-	assert_int_equal(state_write(path, &info, recs, 2, &cnt), 0);
+	assert_int_equal(state_write(path, &info, recs, 2, &cnt, &idx), 0);
 
 	f = fopen(path, "r");
 	assert_non_null(f);
@@ -49,6 +50,8 @@ static void test_write_and_read_back(void **state)
 	assert_non_null(strstr(buf, "\"accepted\": 7"));
 	assert_non_null(strstr(buf, "\"ownership\": 3"));
 	assert_non_null(strstr(buf, "\"flushed\": 4"));
+	assert_non_null(strstr(buf, "\"index\": {\"records\": 2, \"bytes\": 1024, \"rebuilds\": 1, "
+				    "\"gets_indexed\": 5, \"gets_fallback\": 0}"));
 	assert_non_null(strstr(buf, "{\"sid\": \"0x10000ce100415453\", \"gid\": \"fe80::10:3\", "
 				    "\"pkey\": \"0xffff\", \"lease\": 4294967295, \"ip\": \"10.0.0.1\", "
 				    "\"port_present\": true, \"missing_sweeps\": 0}"));
@@ -57,7 +60,7 @@ static void test_write_and_read_back(void **state)
 	assert_int_equal(access(tmp, F_OK), -1);
 
 	/* Empty database, replacing the previous file. */
-	assert_int_equal(state_write(path, &info, NULL, 0, &cnt), 0);
+	assert_int_equal(state_write(path, &info, NULL, 0, &cnt, &idx), 0);
 	f = fopen(path, "r");
 	n = fread(buf, 1, sizeof(buf) - 1, f);
 	buf[n] = '\0';
@@ -70,10 +73,11 @@ static void test_write_and_read_back(void **state)
 static void test_unwritable(void **state)
 {
 	struct state_counters cnt = { 0 };
+	struct state_index idx = { 0 };
 	struct state_info info = { "master", "OpenSM 3.3.23", 0 };
 
 	(void)state;
-	assert_int_equal(state_write("/nonexistent/dir/state.json", &info, NULL, 0, &cnt),
+	assert_int_equal(state_write("/nonexistent/dir/state.json", &info, NULL, 0, &cnt, &idx),
 			 -ENOENT);
 }
 

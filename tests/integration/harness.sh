@@ -6,7 +6,8 @@
 #   sm_stop                      stop OpenSM (the SM LID stays in PortInfo)
 #   sm_sweep                     SIGHUP OpenSM, wait for the next SUBNET UP
 #   sim CMD                      an ibsim console command (Unlink, ReLink...)
-#   sm_start                     start OpenSM again after sm_stop
+#   sm_start [CONF]              start OpenSM again after sm_stop; CONF
+#                                $RUN/opensm-stock.conf: without the plugin
 #   host_ns NAME                 a network namespace `ns NAME` with veth v0 up
 #   agent_start NODE [LINE...]   atsd on NODE, config lines appended
 #   agent NODE ARGS...           atsctl on NODE talking to that agent
@@ -144,15 +145,17 @@ fabric_start() {
 	[ -f "$RUN/opensm.extra" ] && cat "$RUN/opensm.extra" >>"$RUN/opensm.conf"
 	[ -f "$RUN/partitions.conf" ] &&
 		echo "partition_config_file $RUN/partitions.conf" >>"$RUN/opensm.conf"
-	sm_start
+	grep -v '^event_plugin' "$RUN/opensm.conf" >"$RUN/opensm-stock.conf"
+	sm_start "${SM_CONF:-$RUN/opensm.conf}"
 }
 
 # Start OpenSM on node "smhost" with the plugin; wait until the SA answers.
 sm_start() {
+	local conf=${1:-$RUN/opensm.conf}
 	(cd "$RUN" && SIM_HOST=smhost OSM_CACHE_DIR="$RUN/cache" OSM_TMP_DIR="$RUN" \
 		LD_LIBRARY_PATH="$PLUGIN_DIR" LD_PRELOAD="$SIM_PRELOAD" \
 		ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" \
-		exec "$OPENSM" -F "$RUN/opensm.conf") >"$RUN/opensm.out" 2>&1 &
+		exec "$OPENSM" -F "$conf") >"$RUN/opensm.out" 2>&1 &
 	SM_PID=$!
 	T_PIDS="$T_PIDS $!"
 	# The SA drops requests until the first sweep is done: poll it.

@@ -1,0 +1,83 @@
+# Differential test of the plugin's indexed ServiceRecord path: the same
+# reproducible workload against stock OpenSM and against OpenSM with the
+# plugin (its ATS rules off, so that only the indexed path differs) must
+# give byte-identical answers. The workload (tests/tools/srdiff.c) mixes
+# ATS and other records, PKeys the requester holds and lacks, masks
+# without PKey, lease or GID, Deletes of held and absent records; then
+# Gets and GetTables from four ports in different partitions, with and
+# without the SA key, after short leases ran out.
+. "$top_srcdir/tests/integration/harness.sh"
+
+SRDIFF="$top_builddir/tests/tools/srdiff"
+SEED=${SR_DIFF_SEED:-20261123}
+NLOAD=${SR_DIFF_LOAD:-600}
+NQUERY=${SR_DIFF_QUERIES:-1500}
+SHORT=0x10000ce1004154ee
+
+echo 'Default=0x7fff, ipoib : ALL=full ;' >"$RUN/partitions.conf"
+cat >"$RUN/osmats.conf" <<'CONF'
+enforce_sid_block no
+enforce_service_name no
+enforce_address no
+enforce_service_key no
+enforce_ownership no
+enforce_primary_first no
+enforce_port_duplicate no
+enforce_lease no
+duplicate_address allow
+flush_departed no
+CONF
+SM_CONF="$RUN/opensm-stock.conf" fabric_start fabric8.net
+# host1 loads (0x8001 full), host3 is a limited member of 0x8001, host4
+# holds 0x8002 only, host5 the default partition only.
+cat >"$RUN/partitions.conf" <<PART
+Default=0x7fff, ipoib : ALL=full ;
+p1=0x8001 : $(port_guid host1)=full, $(port_guid host2)=full, $(port_guid host3)=limited, $(port_guid smhost)=full ;
+p2=0x8002 : $(port_guid host4)=full ;
+PART
+check "stock OpenSM takes the partitions" sm_sweep
+
+workload() {
+	local sm=$1 node
+	check "$sm: $NLOAD Sets and Deletes answered" \
+		sh -c "cd $RUN/scratch && SIM_HOST=host1 LD_PRELOAD='$SIM_PRELOAD' $SRDIFF load $SEED $NLOAD >$RUN/$sm.load && ! grep -q timeout $RUN/$sm.load"
+	check "$sm: the 2 s leases run out" wait_for "expiry" 30 on host1 "$SRDIFF" gone $SHORT
+	for node in host1 host3 host4 host5; do
+		check "$sm: $NQUERY queries from $node answered" \
+			sh -c "cd $RUN/scratch && SIM_HOST=$node LD_PRELOAD='$SIM_PRELOAD' $SRDIFF query $SEED $NLOAD $NQUERY >$RUN/$sm.$node && ! grep -q timeout $RUN/$sm.$node"
+	done
+}
+
+workload stock
+sm_stop
+sm_start "$RUN/opensm.conf"
+workload plugin
+
+same() {
+	cmp -s "$RUN/stock.$1" "$RUN/plugin.$1" && return 0
+	diff "$RUN/stock.$1" "$RUN/plugin.$1" | head -n 6 | cut -c1-300
+	return 1
+}
+check "Set/Delete answers are identical" same load
+for node in host1 host3 host4 host5; do
+	check "answers to $node are identical" same $node
+done
+
+# The workload is not trivial: every kind of answer occurs.
+n_status() {
+	cat "$RUN"/plugin.* | grep -c " status $1"
+}
+check "the workload has successes" test "$(n_status 0x0000)" -gt 1000
+check "... REQ_INVALID answers" test "$(n_status 0x0200)" -gt 10
+check "... NO_RECORDS answers" test "$(n_status 0x0300)" -gt 100
+check "... and records the requester may not see" \
+	test "$(grep -c 'len 0 *$' "$RUN/plugin.host5")" -gt "$(grep -c 'len 0 *$' "$RUN/plugin.host1")"
+
+STATE="$RUN/osmats-state.json"
+check "the plugin sweeps" sm_sweep
+indexed=$(sed -n 's/.*"gets_indexed": \([0-9]*\), "gets_fallback": 0}.*/\1/p' "$STATE")
+check "every query was answered from the index (${indexed:-none})" \
+	test "${indexed:-0}" -ge $((4 * NQUERY))
+check "the index was rebuilt after the leases ran out" \
+	grep -Eq '"rebuilds": [2-9]' "$STATE"
+finish

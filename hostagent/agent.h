@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "agent_conf.h"
+#include "cache.h"
 #include "port_events.h"
 #include "atsd_client.h"
 #include "sa_thread.h"
@@ -28,18 +29,12 @@ struct waiter {
 
 /* A lookup the SA thread is doing; clients asking the same wait on it. */
 struct pending {
-	char key[160];
+	char key[RC_KEY_MAX];
 	struct waiter *w;
 	size_t nw;
 	struct pending *next;
 };
 
-struct cache_ent {
-	char key[160];
-	int64_t expires_ms;
-	struct sr_record *recs; /* NULL with nrecs 0: a negative answer */
-	size_t nrecs;
-};
 
 struct agent_stats {
 	uint64_t cache_hits, cache_misses, negative_hits, coalesced;
@@ -73,8 +68,7 @@ struct agent {
 	struct client clients[AGENT_MAX_CLIENTS];
 	unsigned next_gen;
 	struct pending *pending;
-	struct cache_ent cache[AGENT_CACHE_MAX];
-	size_t ncache;
+	struct rcache *cache;
 	struct agent_stats st;
 };
 

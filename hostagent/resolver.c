@@ -102,6 +102,8 @@ int resolver_open(struct agent *a)
 		a->clients[i].fd = -1;
 	if (strlen(path) >= sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
+	if (!a->cache && rc_init(&a->cache, AGENT_CACHE_MAX))
+		return -ENOMEM;
 	snprintf(dir, sizeof(dir), "%s", path);
 	slash = strrchr(dir, '/');
 	if (slash && slash != dir) {
@@ -142,7 +144,8 @@ void resolver_close(struct agent *a)
 		unlink(a->conf.socket);
 		a->listen_fd = -1;
 	}
-	resolver_cache_clear(a);
+	rc_fini(a->cache);
+	a->cache = NULL;
 	while (a->pending) {
 		struct pending *p = a->pending;
 
@@ -175,59 +178,18 @@ void resolver_accept(struct agent *a)
 
 void resolver_cache_clear(struct agent *a)
 {
-	size_t i;
-
-	for (i = 0; i < a->ncache; i++)
-		free(a->cache[i].recs);
-	a->ncache = 0;
-}
-
-static struct cache_ent *cache_find(struct agent *a, const char *key)
-{
-	int64_t now = agent_now_ms();
-	size_t i;
-
-	for (i = 0; i < a->ncache; i++) {
-		if (strcmp(a->cache[i].key, key))
-			continue;
-		if (a->cache[i].expires_ms > now)
-			return &a->cache[i];
-		free(a->cache[i].recs);
-		a->cache[i] = a->cache[--a->ncache];
-		return NULL;
-	}
-	return NULL;
+	if (a->cache)
+		rc_clear(a->cache);
 }
 
 static void cache_put(struct agent *a, const char *key, const struct sr_record *r,
 		      size_t n)
 {
 	uint32_t ttl = n ? a->conf.cache_ttl : a->conf.negative_ttl;
-	struct cache_ent *e;
-	size_t i, victim = 0;
 
-	if (!ttl)
-		return;
-	if (a->ncache == AGENT_CACHE_MAX) {
-		/* Evict the entry closest to expiry. */
-		for (i = 1; i < a->ncache; i++)
-			if (a->cache[i].expires_ms < a->cache[victim].expires_ms)
-				victim = i;
-		free(a->cache[victim].recs);
-		a->cache[victim] = a->cache[--a->ncache];
-	}
-	e = &a->cache[a->ncache];
-	memset(e, 0, sizeof(*e));
-	snprintf(e->key, sizeof(e->key), "%s", key);
-	e->expires_ms = agent_now_ms() + (int64_t)ttl * 1000;
-	if (n) {
-		e->recs = malloc(n * sizeof(*r));
-		if (!e->recs)
-			return;
-		memcpy(e->recs, r, n * sizeof(*r));
-		e->nrecs = n;
-	}
-	a->ncache++;
+	/* A failed put only costs a later SA lookup. */
+	if (ttl && rc_put(a->cache, key, r, n, agent_now_ms() + (int64_t)ttl * 1000))
+		log_debug("lookup of %s not cached", key);
 }
 
 static int parse_pkey(const char *s, uint16_t *pkey)
@@ -249,10 +211,12 @@ static int parse_pkey(const char *s, uint16_t *pkey)
 static void lookup(struct agent *a, int slot, enum saj_kind kind,
 		   const char *arg, const char *pk)
 {
-	struct cache_ent *e;
+	const struct rc_ent *e;
+	const struct sr_record *recs;
 	struct pending *p;
 	struct saj *j;
-	char key[160];
+	char key[RC_KEY_MAX];
+	size_t nrecs;
 	uint16_t pkey;
 
 	j = calloc(1, sizeof(*j));
@@ -285,12 +249,13 @@ static void lookup(struct agent *a, int slot, enum saj_kind kind,
 		snprintf(key, sizeof(key), "%d %s %04x", kind,
 			 ats_gid_format(j->gid, gid, sizeof(gid)), pkey);
 	}
-	e = cache_find(a, key);
+	e = rc_find(a->cache, key, agent_now_ms());
 	if (e) {
 		free(j);
-		if (e->nrecs) {
+		recs = rc_records(e, &nrecs);
+		if (nrecs) {
 			a->st.cache_hits++;
-			reply_records(a, slot, e->recs, e->nrecs);
+			reply_records(a, slot, recs, nrecs);
 		} else {
 			a->st.negative_hits++;
 			reply_err(a, slot, ENOENT, "no ATS record (cached)");
@@ -426,7 +391,7 @@ static void cmd_stats(struct agent *a, int slot)
 		 a->st.cache_hits, a->st.cache_misses, a->st.negative_hits,
 		 a->st.coalesced, a->st.sa_lookups, a->st.sa_queries, a->st.syncs,
 		 a->st.sync_failures, a->st.sets, a->st.deletes, a->st.sm_changes,
-		 a->nowned, a->src.nholds, a->ncache);
+		 a->nowned, a->src.nholds, rc_count(a->cache));
 	reply(a, slot, buf);
 }
 

@@ -30,50 +30,55 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+struct atsd_conn {
+	int fd;
+	char pend[ATSD_LINE_MAX]; /* read, not yet consumed */
+	size_t npend;
+};
+
 /* Read one line (without the newline) into buf. */
-static int read_line(int fd, char *buf, size_t len, int64_t deadline, char *pend,
-		     size_t *npend)
+static int read_line(struct atsd_conn *c, char *buf, size_t len, int64_t deadline)
 {
 	for (;;) {
-		char *nl = memchr(pend, '\n', *npend);
-		struct pollfd p = { fd, POLLIN, 0 };
+		char *nl = memchr(c->pend, '\n', c->npend);
+		struct pollfd p = { c->fd, POLLIN, 0 };
 		ssize_t n;
 		int64_t left;
 
 		if (nl) {
-			size_t l = (size_t)(nl - pend);
+			size_t l = (size_t)(nl - c->pend);
 
 			if (l >= len)
 				return -EMSGSIZE;
-			memcpy(buf, pend, l);
+			memcpy(buf, c->pend, l);
 			buf[l] = '\0';
-			memmove(pend, nl + 1, *npend - l - 1);
-			*npend -= l + 1;
+			memmove(c->pend, nl + 1, c->npend - l - 1);
+			c->npend -= l + 1;
 			return 0;
 		}
-		if (*npend == ATSD_LINE_MAX)
+		if (c->npend == ATSD_LINE_MAX)
 			return -EMSGSIZE;
 		left = deadline - now_ms();
 		if (left <= 0)
 			return -ETIMEDOUT;
 		if (poll(&p, 1, (int)left) <= 0)
 			return -ETIMEDOUT;
-		n = read(fd, pend + *npend, ATSD_LINE_MAX - *npend);
+		n = read(c->fd, c->pend + c->npend, ATSD_LINE_MAX - c->npend);
 		if (n < 0)
 			return -errno;
 		if (n == 0)
 			return -ECONNRESET;
-		*npend += (size_t)n;
+		c->npend += (size_t)n;
 	}
 }
 
-static int parse_reply(int fd, int64_t deadline, struct atsd_reply *rep)
+static int parse_reply(struct atsd_conn *c, int64_t deadline, struct atsd_reply *rep)
 {
-	char line[ATSD_LINE_MAX], pend[ATSD_LINE_MAX];
-	size_t npend = 0, n, i;
+	char line[ATSD_LINE_MAX];
+	size_t n, i;
 	int ret;
 
-	ret = read_line(fd, line, sizeof(line), deadline, pend, &npend);
+	ret = read_line(c, line, sizeof(line), deadline);
 	if (ret)
 		return ret;
 	if (!strncmp(line, "ERR ", 4)) {
@@ -94,7 +99,7 @@ static int parse_reply(int fd, int64_t deadline, struct atsd_reply *rep)
 	if (!rep->lines)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		ret = read_line(fd, line, sizeof(line), deadline, pend, &npend);
+		ret = read_line(c, line, sizeof(line), deadline);
 		if (ret)
 			return ret;
 		rep->lines[i] = strdup(line);
@@ -105,35 +110,74 @@ static int parse_reply(int fd, int64_t deadline, struct atsd_reply *rep)
 	return 0;
 }
 
+int atsd_connect(const char *path, struct atsd_conn **out)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct atsd_conn *c;
+	int ret;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -EINVAL;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (c->fd < 0) {
+		ret = -errno;
+		free(c);
+		return ret;
+	}
+	if (connect(c->fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		ret = -errno;
+		atsd_disconnect(c);
+		return ret;
+	}
+	*out = c;
+	return 0;
+}
+
+void atsd_disconnect(struct atsd_conn *c)
+{
+	if (!c)
+		return;
+	close(c->fd);
+	free(c);
+}
+
+int atsd_ask(struct atsd_conn *c, const char *request, unsigned timeout_ms,
+	     struct atsd_reply *rep)
+{
+	size_t len = strlen(request);
+	char line[ATSD_LINE_MAX];
+	int ret;
+
+	memset(rep, 0, sizeof(*rep));
+	if (len >= ATSD_LINE_MAX - 1 || strchr(request, '\n'))
+		return -EINVAL;
+	/* One write: request and newline in one segment. */
+	memcpy(line, request, len);
+	line[len] = '\n';
+	if (write(c->fd, line, len + 1) != (ssize_t)(len + 1))
+		return -errno;
+	ret = parse_reply(c, now_ms() + timeout_ms, rep);
+	if (ret)
+		atsd_reply_free(rep);
+	return ret;
+}
+
 int atsd_request(const char *path, const char *request, unsigned timeout_ms,
 		 struct atsd_reply *rep)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	size_t len = strlen(request);
-	int fd, ret;
+	struct atsd_conn *c;
+	int ret;
 
 	memset(rep, 0, sizeof(*rep));
-	if (strlen(path) >= sizeof(sa.sun_path) || len >= ATSD_LINE_MAX ||
-	    strchr(request, '\n'))
-		return -EINVAL;
-	memcpy(sa.sun_path, path, strlen(path) + 1);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		ret = -errno;
-		close(fd);
-		return ret;
-	}
-	if (write(fd, request, len) != (ssize_t)len || write(fd, "\n", 1) != 1) {
-		ret = -errno;
-		close(fd);
-		return ret;
-	}
-	ret = parse_reply(fd, now_ms() + timeout_ms, rep);
-	close(fd);
+	ret = atsd_connect(path, &c);
 	if (ret)
-		atsd_reply_free(rep);
+		return ret;
+	ret = atsd_ask(c, request, timeout_ms, rep);
+	atsd_disconnect(c);
 	return ret;
 }
 

@@ -18,6 +18,16 @@ struct atsd_reply {
 	size_t nlines;
 };
 
+/* A connection for many requests, one at a time (programs that resolve
+ * often keep one open instead of connecting per lookup). */
+struct atsd_conn;
+int atsd_connect(const char *path, struct atsd_conn **out);
+void atsd_disconnect(struct atsd_conn *c);
+/* -errno when the agent cannot be reached or answers garbage (the
+ * connection is then unusable); 0 with rep filled otherwise. */
+int atsd_ask(struct atsd_conn *c, const char *request, unsigned timeout_ms,
+	     struct atsd_reply *rep);
+
 /* Send one request to the agent at path. -errno when the agent cannot be
  * reached or answers garbage; 0 with rep filled otherwise. */
 int atsd_request(const char *path, const char *request, unsigned timeout_ms,

@@ -16,7 +16,10 @@
  * unchanged except a clean followed by a load, which happens only while
  * first_time_master_sweep is set. So the index is trusted only while it
  * holds as many records as the list and no first master sweep runs;
- * otherwise writers rebuild it and readers fall back to OpenSM's scan. */
+ * otherwise writers rebuild it and readers fall back to OpenSM's scan.
+ * Entries point into OpenSM's records: this rule is also what keeps
+ * every pointer a reader follows alive (a record is freed only under the
+ * exclusive lock, and every free changes the count or is the plugin's). */
 #include <opensm/osm_config.h> /* first: it fixes the layout of osm_sa_t */
 #include <opensm/osm_opensm.h>
 #include <opensm/osm_helper.h>
@@ -302,8 +305,9 @@ static void do_set(struct osmats *p, osm_madw_t *madw, ib_service_record_t *rec,
 	e = srx_find_rid(p->idx, (const uint8_t *)rec);
 	if (e) {
 		s = srx_handle(e);
+		srx_unhook(p->idx, e);
 		osm_svcr_init(s, rec);
-		srx_replace(p->idx, e, (const uint8_t *)rec);
+		srx_rehook(p->idx, e);
 	} else {
 		s = osm_svcr_new(rec);
 		if (!s) {
@@ -314,7 +318,7 @@ static void do_set(struct osmats *p, osm_madw_t *madw, ib_service_record_t *rec,
 			return;
 		}
 		osm_svcr_insert_to_db(&p->osm->subn, p->log, s);
-		if (srx_add(p->idx, (const uint8_t *)rec, s))
+		if (srx_add(p->idx, (const uint8_t *)&s->service_record, s))
 			osmats_idx_invalidate(p);
 	}
 	if (rec->service_lease != LEASE_INFINITE) {

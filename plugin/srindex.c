@@ -17,7 +17,7 @@ static const struct {
 };
 
 struct srx_ent {
-	uint8_t rec[SR_SIZE];
+	const uint8_t *rec;              /* the caller's record, not a copy */
 	void *handle;
 	uint64_t seq;                    /* larger is newer */
 	struct srx_ent *chain[SRX_NKEYS];
@@ -173,7 +173,7 @@ int srx_add(struct srx *x, const uint8_t *rec, void *handle)
 
 	if (!e)
 		return -ENOMEM;
-	memcpy(e->rec, rec, SR_SIZE);
+	e->rec = rec;
 	e->handle = handle;
 	e->seq = ++x->seq;
 	e->newer = NULL;
@@ -199,15 +199,14 @@ struct srx_ent *srx_find_rid(const struct srx *x, const uint8_t *rec)
 	return e;
 }
 
-void srx_replace(struct srx *x, struct srx_ent *e, const uint8_t *rec)
+void srx_unhook(struct srx *x, struct srx_ent *e)
 {
-	int rehash = !same_key(K_DATA8, e->rec, rec);
+	unlink_key(x, K_DATA8, e);
+}
 
-	if (rehash)
-		unlink_key(x, K_DATA8, e);
-	memcpy(e->rec, rec, SR_SIZE);
-	if (rehash)
-		link_key(x, K_DATA8, e);
+void srx_rehook(struct srx *x, struct srx_ent *e)
+{
+	link_key(x, K_DATA8, e);
 }
 
 void srx_del(struct srx *x, struct srx_ent *e)

@@ -1,11 +1,13 @@
-/* The plugin's index of the SA's ServiceRecords: a copy of every record of
+/* The plugin's index of the SA's ServiceRecords: every record of
  * osm->subn.sa_sr_list, hashed by RID (ServiceID, ServiceGID, ServiceP_Key),
  * by ServiceGID and by ServiceData8 (the ATS address), and kept in the
  * list's order (OpenSM inserts at the head, so newest first) so that
  * answers come out in the order OpenSM's own scan gives.
  *
- * Pure data structure: the OpenSM glue (sa_sr.c) does the locking and
- * stores OpenSM's osm_svcr_t as each entry's opaque handle. */
+ * Entries point at the records, which stay where they are (OpenSM's
+ * osm_svcr_t, the entry's opaque handle): the index costs one small entry
+ * per record, not a second copy. Pure data structure: the OpenSM glue
+ * (sa_sr.c) does the locking. */
 #ifndef IBATS_SRINDEX_H
 #define IBATS_SRINDEX_H
 
@@ -31,11 +33,14 @@ size_t srx_count(const struct srx *x);
 /* Bytes held by the index, for the memory-per-record figure. */
 size_t srx_bytes(const struct srx *x);
 
-/* Add rec (SR_SIZE wire bytes) as the newest record. -ENOMEM. */
+/* Add rec (SR_SIZE wire bytes, which must stay valid until srx_del) as
+ * the newest record. -ENOMEM. */
 int srx_add(struct srx *x, const uint8_t *rec, void *handle);
 struct srx_ent *srx_find_rid(const struct srx *x, const uint8_t *rec);
-/* Overwrite an entry with a record of the same RID; keeps its place. */
-void srx_replace(struct srx *x, struct srx_ent *e, const uint8_t *rec);
+/* Around an in-place update of an entry's record with one of the same
+ * RID (it keeps its place in the order). */
+void srx_unhook(struct srx *x, struct srx_ent *e);
+void srx_rehook(struct srx *x, struct srx_ent *e);
 void srx_del(struct srx *x, struct srx_ent *e);
 
 const uint8_t *srx_rec(const struct srx_ent *e);

@@ -1,0 +1,113 @@
+/* atsd's lookup cache: hits, expiry, negative entries, replacement and
+ * eviction of the entry closest to expiry. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "cache.h"
+
+static void test_hit_expire_negative(void **state)
+{
+	struct sr_record r[2];
+	const struct sr_record *got;
+	struct rcache *c;
+	size_t n;
+
+	(void)state;
+	memset(r, 0, sizeof(r));
+	r[0].id = 1;
+	r[1].id = 2;
+	assert_int_equal(rc_init(&c, 8), 0);
+	assert_int_equal(rc_put(c, "0 10.0.0.1 ffff", r, 2, 1000), 0);
+	assert_int_equal(rc_put(c, "0 10.0.0.9 ffff", NULL, 0, 500), 0);
+	got = rc_records(rc_find(c, "0 10.0.0.1 ffff", 999), &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(got[1].id, 2);
+	/* Negative entry: found, no records. */
+	assert_null(rc_records(rc_find(c, "0 10.0.0.9 ffff", 10), &n));
+	assert_int_equal(n, 0);
+	assert_null(rc_find(c, "0 10.0.0.2 ffff", 0));
+	/* Expired at its deadline, and dropped. */
+	assert_null(rc_find(c, "0 10.0.0.9 ffff", 500));
+	assert_int_equal(rc_count(c), 1);
+	/* Replacing keeps one entry. */
+	assert_int_equal(rc_put(c, "0 10.0.0.1 ffff", r, 1, 2000), 0);
+	assert_int_equal(rc_count(c), 1);
+	rc_records(rc_find(c, "0 10.0.0.1 ffff", 1500), &n);
+	assert_int_equal(n, 1);
+	rc_clear(c);
+	assert_int_equal(rc_count(c), 0);
+	rc_fini(c);
+}
+
+static void test_evict_closest_expiry(void **state)
+{
+	struct rcache *c;
+	char key[32];
+	int i;
+
+	(void)state;
+	assert_int_equal(rc_init(&c, 4), 0);
+	for (i = 0; i < 4; i++) {
+		snprintf(key, sizeof(key), "k%d", i);
+		assert_int_equal(rc_put(c, key, NULL, 0, i == 2 ? 10 : 100 + i), 0);
+	}
+	assert_int_equal(rc_put(c, "k4", NULL, 0, 200), 0);
+	assert_int_equal(rc_count(c), 4);
+	assert_null(rc_find(c, "k2", 0));
+	assert_non_null(rc_find(c, "k0", 0));
+	assert_non_null(rc_find(c, "k4", 0));
+	rc_fini(c);
+}
+
+static void test_key_too_long(void **state)
+{
+	char key[RC_KEY_MAX + 1];
+	struct rcache *c;
+
+	(void)state;
+	memset(key, 'x', RC_KEY_MAX);
+	key[RC_KEY_MAX] = '\0';
+	assert_int_equal(rc_init(&c, 4), 0);
+	assert_int_equal(rc_put(c, key, NULL, 0, 1), -ENAMETOOLONG);
+	key[RC_KEY_MAX - 1] = '\0';
+	assert_int_equal(rc_put(c, key, NULL, 0, 1), 0);
+	rc_fini(c);
+}
+
+/* A full cache of 1024 entries still finds each one. */
+static void test_many(void **state)
+{
+	struct rcache *c;
+	char key[32];
+	int i;
+
+	(void)state;
+	assert_int_equal(rc_init(&c, 1024), 0);
+	for (i = 0; i < 1024; i++) {
+		snprintf(key, sizeof(key), "0 10.0.%d.%d ffff", i / 256, i % 256);
+		assert_int_equal(rc_put(c, key, NULL, 0, 1000 + i), 0);
+	}
+	for (i = 0; i < 1024; i++) {
+		snprintf(key, sizeof(key), "0 10.0.%d.%d ffff", i / 256, i % 256);
+		assert_non_null(rc_find(c, key, 0));
+	}
+	rc_fini(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hit_expire_negative),
+		cmocka_unit_test(test_evict_closest_expiry),
+		cmocka_unit_test(test_key_too_long),
+		cmocka_unit_test(test_many),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

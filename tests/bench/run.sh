@@ -1,13 +1,20 @@
 #!/bin/bash
-# make bench: SA latencies on ibsim with stock OpenSM and with the plugin,
-# as ratios to T_cpi (SA ClassPortInfo round trip) measured in the same run.
-#   BENCH_HOSTS (default 64) hosts; BENCH_PER (default 16) records per host.
+# make bench: the SA's ATS path on ibsim with stock OpenSM and with the
+# plugin, every latency also as a ratio to T_cpi (SA ClassPortInfo round
+# trip) measured first in the same run on the same fabric.
+#   BENCH_HOSTS   CA ports the bulk records spread over (default 400)
+#   BENCH_LEVELS  record counts to measure at (default "1000 10000 100000")
+#   BENCH_GETS    timed Gets per level (default 2000)
+# Prints raw lines "SM what p50_us p99_us count [per_second]", then a
+# summary with the issue's targets.
 top_builddir=${top_builddir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_srcdir=${top_srcdir:-$top_builddir}
 export top_builddir top_srcdir
-HOSTS=${BENCH_HOSTS:-64}
-PER=${BENCH_PER:-16}
+HOSTS=${BENCH_HOSTS:-400}
+LEVELS=${BENCH_LEVELS:-"1000 10000 100000"}
+GETS=${BENCH_GETS:-2000}
 SABENCH="$top_builddir/tests/bench/sabench"
+AGENTS="h3 h4 h5 h6 h7 h8 h9 h10"
 
 # A fabric big enough: leaf switches of 16 hosts under one spine.
 topo=$(mktemp /tmp/ibats-bench-topo.XXXXXX)
@@ -38,49 +45,99 @@ bench_one() { # bench_one LABEL PLUGIN(0/1)
 		sa_answers() {
 			on h1 "$SABENCH" cpi 1 >/dev/null 2>&1
 		}
-		if [ "$2" -eq 0 ]; then
-			sm_start() {
-				(cd "$RUN" && SIM_HOST=smhost OSM_CACHE_DIR="$RUN/cache" OSM_TMP_DIR="$RUN" \
-					LD_PRELOAD="$SIM_PRELOAD" exec "$OPENSM" -f "$RUN/osm.log" -s 0) \
-					>"$RUN/opensm.out" 2>&1 &
-				SM_PID=$!
-				T_PIDS="$T_PIDS $!"
-				wait_for "the SA" 60 sa_answers
-			}
-		fi
+		rss_kb() {
+			awk '/^VmRSS/ { print $2 }' "/proc/$SM_PID/status"
+		}
+		[ "$2" -eq 0 ] && SM_CONF="$RUN/opensm-stock.conf"
 		fabric_start "$(basename "$topo")"
-		cpi=$(on h1 "$SABENCH" cpi 2000)
-		set=$(on h1 "$SABENCH" load "$HOSTS" "$PER")
-		get=$(on h1 "$SABENCH" get 2000 "$HOSTS" "$PER")
-		echo "$1 $cpi"
-		echo "$1 $set"
-		echo "$1 $get"
-		if [ "$2" -eq 1 ]; then
-			# The SM port's liveness responder, and a cached lookup
-			# through an agent (ibsim mode, static address).
-			echo "$1 $(on h1 "$SABENCH" echo 2000 1)"
-			agent_start h2 "address 10.200.0.2 primary" "ibsim yes" "cache_ttl 3600"
-			wait_for "h2 registered" 20 sh -c "cd $RUN/scratch && SIM_HOST=h2 LD_PRELOAD='$SIM_PRELOAD' $ATSCTL -S $RUN/atsd-h2.sock resolve 10.200.0.2 >/dev/null"
-			echo "$1 $(on h2 "$SABENCH" sock 2000 "$RUN/atsd-h2.sock" 10.200.0.2)"
-		fi
+		echo "$1 cpi $(on h1 "$SABENCH" cpi 2000)"
+		echo "$1 rss@0 $(rss_kb)"
+		prev=0
+		for n in $LEVELS; do
+			echo "$1 set@$n $(on h1 "$SABENCH" grow "$prev" "$n" "$HOSTS")"
+			echo "$1 rss@$n $(rss_kb)"
+			echo "$1 get@$n $(on h1 "$SABENCH" get "$GETS" "$n" "$HOSTS")"
+			prev=$n
+		done
+		# Gets while another client updates records as fast as it can.
+		on h2 "$SABENCH" storm $(( $2 ? 5 : 20 )) "$prev" "$HOSTS" >"$RUN/storm.out" &
+		wait_for "the storm" 10 grep -q started "$RUN/storm.out"
+		echo "$1 getstorm@$prev $(on h1 "$SABENCH" get "$GETS" "$prev" "$HOSTS")"
+		wait $!
+		echo "$1 $(tail -n 1 "$RUN/storm.out")"
+		[ "$2" -eq 1 ] || exit 0
+		echo "$1 index $(sed -n 's/.*"index": {"records": \([0-9]*\), "bytes": \([0-9]*\).*/\1 \2/p' "$RUN/osmats-state.json")"
+		echo "$1 echo $(on h1 "$SABENCH" echo 2000 1)"
+		echo "$1 cache $("$SABENCH" cache 100000)"
+		i=0
+		for a in $AGENTS; do
+			i=$((i + 1))
+			agent_start "$a" "address 10.250.0.$i primary" "address 10.250.1.$i" \
+				"cache_ttl 3600" "verify_interval 1" "sm_poll_interval 1"
+		done
+		ips=""
+		for i in $(seq 1 8); do ips="$ips 10.250.0.$i 10.250.1.$i"; done
+		wait_for "the agents' records" 60 on h1 "$SABENCH" restore 1 $ips
+		agent h3 resolve 10.250.0.1 >/dev/null
+		echo "$1 sock $(on h3 "$SABENCH" sock 2000 "$RUN/atsd-h3.sock" 10.250.0.1)"
+		echo "$1 sockc $(on h3 "$SABENCH" sockc 2000 "$RUN/atsd-h3.sock" 10.250.0.1)"
+		sm_stop
+		sm_start
+		echo "$1 $(on h1 "$SABENCH" restore 60 $ips)"
 	)
 }
 
-echo "# ibats bench: $HOSTS hosts x $PER ATS records = $((HOSTS * PER)) records"
+echo "# ibats bench $(date -u +%F): $HOSTS ports, levels $LEVELS, $GETS Gets per level"
+out=$(mktemp /tmp/ibats-bench.XXXXXX)
 {
 	bench_one stock 0
 	bench_one plugin 1
-} | tee /tmp/ibats-bench.$$
-awk '
-	{ p50[$1" "$2] = $3; p99[$1" "$2] = $4 }
+} | tee "$out"
+awk -v levels="$LEVELS" '
+	$2 ~ /^(cpi|set@|get@|getstorm@|echo|cache|sock|sockc)/ { p50[$1" "$2] = $4; p99[$1" "$2] = $5; rate[$1" "$2] = $7 }
+	$2 ~ /^rss@/ { rss[$1" "substr($2, 5)] = $3 }
+	$2 == "storm" { storm[$1] = $5 }
+	$2 == "restore" { restore = $8 }
+	$2 == "index" { idxrec = $3; idxbytes = $4 }
+	function ok(c) { return c ? "met" : "NOT MET" }
 	END {
-		printf "\n%-8s %-4s %9s %9s %8s\n", "sm", "op", "p50 us", "p99 us", "p50/Tcpi"
-		split("stock plugin", sms, " "); split("cpi set get echo sock", ops, " ")
-		for (i = 1; i <= 2; i++) for (j = 1; j <= 5; j++) {
-			k = sms[i]" "ops[j]
-			if (!(k in p50)) continue
-			printf "%-8s %-4s %9.1f %9.1f %8.2f\n", sms[i], ops[j], p50[k], p99[k], p50[k] / p50[sms[i]" cpi"]
+		n = split(levels, L, " "); top = L[n]; low = L[1]
+		ts = p50["stock cpi"]; tp = p50["plugin cpi"]
+		printf "\nT_cpi p50: stock run %.1f us, plugin run %.1f us\n\n", ts, tp
+		printf "%-16s %10s %10s %8s %10s %10s %8s %12s\n", "op", "stock p50", "p99", "/Tcpi", "plugin p50", "p99", "/Tcpi", "stock/plugin"
+		for (i = 1; i <= n; i++) {
+			split("get@ set@", ops, " ")
+			for (j = 1; j <= 2; j++) {
+				k = ops[j] L[i]
+				printf "%-16s %10.1f %10.1f %8.2f %10.1f %10.1f %8.2f %12.2f\n", k,
+					p50["stock "k], p99["stock "k], p50["stock "k] / ts,
+					p50["plugin "k], p99["plugin "k], p50["plugin "k] / tp,
+					p50["stock "k] / p50["plugin "k]
+			}
 		}
-		printf "stock/plugin ATS Get p50: %.2f\n", p50["stock get"] / p50["plugin get"]
-	}' /tmp/ibats-bench.$$
-rm -f /tmp/ibats-bench.$$ "$topo"
+		k = "getstorm@" top
+		printf "%-16s %10.1f %10.1f %8.2f %10.1f %10.1f %8.2f %12.2f\n", "get in Set storm",
+			p50["stock "k], p99["stock "k], p50["stock "k] / ts,
+			p50["plugin "k], p99["plugin "k], p50["plugin "k] / tp, p50["stock "k] / p50["plugin "k]
+		printf "\nSets/s growing to %d: stock %s, plugin %s; storm: stock %s/s, plugin %s/s\n",
+			top, rate["stock set@"top], rate["plugin set@"top], storm["stock"], storm["plugin"]
+		printf "liveness echo to the SM port: p50 %.1f us (%.2f T_cpi)\n", p50["plugin echo"], p50["plugin echo"] / tp
+		printf "agent cached lookup, in process: p50 %.2f us (%.4f T_cpi)\n", p50["plugin cache"], p50["plugin cache"] / tp
+		printf "agent cached lookup, one socket connection: p50 %.1f us (%.2f T_cpi)\n", p50["plugin sock"], p50["plugin sock"] / tp
+		printf "agent cached lookup, connect per lookup: p50 %.1f us (%.2f T_cpi)\n", p50["plugin sockc"], p50["plugin sockc"] / tp
+		printf "8 agents restored 16 records %s ms after the restarted SA answered\n", restore
+		ms = (rss["stock "top] - rss["stock 0"]) * 1024 / top
+		mp = (rss["plugin "top] - rss["plugin 0"]) * 1024 / top
+		printf "OpenSM memory per record (RSS growth to %d): stock %.0f B, with plugin %.0f B (%.2fx); the index itself: %.0f B/record\n",
+			top, ms, mp, mp / ms, idxrec ? idxbytes / idxrec : 0
+		g1 = p50["plugin get@"low]; g = p50["plugin get@"top]
+		printf "\ntargets at %d records:\n", top
+		printf "  plugin Get p50 <= 1.25 T_cpi: %.2f %s\n", g / tp, ok(g / tp <= 1.25)
+		printf "  stock/plugin Get p50 >= 20: %.1f %s\n", p50["stock get@"top] / g, ok(p50["stock get@"top] / g >= 20)
+		printf "  plugin Get p50 within 15%% of %d records: %+.1f%% %s\n", low, (g / g1 - 1) * 100, ok(g / g1 <= 1.15)
+		printf "  validated Set p50 <= 1.3 T_cpi: %.2f %s\n", p50["plugin set@"top] / tp, ok(p50["plugin set@"top] / tp <= 1.3)
+		printf "  cached lookup in process <= 0.05 T_cpi: %.4f %s\n", p50["plugin cache"] / tp, ok(p50["plugin cache"] / tp <= 0.05)
+		printf "  cached lookup over the socket <= 0.2 T_cpi: %.2f %s\n", p50["plugin sock"] / tp, ok(p50["plugin sock"] / tp <= 0.2)
+		printf "  plugin memory <= 2x stock per record: %.2f %s\n", mp / ms, ok(mp / ms <= 2)
+	}' "$out"
+rm -f "$out" "$topo"

@@ -142,7 +142,7 @@ struct peer_walk {
 	struct osmats *p;
 	const struct pol_request *req;
 	struct facts *f;
-	int skip_same_gid; /* the GID walk has them already */
+	const struct srx_ent *skip; /* found already */
 };
 
 static uint64_t sys_guid_of(struct osmats *p, const uint8_t *gid)
@@ -159,11 +159,15 @@ static int add_peer(const struct srx_ent *e, void *arg)
 	struct facts *f = w->f;
 	struct pol_peer peer;
 
-	sr_decode(srx_rec(e), SR_SIZE, &peer.rec);
-	if (!pol_peer_relevant(w->req, &peer.rec) ||
-	    (w->skip_same_gid && !memcmp(peer.rec.gid, w->req->rec.gid, 16)))
+	if (e == w->skip)
 		return 0;
-	peer.sys_guid = sys_guid_of(w->p, peer.rec.gid);
+	sr_decode(srx_rec(e), SR_SIZE, &peer.rec);
+	if (!pol_peer_relevant(w->req, &peer.rec))
+		return 0;
+	/* pol_decide compares system images of other GIDs' primaries only. */
+	peer.sys_guid = peer.rec.id == ATS_SID_PRIMARY &&
+			memcmp(peer.rec.gid, w->req->rec.gid, 16) ?
+			sys_guid_of(w->p, peer.rec.gid) : 0;
 	if (f->npeers == f->cap) {
 		size_t cap = f->cap ? 2 * f->cap : 8;
 		struct pol_peer *n = realloc(f->peers, cap * sizeof(*n));
@@ -179,17 +183,22 @@ static int add_peer(const struct srx_ent *e, void *arg)
 	return 0;
 }
 
-/* Exclusive lock, index current. The peers of pol_peer_relevant(): same
- * PKey and same GID, or the same address in either IPv4 form. */
+/* Exclusive lock, index current. Only the peers pol_decide() consults,
+ * each found by a lookup rather than a walk of the GID's records:
+ * - a Set needs the GID's primary in its partition (primary-first), and
+ *   the records holding its address in either IPv4 form (the same GID's
+ *   for port-duplicate, other GIDs' primaries for duplicate-address);
+ * - a Delete of a primary needs the GID's other records. */
 static int gather(struct osmats *p, const osm_physp_t *physp,
 		  const struct osmats_conf *c, struct pol_request *req,
 		  struct facts *f)
 {
 	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
 	osm_subn_t *subn = &p->osm->subn;
-	struct peer_walk w = { p, req, f, 0 };
+	struct peer_walk w = { p, req, f, NULL };
 	osm_port_t *req_port, *tgt_port;
-	uint8_t alt[16];
+	uint8_t key[SR_SIZE], alt[16];
+	struct srx_ent *e;
 	struct ats_ip ip;
 	enum ats_ip_form form;
 
@@ -203,8 +212,19 @@ static int gather(struct osmats *p, const osm_physp_t *physp,
 	req->trusted = (subn->opt.sa_key && req->sm_key == cl_ntoh64(subn->opt.sa_key)) ||
 		       conf_is_trusted(c, f->req_guid);
 
-	srx_each_gid(p->idx, req->rec.gid, add_peer, &w);
-	w.skip_same_gid = 1;
+	if (req->method == SA_METHOD_DELETE) {
+		if (req->rec.id == ATS_SID_PRIMARY)
+			srx_each_gid(p->idx, req->rec.gid, add_peer, &w);
+		return f->err;
+	}
+	memset(key, 0, sizeof(key));
+	wire_put64(key + SR_OFF_ID, ATS_SID_PRIMARY);
+	memcpy(key + SR_OFF_GID, req->rec.gid, 16);
+	wire_put16(key + SR_OFF_PKEY, req->rec.pkey);
+	e = srx_find_rid(p->idx, key);
+	if (e)
+		add_peer(e, &w);
+	w.skip = e;
 	srx_each_data8(p->idx, req->rec.data8, add_peer, &w);
 	if (!ats_ip_decode(req->rec.data8, &ip, &form) && form != ATS_IP_V6) {
 		memset(alt, 0, sizeof(alt));

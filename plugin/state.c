@@ -7,6 +7,16 @@
 #include "ats.h"
 #include "state.h"
 
+void state_rec_from(struct state_rec *s, const struct sr_record *r)
+{
+	memset(s, 0, sizeof(*s));
+	s->sid = r->id;
+	memcpy(s->gid, r->gid, 16);
+	memcpy(s->data8, r->data8, 16);
+	s->lease = r->lease;
+	s->pkey = r->pkey;
+}
+
 static void put_counters(FILE *f, const char *name, const uint64_t *v)
 {
 	unsigned r;
@@ -47,7 +57,7 @@ int state_write(const char *path, const struct state_info *info,
 		idx->rebuilds, idx->gets_indexed, idx->gets_fallback);
 	fprintf(f, "  \"records\": [");
 	for (i = 0; i < n; i++) {
-		const struct sr_record *r = &recs[i].rec;
+		const struct state_rec *r = &recs[i];
 		struct ats_ip a;
 
 		if (ats_ip_decode(r->data8, &a, NULL))
@@ -57,7 +67,7 @@ int state_write(const char *path, const struct state_info *info,
 		fprintf(f, "%s\n    {\"sid\": \"0x%016" PRIx64 "\", \"gid\": \"%s\", "
 			"\"pkey\": \"0x%04x\", \"lease\": %" PRIu32 ", \"ip\": \"%s\", "
 			"\"port_present\": %s, \"missing_sweeps\": %" PRIu32 "}",
-			i ? "," : "", r->id, ats_gid_format(r->gid, gid, sizeof(gid)),
+			i ? "," : "", r->sid, ats_gid_format(r->gid, gid, sizeof(gid)),
 			r->pkey, r->lease, ip, recs[i].port_present ? "true" : "false",
 			recs[i].missing_sweeps);
 	}

@@ -27,11 +27,19 @@ struct state_index {
 	uint64_t gets_fallback;  /* handed to OpenSM's scan */
 };
 
+/* What the file shows of one ATS record: the worker copies 100k of these
+ * under the lock, so only these fields. */
 struct state_rec {
-	struct sr_record rec;
-	int port_present;
+	uint64_t sid;
+	uint8_t gid[16];
+	uint8_t data8[16];
+	uint32_t lease;
 	uint32_t missing_sweeps;
+	uint16_t pkey;
+	uint8_t port_present;
 };
+
+void state_rec_from(struct state_rec *s, const struct sr_record *r);
 
 struct state_info {
 	const char *sm_state;   /* "master", "standby", ... */

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -200,14 +201,15 @@ static void write_state(struct osmats *p)
 	for (it = cl_qlist_head(&subn->sa_sr_list);
 	     it != cl_qlist_end(&subn->sa_sr_list); it = cl_qlist_next(it)) {
 		struct state_rec s;
+		struct sr_record r;
 		struct osmats_missing *m;
 
-		memset(&s, 0, sizeof(s));
-		osmats_sr_from_osm(&((osm_svcr_t *)it)->service_record, &s.rec);
-		if (!is_ats(&s.rec))
+		osmats_sr_from_osm(&((osm_svcr_t *)it)->service_record, &r);
+		if (!is_ats(&r))
 			continue;
-		s.port_present = port_of(p, s.rec.gid) != NULL;
-		m = s.port_present ? NULL : missing_find(p, s.rec.gid);
+		state_rec_from(&s, &r);
+		s.port_present = port_of(p, r.gid) != NULL;
+		m = s.port_present ? NULL : missing_find(p, r.gid);
 		s.missing_sweeps = m ? m->sweeps : 0;
 		if (n == cap) {
 			struct state_rec *v;
@@ -237,6 +239,9 @@ static void write_state(struct osmats *p)
 		OSM_LOG(p->log, OSM_LOG_ERROR, "ERR 7A12: cannot write %s: %s\n",
 			p->state_path, strerror(-ret));
 	free(recs);
+	/* The snapshot of a large database is megabytes in this thread's
+	 * arena: give them back rather than keep them for the next write. */
+	malloc_trim(0);
 }
 
 static double now_s(void)

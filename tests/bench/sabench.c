@@ -5,7 +5,8 @@
  *
  *   sabench cpi N                   N ClassPortInfo Gets (T_cpi)
  *   sabench grow FROM TO NGIDS      Set records FROM..TO-1 (SA key 1)
- *   sabench get N COUNT NGIDS       N Gets of random records < COUNT
+ *   sabench get N COUNT NGIDS       N Gets of random records < COUNT by RID
+ *   sabench resolve N COUNT NGIDS   ... by address, as atsctl resolve asks
  *   sabench storm SECS COUNT NGIDS  re-Set random records < COUNT for SECS
  *   sabench echo N LID              N liveness echoes (vendor 0x34) to LID
  *   sabench sock N PATH IP          N resolves of IP on one atsd connection
@@ -99,8 +100,11 @@ static int grow(struct sa_client *sa, size_t from, size_t to, size_t ngids)
 	return 0;
 }
 
-static int get(struct sa_client *sa, size_t n, size_t count, size_t ngids)
+static int get(struct sa_client *sa, size_t n, size_t count, size_t ngids,
+	       int by_ip)
 {
+	const uint64_t mask = by_ip ? sr_comp_mask(SR_F_NAME | SR_F_PKEY | SR_F_DATA8) :
+			      sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY | SR_F_NAME);
 	double *t = calloc(n, sizeof(*t));
 	size_t i;
 
@@ -111,11 +115,11 @@ static int get(struct sa_client *sa, size_t n, size_t count, size_t ngids)
 
 		bulk_rec((size_t)rand() % count, ngids, &q);
 		t0 = now_us();
-		if (sa_sr_get(sa, &q, sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY | SR_F_NAME), &r))
+		if (sa_sr_get(sa, &q, mask, &r))
 			return 3;
 		t[i] = now_us() - t0;
 	}
-	report("get", t, n, 0);
+	report(by_ip ? "resolve" : "get", t, n, 0);
 	free(t);
 	return 0;
 }
@@ -306,8 +310,8 @@ int main(int argc, char **argv)
 		}
 		if (!strcmp(argv[1], "grow"))
 			return grow(sa, n, a, ngids);
-		if (!strcmp(argv[1], "get"))
-			return get(sa, n, a, ngids);
+		if (!strcmp(argv[1], "get") || !strcmp(argv[1], "resolve"))
+			return get(sa, n, a, ngids, argv[1][0] == 'r');
 		if (!strcmp(argv[1], "storm"))
 			return storm(sa, (double)n, a, ngids);
 	}

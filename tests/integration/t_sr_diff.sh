@@ -80,4 +80,15 @@ check "every query was answered from the index (${indexed:-none})" \
 	test "${indexed:-0}" -ge $((4 * NQUERY))
 check "the index was rebuilt after the leases ran out" \
 	grep -Eq '"rebuilds": [2-9]' "$STATE"
+
+# indexed_queries no (reloaded at a sweep): OpenSM's own scan answers,
+# with the same bytes.
+echo "indexed_queries no" >>"$RUN/osmats.conf"
+check "the plugin rereads its config" sm_sweep
+check "... and applies it" wait_for "the reload" 10 grep -q "reloaded $RUN/osmats.conf" "$RUN/osm.log"
+check "queries from host3 handed to OpenSM's scan answer the same" \
+	sh -c "cd $RUN/scratch && SIM_HOST=host3 LD_PRELOAD='$SIM_PRELOAD' $SRDIFF query $SEED $NLOAD $NQUERY >$RUN/scan.host3 && cmp -s $RUN/scan.host3 $RUN/plugin.host3"
+check "OpenSM sweeps once more" sm_sweep
+check "... counted as handed to OpenSM" wait_for "fallback count" 10 \
+	grep -Eq "\"gets_fallback\": $NQUERY[,}]" "$STATE"
 finish

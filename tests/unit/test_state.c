@@ -19,6 +19,7 @@ static void test_write_and_read_back(void **state)
 	struct state_index idx = { 2, 1024, 1, 5, 0 };
 	struct state_info info = { "master", "OpenSM 3.3.23", 1700000000 };
 	struct state_rec recs[2];
+	struct sr_record r;
 	struct ats_ip ip;
 	uint8_t gid[16];
 	FILE *f;
@@ -30,10 +31,12 @@ static void test_write_and_read_back(void **state)
 	memset(recs, 0, sizeof(recs));
 	ats_gid_parse("fe80::10:3", gid);
 	ats_ip_parse("10.0.0.1", &ip);
-	ats_record_init(&recs[0].rec, ATS_SID_PRIMARY, gid, 0xffff, ATS_LEASE_INFINITE, &ip);
+	ats_record_init(&r, ATS_SID_PRIMARY, gid, 0xffff, ATS_LEASE_INFINITE, &ip);
+	state_rec_from(&recs[0], &r);
 	recs[0].port_present = 1;
 	ats_ip_parse("fd00::1", &ip);
-	ats_record_init(&recs[1].rec, ATS_SID_PRIMARY + 1, gid, 0x8001, 60, &ip);
+	ats_record_init(&r, ATS_SID_PRIMARY + 1, gid, 0x8001, 60, &ip);
+	state_rec_from(&recs[1], &r);
 	recs[1].missing_sweeps = 2;
 	cnt.accepted = 7;
 	cnt.rejected[POL_OWNER] = 3;

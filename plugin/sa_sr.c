@@ -32,6 +32,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ats.h"
 #include "osmats.h"
@@ -436,9 +437,8 @@ static int apply_rules(struct osmats *p, osm_madw_t *madw, const osm_physp_t *ph
 	return 0;
 }
 
-static void sr_set(void *context, void *data)
+static void serve_set(struct osmats *p, void *data)
 {
-	struct osmats *p = context;
 	osm_madw_t *madw = data;
 	ib_sa_mad_t *sam = osm_madw_get_sa_mad_ptr(madw);
 	uint8_t *mad = (uint8_t *)sam;
@@ -480,6 +480,18 @@ static void sr_set(void *context, void *data)
 		do_delete(p, madw, rec);
 }
 
+static uint64_t now_ns(void);
+
+static void sr_set(void *context, void *data)
+{
+	struct osmats *p = context;
+	uint64_t t0 = now_ns();
+
+	serve_set(p, data);
+	__atomic_add_fetch(&p->set_ns, now_ns() - t0, __ATOMIC_RELAXED);
+	bump(&p->sets);
+}
+
 struct get_walk {
 	struct osmats *p;
 	const osm_physp_t *physp;
@@ -515,25 +527,24 @@ static void free_items(cl_qlist_t *list)
 		free(it);
 }
 
-static void sr_get(void *context, void *data)
+/* 1 when answered from the index. */
+static int serve_get(struct osmats *p, osm_madw_t *madw)
 {
-	struct osmats *p = context;
-	osm_madw_t *madw = data;
 	ib_sa_mad_t *sam = osm_madw_get_sa_mad_ptr(madw);
 	struct get_walk w = { .p = p };
 	int indexed;
 
 	if (sam->method != IB_MAD_METHOD_GET && sam->method != IB_MAD_METHOD_GETTABLE) {
-		osm_sr_rcv_process(&p->osm->sa, data);
-		return;
+		osm_sr_rcv_process(&p->osm->sa, madw);
+		return 0;
 	}
 	cl_plock_acquire(&p->osm->lock);
 	indexed = __atomic_load_n(&p->indexed_queries, __ATOMIC_RELAXED) && idx_current(p);
 	if (!indexed) {
 		cl_plock_release(&p->osm->lock);
 		bump(&p->get_fallback);
-		osm_sr_rcv_process(&p->osm->sa, data);
-		return;
+		osm_sr_rcv_process(&p->osm->sa, madw);
+		return 0;
 	}
 	w.physp = osm_get_physp_by_mad_addr(p->log, &p->osm->subn, &madw->mad_addr);
 	if (!w.physp) {
@@ -542,7 +553,7 @@ static void sr_get(void *context, void *data)
 		OSM_LOG(p->log, OSM_LOG_ERROR, "ERR 7A33: ServiceRecord %s from unknown LID %u; "
 			"not answered, as OpenSM does\n", ib_get_sa_method_str(sam->method),
 			cl_ntoh16(madw->mad_addr.dest_lid));
-		return;
+		return 1;
 	}
 	cl_qlist_init(&w.list);
 	if (srx_query(p->idx, ib_sa_mad_get_payload_ptr(sam), cl_ntoh64(sam->comp_mask),
@@ -555,13 +566,32 @@ static void sr_get(void *context, void *data)
 		OSM_LOG(p->log, OSM_LOG_ERROR,
 			"ERR 7A32: out of memory answering a ServiceRecord query\n");
 		osm_sa_send_error(&p->osm->sa, madw, IB_SA_MAD_STATUS_NO_RESOURCES);
-		return;
+		return 1;
 	}
-	if (sam->method == IB_MAD_METHOD_GET && !cl_qlist_count(&w.list)) {
+	if (sam->method == IB_MAD_METHOD_GET && !cl_qlist_count(&w.list))
 		osm_sa_send_error(&p->osm->sa, madw, IB_SA_MAD_STATUS_NO_RECORDS);
-		return;
-	}
-	respond(p, madw, &w.list);
+	else
+		respond(p, madw, &w.list);
+	return 1;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The SA's own time per request, from the dispatcher's call to the
+ * answer queued for sending: the rest of a round trip is transport. */
+static void sr_get(void *context, void *data)
+{
+	struct osmats *p = context;
+	uint64_t t0 = now_ns();
+
+	if (serve_get(p, data))
+		__atomic_add_fetch(&p->get_ns, now_ns() - t0, __ATOMIC_RELAXED);
 }
 
 int osmats_sr_hook(struct osmats *p)

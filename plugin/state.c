@@ -53,8 +53,11 @@ int state_write(const char *path, const struct state_info *info,
 		cnt->clamped, cnt->flushed);
 	fprintf(f, "  \"index\": {\"records\": %" PRIu64 ", \"bytes\": %" PRIu64
 		", \"rebuilds\": %" PRIu64 ", \"gets_indexed\": %" PRIu64
-		", \"gets_fallback\": %" PRIu64 "},\n", idx->records, idx->bytes,
-		idx->rebuilds, idx->gets_indexed, idx->gets_fallback);
+		", \"gets_fallback\": %" PRIu64 ", \"get_avg_ns\": %" PRIu64
+		", \"sets\": %" PRIu64 ", \"set_avg_ns\": %" PRIu64 "},\n",
+		idx->records, idx->bytes, idx->rebuilds, idx->gets_indexed, idx->gets_fallback,
+		idx->gets_indexed ? idx->get_ns / idx->gets_indexed : 0, idx->sets,
+		idx->sets ? idx->set_ns / idx->sets : 0);
 	fprintf(f, "  \"records\": [");
 	for (i = 0; i < n; i++) {
 		const struct state_rec *r = &recs[i];

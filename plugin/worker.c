@@ -229,6 +229,9 @@ static void write_state(struct osmats *p)
 	idx.rebuilds = __atomic_load_n(&p->idx_rebuilds, __ATOMIC_RELAXED);
 	idx.gets_indexed = __atomic_load_n(&p->get_indexed, __ATOMIC_RELAXED);
 	idx.gets_fallback = __atomic_load_n(&p->get_fallback, __ATOMIC_RELAXED);
+	idx.get_ns = __atomic_load_n(&p->get_ns, __ATOMIC_RELAXED);
+	idx.sets = __atomic_load_n(&p->sets, __ATOMIC_RELAXED);
+	idx.set_ns = __atomic_load_n(&p->set_ns, __ATOMIC_RELAXED);
 	info.opensm = OSM_VERSION;
 	info.time = (long long)time(NULL);
 	pthread_mutex_lock(&p->mu);

@@ -1,6 +1,7 @@
-# Faults: 10% MAD loss on the SM's link, an agent killed under loss, a
-# link flap, OpenSM killed with SIGKILL. Every agent's records converge,
-# with no duplicates and no stuck state.
+# Faults: 10% MAD loss on the SM's link and on two agents' links, an agent
+# killed under loss, a link flap, OpenSM killed with SIGKILL. Every
+# agent's records converge, with no duplicates, no stuck state and
+# nothing orphaned.
 . "$top_srcdir/tests/integration/harness.sh"
 
 fabric_start fabric4.net
@@ -21,6 +22,8 @@ settled() {
 }
 
 sim 'Error "smhost"[1] 10'
+sim 'Error "host1"[1] 10'
+sim 'Error "host2"[1] 10'
 IFS_SAVE=$IFS
 IFS='
 '
@@ -28,7 +31,8 @@ agent_start host1 $COMMON "address 10.0.0.1 primary" "address 10.0.1.1"
 agent_start host2 $COMMON "address 10.0.0.2 primary"
 agent_start host3 $COMMON "address 10.0.0.3 primary"
 IFS=$IFS_SAVE
-check "with 10% loss on the SM link, every record gets registered" wait_for "settle" 60 settled
+check "with 10% loss on the SM's and agents' links, every record gets registered" \
+	wait_for "settle" 60 settled
 kill -9 "$(agent_pid host1)"
 wait "$(agent_pid host1)" 2>/dev/null
 IFS='
@@ -39,6 +43,8 @@ check "host1's agent killed and restarted under loss: still exactly 2 records" \
 	wait_for "restart settle" 60 settled
 check_count "... and exactly one of each address" 1 atsctl host4 -n -t 300 -r 5 resolve 10.0.1.1
 sim 'Error "smhost"[1] 0'
+sim 'Error "host1"[1] 0'
+sim 'Error "host2"[1] 0'
 check_out "no agent is stuck: host2 syncs" "^syncs [1-9]" agent host2 stats
 
 sim 'Unlink "host3"'
@@ -52,4 +58,6 @@ sm_start
 check "OpenSM killed with SIGKILL and restarted: everything is back" \
 	wait_for "SM restart" 30 settled
 check_count "no duplicates after all that" 2 atsctl host4 -n dump --gid "$G1"
+check_out "... and nothing orphaned: the audit is clean" "^0 finding\(s\): clean$" \
+	atsctl host4 audit
 finish

@@ -75,7 +75,7 @@ check "... and records the requester may not see" \
 
 STATE="$RUN/osmats-state.json"
 check "the plugin sweeps" sm_sweep
-indexed=$(sed -n 's/.*"gets_indexed": \([0-9]*\), "gets_fallback": 0}.*/\1/p' "$STATE")
+indexed=$(sed -n 's/.*"gets_indexed": \([0-9]*\), "gets_fallback": 0,.*/\1/p' "$STATE")
 check "every query was answered from the index (${indexed:-none})" \
 	test "${indexed:-0}" -ge $((4 * NQUERY))
 check "the index was rebuilt after the leases ran out" \

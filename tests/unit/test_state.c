@@ -16,7 +16,7 @@ static void test_write_and_read_back(void **state)
 {
 	char dir[] = "/tmp/osmats-state-XXXXXX", path[128], tmp[140], buf[4096];
 	struct state_counters cnt = { 0 };
-	struct state_index idx = { 2, 1024, 1, 5, 0 };
+	struct state_index idx = { 2, 1024, 1, 5, 0, 20000, 3, 9000 };
 	struct state_info info = { "master", "OpenSM 3.3.23", 1700000000 };
 	struct state_rec recs[2];
 	struct sr_record r;
@@ -54,7 +54,8 @@ static void test_write_and_read_back(void **state)
 	assert_non_null(strstr(buf, "\"ownership\": 3"));
 	assert_non_null(strstr(buf, "\"flushed\": 4"));
 	assert_non_null(strstr(buf, "\"index\": {\"records\": 2, \"bytes\": 1024, \"rebuilds\": 1, "
-				    "\"gets_indexed\": 5, \"gets_fallback\": 0}"));
+				    "\"gets_indexed\": 5, \"gets_fallback\": 0, \"get_avg_ns\": 4000, "
+				    "\"sets\": 3, \"set_avg_ns\": 3000}"));
 	assert_non_null(strstr(buf, "{\"sid\": \"0x10000ce100415453\", \"gid\": \"fe80::10:3\", "
 				    "\"pkey\": \"0xffff\", \"lease\": 4294967295, \"ip\": \"10.0.0.1\", "
 				    "\"port_present\": true, \"missing_sweeps\": 0}"));

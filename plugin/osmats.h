@@ -53,8 +53,8 @@ struct osmats {
 	uint64_t idx_rebuilds;  /* atomic counters */
 	uint64_t get_indexed;
 	uint64_t get_fallback;
-	uint64_t get_ns;        /* time spent answering indexed Gets */
-	uint64_t sets;          /* Sets and Deletes handled */
+	uint64_t get_ns;        /* their work until the answer is decided */
+	uint64_t sets;          /* Sets and Deletes carried out */
 	uint64_t set_ns;
 
 	pthread_t thread;

@@ -52,6 +52,22 @@ static void bump(uint64_t *c)
 	__atomic_add_fetch(c, 1, __ATOMIC_RELAXED);
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The SA's own work on a request, from the dispatcher's call until the
+ * lock is released with the answer decided; sending it is transport. */
+static void account(uint64_t *count, uint64_t *ns, uint64_t t0)
+{
+	__atomic_add_fetch(count, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(ns, now_ns() - t0, __ATOMIC_RELAXED);
+}
+
 static int steady(struct osmats *p)
 {
 	osm_subn_t *s = &p->osm->subn;
@@ -309,7 +325,7 @@ static void respond_one(struct osmats *p, osm_madw_t *madw, const ib_service_rec
 
 /* Exclusive lock held, released here. OpenSM's sr_rcv_process_set_method. */
 static void do_set(struct osmats *p, osm_madw_t *madw, ib_service_record_t *rec,
-		   ib_net64_t mask)
+		   ib_net64_t mask, uint64_t t0)
 {
 	struct srx_ent *e;
 	osm_svcr_t *s;
@@ -348,6 +364,7 @@ static void do_set(struct osmats *p, osm_madw_t *madw, ib_service_record_t *rec,
 		s->modified_time = cl_get_time_stamp_sec();
 	}
 	cl_plock_release(&p->osm->lock);
+	account(&p->sets, &p->set_ns, t0);
 	answer = *rec;
 	if (!(mask & IB_SR_COMPMASK_SPKEY))
 		answer.service_pkey = IB_DEFAULT_PKEY;
@@ -355,7 +372,8 @@ static void do_set(struct osmats *p, osm_madw_t *madw, ib_service_record_t *rec,
 }
 
 /* Exclusive lock held, released here. OpenSM's sr_rcv_process_delete_method. */
-static void do_delete(struct osmats *p, osm_madw_t *madw, const ib_service_record_t *rec)
+static void do_delete(struct osmats *p, osm_madw_t *madw, const ib_service_record_t *rec,
+		      uint64_t t0)
 {
 	struct srx_ent *e = srx_find_rid(p->idx, (const uint8_t *)rec);
 	ib_service_record_t gone;
@@ -372,6 +390,7 @@ static void do_delete(struct osmats *p, osm_madw_t *madw, const ib_service_recor
 	srx_del(p->idx, e);
 	osm_svcr_delete(s);
 	cl_plock_release(&p->osm->lock);
+	account(&p->sets, &p->set_ns, t0);
 	respond_one(p, madw, &gone);
 }
 
@@ -437,8 +456,10 @@ static int apply_rules(struct osmats *p, osm_madw_t *madw, const osm_physp_t *ph
 	return 0;
 }
 
-static void serve_set(struct osmats *p, void *data)
+static void sr_set(void *context, void *data)
 {
+	struct osmats *p = context;
+	uint64_t t0 = now_ns();
 	osm_madw_t *madw = data;
 	ib_sa_mad_t *sam = osm_madw_get_sa_mad_ptr(madw);
 	uint8_t *mad = (uint8_t *)sam;
@@ -475,21 +496,9 @@ static void serve_set(struct osmats *p, void *data)
 		return;
 	}
 	if (sam->method == IB_MAD_METHOD_SET)
-		do_set(p, madw, rec, sam->comp_mask);
+		do_set(p, madw, rec, sam->comp_mask, t0);
 	else
-		do_delete(p, madw, rec);
-}
-
-static uint64_t now_ns(void);
-
-static void sr_set(void *context, void *data)
-{
-	struct osmats *p = context;
-	uint64_t t0 = now_ns();
-
-	serve_set(p, data);
-	__atomic_add_fetch(&p->set_ns, now_ns() - t0, __ATOMIC_RELAXED);
-	bump(&p->sets);
+		do_delete(p, madw, rec, t0);
 }
 
 struct get_walk {
@@ -527,16 +536,18 @@ static void free_items(cl_qlist_t *list)
 		free(it);
 }
 
-/* 1 when answered from the index. */
-static int serve_get(struct osmats *p, osm_madw_t *madw)
+static void sr_get(void *context, void *data)
 {
+	struct osmats *p = context;
+	osm_madw_t *madw = data;
 	ib_sa_mad_t *sam = osm_madw_get_sa_mad_ptr(madw);
 	struct get_walk w = { .p = p };
+	uint64_t t0 = now_ns();
 	int indexed;
 
 	if (sam->method != IB_MAD_METHOD_GET && sam->method != IB_MAD_METHOD_GETTABLE) {
 		osm_sr_rcv_process(&p->osm->sa, madw);
-		return 0;
+		return;
 	}
 	cl_plock_acquire(&p->osm->lock);
 	indexed = __atomic_load_n(&p->indexed_queries, __ATOMIC_RELAXED) && idx_current(p);
@@ -544,7 +555,7 @@ static int serve_get(struct osmats *p, osm_madw_t *madw)
 		cl_plock_release(&p->osm->lock);
 		bump(&p->get_fallback);
 		osm_sr_rcv_process(&p->osm->sa, madw);
-		return 0;
+		return;
 	}
 	w.physp = osm_get_physp_by_mad_addr(p->log, &p->osm->subn, &madw->mad_addr);
 	if (!w.physp) {
@@ -553,45 +564,25 @@ static int serve_get(struct osmats *p, osm_madw_t *madw)
 		OSM_LOG(p->log, OSM_LOG_ERROR, "ERR 7A33: ServiceRecord %s from unknown LID %u; "
 			"not answered, as OpenSM does\n", ib_get_sa_method_str(sam->method),
 			cl_ntoh16(madw->mad_addr.dest_lid));
-		return 1;
+		return;
 	}
 	cl_qlist_init(&w.list);
 	if (srx_query(p->idx, ib_sa_mad_get_payload_ptr(sam), cl_ntoh64(sam->comp_mask),
 		      add_answer, &w) < 0)
 		w.err = -ENOMEM;
 	cl_plock_release(&p->osm->lock);
-	bump(&p->get_indexed);
+	account(&p->get_indexed, &p->get_ns, t0);
 	if (w.err) {
 		free_items(&w.list);
 		OSM_LOG(p->log, OSM_LOG_ERROR,
 			"ERR 7A32: out of memory answering a ServiceRecord query\n");
 		osm_sa_send_error(&p->osm->sa, madw, IB_SA_MAD_STATUS_NO_RESOURCES);
-		return 1;
+		return;
 	}
 	if (sam->method == IB_MAD_METHOD_GET && !cl_qlist_count(&w.list))
 		osm_sa_send_error(&p->osm->sa, madw, IB_SA_MAD_STATUS_NO_RECORDS);
 	else
 		respond(p, madw, &w.list);
-	return 1;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* The SA's own time per request, from the dispatcher's call to the
- * answer queued for sending: the rest of a round trip is transport. */
-static void sr_get(void *context, void *data)
-{
-	struct osmats *p = context;
-	uint64_t t0 = now_ns();
-
-	if (serve_get(p, data))
-		__atomic_add_fetch(&p->get_ns, now_ns() - t0, __ATOMIC_RELAXED);
 }
 
 int osmats_sr_hook(struct osmats *p)

@@ -25,8 +25,8 @@ struct state_index {
 	uint64_t rebuilds;
 	uint64_t gets_indexed;   /* Get/GetTable answered from the index */
 	uint64_t gets_fallback;  /* handed to OpenSM's scan */
-	uint64_t get_ns;         /* time in the plugin for the indexed Gets */
-	uint64_t sets;           /* Sets and Deletes */
+	uint64_t get_ns;         /* the SA's work on them, before sending */
+	uint64_t sets;           /* Sets and Deletes carried out */
 	uint64_t set_ns;
 };
 

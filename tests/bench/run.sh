@@ -134,7 +134,7 @@ awk -v levels="$LEVELS" '
 		printf "agent cached lookup, one socket connection: p50 %.1f us (%.2f T_cpi)\n", p50["plugin sock"], p50["plugin sock"] / tp
 		printf "agent cached lookup, connect per lookup: p50 %.1f us (%.2f T_cpi)\n", p50["plugin sockc"], p50["plugin sockc"] / tp
 		printf "OpenSM restart: the SA answered after %d ms, 8 agents had their 16 records back after %d ms\n", up_ms, all_ms
-		printf "time inside the plugin per indexed Get %.1f us, per Set/Delete %.1f us (the rest of a round trip is transport)\n", get_ns / 1000, set_ns / 1000
+		printf "work in the plugin before sending: %.1f us per indexed Get, %.1f us per Set/Delete (the rest of a round trip is transport)\n", get_ns / 1000, set_ns / 1000
 		ms = (rss["stock "top] - rss["stock 0"]) * 1024 / top
 		mp = (rss["plugin "top] - rss["plugin 0"]) * 1024 / top
 		printf "OpenSM memory per record (RSS growth to %d): stock %.0f B, with plugin %.0f B (%.2fx); the index itself: %.0f B/record\n",

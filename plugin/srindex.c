@@ -6,7 +6,7 @@
 
 /* The three keys every entry is hashed by: offset and length in the
  * record (IBTA Vol 1 Table 207). */
-enum { K_RID, K_GID, K_DATA8, SRX_NKEYS };
+enum { K_RID = SRX_BY_RID, K_GID = SRX_BY_GID, K_DATA8 = SRX_BY_DATA8, SRX_NKEYS };
 
 static const struct {
 	unsigned off, len;
@@ -34,6 +34,19 @@ struct srx {
 
 #define SRX_MIN_BUCKETS 64
 
+/* MurmurHash3's 64-bit finalizer: every input bit reaches every output
+ * bit, so keys that differ only in a few high bytes (GIDs on one subnet,
+ * IPv4 addresses in ServiceData8) still spread over all buckets. */
+static uint64_t fmix64(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
+	return h;
+}
+
 static uint64_t hash_bytes(const uint8_t *p, unsigned len)
 {
 	uint64_t h = 0x9e3779b97f4a7c15ull ^ len;
@@ -43,8 +56,7 @@ static uint64_t hash_bytes(const uint8_t *p, unsigned len)
 		unsigned n = len < 8 ? len : 8;
 
 		memcpy(&w, p, n);
-		h = (h ^ w) * 0xff51afd7ed558ccdull;
-		h ^= h >> 33;
+		h = fmix64(h ^ w);
 		p += n;
 		len -= n;
 	}
@@ -127,6 +139,20 @@ size_t srx_bytes(const struct srx *x)
 {
 	return sizeof(*x) + x->n * sizeof(struct srx_ent) +
 	       SRX_NKEYS * x->nbuckets * sizeof(struct srx_ent *);
+}
+
+size_t srx_chain_max(const struct srx *x, enum srx_key k)
+{
+	size_t i, n, max = 0;
+	struct srx_ent *e;
+
+	for (i = 0; i < x->nbuckets; i++) {
+		for (n = 0, e = x->bucket[k][i]; e; e = e->chain[k])
+			n++;
+		if (n > max)
+			max = n;
+	}
+	return max;
 }
 
 static void link_key(struct srx *x, unsigned k, struct srx_ent *e)

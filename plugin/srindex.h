@@ -33,6 +33,10 @@ size_t srx_count(const struct srx *x);
 /* Bytes held by the index, for the memory-per-record figure. */
 size_t srx_bytes(const struct srx *x);
 
+/* The longest hash chain of one key, to check the hash spreads keys. */
+enum srx_key { SRX_BY_RID, SRX_BY_GID, SRX_BY_DATA8 };
+size_t srx_chain_max(const struct srx *x, enum srx_key k);
+
 /* Add rec (SR_SIZE wire bytes, which must stay valid until srx_del) as
  * the newest record. -ENOMEM. */
 int srx_add(struct srx *x, const uint8_t *rec, void *handle);

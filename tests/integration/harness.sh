@@ -6,6 +6,8 @@
 #   sm_stop                      stop OpenSM (the SM LID stays in PortInfo)
 #   sm_sweep                     SIGHUP OpenSM, wait for the next SUBNET UP
 #   sim CMD                      an ibsim console command (Unlink, ReLink...)
+#   rules_off                    an osmats.conf with every ATS rule and the
+#                                flush off: OpenSM's own ServiceRecord rules
 #   sm_start [CONF]              start OpenSM again after sm_stop; CONF
 #                                $RUN/opensm-stock.conf: without the plugin
 #   host_ns NAME                 a network namespace `ns NAME` with veth v0 up
@@ -186,6 +188,21 @@ sm_sweep() {
 	n=$(subnet_ups)
 	kill -HUP "$SM_PID"
 	wait_subnet_up "$n"
+}
+
+rules_off() {
+	cat >"$RUN/osmats.conf" <<-'CONF'
+	enforce_sid_block no
+	enforce_service_name no
+	enforce_address no
+	enforce_service_key no
+	enforce_ownership no
+	enforce_primary_first no
+	enforce_port_duplicate no
+	enforce_lease no
+	duplicate_address allow
+	flush_departed no
+	CONF
 }
 
 sim() {

@@ -7,18 +7,8 @@ cat >"$RUN/partitions.conf" <<'PART'
 Default=0x7fff, ipoib : ALL=full ;
 storage=0x8001 : ALL=full ;
 PART
-cat >"$RUN/osmats.conf" <<'CONF'
 # the audit must see what the plugin would refuse
-enforce_sid_block no
-enforce_service_name no
-enforce_address no
-enforce_service_key no
-enforce_ownership no
-enforce_primary_first no
-enforce_port_duplicate no
-duplicate_address allow
-flush_departed no
-CONF
+rules_off
 fabric_start fabric4.net
 G1=$(port_gid host1)
 G2=$(port_gid host2)

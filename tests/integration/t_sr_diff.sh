@@ -15,18 +15,7 @@ NQUERY=${SR_DIFF_QUERIES:-1500}
 SHORT=0x10000ce1004154ee
 
 echo 'Default=0x7fff, ipoib : ALL=full ;' >"$RUN/partitions.conf"
-cat >"$RUN/osmats.conf" <<'CONF'
-enforce_sid_block no
-enforce_service_name no
-enforce_address no
-enforce_service_key no
-enforce_ownership no
-enforce_primary_first no
-enforce_port_duplicate no
-enforce_lease no
-duplicate_address allow
-flush_departed no
-CONF
+rules_off
 SM_CONF="$RUN/opensm-stock.conf" fabric_start fabric8.net
 # host1 loads (0x8001 full), host3 is a limited member of 0x8001, host4
 # holds 0x8002 only, host5 the default partition only.

@@ -211,8 +211,10 @@ static int count_visit(const struct srx_ent *e, void *arg)
 	return 0;
 }
 
-/* 100k records: the tables grow, the chains stay short, and an entry
- * costs well under the 224 bytes OpenSM allocates per record. */
+/* 100k records laid out as make bench does (400 GIDs on one subnet, 250
+ * SIDs each, IPv4 10.k.g.g): the tables grow, chains stay short although
+ * keys differ only in a few bytes, and an entry costs well under the 224
+ * bytes OpenSM allocates per record. */
 static void test_grow(void **state)
 {
 	static uint8_t recs[100000][SR_SIZE];
@@ -224,21 +226,30 @@ static void test_grow(void **state)
 	(void)state;
 	assert_int_equal(srx_init(&x), 0);
 	for (i = 0; i < 100000; i++) {
+		unsigned g = i % 400, k = i / 400;
+
 		memset(recs[i], 0, SR_SIZE);
-		wire_put64(recs[i] + SR_OFF_GID + 8, i / 100);
-		wire_put64(recs[i] + SR_OFF_ID, i % 100);
-		wire_put32(recs[i] + SR_OFF_DATA8 + 12, i);
+		wire_put64(recs[i] + SR_OFF_ID, 0x10000ce100415400ull + k);
+		wire_put64(recs[i] + SR_OFF_GID, 0xfe80000000000000ull);
+		wire_put64(recs[i] + SR_OFF_GID + 8, 0x0002c90300001000ull + g);
+		wire_put16(recs[i] + SR_OFF_PKEY, 0xffff);
+		recs[i][SR_OFF_DATA8 + 12] = 10;
+		recs[i][SR_OFF_DATA8 + 13] = (uint8_t)(k + 1);
+		recs[i][SR_OFF_DATA8 + 14] = (uint8_t)(g >> 8);
+		recs[i][SR_OFF_DATA8 + 15] = (uint8_t)g;
 		assert_int_equal(srx_add(x, recs[i], NULL), 0);
 	}
 	assert_int_equal(srx_count(x), 100000);
 	assert_true(srx_bytes(x) < 100000 * 112);
-	memset(r, 0, sizeof(r));
-	wire_put64(r + SR_OFF_GID + 8, 500);
+	assert_true(srx_chain_max(x, SRX_BY_RID) <= 16);
+	assert_true(srx_chain_max(x, SRX_BY_DATA8) <= 16);
+	/* A GID's 250 records share its chain; other GIDs stay out of it. */
+	assert_true(srx_chain_max(x, SRX_BY_GID) <= 250 + 16);
+	memcpy(r, recs[500], SR_SIZE);
 	srx_each_gid(x, r + SR_OFF_GID, count_visit, &n);
-	assert_int_equal(n, 100);
+	assert_int_equal(n, 250);
 	n = 0;
-	wire_put32(r + SR_OFF_DATA8 + 12, 77777);
-	srx_each_data8(x, r + SR_OFF_DATA8, count_visit, &n);
+	srx_each_data8(x, recs[77777] + SR_OFF_DATA8, count_visit, &n);
 	assert_int_equal(n, 1);
 	srx_fini(x);
 }

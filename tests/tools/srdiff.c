@@ -225,21 +225,10 @@ static void do_query(struct sa_client *keyed, struct sa_client *plain, unsigned 
 	}
 }
 
-int main(int argc, char **argv)
+static int run(struct sa_client *keyed, struct sa_client *plain, int argc, char **argv)
 {
-	struct sa_client_opts ko = { .timeout_ms = 1000, .retries = 3, .sm_key = 1,
-				     .rmpp = SA_RMPP_OFF };
-	struct sa_client_opts po = ko;
-	struct sa_client *keyed, *plain;
-	struct mport *port;
 	unsigned n;
 
-	if (argc < 3 || argc > 5)
-		return 2;
-	po.sm_key = 0;
-	if (mport_open(&port, NULL, 0) || sa_client_init(&keyed, port, &ko) ||
-	    sa_client_init(&plain, port, &po))
-		return 2;
 	if (!strcmp(argv[1], "gone") && argc == 3) {
 		struct sr_record q;
 
@@ -260,4 +249,28 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct sa_client_opts ko = { .timeout_ms = 1000, .retries = 3, .sm_key = 1,
+				     .rmpp = SA_RMPP_OFF };
+	struct sa_client_opts po = ko;
+	struct sa_client *keyed = NULL, *plain = NULL;
+	struct mport *port;
+	int ret = 2;
+
+	if (argc < 3 || argc > 5)
+		return 2;
+	po.sm_key = 0;
+	if (mport_open(&port, NULL, 0))
+		return 2;
+	if (!sa_client_init(&keyed, port, &ko) && !sa_client_init(&plain, port, &po))
+		ret = run(keyed, plain, argc, argv);
+	if (plain)
+		sa_client_fini(plain);
+	if (keyed)
+		sa_client_fini(keyed);
+	mport_close(port);
+	return ret;
 }

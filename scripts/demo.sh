@@ -67,5 +67,9 @@ agent host1 resolve 10.10.0.3
 agent host1 resolve 10.10.0.3 >/dev/null
 agent host1 stats | grep -E '^(cache_hits|cache_misses|sa_lookups|records) '
 
-say "the SM's view: counters in the plugin's state file"
-sed -n '/"counters"/,/^  },/p' "$RUN/osmats-state.json"
+say "the SM's view: counters and the ServiceRecord index in the plugin's state file"
+# The file is replaced (a new inode) after every SUBNET UP.
+ino=$(stat -c %i "$RUN/osmats-state.json")
+sm_sweep
+wait_for "the state file" 10 sh -c "[ \$(stat -c %i '$RUN/osmats-state.json') != $ino ]"
+sed -n '/"counters"/,/^  },/p; /"index"/p' "$RUN/osmats-state.json"

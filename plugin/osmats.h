@@ -41,6 +41,7 @@ struct osmats {
 	int stop;
 	int want_sweep;   /* SUBNET_UP seen: reconcile, reload, write state */
 	int want_state;   /* records changed: write state */
+	int want_resync;  /* a query found the index behind: rebuild it */
 	uint8_t (*departed)[16]; /* GIDs of trap 65 not yet handled */
 	size_t ndeparted;
 	size_t capdeparted;
@@ -49,6 +50,7 @@ struct osmats {
 	 * osm->lock, read under the shared one. */
 	struct srx *idx;
 	int idx_stale;          /* atomic: rebuild before trusting it */
+	int resync_posted;      /* atomic: want_resync is set or being served */
 	int indexed_queries;    /* atomic: conf.indexed_queries */
 	uint64_t idx_rebuilds;  /* atomic counters */
 	uint64_t get_indexed;
@@ -70,6 +72,8 @@ void osmats_worker_stop(struct osmats *p);
 void osmats_post_departed(struct osmats *p, const uint8_t *gid);
 void osmats_post_sweep(struct osmats *p);
 void osmats_post_state(struct osmats *p);
+/* From a query that fell back: have the worker rebuild the index. */
+void osmats_post_resync(struct osmats *p);
 
 /* At SUBNET_UP, from the worker: reread the config file if it changed. */
 void osmats_reload_conf(struct osmats *p);

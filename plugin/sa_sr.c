@@ -128,7 +128,7 @@ void osmats_idx_remove(struct osmats *p, osm_svcr_t *s)
 	struct srx_ent *e = srx_find_rid(p->idx, (const uint8_t *)&s->service_record);
 
 	osm_svcr_remove_from_db(&p->osm->subn, p->log, s);
-	if (e)
+	if (e && srx_handle(e) == s)
 		srx_del(p->idx, e);
 	else
 		osmats_idx_invalidate(p);
@@ -543,17 +543,22 @@ static void sr_get(void *context, void *data)
 	ib_sa_mad_t *sam = osm_madw_get_sa_mad_ptr(madw);
 	struct get_walk w = { .p = p };
 	uint64_t t0 = now_ns();
-	int indexed;
+	int indexed, wanted;
 
 	if (sam->method != IB_MAD_METHOD_GET && sam->method != IB_MAD_METHOD_GETTABLE) {
 		osm_sr_rcv_process(&p->osm->sa, madw);
 		return;
 	}
+	wanted = __atomic_load_n(&p->indexed_queries, __ATOMIC_RELAXED);
 	cl_plock_acquire(&p->osm->lock);
-	indexed = __atomic_load_n(&p->indexed_queries, __ATOMIC_RELAXED) && idx_current(p);
+	indexed = wanted && idx_current(p);
 	if (!indexed) {
 		cl_plock_release(&p->osm->lock);
 		bump(&p->get_fallback);
+		/* Behind in steady state (leases, a clean): the worker catches
+		 * up, so that one query pays for it, not all of them. */
+		if (wanted && steady(p))
+			osmats_post_resync(p);
 		osm_sr_rcv_process(&p->osm->sa, madw);
 		return;
 	}

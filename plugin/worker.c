@@ -36,6 +36,16 @@ void osmats_post_state(struct osmats *p)
 	post(p, 0, 1);
 }
 
+void osmats_post_resync(struct osmats *p)
+{
+	if (__atomic_exchange_n(&p->resync_posted, 1, __ATOMIC_ACQ_REL))
+		return;
+	pthread_mutex_lock(&p->mu);
+	p->want_resync = 1;
+	pthread_cond_signal(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+}
+
 void osmats_post_departed(struct osmats *p, const uint8_t *gid)
 {
 	pthread_mutex_lock(&p->mu);
@@ -274,6 +284,16 @@ static void *worker_main(void *arg)
 		uint32_t grace;
 		unsigned flushed = 0;
 
+		if (p->want_resync) {
+			p->want_resync = 0;
+			pthread_mutex_unlock(&p->mu);
+			cl_plock_excl_acquire(&p->osm->lock);
+			osmats_idx_sync(p);
+			cl_plock_release(&p->osm->lock);
+			__atomic_store_n(&p->resync_posted, 0, __ATOMIC_RELEASE);
+			pthread_mutex_lock(&p->mu);
+			continue;
+		}
 		if (!p->want_sweep && !p->want_state && !p->ndeparted) {
 			pthread_cond_wait(&p->cv, &p->mu);
 			continue;

@@ -10,6 +10,7 @@
 #                                flush off: OpenSM's own ServiceRecord rules
 #   sm_start [CONF]              start OpenSM again after sm_stop; CONF
 #                                $RUN/opensm-stock.conf: without the plugin
+#   osm_launch NODE DIR CONF     another OpenSM (pid in OSM_LAUNCHED)
 #   host_ns NAME                 a network namespace `ns NAME` with veth v0 up
 #   agent_start NODE [LINE...]   atsd on NODE, config lines appended
 #   agent NODE ARGS...           atsctl on NODE talking to that agent
@@ -151,15 +152,23 @@ fabric_start() {
 	sm_start "${SM_CONF:-$RUN/opensm.conf}"
 }
 
-# Start OpenSM on node "smhost" with the plugin; wait until the SA answers.
-sm_start() {
-	local conf=${1:-$RUN/opensm.conf}
-	(cd "$RUN" && SIM_HOST=smhost OSM_CACHE_DIR="$RUN/cache" OSM_TMP_DIR="$RUN" \
+# OpenSM on NODE with CONF, working in DIR (cache, dumps); its pid in
+# OSM_LAUNCHED. Stopped at exit like everything else.
+osm_launch() {
+	local node=$1 dir=$2 conf=$3
+	mkdir -p "$dir/cache"
+	(cd "$dir" && SIM_HOST=$node OSM_CACHE_DIR="$dir/cache" OSM_TMP_DIR="$dir" \
 		LD_LIBRARY_PATH="$PLUGIN_DIR" LD_PRELOAD="$SIM_PRELOAD" \
 		ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" \
-		exec "$OPENSM" -F "$conf") >"$RUN/opensm.out" 2>&1 &
-	SM_PID=$!
+		exec "$OPENSM" -F "$conf") >"$dir/opensm.out" 2>&1 &
+	OSM_LAUNCHED=$!
 	T_PIDS="$T_PIDS $!"
+}
+
+# Start OpenSM on node "smhost" with the plugin; wait until the SA answers.
+sm_start() {
+	osm_launch smhost "$RUN" "${1:-$RUN/opensm.conf}"
+	SM_PID=$OSM_LAUNCHED
 	# The SA drops requests until the first sweep is done: poll it.
 	wait_for "the SA to answer" 30 sa_answers host1 || exit 1
 }

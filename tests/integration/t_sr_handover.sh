@@ -18,12 +18,8 @@ mkdir -p "$RUN/sm2"
 sed -e "s|^log_file .*|log_file $RUN/sm2/osm.log|" \
 	-e "s|^dump_files_dir .*|dump_files_dir $RUN/sm2|" "$RUN/opensm.conf" >"$RUN/sm2/opensm.conf"
 echo "sm_priority 15" >>"$RUN/sm2/opensm.conf"
-(cd "$RUN/sm2" && SIM_HOST=host3 OSM_CACHE_DIR="$RUN/sm2" OSM_TMP_DIR="$RUN/sm2" \
-	LD_LIBRARY_PATH="$PLUGIN_DIR" LD_PRELOAD="$SIM_PRELOAD" \
-	ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" \
-	exec "$OPENSM" -F "$RUN/sm2/opensm.conf") >"$RUN/sm2/opensm.out" 2>&1 &
-SM2=$!
-T_PIDS="$T_PIDS $SM2"
+osm_launch host3 "$RUN/sm2" "$RUN/sm2/opensm.conf"
+SM2=$OSM_LAUNCHED
 check "the first SM hands over and goes STANDBY" wait_for "standby" 30 \
 	grep -q "Entering STANDBY state" "$RUN/osm.log"
 check "the second SM is master" wait_for "the second master" 30 \

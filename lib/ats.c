@@ -5,6 +5,9 @@
 
 #include "ats.h"
 
+/* The ::ffff:0:0/96 prefix of an IPv4-mapped address (RFC 4291 2.5.5.2). */
+static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+
 _Static_assert(sizeof(ATS_SERVICE_NAME) <= SR_NAME_LEN, "name fits");
 _Static_assert(ATS_SID_LAST - ATS_SID_BASE + 1 == ATS_SID_COUNT, "256 SIDs");
 
@@ -54,7 +57,6 @@ void ats_name_put(uint8_t *name)
 int ats_ip_parse(const char *s, struct ats_ip *ip)
 {
 	uint8_t v6[16];
-	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
 
 	memset(ip, 0, sizeof(*ip));
 	if (inet_pton(AF_INET, s, ip->addr) == 1) {
@@ -87,6 +89,19 @@ int ats_ip_equal(const struct ats_ip *a, const struct ats_ip *b)
 	       !memcmp(a->addr, b->addr, a->family == AF_INET ? 4 : 16);
 }
 
+int ats_ip_other_form(const uint8_t *data8, uint8_t *alt)
+{
+	struct ats_ip ip;
+	enum ats_ip_form form;
+
+	if (ats_ip_decode(data8, &ip, &form) || form == ATS_IP_V6)
+		return -EINVAL;
+	ats_ip_encode(&ip, alt);
+	if (form == ATS_IP_V4)
+		memcpy(alt, mapped, sizeof(mapped));
+	return 0;
+}
+
 void ats_ip_encode(const struct ats_ip *ip, uint8_t *data8)
 {
 	memset(data8, 0, 16);
@@ -100,7 +115,6 @@ int ats_ip_decode(const uint8_t *data8, struct ats_ip *ip,
 		  enum ats_ip_form *form)
 {
 	static const uint8_t zero[16];
-	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
 	enum ats_ip_form f;
 
 	memset(ip, 0, sizeof(*ip));

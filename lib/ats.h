@@ -51,6 +51,9 @@ void ats_ip_encode(const struct ats_ip *ip, uint8_t *data8);
 /* Decodes any of the forms above; -EINVAL for the all-zero field. */
 int ats_ip_decode(const uint8_t *data8, struct ats_ip *ip,
 		  enum ats_ip_form *form);
+/* The other encoding of the same IPv4 address (ATS_IP_V4 <->
+ * ATS_IP_V4_MAPPED) into alt; -EINVAL for IPv6 or no address. */
+int ats_ip_other_form(const uint8_t *data8, uint8_t *alt);
 /* 0 for a unicast address a host may own, else -EINVAL with *why set. */
 int ats_ip_check_unicast(const struct ats_ip *ip, const char **why);
 

@@ -116,6 +116,7 @@ static int sm_is_master(void *ctx, uint16_t *lid)
 static void *osmats_create(osm_opensm_t *osm)
 {
 	const char *opts = osm->subn.opt.event_plugin_options;
+	pthread_condattr_t ca;
 	struct osmats *p;
 	const char *dir;
 
@@ -125,7 +126,11 @@ static void *osmats_create(osm_opensm_t *osm)
 	p->osm = osm;
 	p->log = &osm->log;
 	pthread_mutex_init(&p->mu, NULL);
-	pthread_cond_init(&p->cv, NULL);
+	/* The worker's timed waits count against osmats_now_ns(). */
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&p->cv, &ca);
+	pthread_condattr_destroy(&ca);
 	OSM_LOG(p->log, OSM_LOG_INFO,
 		"osmats %s for %s loaded, options \"%s\"\n", IBATS_VERSION,
 		OSM_VERSION, opts ? opts : "");
@@ -212,10 +217,7 @@ static void osmats_report(void *plugin_data, osm_epi_event_id_t event_id,
 		break;
 	}
 	case OSM_EVENT_ID_HEAVY_SWEEP_START:
-		/* A first master sweep may clean and reload the SA database. */
-		if (p->osm->subn.first_time_master_sweep ||
-		    p->osm->subn.sm_state != IB_SMINFO_STATE_MASTER)
-			osmats_idx_invalidate(p);
+		osmats_idx_sweep_start(p);
 		break;
 	case OSM_EVENT_ID_SUBNET_UP:
 		osmats_post_sweep(p);

@@ -66,6 +66,15 @@ struct osmats {
 	size_t nmissing;
 };
 
+/* The plugin's one clock: monotonic, in nanoseconds. */
+static inline uint64_t osmats_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 int osmats_worker_start(struct osmats *p);
 void osmats_worker_stop(struct osmats *p);
 /* Queue work for the worker; safe with osm->lock held. */
@@ -86,6 +95,8 @@ int osmats_sr_hook(struct osmats *p);
 int osmats_idx_sync(struct osmats *p);
 /* Safe without the lock: the index must be rebuilt before use. */
 void osmats_idx_invalidate(struct osmats *p);
+/* At HEAVY_SWEEP_START (no lock held): invalidate unless steady master. */
+void osmats_idx_sweep_start(struct osmats *p);
 /* With osm->lock held exclusively: remove and free one of OpenSM's
  * records, in the list and in the index. */
 void osmats_idx_remove(struct osmats *p, osm_svcr_t *s);

@@ -32,7 +32,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "ats.h"
 #include "osmats.h"
@@ -52,20 +51,12 @@ static void bump(uint64_t *c)
 	__atomic_add_fetch(c, 1, __ATOMIC_RELAXED);
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* The SA's own work on a request, from the dispatcher's call until the
  * lock is released with the answer decided; sending it is transport. */
 static void account(uint64_t *count, uint64_t *ns, uint64_t t0)
 {
 	__atomic_add_fetch(count, 1, __ATOMIC_RELAXED);
-	__atomic_add_fetch(ns, now_ns() - t0, __ATOMIC_RELAXED);
+	__atomic_add_fetch(ns, osmats_now_ns() - t0, __ATOMIC_RELAXED);
 }
 
 static int steady(struct osmats *p)
@@ -120,6 +111,13 @@ int osmats_idx_sync(struct osmats *p)
 void osmats_idx_invalidate(struct osmats *p)
 {
 	__atomic_store_n(&p->idx_stale, 1, __ATOMIC_RELEASE);
+}
+
+void osmats_idx_sweep_start(struct osmats *p)
+{
+	/* A first master sweep may clean and reload the SA database. */
+	if (!steady(p))
+		osmats_idx_invalidate(p);
 }
 
 /* Exclusive lock, index current: drop one of OpenSM's records from both. */
@@ -210,14 +208,11 @@ static int gather(struct osmats *p, const osm_physp_t *physp,
 		  const struct osmats_conf *c, struct pol_request *req,
 		  struct facts *f)
 {
-	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
 	osm_subn_t *subn = &p->osm->subn;
 	struct peer_walk w = { p, req, f, NULL };
 	osm_port_t *req_port, *tgt_port;
 	uint8_t key[SR_SIZE], alt[16];
 	struct srx_ent *e;
-	struct ats_ip ip;
-	enum ats_ip_form form;
 
 	f->req_guid = cl_ntoh64(osm_physp_get_port_guid(physp));
 	req_port = osm_get_port_by_guid(subn, osm_physp_get_port_guid(physp));
@@ -243,13 +238,8 @@ static int gather(struct osmats *p, const osm_physp_t *physp,
 		add_peer(e, &w);
 	w.skip = e;
 	srx_each_data8(p->idx, req->rec.data8, add_peer, &w);
-	if (!ats_ip_decode(req->rec.data8, &ip, &form) && form != ATS_IP_V6) {
-		memset(alt, 0, sizeof(alt));
-		if (form == ATS_IP_V4)
-			memcpy(alt, mapped, sizeof(mapped));
-		memcpy(alt + 12, ip.addr, 4);
+	if (!ats_ip_other_form(req->rec.data8, alt))
 		srx_each_data8(p->idx, alt, add_peer, &w);
-	}
 	return f->err;
 }
 
@@ -459,7 +449,7 @@ static int apply_rules(struct osmats *p, osm_madw_t *madw, const osm_physp_t *ph
 static void sr_set(void *context, void *data)
 {
 	struct osmats *p = context;
-	uint64_t t0 = now_ns();
+	uint64_t t0 = osmats_now_ns();
 	osm_madw_t *madw = data;
 	ib_sa_mad_t *sam = osm_madw_get_sa_mad_ptr(madw);
 	uint8_t *mad = (uint8_t *)sam;
@@ -542,7 +532,7 @@ static void sr_get(void *context, void *data)
 	osm_madw_t *madw = data;
 	ib_sa_mad_t *sam = osm_madw_get_sa_mad_ptr(madw);
 	struct get_walk w = { .p = p };
-	uint64_t t0 = now_ns();
+	uint64_t t0 = osmats_now_ns();
 	int indexed, wanted;
 
 	if (sam->method != IB_MAD_METHOD_GET && sam->method != IB_MAD_METHOD_GETTABLE) {

@@ -63,14 +63,20 @@ static uint64_t hash_bytes(const uint8_t *p, unsigned len)
 	return h;
 }
 
-static size_t slot(const struct srx *x, unsigned k, const uint8_t *rec)
+/* Keys are the key's bytes alone; rec_key() finds them in a record. */
+static const uint8_t *rec_key(unsigned k, const uint8_t *rec)
 {
-	return hash_bytes(rec + srx_keys[k].off, srx_keys[k].len) & (x->nbuckets - 1);
+	return rec + srx_keys[k].off;
 }
 
-static int same_key(unsigned k, const uint8_t *a, const uint8_t *b)
+static size_t slot(const struct srx *x, unsigned k, const uint8_t *key)
 {
-	return !memcmp(a + srx_keys[k].off, b + srx_keys[k].off, srx_keys[k].len);
+	return hash_bytes(key, srx_keys[k].len) & (x->nbuckets - 1);
+}
+
+static int has_key(unsigned k, const uint8_t *rec, const uint8_t *key)
+{
+	return !memcmp(rec_key(k, rec), key, srx_keys[k].len);
 }
 
 static int alloc_buckets(struct srx_ent **b[SRX_NKEYS], size_t n)
@@ -157,7 +163,7 @@ size_t srx_chain_max(const struct srx *x, enum srx_key k)
 
 static void link_key(struct srx *x, unsigned k, struct srx_ent *e)
 {
-	struct srx_ent **b = &x->bucket[k][slot(x, k, e->rec)];
+	struct srx_ent **b = &x->bucket[k][slot(x, k, rec_key(k, e->rec))];
 
 	e->chain[k] = *b;
 	*b = e;
@@ -165,7 +171,7 @@ static void link_key(struct srx *x, unsigned k, struct srx_ent *e)
 
 static void unlink_key(struct srx *x, unsigned k, struct srx_ent *e)
 {
-	struct srx_ent **pp = &x->bucket[k][slot(x, k, e->rec)];
+	struct srx_ent **pp = &x->bucket[k][slot(x, k, rec_key(k, e->rec))];
 
 	while (*pp && *pp != e)
 		pp = &(*pp)->chain[k];
@@ -218,9 +224,9 @@ int srx_add(struct srx *x, const uint8_t *rec, void *handle)
 
 struct srx_ent *srx_find_rid(const struct srx *x, const uint8_t *rec)
 {
-	struct srx_ent *e = x->bucket[K_RID][slot(x, K_RID, rec)];
+	struct srx_ent *e = x->bucket[K_RID][slot(x, K_RID, rec_key(K_RID, rec))];
 
-	while (e && !same_key(K_RID, e->rec, rec))
+	while (e && !has_key(K_RID, e->rec, rec_key(K_RID, rec)))
 		e = e->chain[K_RID];
 	return e;
 }
@@ -263,32 +269,26 @@ void *srx_handle(const struct srx_ent *e)
 	return e->handle;
 }
 
-static void each_key(const struct srx *x, unsigned k, const uint8_t *rec,
+static void each_key(const struct srx *x, unsigned k, const uint8_t *key,
 		     srx_visit_fn fn, void *arg)
 {
 	struct srx_ent *e, *next;
 
-	for (e = x->bucket[k][slot(x, k, rec)]; e; e = next) {
+	for (e = x->bucket[k][slot(x, k, key)]; e; e = next) {
 		next = e->chain[k];
-		if (same_key(k, e->rec, rec) && fn(e, arg))
+		if (has_key(k, e->rec, key) && fn(e, arg))
 			return;
 	}
 }
 
 void srx_each_gid(const struct srx *x, const uint8_t *gid, srx_visit_fn fn, void *arg)
 {
-	uint8_t rec[SR_SIZE];
-
-	memcpy(rec + SR_OFF_GID, gid, 16);
-	each_key(x, K_GID, rec, fn, arg);
+	each_key(x, K_GID, gid, fn, arg);
 }
 
 void srx_each_data8(const struct srx *x, const uint8_t *data8, srx_visit_fn fn, void *arg)
 {
-	uint8_t rec[SR_SIZE];
-
-	memcpy(rec + SR_OFF_DATA8, data8, 16);
-	each_key(x, K_DATA8, rec, fn, arg);
+	each_key(x, K_DATA8, data8, fn, arg);
 }
 
 static uint64_t cm_bits(unsigned first, unsigned n)
@@ -309,6 +309,7 @@ int srx_query(const struct srx *x, const uint8_t *query, uint64_t mask,
 {
 	const uint64_t rid = cm_bits(SR_CM_ID, 3);
 	struct srx_ent *stack[64], **hits = stack, *e;
+	const uint8_t *k;
 	size_t n = 0, cap = 64, i;
 	int key = -1;
 
@@ -331,8 +332,9 @@ int srx_query(const struct srx *x, const uint8_t *query, uint64_t mask,
 				break;
 		return (int)n;
 	}
-	for (e = x->bucket[key][slot(x, (unsigned)key, query)]; e; e = e->chain[key]) {
-		if (!same_key((unsigned)key, e->rec, query) || !sr_match(e->rec, query, mask))
+	k = rec_key((unsigned)key, query);
+	for (e = x->bucket[key][slot(x, (unsigned)key, k)]; e; e = e->chain[key]) {
+		if (!has_key((unsigned)key, e->rec, k) || !sr_match(e->rec, query, mask))
 			continue;
 		if (n == cap) {
 			struct srx_ent **h = malloc(2 * cap * sizeof(*h));

@@ -257,24 +257,16 @@ static void write_state(struct osmats *p)
 	malloc_trim(0);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* A state file lists every ATS record: with 100k of them, one write per
  * accepted Set would keep the worker scanning under osm->lock. Changes
  * are coalesced into at most one write per interval; sweeps and flushes
  * write at once. */
-#define STATE_MIN_INTERVAL 1.0
+#define STATE_MIN_INTERVAL_NS 1000000000ull
 
 static void *worker_main(void *arg)
 {
 	struct osmats *p = arg;
-	double last_write = 0;
+	uint64_t last_write = 0, next_write;
 
 	pthread_mutex_lock(&p->mu);
 	while (!p->stop) {
@@ -298,22 +290,16 @@ static void *worker_main(void *arg)
 			pthread_cond_wait(&p->cv, &p->mu);
 			continue;
 		}
-		if (!p->want_sweep && !p->ndeparted &&
-		    now_s() - last_write < STATE_MIN_INTERVAL) {
-			struct timespec until;
-			double t;
+		next_write = last_write + STATE_MIN_INTERVAL_NS;
+		if (!p->want_sweep && !p->ndeparted && osmats_now_ns() < next_write) {
+			/* p->cv runs on CLOCK_MONOTONIC (osmats_create). */
+			struct timespec until = {
+				.tv_sec = (time_t)(next_write / 1000000000u),
+				.tv_nsec = (long)(next_write % 1000000000u),
+			};
 
-			clock_gettime(CLOCK_REALTIME, &until);
-			t = STATE_MIN_INTERVAL - (now_s() - last_write);
-			until.tv_sec += (time_t)t;
-			until.tv_nsec += (long)((t - (time_t)t) * 1e9);
-			if (until.tv_nsec >= 1000000000L) {
-				until.tv_sec++;
-				until.tv_nsec -= 1000000000L;
-			}
 			pthread_cond_timedwait(&p->cv, &p->mu, &until);
-			if (now_s() - last_write < STATE_MIN_INTERVAL && !p->stop)
-				continue;
+			continue;
 		}
 		departed = p->departed;
 		ndeparted = p->ndeparted;
@@ -351,7 +337,7 @@ static void *worker_main(void *arg)
 		}
 		if (sweep || state || flushed) {
 			write_state(p);
-			last_write = now_s();
+			last_write = osmats_now_ns();
 		}
 		pthread_mutex_lock(&p->mu);
 	}

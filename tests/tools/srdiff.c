@@ -110,7 +110,7 @@ static void random_rec(uint8_t *r)
 	}
 	ats_ip_encode(&ip, s.data8);
 	if (ip.family == AF_INET && !rnd(3))
-		s.data8[10] = s.data8[11] = 0xff; /* the IPv4-mapped form */
+		ats_ip_other_form(s.data8, s.data8); /* IPv4-mapped */
 	if (!rnd(10))
 		memset(s.data8, 0, 16);
 	s.data16[0] = (uint16_t)rnd(3);

@@ -111,6 +111,26 @@ static void test_ip_mapped_accepted(void **state)
 	assert_int_equal(data8[12], 10);
 }
 
+/* The same IPv4 address in the other ServiceData8 form, both ways; none
+ * for IPv6 or an empty field. */
+static void test_ip_other_form(void **state)
+{
+	static const uint8_t mapped[16] = { [10] = 0xff, [11] = 0xff,
+					    [12] = 10, [13] = 1, [14] = 2, [15] = 3 };
+	static const uint8_t spec[16] = { [12] = 10, [13] = 1, [14] = 2, [15] = 3 };
+	static const uint8_t v6[16] = { 0xfd, [15] = 1 };
+	static const uint8_t none[16];
+	uint8_t alt[16];
+
+	(void)state;
+	assert_int_equal(ats_ip_other_form(spec, alt), 0);
+	assert_memory_equal(alt, mapped, 16);
+	assert_int_equal(ats_ip_other_form(mapped, alt), 0);
+	assert_memory_equal(alt, spec, 16);
+	assert_int_equal(ats_ip_other_form(v6, alt), -EINVAL);
+	assert_int_equal(ats_ip_other_form(none, alt), -EINVAL);
+}
+
 static void test_ip_v6(void **state)
 {
 	struct ats_ip ip, d;
@@ -214,6 +234,7 @@ int main(void)
 		cmocka_unit_test(test_name),
 		cmocka_unit_test(test_ip_encode_v4),
 		cmocka_unit_test(test_ip_mapped_accepted),
+		cmocka_unit_test(test_ip_other_form),
 		cmocka_unit_test(test_ip_v6),
 		cmocka_unit_test(test_unicast),
 		cmocka_unit_test(test_record_check),

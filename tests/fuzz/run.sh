@@ -2,8 +2,10 @@
 # Build the libFuzzer targets with clang and run them.
 #   tests/fuzz/run.sh            short run (make check): 20k inputs per target
 #   tests/fuzz/run.sh RUNS       RUNS inputs per target (the long run)
-# Prints "fuzz_X: N execs, 0 crashes" per target and ends with the usual
-# "N passed, N failed". Without clang's libFuzzer it skips (exit 77).
+# Each target first replays the inputs under tests/fuzz/regress/<target>/
+# (the crashes fuzzing found, fixed since). Prints "fuzz_X: N execs,
+# 0 crashes" per target and ends with the usual "N passed, N failed".
+# Without clang's libFuzzer it skips (exit 77).
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
@@ -33,6 +35,13 @@ for t in sr vmad cm nl conf; do
 	if ! "$CC_FUZZ" $FLAGS $INC -DIBATS_VERSION='"fuzz"' "$top_srcdir/tests/fuzz/fuzz_$t.c" \
 		$LIBSRC -o "$bin" -libumad -lmnl 2>"$OUT/fuzz_$t.build"; then
 		echo "fuzz_$t: build failed"; cat "$OUT/fuzz_$t.build"
+		failed=$((failed + 1))
+		continue
+	fi
+	regress=$(find "$top_srcdir/tests/fuzz/regress/$t" -type f 2>/dev/null | sort)
+	if [ -n "$regress" ] && ! "$bin" $regress >"$OUT/fuzz_$t.regress.log" 2>&1; then
+		echo "fuzz_$t: a regression input crashes again"
+		grep -A30 -E 'ERROR|runtime error|deadly' "$OUT/fuzz_$t.regress.log" | head -40
 		failed=$((failed + 1))
 		continue
 	fi

@@ -1,6 +1,7 @@
 # Integration harness: a private ibsim fabric, OpenSM with the just-built
 # plugin, and commands run on chosen simulated nodes. Source it from a test;
 # it cleans up every process it started when the test exits, pass or fail.
+# A failed test keeps its directory; T_KEEP=1 keeps it after a pass too.
 #
 #   fabric_start TOPOLOGY        ibsim + OpenSM (SM on node "smhost")
 #   sm_stop                      stop OpenSM (the SM LID stays in PortInfo)
@@ -72,7 +73,7 @@ stop_pid() {
 }
 
 cleanup() {
-	local rc=$? pid order="" ns
+	local rc=$? pid order="" ns log
 	# Clients before the simulator: newest first.
 	for pid in $T_PIDS; do
 		order="$pid $order"
@@ -86,7 +87,13 @@ cleanup() {
 	if [ "$T_FAIL" -gt 0 ] || [ "$rc" -ne 0 -a "$rc" -ne 77 ]; then
 		echo "--- kept $RUN; tail of osm.log:"
 		tail -n 30 "$RUN/osm.log" 2>/dev/null
-	else
+		# Any other OpenSM the test launched (osm_launch NODE DIR).
+		for log in "$RUN"/*/osm.log; do
+			[ -f "$log" ] || continue
+			echo "--- tail of $log:"
+			tail -n 15 "$log"
+		done
+	elif [ -z "${T_KEEP:-}" ]; then
 		rm -rf "$RUN"
 	fi
 }

@@ -5,7 +5,18 @@
 # must follow: none of the old records may be served afterwards.
 . "$top_srcdir/tests/integration/harness.sh"
 
-printf 'drop_event_subscriptions TRUE\nsminfo_polling_timeout 1000\npolling_retry_number 2\n' \
+# Under ibsim a handover is only deterministic in one order, for two reasons:
+# - OpenSM drops SMInfo Gets until its first sweep has found its own port,
+#   and ibsim never times out a MAD a client swallows: a master sweeping on
+#   the trap ibsim sends when the new SM sets IS_SM can ask in that window
+#   and wait for the answer forever (sweep_on_trap FALSE avoids it);
+# - ibsim drops TrapRepress, so a trap an SM sends stays outstanding and
+#   that SM can never finish a master sweep. A STANDBY SM sends trap 144 as
+#   soon as it sees a master of lower priority: the new SM must start lower.
+# So the first SM starts at priority 15, the second at 10; once the second
+# is STANDBY, the first drops to 0 (sm_priority is re-read on a heavy
+# sweep) and the heavy sweep that SIGHUP starts hands over.
+printf 'drop_event_subscriptions TRUE\nsminfo_polling_timeout 1000\npolling_retry_number 2\nsweep_on_trap FALSE\nsm_priority 15\n' \
 	>"$RUN/opensm.extra"
 fabric_start fabric4.net
 STATE="$RUN/osmats-state.json"
@@ -13,13 +24,17 @@ check "host1 registers 10.7.0.1 and 10.7.0.2" \
 	sh -c "cd $RUN/scratch && SIM_HOST=host1 LD_PRELOAD='$SIM_PRELOAD' $ATSCTL register 10.7.0.1 --primary && SIM_HOST=host1 LD_PRELOAD='$SIM_PRELOAD' $ATSCTL register 10.7.0.2"
 check_count "the first SM holds 2 records" 2 atsctl host4 -n dump
 
-# A second SM, with the plugin, on host3 at priority 15.
+# A second SM, with the plugin, on host3.
 mkdir -p "$RUN/sm2"
 sed -e "s|^log_file .*|log_file $RUN/sm2/osm.log|" \
-	-e "s|^dump_files_dir .*|dump_files_dir $RUN/sm2|" "$RUN/opensm.conf" >"$RUN/sm2/opensm.conf"
-echo "sm_priority 15" >>"$RUN/sm2/opensm.conf"
+	-e "s|^dump_files_dir .*|dump_files_dir $RUN/sm2|" \
+	-e "s|^sm_priority .*|sm_priority 10|" "$RUN/opensm.conf" >"$RUN/sm2/opensm.conf"
 osm_launch host3 "$RUN/sm2" "$RUN/sm2/opensm.conf"
 SM2=$OSM_LAUNCHED
+check "the second SM finds the master and goes STANDBY" wait_for "the second SM" 30 \
+	grep -q "Entering STANDBY state" "$RUN/sm2/osm.log"
+sed -i "s|^sm_priority .*|sm_priority 0|" "$RUN/opensm.conf"
+kill -HUP "$SM_PID"
 check "the first SM hands over and goes STANDBY" wait_for "standby" 30 \
 	grep -q "Entering STANDBY state" "$RUN/osm.log"
 check "the second SM is master" wait_for "the second master" 30 \

@@ -476,7 +476,7 @@ int cmep_connect(struct cmep *e, const struct ats_ip *dst, uint16_t port,
 		break;
 	}
 	if (ret == -ETIMEDOUT)
-		snprintf(err, errlen, "no answer to REQ after %u tries", CM_RETRIES + 1);
+		snprintf(err, errlen, "no answer to REQ after %d tries", CM_RETRIES + 1);
 	else
 		snprintf(err, errlen, "REQ failed: %s", strerror(-ret));
 	conn_del(e, c);

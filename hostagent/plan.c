@@ -37,11 +37,11 @@ int want_build(const struct want_cand *c, size_t n, struct want_addr **out,
 	}
 	/* Per PKey, the first address of the highest priority is primary. */
 	for (i = 0; i < nw; i++) {
-		size_t best = i;
+		size_t best = nw;
 
+		/* Ascending j and a strict > keep the first of equal priorities. */
 		for (j = 0; j < nw; j++)
-			if (w[j].pkey == w[i].pkey &&
-			    (prio[j] > prio[best] || (prio[j] == prio[best] && j < best)))
+			if (w[j].pkey == w[i].pkey && (best == nw || prio[j] > prio[best]))
 				best = j;
 		w[i].primary = best == i;
 	}

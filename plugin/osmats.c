@@ -48,6 +48,13 @@ static void conf_stamp(const char *path, struct osmats_stamp *s)
 	s->ino = st.st_ino;
 }
 
+/* Member by member: struct copies need not carry the padding. */
+static int stamp_equal(const struct osmats_stamp *a, const struct osmats_stamp *b)
+{
+	return a->exists == b->exists && a->sec == b->sec && a->nsec == b->nsec &&
+	       a->size == b->size && a->ino == b->ino;
+}
+
 static int load_conf(struct osmats *p, struct osmats_conf *c,
 		     struct osmats_stamp *stamp)
 {
@@ -79,7 +86,7 @@ void osmats_reload_conf(struct osmats *p)
 	old = p->conf_stamp;
 	pthread_mutex_unlock(&p->mu);
 	conf_stamp(p->conf_path, &now);
-	if (!memcmp(&old, &now, sizeof(now)))
+	if (stamp_equal(&old, &now))
 		return;
 	if (load_conf(p, &c, &now)) {
 		OSM_LOG(p->log, OSM_LOG_ERROR,

@@ -172,14 +172,18 @@ static unsigned reconcile(struct osmats *p, uint32_t grace)
 	cl_plock_release(&p->osm->lock);
 
 	for (i = 0; i < nnow; i++) {
+		uint8_t (*g)[16];
+
 		if (now[i].sweeps <= grace)
 			continue;
-		gone = realloc(gone, (ngone + 1) * sizeof(*gone));
-		if (!gone)
+		/* Out of memory: flush what is gathered, the rest next sweep. */
+		g = realloc(gone, (ngone + 1) * sizeof(*gone));
+		if (!g)
 			break;
+		gone = g;
 		memcpy(gone[ngone++], now[i].gid, 16);
 	}
-	flushed = flush_gids(p, gone, gone ? ngone : 0, "absent at SUBNET_UP");
+	flushed = flush_gids(p, gone, ngone, "absent at SUBNET_UP");
 	free(gone);
 	free(p->missing);
 	p->missing = now;

@@ -12,6 +12,7 @@
 #include "cm.h"
 #include "log.h"
 #include "sa_thread.h"
+#include "smp.h"
 #include "vmad.h"
 
 /* How long the thread listens for requests between looks at its queue. */
@@ -42,6 +43,9 @@ static size_t answer(const uint8_t *req, size_t len, uint8_t *resp, size_t cap,
 
 	if (len >= MAD_HDR_SIZE && req[MAD_OFF_MGMT_CLASS] == CM_CLASS)
 		return t->cm ? cmep_answer(t->cm, req, len, resp, cap) : 0;
+	if (len >= MAD_HDR_SIZE && (req[MAD_OFF_MGMT_CLASS] == SMP_CLASS_LID ||
+				    req[MAD_OFF_MGMT_CLASS] == SMP_CLASS_DR))
+		return t->issm_fd >= 0 ? smp_refuse(req, len, resp, cap) : 0;
 	return vmad_answer(req, len, &t->id, liv_timestamp(), resp, cap);
 }
 
@@ -364,16 +368,17 @@ static void *thread_main(void *arg)
 
 /* Under ibsim only a node's "SM" client receives unsolicited MADs. Become
  * one without SIM_SET_ISSM: every class that may arrive must have an agent
- * first (umad2sim crashes on a MAD of an unregistered class), and OpenSM
- * answers the IsSM capability with SMInfo (class 0x81) probes. */
+ * first (umad2sim crashes on a MAD of an unregistered class). OpenSM probes
+ * the IsSM capability with SMInfo: refuse it as a port without an SM does,
+ * as ibsim would leave an unanswered probe, and OpenSM's sweep, pending. */
 static int become_sim_sm(struct saj_thread *t, const struct saj_opts *o)
 {
-	static const uint8_t sink[] = { 0x01, 0x81 };
+	static const uint8_t smp[] = { SMP_CLASS_LID, SMP_CLASS_DR };
 	size_t i;
 	int ret;
 
-	for (i = 0; i < sizeof(sink); i++) {
-		ret = mport_register(t->port, sink[i], 1, 0);
+	for (i = 0; i < sizeof(smp); i++) {
+		ret = mport_register_serve(t->port, smp[i], 1, MAD_METHOD_GET);
 		if (ret < 0)
 			return ret;
 	}
@@ -451,6 +456,7 @@ int saj_start(struct saj_thread **out, const struct saj_opts *o)
 				strerror(-ret));
 			goto fail;
 		}
+		t->serving = 1;
 	}
 	ret = -pthread_create(&t->thread, NULL, thread_main, t);
 	if (ret)

@@ -1,9 +1,10 @@
-/* Liveness and ibping answers to any MAD, and reply parsing. */
+/* Liveness, ibping and SMP-refusal answers to any MAD, and reply parsing. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "smp.h"
 #include "vmad.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -22,6 +23,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		__builtin_trap(); /* answers are whole MADs */
 	n = vmad_answer(data, size, &id, 0, resp, MAD_SIZE);
 	liv_parse(data, size, &r);
+	n = smp_refuse(data, size, resp, size > MAD_SIZE ? size : MAD_SIZE);
+	if (n && (n != MAD_SIZE || !(resp[MAD_OFF_METHOD] & MAD_METHOD_RESP_BIT)))
+		__builtin_trap(); /* a refusal is one whole GetResp */
 	free(resp);
 	return 0;
 }

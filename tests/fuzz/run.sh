@@ -15,7 +15,7 @@ OUT="$top_builddir/tests/fuzz/bin"
 FLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
 INC="-I$top_srcdir/lib -I$top_srcdir/plugin -I$top_srcdir/hostagent"
 LIBSRC="$top_srcdir/lib/ats.c $top_srcdir/lib/sr.c $top_srcdir/lib/sa.c $top_srcdir/lib/mad.c
-	$top_srcdir/lib/vmad.c $top_srcdir/lib/cm.c $top_srcdir/lib/ipoib.c $top_srcdir/lib/mcm.c
+	$top_srcdir/lib/vmad.c $top_srcdir/lib/smp.c $top_srcdir/lib/cm.c $top_srcdir/lib/ipoib.c $top_srcdir/lib/mcm.c
 	$top_srcdir/lib/nl.c $top_srcdir/lib/cfg.c $top_srcdir/lib/log.c $top_srcdir/lib/sa_client.c
 	$top_srcdir/lib/mport.c $top_srcdir/lib/ats_query.c
 	$top_srcdir/plugin/policy.c $top_srcdir/plugin/conf.c

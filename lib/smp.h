@@ -1,0 +1,43 @@
+/* Subnet management packets (IBTA Vol 1 14.2.1.1 LID-routed, 14.2.1.2
+ * directed-route), for one purpose: refusing them as a port without an SM.
+ * Under ibsim a host agent must become its node's "SM" client to receive
+ * unsolicited MADs (ibsim note, limit 2); ibsim then sets IsSM, and OpenSM
+ * probes the port with SubnGet(SMInfo). ibsim never times out a request a
+ * client swallows, so an unanswered probe stalls OpenSM's sweep for good
+ * (limit 8): the agent answers it the way an SMA without an SM does. */
+#ifndef IBATS_SMP_H
+#define IBATS_SMP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mad.h"
+
+#define SMP_CLASS_LID 0x01
+#define SMP_CLASS_DR 0x81
+#define SMP_ATTR_SMINFO 0x0020
+
+enum {
+	SMP_OFF_STATUS = 4,        /* directed route: D bit 15, status 0..14 */
+	SMP_OFF_HOP_PTR = 6,       /* directed route */
+	SMP_OFF_HOP_COUNT = 7,     /* directed route */
+	SMP_OFF_MKEY = 24,
+	SMP_OFF_DATA = 64,
+	SMP_DATA_SIZE = 64,
+	SMP_OFF_INITIAL_PATH = 128, /* directed route */
+	SMP_OFF_RETURN_PATH = 192,  /* directed route */
+};
+
+#define SMP_DIRECTION 0x8000
+/* IBTA Table 146 code 3: method/attribute combination not supported. */
+#define SMP_STATUS_UNSUPPORTED 0x000C
+
+/* Refuse the Get or Set SMP in req (len bytes): the answer in resp
+ * (cap >= MAD_SIZE) is the request with method GetResp, status
+ * "not supported", the D bit set for directed route, path, TID and M_Key
+ * untouched and no data. Returns its length, or 0 when req is nothing to
+ * answer: another class, a response, trap or trap repress, a directed-route
+ * packet on its way back, a short MAD or another base version. */
+size_t smp_refuse(const uint8_t *req, size_t len, uint8_t *resp, size_t cap);
+
+#endif

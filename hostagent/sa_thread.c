@@ -269,6 +269,9 @@ static void run(struct saj_thread *t, struct saj *j)
 	struct ats_set s;
 	int ret;
 
+	/* Under ibsim the port poll reads the SMA (mport_use_sma). */
+	if (j->kind == SAJ_PORT && (ret = mport_refresh(t->port)))
+		log_debug("PortInfo from the SMA: %s", strerror(-ret));
 	ret = mport_query(t->port, &j->port);
 	if (!ret)
 		identity_update(t, &j->port);
@@ -370,7 +373,8 @@ static void *thread_main(void *arg)
  * one without SIM_SET_ISSM: every class that may arrive must have an agent
  * first (umad2sim crashes on a MAD of an unregistered class). OpenSM probes
  * the IsSM capability with SMInfo: refuse it as a port without an SM does,
- * as ibsim would leave an unanswered probe, and OpenSM's sweep, pending. */
+ * as ibsim would leave an unanswered probe, and OpenSM's sweep, pending.
+ * umad2sim's sysfs never changes: port polls read PortInfo from the SMA. */
 static int become_sim_sm(struct saj_thread *t, const struct saj_opts *o)
 {
 	static const uint8_t smp[] = { SMP_CLASS_LID, SMP_CLASS_DR };
@@ -382,6 +386,10 @@ static int become_sim_sm(struct saj_thread *t, const struct saj_opts *o)
 		if (ret < 0)
 			return ret;
 	}
+	/* The DR agent (last registered) also reads the live PortInfo. */
+	mport_use_sma(t->port, ret);
+	if ((ret = mport_refresh(t->port)))
+		log_warn("ibsim mode: no PortInfo from the port's SMA: %s", strerror(-ret));
 	/* Classes a peer may send us although we do not serve them. */
 	if (!o->cm && (ret = mport_register_serve(t->port, CM_CLASS, CM_CLASS_VERSION, 0x03)) < 0)
 		return ret;

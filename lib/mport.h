@@ -39,6 +39,14 @@ int mport_open(struct mport **out, const char *ca, int portnum);
 int mport_open_guid(struct mport **out, uint64_t guid);
 void mport_close(struct mport *p);
 int mport_query(struct mport *p, struct mport_info *info);
+
+/* ibsim: umad2sim writes the port's sysfs files once, at process start,
+ * so LID, SM LID, SM SL, LMC and state never change there. With a
+ * directed-route (class 0x81) agent set, mport_refresh reads them from the
+ * port's own SMA (SubnGet(PortInfo), hop count 0) and mport_query reports
+ * the last values read. mport_refresh is a no-op without an agent set. */
+void mport_use_sma(struct mport *p, int dr_agent);
+int mport_refresh(struct mport *p);
 /* Returns the agent id or -errno. */
 int mport_register(struct mport *p, uint8_t mgmt_class, uint8_t class_version,
 		   uint8_t rmpp_version);

@@ -13,6 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct vmad_identity id = { 1, 2, "host", 1, 1 };
 	struct liv_reply r;
+	struct smp_portinfo pi;
 	uint8_t *resp = malloc(size > MAD_SIZE ? size : MAD_SIZE);
 	size_t n;
 
@@ -26,6 +27,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	n = smp_refuse(data, size, resp, size > MAD_SIZE ? size : MAD_SIZE);
 	if (n && (n != MAD_SIZE || !(resp[MAD_OFF_METHOD] & MAD_METHOD_RESP_BIT)))
 		__builtin_trap(); /* a refusal is one whole GetResp */
+	if (smp_portinfo_parse(data, size, &pi) == 0 && (pi.state > 15 || pi.lmc > 7))
+		__builtin_trap();
 	free(resp);
 	return 0;
 }

@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -112,6 +113,86 @@ static void test_not_answered(void **state)
 	assert_int_equal(smp_refuse(req, sizeof(req), resp, MAD_SIZE - 1), 0);
 }
 
+/* atsd's own SubnGet(PortInfo) to its port, as ibsim's "Verbose 3"
+ * printed it (the TID is stamped when sending): directed route, hop count
+ * 0, attribute modifier 1 (the port), DrSLID and DrDLID permissive. */
+static const uint8_t portinfo_req_head[36] = {
+	0x01, 0x81, 0x01, 0x01, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x15, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0xff, 0xff, 0xff, 0xff,
+};
+
+static void test_portinfo_request_golden(void **state)
+{
+	uint8_t mad[MAD_SIZE];
+	size_t i;
+
+	(void)state;
+	memset(mad, 0xee, sizeof(mad));
+	smp_portinfo_request(mad, 1);
+	assert_memory_equal(mad, portinfo_req_head, sizeof(portinfo_req_head));
+	for (i = sizeof(portinfo_req_head); i < MAD_SIZE; i++)
+		assert_int_equal(mad[i], 0);
+}
+
+/* A PortInfo answer laid out from 14.2.5.6: LID 0x0005, MasterSMLID
+ * 0x0006, PortState Active under LinkSpeedSupported 1, LMC 2 under
+ * M_KeyProtectBits 1, MasterSMSL 3 under NeighborMTU 4. */
+static void make_portinfo_resp(uint8_t *mad)
+{
+	uint8_t *d = mad + SMP_OFF_DATA;
+
+	smp_portinfo_request(mad, 1);
+	mad[MAD_OFF_METHOD] = 0x81;
+	mad[SMP_OFF_STATUS] = 0x80;
+	d[16] = 0x00; d[17] = 0x05;
+	d[18] = 0x00; d[19] = 0x06;
+	d[32] = 0x14;
+	d[34] = 0x42;
+	d[36] = 0x43;
+}
+
+static void test_portinfo_parse(void **state)
+{
+	uint8_t mad[MAD_SIZE];
+	struct smp_portinfo pi;
+
+	(void)state;
+	make_portinfo_resp(mad);
+	assert_int_equal(smp_portinfo_parse(mad, sizeof(mad), &pi), 0);
+	assert_int_equal(pi.lid, 5);
+	assert_int_equal(pi.sm_lid, 6);
+	assert_int_equal(pi.state, 4);
+	assert_int_equal(pi.lmc, 2);
+	assert_int_equal(pi.sm_sl, 3);
+}
+
+static void test_portinfo_parse_hostile(void **state)
+{
+	uint8_t mad[MAD_SIZE];
+	struct smp_portinfo pi;
+	size_t len;
+
+	(void)state;
+	make_portinfo_resp(mad);
+	for (len = 0; len < MAD_SIZE; len++)
+		assert_int_equal(smp_portinfo_parse(mad, len, &pi), -EMSGSIZE);
+	mad[SMP_OFF_STATUS + 1] = 0x0c; /* the SMA refused */
+	assert_int_equal(smp_portinfo_parse(mad, sizeof(mad), &pi), -EREMOTEIO);
+	assert_int_equal(pi.sm_lid, 0);
+	make_portinfo_resp(mad);
+	mad[MAD_OFF_METHOD] = MAD_METHOD_GET; /* our own request looped back */
+	assert_int_equal(smp_portinfo_parse(mad, sizeof(mad), &pi), -EPROTO);
+	make_portinfo_resp(mad);
+	mad[MAD_OFF_ATTR_ID + 1] = 0x20;
+	assert_int_equal(smp_portinfo_parse(mad, sizeof(mad), &pi), -EPROTO);
+	make_portinfo_resp(mad);
+	mad[MAD_OFF_MGMT_CLASS] = SMP_CLASS_LID;
+	assert_int_equal(smp_portinfo_parse(mad, sizeof(mad), &pi), -EPROTO);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -119,6 +200,9 @@ int main(void)
 		cmocka_unit_test(test_lid_routed),
 		cmocka_unit_test(test_set_and_other_attributes),
 		cmocka_unit_test(test_not_answered),
+		cmocka_unit_test(test_portinfo_request_golden),
+		cmocka_unit_test(test_portinfo_parse),
+		cmocka_unit_test(test_portinfo_parse_hostile),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,66 @@
+# SM failover: the master SM dies (SIGKILL) and the standby SM on another
+# node takes over, with an empty SA and a new SM LID. Every agent notices
+# the SM LID change and registers again with the new SM, whose plugin
+# enforces the ATS rules; stock saquery sees the records there.
+. "$top_srcdir/tests/integration/harness.sh"
+
+# The two-SM order that works under ibsim (shared ibsim note, limit 8): no
+# sweeps on traps, and the standby below the master's priority so that it
+# sends no trap 144.
+printf 'sminfo_polling_timeout 1000\npolling_retry_number 2\nsweep_on_trap FALSE\nsm_priority 15\n' \
+	>"$RUN/opensm.extra"
+fabric_start fabric4.net
+G1=$(port_gid host1)
+G2=$(port_gid host2)
+LID3=$(atsctl host3 --json port | sed -n 's/.*"lid": \([0-9]*\),.*/\1/p')
+[ -n "$G1" ] && [ -n "$G2" ] && [ -n "$LID3" ] || { echo "no port GIDs"; exit 1; }
+COMMON="verify_interval 30
+sm_poll_interval 1
+backoff_max 2"
+
+count() { # count GID N: the SA holds N ATS records of GID
+	[ "$(atsctl host4 -n -t 300 -r 5 dump --gid "$1" 2>/dev/null | grep -c '^0x')" -eq "$2" ]
+}
+settled() {
+	count "$G1" 2 && count "$G2" 1
+}
+
+IFS_SAVE=$IFS
+IFS='
+'
+agent_start host1 $COMMON "address 10.0.0.1 primary" "address 10.0.1.1" "ibsim yes"
+agent_start host2 $COMMON "address 10.0.0.2 primary" "ibsim yes"
+IFS=$IFS_SAVE
+check "both agents register with the first SM" wait_for "registration" 30 settled
+
+mkdir -p "$RUN/sm2"
+sed -e "s|^log_file .*|log_file $RUN/sm2/osm.log|" \
+	-e "s|^dump_files_dir .*|dump_files_dir $RUN/sm2|" \
+	-e "s|^sm_priority .*|sm_priority 10|" "$RUN/opensm.conf" >"$RUN/sm2/opensm.conf"
+osm_launch host3 "$RUN/sm2" "$RUN/sm2/opensm.conf"
+check "a second SM with the plugin on host3 goes STANDBY" wait_for "standby" 30 \
+	grep -q "Entering STANDBY state" "$RUN/sm2/osm.log"
+
+T0=$(date +%s%N)
+kill -9 "$SM_PID"
+wait "$SM_PID" 2>/dev/null
+check "the first SM killed: the second becomes master" wait_for "the second master" 30 \
+	grep -q "SUBNET UP" "$RUN/sm2/osm.log"
+check_out "ports now name host3 as their SM" "SM LID $LID3," atsctl host4 port
+check "every agent registers again with the new SM" wait_for "re-registration" 30 settled
+echo "# records back $(( ($(date +%s%N) - T0) / 1000000 )) ms after the first SM died"
+check_out "host1's agent saw the SM change" "^sm_changes [1-9]" agent host1 stats
+check_out "... from its port's SMA (umad2sim's sysfs stays as it was)" \
+	"SM LID [0-9]+ -> $LID3," cat "$RUN/atsd-host1.log"
+check_out "stock smpquery reads the same SM LID there" "^SMLid:\.+$LID3\$" \
+	on host1 "$SMPQUERY" -D portinfo 0
+check_out "host2's agent (the node's SM client) saw it too" "^sm_changes [1-9]" agent host2 stats
+check_count "no duplicates: host1 holds 2 records" 2 atsctl host4 -n dump --gid "$G1"
+check "the new SM's plugin holds the 3 records" wait_for "the state file" 10 \
+	grep -q '"index": {"records": 3,' "$RUN/sm2/osmats-state.json"
+check_out "stock saquery on host4 reads an ATS record from the new SM" \
+	"DAPL Address Translation Service" on host4 "$SAQUERY" -S
+check_rc "the new SM's plugin rejects host4 claiming host1's primary address" 3 \
+	"SA status 0x0200" atsctl host4 register 10.0.0.1 --primary
+check_out "... and logs the rule" "ERR 7A08: ATS rule duplicate-address" cat "$RUN/sm2/osm.log"
+finish

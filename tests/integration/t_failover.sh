@@ -1,7 +1,8 @@
 # SM failover: the master SM dies (SIGKILL) and the standby SM on another
-# node takes over, with an empty SA and a new SM LID. Every agent notices
-# the SM LID change and registers again with the new SM, whose plugin
-# enforces the ATS rules; stock saquery sees the records there.
+# node takes over, with an empty SA, no multicast groups and a new SM LID.
+# Every agent notices the SM LID change, registers again with the new SM,
+# whose plugin enforces the ATS rules, and joins its IPoIB broadcast group
+# again; stock saquery sees records and membership there.
 . "$top_srcdir/tests/integration/harness.sh"
 
 # The two-SM order that works under ibsim (shared ibsim note, limit 8): no
@@ -9,6 +10,9 @@
 # sends no trap 144.
 printf 'sminfo_polling_timeout 1000\npolling_retry_number 2\nsweep_on_trap FALSE\nsm_priority 15\n' \
 	>"$RUN/opensm.extra"
+host_ns h1
+N1=$(ns h1)
+ip -n "$N1" addr add 10.0.0.1/24 dev v0
 fabric_start fabric4.net
 G1=$(port_gid host1)
 G2=$(port_gid host2)
@@ -24,14 +28,20 @@ count() { # count GID N: the SA holds N ATS records of GID
 settled() {
 	count "$G1" 2 && count "$G2" 1
 }
+MGID=ff12:401b:ffff::ffff:ffff
+member() { # host1's port is in the IPoIB broadcast group (trusted query)
+	on host4 "$SAQUERY" --smkey 1 MCMR --mgid "$MGID" --gid "$G1" 2>/dev/null |
+		grep -q "PortGid\.*$G1\$"
+}
 
 IFS_SAVE=$IFS
 IFS='
 '
-agent_start host1 $COMMON "address 10.0.0.1 primary" "address 10.0.1.1" "ibsim yes"
+agent_start host1 $COMMON "interface v0 netns $N1" "address 10.0.1.1" "ibsim yes"
 agent_start host2 $COMMON "address 10.0.0.2 primary" "ibsim yes"
 IFS=$IFS_SAVE
 check "both agents register with the first SM" wait_for "registration" 30 settled
+check "host1's agent joins the first SM's IPoIB broadcast group" wait_for "join" 10 member
 
 mkdir -p "$RUN/sm2"
 sed -e "s|^log_file .*|log_file $RUN/sm2/osm.log|" \
@@ -49,6 +59,7 @@ check "the first SM killed: the second becomes master" wait_for "the second mast
 check_out "ports now name host3 as their SM" "SM LID $LID3," atsctl host4 port
 check "every agent registers again with the new SM" wait_for "re-registration" 30 settled
 echo "# records back $(( ($(date +%s%N) - T0) / 1000000 )) ms after the first SM died"
+check "... and joins the new SM's broadcast group" wait_for "join again" 10 member
 check_out "host1's agent saw the SM change" "^sm_changes [1-9]" agent host1 stats
 check_out "... from its port's SMA (umad2sim's sysfs stays as it was)" \
 	"SM LID [0-9]+ -> $LID3," cat "$RUN/atsd-host1.log"

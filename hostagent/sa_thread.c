@@ -377,17 +377,15 @@ static void *thread_main(void *arg)
  * umad2sim's sysfs never changes: port polls read PortInfo from the SMA. */
 static int become_sim_sm(struct saj_thread *t, const struct saj_opts *o)
 {
-	static const uint8_t smp[] = { SMP_CLASS_LID, SMP_CLASS_DR };
-	size_t i;
-	int ret;
+	int ret, dr;
 
-	for (i = 0; i < sizeof(smp); i++) {
-		ret = mport_register_serve(t->port, smp[i], 1, MAD_METHOD_GET);
-		if (ret < 0)
-			return ret;
-	}
-	/* The DR agent (last registered) also reads the live PortInfo. */
-	mport_use_sma(t->port, ret);
+	ret = mport_register_serve(t->port, SMP_CLASS_LID, 1, MAD_METHOD_GET);
+	if (ret < 0)
+		return ret;
+	dr = mport_register_serve(t->port, SMP_CLASS_DR, 1, MAD_METHOD_GET);
+	if (dr < 0)
+		return dr;
+	mport_use_sma(t->port, dr);
 	if ((ret = mport_refresh(t->port)))
 		log_warn("ibsim mode: no PortInfo from the port's SMA: %s", strerror(-ret));
 	/* Classes a peer may send us although we do not serve them. */

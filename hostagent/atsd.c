@@ -208,6 +208,11 @@ static void sync_done(struct agent *a, struct saj *j)
 		shutdown_step(a);
 		return;
 	}
+	/* Records we had were missing from the SA (an SM restart we saw no
+	 * event of): its multicast memberships went with them. Joining an
+	 * existing membership again is harmless. */
+	if (j->sets && a->joined)
+		a->want_join = 1;
 	if (a->want_join) {
 		a->want_join = 0;
 		agent_ipoib(a, 1);
@@ -477,8 +482,9 @@ static int run(struct agent *a, int sfd)
 			const char *what;
 
 			if (pev_read(a->pev, &what)) {
-				log_info("port event %s: checking our records", what);
+				log_info("port event %s: checking our records and groups", what);
 				resolver_cache_clear(a);
+				a->want_join = 1;
 				agent_request_sync(a, 1);
 			}
 		}

@@ -1,5 +1,6 @@
-# atsd joins the IPoIB IPv4 broadcast group of each interface's partition
-# and leaves it at exit; stock saquery sees the membership.
+# atsd joins the IPoIB IPv4 broadcast group of each interface's partition,
+# joins again when a restarted SM lost it, and leaves it at exit; stock
+# saquery sees the membership.
 . "$top_srcdir/tests/integration/harness.sh"
 
 host_ns h1
@@ -19,7 +20,7 @@ not_member() {
 }
 
 check "host1 is no member before its agent starts" not_member
-agent_start host1 "interface v0 netns $N1" "interface v1 netns $N1 pkey 0x0005"
+agent_start host1 "interface v0 netns $N1" "interface v1 netns $N1 pkey 0x0005" "verify_interval 2"
 check "atsd joins the broadcast group of its partition" wait_for "join" 10 member
 check_out "atsctl ipoib shows the group's Q_Key, MLID, MTU, SL and rate" \
 	"^0xffff $MGID joined qkey=0x[0-9a-f]{8} mlid=0xc[0-9a-f]{3} mtu=[0-9]+ sl=[0-9]+ rate=[0-9]+$" \
@@ -34,6 +35,16 @@ check_out "atsctl verify reads the netns neighbour table (Ethernet ones are not 
 	"^0 IPoIB neighbour\(s\) checked, 0 disagree with ATS$" atsctl host1 verify --netns "$N1"
 check_rc "a namespace that does not exist: exit 3" 3 "cannot read the neighbour table of netns nosuchns" \
 	atsctl host1 verify --netns nosuchns
+# OpenSM restarted on the same node: a new SA without the membership, and
+# no port event under ibsim. The agent's verification finds its record
+# gone, registers it again and joins again.
+kill -9 "$SM_PID"
+wait "$SM_PID" 2>/dev/null
+sm_start
+check "OpenSM killed and restarted: atsd is a member of the new SA's group" \
+	wait_for "join again" 20 member
+check_out "... by a second join" "^2$" sh -c \
+	"grep -c 'joined IPoIB broadcast group $MGID' '$RUN/atsd-host1.log'"
 kill "$(agent_pid host1)"
 check "at exit it leaves the group" wait_for "leave" 10 not_member
 check_out "... and says so" "left IPoIB broadcast group $MGID" cat "$RUN/atsd-host1.log"

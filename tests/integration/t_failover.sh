@@ -67,6 +67,8 @@ check_out "stock smpquery reads the same SM LID there" "^SMLid:\.+$LID3\$" \
 	on host1 "$SMPQUERY" -D portinfo 0
 check_out "host2's agent (the node's SM client) saw it too" "^sm_changes [1-9]" agent host2 stats
 check_count "no duplicates: host1 holds 2 records" 2 atsctl host4 -n dump --gid "$G1"
+check_out "the audit of the new SM's ATS records is clean" "^0 finding\(s\): clean$" \
+	atsctl host4 audit
 check "the new SM's plugin holds the 3 records" wait_for "the state file" 10 \
 	grep -q '"index": {"records": 3,' "$RUN/sm2/osmats-state.json"
 check_out "stock saquery on host4 reads an ATS record from the new SM" \

@@ -77,7 +77,7 @@ int64_t agent_now_ms(void);
 void agent_request_sync(struct agent *a, int full);
 
 /* Join (1) or leave (0) the IPoIB broadcast groups of the interfaces. */
-void agent_ipoib(struct agent *a, int join);
+void agent_ipoib(struct agent *a, enum saj_ipoib_op join);
 
 /* resolver.c */
 int resolver_open(struct agent *a);

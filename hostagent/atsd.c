@@ -79,7 +79,7 @@ void agent_request_sync(struct agent *a, int full)
 	a->sync_again = 0;
 }
 
-void agent_ipoib(struct agent *a, int join)
+void agent_ipoib(struct agent *a, enum saj_ipoib_op join)
 {
 	struct saj *j;
 	size_t i, k;
@@ -101,9 +101,20 @@ void agent_ipoib(struct agent *a, int join)
 		saj_free(j);
 		return;
 	}
-	if (join)
+	if (join == SAJ_JOIN)
 		a->joined = 1;
 	saj_submit(a->saj, j);
+}
+
+/* The result of the last join or check for pkey, or NULL. */
+static const struct saj_group *last_group(const struct agent *a, uint16_t pkey)
+{
+	size_t i;
+
+	for (i = 0; i < a->ngroups; i++)
+		if (a->groups[i].pkey == pkey)
+			return &a->groups[i];
+	return NULL;
 }
 
 static void ipoib_done(struct agent *a, struct saj *j)
@@ -113,22 +124,34 @@ static void ipoib_done(struct agent *a, struct saj *j)
 
 	for (i = 0; i < j->ngroups; i++) {
 		struct saj_group *g = &j->groups[i];
+		const struct saj_group *last = last_group(a, g->pkey);
 		uint8_t m[16];
 
 		ipoib_bcast_mgid(g->pkey, m);
 		ats_gid_format(m, mgid, sizeof(mgid));
-		if (!j->join)
+		if (j->join == SAJ_CHECK && last &&
+		    (g->err == -ETIMEDOUT || g->err == -ENETDOWN)) {
+			/* No SA to ask: the failing sync says so; keep what we knew. */
+			*g = *last;
+			continue;
+		}
+		if (j->join == SAJ_LEAVE) {
 			log_info("left IPoIB broadcast group %s", mgid);
-		else if (!g->err)
-			log_info("joined IPoIB broadcast group %s: PKey 0x%04x Q_Key 0x%08x MLID 0x%04x MTU %u SL %u rate %u",
-				 mgid, g->rec.pkey, g->rec.qkey, g->rec.mlid,
-				 mcm_mtu_bytes(g->rec.mtu), g->rec.sl, g->rec.rate);
-		else
+		} else if (!g->err) {
+			/* A check that found the membership in place says nothing. */
+			if (j->join == SAJ_JOIN || g->joined)
+				log_info("joined IPoIB broadcast group %s%s: PKey 0x%04x Q_Key 0x%08x MLID 0x%04x MTU %u SL %u rate %u",
+					 mgid, g->joined ? " again (the SA had lost our membership)" : "",
+					 g->rec.pkey, g->rec.qkey, g->rec.mlid,
+					 mcm_mtu_bytes(g->rec.mtu), g->rec.sl, g->rec.rate);
+		} else if (j->join == SAJ_JOIN || !last || last->err != g->err) {
+			/* Checks repeat an error only when it changes. */
 			log_err("cannot join IPoIB broadcast group %s (PKey 0x%04x): %s; does OpenSM's partitions.conf give this partition the ipoib flag, and does the port hold the PKey?",
 				mgid, g->pkey, g->sa_status ? sa_status_str(g->sa_status) :
 				strerror(-g->err));
+		}
 	}
-	if (j->join) {
+	if (j->join != SAJ_LEAVE) {
 		memcpy(a->groups, j->groups, sizeof(j->groups));
 		a->ngroups = j->ngroups;
 	} else {
@@ -159,7 +182,7 @@ static void shutdown_step(struct agent *a)
 		a->delete_sent = 1;
 		submit_sync(a, 0, 1);
 	} else if (a->joined) {
-		agent_ipoib(a, 0); /* done when the leave comes back */
+		agent_ipoib(a, SAJ_LEAVE); /* done when the leave comes back */
 	} else {
 		a->done = 1;
 	}
@@ -208,14 +231,9 @@ static void sync_done(struct agent *a, struct saj *j)
 		shutdown_step(a);
 		return;
 	}
-	/* Records we had were missing from the SA (an SM restart we saw no
-	 * event of): its multicast memberships went with them. Joining an
-	 * existing membership again is harmless. */
-	if (j->sets && a->joined)
-		a->want_join = 1;
 	if (a->want_join) {
 		a->want_join = 0;
-		agent_ipoib(a, 1);
+		agent_ipoib(a, SAJ_JOIN);
 	}
 	a->next_verify = agent_now_ms() + (int64_t)a->conf.verify_interval * 1000;
 	if (a->sync_again || a->src.changed) {
@@ -295,6 +313,9 @@ static void timers(struct agent *a)
 	if (!a->failures && now >= a->next_verify && !a->sync_running) {
 		a->next_verify = now + (int64_t)a->conf.verify_interval * 1000;
 		agent_request_sync(a, 0);
+		/* An SM restart we saw no event of loses memberships too. */
+		if (a->joined && !a->terminating)
+			agent_ipoib(a, SAJ_CHECK);
 	}
 	if (now >= a->next_port_poll && !a->port_poll_running) {
 		struct saj *j = calloc(1, sizeof(*j));

@@ -259,7 +259,18 @@ static void run_ipoib(struct saj_thread *t, struct saj *j)
 
 		ipoib_bcast_mgid(g->pkey, mgid);
 		j->queries++;
-		g->err = j->join ? mcm_join(t->sa, mgid, &g->rec) : mcm_leave(t->sa, mgid);
+		if (j->join == SAJ_LEAVE) {
+			g->err = mcm_leave(t->sa, mgid);
+		} else if (j->join == SAJ_JOIN) {
+			g->err = mcm_join(t->sa, mgid, &g->rec);
+		} else {
+			g->err = mcm_member(t->sa, mgid, &g->rec);
+			if (g->err == -ENOENT) {
+				j->queries++;
+				g->err = mcm_join(t->sa, mgid, &g->rec);
+				g->joined = !g->err;
+			}
+		}
 		g->sa_status = g->err ? sa_client_last_status(t->sa) : 0;
 	}
 }

@@ -24,14 +24,21 @@ enum saj_kind {
 	SAJ_FORWARD,  /* IP -> records */
 	SAJ_REVERSE,  /* GID -> records */
 	SAJ_PRIMARY,  /* GID -> primary record */
-	SAJ_IPOIB,    /* join (or leave) the IPoIB broadcast groups */
+	SAJ_IPOIB,    /* join, leave or check the IPoIB broadcast groups */
 	SAJ_CONNECT,  /* CM connection to ip:port */
 	SAJ_DISCONNECT,
 	SAJ_CONNS,    /* list the CM endpoint's connections */
 };
 
+enum saj_ipoib_op {
+	SAJ_LEAVE = 0,
+	SAJ_JOIN = 1,
+	SAJ_CHECK = 2, /* join where the SA lost our membership */
+};
+
 struct saj_group {
 	uint16_t pkey;
+	int joined;   /* SAJ_CHECK: the membership was gone, joined again */
 	int err;
 	uint16_t sa_status;
 	struct mcm_record rec;
@@ -61,7 +68,7 @@ struct saj {
 	unsigned adopted;           /* SAJ_SYNC: records found and kept as ours */
 	unsigned queries;           /* SA requests it took */
 	char errmsg[160];
-	int join;                   /* SAJ_IPOIB: 1 join, 0 leave */
+	enum saj_ipoib_op join;     /* SAJ_IPOIB */
 	struct saj_group groups[AGENT_PKEYS_MAX];
 	size_t ngroups;
 	uint16_t port_no;           /* SAJ_CONNECT */

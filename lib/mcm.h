@@ -58,6 +58,9 @@ int mcm_decode(const uint8_t *b, size_t len, struct mcm_record *m);
  * the group's record comes back in *out. */
 int mcm_join(struct sa_client *sa, const uint8_t *mgid, struct mcm_record *out);
 int mcm_leave(struct sa_client *sa, const uint8_t *mgid);
+/* Our port's membership of mgid: 0 (and the record), -ENOENT if the port
+ * is no member, or another -errno. */
+int mcm_member(struct sa_client *sa, const uint8_t *mgid, struct mcm_record *out);
 
 /* Bytes of an IB MTU code (1..5), 0 when unknown. */
 unsigned mcm_mtu_bytes(uint8_t code);

@@ -36,15 +36,18 @@ check_out "atsctl verify reads the netns neighbour table (Ethernet ones are not 
 check_rc "a namespace that does not exist: exit 3" 3 "cannot read the neighbour table of netns nosuchns" \
 	atsctl host1 verify --netns nosuchns
 # OpenSM restarted on the same node: a new SA without the membership, and
-# no port event under ibsim. The agent's verification finds its record
-# gone, registers it again and joins again.
+# no port event under ibsim. The agent's periodic check finds the
+# membership gone and joins again.
 kill -9 "$SM_PID"
 wait "$SM_PID" 2>/dev/null
 sm_start
 check "OpenSM killed and restarted: atsd is a member of the new SA's group" \
 	wait_for "join again" 20 member
-check_out "... by a second join" "^2$" sh -c \
-	"grep -c 'joined IPoIB broadcast group $MGID' '$RUN/atsd-host1.log'"
+check_out "... and says why it joined again" \
+	"joined IPoIB broadcast group $MGID again \\(the SA had lost our membership\\)" \
+	cat "$RUN/atsd-host1.log"
+check_out "a partition without a group is reported once, not at every check" "^1$" sh -c \
+	"grep -c 'cannot join IPoIB broadcast group ff12:401b:8005' '$RUN/atsd-host1.log'"
 kill "$(agent_pid host1)"
 check "at exit it leaves the group" wait_for "leave" 10 not_member
 check_out "... and says so" "left IPoIB broadcast group $MGID" cat "$RUN/atsd-host1.log"

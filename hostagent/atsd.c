@@ -136,7 +136,12 @@ static void ipoib_done(struct agent *a, struct saj *j)
 			continue;
 		}
 		if (j->join == SAJ_LEAVE) {
-			log_info("left IPoIB broadcast group %s", mgid);
+			if (!g->err)
+				log_info("left IPoIB broadcast group %s", mgid);
+			else if (!last || !last->err)
+				log_warn("could not leave IPoIB broadcast group %s: %s", mgid,
+					 g->sa_status ? sa_status_str(g->sa_status) :
+					 strerror(-g->err));
 		} else if (!g->err) {
 			/* A check that found the membership in place says nothing. */
 			if (j->join == SAJ_JOIN || g->joined)

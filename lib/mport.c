@@ -157,6 +157,7 @@ int mport_refresh(struct mport *p)
 	static const struct mport_dest self = { SMP_PERMISSIVE_LID, 0, 0, 0 };
 	static const struct mport_rpc_opts ro = { 200, 2 };
 	uint8_t req[MAD_SIZE], *resp = NULL;
+	struct smp_portinfo pi;
 	size_t len = 0;
 	int ret;
 
@@ -165,11 +166,13 @@ int mport_refresh(struct mport *p)
 	smp_portinfo_request(req, p->portnum);
 	ret = mport_rpc(p, p->sma_agent, &self, req, sizeof(req), &ro, &resp, &len);
 	if (!ret)
-		ret = smp_portinfo_parse(resp, len, &p->sma);
+		ret = smp_portinfo_parse(resp, len, &pi);
 	free(resp);
 	/* Without an answer the last one stands: it is still the best guess. */
-	if (!ret)
+	if (!ret) {
+		p->sma = pi;
 		p->have_sma = 1;
+	}
 	return ret;
 }
 

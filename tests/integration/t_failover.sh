@@ -51,6 +51,9 @@ osm_launch host3 "$RUN/sm2" "$RUN/sm2/opensm.conf"
 check "a second SM with the plugin on host3 goes STANDBY" wait_for "standby" 30 \
 	grep -q "Entering STANDBY state" "$RUN/sm2/osm.log"
 
+check_rc "its plugin answers no liveness MAD while STANDBY" 1 "2 sent, 0 received, 100% loss" \
+	atsctl host4 -t 200 ping "$LID3" -c 2 -i 0
+
 T0=$(date +%s%N)
 kill -9 "$SM_PID"
 wait "$SM_PID" 2>/dev/null
@@ -71,6 +74,8 @@ check_out "the audit of the new SM's ATS records is clean" "^0 finding\(s\): cle
 	atsctl host4 audit
 check "the new SM's plugin holds the 3 records" wait_for "the state file" 10 \
 	grep -q '"index": {"records": 3,' "$RUN/sm2/osmats-state.json"
+check_out "the new master's plugin answers liveness on its port" "peer LID $LID3 port GUID 0x" \
+	atsctl host4 ping "$LID3" -c 2 -i 0 --type info
 check_out "stock saquery on host4 reads an ATS record from the new SM" \
 	"DAPL Address Translation Service" on host4 "$SAQUERY" -S
 check_rc "the new SM's plugin rejects host4 claiming host1's primary address" 3 \

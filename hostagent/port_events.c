@@ -29,7 +29,7 @@ int pev_open(struct pev **out, const char *ca, int port)
 		if (strcmp(ibv_get_device_name(list[i]), ca))
 			continue;
 		p->ctx = ibv_open_device(list[i]);
-		ret = p->ctx ? 0 : -errno;
+		ret = p->ctx ? 0 : errno ? -errno : -ENODEV;
 		break;
 	}
 	ibv_free_device_list(list);

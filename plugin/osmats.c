@@ -66,7 +66,6 @@ static int load_conf(struct osmats *p, struct osmats_conf *c,
 	ret = conf_load(p->conf_path, c, err, sizeof(err));
 	if (ret == -ENOENT) {
 		OSM_LOG(p->log, OSM_LOG_INFO, "no %s: using defaults\n", p->conf_path);
-		ret = 0;
 	} else if (ret) {
 		OSM_LOG(p->log, OSM_LOG_ERROR, "ERR 7A20: %s\n", err);
 		return ret;

@@ -157,7 +157,7 @@ int mport_refresh(struct mport *p)
 	static const struct mport_dest self = { SMP_PERMISSIVE_LID, 0, 0, 0 };
 	static const struct mport_rpc_opts ro = { 200, 2 };
 	uint8_t req[MAD_SIZE], *resp = NULL;
-	struct smp_portinfo pi;
+	struct smp_portinfo pi = { 0 };
 	size_t len = 0;
 	int ret;
 

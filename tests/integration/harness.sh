@@ -12,6 +12,7 @@
 #   sm_start [CONF]              start OpenSM again after sm_stop; CONF
 #                                $RUN/opensm-stock.conf: without the plugin
 #   osm_launch NODE DIR CONF     another OpenSM (pid in OSM_LAUNCHED)
+#   second_sm NODE PRIO          OpenSM with the plugin in $RUN/sm2 (pid SM2)
 #   host_ns NAME                 a network namespace `ns NAME` with veth v0 up
 #   agent_start NODE [LINE...]   atsd on NODE, config lines appended
 #   agent NODE ARGS...           atsctl on NODE talking to that agent
@@ -170,6 +171,19 @@ osm_launch() {
 		exec "$OPENSM" -F "$conf") >"$dir/opensm.out" 2>&1 &
 	OSM_LAUNCHED=$!
 	T_PIDS="$T_PIDS $!"
+}
+
+# A second OpenSM with the plugin on NODE at sm_priority PRIO, working in
+# $RUN/sm2 (log $RUN/sm2/osm.log, state file there); pid in SM2.
+second_sm() {
+	local node=$1 prio=$2
+	mkdir -p "$RUN/sm2"
+	sed -e "s|^log_file .*|log_file $RUN/sm2/osm.log|" \
+		-e "s|^dump_files_dir .*|dump_files_dir $RUN/sm2|" \
+		-e "/^sm_priority /d" "$RUN/opensm.conf" >"$RUN/sm2/opensm.conf"
+	echo "sm_priority $prio" >>"$RUN/sm2/opensm.conf"
+	osm_launch "$node" "$RUN/sm2" "$RUN/sm2/opensm.conf"
+	SM2=$OSM_LAUNCHED
 }
 
 # Start OpenSM on node "smhost" with the plugin; wait until the SA answers.

@@ -43,11 +43,7 @@ IFS=$IFS_SAVE
 check "both agents register with the first SM" wait_for "registration" 30 settled
 check "host1's agent joins the first SM's IPoIB broadcast group" wait_for "join" 10 member
 
-mkdir -p "$RUN/sm2"
-sed -e "s|^log_file .*|log_file $RUN/sm2/osm.log|" \
-	-e "s|^dump_files_dir .*|dump_files_dir $RUN/sm2|" \
-	-e "s|^sm_priority .*|sm_priority 10|" "$RUN/opensm.conf" >"$RUN/sm2/opensm.conf"
-osm_launch host3 "$RUN/sm2" "$RUN/sm2/opensm.conf"
+second_sm host3 10
 check "a second SM with the plugin on host3 goes STANDBY" wait_for "standby" 30 \
 	grep -q "Entering STANDBY state" "$RUN/sm2/osm.log"
 

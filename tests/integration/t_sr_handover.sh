@@ -25,12 +25,7 @@ check "host1 registers 10.7.0.1 and 10.7.0.2" \
 check_count "the first SM holds 2 records" 2 atsctl host4 -n dump
 
 # A second SM, with the plugin, on host3.
-mkdir -p "$RUN/sm2"
-sed -e "s|^log_file .*|log_file $RUN/sm2/osm.log|" \
-	-e "s|^dump_files_dir .*|dump_files_dir $RUN/sm2|" \
-	-e "s|^sm_priority .*|sm_priority 10|" "$RUN/opensm.conf" >"$RUN/sm2/opensm.conf"
-osm_launch host3 "$RUN/sm2" "$RUN/sm2/opensm.conf"
-SM2=$OSM_LAUNCHED
+second_sm host3 10
 check "the second SM finds the master and goes STANDBY" wait_for "the second SM" 30 \
 	grep -q "Entering STANDBY state" "$RUN/sm2/osm.log"
 sed -i "s|^sm_priority .*|sm_priority 0|" "$RUN/opensm.conf"

@@ -383,15 +383,17 @@ static void cmd_stats(struct agent *a, int slot)
 	char buf[1024];
 
 	snprintf(buf, sizeof(buf),
-		 "OK 14\ncache_hits %" PRIu64 "\ncache_misses %" PRIu64
+		 "OK 16\ncache_hits %" PRIu64 "\ncache_misses %" PRIu64
 		 "\nnegative_hits %" PRIu64 "\ncoalesced %" PRIu64
 		 "\nsa_lookups %" PRIu64 "\nsa_queries %" PRIu64 "\nsyncs %" PRIu64
 		 "\nsync_failures %" PRIu64 "\nsets %" PRIu64 "\ndeletes %" PRIu64
-		 "\nsm_changes %" PRIu64 "\nrecords %zu\nholds %zu\ncache_entries %zu\n",
+		 "\nsm_changes %" PRIu64 "\nrecords %zu\nholds %zu\ncache_entries %zu"
+		 "\nlid %u\nsm_lid %u\n",
 		 a->st.cache_hits, a->st.cache_misses, a->st.negative_hits,
 		 a->st.coalesced, a->st.sa_lookups, a->st.sa_queries, a->st.syncs,
 		 a->st.sync_failures, a->st.sets, a->st.deletes, a->st.sm_changes,
-		 a->nowned, a->src.nholds, rc_count(a->cache));
+		 a->nowned, a->src.nholds, rc_count(a->cache),
+		 a->port_known ? a->port.lid : 0, a->port_known ? a->port.sm_lid : 0);
 	reply(a, slot, buf);
 }
 

@@ -9,10 +9,10 @@
 #include "log.h"
 
 /* The agent's lines are words and key=value pairs; --json makes each an
- * object ("id", "role", "state" for the first three plain words). */
-static void print_agent_line(struct ctl *c, const char *line, size_t i, size_t n)
+ * object, naming the first plain words after names[]. */
+static void print_agent_line(struct ctl *c, const char *line, size_t i, size_t n,
+			     const char *const names[3])
 {
-	static const char *const names[] = { "id", "role", "state" };
 	char buf[ATSD_LINE_MAX], *save = NULL, *tok;
 	unsigned plain = 0, first = 1;
 
@@ -36,6 +36,29 @@ static void print_agent_line(struct ctl *c, const char *line, size_t i, size_t n
 		first = 0;
 	}
 	printf("}%s", i + 1 == n ? "\n]\n" : "");
+}
+
+/* stats lines are "name number": --json makes them one object. */
+static void print_stats(struct ctl *c, const struct atsd_reply *rep)
+{
+	size_t i;
+
+	if (!c->json) {
+		for (i = 0; i < rep->nlines; i++)
+			printf("%s\n", rep->lines[i]);
+		return;
+	}
+	printf("{");
+	for (i = 0; i < rep->nlines; i++) {
+		const char *sp = strchr(rep->lines[i], ' ');
+		int len = sp ? (int)(sp - rep->lines[i]) : (int)strlen(rep->lines[i]);
+		const char *v = sp ? sp + 1 : "";
+		int number = *v && strspn(v, "0123456789") == strlen(v);
+
+		printf("%s\"%.*s\": %s%s%s", i ? ", " : "", len, rep->lines[i],
+		       number ? "" : "\"", v, number ? "" : "\"");
+	}
+	printf("}\n");
 }
 
 /* Ask atsd: an exit status, or NO_AGENT when none listens (use the SA). */
@@ -64,8 +87,15 @@ int agent_call(struct ctl *c, const char *req, int print_recs)
 		return ret;
 	}
 	if (!print_recs) {
-		for (i = 0; i < rep.nlines; i++)
-			print_agent_line(c, rep.lines[i], i, rep.nlines);
+		static const char *const conn_names[3] = { "id", "role", "state" };
+		static const char *const group_names[3] = { "pkey", "mgid", "state" };
+
+		if (!strcmp(req, "stats"))
+			print_stats(c, &rep);
+		else
+			for (i = 0; i < rep.nlines; i++)
+				print_agent_line(c, rep.lines[i], i, rep.nlines,
+						 strcmp(req, "ipoib") ? conn_names : group_names);
 		atsd_reply_free(&rep);
 		return EXIT_FOUND;
 	}

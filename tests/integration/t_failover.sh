@@ -61,6 +61,8 @@ echo "# records back $(( ($(date +%s%N) - T0) / 1000000 )) ms after the first SM
 check "... and joins the new SM's broadcast group" wait_for "join again" 10 member
 check_out "host1's agent saw the SM change" "^sm_changes [1-9]" agent host1 stats
 check_out "... and names the new SM" "^sm_lid $LID3\$" agent host1 stats
+check_out "... also in --json" "\"sm_changes\": [1-9][0-9]*, .*\"sm_lid\": $LID3}" \
+	agent host1 --json stats
 check_out "... from its port's SMA (umad2sim's sysfs stays as it was)" \
 	"SM LID [0-9]+ -> $LID3," cat "$RUN/atsd-host1.log"
 check_out "stock smpquery reads the same SM LID there" "^SMLid:\.+$LID3\$" \

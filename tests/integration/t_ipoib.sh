@@ -25,6 +25,9 @@ check "atsd joins the broadcast group of its partition" wait_for "join" 10 membe
 check_out "atsctl ipoib shows the group's Q_Key, MLID, MTU, SL and rate" \
 	"^0xffff $MGID joined qkey=0x[0-9a-f]{8} mlid=0xc[0-9a-f]{3} mtu=[0-9]+ sl=[0-9]+ rate=[0-9]+$" \
 	agent host1 ipoib
+check_out "--json names the fields" \
+	"\"pkey\": \"0xffff\", \"mgid\": \"$MGID\", \"state\": \"joined\", \"qkey\": \"0x" \
+	agent host1 --json ipoib
 check_out "a partition without an IPoIB group is reported, not hidden" \
 	"^0x8005 ff12:401b:8005::ffff:ffff error " agent host1 ipoib
 check_out "... with a log line that says what to check" \

@@ -92,6 +92,8 @@ int agent_call(struct ctl *c, const char *req, int print_recs)
 
 		if (!strcmp(req, "stats"))
 			print_stats(c, &rep);
+		else if (c->json && !rep.nlines)
+			printf("[]\n");
 		else
 			for (i = 0; i < rep.nlines; i++)
 				print_agent_line(c, rep.lines[i], i, rep.nlines,

@@ -56,5 +56,6 @@ ID=$(agent host1 connections | awk '{print $1}')
 check "host1 disconnects (DREQ/DREP)" agent host1 disconnect "$ID"
 check_count "host1 has no connection left" 0 agent host1 connections
 check_count "host2 has none either" 0 agent host2 connections
+check_out "an empty list is [] in JSON" '^\[\]$' agent host2 --json connections
 check_out "host2 saw the DREQ" "connection 0x[0-9a-f]{8} closed by the peer" cat "$RUN/atsd-host2.log"
 finish

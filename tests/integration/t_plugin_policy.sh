@@ -135,6 +135,6 @@ check_out "lease 7200 still clamped" "registered" atsctl host1 register 10.0.0.1
 check "state file lists the records with port presence" wait_for "state file record" 10 \
 	grep -q "\"gid\": \"$G1\", \"pkey\": \"0xffff\", \"lease\": 3600, \"ip\": \"10\.0\.0\.1\", \"port_present\": true" \
 	"$STATE"
-check "ServiceRecord queries were answered from the index" \
+check "ServiceRecord queries were answered from the index" wait_for "the index counters" 10 \
 	grep -Eq '"gets_indexed": [1-9][0-9]*, "gets_fallback": 0' "$STATE"
 finish

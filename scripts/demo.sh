@@ -79,11 +79,9 @@ wait_for "the state file" 10 sh -c "[ \$(stat -c %i '$RUN/osmats-state.json') !=
 sed -n '/"counters"/,/^  },/p; /"index"/p' "$RUN/osmats-state.json"
 
 say "the master SM dies; a standby OpenSM with the plugin on host7 takes over"
-# The two-SM order that works under ibsim (ibsim note, limit 8): no sweeps
-# on traps and the standby below the master's priority. OpenSM re-reads
-# both options at a heavy sweep.
-printf 'sweep_on_trap FALSE\nsm_priority 15\nsminfo_polling_timeout 1000\npolling_retry_number 2\n' \
-	>>"$RUN/opensm.conf"
+# The two-SM order that works under ibsim (two_sm_opts); OpenSM re-reads
+# these options at a heavy sweep.
+two_sm_opts >>"$RUN/opensm.conf"
 sm_sweep
 second_sm host7 10
 wait_for "the standby" 30 grep -q "Entering STANDBY state" "$RUN/sm2/osm.log"
@@ -91,7 +89,7 @@ t0=$(date +%s%N)
 { kill -9 "$SM_PID"; wait "$SM_PID"; } 2>/dev/null
 wait_for "the new master" 30 grep -q "SUBNET UP" "$RUN/sm2/osm.log"
 wait_for "the agents' records on the new SM" 30 sh -c "[ \$(cd $RUN/scratch && SIM_HOST=host8 LD_PRELOAD='$SIM_PRELOAD' $ATSCTL -n dump 2>/dev/null | grep -c '^0x') -ge 11 ]"
-echo "host7 (LID $(atsctl host7 --json port | sed -n 's/.*"lid": \([0-9]*\),.*/\1/p')) is master; the agents registered again $(( ($(date +%s%N) - t0) / 1000000 )) ms after the first SM died"
+echo "host7 (LID $(port_lid host7)) is master; the agents registered again $(( ($(date +%s%N) - t0) / 1000000 )) ms after the first SM died"
 echo "host1's agent:"
 agent host1 stats | grep -E '^(sm_changes|sm_lid) '
 

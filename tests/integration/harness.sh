@@ -13,6 +13,7 @@
 #                                $RUN/opensm-stock.conf: without the plugin
 #   osm_launch NODE DIR CONF     another OpenSM (pid in OSM_LAUNCHED)
 #   second_sm NODE PRIO          OpenSM with the plugin in $RUN/sm2 (pid SM2)
+#   two_sm_opts                  opensm.conf lines for two SMs under ibsim
 #   host_ns NAME                 a network namespace `ns NAME` with veth v0 up
 #   agent_start NODE [LINE...]   atsd on NODE, config lines appended
 #   agent NODE ARGS...           atsctl on NODE talking to that agent
@@ -171,6 +172,17 @@ osm_launch() {
 		exec "$OPENSM" -F "$conf") >"$dir/opensm.out" 2>&1 &
 	OSM_LAUNCHED=$!
 	T_PIDS="$T_PIDS $!"
+}
+
+# opensm.conf lines for the only two-SM order that works under ibsim (ibsim
+# note, limit 8): no sweeps on traps (a master sweeping on the IsSM trap can
+# ask a starting SM that drops the question, and ibsim never times it out),
+# and the master above the standby (a standby above the master sends trap
+# 144, ibsim drops the repress, and that SM can never finish a sweep as
+# master). A handover then takes lowering the master's sm_priority in its
+# opensm.conf and a SIGHUP: both are re-read at a heavy sweep.
+two_sm_opts() {
+	printf 'sweep_on_trap FALSE\nsm_priority 15\nsminfo_polling_timeout 1000\npolling_retry_number 2\n'
 }
 
 # A second OpenSM with the plugin on NODE at sm_priority PRIO, working in
@@ -355,6 +367,16 @@ port_gid() {
 
 port_guid() {
 	atsctl "$1" --json port | sed -n 's/.*"port_guid": "\([^"]*\)".*/\1/p'
+}
+
+port_lid() {
+	atsctl "$1" --json port | sed -n 's/.*"lid": \([0-9]*\),.*/\1/p'
+}
+
+# gid_records GID N: the SA holds N ATS records of GID (read from host4,
+# patient with a lossy or restarting SA).
+gid_records() {
+	[ "$(atsctl host4 -n -t 300 -r 5 dump --gid "$1" 2>/dev/null | grep -c '^0x')" -eq "$2" ]
 }
 
 finish() {

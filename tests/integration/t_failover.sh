@@ -5,28 +5,22 @@
 # again; stock saquery sees records and membership there.
 . "$top_srcdir/tests/integration/harness.sh"
 
-# The two-SM order that works under ibsim (shared ibsim note, limit 8): no
-# sweeps on traps, and the standby below the master's priority so that it
-# sends no trap 144.
-printf 'sminfo_polling_timeout 1000\npolling_retry_number 2\nsweep_on_trap FALSE\nsm_priority 15\n' \
-	>"$RUN/opensm.extra"
+# Two SMs under ibsim (two_sm_opts): the master at 15, the standby at 10.
+two_sm_opts >"$RUN/opensm.extra"
 host_ns h1
 N1=$(ns h1)
 ip -n "$N1" addr add 10.0.0.1/24 dev v0
 fabric_start fabric4.net
 G1=$(port_gid host1)
 G2=$(port_gid host2)
-LID3=$(atsctl host3 --json port | sed -n 's/.*"lid": \([0-9]*\),.*/\1/p')
+LID3=$(port_lid host3)
 [ -n "$G1" ] && [ -n "$G2" ] && [ -n "$LID3" ] || { echo "no port GIDs"; exit 1; }
 COMMON="verify_interval 30
 sm_poll_interval 1
 backoff_max 2"
 
-count() { # count GID N: the SA holds N ATS records of GID
-	[ "$(atsctl host4 -n -t 300 -r 5 dump --gid "$1" 2>/dev/null | grep -c '^0x')" -eq "$2" ]
-}
 settled() {
-	count "$G1" 2 && count "$G2" 1
+	gid_records "$G1" 2 && gid_records "$G2" 1
 }
 MGID=ff12:401b:ffff::ffff:ffff
 member() { # host1's port is in the IPoIB broadcast group (trusted query)

@@ -14,11 +14,8 @@ backoff_max 2
 sa_timeout 200
 sa_retries 5"
 
-count() { # count GID N: the SA holds N ATS records of GID
-	[ "$(atsctl host4 -n -t 300 -r 5 dump --gid "$1" 2>/dev/null | grep -c '^0x')" -eq "$2" ]
-}
 settled() {
-	count "$G1" 2 && count "$G2" 1 && count "$G3" 1
+	gid_records "$G1" 2 && gid_records "$G2" 1 && gid_records "$G3" 1
 }
 
 sim 'Error "smhost"[1] 10'
@@ -48,9 +45,9 @@ sim 'Error "host2"[1] 0'
 check_out "no agent is stuck: host2 syncs" "^syncs [1-9]" agent host2 stats
 
 sim 'Unlink "host3"'
-check "host3 unplugged: the SM flushes its record" wait_for "flush" 20 count "$G3" 0
+check "host3 unplugged: the SM flushes its record" wait_for "flush" 20 gid_records "$G3" 0
 sim 'ReLink "host3"'
-check "host3 back: its agent registers again" wait_for "relink" 30 count "$G3" 1
+check "host3 back: its agent registers again" wait_for "relink" 30 gid_records "$G3" 1
 
 kill -9 "$SM_PID"
 wait "$SM_PID" 2>/dev/null

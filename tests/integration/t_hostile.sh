@@ -7,7 +7,7 @@ G2=$(port_gid host2)
 agent_start host2 "address 10.0.0.2 primary" "ibsim yes" "cm_listen 5001"
 check "host2's agent registered" wait_for "record" 10 sh -c \
 	"cd $RUN/scratch && SIM_HOST=host3 LD_PRELOAD='$SIM_PRELOAD' $ATSCTL -n primary $G2 >/dev/null"
-L2=$(atsctl host2 --json port | sed -n 's/.*"lid": \([0-9]*\),.*/\1/p')
+L2=$(port_lid host2)
 
 check_out "host1 sends its hostile MADs" "^sent [0-9]+ hostile MADs" \
 	on host1 "$top_builddir/tests/tools/hostile" "$L2" 1

@@ -5,11 +5,8 @@
 VMADTOOL="$top_builddir/tests/tools/vmadtool"
 fabric_start fabric4.net
 agent_start host2 "address 10.0.0.2 primary" "ibsim yes"
-lid_of() {
-	atsctl "$1" --json port | sed -n 's/.*"lid": \([0-9]*\),.*/\1/p'
-}
-L2=$(lid_of host2)
-L3=$(lid_of host3)
+L2=$(port_lid host2)
+L3=$(port_lid host3)
 G2=$(port_gid host2)
 GUID2=$(port_guid host2)
 

@@ -5,19 +5,10 @@
 # must follow: none of the old records may be served afterwards.
 . "$top_srcdir/tests/integration/harness.sh"
 
-# Under ibsim a handover is only deterministic in one order, for two reasons:
-# - OpenSM drops SMInfo Gets until its first sweep has found its own port,
-#   and ibsim never times out a MAD a client swallows: a master sweeping on
-#   the trap ibsim sends when the new SM sets IS_SM can ask in that window
-#   and wait for the answer forever (sweep_on_trap FALSE avoids it);
-# - ibsim drops TrapRepress, so a trap an SM sends stays outstanding and
-#   that SM can never finish a master sweep. A STANDBY SM sends trap 144 as
-#   soon as it sees a master of lower priority: the new SM must start lower.
-# So the first SM starts at priority 15, the second at 10; once the second
-# is STANDBY, the first drops to 0 (sm_priority is re-read on a heavy
-# sweep) and the heavy sweep that SIGHUP starts hands over.
-printf 'drop_event_subscriptions TRUE\nsminfo_polling_timeout 1000\npolling_retry_number 2\nsweep_on_trap FALSE\nsm_priority 15\n' \
-	>"$RUN/opensm.extra"
+# Two SMs under ibsim (two_sm_opts): the first at priority 15, the second
+# at 10; once the second is STANDBY the first drops to 0 and SIGHUP starts
+# the heavy sweep that hands over.
+{ echo "drop_event_subscriptions TRUE"; two_sm_opts; } >"$RUN/opensm.extra"
 fabric_start fabric4.net
 STATE="$RUN/osmats-state.json"
 check "host1 registers 10.7.0.1 and 10.7.0.2" \

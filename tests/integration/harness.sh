@@ -373,6 +373,12 @@ port_lid() {
 	atsctl "$1" --json port | sed -n 's/.*"lid": \([0-9]*\),.*/\1/p'
 }
 
+# has_primary NODE GID [IP]: NODE reads an ATS primary of GID from the SA
+# (not from an agent's cache), and it is IP when IP is given.
+has_primary() {
+	atsctl "$1" -n primary "$2" 2>/dev/null | grep -q "${3:-^0x}"
+}
+
 # gid_records GID N: the SA holds N ATS records of GID (read from host4,
 # patient with a lossy or restarting SA).
 gid_records() {

@@ -7,8 +7,7 @@
 fabric_start fabric4.net
 G2=$(port_gid host2)
 agent_start host2 "verify_interval 2" "address 10.0.0.2 primary" "ibsim yes"
-check "the agent registers 10.0.0.2" wait_for "registration" 10 sh -c \
-	"cd $RUN/scratch && SIM_HOST=host1 LD_PRELOAD='$SIM_PRELOAD' $ATSCTL -n primary $G2 | grep -q 10.0.0.2"
+check "the agent registers 10.0.0.2" wait_for "registration" 10 has_primary host1 "$G2" 10.0.0.2
 check_out "OpenSM saw host2 become an SM client (trap 144, IsSM)" \
 	"Received Generic Notice .*num:144.*from LID" cat "$RUN/osm.log"
 check "the agent is still alive and answering" agent host2 status
@@ -25,8 +24,7 @@ check "periodic verification keeps working" wait_for "a second sync" 10 verified
 # A starting OpenSM probes the agent while DISCOVERING: it must not hang.
 sm_stop
 sm_start
-check "after an SM restart the agent registers again" wait_for "registration" 20 sh -c \
-	"cd $RUN/scratch && SIM_HOST=host1 LD_PRELOAD='$SIM_PRELOAD' $ATSCTL -n primary $G2 | grep -q 10.0.0.2"
+check "after an SM restart the agent registers again" wait_for "registration" 20 has_primary host1 "$G2" 10.0.0.2
 sm_stop
 check_absent "OpenSM left no probe pending at either exit" "ERR 5401" cat "$RUN/osm.log"
 finish

@@ -10,13 +10,10 @@ agent_start host1 "address 10.0.0.1 primary" "ibsim yes" "cm yes"
 agent_start host2 "address 10.0.0.2 primary" "ibsim yes" "cm_listen 5001" "cm_policy agree"
 # host3 gets no resync: its ATS primary is changed behind its back below.
 agent_start host3 "address 10.0.0.3 primary" "ibsim yes" "cm yes" "verify_interval 3600"
-registered() {
-	atsctl host4 -n primary "$1" >/dev/null 2>&1
-}
 agent_start host4 "address 10.0.0.4 primary" "ibsim yes" "cm_listen 5002" \
 	"cm_policy list" "cm_accept 10.0.0.1"
 for g in "$G1" "$G2" "$(port_gid host3)" "$(port_gid host4)"; do
-	check "the agent of $g registered its primary" wait_for "record of $g" 10 registered "$g"
+	check "the agent of $g registered its primary" wait_for "record of $g" 10 has_primary host4 "$g"
 done
 
 check_out "host1 connects to 10.0.0.2 port 5001" \

@@ -12,6 +12,7 @@
 #include "atsd_client.h"
 #include "cfg.h"
 #include "ctl.h"
+#include "json.h"
 #include "log.h"
 #include "verify.h"
 
@@ -132,28 +133,41 @@ static void print_lease(char *buf, size_t len, uint32_t lease)
 		snprintf(buf, len, "%" PRIu32, lease);
 }
 
+/* The address of a record, "-" when ServiceData8 holds none. */
+static const char *rec_ip(const struct sr_record *r, char *buf, size_t len)
+{
+	struct ats_ip a;
+
+	if (ats_ip_decode(r->data8, &a, NULL))
+		snprintf(buf, len, "-");
+	else
+		ats_ip_format(&a, buf, len);
+	return buf;
+}
+
 void print_records(struct ctl *c, const struct sr_record *r, size_t n)
 {
 	char gid[ATS_IP_STRLEN], ip[ATS_IP_STRLEN], lease[16];
-	struct ats_ip a;
+	struct json j;
 	size_t i;
 
 	if (c->json) {
-		printf("{\"records\": [");
+		json_init(&j, stdout, 0);
+		json_obj(&j, NULL);
+		json_arr(&j, "records");
 		for (i = 0; i < n; i++) {
-			if (ats_ip_decode(r[i].data8, &a, NULL))
-				snprintf(ip, sizeof(ip), "-");
-			else
-				ats_ip_format(&a, ip, sizeof(ip));
-			printf("%s\n  {\"sid\": \"0x%016" PRIx64 "\", \"gid\": \"%s\", "
-			       "\"pkey\": \"0x%04x\", \"lease\": %" PRIu32 ", "
-			       "\"ip\": \"%s\", \"primary\": %s}",
-			       i ? "," : "", r[i].id,
-			       ats_gid_format(r[i].gid, gid, sizeof(gid)),
-			       r[i].pkey, r[i].lease, ip,
-			       r[i].id == ATS_SID_PRIMARY ? "true" : "false");
+			json_obj(&j, NULL);
+			json_hex64(&j, "sid", r[i].id);
+			json_str(&j, "gid", ats_gid_format(r[i].gid, gid, sizeof(gid)));
+			json_hex16(&j, "pkey", r[i].pkey);
+			json_u64(&j, "lease", r[i].lease);
+			json_str(&j, "ip", rec_ip(&r[i], ip, sizeof(ip)));
+			json_bool(&j, "primary", r[i].id == ATS_SID_PRIMARY);
+			json_end(&j);
 		}
-		printf("%s]}\n", n ? "\n" : "");
+		json_end(&j);
+		json_end(&j);
+		json_fini(&j);
 		return;
 	}
 	if (!n)
@@ -161,14 +175,11 @@ void print_records(struct ctl *c, const struct sr_record *r, size_t n)
 	printf("%-18s  %-26s  %-6s  %-10s  %s\n", "SID", "GID", "PKEY",
 	       "LEASE", "IP");
 	for (i = 0; i < n; i++) {
-		if (ats_ip_decode(r[i].data8, &a, NULL))
-			snprintf(ip, sizeof(ip), "-");
-		else
-			ats_ip_format(&a, ip, sizeof(ip));
 		print_lease(lease, sizeof(lease), r[i].lease);
 		printf("0x%016" PRIx64 "  %-26s  0x%04x  %-10s  %s%s\n", r[i].id,
 		       ats_gid_format(r[i].gid, gid, sizeof(gid)), r[i].pkey,
-		       lease, ip, r[i].id == ATS_SID_PRIMARY ? " (primary)" : "");
+		       lease, rec_ip(&r[i], ip, sizeof(ip)),
+		       r[i].id == ATS_SID_PRIMARY ? " (primary)" : "");
 	}
 }
 
@@ -228,10 +239,19 @@ static int cmd_register(struct ctl *c, const char *arg)
 	if (ret)
 		return sa_fail(c, buf, ret);
 	if (c->json) {
-		char gid[ATS_IP_STRLEN];
+		char gid[ATS_IP_STRLEN], ips[ATS_IP_STRLEN];
+		struct json j;
 
-		printf("{\"registered\": {\"sid\": \"0x%016" PRIx64 "\", \"gid\": \"%s\", \"pkey\": \"0x%04x\", \"ip\": \"%s\"}}\n",
-		       sid, ats_gid_format(c->gid, gid, sizeof(gid)), c->pkey, arg);
+		json_init(&j, stdout, 0);
+		json_obj(&j, NULL);
+		json_obj(&j, "registered");
+		json_hex64(&j, "sid", sid);
+		json_str(&j, "gid", ats_gid_format(c->gid, gid, sizeof(gid)));
+		json_hex16(&j, "pkey", c->pkey);
+		json_str(&j, "ip", ats_ip_format(&ip, ips, sizeof(ips)));
+		json_end(&j);
+		json_end(&j);
+		json_fini(&j);
 	} else {
 		printf("registered %s on SID 0x%016" PRIx64 "%s\n", arg, sid,
 		       sid == ATS_SID_PRIMARY ? " (primary)" : "");
@@ -257,9 +277,15 @@ static int cmd_deregister(struct ctl *c, const char *arg)
 	}
 	if (ret)
 		return sa_fail(c, buf, ret);
-	if (c->json)
-		printf("{\"deregistered\": %u}\n", n);
-	else
+	if (c->json) {
+		struct json j;
+
+		json_init(&j, stdout, 0);
+		json_obj(&j, NULL);
+		json_u64(&j, "deregistered", n);
+		json_end(&j);
+		json_fini(&j);
+	} else
 		printf("deregistered %s (%u record%s)\n", arg, n, n == 1 ? "" : "s");
 	return EXIT_FOUND;
 }
@@ -322,12 +348,21 @@ static int cmd_port(struct ctl *c)
 	char gid[ATS_IP_STRLEN];
 
 	ats_gid_format(i->gid, gid, sizeof(gid));
-	if (c->json)
-		printf("{\"ca\": \"%s\", \"port\": %d, \"lid\": %u, \"sm_lid\": %u, "
-		       "\"state\": %d, \"gid\": \"%s\", \"port_guid\": \"0x%016" PRIx64 "\"}\n",
-		       i->ca, i->portnum, i->lid, i->sm_lid, i->state, gid,
-		       i->port_guid);
-	else
+	if (c->json) {
+		struct json j;
+
+		json_init(&j, stdout, 0);
+		json_obj(&j, NULL);
+		json_str(&j, "ca", i->ca);
+		json_i64(&j, "port", i->portnum);
+		json_u64(&j, "lid", i->lid);
+		json_u64(&j, "sm_lid", i->sm_lid);
+		json_i64(&j, "state", i->state);
+		json_str(&j, "gid", gid);
+		json_hex64(&j, "port_guid", i->port_guid);
+		json_end(&j);
+		json_fini(&j);
+	} else
 		printf("CA %s port %d: LID %u, SM LID %u, state %d, GID %s, port GUID 0x%016" PRIx64 "\n",
 		       i->ca, i->portnum, i->lid, i->sm_lid, i->state, gid,
 		       i->port_guid);

@@ -9,6 +9,7 @@
 #include "atsd_client.h"
 #include "ats_query.h"
 #include "audit.h"
+#include "json.h"
 
 struct recs {
 	struct ats_set set;     /* the records, and the SA requests they took */
@@ -109,36 +110,69 @@ static int collect_gid(struct sa_client *sa, const uint8_t *gid,
 	return ret;
 }
 
+/* The plugin's state file, read whole once: it is replaced atomically,
+ * so one read sees one version. */
+static int state_load(const char *path, char **out)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = fopen(path, "r"), *m;
+	char chunk[4096];
+	size_t n;
+	int ret = 0;
+
+	*out = NULL;
+	if (!f)
+		return -errno;
+	m = open_memstream(&buf, &len);
+	if (!m) {
+		ret = -errno;
+		fclose(f);
+		return ret;
+	}
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		fwrite(chunk, 1, n, m);
+	if (ferror(f))
+		ret = -EIO;
+	fclose(f);
+	if (fclose(m) && !ret)
+		ret = -ENOMEM;
+	if (!ret && !strstr(buf, "\"counters\": {"))
+		ret = -EPROTO;
+	if (ret) {
+		free(buf);
+		return ret;
+	}
+	*out = buf;
+	return 0;
+}
+
 /* GIDs the plugin's state file lists: ports that left the fabric still
  * have records there. */
-static void state_gids(const char *path, uint8_t (**gids)[16], size_t *n)
+static void state_gids(const char *text, uint8_t (**gids)[16], size_t *n)
 {
-	char line[1024];
-	FILE *f = fopen(path, "r");
+	const char *g = text;
 
 	*gids = NULL;
 	*n = 0;
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char *g = strstr(line, "\"gid\": \""), *e;
+	while ((g = strstr(g, "\"gid\": \""))) {
+		char buf[ATS_IP_STRLEN];
+		size_t len;
 		uint8_t (*v)[16];
 
-		if (!g)
-			continue;
 		g += 8;
-		e = strchr(g, '"');
-		if (!e)
+		len = strcspn(g, "\"");
+		if (len >= sizeof(buf))
 			continue;
-		*e = '\0';
+		memcpy(buf, g, len);
+		buf[len] = '\0';
 		v = realloc(*gids, (*n + 1) * sizeof(*v));
 		if (!v)
 			break;
 		*gids = v;
-		if (!ats_gid_parse(g, v[*n]))
+		if (!ats_gid_parse(buf, v[*n]))
 			(*n)++;
 	}
-	fclose(f);
 }
 
 static void pkey_union_add(uint16_t *v, size_t *n, uint16_t pkey)
@@ -153,60 +187,106 @@ static void pkey_union_add(uint16_t *v, size_t *n, uint16_t pkey)
 }
 
 /* PKeys of the records the plugin's state file lists. */
-static void state_pkeys(const char *path, uint16_t *v, size_t *n)
+static void state_pkeys(const char *text, uint16_t *v, size_t *n)
 {
-	char line[1024];
-	FILE *f = fopen(path, "r");
+	const char *p = text;
+	unsigned k;
 
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char *p = strstr(line, "\"pkey\": \"");
-		unsigned k;
-
-		if (p && sscanf(p + 9, "%x", &k) == 1 && k <= 0xffff)
+	while ((p = strstr(p, "\"pkey\": \""))) {
+		p += 9;
+		if (sscanf(p, "%x", &k) == 1 && k <= 0xffff)
 			pkey_union_add(v, n, (uint16_t)k);
 	}
-	fclose(f);
 }
 
-/* The "counters" object of the state file, verbatim (it is JSON). */
-static char *state_counters(const char *path)
+static const char *skip_ws(const char *p)
 {
-	char *buf, *start, *p;
-	long len;
-	int depth = 0;
-	FILE *f = fopen(path, "r");
+	while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')
+		p++;
+	return p;
+}
 
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	len = ftell(f);
-	rewind(f);
-	buf = calloc(1, (size_t)len + 1);
-	if (!buf || fread(buf, 1, (size_t)len, f) != (size_t)len) {
-		free(buf);
-		fclose(f);
-		return NULL;
-	}
-	fclose(f);
-	start = strstr(buf, "\"counters\": {");
-	if (!start) {
-		free(buf);
-		return NULL;
-	}
-	start += 12;
-	for (p = start; *p; p++) {
-		if (*p == '{')
+/* Copy the state file's "counters" object, nested objects of unsigned
+ * numbers with plain names, into j; -EPROTO for anything else, so that
+ * nothing from the file is passed on unchecked. */
+static int state_counters(const char *text, struct json *j, const char *name)
+{
+	const char *p = strstr(text, "\"counters\": {");
+	int depth = 0;
+
+	if (!p)
+		return -EPROTO;
+	p += 12;
+	do {
+		char key[64];
+		size_t len;
+
+		p = skip_ws(p);
+		if (*p == '{' && !depth) {
+			json_obj(j, name);
 			depth++;
-		else if (*p == '}' && --depth == 0) {
-			p[1] = '\0';
-			memmove(buf, start, strlen(start) + 1);
-			return buf;
+			p++;
+			continue;
 		}
+		if (*p == '}') {
+			depth--;
+			json_end(j);
+			p = skip_ws(p + 1);
+			if (*p == ',')
+				p++;
+			continue;
+		}
+		if (*p != '"')
+			return -EPROTO;
+		len = strspn(p + 1, "abcdefghijklmnopqrstuvwxyz0123456789_-");
+		if (len >= sizeof(key) || p[1 + len] != '"')
+			return -EPROTO;
+		memcpy(key, p + 1, len);
+		key[len] = '\0';
+		p = skip_ws(p + 2 + len);
+		if (*p++ != ':')
+			return -EPROTO;
+		p = skip_ws(p);
+		if (*p == '{') {
+			json_obj(j, key);
+			depth++;
+			p++;
+			continue;
+		}
+		len = strspn(p, "0123456789");
+		if (!len || len > 20)
+			return -EPROTO;
+		json_u64(j, key, strtoull(p, NULL, 10));
+		p = skip_ws(p + len);
+		if (*p == ',')
+			p++;
+	} while (depth > 0);
+	return 0;
+}
+
+/* The counters on one line, for people; -EPROTO when the file holds
+ * no counters object of the expected shape. */
+static int format_counters(const char *text, char **out)
+{
+	size_t len = 0;
+	FILE *m = open_memstream(out, &len);
+	struct json j;
+	int ret;
+
+	if (!m)
+		return -errno;
+	json_init(&j, m, 0);
+	ret = state_counters(text, &j, NULL);
+	if (json_fini(&j) && !ret)
+		ret = -EPROTO;
+	fclose(m);
+	if (ret) {
+		free(*out);
+		*out = NULL;
+	} else if (len) {
+		(*out)[len - 1] = '\0';
 	}
-	free(buf);
-	return NULL;
+	return ret;
 }
 
 static int save(const char *path, const struct recs *r)
@@ -231,13 +311,12 @@ static int same_key(const struct sr_record *a, const struct sr_record *b)
 }
 
 /* Missing, extra and changed records against an inventory file. */
-static int inventory(const char *path, const struct recs *r, int json, unsigned *diffs)
+static int inventory(const char *path, const struct recs *r, struct json *j, unsigned *diffs)
 {
 	struct recs inv = { 0 };
 	char line[256], a[256], b[256];
 	FILE *f = fopen(path, "r");
-	size_t i, j;
-	int first = 1;
+	size_t i, k;
 
 	*diffs = 0;
 	if (!f)
@@ -255,39 +334,41 @@ static int inventory(const char *path, const struct recs *r, int json, unsigned 
 		}
 	}
 	fclose(f);
-	if (json)
-		printf(", \"inventory\": [");
+	if (j)
+		json_arr(j, "inventory");
 	for (i = 0; i < inv.set.n + r->set.n; i++) {
 		const struct sr_record *x = i < inv.set.n ? &inv.set.recs[i] : &r->set.recs[i - inv.set.n];
 		const struct recs *other = i < inv.set.n ? r : &inv;
 		const char *what = NULL;
 
-		for (j = 0; j < other->set.n && !same_key(x, &other->set.recs[j]); j++)
+		for (k = 0; k < other->set.n && !same_key(x, &other->set.recs[k]); k++)
 			;
-		if (j == other->set.n)
+		if (k == other->set.n)
 			what = i < inv.set.n ? "missing" : "extra";
-		else if (i < inv.set.n && (memcmp(x->data8, other->set.recs[j].data8, 16) ||
-				       x->lease != other->set.recs[j].lease))
+		else if (i < inv.set.n && (memcmp(x->data8, other->set.recs[k].data8, 16) ||
+				       x->lease != other->set.recs[k].lease))
 			what = "changed";
 		if (!what)
 			continue;
 		(*diffs)++;
 		atsd_format_record(a, sizeof(a), x);
 		if (!strcmp(what, "changed"))
-			atsd_format_record(b, sizeof(b), &other->set.recs[j]);
-		if (json)
-			printf("%s\n  {\"diff\": \"%s\", \"record\": \"%s\"%s%s%s}", first ? "" : ",",
-			       what, a, !strcmp(what, "changed") ? ", \"now\": \"" : "",
-			       !strcmp(what, "changed") ? b : "",
-			       !strcmp(what, "changed") ? "\"" : "");
-		else
+			atsd_format_record(b, sizeof(b), &other->set.recs[k]);
+		if (j) {
+			json_obj(j, NULL);
+			json_str(j, "diff", what);
+			json_str(j, "record", a);
+			if (!strcmp(what, "changed"))
+				json_str(j, "now", b);
+			json_end(j);
+		} else {
 			printf("inventory %s: %s%s%s\n", what, a,
 			       !strcmp(what, "changed") ? "  now: " : "",
 			       !strcmp(what, "changed") ? b : "");
-		first = 0;
+		}
 	}
-	if (json)
-		printf("%s]", first ? "" : "\n");
+	if (j)
+		json_end(j);
 	ats_set_free(&inv.set);
 	return 0;
 }
@@ -302,9 +383,25 @@ int audit_cmd(struct sa_client *sa, const struct audit_opts *o)
 	size_t nports = 0, nextra = 0, i, k, issues = 0, nallpk = 0;
 	uint16_t allpk[AUDIT_MAX_PKEYS];
 	unsigned diffs = 0;
-	char line[256], *counters = NULL;
+	char line[256], *state = NULL, *counters = NULL, *doc = NULL;
+	size_t doclen = 0;
+	FILE *out = NULL;
+	struct json j;
 	int ret;
 
+	/* A state file named but unusable is an error, not a clean audit. */
+	if (o->state) {
+		ret = state_load(o->state, &state);
+		if (!ret)
+			ret = format_counters(state, &counters);
+		if (ret) {
+			fprintf(stderr, "atsctl: audit --state %s: %s\n", o->state,
+				ret == -EPROTO ? "not a state file of the osmats plugin" :
+				strerror(-ret));
+			free(state);
+			return 3;
+		}
+	}
 	ret = sa_ports(sa, SA_PORTS_GAP, &ports, &nports);
 	if (ret)
 		goto fail;
@@ -331,8 +428,8 @@ int audit_cmd(struct sa_client *sa, const struct audit_opts *o)
 		for (k = 0; k < ap[i].npkeys; k++)
 			pkey_union_add(allpk, &nallpk, ap[i].pkeys[k]);
 	}
-	if (o->state)
-		state_pkeys(o->state, allpk, &nallpk);
+	if (state)
+		state_pkeys(state, allpk, &nallpk);
 	/* A record may sit in a partition its port no longer holds: ask in
 	 * every partition seen anywhere. */
 	for (i = 0; i < nports; i++) {
@@ -340,39 +437,56 @@ int audit_cmd(struct sa_client *sa, const struct audit_opts *o)
 		if (ret)
 			goto fail;
 	}
-	if (o->state) {
-		state_gids(o->state, &extra, &nextra);
+	if (state) {
+		state_gids(state, &extra, &nextra);
 		for (i = 0; i < nextra; i++) {
 			for (k = 0; k < nports && memcmp(ap[k].gid, extra[i], 16); k++)
 				;
 			if (k == nports && (ret = collect_gid(sa, extra[i], allpk, nallpk, &r)))
 				goto fail;
 		}
-		counters = state_counters(o->state);
 	}
 	ret = audit_run(r.set.recs, r.set.n, ap, nports, &res);
 	if (ret)
 		goto fail;
 	if (o->json) {
-		printf("{\"ports\": %zu, \"records\": %zu, \"sa_queries\": %u, \"partial\": %s, "
-		       "\"keyed\": %s, \"findings\": [", nports, r.set.n, r.set.queries,
-		       r.partial || r.other_pkeys_missed ? "true" : "false",
-		       sa_client_keyed(sa) ? "true" : "false");
+		/* Whole or not at all: a failure below discards it. */
+		out = open_memstream(&doc, &doclen);
+		if (!out) {
+			ret = -errno;
+			goto fail;
+		}
+		json_init(&j, out, 0);
+		json_obj(&j, NULL);
+		json_u64(&j, "ports", nports);
+		json_u64(&j, "records", r.set.n);
+		json_u64(&j, "sa_queries", r.set.queries);
+		json_bool(&j, "partial", r.partial || r.other_pkeys_missed);
+		json_bool(&j, "keyed", sa_client_keyed(sa));
+		json_arr(&j, "findings");
 		for (i = 0; i < res.n; i++) {
 			const struct audit_finding *f = &res.f[i];
 
-			printf("%s\n  {\"severity\": \"%s\", \"kind\": \"%s\", \"text\": \"%s\", \"records\": [",
-			       i ? "," : "", audit_severity_name(f->severity),
-			       audit_kind_name(f->kind), f->text);
+			json_obj(&j, NULL);
+			json_str(&j, "severity", audit_severity_name(f->severity));
+			json_str(&j, "kind", audit_kind_name(f->kind));
+			json_str(&j, "text", f->text);
+			if (f->kind == AUD_NAME && f->rec[0] != (size_t)-1) {
+				const uint8_t *nm = r.set.recs[f->rec[0]].name;
+
+				json_strn(&j, "service_name", nm, strnlen((const char *)nm, SR_NAME_LEN));
+			}
+			json_arr(&j, "records");
 			for (k = 0; k < 2; k++) {
 				if (f->rec[k] == (size_t)-1)
 					continue;
 				atsd_format_record(line, sizeof(line), &r.set.recs[f->rec[k]]);
-				printf("%s\"%s\"", k ? ", " : "", line);
+				json_str(&j, NULL, line);
 			}
-			printf("]}");
+			json_end(&j);
+			json_end(&j);
 		}
-		printf("%s]", res.n ? "\n" : "");
+		json_end(&j);
 	} else {
 		printf("audited %zu ATS record(s) of %zu port(s) in %u SA request(s)\n",
 		       r.set.n, nports, r.set.queries);
@@ -385,8 +499,17 @@ int audit_cmd(struct sa_client *sa, const struct audit_opts *o)
 		for (i = 0; i < res.n; i++) {
 			const struct audit_finding *f = &res.f[i];
 
-			printf("%s %s: %s\n", audit_severity_name(f->severity),
+			printf("%s %s: %s", audit_severity_name(f->severity),
 			       audit_kind_name(f->kind), f->text);
+			if (f->kind == AUD_NAME && f->rec[0] != (size_t)-1) {
+				const uint8_t *nm = r.set.recs[f->rec[0]].name;
+				char esc[6 * SR_NAME_LEN + 1];
+
+				/* Escaped as in JSON: no control byte reaches the terminal. */
+				json_escape(esc, sizeof(esc), nm, strnlen((const char *)nm, SR_NAME_LEN));
+				printf(" (it is \"%s\")", esc);
+			}
+			printf("\n");
 			for (k = 0; k < 2; k++) {
 				if (f->rec[k] == (size_t)-1)
 					continue;
@@ -398,7 +521,7 @@ int audit_cmd(struct sa_client *sa, const struct audit_opts *o)
 	for (i = 0; i < res.n; i++)
 		issues += res.f[i].severity != AUDIT_INFO;
 	if (o->inventory) {
-		ret = inventory(o->inventory, &r, o->json, &diffs);
+		ret = inventory(o->inventory, &r, o->json ? &j : NULL, &diffs);
 		if (ret) {
 			fprintf(stderr, "atsctl: audit --inventory %s: %s\n", o->inventory,
 				ret == -EPROTO ? "not an inventory file" : strerror(-ret));
@@ -408,9 +531,14 @@ int audit_cmd(struct sa_client *sa, const struct audit_opts *o)
 		issues += diffs;
 	}
 	if (o->json) {
-		if (counters)
-			printf(", \"sm_counters\": %s", counters);
-		printf(", \"issues\": %zu}\n", issues);
+		if (state)
+			state_counters(state, &j, "sm_counters");
+		json_u64(&j, "issues", issues);
+		json_end(&j);
+		json_fini(&j);
+		fclose(out);
+		out = NULL;
+		fwrite(doc, 1, doclen, stdout);
 	} else {
 		if (counters)
 			printf("SM-side counters (%s): %s\n", o->state, counters);
@@ -431,8 +559,12 @@ fail:
 		sa_status_str(sa_client_last_status(sa)) : strerror(-ret));
 	ret = 3;
 out:
+	if (out)
+		fclose(out);
+	free(doc);
 	audit_free(&res);
 	free(counters);
+	free(state);
 	free(extra);
 	free(ap);
 	free(ports);

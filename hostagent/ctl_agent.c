@@ -1,46 +1,75 @@
 /* atsctl's requests to atsd's local resolver socket. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "atsd_client.h"
 #include "ctl.h"
+#include "json.h"
 #include "log.h"
 
 /* The agent's lines are words and key=value pairs; --json makes each an
  * object, naming the first plain words after names[]. */
-static void print_agent_line(struct ctl *c, const char *line, size_t i, size_t n,
-			     const char *const names[3])
+static void json_agent_line(struct json *j, const char *line, const char *const names[3])
 {
 	char buf[ATSD_LINE_MAX], *save = NULL, *tok;
-	unsigned plain = 0, first = 1;
+	unsigned plain = 0;
 
-	if (!c->json) {
-		printf("%s\n", line);
-		return;
-	}
 	snprintf(buf, sizeof(buf), "%s", line);
-	printf("%s{", i ? ",\n  " : "[\n  ");
+	json_obj(j, NULL);
 	for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
 		char *eq = strchr(tok, '=');
 
 		if (eq) {
 			*eq = '\0';
-			printf("%s\"%s\": \"%s\"", first ? "" : ", ", tok, eq + 1);
+			json_str(j, tok, eq + 1);
 		} else if (plain < 3) {
-			printf("%s\"%s\": \"%s\"", first ? "" : ", ", names[plain++], tok);
+			json_str(j, names[plain++], tok);
 		} else {
-			printf("%s\"field%u\": \"%s\"", first ? "" : ", ", plain++, tok);
+			char key[16];
+
+			snprintf(key, sizeof(key), "field%u", plain++);
+			json_str(j, key, tok);
 		}
-		first = 0;
 	}
-	printf("}%s", i + 1 == n ? "\n]\n" : "");
+	json_end(j);
 }
 
-/* stats lines are "name number": --json makes them one object. */
-static void print_stats(struct ctl *c, const struct atsd_reply *rep)
+static int all_digits(const char *v)
 {
+	return *v && strspn(v, "0123456789") == strlen(v);
+}
+
+/* stats lines are "name value": --json makes them one object, numbers
+ * as numbers. */
+static void json_stats(struct json *j, const struct atsd_reply *rep)
+{
+	size_t i;
+
+	json_obj(j, NULL);
+	for (i = 0; i < rep->nlines; i++) {
+		char name[ATSD_LINE_MAX];
+		const char *sp = strchr(rep->lines[i], ' ');
+		const char *v = sp ? sp + 1 : "";
+
+		snprintf(name, sizeof(name), "%.*s",
+			 (int)(sp ? sp - rep->lines[i] : (ptrdiff_t)strlen(rep->lines[i])),
+			 rep->lines[i]);
+		if (all_digits(v))
+			json_u64(j, name, strtoull(v, NULL, 10));
+		else
+			json_str(j, name, v);
+	}
+	json_end(j);
+}
+
+static void print_agent_lines(struct ctl *c, const char *req, const struct atsd_reply *rep)
+{
+	static const char *const conn_names[3] = { "id", "role", "state" };
+	static const char *const group_names[3] = { "pkey", "mgid", "state" };
+	struct json j;
 	size_t i;
 
 	if (!c->json) {
@@ -48,17 +77,17 @@ static void print_stats(struct ctl *c, const struct atsd_reply *rep)
 			printf("%s\n", rep->lines[i]);
 		return;
 	}
-	printf("{");
-	for (i = 0; i < rep->nlines; i++) {
-		const char *sp = strchr(rep->lines[i], ' ');
-		int len = sp ? (int)(sp - rep->lines[i]) : (int)strlen(rep->lines[i]);
-		const char *v = sp ? sp + 1 : "";
-		int number = *v && strspn(v, "0123456789") == strlen(v);
-
-		printf("%s\"%.*s\": %s%s%s", i ? ", " : "", len, rep->lines[i],
-		       number ? "" : "\"", v, number ? "" : "\"");
+	json_init(&j, stdout, 0);
+	if (!strcmp(req, "stats")) {
+		json_stats(&j, rep);
+	} else {
+		json_arr(&j, NULL);
+		for (i = 0; i < rep->nlines; i++)
+			json_agent_line(&j, rep->lines[i],
+					strcmp(req, "ipoib") ? conn_names : group_names);
+		json_end(&j);
 	}
-	printf("}\n");
+	json_fini(&j);
 }
 
 /* Ask atsd: an exit status, or NO_AGENT when none listens (use the SA). */
@@ -87,17 +116,7 @@ int agent_call(struct ctl *c, const char *req, int print_recs)
 		return ret;
 	}
 	if (!print_recs) {
-		static const char *const conn_names[3] = { "id", "role", "state" };
-		static const char *const group_names[3] = { "pkey", "mgid", "state" };
-
-		if (!strcmp(req, "stats"))
-			print_stats(c, &rep);
-		else if (c->json && !rep.nlines)
-			printf("[]\n");
-		else
-			for (i = 0; i < rep.nlines; i++)
-				print_agent_line(c, rep.lines[i], i, rep.nlines,
-						 strcmp(req, "ipoib") ? conn_names : group_names);
+		print_agent_lines(c, req, &rep);
 		atsd_reply_free(&rep);
 		return EXIT_FOUND;
 	}

@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "json.h"
 #include "ping.h"
 #include "sa.h"
 
@@ -48,7 +49,8 @@ int ping_run(struct mport *port, const struct ping_target *t,
 	uint16_t ident = (uint16_t)getpid();
 	int64_t min = -1, max = 0, sum = 0, start = now_us();
 	unsigned sent = 0, recvd = 0, i;
-	int agent, first = 1;
+	struct json j;
+	int agent;
 
 	agent = mport_register_oui(port, VMAD_CLASS_LIVENESS, 1, VMAD_OUI_OPENIB, 0);
 	if (agent < 0) {
@@ -61,10 +63,14 @@ int ping_run(struct mport *port, const struct ping_target *t,
 		return 3;
 	for (i = 0; i < sizeof(pattern); i++)
 		pattern[i] = (uint8_t)i;
-	if (o->json)
-		printf("{\"target\": \"%s\", \"lid\": %u, \"type\": \"%s\", \"replies\": [",
-		       t->label, t->lid, type_name(o->type));
-	else
+	if (o->json) {
+		json_init(&j, stdout, 0);
+		json_obj(&j, NULL);
+		json_str(&j, "target", t->label);
+		json_u64(&j, "lid", t->lid);
+		json_str(&j, "type", type_name(o->type));
+		json_arr(&j, "replies");
+	} else
 		printf("PING %s (LID %u): %s, %zu data bytes\n", t->label, t->lid,
 		       type_name(o->type), o->type == LIV_ECHO_REQ ? o->size : 0);
 	for (i = 0; i < o->count; i++) {
@@ -111,15 +117,16 @@ int ping_run(struct mport *port, const struct ping_target *t,
 		if (rtt > max)
 			max = rtt;
 		if (o->json) {
-			printf("%s\n  {\"seq\": %u, \"rtt_us\": %" PRId64, first ? "" : ",", i + 1, rtt);
+			json_obj(&j, NULL);
+			json_u64(&j, "seq", i + 1);
+			json_i64(&j, "rtt_us", rtt);
 			if (o->type == LIV_TS_REQ)
-				printf(", \"clock_offset_ms\": %" PRId64,
-				       clock_offset(&r, liv_timestamp()));
-			if (o->type == LIV_INFO_REQ)
-				printf(", \"lid\": %u, \"port_guid\": \"0x%016" PRIx64 "\"",
-				       r.lid, r.port_guid);
-			printf("}");
-			first = 0;
+				json_i64(&j, "clock_offset_ms", clock_offset(&r, liv_timestamp()));
+			if (o->type == LIV_INFO_REQ) {
+				json_u64(&j, "lid", r.lid);
+				json_hex64(&j, "port_guid", r.port_guid);
+			}
+			json_end(&j);
 		} else {
 			printf("reply from LID %u: seq=%u time=%" PRId64 ".%03" PRId64 " ms",
 			       t->lid, i + 1, rtt / 1000, rtt % 1000);
@@ -134,12 +141,19 @@ int ping_run(struct mport *port, const struct ping_target *t,
 		free(resp);
 	}
 	if (o->json) {
-		printf("%s], \"sent\": %u, \"received\": %u, \"loss_pct\": %u",
-		       first ? "" : "\n", sent, recvd, sent ? (sent - recvd) * 100 / sent : 0);
-		if (recvd)
-			printf(", \"rtt_us\": {\"min\": %" PRId64 ", \"avg\": %" PRId64
-			       ", \"max\": %" PRId64 "}", min, sum / recvd, max);
-		printf("}\n");
+		json_end(&j);
+		json_u64(&j, "sent", sent);
+		json_u64(&j, "received", recvd);
+		json_u64(&j, "loss_pct", sent ? (sent - recvd) * 100 / sent : 0);
+		if (recvd) {
+			json_obj(&j, "rtt_us");
+			json_i64(&j, "min", min);
+			json_i64(&j, "avg", sum / recvd);
+			json_i64(&j, "max", max);
+			json_end(&j);
+		}
+		json_end(&j);
+		json_fini(&j);
 	} else {
 		printf("\n--- %s (LID %u) liveness statistics ---\n", t->label, t->lid);
 		printf("%u sent, %u received, %u%% loss, time %" PRId64 " ms\n", sent, recvd,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ats_query.h"
+#include "json.h"
 #include "ipoib.h"
 #include "verify.h"
 
@@ -47,7 +48,11 @@ int verify_cmd(struct sa_client *sa, const char *netns, uint16_t pkey, int json)
 	struct neighs ns = { NULL, 0 };
 	struct nl_sock *nl = NULL;
 	size_t i, k, checked = 0, bad = 0;
-	int ret, first = 1;
+	struct json j;
+	char *doc = NULL;
+	size_t doclen = 0;
+	FILE *out = NULL;
+	int ret;
 
 	ret = nl_open(&nl, netns);
 	if (!ret)
@@ -60,8 +65,18 @@ int verify_cmd(struct sa_client *sa, const char *netns, uint16_t pkey, int json)
 		return 3;
 	}
 	nl_close(nl);
-	if (json)
-		printf("{\"neighbours\": [");
+	/* The document goes out whole or not at all: a lookup that fails
+	 * halfway must not leave half a document on stdout. */
+	if (json && !(out = open_memstream(&doc, &doclen))) {
+		fprintf(stderr, "atsctl: verify: %s\n", strerror(errno));
+		free(ns.v);
+		return 3;
+	}
+	if (json) {
+		json_init(&j, out, 0);
+		json_obj(&j, NULL);
+		json_arr(&j, "neighbours");
+	}
 	for (i = 0; i < ns.n; i++) {
 		char ips[ATS_IP_STRLEN], gs[ATS_IP_STRLEN], as[ATS_IP_STRLEN] = "-";
 		const char *verdict = "agree";
@@ -75,6 +90,9 @@ int verify_cmd(struct sa_client *sa, const char *netns, uint16_t pkey, int json)
 		ret = ats_forward(sa, &ip, pkey, &s);
 		if (ret && ret != -ENOENT) {
 			fprintf(stderr, "atsctl: verify: ATS lookup failed: %s\n", strerror(-ret));
+			if (out)
+				fclose(out);
+			free(doc);
 			free(ns.v);
 			return 3;
 		}
@@ -90,16 +108,27 @@ int verify_cmd(struct sa_client *sa, const char *netns, uint16_t pkey, int json)
 		bad += strcmp(verdict, "agree") != 0;
 		ats_ip_format(&ip, ips, sizeof(ips));
 		ats_gid_format(gid, gs, sizeof(gs));
-		if (json)
-			printf("%s\n  {\"ip\": \"%s\", \"neighbour_gid\": \"%s\", \"ats_gid\": \"%s\", \"verdict\": \"%s\"}",
-			       first ? "" : ",", ips, gs, as, verdict);
-		else
+		if (json) {
+			json_obj(&j, NULL);
+			json_str(&j, "ip", ips);
+			json_str(&j, "neighbour_gid", gs);
+			json_str(&j, "ats_gid", as);
+			json_str(&j, "verdict", verdict);
+			json_end(&j);
+		} else {
 			printf("%-14s %s: neighbour GID %s, ATS GID %s\n", verdict, ips, gs, as);
-		first = 0;
+		}
 	}
-	if (json)
-		printf("%s], \"checked\": %zu, \"disagree\": %zu}\n", first ? "" : "\n", checked, bad);
-	else
+	if (json) {
+		json_end(&j);
+		json_u64(&j, "checked", checked);
+		json_u64(&j, "disagree", bad);
+		json_end(&j);
+		json_fini(&j);
+		fclose(out);
+		fwrite(doc, 1, doclen, stdout);
+		free(doc);
+	} else
 		printf("%zu IPoIB neighbour(s) checked, %zu disagree with ATS\n", checked, bad);
 	free(ns.v);
 	return bad ? 1 : 0;

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,7 +56,7 @@ static void ats_query_init(struct sr_record *q, uint16_t pkey)
 /* One SubnAdmGet per SID of the block; when a SID matches several
  * records, one more per known port GID. */
 static int ats_walk(struct sa_client *sa, const struct sr_record *q,
-		    unsigned fields, unsigned first, unsigned count,
+		    unsigned fields, uint64_t unmask, unsigned first, unsigned count,
 		    struct ats_set *out)
 {
 	struct sa_port *ports = NULL;
@@ -70,7 +71,7 @@ static int ats_walk(struct sa_client *sa, const struct sr_record *q,
 
 		k.id = ats_sid_at(n);
 		out->queries++;
-		ret = sa_sr_get(sa, &k, sr_comp_mask(fields | SR_F_ID), &r);
+		ret = sa_sr_get(sa, &k, sr_comp_mask(fields | SR_F_ID) & ~unmask, &r);
 		if (ret == -ENOENT)
 			continue;
 		if (ret == 0) {
@@ -92,7 +93,7 @@ static int ats_walk(struct sa_client *sa, const struct sr_record *q,
 			memcpy(k.gid, ports[g].gid, 16);
 			out->queries++;
 			ret = sa_sr_get(sa, &k,
-					sr_comp_mask(fields | SR_F_ID | SR_F_GID), &r);
+					sr_comp_mask(fields | SR_F_ID | SR_F_GID) & ~unmask, &r);
 			if (ret == -ENOENT)
 				continue;
 			if (ret)
@@ -110,8 +111,9 @@ done:
 	return 0;
 }
 
+/* unmask: component-mask bits left out of fields' (the IPv4 form). */
 static int ats_lookup(struct sa_client *sa, const struct sr_record *q,
-		      unsigned fields, struct ats_set *out)
+		      unsigned fields, uint64_t unmask, struct ats_set *out)
 {
 	struct sr_record *recs = NULL;
 	unsigned first = 0, count = ATS_SID_COUNT;
@@ -125,10 +127,10 @@ static int ats_lookup(struct sa_client *sa, const struct sr_record *q,
 	}
 	if (sa_client_rmpp_state(sa) != 0) {
 		out->queries++;
-		ret = sa_sr_get_table(sa, q, sr_comp_mask(fields), &recs, &n);
+		ret = sa_sr_get_table(sa, q, sr_comp_mask(fields) & ~unmask, &recs, &n);
 	}
 	if (ret == -EMSGSIZE)
-		ret = ats_walk(sa, q, fields, first, count, out);
+		ret = ats_walk(sa, q, fields, unmask, first, count, out);
 	else
 		for (i = 0; i < n && !ret; i++)
 			ret = ats_set_add(out, &recs[i]);
@@ -142,14 +144,41 @@ static int ats_lookup(struct sa_client *sa, const struct sr_record *q,
 	return 0;
 }
 
+/* An IPv4 address has two encodings in ServiceData8 (ATS 3.1 "the
+ * standard encoding of IPv4 in IPv6"): ::a.b.c.d and ::ffff:a.b.c.d. They
+ * differ in octets 10 and 11 only, so one query without those two bits
+ * finds both; what else it matches (IPv6 ::xxxx:a.b.c.d) is dropped here.
+ * A GID that holds the address in both forms is named once. */
 int ats_forward(struct sa_client *sa, const struct ats_ip *ip, uint16_t pkey,
 		struct ats_set *out)
 {
+	uint64_t unmask = 0;
 	struct sr_record q;
+	size_t i, k, kept = 0;
+	int ret;
 
 	ats_query_init(&q, pkey);
 	ats_ip_encode(ip, q.data8);
-	return ats_lookup(sa, &q, SR_F_NAME | SR_F_PKEY | SR_F_DATA8, out);
+	if (ip->family == AF_INET)
+		unmask = 3ull << (SR_CM_DATA8 + 10);
+	ret = ats_lookup(sa, &q, SR_F_NAME | SR_F_PKEY | SR_F_DATA8, unmask, out);
+	if (ret)
+		return ret;
+	for (i = 0; i < out->n; i++) {
+		struct ats_ip have;
+
+		if (ats_ip_decode(out->recs[i].data8, &have, NULL) || !ats_ip_equal(&have, ip))
+			continue;
+		/* Sorted primary SIDs first: the first of a GID is kept. */
+		for (k = 0; k < kept; k++)
+			if (!memcmp(out->recs[k].gid, out->recs[i].gid, 16) &&
+			    (out->recs[k].pkey & 0x7fff) == (out->recs[i].pkey & 0x7fff))
+				break;
+		if (k == kept)
+			out->recs[kept++] = out->recs[i];
+	}
+	out->n = kept;
+	return 0;
 }
 
 int ats_reverse(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
@@ -159,7 +188,7 @@ int ats_reverse(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
 
 	ats_query_init(&q, pkey);
 	memcpy(q.gid, gid, 16);
-	return ats_lookup(sa, &q, SR_F_NAME | SR_F_PKEY | SR_F_GID, out);
+	return ats_lookup(sa, &q, SR_F_NAME | SR_F_PKEY | SR_F_GID, 0, out);
 }
 
 int ats_primary(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
@@ -185,7 +214,7 @@ int ats_by_sid(struct sa_client *sa, uint64_t sid, uint16_t pkey,
 		return -EINVAL;
 	ats_query_init(&q, pkey);
 	q.id = sid;
-	return ats_lookup(sa, &q, SR_F_ID | SR_F_NAME | SR_F_PKEY, out);
+	return ats_lookup(sa, &q, SR_F_ID | SR_F_NAME | SR_F_PKEY, 0, out);
 }
 
 int ats_all(struct sa_client *sa, uint16_t pkey, struct ats_set *out)
@@ -193,7 +222,7 @@ int ats_all(struct sa_client *sa, uint16_t pkey, struct ats_set *out)
 	struct sr_record q;
 
 	ats_query_init(&q, pkey);
-	return ats_lookup(sa, &q, SR_F_NAME | SR_F_PKEY, out);
+	return ats_lookup(sa, &q, SR_F_NAME | SR_F_PKEY, 0, out);
 }
 
 int ats_register(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,

@@ -69,8 +69,21 @@ static const uint8_t *rec_key(unsigned k, const uint8_t *rec)
 	return rec + srx_keys[k].off;
 }
 
+/* ServiceData8 octets 10 and 11 are where the two encodings of an IPv4
+ * address differ (::a.b.c.d, ::ffff:a.b.c.d; ATS 3.1). They are left out
+ * of its hash, so a lookup of either form, which leaves them out of the
+ * component mask, narrows to one bucket. */
+#define DATA8_FORM_OCTET 10
+
 static size_t slot(const struct srx *x, unsigned k, const uint8_t *key)
 {
+	uint8_t d8[16];
+
+	if (k == K_DATA8) {
+		memcpy(d8, key, sizeof(d8));
+		d8[DATA8_FORM_OCTET] = d8[DATA8_FORM_OCTET + 1] = 0;
+		key = d8;
+	}
 	return hash_bytes(key, srx_keys[k].len) & (x->nbuckets - 1);
 }
 
@@ -308,6 +321,8 @@ int srx_query(const struct srx *x, const uint8_t *query, uint64_t mask,
 	      srx_visit_fn fn, void *arg)
 {
 	const uint64_t rid = cm_bits(SR_CM_ID, 3);
+	const uint64_t data8 = cm_bits(SR_CM_DATA8, 16) &
+			       ~cm_bits(SR_CM_DATA8 + DATA8_FORM_OCTET, 2);
 	struct srx_ent *stack[64], **hits = stack, *e;
 	const uint8_t *k;
 	size_t n = 0, cap = 64, i;
@@ -324,7 +339,7 @@ int srx_query(const struct srx *x, const uint8_t *query, uint64_t mask,
 	}
 	if (mask & cm_bits(SR_CM_GID, 1))
 		key = K_GID;
-	else if ((mask & cm_bits(SR_CM_DATA8, 16)) == cm_bits(SR_CM_DATA8, 16))
+	else if ((mask & data8) == data8)
 		key = K_DATA8;
 	if (key < 0) {
 		for (e = x->newest; e; e = e->older)
@@ -334,7 +349,10 @@ int srx_query(const struct srx *x, const uint8_t *query, uint64_t mask,
 	}
 	k = rec_key((unsigned)key, query);
 	for (e = x->bucket[key][slot(x, (unsigned)key, k)]; e; e = e->chain[key]) {
-		if (!has_key((unsigned)key, e->rec, k) || !sr_match(e->rec, query, mask))
+		/* The bucket holds every record that can match; for ServiceData8
+		 * sr_match alone compares the octets the mask names. */
+		if ((key != K_DATA8 && !has_key((unsigned)key, e->rec, k)) ||
+		    !sr_match(e->rec, query, mask))
 			continue;
 		if (n == cap) {
 			struct srx_ent **h = malloc(2 * cap * sizeof(*h));

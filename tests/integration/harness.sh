@@ -21,6 +21,7 @@
 #   atsctl NODE ARGS...          run the built atsctl on NODE
 #   wait_for DESC SECONDS CMD... poll CMD until it succeeds
 #   check DESC CMD...            one TAP-style assertion
+#   check_json DESC EXPR CMD...  CMD prints JSON (Python's parser) where EXPR holds
 #   finish                       exit with the summary of the checks
 
 set -u
@@ -304,6 +305,25 @@ check() {
 		echo "not ok - $desc"
 		sed 's/^/#   /' "$RUN/last.out"
 	fi
+}
+
+# check_json DESC EXPR CMD...: CMD's standard output is one JSON document
+# by Python's parser, and the Python expression EXPR over it (d) holds.
+check_json() {
+	local desc=$1 expr=$2
+	shift 2
+	check "$desc" _json "$expr" "$@"
+}
+
+_json() {
+	local expr=$1
+	shift
+	"$@" >"$RUN/json.out" 2>"$RUN/json.err"
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1], "rb"))
+ok = eval(sys.argv[2])
+print(json.dumps(d)[:2000])
+sys.exit(0 if ok else 1)' "$RUN/json.out" "$expr"
 }
 
 # check_out DESC REGEX CMD...: CMD succeeds and its output matches REGEX.

@@ -37,7 +37,9 @@ atsctl host1 register 10.1.0.9 --sid ${P}56 --lease 600 >/dev/null         # fin
 # OpenSM puts new records at the head of its list: the newest of a GID is
 # the one a cut GetTable answer shows, so this comes last.
 srtool host1 --sid 0x10000CE100415553 --ip 10.1.5.53 set >/dev/null        # sid-block
-srtool host2 --sid ${P}60 --name "Other Service" --ip 10.2.0.60 set >/dev/null  # service-name
+# service-name, a name with a quote, a backslash, a control byte and bytes
+# that are not UTF-8: every output must stay valid and show it escaped.
+srtool host2 --sid ${P}60 --name $'Oth"er\\Ser\001vice\xff\xfe' --ip 10.2.0.60 set >/dev/null
 atsctl host2 register 10.1.0.1 --primary >/dev/null                        # duplicate-primary
 atsctl host2 register 10.2.8.1 --primary --pkey 0x8001 >/dev/null          # pkey-not-held (below)
 atsctl host3 register 10.3.0.1 --primary >/dev/null                        # gid-absent (below)
@@ -58,8 +60,14 @@ check "host3 is gone from the fabric" wait_for "host3 gone" 10 host3_gone
 
 # host1 still holds 0x8001: the SA shows a partition's records only to its members.
 atsctl host1 -k 1 --json audit --state "$STATE" >"$RUN/audit.json"
-echo "audit exit status $?" >>"$RUN/audit.json"
-check_out "findings: exit status 1" "^audit exit status 1$" cat "$RUN/audit.json"
+echo "audit exit status $?" >"$RUN/audit.rc"
+check_out "findings: exit status 1" "^audit exit status 1$" cat "$RUN/audit.rc"
+check_json "the audit is valid JSON with the hostile name in it, escaped" \
+	'[f["service_name"] for f in d["findings"] if f["kind"] == "service-name"] == ["Oth\"er\\Ser\x01vice\ufffd\ufffd"]' \
+	cat "$RUN/audit.json"
+check_out "text output shows the name escaped, no control byte" \
+	'service-name: .* \(it is "Oth\\"er\\\\Ser\\u0001vice\\ufffd\\ufffd"\)$' \
+	sh -c "cd $RUN/scratch && SIM_HOST=host1 LD_PRELOAD='$SIM_PRELOAD' $ATSCTL -k 1 audit; true"
 for kind in sid-block service-name no-primary duplicate-on-port duplicate-primary \
 	    ipv4-form address unused-fields gid-absent pkey-not-held finite-lease; do
 	check "'$kind' reported exactly once" \
@@ -78,4 +86,9 @@ check_out "without the SA key it says what it could not check" "PKey membership 
 	sh -c "cd $RUN/scratch && SIM_HOST=host4 LD_PRELOAD='$SIM_PRELOAD' $ATSCTL audit; true"
 sm_stop
 check_rc "no SM: could not query, exit 3" 3 "audit: " atsctl host4 -t 100 -r 0 audit
+check_rc "a --state file that cannot be read is an error (exit 3)" 3 \
+	"audit --state $RUN/nosuch: No such file or directory" atsctl host4 audit --state "$RUN/nosuch"
+echo '{"not": "a state file"}' >"$RUN/bogus.json"
+check_rc "a --state file that is not the plugin's is an error (exit 3)" 3 \
+	"not a state file of the osmats plugin" atsctl host4 audit --state "$RUN/bogus.json"
 finish

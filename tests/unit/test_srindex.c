@@ -81,6 +81,7 @@ static uint64_t random_mask(void)
 		0x7,                     /* RID */
 		0x2, 0x6, 0x42, 0x43,    /* GID, GID+PKey, GID+name, +SID */
 		0x7fff80, 0x7fff84,      /* Data8, Data8+PKey */
+		0x79ff80, 0x79ffc4,      /* IPv4 either form: no Data8[10..11] */
 		0x40, 0x41, 0x1, 0x0,    /* name, name+SID, SID, everything */
 		0x18, 0x20, 0x800000,    /* reserved+lease (ignored), key, Data16[0] */
 		0x1000000000ull,         /* Data64[1] */

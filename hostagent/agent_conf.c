@@ -149,6 +149,7 @@ static int parse_address(struct agent_conf *c, char *v, char *msg, size_t len)
 	struct agent_static *a;
 	char *save = NULL, *tok;
 	const char *why;
+	size_t i;
 
 	if (c->naddrs == AGENT_MAX_STATIC) {
 		snprintf(msg, len, "address: more than %d addresses", AGENT_MAX_STATIC);
@@ -182,6 +183,15 @@ static int parse_address(struct agent_conf *c, char *v, char *msg, size_t len)
 			return -EINVAL;
 		}
 	}
+	/* A port has one primary address per partition (ATS 2.2). */
+	for (i = 0; a->primary && i < c->naddrs; i++)
+		if (c->addrs[i].primary && (c->addrs[i].pkey & 0x7fff) == (a->pkey & 0x7fff)) {
+			char ip[ATS_IP_STRLEN];
+
+			snprintf(msg, len, "address: a second primary in PKey 0x%04x (%s is one)",
+				 a->pkey, ats_ip_format(&c->addrs[i].ip, ip, sizeof(ip)));
+			return -EINVAL;
+		}
 	c->naddrs++;
 	return 0;
 }

@@ -95,7 +95,7 @@ static int parse_gid(struct ctl *c, const char *s, uint8_t *gid)
 
 	if (!ats_gid_parse(s, gid))
 		return 0;
-	if (cfg_parse_u64(s, UINT64_MAX, &guid))
+	if (cfg_parse_hex64(s, &guid))
 		return -EINVAL;
 	/* A bare GUID needs the subnet prefix of the local port. */
 	if (!c->sa && ctl_open(c))
@@ -166,6 +166,9 @@ void print_records(struct ctl *c, const struct sr_record *r, size_t n)
 			json_end(&j);
 		}
 		json_end(&j);
+		/* Records of GIDs not on the fabric may be missing. */
+		if (c->partial)
+			json_bool(&j, "partial", 1);
 		json_end(&j);
 		json_fini(&j);
 		return;
@@ -187,7 +190,12 @@ static int print_set(struct ctl *c, struct ats_set *s, const char *what)
 {
 	int ret = s->n ? EXIT_FOUND : EXIT_NOTFOUND;
 
+	c->partial = s->by_port;
 	print_records(c, s->recs, s->n);
+	if (s->by_port && !c->json)
+		fprintf(stderr, "atsctl: %s: without RMPP, SIDs held by several GIDs were read "
+			"port by port: records of GIDs not on the fabric can be missing "
+			"(audit --state lists them)\n", what);
 	if (!s->n && !c->json)
 		fprintf(stderr, "atsctl: %s: no ATS record\n", what);
 	log_info("%s: %zu record(s) in %u SA request(s)%s", what, s->n,
@@ -377,10 +385,15 @@ static int check_arg(const char *cmd, const char *arg)
 	uint64_t guid;
 	const char *why;
 
-	if (!arg || !strcmp(cmd, "ping") || !strcmp(cmd, "disconnect"))
+	if (!arg || !strcmp(cmd, "ping"))
 		return 0;
+	if (!strcmp(cmd, "disconnect")) {
+		if (cfg_parse_u64(arg, UINT32_MAX, &guid))
+			return usage_err("connection ID", arg, "not a number from atsctl connections");
+		return 0;
+	}
 	if (!strcmp(cmd, "reverse") || !strcmp(cmd, "primary")) {
-		if (ats_gid_parse(arg, gid) && cfg_parse_u64(arg, UINT64_MAX, &guid))
+		if (ats_gid_parse(arg, gid) && cfg_parse_hex64(arg, &guid))
 			return usage_err("GID", arg, "not a GID or port GUID");
 		return 0;
 	}
@@ -519,8 +532,8 @@ static int run_command(struct ctl *c, int argc, char **argv)
 			gid_arg = optarg;
 			break;
 		case 's':
-			if (cfg_parse_u64(optarg, UINT64_MAX, &c->sid))
-				return usage_err("--sid", optarg, "not a ServiceID");
+			if (cfg_parse_hex64(optarg, &c->sid))
+				return usage_err("--sid", optarg, "not a ServiceID (hex, 1..16 digits)");
 			if (strcmp(cmd, "register") && !ats_sid_in_block(c->sid))
 				return usage_err("--sid", optarg, "outside the ATS SID block 0x10000CE100415400..0x10000CE1004154FF");
 			c->have_sid = 1;
@@ -571,9 +584,11 @@ static int run_command(struct ctl *c, int argc, char **argv)
 			c->netns = optarg;
 			break;
 		case 'S':
-			if (cfg_parse_u64(optarg, UINT64_MAX, &v))
-				return usage_err("--service-id", optarg, "not a service ID");
-			c->cm_sid = optarg;
+			if (cfg_parse_hex64(optarg, &v))
+				return usage_err("--service-id", optarg, "not a service ID (hex, 1..16 digits)");
+			/* atsd gets one spelling, whatever the user typed. */
+			snprintf(c->cm_sid_buf, sizeof(c->cm_sid_buf), "0x%016" PRIx64, v);
+			c->cm_sid = c->cm_sid_buf;
 			break;
 		case 'o':
 			if (!*optarg || strchr(optarg, ' ') || strlen(optarg) > 63)

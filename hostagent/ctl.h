@@ -22,6 +22,7 @@ struct ctl {
 	const char *ca;
 	int portnum;
 	int json;
+	int partial;    /* the records printed may be incomplete */
 	struct sa_client_opts sa_opts;
 	struct mport *port;
 	struct sa_client *sa;
@@ -37,6 +38,7 @@ struct ctl {
 	int no_agent;
 	const char *owner;
 	const char *cm_port, *cm_sid;
+	char cm_sid_buf[20];
 	const char *netns;
 	struct ping_opts ping;
 	struct audit_opts audit;

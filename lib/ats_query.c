@@ -88,6 +88,7 @@ static int ats_walk(struct sa_client *sa, const struct sr_record *q,
 				break;
 			out->queries += (unsigned)nports;
 			have_gids = 1;
+			out->by_port = 1;
 		}
 		for (g = 0; g < nports; g++) {
 			memcpy(k.gid, ports[g].gid, 16);

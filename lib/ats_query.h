@@ -16,6 +16,8 @@ struct ats_set {
 	size_t n;
 	unsigned queries; /* SA requests it took */
 	int walked;       /* answered by a SubnAdmGet walk */
+	int by_port;      /* a SID held by several GIDs was read per port of
+			   * the fabric: GIDs not on it may be missing */
 };
 
 void ats_set_free(struct ats_set *s);

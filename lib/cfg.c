@@ -1,4 +1,5 @@
 #include <ctype.h>
+#include <sys/stat.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -38,6 +39,24 @@ int cfg_parse_u64(const char *v, uint64_t max, uint64_t *out)
 	x = strtoull(v, &end, 0);
 	if (errno || *end || x > max)
 		return -EINVAL;
+	*out = x;
+	return 0;
+}
+
+int cfg_parse_hex64(const char *v, uint64_t *out)
+{
+	const char *d = v;
+	uint64_t x = 0;
+	size_t n;
+
+	if (d[0] == '0' && (d[1] == 'x' || d[1] == 'X'))
+		d += 2;
+	n = strspn(d, "0123456789abcdefABCDEF");
+	if (!n || n > 16 || d[n])
+		return -EINVAL;
+	for (; *d; d++)
+		x = x << 4 | (uint64_t)(isdigit((unsigned char)*d) ? *d - '0' :
+					(tolower((unsigned char)*d) - 'a' + 10));
 	*out = x;
 	return 0;
 }
@@ -139,11 +158,20 @@ int cfg_load(const char *path, size_t nkeys, cfg_key_fn key, cfg_set_fn set,
 	char buf[1024], msg[384];
 	unsigned lineno = 0, *seen;
 	FILE *f = fopen(path, "r");
+	struct stat st;
 	int ret = 0;
 
 	if (!f) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return errno == ENOENT ? -ENOENT : -EINVAL;
+	}
+	/* A directory opens and reads as an empty file: say what it is. */
+	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: %s", path,
+			 S_ISDIR(st.st_mode) ? "is a directory, not a config file" :
+			 "not a regular file");
+		fclose(f);
+		return -EINVAL;
 	}
 	seen = calloc(nkeys, sizeof(*seen));
 	if (!seen) {

@@ -10,6 +10,9 @@
 int cfg_parse_bool(const char *v, int *out);
 /* Decimal or 0x-hex, no sign, at most max. */
 int cfg_parse_u64(const char *v, uint64_t max, uint64_t *out);
+/* A GUID or ServiceID: hex, 1..16 digits, "0x" optional (as ibstat and
+ * saquery print them); never decimal or octal. */
+int cfg_parse_hex64(const char *v, uint64_t *out);
 
 /* Typed setters for key tables: on a bad value they write
  * "key: 'value' is not ..." into msg and return -EINVAL, so both config

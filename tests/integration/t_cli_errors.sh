@@ -16,6 +16,14 @@ check_rc "bad timeout" 2 "--timeout '0'" "$ATSCTL" -t 0 dump
 check_rc "bad GID" 2 "GID 'nonsense': not a GID or port GUID" "$ATSCTL" reverse nonsense
 check_rc "bad rmpp mode" 2 "--rmpp 'maybe'" "$ATSCTL" --rmpp maybe dump
 check_out "--help lists the commands" "register IP" "$ATSCTL" --help
+check_rc "disconnect with garbage" 2 "connection ID 'garbage': not a number" "$ATSCTL" disconnect garbage
+check_rc "--service-id with garbage" 2 "--service-id '0x1g': not a service ID" \
+	"$ATSCTL" connect 10.0.0.1 5000 --service-id 0x1g
+check_rc "a GUID is hex: 17 digits are too many" 2 "GID '00000000000000001': not a GID or port GUID" \
+	"$ATSCTL" reverse 00000000000000001
+check_rc "--sid is hex, never decimal" 2 "--sid '1152921770542454867': not a ServiceID" \
+	"$ATSCTL" dump --sid 1152921770542454867
+check_rc "atsd -c DIR is an error" 1 "is a directory, not a config file" "$ATSD" -f -c "$RUN"
 
 # A fabric without an SM: the port never becomes active.
 mkfifo "$RUN/ibsim.in"

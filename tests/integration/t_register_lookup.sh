@@ -31,6 +31,8 @@ check_out "reverse of host1 lists its three addresses in SID order" \
 check_count "reverse of host1 has exactly 3 records" 3 atsctl host3 reverse "$G1"
 check_out "reverse by port GUID (local subnet prefix)" "10\.0\.0\.2" \
 	atsctl host3 reverse "$(port_guid host2)"
+GUID2=$(port_guid host2)
+check_out "a GUID without 0x is hex too" "10\.0\.0\.2" atsctl host3 reverse "${GUID2#0x}"
 check_out "primary of host2 is 10.0.0.2" "^${P}53 +$G2 .* 10\.0\.0\.2 \(primary\)" \
 	atsctl host3 primary "$G2"
 check_out "dump --sid ...54 finds host1's secondary" "^${P}54 +$G1 .*10\.0\.1\.1$" \
@@ -38,6 +40,10 @@ check_out "dump --sid ...54 finds host1's secondary" "^${P}54 +$G1 .*10\.0\.1\.1
 check_out "dump --sid primary lists three hosts (walk with per-port Gets)" \
 	"\"records\": \[" atsctl host3 --json dump --sid ${P}53
 check_count "dump --sid primary has exactly 3 records" 3 atsctl host3 dump --sid ${P}53
+check_out "... and says GIDs not on the fabric can be missed without RMPP" \
+	"records of GIDs not on the fabric can be missing" atsctl host3 dump --sid ${P}53
+check_json "... in JSON too" 'd["partial"] is True and len(d["records"]) == 3' \
+	atsctl host3 --json dump --sid ${P}53
 check_count "dump lists all 5 records" 5 atsctl host3 dump
 check_out "dump reports a SubnAdmGet walk under ibsim (no RMPP)" "SubnAdmGet walk, no RMPP" \
 	atsctl host3 -v dump --gid "$G1"

@@ -103,6 +103,21 @@ static void test_errors(void **state)
 	expect_error("ibsim perhaps\n", ":1: ibsim: 'perhaps' is not yes or no");
 	expect_error("socket relative.sock\n", ":1: socket: 'relative.sock' is not an absolute path");
 	expect_error("interface v0\ninterface v0\n", "interface v0 listed twice");
+	expect_error("address 10.0.0.1 primary\naddress 10.0.0.2 primary\n",
+		     ":2: address: a second primary in PKey 0xffff (10.0.0.1 is one)");
+	expect_error("address 10.0.0.1 primary pkey 0x7fff\naddress 10.0.0.2 primary\n",
+		     ":2: address: a second primary in PKey 0xffff");
+}
+
+static void test_directory(void **state)
+{
+	struct agent_conf c;
+	char err[256];
+
+	(void)state;
+	agent_conf_default(&c);
+	assert_int_equal(agent_conf_load("/tmp", &c, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "/tmp: is a directory, not a config file");
 }
 
 static void test_restart_key(void **state)
@@ -125,6 +140,7 @@ int main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test_teardown(test_errors, teardown),
 		cmocka_unit_test(test_restart_key),
+		cmocka_unit_test(test_directory),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -232,7 +232,7 @@ void json_str(struct json *j, const char *key, const char *s)
 
 void json_fmt(struct json *j, const char *key, const char *fmt, ...)
 {
-	char small[256], *big = NULL;
+	char small[256], *big;
 	va_list ap;
 	int n;
 
@@ -243,17 +243,19 @@ void json_fmt(struct json *j, const char *key, const char *fmt, ...)
 		j->err = -EINVAL;
 		return;
 	}
-	if ((size_t)n >= sizeof(small)) {
-		big = malloc((size_t)n + 1);
-		if (!big) {
-			j->err = -ENOMEM;
-			return;
-		}
-		va_start(ap, fmt);
-		vsnprintf(big, (size_t)n + 1, fmt, ap);
-		va_end(ap);
+	if ((size_t)n < sizeof(small)) {
+		json_strn(j, key, small, (size_t)n);
+		return;
 	}
-	json_strn(j, key, big ? big : small, (size_t)n);
+	big = malloc((size_t)n + 1);
+	if (!big) {
+		j->err = -ENOMEM;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(big, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	json_strn(j, key, big, (size_t)n);
 	free(big);
 }
 

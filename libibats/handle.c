@@ -153,9 +153,8 @@ static int sa_open(struct ibats *h)
 	return ret;
 }
 
-static int sa_lookup(struct ibats *h, enum ibl_kind kind, const struct ats_ip *ip,
-		     const uint8_t *gid, uint16_t pkey, struct ibats_record **recs,
-		     size_t *n)
+static int sa_lookup(struct ibats *h, const struct ibl_query *q, uint16_t pkey,
+		     struct ibats_record **recs, size_t *n)
 {
 	struct ats_set s = { 0 };
 	struct sr_record r;
@@ -166,19 +165,19 @@ static int sa_lookup(struct ibats *h, enum ibl_kind kind, const struct ats_ip *i
 	pthread_mutex_lock(&h->sa_lock);
 	ret = sa_open(h);
 	if (!ret) {
-		if (kind == IBL_RESOLVE)
-			ret = ats_forward(h->sa, ip, pkey, &s);
-		else if (kind == IBL_REVERSE)
-			ret = ats_reverse(h->sa, gid, pkey, &s);
+		if (q->kind == IBL_RESOLVE)
+			ret = ats_forward(h->sa, &q->ip, pkey, &s);
+		else if (q->kind == IBL_REVERSE)
+			ret = ats_reverse(h->sa, q->gid, pkey, &s);
 		else
-			ret = ats_primary(h->sa, gid, pkey, &r);
+			ret = ats_primary(h->sa, q->gid, pkey, &r);
 	}
 	pthread_mutex_unlock(&h->sa_lock);
 	if (ret)
 		return ret;
-	if (kind == IBL_PRIMARY) {
+	if (q->kind == IBL_PRIMARY) {
 		ret = ibl_records_from_sr(&r, 1, recs);
-		*n = 1;
+		*n = ret ? 0 : 1;
 		return ret;
 	}
 	if (!s.n) {
@@ -191,9 +190,8 @@ static int sa_lookup(struct ibats *h, enum ibl_kind kind, const struct ats_ip *i
 	return ret;
 }
 
-static int lookup(struct ibats *h, enum ibl_kind kind, const struct ats_ip *ip,
-		  const uint8_t *gid, uint16_t pkey, struct ibats_record **recs,
-		  size_t *n)
+static int lookup(struct ibats *h, const struct ibl_query *q, uint16_t pkey,
+		  struct ibats_record **recs, size_t *n)
 {
 	static const char *const verb[] = { "resolve", "reverse", "primary" };
 	char req[ATSD_LINE_MAX], arg[ATS_IP_STRLEN];
@@ -203,58 +201,63 @@ static int lookup(struct ibats *h, enum ibl_kind kind, const struct ats_ip *ip,
 	*n = 0;
 	if (!pkey)
 		pkey = h->o.pkey;
-	if (kind == IBL_RESOLVE)
-		ats_ip_format(ip, arg, sizeof(arg));
+	if (q->kind == IBL_RESOLVE)
+		ats_ip_format(&q->ip, arg, sizeof(arg));
 	else
-		ats_gid_format(gid, arg, sizeof(arg));
-	snprintf(req, sizeof(req), "%s %s 0x%04x", verb[kind], arg, pkey);
+		ats_gid_format(q->gid, arg, sizeof(arg));
+	snprintf(req, sizeof(req), "%s %s 0x%04x", verb[q->kind], arg, pkey);
 	if (agent_lookup(h, req, recs, n, &ret))
 		return ret;
-	return sa_lookup(h, kind, ip, gid, pkey, recs, n);
+	return sa_lookup(h, q, pkey, recs, n);
 }
 
 IBATS_EXPORT int ibats_resolve_addr(struct ibats *h, const struct sockaddr *addr,
 				    uint16_t pkey, struct ibats_record **recs, size_t *n)
 {
-	struct ats_ip ip;
+	struct ibl_query q = { .kind = IBL_RESOLVE };
 	int ret;
 
 	if (!h || !recs || !n)
 		return -EINVAL;
-	ret = ibl_ip_from_sockaddr(addr, &ip);
+	ret = ibl_ip_from_sockaddr(addr, &q.ip);
 	if (ret)
 		return ret;
-	return lookup(h, IBL_RESOLVE, &ip, NULL, pkey, recs, n);
+	return lookup(h, &q, pkey, recs, n);
 }
 
 IBATS_EXPORT int ibats_resolve(struct ibats *h, const char *text, uint16_t pkey,
 			       struct ibats_record **recs, size_t *n)
 {
-	struct ats_ip ip;
+	struct ibl_query q = { .kind = IBL_RESOLVE };
 
-	if (!h || !text || !recs || !n || ats_ip_parse(text, &ip))
+	if (!h || !text || !recs || !n || ats_ip_parse(text, &q.ip))
 		return -EINVAL;
-	return lookup(h, IBL_RESOLVE, &ip, NULL, pkey, recs, n);
+	return lookup(h, &q, pkey, recs, n);
 }
 
 IBATS_EXPORT int ibats_reverse(struct ibats *h, const uint8_t gid[16], uint16_t pkey,
 			       struct ibats_record **recs, size_t *n)
 {
+	struct ibl_query q = { .kind = IBL_REVERSE };
+
 	if (!h || !gid || !recs || !n)
 		return -EINVAL;
-	return lookup(h, IBL_REVERSE, NULL, gid, pkey, recs, n);
+	memcpy(q.gid, gid, 16);
+	return lookup(h, &q, pkey, recs, n);
 }
 
 IBATS_EXPORT int ibats_primary(struct ibats *h, const uint8_t gid[16], uint16_t pkey,
 			       struct ibats_record *rec)
 {
+	struct ibl_query q = { .kind = IBL_PRIMARY };
 	struct ibats_record *recs;
 	size_t n;
 	int ret;
 
 	if (!h || !gid || !rec)
 		return -EINVAL;
-	ret = lookup(h, IBL_PRIMARY, NULL, gid, pkey, &recs, &n);
+	memcpy(q.gid, gid, 16);
+	ret = lookup(h, &q, pkey, &recs, &n);
 	if (ret)
 		return ret;
 	*rec = recs[0];

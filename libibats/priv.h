@@ -50,7 +50,12 @@ int ibl_records_from_reply(const struct atsd_reply *rep,
 int ibl_peer_decide(int lookup, const struct ibats_record *primary,
 		    const struct sockaddr *a11_src, char *why, size_t why_len);
 
-/* Lookups by request kind, for the agent and the SA path. */
+/* One lookup, for the agent and the SA path alike. */
 enum ibl_kind { IBL_RESOLVE, IBL_REVERSE, IBL_PRIMARY };
+struct ibl_query {
+	enum ibl_kind kind;
+	struct ats_ip ip;  /* IBL_RESOLVE */
+	uint8_t gid[16];   /* IBL_REVERSE, IBL_PRIMARY */
+};
 
 #endif

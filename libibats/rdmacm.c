@@ -17,12 +17,8 @@
 #include "cm.h"
 #include "priv.h"
 
-#if defined(__has_include)
-#if !__has_include(<infiniband/ib.h>)
-#define IBATS_OWN_SOCKADDR_IB
-#endif
-#endif
-#ifdef IBATS_OWN_SOCKADDR_IB
+/* configure: AC_CHECK_HEADERS([infiniband/ib.h]). */
+#ifndef HAVE_INFINIBAND_IB_H
 /* The kernel's struct sockaddr_ib (rdma_cm user ABI), for hosts without
  * rdma-core's <infiniband/ib.h>. */
 #define AF_IB 27

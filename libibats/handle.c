@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ats_query.h"
 #include "log.h"
@@ -13,6 +14,18 @@
 #include "priv.h"
 
 #define AGENT_TIMEOUT_MS_DEFAULT 10000
+/* After atsd let a request time out, the SA answers for this long
+ * without asking atsd first: a hung agent costs one timeout, not one per
+ * lookup. */
+#define AGENT_BACKOFF_MS 10000
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 IBATS_EXPORT int ibats_open(struct ibats **out, const struct ibats_opts *opts)
 {
@@ -81,6 +94,12 @@ static int agent_ask(struct ibats *h, const char *req, struct atsd_reply *rep)
 	int attempt, ret = -ENOTCONN;
 
 	pthread_mutex_lock(&h->agent_lock);
+	if (!(h->o.flags & IBATS_NO_SA) && h->agent_skip_until &&
+	    now_ms() < h->agent_skip_until) {
+		pthread_mutex_unlock(&h->agent_lock);
+		return -ENOTCONN;
+	}
+	h->agent_skip_until = 0;
 	for (attempt = 0; attempt < 2; attempt++) {
 		int reused = h->agent != NULL;
 
@@ -95,6 +114,8 @@ static int agent_ask(struct ibats *h, const char *req, struct atsd_reply *rep)
 		/* The stream may hold half an answer: never reuse it. */
 		atsd_disconnect(h->agent);
 		h->agent = NULL;
+		if (ret == -ETIMEDOUT)
+			h->agent_skip_until = now_ms() + AGENT_BACKOFF_MS;
 		if (!reused || (ret != -EPIPE && ret != -ECONNRESET))
 			break;
 	}

@@ -25,6 +25,8 @@ struct ibats {
 	 * each line before reading the next). */
 	pthread_mutex_t agent_lock;
 	struct atsd_conn *agent;
+	int64_t agent_skip_until; /* CLOCK_MONOTONIC ms: a hung atsd is not
+				   * asked again before then */
 	/* The SA path, opened at its first use: mport is not thread-safe. */
 	pthread_mutex_t sa_lock;
 	struct mport *port;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -583,6 +584,39 @@ static void test_agent_failures(void **state)
 	ibats_close(h);
 }
 
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A hung atsd costs one timeout: the SA answers the next lookups without
+ * atsd being asked (here the SA path fails fast: no umad port). */
+static void test_agent_hung_backoff(void **state)
+{
+	struct fake_agent *fa = *state;
+	struct ibats *h = fa_open(fa, 0, 300);
+	struct ibats_record *r;
+	int64_t t0;
+	size_t n;
+	int asked;
+
+	fa->mode = AG_HANG;
+	t0 = mono_ms();
+	assert_int_not_equal(ibats_resolve(h, "10.0.0.5", 0, &r, &n), 0);
+	assert_true(mono_ms() - t0 >= 300);
+	asked = fa_count(fa, &fa->requests);
+	assert_int_equal(asked, 1);
+	t0 = mono_ms();
+	assert_int_not_equal(ibats_resolve(h, "10.0.0.5", 0, &r, &n), 0);
+	assert_true(mono_ms() - t0 < 250);
+	assert_int_equal(fa_count(fa, &fa->requests), asked);
+	fa->mode = AG_NORMAL;
+	ibats_close(h);
+}
+
 struct thr_arg {
 	struct ibats *h;
 	int id;
@@ -648,6 +682,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_agent_check_peer, fa_setup, fa_teardown),
 		cmocka_unit_test_setup_teardown(test_agent_reconnect, fa_setup, fa_teardown),
 		cmocka_unit_test_setup_teardown(test_agent_failures, fa_setup, fa_teardown),
+		cmocka_unit_test_setup_teardown(test_agent_hung_backoff, fa_setup, fa_teardown),
 		cmocka_unit_test_setup_teardown(test_agent_threads, fa_setup, fa_teardown),
 	};
 

@@ -150,16 +150,22 @@ int atsd_ask(struct atsd_conn *c, const char *request, unsigned timeout_ms,
 {
 	size_t len = strlen(request);
 	char line[ATSD_LINE_MAX];
+	ssize_t n;
 	int ret;
 
 	memset(rep, 0, sizeof(*rep));
 	if (len >= ATSD_LINE_MAX - 1 || strchr(request, '\n'))
 		return -EINVAL;
-	/* One write: request and newline in one segment. */
+	/* One write: request and newline in one segment. MSG_NOSIGNAL: a
+	 * dead agent is an EPIPE here, never a SIGPIPE in a program using
+	 * libibats. */
 	memcpy(line, request, len);
 	line[len] = '\n';
-	if (write(c->fd, line, len + 1) != (ssize_t)(len + 1))
+	n = send(c->fd, line, len + 1, MSG_NOSIGNAL);
+	if (n < 0)
 		return -errno;
+	if (n != (ssize_t)(len + 1))
+		return -EIO;
 	ret = parse_reply(c, now_ms() + timeout_ms, rep);
 	if (ret)
 		atsd_reply_free(rep);

@@ -2,7 +2,7 @@
 # Installs what ibats needs to build and test on Debian 12.
 set -e
 PKGS="build-essential autoconf automake libtool pkg-config
-	opensm libopensm-dev libibumad-dev libibverbs-dev libmnl-dev libcmocka-dev
+	opensm libopensm-dev libibumad-dev libibverbs-dev librdmacm-dev libmnl-dev libcmocka-dev
 	ibsim-utils libumad2sim0 infiniband-diags iproute2 python3 clang libclang-rt-14-dev cppcheck"
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo

@@ -1,0 +1,287 @@
+/* The handle and its lookups: atsd first (its local resolver socket,
+ * doc/atsd-protocol.md), the SA when no agent answers. Each path has its
+ * own lock so that threads sharing a handle never interleave requests on
+ * one connection or one umad port. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ats_query.h"
+#include "log.h"
+#include "mport.h"
+#include "priv.h"
+
+#define AGENT_TIMEOUT_MS_DEFAULT 10000
+/* After atsd let a request time out, the SA answers for this long
+ * without asking atsd first: a hung agent costs one timeout, not one per
+ * lookup. */
+#define AGENT_BACKOFF_MS 10000
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+IBATS_EXPORT int ibats_open(struct ibats **out, const struct ibats_opts *opts)
+{
+	struct ibats *h;
+	size_t i;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	if (opts) {
+		for (i = 0; i < sizeof(opts->reserved) / sizeof(opts->reserved[0]); i++)
+			if (opts->reserved[i])
+				return -EINVAL;
+		if (opts->flags & ~(unsigned)(IBATS_NO_AGENT | IBATS_NO_SA) ||
+		    (opts->flags & IBATS_NO_AGENT && opts->flags & IBATS_NO_SA))
+			return -EINVAL;
+	}
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	if (opts)
+		h->o = *opts;
+	if (!h->o.pkey)
+		h->o.pkey = IBATS_PKEY_DEFAULT;
+	if (!h->o.agent_timeout_ms)
+		h->o.agent_timeout_ms = AGENT_TIMEOUT_MS_DEFAULT;
+	if (snprintf(h->socket_path, sizeof(h->socket_path), "%s",
+		     h->o.socket_path ? h->o.socket_path : IBATS_SOCKET_DEFAULT) >=
+		    (int)sizeof(h->socket_path) ||
+	    (h->o.ca && snprintf(h->ca, sizeof(h->ca), "%s", h->o.ca) >= (int)sizeof(h->ca))) {
+		free(h);
+		return -ENAMETOOLONG;
+	}
+	/* The caller's strings need not outlive the call. */
+	h->o.socket_path = h->socket_path;
+	h->o.ca = h->o.ca ? h->ca : NULL;
+	pthread_mutex_init(&h->agent_lock, NULL);
+	pthread_mutex_init(&h->sa_lock, NULL);
+	/* The library is quiet: the project's code logs only errors, and an
+	 * application's stderr is not ours to fill with SA details. */
+	log_set_level(LOG_LVL_ERR);
+	*out = h;
+	return 0;
+}
+
+IBATS_EXPORT void ibats_close(struct ibats *h)
+{
+	if (!h)
+		return;
+	atsd_disconnect(h->agent);
+	if (h->sa)
+		sa_client_fini(h->sa);
+	if (h->port)
+		mport_close(h->port);
+	pthread_mutex_destroy(&h->agent_lock);
+	pthread_mutex_destroy(&h->sa_lock);
+	free(h);
+}
+
+/* One request on the persistent connection. A connection atsd closed
+ * since the last request (restart, idle limit) fails with EPIPE or
+ * ECONNRESET on first use: reconnect once. Returns -ENOTCONN when no
+ * agent could be reached at all, another -errno when it broke mid-way. */
+static int agent_ask(struct ibats *h, const char *req, struct atsd_reply *rep)
+{
+	int attempt, ret = -ENOTCONN;
+
+	pthread_mutex_lock(&h->agent_lock);
+	if (!(h->o.flags & IBATS_NO_SA) && h->agent_skip_until &&
+	    now_ms() < h->agent_skip_until) {
+		pthread_mutex_unlock(&h->agent_lock);
+		return -ENOTCONN;
+	}
+	h->agent_skip_until = 0;
+	for (attempt = 0; attempt < 2; attempt++) {
+		int reused = h->agent != NULL;
+
+		if (!h->agent && atsd_connect(h->socket_path, &h->agent)) {
+			h->agent = NULL;
+			ret = -ENOTCONN;
+			break;
+		}
+		ret = atsd_ask(h->agent, req, h->o.agent_timeout_ms, rep);
+		if (!ret)
+			break;
+		/* The stream may hold half an answer: never reuse it. */
+		atsd_disconnect(h->agent);
+		h->agent = NULL;
+		if (ret == -ETIMEDOUT)
+			h->agent_skip_until = now_ms() + AGENT_BACKOFF_MS;
+		if (!reused || (ret != -EPIPE && ret != -ECONNRESET))
+			break;
+	}
+	pthread_mutex_unlock(&h->agent_lock);
+	return ret;
+}
+
+/* 1 when the agent answered (ret then the result), 0 to ask the SA. */
+static int agent_lookup(struct ibats *h, const char *req, struct ibats_record **recs,
+			size_t *n, int *ret)
+{
+	struct atsd_reply rep;
+	int r;
+
+	if (h->o.flags & IBATS_NO_AGENT)
+		return 0;
+	r = agent_ask(h, req, &rep);
+	if (r) {
+		/* Absent, refusing, timed out or broken: the SA answers the
+		 * same question. Without the SA this is the answer. */
+		if (!(h->o.flags & IBATS_NO_SA))
+			return 0;
+		*ret = r == -ENOTCONN ? -ECONNREFUSED : r;
+		return 1;
+	}
+	r = ibl_records_from_reply(&rep, recs, n);
+	atsd_reply_free(&rep);
+	/* An agent too busy for one more client is no answer either. */
+	if (r == -EBUSY && !(h->o.flags & IBATS_NO_SA))
+		return 0;
+	*ret = r;
+	return 1;
+}
+
+/* Caller holds sa_lock. */
+static int sa_open(struct ibats *h)
+{
+	struct sa_client_opts so = { 0 };
+	int ret;
+
+	if (h->sa)
+		return 0;
+	if (!h->port) {
+		ret = mport_open(&h->port, h->o.ca, h->o.port);
+		if (ret) {
+			h->port = NULL;
+			return ret;
+		}
+	}
+	so.timeout_ms = h->o.sa_timeout_ms ? h->o.sa_timeout_ms : SA_TIMEOUT_MS_DEFAULT;
+	so.retries = h->o.sa_retries < 0 ? 0 :
+		     h->o.sa_retries ? (unsigned)h->o.sa_retries : SA_RETRIES_DEFAULT;
+	ret = sa_client_init(&h->sa, h->port, &so);
+	if (ret)
+		h->sa = NULL;
+	return ret;
+}
+
+static int sa_lookup(struct ibats *h, const struct ibl_query *q, uint16_t pkey,
+		     struct ibats_record **recs, size_t *n)
+{
+	struct ats_set s = { 0 };
+	struct sr_record r;
+	int ret;
+
+	if (h->o.flags & IBATS_NO_SA)
+		return -ECONNREFUSED;
+	pthread_mutex_lock(&h->sa_lock);
+	ret = sa_open(h);
+	if (!ret) {
+		if (q->kind == IBL_RESOLVE)
+			ret = ats_forward(h->sa, &q->ip, pkey, &s);
+		else if (q->kind == IBL_REVERSE)
+			ret = ats_reverse(h->sa, q->gid, pkey, &s);
+		else
+			ret = ats_primary(h->sa, q->gid, pkey, &r);
+	}
+	pthread_mutex_unlock(&h->sa_lock);
+	if (ret)
+		return ret;
+	if (q->kind == IBL_PRIMARY) {
+		ret = ibl_records_from_sr(&r, 1, recs);
+		*n = ret ? 0 : 1;
+		return ret;
+	}
+	if (!s.n) {
+		ats_set_free(&s);
+		return -ENOENT;
+	}
+	ret = ibl_records_from_sr(s.recs, s.n, recs);
+	*n = ret ? 0 : s.n;
+	ats_set_free(&s);
+	return ret;
+}
+
+static int lookup(struct ibats *h, const struct ibl_query *q, uint16_t pkey,
+		  struct ibats_record **recs, size_t *n)
+{
+	static const char *const verb[] = { "resolve", "reverse", "primary" };
+	char req[ATSD_LINE_MAX], arg[ATS_IP_STRLEN];
+	int ret;
+
+	*recs = NULL;
+	*n = 0;
+	if (!pkey)
+		pkey = h->o.pkey;
+	if (q->kind == IBL_RESOLVE)
+		ats_ip_format(&q->ip, arg, sizeof(arg));
+	else
+		ats_gid_format(q->gid, arg, sizeof(arg));
+	snprintf(req, sizeof(req), "%s %s 0x%04x", verb[q->kind], arg, pkey);
+	if (agent_lookup(h, req, recs, n, &ret))
+		return ret;
+	return sa_lookup(h, q, pkey, recs, n);
+}
+
+IBATS_EXPORT int ibats_resolve_addr(struct ibats *h, const struct sockaddr *addr,
+				    uint16_t pkey, struct ibats_record **recs, size_t *n)
+{
+	struct ibl_query q = { .kind = IBL_RESOLVE };
+	int ret;
+
+	if (!h || !recs || !n)
+		return -EINVAL;
+	ret = ibl_ip_from_sockaddr(addr, &q.ip);
+	if (ret)
+		return ret;
+	return lookup(h, &q, pkey, recs, n);
+}
+
+IBATS_EXPORT int ibats_resolve(struct ibats *h, const char *text, uint16_t pkey,
+			       struct ibats_record **recs, size_t *n)
+{
+	struct ibl_query q = { .kind = IBL_RESOLVE };
+
+	if (!h || !text || !recs || !n || ats_ip_parse(text, &q.ip))
+		return -EINVAL;
+	return lookup(h, &q, pkey, recs, n);
+}
+
+IBATS_EXPORT int ibats_reverse(struct ibats *h, const uint8_t gid[16], uint16_t pkey,
+			       struct ibats_record **recs, size_t *n)
+{
+	struct ibl_query q = { .kind = IBL_REVERSE };
+
+	if (!h || !gid || !recs || !n)
+		return -EINVAL;
+	memcpy(q.gid, gid, 16);
+	return lookup(h, &q, pkey, recs, n);
+}
+
+IBATS_EXPORT int ibats_primary(struct ibats *h, const uint8_t gid[16], uint16_t pkey,
+			       struct ibats_record *rec)
+{
+	struct ibl_query q = { .kind = IBL_PRIMARY };
+	struct ibats_record *recs;
+	size_t n;
+	int ret;
+
+	if (!h || !gid || !rec)
+		return -EINVAL;
+	memcpy(q.gid, gid, 16);
+	ret = lookup(h, &q, pkey, &recs, &n);
+	if (ret)
+		return ret;
+	*rec = recs[0];
+	ibats_records_free(recs);
+	return 0;
+}

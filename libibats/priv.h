@@ -1,0 +1,63 @@
+/* libibats internals: the handle, conversions between the project's
+ * record model (lib/sr.h, lib/ats.h) and the public records, and the pure
+ * decisions the exported functions are built from (unit-tested alone). */
+#ifndef IBATS_LIBIBATS_PRIV_H
+#define IBATS_LIBIBATS_PRIV_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ats.h"
+#include "atsd_client.h"
+#include "sa_client.h"
+#include "ibats/ibats.h"
+
+/* Exported: the library is built with -fvisibility=hidden and a version
+ * script; only functions marked so form the ABI. */
+#define IBATS_EXPORT __attribute__((visibility("default")))
+
+struct ibats {
+	struct ibats_opts o;
+	char socket_path[108];
+	char ca[64];
+	/* The atsd connection: one request at a time (the protocol answers
+	 * each line before reading the next). */
+	pthread_mutex_t agent_lock;
+	struct atsd_conn *agent;
+	int64_t agent_skip_until; /* CLOCK_MONOTONIC ms: a hung atsd is not
+				   * asked again before then */
+	/* The SA path, opened at its first use: mport is not thread-safe. */
+	pthread_mutex_t sa_lock;
+	struct mport *port;
+	struct sa_client *sa;
+};
+
+/* sockaddr (AF_INET, AF_INET6; IPv4-mapped IPv6 is IPv4) <-> ats_ip. */
+int ibl_ip_from_sockaddr(const struct sockaddr *sa, struct ats_ip *ip);
+void ibl_ip_to_sockaddr(const struct ats_ip *ip, uint16_t port,
+			struct sockaddr_storage *ss);
+void ibl_record_from_sr(const struct sr_record *r, struct ibats_record *out);
+/* An array of n public records from n ServiceRecords (n may be 0). */
+int ibl_records_from_sr(const struct sr_record *r, size_t n,
+			struct ibats_record **out);
+/* An atsd "ERR CODE" name as -errno. */
+int ibl_agent_errno(const char *code);
+/* The atsd reply's record lines as public records; -ENOENT for none. */
+int ibl_records_from_reply(const struct atsd_reply *rep,
+			   struct ibats_record **out, size_t *n);
+
+/* The anti-spoof decision of ibats_check_peer: lookup is what the primary
+ * lookup of the requester's GID returned (0 with *primary filled). */
+int ibl_peer_decide(int lookup, const struct ibats_record *primary,
+		    const struct sockaddr *a11_src, char *why, size_t why_len);
+
+/* One lookup, for the agent and the SA path alike. */
+enum ibl_kind { IBL_RESOLVE, IBL_REVERSE, IBL_PRIMARY };
+struct ibl_query {
+	enum ibl_kind kind;
+	struct ats_ip ip;  /* IBL_RESOLVE */
+	uint8_t gid[16];   /* IBL_REVERSE, IBL_PRIMARY */
+};
+
+#endif

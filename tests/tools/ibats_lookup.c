@@ -1,0 +1,205 @@
+/* A third-party program of libibats for the integration tests: it uses
+ * <ibats/ibats.h> and the shared library only.
+ *
+ *   ibats_lookup [-S SOCK] [-n] [-A] [-p PKEY] [-T THREADS] [-c COUNT]
+ *                [-s SECONDS] resolve IP | reverse GID | primary GID |
+ *                check GID IP
+ *
+ * Prints the records as atsd does ("SID GID PKEY LEASE IP"), exits with
+ * atsctl's status (ibats_exit_code). -T/-c: THREADS threads share one
+ * handle and ask COUNT times each; every answer must equal the first.
+ * -s: ask again and again for SECONDS (a test kills atsd meanwhile);
+ * every answer must equal the first. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <ibats/ibats.h>
+
+static struct ibats *h;
+static const char *cmd, *arg, *arg2;
+static uint16_t pkey;
+static char first[8192];
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int mismatches;
+
+static void addr_text(const struct sockaddr_storage *ss, char *buf, size_t len)
+{
+	struct sockaddr_in s4;
+	struct sockaddr_in6 s6;
+
+	if (ss->ss_family == AF_INET) {
+		memcpy(&s4, ss, sizeof(s4));
+		inet_ntop(AF_INET, &s4.sin_addr, buf, (socklen_t)len);
+	} else if (ss->ss_family == AF_INET6) {
+		memcpy(&s6, ss, sizeof(s6));
+		inet_ntop(AF_INET6, &s6.sin6_addr, buf, (socklen_t)len);
+	} else {
+		snprintf(buf, len, "-");
+	}
+}
+
+static void format(const struct ibats_record *r, size_t n, char *out, size_t len)
+{
+	size_t i, off = 0;
+
+	out[0] = '\0';
+	for (i = 0; i < n && off < len; i++) {
+		char gid[INET6_ADDRSTRLEN], ip[INET6_ADDRSTRLEN];
+
+		inet_ntop(AF_INET6, r[i].gid, gid, sizeof(gid));
+		addr_text(&r[i].addr, ip, sizeof(ip));
+		off += (size_t)snprintf(out + off, len - off, "0x%016" PRIx64 " %s 0x%04x %" PRIu32 " %s%s\n",
+					r[i].sid, gid, r[i].pkey, r[i].lease, ip,
+					r[i].primary ? " (primary)" : "");
+	}
+}
+
+static int parse_ip(const char *s, struct sockaddr_storage *ss)
+{
+	struct sockaddr_in s4 = { .sin_family = AF_INET };
+	struct sockaddr_in6 s6 = { .sin6_family = AF_INET6 };
+
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET, s, &s4.sin_addr) == 1) {
+		memcpy(ss, &s4, sizeof(s4));
+		return 0;
+	}
+	if (inet_pton(AF_INET6, s, &s6.sin6_addr) == 1) {
+		memcpy(ss, &s6, sizeof(s6));
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* One lookup; its answer as text in out. */
+static int ask(char *out, size_t len)
+{
+	struct ibats_record *r = NULL, one;
+	struct sockaddr_storage ss;
+	uint8_t gid[16];
+	size_t n = 0;
+	int ret;
+
+	out[0] = '\0';
+	if (!strcmp(cmd, "resolve")) {
+		ret = ibats_resolve(h, arg, pkey, &r, &n);
+		if (!ret)
+			format(r, n, out, len);
+		ibats_records_free(r);
+		return ret;
+	}
+	if (inet_pton(AF_INET6, arg, gid) != 1)
+		return -EINVAL;
+	if (!strcmp(cmd, "reverse")) {
+		ret = ibats_reverse(h, gid, pkey, &r, &n);
+		if (!ret)
+			format(r, n, out, len);
+		ibats_records_free(r);
+		return ret;
+	}
+	if (!strcmp(cmd, "primary")) {
+		ret = ibats_primary(h, gid, pkey, &one);
+		if (!ret)
+			format(&one, 1, out, len);
+		return ret;
+	}
+	if (!strcmp(cmd, "check") && arg2) {
+		if (parse_ip(arg2, &ss))
+			return -EINVAL;
+		ret = ibats_check_peer(h, gid, (struct sockaddr *)&ss, out, len - 1);
+		strcat(out, "\n");
+		return ret;
+	}
+	return -EINVAL;
+}
+
+static int count = 1;
+static double seconds;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void *worker(void *p)
+{
+	char out[8192];
+	double end = now() + seconds;
+	int i;
+
+	(void)p;
+	for (i = 0; i < count || (seconds > 0 && now() < end); i++) {
+		int ret = ask(out, sizeof(out));
+
+		pthread_mutex_lock(&lock);
+		if (ret || strcmp(out, first)) {
+			if (mismatches++ < 5)
+				fprintf(stderr, "ibats_lookup: answer %d: %s%s", i,
+					ret ? strerror(-ret) : out, ret ? "\n" : "");
+		}
+		pthread_mutex_unlock(&lock);
+		if (seconds > 0)
+			usleep(10000);
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	struct ibats_opts o = { 0 };
+	int c, threads = 0, ret, i;
+	pthread_t *t;
+
+	while ((c = getopt(argc, argv, "S:nAp:T:c:s:t:")) != -1) {
+		switch (c) {
+		case 'S': o.socket_path = optarg; break;
+		case 'n': o.flags |= IBATS_NO_AGENT; break;
+		case 'A': o.flags |= IBATS_NO_SA; break;
+		case 'p': pkey = (uint16_t)strtoul(optarg, NULL, 0); break;
+		case 'T': threads = atoi(optarg); break;
+		case 'c': count = atoi(optarg); break;
+		case 's': seconds = atof(optarg); break;
+		case 't': o.sa_timeout_ms = (unsigned)atoi(optarg); break;
+		default: return 2;
+		}
+	}
+	if (argc - optind < 2)
+		return 2;
+	cmd = argv[optind];
+	arg = argv[optind + 1];
+	arg2 = argc - optind > 2 ? argv[optind + 2] : NULL;
+	ret = ibats_open(&h, &o);
+	if (ret) {
+		fprintf(stderr, "ibats_lookup: ibats_open: %s\n", strerror(-ret));
+		return ibats_exit_code(ret);
+	}
+	ret = ask(first, sizeof(first));
+	fputs(first, stdout);
+	if (ret)
+		fprintf(stderr, "ibats_lookup: %s %s: %s\n", cmd, arg, strerror(-ret));
+	if (!ret && (threads > 0 || seconds > 0)) {
+		if (threads < 1)
+			threads = 1;
+		t = calloc((size_t)threads, sizeof(*t));
+		for (i = 0; t && i < threads; i++)
+			pthread_create(&t[i], NULL, worker, NULL);
+		for (i = 0; t && i < threads; i++)
+			pthread_join(t[i], NULL);
+		free(t);
+		printf("%d thread(s): %d different answer(s)\n", threads, mismatches);
+		if (mismatches)
+			ret = -EIO;
+	}
+	ibats_close(h);
+	return ibats_exit_code(ret);
+}

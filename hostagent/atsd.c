@@ -10,10 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "agent.h"
+#include "agent_state.h"
 #include "cfg.h"
 #include "ipoib.h"
 #include "log.h"
@@ -38,8 +40,28 @@ static void submit_sync(struct agent *a, int full, int want_nothing)
 	j->kind = SAJ_SYNC;
 	j->full = full;
 	j->lease = a->conf.lease;
+	/* A change of the address set retries every refused address now. */
+	if (a->src.changed && a->nrefused) {
+		free(a->refused);
+		a->refused = NULL;
+		a->nrefused = 0;
+	}
 	if (!want_nothing)
 		ret = sources_want(&a->src, &j->want, &j->nwant);
+	if (!ret)
+		want_drop_refused(j->want, &j->nwant, a->refused, a->nrefused, agent_now_ms());
+	if (!ret && a->nforeign) {
+		j->foreign = malloc(a->nforeign * sizeof(*j->foreign));
+		if (j->foreign) {
+			memcpy(j->foreign, a->foreign, a->nforeign * sizeof(*j->foreign));
+			j->nforeign = a->nforeign;
+		} else {
+			ret = -ENOMEM;
+		}
+	}
+	j->adopt_wanted = a->adopt_wanted;
+	j->owned_from_state = a->owned_from_state;
+	snprintf(j->state_path, sizeof(j->state_path), "%s", a->conf.state_file);
 	if (!ret && a->nowned) {
 		j->owned = malloc(a->nowned * sizeof(*j->owned));
 		if (j->owned) {
@@ -193,9 +215,77 @@ static void shutdown_step(struct agent *a)
 	}
 }
 
+const struct plan_refused *agent_refused(const struct agent *a, const struct ats_ip *ip,
+					 uint16_t pkey)
+{
+	size_t i;
+
+	for (i = 0; i < a->nrefused; i++)
+		if (a->refused[i].pkey == pkey && ats_ip_equal(&a->refused[i].ip, ip))
+			return &a->refused[i];
+	return NULL;
+}
+
+/* Refusals of this sync in; addresses now registered out. */
+static void refused_update(struct agent *a, struct saj *j)
+{
+	int64_t retry = agent_now_ms() + (int64_t)a->conf.refused_retry * 1000;
+	size_t i, k, n = 0;
+
+	for (i = 0; i < a->nrefused; i++) {
+		int reg = 0;
+
+		for (k = 0; k < a->nowned && !reg; k++)
+			reg = a->owned[k].pkey == a->refused[i].pkey &&
+			      ats_ip_equal(&a->owned[k].ip, &a->refused[i].ip);
+		for (k = 0; k < j->nrefused && !reg; k++)
+			reg = j->refused[k].pkey == a->refused[i].pkey &&
+			      ats_ip_equal(&j->refused[k].ip, &a->refused[i].ip);
+		/* Due ones were in this sync's want: refused again (below) or not. */
+		if (!reg && a->refused[i].retry_at > agent_now_ms())
+			a->refused[n++] = a->refused[i];
+	}
+	a->nrefused = n;
+	for (k = 0; k < j->nrefused; k++) {
+		struct plan_refused *v = realloc(a->refused, (a->nrefused + 1) * sizeof(*v));
+
+		if (!v) {
+			log_err("out of memory for a refused address");
+			return;
+		}
+		a->refused = v;
+		v[a->nrefused] = j->refused[k];
+		v[a->nrefused].retry_at = retry;
+		a->nrefused++;
+	}
+	if (j->nrefused)
+		log_warn("%zu address(es) refused by the SA; the rest are registered; retrying them in %u s or when the addresses change",
+			 j->nrefused, a->conf.refused_retry);
+}
+
+static void state_done(struct agent *a, struct saj *j)
+{
+	if (j->state_err && j->state_err != a->state_err)
+		log_warn("state file %s: %s; after a crash atsd will not know its own records",
+			 a->conf.state_file, strerror(-j->state_err));
+	else if (!j->state_err && a->state_err && j->state_saved)
+		log_info("state file %s written again", a->conf.state_file);
+	if (j->state_err || j->state_saved)
+		a->state_err = j->state_err;
+}
+
 static void sync_done(struct agent *a, struct saj *j)
 {
 	a->sync_running = 0;
+	state_done(a, j);
+	if (j->full && (!j->err || j->result)) {
+		free(a->foreign);
+		a->foreign = j->foreign;
+		a->nforeign = j->nforeign;
+		j->foreign = NULL;
+		if (j->nforeign && !j->err)
+			log_debug("%zu record(s) of this GID are not atsd's: left alone", j->nforeign);
+	}
 	a->st.sa_queries += j->queries;
 	a->st.sets += j->sets;
 	a->st.deletes += j->deletes;
@@ -205,6 +295,12 @@ static void sync_done(struct agent *a, struct saj *j)
 		a->owned = j->result;
 		a->nowned = j->nresult;
 		j->result = NULL;
+	}
+	refused_update(a, j);
+	if (j->full && !j->err) {
+		a->owned_from_state = 0;
+		if (j->state_saved)
+			a->adopt_wanted = 0;
 	}
 	if (j->sets || j->deletes)
 		resolver_cache_clear(a);
@@ -226,7 +322,8 @@ static void sync_done(struct agent *a, struct saj *j)
 	}
 	a->st.syncs++;
 	if (j->adopted)
-		log_info("adopted %u record(s) of this port already in the SA", j->adopted);
+		log_info("adopted %u record(s) of this port already in the SA (%s)", j->adopted,
+			 j->owned_from_state ? "listed in the state file" : "no state file: carrying wanted addresses");
 	if (a->failures)
 		log_info("SA sync succeeded after %u failure(s)", a->failures);
 	a->failures = 0;
@@ -310,6 +407,7 @@ static void timers(struct agent *a)
 
 	if (a->terminating)
 		return;
+	resolver_timers(a, now, 1);
 	if (a->failures && now >= a->next_retry && !a->sync_running) {
 		submit_sync(a, 1, 0);
 		a->sync_again = 0;
@@ -321,6 +419,15 @@ static void timers(struct agent *a)
 		/* An SM restart we saw no event of loses memberships too. */
 		if (a->joined && !a->terminating)
 			agent_ipoib(a, SAJ_CHECK);
+	}
+	{
+		size_t i;
+
+		for (i = 0; i < a->nrefused; i++)
+			if (now >= a->refused[i].retry_at) {
+				agent_request_sync(a, 0);
+				break;
+			}
 	}
 	if (now >= a->next_port_poll && !a->port_poll_running) {
 		struct saj *j = calloc(1, sizeof(*j));
@@ -334,10 +441,16 @@ static void timers(struct agent *a)
 	}
 }
 
-static int64_t next_timer(const struct agent *a)
+static int64_t next_timer(struct agent *a)
 {
-	int64_t t = a->next_port_poll;
+	int64_t t = a->next_port_poll, r = resolver_timers(a, agent_now_ms(), 0);
+	size_t i;
 
+	if (r < t)
+		t = r;
+	for (i = 0; i < a->nrefused; i++)
+		if (a->refused[i].retry_at < t)
+			t = a->refused[i].retry_at;
 	if (a->failures && a->next_retry < t)
 		t = a->next_retry;
 	if (!a->failures && a->next_verify < t)
@@ -381,6 +494,7 @@ static void reload(struct agent *a)
 	c.ibsim = a->conf.ibsim;
 	c.liveness = a->conf.liveness;
 	c.ibping = a->conf.ibping;
+	memcpy(c.state_file, a->conf.state_file, sizeof(c.state_file));
 	{
 		struct sources old = a->src;
 		size_t h;
@@ -429,6 +543,38 @@ static int wait_first_port(struct agent *a)
 	return 0;
 }
 
+/* What this atsd registered before it was stopped or killed. */
+static void state_start(struct agent *a)
+{
+	char dir[sizeof(a->conf.state_file)], *slash;
+	const char *why;
+	int ret;
+
+	snprintf(dir, sizeof(dir), "%s", a->conf.state_file);
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		if (mkdir(dir, 0755) && errno != EEXIST)
+			log_debug("cannot create %s: %s", dir, strerror(errno));
+	}
+	ret = astate_load(a->conf.state_file, a->port.gid, &a->owned, &a->nowned, &why);
+	if (!ret) {
+		a->owned_from_state = 1;
+		log_info("state file %s: %zu record(s) registered by atsd before", a->conf.state_file,
+			 a->nowned);
+		return;
+	}
+	/* Without a list, only records carrying an address we want are taken
+	 * as ours; every other record of this GID is left alone. */
+	a->adopt_wanted = 1;
+	if (ret == -ENOENT)
+		log_info("no state file %s: first start", a->conf.state_file);
+	else if (ret == -EBADMSG)
+		log_warn("state file %s ignored: %s", a->conf.state_file, why);
+	else
+		log_warn("state file %s: %s", a->conf.state_file, strerror(-ret));
+}
+
 static int run(struct agent *a, int sfd)
 {
 	struct pollfd pfd[4 + AGENT_MAX_IFS + AGENT_MAX_CLIENTS];
@@ -457,7 +603,9 @@ static int run(struct agent *a, int sfd)
 			slot_of[n++] = i;
 		}
 		for (i = 0; i < AGENT_MAX_CLIENTS; i++) {
-			if (a->clients[i].fd < 0)
+			/* A client waiting for an answer sends nothing more we
+			 * would read: its next lines wait in the socket (in order). */
+			if (a->clients[i].fd < 0 || a->clients[i].busy || a->clients[i].eof)
 				continue;
 			pfd[n].fd = a->clients[i].fd;
 			pfd[n].events = POLLIN;
@@ -653,6 +801,8 @@ int main(int argc, char **argv)
 	}
 	ret = wait_first_port(&a);
 	if (!ret)
+		state_start(&a);
+	if (!ret)
 		ret = sources_init(&a.src, &a.conf, a.port.gid);
 	if (!ret) {
 		ret = resolver_open(&a);
@@ -677,6 +827,8 @@ int main(int argc, char **argv)
 	sources_fini(&a.src);
 	saj_stop(a.saj);
 	free(a.owned);
+	free(a.foreign);
+	free(a.refused);
 	close(sfd);
 	return ret ? 1 : 0;
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "ctl_auth.h"
 #include "ipoib.h"
 #include "log.h"
 
@@ -29,6 +30,7 @@ static const char *errno_name(int err)
 	case ENOSPC: return "ENOSPC";
 	case E2BIG: return "E2BIG";
 	case EACCES: return "EACCES";
+	case EPERM: return "EPERM";
 	case EBUSY: return "EBUSY";
 	case ECONNREFUSED: return "ECONNREFUSED";
 	case EHOSTUNREACH: return "EHOSTUNREACH";
@@ -37,6 +39,10 @@ static const char *errno_name(int err)
 	}
 }
 
+/* Non-root clients leave this many slots free: root can always connect,
+ * whatever local users do. */
+#define ROOT_RESERVED 4
+
 static void client_close(struct agent *a, int slot)
 {
 	if (a->clients[slot].fd < 0)
@@ -44,6 +50,22 @@ static void client_close(struct agent *a, int slot)
 	close(a->clients[slot].fd);
 	a->clients[slot].fd = -1;
 	a->clients[slot].len = 0;
+	a->clients[slot].busy = 0;
+	a->clients[slot].eof = 0;
+}
+
+static void client_drain(struct agent *a, int slot);
+
+/* An answer that was outstanding went out: the client's next lines. */
+static void client_answered(struct agent *a, int slot)
+{
+	struct client *c = &a->clients[slot];
+
+	if (c->fd < 0)
+		return;
+	c->busy = 0;
+	c->last_active = agent_now_ms();
+	client_drain(a, slot);
 }
 
 static void reply(struct agent *a, int slot, const char *text)
@@ -160,19 +182,44 @@ void resolver_accept(struct agent *a)
 	int fd, i;
 
 	while ((fd = accept4(a->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
-		for (i = 0; i < AGENT_MAX_CLIENTS && a->clients[i].fd >= 0; i++)
-			;
-		if (i == AGENT_MAX_CLIENTS) {
-			static const char busy[] = "ERR EBUSY too many clients\n";
+		struct ctl_peer p = { (uid_t)-1, (gid_t)-1, 0 };
+		char busy[160];
+		int used = 0, mine = 0, free_slot = -1;
 
-			if (send(fd, busy, sizeof(busy) - 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+		if (ctl_auth_peer(fd, &p))
+			log_debug("no peer credentials: treated as an unprivileged user");
+		for (i = 0; i < AGENT_MAX_CLIENTS; i++) {
+			if (a->clients[i].fd < 0) {
+				if (free_slot < 0)
+					free_slot = i;
+				continue;
+			}
+			used++;
+			mine += a->clients[i].uid == p.uid;
+		}
+		busy[0] = '\0';
+		if (free_slot < 0 || (p.uid && used >= AGENT_MAX_CLIENTS - ROOT_RESERVED))
+			snprintf(busy, sizeof(busy), "ERR EBUSY too many clients\n");
+		else if (p.uid && (unsigned)mine >= a->conf.max_clients_per_uid)
+			snprintf(busy, sizeof(busy),
+				 "ERR EBUSY uid %u has %d connections open (max_clients_per_uid)\n",
+				 (unsigned)p.uid, mine);
+		if (busy[0]) {
+			/* The client asks the SA itself (atsctl does). */
+			if (send(fd, busy, strlen(busy), MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
 				log_debug("client gone before the busy answer");
 			close(fd);
 			continue;
 		}
+		i = free_slot;
+		memset(&a->clients[i], 0, sizeof(a->clients[i]));
 		a->clients[i].fd = fd;
-		a->clients[i].len = 0;
 		a->clients[i].gen = ++a->next_gen;
+		a->clients[i].uid = p.uid;
+		a->clients[i].pid = p.pid;
+		a->clients[i].privileged = ctl_auth_privileged(fd, &p, a->conf.control_group[0] != 0,
+							       a->conf.control_gid);
+		a->clients[i].last_active = agent_now_ms();
 	}
 }
 
@@ -293,6 +340,8 @@ static void lookup(struct agent *a, int slot, enum saj_kind kind,
 		w[p->nw].slot = slot;
 		w[p->nw].gen = a->clients[slot].gen;
 		p->nw++;
+		/* Later requests of this client wait for this answer. */
+		a->clients[slot].busy = 1;
 	}
 }
 
@@ -304,6 +353,11 @@ void resolver_job_done(struct agent *a, struct saj *j)
 	a->st.sa_queries += j->queries;
 	if (!j->err)
 		cache_put(a, p->key, j->recs, j->nrecs);
+	/* Out of the list first: answered clients go on with their next
+	 * requests, which may be this same lookup again. */
+	for (pp = &a->pending; *pp != p; pp = &(*pp)->next)
+		;
+	*pp = p->next;
 	for (i = 0; i < p->nw; i++) {
 		int slot = p->w[i].slot;
 
@@ -315,10 +369,8 @@ void resolver_job_done(struct agent *a, struct saj *j)
 			reply_err(a, slot, ENOENT, "no ATS record");
 		else
 			reply_records(a, slot, j->recs, j->nrecs);
+		client_answered(a, slot);
 	}
-	for (pp = &a->pending; *pp != p; pp = &(*pp)->next)
-		;
-	*pp = p->next;
 	free(p->w);
 	free(p);
 	/* An SA that fails lookups may have restarted: check our records. */
@@ -326,8 +378,19 @@ void resolver_job_done(struct agent *a, struct saj *j)
 		agent_request_sync(a, 1);
 }
 
-static void cmd_hold(struct agent *a, int slot, int hold, char **argv, int argc)
+/* Owner names end up in the log: no control bytes (log injection). */
+static int owner_ok(const char *o)
 {
+	for (; *o; o++)
+		if ((unsigned char)*o < 0x20 || *o == 0x7f)
+			return 0;
+	return 1;
+}
+
+static void cmd_hold(struct agent *a, int slot, char **argv, int argc)
+{
+	struct client *c = &a->clients[slot];
+	int hold = argv[0][0] == 'h';
 	struct ats_ip ip;
 	uint16_t pkey;
 	const char *why;
@@ -341,6 +404,10 @@ static void cmd_hold(struct agent *a, int slot, int hold, char **argv, int argc)
 		reply_err(a, slot, EINVAL, "owner name longer than %d bytes", SRC_OWNER_LEN - 1);
 		return;
 	}
+	if (!owner_ok(argv[1])) {
+		reply_err(a, slot, EINVAL, "owner name contains control bytes");
+		return;
+	}
 	if (ats_ip_parse(argv[2], &ip) || ats_ip_check_unicast(&ip, &why)) {
 		reply_err(a, slot, EINVAL, "'%s' is not a unicast IP address", argv[2]);
 		return;
@@ -350,32 +417,109 @@ static void cmd_hold(struct agent *a, int slot, int hold, char **argv, int argc)
 		return;
 	}
 	pkey |= 0x8000;
-	ret = hold ? sources_hold(&a->src, argv[1], &ip, pkey) :
-		     sources_release(&a->src, argv[1], &ip, pkey);
+	ret = hold ? sources_hold(&a->src, argv[1], &ip, pkey, c->uid) :
+		     sources_release(&a->src, argv[1], &ip, pkey, c->uid, c->uid == 0);
 	if (ret) {
 		reply_err(a, slot, -ret, "%s", ret == -EEXIST ? "already held by this owner" :
-			  ret == -ENOENT ? "not held by this owner" : "too many holds");
+			  ret == -ENOENT ? "not held by this owner" :
+			  ret == -EPERM ? "held by another user: only they or root may release it" :
+			  "too many holds");
 		return;
 	}
-	log_info("%s %s by %s", hold ? "hold of" : "release of", argv[2], argv[1]);
+	log_info("%s %s by %s (uid %u)", hold ? "hold of" : "release of", argv[2], argv[1],
+		 (unsigned)c->uid);
 	agent_request_sync(a, 0);
 	reply(a, slot, "OK 0\n");
 }
 
-static void cmd_status(struct agent *a, int slot)
+/* One status line: "SID GID PKEY LEASE IP STATE [REASON]". */
+static size_t status_line(struct agent *a, char *buf, size_t len, uint64_t sid,
+			  uint16_t pkey, const struct ats_ip *ip, const char *state,
+			  const char *reason)
 {
-	struct sr_record *r = calloc(a->nowned + 1, sizeof(*r));
-	size_t i;
+	char gid[ATS_IP_STRLEN], ips[ATS_IP_STRLEN], sids[24];
+	int n;
 
-	if (!r) {
+	if (sid)
+		snprintf(sids, sizeof(sids), "0x%016" PRIx64, sid);
+	else
+		snprintf(sids, sizeof(sids), "-");
+	n = snprintf(buf, len, "%s %s 0x%04x %" PRIu32 " %s %s%s%s\n", sids,
+		     ats_gid_format(a->port.gid, gid, sizeof(gid)), pkey, a->conf.lease,
+		     ats_ip_format(ip, ips, sizeof(ips)), state, reason ? " " : "",
+		     reason ? reason : "");
+	return n < 0 ? 0 : (size_t)n >= len ? len - 1 : (size_t)n;
+}
+
+/* Per address what the SA holds, as the last Set answer or verify read
+ * confirmed it: registered, pending, refused (with the SA's reason),
+ * other (carried by a record atsd did not make), removing. */
+static void cmd_status(struct agent *a, int slot, char **argv, int argc)
+{
+	struct want_addr *w = NULL;
+	size_t nw = 0, i, k, n = 0, cap, used;
+	char *buf;
+
+	(void)argv;
+	(void)argc;
+	if (sources_want(&a->src, &w, &nw)) {
 		reply_err(a, slot, ENOMEM, "out of memory");
 		return;
 	}
-	for (i = 0; i < a->nowned; i++)
-		ats_record_init(&r[i], a->owned[i].sid, a->port.gid, a->owned[i].pkey,
-				a->conf.lease, &a->owned[i].ip);
-	reply_records(a, slot, r, a->nowned);
-	free(r);
+	cap = 32 + (nw + a->nowned) * 320;
+	buf = malloc(cap);
+	if (!buf) {
+		free(w);
+		reply_err(a, slot, ENOMEM, "out of memory");
+		return;
+	}
+	used = 24; /* room for the "OK N" line, written last */
+	for (i = 0; i < nw; i++) {
+		const struct plan_refused *r;
+
+		for (k = 0; k < a->nowned; k++)
+			if (a->owned[k].pkey == w[i].pkey && ats_ip_equal(&a->owned[k].ip, &w[i].ip))
+				break;
+		if (k < a->nowned) {
+			used += status_line(a, buf + used, cap - used, a->owned[k].sid, w[i].pkey,
+					    &w[i].ip, "registered", NULL);
+		} else if ((r = agent_refused(a, &w[i].ip, w[i].pkey))) {
+			used += status_line(a, buf + used, cap - used, r->sid, w[i].pkey, &w[i].ip,
+					    "refused", sa_status_str(r->sa_status));
+		} else {
+			for (k = 0; k < a->nforeign; k++)
+				if (a->foreign[k].pkey == w[i].pkey &&
+				    ats_ip_equal(&a->foreign[k].ip, &w[i].ip))
+					break;
+			if (k < a->nforeign)
+				used += status_line(a, buf + used, cap - used, a->foreign[k].sid,
+						    w[i].pkey, &w[i].ip, "other", NULL);
+			else
+				used += status_line(a, buf + used, cap - used, 0, w[i].pkey,
+						    &w[i].ip, "pending", NULL);
+		}
+		n++;
+	}
+	for (k = 0; k < a->nowned; k++) {
+		for (i = 0; i < nw; i++)
+			if (a->owned[k].pkey == w[i].pkey && ats_ip_equal(&a->owned[k].ip, &w[i].ip))
+				break;
+		if (i < nw)
+			continue;
+		used += status_line(a, buf + used, cap - used, a->owned[k].sid, a->owned[k].pkey,
+				    &a->owned[k].ip, "removing", NULL);
+		n++;
+	}
+	{
+		char head[24];
+		int hl = snprintf(head, sizeof(head), "OK %zu\n", n);
+
+		memcpy(buf + 24 - hl, head, (size_t)hl);
+		buf[used] = '\0';
+		reply(a, slot, buf + 24 - hl);
+	}
+	free(buf);
+	free(w);
 }
 
 static void cmd_stats(struct agent *a, int slot)
@@ -430,6 +574,7 @@ static void cm_submit(struct agent *a, int slot, struct saj *j)
 	w->slot = slot;
 	w->gen = a->clients[slot].gen;
 	j->ctx = w;
+	a->clients[slot].busy = 1;
 	saj_submit(a->saj, j);
 }
 
@@ -451,6 +596,7 @@ void resolver_cm_done(struct agent *a, struct saj *j)
 			used += (size_t)format_conn(buf + used, sizeof(buf) - used, &j->conns[i]);
 		reply(a, w->slot, buf);
 	}
+	client_answered(a, w->slot);
 	free(w);
 }
 
@@ -520,10 +666,76 @@ static void cmd_ipoib(struct agent *a, int slot)
 	reply(a, slot, buf);
 }
 
+static void v_resolve(struct agent *a, int slot, char **argv, int argc)
+{
+	lookup(a, slot, argv[0][0] == 'r' ? (argv[0][2] == 's' ? SAJ_FORWARD : SAJ_REVERSE) :
+	       SAJ_PRIMARY, argv[1], argc == 3 ? argv[2] : NULL);
+}
+
+static void v_stats(struct agent *a, int slot, char **argv, int argc)
+{
+	(void)argv;
+	(void)argc;
+	cmd_stats(a, slot);
+}
+
+static void v_ipoib(struct agent *a, int slot, char **argv, int argc)
+{
+	(void)argv;
+	(void)argc;
+	cmd_ipoib(a, slot);
+}
+
+static void v_conns(struct agent *a, int slot, char **argv, int argc)
+{
+	struct saj *j = calloc(1, sizeof(*j));
+
+	if (!j) {
+		reply_err(a, slot, ENOMEM, "out of memory");
+		return;
+	}
+	j->kind = argc == 1 ? SAJ_CONNS : SAJ_DISCONNECT;
+	if (argc == 2)
+		j->conn_id = (uint32_t)strtoul(argv[1], NULL, 0);
+	cm_submit(a, slot, j);
+}
+
+static void v_verify(struct agent *a, int slot, char **argv, int argc)
+{
+	(void)argv;
+	(void)argc;
+	agent_request_sync(a, 1);
+	reply(a, slot, "OK 0\n");
+}
+
+/* Every request, once. Privileged ones change atsd's state or cost SA
+ * traffic beyond a lookup: root or control_group only. */
+static const struct verb {
+	const char *name;
+	int min, max;        /* argc, the verb included */
+	int privileged;
+	void (*fn)(struct agent *a, int slot, char **argv, int argc);
+} verbs[] = {
+	{ "resolve", 2, 3, 0, v_resolve },
+	{ "reverse", 2, 3, 0, v_resolve },
+	{ "primary", 2, 3, 0, v_resolve },
+	{ "status", 1, 1, 0, cmd_status },
+	{ "stats", 1, 1, 0, v_stats },
+	{ "ipoib", 1, 1, 0, v_ipoib },
+	{ "connections", 1, 1, 0, v_conns },
+	{ "hold", 1, 8, 1, cmd_hold },
+	{ "release", 1, 8, 1, cmd_hold },
+	{ "verify", 1, 1, 1, v_verify },
+	{ "connect", 1, 8, 1, cmd_connect },
+	{ "disconnect", 2, 2, 1, v_conns },
+};
+
 static void handle_line(struct agent *a, int slot, char *line)
 {
+	struct client *c = &a->clients[slot];
 	char *argv[8], *save = NULL, *tok;
 	int argc = 0;
+	size_t i;
 
 	for (tok = strtok_r(line, " \t\r", &save); tok && argc < 8;
 	     tok = strtok_r(NULL, " \t\r", &save))
@@ -532,70 +744,99 @@ static void handle_line(struct agent *a, int slot, char *line)
 		reply_err(a, slot, EINVAL, "empty request");
 		return;
 	}
-	if (!strcmp(argv[0], "resolve") && (argc == 2 || argc == 3))
-		lookup(a, slot, SAJ_FORWARD, argv[1], argc == 3 ? argv[2] : NULL);
-	else if (!strcmp(argv[0], "reverse") && (argc == 2 || argc == 3))
-		lookup(a, slot, SAJ_REVERSE, argv[1], argc == 3 ? argv[2] : NULL);
-	else if (!strcmp(argv[0], "primary") && (argc == 2 || argc == 3))
-		lookup(a, slot, SAJ_PRIMARY, argv[1], argc == 3 ? argv[2] : NULL);
-	else if (!strcmp(argv[0], "hold") || !strcmp(argv[0], "release"))
-		cmd_hold(a, slot, argv[0][0] == 'h', argv, argc);
-	else if (!strcmp(argv[0], "status") && argc == 1)
-		cmd_status(a, slot);
-	else if (!strcmp(argv[0], "stats") && argc == 1)
-		cmd_stats(a, slot);
-	else if (!strcmp(argv[0], "ipoib") && argc == 1)
-		cmd_ipoib(a, slot);
-	else if (!strcmp(argv[0], "connect"))
-		cmd_connect(a, slot, argv, argc);
-	else if ((!strcmp(argv[0], "connections") && argc == 1) ||
-		 (!strcmp(argv[0], "disconnect") && argc == 2)) {
-		struct saj *j = calloc(1, sizeof(*j));
-
-		if (!j) {
-			reply_err(a, slot, ENOMEM, "out of memory");
-			return;
-		}
-		j->kind = argc == 1 ? SAJ_CONNS : SAJ_DISCONNECT;
-		if (argc == 2)
-			j->conn_id = (uint32_t)strtoul(argv[1], NULL, 0);
-		cm_submit(a, slot, j);
-	}
-	else if (!strcmp(argv[0], "verify") && argc == 1) {
-		agent_request_sync(a, 1);
-		reply(a, slot, "OK 0\n");
-	} else
-		reply_err(a, slot, EINVAL, "unknown request '%s' or wrong arguments", argv[0]);
-}
-
-void resolver_read(struct agent *a, int slot)
-{
-	struct client *c = &a->clients[slot];
-	ssize_t n;
-	char *nl;
-
-	n = read(c->fd, c->buf + c->len, sizeof(c->buf) - 1 - c->len);
-	if (n <= 0) {
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			return;
-		client_close(a, slot);
+	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		if (!strcmp(argv[0], verbs[i].name))
+			break;
+	if (i == sizeof(verbs) / sizeof(verbs[0]) || argc < verbs[i].min || argc > verbs[i].max) {
+		reply_err(a, slot, EINVAL, "unknown request '%.40s' or wrong arguments", argv[0]);
 		return;
 	}
-	c->len += (size_t)n;
-	c->buf[c->len] = '\0';
-	while (c->fd >= 0 && (nl = memchr(c->buf, '\n', c->len))) {
+	if (verbs[i].privileged && !c->privileged) {
+		struct ctl_peer p = { c->uid, 0, c->pid };
+
+		ctl_auth_log_refusal(&p, verbs[i].name, a->conf.control_group);
+		reply_err(a, slot, EPERM, "'%s' needs root%s%s", verbs[i].name,
+			  a->conf.control_group[0] ? " or group " : "", a->conf.control_group);
+		return;
+	}
+	verbs[i].fn(a, slot, argv, argc);
+}
+
+/* Requests in the buffer, in order: one waiting for the SA holds back
+ * the ones behind it (doc/atsd-protocol.md: answers in request order). */
+static void client_drain(struct agent *a, int slot)
+{
+	struct client *c = &a->clients[slot];
+	char *nl;
+
+	while (c->fd >= 0 && !c->busy && (nl = memchr(c->buf, '\n', c->len))) {
 		size_t l = (size_t)(nl - c->buf);
 
 		*nl = '\0';
-		handle_line(a, slot, c->buf);
+		c->last_active = agent_now_ms();
+		if (memchr(c->buf, '\0', l))
+			reply_err(a, slot, EINVAL, "request contains a NUL byte");
+		else
+			handle_line(a, slot, c->buf);
 		if (c->fd < 0)
 			return;
 		memmove(c->buf, nl + 1, c->len - l - 1);
 		c->len -= l + 1;
 		c->buf[c->len] = '\0';
 	}
+	if (c->fd < 0 || c->busy)
+		return;
 	if (c->len == sizeof(c->buf) - 1) {
-		reply_err(a, slot, EINVAL, "request longer than %d bytes", ATSD_LINE_MAX - 1);
+		/* The rest of that line cannot be told from the next request. */
+		reply_err(a, slot, E2BIG, "request line longer than %d bytes; closing",
+			  ATSD_LINE_MAX - 2);
+		client_close(a, slot);
+	} else if (c->eof) {
 		client_close(a, slot);
 	}
+}
+
+void resolver_read(struct agent *a, int slot)
+{
+	struct client *c = &a->clients[slot];
+	ssize_t n;
+
+	n = read(c->fd, c->buf + c->len, sizeof(c->buf) - 1 - c->len);
+	if (n < 0) {
+		if (errno == EAGAIN || errno == EINTR)
+			return;
+		client_close(a, slot);
+		return;
+	}
+	/* A client that shut down its side still gets its answers. */
+	if (n == 0)
+		c->eof = 1;
+	c->len += (size_t)n;
+	c->buf[c->len] = '\0';
+	c->last_active = agent_now_ms();
+	client_drain(a, slot);
+}
+
+int64_t resolver_timers(struct agent *a, int64_t now, int expire)
+{
+	int64_t next = INT64_MAX, idle = (int64_t)a->conf.client_idle_timeout * 1000;
+	int i;
+
+	if (!idle)
+		return next;
+	for (i = 0; i < AGENT_MAX_CLIENTS; i++) {
+		struct client *c = &a->clients[i];
+
+		/* Waiting for our answer is not idle. */
+		if (c->fd < 0 || c->busy)
+			continue;
+		if (expire && now - c->last_active >= idle) {
+			log_debug("client uid %u idle for %u s: closed", (unsigned)c->uid,
+				  a->conf.client_idle_timeout);
+			client_close(a, i);
+		} else if (c->last_active + idle < next) {
+			next = c->last_active + idle;
+		}
+	}
+	return next;
 }

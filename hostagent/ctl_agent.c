@@ -72,6 +72,13 @@ int agent_call(struct ctl *c, const char *req, int print_recs)
 	ret = atsd_request(c->socket, req, 10000, &rep);
 	if (ret == -ENOENT || ret == -ECONNREFUSED || ret == -ENOTDIR)
 		return NO_AGENT;
+	if (c->agent_fallback && (ret || (!rep.ok && !strcmp(rep.code, "EBUSY")))) {
+		log_warn("atsd at %s: %s: asking the SA", c->socket,
+			 ret ? strerror(-ret) : rep.message);
+		if (!ret)
+			atsd_reply_free(&rep);
+		return NO_AGENT;
+	}
 	if (ret) {
 		fprintf(stderr, "atsctl: atsd at %s: %s\n", c->socket, strerror(-ret));
 		return EXIT_SA;
@@ -116,6 +123,73 @@ int agent_call(struct ctl *c, const char *req, int print_recs)
 	return ret;
 }
 
+int ctl_has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 1;
+	return 0;
+}
+
+/* status lines: "SID GID PKEY LEASE IP STATE [REASON]". */
+static int print_status(struct ctl *c)
+{
+	struct atsd_reply rep;
+	size_t i;
+	int ret = atsd_request(c->socket, "status", 10000, &rep);
+
+	if (ret == -ENOENT || ret == -ECONNREFUSED || ret == -ENOTDIR) {
+		fprintf(stderr, "atsctl: atsd is not running (no socket at %s)\n", c->socket);
+		return EXIT_SA;
+	}
+	if (ret || !rep.ok) {
+		fprintf(stderr, "atsctl: atsd at %s: %s\n", c->socket,
+			ret ? strerror(-ret) : rep.message);
+		if (!ret)
+			atsd_reply_free(&rep);
+		return EXIT_SA;
+	}
+	if (c->json)
+		printf("{\"records\": [");
+	else if (rep.nlines)
+		printf("%-18s  %-26s  %-6s  %-10s  %-16s  %s\n", "SID", "GID", "PKEY", "LEASE",
+		       "IP", "STATE");
+	for (i = 0; i < rep.nlines; i++) {
+		char sid[24], gid[64], ip[64], state[24], reason[256] = "", lease_s[16];
+		unsigned pkey;
+		unsigned long lease;
+		int n = 0;
+
+		if (sscanf(rep.lines[i], "%23s %63s %x %lu %63s %23s %n", sid, gid, &pkey, &lease,
+			   ip, state, &n) < 6) {
+			fprintf(stderr, "atsctl: atsd sent a bad status line '%s'\n", rep.lines[i]);
+			atsd_reply_free(&rep);
+			return EXIT_SA;
+		}
+		if (n)
+			snprintf(reason, sizeof(reason), "%s", rep.lines[i] + n);
+		if (lease == 0xffffffffUL)
+			snprintf(lease_s, sizeof(lease_s), "infinite");
+		else
+			snprintf(lease_s, sizeof(lease_s), "%lu", lease);
+		/* The SA's own words (sa_status_str): no quotes or backslashes. */
+		if (c->json)
+			printf("%s\n  {\"sid\": %s%s%s, \"gid\": \"%s\", \"pkey\": \"0x%04x\", \"lease\": %lu, \"ip\": \"%s\", \"primary\": %s, \"state\": \"%s\"%s%s%s}",
+			       i ? "," : "", strcmp(sid, "-") ? "\"" : "", strcmp(sid, "-") ? sid : "null",
+			       strcmp(sid, "-") ? "\"" : "", gid, pkey, lease, ip,
+			       !strcmp(sid, "0x10000ce100415453") ? "true" : "false", state,
+			       reason[0] ? ", \"reason\": \"" : "", reason, reason[0] ? "\"" : "");
+		else
+			printf("%-18s  %-26s  0x%04x  %-10s  %-16s  %s%s%s%s\n", sid, gid, pkey,
+			       lease_s, ip, state,
+			       reason[0] ? " (" : "", reason, reason[0] ? ")" : "");
+	}
+	if (c->json)
+		printf("%s]}\n", rep.nlines ? "\n" : "");
+	atsd_reply_free(&rep);
+	return EXIT_FOUND;
+}
+
 int agent_only(struct ctl *c, const char *req, int print_recs)
 {
 	int ret = agent_call(c, req, print_recs);
@@ -152,6 +226,6 @@ int cmd_agent(struct ctl *c, const char *cmd, const char *arg)
 		return agent_only(c, cmd, 0);
 	if (!strcmp(cmd, "stats") || !strcmp(cmd, "ipoib"))
 		return agent_only(c, cmd, 0);
-	return agent_only(c, "status", 1);
+	return print_status(c);
 }
 

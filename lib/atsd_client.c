@@ -155,11 +155,20 @@ int atsd_ask(struct atsd_conn *c, const char *request, unsigned timeout_ms,
 	memset(rep, 0, sizeof(*rep));
 	if (len >= ATSD_LINE_MAX - 1 || strchr(request, '\n'))
 		return -EINVAL;
-	/* One write: request and newline in one segment. */
+	/* One write: request and newline in one segment. MSG_NOSIGNAL: an
+	 * agent that closed the connection is an error, not SIGPIPE. */
 	memcpy(line, request, len);
 	line[len] = '\n';
-	if (write(c->fd, line, len + 1) != (ssize_t)(len + 1))
-		return -errno;
+	if (send(c->fd, line, len + 1, MSG_NOSIGNAL) != (ssize_t)(len + 1)) {
+		ret = -errno;
+		/* A busy agent answers "ERR EBUSY" and closes at once: that
+		 * answer may wait unread although the send failed. */
+		if ((ret == -EPIPE || ret == -ECONNRESET) &&
+		    !parse_reply(c, now_ms() + timeout_ms, rep) && !rep->ok)
+			return 0;
+		atsd_reply_free(rep);
+		return ret;
+	}
 	ret = parse_reply(c, now_ms() + timeout_ms, rep);
 	if (ret)
 		atsd_reply_free(rep);

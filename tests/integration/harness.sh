@@ -271,6 +271,8 @@ agent_start() {
 	shift
 	{
 		echo "socket $RUN/atsd-$node.sock"
+		# Private: simulated fabrics of parallel tests share port GUIDs.
+		echo "state_file $RUN/atsd-$node.state"
 		for line in "$@"; do
 			echo "$line"
 		done

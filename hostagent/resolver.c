@@ -86,9 +86,16 @@ static void reply_err(struct agent *a, int slot, int err, const char *fmt, ...)
 	char msg[300], line[340];
 	va_list ap;
 
+	char *p;
+
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* Messages quote the client's words: never echo control bytes or a
+	 * stray newline that would look like another answer. */
+	for (p = msg; *p; p++)
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+			*p = '?';
 	snprintf(line, sizeof(line), "ERR %s %s\n", errno_name(err), msg);
 	reply(a, slot, line);
 }
@@ -788,8 +795,15 @@ static void client_drain(struct agent *a, int slot)
 		return;
 	if (c->len == sizeof(c->buf) - 1) {
 		/* The rest of that line cannot be told from the next request. */
+		char junk[4096];
+		int k;
+
 		reply_err(a, slot, E2BIG, "request line longer than %d bytes; closing",
 			  ATSD_LINE_MAX - 2);
+		/* Read what is queued, so that the close does not reset the
+		 * connection before the client has read the answer. */
+		for (k = 0; k < 16 && c->fd >= 0 && read(c->fd, junk, sizeof(junk)) > 0; k++)
+			;
 		client_close(a, slot);
 	} else if (c->eof) {
 		client_close(a, slot);

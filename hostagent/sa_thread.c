@@ -366,6 +366,17 @@ static void run_sync(struct saj_thread *t, struct saj *j)
 			ret = refused_add(j, a, st);
 			continue;
 		}
+		if (r1 && plan_is_refusal(st)) {
+			/* E.g. the plugin's primary-first rule keeps our primary
+			 * while another's record of this GID needs it. Not a
+			 * failure to back off from: the record stays ours. Said at
+			 * full reads and at exit, not at every verify. */
+			if (j->full || !j->nwant)
+				log_warn("the SA refused to delete %s from SID 0x%016llx PKey 0x%04x: %s; kept",
+					 ats_ip_format(&a->ip, ip, sizeof(ip)),
+					 (unsigned long long)a->sid, a->pkey, sa_status_str(st));
+			continue;
+		}
 		if (r1) {
 			/* No answer or a transient error: the sync counts as failed
 			 * (backoff) but the next records still get their turn,

@@ -97,7 +97,24 @@ void agent_ipoib(struct agent *a, enum saj_ipoib_op join);
 const struct plan_refused *agent_refused(const struct agent *a, const struct ats_ip *ip,
 					 uint16_t pkey);
 
+/* own_records.c */
+/* Read the state file into owned (or note that there is none). */
+void own_state_start(struct agent *a);
+/* After a sync: its state file write, its refusals. */
+void own_state_done(struct agent *a, struct saj *j);
+void own_refused_update(struct agent *a, struct saj *j);
+
 /* resolver.c */
+void resolver_reply(struct agent *a, int slot, const char *text);
+void resolver_reply_err(struct agent *a, int slot, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* PKey text (default 0xFFFF when s is NULL): 0 or -EINVAL. */
+int resolver_parse_pkey(const char *s, uint16_t *pkey);
+
+/* ctl_records.c: hold/release OWNER IP [PKEY], status. */
+void ctl_cmd_hold(struct agent *a, int slot, char **argv, int argc);
+void ctl_cmd_status(struct agent *a, int slot, char **argv, int argc);
+
 int resolver_open(struct agent *a);
 void resolver_close(struct agent *a);
 void resolver_accept(struct agent *a);

@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include "agent.h"
-#include "agent_state.h"
 #include "cfg.h"
 #include "ipoib.h"
 #include "log.h"
@@ -215,69 +214,10 @@ static void shutdown_step(struct agent *a)
 	}
 }
 
-const struct plan_refused *agent_refused(const struct agent *a, const struct ats_ip *ip,
-					 uint16_t pkey)
-{
-	size_t i;
-
-	for (i = 0; i < a->nrefused; i++)
-		if (a->refused[i].pkey == pkey && ats_ip_equal(&a->refused[i].ip, ip))
-			return &a->refused[i];
-	return NULL;
-}
-
-/* Refusals of this sync in; addresses now registered out. */
-static void refused_update(struct agent *a, struct saj *j)
-{
-	int64_t retry = agent_now_ms() + (int64_t)a->conf.refused_retry * 1000;
-	size_t i, k, n = 0;
-
-	for (i = 0; i < a->nrefused; i++) {
-		int reg = 0;
-
-		for (k = 0; k < a->nowned && !reg; k++)
-			reg = a->owned[k].pkey == a->refused[i].pkey &&
-			      ats_ip_equal(&a->owned[k].ip, &a->refused[i].ip);
-		for (k = 0; k < j->nrefused && !reg; k++)
-			reg = j->refused[k].pkey == a->refused[i].pkey &&
-			      ats_ip_equal(&j->refused[k].ip, &a->refused[i].ip);
-		/* Due ones were in this sync's want: refused again (below) or not. */
-		if (!reg && a->refused[i].retry_at > agent_now_ms())
-			a->refused[n++] = a->refused[i];
-	}
-	a->nrefused = n;
-	for (k = 0; k < j->nrefused; k++) {
-		struct plan_refused *v = realloc(a->refused, (a->nrefused + 1) * sizeof(*v));
-
-		if (!v) {
-			log_err("out of memory for a refused address");
-			return;
-		}
-		a->refused = v;
-		v[a->nrefused] = j->refused[k];
-		v[a->nrefused].retry_at = retry;
-		a->nrefused++;
-	}
-	if (j->nrefused)
-		log_warn("%zu address(es) refused by the SA; the rest are registered; retrying them in %u s or when the addresses change",
-			 j->nrefused, a->conf.refused_retry);
-}
-
-static void state_done(struct agent *a, struct saj *j)
-{
-	if (j->state_err && j->state_err != a->state_err)
-		log_warn("state file %s: %s; after a crash atsd will not know its own records",
-			 a->conf.state_file, strerror(-j->state_err));
-	else if (!j->state_err && a->state_err && j->state_saved)
-		log_info("state file %s written again", a->conf.state_file);
-	if (j->state_err || j->state_saved)
-		a->state_err = j->state_err;
-}
-
 static void sync_done(struct agent *a, struct saj *j)
 {
 	a->sync_running = 0;
-	state_done(a, j);
+	own_state_done(a, j);
 	if (j->full && (!j->err || j->result)) {
 		free(a->foreign);
 		a->foreign = j->foreign;
@@ -296,7 +236,7 @@ static void sync_done(struct agent *a, struct saj *j)
 		a->nowned = j->nresult;
 		j->result = NULL;
 	}
-	refused_update(a, j);
+	own_refused_update(a, j);
 	if (j->full && !j->err) {
 		a->owned_from_state = 0;
 		if (j->state_saved)
@@ -543,38 +483,6 @@ static int wait_first_port(struct agent *a)
 	return 0;
 }
 
-/* What this atsd registered before it was stopped or killed. */
-static void state_start(struct agent *a)
-{
-	char dir[sizeof(a->conf.state_file)], *slash;
-	const char *why;
-	int ret;
-
-	snprintf(dir, sizeof(dir), "%s", a->conf.state_file);
-	slash = strrchr(dir, '/');
-	if (slash && slash != dir) {
-		*slash = '\0';
-		if (mkdir(dir, 0755) && errno != EEXIST)
-			log_debug("cannot create %s: %s", dir, strerror(errno));
-	}
-	ret = astate_load(a->conf.state_file, a->port.gid, &a->owned, &a->nowned, &why);
-	if (!ret) {
-		a->owned_from_state = 1;
-		log_info("state file %s: %zu record(s) registered by atsd before", a->conf.state_file,
-			 a->nowned);
-		return;
-	}
-	/* Without a list, only records carrying an address we want are taken
-	 * as ours; every other record of this GID is left alone. */
-	a->adopt_wanted = 1;
-	if (ret == -ENOENT)
-		log_info("no state file %s: first start", a->conf.state_file);
-	else if (ret == -EBADMSG)
-		log_warn("state file %s ignored: %s", a->conf.state_file, why);
-	else
-		log_warn("state file %s: %s", a->conf.state_file, strerror(-ret));
-}
-
 static int run(struct agent *a, int sfd)
 {
 	struct pollfd pfd[4 + AGENT_MAX_IFS + AGENT_MAX_CLIENTS];
@@ -801,7 +709,7 @@ int main(int argc, char **argv)
 	}
 	ret = wait_first_port(&a);
 	if (!ret)
-		state_start(&a);
+		own_state_start(&a);
 	if (!ret)
 		ret = sources_init(&a.src, &a.conf, a.port.gid);
 	if (!ret) {

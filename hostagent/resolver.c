@@ -68,7 +68,7 @@ static void client_answered(struct agent *a, int slot)
 	client_drain(a, slot);
 }
 
-static void reply(struct agent *a, int slot, const char *text)
+void resolver_reply(struct agent *a, int slot, const char *text)
 {
 	size_t len = strlen(text);
 
@@ -78,10 +78,7 @@ static void reply(struct agent *a, int slot, const char *text)
 		client_close(a, slot);
 }
 
-static void reply_err(struct agent *a, int slot, int err, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static void reply_err(struct agent *a, int slot, int err, const char *fmt, ...)
+void resolver_reply_err(struct agent *a, int slot, int err, const char *fmt, ...)
 {
 	char msg[300], line[340];
 	va_list ap;
@@ -97,7 +94,7 @@ static void reply_err(struct agent *a, int slot, int err, const char *fmt, ...)
 		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
 			*p = '?';
 	snprintf(line, sizeof(line), "ERR %s %s\n", errno_name(err), msg);
-	reply(a, slot, line);
+	resolver_reply(a, slot, line);
 }
 
 static void reply_records(struct agent *a, int slot, const struct sr_record *r,
@@ -107,7 +104,7 @@ static void reply_records(struct agent *a, int slot, const struct sr_record *r,
 	char *buf = malloc(cap);
 
 	if (!buf) {
-		reply_err(a, slot, ENOMEM, "out of memory");
+		resolver_reply_err(a, slot, ENOMEM, "out of memory");
 		return;
 	}
 	used = (size_t)snprintf(buf, cap, "OK %zu\n", n);
@@ -116,7 +113,7 @@ static void reply_records(struct agent *a, int slot, const struct sr_record *r,
 		buf[used++] = '\n';
 		buf[used] = '\0';
 	}
-	reply(a, slot, buf);
+	resolver_reply(a, slot, buf);
 	free(buf);
 }
 
@@ -246,7 +243,7 @@ static void cache_put(struct agent *a, const char *key, const struct sr_record *
 		log_debug("lookup of %s not cached", key);
 }
 
-static int parse_pkey(const char *s, uint16_t *pkey)
+int resolver_parse_pkey(const char *s, uint16_t *pkey)
 {
 	char *end;
 	unsigned long v;
@@ -275,18 +272,18 @@ static void lookup(struct agent *a, int slot, enum saj_kind kind,
 
 	j = calloc(1, sizeof(*j));
 	if (!j) {
-		reply_err(a, slot, ENOMEM, "out of memory");
+		resolver_reply_err(a, slot, ENOMEM, "out of memory");
 		return;
 	}
 	j->kind = kind;
-	if (parse_pkey(pk, &pkey)) {
-		reply_err(a, slot, EINVAL, "'%s' is not a PKey", pk);
+	if (resolver_parse_pkey(pk, &pkey)) {
+		resolver_reply_err(a, slot, EINVAL, "'%s' is not a PKey", pk);
 		free(j);
 		return;
 	}
 	j->pkey = pkey;
 	if (kind == SAJ_FORWARD ? ats_ip_parse(arg, &j->ip) : ats_gid_parse(arg, j->gid)) {
-		reply_err(a, slot, EINVAL, "'%s' is not %s", arg,
+		resolver_reply_err(a, slot, EINVAL, "'%s' is not %s", arg,
 			  kind == SAJ_FORWARD ? "an IP address" : "a GID");
 		free(j);
 		return;
@@ -312,7 +309,7 @@ static void lookup(struct agent *a, int slot, enum saj_kind kind,
 			reply_records(a, slot, recs, nrecs);
 		} else {
 			a->st.negative_hits++;
-			reply_err(a, slot, ENOENT, "no ATS record (cached)");
+			resolver_reply_err(a, slot, ENOENT, "no ATS record (cached)");
 		}
 		return;
 	}
@@ -323,7 +320,7 @@ static void lookup(struct agent *a, int slot, enum saj_kind kind,
 		p = calloc(1, sizeof(*p));
 		if (!p) {
 			free(j);
-			reply_err(a, slot, ENOMEM, "out of memory");
+			resolver_reply_err(a, slot, ENOMEM, "out of memory");
 			return;
 		}
 		snprintf(p->key, sizeof(p->key), "%s", key);
@@ -340,7 +337,7 @@ static void lookup(struct agent *a, int slot, enum saj_kind kind,
 		struct waiter *w = realloc(p->w, (p->nw + 1) * sizeof(*w));
 
 		if (!w) {
-			reply_err(a, slot, ENOMEM, "out of memory");
+			resolver_reply_err(a, slot, ENOMEM, "out of memory");
 			return;
 		}
 		p->w = w;
@@ -371,9 +368,9 @@ void resolver_job_done(struct agent *a, struct saj *j)
 		if (a->clients[slot].fd < 0 || a->clients[slot].gen != p->w[i].gen)
 			continue;
 		if (j->err)
-			reply_err(a, slot, -j->err, "%s", j->errmsg);
+			resolver_reply_err(a, slot, -j->err, "%s", j->errmsg);
 		else if (!j->nrecs)
-			reply_err(a, slot, ENOENT, "no ATS record");
+			resolver_reply_err(a, slot, ENOENT, "no ATS record");
 		else
 			reply_records(a, slot, j->recs, j->nrecs);
 		client_answered(a, slot);
@@ -383,150 +380,6 @@ void resolver_job_done(struct agent *a, struct saj *j)
 	/* An SA that fails lookups may have restarted: check our records. */
 	if (j->err && j->err != -ENOENT)
 		agent_request_sync(a, 1);
-}
-
-/* Owner names end up in the log: no control bytes (log injection). */
-static int owner_ok(const char *o)
-{
-	for (; *o; o++)
-		if ((unsigned char)*o < 0x20 || *o == 0x7f)
-			return 0;
-	return 1;
-}
-
-static void cmd_hold(struct agent *a, int slot, char **argv, int argc)
-{
-	struct client *c = &a->clients[slot];
-	int hold = argv[0][0] == 'h';
-	struct ats_ip ip;
-	uint16_t pkey;
-	const char *why;
-	int ret;
-
-	if (argc < 3 || argc > 4) {
-		reply_err(a, slot, EINVAL, "usage: %s OWNER IP [PKEY]", argv[0]);
-		return;
-	}
-	if (strlen(argv[1]) >= SRC_OWNER_LEN) {
-		reply_err(a, slot, EINVAL, "owner name longer than %d bytes", SRC_OWNER_LEN - 1);
-		return;
-	}
-	if (!owner_ok(argv[1])) {
-		reply_err(a, slot, EINVAL, "owner name contains control bytes");
-		return;
-	}
-	if (ats_ip_parse(argv[2], &ip) || ats_ip_check_unicast(&ip, &why)) {
-		reply_err(a, slot, EINVAL, "'%s' is not a unicast IP address", argv[2]);
-		return;
-	}
-	if (parse_pkey(argc == 4 ? argv[3] : NULL, &pkey)) {
-		reply_err(a, slot, EINVAL, "'%s' is not a PKey", argv[3]);
-		return;
-	}
-	pkey |= 0x8000;
-	ret = hold ? sources_hold(&a->src, argv[1], &ip, pkey, c->uid) :
-		     sources_release(&a->src, argv[1], &ip, pkey, c->uid, c->uid == 0);
-	if (ret) {
-		reply_err(a, slot, -ret, "%s", ret == -EEXIST ? "already held by this owner" :
-			  ret == -ENOENT ? "not held by this owner" :
-			  ret == -EPERM ? "held by another user: only they or root may release it" :
-			  "too many holds");
-		return;
-	}
-	log_info("%s %s by %s (uid %u)", hold ? "hold of" : "release of", argv[2], argv[1],
-		 (unsigned)c->uid);
-	agent_request_sync(a, 0);
-	reply(a, slot, "OK 0\n");
-}
-
-/* One status line: "SID GID PKEY LEASE IP STATE [REASON]". */
-static size_t status_line(struct agent *a, char *buf, size_t len, uint64_t sid,
-			  uint16_t pkey, const struct ats_ip *ip, const char *state,
-			  const char *reason)
-{
-	char gid[ATS_IP_STRLEN], ips[ATS_IP_STRLEN], sids[24];
-	int n;
-
-	if (sid)
-		snprintf(sids, sizeof(sids), "0x%016" PRIx64, sid);
-	else
-		snprintf(sids, sizeof(sids), "-");
-	n = snprintf(buf, len, "%s %s 0x%04x %" PRIu32 " %s %s%s%s\n", sids,
-		     ats_gid_format(a->port.gid, gid, sizeof(gid)), pkey, a->conf.lease,
-		     ats_ip_format(ip, ips, sizeof(ips)), state, reason ? " " : "",
-		     reason ? reason : "");
-	return n < 0 ? 0 : (size_t)n >= len ? len - 1 : (size_t)n;
-}
-
-/* Per address what the SA holds, as the last Set answer or verify read
- * confirmed it: registered, pending, refused (with the SA's reason),
- * other (carried by a record atsd did not make), removing. */
-static void cmd_status(struct agent *a, int slot, char **argv, int argc)
-{
-	struct want_addr *w = NULL;
-	size_t nw = 0, i, k, n = 0, cap, used;
-	char *buf;
-
-	(void)argv;
-	(void)argc;
-	if (sources_want(&a->src, &w, &nw)) {
-		reply_err(a, slot, ENOMEM, "out of memory");
-		return;
-	}
-	cap = 32 + (nw + a->nowned) * 320;
-	buf = malloc(cap);
-	if (!buf) {
-		free(w);
-		reply_err(a, slot, ENOMEM, "out of memory");
-		return;
-	}
-	used = 24; /* room for the "OK N" line, written last */
-	for (i = 0; i < nw; i++) {
-		const struct plan_refused *r;
-
-		for (k = 0; k < a->nowned; k++)
-			if (a->owned[k].pkey == w[i].pkey && ats_ip_equal(&a->owned[k].ip, &w[i].ip))
-				break;
-		if (k < a->nowned) {
-			used += status_line(a, buf + used, cap - used, a->owned[k].sid, w[i].pkey,
-					    &w[i].ip, "registered", NULL);
-		} else if ((r = agent_refused(a, &w[i].ip, w[i].pkey))) {
-			used += status_line(a, buf + used, cap - used, r->sid, w[i].pkey, &w[i].ip,
-					    "refused", sa_status_str(r->sa_status));
-		} else {
-			for (k = 0; k < a->nforeign; k++)
-				if (a->foreign[k].pkey == w[i].pkey &&
-				    ats_ip_equal(&a->foreign[k].ip, &w[i].ip))
-					break;
-			if (k < a->nforeign)
-				used += status_line(a, buf + used, cap - used, a->foreign[k].sid,
-						    w[i].pkey, &w[i].ip, "other", NULL);
-			else
-				used += status_line(a, buf + used, cap - used, 0, w[i].pkey,
-						    &w[i].ip, "pending", NULL);
-		}
-		n++;
-	}
-	for (k = 0; k < a->nowned; k++) {
-		for (i = 0; i < nw; i++)
-			if (a->owned[k].pkey == w[i].pkey && ats_ip_equal(&a->owned[k].ip, &w[i].ip))
-				break;
-		if (i < nw)
-			continue;
-		used += status_line(a, buf + used, cap - used, a->owned[k].sid, a->owned[k].pkey,
-				    &a->owned[k].ip, "removing", NULL);
-		n++;
-	}
-	{
-		char head[24];
-		int hl = snprintf(head, sizeof(head), "OK %zu\n", n);
-
-		memcpy(buf + 24 - hl, head, (size_t)hl);
-		buf[used] = '\0';
-		reply(a, slot, buf + 24 - hl);
-	}
-	free(buf);
-	free(w);
 }
 
 static void cmd_stats(struct agent *a, int slot)
@@ -545,7 +398,7 @@ static void cmd_stats(struct agent *a, int slot)
 		 a->st.sync_failures, a->st.sets, a->st.deletes, a->st.sm_changes,
 		 a->nowned, a->src.nholds, rc_count(a->cache),
 		 a->port_known ? a->port.lid : 0, a->port_known ? a->port.sm_lid : 0);
-	reply(a, slot, buf);
+	resolver_reply(a, slot, buf);
 }
 
 /* One CM connection per line: ID ROLE STATE SID LOCAL REMOTE ADDRESSES. */
@@ -575,7 +428,7 @@ static void cm_submit(struct agent *a, int slot, struct saj *j)
 
 	if (!w) {
 		saj_free(j);
-		reply_err(a, slot, ENOMEM, "out of memory");
+		resolver_reply_err(a, slot, ENOMEM, "out of memory");
 		return;
 	}
 	w->slot = slot;
@@ -596,12 +449,12 @@ void resolver_cm_done(struct agent *a, struct saj *j)
 		return;
 	}
 	if (j->err) {
-		reply_err(a, w->slot, -j->err, "%s", j->errmsg);
+		resolver_reply_err(a, w->slot, -j->err, "%s", j->errmsg);
 	} else {
 		used = (size_t)snprintf(buf, sizeof(buf), "OK %zu\n", j->nconns);
 		for (i = 0; i < j->nconns && used < sizeof(buf); i++)
 			used += (size_t)format_conn(buf + used, sizeof(buf) - used, &j->conns[i]);
-		reply(a, w->slot, buf);
+		resolver_reply(a, w->slot, buf);
 	}
 	client_answered(a, w->slot);
 	free(w);
@@ -616,18 +469,18 @@ static void cmd_connect(struct agent *a, int slot, char **argv, int argc)
 	size_t i;
 
 	if (argc < 3 || argc > 4) {
-		reply_err(a, slot, EINVAL, "usage: connect IP PORT [SERVICE_ID]");
+		resolver_reply_err(a, slot, EINVAL, "usage: connect IP PORT [SERVICE_ID]");
 		return;
 	}
 	j = calloc(1, sizeof(*j));
 	if (!j) {
-		reply_err(a, slot, ENOMEM, "out of memory");
+		resolver_reply_err(a, slot, ENOMEM, "out of memory");
 		return;
 	}
 	j->kind = SAJ_CONNECT;
 	port = strtoul(argv[2], &end, 0);
 	if (ats_ip_parse(argv[1], &j->ip) || *end || !port || port > 0xffff) {
-		reply_err(a, slot, EINVAL, "'%s %s' is not an IP address and a port", argv[1], argv[2]);
+		resolver_reply_err(a, slot, EINVAL, "'%s %s' is not an IP address and a port", argv[1], argv[2]);
 		saj_free(j);
 		return;
 	}
@@ -638,7 +491,7 @@ static void cmd_connect(struct agent *a, int slot, char **argv, int argc)
 		if (a->owned[i].sid == ATS_SID_PRIMARY && a->owned[i].pkey == ATS_PKEY_DEFAULT)
 			break;
 	if (i == a->nowned) {
-		reply_err(a, slot, ENOENT, "this host has no primary ATS address to connect from");
+		resolver_reply_err(a, slot, ENOENT, "this host has no primary ATS address to connect from");
 		saj_free(j);
 		return;
 	}
@@ -670,7 +523,7 @@ static void cmd_ipoib(struct agent *a, int slot)
 						 g->rec.pkey, mgid, g->rec.qkey, g->rec.mlid,
 						 mcm_mtu_bytes(g->rec.mtu), g->rec.sl, g->rec.rate);
 	}
-	reply(a, slot, buf);
+	resolver_reply(a, slot, buf);
 }
 
 static void v_resolve(struct agent *a, int slot, char **argv, int argc)
@@ -698,7 +551,7 @@ static void v_conns(struct agent *a, int slot, char **argv, int argc)
 	struct saj *j = calloc(1, sizeof(*j));
 
 	if (!j) {
-		reply_err(a, slot, ENOMEM, "out of memory");
+		resolver_reply_err(a, slot, ENOMEM, "out of memory");
 		return;
 	}
 	j->kind = argc == 1 ? SAJ_CONNS : SAJ_DISCONNECT;
@@ -712,7 +565,7 @@ static void v_verify(struct agent *a, int slot, char **argv, int argc)
 	(void)argv;
 	(void)argc;
 	agent_request_sync(a, 1);
-	reply(a, slot, "OK 0\n");
+	resolver_reply(a, slot, "OK 0\n");
 }
 
 /* Every request, once. Privileged ones change atsd's state or cost SA
@@ -726,12 +579,12 @@ static const struct verb {
 	{ "resolve", 2, 3, 0, v_resolve },
 	{ "reverse", 2, 3, 0, v_resolve },
 	{ "primary", 2, 3, 0, v_resolve },
-	{ "status", 1, 1, 0, cmd_status },
+	{ "status", 1, 1, 0, ctl_cmd_status },
 	{ "stats", 1, 1, 0, v_stats },
 	{ "ipoib", 1, 1, 0, v_ipoib },
 	{ "connections", 1, 1, 0, v_conns },
-	{ "hold", 1, 8, 1, cmd_hold },
-	{ "release", 1, 8, 1, cmd_hold },
+	{ "hold", 1, 8, 1, ctl_cmd_hold },
+	{ "release", 1, 8, 1, ctl_cmd_hold },
 	{ "verify", 1, 1, 1, v_verify },
 	{ "connect", 1, 8, 1, cmd_connect },
 	{ "disconnect", 2, 2, 1, v_conns },
@@ -748,21 +601,21 @@ static void handle_line(struct agent *a, int slot, char *line)
 	     tok = strtok_r(NULL, " \t\r", &save))
 		argv[argc++] = tok;
 	if (!argc) {
-		reply_err(a, slot, EINVAL, "empty request");
+		resolver_reply_err(a, slot, EINVAL, "empty request");
 		return;
 	}
 	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
 		if (!strcmp(argv[0], verbs[i].name))
 			break;
 	if (i == sizeof(verbs) / sizeof(verbs[0]) || argc < verbs[i].min || argc > verbs[i].max) {
-		reply_err(a, slot, EINVAL, "unknown request '%.40s' or wrong arguments", argv[0]);
+		resolver_reply_err(a, slot, EINVAL, "unknown request '%.40s' or wrong arguments", argv[0]);
 		return;
 	}
 	if (verbs[i].privileged && !c->privileged) {
 		struct ctl_peer p = { c->uid, 0, c->pid };
 
 		ctl_auth_log_refusal(&p, verbs[i].name, a->conf.control_group);
-		reply_err(a, slot, EPERM, "'%s' needs root%s%s", verbs[i].name,
+		resolver_reply_err(a, slot, EPERM, "'%s' needs root%s%s", verbs[i].name,
 			  a->conf.control_group[0] ? " or group " : "", a->conf.control_group);
 		return;
 	}
@@ -782,7 +635,7 @@ static void client_drain(struct agent *a, int slot)
 		*nl = '\0';
 		c->last_active = agent_now_ms();
 		if (memchr(c->buf, '\0', l))
-			reply_err(a, slot, EINVAL, "request contains a NUL byte");
+			resolver_reply_err(a, slot, EINVAL, "request contains a NUL byte");
 		else
 			handle_line(a, slot, c->buf);
 		if (c->fd < 0)
@@ -798,7 +651,7 @@ static void client_drain(struct agent *a, int slot)
 		char junk[4096];
 		int k;
 
-		reply_err(a, slot, E2BIG, "request line longer than %d bytes; closing",
+		resolver_reply_err(a, slot, E2BIG, "request line longer than %d bytes; closing",
 			  ATSD_LINE_MAX - 2);
 		/* Read what is queued, so that the close does not reset the
 		 * connection before the client has read the answer. */

@@ -80,10 +80,8 @@ void resolver_reply(struct agent *a, int slot, const char *text)
 
 void resolver_reply_err(struct agent *a, int slot, int err, const char *fmt, ...)
 {
-	char msg[300], line[340];
+	char msg[300], line[340], *p;
 	va_list ap;
-
-	char *p;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);

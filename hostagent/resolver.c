@@ -206,7 +206,7 @@ void resolver_accept(struct agent *a)
 			snprintf(busy, sizeof(busy),
 				 "ERR EBUSY uid %u has %d connections open (max_clients_per_uid)\n",
 				 (unsigned)p.uid, mine);
-		if (busy[0]) {
+		if (busy[0] || free_slot < 0) {
 			/* The client asks the SA itself (atsctl does). */
 			if (send(fd, busy, strlen(busy), MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
 				log_debug("client gone before the busy answer");

@@ -215,20 +215,22 @@ check "after SIGKILL and restart: atsd's stale 10.0.0.11 is removed" \
 check "... the admin's 10.0.9.9 is still there" has "$G1" "${P}5[0-9a-f]" 10.0.9.9
 check "... 10.0.0.1 once, no duplicates: 2 records" count "$G1" 2
 check_out "... status says 10.0.9.9 is not atsd's business" "10\.0\.0\.1 +registered" atsctl host1 -S "$SOCK" status
-# SIGKILL in the middle of a sync of ten new holds: the state file lists
+# SIGKILL in the middle of a sync of 200 new holds: the state file lists
 # the Sets before they go out, so the restarted atsd knows every record it
 # may have made and removes them (holds do not survive a restart).
-sock "s=conn(); s.sendall(b''.join(b'hold k 10.0.6.%d\n' % i for i in range(1, 11))); print(s.recv(100))" >/dev/null
-sleep 0.02
+sock "s=conn(); s.sendall(b''.join(b'hold k 10.0.6.%d\n' % i for i in range(1, 201))); print(s.recv(100))" >/dev/null
+wait_for "the sync of the holds to be under way" 10 grep -q "registered 10\.0\.6\.20 " "$RUN/atsd-host1.log"
 kill -9 "$(agent_pid host1)"
 wait "$(agent_pid host1)" 2>/dev/null
+made=$(grep -c "registered 10\.0\.6\." "$RUN/atsd-host1.log")
+check "... killed mid-sync: $made of 200 registered" test "$made" -lt 200
 IFS='
 '
 agent_start host1 $COMMON "interface v0 netns $N1" "control_group $GRP"
 IFS=$IFS_SAVE
-check "SIGKILL mid-sync, restart: none of the ten held addresses is left" \
-	wait_for "mid-sync" 10 sh -c "! cd $RUN/scratch || ! SIM_HOST=host4 LD_PRELOAD='$SIM_PRELOAD' $ATSCTL -n dump --gid $G1 | grep -q ' 10\.0\.6\.'"
-check "... 10.0.0.1 and the admin's 10.0.9.9: 2 records" count "$G1" 2
+check "SIGKILL mid-sync, restart: none of the held addresses is left" \
+	wait_for "mid-sync" 20 sh -c "! cd $RUN/scratch || ! SIM_HOST=host4 LD_PRELOAD='$SIM_PRELOAD' $ATSCTL -n dump --gid $G1 | grep -q ' 10\.0\.6\.'"
+check "... 10.0.0.1 and the admin's 10.0.9.9: 2 records" wait_for "2 left" 10 count "$G1" 2
 # A damaged state file: nothing that is not wanted is taken as atsd's.
 kill -9 "$(agent_pid host1)"
 wait "$(agent_pid host1)" 2>/dev/null

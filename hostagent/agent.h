@@ -4,6 +4,7 @@
 #define IBATS_AGENT_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "agent_conf.h"
 #include "cache.h"
@@ -20,6 +21,12 @@ struct client {
 	unsigned gen;           /* tells a reused slot from the old client */
 	char buf[ATSD_LINE_MAX];
 	size_t len;
+	uid_t uid;              /* SO_PEERCRED at connect time */
+	pid_t pid;
+	int privileged;         /* root or a member of control_group */
+	int busy;               /* an answer is outstanding: later lines wait */
+	int eof;                /* the client sent all it will send */
+	int64_t last_active;    /* ms: for client_idle_timeout */
 };
 
 struct waiter {
@@ -52,6 +59,13 @@ struct agent {
 	struct pev *pev;        /* NULL without a verbs device (ibsim) */
 	struct held_rec *owned;
 	size_t nowned;
+	struct held_rec *foreign;  /* others' records on our GID (last full read) */
+	size_t nforeign;
+	struct plan_refused *refused; /* addresses the SA refused */
+	size_t nrefused;
+	int owned_from_state;   /* owned is the state file's list, unconfirmed */
+	int adopt_wanted;       /* no usable state file: adopt wanted addresses */
+	int state_err;          /* last state file write error, logged once */
 
 	int sync_running, sync_again, sync_full_next;
 	int want_join;          /* (re)join the IPoIB broadcast groups */
@@ -79,7 +93,28 @@ void agent_request_sync(struct agent *a, int full);
 /* Join (1) or leave (0) the IPoIB broadcast groups of the interfaces. */
 void agent_ipoib(struct agent *a, enum saj_ipoib_op join);
 
+/* The SA's verdict on an address for status: NULL when not refused. */
+const struct plan_refused *agent_refused(const struct agent *a, const struct ats_ip *ip,
+					 uint16_t pkey);
+
+/* own_records.c */
+/* Read the state file into owned (or note that there is none). */
+void own_state_start(struct agent *a);
+/* After a sync: its state file write, its refusals. */
+void own_state_done(struct agent *a, struct saj *j);
+void own_refused_update(struct agent *a, struct saj *j);
+
 /* resolver.c */
+void resolver_reply(struct agent *a, int slot, const char *text);
+void resolver_reply_err(struct agent *a, int slot, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* PKey text (default 0xFFFF when s is NULL): 0 or -EINVAL. */
+int resolver_parse_pkey(const char *s, uint16_t *pkey);
+
+/* ctl_records.c: hold/release OWNER IP [PKEY], status. */
+void ctl_cmd_hold(struct agent *a, int slot, char **argv, int argc);
+void ctl_cmd_status(struct agent *a, int slot, char **argv, int argc);
+
 int resolver_open(struct agent *a);
 void resolver_close(struct agent *a);
 void resolver_accept(struct agent *a);
@@ -89,5 +124,7 @@ void resolver_job_done(struct agent *a, struct saj *j);
 void resolver_cache_clear(struct agent *a);
 /* A CM job (connect, disconnect, list) came back: answer its client. */
 void resolver_cm_done(struct agent *a, struct saj *j);
+/* Close clients idle longer than client_idle_timeout; the next deadline. */
+int64_t resolver_timers(struct agent *a, int64_t now, int expire);
 
 #endif

@@ -1,9 +1,11 @@
 #include <errno.h>
+#include <grp.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "agent_conf.h"
+#include "agent_state.h"
 #include "cfg.h"
 #include "cm.h"
 
@@ -18,6 +20,7 @@ enum ac_type {
 	AC_CM_LISTEN,
 	AC_CM_POLICY,
 	AC_CM_ACCEPT,
+	AC_GROUP,
 };
 
 static const struct ac_key {
@@ -52,6 +55,11 @@ static const struct ac_key {
 	{ "cm_policy", AC_CM_POLICY, 0, 0, 0, 0, 0, 0 },
 	{ "cm_accept", AC_CM_ACCEPT, 0, 0, 0, 0, 0, 1 },
 	{ "cm_timeout", AC_U32, F(cm_timeout), 0, 10, 60000, 0, 0 },
+	{ "state_file", AC_STR, F(state_file), sizeof(((struct agent_conf *)0)->state_file), 0, 0, 0, 0 },
+	{ "refused_retry", AC_U32, F(refused_retry), 0, 10, 86400, 1, 0 },
+	{ "control_group", AC_GROUP, F(control_group), sizeof(((struct agent_conf *)0)->control_group), 0, 0, 1, 0 },
+	{ "max_clients_per_uid", AC_U32, F(max_clients_per_uid), 0, 1, 64, 1, 0 },
+	{ "client_idle_timeout", AC_U32, F(client_idle_timeout), 0, 0, 86400, 1, 0 },
 #undef F
 };
 
@@ -74,6 +82,10 @@ void agent_conf_default(struct agent_conf *c)
 	c->ibping = 1;
 	c->cm.policy = CMEP_ACCEPT_AGREE;
 	c->cm_timeout = 1000;
+	snprintf(c->state_file, sizeof(c->state_file), "%s", AGENT_STATE_DEFAULT);
+	c->refused_retry = 600;
+	c->max_clients_per_uid = 16;
+	c->client_idle_timeout = 60;
 }
 
 static int parse_pkey(const char *v, uint16_t *pkey)
@@ -212,8 +224,9 @@ static int set_value(const struct ac_key *k, struct agent_conf *c, char *v,
 				 k->size - 1);
 			return -EINVAL;
 		}
-		if (!strcmp(k->name, "socket") && v[0] != '/') {
-			snprintf(msg, len, "socket: '%s' is not an absolute path", v);
+		if ((!strcmp(k->name, "socket") || !strcmp(k->name, "state_file")) &&
+		    v[0] != '/') {
+			snprintf(msg, len, "%s: '%s' is not an absolute path", k->name, v);
 			return -EINVAL;
 		}
 		snprintf(field, k->size, "%s", v);
@@ -265,6 +278,18 @@ static int set_value(const struct ac_key *k, struct agent_conf *c, char *v,
 		}
 		c->cm.naccept++;
 		return 0;
+	case AC_GROUP: {
+		/* Resolved once here: a group that does not exist is a typo. */
+		struct group *g = strlen(v) < k->size ? getgrnam(v) : NULL;
+
+		if (!g) {
+			snprintf(msg, len, "control_group: no group '%s'", v);
+			return -EINVAL;
+		}
+		snprintf(field, k->size, "%s", v);
+		c->control_gid = g->gr_gid;
+		return 0;
+	}
 	case AC_INTERFACE:
 		return parse_interface(c, v, msg, len);
 	case AC_ADDRESS:
@@ -314,7 +339,7 @@ const char *agent_conf_restart_key(const struct agent_conf *a,
 
 		if (k->reloadable)
 			continue;
-		if (k->type == AC_STR ? strcmp(x, y) :
+		if (k->type == AC_STR || k->type == AC_GROUP ? strcmp(x, y) :
 		    memcmp(x, y, k->type == AC_BOOL ? sizeof(int) : sizeof(uint32_t)))
 			return k->name;
 	}

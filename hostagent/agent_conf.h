@@ -3,6 +3,7 @@
 #define IBATS_AGENT_CONF_H
 
 #include <net/if.h>
+#include <sys/types.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -54,6 +55,12 @@ struct agent_conf {
 	struct cmep_conf cm;        /* CM endpoint: on when cm_listen is given */
 	uint32_t cm_timeout;        /* ms per CM attempt */
 	int cm_active;              /* atsctl connect may use the endpoint */
+	char state_file[256];       /* what atsd registered, across restarts */
+	uint32_t refused_retry;     /* s: retry of an address the SA refused */
+	char control_group[64];     /* "" none: only root changes state */
+	gid_t control_gid;
+	uint32_t max_clients_per_uid;
+	uint32_t client_idle_timeout; /* s, 0: never */
 };
 
 void agent_conf_default(struct agent_conf *c);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -591,8 +592,10 @@ static int run_command(struct ctl *c, int argc, char **argv)
 			c->cm_sid = c->cm_sid_buf;
 			break;
 		case 'o':
-			if (!*optarg || strchr(optarg, ' ') || strlen(optarg) > 63)
-				return usage_err("--owner", optarg, "not a name (1..63 characters, no blanks)");
+			if (!*optarg || strpbrk(optarg, " \t") || strlen(optarg) > 63 ||
+			    ctl_has_control(optarg))
+				return usage_err("--owner", optarg,
+						 "not a name (1..63 characters, no blanks or control bytes)");
 			c->owner = optarg;
 			break;
 		}
@@ -621,7 +624,10 @@ static int run_command(struct ctl *c, int argc, char **argv)
 		char req[ATSD_LINE_MAX];
 
 		snprintf(req, sizeof(req), "%s %s 0x%04x", cmd, argv[optind], c->pkey);
+		/* A busy, stuck or vanished agent: ask the SA ourselves. */
+		c->agent_fallback = 1;
 		ret = agent_call(c, req, 1);
+		c->agent_fallback = 0;
 		if (ret != NO_AGENT)
 			return ret;
 	}
@@ -673,6 +679,8 @@ int main(int argc, char **argv)
 	int opt, verbose = 0, ret;
 	uint64_t v;
 
+	/* An agent that closes on us is an error to report, not a death. */
+	signal(SIGPIPE, SIG_IGN);
 	memset(&c, 0, sizeof(c));
 	c.pkey = ATS_PKEY_DEFAULT;
 	c.lease = ATS_LEASE_INFINITE;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -38,8 +39,28 @@ static void submit_sync(struct agent *a, int full, int want_nothing)
 	j->kind = SAJ_SYNC;
 	j->full = full;
 	j->lease = a->conf.lease;
+	/* A change of the address set retries every refused address now. */
+	if (a->src.changed && a->nrefused) {
+		free(a->refused);
+		a->refused = NULL;
+		a->nrefused = 0;
+	}
 	if (!want_nothing)
 		ret = sources_want(&a->src, &j->want, &j->nwant);
+	if (!ret)
+		want_drop_refused(j->want, &j->nwant, a->refused, a->nrefused, agent_now_ms());
+	if (!ret && a->nforeign) {
+		j->foreign = malloc(a->nforeign * sizeof(*j->foreign));
+		if (j->foreign) {
+			memcpy(j->foreign, a->foreign, a->nforeign * sizeof(*j->foreign));
+			j->nforeign = a->nforeign;
+		} else {
+			ret = -ENOMEM;
+		}
+	}
+	j->adopt_wanted = a->adopt_wanted;
+	j->owned_from_state = a->owned_from_state;
+	snprintf(j->state_path, sizeof(j->state_path), "%s", a->conf.state_file);
 	if (!ret && a->nowned) {
 		j->owned = malloc(a->nowned * sizeof(*j->owned));
 		if (j->owned) {
@@ -196,6 +217,15 @@ static void shutdown_step(struct agent *a)
 static void sync_done(struct agent *a, struct saj *j)
 {
 	a->sync_running = 0;
+	own_state_done(a, j);
+	if (j->full && (!j->err || j->result)) {
+		free(a->foreign);
+		a->foreign = j->foreign;
+		a->nforeign = j->nforeign;
+		j->foreign = NULL;
+		if (j->nforeign && !j->err)
+			log_debug("%zu record(s) of this GID are not atsd's: left alone", j->nforeign);
+	}
 	a->st.sa_queries += j->queries;
 	a->st.sets += j->sets;
 	a->st.deletes += j->deletes;
@@ -205,6 +235,12 @@ static void sync_done(struct agent *a, struct saj *j)
 		a->owned = j->result;
 		a->nowned = j->nresult;
 		j->result = NULL;
+	}
+	own_refused_update(a, j);
+	if (j->full && !j->err) {
+		a->owned_from_state = 0;
+		if (j->state_saved)
+			a->adopt_wanted = 0;
 	}
 	if (j->sets || j->deletes)
 		resolver_cache_clear(a);
@@ -226,7 +262,8 @@ static void sync_done(struct agent *a, struct saj *j)
 	}
 	a->st.syncs++;
 	if (j->adopted)
-		log_info("adopted %u record(s) of this port already in the SA", j->adopted);
+		log_info("adopted %u record(s) of this port already in the SA (%s)", j->adopted,
+			 j->owned_from_state ? "listed in the state file" : "no state file: carrying wanted addresses");
 	if (a->failures)
 		log_info("SA sync succeeded after %u failure(s)", a->failures);
 	a->failures = 0;
@@ -310,6 +347,7 @@ static void timers(struct agent *a)
 
 	if (a->terminating)
 		return;
+	resolver_timers(a, now, 1);
 	if (a->failures && now >= a->next_retry && !a->sync_running) {
 		submit_sync(a, 1, 0);
 		a->sync_again = 0;
@@ -321,6 +359,15 @@ static void timers(struct agent *a)
 		/* An SM restart we saw no event of loses memberships too. */
 		if (a->joined && !a->terminating)
 			agent_ipoib(a, SAJ_CHECK);
+	}
+	{
+		size_t i;
+
+		for (i = 0; i < a->nrefused; i++)
+			if (now >= a->refused[i].retry_at) {
+				agent_request_sync(a, 0);
+				break;
+			}
 	}
 	if (now >= a->next_port_poll && !a->port_poll_running) {
 		struct saj *j = calloc(1, sizeof(*j));
@@ -334,10 +381,16 @@ static void timers(struct agent *a)
 	}
 }
 
-static int64_t next_timer(const struct agent *a)
+static int64_t next_timer(struct agent *a)
 {
-	int64_t t = a->next_port_poll;
+	int64_t t = a->next_port_poll, r = resolver_timers(a, agent_now_ms(), 0);
+	size_t i;
 
+	if (r < t)
+		t = r;
+	for (i = 0; i < a->nrefused; i++)
+		if (a->refused[i].retry_at < t)
+			t = a->refused[i].retry_at;
 	if (a->failures && a->next_retry < t)
 		t = a->next_retry;
 	if (!a->failures && a->next_verify < t)
@@ -381,6 +434,7 @@ static void reload(struct agent *a)
 	c.ibsim = a->conf.ibsim;
 	c.liveness = a->conf.liveness;
 	c.ibping = a->conf.ibping;
+	memcpy(c.state_file, a->conf.state_file, sizeof(c.state_file));
 	{
 		struct sources old = a->src;
 		size_t h;
@@ -457,7 +511,9 @@ static int run(struct agent *a, int sfd)
 			slot_of[n++] = i;
 		}
 		for (i = 0; i < AGENT_MAX_CLIENTS; i++) {
-			if (a->clients[i].fd < 0)
+			/* A client waiting for an answer sends nothing more we
+			 * would read: its next lines wait in the socket (in order). */
+			if (a->clients[i].fd < 0 || a->clients[i].busy || a->clients[i].eof)
 				continue;
 			pfd[n].fd = a->clients[i].fd;
 			pfd[n].events = POLLIN;
@@ -653,6 +709,8 @@ int main(int argc, char **argv)
 	}
 	ret = wait_first_port(&a);
 	if (!ret)
+		own_state_start(&a);
+	if (!ret)
 		ret = sources_init(&a.src, &a.conf, a.port.gid);
 	if (!ret) {
 		ret = resolver_open(&a);
@@ -677,6 +735,8 @@ int main(int argc, char **argv)
 	sources_fini(&a.src);
 	saj_stop(a.saj);
 	free(a.owned);
+	free(a.foreign);
+	free(a.refused);
 	close(sfd);
 	return ret ? 1 : 0;
 }

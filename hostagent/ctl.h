@@ -36,6 +36,7 @@ struct ctl {
 	uint64_t sid;
 	const char *socket;
 	int no_agent;
+	int agent_fallback;     /* a lookup: the SA answers when atsd cannot */
 	const char *owner;
 	const char *cm_port, *cm_sid;
 	char cm_sid_buf[20];
@@ -54,5 +55,7 @@ void print_records(struct ctl *c, const struct sr_record *r, size_t n);
 int agent_call(struct ctl *c, const char *req, int print_recs);
 int agent_only(struct ctl *c, const char *req, int print_recs);
 int cmd_agent(struct ctl *c, const char *cmd, const char *arg);
+/* Bytes below 0x20 or 0x7f in s. */
+int ctl_has_control(const char *s);
 
 #endif

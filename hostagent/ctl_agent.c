@@ -101,6 +101,13 @@ int agent_call(struct ctl *c, const char *req, int print_recs)
 	ret = atsd_request(c->socket, req, 10000, &rep);
 	if (ret == -ENOENT || ret == -ECONNREFUSED || ret == -ENOTDIR)
 		return NO_AGENT;
+	if (c->agent_fallback && (ret || (!rep.ok && !strcmp(rep.code, "EBUSY")))) {
+		log_warn("atsd at %s: %s: asking the SA", c->socket,
+			 ret ? strerror(-ret) : rep.message);
+		if (!ret)
+			atsd_reply_free(&rep);
+		return NO_AGENT;
+	}
 	if (ret) {
 		fprintf(stderr, "atsctl: atsd at %s: %s\n", c->socket, strerror(-ret));
 		return EXIT_SA;
@@ -133,6 +140,109 @@ int agent_call(struct ctl *c, const char *req, int print_recs)
 	free(r);
 	atsd_reply_free(&rep);
 	return ret;
+}
+
+int ctl_has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 1;
+	return 0;
+}
+
+/* A status line: "SID GID PKEY LEASE IP STATE [REASON]". */
+struct status_line {
+	char sid[24], gid[64], ip[64], state[24], reason[256];
+	unsigned pkey;
+	unsigned long lease;
+};
+
+static int parse_status(const char *line, struct status_line *sl)
+{
+	int n = 0;
+
+	memset(sl, 0, sizeof(*sl));
+	if (sscanf(line, "%23s %63s %x %lu %63s %23s %n", sl->sid, sl->gid, &sl->pkey,
+		   &sl->lease, sl->ip, sl->state, &n) < 6 || sl->pkey > 0xffff)
+		return -EPROTO;
+	if (n)
+		snprintf(sl->reason, sizeof(sl->reason), "%s", line + n);
+	return 0;
+}
+
+static int print_status(struct ctl *c)
+{
+	struct atsd_reply rep;
+	struct json j;
+	size_t i;
+	int ret = atsd_request(c->socket, "status", 10000, &rep);
+
+	if (ret == -ENOENT || ret == -ECONNREFUSED || ret == -ENOTDIR) {
+		fprintf(stderr, "atsctl: atsd is not running (no socket at %s)\n", c->socket);
+		return EXIT_SA;
+	}
+	if (ret || !rep.ok) {
+		fprintf(stderr, "atsctl: atsd at %s: %s\n", c->socket,
+			ret ? strerror(-ret) : rep.message);
+		if (!ret)
+			atsd_reply_free(&rep);
+		return EXIT_SA;
+	}
+	/* Check every line before printing any: no half a document. */
+	for (i = 0; i < rep.nlines; i++) {
+		struct status_line sl;
+
+		if (parse_status(rep.lines[i], &sl)) {
+			fprintf(stderr, "atsctl: atsd sent a bad status line '%s'\n", rep.lines[i]);
+			atsd_reply_free(&rep);
+			return EXIT_SA;
+		}
+	}
+	if (c->json) {
+		json_init(&j, stdout, 0);
+		json_obj(&j, NULL);
+		json_arr(&j, "records");
+	} else if (rep.nlines) {
+		printf("%-18s  %-26s  %-6s  %-10s  %-16s  %s\n", "SID", "GID", "PKEY", "LEASE",
+		       "IP", "STATE");
+	}
+	for (i = 0; i < rep.nlines; i++) {
+		struct status_line sl;
+		char lease_s[16];
+
+		parse_status(rep.lines[i], &sl);
+		if (sl.lease == 0xffffffffUL)
+			snprintf(lease_s, sizeof(lease_s), "infinite");
+		else
+			snprintf(lease_s, sizeof(lease_s), "%lu", sl.lease);
+		if (c->json) {
+			json_obj(&j, NULL);
+			if (strcmp(sl.sid, "-"))
+				json_str(&j, "sid", sl.sid);
+			else
+				json_null(&j, "sid");
+			json_str(&j, "gid", sl.gid);
+			json_hex16(&j, "pkey", (uint16_t)sl.pkey);
+			json_u64(&j, "lease", sl.lease);
+			json_str(&j, "ip", sl.ip);
+			json_bool(&j, "primary", !strcmp(sl.sid, "0x10000ce100415453"));
+			json_str(&j, "state", sl.state);
+			if (sl.reason[0])
+				json_str(&j, "reason", sl.reason);
+			json_end(&j);
+		} else {
+			printf("%-18s  %-26s  0x%04x  %-10s  %-16s  %s%s%s%s\n", sl.sid, sl.gid,
+			       sl.pkey, lease_s, sl.ip, sl.state,
+			       sl.reason[0] ? " (" : "", sl.reason, sl.reason[0] ? ")" : "");
+		}
+	}
+	if (c->json) {
+		json_end(&j);
+		json_end(&j);
+		json_fini(&j);
+	}
+	atsd_reply_free(&rep);
+	return EXIT_FOUND;
 }
 
 int agent_only(struct ctl *c, const char *req, int print_recs)
@@ -171,6 +281,6 @@ int cmd_agent(struct ctl *c, const char *cmd, const char *arg)
 		return agent_only(c, cmd, 0);
 	if (!strcmp(cmd, "stats") || !strcmp(cmd, "ipoib"))
 		return agent_only(c, cmd, 0);
-	return agent_only(c, "status", 1);
+	return print_status(c);
 }
 

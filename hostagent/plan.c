@@ -85,15 +85,27 @@ static int wanted(const struct want_addr *w, size_t n, uint16_t pkey,
 	return 0;
 }
 
+static int foreign_has(const struct held_rec *f, size_t n, uint16_t pkey,
+		       const struct ats_ip *ip)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (f[i].pkey == pkey && ats_ip_equal(&f[i].ip, ip))
+			return 1;
+	return 0;
+}
+
 static int plan_pkey(uint16_t pkey, const struct want_addr *want, size_t nwant,
-		     const struct held_rec *held, size_t nheld, struct plan_buf *b)
+		     const struct held_rec *held, size_t nheld,
+		     const struct held_rec *foreign, size_t nforeign, struct plan_buf *b)
 {
 	uint8_t used[ATS_SID_COUNT] = { 0 };
 	const struct ats_ip *primary = NULL;
 	const struct held_rec *hp = NULL;
 	size_t i, j;
 	unsigned next = 1;
-	int ret;
+	int ret, fp = 0;
 
 	for (i = 0; i < nwant; i++)
 		if (want[i].pkey == pkey && want[i].primary)
@@ -101,6 +113,15 @@ static int plan_pkey(uint16_t pkey, const struct want_addr *want, size_t nwant,
 	for (i = 0; i < nheld; i++)
 		if (held[i].pkey == pkey && held[i].sid == ATS_SID_PRIMARY)
 			hp = &held[i];
+	for (i = 0; i < nforeign; i++)
+		if (foreign[i].pkey == pkey) {
+			used[ats_sid_order(foreign[i].sid)] = 1;
+			fp |= foreign[i].sid == ATS_SID_PRIMARY;
+		}
+	/* Someone else's record carries the primary address already, or
+	 * sits on the primary SID: ours cannot go there. */
+	if (primary && (fp || foreign_has(foreign, nforeign, pkey, primary)))
+		primary = NULL;
 
 	/* Secondaries: keep the first record of each wanted address. */
 	for (i = 0; i < nheld; i++) {
@@ -134,7 +155,8 @@ static int plan_pkey(uint16_t pkey, const struct want_addr *want, size_t nwant,
 		const struct want_addr *w = &want[i];
 		int have = 0;
 
-		if (w->pkey != pkey || w->primary)
+		if (w->pkey != pkey || (primary && ats_ip_equal(primary, &w->ip)) ||
+		    foreign_has(foreign, nforeign, pkey, &w->ip))
 			continue;
 		for (j = 0; j < nheld && !have; j++)
 			have = held[j].pkey == pkey && held[j].sid != ATS_SID_PRIMARY &&
@@ -160,6 +182,14 @@ int plan_build(const struct want_addr *want, size_t nwant,
 	       const struct held_rec *held, size_t nheld,
 	       struct plan_action **out, size_t *nout)
 {
+	return plan_build_foreign(want, nwant, held, nheld, NULL, 0, out, nout);
+}
+
+int plan_build_foreign(const struct want_addr *want, size_t nwant,
+		       const struct held_rec *held, size_t nheld,
+		       const struct held_rec *foreign, size_t nforeign,
+		       struct plan_action **out, size_t *nout)
+{
 	struct plan_buf b = { NULL, 0 };
 	uint16_t *pkeys;
 	size_t np = 0, i, j;
@@ -179,7 +209,7 @@ int plan_build(const struct want_addr *want, size_t nwant,
 			pkeys[np++] = p;
 	}
 	for (i = 0; i < np && !ret; i++)
-		ret = plan_pkey(pkeys[i], want, nwant, held, nheld, &b);
+		ret = plan_pkey(pkeys[i], want, nwant, held, nheld, foreign, nforeign, &b);
 	free(pkeys);
 	if (ret) {
 		free(b.v);
@@ -188,4 +218,39 @@ int plan_build(const struct want_addr *want, size_t nwant,
 	*out = b.v;
 	*nout = b.n;
 	return 0;
+}
+
+int plan_is_refusal(uint16_t mad_status)
+{
+	unsigned cls = (mad_status >> 8) & 0xff;
+
+	/* No answer, BUSY, or the SA short of memory: try again soon. Any
+	 * other class status is the SA's verdict on this record (IBA
+	 * 15.2.1.1 Table 185), which a retry within seconds will not change. */
+	return cls && cls != 1; /* 1: ERR_NO_RESOURCES */
+}
+
+void want_drop_refused(struct want_addr *want, size_t *nwant,
+		       const struct plan_refused *r, size_t nr, int64_t now)
+{
+	size_t i, k, n = 0;
+
+	for (i = 0; i < *nwant; i++) {
+		int drop = 0;
+
+		for (k = 0; k < nr && !drop; k++)
+			drop = r[k].retry_at > now && r[k].pkey == want[i].pkey &&
+			       ats_ip_equal(&r[k].ip, &want[i].ip);
+		if (!drop)
+			want[n++] = want[i];
+	}
+	*nwant = n;
+	for (i = 0; i < n; i++) {
+		int has = 0;
+
+		for (k = 0; k < n && !has; k++)
+			has = want[k].pkey == want[i].pkey && want[k].primary;
+		if (!has)
+			want[i].primary = 1;
+	}
 }

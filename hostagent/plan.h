@@ -60,4 +60,37 @@ int plan_build(const struct want_addr *want, size_t nwant,
 	       const struct held_rec *held, size_t nheld,
 	       struct plan_action **out, size_t *nout);
 
+/* plan_build with records of our GID that atsd did not register (an
+ * admin's `atsctl register`, another tool's): never set over, never
+ * deleted. Their SIDs count as used; a wanted address one of them
+ * already carries (same IP and PKey) counts as registered; when one holds
+ * the primary SID with another address, the wanted primary goes to a
+ * secondary SID. */
+int plan_build_foreign(const struct want_addr *want, size_t nwant,
+		       const struct held_rec *held, size_t nheld,
+		       const struct held_rec *foreign, size_t nforeign,
+		       struct plan_action **out, size_t *nout);
+
+/* An address the SA refused to register (a Set answered with an SA error
+ * status, e.g. REQ_INVALID from the plugin's duplicate-address rule). */
+struct plan_refused {
+	struct ats_ip ip;
+	uint16_t pkey;
+	uint64_t sid;           /* the SID of the refused Set */
+	uint16_t sa_status;     /* the MAD status of the answer */
+	int64_t retry_at;       /* ms, agent clock */
+};
+
+/* A failed Set: refused by the SA (1: mark the address refused, retry it
+ * slowly) or a transient failure (0: timeout, SA busy, out of resources;
+ * retry with the backoff). mad_status 0: no answer at all. */
+int plan_is_refusal(uint16_t mad_status);
+
+/* Remove from want the addresses refused and not due for a retry at now.
+ * A PKey whose primary was removed gets the first remaining address of
+ * that PKey as primary, so one refused address does not keep the others
+ * off the primary SID (ATS spec 3.1: primary first). */
+void want_drop_refused(struct want_addr *want, size_t *nwant,
+		       const struct plan_refused *r, size_t nr, int64_t now);
+
 #endif

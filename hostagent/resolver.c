@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "ctl_auth.h"
 #include "ipoib.h"
 #include "log.h"
 
@@ -29,6 +30,7 @@ static const char *errno_name(int err)
 	case ENOSPC: return "ENOSPC";
 	case E2BIG: return "E2BIG";
 	case EACCES: return "EACCES";
+	case EPERM: return "EPERM";
 	case EBUSY: return "EBUSY";
 	case ECONNREFUSED: return "ECONNREFUSED";
 	case EHOSTUNREACH: return "EHOSTUNREACH";
@@ -37,6 +39,10 @@ static const char *errno_name(int err)
 	}
 }
 
+/* Non-root clients leave this many slots free: root can always connect,
+ * whatever local users do. */
+#define ROOT_RESERVED 4
+
 static void client_close(struct agent *a, int slot)
 {
 	if (a->clients[slot].fd < 0)
@@ -44,9 +50,25 @@ static void client_close(struct agent *a, int slot)
 	close(a->clients[slot].fd);
 	a->clients[slot].fd = -1;
 	a->clients[slot].len = 0;
+	a->clients[slot].busy = 0;
+	a->clients[slot].eof = 0;
 }
 
-static void reply(struct agent *a, int slot, const char *text)
+static void client_drain(struct agent *a, int slot);
+
+/* An answer that was outstanding went out: the client's next lines. */
+static void client_answered(struct agent *a, int slot)
+{
+	struct client *c = &a->clients[slot];
+
+	if (c->fd < 0)
+		return;
+	c->busy = 0;
+	c->last_active = agent_now_ms();
+	client_drain(a, slot);
+}
+
+void resolver_reply(struct agent *a, int slot, const char *text)
 {
 	size_t len = strlen(text);
 
@@ -56,19 +78,21 @@ static void reply(struct agent *a, int slot, const char *text)
 		client_close(a, slot);
 }
 
-static void reply_err(struct agent *a, int slot, int err, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static void reply_err(struct agent *a, int slot, int err, const char *fmt, ...)
+void resolver_reply_err(struct agent *a, int slot, int err, const char *fmt, ...)
 {
-	char msg[300], line[340];
+	char msg[300], line[340], *p;
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* Messages quote the client's words: never echo control bytes or a
+	 * stray newline that would look like another answer. */
+	for (p = msg; *p; p++)
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+			*p = '?';
 	snprintf(line, sizeof(line), "ERR %s %s\n", errno_name(err), msg);
-	reply(a, slot, line);
+	resolver_reply(a, slot, line);
 }
 
 static void reply_records(struct agent *a, int slot, const struct sr_record *r,
@@ -78,7 +102,7 @@ static void reply_records(struct agent *a, int slot, const struct sr_record *r,
 	char *buf = malloc(cap);
 
 	if (!buf) {
-		reply_err(a, slot, ENOMEM, "out of memory");
+		resolver_reply_err(a, slot, ENOMEM, "out of memory");
 		return;
 	}
 	used = (size_t)snprintf(buf, cap, "OK %zu\n", n);
@@ -87,7 +111,7 @@ static void reply_records(struct agent *a, int slot, const struct sr_record *r,
 		buf[used++] = '\n';
 		buf[used] = '\0';
 	}
-	reply(a, slot, buf);
+	resolver_reply(a, slot, buf);
 	free(buf);
 }
 
@@ -160,19 +184,44 @@ void resolver_accept(struct agent *a)
 	int fd, i;
 
 	while ((fd = accept4(a->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
-		for (i = 0; i < AGENT_MAX_CLIENTS && a->clients[i].fd >= 0; i++)
-			;
-		if (i == AGENT_MAX_CLIENTS) {
-			static const char busy[] = "ERR EBUSY too many clients\n";
+		struct ctl_peer p = { (uid_t)-1, (gid_t)-1, 0 };
+		char busy[160];
+		int used = 0, mine = 0, free_slot = -1;
 
-			if (send(fd, busy, sizeof(busy) - 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+		if (ctl_auth_peer(fd, &p))
+			log_debug("no peer credentials: treated as an unprivileged user");
+		for (i = 0; i < AGENT_MAX_CLIENTS; i++) {
+			if (a->clients[i].fd < 0) {
+				if (free_slot < 0)
+					free_slot = i;
+				continue;
+			}
+			used++;
+			mine += a->clients[i].uid == p.uid;
+		}
+		busy[0] = '\0';
+		if (free_slot < 0 || (p.uid && used >= AGENT_MAX_CLIENTS - ROOT_RESERVED))
+			snprintf(busy, sizeof(busy), "ERR EBUSY too many clients\n");
+		else if (p.uid && (unsigned)mine >= a->conf.max_clients_per_uid)
+			snprintf(busy, sizeof(busy),
+				 "ERR EBUSY uid %u has %d connections open (max_clients_per_uid)\n",
+				 (unsigned)p.uid, mine);
+		if (busy[0] || free_slot < 0) {
+			/* The client asks the SA itself (atsctl does). */
+			if (send(fd, busy, strlen(busy), MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
 				log_debug("client gone before the busy answer");
 			close(fd);
 			continue;
 		}
+		i = free_slot;
+		memset(&a->clients[i], 0, sizeof(a->clients[i]));
 		a->clients[i].fd = fd;
-		a->clients[i].len = 0;
 		a->clients[i].gen = ++a->next_gen;
+		a->clients[i].uid = p.uid;
+		a->clients[i].pid = p.pid;
+		a->clients[i].privileged = ctl_auth_privileged(fd, &p, a->conf.control_group[0] != 0,
+							       a->conf.control_gid);
+		a->clients[i].last_active = agent_now_ms();
 	}
 }
 
@@ -192,7 +241,7 @@ static void cache_put(struct agent *a, const char *key, const struct sr_record *
 		log_debug("lookup of %s not cached", key);
 }
 
-static int parse_pkey(const char *s, uint16_t *pkey)
+int resolver_parse_pkey(const char *s, uint16_t *pkey)
 {
 	char *end;
 	unsigned long v;
@@ -221,18 +270,18 @@ static void lookup(struct agent *a, int slot, enum saj_kind kind,
 
 	j = calloc(1, sizeof(*j));
 	if (!j) {
-		reply_err(a, slot, ENOMEM, "out of memory");
+		resolver_reply_err(a, slot, ENOMEM, "out of memory");
 		return;
 	}
 	j->kind = kind;
-	if (parse_pkey(pk, &pkey)) {
-		reply_err(a, slot, EINVAL, "'%s' is not a PKey", pk);
+	if (resolver_parse_pkey(pk, &pkey)) {
+		resolver_reply_err(a, slot, EINVAL, "'%s' is not a PKey", pk);
 		free(j);
 		return;
 	}
 	j->pkey = pkey;
 	if (kind == SAJ_FORWARD ? ats_ip_parse(arg, &j->ip) : ats_gid_parse(arg, j->gid)) {
-		reply_err(a, slot, EINVAL, "'%s' is not %s", arg,
+		resolver_reply_err(a, slot, EINVAL, "'%s' is not %s", arg,
 			  kind == SAJ_FORWARD ? "an IP address" : "a GID");
 		free(j);
 		return;
@@ -258,7 +307,7 @@ static void lookup(struct agent *a, int slot, enum saj_kind kind,
 			reply_records(a, slot, recs, nrecs);
 		} else {
 			a->st.negative_hits++;
-			reply_err(a, slot, ENOENT, "no ATS record (cached)");
+			resolver_reply_err(a, slot, ENOENT, "no ATS record (cached)");
 		}
 		return;
 	}
@@ -269,7 +318,7 @@ static void lookup(struct agent *a, int slot, enum saj_kind kind,
 		p = calloc(1, sizeof(*p));
 		if (!p) {
 			free(j);
-			reply_err(a, slot, ENOMEM, "out of memory");
+			resolver_reply_err(a, slot, ENOMEM, "out of memory");
 			return;
 		}
 		snprintf(p->key, sizeof(p->key), "%s", key);
@@ -286,13 +335,15 @@ static void lookup(struct agent *a, int slot, enum saj_kind kind,
 		struct waiter *w = realloc(p->w, (p->nw + 1) * sizeof(*w));
 
 		if (!w) {
-			reply_err(a, slot, ENOMEM, "out of memory");
+			resolver_reply_err(a, slot, ENOMEM, "out of memory");
 			return;
 		}
 		p->w = w;
 		w[p->nw].slot = slot;
 		w[p->nw].gen = a->clients[slot].gen;
 		p->nw++;
+		/* Later requests of this client wait for this answer. */
+		a->clients[slot].busy = 1;
 	}
 }
 
@@ -304,78 +355,29 @@ void resolver_job_done(struct agent *a, struct saj *j)
 	a->st.sa_queries += j->queries;
 	if (!j->err)
 		cache_put(a, p->key, j->recs, j->nrecs);
+	/* Out of the list first: answered clients go on with their next
+	 * requests, which may be this same lookup again. */
+	for (pp = &a->pending; *pp != p; pp = &(*pp)->next)
+		;
+	*pp = p->next;
 	for (i = 0; i < p->nw; i++) {
 		int slot = p->w[i].slot;
 
 		if (a->clients[slot].fd < 0 || a->clients[slot].gen != p->w[i].gen)
 			continue;
 		if (j->err)
-			reply_err(a, slot, -j->err, "%s", j->errmsg);
+			resolver_reply_err(a, slot, -j->err, "%s", j->errmsg);
 		else if (!j->nrecs)
-			reply_err(a, slot, ENOENT, "no ATS record");
+			resolver_reply_err(a, slot, ENOENT, "no ATS record");
 		else
 			reply_records(a, slot, j->recs, j->nrecs);
+		client_answered(a, slot);
 	}
-	for (pp = &a->pending; *pp != p; pp = &(*pp)->next)
-		;
-	*pp = p->next;
 	free(p->w);
 	free(p);
 	/* An SA that fails lookups may have restarted: check our records. */
 	if (j->err && j->err != -ENOENT)
 		agent_request_sync(a, 1);
-}
-
-static void cmd_hold(struct agent *a, int slot, int hold, char **argv, int argc)
-{
-	struct ats_ip ip;
-	uint16_t pkey;
-	const char *why;
-	int ret;
-
-	if (argc < 3 || argc > 4) {
-		reply_err(a, slot, EINVAL, "usage: %s OWNER IP [PKEY]", argv[0]);
-		return;
-	}
-	if (strlen(argv[1]) >= SRC_OWNER_LEN) {
-		reply_err(a, slot, EINVAL, "owner name longer than %d bytes", SRC_OWNER_LEN - 1);
-		return;
-	}
-	if (ats_ip_parse(argv[2], &ip) || ats_ip_check_unicast(&ip, &why)) {
-		reply_err(a, slot, EINVAL, "'%s' is not a unicast IP address", argv[2]);
-		return;
-	}
-	if (parse_pkey(argc == 4 ? argv[3] : NULL, &pkey)) {
-		reply_err(a, slot, EINVAL, "'%s' is not a PKey", argv[3]);
-		return;
-	}
-	pkey |= 0x8000;
-	ret = hold ? sources_hold(&a->src, argv[1], &ip, pkey) :
-		     sources_release(&a->src, argv[1], &ip, pkey);
-	if (ret) {
-		reply_err(a, slot, -ret, "%s", ret == -EEXIST ? "already held by this owner" :
-			  ret == -ENOENT ? "not held by this owner" : "too many holds");
-		return;
-	}
-	log_info("%s %s by %s", hold ? "hold of" : "release of", argv[2], argv[1]);
-	agent_request_sync(a, 0);
-	reply(a, slot, "OK 0\n");
-}
-
-static void cmd_status(struct agent *a, int slot)
-{
-	struct sr_record *r = calloc(a->nowned + 1, sizeof(*r));
-	size_t i;
-
-	if (!r) {
-		reply_err(a, slot, ENOMEM, "out of memory");
-		return;
-	}
-	for (i = 0; i < a->nowned; i++)
-		ats_record_init(&r[i], a->owned[i].sid, a->port.gid, a->owned[i].pkey,
-				a->conf.lease, &a->owned[i].ip);
-	reply_records(a, slot, r, a->nowned);
-	free(r);
 }
 
 static void cmd_stats(struct agent *a, int slot)
@@ -394,7 +396,7 @@ static void cmd_stats(struct agent *a, int slot)
 		 a->st.sync_failures, a->st.sets, a->st.deletes, a->st.sm_changes,
 		 a->nowned, a->src.nholds, rc_count(a->cache),
 		 a->port_known ? a->port.lid : 0, a->port_known ? a->port.sm_lid : 0);
-	reply(a, slot, buf);
+	resolver_reply(a, slot, buf);
 }
 
 /* One CM connection per line: ID ROLE STATE SID LOCAL REMOTE ADDRESSES. */
@@ -424,12 +426,13 @@ static void cm_submit(struct agent *a, int slot, struct saj *j)
 
 	if (!w) {
 		saj_free(j);
-		reply_err(a, slot, ENOMEM, "out of memory");
+		resolver_reply_err(a, slot, ENOMEM, "out of memory");
 		return;
 	}
 	w->slot = slot;
 	w->gen = a->clients[slot].gen;
 	j->ctx = w;
+	a->clients[slot].busy = 1;
 	saj_submit(a->saj, j);
 }
 
@@ -444,13 +447,14 @@ void resolver_cm_done(struct agent *a, struct saj *j)
 		return;
 	}
 	if (j->err) {
-		reply_err(a, w->slot, -j->err, "%s", j->errmsg);
+		resolver_reply_err(a, w->slot, -j->err, "%s", j->errmsg);
 	} else {
 		used = (size_t)snprintf(buf, sizeof(buf), "OK %zu\n", j->nconns);
 		for (i = 0; i < j->nconns && used < sizeof(buf); i++)
 			used += (size_t)format_conn(buf + used, sizeof(buf) - used, &j->conns[i]);
-		reply(a, w->slot, buf);
+		resolver_reply(a, w->slot, buf);
 	}
+	client_answered(a, w->slot);
 	free(w);
 }
 
@@ -463,18 +467,18 @@ static void cmd_connect(struct agent *a, int slot, char **argv, int argc)
 	size_t i;
 
 	if (argc < 3 || argc > 4) {
-		reply_err(a, slot, EINVAL, "usage: connect IP PORT [SERVICE_ID]");
+		resolver_reply_err(a, slot, EINVAL, "usage: connect IP PORT [SERVICE_ID]");
 		return;
 	}
 	j = calloc(1, sizeof(*j));
 	if (!j) {
-		reply_err(a, slot, ENOMEM, "out of memory");
+		resolver_reply_err(a, slot, ENOMEM, "out of memory");
 		return;
 	}
 	j->kind = SAJ_CONNECT;
 	port = strtoul(argv[2], &end, 0);
 	if (ats_ip_parse(argv[1], &j->ip) || *end || !port || port > 0xffff) {
-		reply_err(a, slot, EINVAL, "'%s %s' is not an IP address and a port", argv[1], argv[2]);
+		resolver_reply_err(a, slot, EINVAL, "'%s %s' is not an IP address and a port", argv[1], argv[2]);
 		saj_free(j);
 		return;
 	}
@@ -485,7 +489,7 @@ static void cmd_connect(struct agent *a, int slot, char **argv, int argc)
 		if (a->owned[i].sid == ATS_SID_PRIMARY && a->owned[i].pkey == ATS_PKEY_DEFAULT)
 			break;
 	if (i == a->nowned) {
-		reply_err(a, slot, ENOENT, "this host has no primary ATS address to connect from");
+		resolver_reply_err(a, slot, ENOENT, "this host has no primary ATS address to connect from");
 		saj_free(j);
 		return;
 	}
@@ -517,85 +521,195 @@ static void cmd_ipoib(struct agent *a, int slot)
 						 g->rec.pkey, mgid, g->rec.qkey, g->rec.mlid,
 						 mcm_mtu_bytes(g->rec.mtu), g->rec.sl, g->rec.rate);
 	}
-	reply(a, slot, buf);
+	resolver_reply(a, slot, buf);
 }
+
+static void v_resolve(struct agent *a, int slot, char **argv, int argc)
+{
+	lookup(a, slot, argv[0][0] == 'r' ? (argv[0][2] == 's' ? SAJ_FORWARD : SAJ_REVERSE) :
+	       SAJ_PRIMARY, argv[1], argc == 3 ? argv[2] : NULL);
+}
+
+static void v_stats(struct agent *a, int slot, char **argv, int argc)
+{
+	(void)argv;
+	(void)argc;
+	cmd_stats(a, slot);
+}
+
+static void v_ipoib(struct agent *a, int slot, char **argv, int argc)
+{
+	(void)argv;
+	(void)argc;
+	cmd_ipoib(a, slot);
+}
+
+static void v_conns(struct agent *a, int slot, char **argv, int argc)
+{
+	struct saj *j = calloc(1, sizeof(*j));
+
+	if (!j) {
+		resolver_reply_err(a, slot, ENOMEM, "out of memory");
+		return;
+	}
+	j->kind = argc == 1 ? SAJ_CONNS : SAJ_DISCONNECT;
+	if (argc == 2)
+		j->conn_id = (uint32_t)strtoul(argv[1], NULL, 0);
+	cm_submit(a, slot, j);
+}
+
+static void v_verify(struct agent *a, int slot, char **argv, int argc)
+{
+	static int64_t last;
+	int64_t now = agent_now_ms();
+
+	(void)argv;
+	(void)argc;
+	/* A full sync reads the whole SID block: a script looping on resync
+	 * gets at most one a second (the one under way answers for it). */
+	if (now - last >= 1000 || !last) {
+		last = now;
+		agent_request_sync(a, 1);
+	}
+	resolver_reply(a, slot, "OK 0\n");
+}
+
+/* Every request, once. Privileged ones change atsd's state or cost SA
+ * traffic beyond a lookup: root or control_group only. */
+static const struct verb {
+	const char *name;
+	int min, max;        /* argc, the verb included */
+	int privileged;
+	void (*fn)(struct agent *a, int slot, char **argv, int argc);
+} verbs[] = {
+	{ "resolve", 2, 3, 0, v_resolve },
+	{ "reverse", 2, 3, 0, v_resolve },
+	{ "primary", 2, 3, 0, v_resolve },
+	{ "status", 1, 1, 0, ctl_cmd_status },
+	{ "stats", 1, 1, 0, v_stats },
+	{ "ipoib", 1, 1, 0, v_ipoib },
+	{ "connections", 1, 1, 0, v_conns },
+	{ "hold", 1, 8, 1, ctl_cmd_hold },
+	{ "release", 1, 8, 1, ctl_cmd_hold },
+	{ "verify", 1, 1, 1, v_verify },
+	{ "connect", 1, 8, 1, cmd_connect },
+	{ "disconnect", 2, 2, 1, v_conns },
+};
 
 static void handle_line(struct agent *a, int slot, char *line)
 {
+	struct client *c = &a->clients[slot];
 	char *argv[8], *save = NULL, *tok;
 	int argc = 0;
+	size_t i;
 
 	for (tok = strtok_r(line, " \t\r", &save); tok && argc < 8;
 	     tok = strtok_r(NULL, " \t\r", &save))
 		argv[argc++] = tok;
 	if (!argc) {
-		reply_err(a, slot, EINVAL, "empty request");
+		resolver_reply_err(a, slot, EINVAL, "empty request");
 		return;
 	}
-	if (!strcmp(argv[0], "resolve") && (argc == 2 || argc == 3))
-		lookup(a, slot, SAJ_FORWARD, argv[1], argc == 3 ? argv[2] : NULL);
-	else if (!strcmp(argv[0], "reverse") && (argc == 2 || argc == 3))
-		lookup(a, slot, SAJ_REVERSE, argv[1], argc == 3 ? argv[2] : NULL);
-	else if (!strcmp(argv[0], "primary") && (argc == 2 || argc == 3))
-		lookup(a, slot, SAJ_PRIMARY, argv[1], argc == 3 ? argv[2] : NULL);
-	else if (!strcmp(argv[0], "hold") || !strcmp(argv[0], "release"))
-		cmd_hold(a, slot, argv[0][0] == 'h', argv, argc);
-	else if (!strcmp(argv[0], "status") && argc == 1)
-		cmd_status(a, slot);
-	else if (!strcmp(argv[0], "stats") && argc == 1)
-		cmd_stats(a, slot);
-	else if (!strcmp(argv[0], "ipoib") && argc == 1)
-		cmd_ipoib(a, slot);
-	else if (!strcmp(argv[0], "connect"))
-		cmd_connect(a, slot, argv, argc);
-	else if ((!strcmp(argv[0], "connections") && argc == 1) ||
-		 (!strcmp(argv[0], "disconnect") && argc == 2)) {
-		struct saj *j = calloc(1, sizeof(*j));
-
-		if (!j) {
-			reply_err(a, slot, ENOMEM, "out of memory");
-			return;
-		}
-		j->kind = argc == 1 ? SAJ_CONNS : SAJ_DISCONNECT;
-		if (argc == 2)
-			j->conn_id = (uint32_t)strtoul(argv[1], NULL, 0);
-		cm_submit(a, slot, j);
+	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		if (!strcmp(argv[0], verbs[i].name))
+			break;
+	if (i == sizeof(verbs) / sizeof(verbs[0]) || argc < verbs[i].min || argc > verbs[i].max) {
+		resolver_reply_err(a, slot, EINVAL, "unknown request '%.40s' or wrong arguments", argv[0]);
+		return;
 	}
-	else if (!strcmp(argv[0], "verify") && argc == 1) {
-		agent_request_sync(a, 1);
-		reply(a, slot, "OK 0\n");
-	} else
-		reply_err(a, slot, EINVAL, "unknown request '%s' or wrong arguments", argv[0]);
+	if (verbs[i].privileged && !c->privileged) {
+		struct ctl_peer p = { c->uid, 0, c->pid };
+
+		ctl_auth_log_refusal(&p, verbs[i].name, a->conf.control_group);
+		resolver_reply_err(a, slot, EPERM, "'%s' needs root%s%s", verbs[i].name,
+			  a->conf.control_group[0] ? " or group " : "", a->conf.control_group);
+		return;
+	}
+	verbs[i].fn(a, slot, argv, argc);
 }
 
-void resolver_read(struct agent *a, int slot)
+/* Requests in the buffer, in order: one waiting for the SA holds back
+ * the ones behind it (doc/atsd-protocol.md: answers in request order). */
+static void client_drain(struct agent *a, int slot)
 {
 	struct client *c = &a->clients[slot];
-	ssize_t n;
 	char *nl;
 
-	n = read(c->fd, c->buf + c->len, sizeof(c->buf) - 1 - c->len);
-	if (n <= 0) {
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			return;
-		client_close(a, slot);
-		return;
-	}
-	c->len += (size_t)n;
-	c->buf[c->len] = '\0';
-	while (c->fd >= 0 && (nl = memchr(c->buf, '\n', c->len))) {
+	while (c->fd >= 0 && !c->busy && (nl = memchr(c->buf, '\n', c->len))) {
 		size_t l = (size_t)(nl - c->buf);
 
 		*nl = '\0';
-		handle_line(a, slot, c->buf);
+		c->last_active = agent_now_ms();
+		if (memchr(c->buf, '\0', l))
+			resolver_reply_err(a, slot, EINVAL, "request contains a NUL byte");
+		else
+			handle_line(a, slot, c->buf);
 		if (c->fd < 0)
 			return;
 		memmove(c->buf, nl + 1, c->len - l - 1);
 		c->len -= l + 1;
 		c->buf[c->len] = '\0';
 	}
+	if (c->fd < 0 || c->busy)
+		return;
 	if (c->len == sizeof(c->buf) - 1) {
-		reply_err(a, slot, EINVAL, "request longer than %d bytes", ATSD_LINE_MAX - 1);
+		/* The rest of that line cannot be told from the next request. */
+		char junk[4096];
+		int k;
+
+		resolver_reply_err(a, slot, E2BIG, "request line longer than %d bytes; closing",
+			  ATSD_LINE_MAX - 2);
+		/* Read what is queued, so that the close does not reset the
+		 * connection before the client has read the answer. */
+		for (k = 0; k < 16 && c->fd >= 0 && read(c->fd, junk, sizeof(junk)) > 0; k++)
+			;
+		client_close(a, slot);
+	} else if (c->eof) {
 		client_close(a, slot);
 	}
+}
+
+void resolver_read(struct agent *a, int slot)
+{
+	struct client *c = &a->clients[slot];
+	ssize_t n;
+
+	n = read(c->fd, c->buf + c->len, sizeof(c->buf) - 1 - c->len);
+	if (n < 0) {
+		if (errno == EAGAIN || errno == EINTR)
+			return;
+		client_close(a, slot);
+		return;
+	}
+	/* A client that shut down its side still gets its answers. */
+	if (n == 0)
+		c->eof = 1;
+	c->len += (size_t)n;
+	c->buf[c->len] = '\0';
+	c->last_active = agent_now_ms();
+	client_drain(a, slot);
+}
+
+int64_t resolver_timers(struct agent *a, int64_t now, int expire)
+{
+	int64_t next = INT64_MAX, idle = (int64_t)a->conf.client_idle_timeout * 1000;
+	int i;
+
+	if (!idle)
+		return next;
+	for (i = 0; i < AGENT_MAX_CLIENTS; i++) {
+		struct client *c = &a->clients[i];
+
+		/* Waiting for our answer is not idle. */
+		if (c->fd < 0 || c->busy)
+			continue;
+		if (expire && now - c->last_active >= idle) {
+			log_debug("client uid %u idle for %u s: closed", (unsigned)c->uid,
+				  a->conf.client_idle_timeout);
+			client_close(a, i);
+		} else if (c->last_active + idle < next) {
+			next = c->last_active + idle;
+		}
+	}
+	return next;
 }

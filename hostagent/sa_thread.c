@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agent_state.h"
 #include "ats_query.h"
 #include "ipoib.h"
 #include "cm.h"
@@ -80,6 +81,8 @@ void saj_free(struct saj *job)
 		return;
 	free(job->want);
 	free(job->owned);
+	free(job->foreign);
+	free(job->refused);
 	free(job->recs);
 	free(job->result);
 	free(job);
@@ -175,75 +178,251 @@ static int read_held(struct saj_thread *t, struct saj *j, struct held_rec **held
 	return ret;
 }
 
-static void run_sync(struct saj_thread *t, struct saj *j)
+static int rec_in(const struct held_rec *v, size_t n, const struct held_rec *h)
 {
-	struct held_rec *held = NULL;
-	struct plan_action *plan = NULL;
-	size_t nheld = 0, nplan = 0, i, k;
-	char ip[ATS_IP_STRLEN];
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		if (v[k].sid == h->sid && v[k].pkey == h->pkey && ats_ip_equal(&v[k].ip, &h->ip))
+			return 1;
+	return 0;
+}
+
+static int want_has(const struct saj *j, const struct held_rec *h)
+{
+	size_t k;
+
+	for (k = 0; k < j->nwant; k++)
+		if (j->want[k].pkey == h->pkey && ats_ip_equal(&j->want[k].ip, &h->ip))
+			return 1;
+	return 0;
+}
+
+static int refused_add(struct saj *j, const struct plan_action *a, uint16_t st)
+{
+	struct plan_refused *v = realloc(j->refused, (j->nrefused + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	j->refused = v;
+	memset(&v[j->nrefused], 0, sizeof(*v));
+	v[j->nrefused].ip = a->ip;
+	v[j->nrefused].pkey = a->pkey;
+	v[j->nrefused].sid = a->sid;
+	v[j->nrefused].sa_status = st;
+	j->nrefused++;
+	return 0;
+}
+
+/* Split what the SA holds for our GID: ours (registered by this atsd,
+ * known from the last sync or the state file) and foreign (an admin's
+ * `atsctl register`, another tool's), which a sync never touches. */
+static int split_held(struct saj *j, struct held_rec *all, size_t nall,
+		      struct held_rec **ours, size_t *nours)
+{
+	size_t i;
+	int ret = 0;
+
+	*ours = NULL;
+	*nours = 0;
+	if (!j->full) {
+		/* A verify reads only our own records (SubnAdmGet each). */
+		*ours = all;
+		*nours = nall;
+		return 0;
+	}
+	free(j->foreign);
+	j->foreign = NULL;
+	j->nforeign = 0;
+	for (i = 0; i < nall && !ret; i++) {
+		struct held_rec **v = &j->foreign;
+		size_t *n = &j->nforeign, k;
+		struct held_rec *nv;
+
+		if (rec_in(j->owned, j->nowned, &all[i]) || (j->adopt_wanted && want_has(j, &all[i]))) {
+			v = ours;
+			n = nours;
+			for (k = 0; k < j->nowned && !rec_in(&j->owned[k], 1, &all[i]); k++)
+				;
+			/* Found again after a restart, or new to us. */
+			if (k == j->nowned || j->owned_from_state)
+				j->adopted++;
+		}
+		nv = realloc(*v, (*n + 1) * sizeof(*nv));
+		if (!nv) {
+			ret = -ENOMEM;
+			break;
+		}
+		*v = nv;
+		nv[(*n)++] = all[i];
+	}
+	free(all);
+	return ret;
+}
+
+/* A Set on a SID we hold no record on: a verify knows nothing of others'
+ * records there, so such a sync reads the whole SID block first. */
+static int plan_needs_block(const struct plan_action *p, size_t n,
+			    const struct held_rec *ours, size_t nours)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i].op == PLAN_SET && held_find(ours, nours, p[i].sid, p[i].pkey) == nours)
+			return 1;
+	return 0;
+}
+
+static void state_save(struct saj *j, const struct held_rec *r, size_t n,
+		       const struct plan_action *plan, size_t nplan)
+{
+	struct held_rec *v = NULL;
+	size_t i, nv = n;
 	int ret;
 
-	ret = read_held(t, j, &held, &nheld);
-	if (!ret)
-		ret = plan_build(j->want, j->nwant, held, nheld, &plan, &nplan);
-	/* Records in the SA that we did not know of and keep: after a crash
-	 * they are our own earlier registrations. */
-	for (i = 0; !ret && i < nheld; i++) {
-		int known = 0, touched = 0;
-
-		for (k = 0; k < j->nowned && !known; k++)
-			known = j->owned[k].sid == held[i].sid && j->owned[k].pkey == held[i].pkey;
-		for (k = 0; k < nplan && !touched; k++)
-			touched = plan[k].sid == held[i].sid && plan[k].pkey == held[i].pkey;
-		if (!known && !touched)
-			j->adopted++;
+	if (!j->state_path[0])
+		return;
+	/* Before the Sets go out, list them too: a crash between a Set and
+	 * the next write must not leave a record of ours that we would take
+	 * for someone else's. */
+	v = malloc((n + nplan + 1) * sizeof(*v));
+	if (!v) {
+		j->state_err = -ENOMEM;
+		return;
 	}
+	if (n)
+		memcpy(v, r, n * sizeof(*v));
+	for (i = 0; i < nplan; i++)
+		if (plan[i].op == PLAN_SET) {
+			v[nv].sid = plan[i].sid;
+			v[nv].pkey = plan[i].pkey;
+			v[nv].ip = plan[i].ip;
+			nv++;
+		}
+	ret = astate_save(j->state_path, j->port.gid, v, nv);
+	free(v);
+	if (ret)
+		j->state_err = ret;
+	else
+		j->state_saved = 1;
+}
+
+static void run_sync(struct saj_thread *t, struct saj *j)
+{
+	struct held_rec *held = NULL, *all = NULL;
+	struct plan_action *plan = NULL;
+	size_t nheld = 0, nall = 0, nplan = 0, i, k;
+	char ip[ATS_IP_STRLEN];
+	unsigned timeouts = 0;
+	int ret, err = 0, pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		free(held);
+		free(plan);
+		held = NULL;
+		plan = NULL;
+		nheld = nplan = 0;
+		j->adopted = 0;
+		ret = read_held(t, j, &all, &nall);
+		if (!ret)
+			ret = split_held(j, all, nall, &held, &nheld);
+		else
+			free(all);
+		if (!ret)
+			ret = plan_build_foreign(j->want, j->nwant, held, nheld, j->foreign,
+						 j->nforeign, &plan, &nplan);
+		if (ret || j->full || !plan_needs_block(plan, nplan, held, nheld))
+			break;
+		j->full = 1;
+	}
+	if (!ret && (nplan || j->adopted || j->adopt_wanted))
+		state_save(j, held, nheld, plan, nplan);
+	/* Each record on its own: one the SA refuses or loses does not keep
+	 * the others from being registered. */
 	for (i = 0; i < nplan && !ret; i++) {
 		struct plan_action *a = &plan[i];
 		struct sr_record r;
+		uint16_t st;
+		int r1;
 
 		ats_record_init(&r, a->sid, j->port.gid, a->pkey, j->lease, &a->ip);
 		j->queries++;
-		if (a->op == PLAN_SET) {
-			ret = sa_sr_set(t->sa, &r,
-					sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY | SR_F_NAME |
-						     SR_F_DATA8 | SR_F_KEY |
-						     (j->lease != ATS_LEASE_INFINITE ?
-						      SR_F_LEASE : 0)), NULL);
-			if (ret)
+		if (a->op == PLAN_SET)
+			r1 = sa_sr_set(t->sa, &r,
+				       sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY | SR_F_NAME |
+						    SR_F_DATA8 | SR_F_KEY |
+						    (j->lease != ATS_LEASE_INFINITE ?
+						     SR_F_LEASE : 0)), NULL);
+		else
+			r1 = sa_sr_delete(t->sa, &r, sr_comp_mask(SR_F_ID | SR_F_GID |
+								  SR_F_PKEY), NULL);
+		st = r1 ? sa_client_last_status(t->sa) : 0;
+		if (r1 == -ENOENT && a->op == PLAN_DELETE)
+			r1 = 0; /* gone already: that is what we wanted */
+		if (r1 && a->op == PLAN_SET && plan_is_refusal(st)) {
+			log_warn("the SA refused %s on SID 0x%016llx PKey 0x%04x: %s",
+				 ats_ip_format(&a->ip, ip, sizeof(ip)),
+				 (unsigned long long)a->sid, a->pkey, sa_status_str(st));
+			ret = refused_add(j, a, st);
+			continue;
+		}
+		if (r1 && plan_is_refusal(st)) {
+			/* E.g. the plugin's primary-first rule keeps our primary
+			 * while another's record of this GID needs it. Not a
+			 * failure to back off from: the record stays ours. Said at
+			 * full reads and at exit, not at every verify. */
+			if (j->full || !j->nwant)
+				log_warn("the SA refused to delete %s from SID 0x%016llx PKey 0x%04x: %s; kept",
+					 ats_ip_format(&a->ip, ip, sizeof(ip)),
+					 (unsigned long long)a->sid, a->pkey, sa_status_str(st));
+			continue;
+		}
+		if (r1) {
+			/* No answer or a transient error: the sync counts as failed
+			 * (backoff) but the next records still get their turn,
+			 * unless the SA is plainly gone. */
+			snprintf(j->errmsg, sizeof(j->errmsg), "%s %s on SID 0x%016llx: %s",
+				 a->op == PLAN_SET ? "registering" : "deregistering",
+				 ats_ip_format(&a->ip, ip, sizeof(ip)), (unsigned long long)a->sid,
+				 st ? sa_status_str(st) : strerror(-r1));
+			j->sa_status = st;
+			err = r1;
+			if ((r1 == -ETIMEDOUT || r1 == -ENETDOWN) && ++timeouts >= 2)
 				break;
+			continue;
+		}
+		timeouts = 0;
+		k = held_find(held, nheld, a->sid, a->pkey);
+		if (a->op == PLAN_SET) {
 			j->sets++;
 			log_info("registered %s on SID 0x%016llx PKey 0x%04x",
 				 ats_ip_format(&a->ip, ip, sizeof(ip)),
 				 (unsigned long long)a->sid, a->pkey);
 			/* Replace what the SA held under that SID. */
-			k = held_find(held, nheld, a->sid, a->pkey);
 			if (k == nheld)
 				ret = held_add(&held, &nheld, &r);
 			else
 				held[k].ip = a->ip;
 		} else {
-			ret = sa_sr_delete(t->sa, &r, sr_comp_mask(SR_F_ID | SR_F_GID |
-								   SR_F_PKEY), NULL);
-			if (ret == -ENOENT)
-				ret = 0; /* gone already: that is what we wanted */
-			if (ret)
-				break;
 			j->deletes++;
 			log_info("deregistered %s from SID 0x%016llx PKey 0x%04x",
 				 ats_ip_format(&a->ip, ip, sizeof(ip)),
 				 (unsigned long long)a->sid, a->pkey);
-			k = held_find(held, nheld, a->sid, a->pkey);
 			if (k < nheld)
 				held[k] = held[--nheld];
 		}
 	}
-	if (ret)
+	if (!ret && (nplan || j->adopted || j->adopt_wanted))
+		state_save(j, held, nheld, NULL, 0);
+	if (ret) {
 		snprintf(j->errmsg, sizeof(j->errmsg), "%s",
 			 sa_client_last_status(t->sa) ?
 			 sa_status_str(sa_client_last_status(t->sa)) : strerror(-ret));
+		j->sa_status = sa_client_last_status(t->sa);
+	} else {
+		ret = err;
+	}
 	j->err = ret;
-	j->sa_status = sa_client_last_status(t->sa);
 	j->result = held;
 	j->nresult = nheld;
 	free(plan);

@@ -52,6 +52,13 @@ struct saj {
 	int full;                   /* SAJ_SYNC: read the SA, not just verify */
 	struct held_rec *owned;     /* SAJ_SYNC: what we registered last */
 	size_t nowned;
+	struct held_rec *foreign;   /* SAJ_SYNC: in: others' records on our GID
+				     * known from the last full read; out: now */
+	size_t nforeign;
+	int adopt_wanted;           /* SAJ_SYNC: no state file: records carrying a
+				     * wanted address are taken as ours */
+	int owned_from_state;       /* SAJ_SYNC: owned is the state file's list */
+	char state_path[256];       /* SAJ_SYNC: where to keep what we own */
 	uint32_t lease;
 	struct ats_ip ip;
 	uint8_t gid[16];
@@ -66,6 +73,10 @@ struct saj {
 	size_t nresult;
 	unsigned sets, deletes;     /* SAJ_SYNC: what it changed */
 	unsigned adopted;           /* SAJ_SYNC: records found and kept as ours */
+	struct plan_refused *refused; /* SAJ_SYNC: Sets the SA refused */
+	size_t nrefused;
+	int state_err;              /* SAJ_SYNC: 0 or -errno of the state file write */
+	int state_saved;
 	unsigned queries;           /* SA requests it took */
 	char errmsg[160];
 	enum saj_ipoib_op join;     /* SAJ_IPOIB */

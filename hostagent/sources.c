@@ -193,37 +193,51 @@ void sources_fini(struct sources *s)
 }
 
 int sources_hold(struct sources *s, const char *owner, const struct ats_ip *ip,
-		 uint16_t pkey)
+		 uint16_t pkey, uid_t uid)
 {
 	size_t k;
 
 	for (k = 0; k < s->nholds; k++)
 		if (!strcmp(s->holds[k].owner, owner) && s->holds[k].pkey == pkey &&
-		    ats_ip_equal(&s->holds[k].ip, ip))
+		    s->holds[k].uid == uid && ats_ip_equal(&s->holds[k].ip, ip))
 			return -EEXIST;
 	if (s->nholds == SRC_MAX_HOLDS)
 		return -ENOSPC;
 	snprintf(s->holds[s->nholds].owner, SRC_OWNER_LEN, "%s", owner);
 	s->holds[s->nholds].ip = *ip;
 	s->holds[s->nholds].pkey = pkey;
+	s->holds[s->nholds].uid = uid;
 	s->nholds++;
 	s->changed = 1;
 	return 0;
 }
 
 int sources_release(struct sources *s, const char *owner,
-		    const struct ats_ip *ip, uint16_t pkey)
+		    const struct ats_ip *ip, uint16_t pkey, uid_t uid, int any)
 {
 	size_t k;
+	int other = 0;
 
+	/* Own holds first: root releasing its own leaves another's alone. */
 	for (k = 0; k < s->nholds; k++)
+		if (!strcmp(s->holds[k].owner, owner) && s->holds[k].pkey == pkey &&
+		    ats_ip_equal(&s->holds[k].ip, ip)) {
+			if (s->holds[k].uid != uid) {
+				other = 1;
+				continue;
+			}
+			s->holds[k] = s->holds[--s->nholds];
+			s->changed = 1;
+			return 0;
+		}
+	for (k = 0; any && k < s->nholds; k++)
 		if (!strcmp(s->holds[k].owner, owner) && s->holds[k].pkey == pkey &&
 		    ats_ip_equal(&s->holds[k].ip, ip)) {
 			s->holds[k] = s->holds[--s->nholds];
 			s->changed = 1;
 			return 0;
 		}
-	return -ENOENT;
+	return other ? -EPERM : -ENOENT;
 }
 
 static int usable_addr(const struct nl_addr *a, struct ats_ip *ip)

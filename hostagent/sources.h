@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "agent_conf.h"
 #include "nl.h"
@@ -28,6 +29,7 @@ struct src_if {
 
 struct src_hold {
 	char owner[SRC_OWNER_LEN];
+	uid_t uid;            /* of the program that took the hold */
 	struct ats_ip ip;
 	uint16_t pkey;
 };
@@ -52,12 +54,13 @@ int sources_read(struct sources *s, size_t ifidx);
 /* Apply one rtnetlink event to an interface (exported for unit tests). */
 void sources_apply(struct sources *s, struct src_if *i, const struct nl_event *ev);
 
-/* Holds: 0, -EEXIST (already held by owner), -ENOENT (release of nothing),
- * -ENOSPC. */
+/* Holds, by (uid, owner, address): 0, -EEXIST (already held by that
+ * owner of that uid), -ENOENT (release of nothing), -EPERM (release of
+ * another uid's hold, unless any), -ENOSPC. */
 int sources_hold(struct sources *s, const char *owner, const struct ats_ip *ip,
-		 uint16_t pkey);
+		 uint16_t pkey, uid_t uid);
 int sources_release(struct sources *s, const char *owner,
-		    const struct ats_ip *ip, uint16_t pkey);
+		    const struct ats_ip *ip, uint16_t pkey, uid_t uid, int any);
 
 /* Everything wanted now, primaries chosen. */
 int sources_want(const struct sources *s, struct want_addr **out, size_t *n);

@@ -157,15 +157,21 @@ int atsd_ask(struct atsd_conn *c, const char *request, unsigned timeout_ms,
 	if (len >= ATSD_LINE_MAX - 1 || strchr(request, '\n'))
 		return -EINVAL;
 	/* One write: request and newline in one segment. MSG_NOSIGNAL: a
-	 * dead agent is an EPIPE here, never a SIGPIPE in a program using
-	 * libibats. */
+	 * dead agent is an EPIPE here, never a SIGPIPE in atsctl or in a
+	 * program using libibats. */
 	memcpy(line, request, len);
 	line[len] = '\n';
 	n = send(c->fd, line, len + 1, MSG_NOSIGNAL);
-	if (n < 0)
-		return -errno;
-	if (n != (ssize_t)(len + 1))
-		return -EIO;
+	if (n != (ssize_t)(len + 1)) {
+		ret = n < 0 ? -errno : -EIO;
+		/* A busy agent answers "ERR EBUSY" and closes at once: that
+		 * answer may wait unread although the send failed. */
+		if ((ret == -EPIPE || ret == -ECONNRESET) &&
+		    !parse_reply(c, now_ms() + timeout_ms, rep) && !rep->ok)
+			return 0;
+		atsd_reply_free(rep);
+		return ret;
+	}
 	ret = parse_reply(c, now_ms() + timeout_ms, rep);
 	if (ret)
 		atsd_reply_free(rep);

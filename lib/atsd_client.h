@@ -7,6 +7,7 @@
 
 #include "sr.h"
 
+/* A request line: at most ATSD_LINE_MAX - 2 bytes and its newline. */
 #define ATSD_LINE_MAX 512
 #define ATSD_SOCKET_DEFAULT "/run/ibats/atsd.sock"
 

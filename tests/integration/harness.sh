@@ -15,7 +15,8 @@
 #   second_sm NODE PRIO          OpenSM with the plugin in $RUN/sm2 (pid SM2)
 #   two_sm_opts                  opensm.conf lines for two SMs under ibsim
 #   host_ns NAME                 a network namespace `ns NAME` with veth v0 up
-#   agent_start NODE [LINE...]   atsd on NODE, config lines appended
+#   agent_start NODE [LINE...]   atsd on NODE, config lines appended (state
+#                                file in $RUN unless AGENT_STATE_FILE)
 #   agent NODE ARGS...           atsctl on NODE talking to that agent
 #   on NODE CMD ARGS...          run CMD attached to NODE
 #   atsctl NODE ARGS...          run the built atsctl on NODE
@@ -272,6 +273,8 @@ agent_start() {
 	shift
 	{
 		echo "socket $RUN/atsd-$node.sock"
+		# Private: simulated fabrics of parallel tests share port GUIDs.
+		echo "state_file ${AGENT_STATE_FILE:-$RUN/atsd-$node.state}"
 		for line in "$@"; do
 			echo "$line"
 		done

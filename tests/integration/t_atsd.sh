@@ -72,8 +72,8 @@ check "... and 10.0.0.1 is gone" wait_for "old primary gone" 10 count host4 2 "$
 ip -n "$N1" addr add 10.0.0.1/24 dev v0
 check "10.0.0.1 comes back as a secondary" wait_for "back" 10 has "$G1" ${P}54 10.0.0.1
 # A configured primary moves the primary SID; the old one stays secondary.
-printf 'socket %s\n%s\ninterface v0 netns %s primary 10.0.0.1\n' \
-	"$RUN/atsd-host1.sock" "$COMMON" "$N1" >"$RUN/atsd-host1.conf"
+printf 'socket %s\nstate_file %s\n%s\ninterface v0 netns %s primary 10.0.0.1\n' \
+	"$RUN/atsd-host1.sock" "$RUN/atsd-host1.state" "$COMMON" "$N1" >"$RUN/atsd-host1.conf"
 kill -HUP "$(agent_pid host1)"
 check "SIGHUP with 'primary 10.0.0.1': it is primary again" \
 	wait_for "configured primary" 10 has "$G1" ${P}53 10.0.0.1

@@ -133,10 +133,42 @@ static void test_restart_key(void **state)
 	assert_string_equal(agent_conf_restart_key(&a, &b), "ibsim");
 }
 
+/* The control socket and state keys (atsd.conf(5)). */
+static void test_control_keys(void **state)
+{
+	struct agent_conf c;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(load("", &c, err, sizeof(err)), 0);
+	assert_string_equal(c.state_file, "/var/lib/ibats/atsd.state");
+	assert_int_equal(c.refused_retry, 600);
+	assert_int_equal(c.max_clients_per_uid, 16);
+	assert_int_equal(c.client_idle_timeout, 60);
+	assert_string_equal(c.control_group, "");
+	assert_int_equal(load("control_group root\nmax_clients_per_uid 4\n"
+			      "client_idle_timeout 0\nrefused_retry 30\n"
+			      "state_file /var/tmp/x.state\n", &c, err, sizeof(err)), 0);
+	assert_string_equal(c.control_group, "root");
+	assert_int_equal(c.control_gid, 0);
+	assert_int_equal(c.max_clients_per_uid, 4);
+	assert_int_equal(c.client_idle_timeout, 0);
+	assert_int_equal(c.refused_retry, 30);
+	assert_string_equal(c.state_file, "/var/tmp/x.state");
+	assert_int_equal(load("verify_interval 5\ncontrol_group no-such-group-ibats\n", &c, err,
+			      sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, ":2: control_group: no group 'no-such-group-ibats'"));
+	assert_int_equal(load("state_file relative.state\n", &c, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, ":1: state_file: 'relative.state' is not an absolute path"));
+	assert_int_equal(load("max_clients_per_uid 0\n", &c, err, sizeof(err)), -EINVAL);
+	assert_int_equal(load("refused_retry 1\n", &c, err, sizeof(err)), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_full, teardown),
+		cmocka_unit_test_teardown(test_control_keys, teardown),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test_teardown(test_errors, teardown),
 		cmocka_unit_test(test_restart_key),

@@ -234,6 +234,104 @@ static void test_want_build(void **state)
 	assert_null(w);
 }
 
+static void expect_foreign(const struct want_addr *w, size_t nw, const struct held_rec *h,
+			   size_t nh, const struct held_rec *f, size_t nf, const char *want)
+{
+	struct plan_action *a;
+	size_t n;
+	char buf[1024];
+
+	assert_int_equal(plan_build_foreign(w, nw, h, nh, f, nf, &a, &n), 0);
+	render(a, n, buf, sizeof(buf));
+	assert_string_equal(buf, want);
+	free(a);
+}
+
+/* An admin's record on our GID: never deleted, its SID never reused. */
+static void test_foreign_left_alone(void **state)
+{
+	struct want_addr w[] = { W("10.0.0.1", 0xffff, 1), W("10.0.1.1", 0xffff, 0) };
+	struct held_rec h[] = { H(P, "10.0.0.1", 0xffff), H(SID(1), "10.0.5.5", 0xffff) };
+	struct held_rec f[] = { H(SID(2), "10.0.7.7", 0xffff) };
+
+	(void)state;
+	/* Ours on ...54 is stale: deleted; the admin's ...55 stays. */
+	expect_foreign(w, 1, h, 2, f, 1, "D54");
+	/* A new address skips the admin's SID. */
+	expect_foreign(w, 2, h, 1, f, 1, "S54=10.0.1.1");
+	{
+		struct held_rec f2[] = { H(SID(1), "10.0.7.7", 0xffff) };
+
+		expect_foreign(w, 2, h, 1, f2, 1, "S55=10.0.1.1");
+	}
+	/* Nothing wanted: only ours go. */
+	expect_foreign(NULL, 0, h, 2, f, 1, "D54 D53");
+}
+
+static void test_foreign_carries_wanted(void **state)
+{
+	struct want_addr w[] = { W("10.0.0.1", 0xffff, 1), W("10.0.1.1", 0xffff, 0) };
+	struct held_rec f[] = { H(SID(3), "10.0.1.1", 0xffff) };
+	struct held_rec fp[] = { H(P, "10.0.9.9", 0xffff) };
+
+	(void)state;
+	/* The admin registered 10.0.1.1 already: no duplicate of ours. */
+	expect_foreign(w, 2, NULL, 0, f, 1, "S53=10.0.0.1");
+	/* The admin holds the primary SID: our primary goes to a secondary. */
+	expect_foreign(w, 2, NULL, 0, fp, 1, "S54=10.0.0.1 S55=10.0.1.1");
+}
+
+static void test_refusal_words(void **state)
+{
+	(void)state;
+	assert_false(plan_is_refusal(0));          /* no answer */
+	assert_false(plan_is_refusal(0x0001));     /* BUSY */
+	assert_false(plan_is_refusal(0x0100));     /* ERR_NO_RESOURCES */
+	assert_true(plan_is_refusal(0x0200));      /* ERR_REQ_INVALID */
+	assert_true(plan_is_refusal(0x0700));      /* ERR_REQ_DENIED */
+}
+
+/* One refused address leaves the others, and the primary moves on. */
+static void test_want_drop_refused(void **state)
+{
+	struct want_addr w[] = { W("10.0.0.1", 0xffff, 1), W("10.0.0.2", 0xffff, 0),
+				 W("10.0.0.3", 0xffff, 0) };
+	struct plan_refused r[2];
+	size_t n = 3;
+
+	(void)state;
+	memset(r, 0, sizeof(r));
+	r[0].ip = ip("10.0.0.2");
+	r[0].pkey = 0xffff;
+	r[0].retry_at = 1000;
+	want_drop_refused(w, &n, r, 1, 999);
+	assert_int_equal(n, 2);
+	assert_true(w[0].primary);
+	assert_true(ats_ip_equal(&w[1].ip, &r[0].ip) == 0);
+	expect(w, n, NULL, 0, "S53=10.0.0.1 S54=10.0.0.3");
+	/* Due for a retry: kept. */
+	{
+		struct want_addr w2[] = { W("10.0.0.1", 0xffff, 1), W("10.0.0.2", 0xffff, 0) };
+
+		n = 2;
+		want_drop_refused(w2, &n, r, 1, 1000);
+		assert_int_equal(n, 2);
+	}
+	/* The primary refused: the next address takes the primary SID. */
+	{
+		struct want_addr w3[] = { W("10.0.0.1", 0xffff, 1), W("10.0.0.2", 0xffff, 0),
+					  W("10.0.0.3", 0x8001, 1) };
+
+		r[0].ip = ip("10.0.0.1");
+		n = 3;
+		want_drop_refused(w3, &n, r, 1, 0);
+		assert_int_equal(n, 2);
+		assert_true(w3[0].primary);
+		assert_true(w3[1].primary);
+		expect(w3, n, NULL, 0, "S53=10.0.0.2 S53=10.0.0.3/8001");
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -249,6 +347,10 @@ int main(void)
 		cmocka_unit_test(test_duplicate_held),
 		cmocka_unit_test(test_pkeys_independent),
 		cmocka_unit_test(test_want_build),
+		cmocka_unit_test(test_foreign_left_alone),
+		cmocka_unit_test(test_foreign_carries_wanted),
+		cmocka_unit_test(test_refusal_words),
+		cmocka_unit_test(test_want_drop_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,151 @@
+/* Format, one item a line:
+ *   ibats-atsd-state 1 GID
+ *   SID PKEY IP            (one per record atsd registered)
+ *   end N                  (N records: a cut file is not taken for a
+ *                           shorter list)
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent_state.h"
+
+#define STATE_MAGIC "ibats-atsd-state"
+#define STATE_MAX 4096 /* records: 256 SIDs times a few PKeys */
+
+int astate_load(const char *path, const uint8_t *gid, struct held_rec **out,
+		size_t *n, const char **why)
+{
+	char line[256], g[64], want[ATS_IP_STRLEN];
+	struct held_rec *v = NULL;
+	size_t nv = 0, end = SIZE_MAX;
+	unsigned version;
+	FILE *f;
+	int ret = 0;
+
+	*out = NULL;
+	*n = 0;
+	*why = "";
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	if (!fgets(line, sizeof(line), f) ||
+	    sscanf(line, STATE_MAGIC " %u %63s", &version, g) != 2 || version != 1) {
+		*why = "no ibats-atsd-state 1 header";
+		ret = -EBADMSG;
+		goto out;
+	}
+	if (strcmp(g, ats_gid_format(gid, want, sizeof(want)))) {
+		*why = "written for another GID (does another atsd use this state_file?)";
+		ret = -EBADMSG;
+		goto out;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long sid;
+		unsigned pkey;
+		char ip[64];
+		size_t e;
+		struct held_rec *nvv;
+
+		if (end != SIZE_MAX) {
+			*why = "lines after the end line";
+			ret = -EBADMSG;
+			goto out;
+		}
+		if (sscanf(line, "end %zu", &e) == 1) {
+			end = e;
+			continue;
+		}
+		if (sscanf(line, "%llx %x %63s", &sid, &pkey, ip) != 3 || pkey > 0xffff ||
+		    !ats_sid_in_block(sid) || nv == STATE_MAX) {
+			*why = "a malformed record line";
+			ret = -EBADMSG;
+			goto out;
+		}
+		nvv = realloc(v, (nv + 1) * sizeof(*v));
+		if (!nvv) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		v = nvv;
+		memset(&v[nv], 0, sizeof(v[nv]));
+		if (ats_ip_parse(ip, &v[nv].ip)) {
+			*why = "a malformed address";
+			ret = -EBADMSG;
+			goto out;
+		}
+		v[nv].sid = sid;
+		v[nv].pkey = (uint16_t)pkey;
+		nv++;
+	}
+	if (end != nv) {
+		*why = end == SIZE_MAX ? "cut short (no end line)" : "record count differs from the end line";
+		ret = -EBADMSG;
+	}
+out:
+	fclose(f);
+	if (ret) {
+		free(v);
+		return ret;
+	}
+	*out = v;
+	*n = nv;
+	return 0;
+}
+
+int astate_save(const char *path, const uint8_t *gid, const struct held_rec *r,
+		size_t n)
+{
+	char tmp[4200], g[ATS_IP_STRLEN], ip[ATS_IP_STRLEN], dir[4096], *slash;
+	size_t i;
+	FILE *f;
+	int fd, ret = 0;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -errno;
+	f = fdopen(fd, "w");
+	if (!f) {
+		ret = -errno;
+		close(fd);
+		unlink(tmp);
+		return ret;
+	}
+	fprintf(f, STATE_MAGIC " 1 %s\n", ats_gid_format(gid, g, sizeof(g)));
+	for (i = 0; i < n; i++)
+		fprintf(f, "0x%016" PRIx64 " 0x%04x %s\n", r[i].sid, r[i].pkey,
+			ats_ip_format(&r[i].ip, ip, sizeof(ip)));
+	fprintf(f, "end %zu\n", n);
+	/* Data on disk before the rename makes it visible: a crash leaves
+	 * the old file or the new one, never a cut one. */
+	if (fflush(f) || fsync(fd))
+		ret = -errno;
+	if (fclose(f) && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path))
+		ret = -errno;
+	if (ret) {
+		unlink(tmp);
+		return ret;
+	}
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash) {
+		*slash = '\0';
+		fd = open(slash == dir ? "/" : dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd >= 0) {
+			/* The rename itself on disk; best effort. */
+			if (fsync(fd))
+				ret = 0;
+			close(fd);
+		}
+	}
+	return 0;
+}

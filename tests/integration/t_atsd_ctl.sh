@@ -1,0 +1,258 @@
+# atsd's control socket and its records, as an unprivileged local user and
+# a careless admin would use them: who may change what (control_group,
+# SO_PEERCRED), per-uid connection limit and idle timeout, answers in
+# request order, the line limit, owner names; one address the SA refuses
+# does not stop the rest, and status shows it; after SIGKILL and restart
+# atsd removes only the records it registered itself (state file).
+. "$top_srcdir/tests/integration/harness.sh"
+
+[ "$(id -u)" -eq 0 ] || skip "needs root (other uids, groups, namespaces)"
+command -v setpriv >/dev/null || skip "setpriv (util-linux) not installed"
+PY=/usr/bin/python3
+[ -x "$PY" ] || skip "no $PY"
+
+host_ns h1
+host_ns h2
+N1=$(ns h1)
+N2=$(ns h2)
+fabric_start fabric4.net
+G1=$(port_gid host1)
+G2=$(port_gid host2)
+P=0x10000ce1004154
+GRP="ibats$$"
+groupadd "$GRP" || skip "cannot create a group"
+GID_CTL=$(getent group "$GRP" | cut -d: -f3)
+# The harness's cleanup reads the exit status: keep it.
+trap 'rc=$?; groupdel "$GRP" 2>/dev/null; (exit $rc); cleanup' EXIT
+# Others must reach the socket in the test directory (it is 0700).
+chmod 755 "$RUN"
+mkdir -m 1777 "$RUN/pub"
+
+ip -n "$N1" addr add 10.0.0.1/24 dev v0
+ip -n "$N2" addr add 10.0.0.2/24 dev v0
+COMMON="verify_interval 1
+sm_poll_interval 1
+backoff_max 2
+cache_ttl 60
+negative_ttl 60
+max_clients_per_uid 4
+client_idle_timeout 3
+refused_retry 600"
+IFS_SAVE=$IFS
+IFS='
+'
+agent_start host1 $COMMON "interface v0 netns $N1" "control_group $GRP"
+agent_start host2 $COMMON "interface v0 netns $N2"
+IFS=$IFS_SAVE
+SOCK="$RUN/atsd-host1.sock"
+
+# has GID SID IP: the SA holds exactly that record (asked from host4).
+has() {
+	atsctl host4 -n dump --gid "$1" 2>/dev/null | grep -Eq "^$2 +$1 +0x[0-9a-f]+ +[a-z0-9]+ +$3( |\$)"
+}
+count() {
+	[ "$(atsctl host4 -n dump --gid "$1" 2>/dev/null | grep -c '^0x')" -eq "$2" ]
+}
+# as UID [GROUPS] -- ARGS: atsctl on host1's socket as another user.
+as() {
+	local uid=$1 groups=$2
+	shift 2
+	if [ -n "$groups" ]; then
+		setpriv --reuid="$uid" --regid="$uid" --groups="$groups" "$ATSCTL" -S "$SOCK" "$@"
+	else
+		setpriv --reuid="$uid" --regid="$uid" --clear-groups "$ATSCTL" -S "$SOCK" "$@"
+	fi
+}
+# sock PY-EXPR...: a raw client of host1's socket (python as root).
+sock() {
+	"$PY" - "$SOCK" "$@" <<'PYEOF'
+import socket, sys, time, os
+path = sys.argv[1]
+def conn():
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(path)
+    s.settimeout(10)
+    return s
+def readall(s):
+    out = b""
+    while True:
+        try:
+            d = s.recv(65536)
+        except (socket.timeout, ConnectionResetError):
+            break
+        if not d:
+            break
+        out += d
+    return out
+for code in sys.argv[2:]:
+    exec(code)
+PYEOF
+}
+
+check "host1: 10.0.0.1 registered" wait_for "host1" 10 has "$G1" ${P}53 10.0.0.1
+check "host2: 10.0.0.2 registered" wait_for "host2" 10 has "$G2" ${P}53 10.0.0.2
+
+# --- Who may do what (SO_PEERCRED; control_group).
+for req in "hold 10.0.8.1 --owner x" "release 10.0.8.1 --owner x" "resync" \
+	"connect 10.0.0.2 4791" "disconnect 1"; do
+	# shellcheck disable=SC2086
+	check_rc "uid 65534: '$req' is refused (EPERM, exit 3)" 3 "needs root or group $GRP" \
+		as 65534 "" $req
+done
+check "... and logged with the uid" grep -q "refused 'hold' from uid 65534" "$RUN/atsd-host1.log"
+check_out "uid 65534 may look up (resolve through atsd)" "10\.0\.0\.2" as 65534 "" resolve 10.0.0.2
+check_out "... status" "10\.0\.0\.1 +registered" as 65534 "" status
+check_out "... stats" "^syncs " as 65534 "" stats
+check "... ipoib and connections" sh -c "setpriv --reuid=65534 --regid=65534 --clear-groups $ATSCTL -S $SOCK ipoib && setpriv --reuid=65534 --regid=65534 --clear-groups $ATSCTL -S $SOCK connections"
+check "a member of $GRP (uid 65534) holds 10.0.8.1" as 65534 "$GID_CTL" hold 10.0.8.1 --owner jobA
+check "... it is registered" wait_for "hold" 10 has "$G1" ${P}54 10.0.8.1
+check_rc "another member (uid 65533) cannot release uid 65534's hold" 3 "another user" \
+	as 65533 "$GID_CTL" release 10.0.8.1 --owner jobA
+check "... root can" atsctl host1 -S "$SOCK" release 10.0.8.1 --owner jobA
+check "... and it is deregistered" wait_for "release" 10 count "$G1" 1
+check_rc "an owner name with a control byte: usage error" 2 "control bytes" \
+	atsctl host1 -S "$SOCK" hold 10.0.8.1 --owner "$(printf 'a\033b')"
+check_out "... refused by atsd too" "^ERR EINVAL owner name contains control bytes" \
+	sock "s=conn(); s.sendall(b'hold a\x1bb 10.0.8.1\n'); print(s.recv(200).decode())"
+
+# --- Answers in request order (doc/atsd-protocol.md): a lookup that waits
+# for the SA holds back a stats behind it.
+check_out "pipelined 'resolve MISS' + 'stats': the resolve is answered first" "^first=ERR ENOENT" \
+	sock "s=conn(); s.sendall(b'resolve 10.0.77.7\nstats\n'); time.sleep(1.5); print('first=' + s.recv(65536).decode().split(chr(10))[0])"
+check_out "... ten pipelined requests, ten answers in order" "^order=ok" \
+	sock "s=conn(); s.sendall(b''.join(b'resolve 10.0.78.%d\nstats\n' % i for i in range(5))); s.shutdown(socket.SHUT_WR); d=readall(s).decode().split(chr(10)); heads=[l for l in d if l.startswith('OK') or l.startswith('ERR')]; print(heads); print('order=' + ('ok' if heads == ['ERR ENOENT no ATS record', 'OK 16']*5 else 'bad'))"
+
+# --- The line limit: 510 bytes and a newline.
+check_out "a 510-byte request is read as a request" "^ERR EINVAL unknown request" \
+	sock "s=conn(); s.sendall(b'x'*510 + b'\n'); print(s.recv(200).decode())"
+check_out "a 600-byte line: ERR E2BIG, then the connection closes" "^E2BIG closed" \
+	sock "s=conn(); s.sendall(b'x'*600 + b'\n'); d=readall(s).decode(); print(d.split(' ')[1] + (' closed' if d.count(chr(10)) == 1 else ' open'))"
+check_out "garbage and NUL bytes get errors, atsd lives on" "^ERR EINVAL request contains a NUL byte" \
+	sock "s=conn(); s.sendall(b'res\x00olve 1\n\xff\xfe\n'); time.sleep(0.5); print(s.recv(400).decode())"
+check_out "... and are not echoed back" "^ERR EINVAL unknown request '\?\?'" \
+	sock "s=conn(); s.sendall(b'\xff\x1b\n'); print(s.recv(400).decode())"
+
+# --- Fairness: a per-uid limit, an idle timeout, no SIGPIPE.
+check_out "uid 65534 opens 4 connections; the 5th gets EBUSY" "^ERR EBUSY uid 65534" \
+	sock "os.setgid(65534); os.setuid(65534); k=[conn() for i in range(4)]; x=conn(); print(x.recv(200).decode())"
+# shellcheck disable=SC2016
+sock "pid=os.fork()
+if pid == 0:
+    os.setgid(65534); os.setuid(65534); k=[conn() for i in range(4)]; open('$RUN/pub/held', 'w').close(); time.sleep(2.5); os._exit(0)
+" &
+HOLDER=$!
+wait_for "uid 65534 to hold its connections" 5 test -e "$RUN/pub/held"
+check_out "... meanwhile root resolves through atsd" "10\.0\.0\.2" atsctl host1 -v -S "$SOCK" resolve 10.0.0.2
+check_out "... and uid 65533 does" "10\.0\.0\.2" as 65533 "" resolve 10.0.0.2
+as 65534 "" -v resolve 10.0.0.2 >"$RUN/busy.out" 2>&1
+rc=$?
+check "... uid 65534's next atsctl is not killed by SIGPIPE (exit $rc)" test "$rc" -ne 141
+check "... it says it asks the SA instead" grep -q "asking the SA" "$RUN/busy.out"
+wait "$HOLDER"
+check_out "all 64 slots taken: root's atsctl resolve asks the SA itself" "10\.0\.0\.2 \(primary\).*rc 0" \
+	sh -c "$PY -c \"
+import socket, time, subprocess, os
+k=[]
+for i in range(70):
+    s=socket.socket(socket.AF_UNIX); s.connect('$SOCK'); k.append(s)
+time.sleep(0.3)
+env=dict(os.environ, SIM_HOST='host1', LD_PRELOAD='$SIM_PRELOAD')
+r=subprocess.run(['$ATSCTL','-v','-S','$SOCK','resolve','10.0.0.2'], cwd='$RUN/scratch', env=env, capture_output=True, text=True)
+print(r.stderr, r.stdout.replace(chr(10), ' '), 'rc', r.returncode)
+\""
+check_out "an idle connection is closed after client_idle_timeout" "^closed" \
+	sock "s=conn(); s.settimeout(8); t=time.time(); d=s.recv(10); print('closed' if d == b'' and time.time() - t >= 2.5 else 'open')"
+check_out "a client that never reads its answers is dropped, atsd answers others" "^syncs " \
+	sh -c "$PY -c \"
+import socket
+s=socket.socket(socket.AF_UNIX); s.connect('$SOCK'); s.setblocking(False)
+try:
+    for i in range(20000): s.send(b'stats\n')
+except BlockingIOError: pass
+\"; sleep 1; cd $RUN/scratch && $ATSCTL -S $SOCK stats"
+
+# --- One refused address does not stop the rest (SA refusal per record).
+check "host1 holds host2's primary 10.0.0.2 (the SM refuses it)" \
+	atsctl host1 -S "$SOCK" hold 10.0.0.2 --owner dup
+check "... and 10.0.8.2 after it" atsctl host1 -S "$SOCK" hold 10.0.8.2 --owner good
+check "... 10.0.8.2 is registered all the same" wait_for "good" 10 sh -c "
+	cd $RUN/scratch && SIM_HOST=host4 LD_PRELOAD='$SIM_PRELOAD' $ATSCTL -n resolve 10.0.8.2 | grep -q '$G1'"
+check_out "... status: 10.0.0.2 refused with the SA's reason" "10\.0\.0\.2 +refused \(request rejected as invalid" \
+	atsctl host1 -S "$SOCK" status
+check_out "... status: 10.0.8.2 registered" "10\.0\.8\.2 +registered" atsctl host1 -S "$SOCK" status
+check_out "... --json carries state and reason" '"ip": "10\.0\.0\.2", "primary": false, "state": "refused", "reason": "request rejected' \
+	atsctl host1 -S "$SOCK" --json status
+s1=$(atsctl host1 -S "$SOCK" stats | sed -n 's/^syncs //p')
+sleep 2.5
+s2=$(atsctl host1 -S "$SOCK" stats | sed -n 's/^syncs //p')
+check "... verify keeps running ($s1 -> $s2 syncs)" test "$s2" -gt "$s1"
+check_out "... no failed sync, no backoff" "^sync_failures 0$" atsctl host1 -S "$SOCK" stats
+n1=$(grep -c 'refused 10.0.0.2' "$RUN/atsd-host1.log")
+check "... the refusal is logged with the address ($n1 times: the hold and the next change)" \
+	test "$n1" -ge 1 -a "$n1" -le 2
+sleep 2
+check "... and not again at every verification" test "$(grep -c 'refused 10.0.0.2' "$RUN/atsd-host1.log")" -eq "$n1"
+atsctl host1 -S "$SOCK" release 10.0.0.2 --owner dup
+atsctl host1 -S "$SOCK" release 10.0.8.2 --owner good
+check "releases: back to one record" wait_for "releases" 10 count "$G1" 1
+
+# --- Only delete what atsd created: an admin's record on the same GID
+# survives a SIGKILL and restart; atsd's own stale record does not.
+check "an admin registers 10.0.9.9 by hand on host1's GID" atsctl host1 -n register 10.0.9.9
+ip -n "$N1" addr add 10.0.0.11/24 dev v0
+check "host1 adds 10.0.0.11" wait_for "secondary" 10 has "$G1" "${P}5[0-9a-f]" 10.0.0.11
+kill -9 "$(agent_pid host1)"
+wait "$(agent_pid host1)" 2>/dev/null
+ip -n "$N1" addr del 10.0.0.11/24 dev v0
+check_out "the state file lists atsd's records, not the admin's" "10\.0\.0\.11" cat "$RUN/atsd-host1.state"
+check_absent "... not 10.0.9.9" "10\.0\.9\.9" cat "$RUN/atsd-host1.state"
+IFS='
+'
+agent_start host1 $COMMON "interface v0 netns $N1" "control_group $GRP"
+IFS=$IFS_SAVE
+check "after SIGKILL and restart: atsd's stale 10.0.0.11 is removed" \
+	wait_for "stale removed" 10 sh -c "! cd $RUN/scratch || ! SIM_HOST=host4 LD_PRELOAD='$SIM_PRELOAD' $ATSCTL -n dump --gid $G1 | grep -q ' 10\.0\.0\.11\$'"
+check "... the admin's 10.0.9.9 is still there" has "$G1" "${P}5[0-9a-f]" 10.0.9.9
+check "... 10.0.0.1 once, no duplicates: 2 records" count "$G1" 2
+check_out "... status says 10.0.9.9 is not atsd's business" "10\.0\.0\.1 +registered" atsctl host1 -S "$SOCK" status
+# SIGKILL in the middle of a sync of 200 new holds: the state file lists
+# the Sets before they go out, so the restarted atsd knows every record it
+# may have made and removes them (holds do not survive a restart).
+sock "s=conn(); s.sendall(b''.join(b'hold k 10.0.6.%d\n' % i for i in range(1, 201))); print(s.recv(100))" >/dev/null
+wait_for "the sync of the holds to be under way" 10 grep -q "registered 10\.0\.6\.20 " "$RUN/atsd-host1.log"
+kill -9 "$(agent_pid host1)"
+wait "$(agent_pid host1)" 2>/dev/null
+made=$(grep -c "registered 10\.0\.6\." "$RUN/atsd-host1.log")
+check "... killed mid-sync: $made of 200 registered" test "$made" -lt 200
+IFS='
+'
+agent_start host1 $COMMON "interface v0 netns $N1" "control_group $GRP"
+IFS=$IFS_SAVE
+check "SIGKILL mid-sync, restart: none of the held addresses is left" \
+	wait_for "mid-sync" 20 sh -c "! cd $RUN/scratch || ! SIM_HOST=host4 LD_PRELOAD='$SIM_PRELOAD' $ATSCTL -n dump --gid $G1 | grep -q ' 10\.0\.6\.'"
+check "... 10.0.0.1 and the admin's 10.0.9.9: 2 records" wait_for "2 left" 10 count "$G1" 2
+# A damaged state file: nothing that is not wanted is taken as atsd's.
+kill -9 "$(agent_pid host1)"
+wait "$(agent_pid host1)" 2>/dev/null
+echo "garbage" >"$RUN/atsd-host1.state"
+IFS='
+'
+agent_start host1 $COMMON "interface v0 netns $N1" "control_group $GRP"
+IFS=$IFS_SAVE
+check "a damaged state file is reported" wait_for "warning" 10 grep -q "state file .* ignored" "$RUN/atsd-host1.log"
+check "... the admin's record survives that too" has "$G1" "${P}5[0-9a-f]" 10.0.9.9
+check "... and the state file is written again" wait_for "rewrite" 10 grep -q "^ibats-atsd-state 1 $G1" "$RUN/atsd-host1.state"
+# A state file that cannot be written: atsd says so and works on.
+IFS='
+'
+AGENT_STATE_FILE=/proc/ibats-no/atsd.state agent_start host3 $COMMON "address 10.0.3.3"
+IFS=$IFS_SAVE
+check "host3 with an unwritable state file registers its address" \
+	wait_for "host3" 10 has "$(port_gid host3)" ${P}53 10.0.3.3
+check "... and logs why it cannot keep its state" grep -q "state file /proc/ibats-no/atsd.state: " "$RUN/atsd-host3.log"
+kill "$(agent_pid host1)"
+check "SIGTERM: host1 exits" wait_for "exit" 10 sh -c "! kill -0 $(agent_pid host1)"
+check "... the admin's 10.0.9.9 stays" has "$G1" "${P}5[0-9a-f]" 10.0.9.9
+check "... and so does the primary it needs (the SM refuses its delete: primary first)" \
+	grep -q "the SA refused to delete 10.0.0.1" "$RUN/atsd-host1.log"
+finish

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "cfg.h"
 #include "ctl_auth.h"
 #include "ipoib.h"
 #include "log.h"
@@ -483,8 +484,11 @@ static void cmd_connect(struct agent *a, int slot, char **argv, int argc)
 		return;
 	}
 	j->port_no = (uint16_t)port;
-	if (argc == 4)
-		j->sid = strtoull(argv[3], NULL, 0);
+	if (argc == 4 && cfg_parse_hex64(argv[3], &j->sid)) {
+		resolver_reply_err(a, slot, EINVAL, "service ID '%s' is not hex (1..16 digits)", argv[3]);
+		saj_free(j);
+		return;
+	}
 	for (i = 0; i < a->nowned; i++)
 		if (a->owned[i].sid == ATS_SID_PRIMARY && a->owned[i].pkey == ATS_PKEY_DEFAULT)
 			break;
@@ -546,15 +550,20 @@ static void v_ipoib(struct agent *a, int slot, char **argv, int argc)
 
 static void v_conns(struct agent *a, int slot, char **argv, int argc)
 {
-	struct saj *j = calloc(1, sizeof(*j));
+	struct saj *j;
+	uint64_t id = 0;
 
+	if (argc == 2 && cfg_parse_u64(argv[1], UINT32_MAX, &id)) {
+		resolver_reply_err(a, slot, EINVAL, "connection ID '%s' is not a number", argv[1]);
+		return;
+	}
+	j = calloc(1, sizeof(*j));
 	if (!j) {
 		resolver_reply_err(a, slot, ENOMEM, "out of memory");
 		return;
 	}
 	j->kind = argc == 1 ? SAJ_CONNS : SAJ_DISCONNECT;
-	if (argc == 2)
-		j->conn_id = (uint32_t)strtoul(argv[1], NULL, 0);
+	j->conn_id = (uint32_t)id;
 	cm_submit(a, slot, j);
 }
 

@@ -114,6 +114,10 @@ check_rc "an owner name with a control byte: usage error" 2 "control bytes" \
 	atsctl host1 -S "$SOCK" hold 10.0.8.1 --owner "$(printf 'a\033b')"
 check_out "... refused by atsd too" "^ERR EINVAL owner name contains control bytes" \
 	sock "s=conn(); s.sendall(b'hold a\x1bb 10.0.8.1\n'); print(s.recv(200).decode())"
+check_out "atsd refuses a connection ID that is not a number" "^ERR EINVAL connection ID 'zz' is not a number" \
+	sock "s=conn(); s.sendall(b'disconnect zz\n'); print(s.recv(200).decode())"
+check_out "... and a service ID that is not hex" "^ERR EINVAL service ID '12xyz' is not hex" \
+	sock "s=conn(); s.sendall(b'connect 10.0.0.2 5001 12xyz\n'); print(s.recv(200).decode())"
 
 # --- Answers in request order (doc/atsd-protocol.md): a lookup that waits
 # for the SA holds back a stats behind it.

@@ -267,10 +267,38 @@ static void write_state(struct osmats *p)
  * write at once. */
 #define STATE_MIN_INTERVAL_NS 1000000000ull
 
+struct summaries {
+	struct rl_summary v[RL_SLOTS + 1];
+	size_t n;
+};
+
+static void collect(const struct rl_summary *s, void *arg)
+{
+	struct summaries *acc = arg;
+
+	if (acc->n < RL_SLOTS + 1)
+		acc->v[acc->n++] = *s;
+}
+
+/* Summaries of refusal lines left out, once their interval is over;
+ * logged outside p->mu. */
+static void summarise(struct osmats *p, struct summaries *acc)
+{
+	size_t i;
+
+	acc->n = 0;
+	pthread_mutex_lock(&p->mu);
+	rl_expire(&p->rl, osmats_now_ns(), collect, acc);
+	pthread_mutex_unlock(&p->mu);
+	for (i = 0; i < acc->n; i++)
+		osmats_log_summary(p, &acc->v[i]);
+}
+
 static void *worker_main(void *arg)
 {
 	struct osmats *p = arg;
-	uint64_t last_write = 0, next_write;
+	uint64_t last_write = 0, next_write, due;
+	static struct summaries sums; /* the one worker's */
 
 	pthread_mutex_lock(&p->mu);
 	while (!p->stop) {
@@ -290,11 +318,18 @@ static void *worker_main(void *arg)
 			pthread_mutex_lock(&p->mu);
 			continue;
 		}
-		if (!p->want_sweep && !p->want_state && !p->ndeparted) {
-			pthread_cond_wait(&p->cv, &p->mu);
+		due = rl_next_due(&p->rl);
+		if (due && osmats_now_ns() >= due) {
+			pthread_mutex_unlock(&p->mu);
+			summarise(p, &sums);
+			pthread_mutex_lock(&p->mu);
 			continue;
 		}
 		next_write = last_write + STATE_MIN_INTERVAL_NS;
+		if (!p->want_sweep && !p->want_state && !p->ndeparted)
+			next_write = due ? due : UINT64_MAX;
+		else if (due && due < next_write)
+			next_write = due;
 		if (!p->want_sweep && !p->ndeparted && osmats_now_ns() < next_write) {
 			/* p->cv runs on CLOCK_MONOTONIC (osmats_create). */
 			struct timespec until = {
@@ -302,7 +337,10 @@ static void *worker_main(void *arg)
 				.tv_nsec = (long)(next_write % 1000000000u),
 			};
 
-			pthread_cond_timedwait(&p->cv, &p->mu, &until);
+			if (next_write == UINT64_MAX)
+				pthread_cond_wait(&p->cv, &p->mu);
+			else
+				pthread_cond_timedwait(&p->cv, &p->mu, &until);
 			continue;
 		}
 		departed = p->departed;

@@ -66,6 +66,11 @@ struct osmats {
 	/* Worker thread only. */
 	struct osmats_missing *missing;
 	size_t nmissing;
+	struct state_summary summary; /* the state file's last scan */
+	struct state_rec *absent;
+	size_t nabsent;
+	uint64_t scanned_sets;        /* p->sets at that scan */
+	uint64_t scanned_at;          /* osmats_now_ns(), 0 = never */
 };
 
 /* The plugin's one clock: monotonic, in nanoseconds. */

@@ -173,12 +173,12 @@ static enum pol_rule check_pkey(const struct pol_config *c,
 	if (pol_pkey_invalid(k))
 		return reject(d, POL_PKEY, "P_Key 0x%04x is invalid", k);
 	if (!req->req_has_pkey)
-		return reject(d, POL_PKEY, "requester's port is not a member of partition 0x%04x",
-			      POL_PKEY_BASE(k));
+		return reject(d, POL_PKEY, "requester's port is not a member of P_Key 0x%04x's partition",
+			      k);
 	if (!req->gid_has_pkey)
 		return reject(d, POL_PKEY,
-			      "the ServiceGID's port is not a member of partition 0x%04x",
-			      POL_PKEY_BASE(k));
+			      "the ServiceGID's port is not a member of P_Key 0x%04x's partition",
+			      k);
 	return POL_PASS;
 }
 

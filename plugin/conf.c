@@ -32,11 +32,13 @@ static const struct conf_key {
 	RULE("enforce_primary_first", POL_PRIMARY_FIRST),
 	RULE("enforce_port_duplicate", POL_PORT_DUP),
 	RULE("enforce_lease", POL_LEASE),
+	RULE("enforce_partition", POL_PKEY),
 #undef RULE
 	{ "duplicate_address", CT_DUP_MODE, offsetof(struct osmats_conf, pol.dup_mode), 0, 0, 1 },
 	{ "lease_min", CT_U32, offsetof(struct osmats_conf, pol.lease_min), 0, UINT32_MAX, 1 },
 	{ "lease_max", CT_U32, offsetof(struct osmats_conf, pol.lease_max), 1, UINT32_MAX, 1 },
 	{ "lease_clamp", CT_BOOL, offsetof(struct osmats_conf, pol.lease_clamp), 0, 0, 1 },
+	{ "max_records_per_port", CT_U32, offsetof(struct osmats_conf, pol.max_records_per_port), 0, UINT32_MAX, 1 },
 	{ "trusted_guids", CT_GUIDS, offsetof(struct osmats_conf, trusted), 0, 0, 1 },
 	{ "flush_departed", CT_BOOL, offsetof(struct osmats_conf, flush_departed), 0, 0, 1 },
 	{ "flush_grace_sweeps", CT_U32, offsetof(struct osmats_conf, flush_grace_sweeps), 0, 1000, 1 },

@@ -140,12 +140,27 @@ static void *osmats_create(osm_opensm_t *osm)
 	OSM_LOG(p->log, OSM_LOG_INFO,
 		"osmats %s for %s loaded, options \"%s\"\n", IBATS_VERSION,
 		OSM_VERSION, opts ? opts : "");
+	rl_init(&p->rl, OSMATS_RL_BURST, OSMATS_RL_INTERVAL_NS);
 	conf_path_from_options(opts, p->conf_path, sizeof(p->conf_path));
 	if (load_conf(p, &p->conf, &p->conf_stamp)) {
+		/* Fail closed: without the plugin every rule would be off. Only
+		 * a setting the file makes explicitly turns a rule off; a file
+		 * that does not parse sets nothing. A SIGHUP after the fix
+		 * loads it (the stamp stays the broken file's). */
+		char desc[1024];
+
+		conf_default(&p->conf);
+		conf_describe(&p->conf, desc, sizeof(desc));
 		OSM_LOG(p->log, OSM_LOG_ERROR,
-			"ERR 7A23: osmats not loaded: fix %s\n", p->conf_path);
-		goto fail;
+			"ERR 7A23: %s not used: osmats runs with its built-in defaults, every rule on: %s\n",
+			p->conf_path, desc);
 	}
+	if (!pol_key_trusted(cl_ntoh64(osm->subn.opt.sa_key), cl_ntoh64(osm->subn.opt.sa_key)))
+		OSM_LOG(p->log, OSM_LOG_INFO,
+			"WRN 7A26: OpenSM's sa_key is 0x%016" PRIx64 " (%s): every host can send it, "
+			"so an SM_Key earns no trust; only trusted_guids in %s do\n",
+			cl_ntoh64(osm->subn.opt.sa_key),
+			osm->subn.opt.sa_key ? "the default" : "none", p->conf_path);
 	p->indexed_queries = p->conf.indexed_queries;
 	dir = osm->subn.opt.dump_files_dir ? osm->subn.opt.dump_files_dir : ".";
 	if (!strcmp(p->conf.state_file, "none"))

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "conf.h"
+#include "ratelim.h"
 #include "responder.h"
 #include "srindex.h"
 #include "state.h"
@@ -42,6 +43,7 @@ struct osmats {
 	int want_sweep;   /* SUBNET_UP seen: reconcile, reload, write state */
 	int want_state;   /* records changed: write state */
 	int want_resync;  /* a query found the index behind: rebuild it */
+	struct rl rl;     /* refusal log lines per requester */
 	uint8_t (*departed)[16]; /* GIDs of trap 65 not yet handled */
 	size_t ndeparted;
 	size_t capdeparted;
@@ -64,6 +66,11 @@ struct osmats {
 	/* Worker thread only. */
 	struct osmats_missing *missing;
 	size_t nmissing;
+	struct state_summary summary; /* the state file's last scan */
+	struct state_rec *absent;
+	size_t nabsent;
+	uint64_t scanned_sets;        /* p->sets at that scan */
+	uint64_t scanned_at;          /* osmats_now_ns(), 0 = never */
 };
 
 /* The plugin's one clock: monotonic, in nanoseconds. */
@@ -100,6 +107,17 @@ void osmats_idx_sweep_start(struct osmats *p);
 /* With osm->lock held exclusively: remove and free one of OpenSM's
  * records, in the list and in the index. */
 void osmats_idx_remove(struct osmats *p, osm_svcr_t *s);
+
+/* Refusal log lines: the limiter's key for a requester known only by
+ * its LID; whether a line may be logged now (under no lock but osm's);
+ * the summary of lines left out (WRN 7A13). */
+#define OSMATS_RL_LID (1ull << 63)
+#define OSMATS_RL_BURST 5
+#define OSMATS_RL_INTERVAL_NS (10 * 1000000000ull)
+int osmats_log_allowed(struct osmats *p, uint64_t who, unsigned kind);
+void osmats_log_summary(struct osmats *p, const struct rl_summary *sum);
+/* The per-port cap's account of a record naming gid (any lock). */
+uint64_t osmats_charge_of(struct osmats *p, const uint8_t *gid);
 
 /* Copy an OpenSM ServiceRecord into the codec's form. */
 void osmats_sr_from_osm(const ib_service_record_t *in, struct sr_record *out);

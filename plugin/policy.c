@@ -21,6 +21,8 @@ static const struct {
 	[POL_PORT_DUP] = { "port-duplicate", "7A07" },
 	[POL_DUP_ADDR] = { "duplicate-address", "7A08" },
 	[POL_LEASE] = { "lease", "7A09" },
+	[POL_PKEY] = { "partition", "7A0A" },
+	[POL_CAP] = { "record-cap", "7A0B" },
 };
 
 const char *pol_rule_name(enum pol_rule r)
@@ -43,6 +45,25 @@ void pol_config_default(struct pol_config *c)
 	c->dup_mode = POL_DUP_REJECT;
 	c->lease_min = 0;
 	c->lease_max = ATS_LEASE_INFINITE;
+	c->max_records_per_port = POL_MAX_RECORDS_DEFAULT;
+}
+
+int pol_key_trusted(uint64_t sa_key, uint64_t sm_key)
+{
+	return sa_key && sa_key != POL_DEFAULT_SA_KEY && sm_key == sa_key;
+}
+
+void pol_decide_cap(const struct pol_config *c, const struct pol_request *req,
+		    struct pol_decision *d)
+{
+	memset(d, 0, sizeof(*d));
+	if (req->method != SA_METHOD_SET || !req->is_new || !c->max_records_per_port ||
+	    req->charged < c->max_records_per_port)
+		return;
+	d->rule = POL_CAP;
+	snprintf(d->why, sizeof(d->why),
+		 "the port already holds %" PRIu64 " ServiceRecords (max_records_per_port %" PRIu32 ")",
+		 req->charged, c->max_records_per_port);
 }
 
 int pol_request_decode(const uint8_t *mad, size_t len, struct pol_request *req)
@@ -75,7 +96,7 @@ static int same_ip(const struct sr_record *a, const struct sr_record *b)
 int pol_peer_relevant(const struct pol_request *req, const struct sr_record *r)
 {
 	if (!ats_sid_in_block(r->id) || !ats_name_is_ats(r->name) ||
-	    r->pkey != req->rec.pkey)
+	    !pol_same_partition(r->pkey, req->rec.pkey))
 		return 0;
 	return !memcmp(r->gid, req->rec.gid, 16) || same_ip(r, &req->rec);
 }
@@ -136,6 +157,31 @@ static enum pol_rule check_record(const struct pol_config *c,
 	return POL_PASS;
 }
 
+/* What OpenSM's validate_sr() checks only when the component mask has
+ * the P_Key bit (IBTA Vol 1 15.2.5.14: the ServiceRecord is visible in
+ * its partition only), for every ATS Set whatever the mask: the record
+ * goes into the SA with the P_Key received either way. Trusted requesters
+ * too: trust is about ownership, not partitions. */
+static enum pol_rule check_pkey(const struct pol_config *c,
+				const struct pol_request *req,
+				struct pol_decision *d)
+{
+	uint16_t k = req->rec.pkey;
+
+	if (!c->enabled[POL_PKEY])
+		return POL_PASS;
+	if (pol_pkey_invalid(k))
+		return reject(d, POL_PKEY, "P_Key 0x%04x is invalid", k);
+	if (!req->req_has_pkey)
+		return reject(d, POL_PKEY, "requester's port is not a member of P_Key 0x%04x's partition",
+			      k);
+	if (!req->gid_has_pkey)
+		return reject(d, POL_PKEY,
+			      "the ServiceGID's port is not a member of P_Key 0x%04x's partition",
+			      k);
+	return POL_PASS;
+}
+
 static enum pol_rule check_lease(const struct pol_config *c,
 				 const struct pol_request *req,
 				 struct pol_decision *d)
@@ -179,11 +225,19 @@ static enum pol_rule check_set_db(const struct pol_config *c,
 	for (i = 0; i < n; i++) {
 		const struct sr_record *p = &peers[i].rec;
 
-		if (c->enabled[POL_PORT_DUP] && !memcmp(p->gid, r->gid, 16) &&
-		    p->id != r->id && same_ip(p, r))
+		if (!c->enabled[POL_PORT_DUP] || memcmp(p->gid, r->gid, 16))
+			continue;
+		if (p->id != r->id && same_ip(p, r))
 			return reject(d, POL_PORT_DUP,
 				      "%s is already registered by this GID on SID 0x%016" PRIx64,
 				      ip_str(r, ip, sizeof(ip)), p->id);
+		/* The same SID under the other membership form is a second
+		 * record for one (GID, SID, partition): refused, whatever its
+		 * address. */
+		if (p->id == r->id && p->pkey != r->pkey)
+			return reject(d, POL_PORT_DUP,
+				      "this GID holds SID 0x%016" PRIx64 " in this partition under P_Key 0x%04x",
+				      p->id, p->pkey);
 	}
 	for (i = 0; i < n; i++) {
 		const struct sr_record *p = &peers[i].rec;
@@ -257,6 +311,8 @@ void pol_decide(const struct pol_config *c, const struct pol_request *req,
 	if (r == POL_PASS && c->enabled[POL_OWNER] && !req->trusted &&
 	    !req->owns_gid)
 		r = reject(d, POL_OWNER, "requester does not own the ServiceGID");
+	if (r == POL_PASS)
+		r = check_pkey(c, req, d);
 	if (r == POL_PASS)
 		r = check_lease(c, req, d);
 	/* The database rules speak of ATS SIDs only. */

@@ -23,6 +23,8 @@ enum pol_rule {
 	POL_PORT_DUP,        /* same address twice on one (GID, PKey) */
 	POL_DUP_ADDR,        /* another system's primary address */
 	POL_LEASE,           /* lease outside lease_min..lease_max */
+	POL_PKEY,            /* invalid P_Key, or a partition a port lacks */
+	POL_CAP,             /* the ServiceGID's port holds too many records */
 	POL_NRULES,
 };
 
@@ -32,13 +34,33 @@ enum pol_dup_mode {
 	POL_DUP_ALLOW,
 };
 
+/* ServiceRecords one port may hold (IBTA leaves it to the SA: status
+ * ERR_NO_RESOURCES, Vol 1 Table 193). */
+#define POL_MAX_RECORDS_DEFAULT 4096u
+
 struct pol_config {
 	int enabled[POL_NRULES]; /* per-rule switch; [POL_PASS] unused */
 	enum pol_dup_mode dup_mode;
 	uint32_t lease_min;
 	uint32_t lease_max;
 	int lease_clamp;
+	uint32_t max_records_per_port; /* POL_CAP; 0 = no cap */
 };
+
+/* A P_Key's partition: the low 15 bits. The top bit is the membership
+ * type (IBTA Vol 1 10.9.3), so 0x7FFF and 0xFFFF name one partition. */
+#define POL_PKEY_BASE(k) ((uint16_t)((k) & 0x7FFFu))
+
+static inline int pol_same_partition(uint16_t a, uint16_t b)
+{
+	return POL_PKEY_BASE(a) == POL_PKEY_BASE(b);
+}
+
+/* Partition 0 (P_Keys 0x0000 and 0x8000) is invalid (IBTA Vol 1 10.9.1.2). */
+static inline int pol_pkey_invalid(uint16_t k)
+{
+	return POL_PKEY_BASE(k) == 0;
+}
 
 /* An ATS record the SA already holds, with the system image GUID of the
  * port its GID belongs to (0 when the port is not on the fabric). */
@@ -55,6 +77,10 @@ struct pol_request {
 	int trusted;          /* SA key or a trusted GUID: skips ownership */
 	int owns_gid;         /* requester's port owns the ServiceGID */
 	uint64_t sys_guid;    /* system image GUID of the ServiceGID's port */
+	int req_has_pkey;     /* requester's port holds the record's P_Key */
+	int gid_has_pkey;     /* the ServiceGID's port holds it (0: no port) */
+	int is_new;           /* Set of a RID the SA does not hold yet */
+	uint64_t charged;     /* records already charged where this one would be */
 };
 
 struct pol_decision {
@@ -80,6 +106,17 @@ int pol_peer_relevant(const struct pol_request *req, const struct sr_record *r);
 void pol_decide(const struct pol_config *c, const struct pol_request *req,
 		const struct pol_peer *peers, size_t npeers,
 		struct pol_decision *d);
+
+/* Any Set, ATS or not: the per-port record cap (POL_CAP). Only a new
+ * record counts; an update of a held RID never does. */
+void pol_decide_cap(const struct pol_config *c, const struct pol_request *req,
+		    struct pol_decision *d);
+
+/* Whether a request's SM_Key earns trust: it must equal OpenSM's sa_key,
+ * and that key must not be 0 or OpenSM's default (every host can send
+ * the default). */
+int pol_key_trusted(uint64_t sa_key, uint64_t sm_key);
+#define POL_DEFAULT_SA_KEY 1ull /* OpenSM's OSM_DEFAULT_SA_KEY */
 
 const char *pol_rule_name(enum pol_rule r);
 const char *pol_rule_code(enum pol_rule r);

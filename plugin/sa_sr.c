@@ -66,6 +66,18 @@ static int steady(struct osmats *p)
 	return s->sm_state == IB_SMINFO_STATE_MASTER && !s->first_time_master_sweep;
 }
 
+/* Whom a record naming gid is charged to for the per-port cap: the port
+ * the GID's interface ID belongs to (its port GUID or one of its alias
+ * GUIDs, whatever the subnet prefix), or 0, the one shared account of
+ * GIDs on no port. */
+uint64_t osmats_charge_of(struct osmats *p, const uint8_t *gid)
+{
+	osm_port_t *port = osm_get_port_by_alias_guid(&p->osm->subn,
+						      cl_hton64(wire_get64(gid + 8)));
+
+	return port ? cl_ntoh64(osm_port_get_guid(port)) : 0;
+}
+
 /* Under either lock: whether the index mirrors the list. */
 static int idx_current(struct osmats *p)
 {
@@ -92,7 +104,8 @@ int osmats_idx_sync(struct osmats *p)
 	for (it = cl_qlist_tail(l); it != cl_qlist_end(l); it = cl_qlist_prev(it)) {
 		osm_svcr_t *s = (osm_svcr_t *)it;
 
-		if (srx_add(p->idx, (const uint8_t *)&s->service_record, s)) {
+		if (srx_add_charged(p->idx, (const uint8_t *)&s->service_record, s,
+				    osmats_charge_of(p, s->service_record.service_gid.raw))) {
 			srx_clear(p->idx);
 			__atomic_store_n(&p->idx_stale, 1, __ATOMIC_RELEASE);
 			OSM_LOG(p->log, OSM_LOG_ERROR,
@@ -157,7 +170,8 @@ struct peer_walk {
 	struct osmats *p;
 	const struct pol_request *req;
 	struct facts *f;
-	const struct srx_ent *skip; /* found already */
+	const struct srx_ent *skip[3]; /* found already */
+	size_t nskip;
 };
 
 static uint64_t sys_guid_of(struct osmats *p, const uint8_t *gid)
@@ -173,9 +187,11 @@ static int add_peer(const struct srx_ent *e, void *arg)
 	struct peer_walk *w = arg;
 	struct facts *f = w->f;
 	struct pol_peer peer;
+	size_t i;
 
-	if (e == w->skip)
-		return 0;
+	for (i = 0; i < w->nskip; i++)
+		if (e == w->skip[i])
+			return 0;
 	sr_decode(srx_rec(e), SR_SIZE, &peer.rec);
 	if (!pol_peer_relevant(w->req, &peer.rec))
 		return 0;
@@ -209,10 +225,12 @@ static int gather(struct osmats *p, const osm_physp_t *physp,
 		  struct facts *f)
 {
 	osm_subn_t *subn = &p->osm->subn;
-	struct peer_walk w = { p, req, f, NULL };
+	struct peer_walk w = { .p = p, .req = req, .f = f };
 	osm_port_t *req_port, *tgt_port;
 	uint8_t key[SR_SIZE], alt[16];
-	struct srx_ent *e;
+	const struct srx_ent *found[3];
+	size_t nfound = 0, i;
+	ib_net16_t pkey = cl_hton16(req->rec.pkey);
 
 	f->req_guid = cl_ntoh64(osm_physp_get_port_guid(physp));
 	req_port = osm_get_port_by_guid(subn, osm_physp_get_port_guid(physp));
@@ -221,26 +239,90 @@ static int gather(struct osmats *p, const osm_physp_t *physp,
 	req->owns_gid = req_port && tgt_port == req_port &&
 			wire_get64(req->rec.gid) == cl_ntoh64(subn->opt.subnet_prefix);
 	req->sys_guid = sys_guid_of(p, req->rec.gid);
-	req->trusted = (subn->opt.sa_key && req->sm_key == cl_ntoh64(subn->opt.sa_key)) ||
+	req->trusted = pol_key_trusted(cl_ntoh64(subn->opt.sa_key), req->sm_key) ||
 		       conf_is_trusted(c, f->req_guid);
+	/* What validate_sr() would ask with the P_Key bit set; the
+	 * base P_Key is what osm_physp_has_pkey() compares. */
+	req->req_has_pkey = !pol_pkey_invalid(req->rec.pkey) &&
+			    osm_physp_has_pkey(p->log, pkey, physp);
+	req->gid_has_pkey = !pol_pkey_invalid(req->rec.pkey) && tgt_port &&
+			    osm_physp_has_pkey(p->log, pkey, tgt_port->p_physp);
 
 	if (req->method == SA_METHOD_DELETE) {
 		if (req->rec.id == ATS_SID_PRIMARY)
 			srx_each_gid(p->idx, req->rec.gid, add_peer, &w);
 		return f->err;
 	}
+	/* The GID's primary and, for the port-duplicate rule, this SID, each
+	 * under both membership forms of the partition. */
 	memset(key, 0, sizeof(key));
-	wire_put64(key + SR_OFF_ID, ATS_SID_PRIMARY);
 	memcpy(key + SR_OFF_GID, req->rec.gid, 16);
-	wire_put16(key + SR_OFF_PKEY, req->rec.pkey);
-	e = srx_find_rid(p->idx, key);
-	if (e)
-		add_peer(e, &w);
-	w.skip = e;
+	for (i = 0; i < 3; i++) {
+		const struct srx_ent *e;
+		size_t j;
+
+		wire_put64(key + SR_OFF_ID, i < 2 ? ATS_SID_PRIMARY : req->rec.id);
+		wire_put16(key + SR_OFF_PKEY, (uint16_t)(req->rec.pkey ^ (i == 1 ? 0 : 0x8000)));
+		if (i == 2 && req->rec.id == ATS_SID_PRIMARY)
+			break;
+		e = srx_find_rid(p->idx, key);
+		for (j = 0; j < nfound && e; j++)
+			if (found[j] == e)
+				e = NULL;
+		if (e) {
+			add_peer(e, &w);
+			found[nfound++] = e;
+		}
+	}
+	/* Every record of its address in this partition, but those found. */
+	w.nskip = nfound;
+	memcpy(w.skip, found, sizeof(found));
 	srx_each_data8(p->idx, req->rec.data8, add_peer, &w);
 	if (!ats_ip_other_form(req->rec.data8, alt))
 		srx_each_data8(p->idx, alt, add_peer, &w);
 	return f->err;
+}
+
+void osmats_log_summary(struct osmats *p, const struct rl_summary *sum)
+{
+	char by[256], who[48];
+	size_t used = 0;
+	unsigned k;
+
+	by[0] = '\0';
+	for (k = 0; k < RL_KINDS && used < sizeof(by); k++)
+		if (sum->by_kind[k])
+			used += (size_t)snprintf(by + used, sizeof(by) - used, "%s%s %" PRIu64,
+						 used ? ", " : "",
+						 k < POL_NRULES ? pol_rule_name((enum pol_rule)k) :
+						 "unknown-requester", sum->by_kind[k]);
+	if (sum->who == RL_OTHERS)
+		snprintf(who, sizeof(who), "other ports");
+	else if (sum->who & OSMATS_RL_LID)
+		snprintf(who, sizeof(who), "unknown LID %u", (unsigned)(sum->who & 0xffff));
+	else
+		snprintf(who, sizeof(who), "port GUID 0x%016" PRIx64, sum->who);
+	OSM_LOG(p->log, OSM_LOG_ERROR,
+		"WRN 7A13: suppressed %" PRIu64 " refusal line(s) from %s in the last %" PRIu64
+		" s (by rule: %s)\n", sum->suppressed, who,
+		(sum->span_ns + 999999999u) / 1000000000u, by);
+}
+
+/* Whether a refusal line of kind from who may be logged now; logs the
+ * summary of an interval this one closes. */
+int osmats_log_allowed(struct osmats *p, uint64_t who, unsigned kind)
+{
+	struct rl_summary sum;
+	int ok, have;
+
+	pthread_mutex_lock(&p->mu);
+	ok = rl_event(&p->rl, who, kind, osmats_now_ns(), &sum, &have);
+	pthread_mutex_unlock(&p->mu);
+	if (have)
+		osmats_log_summary(p, &sum);
+	if (!ok)
+		osmats_post_state(p); /* the worker summarises when it is due */
+	return ok;
 }
 
 static void log_decision(struct osmats *p, const struct pol_request *req,
@@ -250,15 +332,17 @@ static void log_decision(struct osmats *p, const struct pol_request *req,
 	char gid[ATS_IP_STRLEN], ip[ATS_IP_STRLEN];
 	struct ats_ip a;
 
+	if (!osmats_log_allowed(p, f->req_guid, rule))
+		return;
 	if (ats_ip_decode(req->rec.data8, &a, NULL))
 		snprintf(ip, sizeof(ip), "-");
 	else
 		ats_ip_format(&a, ip, sizeof(ip));
 	OSM_LOG(p->log, level,
-		"%s %s: ATS rule %s: %s ServiceRecord %s from LID %u port GUID 0x%016" PRIx64
+		"%s %s: %s %s: %s ServiceRecord %s from LID %u port GUID 0x%016" PRIx64
 		": SID 0x%016" PRIx64 " GID %s PKey 0x%04x IP %s: %s\n",
 		level == OSM_LOG_ERROR ? "ERR" : "WRN", pol_rule_code(rule),
-		pol_rule_name(rule), what,
+		rule == POL_CAP ? "rule" : "ATS rule", pol_rule_name(rule), what,
 		req->method == SA_METHOD_DELETE ? "Delete" : "Set", f->req_lid,
 		f->req_guid, req->rec.id,
 		ats_gid_format(req->rec.gid, gid, sizeof(gid)), req->rec.pkey, ip, why);
@@ -315,7 +399,7 @@ static void respond_one(struct osmats *p, osm_madw_t *madw, const ib_service_rec
 
 /* Exclusive lock held, released here. OpenSM's sr_rcv_process_set_method. */
 static void do_set(struct osmats *p, osm_madw_t *madw, ib_service_record_t *rec,
-		   ib_net64_t mask, uint64_t t0)
+		   ib_net64_t mask, uint64_t charge, uint64_t t0)
 {
 	struct srx_ent *e;
 	osm_svcr_t *s;
@@ -345,7 +429,7 @@ static void do_set(struct osmats *p, osm_madw_t *madw, ib_service_record_t *rec,
 			return;
 		}
 		osm_svcr_insert_to_db(&p->osm->subn, p->log, s);
-		if (srx_add(p->idx, (const uint8_t *)&s->service_record, s))
+		if (srx_add_charged(p->idx, (const uint8_t *)&s->service_record, s, charge))
 			osmats_idx_invalidate(p);
 	}
 	if (rec->service_lease != LEASE_INFINITE) {
@@ -446,6 +530,41 @@ static int apply_rules(struct osmats *p, osm_madw_t *madw, const osm_physp_t *ph
 	return 0;
 }
 
+/* Exclusive lock held, index current: the per-port cap on a new record,
+ * for every service (trusted requesters too). Nonzero when the request
+ * was answered (NO_RESOURCES), with the lock released. */
+static int apply_cap(struct osmats *p, osm_madw_t *madw, const osm_physp_t *physp,
+		     struct pol_request *req, uint64_t charge)
+{
+	struct pol_config pol;
+	struct pol_decision d;
+	struct facts f;
+
+	pthread_mutex_lock(&p->mu);
+	pol = p->conf.pol;
+	pthread_mutex_unlock(&p->mu);
+	req->is_new = !srx_find_rid(p->idx, (const uint8_t *)ib_sa_mad_get_payload_ptr(
+					    osm_madw_get_sa_mad_ptr(madw)));
+	req->charged = srx_charged(p->idx, charge);
+	pol_decide_cap(&pol, req, &d);
+	if (d.rule == POL_PASS)
+		return 0;
+	cl_plock_release(&p->osm->lock);
+	memset(&f, 0, sizeof(f));
+	f.req_lid = cl_ntoh16(madw->mad_addr.dest_lid);
+	f.req_guid = cl_ntoh64(osm_physp_get_port_guid(physp));
+	if (charge)
+		snprintf(d.why + strlen(d.why), sizeof(d.why) - strlen(d.why),
+			 " [port 0x%016" PRIx64 "]", charge);
+	else
+		snprintf(d.why + strlen(d.why), sizeof(d.why) - strlen(d.why),
+			 " [GIDs on no port]");
+	log_decision(p, req, &f, POL_CAP, OSM_LOG_ERROR, "rejected", d.why);
+	count_decision(p, &d);
+	osm_sa_send_error(&p->osm->sa, madw, IB_SA_MAD_STATUS_NO_RESOURCES);
+	return 1;
+}
+
 static void sr_set(void *context, void *data)
 {
 	struct osmats *p = context;
@@ -471,9 +590,12 @@ static void sr_set(void *context, void *data)
 	physp = osm_get_physp_by_mad_addr(p->log, &p->osm->subn, &madw->mad_addr);
 	if (!physp) {
 		cl_plock_release(&p->osm->lock);
-		OSM_LOG(p->log, OSM_LOG_ERROR, "ERR 7A33: ServiceRecord %s from unknown LID %u; "
-			"answering REQ_INVALID as OpenSM does\n", ib_get_sa_method_str(sam->method),
-			cl_ntoh16(madw->mad_addr.dest_lid));
+		if (osmats_log_allowed(p, OSMATS_RL_LID | cl_ntoh16(madw->mad_addr.dest_lid),
+				       RL_KINDS - 1))
+			OSM_LOG(p->log, OSM_LOG_ERROR, "ERR 7A33: ServiceRecord %s from unknown LID %u; "
+				"answering REQ_INVALID as OpenSM does\n",
+				ib_get_sa_method_str(sam->method),
+				cl_ntoh16(madw->mad_addr.dest_lid));
 		osm_sa_send_error(&p->osm->sa, madw, IB_SA_MAD_STATUS_REQ_INVALID);
 		return;
 	}
@@ -485,9 +607,13 @@ static void sr_set(void *context, void *data)
 		osm_sa_send_error(&p->osm->sa, madw, IB_SA_MAD_STATUS_REQ_INVALID);
 		return;
 	}
-	if (sam->method == IB_MAD_METHOD_SET)
-		do_set(p, madw, rec, sam->comp_mask, t0);
-	else
+	if (sam->method == IB_MAD_METHOD_SET) {
+		uint64_t charge = osmats_charge_of(p, rec->service_gid.raw);
+
+		if (apply_cap(p, madw, physp, &req, charge))
+			return;
+		do_set(p, madw, rec, sam->comp_mask, charge, t0);
+	} else
 		do_delete(p, madw, rec, t0);
 }
 
@@ -556,9 +682,11 @@ static void sr_get(void *context, void *data)
 	if (!w.physp) {
 		/* OpenSM does not answer a requester it cannot place. */
 		cl_plock_release(&p->osm->lock);
-		OSM_LOG(p->log, OSM_LOG_ERROR, "ERR 7A33: ServiceRecord %s from unknown LID %u; "
-			"not answered, as OpenSM does\n", ib_get_sa_method_str(sam->method),
-			cl_ntoh16(madw->mad_addr.dest_lid));
+		if (osmats_log_allowed(p, OSMATS_RL_LID | cl_ntoh16(madw->mad_addr.dest_lid),
+				       RL_KINDS - 1))
+			OSM_LOG(p->log, OSM_LOG_ERROR, "ERR 7A33: ServiceRecord %s from unknown LID %u; "
+				"not answered, as OpenSM does\n", ib_get_sa_method_str(sam->method),
+				cl_ntoh16(madw->mad_addr.dest_lid));
 		return;
 	}
 	cl_qlist_init(&w.list);

@@ -19,12 +19,23 @@ static const struct {
 struct srx_ent {
 	const uint8_t *rec;              /* the caller's record, not a copy */
 	void *handle;
+	struct srx_charge *charge;
 	uint64_t seq;                    /* larger is newer */
 	struct srx_ent *chain[SRX_NKEYS];
 	struct srx_ent *newer, *older;
 };
 
+/* Records charged to one port (srx_add_charged). */
+struct srx_charge {
+	uint64_t who;
+	size_t n;
+	struct srx_charge *next;
+};
+
+#define SRX_CHARGE_BUCKETS 4096 /* ports of a subnet: at most 48K LIDs */
+
 struct srx {
+	struct srx_charge *charge[SRX_CHARGE_BUCKETS];
 	struct srx_ent **bucket[SRX_NKEYS];
 	size_t nbuckets;                 /* power of two */
 	size_t n;
@@ -122,11 +133,64 @@ int srx_init(struct srx **out)
 	return 0;
 }
 
+static struct srx_charge **charge_slot(const struct srx *x, uint64_t who)
+{
+	return (struct srx_charge **)&x->charge[fmix64(who) & (SRX_CHARGE_BUCKETS - 1)];
+}
+
+static struct srx_charge *charge_get(struct srx *x, uint64_t who)
+{
+	struct srx_charge **b = charge_slot(x, who), *c;
+
+	for (c = *b; c; c = c->next)
+		if (c->who == who)
+			return c;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->who = who;
+	c->next = *b;
+	*b = c;
+	return c;
+}
+
+static void charge_put(struct srx *x, struct srx_charge *c)
+{
+	struct srx_charge **pp;
+
+	if (--c->n)
+		return;
+	for (pp = charge_slot(x, c->who); *pp != c; pp = &(*pp)->next)
+		;
+	*pp = c->next;
+	free(c);
+}
+
+size_t srx_charged(const struct srx *x, uint64_t who)
+{
+	const struct srx_charge *c;
+
+	for (c = *charge_slot(x, who); c; c = c->next)
+		if (c->who == who)
+			return c->n;
+	return 0;
+}
+
 void srx_clear(struct srx *x)
 {
 	struct srx_ent *e, *next;
 	unsigned k;
+	size_t i;
 
+	for (i = 0; i < SRX_CHARGE_BUCKETS; i++) {
+		struct srx_charge *c, *cn;
+
+		for (c = x->charge[i]; c; c = cn) {
+			cn = c->next;
+			free(c);
+		}
+		x->charge[i] = NULL;
+	}
 	for (e = x->newest; e; e = next) {
 		next = e->older;
 		free(e);
@@ -213,11 +277,22 @@ static void grow(struct srx *x)
 
 int srx_add(struct srx *x, const uint8_t *rec, void *handle)
 {
+	return srx_add_charged(x, rec, handle, 0);
+}
+
+int srx_add_charged(struct srx *x, const uint8_t *rec, void *handle, uint64_t who)
+{
 	struct srx_ent *e = malloc(sizeof(*e));
 	unsigned k;
 
 	if (!e)
 		return -ENOMEM;
+	e->charge = charge_get(x, who);
+	if (!e->charge) {
+		free(e);
+		return -ENOMEM;
+	}
+	e->charge->n++;
 	e->rec = rec;
 	e->handle = handle;
 	e->seq = ++x->seq;
@@ -269,6 +344,7 @@ void srx_del(struct srx *x, struct srx_ent *e)
 	else
 		x->oldest = e->newer;
 	x->n--;
+	charge_put(x, e->charge);
 	free(e);
 }
 

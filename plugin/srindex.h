@@ -40,6 +40,10 @@ size_t srx_chain_max(const struct srx *x, enum srx_key k);
 /* Add rec (SR_SIZE wire bytes, which must stay valid until srx_del) as
  * the newest record. -ENOMEM. */
 int srx_add(struct srx *x, const uint8_t *rec, void *handle);
+/* The same, charged to `who` (a port GUID, 0 for GIDs on no port): the
+ * index counts the records charged to each, for the per-port cap. */
+int srx_add_charged(struct srx *x, const uint8_t *rec, void *handle, uint64_t who);
+size_t srx_charged(const struct srx *x, uint64_t who);
 struct srx_ent *srx_find_rid(const struct srx *x, const uint8_t *rec);
 /* Around an in-place update of an entry's record with one of the same
  * RID (it keeps its place in the order). */

@@ -17,6 +17,30 @@ void state_rec_from(struct state_rec *s, const struct sr_record *r)
 	s->pkey = r->pkey;
 }
 
+void state_summary_add(struct state_summary *sum, const struct sr_record *rec, int is_ats)
+{
+	size_t i;
+
+	if (!is_ats) {
+		sum->other++;
+		return;
+	}
+	sum->ats++;
+	for (i = 0; i < sum->npkeys; i++)
+		if (sum->pkeys[i].pkey == rec->pkey)
+			break;
+	if (i == sum->npkeys) {
+		if (i == STATE_MAX_PKEYS) {
+			sum->pkeys_more++;
+			return;
+		}
+		sum->pkeys[i].pkey = rec->pkey;
+		sum->pkeys[i].n = 0;
+		sum->npkeys++;
+	}
+	sum->pkeys[i].n++;
+}
+
 static void put_counters(FILE *f, const char *name, const uint64_t *v)
 {
 	unsigned r;
@@ -29,7 +53,7 @@ static void put_counters(FILE *f, const char *name, const uint64_t *v)
 }
 
 int state_write(const char *path, const struct state_info *info,
-		const struct state_rec *recs, size_t n,
+		const struct state_summary *sum, const struct state_rec *recs, size_t n,
 		const struct state_counters *cnt, const struct state_index *idx)
 {
 	char tmp[600], gid[ATS_IP_STRLEN], ip[ATS_IP_STRLEN];
@@ -42,7 +66,7 @@ int state_write(const char *path, const struct state_info *info,
 	f = fopen(tmp, "w");
 	if (!f)
 		return -errno;
-	fprintf(f, "{\n  \"version\": 1,\n  \"plugin\": \"osmats %s\",\n"
+	fprintf(f, "{\n  \"version\": 2,\n  \"plugin\": \"osmats %s\",\n"
 		"  \"opensm\": \"%s\",\n  \"time\": %lld,\n  \"sm_state\": \"%s\",\n",
 		IBATS_VERSION, info->opensm, info->time, info->sm_state);
 	fprintf(f, "  \"counters\": {\n    \"accepted\": %" PRIu64 ",\n", cnt->accepted);
@@ -58,7 +82,16 @@ int state_write(const char *path, const struct state_info *info,
 		idx->records, idx->bytes, idx->rebuilds, idx->gets_indexed, idx->gets_fallback,
 		idx->gets_indexed ? idx->get_ns / idx->gets_indexed : 0, idx->sets,
 		idx->sets ? idx->set_ns / idx->sets : 0);
-	fprintf(f, "  \"records\": [");
+	fprintf(f, "  \"services\": {\"ats\": %" PRIu64 ", \"other\": %" PRIu64
+		", \"scanned\": %lld},\n", sum->ats, sum->other, sum->scanned);
+	/* One P_Key a line: atsctl audit --state reads them line by line. */
+	fprintf(f, "  \"partitions\": [");
+	for (i = 0; i < sum->npkeys; i++)
+		fprintf(f, "%s\n    {\"pkey\": \"0x%04x\", \"ats_records\": %" PRIu64 "}",
+			i ? "," : "", sum->pkeys[i].pkey, sum->pkeys[i].n);
+	fprintf(f, "%s],\n  \"partitions_more\": %" PRIu64 ",\n", sum->npkeys ? "\n  " : "",
+		sum->pkeys_more);
+	fprintf(f, "  \"absent\": %" PRIu64 ",\n  \"absent_records\": [", sum->absent);
 	for (i = 0; i < n; i++) {
 		const struct state_rec *r = &recs[i];
 		struct ats_ip a;

@@ -1,6 +1,10 @@
-/* The plugin's state file: every ATS record the SA holds, whether its port
- * is on the fabric, and the per-rule counters, as one JSON document
- * replaced atomically. */
+/* The plugin's state file, one JSON document replaced atomically: the
+ * per-rule counters, the index's figures, how many records each kind of
+ * service and each partition holds, and the ATS records whose port is
+ * not on the fabric (what an audit cannot learn from the SA). It stays a
+ * few kilobytes with 100k records in the SA, so writing it once a second
+ * costs little; the counts come from a scan done at sweeps, flushes and
+ * at most every STATE_SCAN_INTERVAL of changes, not at every write. */
 #ifndef IBATS_STATE_H
 #define IBATS_STATE_H
 
@@ -42,6 +46,26 @@ struct state_rec {
 	uint8_t port_present;
 };
 
+#define STATE_MAX_PKEYS 64     /* partitions counted one by one */
+#define STATE_MAX_ABSENT 4096   /* absent-port records listed */
+
+/* What the last scan of the SA's records found. */
+struct state_summary {
+	uint64_t ats;             /* ATS records (SID block and name) */
+	uint64_t other;           /* every other ServiceRecord */
+	struct {
+		uint16_t pkey;
+		uint64_t n;
+	} pkeys[STATE_MAX_PKEYS]; /* ATS records per P_Key */
+	size_t npkeys;
+	uint64_t pkeys_more;      /* ATS records in P_Keys beyond those */
+	uint64_t absent;          /* ATS records of absent ports, all */
+	long long scanned;        /* when, seconds since the epoch */
+};
+
+/* Count rec (an ATS record, or not) into sum. */
+void state_summary_add(struct state_summary *sum, const struct sr_record *rec, int is_ats);
+
 void state_rec_from(struct state_rec *s, const struct sr_record *r);
 
 struct state_info {
@@ -50,9 +74,11 @@ struct state_info {
 	long long time;         /* seconds since the epoch */
 };
 
-/* Write to path.tmp, fsync, rename over path. -errno on failure. */
+/* Write to path.tmp, fsync, rename over path. recs are the ATS records
+ * of absent ports (at most STATE_MAX_ABSENT of sum->absent). -errno on
+ * failure. */
 int state_write(const char *path, const struct state_info *info,
-		const struct state_rec *recs, size_t n,
+		const struct state_summary *sum, const struct state_rec *recs, size_t n,
 		const struct state_counters *cnt, const struct state_index *idx);
 
 #endif

@@ -8,7 +8,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -198,48 +197,65 @@ static const char *sm_state_name(uint8_t s)
 	return s < 4 ? names[s] : "unknown";
 }
 
+/* The scan behind the state file's counts and absent-port records:
+ * one pass over the list under the shared lock, no copy of what is on
+ * the fabric. */
+static void scan_state(struct osmats *p)
+{
+	osm_subn_t *subn = &p->osm->subn;
+	struct state_summary sum;
+	struct state_rec *recs;
+	size_t n = 0;
+	cl_list_item_t *it;
+
+	memset(&sum, 0, sizeof(sum));
+	recs = malloc(STATE_MAX_ABSENT * sizeof(*recs));
+	cl_plock_acquire(&p->osm->lock);
+	for (it = cl_qlist_head(&subn->sa_sr_list);
+	     it != cl_qlist_end(&subn->sa_sr_list); it = cl_qlist_next(it)) {
+		struct sr_record r;
+		struct osmats_missing *m;
+		int ats;
+
+		osmats_sr_from_osm(&((osm_svcr_t *)it)->service_record, &r);
+		ats = is_ats(&r);
+		state_summary_add(&sum, &r, ats);
+		if (!ats || port_of(p, r.gid))
+			continue;
+		sum.absent++;
+		if (!recs || n == STATE_MAX_ABSENT)
+			continue;
+		state_rec_from(&recs[n], &r);
+		m = missing_find(p, r.gid);
+		recs[n++].missing_sweeps = m ? m->sweeps : 0;
+	}
+	cl_plock_release(&p->osm->lock);
+	sum.scanned = (long long)time(NULL);
+	free(p->absent);
+	p->absent = recs;
+	p->nabsent = n;
+	p->summary = sum;
+	p->scanned_sets = __atomic_load_n(&p->sets, __ATOMIC_RELAXED);
+	p->scanned_at = osmats_now_ns();
+}
+
+/* The state file from the last scan and the live counters: a few
+ * kilobytes, whatever the number of records. */
 static void write_state(struct osmats *p)
 {
 	osm_subn_t *subn = &p->osm->subn;
-	struct state_rec *recs = NULL;
 	struct state_counters cnt;
 	struct state_index idx;
 	struct state_info info;
-	size_t n = 0, cap = 0;
-	cl_list_item_t *it;
 	int ret;
 
 	if (!p->state_path[0])
 		return;
 	cl_plock_acquire(&p->osm->lock);
-	for (it = cl_qlist_head(&subn->sa_sr_list);
-	     it != cl_qlist_end(&subn->sa_sr_list); it = cl_qlist_next(it)) {
-		struct state_rec s;
-		struct sr_record r;
-		struct osmats_missing *m;
-
-		osmats_sr_from_osm(&((osm_svcr_t *)it)->service_record, &r);
-		if (!is_ats(&r))
-			continue;
-		state_rec_from(&s, &r);
-		s.port_present = port_of(p, r.gid) != NULL;
-		m = s.port_present ? NULL : missing_find(p, r.gid);
-		s.missing_sweeps = m ? m->sweeps : 0;
-		if (n == cap) {
-			struct state_rec *v;
-
-			cap = cap ? 2 * cap : 64;
-			v = realloc(recs, cap * sizeof(*v));
-			if (!v)
-				break;
-			recs = v;
-		}
-		recs[n++] = s;
-	}
-	info.sm_state = sm_state_name(subn->sm_state);
 	idx.records = srx_count(p->idx);
 	idx.bytes = srx_bytes(p->idx);
 	cl_plock_release(&p->osm->lock);
+	info.sm_state = sm_state_name(subn->sm_state);
 	idx.rebuilds = __atomic_load_n(&p->idx_rebuilds, __ATOMIC_RELAXED);
 	idx.gets_indexed = __atomic_load_n(&p->get_indexed, __ATOMIC_RELAXED);
 	idx.gets_fallback = __atomic_load_n(&p->get_fallback, __ATOMIC_RELAXED);
@@ -251,26 +267,52 @@ static void write_state(struct osmats *p)
 	pthread_mutex_lock(&p->mu);
 	cnt = p->cnt;
 	pthread_mutex_unlock(&p->mu);
-	ret = state_write(p->state_path, &info, recs, n, &cnt, &idx);
+	ret = state_write(p->state_path, &info, &p->summary, p->absent, p->nabsent, &cnt, &idx);
 	if (ret)
 		OSM_LOG(p->log, OSM_LOG_ERROR, "ERR 7A12: cannot write %s: %s\n",
 			p->state_path, strerror(-ret));
-	free(recs);
-	/* The snapshot of a large database is megabytes in this thread's
-	 * arena: give them back rather than keep them for the next write. */
-	malloc_trim(0);
 }
 
-/* A state file lists every ATS record: with 100k of them, one write per
- * accepted Set would keep the worker scanning under osm->lock. Changes
- * are coalesced into at most one write per interval; sweeps and flushes
- * write at once. */
+/* Changes are coalesced into at most one state file write per interval;
+ * sweeps and flushes write at once. The scan of every record (its
+ * counts) runs at sweeps and flushes, and after Sets at most once per
+ * STATE_SCAN_INTERVAL_NS: with 100k records it holds the shared lock for
+ * milliseconds, which Sets wait for. */
 #define STATE_MIN_INTERVAL_NS 1000000000ull
+#define STATE_SCAN_INTERVAL_NS (10 * 1000000000ull)
+
+struct summaries {
+	struct rl_summary v[RL_SLOTS + 1];
+	size_t n;
+};
+
+static void collect(const struct rl_summary *s, void *arg)
+{
+	struct summaries *acc = arg;
+
+	if (acc->n < RL_SLOTS + 1)
+		acc->v[acc->n++] = *s;
+}
+
+/* Summaries of refusal lines left out, once their interval is over;
+ * logged outside p->mu. */
+static void summarise(struct osmats *p, struct summaries *acc)
+{
+	size_t i;
+
+	acc->n = 0;
+	pthread_mutex_lock(&p->mu);
+	rl_expire(&p->rl, osmats_now_ns(), collect, acc);
+	pthread_mutex_unlock(&p->mu);
+	for (i = 0; i < acc->n; i++)
+		osmats_log_summary(p, &acc->v[i]);
+}
 
 static void *worker_main(void *arg)
 {
 	struct osmats *p = arg;
-	uint64_t last_write = 0, next_write;
+	uint64_t last_write = 0, next_write, due, scan_due;
+	static struct summaries sums; /* the one worker's */
 
 	pthread_mutex_lock(&p->mu);
 	while (!p->stop) {
@@ -290,11 +332,27 @@ static void *worker_main(void *arg)
 			pthread_mutex_lock(&p->mu);
 			continue;
 		}
-		if (!p->want_sweep && !p->want_state && !p->ndeparted) {
-			pthread_cond_wait(&p->cv, &p->mu);
+		due = rl_next_due(&p->rl);
+		if (due && osmats_now_ns() >= due) {
+			pthread_mutex_unlock(&p->mu);
+			summarise(p, &sums);
+			pthread_mutex_lock(&p->mu);
 			continue;
 		}
+		/* Sets since the last scan: scan again when the interval is up,
+		 * even if nothing else happens by then. */
+		scan_due = p->state_path[0] && p->scanned_at &&
+			   __atomic_load_n(&p->sets, __ATOMIC_RELAXED) != p->scanned_sets ?
+			   p->scanned_at + STATE_SCAN_INTERVAL_NS : 0;
+		if (scan_due && osmats_now_ns() >= scan_due)
+			p->want_state = 1;
+		else if (scan_due && (!due || scan_due < due))
+			due = scan_due;
 		next_write = last_write + STATE_MIN_INTERVAL_NS;
+		if (!p->want_sweep && !p->want_state && !p->ndeparted)
+			next_write = due ? due : UINT64_MAX;
+		else if (due && due < next_write)
+			next_write = due;
 		if (!p->want_sweep && !p->ndeparted && osmats_now_ns() < next_write) {
 			/* p->cv runs on CLOCK_MONOTONIC (osmats_create). */
 			struct timespec until = {
@@ -302,7 +360,10 @@ static void *worker_main(void *arg)
 				.tv_nsec = (long)(next_write % 1000000000u),
 			};
 
-			pthread_cond_timedwait(&p->cv, &p->mu, &until);
+			if (next_write == UINT64_MAX)
+				pthread_cond_wait(&p->cv, &p->mu);
+			else
+				pthread_cond_timedwait(&p->cv, &p->mu, &until);
 			continue;
 		}
 		departed = p->departed;
@@ -339,6 +400,11 @@ static void *worker_main(void *arg)
 			osmats_idx_sync(p);
 			cl_plock_release(&p->osm->lock);
 		}
+		if (p->state_path[0] &&
+		    (sweep || flushed || !p->scanned_at ||
+		     (state && osmats_now_ns() - p->scanned_at >= STATE_SCAN_INTERVAL_NS &&
+		      __atomic_load_n(&p->sets, __ATOMIC_RELAXED) != p->scanned_sets)))
+			scan_state(p);
 		if (sweep || state || flushed) {
 			write_state(p);
 			last_write = osmats_now_ns();
@@ -365,4 +431,5 @@ void osmats_worker_stop(struct osmats *p)
 	pthread_join(p->thread, NULL);
 	free(p->departed);
 	free(p->missing);
+	free(p->absent);
 }

@@ -49,12 +49,16 @@ bench_one() { # bench_one LABEL PLUGIN(0/1)
 			awk '/^VmRSS/ { print $2 }' "/proc/$SM_PID/status"
 		}
 		[ "$2" -eq 0 ] && SM_CONF="$RUN/opensm-stock.conf"
+		# sabench's SA key (BENCH_SA_KEY): the default 0x1 is not trusted.
+		echo "sa_key 0x5a5a" >"$RUN/opensm.extra"
 		fabric_start "$(basename "$topo")"
 		echo "$1 cpi $(on h1 "$SABENCH" cpi 2000)"
 		echo "$1 rss@0 $(rss_kb)"
 		prev=0
 		for n in $LEVELS; do
 			echo "$1 set@$n $(on h1 "$SABENCH" grow "$prev" "$n" "$HOSTS")"
+			# The state file (on by default) as it stands after the Sets.
+			[ "$2" -eq 1 ] && echo "$1 statefile@$n $(stat -c %s "$RUN/osmats-state.json" 2>/dev/null || echo 0)"
 			echo "$1 rss@$n $(rss_kb)"
 			echo "$1 get@$n $(on h1 "$SABENCH" get "$GETS" "$n" "$HOSTS")"
 			echo "$1 resolve@$n $(on h1 "$SABENCH" resolve "$GETS" "$n" "$HOSTS")"
@@ -103,6 +107,7 @@ out=$(mktemp /tmp/ibats-bench.XXXXXX)
 awk -v levels="$LEVELS" '
 	$2 ~ /^(cpi|set@|get@|resolve@|getstorm@|echo|cache|sock|sockc)/ { p50[$1" "$2] = $4; p99[$1" "$2] = $5; rate[$1" "$2] = $7 }
 	$2 ~ /^rss@/ { rss[$1" "substr($2, 5)] = $3 }
+	$2 ~ /^statefile@/ { sf[substr($2, 11)] = $3 }
 	$2 == "storm" { storm[$1] = $5 }
 	$2 == "restore" { restore = $8 }
 	$2 == "index" { idxrec = $3; idxbytes = $4; get_ns = $5; set_ns = $6 }
@@ -129,6 +134,8 @@ awk -v levels="$LEVELS" '
 			p50["plugin "k], p99["plugin "k], p50["plugin "k] / tp, p50["stock "k] / p50["plugin "k]
 		printf "\nSets/s growing to %d: stock %s, plugin %s; storm: stock %s/s, plugin %s/s\n",
 			top, rate["stock set@"top], rate["plugin set@"top], storm["stock"], storm["plugin"]
+		printf "state file (on, default path) after the Sets: %s bytes at %d records; plugin Sets/s growing to %d: %s\n",
+			sf[top], top, top, rate["plugin set@"top]
 		printf "liveness echo to the SM port: p50 %.1f us (%.2f T_cpi)\n", p50["plugin echo"], p50["plugin echo"] / tp
 		printf "agent cached lookup, in process: p50 %.2f us (%.4f T_cpi)\n", p50["plugin cache"], p50["plugin cache"] / tp
 		printf "agent cached lookup, one socket connection: p50 %.1f us (%.2f T_cpi)\n", p50["plugin sock"], p50["plugin sock"] / tp

@@ -244,6 +244,8 @@ rules_off() {
 	enforce_primary_first no
 	enforce_port_duplicate no
 	enforce_lease no
+	enforce_partition no
+	max_records_per_port 0
 	duplicate_address allow
 	flush_departed no
 	CONF

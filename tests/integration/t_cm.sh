@@ -2,6 +2,8 @@
 # the passive side checks the requester by ATS; DREQ/DREP tear it down.
 . "$top_srcdir/tests/integration/harness.sh"
 
+# A non-default SA key: OpenSM's default (0x1) earns no trust.
+echo "sa_key 0x5a5a" >"$RUN/opensm.extra"
 fabric_start fabric4.net
 G1=$(port_gid host1)
 G2=$(port_gid host2)
@@ -41,7 +43,7 @@ check "host1 closes that connection" agent host1 disconnect "$ID4"
 
 # host3's ATS primary becomes 10.0.0.33; its REQ still says 10.0.0.3.
 check "host3's primary is changed behind its agent" \
-	atsctl host4 -k 1 register 10.0.0.33 --primary --gid "$(port_gid host3)"
+	atsctl host4 -k 0x5a5a register 10.0.0.33 --primary --gid "$(port_gid host3)"
 check_rc "a REQ whose source IP is not the requester's ATS primary is rejected" 3 \
 	"rejected \(reason 28\): ibats: spoofed source: IP 10\.0\.0\.3 is not the requester's ATS primary 10\.0\.0\.33" \
 	agent host3 connect 10.0.0.2 5001

@@ -2,6 +2,8 @@
 # a third, deregister; a failover pair sharing one primary address.
 . "$top_srcdir/tests/integration/harness.sh"
 
+# A non-default SA key: OpenSM's default (0x1) earns no trust.
+echo "sa_key 0x5a5a" >"$RUN/opensm.extra"
 fabric_start fabric4.net
 G1=$(port_gid host1)
 G2=$(port_gid host2)
@@ -50,10 +52,10 @@ check_out "dump reports a SubnAdmGet walk under ibsim (no RMPP)" "SubnAdmGet wal
 
 # Failover pair (spec 2.2): host4's second port holds host4's primary
 # address too. umad2sim attaches port 1 only, so port 1 registers for
-# port 2 with the SA key (ibsim numbers port GUIDs node GUID + port).
+# port 2 with the (non-default) SA key (ibsim numbers port GUIDs node GUID + port).
 G4P2=$(printf '0x%016x' $(( $(port_guid host4) + 1 )))
 check "host4 port 2 takes 10.0.0.4 as its primary (trusted)" \
-	atsctl host4 -k 1 register 10.0.0.4 --primary --gid "$G4P2"
+	atsctl host4 -k 0x5a5a register 10.0.0.4 --primary --gid "$G4P2"
 check_out "resolve 10.0.0.4 returns both ports" "$G4" atsctl host3 resolve 10.0.0.4
 check_count "resolve 10.0.0.4 has exactly 2 records" 2 atsctl host3 resolve 10.0.0.4
 

@@ -1,6 +1,12 @@
 /* srtool: send one raw ServiceRecord Set or Delete, any field value, for
  * tests that need records atsctl refuses to build. Prints the SA status
- * as "status 0xNNNN" and exits 0 on success, 3 on an SA error. */
+ * as "status 0xNNNN" and exits 0 on success, 3 on an SA error.
+ *   --mask HEX   the component mask instead of the usual one
+ *   --smkey N    the SM_Key of the request
+ *   --count N    N Sets, the SID counting up from --sid; stops at the
+ *                first error and prints "set K" (how many succeeded)
+ *   --repeat N   send the request N times whatever the answers; prints
+ *                "failed K" */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -35,6 +41,10 @@ int main(int argc, char **argv)
 		{ "data8", required_argument, NULL, 'd' },
 		{ "ip", required_argument, NULL, 'i' },
 		{ "key", required_argument, NULL, 'k' },
+		{ "mask", required_argument, NULL, 'm' },
+		{ "smkey", required_argument, NULL, 'K' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "repeat", required_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct sa_client_opts so = { .timeout_ms = 500, .retries = 3 };
@@ -42,7 +52,9 @@ int main(int argc, char **argv)
 	struct mport *port;
 	struct sa_client *sa;
 	struct ats_ip ip;
-	int opt, ret, have_gid = 0;
+	int opt, ret, have_gid = 0, have_mask = 0;
+	uint64_t mask = 0;
+	unsigned long count = 1, done = 0, repeat = 0, failed = 0;
 	const char *op;
 
 	memset(&r, 0, sizeof(r));
@@ -79,6 +91,19 @@ int main(int argc, char **argv)
 		case 'k':
 			r.key[15] = (uint8_t)strtoul(optarg, NULL, 0);
 			break;
+		case 'm':
+			mask = strtoull(optarg, NULL, 16);
+			have_mask = 1;
+			break;
+		case 'K':
+			so.sm_key = strtoull(optarg, NULL, 0);
+			break;
+		case 'c':
+			count = strtoul(optarg, NULL, 0);
+			break;
+		case 'r':
+			repeat = strtoul(optarg, NULL, 0);
+			break;
 		default:
 			return 2;
 		}
@@ -92,14 +117,29 @@ int main(int argc, char **argv)
 	}
 	if (!have_gid)
 		memcpy(r.gid, sa_client_port(sa)->gid, 16);
-	if (!strcmp(op, "set"))
-		ret = sa_sr_set(sa, &r, sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY |
-						     SR_F_NAME | SR_F_DATA8), NULL);
-	else if (!strcmp(op, "delete"))
-		ret = sa_sr_delete(sa, &r, sr_comp_mask(SR_F_ID | SR_F_GID |
-							SR_F_PKEY), NULL);
-	else
+	if (!strcmp(op, "set")) {
+		if (!have_mask)
+			mask = sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY | SR_F_NAME | SR_F_DATA8);
+		for (done = 0; done < repeat; done++)
+			failed += sa_sr_set(sa, &r, mask, NULL) != 0;
+		if (repeat) {
+			printf("failed %lu\n", failed);
+			sa_client_fini(sa);
+			mport_close(port);
+			return 0;
+		}
+		do
+			ret = sa_sr_set(sa, &r, mask, NULL);
+		while (!ret && ++done < count && (r.id++, 1));
+		if (count > 1)
+			printf("set %lu\n", done);
+	} else if (!strcmp(op, "delete")) {
+		if (!have_mask)
+			mask = sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY);
+		ret = sa_sr_delete(sa, &r, mask, NULL);
+	} else {
 		return 2;
+	}
 	printf("status 0x%04x\n", sa_client_last_status(sa));
 	if (ret)
 		fprintf(stderr, "srtool: %s: %s\n", op,

@@ -44,6 +44,8 @@ static void test_defaults(void **state)
 	assert_true(c.flush_departed);
 	assert_int_equal(c.flush_grace_sweeps, 0);
 	assert_int_equal(c.ntrusted, 0);
+	assert_true(c.pol.enabled[POL_PKEY]);
+	assert_int_equal(c.pol.max_records_per_port, 4096);
 }
 
 static void test_all_keys(void **state)
@@ -63,6 +65,8 @@ static void test_all_keys(void **state)
 		"enforce_primary_first no\n"
 		"enforce_port_duplicate no\n"
 		"enforce_lease yes\n"
+		"enforce_partition no\n"
+		"max_records_per_port 0\n"
 		"duplicate_address warn\n"
 		"lease_min 60\n"
 		"lease_max 0x1000\n"
@@ -79,6 +83,8 @@ static void test_all_keys(void **state)
 	assert_false(c.pol.enabled[POL_PRIMARY_FIRST]);
 	assert_false(c.pol.enabled[POL_PORT_DUP]);
 	assert_true(c.pol.enabled[POL_LEASE]);
+	assert_false(c.pol.enabled[POL_PKEY]);
+	assert_int_equal(c.pol.max_records_per_port, 0);
 	assert_int_equal(c.pol.dup_mode, POL_DUP_WARN);
 	assert_int_equal(c.pol.lease_min, 60);
 	assert_int_equal(c.pol.lease_max, 0x1000);

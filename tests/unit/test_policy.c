@@ -43,7 +43,7 @@ static void make_req(struct pol_request *req, uint8_t method, uint64_t sid,
 	req->rec.id = sid;
 	assert_int_equal(ats_ip_parse(ip, &a), 0);
 	ats_ip_encode(&a, req->rec.data8);
-	req->owns_gid = 1;
+	req->owns_gid = req->req_has_pkey = req->gid_has_pkey = 1;
 	req->sys_guid = SYS_A;
 }
 
@@ -93,7 +93,7 @@ static void test_record_rules(void **state)
 	make_set(mad);
 	mad[SA_OFF_DATA + SR_OFF_ID + 6] = 0x55; /* ...4153 -> ...5553 */
 	pol_request_decode(mad, sizeof(mad), &req);
-	req.owns_gid = 1;
+	req.owns_gid = req.req_has_pkey = req.gid_has_pkey = 1;
 	assert_int_equal(decide(&req, NULL, 0, &d), POL_SID_BLOCK);
 	assert_string_equal(pol_rule_code(d.rule), "7A01");
 	cfg.enabled[POL_SID_BLOCK] = 0;
@@ -102,20 +102,20 @@ static void test_record_rules(void **state)
 	make_set(mad);
 	memcpy(mad + SA_OFF_DATA + SR_OFF_NAME, "My Service", 11);
 	pol_request_decode(mad, sizeof(mad), &req);
-	req.owns_gid = 1;
+	req.owns_gid = req.req_has_pkey = req.gid_has_pkey = 1;
 	assert_int_equal(decide(&req, NULL, 0, &d), POL_NAME);
 
 	make_set(mad);
 	mad[SA_OFF_DATA + SR_OFF_NAME + 63] = 'x';
 	pol_request_decode(mad, sizeof(mad), &req);
-	req.owns_gid = 1;
+	req.owns_gid = req.req_has_pkey = req.gid_has_pkey = 1;
 	assert_int_equal(decide(&req, NULL, 0, &d), POL_NAME);
 	assert_string_equal(d.why, "ServiceName is not zero-padded");
 
 	make_set(mad);
 	mad[SA_OFF_DATA + SR_OFF_KEY + 15] = 1;
 	pol_request_decode(mad, sizeof(mad), &req);
-	req.owns_gid = 1;
+	req.owns_gid = req.req_has_pkey = req.gid_has_pkey = 1;
 	assert_int_equal(decide(&req, NULL, 0, &d), POL_KEY);
 	cfg.enabled[POL_KEY] = 0;
 	assert_int_equal(decide(&req, NULL, 0, &d), POL_PASS);
@@ -316,6 +316,136 @@ static void test_relevance(void **state)
 	assert_false(pol_peer_relevant(&req, &p.rec));  /* not ATS */
 }
 
+/* Item 1: every ATS Set is held to the partition, whatever the mask. */
+static void test_partition(void **state)
+{
+	static const uint16_t invalid[] = { 0x0000, 0x8000 };
+	struct pol_request req;
+	struct pol_decision d;
+	size_t i;
+
+	(void)state;
+	make_req(&req, SA_METHOD_SET, ATS_SID_PRIMARY, "10.0.0.1");
+	req.comp_mask &= ~sr_comp_mask(SR_F_PKEY); /* the mask says nothing */
+	req.rec.pkey = 0x8001;
+	req.req_has_pkey = 0;
+	assert_int_equal(decide(&req, NULL, 0, &d), POL_PKEY);
+	assert_string_equal(pol_rule_code(d.rule), "7A0A");
+	assert_string_equal(pol_rule_name(d.rule), "partition");
+	req.trusted = 1; /* trust is about ownership, not partitions */
+	assert_int_equal(decide(&req, NULL, 0, &d), POL_PKEY);
+	req.req_has_pkey = 1;
+	req.gid_has_pkey = 0;
+	assert_int_equal(decide(&req, NULL, 0, &d), POL_PKEY);
+	assert_non_null(strstr(d.why, "ServiceGID's port"));
+	req.gid_has_pkey = 1;
+	assert_int_equal(decide(&req, NULL, 0, &d), POL_PASS);
+	for (i = 0; i < 2; i++) {
+		req.rec.pkey = invalid[i];
+		assert_int_equal(decide(&req, NULL, 0, &d), POL_PKEY);
+		assert_non_null(strstr(d.why, "invalid"));
+	}
+	/* Only an explicit setting turns it off. */
+	cfg.enabled[POL_PKEY] = 0;
+	assert_int_equal(decide(&req, NULL, 0, &d), POL_PASS);
+	cfg.enabled[POL_PKEY] = 1;
+	/* A Delete is cleanup: not held to the partition. */
+	make_req(&req, SA_METHOD_DELETE, ATS_SID_PRIMARY, "10.0.0.1");
+	req.rec.pkey = 0;
+	req.req_has_pkey = req.gid_has_pkey = 0;
+	assert_int_equal(decide(&req, NULL, 0, &d), POL_PASS);
+}
+
+/* Item 2: 0x7FFF and 0xFFFF are one partition for every rule. */
+static void test_membership_bit(void **state)
+{
+	struct pol_request req;
+	struct pol_decision d;
+	struct pol_peer p[2];
+
+	(void)state;
+	assert_true(pol_same_partition(0x7fff, 0xffff));
+	assert_false(pol_same_partition(0x8001, 0xffff));
+	/* Another system's primary, claimed under the limited form. */
+	make_req(&req, SA_METHOD_SET, ATS_SID_PRIMARY, "10.0.0.1");
+	req.rec.pkey = 0x7fff;
+	make_peer(&p[0], &req, ATS_SID_PRIMARY, "10.0.0.1", 0x01, SYS_B);
+	p[0].rec.pkey = 0xffff;
+	assert_true(pol_peer_relevant(&req, &p[0].rec));
+	assert_int_equal(decide(&req, p, 1, &d), POL_DUP_ADDR);
+	/* A secondary finds its primary under the other form. */
+	make_req(&req, SA_METHOD_SET, ATS_SID_PRIMARY + 1, "10.0.0.2");
+	req.rec.pkey = 0xffff;
+	make_peer(&p[0], &req, ATS_SID_PRIMARY, "10.0.0.1", OWN, SYS_A);
+	p[0].rec.pkey = 0x7fff;
+	assert_int_equal(decide(&req, p, 1, &d), POL_PASS);
+	/* The same (GID, SID, partition) twice: refused, any address. */
+	make_req(&req, SA_METHOD_SET, ATS_SID_PRIMARY, "10.0.0.9");
+	req.rec.pkey = 0x7fff;
+	make_peer(&p[0], &req, ATS_SID_PRIMARY, "10.0.0.1", OWN, SYS_A);
+	p[0].rec.pkey = 0xffff;
+	assert_int_equal(decide(&req, p, 1, &d), POL_PORT_DUP);
+	assert_non_null(strstr(d.why, "0xffff"));
+	req.rec.data8[15] = 1; /* 10.0.0.1, same address */
+	assert_int_equal(decide(&req, p, 1, &d), POL_PORT_DUP);
+	/* The same RID is a refresh, not a second record. */
+	req.rec.pkey = 0xffff;
+	assert_int_equal(decide(&req, p, 1, &d), POL_PASS);
+	/* Deleting the primary under one form while a secondary sits under
+	 * the other is still primary-first. */
+	make_req(&req, SA_METHOD_DELETE, ATS_SID_PRIMARY, "10.0.0.1");
+	req.rec.pkey = 0xffff;
+	make_peer(&p[1], &req, ATS_SID_PRIMARY + 1, "10.0.0.2", OWN, SYS_A);
+	p[1].rec.pkey = 0x7fff;
+	assert_true(pol_peer_relevant(&req, &p[1].rec));
+	assert_int_equal(decide(&req, &p[1], 1, &d), POL_PRIMARY_FIRST);
+}
+
+/* Item 3: OpenSM's default SA key (and none) earns no trust. */
+static void test_key_trust(void **state)
+{
+	(void)state;
+	assert_false(pol_key_trusted(1, 1));
+	assert_false(pol_key_trusted(0, 0));
+	assert_false(pol_key_trusted(0x1234, 1));
+	assert_false(pol_key_trusted(0x1234, 0));
+	assert_true(pol_key_trusted(0x1234, 0x1234));
+}
+
+/* Item 5: the per-port cap counts new records only. */
+static void test_record_cap(void **state)
+{
+	struct pol_request req;
+	struct pol_decision d;
+
+	(void)state;
+	make_req(&req, SA_METHOD_SET, 0x1234, "10.0.0.1"); /* any service */
+	req.trusted = 1;
+	req.is_new = 1;
+	req.charged = POL_MAX_RECORDS_DEFAULT - 1;
+	pol_decide_cap(&cfg, &req, &d);
+	assert_int_equal(d.rule, POL_PASS);
+	req.charged = POL_MAX_RECORDS_DEFAULT;
+	pol_decide_cap(&cfg, &req, &d);
+	assert_int_equal(d.rule, POL_CAP);
+	assert_string_equal(pol_rule_code(d.rule), "7A0B");
+	req.is_new = 0; /* an update of a held RID */
+	pol_decide_cap(&cfg, &req, &d);
+	assert_int_equal(d.rule, POL_PASS);
+	req.is_new = 1;
+	req.method = SA_METHOD_DELETE;
+	pol_decide_cap(&cfg, &req, &d);
+	assert_int_equal(d.rule, POL_PASS);
+	req.method = SA_METHOD_SET;
+	cfg.max_records_per_port = 0; /* explicitly no cap */
+	pol_decide_cap(&cfg, &req, &d);
+	assert_int_equal(d.rule, POL_PASS);
+	cfg.max_records_per_port = 2;
+	req.charged = 2;
+	pol_decide_cap(&cfg, &req, &d);
+	assert_int_equal(d.rule, POL_CAP);
+}
+
 static void test_short_mad(void **state)
 {
 	uint8_t mad[MAD_SIZE];
@@ -345,6 +475,10 @@ int main(void)
 		cmocka_unit_test_setup(test_lease, setup),
 		cmocka_unit_test_setup(test_relevance, setup),
 		cmocka_unit_test_setup(test_short_mad, setup),
+		cmocka_unit_test_setup(test_partition, setup),
+		cmocka_unit_test_setup(test_membership_bit, setup),
+		cmocka_unit_test_setup(test_key_trust, setup),
+		cmocka_unit_test_setup(test_record_cap, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -216,6 +216,38 @@ static int count_visit(const struct srx_ent *e, void *arg)
  * SIDs each, IPv4 10.k.g.g): the tables grow, chains stay short although
  * keys differ only in a few bytes, and an entry costs well under the 224
  * bytes OpenSM allocates per record. */
+/* The per-port cap's accounts: charged at add, released at delete. */
+static void test_charges(void **state)
+{
+	uint8_t rec[4][SR_SIZE];
+	struct srx *x;
+	unsigned i;
+
+	(void)state;
+	assert_int_equal(srx_init(&x), 0);
+	for (i = 0; i < 4; i++) {
+		memset(rec[i], 0, SR_SIZE);
+		wire_put64(rec[i] + SR_OFF_ID, i);
+		assert_int_equal(srx_add_charged(x, rec[i], NULL, i < 3 ? 0x77 : 0), 0);
+	}
+	assert_int_equal(srx_charged(x, 0x77), 3);
+	assert_int_equal(srx_charged(x, 0), 1);
+	assert_int_equal(srx_charged(x, 0x78), 0);
+	/* An in-place update keeps its charge. */
+	srx_unhook(x, srx_find_rid(x, rec[1]));
+	srx_rehook(x, srx_find_rid(x, rec[1]));
+	assert_int_equal(srx_charged(x, 0x77), 3);
+	srx_del(x, srx_find_rid(x, rec[0]));
+	assert_int_equal(srx_charged(x, 0x77), 2);
+	srx_del(x, srx_find_rid(x, rec[3]));
+	assert_int_equal(srx_charged(x, 0), 0);
+	srx_clear(x);
+	assert_int_equal(srx_charged(x, 0x77), 0);
+	assert_int_equal(srx_add_charged(x, rec[0], NULL, 0x77), 0);
+	assert_int_equal(srx_charged(x, 0x77), 1);
+	srx_fini(x);
+}
+
 static void test_grow(void **state)
 {
 	static uint8_t recs[100000][SR_SIZE];
@@ -261,6 +293,7 @@ int main(void)
 		cmocka_unit_test(test_random_against_model),
 		cmocka_unit_test(test_order_and_handles),
 		cmocka_unit_test(test_grow),
+		cmocka_unit_test(test_charges),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -145,14 +145,25 @@ static void quoted(struct json *j, const void *s, size_t n)
 	put(j, "\"");
 }
 
+/* Whether the members of the container at depth d (1 = the document's)
+ * go one a line: those of the first `pretty` levels, and the elements of
+ * a list one level deeper, so that a list's entries stay one a line. */
+static int breaks(const struct json *j, int d)
+{
+	return j->pretty && d >= 1 && d <= JSON_MAX_DEPTH &&
+	       (d <= j->pretty || (d == j->pretty + 1 && j->arr[d - 1]));
+}
+
 /* Separator, indent and key of the next value. */
 static void member(struct json *j, const char *key)
 {
-	int i;
+	int brk = breaks(j, j->depth), i;
 
-	if (j->depth && j->n[j->depth - 1]++)
-		put(j, j->pretty ? "," : ", ");
-	if (j->depth && j->pretty) {
+	/* depth is 0..JSON_MAX_DEPTH (open_ refuses more); saying so keeps
+	 * the compiler's bounds analysis quiet. */
+	if (j->depth > 0 && j->depth <= JSON_MAX_DEPTH && j->n[j->depth - 1]++)
+		put(j, brk ? "," : ", ");
+	if (brk) {
 		put(j, "\n");
 		for (i = 0; i < j->depth; i++)
 			put(j, "  ");
@@ -167,7 +178,7 @@ void json_init(struct json *j, FILE *f, int pretty)
 {
 	memset(j, 0, sizeof(*j));
 	j->f = f;
-	j->pretty = (unsigned char)!!pretty;
+	j->pretty = (unsigned char)(pretty < 0 ? 0 : pretty > JSON_MAX_DEPTH ? JSON_MAX_DEPTH : pretty);
 }
 
 int json_fini(struct json *j)
@@ -204,14 +215,15 @@ void json_arr(struct json *j, const char *key)
 
 void json_end(struct json *j)
 {
+	int brk, i;
+
 	if (!j->depth) {
 		j->err = -EINVAL;
 		return;
 	}
+	brk = breaks(j, j->depth) && j->n[j->depth - 1];
 	j->depth--;
-	if (j->pretty && j->n[j->depth]) {
-		int i;
-
+	if (brk) {
 		put(j, "\n");
 		for (i = 0; i < j->depth; i++)
 			put(j, "  ");

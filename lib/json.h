@@ -18,10 +18,13 @@ struct json {
 	int err;                        /* -errno: write failed or misuse */
 	unsigned char n[JSON_MAX_DEPTH]; /* members written at each level */
 	unsigned char arr[JSON_MAX_DEPTH]; /* that level is an array */
-	unsigned char pretty;           /* one member per line */
+	unsigned char pretty;           /* levels with one member a line */
 };
 
-/* pretty: newline and indent before each member (for people). */
+/* pretty: how many levels put each member on a line of its own, indented
+ * (for people and grep); deeper values stay on their parent's line.
+ * 0: one line; JSON_PRETTY_ALL: every level. */
+#define JSON_PRETTY_ALL JSON_MAX_DEPTH
 void json_init(struct json *j, FILE *f, int pretty);
 /* 0 when the document is complete and every write succeeded, else
  * -errno. Ends the line. */

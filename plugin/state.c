@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "ats.h"
+#include "json.h"
 #include "state.h"
 
 void state_rec_from(struct state_rec *s, const struct sr_record *r)
@@ -41,15 +42,14 @@ void state_summary_add(struct state_summary *sum, const struct sr_record *rec, i
 	sum->pkeys[i].n++;
 }
 
-static void put_counters(FILE *f, const char *name, const uint64_t *v)
+static void put_counters(struct json *j, const char *name, const uint64_t *v)
 {
 	unsigned r;
 
-	fprintf(f, "    \"%s\": {", name);
+	json_obj(j, name);
 	for (r = 1; r < POL_NRULES; r++)
-		fprintf(f, "%s\"%s\": %" PRIu64, r > 1 ? ", " : "",
-			pol_rule_name((enum pol_rule)r), v[r]);
-	fprintf(f, "}");
+		json_u64(j, pol_rule_name((enum pol_rule)r), v[r]);
+	json_end(j);
 }
 
 int state_write(const char *path, const struct state_info *info,
@@ -57,6 +57,7 @@ int state_write(const char *path, const struct state_info *info,
 		const struct state_counters *cnt, const struct state_index *idx)
 {
 	char tmp[600], gid[ATS_IP_STRLEN], ip[ATS_IP_STRLEN];
+	struct json j;
 	FILE *f;
 	size_t i;
 	int ret = 0;
@@ -66,32 +67,48 @@ int state_write(const char *path, const struct state_info *info,
 	f = fopen(tmp, "w");
 	if (!f)
 		return -errno;
-	fprintf(f, "{\n  \"version\": 2,\n  \"plugin\": \"osmats %s\",\n"
-		"  \"opensm\": \"%s\",\n  \"time\": %lld,\n  \"sm_state\": \"%s\",\n",
-		IBATS_VERSION, info->opensm, info->time, info->sm_state);
-	fprintf(f, "  \"counters\": {\n    \"accepted\": %" PRIu64 ",\n", cnt->accepted);
-	put_counters(f, "rejected", cnt->rejected);
-	fprintf(f, ",\n");
-	put_counters(f, "warned", cnt->warned);
-	fprintf(f, ",\n    \"clamped\": %" PRIu64 ",\n    \"flushed\": %" PRIu64 "\n  },\n",
-		cnt->clamped, cnt->flushed);
-	fprintf(f, "  \"index\": {\"records\": %" PRIu64 ", \"bytes\": %" PRIu64
-		", \"rebuilds\": %" PRIu64 ", \"gets_indexed\": %" PRIu64
-		", \"gets_fallback\": %" PRIu64 ", \"get_avg_ns\": %" PRIu64
-		", \"sets\": %" PRIu64 ", \"set_avg_ns\": %" PRIu64 "},\n",
-		idx->records, idx->bytes, idx->rebuilds, idx->gets_indexed, idx->gets_fallback,
-		idx->gets_indexed ? idx->get_ns / idx->gets_indexed : 0, idx->sets,
-		idx->sets ? idx->set_ns / idx->sets : 0);
-	fprintf(f, "  \"services\": {\"ats\": %" PRIu64 ", \"other\": %" PRIu64
-		", \"scanned\": %lld},\n", sum->ats, sum->other, sum->scanned);
-	/* One P_Key a line: atsctl audit --state reads them line by line. */
-	fprintf(f, "  \"partitions\": [");
-	for (i = 0; i < sum->npkeys; i++)
-		fprintf(f, "%s\n    {\"pkey\": \"0x%04x\", \"ats_records\": %" PRIu64 "}",
-			i ? "," : "", sum->pkeys[i].pkey, sum->pkeys[i].n);
-	fprintf(f, "%s],\n  \"partitions_more\": %" PRIu64 ",\n", sum->npkeys ? "\n  " : "",
-		sum->pkeys_more);
-	fprintf(f, "  \"absent\": %" PRIu64 ",\n  \"absent_records\": [", sum->absent);
+	/* A member of the document or an entry of its lists a line, for
+	 * people and for grep. */
+	json_init(&j, f, 1);
+	json_obj(&j, NULL);
+	json_u64(&j, "version", 2);
+	json_fmt(&j, "plugin", "osmats %s", IBATS_VERSION);
+	json_str(&j, "opensm", info->opensm);
+	json_i64(&j, "time", info->time);
+	json_str(&j, "sm_state", info->sm_state);
+	json_obj(&j, "counters");
+	json_u64(&j, "accepted", cnt->accepted);
+	put_counters(&j, "rejected", cnt->rejected);
+	put_counters(&j, "warned", cnt->warned);
+	json_u64(&j, "clamped", cnt->clamped);
+	json_u64(&j, "flushed", cnt->flushed);
+	json_end(&j);
+	json_obj(&j, "index");
+	json_u64(&j, "records", idx->records);
+	json_u64(&j, "bytes", idx->bytes);
+	json_u64(&j, "rebuilds", idx->rebuilds);
+	json_u64(&j, "gets_indexed", idx->gets_indexed);
+	json_u64(&j, "gets_fallback", idx->gets_fallback);
+	json_u64(&j, "get_avg_ns", idx->gets_indexed ? idx->get_ns / idx->gets_indexed : 0);
+	json_u64(&j, "sets", idx->sets);
+	json_u64(&j, "set_avg_ns", idx->sets ? idx->set_ns / idx->sets : 0);
+	json_end(&j);
+	json_obj(&j, "services");
+	json_u64(&j, "ats", sum->ats);
+	json_u64(&j, "other", sum->other);
+	json_i64(&j, "scanned", sum->scanned);
+	json_end(&j);
+	json_arr(&j, "partitions");
+	for (i = 0; i < sum->npkeys; i++) {
+		json_obj(&j, NULL);
+		json_hex16(&j, "pkey", sum->pkeys[i].pkey);
+		json_u64(&j, "ats_records", sum->pkeys[i].n);
+		json_end(&j);
+	}
+	json_end(&j);
+	json_u64(&j, "partitions_more", sum->pkeys_more);
+	json_u64(&j, "absent", sum->absent);
+	json_arr(&j, "absent_records");
 	for (i = 0; i < n; i++) {
 		const struct state_rec *r = &recs[i];
 		struct ats_ip a;
@@ -100,15 +117,20 @@ int state_write(const char *path, const struct state_info *info,
 			snprintf(ip, sizeof(ip), "-");
 		else
 			ats_ip_format(&a, ip, sizeof(ip));
-		fprintf(f, "%s\n    {\"sid\": \"0x%016" PRIx64 "\", \"gid\": \"%s\", "
-			"\"pkey\": \"0x%04x\", \"lease\": %" PRIu32 ", \"ip\": \"%s\", "
-			"\"port_present\": %s, \"missing_sweeps\": %" PRIu32 "}",
-			i ? "," : "", r->sid, ats_gid_format(r->gid, gid, sizeof(gid)),
-			r->pkey, r->lease, ip, recs[i].port_present ? "true" : "false",
-			recs[i].missing_sweeps);
+		json_obj(&j, NULL);
+		json_hex64(&j, "sid", r->sid);
+		json_str(&j, "gid", ats_gid_format(r->gid, gid, sizeof(gid)));
+		json_hex16(&j, "pkey", r->pkey);
+		json_u64(&j, "lease", r->lease);
+		json_str(&j, "ip", ip);
+		json_bool(&j, "port_present", r->port_present);
+		json_u64(&j, "missing_sweeps", r->missing_sweeps);
+		json_end(&j);
 	}
-	fprintf(f, "%s]\n}\n", n ? "\n  " : "");
-	if (fflush(f) || fsync(fileno(f)))
+	json_end(&j);
+	json_end(&j);
+	ret = json_fini(&j);
+	if (!ret && (fflush(f) || fsync(fileno(f))))
 		ret = -errno;
 	if (fclose(f) && !ret)
 		ret = -errno;

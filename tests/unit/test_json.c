@@ -119,11 +119,22 @@ static void pretty_doc(struct json *j)
 static void test_pretty(void **state)
 {
 	int ret;
-	char *s = render(pretty_doc, 1, &ret);
+	char *s = render(pretty_doc, JSON_PRETTY_ALL, &ret);
 
 	(void)state;
 	assert_int_equal(ret, 0);
 	assert_string_equal(s, "{\n  \"a\": [\n    {\n      \"x\": 1\n    }\n  ],\n  \"e\": {}\n}\n");
+	free(s);
+}
+
+static void test_pretty_levels(void **state)
+{
+	int ret;
+	char *s = render(pretty_doc, 1, &ret);
+
+	(void)state;
+	assert_int_equal(ret, 0);
+	assert_string_equal(s, "{\n  \"a\": [\n    {\"x\": 1}\n  ],\n  \"e\": {}\n}\n");
 	free(s);
 }
 
@@ -206,6 +217,7 @@ int main(void)
 		cmocka_unit_test(test_escape_truncates),
 		cmocka_unit_test(test_document),
 		cmocka_unit_test(test_pretty),
+		cmocka_unit_test(test_pretty_levels),
 		cmocka_unit_test(test_misuse),
 		cmocka_unit_test(test_write_error),
 	};

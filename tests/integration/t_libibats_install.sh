@@ -9,6 +9,9 @@ T_PASS=0
 T_FAIL=0
 command -v pkg-config >/dev/null || { echo "SKIP: no pkg-config"; exit 77; }
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/ibats-install.XXXXXX")
+# Under a sanitizer build the library needs the ASan runtime first.
+SAN_RT=$(ldd "$top_builddir/hostagent/atsctl" 2>/dev/null | awk '/libasan/ {print $3}')
+ASAN_OPTIONS=${ASAN_OPTIONS:-}
 DEST="$TMP/root"
 trap 'if [ "$T_FAIL" -eq 0 ]; then rm -rf "$TMP"; else echo "kept $TMP"; fi' EXIT
 
@@ -76,8 +79,10 @@ int main(void)
 C
 check "a third-party program compiles and links with pkg-config --cflags --libs ibats" \
 	sh -c "cc -Wall -Werror -o '$TMP/app' '$TMP/app.c' \$(pkg-config --cflags --libs ibats)"
+# A sanitizer build's library needs its runtime loaded first; the
+# third-party program itself is built without it.
 check "... and runs against the installed libibats.so.1" \
-	env LD_LIBRARY_PATH="$LIBDIR" "$TMP/app"
+	env LD_LIBRARY_PATH="$LIBDIR" ${SAN_RT:+LD_PRELOAD="$SAN_RT"} ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" "$TMP/app"
 check "the program needs libibats.so.1" sh -c "readelf -d '$TMP/app' | grep -q 'NEEDED.*\[libibats\.so\.1\]'"
 check "the installed library's soname is libibats.so.1" \
 	sh -c "readelf -d '$LIBDIR/libibats.so.1' | grep -q 'SONAME.*\[libibats\.so\.1\]'"

@@ -13,13 +13,13 @@ RUNS=${1:-20000}
 CC_FUZZ=${CC_FUZZ:-clang}
 OUT="$top_builddir/tests/fuzz/bin"
 FLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
-INC="-I$top_srcdir/lib -I$top_srcdir/plugin -I$top_srcdir/hostagent"
-LIBSRC="$top_srcdir/lib/ats.c $top_srcdir/lib/sr.c $top_srcdir/lib/sa.c $top_srcdir/lib/mad.c
-	$top_srcdir/lib/vmad.c $top_srcdir/lib/smp.c $top_srcdir/lib/cm.c $top_srcdir/lib/ipoib.c $top_srcdir/lib/mcm.c
-	$top_srcdir/lib/nl.c $top_srcdir/lib/cfg.c $top_srcdir/lib/log.c $top_srcdir/lib/sa_client.c
-	$top_srcdir/lib/mport.c $top_srcdir/lib/ats_query.c
+INC="-I$top_srcdir/lib/core -I$top_srcdir/lib/host -I$top_srcdir/plugin -I$top_srcdir/hostagent/atsd"
+C="$top_srcdir/lib/core"
+LIBSRC="$C/ats.c $C/sr.c $C/sa.c $C/mad.c $C/vmad.c $C/smp.c $C/cm.c $C/ipoib.c $C/mcm.c
+	$C/cfg.c $C/log.c $C/sa_client.c $C/mport.c
+	$top_srcdir/lib/host/nl.c $top_srcdir/lib/host/ats_query.c
 	$top_srcdir/plugin/policy.c $top_srcdir/plugin/conf.c
-	$top_srcdir/hostagent/agent_conf.c $top_srcdir/hostagent/cm_ep.c"
+	$top_srcdir/hostagent/atsd/agent_conf.c $top_srcdir/hostagent/atsd/cm_ep.c"
 
 command -v "$CC_FUZZ" >/dev/null || { echo "SKIP: no clang"; exit 77; }
 mkdir -p "$OUT"

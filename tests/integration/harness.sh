@@ -31,7 +31,7 @@ set -u
 : "${top_srcdir:=$top_builddir}"
 . "$top_builddir/tests/integration/env.sh"
 
-ATSCTL="$top_builddir/hostagent/atsctl"
+ATSCTL="$top_builddir/hostagent/atsctl/atsctl"
 SRTOOL="$top_builddir/tests/tools/srtool"
 PLUGIN_DIR="$top_builddir/plugin/.libs"
 TOPODIR="$top_srcdir/ibsim-topologies"
@@ -40,7 +40,7 @@ T_PASS=0
 T_FAIL=0
 T_PIDS=""
 T_NETNS=""
-ATSD="$top_builddir/hostagent/atsd"
+ATSD="$top_builddir/hostagent/atsd/atsd"
 T_NAME=$(basename "$0" .sh)
 
 skip() {

@@ -9,7 +9,7 @@ LOOKUP="$top_builddir/tests/tools/.libs/ibats_lookup"
 lib() {
 	local node=$1
 	shift
-	on "$node" env LD_LIBRARY_PATH="$top_builddir/libibats/.libs" "$LOOKUP" \
+	on "$node" env LD_LIBRARY_PATH="$top_builddir/lib/libibats/.libs" "$LOOKUP" \
 		-S "$RUN/atsd-host1.sock" "$@"
 }
 # same DESC ARGS...: the agent-only and the SA-only answers are identical
@@ -71,7 +71,7 @@ check_out "eight threads share one handle through atsd" "^8 thread\(s\): 0 diffe
 check_out "four threads share one handle through the SA" "^4 thread\(s\): 0 different" \
 	lib host1 -n -T 4 -c 5 reverse "$G2"
 check "a handle without a socket path asks the SA" \
-	on host1 env LD_LIBRARY_PATH="$top_builddir/libibats/.libs" "$LOOKUP" \
+	on host1 env LD_LIBRARY_PATH="$top_builddir/lib/libibats/.libs" "$LOOKUP" \
 	-S "$RUN/none.sock" primary "$G2"
 
 # atsd dies while the program keeps asking: every answer stays the same

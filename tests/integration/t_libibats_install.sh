@@ -10,7 +10,7 @@ T_FAIL=0
 command -v pkg-config >/dev/null || { echo "SKIP: no pkg-config"; exit 77; }
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/ibats-install.XXXXXX")
 # Under a sanitizer build the library needs the ASan runtime first.
-SAN_RT=$(ldd "$top_builddir/hostagent/atsctl" 2>/dev/null | awk '/libasan/ {print $3}')
+SAN_RT=$(ldd "$top_builddir/hostagent/atsctl/atsctl" 2>/dev/null | awk '/libasan/ {print $3}')
 ASAN_OPTIONS=${ASAN_OPTIONS:-}
 DEST="$TMP/root"
 trap 'if [ "$T_FAIL" -eq 0 ]; then rm -rf "$TMP"; else echo "kept $TMP"; fi' EXIT
@@ -32,7 +32,7 @@ check() {
 check "make install DESTDIR=$DEST" env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
 	make -C "$top_builddir" install DESTDIR="$DEST"
 pcvar() {
-	sed -n "s|^$1=||p" "$top_builddir/libibats/ibats.pc"
+	sed -n "s|^$1=||p" "$top_builddir/lib/libibats/ibats.pc"
 }
 prefix=$(pcvar prefix)
 libdir=$(pcvar libdir | sed "s|\${exec_prefix}|$(pcvar exec_prefix)|; s|\${prefix}|$prefix|")

@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "nl.h"
-#include "verify.h"
+#include "cmd_verify.h"
 
 /* RTM_NEWNEIGH as the kernel sends it for an IPoIB neighbour (ndmsg,
  * NDA_DST, NDA_LLADDR of 20 bytes), built with libmnl. */

@@ -1,7 +1,7 @@
 /* atsctl dump-all and audit: collect every ATS record of the fabric and
  * check it (lib/ats_audit.c), like osmtest -f c / -f v for inventories. */
-#ifndef IBATS_AUDIT_H
-#define IBATS_AUDIT_H
+#ifndef IBATS_CMD_AUDIT_H
+#define IBATS_CMD_AUDIT_H
 
 #include "sa_client.h"
 

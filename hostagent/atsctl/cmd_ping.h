@@ -1,6 +1,6 @@
 /* atsctl ping: liveness requests (vendor class 0x34) to one port. */
-#ifndef IBATS_PING_H
-#define IBATS_PING_H
+#ifndef IBATS_CMD_PING_H
+#define IBATS_CMD_PING_H
 
 #include <stddef.h>
 #include <stdint.h>

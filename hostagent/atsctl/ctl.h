@@ -5,9 +5,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "audit.h"
+#include "cmd_audit.h"
 #include "mport.h"
-#include "ping.h"
+#include "cmd_ping.h"
 #include "sa_client.h"
 #include "sr.h"
 

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "json.h"
-#include "ping.h"
+#include "cmd_ping.h"
 #include "sa.h"
 
 static int64_t now_us(void)

@@ -15,7 +15,7 @@
 #include "ctl.h"
 #include "json.h"
 #include "log.h"
-#include "verify.h"
+#include "cmd_verify.h"
 
 static void usage(FILE *f)
 {

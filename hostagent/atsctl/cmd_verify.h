@@ -1,6 +1,6 @@
 /* atsctl verify: the kernel's IPoIB neighbours against ATS. */
-#ifndef IBATS_VERIFY_H
-#define IBATS_VERIFY_H
+#ifndef IBATS_CMD_VERIFY_H
+#define IBATS_CMD_VERIFY_H
 
 #include <stdint.h>
 

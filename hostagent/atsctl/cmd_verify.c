@@ -8,7 +8,7 @@
 #include "ats_query.h"
 #include "json.h"
 #include "ipoib.h"
-#include "verify.h"
+#include "cmd_verify.h"
 
 int verify_ipoib_neigh(const struct nl_neigh *n, struct ats_ip *ip, uint8_t *gid)
 {

@@ -8,7 +8,7 @@
 #include "ats_audit.h"
 #include "atsd_client.h"
 #include "ats_query.h"
-#include "audit.h"
+#include "cmd_audit.h"
 #include "json.h"
 
 struct recs {

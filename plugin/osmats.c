@@ -132,7 +132,7 @@ static void *osmats_create(osm_opensm_t *osm)
 	p->osm = osm;
 	p->log = &osm->log;
 	pthread_mutex_init(&p->mu, NULL);
-	/* The worker's timed waits count against osmats_now_ns(). */
+	/* The worker's timed waits count against (uint64_t)mono_ns(). */
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&p->cv, &ca);

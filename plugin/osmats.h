@@ -8,6 +8,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "mono.h"
 #include "conf.h"
 #include "ratelim.h"
 #include "responder.h"
@@ -70,17 +71,8 @@ struct osmats {
 	struct state_rec *absent;
 	size_t nabsent;
 	uint64_t scanned_sets;        /* p->sets at that scan */
-	uint64_t scanned_at;          /* osmats_now_ns(), 0 = never */
+	uint64_t scanned_at;          /* (uint64_t)mono_ns(), 0 = never */
 };
-
-/* The plugin's one clock: monotonic, in nanoseconds. */
-static inline uint64_t osmats_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 int osmats_worker_start(struct osmats *p);
 void osmats_worker_stop(struct osmats *p);

@@ -44,7 +44,7 @@ void pol_config_default(struct pol_config *c)
 		c->enabled[r] = 1;
 	c->dup_mode = POL_DUP_REJECT;
 	c->lease_min = 0;
-	c->lease_max = ATS_LEASE_INFINITE;
+	c->lease_max = SR_LEASE_INFINITE;
 	c->max_records_per_port = POL_MAX_RECORDS_DEFAULT;
 }
 
@@ -82,15 +82,7 @@ int pol_request_decode(const uint8_t *mad, size_t len, struct pol_request *req)
 uint32_t pol_effective_lease(const struct pol_request *req)
 {
 	return req->comp_mask & sr_comp_mask(SR_F_LEASE) ? req->rec.lease :
-	       ATS_LEASE_INFINITE;
-}
-
-static int same_ip(const struct sr_record *a, const struct sr_record *b)
-{
-	struct ats_ip x, y;
-
-	return !ats_ip_decode(a->data8, &x, NULL) &&
-	       !ats_ip_decode(b->data8, &y, NULL) && ats_ip_equal(&x, &y);
+	       SR_LEASE_INFINITE;
 }
 
 int pol_peer_relevant(const struct pol_request *req, const struct sr_record *r)
@@ -98,7 +90,7 @@ int pol_peer_relevant(const struct pol_request *req, const struct sr_record *r)
 	if (!ats_sid_in_block(r->id) || !ats_name_is_ats(r->name) ||
 	    !pol_same_partition(r->pkey, req->rec.pkey))
 		return 0;
-	return !memcmp(r->gid, req->rec.gid, 16) || same_ip(r, &req->rec);
+	return !memcmp(r->gid, req->rec.gid, 16) || ats_same_ip(r, &req->rec);
 }
 
 static enum pol_rule reject(struct pol_decision *d, enum pol_rule r,
@@ -114,17 +106,6 @@ static enum pol_rule reject(struct pol_decision *d, enum pol_rule r,
 	vsnprintf(d->why, sizeof(d->why), fmt, ap);
 	va_end(ap);
 	return r;
-}
-
-static const char *ip_str(const struct sr_record *r, char *buf, size_t len)
-{
-	struct ats_ip ip;
-
-	if (ats_ip_decode(r->data8, &ip, NULL))
-		snprintf(buf, len, "-");
-	else
-		ats_ip_format(&ip, buf, len);
-	return buf;
 }
 
 /* Rules on the record alone. */
@@ -227,10 +208,10 @@ static enum pol_rule check_set_db(const struct pol_config *c,
 
 		if (!c->enabled[POL_PORT_DUP] || memcmp(p->gid, r->gid, 16))
 			continue;
-		if (p->id != r->id && same_ip(p, r))
+		if (p->id != r->id && ats_same_ip(p, r))
 			return reject(d, POL_PORT_DUP,
 				      "%s is already registered by this GID on SID 0x%016" PRIx64,
-				      ip_str(r, ip, sizeof(ip)), p->id);
+				      ats_data8_str(r->data8, ip, sizeof(ip)), p->id);
 		/* The same SID under the other membership form is a second
 		 * record for one (GID, SID, partition): refused, whatever its
 		 * address. */
@@ -244,14 +225,14 @@ static enum pol_rule check_set_db(const struct pol_config *c,
 
 		if (!c->enabled[POL_DUP_ADDR] || c->dup_mode == POL_DUP_ALLOW ||
 		    p->id != ATS_SID_PRIMARY || !memcmp(p->gid, r->gid, 16) ||
-		    !same_ip(p, r))
+		    !ats_same_ip(p, r))
 			continue;
 		/* Ports of one system (a failover pair) may share it. */
 		if (peers[i].sys_guid && peers[i].sys_guid == req->sys_guid)
 			continue;
 		snprintf(d->why, sizeof(d->why),
 			 "%s is the primary address of %s on system image 0x%016" PRIx64,
-			 ip_str(r, ip, sizeof(ip)),
+			 ats_data8_str(r->data8, ip, sizeof(ip)),
 			 ats_gid_format(p->gid, gid, sizeof(gid)), peers[i].sys_guid);
 		if (c->dup_mode == POL_DUP_WARN) {
 			d->warn = 1;

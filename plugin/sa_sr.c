@@ -44,8 +44,6 @@
 void osm_sr_rcv_process(void *context, void *data);
 void osm_sr_rcv_lease_cb(void *context);
 
-#define LEASE_INFINITE 0xFFFFFFFFu
-
 static void bump(uint64_t *c)
 {
 	__atomic_add_fetch(c, 1, __ATOMIC_RELAXED);
@@ -56,7 +54,7 @@ static void bump(uint64_t *c)
 static void account(uint64_t *count, uint64_t *ns, uint64_t t0)
 {
 	__atomic_add_fetch(count, 1, __ATOMIC_RELAXED);
-	__atomic_add_fetch(ns, osmats_now_ns() - t0, __ATOMIC_RELAXED);
+	__atomic_add_fetch(ns, (uint64_t)mono_ns() - t0, __ATOMIC_RELAXED);
 }
 
 static int steady(struct osmats *p)
@@ -316,7 +314,7 @@ int osmats_log_allowed(struct osmats *p, uint64_t who, unsigned kind)
 	int ok, have;
 
 	pthread_mutex_lock(&p->mu);
-	ok = rl_event(&p->rl, who, kind, osmats_now_ns(), &sum, &have);
+	ok = rl_event(&p->rl, who, kind, (uint64_t)mono_ns(), &sum, &have);
 	pthread_mutex_unlock(&p->mu);
 	if (have)
 		osmats_log_summary(p, &sum);
@@ -330,14 +328,10 @@ static void log_decision(struct osmats *p, const struct pol_request *req,
 			 osm_log_level_t level, const char *what, const char *why)
 {
 	char gid[ATS_IP_STRLEN], ip[ATS_IP_STRLEN];
-	struct ats_ip a;
 
 	if (!osmats_log_allowed(p, f->req_guid, rule))
 		return;
-	if (ats_ip_decode(req->rec.data8, &a, NULL))
-		snprintf(ip, sizeof(ip), "-");
-	else
-		ats_ip_format(&a, ip, sizeof(ip));
+	ats_data8_str(req->rec.data8, ip, sizeof(ip));
 	OSM_LOG(p->log, level,
 		"%s %s: %s %s: %s ServiceRecord %s from LID %u port GUID 0x%016" PRIx64
 		": SID 0x%016" PRIx64 " GID %s PKey 0x%04x IP %s: %s\n",
@@ -412,7 +406,7 @@ static void do_set(struct osmats *p, osm_madw_t *madw, ib_service_record_t *rec,
 		return;
 	}
 	if (!(mask & IB_SR_COMPMASK_SLEASE))
-		rec->service_lease = LEASE_INFINITE;
+		rec->service_lease = SR_LEASE_INFINITE;
 	e = srx_find_rid(p->idx, (const uint8_t *)rec);
 	if (e) {
 		s = srx_handle(e);
@@ -432,7 +426,7 @@ static void do_set(struct osmats *p, osm_madw_t *madw, ib_service_record_t *rec,
 		if (srx_add_charged(p->idx, (const uint8_t *)&s->service_record, s, charge))
 			osmats_idx_invalidate(p);
 	}
-	if (rec->service_lease != LEASE_INFINITE) {
+	if (rec->service_lease != SR_LEASE_INFINITE) {
 		/* As OpenSM does: a lease-timer call within a second. */
 		cl_timer_trim(&p->osm->sa.sr_timer, 1000);
 		s->modified_time = cl_get_time_stamp_sec();
@@ -568,7 +562,7 @@ static int apply_cap(struct osmats *p, osm_madw_t *madw, const osm_physp_t *phys
 static void sr_set(void *context, void *data)
 {
 	struct osmats *p = context;
-	uint64_t t0 = osmats_now_ns();
+	uint64_t t0 = (uint64_t)mono_ns();
 	osm_madw_t *madw = data;
 	ib_sa_mad_t *sam = osm_madw_get_sa_mad_ptr(madw);
 	uint8_t *mad = (uint8_t *)sam;
@@ -658,7 +652,7 @@ static void sr_get(void *context, void *data)
 	osm_madw_t *madw = data;
 	ib_sa_mad_t *sam = osm_madw_get_sa_mad_ptr(madw);
 	struct get_walk w = { .p = p };
-	uint64_t t0 = osmats_now_ns();
+	uint64_t t0 = (uint64_t)mono_ns();
 	int indexed, wanted;
 
 	if (sam->method != IB_MAD_METHOD_GET && sam->method != IB_MAD_METHOD_GETTABLE) {

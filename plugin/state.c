@@ -111,12 +111,8 @@ int state_write(const char *path, const struct state_info *info,
 	json_arr(&j, "absent_records");
 	for (i = 0; i < n; i++) {
 		const struct state_rec *r = &recs[i];
-		struct ats_ip a;
 
-		if (ats_ip_decode(r->data8, &a, NULL))
-			snprintf(ip, sizeof(ip), "-");
-		else
-			ats_ip_format(&a, ip, sizeof(ip));
+		ats_data8_str(r->data8, ip, sizeof(ip));
 		json_obj(&j, NULL);
 		json_hex64(&j, "sid", r->sid);
 		json_str(&j, "gid", ats_gid_format(r->gid, gid, sizeof(gid)));

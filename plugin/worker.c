@@ -96,7 +96,6 @@ static unsigned flush_gids(struct osmats *p, uint8_t (*gids)[16], size_t n,
 		osm_svcr_t *s = (osm_svcr_t *)it;
 		char gid[ATS_IP_STRLEN], ip[ATS_IP_STRLEN];
 		struct sr_record r;
-		struct ats_ip a;
 
 		next = cl_qlist_next(it);
 		osmats_sr_from_osm(&s->service_record, &r);
@@ -107,10 +106,7 @@ static unsigned flush_gids(struct osmats *p, uint8_t (*gids)[16], size_t n,
 				break;
 		if (i == n)
 			continue;
-		if (ats_ip_decode(r.data8, &a, NULL))
-			snprintf(ip, sizeof(ip), "-");
-		else
-			ats_ip_format(&a, ip, sizeof(ip));
+		ats_data8_str(r.data8, ip, sizeof(ip));
 		OSM_LOG(p->log, OSM_LOG_INFO,
 			"WRN 7A10: flushed ATS record of departed port (%s): SID 0x%016" PRIx64
 			" GID %s PKey 0x%04x IP %s\n", why, r.id,
@@ -236,7 +232,7 @@ static void scan_state(struct osmats *p)
 	p->nabsent = n;
 	p->summary = sum;
 	p->scanned_sets = __atomic_load_n(&p->sets, __ATOMIC_RELAXED);
-	p->scanned_at = osmats_now_ns();
+	p->scanned_at = (uint64_t)mono_ns();
 }
 
 /* The state file from the last scan and the live counters: a few
@@ -302,7 +298,7 @@ static void summarise(struct osmats *p, struct summaries *acc)
 
 	acc->n = 0;
 	pthread_mutex_lock(&p->mu);
-	rl_expire(&p->rl, osmats_now_ns(), collect, acc);
+	rl_expire(&p->rl, (uint64_t)mono_ns(), collect, acc);
 	pthread_mutex_unlock(&p->mu);
 	for (i = 0; i < acc->n; i++)
 		osmats_log_summary(p, &acc->v[i]);
@@ -333,7 +329,7 @@ static void *worker_main(void *arg)
 			continue;
 		}
 		due = rl_next_due(&p->rl);
-		if (due && osmats_now_ns() >= due) {
+		if (due && (uint64_t)mono_ns() >= due) {
 			pthread_mutex_unlock(&p->mu);
 			summarise(p, &sums);
 			pthread_mutex_lock(&p->mu);
@@ -344,7 +340,7 @@ static void *worker_main(void *arg)
 		scan_due = p->state_path[0] && p->scanned_at &&
 			   __atomic_load_n(&p->sets, __ATOMIC_RELAXED) != p->scanned_sets ?
 			   p->scanned_at + STATE_SCAN_INTERVAL_NS : 0;
-		if (scan_due && osmats_now_ns() >= scan_due)
+		if (scan_due && (uint64_t)mono_ns() >= scan_due)
 			p->want_state = 1;
 		else if (scan_due && (!due || scan_due < due))
 			due = scan_due;
@@ -353,7 +349,7 @@ static void *worker_main(void *arg)
 			next_write = due ? due : UINT64_MAX;
 		else if (due && due < next_write)
 			next_write = due;
-		if (!p->want_sweep && !p->ndeparted && osmats_now_ns() < next_write) {
+		if (!p->want_sweep && !p->ndeparted && (uint64_t)mono_ns() < next_write) {
 			/* p->cv runs on CLOCK_MONOTONIC (osmats_create). */
 			struct timespec until = {
 				.tv_sec = (time_t)(next_write / 1000000000u),
@@ -402,12 +398,12 @@ static void *worker_main(void *arg)
 		}
 		if (p->state_path[0] &&
 		    (sweep || flushed || !p->scanned_at ||
-		     (state && osmats_now_ns() - p->scanned_at >= STATE_SCAN_INTERVAL_NS &&
+		     (state && (uint64_t)mono_ns() - p->scanned_at >= STATE_SCAN_INTERVAL_NS &&
 		      __atomic_load_n(&p->sets, __ATOMIC_RELAXED) != p->scanned_sets)))
 			scan_state(p);
 		if (sweep || state || flushed) {
 			write_state(p);
-			last_write = osmats_now_ns();
+			last_write = (uint64_t)mono_ns();
 		}
 		pthread_mutex_lock(&p->mu);
 	}

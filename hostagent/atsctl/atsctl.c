@@ -128,22 +128,10 @@ static int sa_fail(struct ctl *c, const char *what, int err)
 
 static void print_lease(char *buf, size_t len, uint32_t lease)
 {
-	if (lease == ATS_LEASE_INFINITE)
+	if (lease == SR_LEASE_INFINITE)
 		snprintf(buf, len, "infinite");
 	else
 		snprintf(buf, len, "%" PRIu32, lease);
-}
-
-/* The address of a record, "-" when ServiceData8 holds none. */
-static const char *rec_ip(const struct sr_record *r, char *buf, size_t len)
-{
-	struct ats_ip a;
-
-	if (ats_ip_decode(r->data8, &a, NULL))
-		snprintf(buf, len, "-");
-	else
-		ats_ip_format(&a, buf, len);
-	return buf;
 }
 
 void print_records(struct ctl *c, const struct sr_record *r, size_t n)
@@ -162,7 +150,7 @@ void print_records(struct ctl *c, const struct sr_record *r, size_t n)
 			json_str(&j, "gid", ats_gid_format(r[i].gid, gid, sizeof(gid)));
 			json_hex16(&j, "pkey", r[i].pkey);
 			json_u64(&j, "lease", r[i].lease);
-			json_str(&j, "ip", rec_ip(&r[i], ip, sizeof(ip)));
+			json_str(&j, "ip", ats_data8_str(r[i].data8, ip, sizeof(ip)));
 			json_bool(&j, "primary", r[i].id == ATS_SID_PRIMARY);
 			json_end(&j);
 		}
@@ -182,7 +170,7 @@ void print_records(struct ctl *c, const struct sr_record *r, size_t n)
 		print_lease(lease, sizeof(lease), r[i].lease);
 		printf("0x%016" PRIx64 "  %-26s  0x%04x  %-10s  %s%s\n", r[i].id,
 		       ats_gid_format(r[i].gid, gid, sizeof(gid)), r[i].pkey,
-		       lease, rec_ip(&r[i], ip, sizeof(ip)),
+		       lease, ats_data8_str(r[i].data8, ip, sizeof(ip)),
 		       r[i].id == ATS_SID_PRIMARY ? " (primary)" : "");
 	}
 }
@@ -232,10 +220,7 @@ static int cmd_register(struct ctl *c, const char *arg)
 		ats_record_init(&r, c->sid, c->gid, c->pkey, c->lease, &ip);
 		sid = c->sid;
 		ret = sa_sr_set(c->sa, &r,
-				sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY |
-					     SR_F_NAME | SR_F_DATA8 | SR_F_KEY |
-					     (c->lease != ATS_LEASE_INFINITE ?
-					      SR_F_LEASE : 0)), NULL);
+				ats_reg_mask(c->lease), NULL);
 	} else {
 		ret = ats_register(c->sa, c->gid, c->pkey, c->lease, &ip,
 				   c->primary, &sid);
@@ -683,7 +668,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	memset(&c, 0, sizeof(c));
 	c.pkey = ATS_PKEY_DEFAULT;
-	c.lease = ATS_LEASE_INFINITE;
+	c.lease = SR_LEASE_INFINITE;
 	c.sa_opts.timeout_ms = SA_TIMEOUT_MS_DEFAULT;
 	c.sa_opts.retries = SA_RETRIES_DEFAULT;
 	c.socket = ATSD_SOCKET_DEFAULT;

@@ -8,15 +8,8 @@
 
 #include "json.h"
 #include "cmd_ping.h"
+#include "mono.h"
 #include "sa.h"
-
-static int64_t now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 static const char *type_name(enum liv_type t)
 {
@@ -47,7 +40,7 @@ int ping_run(struct mport *port, const struct ping_target *t,
 	uint8_t *req, pattern[LIV_ECHO_RMPP_MAX];
 	size_t req_cap = LIV_OFF_DATA + LIV_ECHO_RMPP_MAX;
 	uint16_t ident = (uint16_t)getpid();
-	int64_t min = -1, max = 0, sum = 0, start = now_us();
+	int64_t min = -1, max = 0, sum = 0, start = mono_us();
 	unsigned sent = 0, recvd = 0, i;
 	struct json j;
 	int agent;
@@ -89,9 +82,9 @@ int ping_run(struct mport *port, const struct ping_target *t,
 			return 3;
 		}
 		sent++;
-		t0 = now_us();
+		t0 = mono_us();
 		ret = mport_rpc(port, agent, &dst, req, (size_t)req_len, &ro, &resp, &len);
-		rtt = now_us() - t0;
+		rtt = mono_us() - t0;
 		if (ret) {
 			if (!o->json)
 				printf("no answer from LID %u: seq=%u (%s)\n", t->lid, i + 1,
@@ -157,7 +150,7 @@ int ping_run(struct mport *port, const struct ping_target *t,
 	} else {
 		printf("\n--- %s (LID %u) liveness statistics ---\n", t->label, t->lid);
 		printf("%u sent, %u received, %u%% loss, time %" PRId64 " ms\n", sent, recvd,
-		       sent ? (sent - recvd) * 100 / sent : 0, (now_us() - start) / 1000);
+		       sent ? (sent - recvd) * 100 / sent : 0, (mono_us() - start) / 1000);
 		if (recvd)
 			printf("rtt min/avg/max = %" PRId64 ".%03" PRId64 "/%" PRId64 ".%03" PRId64
 			       "/%" PRId64 ".%03" PRId64 " ms\n", min / 1000, min % 1000,

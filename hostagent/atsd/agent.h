@@ -86,7 +86,6 @@ struct agent {
 	struct agent_stats st;
 };
 
-int64_t agent_now_ms(void);
 /* Ask for a sync now (full: read the SA, not just verify ours). */
 void agent_request_sync(struct agent *a, int full);
 

@@ -76,7 +76,7 @@ void agent_conf_default(struct agent_conf *c)
 	c->sa_timeout = 500;
 	c->sa_retries = 3;
 	c->backoff_max = 60;
-	c->lease = ATS_LEASE_INFINITE;
+	c->lease = SR_LEASE_INFINITE;
 	c->log_level = LOG_LVL_INFO;
 	c->liveness = 1;
 	c->ibping = 1;
@@ -88,15 +88,13 @@ void agent_conf_default(struct agent_conf *c)
 	c->client_idle_timeout = 60;
 }
 
+/* Registrations use the full-member form. */
 static int parse_pkey(const char *v, uint16_t *pkey)
 {
-	uint64_t x;
+	int ret = ats_pkey_parse(v, pkey);
 
-	if (cfg_parse_u64(v, 0xffff, &x) || !(x & 0x7fff))
-		return -EINVAL;
-	/* Registrations use the full-member form. */
-	*pkey = (uint16_t)(x | 0x8000);
-	return 0;
+	*pkey |= 0x8000;
+	return ret;
 }
 
 /* "NAME [netns NS] [pkey P] [primary ADDR]" */
@@ -237,7 +235,7 @@ static int set_value(const struct ac_key *k, struct agent_conf *c, char *v,
 		return cfg_set_bool(k->name, v, (int *)field, msg, len);
 	case AC_LEASE:
 		if (!strcmp(v, "infinite")) {
-			*(uint32_t *)field = ATS_LEASE_INFINITE;
+			*(uint32_t *)field = SR_LEASE_INFINITE;
 			return 0;
 		}
 		if (cfg_parse_u64(v, UINT32_MAX, &x) || !x) {

@@ -18,14 +18,7 @@
 #include "cfg.h"
 #include "ipoib.h"
 #include "log.h"
-
-int64_t agent_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
+#include "mono.h"
 
 static void submit_sync(struct agent *a, int full, int want_nothing)
 {
@@ -48,7 +41,7 @@ static void submit_sync(struct agent *a, int full, int want_nothing)
 	if (!want_nothing)
 		ret = sources_want(&a->src, &j->want, &j->nwant);
 	if (!ret)
-		want_drop_refused(j->want, &j->nwant, a->refused, a->nrefused, agent_now_ms());
+		want_drop_refused(j->want, &j->nwant, a->refused, a->nrefused, mono_ms());
 	if (!ret && a->nforeign) {
 		j->foreign = malloc(a->nforeign * sizeof(*j->foreign));
 		if (j->foreign) {
@@ -90,7 +83,7 @@ void agent_request_sync(struct agent *a, int full)
 		return;
 	}
 	/* While backing off, only the retry timer starts the next one. */
-	if (a->failures && agent_now_ms() < a->next_retry) {
+	if (a->failures && mono_ms() < a->next_retry) {
 		a->sync_full_next |= full;
 		a->sync_again = 1;
 		return;
@@ -250,7 +243,7 @@ static void sync_done(struct agent *a, struct saj *j)
 		a->failures++;
 		a->st.sync_failures++;
 		wait = backoff_ms(a);
-		a->next_retry = agent_now_ms() + wait;
+		a->next_retry = mono_ms() + wait;
 		a->sync_full_next = 1;
 		a->sync_again = 1;
 		if (j->err == -ENETDOWN || j->err == -ETIMEDOUT || a->failures == 1)
@@ -277,7 +270,7 @@ static void sync_done(struct agent *a, struct saj *j)
 		a->want_join = 0;
 		agent_ipoib(a, SAJ_JOIN);
 	}
-	a->next_verify = agent_now_ms() + (int64_t)a->conf.verify_interval * 1000;
+	a->next_verify = mono_ms() + (int64_t)a->conf.verify_interval * 1000;
 	if (a->sync_again || a->src.changed) {
 		int full = a->sync_full_next;
 
@@ -343,7 +336,7 @@ static void jobs_done(struct agent *a)
 
 static void timers(struct agent *a)
 {
-	int64_t now = agent_now_ms();
+	int64_t now = mono_ms();
 
 	if (a->terminating)
 		return;
@@ -383,7 +376,7 @@ static void timers(struct agent *a)
 
 static int64_t next_timer(struct agent *a)
 {
-	int64_t t = a->next_port_poll, r = resolver_timers(a, agent_now_ms(), 0);
+	int64_t t = a->next_port_poll, r = resolver_timers(a, mono_ms(), 0);
 	size_t i;
 
 	if (r < t)
@@ -491,8 +484,8 @@ static int run(struct agent *a, int sfd)
 
 	a->want_join = 1;
 	agent_request_sync(a, 1);
-	a->next_verify = agent_now_ms() + (int64_t)a->conf.verify_interval * 1000;
-	a->next_port_poll = agent_now_ms() + (int64_t)a->conf.sm_poll_interval * 1000;
+	a->next_verify = mono_ms() + (int64_t)a->conf.verify_interval * 1000;
+	a->next_port_poll = mono_ms() + (int64_t)a->conf.sm_poll_interval * 1000;
 	while (!a->done) {
 		int n = 0, i, timeout;
 		int64_t now;
@@ -519,7 +512,7 @@ static int run(struct agent *a, int sfd)
 			pfd[n].events = POLLIN;
 			slot_of[n++] = i;
 		}
-		now = agent_now_ms();
+		now = mono_ms();
 		if (a->terminating) {
 			if (now >= shutdown_deadline) {
 				log_warn("shutdown: the SA did not answer in time; records may remain");
@@ -547,7 +540,7 @@ static int run(struct agent *a, int sfd)
 					log_info("signal %u: deleting our records, then exiting",
 						 si.ssi_signo);
 					a->terminating = 1;
-					shutdown_deadline = agent_now_ms() +
+					shutdown_deadline = mono_ms() +
 						(int64_t)(a->conf.sa_retries + 1) * a->conf.sa_timeout *
 						(2 * a->nowned + 4) + 2000;
 					/* A running sync finishes first (shutdown_step). */

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "mono.h"
 #include "agent.h"
 #include "agent_state.h"
 #include "log.h"
@@ -26,7 +27,7 @@ const struct plan_refused *agent_refused(const struct agent *a, const struct ats
 /* Refusals of this sync in; addresses now registered out. */
 void own_refused_update(struct agent *a, struct saj *j)
 {
-	int64_t retry = agent_now_ms() + (int64_t)a->conf.refused_retry * 1000;
+	int64_t retry = mono_ms() + (int64_t)a->conf.refused_retry * 1000;
 	size_t i, k, n = 0;
 
 	for (i = 0; i < a->nrefused; i++) {
@@ -39,7 +40,7 @@ void own_refused_update(struct agent *a, struct saj *j)
 			reg = j->refused[k].pkey == a->refused[i].pkey &&
 			      ats_ip_equal(&j->refused[k].ip, &a->refused[i].ip);
 		/* Due ones were in this sync's want: refused again (below) or not. */
-		if (!reg && a->refused[i].retry_at > agent_now_ms())
+		if (!reg && a->refused[i].retry_at > mono_ms())
 			a->refused[n++] = a->refused[i];
 	}
 	a->nrefused = n;

@@ -14,6 +14,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "mono.h"
 #include "agent.h"
 #include "cfg.h"
 #include "ctl_auth.h"
@@ -65,7 +66,7 @@ static void client_answered(struct agent *a, int slot)
 	if (c->fd < 0)
 		return;
 	c->busy = 0;
-	c->last_active = agent_now_ms();
+	c->last_active = mono_ms();
 	client_drain(a, slot);
 }
 
@@ -222,7 +223,7 @@ void resolver_accept(struct agent *a)
 		a->clients[i].pid = p.pid;
 		a->clients[i].privileged = ctl_auth_privileged(fd, &p, a->conf.control_group[0] != 0,
 							       a->conf.control_gid);
-		a->clients[i].last_active = agent_now_ms();
+		a->clients[i].last_active = mono_ms();
 	}
 }
 
@@ -238,24 +239,17 @@ static void cache_put(struct agent *a, const char *key, const struct sr_record *
 	uint32_t ttl = n ? a->conf.cache_ttl : a->conf.negative_ttl;
 
 	/* A failed put only costs a later SA lookup. */
-	if (ttl && rc_put(a->cache, key, r, n, agent_now_ms() + (int64_t)ttl * 1000))
+	if (ttl && rc_put(a->cache, key, r, n, mono_ms() + (int64_t)ttl * 1000))
 		log_debug("lookup of %s not cached", key);
 }
 
 int resolver_parse_pkey(const char *s, uint16_t *pkey)
 {
-	char *end;
-	unsigned long v;
-
 	if (!s) {
 		*pkey = ATS_PKEY_DEFAULT;
 		return 0;
 	}
-	v = strtoul(s, &end, 0);
-	if (*end || !v || v > 0xffff || !(v & 0x7fff))
-		return -EINVAL;
-	*pkey = (uint16_t)v;
-	return 0;
+	return ats_pkey_parse(s, pkey);
 }
 
 static void lookup(struct agent *a, int slot, enum saj_kind kind,
@@ -299,7 +293,7 @@ static void lookup(struct agent *a, int slot, enum saj_kind kind,
 		snprintf(key, sizeof(key), "%d %s %04x", kind,
 			 ats_gid_format(j->gid, gid, sizeof(gid)), pkey);
 	}
-	e = rc_find(a->cache, key, agent_now_ms());
+	e = rc_find(a->cache, key, mono_ms());
 	if (e) {
 		free(j);
 		recs = rc_records(e, &nrecs);
@@ -570,7 +564,7 @@ static void v_conns(struct agent *a, int slot, char **argv, int argc)
 static void v_verify(struct agent *a, int slot, char **argv, int argc)
 {
 	static int64_t last;
-	int64_t now = agent_now_ms();
+	int64_t now = mono_ms();
 
 	(void)argv;
 	(void)argc;
@@ -648,7 +642,7 @@ static void client_drain(struct agent *a, int slot)
 		size_t l = (size_t)(nl - c->buf);
 
 		*nl = '\0';
-		c->last_active = agent_now_ms();
+		c->last_active = mono_ms();
 		if (memchr(c->buf, '\0', l))
 			resolver_reply_err(a, slot, EINVAL, "request contains a NUL byte");
 		else
@@ -695,7 +689,7 @@ void resolver_read(struct agent *a, int slot)
 		c->eof = 1;
 	c->len += (size_t)n;
 	c->buf[c->len] = '\0';
-	c->last_active = agent_now_ms();
+	c->last_active = mono_ms();
 	client_drain(a, slot);
 }
 

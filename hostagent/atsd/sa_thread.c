@@ -349,10 +349,7 @@ static void run_sync(struct saj_thread *t, struct saj *j)
 		j->queries++;
 		if (a->op == PLAN_SET)
 			r1 = sa_sr_set(t->sa, &r,
-				       sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY | SR_F_NAME |
-						    SR_F_DATA8 | SR_F_KEY |
-						    (j->lease != ATS_LEASE_INFINITE ?
-						     SR_F_LEASE : 0)), NULL);
+				       ats_reg_mask(j->lease), NULL);
 		else
 			r1 = sa_sr_delete(t->sa, &r, sr_comp_mask(SR_F_ID | SR_F_GID |
 								  SR_F_PKEY), NULL);

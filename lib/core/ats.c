@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "ats.h"
+#include "cfg.h"
 
 /* The ::ffff:0:0/96 prefix of an IPv4-mapped address (RFC 4291 2.5.5.2). */
 static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
@@ -111,6 +112,25 @@ void ats_ip_encode(const struct ats_ip *ip, uint8_t *data8)
 		memcpy(data8, ip->addr, 16);
 }
 
+const char *ats_data8_str(const uint8_t *data8, char *buf, size_t len)
+{
+	struct ats_ip ip;
+
+	if (ats_ip_decode(data8, &ip, NULL)) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	return ats_ip_format(&ip, buf, len);
+}
+
+int ats_same_ip(const struct sr_record *a, const struct sr_record *b)
+{
+	struct ats_ip x, y;
+
+	return !ats_ip_decode(a->data8, &x, NULL) &&
+	       !ats_ip_decode(b->data8, &y, NULL) && ats_ip_equal(&x, &y);
+}
+
 int ats_ip_decode(const uint8_t *data8, struct ats_ip *ip,
 		  enum ats_ip_form *form)
 {
@@ -178,6 +198,22 @@ void ats_record_init(struct sr_record *r, uint64_t sid, const uint8_t *gid,
 	r->lease = lease;
 	ats_name_put(r->name);
 	ats_ip_encode(ip, r->data8);
+}
+
+uint64_t ats_reg_mask(uint32_t lease)
+{
+	return sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY | SR_F_NAME | SR_F_DATA8 |
+			    SR_F_KEY | (lease != SR_LEASE_INFINITE ? SR_F_LEASE : 0));
+}
+
+int ats_pkey_parse(const char *s, uint16_t *pkey)
+{
+	uint64_t v;
+
+	if (!s || cfg_parse_u64(s, 0xffff, &v) || !(v & 0x7fff))
+		return -EINVAL;
+	*pkey = (uint16_t)v;
+	return 0;
 }
 
 enum ats_verdict ats_record_check(const struct sr_record *r, const char **why)

@@ -13,7 +13,6 @@
 #define ATS_SID_COUNT 256
 #define ATS_SERVICE_NAME "DAPL Address Translation Service"
 #define ATS_PKEY_DEFAULT 0xFFFF
-#define ATS_LEASE_INFINITE 0xFFFFFFFFu
 
 /* How ServiceData8 held an address. */
 enum ats_ip_form {
@@ -48,6 +47,11 @@ int ats_ip_parse(const char *s, struct ats_ip *ip);
 const char *ats_ip_format(const struct ats_ip *ip, char *buf, size_t len);
 int ats_ip_equal(const struct ats_ip *a, const struct ats_ip *b);
 void ats_ip_encode(const struct ats_ip *ip, uint8_t *data8);
+/* The address ServiceData8 holds as text, "-" when it holds none. */
+const char *ats_data8_str(const uint8_t *data8, char *buf, size_t len);
+/* Whether two records' ServiceData8 hold the same address, whatever
+ * form each uses. */
+int ats_same_ip(const struct sr_record *a, const struct sr_record *b);
 /* Decodes any of the forms above; -EINVAL for the all-zero field. */
 int ats_ip_decode(const uint8_t *data8, struct ats_ip *ip,
 		  enum ats_ip_form *form);
@@ -61,6 +65,14 @@ int ats_ip_check_unicast(const struct ats_ip *ip, const char **why);
  * IP in ServiceData8, every other field zero. */
 void ats_record_init(struct sr_record *r, uint64_t sid, const uint8_t *gid,
 		     uint16_t pkey, uint32_t lease, const struct ats_ip *ip);
+
+/* The component mask of a registration (Table 1): the fields
+ * ats_record_init fills, ServiceKey, and ServiceLease when finite. */
+uint64_t ats_reg_mask(uint32_t lease);
+
+/* A P_Key argument: 1..0xFFFF with a non-zero partition number (the low
+ * 15 bits); the membership bit is kept as written. */
+int ats_pkey_parse(const char *s, uint16_t *pkey);
 
 /* Classify a ServiceRecord against the ATS rules the SM enforces. */
 enum ats_verdict {

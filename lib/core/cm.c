@@ -252,23 +252,14 @@ enum {
 	IPPD_OFF_DST = 20,
 };
 
-static void put_ip(uint8_t *p, const struct ats_ip *ip)
-{
-	memset(p, 0, 16);
-	if (ip->family == AF_INET)
-		memcpy(p + 12, ip->addr, 4);
-	else
-		memcpy(p, ip->addr, 16);
-}
-
 void cm_ip_pdata_encode(uint8_t *pd, const struct cm_ip_pdata *p)
 {
 	memset(pd, 0, CM_IP_PDATA_LEN);
 	pd[IPPD_OFF_VERSION] = p->version;
 	pd[IPPD_OFF_IPVER] = (uint8_t)((p->src.family == AF_INET ? 4 : 6) << 4);
 	wire_put16(pd + IPPD_OFF_PORT, p->src_port);
-	put_ip(pd + IPPD_OFF_SRC, &p->src);
-	put_ip(pd + IPPD_OFF_DST, &p->dst);
+	ats_ip_encode(&p->src, pd + IPPD_OFF_SRC);
+	ats_ip_encode(&p->dst, pd + IPPD_OFF_DST);
 }
 
 int cm_ip_pdata_decode(const uint8_t *pd, size_t len, struct cm_ip_pdata *p)

@@ -8,6 +8,7 @@
 
 #include "log.h"
 #include "mad.h"
+#include "mono.h"
 #include "mport.h"
 #include "smp.h"
 #include "wire.h"
@@ -28,14 +29,6 @@ struct mport {
 };
 
 #define RBUF_INITIAL 8192
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 int mport_open(struct mport **out, const char *ca, int portnum)
 {
@@ -73,7 +66,7 @@ int mport_open(struct mport **out, const char *ca, int portnum)
 	}
 	/* Spread TIDs of concurrent processes; only the low 32 bits are ours
 	 * (the kernel and umad2sim own the high ones). */
-	p->next_tid = (uint32_t)getpid() << 16 ^ (uint32_t)now_ms();
+	p->next_tid = (uint32_t)getpid() << 16 ^ (uint32_t)mono_ms();
 	*out = p;
 	return 0;
 }
@@ -268,10 +261,10 @@ int mport_send(struct mport *p, int agent, const struct mport_dest *dst,
 int mport_wait(struct mport *p, int timeout_ms, mport_match_fn match, void *ctx,
 	       uint8_t **mad, size_t *mad_len)
 {
-	uint64_t deadline = now_ms() + (uint64_t)timeout_ms;
+	uint64_t deadline = mono_ms() + (uint64_t)timeout_ms;
 
 	for (;;) {
-		uint64_t now = now_ms();
+		uint64_t now = mono_ms();
 		const uint8_t *m;
 		size_t len = 0;
 		int agent;
@@ -362,7 +355,7 @@ int mport_rpc(struct mport *p, int agent, const struct mport_dest *dst,
 	if (!sbuf)
 		return -ENOMEM;
 	for (attempt = 0; attempt <= o->retries; attempt++) {
-		uint64_t deadline = now_ms() + o->timeout_ms;
+		uint64_t deadline = mono_ms() + o->timeout_ms;
 
 		memset(sbuf, 0, umad_size());
 		memcpy(umad_get_mad(sbuf), req, req_len);
@@ -376,7 +369,7 @@ int mport_rpc(struct mport *p, int agent, const struct mport_dest *dst,
 			goto out;
 		}
 		for (;;) {
-			uint64_t now = now_ms();
+			uint64_t now = mono_ms();
 			const uint8_t *mad;
 			size_t len = 0;
 			struct mad_hdr h;

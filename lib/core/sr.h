@@ -8,6 +8,8 @@
 
 #define SR_SIZE 176
 #define SR_NAME_LEN 64
+/* ServiceLease 0xFFFFFFFF: the record never expires (15.2.5.14). */
+#define SR_LEASE_INFINITE 0xFFFFFFFFu
 
 enum {
 	SR_OFF_ID = 0,

@@ -71,14 +71,6 @@ static const struct audit_port *port_of(const struct audit_port *p, size_t n,
 	return NULL;
 }
 
-static int same_ip(const struct sr_record *a, const struct sr_record *b)
-{
-	struct ats_ip x, y;
-
-	return !ats_ip_decode(a->data8, &x, NULL) && !ats_ip_decode(b->data8, &y, NULL) &&
-	       ats_ip_equal(&x, &y);
-}
-
 static int unused_zero(const struct sr_record *r)
 {
 	static const uint8_t zero[16];
@@ -124,7 +116,7 @@ static int check_one(const struct sr_record *r, size_t i,
 	if (!ret && !unused_zero(r))
 		ret = add(out, AUD_UNUSED_FIELDS, i, (size_t)-1,
 			  "ServiceKey or ServiceData16/32/64 not zero");
-	if (!ret && r->lease != ATS_LEASE_INFINITE)
+	if (!ret && r->lease != SR_LEASE_INFINITE)
 		ret = add(out, AUD_FINITE_LEASE, i, (size_t)-1,
 			  "lease %" PRIu32 " s; ATS records should be infinite", r->lease);
 	if (!ret && !p)
@@ -166,7 +158,7 @@ int audit_run(const struct sr_record *recs, size_t n,
 				has_primary = 1;
 			if (j < i)
 				first = 0; /* report the GID once, at its first record */
-			if (j > i && same_ip(a, b))
+			if (j > i && ats_same_ip(a, b))
 				ret = add(out, AUD_DUP_IP_GID, i, j,
 					  "the same address on SIDs 0x%016" PRIx64 " and 0x%016" PRIx64,
 					  a->id, b->id);
@@ -181,7 +173,7 @@ int audit_run(const struct sr_record *recs, size_t n,
 			const struct audit_port *pa, *pb;
 
 			if (b->id != ATS_SID_PRIMARY || b->pkey != a->pkey ||
-			    !memcmp(b->gid, a->gid, 16) || !same_ip(a, b))
+			    !memcmp(b->gid, a->gid, 16) || !ats_same_ip(a, b))
 				continue;
 			pa = port_of(ports, nports, a->gid);
 			pb = port_of(ports, nports, b->gid);

@@ -266,9 +266,7 @@ found:
 	ats_set_free(&mine);
 	ats_record_init(&r, use, gid, pkey, lease, ip);
 	ret = sa_sr_set(sa, &r,
-			sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY | SR_F_NAME |
-				     SR_F_DATA8 | SR_F_KEY |
-				     (lease != ATS_LEASE_INFINITE ? SR_F_LEASE : 0)),
+			ats_reg_mask(lease),
 			NULL);
 	if (!ret && sid)
 		*sid = use;

@@ -11,6 +11,7 @@
 
 #include "ats.h"
 #include "atsd_client.h"
+#include "mono.h"
 
 void atsd_reply_free(struct atsd_reply *rep)
 {
@@ -20,14 +21,6 @@ void atsd_reply_free(struct atsd_reply *rep)
 		free(rep->lines[i]);
 	free(rep->lines);
 	memset(rep, 0, sizeof(*rep));
-}
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 struct atsd_conn {
@@ -58,7 +51,7 @@ static int read_line(struct atsd_conn *c, char *buf, size_t len, int64_t deadlin
 		}
 		if (c->npend == ATSD_LINE_MAX)
 			return -EMSGSIZE;
-		left = deadline - now_ms();
+		left = deadline - mono_ms();
 		if (left <= 0)
 			return -ETIMEDOUT;
 		if (poll(&p, 1, (int)left) <= 0)
@@ -167,12 +160,12 @@ int atsd_ask(struct atsd_conn *c, const char *request, unsigned timeout_ms,
 		/* A busy agent answers "ERR EBUSY" and closes at once: that
 		 * answer may wait unread although the send failed. */
 		if ((ret == -EPIPE || ret == -ECONNRESET) &&
-		    !parse_reply(c, now_ms() + timeout_ms, rep) && !rep->ok)
+		    !parse_reply(c, mono_ms() + timeout_ms, rep) && !rep->ok)
 			return 0;
 		atsd_reply_free(rep);
 		return ret;
 	}
-	ret = parse_reply(c, now_ms() + timeout_ms, rep);
+	ret = parse_reply(c, mono_ms() + timeout_ms, rep);
 	if (ret)
 		atsd_reply_free(rep);
 	return ret;
@@ -196,12 +189,8 @@ int atsd_request(const char *path, const char *request, unsigned timeout_ms,
 int atsd_format_record(char *buf, size_t len, const struct sr_record *r)
 {
 	char gid[ATS_IP_STRLEN], ip[ATS_IP_STRLEN];
-	struct ats_ip a;
 
-	if (ats_ip_decode(r->data8, &a, NULL))
-		snprintf(ip, sizeof(ip), "-");
-	else
-		ats_ip_format(&a, ip, sizeof(ip));
+	ats_data8_str(r->data8, ip, sizeof(ip));
 	return snprintf(buf, len, "0x%016" PRIx64 " %s 0x%04x %" PRIu32 " %s", r->id,
 			ats_gid_format(r->gid, gid, sizeof(gid)), r->pkey, r->lease, ip);
 }

@@ -10,6 +10,7 @@
 
 #include "ats_query.h"
 #include "log.h"
+#include "mono.h"
 #include "mport.h"
 #include "priv.h"
 
@@ -18,14 +19,6 @@
  * without asking atsd first: a hung agent costs one timeout, not one per
  * lookup. */
 #define AGENT_BACKOFF_MS 10000
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 IBATS_EXPORT int ibats_open(struct ibats **out, const struct ibats_opts *opts)
 {
@@ -95,7 +88,7 @@ static int agent_ask(struct ibats *h, const char *req, struct atsd_reply *rep)
 
 	pthread_mutex_lock(&h->agent_lock);
 	if (!(h->o.flags & IBATS_NO_SA) && h->agent_skip_until &&
-	    now_ms() < h->agent_skip_until) {
+	    mono_ms() < h->agent_skip_until) {
 		pthread_mutex_unlock(&h->agent_lock);
 		return -ENOTCONN;
 	}
@@ -115,7 +108,7 @@ static int agent_ask(struct ibats *h, const char *req, struct atsd_reply *rep)
 		atsd_disconnect(h->agent);
 		h->agent = NULL;
 		if (ret == -ETIMEDOUT)
-			h->agent_skip_until = now_ms() + AGENT_BACKOFF_MS;
+			h->agent_skip_until = mono_ms() + AGENT_BACKOFF_MS;
 		if (!reused || (ret != -EPIPE && ret != -ECONNRESET))
 			break;
 	}

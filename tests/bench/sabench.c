@@ -73,7 +73,7 @@ static void bulk_rec(size_t i, size_t ngids, struct sr_record *r)
 	ip.addr[2] = (uint8_t)(g >> 8);
 	ip.addr[3] = (uint8_t)g;
 	ats_record_init(r, ats_sid_at((unsigned)k), ports[g].gid, ATS_PKEY_DEFAULT,
-			ATS_LEASE_INFINITE, &ip);
+			SR_LEASE_INFINITE, &ip);
 }
 
 static const uint64_t set_mask_fields = SR_F_ID | SR_F_GID | SR_F_PKEY | SR_F_NAME | SR_F_DATA8;

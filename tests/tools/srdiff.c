@@ -85,7 +85,7 @@ static void random_rec(uint8_t *r)
 	s.id = sids[rnd(sizeof(sids) / sizeof(sids[0]))];
 	memcpy(s.gid, gids[rnd((uint32_t)ngids)], 16);
 	s.pkey = pkeys[rnd(sizeof(pkeys) / sizeof(pkeys[0]))];
-	s.lease = rnd(5) ? ATS_LEASE_INFINITE : 3600;
+	s.lease = rnd(5) ? SR_LEASE_INFINITE : 3600;
 	if (!rnd(6))
 		s.key[rnd(16)] = (uint8_t)(1 + rnd(255));
 	switch (rnd(5)) {

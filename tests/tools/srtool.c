@@ -60,7 +60,7 @@ int main(int argc, char **argv)
 	memset(&r, 0, sizeof(r));
 	r.id = ATS_SID_PRIMARY;
 	r.pkey = ATS_PKEY_DEFAULT;
-	r.lease = ATS_LEASE_INFINITE;
+	r.lease = SR_LEASE_INFINITE;
 	ats_name_put(r.name);
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {

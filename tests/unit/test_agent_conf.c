@@ -70,7 +70,7 @@ static void test_defaults(void **state)
 	agent_conf_default(&c);
 	assert_string_equal(c.socket, "/run/ibats/atsd.sock");
 	assert_int_equal(c.verify_interval, 60);
-	assert_true(c.lease == ATS_LEASE_INFINITE);
+	assert_true(c.lease == SR_LEASE_INFINITE);
 	assert_false(c.ibsim);
 }
 

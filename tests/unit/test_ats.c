@@ -193,7 +193,7 @@ static void test_record_check(void **state)
 
 	(void)state;
 	ats_ip_parse("10.0.0.1", &ip);
-	ats_record_init(&r, ATS_SID_PRIMARY, gid, 0xffff, ATS_LEASE_INFINITE, &ip);
+	ats_record_init(&r, ATS_SID_PRIMARY, gid, 0xffff, SR_LEASE_INFINITE, &ip);
 	assert_int_equal(ats_record_check(&r, &why), ATS_VALID);
 	r.id = 0x10000CE100415500ull;
 	assert_int_equal(ats_record_check(&r, &why), ATS_BAD_SID);
@@ -202,7 +202,7 @@ static void test_record_check(void **state)
 	assert_int_equal(ats_record_check(&r, &why), ATS_NOT_ATS);
 	r.id = 0x10000CE100415401ull;
 	assert_int_equal(ats_record_check(&r, &why), ATS_BAD_NAME);
-	ats_record_init(&r, ATS_SID_PRIMARY, gid, 0xffff, ATS_LEASE_INFINITE, &ip);
+	ats_record_init(&r, ATS_SID_PRIMARY, gid, 0xffff, SR_LEASE_INFINITE, &ip);
 	r.data8[12] = 127;
 	assert_int_equal(ats_record_check(&r, &why), ATS_BAD_ADDR);
 	assert_string_equal(why, "IPv4 loopback");
@@ -225,6 +225,58 @@ static void test_gid_text(void **state)
 	assert_int_equal(ats_gid_parse("0x1234", gid), -EINVAL);
 }
 
+/* The shared helpers: one address text, one comparison, one registration
+ * mask, one P_Key parser for every program. */
+static void test_data8_str_and_same_ip(void **state)
+{
+	struct sr_record a = { 0 }, b = { 0 };
+	char buf[ATS_IP_STRLEN];
+	struct ats_ip ip;
+
+	(void)state;
+	assert_string_equal(ats_data8_str(a.data8, buf, sizeof(buf)), "-");
+	assert_false(ats_same_ip(&a, &b)); /* no address is no match */
+	assert_int_equal(ats_ip_parse("10.0.0.7", &ip), 0);
+	ats_ip_encode(&ip, a.data8);
+	assert_string_equal(ats_data8_str(a.data8, buf, sizeof(buf)), "10.0.0.7");
+	/* The same IPv4 address in its mapped form is the same address. */
+	b.data8[10] = b.data8[11] = 0xff;
+	memcpy(b.data8 + 12, ip.addr, 4);
+	assert_true(ats_same_ip(&a, &b));
+	b.data8[15] ^= 1;
+	assert_false(ats_same_ip(&a, &b));
+}
+
+static void test_reg_mask(void **state)
+{
+	uint64_t base = sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY | SR_F_NAME |
+				     SR_F_DATA8 | SR_F_KEY);
+
+	(void)state;
+	assert_true(ats_reg_mask(SR_LEASE_INFINITE) == base);
+	assert_true(ats_reg_mask(60) == (base | sr_comp_mask(SR_F_LEASE)));
+}
+
+static void test_pkey_parse(void **state)
+{
+	uint16_t pk = 0;
+
+	(void)state;
+	assert_int_equal(ats_pkey_parse("0xffff", &pk), 0);
+	assert_int_equal(pk, 0xffff);
+	assert_int_equal(ats_pkey_parse("0x7fff", &pk), 0);
+	assert_int_equal(pk, 0x7fff); /* the membership bit is kept as written */
+	assert_int_equal(ats_pkey_parse("32769", &pk), 0);
+	assert_int_equal(pk, 0x8001);
+	assert_int_equal(ats_pkey_parse("0x8000", &pk), -EINVAL);
+	assert_int_equal(ats_pkey_parse("0", &pk), -EINVAL);
+	assert_int_equal(ats_pkey_parse("0x10000", &pk), -EINVAL);
+	assert_int_equal(ats_pkey_parse("-1", &pk), -EINVAL);
+	assert_int_equal(ats_pkey_parse("0xffffg", &pk), -EINVAL);
+	assert_int_equal(ats_pkey_parse("", &pk), -EINVAL);
+	assert_int_equal(ats_pkey_parse(NULL, &pk), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -239,6 +291,9 @@ int main(void)
 		cmocka_unit_test(test_unicast),
 		cmocka_unit_test(test_record_check),
 		cmocka_unit_test(test_gid_text),
+		cmocka_unit_test(test_data8_str_and_same_ip),
+		cmocka_unit_test(test_reg_mask),
+		cmocka_unit_test(test_pkey_parse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

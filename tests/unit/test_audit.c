@@ -33,7 +33,7 @@ static struct sr_record rec(uint64_t sid, const char *gid, const char *ip)
 
 	ats_gid_parse(gid, g);
 	ats_ip_parse(ip, &a);
-	ats_record_init(&r, sid, g, 0xffff, ATS_LEASE_INFINITE, &a);
+	ats_record_init(&r, sid, g, 0xffff, SR_LEASE_INFINITE, &a);
 	return r;
 }
 

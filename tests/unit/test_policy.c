@@ -279,7 +279,7 @@ static void test_lease(void **state)
 	make_req(&req, SA_METHOD_SET, ATS_SID_PRIMARY, "10.0.0.1");
 	/* Without the lease bit OpenSM makes it infinite. */
 	req.rec.lease = 5;
-	assert_true(pol_effective_lease(&req) == ATS_LEASE_INFINITE);
+	assert_true(pol_effective_lease(&req) == SR_LEASE_INFINITE);
 	cfg.lease_max = 3600;
 	assert_int_equal(decide(&req, NULL, 0, &d), POL_LEASE);
 	assert_string_equal(d.why, "lease 4294967295 s outside 0..3600");

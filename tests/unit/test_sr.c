@@ -19,7 +19,7 @@ static void golden_record(struct sr_record *r)
 
 	assert_int_equal(ats_ip_parse("192.168.1.10", &ip), 0);
 	assert_int_equal(ats_gid_parse("fe80::2:c903:a:b1c2", gid), 0);
-	ats_record_init(r, ATS_SID_PRIMARY, gid, 0xffff, ATS_LEASE_INFINITE, &ip);
+	ats_record_init(r, ATS_SID_PRIMARY, gid, 0xffff, SR_LEASE_INFINITE, &ip);
 }
 
 static void test_encode_golden(void **state)
@@ -174,7 +174,7 @@ static void test_matches_saquery_capture(void **state)
 	assert_non_null(f);
 	ats_gid_parse("fe80::10:3", gid);
 	ats_ip_parse("192.168.1.10", &ip);
-	ats_record_init(&r, ATS_SID_PRIMARY, gid, 0xffff, ATS_LEASE_INFINITE, &ip);
+	ats_record_init(&r, ATS_SID_PRIMARY, gid, 0xffff, SR_LEASE_INFINITE, &ip);
 	sr_encode(buf, &r);
 	while (fgets(line, sizeof(line), f)) {
 		char *dots = strstr(line, "..");

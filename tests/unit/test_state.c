@@ -32,7 +32,7 @@ static void test_write_and_read_back(void **state)
 	memset(recs, 0, sizeof(recs));
 	ats_gid_parse("fe80::10:3", gid);
 	ats_ip_parse("10.0.0.1", &ip);
-	ats_record_init(&r, ATS_SID_PRIMARY, gid, 0xffff, ATS_LEASE_INFINITE, &ip);
+	ats_record_init(&r, ATS_SID_PRIMARY, gid, 0xffff, SR_LEASE_INFINITE, &ip);
 	memset(&sum, 0, sizeof(sum));
 	state_summary_add(&sum, &r, 1);
 	r.pkey = 0x7fff;

@@ -33,7 +33,7 @@ struct ibats;
 #define IBATS_PKEY_DEFAULT 0xFFFF
 /* The ATS primary ServiceID (DAT Collaborative ATS v1 section 3.1). */
 #define IBATS_SID_PRIMARY 0x10000CE100415453ULL
-#define IBSR_LEASE_INFINITE 0xFFFFFFFFu
+#define IBATS_LEASE_INFINITE 0xFFFFFFFFu
 
 /* ibats_opts.flags */
 #define IBATS_NO_AGENT 0x1 /* never ask atsd: the SA only */
@@ -56,7 +56,7 @@ struct ibats_record {
 	uint64_t sid;           /* ServiceID, inside the ATS block */
 	uint8_t gid[16];        /* ServiceGID, network order */
 	uint16_t pkey;          /* ServiceP_Key */
-	uint32_t lease;         /* seconds; IBSR_LEASE_INFINITE */
+	uint32_t lease;         /* seconds; IBATS_LEASE_INFINITE */
 	struct sockaddr_storage addr; /* AF_INET or AF_INET6, port 0 */
 	int primary;            /* sid is the primary SID */
 };

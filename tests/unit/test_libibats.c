@@ -187,7 +187,7 @@ static void test_a11_decode(void **state)
 
 static struct ibats_record rec_of(const uint8_t *gid, uint64_t sid, const char *ip)
 {
-	struct ibats_record r = { .sid = sid, .pkey = 0xffff, .lease = IBSR_LEASE_INFINITE };
+	struct ibats_record r = { .sid = sid, .pkey = 0xffff, .lease = IBATS_LEASE_INFINITE };
 
 	memcpy(r.gid, gid, 16);
 	r.primary = sid == IBATS_SID_PRIMARY;

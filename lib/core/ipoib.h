@@ -1,5 +1,6 @@
 /* IPoIB address formats: the RFC 4391 link-layer address (20 bytes), the
- * hardware address of the seed's IPv4/ARP draft (26 bytes), and the IPv4
+ * hardware address of the IETF draft "IPv4 and ARP over InfiniBand
+ * networks" (2001, 26 bytes), and the IPv4
  * broadcast group's MGID. */
 #ifndef IBATS_IPOIB_H
 #define IBATS_IPOIB_H
@@ -18,7 +19,7 @@ struct ipoib_hwaddr {
 	uint8_t gid[16];
 };
 
-/* Draft hardware address (seed 002, 3.3.2): LID, capability flags, QPN,
+/* Draft hardware address ("IPv4 and ARP over InfiniBand", 3.3.2): LID, capability flags, QPN,
  * Q_Key, GID. */
 enum {
 	IPOIB_CAP_UC = 0x80,

@@ -1,10 +1,10 @@
 /* Subnet management packets (IBTA Vol 1 14.2.1.1 LID-routed, 14.2.1.2
  * directed-route), for what a host agent needs of them under ibsim:
  * - refusing them as a port without an SM. A host agent must become its
- *   node's "SM" client to receive unsolicited MADs (ibsim note, limit 2);
- *   ibsim then sets IsSM, and OpenSM probes the port with SubnGet(SMInfo).
- *   ibsim never times out a request a client swallows, so an unanswered
- *   probe stalls OpenSM's sweep for good (limit 8): the agent answers it the
+ *   node's "SM" client to receive unsolicited MADs (ibsim delivers them
+ *   to that client only); ibsim then sets IsSM, and OpenSM probes the
+ *   port with SubnGet(SMInfo). ibsim never times out a request a client swallows, so an unanswered
+ *   probe stalls OpenSM's sweep for good: the agent answers it the
  *   way an SMA without an SM does;
  * - reading its own PortInfo from the SMA: umad2sim writes the port's
  *   sysfs files once, at process start, so a long-running agent would never

@@ -1,5 +1,6 @@
-/* Vendor MADs of the OpenIB OUI: end-port liveness (class 0x34, seed 001)
- * and infiniband-diags ibping (class 0x32). Vendor range 2 layout, IBTA
+/* Vendor MADs of the OpenIB OUI: end-port liveness (class 0x34, "InfiniBand
+ * EndPort Liveness and Responsiveness", 2005) and infiniband-diags ibping
+ * (class 0x32). Vendor range 2 layout, IBTA
  * Vol 1 13.4.2 / Table 149: RMPP header at 24, OUI at 37..39, data from 40. */
 #ifndef IBATS_VMAD_H
 #define IBATS_VMAD_H
@@ -21,7 +22,7 @@ enum {
 	VMAD_DATA_SIZE = MAD_SIZE - VMAD_OFF_DATA,
 };
 
-/* Liveness payload, seed 001. */
+/* Liveness payload ("EndPort Liveness and Responsiveness"). */
 enum {
 	LIV_OFF_TYPE = 40,
 	LIV_OFF_ID = 44,
@@ -73,7 +74,7 @@ int liv_build(uint8_t *mad, size_t cap, enum liv_type type, uint16_t id,
 /* "host.domain" as infiniband-diags' ibping server answers. */
 void vmad_host_name(char *buf, size_t len);
 
-/* Milliseconds since midnight UT now (seed 001 "standard value"). */
+/* Milliseconds since midnight UT now (the liveness document's "standard value"). */
 uint32_t liv_timestamp(void);
 
 /* Answer a request addressed to us into resp[0..cap). Returns the

@@ -9,7 +9,7 @@
 
 #include "vmad.h"
 
-/* Echo request of seed 001 laid out by hand: vendor range 2 MAD, class
+/* Echo request of "EndPort Liveness and Responsiveness" laid out by hand: vendor range 2 MAD, class
  * 0x34 version 1, Get, TID 0x0102030405060708, OpenIB OUI, type 1,
  * identifier 0x1234, sequence 7, data "abc". */
 static const uint8_t golden_echo[48 + 3] = {
@@ -94,7 +94,7 @@ static void test_info(void **state)
 	(void)state;
 	assert_int_equal(liv_build(req, sizeof(req), LIV_INFO_REQ, 1, 3, NULL, 0, 0), MAD_SIZE);
 	assert_int_equal(vmad_answer(req, sizeof(req), &ident, 0, resp, sizeof(resp)), MAD_SIZE);
-	/* Bytes 48-49 LID, 50-57 port GUID (seed 001). */
+	/* Bytes 48-49 LID, 50-57 port GUID (liveness document). */
 	assert_int_equal(resp[48], 0x00);
 	assert_int_equal(resp[49], 0x05);
 	assert_memory_equal(resp + 50, "\x00\x02\xc9\x03\x00\xa1\xb2\xc3", 8);

@@ -1,7 +1,6 @@
 /* IPoIB address formats: the RFC 4391 link-layer address (20 bytes), the
  * hardware address of the IETF draft "IPv4 and ARP over InfiniBand
- * networks" (2001, 26 bytes), and the IPv4
- * broadcast group's MGID. */
+ * networks" (2001, 26 bytes), and the IPv4 broadcast group's MGID. */
 #ifndef IBATS_IPOIB_H
 #define IBATS_IPOIB_H
 

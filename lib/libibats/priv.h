@@ -1,5 +1,5 @@
 /* libibats internals: the handle, conversions between the project's
- * record model (lib/sr.h, lib/ats.h) and the public records, and the pure
+ * record model (lib/core/sr.h, ats.h) and the public records, and the pure
  * decisions the exported functions are built from (unit-tested alone). */
 #ifndef IBATS_LIBIBATS_PRIV_H
 #define IBATS_LIBIBATS_PRIV_H

@@ -1,0 +1,60 @@
+/* CA ports and IPoIB interfaces as the kernel shows them in sysfs
+ * (Documentation/ABI/stable/sysfs-class-infiniband, sysfs-class-net).
+ * Every function takes the sysfs root ("/sys" when NULL) so that the
+ * unit tests run against fixture trees. */
+#ifndef IBATS_IBSYS_H
+#define IBATS_IBSYS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define IBSYS_NAME_MAX 64
+
+/* PortInfo PortState as sysfs prints it ("4: ACTIVE"), IBTA Vol 1
+ * 14.2.5.6 Table 155. */
+enum ibsys_state {
+	IBSYS_DOWN = 1,
+	IBSYS_INIT = 2,
+	IBSYS_ARMED = 3,
+	IBSYS_ACTIVE = 4,
+};
+
+struct ibsys_port {
+	char ca[IBSYS_NAME_MAX];
+	int port;
+	int ib;          /* link_layer InfiniBand (or absent: kernels before
+			  * 2.6.37 had IB only); 0 for Ethernet (RoCE) */
+	int state;       /* enum ibsys_state, 0 when unreadable */
+	int link_up;     /* phys_state 5: LinkUp */
+	uint16_t lid, sm_lid;
+	uint8_t gid[16]; /* gids/0: subnet prefix + port GUID */
+};
+
+/* One port of one CA. -ENOENT when it does not exist. */
+int ibsys_port_read(const char *root, const char *ca, int port,
+		    struct ibsys_port *p);
+
+/* The port to use: ca and port as given (NULL / 0: any), otherwise the
+ * first InfiniBand port that is ACTIVE, else the first whose link is up,
+ * else the first InfiniBand port, in CA name and port order (libibumad's
+ * order, without its RoCE ports). -ENODEV when there is none, and
+ * -EPROTONOSUPPORT when the port asked for is RoCE; why names the reason. */
+int ibsys_select(const char *root, const char *ca, int port,
+		 struct ibsys_port *out, char *why, size_t len);
+
+/* The port whose GID table holds gid. -ENOENT when none. */
+int ibsys_find_gid(const char *root, const uint8_t *gid, struct ibsys_port *out);
+
+/* An IPoIB interface: its port's GID (bytes 4..19 of the 20-byte hardware
+ * address, RFC 4391 9.1.1) and its P_Key. -ENOENT when the interface does
+ * not exist, -EPROTOTYPE when it is no IPoIB interface (type is not
+ * ARPHRD_INFINIBAND). */
+struct ibsys_netdev {
+	uint8_t gid[16];
+	uint32_t qpn;
+	uint16_t pkey;
+};
+int ibsys_netdev_read(const char *root, const char *ifname,
+		      struct ibsys_netdev *nd);
+
+#endif

@@ -280,3 +280,11 @@ int ibsys_netdev_read(const char *root, const char *ifname,
 		nd->pkey = (uint16_t)x;
 	return 0;
 }
+
+int ibsys_kernel_cm(const char *root)
+{
+	char path[PATH_LEN];
+
+	snprintf(path, sizeof(path), "%s/module/ib_cm", root_of(root));
+	return access(path, F_OK) == 0;
+}

@@ -57,4 +57,8 @@ struct ibsys_netdev {
 int ibsys_netdev_read(const char *root, const char *ifname,
 		      struct ibsys_netdev *nd);
 
+/* Whether the kernel's CM (ib_cm) is loaded: it then owns management
+ * class 0x07 on every port, and a umad registration for it fails. */
+int ibsys_kernel_cm(const char *root);
+
 #endif

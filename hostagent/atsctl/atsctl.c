@@ -630,7 +630,7 @@ static int run_command(struct ctl *c, int argc, char **argv)
 		return verify_cmd(c->sa, c->netns, c->pkey, c->json);
 	if (!strcmp(cmd, "audit")) {
 		c->audit.json = c->json;
-		return audit_cmd(c->sa, &c->audit);
+		return cmd_audit(c->sa, &c->audit);
 	}
 	if (!strcmp(cmd, "ping")) {
 		c->ping.json = c->json;

@@ -42,7 +42,7 @@ struct ctl {
 	char cm_sid_buf[20];
 	const char *netns;
 	struct ping_opts ping;
-	struct audit_opts audit;
+	struct cmd_audit_opts audit;
 };
 
 /* A usage error naming the argument: exit status 2. */

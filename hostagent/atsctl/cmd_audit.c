@@ -12,6 +12,7 @@
 #include "atsd_client.h"
 #include "ats_query.h"
 #include "cmd_audit.h"
+#include "ctl.h"
 #include "json.h"
 #include "state.h"
 
@@ -278,8 +279,10 @@ static int audit_state(const char *path, struct state_file *sf, char **counters)
 	return ret;
 }
 
-int cmd_audit(struct sa_client *sa, const struct cmd_audit_opts *o)
+int cmd_audit(struct ctl *c, const struct ctl_args *a)
 {
+	const struct cmd_audit_opts *o = &a->audit;
+	struct sa_client *sa = c->sa;
 	struct ats_audit_result res = { 0 };
 	struct audit_input in = { 0 };
 	struct state_file sf = { 0 };
@@ -298,7 +301,7 @@ int cmd_audit(struct sa_client *sa, const struct cmd_audit_opts *o)
 		ret = ats_audit_check(in.recs.recs, in.recs.n, in.ports, in.nports, &res);
 	if (ret)
 		goto fail;
-	if (o->json) {
+	if (c->json) {
 		/* Whole or not at all: a failure below discards it. */
 		out = open_memstream(&doc, &doclen);
 		if (!out) {
@@ -331,7 +334,7 @@ int cmd_audit(struct sa_client *sa, const struct cmd_audit_opts *o)
 	for (i = 0; i < res.n; i++)
 		issues += res.f[i].severity != AUDIT_INFO;
 	if (o->inventory) {
-		ret = inventory(o->inventory, &in.recs, o->json ? &j : NULL, &diffs);
+		ret = inventory(o->inventory, &in.recs, c->json ? &j : NULL, &diffs);
 		if (ret) {
 			fprintf(stderr, "atsctl: audit --inventory %s: %s\n", o->inventory,
 				ret == -EPROTO ? "not an inventory file" : strerror(-ret));
@@ -340,7 +343,7 @@ int cmd_audit(struct sa_client *sa, const struct cmd_audit_opts *o)
 		}
 		issues += diffs;
 	}
-	if (o->json) {
+	if (c->json) {
 		if (o->state)
 			state_counters_json(&j, "sm_counters", &sf.counters);
 		json_u64(&j, "issues", issues);

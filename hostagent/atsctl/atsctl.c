@@ -25,6 +25,8 @@
 enum {
 	CMD_SA = 1 << 0,          /* opens the port and SA client */
 	CMD_AGENT_FIRST = 1 << 1, /* atsd's cache answers when it runs */
+	CMD_ANY_SID = 1 << 2,     /* --sid may be outside the ATS SID block */
+	CMD_GID_OR_SID = 1 << 3,  /* --gid and --sid exclude each other */
 };
 
 struct ctl_cmd {
@@ -81,7 +83,7 @@ static int check_conn_id(const char *arg)
 
 static const struct ctl_cmd cmds[] = {
 	{ "register", "IP [--primary] [--pkey P] [--lease S] [--gid GID] [--sid SID]", NULL,
-	  1, "pKLgsj", CMD_SA, check_unicast, cmd_register },
+	  1, "pKLgsj", CMD_SA | CMD_ANY_SID, check_unicast, cmd_register },
 	{ "deregister", "IP [--pkey P] [--gid GID]", NULL,
 	  1, "Kgj", CMD_SA, check_ip, cmd_deregister },
 	{ "resolve", "IP [--pkey P]", "GIDs of an IP, primary holders first",
@@ -91,7 +93,7 @@ static const struct ctl_cmd cmds[] = {
 	{ "primary", "GID [--pkey P]", "the primary IP of a GID",
 	  1, "Kj", CMD_SA | CMD_AGENT_FIRST, check_gid, cmd_primary },
 	{ "dump", "[--gid GID | --sid SID] [--pkey P]", NULL,
-	  0, "Kgsj", CMD_SA, NULL, cmd_dump },
+	  0, "Kgsj", CMD_SA | CMD_GID_OR_SID, NULL, cmd_dump },
 	{ "port", "", "the local port: LID, SM LID, GID",
 	  0, "j", CMD_SA, NULL, cmd_port },
 	{ "hold", "IP --owner NAME [--pkey P]", "keep IP registered (atsd)",
@@ -205,7 +207,7 @@ static int command_option(struct ctl *c, const struct ctl_cmd *cmd, int opt,
 	case 's':
 		if (cfg_parse_hex64(val, &a->sid))
 			return out_usage_err("--sid", val, "not a ServiceID (hex, 1..16 digits)");
-		if (cmd->run != cmd_register && !ats_sid_in_block(a->sid))
+		if (!(cmd->flags & CMD_ANY_SID) && !ats_sid_in_block(a->sid))
 			return out_usage_err("--sid", val, "outside the ATS SID block 0x10000CE100415400..0x10000CE1004154FF");
 		a->have_sid = 1;
 		break;
@@ -295,6 +297,7 @@ static int run_command(struct ctl *c, int argc, char **argv)
 	const struct ctl_cmd *cmd = NULL;
 	const char *gid_arg = NULL;
 	struct ctl_args a;
+	uint64_t guid;
 	unsigned k;
 	size_t i;
 	int opt, ret;
@@ -328,13 +331,13 @@ static int run_command(struct ctl *c, int argc, char **argv)
 	}
 	for (k = 0; k < cmd->nargs; k++)
 		a.arg[k] = argv[optind + k];
-	if (gid_arg && a.have_sid && cmd->run == cmd_dump)
-		return out_usage_err("dump", "--gid/--sid", "give one of them, not both");
+	if (gid_arg && a.have_sid && (cmd->flags & CMD_GID_OR_SID))
+		return out_usage_err(cmd->name, "--gid/--sid", "give one of them, not both");
 	if (cmd->check && (ret = cmd->check(a.arg[0])))
 		return ret;
 	/* atsd takes GIDs in full: a port GUID needs the local port's prefix. */
 	if ((cmd->flags & CMD_AGENT_FIRST) && !c->no_agent &&
-	    (cmd->check != check_gid || !ats_gid_parse(a.arg[0], a.gid))) {
+	    cfg_parse_hex64(a.arg[0], &guid)) {
 		ret = agent_lookup(c, cmd->name, a.arg[0], a.pkey);
 		if (ret != NO_AGENT)
 			return ret;

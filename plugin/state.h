@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "json.h"
 #include "policy.h"
 #include "sr.h"
 
@@ -74,11 +75,39 @@ struct state_info {
 	long long time;         /* seconds since the epoch */
 };
 
+#define STATE_VERSION 2
+
+/* The counters object as the state file holds it, into j under key. */
+void state_counters_json(struct json *j, const char *key, const struct state_counters *cnt);
+
 /* Write to path.tmp, fsync, rename over path. recs are the ATS records
  * of absent ports (at most STATE_MAX_ABSENT of sum->absent). -errno on
  * failure. */
 int state_write(const char *path, const struct state_info *info,
 		const struct state_summary *sum, const struct state_rec *recs, size_t n,
 		const struct state_counters *cnt, const struct state_index *idx);
+
+/* A state file read back: what state_write() was given, but for the
+ * index's get_ns and set_ns, which the file holds as averages (read back
+ * as average times count), and ServiceData8 that is no address (read
+ * back as zeros). */
+struct state_file {
+	char plugin[64];
+	char opensm[128];
+	char sm_state[32];
+	long long time;
+	struct state_counters counters;
+	struct state_index index;
+	struct state_summary summary;
+	struct state_rec *recs;  /* absent_records */
+	size_t nrecs;
+};
+
+/* Read what state_write() writes, strictly: the members in its order,
+ * its rule names, its value types and ranges. -EINVAL with the line and
+ * member in err when the file is anything else; -errno when it cannot be
+ * read. */
+int state_read(const char *path, struct state_file *sf, char *err, size_t errlen);
+void state_file_free(struct state_file *sf);
 
 #endif

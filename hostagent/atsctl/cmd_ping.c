@@ -1,3 +1,6 @@
+/* atsctl ping: liveness requests (vendor class 0x34) to one port named
+ * by LID, GID or IP. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -6,10 +9,20 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "json.h"
+#include "ats.h"
+#include "ats_query.h"
+#include "cfg.h"
 #include "cmd_ping.h"
+#include "ctl.h"
+#include "json.h"
 #include "mono.h"
+#include "output.h"
 #include "sa.h"
+
+struct ping_target {
+	uint16_t lid;
+	char label[128];        /* how the user named it */
+};
 
 static const char *type_name(enum liv_type t)
 {
@@ -32,8 +45,10 @@ static int64_t clock_offset(const struct liv_reply *r, uint32_t t_back)
 	return d;
 }
 
-int ping_run(struct mport *port, const struct ping_target *t,
-	     const struct ping_opts *o)
+/* Per-reply lines and a summary. 0 when at least one answer came, 1 on
+ * 100% loss, 3 on local errors. */
+static int ping_run(struct mport *port, const struct ping_target *t,
+		    const struct ping_opts *o)
 {
 	struct mport_dest dst = { t->lid, SA_QP, SA_QKEY, 0 };
 	struct mport_rpc_opts ro = { o->timeout_ms, 0 };
@@ -158,4 +173,52 @@ int ping_run(struct mport *port, const struct ping_target *t,
 	}
 	free(req);
 	return recvd ? 0 : 1;
+}
+
+/* TARGET: a decimal LID, an IPv4 address, or IPv6 text: the holder of
+ * that address by ATS if there is one, else the GID itself. */
+int cmd_ping(struct ctl *c, const struct ctl_args *a)
+{
+	const char *arg = a->arg[0];
+	struct ping_opts o = a->ping;
+	struct sa_path_info pi;
+	struct ping_target t;
+	struct ats_ip ip;
+	uint8_t gid[16];
+	uint64_t v;
+	int ret, have_gid = 0;
+
+	o.json = c->json;
+	o.timeout_ms = c->sa_opts.timeout_ms;
+	memset(&t, 0, sizeof(t));
+	snprintf(t.label, sizeof(t.label), "%s", arg);
+	if (strspn(arg, "0123456789") == strlen(arg)) {
+		if (cfg_parse_u64(arg, 0xBFFF, &v) || !v)
+			return out_usage_err("LID", arg, "not a unicast LID (1..49151)");
+		t.lid = (uint16_t)v;
+		return ping_run(c->port, &t, &o);
+	}
+	if (!ats_ip_parse(arg, &ip)) {
+		struct ats_set s;
+
+		ret = ats_forward(c->sa, &ip, a->pkey, &s);
+		if (ret && ret != -ENOENT)
+			return out_sa_fail(c, "ping: resolve", ret);
+		if (!ret && s.n) {
+			memcpy(gid, s.recs[0].gid, 16);
+			have_gid = 1;
+		}
+		ats_set_free(&s);
+		if (!have_gid && ip.family == AF_INET) {
+			fprintf(stderr, "atsctl: ping %s: no ATS record of that address\n", arg);
+			return EXIT_NOTFOUND;
+		}
+	}
+	if (!have_gid && ats_gid_parse(arg, gid))
+		return out_usage_err("TARGET", arg, "not a LID, GID or IP address");
+	ret = sa_path(c->sa, gid, &pi);
+	if (ret)
+		return out_sa_fail(c, "ping: path to the target", ret);
+	t.lid = pi.dlid;
+	return ping_run(c->port, &t, &o);
 }

@@ -5,8 +5,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mport.h"
 #include "vmad.h"
+
+struct ctl;
+struct ctl_args;
 
 struct ping_opts {
 	unsigned count;
@@ -17,14 +19,8 @@ struct ping_opts {
 	int json;
 };
 
-struct ping_target {
-	uint16_t lid;
-	char label[128];        /* how the user named it */
-};
-
-/* Runs the pings and prints per-reply lines and a summary. Returns 0 when
- * at least one answer came, 1 on 100% loss, 3 on local errors. */
-int ping_run(struct mport *port, const struct ping_target *t,
-	     const struct ping_opts *o);
+/* Exit status 0 when at least one answer came, 1 on 100% loss or no
+ * such target, 2 on a bad target, 3 on local or SA errors. */
+int cmd_ping(struct ctl *c, const struct ctl_args *a);
 
 #endif

@@ -1,3 +1,4 @@
+/* atsctl verify: the kernel's IPoIB neighbours against ATS. */
 #include <errno.h>
 #include <linux/neighbour.h>
 #include <linux/rtnetlink.h>
@@ -6,9 +7,10 @@
 #include <string.h>
 
 #include "ats_query.h"
-#include "json.h"
-#include "ipoib.h"
 #include "cmd_verify.h"
+#include "ctl.h"
+#include "ipoib.h"
+#include "json.h"
 
 int verify_ipoib_neigh(const struct nl_neigh *n, struct ats_ip *ip, uint8_t *gid)
 {
@@ -43,8 +45,11 @@ static void collect(const struct nl_event *ev, void *arg)
 	ns->v[ns->n++] = ev->neigh;
 }
 
-int verify_cmd(struct sa_client *sa, const char *netns, uint16_t pkey, int json)
+int cmd_verify(struct ctl *c, const struct ctl_args *a)
 {
+	struct sa_client *sa = c->sa;
+	uint16_t pkey = a->pkey;
+	int json = c->json;
 	struct neighs ns = { NULL, 0 };
 	struct nl_sock *nl = NULL;
 	size_t i, k, checked = 0, bad = 0;
@@ -54,12 +59,12 @@ int verify_cmd(struct sa_client *sa, const char *netns, uint16_t pkey, int json)
 	FILE *out = NULL;
 	int ret;
 
-	ret = nl_open(&nl, netns);
+	ret = nl_open(&nl, a->netns);
 	if (!ret)
 		ret = nl_dump_all(nl, RTM_GETNEIGH, collect, &ns);
 	if (ret) {
 		fprintf(stderr, "atsctl: verify: cannot read the neighbour table%s%s: %s\n",
-			netns ? " of netns " : "", netns ? netns : "", strerror(-ret));
+			a->netns ? " of netns " : "", a->netns ? a->netns : "", strerror(-ret));
 		nl_close(nl);
 		free(ns.v);
 		return 3;

@@ -1,4 +1,5 @@
-/* atsctl's requests to atsd's local resolver socket. */
+/* atsctl's requests to atsd's local resolver socket, and the commands
+ * atsd alone answers. */
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -7,8 +8,10 @@
 
 #include "atsd_client.h"
 #include "ctl.h"
+#include "ctl_agent.h"
 #include "json.h"
 #include "log.h"
+#include "output.h"
 
 /* The agent's lines are words and key=value pairs; --json makes each an
  * object, naming the first plain words after names[]. */
@@ -65,7 +68,7 @@ static void json_stats(struct json *j, const struct atsd_reply *rep)
 	json_end(j);
 }
 
-static void print_agent_lines(struct ctl *c, const char *req, const struct atsd_reply *rep)
+static void print_agent_lines(const struct ctl *c, const char *req, const struct atsd_reply *rep)
 {
 	static const char *const conn_names[3] = { "id", "role", "state" };
 	static const char *const group_names[3] = { "pkey", "mgid", "state" };
@@ -90,8 +93,7 @@ static void print_agent_lines(struct ctl *c, const char *req, const struct atsd_
 	json_fini(&j);
 }
 
-/* Ask atsd: an exit status, or NO_AGENT when none listens (use the SA). */
-int agent_call(struct ctl *c, const char *req, int print_recs)
+int agent_call(const struct ctl *c, const char *req, unsigned flags)
 {
 	struct atsd_reply rep;
 	struct sr_record *r;
@@ -101,7 +103,7 @@ int agent_call(struct ctl *c, const char *req, int print_recs)
 	ret = atsd_request(c->socket, req, 10000, &rep);
 	if (ret == -ENOENT || ret == -ECONNREFUSED || ret == -ENOTDIR)
 		return NO_AGENT;
-	if (c->agent_fallback && (ret || (!rep.ok && !strcmp(rep.code, "EBUSY")))) {
+	if ((flags & AGENT_FALLBACK) && (ret || (!rep.ok && !strcmp(rep.code, "EBUSY")))) {
 		log_warn("atsd at %s: %s: asking the SA", c->socket,
 			 ret ? strerror(-ret) : rep.message);
 		if (!ret)
@@ -116,13 +118,13 @@ int agent_call(struct ctl *c, const char *req, int print_recs)
 	if (!rep.ok) {
 		ret = !strcmp(rep.code, "ENOENT") ? EXIT_NOTFOUND :
 		      !strcmp(rep.code, "EINVAL") ? EXIT_USAGE : EXIT_SA;
-		if (ret == EXIT_NOTFOUND && c->json && print_recs)
-			print_records(c, NULL, 0);
+		if (ret == EXIT_NOTFOUND && c->json && (flags & AGENT_RECORDS))
+			out_records(1, 0, NULL, 0);
 		fprintf(stderr, "atsctl: %s: %s\n", req, rep.message);
 		atsd_reply_free(&rep);
 		return ret;
 	}
-	if (!print_recs) {
+	if (!(flags & AGENT_RECORDS)) {
 		print_agent_lines(c, req, &rep);
 		atsd_reply_free(&rep);
 		return EXIT_FOUND;
@@ -135,19 +137,11 @@ int agent_call(struct ctl *c, const char *req, int print_recs)
 			atsd_reply_free(&rep);
 			return EXIT_SA;
 		}
-	print_records(c, r, r ? rep.nlines : 0);
+	out_records(c->json, 0, r, r ? rep.nlines : 0);
 	ret = rep.nlines ? EXIT_FOUND : EXIT_NOTFOUND;
 	free(r);
 	atsd_reply_free(&rep);
 	return ret;
-}
-
-int ctl_has_control(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return 1;
-	return 0;
 }
 
 /* A status line: "SID GID PKEY LEASE IP STATE [REASON]". */
@@ -170,7 +164,7 @@ static int parse_status(const char *line, struct status_line *sl)
 	return 0;
 }
 
-static int print_status(struct ctl *c)
+static int print_status(const struct ctl *c)
 {
 	struct atsd_reply rep;
 	struct json j;
@@ -211,7 +205,7 @@ static int print_status(struct ctl *c)
 		char lease_s[16];
 
 		parse_status(rep.lines[i], &sl);
-		if (sl.lease == 0xffffffffUL)
+		if (sl.lease == SR_LEASE_INFINITE)
 			snprintf(lease_s, sizeof(lease_s), "infinite");
 		else
 			snprintf(lease_s, sizeof(lease_s), "%lu", sl.lease);
@@ -245,9 +239,18 @@ static int print_status(struct ctl *c)
 	return EXIT_FOUND;
 }
 
-int agent_only(struct ctl *c, const char *req, int print_recs)
+int agent_lookup(const struct ctl *c, const char *cmd, const char *arg, uint16_t pkey)
 {
-	int ret = agent_call(c, req, print_recs);
+	char req[ATSD_LINE_MAX];
+
+	snprintf(req, sizeof(req), "%s %s 0x%04x", cmd, arg, pkey);
+	/* A busy, stuck or vanished agent: ask the SA ourselves. */
+	return agent_call(c, req, AGENT_RECORDS | AGENT_FALLBACK);
+}
+
+static int agent_only(const struct ctl *c, const char *req)
+{
+	int ret = agent_call(c, req, 0);
 
 	if (ret == NO_AGENT) {
 		fprintf(stderr, "atsctl: atsd is not running (no socket at %s)\n", c->socket);
@@ -256,31 +259,69 @@ int agent_only(struct ctl *c, const char *req, int print_recs)
 	return ret;
 }
 
-int cmd_agent(struct ctl *c, const char *cmd, const char *arg)
+static int hold(const struct ctl *c, const struct ctl_args *a, const char *cmd)
 {
 	char req[ATSD_LINE_MAX];
 
-	if (!strcmp(cmd, "hold") || !strcmp(cmd, "release")) {
-		if (!c->owner)
-			return usage_err(cmd, arg, "needs --owner NAME");
-		snprintf(req, sizeof(req), "%s %s %s 0x%04x", cmd, c->owner, arg, c->pkey);
-		return agent_only(c, req, 0);
-	}
-	if (!strcmp(cmd, "resync"))
-		return agent_only(c, "verify", 0);
-	if (!strcmp(cmd, "connect")) {
-		snprintf(req, sizeof(req), "connect %s %s%s%s", arg, c->cm_port,
-			 c->cm_sid ? " " : "", c->cm_sid ? c->cm_sid : "");
-		return agent_only(c, req, 0);
-	}
-	if (!strcmp(cmd, "disconnect")) {
-		snprintf(req, sizeof(req), "disconnect %s", arg);
-		return agent_only(c, req, 0);
-	}
-	if (!strcmp(cmd, "connections"))
-		return agent_only(c, cmd, 0);
-	if (!strcmp(cmd, "stats") || !strcmp(cmd, "ipoib"))
-		return agent_only(c, cmd, 0);
+	if (!a->owner)
+		return out_usage_err(cmd, a->arg[0], "needs --owner NAME");
+	snprintf(req, sizeof(req), "%s %s %s 0x%04x", cmd, a->owner, a->arg[0], a->pkey);
+	return agent_only(c, req);
+}
+
+int cmd_hold(struct ctl *c, const struct ctl_args *a)
+{
+	return hold(c, a, "hold");
+}
+
+int cmd_release(struct ctl *c, const struct ctl_args *a)
+{
+	return hold(c, a, "release");
+}
+
+int cmd_status(struct ctl *c, const struct ctl_args *a)
+{
+	(void)a;
 	return print_status(c);
 }
 
+int cmd_stats(struct ctl *c, const struct ctl_args *a)
+{
+	(void)a;
+	return agent_only(c, "stats");
+}
+
+int cmd_ipoib(struct ctl *c, const struct ctl_args *a)
+{
+	(void)a;
+	return agent_only(c, "ipoib");
+}
+
+int cmd_resync(struct ctl *c, const struct ctl_args *a)
+{
+	(void)a;
+	return agent_only(c, "verify");
+}
+
+int cmd_connections(struct ctl *c, const struct ctl_args *a)
+{
+	(void)a;
+	return agent_only(c, "connections");
+}
+
+int cmd_connect(struct ctl *c, const struct ctl_args *a)
+{
+	char req[ATSD_LINE_MAX];
+
+	snprintf(req, sizeof(req), "connect %s %s%s%s", a->arg[0], a->arg[1],
+		 a->cm_sid ? " " : "", a->cm_sid ? a->cm_sid : "");
+	return agent_only(c, req);
+}
+
+int cmd_disconnect(struct ctl *c, const struct ctl_args *a)
+{
+	char req[ATSD_LINE_MAX];
+
+	snprintf(req, sizeof(req), "disconnect %s", a->arg[0]);
+	return agent_only(c, req);
+}

@@ -25,25 +25,25 @@ static const struct {
 	[AUD_FINITE_LEASE] = { "finite-lease", AUDIT_WARNING },
 };
 
-const char *audit_kind_name(enum audit_kind k)
+const char *ats_audit_kind_name(enum audit_kind k)
 {
 	return k < AUD_NKINDS ? kinds[k].name : "?";
 }
 
-const char *audit_severity_name(enum audit_severity s)
+const char *ats_audit_severity_name(enum audit_severity s)
 {
 	static const char *const n[] = { "info", "warning", "error" };
 
 	return s <= AUDIT_ERROR ? n[s] : "?";
 }
 
-static int add(struct audit_result *r, enum audit_kind k, size_t a, size_t b,
+static int add(struct ats_audit_result *r, enum audit_kind k, size_t a, size_t b,
 	       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-static int add(struct audit_result *r, enum audit_kind k, size_t a, size_t b,
+static int add(struct ats_audit_result *r, enum audit_kind k, size_t a, size_t b,
 	       const char *fmt, ...)
 {
-	struct audit_finding *f = realloc(r->f, (r->n + 1) * sizeof(*f));
+	struct ats_audit_finding *f = realloc(r->f, (r->n + 1) * sizeof(*f));
 	va_list ap;
 
 	if (!f)
@@ -60,7 +60,7 @@ static int add(struct audit_result *r, enum audit_kind k, size_t a, size_t b,
 	return 0;
 }
 
-static const struct audit_port *port_of(const struct audit_port *p, size_t n,
+static const struct ats_audit_port *port_of(const struct ats_audit_port *p, size_t n,
 					const uint8_t *gid)
 {
 	size_t i;
@@ -89,10 +89,10 @@ static int unused_zero(const struct sr_record *r)
 
 /* Checks of one record on its own. */
 static int check_one(const struct sr_record *r, size_t i,
-		     const struct audit_port *ports, size_t nports,
-		     struct audit_result *out)
+		     const struct ats_audit_port *ports, size_t nports,
+		     struct ats_audit_result *out)
 {
-	const struct audit_port *p = port_of(ports, nports, r->gid);
+	const struct ats_audit_port *p = port_of(ports, nports, r->gid);
 	enum ats_ip_form form;
 	struct ats_ip ip;
 	const char *why;
@@ -132,9 +132,9 @@ static int check_one(const struct sr_record *r, size_t i,
 	return ret;
 }
 
-int audit_run(const struct sr_record *recs, size_t n,
-	      const struct audit_port *ports, size_t nports,
-	      struct audit_result *out)
+int ats_audit_check(const struct sr_record *recs, size_t n,
+		    const struct ats_audit_port *ports, size_t nports,
+		    struct ats_audit_result *out)
 {
 	size_t i, j;
 	int ret = 0;
@@ -170,7 +170,7 @@ int audit_run(const struct sr_record *recs, size_t n,
 			continue;
 		for (j = i + 1; j < n && !ret; j++) {
 			const struct sr_record *b = &recs[j];
-			const struct audit_port *pa, *pb;
+			const struct ats_audit_port *pa, *pb;
 
 			if (b->id != ATS_SID_PRIMARY || b->pkey != a->pkey ||
 			    !memcmp(b->gid, a->gid, 16) || !ats_same_ip(a, b))
@@ -186,11 +186,11 @@ int audit_run(const struct sr_record *recs, size_t n,
 		}
 	}
 	if (ret)
-		audit_free(out);
+		ats_audit_free(out);
 	return ret;
 }
 
-void audit_free(struct audit_result *r)
+void ats_audit_free(struct ats_audit_result *r)
 {
 	free(r->f);
 	memset(r, 0, sizeof(*r));

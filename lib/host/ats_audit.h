@@ -10,7 +10,7 @@
 
 #define AUDIT_MAX_PKEYS 32 /* one PKeyTable block: what sa_port_pkeys() reads */
 
-struct audit_port {
+struct ats_audit_port {
 	uint8_t gid[16];
 	uint16_t lid;
 	uint64_t sys_guid;
@@ -40,24 +40,24 @@ enum audit_kind {
 	AUD_NKINDS,
 };
 
-struct audit_finding {
+struct ats_audit_finding {
 	enum audit_kind kind;
 	enum audit_severity severity;
 	size_t rec[2];          /* indexes into the records; rec[1] may be -1 */
 	char text[200];
 };
 
-struct audit_result {
-	struct audit_finding *f;
+struct ats_audit_result {
+	struct ats_audit_finding *f;
 	size_t n;
 };
 
 /* recs: every ATS record found (ATS name or ATS SID). */
-int audit_run(const struct sr_record *recs, size_t nrecs,
-	      const struct audit_port *ports, size_t nports,
-	      struct audit_result *out);
-void audit_free(struct audit_result *r);
-const char *audit_kind_name(enum audit_kind k);
-const char *audit_severity_name(enum audit_severity s);
+int ats_audit_check(const struct sr_record *recs, size_t nrecs,
+		    const struct ats_audit_port *ports, size_t nports,
+		    struct ats_audit_result *out);
+void ats_audit_free(struct ats_audit_result *r);
+const char *ats_audit_kind_name(enum audit_kind k);
+const char *ats_audit_severity_name(enum audit_severity s);
 
 #endif

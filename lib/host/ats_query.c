@@ -29,10 +29,25 @@ int ats_set_put(struct ats_set *s, const struct sr_record *r)
 	return 0;
 }
 
-static int ats_set_add(struct ats_set *s, const struct sr_record *r)
+/* A query: the values in rec, the fields that must match, and what a
+ * multi-record answer keeps. */
+struct ats_q {
+	struct sr_record rec;
+	unsigned fields;        /* SR_F_* */
+	uint64_t unmask;        /* component-mask bits left out (the IPv4 form) */
+	int any;                /* keep an ATS SID or the ATS name, not only both */
+	const uint16_t *pkeys;  /* where a SID of one GID in several PKeys is read */
+	size_t npkeys;
+};
+
+static int ats_set_add(struct ats_set *s, const struct sr_record *r, int any)
 {
-	if (!ats_sid_in_block(r->id) || !ats_name_is_ats(r->name))
-		return 0; /* spec 3.2/3.3: ignore records outside the block */
+	int sid = ats_sid_in_block(r->id), name = ats_name_is_ats(r->name);
+
+	/* Spec 3.2/3.3: lookups ignore records outside the block; an audit
+	 * wants every record that claims to be ATS. */
+	if (any ? (!sid && !name) : (!sid || !name))
+		return 0;
 	return ats_set_put(s, r);
 }
 
@@ -46,96 +61,163 @@ static int ats_rec_cmp(const void *a, const void *b)
 	return memcmp(x->gid, y->gid, 16);
 }
 
-static void ats_query_init(struct sr_record *q, uint16_t pkey)
+static void ats_query_init(struct ats_q *q, uint16_t pkey, unsigned fields)
 {
 	memset(q, 0, sizeof(*q));
-	ats_name_put(q->name);
-	q->pkey = pkey;
+	ats_name_put(q->rec.name);
+	q->rec.pkey = pkey;
+	q->fields = fields;
 }
 
-/* One SubnAdmGet per SID of the block; when a SID matches several
- * records, one more per known port GID. */
-static int ats_walk(struct sa_client *sa, const struct sr_record *q,
-		    unsigned fields, uint64_t unmask, unsigned first, unsigned count,
-		    struct ats_set *out)
+/* One SubnAdmGet of k, with more fields; -ENOENT is no error here. */
+static int ats_get_one(struct sa_client *sa, const struct ats_q *q,
+		       const struct sr_record *k, unsigned more, struct ats_set *out)
 {
-	struct sa_port *ports = NULL;
-	size_t nports = 0, g;
-	unsigned n;
-	int ret = 0, have_gids = 0;
+	struct sr_record r;
+	int ret;
 
-	out->walked = 1;
-	fields &= ~SR_F_ID;
-	for (n = first; n < first + count; n++) {
-		struct sr_record k = *q, r;
+	out->queries++;
+	ret = sa_sr_get(sa, k, sr_comp_mask(q->fields | more) & ~q->unmask, &r);
+	if (ret == -ENOENT)
+		return 0;
+	return ret ? ret : ats_set_add(out, &r, q->any);
+}
 
-		k.id = ats_sid_at(n);
-		out->queries++;
-		ret = sa_sr_get(sa, &k, sr_comp_mask(fields | SR_F_ID) & ~unmask, &r);
-		if (ret == -ENOENT)
-			continue;
-		if (ret == 0) {
-			ret = ats_set_add(out, &r);
+/* A SID that matches several records (SubnAdmGet answers one): without
+ * a GID, one more request per port GID of the fabric; with one, per
+ * PKey the caller knows, or the default PKey alone. */
+static int ats_split(struct sa_client *sa, const struct ats_q *q, struct sr_record *k,
+		     struct sa_port **ports, size_t *nports, struct ats_set *out)
+{
+	static const uint16_t dflt = ATS_PKEY_DEFAULT;
+	size_t i, n;
+	int ret;
+
+	if (!(q->fields & SR_F_GID)) {
+		if (!out->by_port) {
+			ret = sa_ports(sa, SA_PORTS_GAP, ports, nports);
 			if (ret)
-				break;
-			continue;
-		}
-		if (ret != -E2BIG || (fields & SR_F_GID))
-			break;
-		if (!have_gids) {
-			ret = sa_ports(sa, SA_PORTS_GAP, &ports, &nports);
-			if (ret)
-				break;
-			out->queries += (unsigned)nports;
-			have_gids = 1;
+				return ret;
+			out->queries += (unsigned)*nports;
 			out->by_port = 1;
 		}
-		for (g = 0; g < nports; g++) {
-			memcpy(k.gid, ports[g].gid, 16);
-			out->queries++;
-			ret = sa_sr_get(sa, &k,
-					sr_comp_mask(fields | SR_F_ID | SR_F_GID) & ~unmask, &r);
-			if (ret == -ENOENT)
-				continue;
+		for (i = 0; i < *nports; i++) {
+			memcpy(k->gid, (*ports)[i].gid, 16);
+			ret = ats_get_one(sa, q, k, SR_F_ID | SR_F_GID, out);
 			if (ret)
-				goto done;
-			ret = ats_set_add(out, &r);
-			if (ret)
-				goto done;
+				return ret;
 		}
-		ret = 0;
+		return 0;
 	}
-done:
-	free(ports);
-	if (ret && ret != -ENOENT)
-		return ret;
+	if (q->fields & SR_F_PKEY)
+		return -E2BIG;
+	if (!q->npkeys)
+		out->pkeys_missed = 1;
+	n = q->npkeys ? q->npkeys : 1;
+	for (i = 0; i < n; i++) {
+		k->pkey = q->npkeys ? q->pkeys[i] : dflt;
+		ret = ats_get_one(sa, q, k, SR_F_ID | SR_F_PKEY, out);
+		if (ret)
+			return ret;
+	}
 	return 0;
 }
 
-/* unmask: component-mask bits left out of fields' (the IPv4 form). */
-static int ats_lookup(struct sa_client *sa, const struct sr_record *q,
-		      unsigned fields, uint64_t unmask, struct ats_set *out)
+/* One SubnAdmGet per SID of the block, split where a SID matches
+ * several records. */
+static int ats_walk(struct sa_client *sa, const struct ats_q *q,
+		    unsigned first, unsigned count, struct ats_set *out)
+{
+	struct sa_port *ports = NULL;
+	size_t nports = 0;
+	unsigned n;
+	int ret = 0;
+
+	out->walked = 1;
+	for (n = first; n < first + count && !ret; n++) {
+		struct sr_record k = q->rec, r;
+
+		k.id = ats_sid_at(n);
+		out->queries++;
+		ret = sa_sr_get(sa, &k, sr_comp_mask(q->fields | SR_F_ID) & ~q->unmask, &r);
+		if (ret == -ENOENT)
+			ret = 0;
+		else if (!ret)
+			ret = ats_set_add(out, &r, q->any);
+		else if (ret == -E2BIG)
+			ret = ats_split(sa, q, &k, &ports, &nports, out);
+	}
+	free(ports);
+	return ret;
+}
+
+/* Records outside the block only a name query finds; without RMPP its
+ * answer holds whole the records of the first MAD (a cut answer is
+ * flagged, never taken as complete). */
+static int ats_walk_names(struct sa_client *sa, const struct ats_q *q, struct ats_set *out)
+{
+	struct sr_record k = q->rec, got;
+	uint8_t buf[SR_SIZE];
+	struct sa_answer ans;
+	size_t i, n;
+	int ret;
+
+	ats_name_put(k.name);
+	k.id = 0;
+	sr_encode(buf, &k);
+	out->queries++;
+	ret = sa_request(sa, SA_METHOD_GET_TABLE, SA_ATTR_SERVICE_RECORD,
+			 sr_comp_mask(q->fields | SR_F_NAME), buf, sizeof(buf), &ans);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret)
+		return ret;
+	n = ans.data_len / SR_SIZE;
+	if (ans.data_len % SR_SIZE)
+		out->name_cut = 1;
+	for (i = 0; i < n && !ret; i++) {
+		sr_decode(ans.data + i * SR_SIZE, SR_SIZE, &got);
+		ret = ats_set_add(out, &got, q->any);
+	}
+	sa_answer_free(&ans);
+	return ret;
+}
+
+/* SubnAdmGetTable while RMPP works, else the walk; appends to out. */
+static int ats_collect(struct sa_client *sa, const struct ats_q *q, struct ats_set *out)
 {
 	struct sr_record *recs = NULL;
 	unsigned first = 0, count = ATS_SID_COUNT;
 	size_t n = 0, i;
 	int ret = -EMSGSIZE;
 
-	memset(out, 0, sizeof(*out));
-	if (fields & SR_F_ID) {
-		first = ats_sid_order(q->id);
+	if (q->fields & SR_F_ID) {
+		first = ats_sid_order(q->rec.id);
 		count = 1;
 	}
 	if (sa_client_rmpp_state(sa) != 0) {
 		out->queries++;
-		ret = sa_sr_get_table(sa, q, sr_comp_mask(fields) & ~unmask, &recs, &n);
+		ret = sa_sr_get_table(sa, &q->rec, sr_comp_mask(q->fields) & ~q->unmask,
+				      &recs, &n);
 	}
-	if (ret == -EMSGSIZE)
-		ret = ats_walk(sa, q, fields, unmask, first, count, out);
-	else
+	if (ret == -EMSGSIZE) {
+		ret = ats_walk(sa, q, first, count, out);
+		if (!ret && q->any && !(q->fields & SR_F_NAME))
+			ret = ats_walk_names(sa, q, out);
+	} else {
 		for (i = 0; i < n && !ret; i++)
-			ret = ats_set_add(out, &recs[i]);
+			ret = ats_set_add(out, &recs[i], q->any);
+	}
 	free(recs);
+	return ret;
+}
+
+static int ats_lookup(struct sa_client *sa, const struct ats_q *q, struct ats_set *out)
+{
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	ret = ats_collect(sa, q, out);
 	if (ret) {
 		ats_set_free(out);
 		return ret;
@@ -143,6 +225,20 @@ static int ats_lookup(struct sa_client *sa, const struct sr_record *q,
 	if (out->n > 1)
 		qsort(out->recs, out->n, sizeof(*out->recs), ats_rec_cmp);
 	return 0;
+}
+
+int ats_gid_claims(struct sa_client *sa, const uint8_t *gid, const uint16_t *pkeys,
+		   size_t npkeys, struct ats_set *out)
+{
+	struct ats_q q;
+
+	memset(&q, 0, sizeof(q));
+	memcpy(q.rec.gid, gid, 16);
+	q.fields = SR_F_GID;
+	q.any = 1;
+	q.pkeys = pkeys;
+	q.npkeys = npkeys;
+	return ats_collect(sa, &q, out);
 }
 
 /* An IPv4 address has two encodings in ServiceData8 (ATS 3.1 "the
@@ -153,16 +249,15 @@ static int ats_lookup(struct sa_client *sa, const struct sr_record *q,
 int ats_forward(struct sa_client *sa, const struct ats_ip *ip, uint16_t pkey,
 		struct ats_set *out)
 {
-	uint64_t unmask = 0;
-	struct sr_record q;
+	struct ats_q q;
 	size_t i, k, kept = 0;
 	int ret;
 
-	ats_query_init(&q, pkey);
-	ats_ip_encode(ip, q.data8);
+	ats_query_init(&q, pkey, SR_F_NAME | SR_F_PKEY | SR_F_DATA8);
+	ats_ip_encode(ip, q.rec.data8);
 	if (ip->family == AF_INET)
-		unmask = 3ull << (SR_CM_DATA8 + 10);
-	ret = ats_lookup(sa, &q, SR_F_NAME | SR_F_PKEY | SR_F_DATA8, unmask, out);
+		q.unmask = 3ull << (SR_CM_DATA8 + 10);
+	ret = ats_lookup(sa, &q, out);
 	if (ret)
 		return ret;
 	for (i = 0; i < out->n; i++) {
@@ -185,23 +280,23 @@ int ats_forward(struct sa_client *sa, const struct ats_ip *ip, uint16_t pkey,
 int ats_reverse(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
 		struct ats_set *out)
 {
-	struct sr_record q;
+	struct ats_q q;
 
-	ats_query_init(&q, pkey);
-	memcpy(q.gid, gid, 16);
-	return ats_lookup(sa, &q, SR_F_NAME | SR_F_PKEY | SR_F_GID, 0, out);
+	ats_query_init(&q, pkey, SR_F_NAME | SR_F_PKEY | SR_F_GID);
+	memcpy(q.rec.gid, gid, 16);
+	return ats_lookup(sa, &q, out);
 }
 
 int ats_primary(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
 		struct sr_record *out)
 {
-	struct sr_record q;
+	struct ats_q q;
 
-	ats_query_init(&q, pkey);
-	memcpy(q.gid, gid, 16);
-	q.id = ATS_SID_PRIMARY;
+	ats_query_init(&q, pkey, 0);
+	memcpy(q.rec.gid, gid, 16);
+	q.rec.id = ATS_SID_PRIMARY;
 	/* SID + GID + PKey is the record's key: one MAD, no RMPP (spec 3.4). */
-	return sa_sr_get(sa, &q,
+	return sa_sr_get(sa, &q.rec,
 			 sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY | SR_F_NAME),
 			 out);
 }
@@ -209,21 +304,21 @@ int ats_primary(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
 int ats_by_sid(struct sa_client *sa, uint64_t sid, uint16_t pkey,
 	       struct ats_set *out)
 {
-	struct sr_record q;
+	struct ats_q q;
 
 	if (!ats_sid_in_block(sid))
 		return -EINVAL;
-	ats_query_init(&q, pkey);
-	q.id = sid;
-	return ats_lookup(sa, &q, SR_F_ID | SR_F_NAME | SR_F_PKEY, 0, out);
+	ats_query_init(&q, pkey, SR_F_ID | SR_F_NAME | SR_F_PKEY);
+	q.rec.id = sid;
+	return ats_lookup(sa, &q, out);
 }
 
 int ats_all(struct sa_client *sa, uint16_t pkey, struct ats_set *out)
 {
-	struct sr_record q;
+	struct ats_q q;
 
-	ats_query_init(&q, pkey);
-	return ats_lookup(sa, &q, SR_F_NAME | SR_F_PKEY, 0, out);
+	ats_query_init(&q, pkey, SR_F_NAME | SR_F_PKEY);
+	return ats_lookup(sa, &q, out);
 }
 
 int ats_register(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
@@ -265,9 +360,7 @@ int ats_register(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
 found:
 	ats_set_free(&mine);
 	ats_record_init(&r, use, gid, pkey, lease, ip);
-	ret = sa_sr_set(sa, &r,
-			ats_reg_mask(lease),
-			NULL);
+	ret = sa_sr_set(sa, &r, ats_reg_mask(lease), NULL);
 	if (!ret && sid)
 		*sid = use;
 	return ret;
@@ -278,7 +371,7 @@ int ats_deregister(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
 {
 	struct ats_set mine;
 	struct ats_ip have;
-	size_t i, k;
+	size_t i;
 	int ret;
 
 	*deleted = 0;
@@ -286,8 +379,7 @@ int ats_deregister(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
 	if (ret)
 		return ret;
 	/* Secondaries before the primary: the SM may require it. */
-	for (k = mine.n; k-- > 0;) {
-		i = k;
+	for (i = mine.n; i-- > 0;) {
 		if (ats_ip_decode(mine.recs[i].data8, &have, NULL) ||
 		    !ats_ip_equal(&have, ip))
 			continue;

@@ -18,6 +18,10 @@ struct ats_set {
 	int walked;       /* answered by a SubnAdmGet walk */
 	int by_port;      /* a SID held by several GIDs was read per port of
 			   * the fabric: GIDs not on it may be missing */
+	int pkeys_missed; /* a SID of one GID in several PKeys was read in
+			   * the default PKey only (no PKeys given) */
+	int name_cut;     /* without RMPP, records outside the SID block
+			   * were seen only in the first MAD of the answer */
 };
 
 void ats_set_free(struct ats_set *s);
@@ -38,6 +42,13 @@ int ats_by_sid(struct sa_client *sa, uint64_t sid, uint16_t pkey,
 	       struct ats_set *out);
 /* Every ATS record in the PKey. */
 int ats_all(struct sa_client *sa, uint16_t pkey, struct ats_set *out);
+
+/* Every record of one GID that claims to be ATS (an ATS SID or the ATS
+ * name, in any PKey), for an audit (ats_audit.h); appended to out, in
+ * the order found. pkeys: the partitions a SID with records in several
+ * is read in. */
+int ats_gid_claims(struct sa_client *sa, const uint8_t *gid, const uint16_t *pkeys,
+		   size_t npkeys, struct ats_set *out);
 
 /* Register ip for gid: primary on the primary SID, else on the next SID
  * not in use by that GID. Returns the SID used in *sid. An existing record

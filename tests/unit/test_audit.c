@@ -9,7 +9,7 @@
 #include "ats.h"
 #include "ats_audit.h"
 
-static struct audit_port ports[2];
+static struct ats_audit_port ports[2];
 
 static int setup(void **state)
 {
@@ -37,7 +37,7 @@ static struct sr_record rec(uint64_t sid, const char *gid, const char *ip)
 	return r;
 }
 
-static size_t count(const struct audit_result *res, enum audit_kind k)
+static size_t count(const struct ats_audit_result *res, enum audit_kind k)
 {
 	size_t i, n = 0;
 
@@ -53,18 +53,18 @@ static void test_clean(void **state)
 		rec(ATS_SID_PRIMARY + 1, "fe80::1", "fd00::1"),
 		rec(ATS_SID_PRIMARY, "fe80::2", "10.0.0.2"),
 	};
-	struct audit_result res;
+	struct ats_audit_result res;
 
 	(void)state;
-	assert_int_equal(audit_run(r, 3, ports, 2, &res), 0);
+	assert_int_equal(ats_audit_check(r, 3, ports, 2, &res), 0);
 	assert_int_equal(res.n, 0);
-	audit_free(&res);
+	ats_audit_free(&res);
 }
 
 static void test_each_kind_once(void **state)
 {
 	struct sr_record r[11];
-	struct audit_result res;
+	struct ats_audit_result res;
 	enum audit_kind k;
 
 	(void)state;
@@ -84,15 +84,15 @@ static void test_each_kind_once(void **state)
 	r[9] = rec(ATS_SID_PRIMARY + 1, "fe80::9", "10.0.9.9");    /* gid-absent, no-primary */
 	r[10] = rec(ATS_SID_PRIMARY + 4, "fe80::2", "10.0.2.5");
 	r[10].pkey = 0x8001;                                        /* pkey-not-held, no-primary */
-	assert_int_equal(audit_run(r, 11, ports, 2, &res), 0);
+	assert_int_equal(ats_audit_check(r, 11, ports, 2, &res), 0);
 	for (k = 0; k < AUD_NKINDS; k++) {
 		size_t want = k == AUD_NO_PRIMARY ? 2 : k == AUD_BAD_ADDR ? 0 : 1;
 
 		if (count(&res, k) != want)
-			fail_msg("%s: %zu findings, expected %zu", audit_kind_name(k),
+			fail_msg("%s: %zu findings, expected %zu", ats_audit_kind_name(k),
 				 count(&res, k), want);
 	}
-	audit_free(&res);
+	ats_audit_free(&res);
 }
 
 static void test_failover_pair_ok(void **state)
@@ -101,27 +101,27 @@ static void test_failover_pair_ok(void **state)
 		rec(ATS_SID_PRIMARY, "fe80::1", "10.0.0.1"),
 		rec(ATS_SID_PRIMARY, "fe80::2", "10.0.0.1"),
 	};
-	struct audit_result res;
+	struct ats_audit_result res;
 
 	(void)state;
 	ports[1].sys_guid = ports[0].sys_guid;
-	assert_int_equal(audit_run(r, 2, ports, 2, &res), 0);
+	assert_int_equal(ats_audit_check(r, 2, ports, 2, &res), 0);
 	assert_int_equal(count(&res, AUD_DUP_PRIMARY), 0);
-	audit_free(&res);
+	ats_audit_free(&res);
 }
 
 static void test_unknown_pkeys_not_judged(void **state)
 {
 	struct sr_record r[] = { rec(ATS_SID_PRIMARY, "fe80::1", "10.0.0.1") };
-	struct audit_result res;
+	struct ats_audit_result res;
 
 	(void)state;
 	r[0].pkey = 0x8001;
 	ports[0].pkeys_known = 0;
-	assert_int_equal(audit_run(r, 1, ports, 2, &res), 0);
+	assert_int_equal(ats_audit_check(r, 1, ports, 2, &res), 0);
 	assert_int_equal(count(&res, AUD_PKEY_NOT_HELD), 0);
-	audit_free(&res);
-	assert_string_equal(audit_severity_name(AUDIT_ERROR), "error");
+	ats_audit_free(&res);
+	assert_string_equal(ats_audit_severity_name(AUDIT_ERROR), "error");
 }
 
 int main(void)

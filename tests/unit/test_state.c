@@ -90,6 +90,218 @@ static void test_write_and_read_back(void **state)
 	rmdir(dir);
 }
 
+/* The file a plugin would write, with something in every field. */
+static void sample(struct state_summary *sum, struct state_rec *recs,
+		   struct state_counters *cnt, struct state_index *idx)
+{
+	struct sr_record r;
+	struct ats_ip ip;
+	uint8_t gid[16];
+	unsigned i;
+
+	memset(sum, 0, sizeof(*sum));
+	memset(recs, 0, 3 * sizeof(*recs));
+	memset(cnt, 0, sizeof(*cnt));
+	memset(idx, 0, sizeof(*idx));
+	ats_gid_parse("fe80::2c9:300:1:2", gid);
+	ats_ip_parse("10.1.2.3", &ip);
+	ats_record_init(&r, ATS_SID_PRIMARY, gid, 0xffff, SR_LEASE_INFINITE, &ip);
+	state_summary_add(sum, &r, 1);
+	r.pkey = 0x8001;
+	state_summary_add(sum, &r, 1);
+	state_summary_add(sum, &r, 0);
+	sum->pkeys_more = 5;
+	sum->absent = 4000;
+	sum->scanned = -1;
+	state_rec_from(&recs[0], &r);
+	recs[0].missing_sweeps = 4294967295u;
+	ats_ip_parse("fd00::7", &ip);
+	ats_record_init(&r, ATS_SID_PRIMARY + 3, gid, 0x7fff, 0, &ip);
+	state_rec_from(&recs[1], &r);
+	recs[1].port_present = 1;
+	memset(r.data8, 0, 16);
+	state_rec_from(&recs[2], &r);
+	cnt->accepted = UINT64_MAX;
+	for (i = 1; i < POL_NRULES; i++) {
+		cnt->rejected[i] = i;
+		cnt->warned[i] = 100 + i;
+	}
+	cnt->clamped = 8;
+	cnt->flushed = 9;
+	*idx = (struct state_index){ 2, 1024, 1, 5, 6, 5 * 4000, 3, 3 * 3000 };
+}
+
+static char *write_sample(char *dir, char *path, size_t len)
+{
+	struct state_info info = { "master", "OpenSM \"3.3\"\x01 \xc3\xa9", -5 };
+	struct state_summary sum;
+	struct state_rec recs[3];
+	struct state_counters cnt;
+	struct state_index idx;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, len, "%s/state.json", dir);
+	sample(&sum, recs, &cnt, &idx);
+	assert_int_equal(state_write(path, &info, &sum, recs, 3, &cnt, &idx), 0);
+	return path;
+}
+
+static void test_round_trip(void **state)
+{
+	char dir[] = "/tmp/osmats-state-XXXXXX", path[128], err[200];
+	struct state_summary sum;
+	struct state_rec recs[3];
+	struct state_counters cnt;
+	struct state_index idx;
+	struct state_file sf;
+	size_t i;
+
+	(void)state;
+	write_sample(dir, path, sizeof(path));
+	sample(&sum, recs, &cnt, &idx);
+	assert_int_equal(state_read(path, &sf, err, sizeof(err)), 0);
+	assert_string_equal(err, "");
+	assert_string_equal(sf.plugin, "osmats " IBATS_VERSION);
+	assert_string_equal(sf.opensm, "OpenSM \"3.3\"\x01 \xc3\xa9");
+	assert_string_equal(sf.sm_state, "master");
+	assert_int_equal(sf.time, -5);
+	assert_memory_equal(&sf.counters, &cnt, sizeof(cnt));
+	assert_memory_equal(&sf.index, &idx, sizeof(idx));
+	assert_int_equal(sf.summary.ats, sum.ats);
+	assert_int_equal(sf.summary.other, sum.other);
+	assert_int_equal(sf.summary.scanned, sum.scanned);
+	assert_int_equal(sf.summary.pkeys_more, sum.pkeys_more);
+	assert_int_equal(sf.summary.absent, sum.absent);
+	assert_int_equal(sf.summary.npkeys, 2);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(sf.summary.pkeys[i].pkey, sum.pkeys[i].pkey);
+		assert_int_equal(sf.summary.pkeys[i].n, sum.pkeys[i].n);
+	}
+	assert_int_equal(sf.nrecs, 3);
+	assert_memory_equal(sf.recs, recs, sizeof(recs));
+	state_file_free(&sf);
+	unlink(path);
+	rmdir(dir);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = calloc(1, 65536);
+
+	assert_non_null(f);
+	assert_non_null(buf);
+	*len = fread(buf, 1, 65535, f);
+	fclose(f);
+	return buf;
+}
+
+static void put(const char *path, const char *text, size_t len)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(text, 1, len, f), len);
+	fclose(f);
+}
+
+/* Every prefix of a good file is refused, and says where it stopped. */
+static void test_truncated(void **state)
+{
+	char dir[] = "/tmp/osmats-state-XXXXXX", path[128], err[200];
+	struct state_file sf;
+	size_t len, cut;
+	char *text;
+
+	(void)state;
+	write_sample(dir, path, sizeof(path));
+	text = slurp(path, &len);
+	/* The last byte is the newline json_fini ends the line with. */
+	for (cut = 0; cut + 1 < len; cut++) {
+		put(path, text, cut);
+		assert_int_equal(state_read(path, &sf, err, sizeof(err)), -EINVAL);
+		assert_non_null(strstr(err, "line "));
+		assert_null(sf.recs);
+	}
+	free(text);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* Edits of a good file: each one refused with -EINVAL, naming the line
+ * and the member. */
+static void test_hostile(void **state)
+{
+	static const struct {
+		const char *from, *to, *why;
+	} edits[] = {
+		{ "\"version\": 2", "\"version\": 3", "\"version\": 3, not 2" },
+		{ "\"plugin\": \"osmats", "\"plugin\": \"other", "\"plugin\": not osmats" },
+		{ "\"accepted\": 18446744073709551615", "\"accepted\": 18446744073709551616",
+		  "\"accepted\": not a number" },
+		{ "\"clamped\": 8", "\"clamped\": -8", "\"clamped\": not a number" },
+		{ "\"clamped\": 8", "\"clamped\": 08", "\"clamped\": not a number" },
+		{ "\"clamped\": 8", "\"clamped\": \"8\"", "\"clamped\": not a number" },
+		{ "\"flushed\": 9", "\"flushed\": 9, \"extra\": 1", "expected '}' after \"flushed\"" },
+		{ "\"ownership\"", "\"owner\"", "expected \"ownership\"" },
+		{ "\"pkey\": \"0x8001\"", "\"pkey\": \"0x18001\"", "\"pkey\": not 0x and 4 hex digits" },
+		{ "\"lease\": 0", "\"lease\": 4294967296", "\"lease\": not a number" },
+		{ "\"gid\": \"fe80", "\"gid\": \"xe80", "\"gid\": not a GID" },
+		{ "\"ip\": \"fd00::7\"", "\"ip\": \"fd00::7\\u0000\"", "\"ip\": bad \\u escape" },
+		{ "\"ip\": \"fd00::7\"", "\"ip\": \"\\ud800\"", "\"ip\": bad \\u escape" },
+		{ "\"port_present\": true", "\"port_present\": 1", "\"port_present\": not true or false" },
+		{ "\"sm_state\": \"master\"", "\"sm_state\": \"master\\q\"", "\"sm_state\": bad escape" },
+		{ "\"sm_state\": \"master\"", "\"sm_state\": \"" "0123456789012345678901234567890123456789\"",
+		  "\"sm_state\": longer than 31 bytes" },
+		{ "\n}\n", "\n}\n{}\n", "data after the document" },
+		{ "\"partitions\": [", "\"partitions\": {", "expected '[' partitions" },
+	};
+	char dir[] = "/tmp/osmats-state-XXXXXX", path[128], err[200], *bad;
+	struct state_file sf;
+	size_t len, i;
+	char *text;
+
+	(void)state;
+	write_sample(dir, path, sizeof(path));
+	text = slurp(path, &len);
+	bad = malloc(len + 200);
+	assert_non_null(bad);
+	for (i = 0; i < sizeof(edits) / sizeof(edits[0]); i++) {
+		const char *at = strstr(text, edits[i].from);
+		size_t pre;
+
+		assert_non_null(at);
+		pre = (size_t)(at - text);
+		memcpy(bad, text, pre);
+		strcpy(bad + pre, edits[i].to);
+		strcat(bad, at + strlen(edits[i].from));
+		put(path, bad, strlen(bad));
+		if (state_read(path, &sf, err, sizeof(err)) != -EINVAL)
+			fail_msg("edit %zu: read", i);
+		if (!strstr(err, edits[i].why))
+			fail_msg("edit %zu: '%s' does not say '%s'", i, err, edits[i].why);
+		assert_non_null(strstr(err, "line "));
+	}
+	/* A NUL byte, and a file that is no state file at all. */
+	memcpy(bad, text, len);
+	bad[10] = '\0';
+	put(path, bad, len);
+	assert_int_equal(state_read(path, &sf, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "line 1: a NUL byte");
+	put(path, "{\"not\": \"a state file\"}\n", 24);
+	assert_int_equal(state_read(path, &sf, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "line 1: expected \"version\"");
+	/* The line counts. */
+	put(path, "{\n\n  \"version\": 2,\n  \"plugin\": 7", 32);
+	assert_int_equal(state_read(path, &sf, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "line 4: \"plugin\": not a string");
+	unlink(path);
+	assert_int_equal(state_read(path, &sf, err, sizeof(err)), -ENOENT);
+	free(bad);
+	free(text);
+	rmdir(dir);
+}
+
 static void test_unwritable(void **state)
 {
 	struct state_counters cnt = { 0 };
@@ -107,6 +319,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_write_and_read_back),
 		cmocka_unit_test(test_unwritable),
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_hostile),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,213 @@
+/* atsctl's commands on ATS records, through lib/host/ats_query. Their
+ * arguments come checked by atsctl.c's command table: an IP parses. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ats.h"
+#include "ats_query.h"
+#include "cmd_records.h"
+#include "ctl.h"
+#include "json.h"
+#include "log.h"
+#include "output.h"
+
+static int print_set(const struct ctl *c, struct ats_set *s, const char *what)
+{
+	int ret = s->n ? EXIT_FOUND : EXIT_NOTFOUND;
+
+	out_records(c->json, s->by_port, s->recs, s->n);
+	if (s->by_port && !c->json)
+		fprintf(stderr, "atsctl: %s: without RMPP, SIDs held by several GIDs were read "
+			"port by port: records of GIDs not on the fabric can be missing "
+			"(audit --state lists them)\n", what);
+	if (!s->n && !c->json)
+		fprintf(stderr, "atsctl: %s: no ATS record\n", what);
+	log_info("%s: %zu record(s) in %u SA request(s)%s", what, s->n,
+		 s->queries, s->walked ? " (SubnAdmGet walk, no RMPP)" : "");
+	ats_set_free(s);
+	return ret;
+}
+
+/* --gid, or the local port's. */
+static const uint8_t *own_gid(const struct ctl *c, const struct ctl_args *a)
+{
+	return a->have_gid ? a->gid : sa_client_port(c->sa)->gid;
+}
+
+int cmd_register(struct ctl *c, const struct ctl_args *a)
+{
+	const uint8_t *gid = own_gid(c, a);
+	const char *arg = a->arg[0];
+	struct ats_ip ip;
+	char buf[80];
+	uint64_t sid = 0;
+	int ret;
+
+	ats_ip_parse(arg, &ip);
+	if (a->have_sid) {
+		struct sr_record r;
+
+		ats_record_init(&r, a->sid, gid, a->pkey, a->lease, &ip);
+		sid = a->sid;
+		ret = sa_sr_set(c->sa, &r, ats_reg_mask(a->lease), NULL);
+	} else {
+		ret = ats_register(c->sa, gid, a->pkey, a->lease, &ip, a->primary, &sid);
+	}
+	snprintf(buf, sizeof(buf), "register %s", arg);
+	if (ret == -ENOSPC) {
+		fprintf(stderr, "atsctl: %s: all 256 ATS SIDs of this GID are in use\n", buf);
+		return EXIT_SA;
+	}
+	if (ret)
+		return out_sa_fail(c, buf, ret);
+	if (c->json) {
+		char gs[ATS_IP_STRLEN], ips[ATS_IP_STRLEN];
+		struct json j;
+
+		json_init(&j, stdout, 0);
+		json_obj(&j, NULL);
+		json_obj(&j, "registered");
+		json_hex64(&j, "sid", sid);
+		json_str(&j, "gid", ats_gid_format(gid, gs, sizeof(gs)));
+		json_hex16(&j, "pkey", a->pkey);
+		json_str(&j, "ip", ats_ip_format(&ip, ips, sizeof(ips)));
+		json_end(&j);
+		json_end(&j);
+		json_fini(&j);
+	} else {
+		printf("registered %s on SID 0x%016" PRIx64 "%s\n", arg, sid,
+		       sid == ATS_SID_PRIMARY ? " (primary)" : "");
+	}
+	return EXIT_FOUND;
+}
+
+int cmd_deregister(struct ctl *c, const struct ctl_args *a)
+{
+	const char *arg = a->arg[0];
+	struct ats_ip ip;
+	unsigned n = 0;
+	char buf[80];
+	int ret;
+
+	ats_ip_parse(arg, &ip);
+	snprintf(buf, sizeof(buf), "deregister %s", arg);
+	ret = ats_deregister(c->sa, own_gid(c, a), a->pkey, &ip, &n);
+	if (ret == -ENOENT) {
+		fprintf(stderr, "atsctl: %s: this GID has no record of that address\n", buf);
+		return EXIT_NOTFOUND;
+	}
+	if (ret)
+		return out_sa_fail(c, buf, ret);
+	if (c->json) {
+		struct json j;
+
+		json_init(&j, stdout, 0);
+		json_obj(&j, NULL);
+		json_u64(&j, "deregistered", n);
+		json_end(&j);
+		json_fini(&j);
+	} else
+		printf("deregistered %s (%u record%s)\n", arg, n, n == 1 ? "" : "s");
+	return EXIT_FOUND;
+}
+
+int cmd_resolve(struct ctl *c, const struct ctl_args *a)
+{
+	struct ats_set s;
+	struct ats_ip ip;
+	char what[96];
+	int ret;
+
+	snprintf(what, sizeof(what), "resolve %s", a->arg[0]);
+	ats_ip_parse(a->arg[0], &ip);
+	ret = ats_forward(c->sa, &ip, a->pkey, &s);
+	return ret ? out_sa_fail(c, what, ret) : print_set(c, &s, what);
+}
+
+int cmd_reverse(struct ctl *c, const struct ctl_args *a)
+{
+	struct ats_set s;
+	uint8_t gid[16];
+	char what[96];
+	int ret;
+
+	snprintf(what, sizeof(what), "reverse %s", a->arg[0]);
+	if (ctl_parse_gid(c, a->arg[0], gid))
+		return out_usage_err("GID", a->arg[0], "not a GID or port GUID");
+	ret = ats_reverse(c->sa, gid, a->pkey, &s);
+	return ret ? out_sa_fail(c, what, ret) : print_set(c, &s, what);
+}
+
+int cmd_primary(struct ctl *c, const struct ctl_args *a)
+{
+	struct sr_record r;
+	uint8_t gid[16];
+	char what[96];
+	int ret;
+
+	snprintf(what, sizeof(what), "primary %s", a->arg[0]);
+	if (ctl_parse_gid(c, a->arg[0], gid))
+		return out_usage_err("GID", a->arg[0], "not a GID or port GUID");
+	ret = ats_primary(c->sa, gid, a->pkey, &r);
+	if (ret == -ENOENT) {
+		if (c->json)
+			out_records(1, 0, NULL, 0);
+		fprintf(stderr, "atsctl: %s: GID has no primary ATS record\n", what);
+		return EXIT_NOTFOUND;
+	}
+	if (ret)
+		return out_sa_fail(c, what, ret);
+	out_records(c->json, 0, &r, 1);
+	return EXIT_FOUND;
+}
+
+int cmd_dump(struct ctl *c, const struct ctl_args *a)
+{
+	struct ats_set s;
+	int ret;
+
+	if (a->have_gid)
+		ret = ats_reverse(c->sa, a->gid, a->pkey, &s);
+	else if (a->have_sid)
+		ret = ats_by_sid(c->sa, a->sid, a->pkey, &s);
+	else
+		ret = ats_all(c->sa, a->pkey, &s);
+	if (ret)
+		return out_sa_fail(c, "dump", ret);
+	if (!c->json && !s.n) {
+		ats_set_free(&s);
+		printf("no ATS records\n");
+		return EXIT_NOTFOUND;
+	}
+	return print_set(c, &s, "dump");
+}
+
+int cmd_port(struct ctl *c, const struct ctl_args *a)
+{
+	const struct mport_info *i = sa_client_port(c->sa);
+	char gid[ATS_IP_STRLEN];
+
+	(void)a;
+	ats_gid_format(i->gid, gid, sizeof(gid));
+	if (c->json) {
+		struct json j;
+
+		json_init(&j, stdout, 0);
+		json_obj(&j, NULL);
+		json_str(&j, "ca", i->ca);
+		json_i64(&j, "port", i->portnum);
+		json_u64(&j, "lid", i->lid);
+		json_u64(&j, "sm_lid", i->sm_lid);
+		json_i64(&j, "state", i->state);
+		json_str(&j, "gid", gid);
+		json_hex64(&j, "port_guid", i->port_guid);
+		json_end(&j);
+		json_fini(&j);
+	} else
+		printf("CA %s port %d: LID %u, SM LID %u, state %d, GID %s, port GUID 0x%016" PRIx64 "\n",
+		       i->ca, i->portnum, i->lid, i->sm_lid, i->state, gid,
+		       i->port_guid);
+	return EXIT_FOUND;
+}

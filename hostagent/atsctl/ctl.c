@@ -1,0 +1,50 @@
+/* atsctl's invocation: the port and SA client, opened once. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ats.h"
+#include "cfg.h"
+#include "ctl.h"
+
+int ctl_open(struct ctl *c)
+{
+	int ret = mport_open(&c->port, c->ca, c->portnum);
+
+	if (ret) {
+		fprintf(stderr, "atsctl: cannot open CA %s port %d: %s\n",
+			c->ca ? c->ca : "(default)", c->portnum, strerror(-ret));
+		return EXIT_SA;
+	}
+	ret = sa_client_init(&c->sa, c->port, &c->sa_opts);
+	if (ret) {
+		fprintf(stderr, "atsctl: cannot register SA agent: %s\n",
+			strerror(-ret));
+		return EXIT_SA;
+	}
+	return 0;
+}
+
+void ctl_close(struct ctl *c)
+{
+	if (c->sa)
+		sa_client_fini(c->sa);
+	mport_close(c->port);
+	c->sa = NULL;
+	c->port = NULL;
+}
+
+int ctl_parse_gid(const struct ctl *c, const char *s, uint8_t *gid)
+{
+	uint64_t guid;
+	int i;
+
+	if (!ats_gid_parse(s, gid))
+		return 0;
+	if (cfg_parse_hex64(s, &guid))
+		return -EINVAL;
+	memcpy(gid, sa_client_port(c->sa)->gid, 8);
+	for (i = 0; i < 8; i++)
+		gid[8 + i] = (uint8_t)(guid >> (56 - 8 * i));
+	return 0;
+}

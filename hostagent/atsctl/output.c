@@ -1,0 +1,84 @@
+/* atsctl's shared output. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ats.h"
+#include "json.h"
+#include "output.h"
+
+int out_usage_err(const char *what, const char *arg, const char *why)
+{
+	fprintf(stderr, "atsctl: %s '%s': %s\n", what, arg, why);
+	return EXIT_USAGE;
+}
+
+int out_sa_fail(const struct ctl *c, const char *what, int err)
+{
+	uint16_t st = c->sa ? sa_client_last_status(c->sa) : 0;
+
+	if (st)
+		fprintf(stderr, "atsctl: %s: SA status 0x%04x: %s\n", what, st,
+			sa_status_str(st));
+	else if (err == -ETIMEDOUT)
+		fprintf(stderr, "atsctl: %s: no answer from the SA (SM LID %u) after %u attempt(s) of %u ms\n",
+			what, sa_client_port(c->sa)->sm_lid, c->sa_opts.retries + 1,
+			c->sa_opts.timeout_ms ? c->sa_opts.timeout_ms : SA_TIMEOUT_MS_DEFAULT);
+	else if (err == -ENETDOWN)
+		fprintf(stderr, "atsctl: %s: port is not active or has no SM\n", what);
+	else
+		fprintf(stderr, "atsctl: %s: %s\n", what, strerror(-err));
+	return err == -ENOENT ? EXIT_NOTFOUND : EXIT_SA;
+}
+
+static void records_json(int partial, const struct sr_record *r, size_t n)
+{
+	char gid[ATS_IP_STRLEN], ip[ATS_IP_STRLEN];
+	struct json j;
+	size_t i;
+
+	json_init(&j, stdout, 0);
+	json_obj(&j, NULL);
+	json_arr(&j, "records");
+	for (i = 0; i < n; i++) {
+		json_obj(&j, NULL);
+		json_hex64(&j, "sid", r[i].id);
+		json_str(&j, "gid", ats_gid_format(r[i].gid, gid, sizeof(gid)));
+		json_hex16(&j, "pkey", r[i].pkey);
+		json_u64(&j, "lease", r[i].lease);
+		json_str(&j, "ip", ats_data8_str(r[i].data8, ip, sizeof(ip)));
+		json_bool(&j, "primary", r[i].id == ATS_SID_PRIMARY);
+		json_end(&j);
+	}
+	json_end(&j);
+	if (partial)
+		json_bool(&j, "partial", 1);
+	json_end(&j);
+	json_fini(&j);
+}
+
+void out_records(int json, int partial, const struct sr_record *r, size_t n)
+{
+	char gid[ATS_IP_STRLEN], ip[ATS_IP_STRLEN], lease[16];
+	size_t i;
+
+	if (json) {
+		records_json(partial, r, n);
+		return;
+	}
+	if (!n)
+		return;
+	printf("%-18s  %-26s  %-6s  %-10s  %s\n", "SID", "GID", "PKEY",
+	       "LEASE", "IP");
+	for (i = 0; i < n; i++) {
+		if (r[i].lease == SR_LEASE_INFINITE)
+			snprintf(lease, sizeof(lease), "infinite");
+		else
+			snprintf(lease, sizeof(lease), "%" PRIu32, r[i].lease);
+		printf("0x%016" PRIx64 "  %-26s  0x%04x  %-10s  %s%s\n", r[i].id,
+		       ats_gid_format(r[i].gid, gid, sizeof(gid)), r[i].pkey,
+		       lease, ats_data8_str(r[i].data8, ip, sizeof(ip)),
+		       r[i].id == ATS_SID_PRIMARY ? " (primary)" : "");
+	}
+}

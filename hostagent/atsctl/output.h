@@ -1,0 +1,19 @@
+/* atsctl's output shared by its commands: argument errors, SA errors in
+ * words, and ATS records as a table or one JSON document. */
+#ifndef IBATS_OUTPUT_H
+#define IBATS_OUTPUT_H
+
+#include <stddef.h>
+
+#include "ctl.h"
+#include "sr.h"
+
+/* "atsctl: WHAT 'ARG': WHY" on stderr; returns EXIT_USAGE. */
+int out_usage_err(const char *what, const char *arg, const char *why);
+/* What the SA said, or why it said nothing; EXIT_NOTFOUND for -ENOENT,
+ * else EXIT_SA. */
+int out_sa_fail(const struct ctl *c, const char *what, int err);
+/* partial: records of GIDs not on the fabric may be missing (JSON only). */
+void out_records(int json, int partial, const struct sr_record *r, size_t n);
+
+#endif

@@ -420,30 +420,14 @@ static void reload(struct agent *a)
 	key = agent_conf_restart_key(&a->conf, &c);
 	if (key)
 		log_warn("%s: '%s' changes only when atsd restarts", a->conf_path, key);
-	/* Keep the restart-only settings; take the rest. */
-	memcpy(c.ca, a->conf.ca, sizeof(c.ca));
-	c.port = a->conf.port;
-	memcpy(c.socket, a->conf.socket, sizeof(c.socket));
-	c.ibsim = a->conf.ibsim;
-	c.liveness = a->conf.liveness;
-	c.ibping = a->conf.ibping;
-	memcpy(c.state_file, a->conf.state_file, sizeof(c.state_file));
-	{
-		struct sources old = a->src;
-		size_t h;
-
-		a->conf = c;
-		log_set_level(c.log_level);
-		ret = sources_init(&a->src, &a->conf, a->port.gid);
-		if (ret) {
-			log_err("reload: interfaces not reopened; keeping the old ones");
-			a->src = old;
-			return;
-		}
-		for (h = 0; h < old.nholds; h++)
-			a->src.holds[h] = old.holds[h];
-		a->src.nholds = old.nholds;
-		sources_fini(&old);
+	agent_conf_keep_restart(&c, &a->conf);
+	a->conf = c;
+	log_set_level(c.log_level);
+	ret = sources_reload(&a->src, &a->conf);
+	if (ret) {
+		log_err("reload: interfaces not reopened (%s); keeping the old ones",
+			strerror(-ret));
+		return;
 	}
 	resolver_cache_clear(a);
 	log_info("reloaded %s", a->conf_path);

@@ -192,6 +192,27 @@ void sources_fini(struct sources *s)
 	s->nifs = 0;
 }
 
+int sources_reload(struct sources *s, const struct agent_conf *c)
+{
+	/* On the heap: a struct sources is large (every interface's addresses). */
+	struct sources *n = malloc(sizeof(*n));
+	int ret;
+
+	if (!n)
+		return -ENOMEM;
+	ret = sources_init(n, c, s->port_gid);
+	if (ret) {
+		free(n);
+		return ret;
+	}
+	memcpy(n->holds, s->holds, s->nholds * sizeof(s->holds[0]));
+	n->nholds = s->nholds;
+	sources_fini(s);
+	memcpy(s, n, sizeof(*s));
+	free(n);
+	return 0;
+}
+
 int sources_hold(struct sources *s, const char *owner, const struct ats_ip *ip,
 		 uint16_t pkey, uid_t uid)
 {

@@ -48,6 +48,9 @@ struct sources {
 int sources_init(struct sources *s, const struct agent_conf *c,
 		 const uint8_t *port_gid);
 void sources_fini(struct sources *s);
+/* Reopen the interfaces of a new config, keeping the holds; on failure
+ * the old ones stay. */
+int sources_reload(struct sources *s, const struct agent_conf *c);
 /* Process whatever an interface's socket has queued. */
 int sources_read(struct sources *s, size_t ifidx);
 

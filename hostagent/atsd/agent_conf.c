@@ -95,7 +95,7 @@ void agent_conf_default(struct agent_conf *c)
 	c->client_idle_timeout = 60;
 }
 
-/* Registrations use the full-member form (the membership bit, IBTA Vol 1 10.9). */
+/* Registrations use the full-member form (membership bit 0x8000). */
 static int parse_pkey_full(const char *v, uint16_t *pkey)
 {
 	int ret = ats_pkey_parse(v, pkey);
@@ -200,7 +200,8 @@ static int parse_address(struct agent_conf *c, char *v, char *msg, size_t len)
 			return -EINVAL;
 		}
 	}
-	/* A port has one primary address per partition (ATS 2.2). */
+	/* A port has one primary address per partition (DAT Collaborative ATS
+	 * v1 section 2.2). */
 	for (i = 0; a->primary && i < c->naddrs; i++)
 		if (c->addrs[i].primary && (c->addrs[i].pkey & 0x7fff) == (a->pkey & 0x7fff)) {
 			char ip[ATS_IP_STRLEN];

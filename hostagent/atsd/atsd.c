@@ -34,7 +34,7 @@ static struct {
 	struct agent_conf conf;
 	const char *conf_path;
 	struct saj_thread *saj;
-	struct sources src;
+	struct sources *src;
 	struct pev *pev;        /* NULL without a verbs device (ibsim) */
 	int want_join;          /* (re)join the IPoIB broadcast groups */
 	int terminating, done;
@@ -140,7 +140,7 @@ static void reload(void)
 	agent_conf_keep_restart(&c, &ag.conf);
 	ag.conf = c;
 	log_set_level(c.log_level);
-	ret = sources_reload(&ag.src, &ag.conf);
+	ret = sources_reload(ag.src, &ag.conf);
 	if (ret) {
 		log_err("reload: interfaces not reopened (%s); keeping the old ones",
 			strerror(-ret));
@@ -195,8 +195,8 @@ static int run(int sfd)
 		pfd[n++].events = POLLIN;
 		pfd[n].fd = ag.pev ? pev_fd(ag.pev) : -1;
 		pfd[n++].events = POLLIN;
-		for (i = 0; i < (int)ag.src.nifs; i++) {
-			pfd[n].fd = nl_fd(ag.src.ifs[i].nl);
+		for (i = 0; i < (int)sources_count(ag.src); i++) {
+			pfd[n].fd = sources_fd(ag.src, (size_t)i);
 			pfd[n].events = POLLIN;
 			slot_of[n++] = i;
 		}
@@ -236,7 +236,7 @@ static int run(int sfd)
 			if (!(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
 			if (i < nifs) {
-				int ret = sources_read(&ag.src, (size_t)slot_of[i]);
+				int ret = sources_read(ag.src, (size_t)slot_of[i]);
 
 				if (ret)
 					log_warn("netlink: %s", strerror(-ret));
@@ -246,7 +246,7 @@ static int run(int sfd)
 				ctl_sock_read(slot_of[i]);
 			}
 		}
-		if (ag.src.changed)
+		if (sources_changed(ag.src))
 			own_request_sync(0);
 		if (!ag.terminating)
 			next = timers();
@@ -371,17 +371,19 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	port_poll_init(ag.saj, &ag.conf, on_port_changed);
-	own_init(ag.saj, &ag.conf, &ag.src, &own_hooks);
-	groups_init(ag.saj, &ag.src, on_left);
-	ctl_cm_init(ag.saj);
-	ctl_records_init(&ag.conf, &ag.src);
-	ctl_verbs_init(&ag.conf, &ag.src);
 	ret = port_poll_first();
 	if (!ret) {
 		const struct mport_info *port = port_poll_info(&known);
 
-		own_state_start(port->gid);
-		ret = sources_init(&ag.src, &ag.conf, port->gid);
+		own_state_start(&ag.conf, port->gid);
+		ret = sources_open(&ag.src, &ag.conf, port->gid);
+	}
+	if (!ret) {
+		own_init(ag.saj, &ag.conf, ag.src, &own_hooks);
+		groups_init(ag.saj, ag.src, on_left);
+		ctl_cm_init(ag.saj);
+		ctl_records_init(&ag.conf, ag.src);
+		ctl_verbs_init(&ag.conf, ag.src);
 	}
 	if (!ret && (ret = ctl_lookup_init(ag.saj, &ag.conf, on_lookup_failed)))
 		log_err("lookup cache: %s", strerror(-ret));
@@ -400,14 +402,14 @@ int main(int argc, char **argv)
 				  port->ca);
 		log_info("atsd %s on %s port %d, GID %s, %zu interface(s), socket %s",
 			 IBATS_VERSION, port->ca, port->portnum,
-			 ats_gid_format(port->gid, gid, sizeof(gid)), ag.src.nifs,
+			 ats_gid_format(port->gid, gid, sizeof(gid)), sources_count(ag.src),
 			 ag.conf.socket);
 		ret = run(sfd);
 	}
 	ctl_sock_close();
 	ctl_lookup_fini();
 	pev_close(ag.pev);
-	sources_fini(&ag.src);
+	sources_close(ag.src);
 	saj_stop(ag.saj);
 	own_fini();
 	close(sfd);

@@ -188,6 +188,8 @@ void ctl_sock_close(void)
 {
 	int i;
 
+	if (!cs.conf)
+		return; /* never opened */
 	for (i = 0; i < CTL_SOCK_MAX_CLIENTS; i++)
 		client_close(i);
 	if (cs.listen_fd >= 0) {

@@ -66,7 +66,7 @@ static void v_stats(int slot, char **argv, int argc)
 	v[ATSD_S_DELETES] = os.deletes;
 	v[ATSD_S_SM_CHANGES] = port_poll_sm_changes();
 	v[ATSD_S_RECORDS] = nowned;
-	v[ATSD_S_HOLDS] = cv.src->nholds;
+	v[ATSD_S_HOLDS] = sources_nholds(cv.src);
 	v[ATSD_S_CACHE_ENTRIES] = ls.cache_entries;
 	v[ATSD_S_LID] = known ? port->lid : 0;
 	v[ATSD_S_SM_LID] = known ? port->sm_lid : 0;

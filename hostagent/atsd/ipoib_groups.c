@@ -108,8 +108,8 @@ void groups_submit(enum saj_ipoib_op op)
 		return;
 	p = &j->u.ipoib;
 	p->op = op;
-	for (i = 0; i < gr.src->nifs; i++) {
-		uint16_t pk = gr.src->ifs[i].pkey;
+	for (i = 0; i < sources_count(gr.src); i++) {
+		uint16_t pk = sources_pkey(gr.src, i);
 
 		for (k = 0; k < p->ngroups && p->groups[k].pkey != pk; k++)
 			;

@@ -100,23 +100,23 @@ static void state_done(const struct saj_sync *s)
 }
 
 /* What this atsd registered before it was stopped or killed. */
-void own_state_start(const uint8_t *gid)
+void own_state_start(const struct agent_conf *conf, const uint8_t *gid)
 {
-	char dir[sizeof(own.conf->state_file)], *slash;
+	char dir[sizeof(conf->state_file)], *slash;
 	const char *why;
 	int ret;
 
-	snprintf(dir, sizeof(dir), "%s", own.conf->state_file);
+	snprintf(dir, sizeof(dir), "%s", conf->state_file);
 	slash = strrchr(dir, '/');
 	if (slash && slash != dir) {
 		*slash = '\0';
 		if (mkdir(dir, 0755) && errno != EEXIST)
 			log_debug("cannot create %s: %s", dir, strerror(errno));
 	}
-	ret = astate_load(own.conf->state_file, gid, &own.owned, &own.nowned, &why);
+	ret = astate_load(conf->state_file, gid, &own.owned, &own.nowned, &why);
 	if (!ret) {
 		own.owned_from_state = 1;
-		log_info("state file %s: %zu record(s) registered by atsd before", own.conf->state_file,
+		log_info("state file %s: %zu record(s) registered by atsd before", conf->state_file,
 			 own.nowned);
 		return;
 	}
@@ -124,11 +124,11 @@ void own_state_start(const uint8_t *gid)
 	 * as ours; every other record of this GID is left alone. */
 	own.adopt_wanted = 1;
 	if (ret == -ENOENT)
-		log_info("no state file %s: first start", own.conf->state_file);
+		log_info("no state file %s: first start", conf->state_file);
 	else if (ret == -EBADMSG)
-		log_warn("state file %s ignored: %s", own.conf->state_file, why);
+		log_warn("state file %s ignored: %s", conf->state_file, why);
 	else
-		log_warn("state file %s: %s", own.conf->state_file, strerror(-ret));
+		log_warn("state file %s: %s", conf->state_file, strerror(-ret));
 }
 
 static void sync_done(struct saj *j, void *ctx);
@@ -147,7 +147,7 @@ static void submit_sync(int full, int want_nothing)
 	s->full = full;
 	s->lease = own.conf->lease;
 	/* A change of the address set retries every refused address now. */
-	if (own.src->changed && own.nrefused) {
+	if (sources_changed(own.src) && own.nrefused) {
 		free(own.refused);
 		own.refused = NULL;
 		own.nrefused = 0;
@@ -182,7 +182,7 @@ static void submit_sync(int full, int want_nothing)
 		saj_free(j);
 		return;
 	}
-	own.src->changed = 0;
+	sources_seen(own.src);
 	own.running = 1;
 	saj_submit(own.saj, j);
 }
@@ -294,7 +294,7 @@ static void sync_done(struct saj *j, void *ctx)
 	}
 	own.hooks.synced();
 	own.next_verify = mono_ms() + (int64_t)own.conf->verify_interval * 1000;
-	if (own.again || own.src->changed) {
+	if (own.again || sources_changed(own.src)) {
 		int full = own.full_next;
 
 		own.again = 0;

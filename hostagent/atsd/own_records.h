@@ -25,8 +25,9 @@ struct own_hooks {
 void own_init(struct saj_thread *saj, const struct agent_conf *conf,
 	      struct sources *src, const struct own_hooks *hooks);
 void own_fini(void);
-/* Read the state file written for gid (or note that there is none). */
-void own_state_start(const uint8_t *gid);
+/* Before own_init: read the state file written for gid (or note that
+ * there is none). */
+void own_state_start(const struct agent_conf *conf, const uint8_t *gid);
 
 /* The first sync (full) and the verify period's start. */
 void own_start(void);

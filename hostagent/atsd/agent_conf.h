@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "ats.h"
-#include "atsd_client.h"
+#include "atsd_proto.h"
 #include "cm_ep.h"
 #include "log.h"
 

@@ -13,30 +13,19 @@
 #include "log.h"
 #include "output.h"
 
-/* The agent's lines are words and key=value pairs; --json makes each an
- * object, naming the first plain words after names[]. */
-static void json_agent_line(struct json *j, const char *line, const char *const names[3])
+/* Connection and group lines are words and key=value pairs; --json makes
+ * each an object, fields named by atsd_proto. */
+static void json_agent_line(struct json *j, const char *line, enum atsd_line_kind kind)
 {
-	char buf[ATSD_LINE_MAX], *save = NULL, *tok;
-	unsigned plain = 0;
+	struct atsd_field f[ATSD_LINE_MAX / 2];
+	char buf[ATSD_LINE_MAX];
+	size_t i, n;
 
 	snprintf(buf, sizeof(buf), "%s", line);
+	n = atsd_line_fields(buf, kind, f, sizeof(f) / sizeof(f[0]));
 	json_obj(j, NULL);
-	for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-		char *eq = strchr(tok, '=');
-
-		if (eq) {
-			*eq = '\0';
-			json_str(j, tok, eq + 1);
-		} else if (plain < 3) {
-			json_str(j, names[plain++], tok);
-		} else {
-			char key[16];
-
-			snprintf(key, sizeof(key), "field%u", plain++);
-			json_str(j, key, tok);
-		}
-	}
+	for (i = 0; i < n; i++)
+		json_str(j, f[i].name, f[i].value);
 	json_end(j);
 }
 
@@ -54,12 +43,9 @@ static void json_stats(struct json *j, const struct atsd_reply *rep)
 	json_obj(j, NULL);
 	for (i = 0; i < rep->nlines; i++) {
 		char name[ATSD_LINE_MAX];
-		const char *sp = strchr(rep->lines[i], ' ');
-		const char *v = sp ? sp + 1 : "";
+		const char *v;
 
-		snprintf(name, sizeof(name), "%.*s",
-			 (int)(sp ? sp - rep->lines[i] : (ptrdiff_t)strlen(rep->lines[i])),
-			 rep->lines[i]);
+		atsd_stats_split(rep->lines[i], name, sizeof(name), &v);
 		if (all_digits(v))
 			json_u64(j, name, strtoull(v, NULL, 10));
 		else
@@ -70,8 +56,6 @@ static void json_stats(struct json *j, const struct atsd_reply *rep)
 
 static void print_agent_lines(const struct ctl *c, const char *req, const struct atsd_reply *rep)
 {
-	static const char *const conn_names[3] = { "id", "role", "state" };
-	static const char *const group_names[3] = { "pkey", "mgid", "state" };
 	struct json j;
 	size_t i;
 
@@ -87,7 +71,7 @@ static void print_agent_lines(const struct ctl *c, const char *req, const struct
 		json_arr(&j, NULL);
 		for (i = 0; i < rep->nlines; i++)
 			json_agent_line(&j, rep->lines[i],
-					strcmp(req, "ipoib") ? conn_names : group_names);
+					strcmp(req, "ipoib") ? ATSD_LINE_CONN : ATSD_LINE_GROUP);
 		json_end(&j);
 	}
 	json_fini(&j);
@@ -144,26 +128,6 @@ int agent_call(const struct ctl *c, const char *req, unsigned flags)
 	return ret;
 }
 
-/* A status line: "SID GID PKEY LEASE IP STATE [REASON]". */
-struct status_line {
-	char sid[24], gid[64], ip[64], state[24], reason[256];
-	unsigned pkey;
-	unsigned long lease;
-};
-
-static int parse_status(const char *line, struct status_line *sl)
-{
-	int n = 0;
-
-	memset(sl, 0, sizeof(*sl));
-	if (sscanf(line, "%23s %63s %x %lu %63s %23s %n", sl->sid, sl->gid, &sl->pkey,
-		   &sl->lease, sl->ip, sl->state, &n) < 6 || sl->pkey > 0xffff)
-		return -EPROTO;
-	if (n)
-		snprintf(sl->reason, sizeof(sl->reason), "%s", line + n);
-	return 0;
-}
-
 static int print_status(const struct ctl *c)
 {
 	struct atsd_reply rep;
@@ -184,9 +148,9 @@ static int print_status(const struct ctl *c)
 	}
 	/* Check every line before printing any: no half a document. */
 	for (i = 0; i < rep.nlines; i++) {
-		struct status_line sl;
+		struct atsd_status sl;
 
-		if (parse_status(rep.lines[i], &sl)) {
+		if (atsd_status_parse(rep.lines[i], &sl)) {
 			fprintf(stderr, "atsctl: atsd sent a bad status line '%s'\n", rep.lines[i]);
 			atsd_reply_free(&rep);
 			return EXIT_SA;
@@ -201,10 +165,10 @@ static int print_status(const struct ctl *c)
 		       "IP", "STATE");
 	}
 	for (i = 0; i < rep.nlines; i++) {
-		struct status_line sl;
+		struct atsd_status sl;
 		char lease_s[16];
 
-		parse_status(rep.lines[i], &sl);
+		atsd_status_parse(rep.lines[i], &sl);
 		if (sl.lease == SR_LEASE_INFINITE)
 			snprintf(lease_s, sizeof(lease_s), "infinite");
 		else
@@ -219,7 +183,7 @@ static int print_status(const struct ctl *c)
 			json_hex16(&j, "pkey", (uint16_t)sl.pkey);
 			json_u64(&j, "lease", sl.lease);
 			json_str(&j, "ip", sl.ip);
-			json_bool(&j, "primary", !strcmp(sl.sid, "0x10000ce100415453"));
+			json_bool(&j, "primary", strtoull(sl.sid, NULL, 16) == ATS_SID_PRIMARY);
 			json_str(&j, "state", sl.state);
 			if (sl.reason[0])
 				json_str(&j, "reason", sl.reason);

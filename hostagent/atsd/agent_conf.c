@@ -23,44 +23,51 @@ enum ac_type {
 	AC_GROUP,
 };
 
+/* restart: the key takes effect only when atsd starts; a SIGHUP that
+ * changes it warns and keeps the running value. off/size: the bytes the
+ * key sets, compared and kept on SIGHUP (AC_STR: the buffer). */
 static const struct ac_key {
 	const char *name;
 	enum ac_type type;
 	size_t off;
-	size_t size;   /* AC_STR: buffer size */
+	size_t size;
 	uint32_t min, max;
-	int reloadable;
+	int restart;
 	int repeat;
 } ac_keys[] = {
-#define F(m) offsetof(struct agent_conf, m)
-	{ "ca", AC_STR, F(ca), sizeof(((struct agent_conf *)0)->ca), 0, 0, 0, 0 },
-	{ "port", AC_U32, F(port), 0, 1, 254, 0, 0 },
-	{ "socket", AC_STR, F(socket), sizeof(((struct agent_conf *)0)->socket), 0, 0, 0, 0 },
-	{ "ibsim", AC_BOOL, F(ibsim), 0, 0, 0, 0, 0 },
-	{ "liveness", AC_BOOL, F(liveness), 0, 0, 0, 0, 0 },
-	{ "ibping", AC_BOOL, F(ibping), 0, 0, 0, 0, 0 },
-	{ "verify_interval", AC_U32, F(verify_interval), 0, 1, 86400, 1, 0 },
-	{ "sm_poll_interval", AC_U32, F(sm_poll_interval), 0, 1, 3600, 1, 0 },
-	{ "cache_ttl", AC_U32, F(cache_ttl), 0, 0, 86400, 1, 0 },
-	{ "negative_ttl", AC_U32, F(negative_ttl), 0, 0, 3600, 1, 0 },
-	{ "sa_timeout", AC_U32, F(sa_timeout), 0, 10, 60000, 1, 0 },
-	{ "sa_retries", AC_U32, F(sa_retries), 0, 0, 20, 1, 0 },
-	{ "backoff_max", AC_U32, F(backoff_max), 0, 1, 3600, 1, 0 },
-	{ "lease", AC_LEASE, F(lease), 0, 1, UINT32_MAX, 1, 0 },
-	{ "log_level", AC_LOGLEVEL, F(log_level), 0, 0, 0, 1, 0 },
-	{ "interface", AC_INTERFACE, 0, 0, 0, 0, 1, 1 },
-	{ "address", AC_ADDRESS, 0, 0, 0, 0, 1, 1 },
-	{ "cm", AC_BOOL, F(cm_active), 0, 0, 0, 0, 0 },
-	{ "cm_listen", AC_CM_LISTEN, 0, 0, 0, 0, 0, 1 },
-	{ "cm_policy", AC_CM_POLICY, 0, 0, 0, 0, 0, 0 },
-	{ "cm_accept", AC_CM_ACCEPT, 0, 0, 0, 0, 0, 1 },
-	{ "cm_timeout", AC_U32, F(cm_timeout), 0, 10, 60000, 0, 0 },
-	{ "state_file", AC_STR, F(state_file), sizeof(((struct agent_conf *)0)->state_file), 0, 0, 0, 0 },
-	{ "refused_retry", AC_U32, F(refused_retry), 0, 10, 86400, 1, 0 },
-	{ "control_group", AC_GROUP, F(control_group), sizeof(((struct agent_conf *)0)->control_group), 0, 0, 1, 0 },
-	{ "max_clients_per_uid", AC_U32, F(max_clients_per_uid), 0, 1, 64, 1, 0 },
-	{ "client_idle_timeout", AC_U32, F(client_idle_timeout), 0, 0, 86400, 1, 0 },
-#undef F
+#define M(m) offsetof(struct agent_conf, m), sizeof(((struct agent_conf *)0)->m)
+#define SPAN(a, b) offsetof(struct agent_conf, a), \
+	offsetof(struct agent_conf, b) + sizeof(((struct agent_conf *)0)->b) - \
+	offsetof(struct agent_conf, a)
+	{ "ca", AC_STR, M(ca), 0, 0, 1, 0 },
+	{ "port", AC_U32, M(port), 1, 254, 1, 0 },
+	{ "socket", AC_STR, M(socket), 0, 0, 1, 0 },
+	{ "ibsim", AC_BOOL, M(ibsim), 0, 0, 1, 0 },
+	{ "liveness", AC_BOOL, M(liveness), 0, 0, 1, 0 },
+	{ "ibping", AC_BOOL, M(ibping), 0, 0, 1, 0 },
+	{ "verify_interval", AC_U32, M(verify_interval), 1, 86400, 0, 0 },
+	{ "sm_poll_interval", AC_U32, M(sm_poll_interval), 1, 3600, 0, 0 },
+	{ "cache_ttl", AC_U32, M(cache_ttl), 0, 86400, 0, 0 },
+	{ "negative_ttl", AC_U32, M(negative_ttl), 0, 3600, 0, 0 },
+	{ "sa_timeout", AC_U32, M(sa_timeout), 10, 60000, 0, 0 },
+	{ "sa_retries", AC_U32, M(sa_retries), 0, 20, 0, 0 },
+	{ "backoff_max", AC_U32, M(backoff_max), 1, 3600, 0, 0 },
+	{ "lease", AC_LEASE, M(lease), 1, UINT32_MAX, 0, 0 },
+	{ "log_level", AC_LOGLEVEL, M(log_level), 0, 0, 0, 0 },
+	{ "interface", AC_INTERFACE, SPAN(ifs, nifs), 0, 0, 0, 1 },
+	{ "address", AC_ADDRESS, SPAN(addrs, naddrs), 0, 0, 0, 1 },
+	{ "cm_listen", AC_CM_LISTEN, SPAN(cm.listen, cm.nlisten), 0, 0, 1, 1 },
+	{ "cm_policy", AC_CM_POLICY, M(cm.policy), 0, 0, 1, 0 },
+	{ "cm_accept", AC_CM_ACCEPT, SPAN(cm.accept, cm.naccept), 0, 0, 1, 1 },
+	{ "cm_timeout", AC_U32, M(cm_timeout), 10, 60000, 1, 0 },
+	{ "cm", AC_BOOL, M(cm_active), 0, 0, 1, 0 },
+	{ "state_file", AC_STR, M(state_file), 0, 0, 1, 0 },
+	{ "refused_retry", AC_U32, M(refused_retry), 10, 86400, 0, 0 },
+	{ "control_group", AC_GROUP, M(control_group), 0, 0, 0, 0 },
+	{ "max_clients_per_uid", AC_U32, M(max_clients_per_uid), 1, 64, 0, 0 },
+	{ "client_idle_timeout", AC_U32, M(client_idle_timeout), 0, 86400, 0, 0 },
+#undef SPAN
+#undef M
 };
 
 #define N_KEYS (sizeof(ac_keys) / sizeof(ac_keys[0]))
@@ -88,8 +95,8 @@ void agent_conf_default(struct agent_conf *c)
 	c->client_idle_timeout = 60;
 }
 
-/* Registrations use the full-member form. */
-static int parse_pkey(const char *v, uint16_t *pkey)
+/* Registrations use the full-member form (membership bit 0x8000). */
+static int parse_pkey_full(const char *v, uint16_t *pkey)
 {
 	int ret = ats_pkey_parse(v, pkey);
 
@@ -130,7 +137,7 @@ static int parse_interface(struct agent_conf *c, char *v, char *msg, size_t len)
 			}
 			snprintf(i->netns, sizeof(i->netns), "%s", arg);
 		} else if (!strcmp(tok, "pkey")) {
-			if (parse_pkey(arg, &i->pkey)) {
+			if (parse_pkey_full(arg, &i->pkey)) {
 				snprintf(msg, len, "interface %s: pkey '%s' is not a PKey (1..0xFFFF)",
 					 i->name, arg);
 				return -EINVAL;
@@ -183,7 +190,7 @@ static int parse_address(struct agent_conf *c, char *v, char *msg, size_t len)
 		} else if (!strcmp(tok, "pkey")) {
 			char *arg = strtok_r(NULL, " \t", &save);
 
-			if (!arg || parse_pkey(arg, &a->pkey)) {
+			if (!arg || parse_pkey_full(arg, &a->pkey)) {
 				snprintf(msg, len, "address: pkey '%s' is not a PKey (1..0xFFFF)",
 					 arg ? arg : "");
 				return -EINVAL;
@@ -193,7 +200,8 @@ static int parse_address(struct agent_conf *c, char *v, char *msg, size_t len)
 			return -EINVAL;
 		}
 	}
-	/* A port has one primary address per partition (ATS 2.2). */
+	/* A port has one primary address per partition (DAT Collaborative ATS
+	 * v1 section 2.2). */
 	for (i = 0; a->primary && i < c->naddrs; i++)
 		if (c->addrs[i].primary && (c->addrs[i].pkey & 0x7fff) == (a->pkey & 0x7fff)) {
 			char ip[ATS_IP_STRLEN];
@@ -326,20 +334,35 @@ int agent_conf_load(const char *path, struct agent_conf *c, char *err,
 	return 0;
 }
 
+/* Restart-only keys: a SIGHUP cannot apply them. The comparison is by
+ * value: AC_STR bytes after the NUL may differ. */
+static int key_differs(const struct ac_key *k, const struct agent_conf *a,
+		       const struct agent_conf *b)
+{
+	const char *x = (const char *)a + k->off, *y = (const char *)b + k->off;
+
+	if (k->type == AC_STR || k->type == AC_GROUP)
+		return strcmp(x, y) != 0;
+	return memcmp(x, y, k->size) != 0;
+}
+
 const char *agent_conf_restart_key(const struct agent_conf *a,
 				   const struct agent_conf *b)
 {
 	size_t i;
 
-	for (i = 0; i < N_KEYS; i++) {
-		const struct ac_key *k = &ac_keys[i];
-		const char *x = (const char *)a + k->off, *y = (const char *)b + k->off;
-
-		if (k->reloadable)
-			continue;
-		if (k->type == AC_STR || k->type == AC_GROUP ? strcmp(x, y) :
-		    memcmp(x, y, k->type == AC_BOOL ? sizeof(int) : sizeof(uint32_t)))
-			return k->name;
-	}
+	for (i = 0; i < N_KEYS; i++)
+		if (ac_keys[i].restart && key_differs(&ac_keys[i], a, b))
+			return ac_keys[i].name;
 	return NULL;
+}
+
+void agent_conf_keep_restart(struct agent_conf *next, const struct agent_conf *cur)
+{
+	size_t i;
+
+	for (i = 0; i < N_KEYS; i++)
+		if (ac_keys[i].restart)
+			memcpy((char *)next + ac_keys[i].off, (const char *)cur + ac_keys[i].off,
+			       ac_keys[i].size);
 }

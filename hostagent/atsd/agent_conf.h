@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "ats.h"
-#include "atsd_client.h"
+#include "atsd_proto.h"
 #include "cm_ep.h"
 #include "log.h"
 
@@ -70,5 +70,7 @@ int agent_conf_load(const char *path, struct agent_conf *c, char *err,
 /* Name of a key that differs and cannot change without a restart. */
 const char *agent_conf_restart_key(const struct agent_conf *a,
 				   const struct agent_conf *b);
+/* A reload: next takes cur's values of every restart-only key. */
+void agent_conf_keep_restart(struct agent_conf *next, const struct agent_conf *cur);
 
 #endif

@@ -174,7 +174,8 @@ static int check_req(struct cmep *e, const struct cm_req *req,
 
 	if (e->conf.policy != CMEP_ACCEPT_AGREE)
 		return cmep_judge(&e->conf, &pd->src, NULL, why, len);
-	/* Who is calling, by ATS (spec 2.2, 5): the requester GID's primary. */
+	/* Who is calling, by ATS (DAT Collaborative ATS v1 sections 2.2 and
+	 * 5): the requester GID's primary. */
 	ret = ats_primary(e->sa, req->primary.local_gid, req->pkey | 0x8000, &r);
 	if (ret && ret != -ENOENT) {
 		snprintf(why, len, "ibats: ATS lookup of the requester failed (%s)",

@@ -1,105 +1,402 @@
-/* What atsd knows of its own records besides the list it owns: the state
- * file that survives a crash (atsd(8), "Own records") and the addresses
- * the SA refused (retried after refused_retry). */
+/* This host's own records and the syncs that keep them (own_records.h). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "mono.h"
-#include "agent.h"
 #include "agent_state.h"
 #include "log.h"
+#include "mono.h"
+#include "own_records.h"
 
-const struct plan_refused *agent_refused(const struct agent *a, const struct ats_ip *ip,
-					 uint16_t pkey)
+static struct {
+	struct saj_thread *saj;
+	const struct agent_conf *conf;
+	struct sources *src;
+	struct own_hooks hooks;
+	struct held_rec *owned;      /* what atsd registered */
+	size_t nowned;
+	struct held_rec *foreign;    /* others' records on our GID (last full read) */
+	size_t nforeign;
+	struct plan_refused *refused; /* addresses the SA refused */
+	size_t nrefused;
+	int owned_from_state;        /* owned is the state file's list, unconfirmed */
+	int adopt_wanted;            /* no usable state file: adopt wanted addresses */
+	int state_err;               /* last state file write error, logged once */
+	int running, again, full_next;
+	unsigned failures;           /* consecutive failed syncs */
+	int64_t next_verify, next_retry;
+	int terminating;
+	int delete_sent;             /* shutdown: the deleting sync went out */
+	struct own_stats st;
+} own;
+
+void own_init(struct saj_thread *saj, const struct agent_conf *conf,
+	      struct sources *src, const struct own_hooks *hooks)
 {
-	size_t i;
+	own.saj = saj;
+	own.conf = conf;
+	own.src = src;
+	own.hooks = *hooks;
+}
 
-	for (i = 0; i < a->nrefused; i++)
-		if (a->refused[i].pkey == pkey && ats_ip_equal(&a->refused[i].ip, ip))
-			return &a->refused[i];
-	return NULL;
+void own_fini(void)
+{
+	free(own.owned);
+	free(own.foreign);
+	free(own.refused);
+	memset(&own, 0, sizeof(own));
 }
 
 /* Refusals of this sync in; addresses now registered out. */
-void own_refused_update(struct agent *a, struct saj *j)
+static void refused_update(const struct saj_sync *s)
 {
-	int64_t retry = mono_ms() + (int64_t)a->conf.refused_retry * 1000;
+	int64_t retry = mono_ms() + (int64_t)own.conf->refused_retry * 1000;
 	size_t i, k, n = 0;
 
-	for (i = 0; i < a->nrefused; i++) {
+	for (i = 0; i < own.nrefused; i++) {
 		int reg = 0;
 
-		for (k = 0; k < a->nowned && !reg; k++)
-			reg = a->owned[k].pkey == a->refused[i].pkey &&
-			      ats_ip_equal(&a->owned[k].ip, &a->refused[i].ip);
-		for (k = 0; k < j->nrefused && !reg; k++)
-			reg = j->refused[k].pkey == a->refused[i].pkey &&
-			      ats_ip_equal(&j->refused[k].ip, &a->refused[i].ip);
+		for (k = 0; k < own.nowned && !reg; k++)
+			reg = own.owned[k].pkey == own.refused[i].pkey &&
+			      ats_ip_equal(&own.owned[k].ip, &own.refused[i].ip);
+		for (k = 0; k < s->nrefused && !reg; k++)
+			reg = s->refused[k].pkey == own.refused[i].pkey &&
+			      ats_ip_equal(&s->refused[k].ip, &own.refused[i].ip);
 		/* Due ones were in this sync's want: refused again (below) or not. */
-		if (!reg && a->refused[i].retry_at > mono_ms())
-			a->refused[n++] = a->refused[i];
+		if (!reg && own.refused[i].retry_at > mono_ms())
+			own.refused[n++] = own.refused[i];
 	}
-	a->nrefused = n;
-	for (k = 0; k < j->nrefused; k++) {
-		struct plan_refused *v = realloc(a->refused, (a->nrefused + 1) * sizeof(*v));
+	own.nrefused = n;
+	for (k = 0; k < s->nrefused; k++) {
+		struct plan_refused *v = realloc(own.refused, (own.nrefused + 1) * sizeof(*v));
 
 		if (!v) {
 			log_err("out of memory for a refused address");
 			return;
 		}
-		a->refused = v;
-		v[a->nrefused] = j->refused[k];
-		v[a->nrefused].retry_at = retry;
-		a->nrefused++;
+		own.refused = v;
+		v[own.nrefused] = s->refused[k];
+		v[own.nrefused].retry_at = retry;
+		own.nrefused++;
 	}
-	if (j->nrefused)
+	if (s->nrefused)
 		log_warn("%zu address(es) refused by the SA; the rest are registered; retrying them in %u s or when the addresses change",
-			 j->nrefused, a->conf.refused_retry);
+			 s->nrefused, own.conf->refused_retry);
 }
 
-void own_state_done(struct agent *a, struct saj *j)
+static void state_done(const struct saj_sync *s)
 {
-	if (j->state_err && j->state_err != a->state_err)
+	if (s->state_err && s->state_err != own.state_err)
 		log_warn("state file %s: %s; after a crash atsd will not know its own records",
-			 a->conf.state_file, strerror(-j->state_err));
-	else if (!j->state_err && a->state_err && j->state_saved)
-		log_info("state file %s written again", a->conf.state_file);
-	if (j->state_err || j->state_saved)
-		a->state_err = j->state_err;
+			 own.conf->state_file, strerror(-s->state_err));
+	else if (!s->state_err && own.state_err && s->state_saved)
+		log_info("state file %s written again", own.conf->state_file);
+	if (s->state_err || s->state_saved)
+		own.state_err = s->state_err;
 }
 
 /* What this atsd registered before it was stopped or killed. */
-void own_state_start(struct agent *a)
+void own_state_start(const struct agent_conf *conf, const uint8_t *gid)
 {
-	char dir[sizeof(a->conf.state_file)], *slash;
+	char dir[sizeof(conf->state_file)], *slash;
 	const char *why;
 	int ret;
 
-	snprintf(dir, sizeof(dir), "%s", a->conf.state_file);
+	snprintf(dir, sizeof(dir), "%s", conf->state_file);
 	slash = strrchr(dir, '/');
 	if (slash && slash != dir) {
 		*slash = '\0';
 		if (mkdir(dir, 0755) && errno != EEXIST)
 			log_debug("cannot create %s: %s", dir, strerror(errno));
 	}
-	ret = astate_load(a->conf.state_file, a->port.gid, &a->owned, &a->nowned, &why);
+	ret = astate_load(conf->state_file, gid, &own.owned, &own.nowned, &why);
 	if (!ret) {
-		a->owned_from_state = 1;
-		log_info("state file %s: %zu record(s) registered by atsd before", a->conf.state_file,
-			 a->nowned);
+		own.owned_from_state = 1;
+		log_info("state file %s: %zu record(s) registered by atsd before", conf->state_file,
+			 own.nowned);
 		return;
 	}
 	/* Without a list, only records carrying an address we want are taken
 	 * as ours; every other record of this GID is left alone. */
-	a->adopt_wanted = 1;
+	own.adopt_wanted = 1;
 	if (ret == -ENOENT)
-		log_info("no state file %s: first start", a->conf.state_file);
+		log_info("no state file %s: first start", conf->state_file);
 	else if (ret == -EBADMSG)
-		log_warn("state file %s ignored: %s", a->conf.state_file, why);
+		log_warn("state file %s ignored: %s", conf->state_file, why);
 	else
-		log_warn("state file %s: %s", a->conf.state_file, strerror(-ret));
+		log_warn("state file %s: %s", conf->state_file, strerror(-ret));
+}
+
+static void sync_done(struct saj *j, void *ctx);
+
+static void submit_sync(int full, int want_nothing)
+{
+	struct saj *j = saj_new(SAJ_SYNC, sync_done, NULL);
+	struct saj_sync *s;
+	int ret = 0;
+
+	if (!j) {
+		log_err("out of memory for a sync");
+		return;
+	}
+	s = &j->u.sync;
+	s->full = full;
+	s->lease = own.conf->lease;
+	/* A change of the address set retries every refused address now. */
+	if (sources_changed(own.src) && own.nrefused) {
+		free(own.refused);
+		own.refused = NULL;
+		own.nrefused = 0;
+	}
+	if (!want_nothing)
+		ret = sources_want(own.src, &s->want, &s->nwant);
+	if (!ret)
+		want_drop_refused(s->want, &s->nwant, own.refused, own.nrefused, mono_ms());
+	if (!ret && own.nforeign) {
+		s->foreign = malloc(own.nforeign * sizeof(*s->foreign));
+		if (s->foreign) {
+			memcpy(s->foreign, own.foreign, own.nforeign * sizeof(*s->foreign));
+			s->nforeign = own.nforeign;
+		} else {
+			ret = -ENOMEM;
+		}
+	}
+	s->adopt_wanted = own.adopt_wanted;
+	s->owned_from_state = own.owned_from_state;
+	snprintf(s->state_path, sizeof(s->state_path), "%s", own.conf->state_file);
+	if (!ret && own.nowned) {
+		s->owned = malloc(own.nowned * sizeof(*s->owned));
+		if (s->owned) {
+			memcpy(s->owned, own.owned, own.nowned * sizeof(*s->owned));
+			s->nowned = own.nowned;
+		} else {
+			ret = -ENOMEM;
+		}
+	}
+	if (ret) {
+		log_err("cannot prepare a sync: %s", strerror(-ret));
+		saj_free(j);
+		return;
+	}
+	sources_seen(own.src);
+	own.running = 1;
+	saj_submit(own.saj, j);
+}
+
+void own_request_sync(int full)
+{
+	if (own.terminating)
+		return;
+	if (own.running) {
+		own.again = 1;
+		own.full_next |= full;
+		return;
+	}
+	/* While backing off, only the retry timer starts the next one. */
+	if (own.failures && mono_ms() < own.next_retry) {
+		own.full_next |= full;
+		own.again = 1;
+		return;
+	}
+	submit_sync(full || own.full_next, 0);
+	own.full_next = 0;
+	own.again = 0;
+}
+
+/* Exponential backoff with +-25% jitter, so restarted SMs are not hit by
+ * every host at the same moment. */
+static int64_t backoff_ms(void)
+{
+	unsigned shift = own.failures > 16 ? 16 : own.failures;
+	int64_t base = (int64_t)1000 << (shift ? shift - 1 : 0);
+	int64_t cap = (int64_t)own.conf->backoff_max * 1000;
+
+	if (base > cap)
+		base = cap;
+	return base * 3 / 4 + (int64_t)(random() % (base / 2 + 1));
+}
+
+/* At shutdown: the deleting sync, then the caller's next step. */
+static void shutdown_step(void)
+{
+	if (!own.delete_sent) {
+		own.delete_sent = 1;
+		submit_sync(0, 1);
+	} else {
+		own.hooks.stopped();
+	}
+}
+
+static void sync_done(struct saj *j, void *ctx)
+{
+	struct saj_sync *s = &j->u.sync;
+
+	(void)ctx;
+	own.running = 0;
+	state_done(s);
+	if (s->full && (!j->err || s->result)) {
+		free(own.foreign);
+		own.foreign = s->foreign;
+		own.nforeign = s->nforeign;
+		s->foreign = NULL;
+		if (s->nforeign && !j->err)
+			log_debug("%zu record(s) of this GID are not atsd's: left alone", s->nforeign);
+	}
+	own.st.sa_queries += j->queries;
+	own.st.sets += s->sets;
+	own.st.deletes += s->deletes;
+	if (!j->err || s->result) {
+		/* Even a failed sync knows what it changed before failing. */
+		free(own.owned);
+		own.owned = s->result;
+		own.nowned = s->nresult;
+		s->result = NULL;
+	}
+	refused_update(s);
+	if (s->full && !j->err) {
+		own.owned_from_state = 0;
+		if (s->state_saved)
+			own.adopt_wanted = 0;
+	}
+	if (s->sets || s->deletes)
+		own.hooks.changed();
+	if (j->err) {
+		int64_t wait;
+
+		own.failures++;
+		own.st.sync_failures++;
+		wait = backoff_ms();
+		own.next_retry = mono_ms() + wait;
+		own.full_next = 1;
+		own.again = 1;
+		if (j->err == -ENETDOWN || j->err == -ETIMEDOUT || own.failures == 1)
+			log_warn("SA sync failed: %s; retrying in %" PRId64 " ms",
+				 j->errmsg, wait);
+		if (own.terminating)
+			shutdown_step();
+		return;
+	}
+	own.st.syncs++;
+	if (s->adopted)
+		log_info("adopted %u record(s) of this port already in the SA (%s)", s->adopted,
+			 s->owned_from_state ? "listed in the state file" : "no state file: carrying wanted addresses");
+	if (own.failures)
+		log_info("SA sync succeeded after %u failure(s)", own.failures);
+	own.failures = 0;
+	own.hooks.port(&j->port);
+	if (own.terminating) {
+		shutdown_step();
+		return;
+	}
+	own.hooks.synced();
+	own.next_verify = mono_ms() + (int64_t)own.conf->verify_interval * 1000;
+	if (own.again || sources_changed(own.src)) {
+		int full = own.full_next;
+
+		own.again = 0;
+		own.full_next = 0;
+		own_request_sync(full);
+	}
+}
+
+
+void own_start(void)
+{
+	own_request_sync(1);
+	own.next_verify = mono_ms() + (int64_t)own.conf->verify_interval * 1000;
+}
+
+void own_shutdown(void)
+{
+	own.terminating = 1;
+	/* A running sync finishes first (sync_done). */
+	if (!own.running)
+		shutdown_step();
+}
+
+int own_timers(int64_t now)
+{
+	int verify = 0;
+	size_t i;
+
+	if (own.failures && now >= own.next_retry && !own.running) {
+		submit_sync(1, 0);
+		own.again = 0;
+		own.full_next = 0;
+	}
+	if (!own.failures && now >= own.next_verify && !own.running) {
+		own.next_verify = now + (int64_t)own.conf->verify_interval * 1000;
+		own_request_sync(0);
+		verify = 1;
+	}
+	for (i = 0; i < own.nrefused; i++)
+		if (now >= own.refused[i].retry_at) {
+			own_request_sync(0);
+			break;
+		}
+	return verify;
+}
+
+int64_t own_next_timer(void)
+{
+	int64_t t = own.failures ? own.next_retry : own.next_verify;
+	size_t i;
+
+	for (i = 0; i < own.nrefused; i++)
+		if (own.refused[i].retry_at < t)
+			t = own.refused[i].retry_at;
+	return t;
+}
+
+enum own_addr own_addr_state(const struct ats_ip *ip, uint16_t pkey, uint64_t *sid,
+			     uint16_t *sa_status)
+{
+	size_t k;
+
+	*sa_status = 0;
+	for (k = 0; k < own.nowned; k++)
+		if (own.owned[k].pkey == pkey && ats_ip_equal(&own.owned[k].ip, ip)) {
+			*sid = own.owned[k].sid;
+			return OWN_REGISTERED;
+		}
+	for (k = 0; k < own.nrefused; k++)
+		if (own.refused[k].pkey == pkey && ats_ip_equal(&own.refused[k].ip, ip)) {
+			*sid = own.refused[k].sid;
+			*sa_status = own.refused[k].sa_status;
+			return OWN_REFUSED;
+		}
+	for (k = 0; k < own.nforeign; k++)
+		if (own.foreign[k].pkey == pkey && ats_ip_equal(&own.foreign[k].ip, ip)) {
+			*sid = own.foreign[k].sid;
+			return OWN_OTHER;
+		}
+	*sid = 0;
+	return OWN_PENDING;
+}
+
+const struct held_rec *own_list(size_t *n)
+{
+	*n = own.nowned;
+	return own.owned;
+}
+
+int own_primary(struct ats_ip *ip)
+{
+	size_t i;
+
+	for (i = 0; i < own.nowned; i++)
+		if (own.owned[i].sid == ATS_SID_PRIMARY && own.owned[i].pkey == ATS_PKEY_DEFAULT) {
+			*ip = own.owned[i].ip;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+void own_stats(struct own_stats *st)
+{
+	*st = own.st;
 }

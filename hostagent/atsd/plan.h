@@ -1,5 +1,6 @@
 /* What the agent wants registered, and the SA operations that take the
- * SA from what it holds to that (spec 2.1, 3.1). Pure functions. */
+ * SA from what it holds to that (DAT Collaborative ATS v1 sections 2.1,
+ * 3.1). Pure functions. */
 #ifndef IBATS_PLAN_H
 #define IBATS_PLAN_H
 
@@ -89,7 +90,8 @@ int plan_is_refusal(uint16_t mad_status);
 /* Remove from want the addresses refused and not due for a retry at now.
  * A PKey whose primary was removed gets the first remaining address of
  * that PKey as primary, so one refused address does not keep the others
- * off the primary SID (ATS spec 3.1: primary first). */
+ * off the primary SID (DAT Collaborative ATS v1 section 3.1: primary
+ * first). */
 void want_drop_refused(struct want_addr *want, size_t *nwant,
 		       const struct plan_refused *r, size_t nr, int64_t now);
 

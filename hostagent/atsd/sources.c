@@ -11,6 +11,37 @@
 #include "log.h"
 #include "sources.h"
 
+#define SRC_MAX_ADDRS 256
+#define SRC_MAX_HOLDS 256
+
+struct src_if {
+	const struct agent_if *cfg;
+	struct nl_sock *nl;
+	int ifindex;          /* 0 until the link is seen */
+	unsigned flags;       /* IFF_* */
+	uint16_t pkey;
+	int foreign;          /* an IPoIB link of another CA port: ignored */
+	struct nl_addr addrs[SRC_MAX_ADDRS];
+	size_t naddrs;
+};
+
+struct src_hold {
+	char owner[SRC_OWNER_LEN];
+	uid_t uid;            /* of the program that took the hold */
+	struct ats_ip ip;
+	uint16_t pkey;
+};
+
+struct sources {
+	struct src_if ifs[AGENT_MAX_IFS];
+	size_t nifs;
+	const struct agent_conf *conf;
+	uint8_t port_gid[16];  /* to recognise our own IPoIB links */
+	struct src_hold holds[SRC_MAX_HOLDS];
+	size_t nholds;
+	int changed;           /* the wanted set may differ */
+};
+
 static uint16_t sysfs_pkey(const char *ifname)
 {
 	char path[128];
@@ -42,7 +73,8 @@ static void addr_del(struct src_if *i, const struct nl_addr *a)
 		}
 }
 
-void sources_apply(struct sources *s, struct src_if *i, const struct nl_event *ev)
+/* Apply one rtnetlink event to an interface. */
+static void sources_apply(struct sources *s, struct src_if *i, const struct nl_event *ev)
 {
 	switch (ev->type) {
 	case NL_EV_NEWLINK:
@@ -145,8 +177,17 @@ static int initial_dump(struct sources *s, struct src_if *i)
 	return 0;
 }
 
-int sources_init(struct sources *s, const struct agent_conf *c,
-		 const uint8_t *port_gid)
+static void sources_fini(struct sources *s)
+{
+	size_t k;
+
+	for (k = 0; k < s->nifs; k++)
+		nl_close(s->ifs[k].nl);
+	s->nifs = 0;
+}
+
+static int sources_init(struct sources *s, const struct agent_conf *c,
+			const uint8_t *port_gid)
 {
 	size_t k;
 	int ret;
@@ -183,13 +224,80 @@ int sources_init(struct sources *s, const struct agent_conf *c,
 	return 0;
 }
 
-void sources_fini(struct sources *s)
+int sources_open(struct sources **out, const struct agent_conf *c,
+		 const uint8_t *port_gid)
 {
-	size_t k;
+	/* On the heap: a struct sources is large (every interface's addresses). */
+	struct sources *s = malloc(sizeof(*s));
+	int ret;
 
-	for (k = 0; k < s->nifs; k++)
-		nl_close(s->ifs[k].nl);
-	s->nifs = 0;
+	if (!s)
+		return -ENOMEM;
+	ret = sources_init(s, c, port_gid);
+	if (ret) {
+		free(s);
+		return ret;
+	}
+	*out = s;
+	return 0;
+}
+
+void sources_close(struct sources *s)
+{
+	if (!s)
+		return;
+	sources_fini(s);
+	free(s);
+}
+
+size_t sources_count(const struct sources *s)
+{
+	return s->nifs;
+}
+
+int sources_fd(const struct sources *s, size_t ifidx)
+{
+	return nl_fd(s->ifs[ifidx].nl);
+}
+
+uint16_t sources_pkey(const struct sources *s, size_t ifidx)
+{
+	return s->ifs[ifidx].pkey;
+}
+
+int sources_changed(const struct sources *s)
+{
+	return s->changed;
+}
+
+void sources_seen(struct sources *s)
+{
+	s->changed = 0;
+}
+
+size_t sources_nholds(const struct sources *s)
+{
+	return s->nholds;
+}
+
+int sources_reload(struct sources *s, const struct agent_conf *c)
+{
+	struct sources *n = malloc(sizeof(*n));
+	int ret;
+
+	if (!n)
+		return -ENOMEM;
+	ret = sources_init(n, c, s->port_gid);
+	if (ret) {
+		free(n);
+		return ret;
+	}
+	memcpy(n->holds, s->holds, s->nholds * sizeof(s->holds[0]));
+	n->nholds = s->nholds;
+	sources_fini(s);
+	memcpy(s, n, sizeof(*s));
+	free(n);
+	return 0;
 }
 
 int sources_hold(struct sources *s, const char *owner, const struct ats_ip *ip,

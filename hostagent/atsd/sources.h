@@ -12,47 +12,31 @@
 #include "nl.h"
 #include "plan.h"
 
-#define SRC_MAX_ADDRS 256
-#define SRC_MAX_HOLDS 256
 #define SRC_OWNER_LEN 64
 
-struct src_if {
-	const struct agent_if *cfg;
-	struct nl_sock *nl;
-	int ifindex;          /* 0 until the link is seen */
-	unsigned flags;       /* IFF_* */
-	uint16_t pkey;
-	int foreign;          /* an IPoIB link of another CA port: ignored */
-	struct nl_addr addrs[SRC_MAX_ADDRS];
-	size_t naddrs;
-};
+struct sources;
 
-struct src_hold {
-	char owner[SRC_OWNER_LEN];
-	uid_t uid;            /* of the program that took the hold */
-	struct ats_ip ip;
-	uint16_t pkey;
-};
-
-struct sources {
-	struct src_if ifs[AGENT_MAX_IFS];
-	size_t nifs;
-	const struct agent_conf *conf;
-	uint8_t port_gid[16];  /* to recognise our own IPoIB links */
-	struct src_hold holds[SRC_MAX_HOLDS];
-	size_t nholds;
-	int changed;           /* the wanted set may differ */
-};
-
-/* Open one netlink socket per configured interface and dump its state. */
-int sources_init(struct sources *s, const struct agent_conf *c,
+/* Open one netlink socket per configured interface and dump its state
+ * (c stays the caller's). 0 or -errno. */
+int sources_open(struct sources **out, const struct agent_conf *c,
 		 const uint8_t *port_gid);
-void sources_fini(struct sources *s);
+void sources_close(struct sources *s);
+/* Reopen the interfaces of a new config, keeping the holds; on failure
+ * the old ones stay. */
+int sources_reload(struct sources *s, const struct agent_conf *c);
+
+/* The configured interfaces: how many, each one's netlink fd to poll and
+ * its PKey. */
+size_t sources_count(const struct sources *s);
+int sources_fd(const struct sources *s, size_t ifidx);
+uint16_t sources_pkey(const struct sources *s, size_t ifidx);
 /* Process whatever an interface's socket has queued. */
 int sources_read(struct sources *s, size_t ifidx);
 
-/* Apply one rtnetlink event to an interface (exported for unit tests). */
-void sources_apply(struct sources *s, struct src_if *i, const struct nl_event *ev);
+/* The wanted set may differ from the one last taken (sources_seen). */
+int sources_changed(const struct sources *s);
+void sources_seen(struct sources *s);
+size_t sources_nholds(const struct sources *s);
 
 /* Holds, by (uid, owner, address): 0, -EEXIST (already held by that
  * owner of that uid), -ENOENT (release of nothing), -EPERM (release of

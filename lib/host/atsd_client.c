@@ -1,5 +1,4 @@
 #include <errno.h>
-#include <inttypes.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,35 +183,4 @@ int atsd_request(const char *path, const char *request, unsigned timeout_ms,
 	ret = atsd_ask(c, request, timeout_ms, rep);
 	atsd_disconnect(c);
 	return ret;
-}
-
-int atsd_format_record(char *buf, size_t len, const struct sr_record *r)
-{
-	char gid[ATS_IP_STRLEN], ip[ATS_IP_STRLEN];
-
-	ats_data8_str(r->data8, ip, sizeof(ip));
-	return snprintf(buf, len, "0x%016" PRIx64 " %s 0x%04x %" PRIu32 " %s", r->id,
-			ats_gid_format(r->gid, gid, sizeof(gid)), r->pkey, r->lease, ip);
-}
-
-int atsd_parse_record(const char *line, struct sr_record *r)
-{
-	char gid[64], ip[64];
-	unsigned long long sid;
-	unsigned pkey;
-	unsigned long lease;
-	struct ats_ip a;
-
-	if (sscanf(line, "%llx %63s %x %lu %63s", &sid, gid, &pkey, &lease, ip) != 5 ||
-	    pkey > 0xffff || lease > 0xffffffffUL)
-		return -EPROTO;
-	memset(r, 0, sizeof(*r));
-	if (ats_gid_parse(gid, r->gid) || ats_ip_parse(ip, &a))
-		return -EPROTO;
-	r->id = sid;
-	r->pkey = (uint16_t)pkey;
-	r->lease = (uint32_t)lease;
-	ats_name_put(r->name);
-	ats_ip_encode(&a, r->data8);
-	return 0;
 }

@@ -1,15 +1,11 @@
-/* Client side of the atsd local resolver protocol (doc/atsd-protocol.md):
- * one request line, answered by "OK N" and N lines, or "ERR CODE text". */
+/* Client side of the atsd local resolver protocol (atsd_proto.h): one
+ * request line at a time, its answer read whole. */
 #ifndef IBATS_ATSD_CLIENT_H
 #define IBATS_ATSD_CLIENT_H
 
 #include <stddef.h>
 
-#include "sr.h"
-
-/* A request line: at most ATSD_LINE_MAX - 2 bytes and its newline. */
-#define ATSD_LINE_MAX 512
-#define ATSD_SOCKET_DEFAULT "/run/ibats/atsd.sock"
+#include "atsd_proto.h"
 
 struct atsd_reply {
 	int ok;
@@ -34,9 +30,5 @@ int atsd_ask(struct atsd_conn *c, const char *request, unsigned timeout_ms,
 int atsd_request(const char *path, const char *request, unsigned timeout_ms,
 		 struct atsd_reply *rep);
 void atsd_reply_free(struct atsd_reply *rep);
-
-/* Record lines: "SID GID PKEY LEASE IP". */
-int atsd_format_record(char *buf, size_t len, const struct sr_record *r);
-int atsd_parse_record(const char *line, struct sr_record *r);
 
 #endif

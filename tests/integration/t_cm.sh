@@ -57,4 +57,12 @@ check_count "host1 has no connection left" 0 agent host1 connections
 check_count "host2 has none either" 0 agent host2 connections
 check_out "an empty list is [] in JSON" '^\[\]$' agent host2 --json connections
 check_out "host2 saw the DREQ" "connection 0x[0-9a-f]{8} closed by the peer" cat "$RUN/atsd-host2.log"
+
+# cm_listen is restart-only: a SIGHUP that changes it warns and keeps 5001.
+sed -i 's/^cm_listen 5001$/cm_listen 5003/' "$RUN/atsd-host2.conf"
+kill -HUP "$(agent_pid host2)"
+check "a SIGHUP changing cm_listen warns" wait_for "the cm_listen warning" 10 \
+	grep -q "'cm_listen' changes only when atsd restarts" "$RUN/atsd-host2.log"
+check_out "... and host2 still listens on 5001" " active established " \
+	agent host1 connect 10.0.0.2 5001
 finish

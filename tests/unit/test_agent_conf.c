@@ -133,6 +133,42 @@ static void test_restart_key(void **state)
 	assert_string_equal(agent_conf_restart_key(&a, &b), "ibsim");
 }
 
+/* Every restart-only key warns on SIGHUP and keeps its running value,
+ * the CM keys too (they are not fields of their own). */
+static void test_restart_keep(void **state)
+{
+	static const struct {
+		const char *text, *key;
+	} cases[] = {
+		{ "cm_listen 4791\n", "cm_listen" },
+		{ "cm_policy list\n", "cm_policy" },
+		{ "cm_accept 10.0.0.9\n", "cm_accept" },
+		{ "cm_timeout 50\n", "cm_timeout" },
+		{ "socket /run/y.sock\n", "socket" },
+		{ "state_file /var/tmp/y.state\n", "state_file" },
+	};
+	struct agent_conf cur, next;
+	char err[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(load("", &cur, err, sizeof(err)), 0);
+		assert_int_equal(load(cases[i].text, &next, err, sizeof(err)), 0);
+		assert_non_null(agent_conf_restart_key(&cur, &next));
+		assert_string_equal(agent_conf_restart_key(&cur, &next), cases[i].key);
+		agent_conf_keep_restart(&next, &cur);
+		assert_null(agent_conf_restart_key(&cur, &next));
+	}
+	/* Reloadable keys are taken. */
+	assert_int_equal(load("", &cur, err, sizeof(err)), 0);
+	assert_int_equal(load("cache_ttl 7\ncm_listen 4791\n", &next, err, sizeof(err)), 0);
+	agent_conf_keep_restart(&next, &cur);
+	assert_int_equal(next.cache_ttl, 7);
+	assert_int_equal(next.cm.nlisten, 0);
+	assert_false(next.cm_active);
+}
+
 /* The control socket and state keys (atsd.conf(5)). */
 static void test_control_keys(void **state)
 {
@@ -172,6 +208,7 @@ int main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test_teardown(test_errors, teardown),
 		cmocka_unit_test(test_restart_key),
+		cmocka_unit_test_teardown(test_restart_keep, teardown),
 		cmocka_unit_test(test_directory),
 	};
 

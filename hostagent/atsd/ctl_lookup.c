@@ -1,0 +1,213 @@
+/* Lookups through the cache and the SA thread (ctl_lookup.h). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "atsd_proto.h"
+#include "cache.h"
+#include "ctl_lookup.h"
+#include "ctl_sock.h"
+#include "log.h"
+#include "mono.h"
+
+#define LOOKUP_CACHE_MAX 1024
+
+/* A lookup the SA thread is doing; clients asking the same wait on it. */
+struct pending {
+	char key[RC_KEY_MAX];
+	struct ctl_ticket *w;
+	size_t nw;
+	struct pending *next;
+};
+
+static struct {
+	struct saj_thread *saj;
+	const struct agent_conf *conf;
+	void (*sa_failed)(void);
+	struct rcache *cache;
+	struct pending *pending;
+	struct ctl_lookup_stats st;
+} lk;
+
+int ctl_lookup_init(struct saj_thread *saj, const struct agent_conf *conf,
+		    void (*sa_failed)(void))
+{
+	lk.saj = saj;
+	lk.conf = conf;
+	lk.sa_failed = sa_failed;
+	return rc_init(&lk.cache, LOOKUP_CACHE_MAX) ? -ENOMEM : 0;
+}
+
+void ctl_lookup_fini(void)
+{
+	rc_fini(lk.cache);
+	lk.cache = NULL;
+	while (lk.pending) {
+		struct pending *p = lk.pending;
+
+		lk.pending = p->next;
+		free(p->w);
+		free(p);
+	}
+}
+
+void ctl_lookup_cache_clear(void)
+{
+	if (lk.cache)
+		rc_clear(lk.cache);
+}
+
+void ctl_lookup_stats(struct ctl_lookup_stats *st)
+{
+	*st = lk.st;
+	st->cache_entries = rc_count(lk.cache);
+}
+
+static void reply_records(int slot, const struct sr_record *r, size_t n)
+{
+	size_t i, used = 0, cap = 32 + n * 128;
+	char *buf = malloc(cap);
+
+	if (!buf) {
+		ctl_sock_reply_err(slot, ENOMEM, "out of memory");
+		return;
+	}
+	used = (size_t)snprintf(buf, cap, "OK %zu\n", n);
+	for (i = 0; i < n; i++) {
+		used += (size_t)atsd_format_record(buf + used, cap - used, &r[i]);
+		buf[used++] = '\n';
+		buf[used] = '\0';
+	}
+	ctl_sock_reply(slot, buf);
+	free(buf);
+}
+
+static void cache_put(const char *key, const struct sr_record *r, size_t n)
+{
+	uint32_t ttl = n ? lk.conf->cache_ttl : lk.conf->negative_ttl;
+
+	/* A failed put only costs a later SA lookup. */
+	if (ttl && rc_put(lk.cache, key, r, n, mono_ms() + (int64_t)ttl * 1000))
+		log_debug("lookup of %s not cached", key);
+}
+
+static void lookup_done(struct saj *j, void *ctx)
+{
+	struct saj_lookup *l = &j->u.lookup;
+	struct pending *p = ctx, **pp;
+	size_t i;
+
+	lk.st.sa_queries += j->queries;
+	if (!j->err)
+		cache_put(p->key, l->recs, l->nrecs);
+	/* Out of the list first: answered clients go on with their next
+	 * requests, which may be this same lookup again. */
+	for (pp = &lk.pending; *pp != p; pp = &(*pp)->next)
+		;
+	*pp = p->next;
+	for (i = 0; i < p->nw; i++) {
+		struct ctl_ticket t = p->w[i];
+
+		if (!ctl_sock_live(t))
+			continue;
+		if (j->err)
+			ctl_sock_reply_err(t.slot, -j->err, "%s", j->errmsg);
+		else if (!l->nrecs)
+			ctl_sock_reply_err(t.slot, ENOENT, "no ATS record");
+		else
+			reply_records(t.slot, l->recs, l->nrecs);
+		ctl_sock_answered(t);
+	}
+	free(p->w);
+	free(p);
+	if (j->err && j->err != -ENOENT && lk.sa_failed)
+		lk.sa_failed();
+}
+
+/* Canonical key: the parsed value, not the text. */
+static int parse_key(enum saj_kind kind, const char *arg, const char *pk,
+		     struct saj_lookup *l, char *key, size_t len, int slot)
+{
+	char text[ATS_IP_STRLEN];
+
+	if (atsd_pkey_arg(pk, &l->pkey)) {
+		ctl_sock_reply_err(slot, EINVAL, "'%s' is not a PKey", pk);
+		return -EINVAL;
+	}
+	if (kind == SAJ_FORWARD ? ats_ip_parse(arg, &l->ip) : ats_gid_parse(arg, l->gid)) {
+		ctl_sock_reply_err(slot, EINVAL, "'%s' is not %s", arg,
+				   kind == SAJ_FORWARD ? "an IP address" : "a GID");
+		return -EINVAL;
+	}
+	if (kind == SAJ_FORWARD)
+		ats_ip_format(&l->ip, text, sizeof(text));
+	else
+		ats_gid_format(l->gid, text, sizeof(text));
+	snprintf(key, len, "%d %s %04x", kind, text, l->pkey);
+	return 0;
+}
+
+void ctl_lookup_request(int slot, enum saj_kind kind, const char *arg, const char *pk)
+{
+	const struct rc_ent *e;
+	struct ctl_ticket *w;
+	struct pending *p;
+	struct saj *j;
+	char key[RC_KEY_MAX];
+
+	j = saj_new(kind, lookup_done, NULL);
+	if (!j) {
+		ctl_sock_reply_err(slot, ENOMEM, "out of memory");
+		return;
+	}
+	if (parse_key(kind, arg, pk, &j->u.lookup, key, sizeof(key), slot)) {
+		saj_free(j);
+		return;
+	}
+	e = rc_find(lk.cache, key, mono_ms());
+	if (e) {
+		const struct sr_record *recs;
+		size_t nrecs;
+
+		saj_free(j);
+		recs = rc_records(e, &nrecs);
+		if (nrecs) {
+			lk.st.cache_hits++;
+			reply_records(slot, recs, nrecs);
+		} else {
+			lk.st.negative_hits++;
+			ctl_sock_reply_err(slot, ENOENT, "no ATS record (cached)");
+		}
+		return;
+	}
+	lk.st.cache_misses++;
+	for (p = lk.pending; p && strcmp(p->key, key); p = p->next)
+		;
+	if (!p) {
+		p = calloc(1, sizeof(*p));
+		if (!p) {
+			saj_free(j);
+			ctl_sock_reply_err(slot, ENOMEM, "out of memory");
+			return;
+		}
+		snprintf(p->key, sizeof(p->key), "%s", key);
+		p->next = lk.pending;
+		lk.pending = p;
+		j->ctx = p;
+		lk.st.sa_lookups++;
+		saj_submit(lk.saj, j);
+	} else {
+		lk.st.coalesced++;
+		saj_free(j);
+	}
+	w = realloc(p->w, (p->nw + 1) * sizeof(*w));
+	if (!w) {
+		ctl_sock_reply_err(slot, ENOMEM, "out of memory");
+		return;
+	}
+	p->w = w;
+	/* Later requests of this client wait for this answer. */
+	w[p->nw++] = ctl_sock_defer(slot);
+}

@@ -1,0 +1,31 @@
+/* Lookups for the control socket (resolve, reverse, primary): answered
+ * from a cache with positive and negative TTLs, else by the SA thread;
+ * identical lookups that miss at the same time share one SA lookup. */
+#ifndef IBATS_CTL_LOOKUP_H
+#define IBATS_CTL_LOOKUP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "agent_conf.h"
+#include "sa_thread.h"
+
+struct ctl_lookup_stats {
+	uint64_t cache_hits, cache_misses, negative_hits, coalesced;
+	uint64_t sa_lookups, sa_queries;
+	size_t cache_entries;
+};
+
+/* sa_failed: a lookup failed otherwise than "no record" (the SA may
+ * have restarted). conf stays the caller's. */
+int ctl_lookup_init(struct saj_thread *saj, const struct agent_conf *conf,
+		    void (*sa_failed)(void));
+void ctl_lookup_fini(void);
+/* kind SAJ_FORWARD (arg an IP), SAJ_REVERSE or SAJ_PRIMARY (a GID); pk
+ * the PKey word or NULL. Answers client slot now or when the SA has. */
+void ctl_lookup_request(int slot, enum saj_kind kind, const char *arg, const char *pk);
+/* The cached answers are stale (records or the SM changed). */
+void ctl_lookup_cache_clear(void);
+void ctl_lookup_stats(struct ctl_lookup_stats *st);
+
+#endif

@@ -1,0 +1,126 @@
+/* The IPoIB broadcast groups (ipoib_groups.h). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ipoib.h"
+#include "ipoib_groups.h"
+#include "log.h"
+
+static struct {
+	struct saj_thread *saj;
+	const struct sources *src;
+	void (*left)(void);
+	int joined;             /* a join went out: leave at shutdown */
+	struct saj_group groups[AGENT_PKEYS_MAX];
+	size_t ngroups;
+} gr;
+
+void groups_init(struct saj_thread *saj, const struct sources *src, void (*left)(void))
+{
+	gr.saj = saj;
+	gr.src = src;
+	gr.left = left;
+}
+
+int groups_joined(void)
+{
+	return gr.joined;
+}
+
+const struct saj_group *groups_list(size_t *n)
+{
+	*n = gr.ngroups;
+	return gr.groups;
+}
+
+/* The result of the last join or check for pkey, or NULL. */
+static const struct saj_group *last_group(uint16_t pkey)
+{
+	size_t i;
+
+	for (i = 0; i < gr.ngroups; i++)
+		if (gr.groups[i].pkey == pkey)
+			return &gr.groups[i];
+	return NULL;
+}
+
+static void ipoib_done(struct saj *j, void *ctx)
+{
+	struct saj_ipoib *p = &j->u.ipoib;
+	char mgid[ATS_IP_STRLEN];
+	size_t i;
+
+	(void)ctx;
+	for (i = 0; i < p->ngroups; i++) {
+		struct saj_group *g = &p->groups[i];
+		const struct saj_group *last = last_group(g->pkey);
+		uint8_t m[16];
+
+		ipoib_bcast_mgid(g->pkey, m);
+		ats_gid_format(m, mgid, sizeof(mgid));
+		if (p->op == SAJ_CHECK && last &&
+		    (g->err == -ETIMEDOUT || g->err == -ENETDOWN)) {
+			/* No SA to ask: the failing sync says so; keep what we knew. */
+			*g = *last;
+			continue;
+		}
+		if (p->op == SAJ_LEAVE) {
+			if (!g->err)
+				log_info("left IPoIB broadcast group %s", mgid);
+			else if (!last || !last->err)
+				log_warn("could not leave IPoIB broadcast group %s: %s", mgid,
+					 g->sa_status ? sa_status_str(g->sa_status) :
+					 strerror(-g->err));
+		} else if (!g->err) {
+			/* A check that found the membership in place says nothing. */
+			if (p->op == SAJ_JOIN || g->joined)
+				log_info("joined IPoIB broadcast group %s%s: PKey 0x%04x Q_Key 0x%08x MLID 0x%04x MTU %u SL %u rate %u",
+					 mgid, g->joined ? " again (the SA had lost our membership)" : "",
+					 g->rec.pkey, g->rec.qkey, g->rec.mlid,
+					 mcm_mtu_bytes(g->rec.mtu), g->rec.sl, g->rec.rate);
+		} else if (p->op == SAJ_JOIN || !last || last->err != g->err) {
+			/* Checks repeat an error only when it changes. */
+			log_err("cannot join IPoIB broadcast group %s (PKey 0x%04x): %s; does OpenSM's partitions.conf give this partition the ipoib flag, and does the port hold the PKey?",
+				mgid, g->pkey, g->sa_status ? sa_status_str(g->sa_status) :
+				strerror(-g->err));
+		}
+	}
+	if (p->op != SAJ_LEAVE) {
+		memcpy(gr.groups, p->groups, sizeof(p->groups));
+		gr.ngroups = p->ngroups;
+	} else {
+		gr.ngroups = 0;
+		gr.joined = 0;
+		gr.left();
+	}
+}
+
+void groups_submit(enum saj_ipoib_op op)
+{
+	struct saj_ipoib *p;
+	struct saj *j;
+	size_t i, k;
+
+	j = saj_new(SAJ_IPOIB, ipoib_done, NULL);
+	if (!j)
+		return;
+	p = &j->u.ipoib;
+	p->op = op;
+	for (i = 0; i < sources_count(gr.src); i++) {
+		uint16_t pk = sources_pkey(gr.src, i);
+
+		for (k = 0; k < p->ngroups && p->groups[k].pkey != pk; k++)
+			;
+		if (k == p->ngroups && k < AGENT_PKEYS_MAX)
+			p->groups[p->ngroups++].pkey = pk;
+	}
+	if (!p->ngroups) {
+		saj_free(j);
+		return;
+	}
+	if (op == SAJ_JOIN)
+		gr.joined = 1;
+	saj_submit(gr.saj, j);
+}

@@ -1,0 +1,57 @@
+/* The MAD responder (see mad_serve.h). Its state belongs to the SA
+ * thread, the only one that reads the port. */
+#include <errno.h>
+
+#include "cm.h"
+#include "mad_serve.h"
+#include "smp.h"
+#include "vmad.h"
+
+static struct {
+	struct cmep *cm;
+	int refuse_smps;
+	struct vmad_identity id;
+} ms;
+
+static size_t answer(const uint8_t *req, size_t len, uint8_t *resp, size_t cap,
+		     void *ctx)
+{
+	(void)ctx;
+	if (len >= MAD_HDR_SIZE && req[MAD_OFF_MGMT_CLASS] == CM_CLASS)
+		return ms.cm ? cmep_answer(ms.cm, req, len, resp, cap) : 0;
+	if (len >= MAD_HDR_SIZE && (req[MAD_OFF_MGMT_CLASS] == SMP_CLASS_LID ||
+				    req[MAD_OFF_MGMT_CLASS] == SMP_CLASS_DR))
+		return ms.refuse_smps ? smp_refuse(req, len, resp, cap) : 0;
+	return vmad_answer(req, len, &ms.id, liv_timestamp(), resp, cap);
+}
+
+void mserve_identity(const struct mport_info *pi)
+{
+	ms.id.lid = pi->lid;
+	ms.id.port_guid = pi->port_guid;
+}
+
+void mserve_refuse_smps(void)
+{
+	ms.refuse_smps = 1;
+}
+
+int mserve_init(struct mport *port, struct cmep *cm, int liveness, int ibping)
+{
+	struct mport_info pi;
+	int ret;
+
+	ms.cm = cm;
+	mport_set_responder(port, answer, NULL);
+	if (!liveness && !ibping)
+		return 0;
+	ms.id.liveness = liveness;
+	ms.id.ibping = ibping;
+	vmad_host_name(ms.id.host, sizeof(ms.id.host));
+	if (!mport_query(port, &pi))
+		mserve_identity(&pi);
+	ret = mport_register_oui(port, VMAD_CLASS_LIVENESS, 1, VMAD_OUI_OPENIB, 1);
+	if (ret >= 0)
+		ret = mport_register_oui(port, VMAD_CLASS_IBPING, 0, VMAD_OUI_OPENIB, 1);
+	return ret < 0 ? ret : 0;
+}

@@ -1,0 +1,22 @@
+/* The MAD responder, on the SA thread: what the port answers to MADs
+ * that arrive unsolicited. CM MADs go to the CM endpoint; vendor classes
+ * 0x34 (liveness) and 0x32 (ibping) are answered from this host's
+ * identity; under ibsim, SMPs are refused as a port without an SM does. */
+#ifndef IBATS_MAD_SERVE_H
+#define IBATS_MAD_SERVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cm_ep.h"
+#include "mport.h"
+
+/* Serve on port: CM MADs to cm (NULL: none), the vendor classes that are
+ * on. 0 or -errno (a class already taken, e.g. by ibping -S). */
+int mserve_init(struct mport *port, struct cmep *cm, int liveness, int ibping);
+/* Refuse SMPs (ibsim: the node's SM client receives them). */
+void mserve_refuse_smps(void);
+/* The port's LID and GUID for the vendor class answers. */
+void mserve_identity(const struct mport_info *pi);
+
+#endif

@@ -1,0 +1,63 @@
+/* This host's own records: what atsd registered (kept in the state file
+ * across crashes, atsd(8) "Own records"), what others registered on our
+ * GID, the addresses the SA refused, and the syncs that keep the SA equal
+ * to the wanted addresses: when to run one, backoff after failures, the
+ * periodic verify, and the deleting sync at shutdown. */
+#ifndef IBATS_OWN_RECORDS_H
+#define IBATS_OWN_RECORDS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "agent_conf.h"
+#include "sa_thread.h"
+#include "sources.h"
+
+/* What own_records tells the rest of atsd. */
+struct own_hooks {
+	void (*changed)(void);                       /* records were set or deleted */
+	void (*port)(const struct mport_info *port); /* a sync read the port */
+	void (*synced)(void);                        /* a sync succeeded (not at shutdown) */
+	void (*stopped)(void);                       /* shutdown: the deleting sync is done */
+};
+
+/* conf and src stay the caller's. */
+void own_init(struct saj_thread *saj, const struct agent_conf *conf,
+	      struct sources *src, const struct own_hooks *hooks);
+void own_fini(void);
+/* Before own_init: read the state file written for gid (or note that
+ * there is none). */
+void own_state_start(const struct agent_conf *conf, const uint8_t *gid);
+
+/* The first sync (full) and the verify period's start. */
+void own_start(void);
+/* Ask for a sync now (full: read the SA, not just verify ours). */
+void own_request_sync(int full);
+/* Retries, the periodic verify (1 when one went out) and refusals due. */
+int own_timers(int64_t now);
+/* The next deadline of own_timers. */
+int64_t own_next_timer(void);
+/* Shutdown: the deleting sync (after a running one); hooks->stopped when
+ * it is done. */
+void own_shutdown(void);
+
+/* Status of a wanted address. */
+enum own_addr {
+	OWN_REGISTERED,
+	OWN_REFUSED,   /* *reason: the SA's status */
+	OWN_OTHER,     /* carried by a record atsd did not make */
+	OWN_PENDING,
+};
+enum own_addr own_addr_state(const struct ats_ip *ip, uint16_t pkey, uint64_t *sid,
+			     uint16_t *sa_status);
+/* The records atsd owns. */
+const struct held_rec *own_list(size_t *n);
+/* The primary address of the default partition: 0 or -ENOENT. */
+int own_primary(struct ats_ip *ip);
+
+struct own_stats {
+	uint64_t sa_queries, syncs, sync_failures, sets, deletes;
+};
+void own_stats(struct own_stats *st);
+
+#endif

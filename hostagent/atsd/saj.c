@@ -1,0 +1,56 @@
+/* Jobs for the SA thread: allocation by kind and release of what a job
+ * owns. */
+#include <stdlib.h>
+
+#include "saj.h"
+
+size_t saj_size(enum saj_kind kind)
+{
+	size_t head = offsetof(struct saj, u);
+
+	switch (kind) {
+	case SAJ_SYNC:
+		return head + sizeof(struct saj_sync);
+	case SAJ_FORWARD:
+	case SAJ_REVERSE:
+	case SAJ_PRIMARY:
+		return head + sizeof(struct saj_lookup);
+	case SAJ_IPOIB:
+		return head + sizeof(struct saj_ipoib);
+	case SAJ_CONNECT:
+	case SAJ_DISCONNECT:
+	case SAJ_CONNS:
+		return head + sizeof(struct saj_cm);
+	default:
+		return head;
+	}
+}
+
+struct saj *saj_new(enum saj_kind kind, saj_done_fn *done, void *ctx)
+{
+	struct saj *j = calloc(1, saj_size(kind));
+
+	if (!j)
+		return NULL;
+	j->kind = kind;
+	j->done = done;
+	j->ctx = ctx;
+	return j;
+}
+
+void saj_free(struct saj *j)
+{
+	if (!j)
+		return;
+	if (j->kind == SAJ_SYNC) {
+		free(j->u.sync.want);
+		free(j->u.sync.owned);
+		free(j->u.sync.foreign);
+		free(j->u.sync.refused);
+		free(j->u.sync.result);
+	} else if (j->kind == SAJ_FORWARD || j->kind == SAJ_REVERSE ||
+		   j->kind == SAJ_PRIMARY) {
+		free(j->u.lookup.recs);
+	}
+	free(j);
+}

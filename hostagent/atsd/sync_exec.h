@@ -1,0 +1,12 @@
+/* The sync executor (SA thread side of SAJ_SYNC). */
+#ifndef IBATS_SYNC_EXEC_H
+#define IBATS_SYNC_EXEC_H
+
+#include "sa_client.h"
+#include "saj.h"
+
+/* Read what the SA holds for j->port.gid, plan and apply the Sets and
+ * Deletes; the outcome in j (err, errmsg) and j->u.sync (result, ...). */
+void sync_exec_run(struct sa_client *sa, struct saj *j);
+
+#endif

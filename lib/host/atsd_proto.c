@@ -1,0 +1,224 @@
+/* The atsd socket protocol: tables and line formats (atsd_proto.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "atsd_proto.h"
+
+/* Privileged verbs change atsd's state or cost SA traffic beyond a
+ * lookup. */
+const struct atsd_verb_def atsd_verbs[ATSD_VERBS] = {
+	[ATSD_V_RESOLVE] = { "resolve", 2, 3, 0 },
+	[ATSD_V_REVERSE] = { "reverse", 2, 3, 0 },
+	[ATSD_V_PRIMARY] = { "primary", 2, 3, 0 },
+	[ATSD_V_STATUS] = { "status", 1, 1, 0 },
+	[ATSD_V_STATS] = { "stats", 1, 1, 0 },
+	[ATSD_V_IPOIB] = { "ipoib", 1, 1, 0 },
+	[ATSD_V_CONNECTIONS] = { "connections", 1, 1, 0 },
+	[ATSD_V_HOLD] = { "hold", 1, ATSD_ARGS_MAX, 1 },
+	[ATSD_V_RELEASE] = { "release", 1, ATSD_ARGS_MAX, 1 },
+	[ATSD_V_VERIFY] = { "verify", 1, 1, 1 },
+	[ATSD_V_CONNECT] = { "connect", 1, ATSD_ARGS_MAX, 1 },
+	[ATSD_V_DISCONNECT] = { "disconnect", 2, 2, 1 },
+};
+
+int atsd_verb_find(const char *name)
+{
+	int i;
+
+	for (i = 0; i < ATSD_VERBS; i++)
+		if (!strcmp(name, atsd_verbs[i].name))
+			return i;
+	return -1;
+}
+
+int atsd_pkey_arg(const char *s, uint16_t *pkey)
+{
+	if (!s) {
+		*pkey = ATS_PKEY_DEFAULT;
+		return 0;
+	}
+	return ats_pkey_parse(s, pkey);
+}
+
+const char *const atsd_stat_names[ATSD_STATS] = {
+	[ATSD_S_CACHE_HITS] = "cache_hits",
+	[ATSD_S_CACHE_MISSES] = "cache_misses",
+	[ATSD_S_NEGATIVE_HITS] = "negative_hits",
+	[ATSD_S_COALESCED] = "coalesced",
+	[ATSD_S_SA_LOOKUPS] = "sa_lookups",
+	[ATSD_S_SA_QUERIES] = "sa_queries",
+	[ATSD_S_SYNCS] = "syncs",
+	[ATSD_S_SYNC_FAILURES] = "sync_failures",
+	[ATSD_S_SETS] = "sets",
+	[ATSD_S_DELETES] = "deletes",
+	[ATSD_S_SM_CHANGES] = "sm_changes",
+	[ATSD_S_RECORDS] = "records",
+	[ATSD_S_HOLDS] = "holds",
+	[ATSD_S_CACHE_ENTRIES] = "cache_entries",
+	[ATSD_S_LID] = "lid",
+	[ATSD_S_SM_LID] = "sm_lid",
+};
+
+/* snprintf's count, kept inside buf for the next append. */
+static size_t clamp(int n, size_t len)
+{
+	return n < 0 ? 0 : (size_t)n >= len ? (len ? len - 1 : 0) : (size_t)n;
+}
+
+int atsd_stats_format(char *buf, size_t len, const uint64_t v[ATSD_STATS])
+{
+	size_t used;
+	int i, n, total;
+
+	total = n = snprintf(buf, len, "OK %d\n", ATSD_STATS);
+	used = clamp(n, len);
+	for (i = 0; i < ATSD_STATS; i++) {
+		n = snprintf(buf + used, len - used, "%s %" PRIu64 "\n", atsd_stat_names[i], v[i]);
+		total += n;
+		used += clamp(n, len - used);
+	}
+	return total;
+}
+
+void atsd_stats_split(const char *line, char *name, size_t len, const char **value)
+{
+	const char *sp = strchr(line, ' ');
+
+	snprintf(name, len, "%.*s", (int)(sp ? sp - line : (ptrdiff_t)strlen(line)), line);
+	*value = sp ? sp + 1 : "";
+}
+
+int atsd_format_record(char *buf, size_t len, const struct sr_record *r)
+{
+	char gid[ATS_IP_STRLEN], ip[ATS_IP_STRLEN];
+
+	ats_data8_str(r->data8, ip, sizeof(ip));
+	return snprintf(buf, len, "0x%016" PRIx64 " %s 0x%04x %" PRIu32 " %s", r->id,
+			ats_gid_format(r->gid, gid, sizeof(gid)), r->pkey, r->lease, ip);
+}
+
+int atsd_parse_record(const char *line, struct sr_record *r)
+{
+	char gid[64], ip[64];
+	unsigned long long sid;
+	unsigned pkey;
+	unsigned long lease;
+	struct ats_ip a;
+
+	if (sscanf(line, "%llx %63s %x %lu %63s", &sid, gid, &pkey, &lease, ip) != 5 ||
+	    pkey > 0xffff || lease > 0xffffffffUL)
+		return -EPROTO;
+	memset(r, 0, sizeof(*r));
+	if (ats_gid_parse(gid, r->gid) || ats_ip_parse(ip, &a))
+		return -EPROTO;
+	r->id = sid;
+	r->pkey = (uint16_t)pkey;
+	r->lease = (uint32_t)lease;
+	ats_name_put(r->name);
+	ats_ip_encode(&a, r->data8);
+	return 0;
+}
+
+int atsd_status_format(char *buf, size_t len, uint64_t sid, const uint8_t *gid,
+		       uint16_t pkey, uint32_t lease, const struct ats_ip *ip,
+		       const char *state, const char *reason)
+{
+	char gids[ATS_IP_STRLEN], ips[ATS_IP_STRLEN], sids[24];
+
+	if (sid)
+		snprintf(sids, sizeof(sids), "0x%016" PRIx64, sid);
+	else
+		snprintf(sids, sizeof(sids), "-");
+	return snprintf(buf, len, "%s %s 0x%04x %" PRIu32 " %s %s%s%s\n", sids,
+			ats_gid_format(gid, gids, sizeof(gids)), pkey, lease,
+			ats_ip_format(ip, ips, sizeof(ips)), state, reason ? " " : "",
+			reason ? reason : "");
+}
+
+int atsd_status_parse(const char *line, struct atsd_status *st)
+{
+	int n = 0;
+
+	memset(st, 0, sizeof(*st));
+	if (sscanf(line, "%23s %63s %x %lu %63s %23s %n", st->sid, st->gid, &st->pkey,
+		   &st->lease, st->ip, st->state, &n) < 6 || st->pkey > 0xffff)
+		return -EPROTO;
+	if (n)
+		snprintf(st->reason, sizeof(st->reason), "%s", line + n);
+	return 0;
+}
+
+/* Per line kind: the names of its leading plain words, then of its
+ * name=value words in the order atsd writes them. */
+static const struct line_names {
+	const char *plain[3];
+	const char *keyed[5];
+} line_names[] = {
+	[ATSD_LINE_CONN] = { { "id", "role", "state" },
+			     { "sid", "local", "remote", "ip", "pkey" } },
+	[ATSD_LINE_GROUP] = { { "pkey", "mgid", "state" },
+			      { "qkey", "mlid", "mtu", "sl", "rate" } },
+};
+
+int atsd_conn_format(char *buf, size_t len, const struct atsd_conn_line *c)
+{
+	const char *const *k = line_names[ATSD_LINE_CONN].keyed;
+	char lg[ATS_IP_STRLEN], rg[ATS_IP_STRLEN], si[ATS_IP_STRLEN], di[ATS_IP_STRLEN];
+
+	return snprintf(buf, len,
+			"0x%08x %s %s %s=0x%016" PRIx64 " %s=%s/lid=%u/qpn=0x%06x %s=%s/lid=%u/qpn=0x%06x %s=%s:%u->%s %s=0x%04x\n",
+			c->id, c->active ? "active" : "passive", c->state,
+			k[0], c->sid,
+			k[1], ats_gid_format(c->local_gid, lg, sizeof(lg)), c->local_lid, c->local_qpn,
+			k[2], ats_gid_format(c->remote_gid, rg, sizeof(rg)), c->remote_lid,
+			c->remote_qpn,
+			k[3], ats_ip_format(&c->src, si, sizeof(si)), c->src_port,
+			ats_ip_format(&c->dst, di, sizeof(di)),
+			k[4], c->pkey);
+}
+
+int atsd_group_format(char *buf, size_t len, const struct atsd_group_line *g)
+{
+	const char *const *k = line_names[ATSD_LINE_GROUP].keyed;
+	char mgid[ATS_IP_STRLEN];
+
+	ats_gid_format(g->mgid, mgid, sizeof(mgid));
+	if (g->error)
+		return snprintf(buf, len, "0x%04x %s error %s\n", g->pkey, mgid, g->error);
+	return snprintf(buf, len, "0x%04x %s joined %s=0x%08x %s=0x%04x %s=%u %s=%u %s=%u\n",
+			g->pkey, mgid, k[0], g->qkey, k[1], g->mlid, k[2], g->mtu, k[3], g->sl,
+			k[4], g->rate);
+}
+
+size_t atsd_line_fields(char *line, enum atsd_line_kind kind, struct atsd_field *f,
+			size_t max)
+{
+	const struct line_names *ln = &line_names[kind];
+	char *save = NULL, *tok;
+	unsigned plain = 0;
+	size_t n = 0;
+
+	for (tok = strtok_r(line, " ", &save); tok && n < max; tok = strtok_r(NULL, " ", &save)) {
+		char *eq = strchr(tok, '=');
+
+		f[n].buf[0] = '\0';
+		if (eq) {
+			*eq = '\0';
+			f[n].name = tok;
+			f[n].value = eq + 1;
+		} else {
+			if (plain < 3) {
+				f[n].name = ln->plain[plain];
+			} else {
+				snprintf(f[n].buf, sizeof(f[n].buf), "field%u", plain);
+				f[n].name = f[n].buf;
+			}
+			plain++;
+			f[n].value = tok;
+		}
+		n++;
+	}
+	return n;
+}

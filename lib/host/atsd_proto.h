@@ -1,0 +1,140 @@
+/* The atsd socket protocol (doc/atsd-protocol.md), defined once for atsd
+ * and its clients: the verbs, the stats fields, and the format of every
+ * answer line that carries fields. A request is one line; the answer is
+ * "OK N" and N lines, or "ERR CODE text". */
+#ifndef IBATS_ATSD_PROTO_H
+#define IBATS_ATSD_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ats.h"
+#include "sr.h"
+
+/* A request line: at most ATSD_LINE_MAX - 2 bytes and its newline. */
+#define ATSD_LINE_MAX 512
+#define ATSD_SOCKET_DEFAULT "/run/ibats/atsd.sock"
+/* Words of a request, the verb included. */
+#define ATSD_ARGS_MAX 8
+
+enum atsd_verb {
+	ATSD_V_RESOLVE,
+	ATSD_V_REVERSE,
+	ATSD_V_PRIMARY,
+	ATSD_V_STATUS,
+	ATSD_V_STATS,
+	ATSD_V_IPOIB,
+	ATSD_V_CONNECTIONS,
+	ATSD_V_HOLD,
+	ATSD_V_RELEASE,
+	ATSD_V_VERIFY,
+	ATSD_V_CONNECT,
+	ATSD_V_DISCONNECT,
+	ATSD_VERBS
+};
+
+struct atsd_verb_def {
+	const char *name;
+	int min, max;        /* words, the verb included */
+	int privileged;      /* root or control_group only */
+};
+
+extern const struct atsd_verb_def atsd_verbs[ATSD_VERBS];
+/* The verb called name, or -1. */
+int atsd_verb_find(const char *name);
+
+/* A request's optional PKEY word (s NULL: absent, the default
+ * partition 0xFFFF). 0 or -EINVAL. */
+int atsd_pkey_arg(const char *s, uint16_t *pkey);
+
+/* The stats answer: one "name value" line per field, in this order. */
+enum atsd_stat {
+	ATSD_S_CACHE_HITS,
+	ATSD_S_CACHE_MISSES,
+	ATSD_S_NEGATIVE_HITS,
+	ATSD_S_COALESCED,
+	ATSD_S_SA_LOOKUPS,
+	ATSD_S_SA_QUERIES,
+	ATSD_S_SYNCS,
+	ATSD_S_SYNC_FAILURES,
+	ATSD_S_SETS,
+	ATSD_S_DELETES,
+	ATSD_S_SM_CHANGES,
+	ATSD_S_RECORDS,
+	ATSD_S_HOLDS,
+	ATSD_S_CACHE_ENTRIES,
+	ATSD_S_LID,
+	ATSD_S_SM_LID,
+	ATSD_STATS
+};
+
+extern const char *const atsd_stat_names[ATSD_STATS];
+/* The whole answer, "OK N" first. Like snprintf. */
+int atsd_stats_format(char *buf, size_t len, const uint64_t v[ATSD_STATS]);
+/* A stats line: its name into name (truncated to len) and its value. */
+void atsd_stats_split(const char *line, char *name, size_t len, const char **value);
+
+/* Record lines (resolve, reverse, primary): "SID GID PKEY LEASE IP". */
+int atsd_format_record(char *buf, size_t len, const struct sr_record *r);
+int atsd_parse_record(const char *line, struct sr_record *r);
+
+/* Status lines: "SID GID PKEY LEASE IP STATE [REASON]", SID "-" when the
+ * address has none yet. */
+struct atsd_status {
+	char sid[24], gid[64], ip[64], state[24], reason[256];
+	unsigned pkey;
+	unsigned long lease;
+};
+
+/* sid 0: none. Like snprintf; the line ends in a newline. */
+int atsd_status_format(char *buf, size_t len, uint64_t sid, const uint8_t *gid,
+		       uint16_t pkey, uint32_t lease, const struct ats_ip *ip,
+		       const char *state, const char *reason);
+int atsd_status_parse(const char *line, struct atsd_status *st);
+
+/* Connection and group lines: plain words, then name=value words. */
+enum atsd_line_kind {
+	ATSD_LINE_CONN,   /* connections, connect */
+	ATSD_LINE_GROUP,  /* ipoib */
+};
+
+struct atsd_conn_line {
+	uint32_t id;
+	int active;
+	const char *state;
+	uint64_t sid;
+	uint8_t local_gid[16], remote_gid[16];
+	uint16_t local_lid, remote_lid;
+	uint32_t local_qpn, remote_qpn;
+	struct ats_ip src, dst;  /* the active side's address and port first */
+	uint16_t src_port;
+	uint16_t pkey;
+};
+
+struct atsd_group_line {
+	uint16_t pkey;
+	uint8_t mgid[16];
+	const char *error;       /* NULL: joined, with the fields below */
+	uint32_t qkey;
+	uint16_t mlid;
+	unsigned mtu;            /* bytes */
+	unsigned sl, rate;
+};
+
+/* Like snprintf; each line ends in a newline. */
+int atsd_conn_format(char *buf, size_t len, const struct atsd_conn_line *c);
+int atsd_group_format(char *buf, size_t len, const struct atsd_group_line *g);
+
+struct atsd_field {
+	const char *name;
+	const char *value;
+	char buf[16];            /* a name made up for an unnamed plain word */
+};
+
+/* Split line (modified in place) into named fields: the first plain words
+ * named after the kind's fields, further plain words "fieldN", name=value
+ * words by their name. The number of fields (at most max). */
+size_t atsd_line_fields(char *line, enum atsd_line_kind kind, struct atsd_field *f,
+			size_t max);
+
+#endif

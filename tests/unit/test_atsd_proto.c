@@ -1,0 +1,181 @@
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "atsd_proto.h"
+
+static void test_verbs(void **state)
+{
+	int i;
+
+	(void)state;
+	assert_int_equal(atsd_verb_find("resolve"), ATSD_V_RESOLVE);
+	assert_int_equal(atsd_verb_find("disconnect"), ATSD_V_DISCONNECT);
+	assert_int_equal(atsd_verb_find("frobnicate"), -1);
+	for (i = 0; i < ATSD_VERBS; i++) {
+		assert_non_null(atsd_verbs[i].name);
+		assert_true(atsd_verbs[i].min >= 1);
+		assert_true(atsd_verbs[i].max <= ATSD_ARGS_MAX);
+	}
+	assert_true(atsd_verbs[ATSD_V_HOLD].privileged);
+	assert_false(atsd_verbs[ATSD_V_STATS].privileged);
+}
+
+/* The count line follows the table: "OK 16" and 16 lines. */
+static void test_stats(void **state)
+{
+	uint64_t v[ATSD_STATS];
+	char buf[1024], name[32];
+	const char *val, *line;
+	int i, n;
+
+	(void)state;
+	for (i = 0; i < ATSD_STATS; i++)
+		v[i] = (uint64_t)i * 10;
+	n = atsd_stats_format(buf, sizeof(buf), v);
+	assert_int_equal(n, (int)strlen(buf));
+	assert_int_equal(ATSD_STATS, 16);
+	assert_memory_equal(buf, "OK 16\ncache_hits 0\ncache_misses 10\n", 34);
+	assert_non_null(strstr(buf, "\nsm_lid 150\n"));
+	line = strchr(buf, '\n') + 1;
+	for (i = 0; i < ATSD_STATS; i++) {
+		atsd_stats_split(line, name, sizeof(name), &val);
+		assert_string_equal(name, atsd_stat_names[i]);
+		line = strchr(line, '\n') + 1;
+	}
+	assert_string_equal(line, "");
+	atsd_stats_split("records 3", name, sizeof(name), &val);
+	assert_string_equal(val, "3");
+	/* Too small a buffer: snprintf's count, never past the end. */
+	n = atsd_stats_format(buf, 10, v);
+	assert_true(n > 10);
+	assert_int_equal(strlen(buf), 9);
+}
+
+static void test_record(void **state)
+{
+	static const char line[] = "0x10000ce100415453 fe80::2:c903:0:1 0xffff 4294967295 10.0.0.1";
+	struct sr_record r;
+	char buf[ATSD_LINE_MAX];
+
+	(void)state;
+	assert_int_equal(atsd_parse_record(line, &r), 0);
+	assert_int_equal(r.pkey, 0xffff);
+	atsd_format_record(buf, sizeof(buf), &r);
+	assert_string_equal(buf, line);
+	assert_int_equal(atsd_parse_record("0x1 nogid 0xffff 1 10.0.0.1", &r), -EPROTO);
+}
+
+static void test_status(void **state)
+{
+	uint8_t gid[16] = { 0xfe, 0x80 };
+	struct atsd_status st;
+	struct ats_ip ip;
+	char buf[ATSD_LINE_MAX];
+
+	(void)state;
+	assert_int_equal(ats_ip_parse("10.0.0.2", &ip), 0);
+	atsd_status_format(buf, sizeof(buf), 0, gid, 0xffff, 60, &ip, "refused",
+			   "ERR_REQ_DENIED");
+	assert_string_equal(buf, "- fe80:: 0xffff 60 10.0.0.2 refused ERR_REQ_DENIED\n");
+	assert_int_equal(atsd_status_parse(buf, &st), 0);
+	assert_string_equal(st.sid, "-");
+	assert_string_equal(st.state, "refused");
+	assert_string_equal(st.reason, "ERR_REQ_DENIED\n");
+	atsd_status_format(buf, sizeof(buf), 0x10000ce100415453ULL, gid, 0x8001, 60, &ip,
+			   "registered", NULL);
+	assert_string_equal(buf, "0x10000ce100415453 fe80:: 0x8001 60 10.0.0.2 registered\n");
+	assert_int_equal(atsd_status_parse(buf, &st), 0);
+	assert_int_equal(st.pkey, 0x8001);
+	assert_string_equal(st.reason, "");
+	assert_int_equal(atsd_status_parse("- fe80:: 0xffff", &st), -EPROTO);
+}
+
+/* The connection line as doc/atsd-protocol.md shows it, and its fields
+ * named for atsctl --json. */
+static void test_conn(void **state)
+{
+	struct atsd_conn_line c = { .id = 7, .active = 1, .state = "ESTABLISHED",
+				    .sid = 0x10000ce1000012b7ULL, .local_lid = 1,
+				    .remote_lid = 2, .local_qpn = 0x12, .remote_qpn = 0x34,
+				    .src_port = 4791, .pkey = 0xffff };
+	struct atsd_field f[16];
+	char buf[ATSD_LINE_MAX];
+	size_t n;
+
+	(void)state;
+	c.local_gid[0] = c.remote_gid[0] = 0xfe;
+	c.local_gid[1] = c.remote_gid[1] = 0x80;
+	assert_int_equal(ats_ip_parse("10.0.0.1", &c.src), 0);
+	assert_int_equal(ats_ip_parse("10.0.0.2", &c.dst), 0);
+	atsd_conn_format(buf, sizeof(buf), &c);
+	assert_string_equal(buf, "0x00000007 active ESTABLISHED sid=0x10000ce1000012b7 "
+			    "local=fe80::/lid=1/qpn=0x000012 remote=fe80::/lid=2/qpn=0x000034 "
+			    "ip=10.0.0.1:4791->10.0.0.2 pkey=0xffff\n");
+	buf[strlen(buf) - 1] = '\0';
+	n = atsd_line_fields(buf, ATSD_LINE_CONN, f, 16);
+	assert_int_equal(n, 8);
+	assert_string_equal(f[0].name, "id");
+	assert_string_equal(f[2].name, "state");
+	assert_string_equal(f[2].value, "ESTABLISHED");
+	assert_string_equal(f[4].name, "local");
+	assert_string_equal(f[4].value, "fe80::/lid=1/qpn=0x000012");
+	assert_string_equal(f[7].name, "pkey");
+}
+
+static void test_group(void **state)
+{
+	struct atsd_group_line g = { .pkey = 0xffff, .qkey = 0x0b1b, .mlid = 0xc000,
+				     .mtu = 2048, .sl = 0, .rate = 3 };
+	struct atsd_field f[16];
+	char buf[ATSD_LINE_MAX];
+	size_t n;
+
+	(void)state;
+	g.mgid[0] = 0xff;
+	g.mgid[1] = 0x12;
+	atsd_group_format(buf, sizeof(buf), &g);
+	assert_string_equal(buf, "0xffff ff12:: joined qkey=0x00000b1b mlid=0xc000 mtu=2048 sl=0 rate=3\n");
+	g.error = "ERR_REQ_INVALID (bad request)";
+	atsd_group_format(buf, sizeof(buf), &g);
+	assert_string_equal(buf, "0xffff ff12:: error ERR_REQ_INVALID (bad request)\n");
+	buf[strlen(buf) - 1] = '\0';
+	n = atsd_line_fields(buf, ATSD_LINE_GROUP, f, 16);
+	assert_int_equal(n, 6);
+	assert_string_equal(f[1].name, "mgid");
+	assert_string_equal(f[3].name, "field3");
+	assert_string_equal(f[4].name, "field4");
+	assert_string_equal(f[4].value, "(bad");
+}
+
+static void test_pkey_arg(void **state)
+{
+	uint16_t pk;
+
+	(void)state;
+	assert_int_equal(atsd_pkey_arg(NULL, &pk), 0);
+	assert_int_equal(pk, 0xffff);
+	assert_int_equal(atsd_pkey_arg("0x7fff", &pk), 0);
+	assert_int_equal(pk, 0x7fff);
+	assert_int_equal(atsd_pkey_arg("pk", &pk), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_verbs),
+		cmocka_unit_test(test_stats),
+		cmocka_unit_test(test_record),
+		cmocka_unit_test(test_status),
+		cmocka_unit_test(test_conn),
+		cmocka_unit_test(test_group),
+		cmocka_unit_test(test_pkey_arg),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -23,7 +23,7 @@ uint64_t glue_sa_key(void);
 uint64_t glue_subnet_prefix(void);
 uint64_t glue_sm_port_guid(void);
 
-/* The SM: its state (IBTA Vol 1 section 14.4.1), whether it is master,
+/* The SM: its state (SMInfo:SMState), whether it is master,
  * and whether it is master past its first master sweep ("steady": the
  * SA database is neither loaded nor cleaned any more). */
 uint8_t glue_sm_state(void);

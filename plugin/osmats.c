@@ -66,7 +66,7 @@ static void *osmats_create(osm_opensm_t *osm)
 		"osmats %s for %s loaded, options \"%s\"\n", IBATS_VERSION,
 		OSM_VERSION, opts ? opts : "");
 	refusal_init();
-	settings_init(opts);
+	settings_init(glue_log(), opts);
 	if (!pol_key_trusted(glue_sa_key(), glue_sa_key()))
 		OSM_LOG(glue_log(), OSM_LOG_INFO,
 			"WRN 7A26: OpenSM's sa_key is 0x%016" PRIx64 " (%s): every host can send it, "

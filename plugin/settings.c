@@ -2,8 +2,6 @@
  * (see settings.h). */
 #include "settings.h"
 
-#include "glue.h"
-
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
@@ -20,6 +18,7 @@ struct stamp {
 	int exists;
 };
 
+static osm_log_t *log_to;
 static char path[CONF_PATH_MAX];
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER; /* conf, stamp */
 static struct osmats_conf conf;
@@ -56,18 +55,19 @@ static int load_conf(struct osmats_conf *c, struct stamp *stamp)
 	stamp_of(stamp);
 	ret = conf_load(path, c, err, sizeof(err));
 	if (ret == -ENOENT) {
-		OSM_LOG(glue_log(), OSM_LOG_INFO, "no %s: using defaults\n", path);
+		OSM_LOG(log_to, OSM_LOG_INFO, "no %s: using defaults\n", path);
 	} else if (ret) {
-		OSM_LOG(glue_log(), OSM_LOG_ERROR, "ERR 7A20: %s\n", err);
+		OSM_LOG(log_to, OSM_LOG_ERROR, "ERR 7A20: %s\n", err);
 		return ret;
 	}
 	conf_describe(c, desc, sizeof(desc));
-	OSM_LOG(glue_log(), OSM_LOG_INFO, "config: %s\n", desc);
+	OSM_LOG(log_to, OSM_LOG_INFO, "config: %s\n", desc);
 	return 0;
 }
 
-void settings_init(const char *options)
+void settings_init(osm_log_t *l, const char *options)
 {
+	log_to = l;
 	conf_path_from_options(options, path, sizeof(path));
 	if (load_conf(&conf, &conf_stamp)) {
 		/* Fail closed: without the plugin every rule would be off. Only
@@ -78,7 +78,7 @@ void settings_init(const char *options)
 
 		conf_default(&conf);
 		conf_describe(&conf, desc, sizeof(desc));
-		OSM_LOG(glue_log(), OSM_LOG_ERROR,
+		OSM_LOG(log_to, OSM_LOG_ERROR,
 			"ERR 7A23: %s not used: osmats runs with its built-in defaults, every rule on: %s\n",
 			path, desc);
 	}
@@ -98,7 +98,7 @@ void settings_reload(void)
 	if (stamp_equal(&old, &now))
 		return;
 	if (load_conf(&c, &now)) {
-		OSM_LOG(glue_log(), OSM_LOG_ERROR,
+		OSM_LOG(log_to, OSM_LOG_ERROR,
 			"ERR 7A21: %s not reloaded; the previous settings stay in force\n", path);
 		pthread_mutex_lock(&mu);
 		conf_stamp = now;
@@ -107,7 +107,7 @@ void settings_reload(void)
 	}
 	pthread_mutex_lock(&mu);
 	if (conf_restart_needed(&conf, &c, &key)) {
-		OSM_LOG(glue_log(), OSM_LOG_ERROR,
+		OSM_LOG(log_to, OSM_LOG_ERROR,
 			"ERR 7A22: %s changed %s, which takes effect at the next OpenSM start\n",
 			path, key);
 		memcpy(c.state_file, conf.state_file, sizeof(c.state_file));
@@ -116,7 +116,7 @@ void settings_reload(void)
 	conf_stamp = now;
 	__atomic_store_n(&indexed_queries, c.indexed_queries, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&mu);
-	OSM_LOG(glue_log(), OSM_LOG_INFO, "reloaded %s\n", path);
+	OSM_LOG(log_to, OSM_LOG_INFO, "reloaded %s\n", path);
 }
 
 const char *settings_path(void)

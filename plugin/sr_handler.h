@@ -9,7 +9,7 @@
 
 /* What the handlers tell the plugin thread: records or counters changed
  * (write the state file), and a query found the index behind (rebuild
- * it). Both are called with no lock held but possibly osm->lock. */
+ * it). They may be called with osm->lock held: they only queue work. */
 struct srh_events {
 	void (*changed)(void);
 	void (*behind)(void);

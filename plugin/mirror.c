@@ -25,6 +25,12 @@ void mirror_fini(void)
 	idx = NULL;
 }
 
+/* Safe without the lock: the index must be rebuilt before use. */
+static void invalidate(void)
+{
+	__atomic_store_n(&stale, 1, __ATOMIC_RELEASE);
+}
+
 int mirror_current(void)
 {
 	if (!glue_steady()) {
@@ -80,16 +86,11 @@ void mirror_resync(void)
 	glue_unlock();
 }
 
-void mirror_invalidate(void)
-{
-	__atomic_store_n(&stale, 1, __ATOMIC_RELEASE);
-}
-
 void mirror_sweep_start(void)
 {
 	/* A first master sweep may clean and reload the SA database. */
 	if (!glue_steady())
-		mirror_invalidate();
+		invalidate();
 }
 
 void *mirror_set(const uint8_t *rec, uint64_t charge)
@@ -106,7 +107,7 @@ void *mirror_set(const uint8_t *rec, uint64_t charge)
 	}
 	h = glue_sr_insert(rec);
 	if (h && srx_add_charged(idx, glue_sr_rec(h), h, charge))
-		mirror_invalidate();
+		invalidate();
 	return h;
 }
 
@@ -131,7 +132,7 @@ void mirror_remove(void *handle)
 	if (e && srx_handle(e) == handle)
 		srx_del(idx, e);
 	else
-		mirror_invalidate();
+		invalidate();
 	glue_sr_remove(handle);
 }
 

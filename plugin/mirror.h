@@ -31,8 +31,6 @@ int mirror_sync(void);
 /* The same, taking the exclusive lock (after OpenSM's lease timer, and
  * from the plugin thread). */
 void mirror_resync(void);
-/* Safe without the lock: the index must be rebuilt before use. */
-void mirror_invalidate(void);
 /* At HEAVY_SWEEP_START (no lock held): invalidate unless steady master. */
 void mirror_sweep_start(void);
 

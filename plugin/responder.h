@@ -4,6 +4,7 @@
 #ifndef IBATS_RESPONDER_H
 #define IBATS_RESPONDER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct responder;

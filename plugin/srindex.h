@@ -6,8 +6,8 @@
  *
  * Entries point at the records, which stay where they are (OpenSM's
  * osm_svcr_t, the entry's opaque handle): the index costs one small entry
- * per record, not a second copy. Pure data structure: the OpenSM glue
- * (sa_sr.c) does the locking. */
+ * per record, not a second copy. Pure data structure: its keeper
+ * (mirror.c) does the locking. */
 #ifndef IBATS_SRINDEX_H
 #define IBATS_SRINDEX_H
 

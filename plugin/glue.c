@@ -1,0 +1,257 @@
+/* The plugin's access to OpenSM's internals (see glue.h). */
+#include "glue.h"
+
+#include <opensm/osm_helper.h>
+#include <opensm/osm_sa.h>
+#include <opensm/osm_service.h>
+#include <complib/cl_timer.h>
+
+#include <errno.h>
+#include <string.h>
+
+#include "sr.h"
+#include "wire.h"
+
+_Static_assert(sizeof(ib_service_record_t) == SR_SIZE, "ServiceRecord layout");
+
+/* Exported by the opensm binary, declared in no installed header. */
+void osm_sr_rcv_process(void *context, void *data);
+void osm_sr_rcv_lease_cb(void *context);
+
+static osm_opensm_t *osm;
+static void (*lease_then)(void);
+
+void glue_init(osm_opensm_t *o)
+{
+	osm = o;
+}
+
+osm_log_t *glue_log(void)
+{
+	return &osm->log;
+}
+
+const char *glue_plugin_options(void)
+{
+	return osm->subn.opt.event_plugin_options;
+}
+
+const char *glue_dump_dir(void)
+{
+	return osm->subn.opt.dump_files_dir;
+}
+
+uint64_t glue_sa_key(void)
+{
+	return cl_ntoh64(osm->subn.opt.sa_key);
+}
+
+uint64_t glue_subnet_prefix(void)
+{
+	return cl_ntoh64(osm->subn.opt.subnet_prefix);
+}
+
+uint64_t glue_sm_port_guid(void)
+{
+	return cl_ntoh64(osm->subn.sm_port_guid);
+}
+
+uint8_t glue_sm_state(void)
+{
+	return osm->subn.sm_state;
+}
+
+int glue_is_master(void)
+{
+	return osm->subn.sm_state == IB_SMINFO_STATE_MASTER;
+}
+
+int glue_steady(void)
+{
+	return osm->subn.sm_state == IB_SMINFO_STATE_MASTER &&
+	       !osm->subn.first_time_master_sweep;
+}
+
+uint16_t glue_sm_lid(void)
+{
+	return cl_ntoh16(osm->subn.sm_base_lid);
+}
+
+void glue_lock_shared(void)
+{
+	cl_plock_acquire(&osm->lock);
+}
+
+void glue_lock_excl(void)
+{
+	cl_plock_excl_acquire(&osm->lock);
+}
+
+void glue_unlock(void)
+{
+	cl_plock_release(&osm->lock);
+}
+
+static osm_port_t *port_of(const uint8_t *gid)
+{
+	return osm_get_port_by_alias_guid(&osm->subn, cl_hton64(wire_get64(gid + 8)));
+}
+
+int glue_gid_on_fabric(const uint8_t *gid)
+{
+	return port_of(gid) != NULL;
+}
+
+uint64_t glue_port_of_gid(const uint8_t *gid)
+{
+	osm_port_t *port = port_of(gid);
+
+	return port ? cl_ntoh64(osm_port_get_guid(port)) : 0;
+}
+
+uint64_t glue_sys_guid_of(const uint8_t *gid)
+{
+	osm_port_t *port = port_of(gid);
+
+	return port && port->p_node ? cl_ntoh64(port->p_node->node_info.sys_guid) : 0;
+}
+
+int glue_gid_has_pkey(const uint8_t *gid, uint16_t pkey)
+{
+	osm_port_t *port = port_of(gid);
+
+	return port && osm_physp_has_pkey(&osm->log, cl_hton16(pkey), port->p_physp);
+}
+
+const osm_physp_t *glue_requester(osm_madw_t *madw)
+{
+	return osm_get_physp_by_mad_addr(&osm->log, &osm->subn, &madw->mad_addr);
+}
+
+uint64_t glue_physp_guid(const osm_physp_t *physp)
+{
+	return cl_ntoh64(osm_physp_get_port_guid(physp));
+}
+
+int glue_physp_has_pkey(const osm_physp_t *physp, uint16_t pkey)
+{
+	return osm_physp_has_pkey(&osm->log, cl_hton16(pkey), physp);
+}
+
+size_t glue_sr_count(void)
+{
+	return cl_qlist_count(&osm->subn.sa_sr_list);
+}
+
+void glue_sr_walk(int oldest_first, glue_sr_fn fn, void *arg)
+{
+	cl_qlist_t *l = &osm->subn.sa_sr_list;
+	cl_list_item_t *it, *next;
+
+	for (it = oldest_first ? cl_qlist_tail(l) : cl_qlist_head(l);
+	     it != cl_qlist_end(l); it = next) {
+		osm_svcr_t *s = (osm_svcr_t *)it;
+
+		next = oldest_first ? cl_qlist_prev(it) : cl_qlist_next(it);
+		if (fn(s, (const uint8_t *)&s->service_record, arg))
+			break;
+	}
+}
+
+const uint8_t *glue_sr_rec(const void *rec)
+{
+	return (const uint8_t *)&((const osm_svcr_t *)rec)->service_record;
+}
+
+/* The SR_SIZE wire bytes as OpenSM's record (the layouts are the same). */
+static const ib_service_record_t *as_osm(const uint8_t *bytes)
+{
+	return (const ib_service_record_t *)bytes;
+}
+
+void *glue_sr_insert(const uint8_t *bytes)
+{
+	osm_svcr_t *s = osm_svcr_new(as_osm(bytes));
+
+	if (s)
+		osm_svcr_insert_to_db(&osm->subn, &osm->log, s);
+	return s;
+}
+
+void glue_sr_replace(void *rec, const uint8_t *bytes)
+{
+	osm_svcr_init(rec, as_osm(bytes));
+}
+
+void glue_sr_remove(void *rec)
+{
+	osm_svcr_remove_from_db(&osm->subn, &osm->log, rec);
+	osm_svcr_delete(rec);
+}
+
+void glue_sr_lease_started(void *rec)
+{
+	cl_timer_trim(&osm->sa.sr_timer, 1000);
+	((osm_svcr_t *)rec)->modified_time = cl_get_time_stamp_sec();
+}
+
+void glue_sr_dirty(void)
+{
+	osm->sa.dirty = TRUE;
+}
+
+/* OpenSM's lease timer, then the plugin's catch-up on what it expired. */
+static void lease_cb(void *context)
+{
+	osm_sr_rcv_lease_cb(context);
+	lease_then();
+}
+
+int glue_sa_hook(cl_pfn_msgrcv_cb_t set, cl_pfn_msgrcv_cb_t get,
+		 void (*after_lease)(void))
+{
+	osm_sa_t *sa = &osm->sa;
+	cl_disp_reg_handle_t set_h, get_h;
+
+	/* The SA is initialized but not bound yet, so no request can be in
+	 * flight while the handlers are swapped. The handles go back into
+	 * osm->sa so that osm_sa_shutdown() unregisters ours in OpenSM's
+	 * place. */
+	cl_disp_unregister(sa->sr_set_disp_h);
+	cl_disp_unregister(sa->sr_disp_h);
+	set_h = cl_disp_register(sa->p_set_disp, OSM_MSG_MAD_SERVICE_RECORD, set, NULL);
+	get_h = cl_disp_register(sa->p_disp, OSM_MSG_MAD_SERVICE_RECORD, get, NULL);
+	if (set_h == CL_DISP_INVALID_HANDLE || get_h == CL_DISP_INVALID_HANDLE) {
+		if (set_h != CL_DISP_INVALID_HANDLE)
+			cl_disp_unregister(set_h);
+		if (get_h != CL_DISP_INVALID_HANDLE)
+			cl_disp_unregister(get_h);
+		sa->sr_set_disp_h = cl_disp_register(sa->p_set_disp, OSM_MSG_MAD_SERVICE_RECORD,
+						     osm_sr_rcv_process, sa);
+		sa->sr_disp_h = cl_disp_register(sa->p_disp, OSM_MSG_MAD_SERVICE_RECORD,
+						 osm_sr_rcv_process, sa);
+		return -EBUSY;
+	}
+	sa->sr_set_disp_h = set_h;
+	sa->sr_disp_h = get_h;
+	/* No lease is pending before the SA is bound: the timer is idle. */
+	lease_then = after_lease;
+	sa->sr_timer.pfn_callback = lease_cb;
+	sa->sr_timer.context = sa;
+	return 0;
+}
+
+void glue_sa_fallback(osm_madw_t *madw)
+{
+	osm_sr_rcv_process(&osm->sa, madw);
+}
+
+void glue_sa_respond(osm_madw_t *madw, cl_qlist_t *list)
+{
+	osm_sa_respond(&osm->sa, madw, sizeof(ib_service_record_t), list);
+}
+
+void glue_sa_error(osm_madw_t *madw, ib_net16_t status)
+{
+	osm_sa_send_error(&osm->sa, madw, status);
+}

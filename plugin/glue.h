@@ -1,0 +1,86 @@
+/* The plugin's one door into OpenSM's internals: the osm_opensm_t it was
+ * created with, osm->lock, the subnet's ports and SM state, the SA's
+ * ServiceRecord list (osm_svcr_t) and the SA's dispatcher and lease
+ * timer. Every other module reaches them through these functions. */
+#ifndef IBATS_GLUE_H
+#define IBATS_GLUE_H
+
+#include <opensm/osm_config.h> /* first: it fixes the layout of osm_sa_t */
+#include <opensm/osm_opensm.h>
+#include <opensm/osm_madw.h>
+#include <complib/cl_dispatcher.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+void glue_init(osm_opensm_t *osm);
+osm_log_t *glue_log(void);
+
+/* OpenSM's options, in host order. */
+const char *glue_plugin_options(void);
+const char *glue_dump_dir(void);
+uint64_t glue_sa_key(void);
+uint64_t glue_subnet_prefix(void);
+uint64_t glue_sm_port_guid(void);
+
+/* The SM: its state (SMInfo:SMState), whether it is master,
+ * and whether it is master past its first master sweep ("steady": the
+ * SA database is neither loaded nor cleaned any more). */
+uint8_t glue_sm_state(void);
+int glue_is_master(void);
+int glue_steady(void);
+uint16_t glue_sm_lid(void);
+
+/* osm->lock: shared for readers, exclusive for whoever changes the
+ * ServiceRecord list. */
+void glue_lock_shared(void);
+void glue_lock_excl(void);
+void glue_unlock(void);
+
+/* Ports, under either lock. A GID belongs to the port whose GUID or
+ * alias GUID is its interface ID, whatever the subnet prefix. */
+int glue_gid_on_fabric(const uint8_t *gid);
+/* That port's GUID, or 0 when none (the per-port cap's account). */
+uint64_t glue_port_of_gid(const uint8_t *gid);
+/* The SystemImageGUID of its node, or 0. */
+uint64_t glue_sys_guid_of(const uint8_t *gid);
+/* Whether its port holds pkey (base P_Key compared, as OpenSM does). */
+int glue_gid_has_pkey(const uint8_t *gid, uint16_t pkey);
+/* The requester's physical port (NULL when its LID is unknown). */
+const osm_physp_t *glue_requester(osm_madw_t *madw);
+uint64_t glue_physp_guid(const osm_physp_t *physp);
+int glue_physp_has_pkey(const osm_physp_t *physp, uint16_t pkey);
+
+/* The SA's ServiceRecord list (osm->subn.sa_sr_list). A record is an
+ * opaque handle whose SR_SIZE wire bytes glue_sr_rec() gives; they stay
+ * where they are until the record is removed. */
+size_t glue_sr_count(void);
+/* Visit every record, newest first or oldest first, until fn returns
+ * nonzero. fn may remove the record it is given (exclusive lock). */
+typedef int (*glue_sr_fn)(void *rec, const uint8_t *bytes, void *arg);
+void glue_sr_walk(int oldest_first, glue_sr_fn fn, void *arg);
+const uint8_t *glue_sr_rec(const void *rec);
+/* Exclusive lock: a new record at the head (NULL when out of memory),
+ * one replaced in place by bytes of the same RID, one removed and
+ * freed. */
+void *glue_sr_insert(const uint8_t *bytes);
+void glue_sr_replace(void *rec, const uint8_t *bytes);
+void glue_sr_remove(void *rec);
+/* After a Set with a finite lease: OpenSM's lease timer within a second. */
+void glue_sr_lease_started(void *rec);
+/* The list changed outside a Set: have sa_db_dump write it. */
+void glue_sr_dirty(void);
+
+/* Replace OpenSM's ServiceRecord handlers on both SA dispatchers with
+ * set (the Set dispatcher) and get (the query one), and run after_lease
+ * after each call of OpenSM's lease timer. From create(), before the SA
+ * is bound. -EBUSY leaves OpenSM's handlers in place. */
+int glue_sa_hook(cl_pfn_msgrcv_cb_t set, cl_pfn_msgrcv_cb_t get,
+		 void (*after_lease)(void));
+/* Hand a request to OpenSM's own ServiceRecord handler. */
+void glue_sa_fallback(osm_madw_t *madw);
+/* Answer with the ServiceRecords in list (osm_sa_item_t), or an error. */
+void glue_sa_respond(osm_madw_t *madw, cl_qlist_t *list);
+void glue_sa_error(osm_madw_t *madw, ib_net16_t status);
+
+#endif

@@ -1,0 +1,96 @@
+/* The refusal log lines' limiter (see refusal.h). */
+#include "refusal.h"
+
+#include "glue.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+
+#include "mono.h"
+#include "policy.h"
+#include "ratelim.h"
+
+#define BURST 5
+#define INTERVAL_NS (10 * 1000000000ull)
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER; /* rl */
+static struct rl rl;
+
+/* Summaries collected under mu, logged outside it; the one expirer's. */
+static struct {
+	struct rl_summary v[RL_SLOTS + 1];
+	size_t n;
+} due;
+
+void refusal_init(void)
+{
+	rl_init(&rl, BURST, INTERVAL_NS);
+}
+
+static void log_summary(const struct rl_summary *sum)
+{
+	char by[256], who[48];
+	size_t used = 0;
+	unsigned k;
+
+	by[0] = '\0';
+	for (k = 0; k < RL_KINDS && used < sizeof(by); k++)
+		if (sum->by_kind[k])
+			used += (size_t)snprintf(by + used, sizeof(by) - used, "%s%s %" PRIu64,
+						 used ? ", " : "",
+						 k < POL_NRULES ? pol_rule_name((enum pol_rule)k) :
+						 "unknown-requester", sum->by_kind[k]);
+	if (sum->who == RL_OTHERS)
+		snprintf(who, sizeof(who), "other ports");
+	else if (sum->who & REFUSAL_LID)
+		snprintf(who, sizeof(who), "unknown LID %u", (unsigned)(sum->who & 0xffff));
+	else
+		snprintf(who, sizeof(who), "port GUID 0x%016" PRIx64, sum->who);
+	OSM_LOG(glue_log(), OSM_LOG_ERROR,
+		"WRN 7A13: suppressed %" PRIu64 " refusal line(s) from %s in the last %" PRIu64
+		" s (by rule: %s)\n", sum->suppressed, who,
+		(sum->span_ns + 999999999u) / 1000000000u, by);
+}
+
+int refusal_allowed(uint64_t who, unsigned kind)
+{
+	struct rl_summary sum;
+	int ok, have;
+
+	pthread_mutex_lock(&mu);
+	ok = rl_event(&rl, who, kind, (uint64_t)mono_ns(), &sum, &have);
+	pthread_mutex_unlock(&mu);
+	if (have)
+		log_summary(&sum);
+	return ok;
+}
+
+uint64_t refusal_next_due(void)
+{
+	uint64_t t;
+
+	pthread_mutex_lock(&mu);
+	t = rl_next_due(&rl);
+	pthread_mutex_unlock(&mu);
+	return t;
+}
+
+static void collect(const struct rl_summary *s, void *arg)
+{
+	(void)arg;
+	if (due.n < RL_SLOTS + 1)
+		due.v[due.n++] = *s;
+}
+
+void refusal_expire(void)
+{
+	size_t i;
+
+	pthread_mutex_lock(&mu);
+	due.n = 0;
+	rl_expire(&rl, (uint64_t)mono_ns(), collect, NULL);
+	pthread_mutex_unlock(&mu);
+	for (i = 0; i < due.n; i++)
+		log_summary(&due.v[i]);
+}

@@ -1,0 +1,553 @@
+/* The plugin's ServiceRecord handlers. They replace OpenSM's on both SA
+ * dispatchers and answer from the plugin's index (mirror.c) instead of
+ * scanning osm->subn.sa_sr_list:
+ *
+ * - Set/Delete (one "subnadmin_set" thread): the ATS rules of policy.c,
+ *   then OpenSM's own Set/Delete semantics (osm_sa_service_record.c),
+ *   finding the record by RID in the index. List and index change together
+ *   under the exclusive osm->lock.
+ * - Get/GetTable (one thread per CPU, shared lock): matched in the index,
+ *   PKey-filtered for the requester, answered with osm_sa_respond() as
+ *   OpenSM would, in the list's order. */
+#include "sr_handler.h"
+
+#include "glue.h"
+
+#include <opensm/osm_helper.h>
+#include <opensm/osm_sa.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ats.h"
+#include "mirror.h"
+#include "mono.h"
+#include "policy.h"
+#include "ratelim.h"
+#include "refusal.h"
+#include "sa.h"
+#include "settings.h"
+#include "wire.h"
+
+static struct srh_events events;
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER; /* cnt */
+static struct state_counters cnt;
+/* Atomic: the SA's own work on requests, from the dispatcher's call until
+ * the lock is released with the answer decided; sending it is transport. */
+static uint64_t get_indexed, get_fallback, get_ns;
+static uint64_t sets, set_ns; /* Sets and Deletes carried out */
+
+static void account(uint64_t *count, uint64_t *ns, uint64_t t0)
+{
+	__atomic_add_fetch(count, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(ns, (uint64_t)mono_ns() - t0, __ATOMIC_RELAXED);
+}
+
+/* What the rules need to know about the requester and the records held. */
+struct facts {
+	uint64_t req_guid;
+	uint16_t req_lid;
+	struct pol_peer *peers;
+	size_t npeers, cap;
+	int err;
+};
+
+struct peer_walk {
+	const struct pol_request *req;
+	struct facts *f;
+	const struct srx_ent *skip[3]; /* found already */
+	size_t nskip;
+};
+
+static int add_peer(const struct srx_ent *e, void *arg)
+{
+	struct peer_walk *w = arg;
+	struct facts *f = w->f;
+	struct pol_peer peer;
+	size_t i;
+
+	for (i = 0; i < w->nskip; i++)
+		if (e == w->skip[i])
+			return 0;
+	sr_decode(srx_rec(e), SR_SIZE, &peer.rec);
+	if (!pol_peer_relevant(w->req, &peer.rec))
+		return 0;
+	/* pol_decide compares system images of other GIDs' primaries only. */
+	peer.sys_guid = peer.rec.id == ATS_SID_PRIMARY &&
+			memcmp(peer.rec.gid, w->req->rec.gid, 16) ?
+			glue_sys_guid_of(peer.rec.gid) : 0;
+	if (f->npeers == f->cap) {
+		size_t cap = f->cap ? 2 * f->cap : 8;
+		struct pol_peer *n = realloc(f->peers, cap * sizeof(*n));
+
+		if (!n) {
+			f->err = -ENOMEM;
+			return 1;
+		}
+		f->peers = n;
+		f->cap = cap;
+	}
+	f->peers[f->npeers++] = peer;
+	return 0;
+}
+
+/* Exclusive lock, index current. Only the peers pol_decide() consults,
+ * each found by a lookup rather than a walk of the GID's records:
+ * - a Set needs the GID's primary in its partition (primary-first), and
+ *   the records holding its address in either IPv4 form (the same GID's
+ *   for port-duplicate, other GIDs' primaries for duplicate-address);
+ * - a Delete of a primary needs the GID's other records. */
+static int gather(const osm_physp_t *physp, const struct osmats_conf *c,
+		  struct pol_request *req, struct facts *f)
+{
+	const struct srx *idx = mirror_index();
+	struct peer_walk w = { .req = req, .f = f };
+	uint8_t key[SR_SIZE], alt[16];
+	const struct srx_ent *found[3];
+	size_t nfound = 0, i;
+	uint64_t tgt;
+
+	f->req_guid = glue_physp_guid(physp);
+	/* The GID's interface ID may be the port GUID or an alias of it. */
+	tgt = glue_port_of_gid(req->rec.gid);
+	req->owns_gid = tgt && tgt == f->req_guid &&
+			wire_get64(req->rec.gid) == glue_subnet_prefix();
+	req->sys_guid = glue_sys_guid_of(req->rec.gid);
+	req->trusted = pol_key_trusted(glue_sa_key(), req->sm_key) ||
+		       conf_is_trusted(c, f->req_guid);
+	/* What validate_sr() would ask with the P_Key bit set; the
+	 * base P_Key is what osm_physp_has_pkey() compares. */
+	req->req_has_pkey = !pol_pkey_invalid(req->rec.pkey) &&
+			    glue_physp_has_pkey(physp, req->rec.pkey);
+	req->gid_has_pkey = !pol_pkey_invalid(req->rec.pkey) &&
+			    glue_gid_has_pkey(req->rec.gid, req->rec.pkey);
+
+	if (req->method == SA_METHOD_DELETE) {
+		if (req->rec.id == ATS_SID_PRIMARY)
+			srx_each_gid(idx, req->rec.gid, add_peer, &w);
+		return f->err;
+	}
+	/* The GID's primary and, for the port-duplicate rule, this SID, each
+	 * under both membership forms of the partition. */
+	memset(key, 0, sizeof(key));
+	memcpy(key + SR_OFF_GID, req->rec.gid, 16);
+	for (i = 0; i < 3; i++) {
+		const struct srx_ent *e;
+		size_t j;
+
+		wire_put64(key + SR_OFF_ID, i < 2 ? ATS_SID_PRIMARY : req->rec.id);
+		wire_put16(key + SR_OFF_PKEY, (uint16_t)(req->rec.pkey ^ (i == 1 ? 0 : 0x8000)));
+		if (i == 2 && req->rec.id == ATS_SID_PRIMARY)
+			break;
+		e = srx_find_rid(idx, key);
+		for (j = 0; j < nfound && e; j++)
+			if (found[j] == e)
+				e = NULL;
+		if (e) {
+			add_peer(e, &w);
+			found[nfound++] = e;
+		}
+	}
+	/* Every record of its address in this partition, but those found. */
+	w.nskip = nfound;
+	memcpy(w.skip, found, sizeof(found));
+	srx_each_data8(idx, req->rec.data8, add_peer, &w);
+	if (!ats_ip_other_form(req->rec.data8, alt))
+		srx_each_data8(idx, alt, add_peer, &w);
+	return f->err;
+}
+
+/* A refusal line may be logged now; when not, the plugin thread is
+ * woken to summarise once the interval is over. */
+static int log_allowed(uint64_t who, unsigned kind)
+{
+	int ok = refusal_allowed(who, kind);
+
+	if (!ok)
+		events.changed();
+	return ok;
+}
+
+static void log_decision(const struct pol_request *req, const struct facts *f,
+			 enum pol_rule rule, osm_log_level_t level, const char *what,
+			 const char *why)
+{
+	char gid[ATS_IP_STRLEN], ip[ATS_IP_STRLEN];
+
+	if (!log_allowed(f->req_guid, rule))
+		return;
+	ats_data8_str(req->rec.data8, ip, sizeof(ip));
+	OSM_LOG(glue_log(), level,
+		"%s %s: %s %s: %s ServiceRecord %s from LID %u port GUID 0x%016" PRIx64
+		": SID 0x%016" PRIx64 " GID %s PKey 0x%04x IP %s: %s\n",
+		level == OSM_LOG_ERROR ? "ERR" : "WRN", pol_rule_code(rule),
+		rule == POL_CAP ? "rule" : "ATS rule", pol_rule_name(rule), what,
+		req->method == SA_METHOD_DELETE ? "Delete" : "Set", f->req_lid,
+		f->req_guid, req->rec.id,
+		ats_gid_format(req->rec.gid, gid, sizeof(gid)), req->rec.pkey, ip, why);
+}
+
+static void log_unknown_lid(osm_madw_t *madw, const char *outcome)
+{
+	uint16_t lid = cl_ntoh16(madw->mad_addr.dest_lid);
+
+	if (log_allowed(REFUSAL_LID | lid, RL_KINDS - 1))
+		OSM_LOG(glue_log(), OSM_LOG_ERROR, "ERR 7A33: ServiceRecord %s from unknown LID %u; "
+			"%s\n", ib_get_sa_method_str(osm_madw_get_sa_mad_ptr(madw)->method),
+			lid, outcome);
+}
+
+/* OpenSM's validate_sr(): with the PKey in the mask, the requester and the
+ * ServiceGID's port must both hold it. */
+static int pkeys_valid(const osm_physp_t *physp, const ib_service_record_t *rec,
+		       ib_net64_t mask)
+{
+	uint16_t pkey = cl_ntoh16(rec->service_pkey);
+
+	if (!(mask & IB_SR_COMPMASK_SPKEY))
+		return 1;
+	if (!glue_physp_has_pkey(physp, pkey))
+		return 0;
+	if (!(mask & IB_SR_COMPMASK_SGID) || ib_gid_is_multicast(&rec->service_gid))
+		return 1;
+	return glue_gid_has_pkey(rec->service_gid.raw, pkey);
+}
+
+/* OpenSM's sr_rcv_respond(): the ServiceKey only to trusted requests. */
+static void respond(osm_madw_t *madw, cl_qlist_t *list)
+{
+	if (!osm_madw_get_sa_mad_ptr(madw)->sm_key) {
+		osm_sa_item_t *it;
+
+		for (it = (osm_sa_item_t *)cl_qlist_head(list);
+		     it != (osm_sa_item_t *)cl_qlist_end(list);
+		     it = (osm_sa_item_t *)cl_qlist_next(&it->list_item))
+			memset(it->resp.service_rec.service_key, 0,
+			       sizeof(it->resp.service_rec.service_key));
+	}
+	glue_sa_respond(madw, list);
+}
+
+static void respond_one(osm_madw_t *madw, const ib_service_record_t *rec)
+{
+	osm_sa_item_t *item = malloc(SA_ITEM_RESP_SIZE(service_rec));
+	cl_qlist_t list;
+
+	if (!item) {
+		OSM_LOG(glue_log(), OSM_LOG_ERROR,
+			"ERR 7A32: out of memory answering a ServiceRecord %s\n",
+			ib_get_sa_method_str(osm_madw_get_sa_mad_ptr(madw)->method));
+		glue_sa_error(madw, IB_SA_MAD_STATUS_NO_RESOURCES);
+		return;
+	}
+	item->resp.service_rec = *rec;
+	cl_qlist_init(&list);
+	cl_qlist_insert_tail(&list, &item->list_item);
+	respond(madw, &list);
+}
+
+/* Exclusive lock held, released here. OpenSM's sr_rcv_process_set_method. */
+static void do_set(osm_madw_t *madw, ib_service_record_t *rec, ib_net64_t mask,
+		   uint64_t charge, uint64_t t0)
+{
+	ib_service_record_t answer;
+	void *s;
+
+	if ((mask & (IB_SR_COMPMASK_SID | IB_SR_COMPMASK_SGID)) !=
+	    (IB_SR_COMPMASK_SID | IB_SR_COMPMASK_SGID)) {
+		glue_unlock();
+		glue_sa_error(madw, IB_SA_MAD_STATUS_REQ_INVALID);
+		return;
+	}
+	if (!(mask & IB_SR_COMPMASK_SLEASE))
+		rec->service_lease = SR_LEASE_INFINITE;
+	s = mirror_set((const uint8_t *)rec, charge);
+	if (!s) {
+		glue_unlock();
+		OSM_LOG(glue_log(), OSM_LOG_ERROR,
+			"ERR 7A32: out of memory adding a ServiceRecord\n");
+		glue_sa_error(madw, IB_SA_MAD_STATUS_NO_RESOURCES);
+		return;
+	}
+	/* As OpenSM does: a lease-timer call within a second. */
+	if (rec->service_lease != SR_LEASE_INFINITE)
+		glue_sr_lease_started(s);
+	glue_unlock();
+	account(&sets, &set_ns, t0);
+	answer = *rec;
+	if (!(mask & IB_SR_COMPMASK_SPKEY))
+		answer.service_pkey = IB_DEFAULT_PKEY;
+	respond_one(madw, &answer);
+}
+
+/* Exclusive lock held, released here. OpenSM's sr_rcv_process_delete_method. */
+static void do_delete(osm_madw_t *madw, const ib_service_record_t *rec, uint64_t t0)
+{
+	ib_service_record_t gone;
+
+	if (mirror_delete((const uint8_t *)rec, (uint8_t *)&gone)) {
+		glue_unlock();
+		glue_sa_error(madw, IB_SA_MAD_STATUS_NO_RECORDS);
+		return;
+	}
+	glue_unlock();
+	account(&sets, &set_ns, t0);
+	respond_one(madw, &gone);
+}
+
+static void count_decision(const struct pol_decision *d)
+{
+	pthread_mutex_lock(&mu);
+	if (d->rule != POL_PASS) {
+		cnt.rejected[d->rule]++;
+	} else {
+		cnt.accepted++;
+		if (d->warn)
+			cnt.warned[d->warn_rule]++;
+		if (d->clamp)
+			cnt.clamped++;
+	}
+	pthread_mutex_unlock(&mu);
+	events.changed();
+}
+
+/* Exclusive lock held. The ATS rules; nonzero when the request was
+ * answered (rejected), with the lock released. */
+static int apply_rules(osm_madw_t *madw, const osm_physp_t *physp, uint8_t *mad,
+		       struct pol_request *req)
+{
+	struct osmats_conf conf;
+	struct pol_decision d;
+	struct facts f;
+
+	memset(&f, 0, sizeof(f));
+	f.req_lid = cl_ntoh16(madw->mad_addr.dest_lid);
+	settings_get(&conf);
+	if (gather(physp, &conf, req, &f)) {
+		glue_unlock();
+		free(f.peers);
+		OSM_LOG(glue_log(), OSM_LOG_ERROR,
+			"ERR 7A11: out of memory checking an ATS request; answering NO_RESOURCES\n");
+		glue_sa_error(madw, IB_SA_MAD_STATUS_NO_RESOURCES);
+		return 1;
+	}
+	pol_decide(&conf.pol, req, f.peers, f.npeers, &d);
+	free(f.peers);
+	if (d.rule != POL_PASS) {
+		glue_unlock();
+		log_decision(req, &f, d.rule, OSM_LOG_ERROR, "rejected", d.why);
+		count_decision(&d);
+		glue_sa_error(madw, IB_SA_MAD_STATUS_REQ_INVALID);
+		return 1;
+	}
+	if (d.warn)
+		log_decision(req, &f, d.warn_rule, OSM_LOG_INFO, "accepted despite", d.why);
+	if (d.clamp) {
+		char why[64];
+
+		snprintf(why, sizeof(why), "lease %" PRIu32 " s clamped to %" PRIu32 " s",
+			 pol_effective_lease(req), d.lease);
+		log_decision(req, &f, POL_LEASE, OSM_LOG_INFO, "accepted with", why);
+		wire_put32(mad + SA_OFF_DATA + SR_OFF_LEASE, d.lease);
+		wire_put64(mad + SA_OFF_COMP_MASK, req->comp_mask | sr_comp_mask(SR_F_LEASE));
+	}
+	count_decision(&d);
+	return 0;
+}
+
+/* Exclusive lock held, index current: the per-port cap on a new record,
+ * for every service (trusted requesters too). Nonzero when the request
+ * was answered (NO_RESOURCES), with the lock released. */
+static int apply_cap(osm_madw_t *madw, const osm_physp_t *physp,
+		     struct pol_request *req, uint64_t charge)
+{
+	const struct srx *idx = mirror_index();
+	struct pol_config pol;
+	struct pol_decision d;
+	struct facts f;
+
+	settings_get_pol(&pol);
+	req->is_new = !srx_find_rid(idx, (const uint8_t *)ib_sa_mad_get_payload_ptr(
+					    osm_madw_get_sa_mad_ptr(madw)));
+	req->charged = srx_charged(idx, charge);
+	pol_decide_cap(&pol, req, &d);
+	if (d.rule == POL_PASS)
+		return 0;
+	glue_unlock();
+	memset(&f, 0, sizeof(f));
+	f.req_lid = cl_ntoh16(madw->mad_addr.dest_lid);
+	f.req_guid = glue_physp_guid(physp);
+	if (charge)
+		snprintf(d.why + strlen(d.why), sizeof(d.why) - strlen(d.why),
+			 " [port 0x%016" PRIx64 "]", charge);
+	else
+		snprintf(d.why + strlen(d.why), sizeof(d.why) - strlen(d.why),
+			 " [GIDs on no port]");
+	log_decision(req, &f, POL_CAP, OSM_LOG_ERROR, "rejected", d.why);
+	count_decision(&d);
+	glue_sa_error(madw, IB_SA_MAD_STATUS_NO_RESOURCES);
+	return 1;
+}
+
+static void sr_set(void *context, void *data)
+{
+	uint64_t t0 = (uint64_t)mono_ns();
+	osm_madw_t *madw = data;
+	ib_sa_mad_t *sam = osm_madw_get_sa_mad_ptr(madw);
+	uint8_t *mad = (uint8_t *)sam;
+	ib_service_record_t *rec = ib_sa_mad_get_payload_ptr(sam);
+	struct pol_request req;
+	const osm_physp_t *physp;
+
+	(void)context;
+	if ((sam->method != IB_MAD_METHOD_SET && sam->method != IB_MAD_METHOD_DELETE) ||
+	    pol_request_decode(mad, madw->mad_size, &req)) {
+		glue_sa_fallback(madw);
+		return;
+	}
+	glue_lock_excl();
+	if (mirror_sync()) {
+		glue_unlock();
+		glue_sa_error(madw, IB_SA_MAD_STATUS_NO_RESOURCES);
+		return;
+	}
+	physp = glue_requester(madw);
+	if (!physp) {
+		glue_unlock();
+		log_unknown_lid(madw, "answering REQ_INVALID as OpenSM does");
+		glue_sa_error(madw, IB_SA_MAD_STATUS_REQ_INVALID);
+		return;
+	}
+	if ((ats_sid_in_block(req.rec.id) || ats_name_is_ats(req.rec.name)) &&
+	    apply_rules(madw, physp, mad, &req))
+		return;
+	if (!pkeys_valid(physp, rec, sam->comp_mask)) {
+		glue_unlock();
+		glue_sa_error(madw, IB_SA_MAD_STATUS_REQ_INVALID);
+		return;
+	}
+	if (sam->method == IB_MAD_METHOD_SET) {
+		uint64_t charge = glue_port_of_gid(rec->service_gid.raw);
+
+		if (apply_cap(madw, physp, &req, charge))
+			return;
+		do_set(madw, rec, sam->comp_mask, charge, t0);
+	} else
+		do_delete(madw, rec, t0);
+}
+
+struct get_walk {
+	const osm_physp_t *physp;
+	cl_qlist_t list;
+	int err;
+};
+
+/* OpenSM's get_matching_sr() after the field matching. */
+static int add_answer(const struct srx_ent *e, void *arg)
+{
+	struct get_walk *w = arg;
+	const ib_service_record_t *rec = (const ib_service_record_t *)srx_rec(e);
+	osm_sa_item_t *item;
+
+	if (!ib_pkey_is_invalid(rec->service_pkey) &&
+	    !glue_physp_has_pkey(w->physp, cl_ntoh16(rec->service_pkey)))
+		return 0;
+	item = malloc(SA_ITEM_RESP_SIZE(service_rec));
+	if (!item) {
+		w->err = -ENOMEM;
+		return 1;
+	}
+	item->resp.service_rec = *rec;
+	cl_qlist_insert_tail(&w->list, &item->list_item);
+	return 0;
+}
+
+static void free_items(cl_qlist_t *list)
+{
+	cl_list_item_t *it;
+
+	while ((it = cl_qlist_remove_head(list)) != cl_qlist_end(list))
+		free(it);
+}
+
+static void sr_get(void *context, void *data)
+{
+	osm_madw_t *madw = data;
+	ib_sa_mad_t *sam = osm_madw_get_sa_mad_ptr(madw);
+	struct get_walk w = { .err = 0 };
+	uint64_t t0 = (uint64_t)mono_ns();
+	int indexed, wanted;
+
+	(void)context;
+	if (sam->method != IB_MAD_METHOD_GET && sam->method != IB_MAD_METHOD_GETTABLE) {
+		glue_sa_fallback(madw);
+		return;
+	}
+	wanted = settings_indexed_queries();
+	glue_lock_shared();
+	indexed = wanted && mirror_current();
+	if (!indexed) {
+		glue_unlock();
+		__atomic_add_fetch(&get_fallback, 1, __ATOMIC_RELAXED);
+		/* Behind in steady state (leases, a clean): the worker catches
+		 * up, so that one query pays for it, not all of them. */
+		if (wanted && glue_steady())
+			events.behind();
+		glue_sa_fallback(madw);
+		return;
+	}
+	w.physp = glue_requester(madw);
+	if (!w.physp) {
+		/* OpenSM does not answer a requester it cannot place. */
+		glue_unlock();
+		log_unknown_lid(madw, "not answered, as OpenSM does");
+		return;
+	}
+	cl_qlist_init(&w.list);
+	if (srx_query(mirror_index(), ib_sa_mad_get_payload_ptr(sam), cl_ntoh64(sam->comp_mask),
+		      add_answer, &w) < 0)
+		w.err = -ENOMEM;
+	glue_unlock();
+	account(&get_indexed, &get_ns, t0);
+	if (w.err) {
+		free_items(&w.list);
+		OSM_LOG(glue_log(), OSM_LOG_ERROR,
+			"ERR 7A32: out of memory answering a ServiceRecord query\n");
+		glue_sa_error(madw, IB_SA_MAD_STATUS_NO_RESOURCES);
+		return;
+	}
+	if (sam->method == IB_MAD_METHOD_GET && !cl_qlist_count(&w.list))
+		glue_sa_error(madw, IB_SA_MAD_STATUS_NO_RECORDS);
+	else
+		respond(madw, &w.list);
+}
+
+int srh_init(const struct srh_events *ev)
+{
+	events = *ev;
+	return glue_sa_hook(sr_set, sr_get, mirror_resync);
+}
+
+void srh_counters(struct state_counters *out)
+{
+	pthread_mutex_lock(&mu);
+	*out = cnt;
+	pthread_mutex_unlock(&mu);
+}
+
+void srh_index_stats(struct state_index *out)
+{
+	out->gets_indexed = __atomic_load_n(&get_indexed, __ATOMIC_RELAXED);
+	out->gets_fallback = __atomic_load_n(&get_fallback, __ATOMIC_RELAXED);
+	out->get_ns = __atomic_load_n(&get_ns, __ATOMIC_RELAXED);
+	out->sets = __atomic_load_n(&sets, __ATOMIC_RELAXED);
+	out->set_ns = __atomic_load_n(&set_ns, __ATOMIC_RELAXED);
+}
+
+uint64_t srh_sets(void)
+{
+	return __atomic_load_n(&sets, __ATOMIC_RELAXED);
+}

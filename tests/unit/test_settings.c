@@ -1,0 +1,173 @@
+/* plugin/settings.c: the config file's load and reload, fail closed
+ * (ERR 7A20-7A23), against a real OpenSM log object writing to a file. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "settings.h"
+#include "tmpconf.h"
+
+static osm_log_t olog;
+static char log_path[64], conf_path[64], opts[96];
+
+/* How many lines of the log so far contain what. */
+static int logged(const char *what)
+{
+	char line[2048];
+	FILE *f = fopen(log_path, "r");
+	int n = 0;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, what) != NULL;
+	fclose(f);
+	return n;
+}
+
+static void write_conf(const char *text)
+{
+	tmpconf_write(conf_path, sizeof(conf_path), "osmats-settings-test", text);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(log_path, sizeof(log_path), "/tmp/osmats-settings-test-log.%d", (int)getpid());
+	osm_log_construct(&olog);
+	assert_int_equal(osm_log_init_v2(&olog, TRUE, OSM_LOG_ERROR | OSM_LOG_INFO, log_path,
+					 0, FALSE), IB_SUCCESS);
+	snprintf(conf_path, sizeof(conf_path), "/tmp/osmats-settings-test.%d", (int)getpid());
+	snprintf(opts, sizeof(opts), "osmats_config=%s", conf_path);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	osm_log_destroy(&olog);
+	unlink(log_path);
+	unlink(conf_path);
+	return 0;
+}
+
+static void assert_every_rule_on(void)
+{
+	struct osmats_conf c;
+	unsigned r;
+
+	settings_get(&c);
+	for (r = 1; r < POL_NRULES; r++)
+		assert_true(c.pol.enabled[r]);
+}
+
+static void test_no_file(void **state)
+{
+	(void)state;
+	unlink(conf_path);
+	settings_init(&olog, opts);
+	assert_string_equal(settings_path(), conf_path);
+	assert_int_equal(logged("using defaults"), 1);
+	assert_every_rule_on();
+	assert_true(settings_indexed_queries());
+}
+
+static void test_broken_at_load_fails_closed(void **state)
+{
+	(void)state;
+	write_conf("enforce_sid_block no\nno_such_key yes\n");
+	settings_init(&olog, opts);
+	assert_int_equal(logged("ERR 7A20"), 1);
+	assert_int_equal(logged("ERR 7A23"), 1);
+	/* The line that parsed does not count: every rule on. */
+	assert_every_rule_on();
+
+	/* Unchanged, it is not read again; fixed, it is. */
+	settings_reload();
+	assert_int_equal(logged("ERR 7A20"), 1);
+	write_conf("enforce_sid_block no\n");
+	settings_reload();
+	assert_int_equal(logged("reloaded"), 1);
+	{
+		struct osmats_conf c;
+
+		settings_get(&c);
+		assert_false(c.pol.enabled[POL_SID_BLOCK]);
+		assert_true(c.pol.enabled[POL_NAME]);
+	}
+}
+
+static void test_reload(void **state)
+{
+	struct osmats_conf c;
+	struct pol_config pol;
+
+	(void)state;
+	write_conf("lease_max 600\n");
+	settings_init(&olog, opts);
+	settings_reload();
+	assert_int_equal(logged("reloaded"), 0);
+
+	write_conf("lease_max 900\nindexed_queries no\nenforce_lease off\n");
+	settings_reload();
+	assert_int_equal(logged("reloaded"), 1);
+	settings_get(&c);
+	assert_int_equal(c.pol.lease_max, 900);
+	assert_false(c.pol.enabled[POL_LEASE]);
+	assert_false(settings_indexed_queries());
+	settings_get_pol(&pol);
+	assert_memory_equal(&pol, &c.pol, sizeof(pol));
+}
+
+static void test_broken_at_reload_keeps_previous(void **state)
+{
+	struct osmats_conf c;
+
+	(void)state;
+	write_conf("lease_max 600\n");
+	settings_init(&olog, opts);
+	write_conf("lease_max 60\nlease_min\n");
+	settings_reload();
+	assert_int_equal(logged("ERR 7A20"), 1);
+	assert_int_equal(logged("ERR 7A21"), 1);
+	settings_get(&c);
+	assert_int_equal(c.pol.lease_max, 600);
+	/* Logged once: the broken file's stamp is remembered. */
+	settings_reload();
+	assert_int_equal(logged("ERR 7A21"), 1);
+}
+
+static void test_restart_key_kept(void **state)
+{
+	struct osmats_conf c;
+
+	(void)state;
+	write_conf("state_file /tmp/a.json\n");
+	settings_init(&olog, opts);
+	write_conf("state_file /tmp/bb.json\nlease_max 77\n");
+	settings_reload();
+	assert_int_equal(logged("ERR 7A22"), 1);
+	settings_get(&c);
+	assert_string_equal(c.state_file, "/tmp/a.json");
+	assert_int_equal(c.pol.lease_max, 77);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_no_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_broken_at_load_fails_closed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reload, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_broken_at_reload_keeps_previous, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_restart_key_kept, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -18,14 +18,14 @@ void ipoib_exec_run(struct sa_client *sa, struct saj *j)
 		ipoib_bcast_mgid(g->pkey, mgid);
 		j->queries++;
 		if (p->op == SAJ_LEAVE) {
-			g->err = mcm_leave(sa, mgid);
+			g->err = sa_mcm_leave(sa, mgid);
 		} else if (p->op == SAJ_JOIN) {
-			g->err = mcm_join(sa, mgid, &g->rec);
+			g->err = sa_mcm_join(sa, mgid, &g->rec);
 		} else {
-			g->err = mcm_member(sa, mgid, &g->rec);
+			g->err = sa_mcm_member(sa, mgid, &g->rec);
 			if (g->err == -ENOENT) {
 				j->queries++;
-				g->err = mcm_join(sa, mgid, &g->rec);
+				g->err = sa_mcm_join(sa, mgid, &g->rec);
 				g->joined = !g->err;
 			}
 		}

@@ -74,48 +74,6 @@ int mcm_decode(const uint8_t *b, size_t len, struct mcm_record *m)
 	return 0;
 }
 
-static int mcm_op(struct sa_client *sa, uint8_t method, const uint8_t *mgid,
-		  uint64_t comp_mask, struct mcm_record *out)
-{
-	struct mcm_record q = { 0 };
-	struct sa_answer ans;
-	uint8_t b[MCM_SIZE];
-	int ret;
-
-	memcpy(q.mgid, mgid, 16);
-	memcpy(q.port_gid, sa_client_port(sa)->gid, 16);
-	q.join_state = MCM_JOIN_FULL;
-	mcm_encode(b, &q);
-	ret = sa_request(sa, method, SA_ATTR_MCMEMBER_RECORD, comp_mask, b, sizeof(b), &ans);
-	if (ret)
-		return ret;
-	if (out && mcm_decode(ans.data, ans.data_len, out))
-		ret = -EPROTO;
-	sa_answer_free(&ans);
-	return ret;
-}
-
-/* Joining a group that exists: its parameters come from the SM. */
-#define MCM_CM_JOIN (1ull << MCM_CM_MGID | 1ull << MCM_CM_PORT_GID | 1ull << MCM_CM_JOIN_STATE)
-
-int mcm_join(struct sa_client *sa, const uint8_t *mgid, struct mcm_record *out)
-{
-	return mcm_op(sa, SA_METHOD_SET, mgid, MCM_CM_JOIN, out);
-}
-
-int mcm_leave(struct sa_client *sa, const uint8_t *mgid)
-{
-	return mcm_op(sa, SA_METHOD_DELETE, mgid, MCM_CM_JOIN, NULL);
-}
-
-/* With the PortGID in the mask OpenSM answers only if that port is a
- * member, to untrusted requesters too. */
-int mcm_member(struct sa_client *sa, const uint8_t *mgid, struct mcm_record *out)
-{
-	return mcm_op(sa, SA_METHOD_GET, mgid,
-		      1ull << MCM_CM_MGID | 1ull << MCM_CM_PORT_GID, out);
-}
-
 unsigned mcm_mtu_bytes(uint8_t code)
 {
 	return code >= 1 && code <= 5 ? 128u << code : 0;

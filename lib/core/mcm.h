@@ -1,12 +1,11 @@
-/* SA MCMemberRecord (IBTA Vol 1 15.2.5.17, Table 198) and the joins and
- * leaves of multicast groups an IPoIB interface needs. */
+/* SA MCMemberRecord (IBTA Vol 1 15.2.5.17, Table 198): the codec. The
+ * joins and leaves an IPoIB interface needs are SA requests (sa_client.h). */
 #ifndef IBATS_MCM_H
 #define IBATS_MCM_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sa_client.h"
 
 #define MCM_SIZE 52
 #define SA_ATTR_MCMEMBER_RECORD 0x0038
@@ -53,14 +52,6 @@ struct mcm_record {
 
 void mcm_encode(uint8_t *b, const struct mcm_record *m);
 int mcm_decode(const uint8_t *b, size_t len, struct mcm_record *m);
-
-/* Join (SubnAdmSet) or leave (SubnAdmDelete) group mgid as a full member;
- * the group's record comes back in *out. */
-int mcm_join(struct sa_client *sa, const uint8_t *mgid, struct mcm_record *out);
-int mcm_leave(struct sa_client *sa, const uint8_t *mgid);
-/* Our port's membership of mgid: 0 (and the record), -ENOENT if the port
- * is no member, or another -errno. */
-int mcm_member(struct sa_client *sa, const uint8_t *mgid, struct mcm_record *out);
 
 /* Bytes of an IB MTU code (1..5), 0 when unknown. */
 unsigned mcm_mtu_bytes(uint8_t code);

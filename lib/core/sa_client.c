@@ -399,3 +399,47 @@ int sa_port_pkeys(struct sa_client *sa, uint16_t lid, uint8_t port_num,
 	sa_answer_free(&ans);
 	return (int)n;
 }
+
+/* MCMemberRecord joins (IBTA Vol 1 15.2.5.17): as a FullMember, with our
+ * port's GID. */
+static int sa_mcm_op(struct sa_client *sa, uint8_t method, const uint8_t *mgid,
+		     uint64_t comp_mask, struct mcm_record *out)
+{
+	struct mcm_record q = { 0 };
+	struct sa_answer ans;
+	uint8_t b[MCM_SIZE];
+	int ret;
+
+	memcpy(q.mgid, mgid, 16);
+	memcpy(q.port_gid, sa_client_port(sa)->gid, 16);
+	q.join_state = MCM_JOIN_FULL;
+	mcm_encode(b, &q);
+	ret = sa_request(sa, method, SA_ATTR_MCMEMBER_RECORD, comp_mask, b, sizeof(b), &ans);
+	if (ret)
+		return ret;
+	if (out && mcm_decode(ans.data, ans.data_len, out))
+		ret = -EPROTO;
+	sa_answer_free(&ans);
+	return ret;
+}
+
+/* Joining a group that exists: its parameters come from the SM. */
+#define SA_MCM_JOIN_MASK (1ull << MCM_CM_MGID | 1ull << MCM_CM_PORT_GID | 1ull << MCM_CM_JOIN_STATE)
+
+int sa_mcm_join(struct sa_client *sa, const uint8_t *mgid, struct mcm_record *out)
+{
+	return sa_mcm_op(sa, SA_METHOD_SET, mgid, SA_MCM_JOIN_MASK, out);
+}
+
+int sa_mcm_leave(struct sa_client *sa, const uint8_t *mgid)
+{
+	return sa_mcm_op(sa, SA_METHOD_DELETE, mgid, SA_MCM_JOIN_MASK, NULL);
+}
+
+/* With the PortGID in the mask OpenSM answers only if that port is a
+ * member, to untrusted requesters too. */
+int sa_mcm_member(struct sa_client *sa, const uint8_t *mgid, struct mcm_record *out)
+{
+	return sa_mcm_op(sa, SA_METHOD_GET, mgid,
+		      1ull << MCM_CM_MGID | 1ull << MCM_CM_PORT_GID, out);
+}

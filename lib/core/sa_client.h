@@ -1,11 +1,13 @@
-/* SA client: SubnAdm Get/Set/Delete/GetTable of ServiceRecords (and the
- * records needed to enumerate ports), over one mport. */
+/* SA client: SubnAdm Get/Set/Delete/GetTable of ServiceRecords, the
+ * records needed to enumerate ports and paths, and multicast joins, over
+ * one mport. */
 #ifndef IBATS_SA_CLIENT_H
 #define IBATS_SA_CLIENT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mcm.h"
 #include "mport.h"
 #include "sa.h"
 #include "sr.h"
@@ -97,5 +99,15 @@ int sa_ports(struct sa_client *sa, unsigned gap, struct sa_port **ports, size_t 
  * 15.2.5.11). Returns how many non-zero entries it put in pkeys. */
 int sa_port_pkeys(struct sa_client *sa, uint16_t lid, uint8_t port_num,
 		  uint16_t *pkeys, size_t max);
+
+/* Join (SubnAdmSet) or leave (SubnAdmDelete) group mgid as a full member;
+ * the group's record comes back in *out. */
+int sa_mcm_join(struct sa_client *sa, const uint8_t *mgid,
+		struct mcm_record *out);
+int sa_mcm_leave(struct sa_client *sa, const uint8_t *mgid);
+/* Our port's membership of mgid: 0 (and the record), -ENOENT if the port
+ * is no member, or another -errno. */
+int sa_mcm_member(struct sa_client *sa, const uint8_t *mgid,
+		  struct mcm_record *out);
 
 #endif

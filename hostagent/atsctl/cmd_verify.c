@@ -12,7 +12,7 @@
 #include "ipoib.h"
 #include "json.h"
 
-int verify_ipoib_neigh(const struct nl_neigh *n, struct ats_ip *ip, uint8_t *gid)
+int verify_ipoib_neigh(const struct ifev_neigh *n, struct ats_ip *ip, uint8_t *gid)
 {
 	struct ipoib_hwaddr hw;
 
@@ -27,16 +27,16 @@ int verify_ipoib_neigh(const struct nl_neigh *n, struct ats_ip *ip, uint8_t *gid
 }
 
 struct neighs {
-	struct nl_neigh *v;
+	struct ifev_neigh *v;
 	size_t n;
 };
 
-static void collect(const struct nl_event *ev, void *arg)
+static void collect(const struct ifev_event *ev, void *arg)
 {
 	struct neighs *ns = arg;
-	struct nl_neigh *v;
+	struct ifev_neigh *v;
 
-	if (ev->type != NL_EV_NEWNEIGH)
+	if (ev->type != IFEV_EV_NEWNEIGH)
 		return;
 	v = realloc(ns->v, (ns->n + 1) * sizeof(*v));
 	if (!v)
@@ -51,7 +51,7 @@ int cmd_verify(struct ctl *c, const struct ctl_args *a)
 	uint16_t pkey = a->pkey;
 	int json = c->json;
 	struct neighs ns = { NULL, 0 };
-	struct nl_sock *nl = NULL;
+	struct ifev_sock *nl = NULL;
 	size_t i, k, checked = 0, bad = 0;
 	struct json j;
 	char *doc = NULL;
@@ -59,17 +59,17 @@ int cmd_verify(struct ctl *c, const struct ctl_args *a)
 	FILE *out = NULL;
 	int ret;
 
-	ret = nl_open(&nl, a->netns);
+	ret = ifev_open(&nl, a->netns);
 	if (!ret)
-		ret = nl_dump_all(nl, RTM_GETNEIGH, collect, &ns);
+		ret = ifev_dump_all(nl, RTM_GETNEIGH, collect, &ns);
 	if (ret) {
 		fprintf(stderr, "atsctl: verify: cannot read the neighbour table%s%s: %s\n",
 			a->netns ? " of netns " : "", a->netns ? a->netns : "", strerror(-ret));
-		nl_close(nl);
+		ifev_close(nl);
 		free(ns.v);
 		return 3;
 	}
-	nl_close(nl);
+	ifev_close(nl);
 	/* The document goes out whole or not at all: a lookup that fails
 	 * halfway must not leave half a document on stdout. */
 	if (json && !(out = open_memstream(&doc, &doclen))) {

@@ -16,12 +16,12 @@
 
 struct src_if {
 	const struct agent_if *cfg;
-	struct nl_sock *nl;
+	struct ifev_sock *nl;
 	int ifindex;          /* 0 until the link is seen */
 	unsigned flags;       /* IFF_* */
 	uint16_t pkey;
 	int foreign;          /* an IPoIB link of another CA port: ignored */
-	struct nl_addr addrs[SRC_MAX_ADDRS];
+	struct ifev_addr addrs[SRC_MAX_ADDRS];
 	size_t naddrs;
 };
 
@@ -58,7 +58,7 @@ static uint16_t sysfs_pkey(const char *ifname)
 	return (uint16_t)(v | 0x8000);
 }
 
-static void addr_del(struct src_if *i, const struct nl_addr *a)
+static void addr_del(struct src_if *i, const struct ifev_addr *a)
 {
 	size_t k;
 
@@ -74,10 +74,10 @@ static void addr_del(struct src_if *i, const struct nl_addr *a)
 }
 
 /* Apply one rtnetlink event to an interface. */
-static void sources_apply(struct sources *s, struct src_if *i, const struct nl_event *ev)
+static void sources_apply(struct sources *s, struct src_if *i, const struct ifev_event *ev)
 {
 	switch (ev->type) {
-	case NL_EV_NEWLINK:
+	case IFEV_EV_NEWLINK:
 		if (strcmp(ev->link.name, i->cfg->name))
 			return;
 		if (i->ifindex != ev->link.ifindex)
@@ -98,7 +98,7 @@ static void sources_apply(struct sources *s, struct src_if *i, const struct nl_e
 				  sysfs_pkey(i->cfg->name) : ATS_PKEY_DEFAULT;
 		s->changed = 1;
 		return;
-	case NL_EV_DELLINK:
+	case IFEV_EV_DELLINK:
 		if (ev->link.ifindex != i->ifindex)
 			return;
 		i->ifindex = 0;
@@ -106,7 +106,7 @@ static void sources_apply(struct sources *s, struct src_if *i, const struct nl_e
 		i->naddrs = 0;
 		s->changed = 1;
 		return;
-	case NL_EV_NEWADDR:
+	case IFEV_EV_NEWADDR:
 		if (!i->ifindex || ev->addr.ifindex != i->ifindex)
 			return;
 		addr_del(i, &ev->addr); /* an update replaces the old flags */
@@ -114,14 +114,14 @@ static void sources_apply(struct sources *s, struct src_if *i, const struct nl_e
 			i->addrs[i->naddrs++] = ev->addr;
 		s->changed = 1;
 		return;
-	case NL_EV_DELADDR:
+	case IFEV_EV_DELADDR:
 		if (!i->ifindex || ev->addr.ifindex != i->ifindex)
 			return;
 		addr_del(i, &ev->addr);
 		s->changed = 1;
 		return;
-	case NL_EV_NEWNEIGH:
-	case NL_EV_DONE:
+	case IFEV_EV_NEWNEIGH:
+	case IFEV_EV_DONE:
 		return;
 	}
 }
@@ -131,7 +131,7 @@ struct apply_ctx {
 	struct src_if *i;
 };
 
-static void apply_cb(const struct nl_event *ev, void *arg)
+static void apply_cb(const struct ifev_event *ev, void *arg)
 {
 	struct apply_ctx *c = arg;
 
@@ -142,14 +142,14 @@ int sources_read(struct sources *s, size_t ifidx)
 {
 	struct src_if *i = &s->ifs[ifidx];
 	struct apply_ctx c = { s, i };
-	int ret = nl_read(i->nl, apply_cb, &c);
+	int ret = ifev_read(i->nl, apply_cb, &c);
 
 	if (ret == -ENOBUFS) {
 		/* Events were lost: start over from a fresh dump. */
 		log_warn("interface %s: netlink overrun, reading its state again",
 			 i->cfg->name);
 		i->naddrs = 0;
-		ret = nl_dump(i->nl, RTM_GETLINK);
+		ret = ifev_dump(i->nl, RTM_GETLINK);
 		s->changed = 1;
 	}
 	return ret == -EAGAIN ? 0 : ret;
@@ -164,12 +164,12 @@ static int initial_dump(struct sources *s, struct src_if *i)
 	int ret;
 
 	for (t = 0; t < 2; t++) {
-		ret = nl_dump(i->nl, types[t]);
+		ret = ifev_dump(i->nl, types[t]);
 		if (ret)
 			return ret;
 		/* Dumps are answered at once; read until it is all in. */
 		do {
-			ret = nl_read(i->nl, apply_cb, &c);
+			ret = ifev_read(i->nl, apply_cb, &c);
 		} while (ret == 0);
 		if (ret != -EAGAIN)
 			return ret;
@@ -182,7 +182,7 @@ static void sources_fini(struct sources *s)
 	size_t k;
 
 	for (k = 0; k < s->nifs; k++)
-		nl_close(s->ifs[k].nl);
+		ifev_close(s->ifs[k].nl);
 	s->nifs = 0;
 }
 
@@ -200,7 +200,7 @@ static int sources_init(struct sources *s, const struct agent_conf *c,
 
 		i->cfg = &c->ifs[k];
 		i->pkey = i->cfg->have_pkey ? i->cfg->pkey : ATS_PKEY_DEFAULT;
-		ret = nl_open(&i->nl, i->cfg->netns[0] ? i->cfg->netns : NULL);
+		ret = ifev_open(&i->nl, i->cfg->netns[0] ? i->cfg->netns : NULL);
 		if (ret) {
 			log_err("interface %s%s%s: cannot open netlink: %s", i->cfg->name,
 				i->cfg->netns[0] ? " in netns " : "", i->cfg->netns,
@@ -257,7 +257,7 @@ size_t sources_count(const struct sources *s)
 
 int sources_fd(const struct sources *s, size_t ifidx)
 {
-	return nl_fd(s->ifs[ifidx].nl);
+	return ifev_fd(s->ifs[ifidx].nl);
 }
 
 uint16_t sources_pkey(const struct sources *s, size_t ifidx)
@@ -348,7 +348,7 @@ int sources_release(struct sources *s, const char *owner,
 	return other ? -EPERM : -ENOENT;
 }
 
-static int usable_addr(const struct nl_addr *a, struct ats_ip *ip)
+static int usable_addr(const struct ifev_addr *a, struct ats_ip *ip)
 {
 	memset(ip, 0, sizeof(*ip));
 	ip->family = a->family;

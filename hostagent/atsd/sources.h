@@ -9,7 +9,7 @@
 #include <sys/types.h>
 
 #include "agent_conf.h"
-#include "nl.h"
+#include "ifev.h"
 #include "plan.h"
 
 #define SRC_OWNER_LEN 64

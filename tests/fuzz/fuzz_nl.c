@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nl.h"
+#include "ifev.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void cb(const struct nl_event *ev, void *arg)
+static void cb(const struct ifev_event *ev, void *arg)
 {
 	(void)ev;
 	(*(unsigned *)arg)++;
@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!buf)
 		return 0;
 	memcpy(buf, data, size);
-	nl_parse(buf, size, cb, &n);
+	ifev_parse(buf, size, cb, &n);
 	free(buf);
 	return 0;
 }

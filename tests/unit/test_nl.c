@@ -13,14 +13,14 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "nl.h"
+#include "ifev.h"
 
 struct seen {
-	struct nl_event ev[8];
+	struct ifev_event ev[8];
 	int n;
 };
 
-static void collect(const struct nl_event *ev, void *arg)
+static void collect(const struct ifev_event *ev, void *arg)
 {
 	struct seen *s = arg;
 
@@ -57,9 +57,9 @@ static void test_newaddr_golden(void **state)
 	memcpy(buf, newaddr_v4, sizeof(buf));
 	/* Drop the padding the header's length does not cover. */
 	((struct nlmsghdr *)buf)->nlmsg_len = 56;
-	assert_int_equal(nl_parse(buf, 56, collect, &s), 0);
+	assert_int_equal(ifev_parse(buf, 56, collect, &s), 0);
 	assert_int_equal(s.n, 1);
-	assert_int_equal(s.ev[0].type, NL_EV_NEWADDR);
+	assert_int_equal(s.ev[0].type, IFEV_EV_NEWADDR);
 	assert_int_equal(s.ev[0].addr.ifindex, 3);
 	assert_int_equal(s.ev[0].addr.family, AF_INET);
 	assert_int_equal(s.ev[0].addr.prefixlen, 24);
@@ -94,13 +94,13 @@ static void test_v6_and_deladdr(void **state)
 	(void)state;
 	len = build_v6(buf, RTM_NEWADDR, IFA_F_NODAD | IFA_F_TENTATIVE, RT_SCOPE_UNIVERSE);
 	len += build_v6(buf + len, RTM_DELADDR, 0, RT_SCOPE_UNIVERSE);
-	assert_int_equal(nl_parse(buf, len, collect, &s), 0);
+	assert_int_equal(ifev_parse(buf, len, collect, &s), 0);
 	assert_int_equal(s.n, 2);
-	assert_int_equal(s.ev[0].type, NL_EV_NEWADDR);
+	assert_int_equal(s.ev[0].type, IFEV_EV_NEWADDR);
 	assert_int_equal(s.ev[0].addr.family, AF_INET6);
 	assert_true(s.ev[0].addr.flags & IFA_F_TENTATIVE);
 	assert_int_equal(s.ev[0].addr.addr[0], 0xfd);
-	assert_int_equal(s.ev[1].type, NL_EV_DELADDR);
+	assert_int_equal(s.ev[1].type, IFEV_EV_DELADDR);
 }
 
 static void test_link(void **state)
@@ -119,9 +119,9 @@ static void test_link(void **state)
 	mnl_attr_put_strz(nlh, IFLA_IFNAME, "ib0");
 	memset(hw, 0xab, sizeof(hw));
 	mnl_attr_put(nlh, IFLA_ADDRESS, sizeof(hw), hw);
-	assert_int_equal(nl_parse(buf, nlh->nlmsg_len, collect, &s), 0);
+	assert_int_equal(ifev_parse(buf, nlh->nlmsg_len, collect, &s), 0);
 	assert_int_equal(s.n, 1);
-	assert_int_equal(s.ev[0].type, NL_EV_NEWLINK);
+	assert_int_equal(s.ev[0].type, IFEV_EV_NEWLINK);
 	assert_string_equal(s.ev[0].link.name, "ib0");
 	assert_int_equal(s.ev[0].link.ifindex, 7);
 	assert_int_equal(s.ev[0].link.type, 32);
@@ -145,9 +145,9 @@ static void test_done_and_other_types(void **state)
 	done->nlmsg_type = NLMSG_DONE;
 	mnl_nlmsg_put_extra_header(done, sizeof(int));
 	len += done->nlmsg_len;
-	assert_int_equal(nl_parse(buf, len, collect, &s), 0);
+	assert_int_equal(ifev_parse(buf, len, collect, &s), 0);
 	assert_int_equal(s.n, 1);
-	assert_int_equal(s.ev[0].type, NL_EV_DONE);
+	assert_int_equal(s.ev[0].type, IFEV_EV_DONE);
 }
 
 static void test_truncated_and_hostile(void **state)
@@ -162,7 +162,7 @@ static void test_truncated_and_hostile(void **state)
 		memcpy(buf, newaddr_v4, sizeof(buf));
 		((struct nlmsghdr *)buf)->nlmsg_len = 56;
 		s.n = 0;
-		nl_parse(buf, len, collect, &s);
+		ifev_parse(buf, len, collect, &s);
 		assert_int_equal(s.n, 0);
 	}
 	/* An IPv4 address attribute of the wrong size. */
@@ -171,13 +171,13 @@ static void test_truncated_and_hostile(void **state)
 	buf[24] = 0x07;
 	buf[32] = 0x07;
 	s.n = 0;
-	assert_int_equal(nl_parse(buf, 56, collect, &s), -EBADMSG);
+	assert_int_equal(ifev_parse(buf, 56, collect, &s), -EBADMSG);
 	assert_int_equal(s.n, 0);
 	/* A header claiming more than the buffer. */
 	memcpy(buf, newaddr_v4, sizeof(buf));
 	((struct nlmsghdr *)buf)->nlmsg_len = 4000;
 	s.n = 0;
-	nl_parse(buf, 56, collect, &s);
+	ifev_parse(buf, 56, collect, &s);
 	assert_int_equal(s.n, 0);
 }
 
@@ -194,7 +194,7 @@ static void test_unaligned_tail(void **state)
 	(void)state;
 	assert_non_null(buf);
 	memcpy(buf, fuzz_unaligned_tail, sizeof(fuzz_unaligned_tail));
-	nl_parse(buf, sizeof(fuzz_unaligned_tail), collect, &s);
+	ifev_parse(buf, sizeof(fuzz_unaligned_tail), collect, &s);
 	free(buf);
 }
 
@@ -208,7 +208,7 @@ static void test_huge_len(void **state)
 
 	(void)state;
 	memcpy(buf, &n, 4);
-	assert_int_equal(nl_parse(buf, sizeof(buf), collect, &s), -EBADMSG);
+	assert_int_equal(ifev_parse(buf, sizeof(buf), collect, &s), -EBADMSG);
 	assert_int_equal(s.n, 0);
 }
 

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "nl.h"
+#include "ifev.h"
 #include "cmd_verify.h"
 
 /* RTM_NEWNEIGH as the kernel sends it for an IPoIB neighbour (ndmsg,
@@ -35,15 +35,15 @@ static size_t neigh_msg(uint8_t *buf, const char *ip, const uint8_t *ll,
 }
 
 struct got {
-	struct nl_neigh n[4];
+	struct ifev_neigh n[4];
 	int k;
 };
 
-static void cb(const struct nl_event *ev, void *arg)
+static void cb(const struct ifev_event *ev, void *arg)
 {
 	struct got *g = arg;
 
-	if (ev->type == NL_EV_NEWNEIGH && g->k < 4)
+	if (ev->type == IFEV_EV_NEWNEIGH && g->k < 4)
 		g->n[g->k++] = ev->neigh;
 }
 
@@ -65,7 +65,7 @@ static void test_neighbours(void **state)
 	len += neigh_msg(buf + len, "10.0.0.6", eth, sizeof(eth), NUD_REACHABLE);
 	len += neigh_msg(buf + len, "10.0.0.7", NULL, 0, NUD_INCOMPLETE);
 	len += neigh_msg(buf + len, "10.0.0.8", ipoib, sizeof(ipoib), NUD_FAILED);
-	assert_int_equal(nl_parse(buf, len, cb, &g), 0);
+	assert_int_equal(ifev_parse(buf, len, cb, &g), 0);
 	assert_int_equal(g.k, 4);
 	assert_true(verify_ipoib_neigh(&g.n[0], &ip, gid));
 	assert_string_equal(ats_ip_format(&ip, s, sizeof(s)), "10.0.0.5");
@@ -86,16 +86,16 @@ static void test_hostile(void **state)
 			NUD_REACHABLE);
 	for (cut = 0; cut < len; cut++) {
 		g.k = 0;
-		nl_parse(buf, cut, cb, &g);
+		ifev_parse(buf, cut, cb, &g);
 		assert_int_equal(g.k, 0);
 	}
 	/* A link-layer address longer than any link layer: refused whole. */
 	{
-		uint8_t ll[NL_HWADDR_MAX + 1] = { 0 };
+		uint8_t ll[IFEV_HWADDR_MAX + 1] = { 0 };
 
 		g.k = 0;
 		len = neigh_msg(buf, "10.0.0.5", ll, sizeof(ll), NUD_REACHABLE);
-		assert_true(nl_parse(buf, len, cb, &g) < 0);
+		assert_true(ifev_parse(buf, len, cb, &g) < 0);
 		assert_int_equal(g.k, 0);
 	}
 }

@@ -16,15 +16,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "nl.h"
+#include "ifev.h"
 
-struct nl_sock {
+struct ifev_sock {
 	struct mnl_socket *mnl;
 	uint32_t seq;
 };
 
 struct parse_ctx {
-	nl_event_cb cb;
+	ifev_event_cb cb;
 	void *arg;
 };
 
@@ -41,13 +41,13 @@ static int attr_cb(const struct nlattr *a, void *data)
 	return MNL_CB_OK;
 }
 
-/* A link-layer address attribute into dst[NL_HWADDR_MAX]; -EMSGSIZE if
+/* A link-layer address attribute into dst[IFEV_HWADDR_MAX]; -EMSGSIZE if
  * longer than any link layer we know. */
 static int attr_hwaddr(const struct nlattr *a, uint8_t *dst, size_t *len)
 {
 	size_t n = mnl_attr_get_payload_len(a);
 
-	if (n > NL_HWADDR_MAX)
+	if (n > IFEV_HWADDR_MAX)
 		return -EMSGSIZE;
 	memcpy(dst, mnl_attr_get_payload(a), n);
 	*len = n;
@@ -59,7 +59,7 @@ static int parse_addr(const struct nlmsghdr *nlh, struct parse_ctx *ctx)
 	const struct ifaddrmsg *ifa = mnl_nlmsg_get_payload(nlh);
 	const struct nlattr *tb[NL_TB_MAX + 1] = { 0 };
 	const struct nlattr *a;
-	struct nl_event ev;
+	struct ifev_event ev;
 	size_t alen;
 
 	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*ifa)))
@@ -69,7 +69,7 @@ static int parse_addr(const struct nlmsghdr *nlh, struct parse_ctx *ctx)
 	if (ifa->ifa_family != AF_INET && ifa->ifa_family != AF_INET6)
 		return MNL_CB_OK;
 	memset(&ev, 0, sizeof(ev));
-	ev.type = nlh->nlmsg_type == RTM_NEWADDR ? NL_EV_NEWADDR : NL_EV_DELADDR;
+	ev.type = nlh->nlmsg_type == RTM_NEWADDR ? IFEV_EV_NEWADDR : IFEV_EV_DELADDR;
 	ev.addr.ifindex = (int)ifa->ifa_index;
 	ev.addr.family = ifa->ifa_family;
 	ev.addr.prefixlen = ifa->ifa_prefixlen;
@@ -92,14 +92,14 @@ static int parse_link(const struct nlmsghdr *nlh, struct parse_ctx *ctx)
 {
 	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
 	const struct nlattr *tb[NL_TB_MAX + 1] = { 0 };
-	struct nl_event ev;
+	struct ifev_event ev;
 
 	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*ifi)))
 		return MNL_CB_ERROR;
 	if (mnl_attr_parse(nlh, sizeof(*ifi), attr_cb, tb) < 0)
 		return MNL_CB_ERROR;
 	memset(&ev, 0, sizeof(ev));
-	ev.type = nlh->nlmsg_type == RTM_NEWLINK ? NL_EV_NEWLINK : NL_EV_DELLINK;
+	ev.type = nlh->nlmsg_type == RTM_NEWLINK ? IFEV_EV_NEWLINK : IFEV_EV_DELLINK;
 	ev.link.ifindex = ifi->ifi_index;
 	ev.link.flags = ifi->ifi_flags;
 	ev.link.type = ifi->ifi_type;
@@ -119,7 +119,7 @@ static int parse_neigh(const struct nlmsghdr *nlh, struct parse_ctx *ctx)
 {
 	const struct ndmsg *nd = mnl_nlmsg_get_payload(nlh);
 	const struct nlattr *tb[NL_TB_MAX + 1] = { 0 };
-	struct nl_event ev;
+	struct ifev_event ev;
 	size_t n;
 
 	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*nd)))
@@ -129,7 +129,7 @@ static int parse_neigh(const struct nlmsghdr *nlh, struct parse_ctx *ctx)
 	if ((nd->ndm_family != AF_INET && nd->ndm_family != AF_INET6) || !tb[NDA_DST])
 		return MNL_CB_OK;
 	memset(&ev, 0, sizeof(ev));
-	ev.type = NL_EV_NEWNEIGH;
+	ev.type = IFEV_EV_NEWNEIGH;
 	ev.neigh.ifindex = nd->ndm_ifindex;
 	ev.neigh.family = nd->ndm_family;
 	ev.neigh.state = nd->ndm_state;
@@ -187,7 +187,7 @@ static size_t valid_prefix(const uint8_t *buf, size_t len, int *bad)
 	return off;
 }
 
-int nl_parse(const void *buf, size_t len, nl_event_cb cb, void *arg)
+int ifev_parse(const void *buf, size_t len, ifev_event_cb cb, void *arg)
 {
 	struct parse_ctx ctx = { cb, arg };
 	int ret, bad;
@@ -197,10 +197,10 @@ int nl_parse(const void *buf, size_t len, nl_event_cb cb, void *arg)
 	if (ret >= 0 && bad && ret != MNL_CB_STOP)
 		return -EBADMSG;
 	if (ret == MNL_CB_STOP) {
-		struct nl_event ev;
+		struct ifev_event ev;
 
 		memset(&ev, 0, sizeof(ev));
-		ev.type = NL_EV_DONE;
+		ev.type = IFEV_EV_DONE;
 		cb(&ev, arg);
 		return 0;
 	}
@@ -247,9 +247,9 @@ out:
 	return ret;
 }
 
-int nl_open(struct nl_sock **out, const char *netns)
+int ifev_open(struct ifev_sock **out, const char *netns)
 {
-	struct nl_sock *s = calloc(1, sizeof(*s));
+	struct ifev_sock *s = calloc(1, sizeof(*s));
 	unsigned groups = RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR;
 	int ret, fl;
 
@@ -271,7 +271,7 @@ int nl_open(struct nl_sock **out, const char *netns)
 	}
 	if (mnl_socket_bind(s->mnl, groups, MNL_SOCKET_AUTOPID) < 0) {
 		ret = -errno;
-		nl_close(s);
+		ifev_close(s);
 		return ret;
 	}
 	fl = fcntl(mnl_socket_get_fd(s->mnl), F_GETFL);
@@ -282,7 +282,7 @@ int nl_open(struct nl_sock **out, const char *netns)
 	return 0;
 }
 
-void nl_close(struct nl_sock *s)
+void ifev_close(struct ifev_sock *s)
 {
 	if (!s)
 		return;
@@ -291,12 +291,12 @@ void nl_close(struct nl_sock *s)
 	free(s);
 }
 
-int nl_fd(const struct nl_sock *s)
+int ifev_fd(const struct ifev_sock *s)
 {
 	return mnl_socket_get_fd(s->mnl);
 }
 
-int nl_dump(struct nl_sock *s, int rtm_type)
+int ifev_dump(struct ifev_sock *s, int rtm_type)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
@@ -312,7 +312,7 @@ int nl_dump(struct nl_sock *s, int rtm_type)
 	return 0;
 }
 
-int nl_read(struct nl_sock *s, nl_event_cb cb, void *arg)
+int ifev_read(struct ifev_sock *s, ifev_event_cb cb, void *arg)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	ssize_t n;
@@ -328,37 +328,37 @@ int nl_read(struct nl_sock *s, nl_event_cb cb, void *arg)
 			return -errno;
 		}
 		got = 1;
-		ret = nl_parse(buf, (size_t)n, cb, arg);
+		ret = ifev_parse(buf, (size_t)n, cb, arg);
 		if (ret)
 			return ret;
 	}
 }
 
 struct dump_ctx {
-	nl_event_cb cb;
+	ifev_event_cb cb;
 	void *arg;
 	int done;
 };
 
-static void dump_cb(const struct nl_event *ev, void *arg)
+static void dump_cb(const struct ifev_event *ev, void *arg)
 {
 	struct dump_ctx *d = arg;
 
-	if (ev->type == NL_EV_DONE)
+	if (ev->type == IFEV_EV_DONE)
 		d->done = 1;
 	else
 		d->cb(ev, d->arg);
 }
 
-int nl_dump_all(struct nl_sock *s, int rtm_type, nl_event_cb cb, void *arg)
+int ifev_dump_all(struct ifev_sock *s, int rtm_type, ifev_event_cb cb, void *arg)
 {
 	struct dump_ctx d = { cb, arg, 0 };
-	int ret = nl_dump(s, rtm_type);
+	int ret = ifev_dump(s, rtm_type);
 
 	while (!ret && !d.done) {
-		ret = nl_read(s, dump_cb, &d);
+		ret = ifev_read(s, dump_cb, &d);
 		if (ret == -EAGAIN) {
-			struct pollfd p = { nl_fd(s), POLLIN, 0 };
+			struct pollfd p = { ifev_fd(s), POLLIN, 0 };
 
 			/* More parts are on their way. */
 			ret = poll(&p, 1, 1000) > 0 ? 0 : -ETIMEDOUT;

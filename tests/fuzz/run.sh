@@ -17,7 +17,7 @@ INC="-I$top_srcdir/lib/core -I$top_srcdir/lib/host -I$top_srcdir/plugin -I$top_s
 C="$top_srcdir/lib/core"
 LIBSRC="$C/ats.c $C/sr.c $C/sa.c $C/mad.c $C/vmad.c $C/smp.c $C/cm.c $C/ipoib.c $C/mcm.c
 	$C/cfg.c $C/log.c $C/sa_client.c $C/mport.c
-	$top_srcdir/lib/host/nl.c $top_srcdir/lib/host/ats_query.c
+	$top_srcdir/lib/host/ifev.c $top_srcdir/lib/host/ats_query.c
 	$top_srcdir/plugin/policy.c $top_srcdir/plugin/conf.c
 	$top_srcdir/hostagent/atsd/agent_conf.c $top_srcdir/hostagent/atsd/cm_ep.c"
 

@@ -21,9 +21,13 @@
 #   on NODE CMD ARGS...          run CMD attached to NODE
 #   atsctl NODE ARGS...          run the built atsctl on NODE
 #   wait_for DESC SECONDS CMD... poll CMD until it succeeds
-#   check DESC CMD...            one TAP-style assertion
+#   check DESC CMD...            one TAP assertion: ok N / not ok N
 #   check_json DESC EXPR CMD...  CMD prints JSON (Python's parser) where EXPR holds
-#   finish                       exit with the summary of the checks
+#   skip REASON                  skip the rest of the test
+#   finish                       the summary and the TAP plan; exits 1 on a failure
+#
+# The output is TAP (automake's tap-driver.sh): the plan comes last, so a
+# test that dies midway has none and is reported as an ERROR.
 
 set -u
 
@@ -38,14 +42,22 @@ TOPODIR="$top_srcdir/ibsim-topologies"
 
 T_PASS=0
 T_FAIL=0
+T_N=0
 T_PIDS=""
 T_NETNS=""
 ATSD="$top_builddir/hostagent/atsd/atsd"
 T_NAME=$(basename "$0" .sh)
 
+# A skip after some checks is one more result; before any, a skip plan.
 skip() {
-	echo "SKIP: $*"
-	exit 77
+	if [ "$T_N" -eq 0 ]; then
+		echo "1..0 # SKIP $*"
+	else
+		T_N=$((T_N + 1))
+		echo "ok $T_N # SKIP $*"
+		echo "1..$T_N"
+	fi
+	exit 0
 }
 
 for need in "$IBSIM" "$OPENSM" "$UMAD2SIM"; do
@@ -88,15 +100,18 @@ cleanup() {
 	for ns in $T_NETNS; do
 		ip netns del "$ns" 2>/dev/null
 	done
-	if [ "$T_FAIL" -gt 0 ] || [ "$rc" -ne 0 -a "$rc" -ne 77 ]; then
-		echo "--- kept $RUN; tail of osm.log:"
-		tail -n 30 "$RUN/osm.log" 2>/dev/null
-		# Any other OpenSM the test launched (osm_launch NODE DIR).
-		for log in "$RUN"/*/osm.log; do
-			[ -f "$log" ] || continue
-			echo "--- tail of $log:"
-			tail -n 15 "$log"
-		done
+	# As TAP diagnostics: a log line is never read as a result.
+	if [ "$T_FAIL" -gt 0 ] || [ "$rc" -ne 0 ]; then
+		{
+			echo "--- kept $RUN; tail of osm.log:"
+			tail -n 30 "$RUN/osm.log" 2>/dev/null
+			# Any other OpenSM the test launched (osm_launch NODE DIR).
+			for log in "$RUN"/*/osm.log; do
+				[ -f "$log" ] || continue
+				echo "--- tail of $log:"
+				tail -n 15 "$log"
+			done
+		} | sed 's/^/# /'
 	elif [ -z "${T_KEEP:-}" ]; then
 		rm -rf "$RUN"
 	fi
@@ -302,12 +317,13 @@ agent() {
 check() {
 	local desc=$1
 	shift
+	T_N=$((T_N + 1))
 	if "$@" >"$RUN/last.out" 2>&1; then
 		T_PASS=$((T_PASS + 1))
-		echo "ok - $desc"
+		echo "ok $T_N - $desc"
 	else
 		T_FAIL=$((T_FAIL + 1))
-		echo "not ok - $desc"
+		echo "not ok $T_N - $desc"
 		sed 's/^/#   /' "$RUN/last.out"
 	fi
 }
@@ -411,6 +427,7 @@ gid_records() {
 }
 
 finish() {
-	echo "$T_NAME: $T_PASS passed, $T_FAIL failed"
+	echo "# $T_NAME: $T_PASS passed, $T_FAIL failed"
+	echo "1..$T_N"
 	[ "$T_FAIL" -eq 0 ]
 }

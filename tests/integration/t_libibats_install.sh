@@ -7,13 +7,13 @@ set -u
 : "${top_srcdir:=$top_builddir}"
 T_PASS=0
 T_FAIL=0
-command -v pkg-config >/dev/null || { echo "SKIP: no pkg-config"; exit 77; }
+command -v pkg-config >/dev/null || { echo "1..0 # SKIP no pkg-config"; exit 0; }
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/ibats-install.XXXXXX")
 # Under a sanitizer build the library needs the ASan runtime first.
 SAN_RT=$(ldd "$top_builddir/hostagent/atsctl/atsctl" 2>/dev/null | awk '/libasan/ {print $3}')
 ASAN_OPTIONS=${ASAN_OPTIONS:-}
 DEST="$TMP/root"
-trap 'if [ "$T_FAIL" -eq 0 ]; then rm -rf "$TMP"; else echo "kept $TMP"; fi' EXIT
+trap 'if [ "$T_FAIL" -eq 0 ]; then rm -rf "$TMP"; else echo "# kept $TMP"; fi' EXIT
 
 check() {
 	local desc=$1
@@ -109,5 +109,7 @@ done
 check "man 7 libibats" rendered 7 libibats
 check "every header function is exported" sh -c \
 	"for f in \$(grep -o '^[a-z_ 0-9*]*ibats_[a-z0-9_]*(' '$DEST$prefix/include/ibats/ibats.h' | grep -o 'ibats_[a-z0-9_]*'); do grep -qx \"\$f\" '$TMP/exports' || { echo \"\$f missing\"; exit 1; }; done"
-echo "t_libibats_install: $T_PASS passed, $T_FAIL failed"
+# TAP: the plan last, after the summary as a diagnostic.
+echo "# t_libibats_install: $T_PASS passed, $T_FAIL failed"
+echo "1..$((T_PASS + T_FAIL))"
 [ "$T_FAIL" -eq 0 ]

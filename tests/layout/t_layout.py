@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""The tree's layout, in TAP (make check):
+  - no cycle between the objects of a program (objdeps.py);
+  - no source file over MAX_LINES lines;
+  - libosmats.so exports osm_event_plugin alone, libibats.so ibats_* alone;
+  - no global symbol of ours has the name of one a system library the
+    program links exports (it would shadow that library's).
+The programs come from tests/layout/programs (written by make): the
+linked file, then the objects and libraries it is linked from.
+"""
+
+import os
+import subprocess
+import sys
+
+import objdeps
+
+MAX_LINES = 800
+SOURCE_DIRS = ["lib", "plugin", "hostagent", "include", "examples", "tests/tools"]
+
+# Checks that fail on today's tree, with why; a "# TODO" result does not
+# fail make check (and passing, it is an XPASS that does: drop it then).
+TODO = {}
+
+srcdir = os.environ.get("top_srcdir", ".")
+builddir = os.environ.get("top_builddir", ".")
+n = 0
+
+
+def check(desc, diag):
+    """One result; DIAG (lines) empty means ok."""
+    global n
+    n += 1
+    todo = TODO.get(desc)
+    print("%s %d - %s%s" % ("not ok" if diag else "ok", n, desc,
+                            " # TODO " + todo if todo else ""))
+    for line in diag[:60]:
+        print("#   " + line)
+
+
+def run(*cmd):
+    return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+
+
+def system_libs(binary, flags):
+    """The system libraries loaded with BINARY: every library ldd lists
+    (libibverbs loads libnl-3 and libnl-route-3, whose imports our names
+    would interpose on), and each -lX of FLAGS."""
+    paths = set()
+    for l in run("ldd", binary).splitlines():
+        parts = l.split()
+        if len(parts) >= 3 and parts[1] == "=>" and os.path.isabs(parts[2]):
+            paths.add(os.path.realpath(parts[2]))
+    for f in flags:
+        path = run(os.environ.get("CC", "cc"), "-print-file-name=lib%s.so" % f[2:]).strip()
+        if os.path.isabs(path):
+            paths.add(os.path.realpath(path))
+    return sorted(paths)
+
+
+def exports(lib):
+    """The names LIB's dynamic symbol table defines (versions dropped)."""
+    names = set()
+    for l in run("nm", "-D", "--defined-only", lib).splitlines():
+        parts = l.split()
+        if len(parts) == 3 and parts[1] != "A":
+            names.add(parts[2].split("@")[0])
+    return names
+
+
+def program(line):
+    binary, *inputs = line.split()
+    name = os.path.basename(binary)
+    objs = objdeps.symbols(objdeps.resolve([x for x in inputs if not x.startswith("-")]))
+    deps = objdeps.edges(objs)
+    diag = []
+    for cycle, comp in objdeps.cycles(objs, deps):
+        diag.append("cycle: " + objdeps.describe(cycle, deps))
+        diag.append("  its knot: " + " ".join(comp))
+    check("no cycle between the objects of " + name, diag)
+
+    ours = {}
+    for obj, (defs, _) in objs.items():
+        for s in defs:
+            ours.setdefault(s, obj)
+    diag = []
+    for lib in system_libs(binary, objdeps.libflags(inputs)):
+        for s in sorted(exports(lib) & set(ours)):
+            diag.append("%s (%s) shadows %s's" % (s, ours[s], os.path.basename(lib)))
+    check("no symbol of %s shadows a system library's" % name, diag)
+    return binary
+
+
+def only_exports(binary, allowed, desc):
+    bad = sorted(s for s in exports(binary) if not allowed(s))
+    check(os.path.basename(binary) + " exports " + desc, ["also: " + s for s in bad])
+
+
+def main():
+    with open(os.path.join(builddir, "tests/layout/programs")) as f:
+        binaries = [program(line) for line in f if line.strip()]
+    for b in binaries:
+        if b.endswith("libosmats.so"):
+            only_exports(b, lambda s: s == "osm_event_plugin", "osm_event_plugin alone")
+        elif b.endswith("libibats.so"):
+            only_exports(b, lambda s: s.startswith("ibats_"), "ibats_* alone")
+
+    diag = []
+    for d in SOURCE_DIRS:
+        for root, _, files in os.walk(os.path.join(srcdir, d)):
+            for f in sorted(files):
+                if f.endswith((".c", ".h")):
+                    path = os.path.join(root, f)
+                    with open(path, "rb") as fh:
+                        lines = fh.read().count(b"\n")
+                    if lines > MAX_LINES:
+                        diag.append("%s: %d lines" % (os.path.relpath(path, srcdir), lines))
+    check("no source file over %d lines" % MAX_LINES, sorted(diag))
+    print("1..%d" % n)
+
+
+if __name__ == "__main__":
+    main()

@@ -221,13 +221,24 @@ check "... 10.0.0.1 once, no duplicates: 2 records" count "$G1" 2
 check_out "... status says 10.0.9.9 is not atsd's business" "10\.0\.0\.1 +registered" atsctl host1 -S "$SOCK" status
 # SIGKILL in the middle of a sync of 200 new holds: the state file lists
 # the Sets before they go out, so the restarted atsd knows every record it
-# may have made and removes them (holds do not survive a restart).
+# may have made and removes them (holds do not survive a restart). atsd
+# logs a sync's outcome when it ends, so the SA shows how far it got; 20%
+# MAD loss on host1's link stretches the sync to many seconds (every lost
+# MAD costs a timeout), so the kill lands in its middle on any machine.
+held() {
+	atsctl host4 -n dump --gid "$G1" 2>/dev/null | grep -c ' 10\.0\.6\.'
+}
+some_held() {
+	[ "$(held)" -gt 0 ]
+}
+sim 'Error "host1"[1] 20'
 sock "s=conn(); s.sendall(b''.join(b'hold k 10.0.6.%d\n' % i for i in range(1, 201))); print(s.recv(100))" >/dev/null
-wait_for "the sync of the holds to be under way" 10 grep -q "registered 10\.0\.6\.20 " "$RUN/atsd-host1.log"
+wait_for "the sync of the holds to be under way" 30 some_held
 kill -9 "$(agent_pid host1)"
 wait "$(agent_pid host1)" 2>/dev/null
-made=$(grep -c "registered 10\.0\.6\." "$RUN/atsd-host1.log")
-check "... killed mid-sync: $made of 200 registered" test "$made" -lt 200
+sim 'Error "host1"[1] 0'
+made=$(held)
+check "... killed mid-sync: $made of 200 registered" test "$made" -gt 0 -a "$made" -lt 200
 IFS='
 '
 agent_start host1 $COMMON "interface v0 netns $N1" "control_group $GRP"

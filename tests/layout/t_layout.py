@@ -10,6 +10,7 @@ linked file, then the objects and libraries it is linked from.
 """
 
 import os
+import re
 import subprocess
 import sys
 
@@ -17,6 +18,9 @@ import objdeps
 
 MAX_LINES = 800
 SOURCE_DIRS = ["lib", "plugin", "hostagent", "include", "examples", "tests/tools"]
+# Folders of modules: each .c has a header of its own, but a program's
+# main file. libibats implements its public header, <ibats/ibats.h>.
+MODULE_DIRS = ["lib/core", "lib/host", "plugin", "hostagent/atsd", "hostagent/atsctl"]
 
 # Checks that fail on today's tree, with why; a "# TODO" result does not
 # fail make check (and passing, it is an XPASS that does: drop it then).
@@ -116,6 +120,18 @@ def main():
                     if lines > MAX_LINES:
                         diag.append("%s: %d lines" % (os.path.relpath(path, srcdir), lines))
     check("no source file over %d lines" % MAX_LINES, sorted(diag))
+
+    diag = []
+    for d in MODULE_DIRS:
+        for f in sorted(os.listdir(os.path.join(srcdir, d))):
+            path = os.path.join(srcdir, d, f)
+            if not f.endswith(".c") or os.path.exists(path[:-2] + ".h"):
+                continue
+            with open(path) as fh:
+                if re.search(r"^int main\(", fh.read(), re.M):
+                    continue
+            diag.append("%s/%s has no header of its own" % (d, f))
+    check("every module has a header of its own", diag)
     print("1..%d" % n)
 
 

@@ -17,7 +17,7 @@
 /* How ServiceData8 held an address. */
 enum ats_ip_form {
 	ATS_IP_V6 = 0,
-	ATS_IP_V4 = 1,        /* 0..11 zero, address in 12..15 (spec 3.1) */
+	ATS_IP_V4 = 1,        /* 0..11 zero, address in 12..15 (ATS 3.1) */
 	ATS_IP_V4_MAPPED = 2, /* ::ffff:a.b.c.d, accepted on input */
 };
 
@@ -29,7 +29,7 @@ struct ats_ip {
 #define ATS_IP_STRLEN 46 /* INET6_ADDRSTRLEN */
 
 int ats_sid_in_block(uint64_t sid);
-/* The SID after sid inside the block, wrapping ...FF -> ...00 (spec 3.1). */
+/* The SID after sid inside the block, wrapping ...FF -> ...00 (ATS 3.1). */
 uint64_t ats_sid_next(uint64_t sid);
 /* Position in registration order: 0 for the primary SID, 255 for ...52. */
 unsigned ats_sid_order(uint64_t sid);
@@ -37,7 +37,7 @@ unsigned ats_sid_order(uint64_t sid);
 uint64_t ats_sid_at(unsigned n);
 
 /* Whether the 64-byte name field holds the ATS name followed by a NUL
- * (unused bytes are ignored on receipt, spec 2.3). */
+ * (unused bytes are ignored on receipt, ATS 2.3). */
 int ats_name_is_ats(const uint8_t *name);
 /* Whether it is exactly the ATS name zero-padded to 64 bytes. */
 int ats_name_is_canonical(const uint8_t *name);

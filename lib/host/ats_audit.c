@@ -177,7 +177,7 @@ int ats_audit_check(const struct sr_record *recs, size_t n,
 				continue;
 			pa = port_of(ports, nports, a->gid);
 			pb = port_of(ports, nports, b->gid);
-			/* Ports of one system image may share it (spec 2.2). */
+			/* Ports of one system image may share it (ATS 2.2). */
 			if (pa && pb && pa->sys_guid && pa->sys_guid == pb->sys_guid)
 				continue;
 			ret = add(out, AUD_DUP_PRIMARY, i, j,

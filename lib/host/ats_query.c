@@ -295,7 +295,7 @@ int ats_primary(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
 	ats_query_init(&q, pkey, 0);
 	memcpy(q.rec.gid, gid, 16);
 	q.rec.id = ATS_SID_PRIMARY;
-	/* SID + GID + PKey is the record's key: one MAD, no RMPP (spec 3.4). */
+	/* SID + GID + PKey is the record's key: one MAD, no RMPP (ATS 3.4). */
 	return sa_sr_get(sa, &q.rec,
 			 sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY | SR_F_NAME),
 			 out);
@@ -348,7 +348,7 @@ int ats_register(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
 				goto found;
 			}
 		}
-		/* The first record of a GID is its primary (spec 2.2). */
+		/* The first record of a GID is its primary (ATS 2.2). */
 		for (n = mine.n ? 1 : 0; n < ATS_SID_COUNT && used[n]; n++)
 			;
 		if (n == ATS_SID_COUNT) {

@@ -1,4 +1,4 @@
-/* ATS lookups (spec 3.2-3.4, 4.1-4.2) with the query strategy: a lookup
+/* ATS lookups (ATS 3.2-3.4, 4.1-4.2) with the query strategy: a lookup
  * that can match one record is a SubnAdmGet; a multi-record lookup is a
  * SubnAdmGetTable while RMPP works, else a walk of the SID block with
  * SubnAdmGet from the primary SID upward. */
@@ -31,13 +31,13 @@ int ats_set_put(struct ats_set *s, const struct sr_record *r);
 /* IP -> GIDs. Holders with the IP as primary come first. */
 int ats_forward(struct sa_client *sa, const struct ats_ip *ip, uint16_t pkey,
 		struct ats_set *out);
-/* GID -> all its records (all-by-GID, spec 4.2). */
+/* GID -> all its records (all-by-GID, ATS 4.2). */
 int ats_reverse(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
 		struct ats_set *out);
 /* GID -> the primary record; -ENOENT when the GID has none. */
 int ats_primary(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
 		struct sr_record *out);
-/* All records with one SID (spec 4.1). */
+/* All records with one SID (ATS 4.1). */
 int ats_by_sid(struct sa_client *sa, uint64_t sid, uint16_t pkey,
 	       struct ats_set *out);
 /* Every ATS record in the PKey. */

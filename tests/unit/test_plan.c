@@ -88,7 +88,7 @@ static void test_in_sync_does_nothing(void **state)
 
 static void test_primary_swap(void **state)
 {
-	/* Y becomes primary, X stays as a secondary (spec 2.1). The secondary
+	/* Y becomes primary, X stays as a secondary (ATS 2.1). The secondary
 	 * holding Y goes first so the SM never sees Y twice on one port. */
 	struct want_addr w[] = { W("10.0.0.2", 0xffff, 1), W("10.0.0.1", 0xffff, 0) };
 	struct held_rec h[] = { H(P, "10.0.0.1", 0xffff), H(SID(1), "10.0.0.2", 0xffff) };

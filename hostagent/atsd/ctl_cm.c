@@ -49,7 +49,7 @@ static void cm_done(struct saj *j, void *ctx)
 	if (j->err) {
 		ctl_sock_reply_err(t->slot, -j->err, "%s", j->errmsg);
 	} else {
-		used = (size_t)snprintf(buf, sizeof(buf), "OK %zu\n", c->nconns);
+		used = (size_t)atsd_ok_format(buf, sizeof(buf), c->nconns);
 		for (i = 0; i < c->nconns && used < sizeof(buf); i++) {
 			struct atsd_conn_line l;
 

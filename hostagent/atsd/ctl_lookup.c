@@ -74,7 +74,7 @@ static void reply_records(int slot, const struct sr_record *r, size_t n)
 		ctl_sock_reply_err(slot, ENOMEM, "out of memory");
 		return;
 	}
-	used = (size_t)snprintf(buf, cap, "OK %zu\n", n);
+	used = (size_t)atsd_ok_format(buf, cap, n);
 	for (i = 0; i < n; i++) {
 		used += (size_t)atsd_format_record(buf + used, cap - used, &r[i]);
 		buf[used++] = '\n';

@@ -141,7 +141,7 @@ void ctl_records_status(int slot, char **argv, int argc)
 	}
 	{
 		char head[24];
-		int hl = snprintf(head, sizeof(head), "OK %zu\n", n);
+		int hl = atsd_ok_format(head, sizeof(head), n);
 
 		memcpy(buf + 24 - hl, head, (size_t)hl);
 		buf[used] = '\0';

@@ -83,7 +83,7 @@ static void v_ipoib(int slot, char **argv, int argc)
 	(void)argv;
 	(void)argc;
 	g = groups_list(&n);
-	used = (size_t)snprintf(buf, sizeof(buf), "OK %zu\n", n);
+	used = (size_t)atsd_ok_format(buf, sizeof(buf), n);
 	for (i = 0; i < n && used < sizeof(buf); i++) {
 		struct atsd_group_line l = {
 			.pkey = g[i].err ? g[i].pkey : g[i].rec.pkey,

@@ -84,7 +84,7 @@ static int parse_reply(struct atsd_conn *c, int64_t deadline, struct atsd_reply 
 			 (int)sizeof(rep->message) - 1, sp ? sp + 1 : "");
 		return 0;
 	}
-	if (sscanf(line, "OK %zu", &n) != 1 || n > 100000)
+	if (atsd_ok_parse(line, &n))
 		return -EPROTO;
 	rep->ok = 1;
 	rep->lines = calloc(n ? n : 1, sizeof(*rep->lines));

@@ -67,6 +67,20 @@ static size_t clamp(int n, size_t len)
 	return n < 0 ? 0 : (size_t)n >= len ? (len ? len - 1 : 0) : (size_t)n;
 }
 
+int atsd_ok_format(char *buf, size_t len, size_t n)
+{
+	return snprintf(buf, len, "OK %zu\n", n);
+}
+
+int atsd_ok_parse(const char *line, size_t *n)
+{
+	char tail;
+
+	if (sscanf(line, "OK %zu%c", n, &tail) != 1 || *n > ATSD_ANSWER_MAX)
+		return -EPROTO;
+	return 0;
+}
+
 int atsd_stats_format(char *buf, size_t len, const uint64_t v[ATSD_STATS])
 {
 	size_t used;

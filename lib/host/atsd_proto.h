@@ -47,6 +47,12 @@ int atsd_verb_find(const char *name);
  * partition 0xFFFF). 0 or -EINVAL. */
 int atsd_pkey_arg(const char *s, uint16_t *pkey);
 
+/* An answer's first line, "OK N\n": N lines follow. The parser refuses a
+ * count above ATSD_ANSWER_MAX (no answer atsd sends has more). */
+#define ATSD_ANSWER_MAX 100000
+int atsd_ok_format(char *buf, size_t len, size_t n);
+int atsd_ok_parse(const char *line, size_t *n);
+
 /* The stats answer: one "name value" line per field, in this order. */
 enum atsd_stat {
 	ATSD_S_CACHE_HITS,

@@ -165,10 +165,29 @@ static void test_pkey_arg(void **state)
 	assert_int_equal(atsd_pkey_arg("pk", &pk), -EINVAL);
 }
 
+/* "OK N": written and read by one pair of functions. */
+static void test_ok_line(void **state)
+{
+	char buf[32];
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(atsd_ok_format(buf, sizeof(buf), 16), 6);
+	assert_string_equal(buf, "OK 16\n");
+	buf[5] = '\0';
+	assert_int_equal(atsd_ok_parse(buf, &n), 0);
+	assert_int_equal(n, 16);
+	assert_int_equal(atsd_ok_parse("OK 100001", &n), -EPROTO);
+	assert_int_equal(atsd_ok_parse("OK 3x", &n), -EPROTO);
+	assert_int_equal(atsd_ok_parse("OK", &n), -EPROTO);
+	assert_int_equal(atsd_ok_parse("ERR ENOENT no", &n), -EPROTO);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_verbs),
+		cmocka_unit_test(test_ok_line),
 		cmocka_unit_test(test_stats),
 		cmocka_unit_test(test_record),
 		cmocka_unit_test(test_status),

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "ats_query.h"
+#include "ibsys.h"
 #include "ipoib_exec.h"
 #include "log.h"
 #include "mad_serve.h"
@@ -188,6 +189,22 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
+/* On a host with an HCA the kernel's ib_cm serves management class 0x07
+ * on every port, and a umad registration for it fails. atsd then runs
+ * without its CM endpoint: connecting by IP is librdmacm's there. */
+static void cm_refused(int err)
+{
+	if (ibsys_kernel_cm(NULL))
+		log_warn("the kernel's CM (ib_cm) serves class 0x07 on this port, so atsd runs "
+			 "without its CM endpoint (cm_listen, atsctl connect): applications "
+			 "connect by IP with librdmacm over AF_IB, libibats(7) gives them "
+			 "the ATS side; everything else runs");
+	else
+		log_warn("cannot serve the CM class 0x07 (%s), so atsd runs without its CM "
+			 "endpoint (cm_listen, atsctl connect); everything else runs",
+			 err == -EIO ? "the port refused the registration" : strerror(-err));
+}
+
 int saj_start(struct saj_thread **out, const struct saj_opts *o)
 {
 	struct saj_thread *t = calloc(1, sizeof(*t));
@@ -213,13 +230,9 @@ int saj_start(struct saj_thread **out, const struct saj_opts *o)
 	ret = sa_client_init(&t->sa, t->port, &so);
 	if (ret)
 		goto fail;
-	if (o->cm) {
-		ret = cmep_init(&t->cm, t->port, t->sa, o->cm);
-		if (ret) {
-			log_err("cannot serve the CM class (is the kernel's CM using it?): %s",
-				strerror(-ret));
-			goto fail;
-		}
+	if (o->cm && (ret = cmep_init(&t->cm, t->port, t->sa, o->cm)))
+		cm_refused(ret);
+	if (t->cm) {
 		t->cm_timeout_ms = o->cm_timeout_ms;
 		t->serving = 1;
 	}
@@ -232,7 +245,7 @@ int saj_start(struct saj_thread **out, const struct saj_opts *o)
 	if (o->liveness || o->ibping)
 		t->serving = 1;
 	if (o->ibsim) {
-		ret = sim_sm_become(t->port, o->cm != NULL, o->liveness, o->ibping);
+		ret = sim_sm_become(t->port, t->cm != NULL, o->liveness, o->ibping);
 		if (ret < 0) {
 			log_err("ibsim mode: cannot become the node's SM client: %s",
 				strerror(-ret));

@@ -28,8 +28,10 @@ int sim_sm_become(struct mport *port, int cm, int liveness, int ibping)
 	mport_use_sma(port, dr);
 	if ((ret = mport_refresh(port)))
 		log_warn("ibsim mode: no PortInfo from the port's SMA: %s", strerror(-ret));
-	/* Classes a peer may send us although we do not serve them. */
-	if (!cm && (ret = mport_register_serve(port, CM_CLASS, CM_CLASS_VERSION, 0x03)) < 0)
+	/* Classes a peer may send us although we do not serve them. The CM
+	 * class may be refused, as the kernel's CM refuses it on a real host. */
+	if (!cm && (ret = mport_register_serve(port, CM_CLASS, CM_CLASS_VERSION, 0x03)) < 0 &&
+	    ret != -EIO)
 		return ret;
 	if (!liveness &&
 	    (ret = mport_register_oui(port, VMAD_CLASS_LIVENESS, 1, VMAD_OUI_OPENIB, 1)) < 0)

@@ -47,7 +47,9 @@ int mport_query(struct mport *p, struct mport_info *info);
  * the last values read. mport_refresh is a no-op without an agent set. */
 void mport_use_sma(struct mport *p, int dr_agent);
 int mport_refresh(struct mport *p);
-/* Returns the agent id or -errno. */
+/* Each returns the agent id or -errno; -EIO when the port refused the
+ * agent (libibumad reports any refused registration as -1: another agent,
+ * the kernel's CM for one, already serves the class's methods). */
 int mport_register(struct mport *p, uint8_t mgmt_class, uint8_t class_version,
 		   uint8_t rmpp_version);
 

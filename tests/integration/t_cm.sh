@@ -65,4 +65,21 @@ check "a SIGHUP changing cm_listen warns" wait_for "the cm_listen warning" 10 \
 	grep -q "'cm_listen' changes only when atsd restarts" "$RUN/atsd-host2.log"
 check_out "... and host2 still listens on 5001" " active established " \
 	agent host1 connect 10.0.0.2 5001
+# Where the kernel's CM serves class 0x07 (ib_cm on a real host), a umad
+# registration for it fails: libumadbusy makes it fail here the way
+# libibumad reports it. atsd says so once and runs everything else.
+kill "$(agent_pid host3)"
+wait "$(agent_pid host3)" 2>/dev/null
+BUSY="$top_builddir/tests/tools/.libs/libumadbusy.so"
+SIM_PRELOAD="${SAN_RT:+$SAN_RT }$BUSY $UMAD2SIM" UMAD_BUSY_CLASS=0x07 \
+	agent_start host3 "address 10.0.0.3 primary" "ibsim yes" "cm_listen 5004"
+check_out "CM class refused: atsd starts and says it runs without its CM endpoint" \
+	"cannot serve the CM class 0x07 \(.*\), so atsd runs without its CM endpoint" \
+	cat "$RUN/atsd-host3.log"
+host3_registered() {
+	agent host3 status | grep -Eq '10\.0\.0\.3 +registered'
+}
+check "... and registers its address all the same" wait_for "host3's record" 10 host3_registered
+check_rc "... a connect is refused with the reason" 3 "the CM endpoint is off" \
+	agent host3 connect 10.0.0.2 5001
 finish

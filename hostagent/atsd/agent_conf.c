@@ -21,6 +21,7 @@ enum ac_type {
 	AC_CM_POLICY,
 	AC_CM_ACCEPT,
 	AC_GROUP,
+	AC_MEMBERSHIP,
 };
 
 /* restart: the key takes effect only when atsd starts; a SIGHUP that
@@ -66,6 +67,7 @@ static const struct ac_key {
 	{ "control_group", AC_GROUP, M(control_group), 0, 0, 0, 0 },
 	{ "max_clients_per_uid", AC_U32, M(max_clients_per_uid), 1, 64, 0, 0 },
 	{ "client_idle_timeout", AC_U32, M(client_idle_timeout), 0, 86400, 0, 0 },
+	{ "ipoib_membership", AC_MEMBERSHIP, M(ipoib_membership), 0, 0, 0, 0 },
 #undef SPAN
 #undef M
 };
@@ -219,6 +221,7 @@ static int set_value(const struct ac_key *k, struct agent_conf *c, char *v,
 {
 	static const char *const levels[] = { "error", "warning", "info", "debug" };
 	static const char *const policies[] = { "any", "agree", "list" };
+	static const char *const memberships[] = { "auto", "check", "manage" };
 	char *field = (char *)c + k->off;
 	uint64_t x;
 	int choice;
@@ -275,6 +278,11 @@ static int set_value(const struct ac_key *k, struct agent_conf *c, char *v,
 		if (cfg_set_choice(k->name, v, policies, 3, &choice, msg, len))
 			return -EINVAL;
 		c->cm.policy = (enum cmep_policy)choice;
+		return 0;
+	case AC_MEMBERSHIP:
+		if (cfg_set_choice(k->name, v, memberships, 3, &choice, msg, len))
+			return -EINVAL;
+		c->ipoib_membership = (enum agent_membership)choice;
 		return 0;
 	case AC_CM_ACCEPT:
 		if (c->cm.naccept == CMEP_MAX_ACCEPT ||

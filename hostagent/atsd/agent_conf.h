@@ -32,6 +32,15 @@ struct agent_static {
 	int primary;
 };
 
+/* Who joins and leaves the IPoIB broadcast groups. On a real host the
+ * kernel's IPoIB driver does, and OpenSM drops a port's FullMember state
+ * on a leave from that port whoever joined: atsd must not leave then. */
+enum agent_membership {
+	AGENT_MEMBERSHIP_AUTO = 0, /* check for kernel IPoIB interfaces, else manage */
+	AGENT_MEMBERSHIP_CHECK,    /* never join or leave: read and report */
+	AGENT_MEMBERSHIP_MANAGE,   /* join, rejoin after SM loss, leave at exit */
+};
+
 struct agent_conf {
 	char ca[64];
 	uint32_t port;
@@ -61,6 +70,7 @@ struct agent_conf {
 	gid_t control_gid;
 	uint32_t max_clients_per_uid;
 	uint32_t client_idle_timeout; /* s, 0: never */
+	enum agent_membership ipoib_membership;
 };
 
 void agent_conf_default(struct agent_conf *c);

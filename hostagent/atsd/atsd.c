@@ -99,7 +99,7 @@ static int64_t timers(void)
 	int64_t now = mono_ms(), t, next;
 
 	next = ctl_sock_timers(now, 1);
-	if (own_timers(now) && groups_joined())
+	if (own_timers(now) && groups_started())
 		groups_submit(SAJ_CHECK);
 	t = own_next_timer();
 	if (t < next)
@@ -380,7 +380,7 @@ int main(int argc, char **argv)
 	}
 	if (!ret) {
 		own_init(ag.saj, &ag.conf, ag.src, &own_hooks);
-		groups_init(ag.saj, ag.src, on_left);
+		groups_init(ag.saj, &ag.conf, ag.src, on_left);
 		ctl_cm_init(ag.saj);
 		ctl_records_init(&ag.conf, ag.src);
 		ctl_verbs_init(&ag.conf, ag.src);

@@ -95,7 +95,10 @@ static void v_ipoib(int slot, char **argv, int argc)
 		};
 
 		ipoib_bcast_mgid(g[i].pkey, l.mgid);
-		if (g[i].err)
+		l.state = g[i].manage ? "joined" : "member";
+		if (!g[i].manage && g[i].err == -ENOENT)
+			l.error = "not a member (the kernel's IPoIB driver joins it; ipoib_membership check)";
+		else if (g[i].err)
 			l.error = g[i].sa_status ? sa_status_str(g[i].sa_status) :
 				  strerror(-g[i].err);
 		used += (size_t)atsd_group_format(buf + used, sizeof(buf) - used, &l);

@@ -15,9 +15,14 @@ void ipoib_exec_run(struct sa_client *sa, struct saj *j)
 		struct saj_group *g = &p->groups[i];
 		uint8_t mgid[16];
 
+		/* The kernel's group: read it, never join or leave. */
+		if (!g->manage && p->op == SAJ_LEAVE)
+			continue;
 		ipoib_bcast_mgid(g->pkey, mgid);
 		j->queries++;
-		if (p->op == SAJ_LEAVE) {
+		if (!g->manage) {
+			g->err = sa_mcm_member(sa, mgid, &g->rec);
+		} else if (p->op == SAJ_LEAVE) {
 			g->err = sa_mcm_leave(sa, mgid);
 		} else if (p->op == SAJ_JOIN) {
 			g->err = sa_mcm_join(sa, mgid, &g->rec);

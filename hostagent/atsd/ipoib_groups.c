@@ -10,16 +10,20 @@
 
 static struct {
 	struct saj_thread *saj;
+	const struct agent_conf *conf;
 	const struct sources *src;
 	void (*left)(void);
+	int started;            /* the first join (or read) went out */
 	int joined;             /* a join went out: leave at shutdown */
 	struct saj_group groups[AGENT_PKEYS_MAX];
 	size_t ngroups;
 } gr;
 
-void groups_init(struct saj_thread *saj, const struct sources *src, void (*left)(void))
+void groups_init(struct saj_thread *saj, const struct agent_conf *conf,
+		 const struct sources *src, void (*left)(void))
 {
 	gr.saj = saj;
+	gr.conf = conf;
 	gr.src = src;
 	gr.left = left;
 }
@@ -27,6 +31,27 @@ void groups_init(struct saj_thread *saj, const struct sources *src, void (*left)
 int groups_joined(void)
 {
 	return gr.joined;
+}
+
+int groups_started(void)
+{
+	return gr.started;
+}
+
+/* Whether atsd joins and leaves the group of interface i's partition:
+ * auto leaves a kernel IPoIB interface's group to the kernel, except
+ * under ibsim, where no kernel joins. */
+static int manages(size_t i)
+{
+	switch (gr.conf->ipoib_membership) {
+	case AGENT_MEMBERSHIP_CHECK:
+		return 0;
+	case AGENT_MEMBERSHIP_MANAGE:
+		return 1;
+	case AGENT_MEMBERSHIP_AUTO:
+		break;
+	}
+	return gr.conf->ibsim || !sources_ipoib(gr.src, i);
 }
 
 const struct saj_group *groups_list(size_t *n)
@@ -44,6 +69,23 @@ static const struct saj_group *last_group(uint16_t pkey)
 		if (gr.groups[i].pkey == pkey)
 			return &gr.groups[i];
 	return NULL;
+}
+
+/* A group atsd only reads: say when the membership appears, changes or
+ * goes, with the likely cause when it is missing. */
+static void kernel_group_log(const struct saj_group *g, const struct saj_group *last,
+			     const char *mgid)
+{
+	if (!g->err && (!last || last->err || last->manage))
+		log_info("IPoIB broadcast group %s: this port is a member (the kernel's; ipoib_membership check): PKey 0x%04x Q_Key 0x%08x MLID 0x%04x MTU %u SL %u rate %u",
+			 mgid, g->rec.pkey, g->rec.qkey, g->rec.mlid,
+			 mcm_mtu_bytes(g->rec.mtu), g->rec.sl, g->rec.rate);
+	else if (g->err == -ENOENT && (!last || last->err != g->err))
+		log_warn("IPoIB broadcast group %s (PKey 0x%04x): this port is not a member, so the host gets no IPoIB broadcast (ARP) in that partition; the kernel's IPoIB driver joins when its interface is up and after SM changes: check the interface (ip link), that OpenSM's partitions.conf gives the partition the ipoib flag, and the SM's log (atsd never joins or leaves this group: ipoib_membership check)",
+			 mgid, g->pkey);
+	else if (g->err && (!last || last->err != g->err))
+		log_err("cannot read IPoIB broadcast group %s (PKey 0x%04x): %s", mgid, g->pkey,
+			g->sa_status ? sa_status_str(g->sa_status) : strerror(-g->err));
 }
 
 static void ipoib_done(struct saj *j, void *ctx)
@@ -66,7 +108,13 @@ static void ipoib_done(struct saj *j, void *ctx)
 			*g = *last;
 			continue;
 		}
+		if (!g->manage && p->op != SAJ_LEAVE) {
+			kernel_group_log(g, last, mgid);
+			continue;
+		}
 		if (p->op == SAJ_LEAVE) {
+			if (!g->manage)
+				continue;
 			if (!g->err)
 				log_info("left IPoIB broadcast group %s", mgid);
 			else if (!last || !last->err)
@@ -113,14 +161,21 @@ void groups_submit(enum saj_ipoib_op op)
 
 		for (k = 0; k < p->ngroups && p->groups[k].pkey != pk; k++)
 			;
-		if (k == p->ngroups && k < AGENT_PKEYS_MAX)
+		if (k == p->ngroups && k < AGENT_PKEYS_MAX) {
 			p->groups[p->ngroups++].pkey = pk;
+			p->groups[k].manage = manages(i);
+		} else if (k < p->ngroups && !manages(i)) {
+			p->groups[k].manage = 0; /* a kernel interface's partition */
+		}
 	}
 	if (!p->ngroups) {
 		saj_free(j);
 		return;
 	}
-	if (op == SAJ_JOIN)
-		gr.joined = 1;
+	if (op == SAJ_JOIN) {
+		gr.started = 1;
+		for (k = 0; k < p->ngroups; k++)
+			gr.joined |= p->groups[k].manage;
+	}
 	saj_submit(gr.saj, j);
 }

@@ -1,7 +1,10 @@
 /* The IPoIB broadcast groups of the interfaces' partitions (one per
- * PKey): joined after the first sync and after SM changes, checked at each
- * verify (an SM restart we saw no event of loses memberships too), left
- * at exit. */
+ * PKey). A group atsd manages is joined after the first sync and after SM
+ * changes, checked at each verify (an SM restart we saw no event of loses
+ * memberships too) and left at exit. A group of a kernel IPoIB interface
+ * is the kernel's (ipoib_membership, atsd.conf(5)): atsd only reads the
+ * membership and reports it, since OpenSM drops a port's FullMember state
+ * on a leave from the port, whoever joined (IBTA Vol 1 15.2.5.17). */
 #ifndef IBATS_IPOIB_GROUPS_H
 #define IBATS_IPOIB_GROUPS_H
 
@@ -12,11 +15,14 @@
 
 /* left: a leave came back (the last step of a shutdown). src stays the
  * caller's. */
-void groups_init(struct saj_thread *saj, const struct sources *src, void (*left)(void));
+void groups_init(struct saj_thread *saj, const struct agent_conf *conf,
+		 const struct sources *src, void (*left)(void));
 /* Join, leave or check the groups of the interfaces' PKeys. */
 void groups_submit(enum saj_ipoib_op op);
 /* A join went out and no leave yet. */
 int groups_joined(void);
+/* The groups were joined or first read: check them at each verify. */
+int groups_started(void);
 /* The outcome of the last join or check, per group. */
 const struct saj_group *groups_list(size_t *n);
 

@@ -38,6 +38,7 @@ enum saj_ipoib_op {
 
 struct saj_group {
 	uint16_t pkey;
+	int manage;   /* in: join and leave it; else only read it */
 	int joined;   /* SAJ_CHECK: the membership was gone, joined again */
 	int err;
 	uint16_t sa_status;

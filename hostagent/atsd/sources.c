@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ibsys.h"
 #include "ipoib.h"
 #include "log.h"
 #include "sources.h"
@@ -20,6 +21,7 @@ struct src_if {
 	int ifindex;          /* 0 until the link is seen */
 	unsigned flags;       /* IFF_* */
 	uint16_t pkey;
+	int ipoib;            /* an IPoIB link (ARPHRD_INFINIBAND) */
 	int foreign;          /* an IPoIB link of another CA port: ignored */
 	struct ifev_addr addrs[SRC_MAX_ADDRS];
 	size_t naddrs;
@@ -42,20 +44,15 @@ struct sources {
 	int changed;           /* the wanted set may differ */
 };
 
+/* An IPoIB interface's partition, in the full-member form registrations
+ * use; the default partition when sysfs cannot say. */
 static uint16_t sysfs_pkey(const char *ifname)
 {
-	char path[128];
-	unsigned v;
-	FILE *f;
+	struct ibsys_netdev nd;
 
-	snprintf(path, sizeof(path), "/sys/class/net/%s/pkey", ifname);
-	f = fopen(path, "r");
-	if (!f)
+	if (ibsys_netdev_read(NULL, ifname, &nd))
 		return ATS_PKEY_DEFAULT;
-	if (fscanf(f, "%x", &v) != 1 || !(v & 0x7fff))
-		v = ATS_PKEY_DEFAULT;
-	fclose(f);
-	return (uint16_t)(v | 0x8000);
+	return (uint16_t)(nd.pkey | 0x8000);
 }
 
 static void addr_del(struct src_if *i, const struct ifev_addr *a)
@@ -86,12 +83,22 @@ static void sources_apply(struct sources *s, struct src_if *i, const struct ifev
 		i->flags = ev->link.flags;
 		{
 			struct ipoib_hwaddr hw;
+			int foreign;
 
 			/* An IPoIB link names its port by the GID in its
 			 * hardware address: links of other ports are not ours. */
-			i->foreign = ev->link.type == ARPHRD_INFINIBAND &&
-				     !ipoib_hwaddr_decode(ev->link.hwaddr, ev->link.hwlen, &hw) &&
-				     memcmp(hw.gid, s->port_gid, 16);
+			i->ipoib = ev->link.type == ARPHRD_INFINIBAND;
+			foreign = i->ipoib &&
+				  !ipoib_hwaddr_decode(ev->link.hwaddr, ev->link.hwlen, &hw) &&
+				  memcmp(hw.gid, s->port_gid, 16);
+			if (foreign && !i->foreign) {
+				char g[ATS_IP_STRLEN], mine[ATS_IP_STRLEN];
+
+				log_err("interface %s is IPoIB on another port (GID %s; this atsd serves %s): its addresses are not registered here; run one atsd per port (atsd@CA:PORT)",
+					i->cfg->name, ats_gid_format(hw.gid, g, sizeof(g)),
+					ats_gid_format(s->port_gid, mine, sizeof(mine)));
+			}
+			i->foreign = foreign;
 		}
 		if (!i->cfg->have_pkey)
 			i->pkey = ev->link.type == ARPHRD_INFINIBAND && !i->cfg->netns[0] ?
@@ -263,6 +270,11 @@ int sources_fd(const struct sources *s, size_t ifidx)
 uint16_t sources_pkey(const struct sources *s, size_t ifidx)
 {
 	return s->ifs[ifidx].pkey;
+}
+
+int sources_ipoib(const struct sources *s, size_t ifidx)
+{
+	return s->ifs[ifidx].ipoib;
 }
 
 int sources_changed(const struct sources *s)

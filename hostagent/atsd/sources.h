@@ -30,6 +30,9 @@ int sources_reload(struct sources *s, const struct agent_conf *c);
 size_t sources_count(const struct sources *s);
 int sources_fd(const struct sources *s, size_t ifidx);
 uint16_t sources_pkey(const struct sources *s, size_t ifidx);
+/* Whether the interface is an IPoIB one (ARPHRD_INFINIBAND): a kernel's,
+ * whose broadcast group membership is the kernel's to keep. */
+int sources_ipoib(const struct sources *s, size_t ifidx);
 /* Process whatever an interface's socket has queued. */
 int sources_read(struct sources *s, size_t ifidx);
 

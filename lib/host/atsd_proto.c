@@ -201,9 +201,9 @@ int atsd_group_format(char *buf, size_t len, const struct atsd_group_line *g)
 	ats_gid_format(g->mgid, mgid, sizeof(mgid));
 	if (g->error)
 		return snprintf(buf, len, "0x%04x %s error %s\n", g->pkey, mgid, g->error);
-	return snprintf(buf, len, "0x%04x %s joined %s=0x%08x %s=0x%04x %s=%u %s=%u %s=%u\n",
-			g->pkey, mgid, k[0], g->qkey, k[1], g->mlid, k[2], g->mtu, k[3], g->sl,
-			k[4], g->rate);
+	return snprintf(buf, len, "0x%04x %s %s %s=0x%08x %s=0x%04x %s=%u %s=%u %s=%u\n",
+			g->pkey, mgid, g->state ? g->state : "joined", k[0], g->qkey, k[1],
+			g->mlid, k[2], g->mtu, k[3], g->sl, k[4], g->rate);
 }
 
 size_t atsd_line_fields(char *line, enum atsd_line_kind kind, struct atsd_field *f,

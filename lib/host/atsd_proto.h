@@ -120,7 +120,8 @@ struct atsd_conn_line {
 struct atsd_group_line {
 	uint16_t pkey;
 	uint8_t mgid[16];
-	const char *error;       /* NULL: joined, with the fields below */
+	const char *state;       /* "joined" (by atsd), "member" (the kernel's) */
+	const char *error;       /* NULL: state, with the fields below */
 	uint32_t qkey;
 	uint16_t mlid;
 	unsigned mtu;            /* bytes */

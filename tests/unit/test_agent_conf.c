@@ -36,7 +36,7 @@ static void test_full(void **state)
 	assert_int_equal(load("ca mlx5_0\nport 2\nsocket /run/x.sock\nibsim yes\n"
 			      "verify_interval 10\nsm_poll_interval 2\ncache_ttl 0\n"
 			      "negative_ttl 1\nsa_timeout 200\nsa_retries 1\nbackoff_max 30\n"
-			      "lease 3600\nlog_level debug\n"
+			      "lease 3600\nlog_level debug\nipoib_membership check\n"
 			      "interface ib0\n"
 			      "interface ib0.8001 pkey 0x0001 primary 10.8.0.1\n"
 			      "interface v0 netns host1\n"
@@ -50,6 +50,7 @@ static void test_full(void **state)
 	assert_int_equal(c.cache_ttl, 0);
 	assert_int_equal(c.lease, 3600);
 	assert_int_equal(c.log_level, LOG_LVL_DEBUG);
+	assert_int_equal(c.ipoib_membership, AGENT_MEMBERSHIP_CHECK);
 	assert_int_equal(c.nifs, 3);
 	assert_false(c.ifs[0].have_pkey);
 	assert_true(c.ifs[1].have_pkey);
@@ -72,6 +73,7 @@ static void test_defaults(void **state)
 	assert_int_equal(c.verify_interval, 60);
 	assert_true(c.lease == SR_LEASE_INFINITE);
 	assert_false(c.ibsim);
+	assert_int_equal(c.ipoib_membership, AGENT_MEMBERSHIP_AUTO);
 }
 
 static void expect_error(const char *text, const char *msg)
@@ -100,6 +102,8 @@ static void test_errors(void **state)
 	expect_error("log_level loud\n",
 		     ":1: log_level: 'loud' is not error, warning, info or debug");
 	expect_error("cm_policy maybe\n", ":1: cm_policy: 'maybe' is not any, agree or list");
+	expect_error("ipoib_membership join\n",
+		     ":1: ipoib_membership: 'join' is not auto, check or manage");
 	expect_error("ibsim perhaps\n", ":1: ibsim: 'perhaps' is not yes or no");
 	expect_error("socket relative.sock\n", ":1: socket: 'relative.sock' is not an absolute path");
 	expect_error("interface v0\ninterface v0\n", "interface v0 listed twice");

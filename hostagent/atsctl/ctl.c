@@ -6,14 +6,16 @@
 #include "ats.h"
 #include "cfg.h"
 #include "ctl.h"
+#include "ibsys.h"
 
 int ctl_open(struct ctl *c)
 {
-	int ret = mport_open(&c->port, c->ca, c->portnum);
+	char why[160];
+	int ret = ibsys_open_port(&c->port, c->ca, c->portnum, why, sizeof(why));
 
 	if (ret) {
 		fprintf(stderr, "atsctl: cannot open CA %s port %d: %s\n",
-			c->ca ? c->ca : "(default)", c->portnum, strerror(-ret));
+			c->ca ? c->ca : "(default)", c->portnum, why);
 		return EXIT_SA;
 	}
 	ret = sa_client_init(&c->sa, c->port, &c->sa_opts);

@@ -209,6 +209,7 @@ int saj_start(struct saj_thread **out, const struct saj_opts *o)
 {
 	struct saj_thread *t = calloc(1, sizeof(*t));
 	struct sa_client_opts so = { 0 };
+	char why[160];
 	int ret;
 
 	if (!t)
@@ -222,9 +223,11 @@ int saj_start(struct saj_thread **out, const struct saj_opts *o)
 		ret = -errno;
 		goto fail;
 	}
-	ret = mport_open(&t->port, o->ca, o->port);
-	if (ret)
+	ret = ibsys_open_port(&t->port, o->ca, o->port, why, sizeof(why));
+	if (ret) {
+		log_err("no port to serve: %s", why);
 		goto fail;
+	}
 	so.timeout_ms = o->timeout_ms;
 	so.retries = o->retries;
 	ret = sa_client_init(&t->sa, t->port, &so);

@@ -11,6 +11,7 @@
 
 #include "ibsys.h"
 #include "ipoib.h"
+#include "mport.h"
 
 #define PATH_LEN 512
 
@@ -287,4 +288,21 @@ int ibsys_kernel_cm(const char *root)
 
 	snprintf(path, sizeof(path), "%s/module/ib_cm", root_of(root));
 	return access(path, F_OK) == 0;
+}
+
+int ibsys_open_port(struct mport **out, const char *ca, int port, char *why,
+		    size_t len)
+{
+	struct ibsys_port p;
+	int ret = ibsys_select(NULL, ca && *ca ? ca : NULL, port, &p, why, len);
+
+	if (ret == -EPROTONOSUPPORT)
+		return ret;
+	if (ret)
+		ret = mport_open(out, ca && *ca ? ca : NULL, port);
+	else
+		ret = mport_open(out, p.ca, p.port);
+	if (ret && ret != -EPROTONOSUPPORT)
+		snprintf(why, len, "%s", strerror(-ret));
+	return ret;
 }

@@ -57,6 +57,13 @@ struct ibsys_netdev {
 int ibsys_netdev_read(const char *root, const char *ifname,
 		      struct ibsys_netdev *nd);
 
+/* Open the port to use (ibsys_select), through libibumad. When sysfs
+ * shows no port at all, libibumad's own choice is taken. -EPROTONOSUPPORT
+ * (a RoCE port asked for) or mport_open's error; why says which. */
+struct mport;
+int ibsys_open_port(struct mport **out, const char *ca, int port, char *why,
+		    size_t len);
+
 /* Whether the kernel's CM (ib_cm) is loaded: it then owns management
  * class 0x07 on every port, and a umad registration for it fails. */
 int ibsys_kernel_cm(const char *root);

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "ats_query.h"
+#include "ibsys.h"
 #include "log.h"
 #include "mono.h"
 #include "mport.h"
@@ -152,7 +153,9 @@ static int sa_open(struct ibats *h)
 	if (h->sa)
 		return 0;
 	if (!h->port) {
-		ret = mport_open(&h->port, h->o.ca, h->o.port);
+		char why[160];
+
+		ret = ibsys_open_port(&h->port, h->o.ca, h->o.port, why, sizeof(why));
 		if (ret) {
 			h->port = NULL;
 			return ret;

@@ -323,6 +323,23 @@ static int key_set(void *ctx, size_t i, char *val, char *msg, size_t len)
 	return set_value(&ac_keys[i], ctx, val, msg, len);
 }
 
+int agent_conf_instance(struct agent_conf *c, const char *instance)
+{
+	const char *colon = strrchr(instance, ':');
+	size_t calen = colon ? (size_t)(colon - instance) : 0;
+	uint64_t port;
+
+	if (!calen || calen >= sizeof(c->ca) || memchr(instance, '/', calen) ||
+	    cfg_parse_u64(colon + 1, 254, &port) || !port)
+		return -EINVAL;
+	memcpy(c->ca, instance, calen);
+	c->ca[calen] = '\0';
+	c->port = (uint32_t)port;
+	snprintf(c->socket, sizeof(c->socket), "/run/ibats/atsd@%s.sock", instance);
+	snprintf(c->state_file, sizeof(c->state_file), "/var/lib/ibats/atsd@%s.state", instance);
+	return 0;
+}
+
 int agent_conf_load(const char *path, struct agent_conf *c, char *err,
 		    size_t errlen)
 {

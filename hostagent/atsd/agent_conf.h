@@ -74,6 +74,10 @@ struct agent_conf {
 };
 
 void agent_conf_default(struct agent_conf *c);
+/* "CA:PORT" of a per-port instance (atsd@.service): sets c's CA and port
+ * and the instance's own socket and state file, which a config file may
+ * still set otherwise. 0 or -EINVAL. */
+int agent_conf_instance(struct agent_conf *c, const char *instance);
 /* 0; -ENOENT (defaults kept); -EINVAL with err = "path:line: what". */
 int agent_conf_load(const char *path, struct agent_conf *c, char *err,
 		    size_t errlen);

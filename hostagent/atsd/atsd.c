@@ -33,6 +33,7 @@
 static struct {
 	struct agent_conf conf;
 	const char *conf_path;
+	const char *instance;  /* --instance CA:PORT, or NULL */
 	struct saj_thread *saj;
 	struct sources *src;
 	struct pev *pev;        /* NULL without a verbs device (ibsim) */
@@ -114,12 +115,24 @@ static int load_config(struct agent_conf *c, int required)
 	int ret;
 
 	agent_conf_default(c);
+	if (ag.instance)
+		agent_conf_instance(c, ag.instance);
 	ret = agent_conf_load(ag.conf_path, c, err, sizeof(err));
 	if (ret == -ENOENT && !required)
 		return 0;
 	if (ret) {
 		log_err("%s", err);
 		return ret;
+	}
+	if (ag.instance) {
+		struct agent_conf inst;
+
+		agent_conf_instance(&inst, ag.instance);
+		if (strcmp(c->ca, inst.ca) || c->port != inst.port) {
+			log_err("%s: ca %s port %u is not this instance's port (--instance %s)",
+				ag.conf_path, c->ca, c->port, ag.instance);
+			return -EINVAL;
+		}
 	}
 	return 0;
 }
@@ -266,6 +279,8 @@ static void usage(FILE *f)
 "  -s, --socket PATH    local resolver socket (default %s)\n"
 "  -C, --ca NAME        CA to use\n"
 "  -P, --port N         CA port\n"
+"  -i, --instance CA:PORT  one atsd per port (atsd@.service): the CA and\n"
+"                       port, and a socket and state file of its own\n"
 "  -d, --debug          debug logging\n"
 "  -h, --help\n", AGENT_CONF_DEFAULT, AGENT_SOCKET_DEFAULT);
 }
@@ -278,6 +293,7 @@ int main(int argc, char **argv)
 		{ "socket", required_argument, NULL, 's' },
 		{ "ca", required_argument, NULL, 'C' },
 		{ "port", required_argument, NULL, 'P' },
+		{ "instance", required_argument, NULL, 'i' },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -289,7 +305,7 @@ int main(int argc, char **argv)
 	sigset_t mask;
 
 	ag.conf_path = AGENT_CONF_DEFAULT;
-	while ((opt = getopt_long(argc, argv, "fc:s:C:P:dh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "fc:s:C:P:i:dh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'f':
 			foreground = 1;
@@ -311,6 +327,17 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			portnum = (int)v;
+			break;
+		}
+		case 'i': {
+			struct agent_conf probe;
+
+			if (agent_conf_instance(&probe, optarg)) {
+				fprintf(stderr, "atsd: --instance '%s': not CA:PORT (e.g. mlx5_0:1)\n",
+					optarg);
+				return 2;
+			}
+			ag.instance = optarg;
 			break;
 		}
 		case 'd':

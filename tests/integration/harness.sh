@@ -297,7 +297,7 @@ agent_start() {
 		done
 	} >"$RUN/atsd-$node.conf"
 	(cd "$RUN/scratch" && SIM_HOST=$node LD_PRELOAD=$SIM_PRELOAD \
-		exec "$ATSD" -f -c "$RUN/atsd-$node.conf") >>"$RUN/atsd-$node.log" 2>&1 &
+		exec "$ATSD" -f ${AGENT_ARGS:-} -c "$RUN/atsd-$node.conf") >>"$RUN/atsd-$node.log" 2>&1 &
 	pid=$!
 	T_PIDS="$T_PIDS $pid"
 	eval "AGENT_PID_$node=$pid"

@@ -53,7 +53,7 @@ struct ibats_opts {
 	int sa_retries;          /* extra SA attempts; 0: 3, negative: none */
 	unsigned agent_timeout_ms; /* per atsd request; 0: 10000 */
 	unsigned flags;          /* IBATS_NO_AGENT, IBATS_NO_SA, IBATS_RMPP_* */
-	uint64_t sm_key;         /* SM_Key of SA requests (IBA 15.2.1.2); 0 */
+	uint64_t sm_key;         /* SM_Key of SA requests (IBTA Vol 1 15.2.1.1); 0 */
 	uint64_t reserved[3];    /* zero */
 };
 
@@ -108,6 +108,15 @@ int ibats_lookup_info(const struct ibats *h, struct ibats_info *info);
 /* The GID of the handle's local port (opening it), for port GUIDs under
  * its subnet prefix. */
 int ibats_port_gid(struct ibats *h, uint8_t gid[16]);
+
+/* The library's own diagnostics (SA retries, RMPP walks) on stderr as
+ * "IDENT: LEVEL: text", for every handle; by default errors only, as
+ * "ibats". ident must stay valid while the library is used. */
+#define IBATS_LOG_ERR   0
+#define IBATS_LOG_WARN  1
+#define IBATS_LOG_INFO  2
+#define IBATS_LOG_DEBUG 3
+int ibats_set_log(const char *ident, int level);
 
 /* atsctl's exit status for a return value: 0 found, 1 not found,
  * 2 usage error, 3 SA, agent or transport error. */

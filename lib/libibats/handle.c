@@ -25,6 +25,19 @@
 static __thread const struct ibats *last_h;
 static __thread struct ibats_info last;
 
+/* The library is quiet: the project's code logs only errors, and an
+ * application's stderr is not ours to fill with SA details, unless it
+ * asks (ibats_set_log). Once, so that its choice stays. */
+static pthread_once_t log_once = PTHREAD_ONCE_INIT;
+_Static_assert(IBATS_LOG_ERR == LOG_LVL_ERR && IBATS_LOG_WARN == LOG_LVL_WARN &&
+	       IBATS_LOG_INFO == LOG_LVL_INFO && IBATS_LOG_DEBUG == LOG_LVL_DEBUG,
+	       "IBATS_LOG_* are lib/core/log.h's levels");
+
+static void log_quiet(void)
+{
+	log_set_level(LOG_LVL_ERR);
+}
+
 IBATS_EXPORT int ibats_open(struct ibats **out, const struct ibats_opts *opts)
 {
 	struct ibats *h;
@@ -64,9 +77,7 @@ IBATS_EXPORT int ibats_open(struct ibats **out, const struct ibats_opts *opts)
 	h->o.ca = h->o.ca ? h->ca : NULL;
 	pthread_mutex_init(&h->agent_lock, NULL);
 	pthread_mutex_init(&h->sa_lock, NULL);
-	/* The library is quiet: the project's code logs only errors, and an
-	 * application's stderr is not ours to fill with SA details. */
-	log_set_level(LOG_LVL_ERR);
+	pthread_once(&log_once, log_quiet);
 	*out = h;
 	return 0;
 }
@@ -317,6 +328,15 @@ IBATS_EXPORT int ibats_lookup_info(const struct ibats *h, struct ibats_info *inf
 	if (last_h != h)
 		return -ENOENT;
 	*info = last;
+	return 0;
+}
+
+IBATS_EXPORT int ibats_set_log(const char *ident, int level)
+{
+	if (!ident || level < IBATS_LOG_ERR || level > IBATS_LOG_DEBUG)
+		return -EINVAL;
+	pthread_once(&log_once, log_quiet);
+	log_init(ident, (enum log_level)level);
 	return 0;
 }
 

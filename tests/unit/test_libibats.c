@@ -341,6 +341,9 @@ static void test_open_opts(void **state)
 	assert_int_equal(ibats_lookup_info(h, NULL), -EINVAL);
 	assert_int_equal(ibats_port_gid(h, NULL), -EINVAL);
 	ibats_close(h);
+	assert_int_equal(ibats_set_log(NULL, IBATS_LOG_INFO), -EINVAL);
+	assert_int_equal(ibats_set_log("t", IBATS_LOG_DEBUG + 1), -EINVAL);
+	assert_int_equal(ibats_set_log("ibats", IBATS_LOG_ERR), 0);
 	o.flags = 0;
 	memset(longpath, 'x', sizeof(longpath) - 1);
 	longpath[sizeof(longpath) - 1] = '\0';

@@ -22,8 +22,9 @@
 
 /* The calling thread's last lookup (ibats_lookup_info): per thread, as
  * errno is, so threads sharing a handle each read their own. */
-static __thread const struct ibats *last_h;
+static __thread uint64_t last_h; /* the handle's id, 0: none */
 static __thread struct ibats_info last;
+static uint64_t next_id;
 
 /* The library is quiet: the project's code logs only errors, and an
  * application's stderr is not ours to fill with SA details, unless it
@@ -78,6 +79,7 @@ IBATS_EXPORT int ibats_open(struct ibats **out, const struct ibats_opts *opts)
 	pthread_mutex_init(&h->agent_lock, NULL);
 	pthread_mutex_init(&h->sa_lock, NULL);
 	pthread_once(&log_once, log_quiet);
+	h->id = __atomic_add_fetch(&next_id, 1, __ATOMIC_RELAXED);
 	*out = h;
 	return 0;
 }
@@ -86,8 +88,6 @@ IBATS_EXPORT void ibats_close(struct ibats *h)
 {
 	if (!h)
 		return;
-	if (last_h == h)
-		last_h = NULL;
 	atsd_disconnect(h->agent);
 	if (h->sa)
 		sa_client_fini(h->sa);
@@ -155,7 +155,6 @@ static int agent_lookup(struct ibats *h, const char *req, struct ibats_record **
 		last.agent_err = r == -ENOTCONN ? why : r;
 		if (!(h->o.flags & IBATS_NO_SA))
 			return 0;
-		last.source = IBATS_BY_AGENT;
 		*ret = r == -ENOTCONN ? -ECONNREFUSED : r;
 		return 1;
 	}
@@ -254,7 +253,7 @@ static int lookup(struct ibats *h, const struct ibl_query *q, uint16_t pkey,
 	*recs = NULL;
 	*n = 0;
 	memset(&last, 0, sizeof(last));
-	last_h = h;
+	last_h = h->id;
 	if (!pkey)
 		pkey = h->o.pkey;
 	if (q->kind == IBL_RESOLVE)
@@ -325,7 +324,7 @@ IBATS_EXPORT int ibats_lookup_info(const struct ibats *h, struct ibats_info *inf
 {
 	if (!h || !info)
 		return -EINVAL;
-	if (last_h != h)
+	if (last_h != h->id)
 		return -ENOENT;
 	*info = last;
 	return 0;

@@ -19,6 +19,9 @@
 
 struct ibats {
 	struct ibats_opts o;
+	uint64_t id;         /* unique in the process: a thread's last lookup
+			      * names its handle by it, not by an address a
+			      * later handle may get */
 	char socket_path[108];
 	char ca[64];
 	/* The atsd connection: one request at a time (the protocol answers

@@ -576,6 +576,7 @@ static void test_agent_failures(void **state)
 {
 	struct fake_agent *fa = *state;
 	struct ibats_opts o = { .socket_path = "/nonexistent/atsd.sock", .flags = IBATS_NO_SA };
+	struct ibats_info in;
 	struct ibats *h;
 	struct ibats_record *r;
 	size_t n;
@@ -584,6 +585,9 @@ static void test_agent_failures(void **state)
 	assert_int_equal(ibats_open(&h, &o), 0);
 	assert_int_equal(ibats_resolve(h, "10.0.0.5", 0, &r, &n), -ECONNREFUSED);
 	assert_int_equal(ibats_exit_code(-ECONNREFUSED), 3);
+	assert_int_equal(ibats_lookup_info(h, &in), 0);
+	assert_int_equal(in.source, 0);
+	assert_int_equal(in.agent_err, -ENOENT);
 	ibats_close(h);
 	/* An agent that never answers. */
 	h = fa_open(fa, IBATS_NO_SA, 200);

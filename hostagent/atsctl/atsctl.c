@@ -1,6 +1,6 @@
 /* atsctl: register and look up ATS records from the command line. One
  * table names the commands, their arguments and options, whom they ask
- * (the SA, atsd, or atsd before the SA) and their handler, as
+ * (the SA, atsd, or libibats: atsd before the SA) and their handler, as
  * infiniband-diags' saquery does; usage and argument checks come from it. */
 #include <errno.h>
 #include <getopt.h>
@@ -14,6 +14,7 @@
 #include "atsd_client.h"
 #include "cfg.h"
 #include "cmd_audit.h"
+#include "cmd_lookup.h"
 #include "cmd_ping.h"
 #include "cmd_records.h"
 #include "cmd_verify.h"
@@ -24,9 +25,8 @@
 
 enum {
 	CMD_SA = 1 << 0,          /* opens the port and SA client */
-	CMD_AGENT_FIRST = 1 << 1, /* atsd's cache answers when it runs */
-	CMD_ANY_SID = 1 << 2,     /* --sid may be outside the ATS SID block */
-	CMD_GID_OR_SID = 1 << 3,  /* --gid and --sid exclude each other */
+	CMD_ANY_SID = 1 << 1,     /* --sid may be outside the ATS SID block */
+	CMD_GID_OR_SID = 1 << 2,  /* --gid and --sid exclude each other */
 };
 
 struct ctl_cmd {
@@ -35,7 +35,7 @@ struct ctl_cmd {
 	const char *help;      /* one line, or NULL */
 	unsigned nargs;
 	const char *opts;      /* option letters it takes (cmd_opts) */
-	unsigned flags;        /* CMD_*; neither: atsd alone */
+	unsigned flags;        /* CMD_*; none: atsd alone, or libibats */
 	int (*check)(const char *arg); /* the first argument, before any MAD */
 	int (*run)(struct ctl *c, const struct ctl_args *a);
 };
@@ -87,11 +87,11 @@ static const struct ctl_cmd cmds[] = {
 	{ "deregister", "IP [--pkey P] [--gid GID]", NULL,
 	  1, "Kgj", CMD_SA, check_ip, cmd_deregister },
 	{ "resolve", "IP [--pkey P]", "GIDs of an IP, primary holders first",
-	  1, "Kj", CMD_SA | CMD_AGENT_FIRST, check_ip, cmd_resolve },
+	  1, "Kj", 0, check_ip, cmd_resolve },
 	{ "reverse", "GID [--pkey P]", "all IPs of a GID",
-	  1, "Kj", CMD_SA | CMD_AGENT_FIRST, check_gid, cmd_reverse },
+	  1, "Kj", 0, check_gid, cmd_reverse },
 	{ "primary", "GID [--pkey P]", "the primary IP of a GID",
-	  1, "Kj", CMD_SA | CMD_AGENT_FIRST, check_gid, cmd_primary },
+	  1, "Kj", 0, check_gid, cmd_primary },
 	{ "dump", "[--gid GID | --sid SID] [--pkey P]", NULL,
 	  0, "Kgsj", CMD_SA | CMD_GID_OR_SID, NULL, cmd_dump },
 	{ "port", "", "the local port: LID, SM LID, GID",
@@ -297,7 +297,6 @@ static int run_command(struct ctl *c, int argc, char **argv)
 	const struct ctl_cmd *cmd = NULL;
 	const char *gid_arg = NULL;
 	struct ctl_args a;
-	uint64_t guid;
 	unsigned k;
 	size_t i;
 	int opt, ret;
@@ -335,13 +334,6 @@ static int run_command(struct ctl *c, int argc, char **argv)
 		return out_usage_err(cmd->name, "--gid/--sid", "give one of them, not both");
 	if (cmd->check && (ret = cmd->check(a.arg[0])))
 		return ret;
-	/* atsd takes GIDs in full: a port GUID needs the local port's prefix. */
-	if ((cmd->flags & CMD_AGENT_FIRST) && !c->no_agent &&
-	    cfg_parse_hex64(a.arg[0], &guid)) {
-		ret = agent_lookup(c, cmd->name, a.arg[0], a.pkey);
-		if (ret != NO_AGENT)
-			return ret;
-	}
 	if (cmd->flags & CMD_SA) {
 		ret = ctl_open(c);
 		if (ret)
@@ -371,6 +363,7 @@ int main(int argc, char **argv)
 		{ "no-agent", no_argument, NULL, 'n' },
 		{ NULL, 0, NULL, 0 },
 	};
+	enum log_level level;
 	struct ctl c;
 	int opt, verbose = 0, ret;
 	uint64_t v;
@@ -435,8 +428,9 @@ int main(int argc, char **argv)
 			return out_usage_err("option", argv[optind - 1], "unknown (try --help)");
 		}
 	}
-	log_init("atsctl", verbose >= 2 ? LOG_LVL_DEBUG :
-		 verbose ? LOG_LVL_INFO : LOG_LVL_WARN);
+	level = verbose >= 2 ? LOG_LVL_DEBUG : verbose ? LOG_LVL_INFO : LOG_LVL_WARN;
+	log_init("atsctl", level);
+	c.log_level = (int)level;
 	if (optind >= argc) {
 		usage(stderr);
 		return EXIT_USAGE;

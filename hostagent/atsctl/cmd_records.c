@@ -1,5 +1,6 @@
-/* atsctl's commands on ATS records, through lib/host/ats_query. Their
- * arguments come checked by atsctl.c's command table: an IP parses. */
+/* atsctl's commands on ATS records, through lib/host/ats_query (the
+ * lookups go through libibats, cmd_lookup.c). Their arguments come
+ * checked by atsctl.c's command table: an IP parses. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -110,56 +111,6 @@ int cmd_deregister(struct ctl *c, const struct ctl_args *a)
 		json_fini(&j);
 	} else
 		printf("deregistered %s (%u record%s)\n", arg, n, n == 1 ? "" : "s");
-	return EXIT_FOUND;
-}
-
-int cmd_resolve(struct ctl *c, const struct ctl_args *a)
-{
-	struct ats_set s;
-	struct ats_ip ip;
-	char what[96];
-	int ret;
-
-	snprintf(what, sizeof(what), "resolve %s", a->arg[0]);
-	ats_ip_parse(a->arg[0], &ip);
-	ret = ats_forward(c->sa, &ip, a->pkey, &s);
-	return ret ? out_sa_fail(c, what, ret) : print_set(c, &s, what);
-}
-
-int cmd_reverse(struct ctl *c, const struct ctl_args *a)
-{
-	struct ats_set s;
-	uint8_t gid[16];
-	char what[96];
-	int ret;
-
-	snprintf(what, sizeof(what), "reverse %s", a->arg[0]);
-	if (ctl_parse_gid(c, a->arg[0], gid))
-		return out_usage_err("GID", a->arg[0], "not a GID or port GUID");
-	ret = ats_reverse(c->sa, gid, a->pkey, &s);
-	return ret ? out_sa_fail(c, what, ret) : print_set(c, &s, what);
-}
-
-int cmd_primary(struct ctl *c, const struct ctl_args *a)
-{
-	struct sr_record r;
-	uint8_t gid[16];
-	char what[96];
-	int ret;
-
-	snprintf(what, sizeof(what), "primary %s", a->arg[0]);
-	if (ctl_parse_gid(c, a->arg[0], gid))
-		return out_usage_err("GID", a->arg[0], "not a GID or port GUID");
-	ret = ats_primary(c->sa, gid, a->pkey, &r);
-	if (ret == -ENOENT) {
-		if (c->json)
-			out_records(1, 0, NULL, 0);
-		fprintf(stderr, "atsctl: %s: GID has no primary ATS record\n", what);
-		return EXIT_NOTFOUND;
-	}
-	if (ret)
-		return out_sa_fail(c, what, ret);
-	out_records(c->json, 0, &r, 1);
 	return EXIT_FOUND;
 }
 

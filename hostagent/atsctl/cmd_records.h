@@ -1,5 +1,5 @@
 /* atsctl's commands on ATS records through the SA (ATS spec 3.2-3.4,
- * 4.1-4.2): register, deregister, the lookups, dump; and port. */
+ * 4.1-4.2): register, deregister, dump; and port. */
 #ifndef IBATS_CMD_RECORDS_H
 #define IBATS_CMD_RECORDS_H
 
@@ -9,9 +9,6 @@ struct ctl_args;
 /* Each returns an exit status; the port and SA client are open. */
 int cmd_register(struct ctl *c, const struct ctl_args *a);
 int cmd_deregister(struct ctl *c, const struct ctl_args *a);
-int cmd_resolve(struct ctl *c, const struct ctl_args *a);
-int cmd_reverse(struct ctl *c, const struct ctl_args *a);
-int cmd_primary(struct ctl *c, const struct ctl_args *a);
 int cmd_dump(struct ctl *c, const struct ctl_args *a);
 int cmd_port(struct ctl *c, const struct ctl_args *a);
 

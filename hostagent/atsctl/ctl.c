@@ -6,6 +6,7 @@
 #include "ats.h"
 #include "cfg.h"
 #include "ctl.h"
+#include "ibats/ibats.h"
 #include "ibsys.h"
 
 int ctl_open(struct ctl *c)
@@ -32,8 +33,10 @@ void ctl_close(struct ctl *c)
 	if (c->sa)
 		sa_client_fini(c->sa);
 	mport_close(c->port);
+	ibats_close(c->ats);
 	c->sa = NULL;
 	c->port = NULL;
+	c->ats = NULL;
 }
 
 int ctl_parse_gid(const struct ctl *c, const char *s, uint8_t *gid)

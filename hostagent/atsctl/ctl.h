@@ -1,5 +1,6 @@
 /* atsctl's invocation: the options every command shares, the port and
- * SA client opened for it, and the arguments of the one command run. */
+ * SA client or the libibats handle opened for it, and the arguments of
+ * the one command run. */
 #ifndef IBATS_CTL_H
 #define IBATS_CTL_H
 
@@ -9,6 +10,8 @@
 #include "cmd_ping.h"
 #include "mport.h"
 #include "sa_client.h"
+
+struct ibats;
 
 /* Exit status (atsctl.8, EXIT STATUS). */
 enum {
@@ -22,11 +25,13 @@ struct ctl {
 	const char *ca;
 	int portnum;
 	int json;
+	int log_level;          /* enum log_level from -v, IBATS_LOG_* alike */
 	struct sa_client_opts sa_opts;
 	const char *socket;     /* atsd's */
 	int no_agent;
 	struct mport *port;     /* opened for commands that ask the SA */
 	struct sa_client *sa;
+	struct ibats *ats;      /* opened by the lookups (cmd_lookup.h) */
 };
 
 /* The command's arguments and options, checked. */
@@ -49,6 +54,7 @@ struct ctl_args {
 
 /* Open the port and register the SA client: an exit status. */
 int ctl_open(struct ctl *c);
+/* Close whatever the command opened. */
 void ctl_close(struct ctl *c);
 /* A GID, or a port GUID under the local port's subnet prefix (the port
  * is open). */

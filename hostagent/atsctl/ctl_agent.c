@@ -1,5 +1,4 @@
-/* atsctl's requests to atsd's local resolver socket, and the commands
- * atsd alone answers. */
+/* The commands atsd alone answers, on its local resolver socket. */
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -77,22 +76,18 @@ static void print_agent_lines(const struct ctl *c, const char *req, const struct
 	json_fini(&j);
 }
 
-int agent_call(const struct ctl *c, const char *req, unsigned flags)
+/* Send req to atsd and print its answer: an exit status. The lookups
+ * ask atsd through libibats (cmd_lookup.c); these commands only it
+ * answers. */
+static int agent_only(const struct ctl *c, const char *req)
 {
 	struct atsd_reply rep;
-	struct sr_record *r;
-	size_t i;
 	int ret;
 
 	ret = atsd_request(c->socket, req, 10000, &rep);
-	if (ret == -ENOENT || ret == -ECONNREFUSED || ret == -ENOTDIR)
-		return NO_AGENT;
-	if ((flags & AGENT_FALLBACK) && (ret || (!rep.ok && !strcmp(rep.code, "EBUSY")))) {
-		log_warn("atsd at %s: %s: asking the SA", c->socket,
-			 ret ? strerror(-ret) : rep.message);
-		if (!ret)
-			atsd_reply_free(&rep);
-		return NO_AGENT;
+	if (ret == -ENOENT || ret == -ECONNREFUSED || ret == -ENOTDIR) {
+		fprintf(stderr, "atsctl: atsd is not running (no socket at %s)\n", c->socket);
+		return EXIT_SA;
 	}
 	if (ret) {
 		fprintf(stderr, "atsctl: atsd at %s: %s\n", c->socket, strerror(-ret));
@@ -102,30 +97,13 @@ int agent_call(const struct ctl *c, const char *req, unsigned flags)
 	if (!rep.ok) {
 		ret = !strcmp(rep.code, "ENOENT") ? EXIT_NOTFOUND :
 		      !strcmp(rep.code, "EINVAL") ? EXIT_USAGE : EXIT_SA;
-		if (ret == EXIT_NOTFOUND && c->json && (flags & AGENT_RECORDS))
-			out_records(1, 0, NULL, 0);
 		fprintf(stderr, "atsctl: %s: %s\n", req, rep.message);
 		atsd_reply_free(&rep);
 		return ret;
 	}
-	if (!(flags & AGENT_RECORDS)) {
-		print_agent_lines(c, req, &rep);
-		atsd_reply_free(&rep);
-		return EXIT_FOUND;
-	}
-	r = calloc(rep.nlines + 1, sizeof(*r));
-	for (i = 0; r && i < rep.nlines; i++)
-		if (atsd_parse_record(rep.lines[i], &r[i])) {
-			fprintf(stderr, "atsctl: atsd sent a bad record line '%s'\n", rep.lines[i]);
-			free(r);
-			atsd_reply_free(&rep);
-			return EXIT_SA;
-		}
-	out_records(c->json, 0, r, r ? rep.nlines : 0);
-	ret = rep.nlines ? EXIT_FOUND : EXIT_NOTFOUND;
-	free(r);
+	print_agent_lines(c, req, &rep);
 	atsd_reply_free(&rep);
-	return ret;
+	return EXIT_FOUND;
 }
 
 static int print_status(const struct ctl *c)
@@ -201,26 +179,6 @@ static int print_status(const struct ctl *c)
 	}
 	atsd_reply_free(&rep);
 	return EXIT_FOUND;
-}
-
-int agent_lookup(const struct ctl *c, const char *cmd, const char *arg, uint16_t pkey)
-{
-	char req[ATSD_LINE_MAX];
-
-	snprintf(req, sizeof(req), "%s %s 0x%04x", cmd, arg, pkey);
-	/* A busy, stuck or vanished agent: ask the SA ourselves. */
-	return agent_call(c, req, AGENT_RECORDS | AGENT_FALLBACK);
-}
-
-static int agent_only(const struct ctl *c, const char *req)
-{
-	int ret = agent_call(c, req, 0);
-
-	if (ret == NO_AGENT) {
-		fprintf(stderr, "atsctl: atsd is not running (no socket at %s)\n", c->socket);
-		return EXIT_SA;
-	}
-	return ret;
 }
 
 static int hold(const struct ctl *c, const struct ctl_args *a, const char *cmd)

@@ -16,14 +16,18 @@ int out_usage_err(const char *what, const char *arg, const char *why)
 
 int out_sa_fail(const struct ctl *c, const char *what, int err)
 {
-	uint16_t st = c->sa ? sa_client_last_status(c->sa) : 0;
+	return out_sa_err(c, what, err, c->sa ? sa_client_last_status(c->sa) : 0,
+			  c->sa ? sa_client_port(c->sa)->sm_lid : 0);
+}
 
+int out_sa_err(const struct ctl *c, const char *what, int err, uint16_t st, uint16_t sm_lid)
+{
 	if (st)
 		fprintf(stderr, "atsctl: %s: SA status 0x%04x: %s\n", what, st,
 			sa_status_str(st));
 	else if (err == -ETIMEDOUT)
 		fprintf(stderr, "atsctl: %s: no answer from the SA (SM LID %u) after %u attempt(s) of %u ms\n",
-			what, sa_client_port(c->sa)->sm_lid, c->sa_opts.retries + 1,
+			what, sm_lid, c->sa_opts.retries + 1,
 			c->sa_opts.timeout_ms ? c->sa_opts.timeout_ms : SA_TIMEOUT_MS_DEFAULT);
 	else if (err == -ENETDOWN)
 		fprintf(stderr, "atsctl: %s: port is not active or has no SM\n", what);

@@ -4,6 +4,7 @@
 #define IBATS_OUTPUT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "ctl.h"
 #include "sr.h"
@@ -13,6 +14,9 @@ int out_usage_err(const char *what, const char *arg, const char *why);
 /* What the SA said, or why it said nothing; EXIT_NOTFOUND for -ENOENT,
  * else EXIT_SA. */
 int out_sa_fail(const struct ctl *c, const char *what, int err);
+/* The same from what a lookup through libibats saw: the SA's last MAD
+ * status and the SM LID asked (ibats_lookup_info(3)). */
+int out_sa_err(const struct ctl *c, const char *what, int err, uint16_t st, uint16_t sm_lid);
 /* partial: records of GIDs not on the fabric may be missing (JSON only). */
 void out_records(int json, int partial, const struct sr_record *r, size_t n);
 

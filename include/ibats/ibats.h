@@ -38,6 +38,11 @@ struct ibats;
 /* ibats_opts.flags */
 #define IBATS_NO_AGENT 0x1 /* never ask atsd: the SA only */
 #define IBATS_NO_SA    0x2 /* never ask the SA: atsd only */
+/* How the SA path reads a SID held by several GIDs (ibats_open(3)):
+ * neither flag tries SubnAdmGetTable and walks with SubnAdmGet when an
+ * answer comes cut (no RMPP on the path). */
+#define IBATS_RMPP_ON  0x4 /* always trust SubnAdmGetTable */
+#define IBATS_RMPP_OFF 0x8 /* never send SubnAdmGetTable */
 
 struct ibats_opts {
 	const char *socket_path; /* NULL: IBATS_SOCKET_DEFAULT */
@@ -47,8 +52,9 @@ struct ibats_opts {
 	unsigned sa_timeout_ms;  /* per SA attempt; 0: 500 */
 	int sa_retries;          /* extra SA attempts; 0: 3, negative: none */
 	unsigned agent_timeout_ms; /* per atsd request; 0: 10000 */
-	unsigned flags;          /* IBATS_NO_AGENT, IBATS_NO_SA */
-	uint64_t reserved[4];    /* zero */
+	unsigned flags;          /* IBATS_NO_AGENT, IBATS_NO_SA, IBATS_RMPP_* */
+	uint64_t sm_key;         /* SM_Key of SA requests (IBTA Vol 1 15.2.1.1); 0 */
+	uint64_t reserved[3];    /* zero */
 };
 
 /* One ATS ServiceRecord. */
@@ -75,6 +81,42 @@ int ibats_reverse(struct ibats *h, const uint8_t gid[16], uint16_t pkey,
 int ibats_primary(struct ibats *h, const uint8_t gid[16], uint16_t pkey,
 		  struct ibats_record *rec);
 void ibats_records_free(struct ibats_record *recs);
+
+/* How the calling thread's last lookup on a handle went
+ * (ibats_lookup_info(3)): who answered, and what a tool needs to explain
+ * a failure in words. */
+#define IBATS_BY_AGENT 1
+#define IBATS_BY_SA    2
+/* ibats_info.sa_failed */
+#define IBATS_SA_PORT  1 /* the umad port could not be opened */
+#define IBATS_SA_AGENT 2 /* the SA agent could not be registered */
+struct ibats_info {
+	int source;          /* IBATS_BY_AGENT, IBATS_BY_SA; 0: none answered */
+	int agent_err;       /* -errno: why atsd, asked first, did not answer */
+	char agent_msg[128]; /* atsd's ERR text, or a record line it garbled */
+	int sa_failed;       /* IBATS_SA_PORT, IBATS_SA_AGENT, 0 */
+	uint16_t sa_status;  /* MAD status of the SA's last answer, 0 */
+	uint16_t sm_lid;     /* whom the SA requests went to */
+	unsigned sa_queries; /* SA requests the lookup took */
+	int sa_walked;       /* read by a SubnAdmGet walk (no RMPP) */
+	int partial;         /* read port by port: records of GIDs not on
+			      * the fabric can be missing */
+	uint64_t reserved[4];
+};
+/* -ENOENT when this thread made no lookup on h yet. */
+int ibats_lookup_info(const struct ibats *h, struct ibats_info *info);
+/* The GID of the handle's local port (opening it), for port GUIDs under
+ * its subnet prefix. */
+int ibats_port_gid(struct ibats *h, uint8_t gid[16]);
+
+/* The library's own diagnostics (SA retries, RMPP walks) on stderr as
+ * "IDENT: LEVEL: text", for every handle; by default errors only, as
+ * "ibats". ident must stay valid while the library is used. */
+#define IBATS_LOG_ERR   0
+#define IBATS_LOG_WARN  1
+#define IBATS_LOG_INFO  2
+#define IBATS_LOG_DEBUG 3
+int ibats_set_log(const char *ident, int level);
 
 /* atsctl's exit status for a return value: 0 found, 1 not found,
  * 2 usage error, 3 SA, agent or transport error. */

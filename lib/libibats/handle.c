@@ -21,6 +21,25 @@
  * lookup. */
 #define AGENT_BACKOFF_MS 10000
 
+/* The calling thread's last lookup (ibats_lookup_info): per thread, as
+ * errno is, so threads sharing a handle each read their own. */
+static __thread uint64_t last_h; /* the handle's id, 0: none */
+static __thread struct ibats_info last;
+static uint64_t next_id;
+
+/* The library is quiet: the project's code logs only errors, and an
+ * application's stderr is not ours to fill with SA details, unless it
+ * asks (ibats_set_log). Once, so that its choice stays. */
+static pthread_once_t log_once = PTHREAD_ONCE_INIT;
+_Static_assert(IBATS_LOG_ERR == LOG_LVL_ERR && IBATS_LOG_WARN == LOG_LVL_WARN &&
+	       IBATS_LOG_INFO == LOG_LVL_INFO && IBATS_LOG_DEBUG == LOG_LVL_DEBUG,
+	       "IBATS_LOG_* are lib/core/log.h's levels");
+
+static void log_quiet(void)
+{
+	log_set_level(LOG_LVL_ERR);
+}
+
 IBATS_EXPORT int ibats_open(struct ibats **out, const struct ibats_opts *opts)
 {
 	struct ibats *h;
@@ -33,8 +52,10 @@ IBATS_EXPORT int ibats_open(struct ibats **out, const struct ibats_opts *opts)
 		for (i = 0; i < sizeof(opts->reserved) / sizeof(opts->reserved[0]); i++)
 			if (opts->reserved[i])
 				return -EINVAL;
-		if (opts->flags & ~(unsigned)(IBATS_NO_AGENT | IBATS_NO_SA) ||
-		    (opts->flags & IBATS_NO_AGENT && opts->flags & IBATS_NO_SA))
+		if (opts->flags & ~(unsigned)(IBATS_NO_AGENT | IBATS_NO_SA |
+					      IBATS_RMPP_ON | IBATS_RMPP_OFF) ||
+		    (opts->flags & IBATS_NO_AGENT && opts->flags & IBATS_NO_SA) ||
+		    (opts->flags & IBATS_RMPP_ON && opts->flags & IBATS_RMPP_OFF))
 			return -EINVAL;
 	}
 	h = calloc(1, sizeof(*h));
@@ -58,9 +79,8 @@ IBATS_EXPORT int ibats_open(struct ibats **out, const struct ibats_opts *opts)
 	h->o.ca = h->o.ca ? h->ca : NULL;
 	pthread_mutex_init(&h->agent_lock, NULL);
 	pthread_mutex_init(&h->sa_lock, NULL);
-	/* The library is quiet: the project's code logs only errors, and an
-	 * application's stderr is not ours to fill with SA details. */
-	log_set_level(LOG_LVL_ERR);
+	pthread_once(&log_once, log_quiet);
+	h->id = __atomic_add_fetch(&next_id, 1, __ATOMIC_RELAXED);
 	*out = h;
 	return 0;
 }
@@ -82,8 +102,9 @@ IBATS_EXPORT void ibats_close(struct ibats *h)
 /* One request on the persistent connection. A connection atsd closed
  * since the last request (restart, idle limit) fails with EPIPE or
  * ECONNRESET on first use: reconnect once. Returns -ENOTCONN when no
- * agent could be reached at all, another -errno when it broke mid-way. */
-static int agent_ask(struct ibats *h, const char *req, struct atsd_reply *rep)
+ * agent could be reached at all (*why the connect error), another -errno
+ * when it broke mid-way. */
+static int agent_ask(struct ibats *h, const char *req, struct atsd_reply *rep, int *why)
 {
 	int attempt, ret = -ENOTCONN;
 
@@ -91,13 +112,15 @@ static int agent_ask(struct ibats *h, const char *req, struct atsd_reply *rep)
 	if (!(h->o.flags & IBATS_NO_SA) && h->agent_skip_until &&
 	    mono_ms() < h->agent_skip_until) {
 		pthread_mutex_unlock(&h->agent_lock);
+		/* Skipped because it let the last request time out. */
+		*why = -ETIMEDOUT;
 		return -ENOTCONN;
 	}
 	h->agent_skip_until = 0;
 	for (attempt = 0; attempt < 2; attempt++) {
 		int reused = h->agent != NULL;
 
-		if (!h->agent && atsd_connect(h->socket_path, &h->agent)) {
+		if (!h->agent && (*why = atsd_connect(h->socket_path, &h->agent))) {
 			h->agent = NULL;
 			ret = -ENOTCONN;
 			break;
@@ -122,29 +145,33 @@ static int agent_lookup(struct ibats *h, const char *req, struct ibats_record **
 			size_t *n, int *ret)
 {
 	struct atsd_reply rep;
-	int r;
+	int r, why = 0;
 
 	if (h->o.flags & IBATS_NO_AGENT)
 		return 0;
-	r = agent_ask(h, req, &rep);
+	r = agent_ask(h, req, &rep, &why);
 	if (r) {
 		/* Absent, refusing, timed out or broken: the SA answers the
 		 * same question. Without the SA this is the answer. */
+		last.agent_err = r == -ENOTCONN ? why : r;
 		if (!(h->o.flags & IBATS_NO_SA))
 			return 0;
 		*ret = r == -ENOTCONN ? -ECONNREFUSED : r;
 		return 1;
 	}
-	r = ibl_records_from_reply(&rep, recs, n);
+	r = ibl_records_from_reply(&rep, recs, n, last.agent_msg, sizeof(last.agent_msg));
 	atsd_reply_free(&rep);
 	/* An agent too busy for one more client is no answer either. */
-	if (r == -EBUSY && !(h->o.flags & IBATS_NO_SA))
+	if (r == -EBUSY && !(h->o.flags & IBATS_NO_SA)) {
+		last.agent_err = r;
 		return 0;
+	}
+	last.source = IBATS_BY_AGENT;
 	*ret = r;
 	return 1;
 }
 
-/* Caller holds sa_lock. */
+/* Caller holds sa_lock. On failure last.sa_failed says which step. */
 static int sa_open(struct ibats *h)
 {
 	struct sa_client_opts so = { 0 };
@@ -158,15 +185,21 @@ static int sa_open(struct ibats *h)
 		ret = ibsys_open_port(&h->port, h->o.ca, h->o.port, why, sizeof(why));
 		if (ret) {
 			h->port = NULL;
+			last.sa_failed = IBATS_SA_PORT;
 			return ret;
 		}
 	}
 	so.timeout_ms = h->o.sa_timeout_ms ? h->o.sa_timeout_ms : SA_TIMEOUT_MS_DEFAULT;
 	so.retries = h->o.sa_retries < 0 ? 0 :
 		     h->o.sa_retries ? (unsigned)h->o.sa_retries : SA_RETRIES_DEFAULT;
+	so.sm_key = h->o.sm_key;
+	so.rmpp = h->o.flags & IBATS_RMPP_ON ? SA_RMPP_ON :
+		  h->o.flags & IBATS_RMPP_OFF ? SA_RMPP_OFF : SA_RMPP_AUTO;
 	ret = sa_client_init(&h->sa, h->port, &so);
-	if (ret)
+	if (ret) {
 		h->sa = NULL;
+		last.sa_failed = IBATS_SA_AGENT;
+	}
 	return ret;
 }
 
@@ -179,6 +212,7 @@ static int sa_lookup(struct ibats *h, const struct ibl_query *q, uint16_t pkey,
 
 	if (h->o.flags & IBATS_NO_SA)
 		return -ECONNREFUSED;
+	last.source = IBATS_BY_SA;
 	pthread_mutex_lock(&h->sa_lock);
 	ret = sa_open(h);
 	if (!ret) {
@@ -188,10 +222,15 @@ static int sa_lookup(struct ibats *h, const struct ibl_query *q, uint16_t pkey,
 			ret = ats_reverse(h->sa, q->gid, pkey, &s);
 		else
 			ret = ats_primary(h->sa, q->gid, pkey, &r);
+		last.sa_status = sa_client_last_status(h->sa);
+		last.sm_lid = sa_client_port(h->sa)->sm_lid;
 	}
 	pthread_mutex_unlock(&h->sa_lock);
 	if (ret)
 		return ret;
+	last.sa_queries = q->kind == IBL_PRIMARY ? 1 : s.queries;
+	last.sa_walked = s.walked;
+	last.partial = s.by_port;
 	if (q->kind == IBL_PRIMARY) {
 		ret = ibl_records_from_sr(&r, 1, recs);
 		*n = ret ? 0 : 1;
@@ -216,6 +255,8 @@ static int lookup(struct ibats *h, const struct ibl_query *q, uint16_t pkey,
 
 	*recs = NULL;
 	*n = 0;
+	memset(&last, 0, sizeof(last));
+	last_h = h->id;
 	if (!pkey)
 		pkey = h->o.pkey;
 	if (q->kind == IBL_RESOLVE)
@@ -280,4 +321,41 @@ IBATS_EXPORT int ibats_primary(struct ibats *h, const uint8_t gid[16], uint16_t 
 	*rec = recs[0];
 	ibats_records_free(recs);
 	return 0;
+}
+
+IBATS_EXPORT int ibats_lookup_info(const struct ibats *h, struct ibats_info *info)
+{
+	if (!h || !info)
+		return -EINVAL;
+	if (last_h != h->id)
+		return -ENOENT;
+	*info = last;
+	return 0;
+}
+
+IBATS_EXPORT int ibats_set_log(const char *ident, int level)
+{
+	if (!ident || level < IBATS_LOG_ERR || level > IBATS_LOG_DEBUG)
+		return -EINVAL;
+	pthread_once(&log_once, log_quiet);
+	log_init(ident, (enum log_level)level);
+	return 0;
+}
+
+IBATS_EXPORT int ibats_port_gid(struct ibats *h, uint8_t gid[16])
+{
+	struct mport_info mi;
+	int ret = 0;
+
+	if (!h || !gid)
+		return -EINVAL;
+	pthread_mutex_lock(&h->sa_lock);
+	if (!h->port && (ret = mport_open(&h->port, h->o.ca, h->o.port)))
+		h->port = NULL;
+	if (!ret)
+		ret = mport_query(h->port, &mi);
+	pthread_mutex_unlock(&h->sa_lock);
+	if (!ret)
+		memcpy(gid, mi.gid, 16);
+	return ret;
 }

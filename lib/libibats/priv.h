@@ -19,6 +19,9 @@
 
 struct ibats {
 	struct ibats_opts o;
+	uint64_t id;         /* unique in the process: a thread's last lookup
+			      * names its handle by it, not by an address a
+			      * later handle may get */
 	char socket_path[108];
 	char ca[64];
 	/* The atsd connection: one request at a time (the protocol answers
@@ -43,9 +46,11 @@ int ibl_records_from_sr(const struct sr_record *r, size_t n,
 			struct ibats_record **out);
 /* An atsd "ERR CODE" name as -errno. */
 int ibl_agent_errno(const char *code);
-/* The atsd reply's record lines as public records; -ENOENT for none. */
+/* The atsd reply's record lines as public records; -ENOENT for none.
+ * why gets atsd's ERR text, or the record line it could not parse. */
 int ibl_records_from_reply(const struct atsd_reply *rep,
-			   struct ibats_record **out, size_t *n);
+			   struct ibats_record **out, size_t *n,
+			   char *why, size_t why_len);
 
 /* The anti-spoof decision of ibats_check_peer: lookup is what the primary
  * lookup of the requester's GID returned (0 with *primary filled). */

@@ -2,6 +2,7 @@
  * model, and the error mapping shared with atsctl. Pure functions. */
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,15 +111,20 @@ int ibl_agent_errno(const char *code)
 }
 
 int ibl_records_from_reply(const struct atsd_reply *rep,
-			   struct ibats_record **out, size_t *n)
+			   struct ibats_record **out, size_t *n,
+			   char *why, size_t why_len)
 {
 	struct sr_record r;
 	size_t i;
 
 	*out = NULL;
 	*n = 0;
-	if (!rep->ok)
+	if (why_len)
+		*why = 0;
+	if (!rep->ok) {
+		snprintf(why, why_len, "%s", rep->message);
 		return ibl_agent_errno(rep->code);
+	}
 	if (!rep->nlines)
 		return -ENOENT;
 	*out = calloc(rep->nlines, sizeof(**out));
@@ -126,6 +132,7 @@ int ibl_records_from_reply(const struct atsd_reply *rep,
 		return -ENOMEM;
 	for (i = 0; i < rep->nlines; i++) {
 		if (atsd_parse_record(rep->lines[i], &r)) {
+			snprintf(why, why_len, "%s", rep->lines[i]);
 			free(*out);
 			*out = NULL;
 			return -EPROTO;

@@ -66,7 +66,7 @@ done
 
 # A sanitizer build needs its runtime first in the preload list, before
 # umad2sim; foreign programs (opensm, saquery) get it too but no leak check.
-SAN_RT=$(ldd "$ATSCTL" 2>/dev/null | awk '/libasan/ {print $3}')
+SAN_RT=$(ldd "$ATSD" 2>/dev/null | awk '/libasan/ {print $3}')
 SIM_PRELOAD="${SAN_RT:+$SAN_RT }$UMAD2SIM"
 export UBSAN_OPTIONS="print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 export ASAN_OPTIONS="suppressions=$top_srcdir/tests/integration/asan.supp${ASAN_OPTIONS:+:$ASAN_OPTIONS}"

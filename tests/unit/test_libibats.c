@@ -2,7 +2,7 @@
  * header (golden bytes, hostile input), the anti-spoof decision, the
  * error mapping, and the atsd path against a scripted agent on a Unix
  * socket (persistent connection, reconnect without SIGPIPE, threads
- * sharing a handle, no SA fallback on "not found"). */
+ * sharing a handle, no SA fallback on "not found", who answered). */
 #include <arpa/inet.h>
 #include <endian.h>
 #include <errno.h>
@@ -280,10 +280,12 @@ static void test_records_from_reply(void **state)
 	char *lines[2] = { l0, l1 };
 	struct atsd_reply rep = { .ok = 1, .lines = lines, .nlines = 2 };
 	struct ibats_record *r;
+	char why[64];
 	size_t n;
 
 	(void)state;
-	assert_int_equal(ibl_records_from_reply(&rep, &r, &n), 0);
+	assert_int_equal(ibl_records_from_reply(&rep, &r, &n, why, sizeof(why)), 0);
+	assert_string_equal(why, "");
 	assert_int_equal(n, 2);
 	assert_true(r[0].primary && r[0].sid == IBATS_SID_PRIMARY);
 	assert_memory_equal(r[0].gid, gid_a, 16);
@@ -292,20 +294,24 @@ static void test_records_from_reply(void **state)
 	assert_int_equal(r[1].addr.ss_family, AF_INET6);
 	ibats_records_free(r);
 	rep.nlines = 0;
-	assert_int_equal(ibl_records_from_reply(&rep, &r, &n), -ENOENT);
+	assert_int_equal(ibl_records_from_reply(&rep, &r, &n, why, sizeof(why)), -ENOENT);
 	lines[1] = bad;
 	rep.nlines = 2;
-	assert_int_equal(ibl_records_from_reply(&rep, &r, &n), -EPROTO);
+	assert_int_equal(ibl_records_from_reply(&rep, &r, &n, why, sizeof(why)), -EPROTO);
 	assert_null(r);
+	/* The garbled line, for the caller's message. */
+	assert_string_equal(why, bad);
 	rep.ok = 0;
 	strcpy(rep.code, "ENOENT");
-	assert_int_equal(ibl_records_from_reply(&rep, &r, &n), -ENOENT);
+	strcpy(rep.message, "no ATS record");
+	assert_int_equal(ibl_records_from_reply(&rep, &r, &n, why, sizeof(why)), -ENOENT);
+	assert_string_equal(why, "no ATS record");
 	strcpy(rep.code, "EBUSY");
-	assert_int_equal(ibl_records_from_reply(&rep, &r, &n), -EBUSY);
+	assert_int_equal(ibl_records_from_reply(&rep, &r, &n, why, sizeof(why)), -EBUSY);
 	strcpy(rep.code, "ETIMEDOUT");
-	assert_int_equal(ibl_records_from_reply(&rep, &r, &n), -ETIMEDOUT);
+	assert_int_equal(ibl_records_from_reply(&rep, &r, &n, why, sizeof(why)), -ETIMEDOUT);
 	strcpy(rep.code, "EWHATEVER");
-	assert_int_equal(ibl_records_from_reply(&rep, &r, &n), -EIO);
+	assert_int_equal(ibl_records_from_reply(&rep, &r, &n, why, sizeof(why)), -EIO);
 }
 
 static void test_open_opts(void **state)
@@ -326,6 +332,18 @@ static void test_open_opts(void **state)
 	assert_int_equal(ibats_open(&h, &o), -EINVAL);
 	o.flags = 0x80;
 	assert_int_equal(ibats_open(&h, &o), -EINVAL);
+	o.flags = IBATS_RMPP_ON | IBATS_RMPP_OFF;
+	assert_int_equal(ibats_open(&h, &o), -EINVAL);
+	/* IBATS_1.1: an SM_Key and an RMPP mode are options like the rest. */
+	o.flags = IBATS_RMPP_OFF;
+	o.sm_key = 0x5a5a;
+	assert_int_equal(ibats_open(&h, &o), 0);
+	assert_int_equal(ibats_lookup_info(h, NULL), -EINVAL);
+	assert_int_equal(ibats_port_gid(h, NULL), -EINVAL);
+	ibats_close(h);
+	assert_int_equal(ibats_set_log(NULL, IBATS_LOG_INFO), -EINVAL);
+	assert_int_equal(ibats_set_log("t", IBATS_LOG_DEBUG + 1), -EINVAL);
+	assert_int_equal(ibats_set_log("ibats", IBATS_LOG_ERR), 0);
 	o.flags = 0;
 	memset(longpath, 'x', sizeof(longpath) - 1);
 	longpath[sizeof(longpath) - 1] = '\0';
@@ -558,6 +576,7 @@ static void test_agent_failures(void **state)
 {
 	struct fake_agent *fa = *state;
 	struct ibats_opts o = { .socket_path = "/nonexistent/atsd.sock", .flags = IBATS_NO_SA };
+	struct ibats_info in;
 	struct ibats *h;
 	struct ibats_record *r;
 	size_t n;
@@ -566,6 +585,9 @@ static void test_agent_failures(void **state)
 	assert_int_equal(ibats_open(&h, &o), 0);
 	assert_int_equal(ibats_resolve(h, "10.0.0.5", 0, &r, &n), -ECONNREFUSED);
 	assert_int_equal(ibats_exit_code(-ECONNREFUSED), 3);
+	assert_int_equal(ibats_lookup_info(h, &in), 0);
+	assert_int_equal(in.source, 0);
+	assert_int_equal(in.agent_err, -ENOENT);
 	ibats_close(h);
 	/* An agent that never answers. */
 	h = fa_open(fa, IBATS_NO_SA, 200);
@@ -614,6 +636,63 @@ static void test_agent_hung_backoff(void **state)
 	assert_true(mono_ms() - t0 < 250);
 	assert_int_equal(fa_count(fa, &fa->requests), asked);
 	fa->mode = AG_NORMAL;
+	ibats_close(h);
+}
+
+static void *info_thr(void *p)
+{
+	struct ibats_record *r;
+	size_t n;
+
+	if (!ibats_resolve(p, "10.0.0.5", 0, &r, &n))
+		ibats_records_free(r);
+	return NULL;
+}
+
+/* ibats_lookup_info: who answered the calling thread's last lookup, and
+ * atsd's words; a busy or absent atsd leaves the SA to answer (it fails
+ * here: no umad port) and says why. */
+static void test_lookup_info(void **state)
+{
+	struct fake_agent *fa = *state;
+	struct ibats_opts o = { .socket_path = "/nonexistent/atsd.sock" };
+	struct ibats *h = fa_open(fa, 0, 0), *h2;
+	struct ibats_record *r;
+	struct ibats_info in;
+	pthread_t t;
+	size_t n;
+
+	assert_int_equal(ibats_lookup_info(h, &in), -ENOENT);
+	assert_int_equal(ibats_resolve(h, "10.0.0.5", 0, &r, &n), 0);
+	ibats_records_free(r);
+	assert_int_equal(ibats_lookup_info(h, &in), 0);
+	assert_int_equal(in.source, IBATS_BY_AGENT);
+	assert_int_equal(in.agent_err, 0);
+	assert_string_equal(in.agent_msg, "");
+	assert_int_equal(ibats_resolve(h, "10.9.9.9", 0, &r, &n), -ENOENT);
+	/* Another thread's lookup on the same handle is its own. */
+	assert_int_equal(pthread_create(&t, NULL, info_thr, h), 0);
+	pthread_join(t, NULL);
+	assert_int_equal(ibats_lookup_info(h, &in), 0);
+	assert_int_equal(in.source, IBATS_BY_AGENT);
+	assert_string_equal(in.agent_msg, "no ATS record");
+	fa->mode = AG_BUSY;
+	assert_int_not_equal(ibats_resolve(h, "10.0.0.5", 0, &r, &n), 0);
+	assert_int_equal(ibats_lookup_info(h, &in), 0);
+	assert_int_equal(in.source, IBATS_BY_SA);
+	assert_int_equal(in.agent_err, -EBUSY);
+	assert_string_equal(in.agent_msg, "too many clients");
+	assert_int_equal(in.sa_failed, IBATS_SA_PORT);
+	fa->mode = AG_NORMAL;
+	/* The last lookup was on h, not h2. */
+	assert_int_equal(ibats_open(&h2, &o), 0);
+	assert_int_equal(ibats_lookup_info(h2, &in), -ENOENT);
+	assert_int_not_equal(ibats_resolve(h2, "10.0.0.5", 0, &r, &n), 0);
+	assert_int_equal(ibats_lookup_info(h2, &in), 0);
+	assert_int_equal(in.source, IBATS_BY_SA);
+	assert_int_equal(in.agent_err, -ENOENT); /* no socket */
+	assert_int_equal(ibats_lookup_info(h, &in), -ENOENT);
+	ibats_close(h2);
 	ibats_close(h);
 }
 
@@ -682,6 +761,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_agent_check_peer, fa_setup, fa_teardown),
 		cmocka_unit_test_setup_teardown(test_agent_reconnect, fa_setup, fa_teardown),
 		cmocka_unit_test_setup_teardown(test_agent_failures, fa_setup, fa_teardown),
+		cmocka_unit_test_setup_teardown(test_lookup_info, fa_setup, fa_teardown),
 		cmocka_unit_test_setup_teardown(test_agent_hung_backoff, fa_setup, fa_teardown),
 		cmocka_unit_test_setup_teardown(test_agent_threads, fa_setup, fa_teardown),
 	};

@@ -1,0 +1,250 @@
+/* atsctl's lookups (resolve, reverse, primary) through libibats, as any
+ * application makes them: atsd's cache when it runs, the SA otherwise.
+ * ibats_lookup_info(3) tells who answered, so the output and exit status
+ * are those atsctl(8) documents for each path. */
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/un.h>
+
+#include "ats.h"
+#include "cfg.h"
+#include "cmd_lookup.h"
+#include "ctl.h"
+#include "ibats/ibats.h"
+#include "log.h"
+#include "output.h"
+
+/* no_agent: the SA alone answers (-n, or a port GUID: atsctl asks the SA
+ * for those, the local port being open for its prefix anyway). */
+static int lib_open(struct ctl *c, int no_agent)
+{
+	struct ibats_opts o = { 0 };
+	struct sockaddr_un sun;
+	int ret;
+
+	/* No atsd listens on a path longer than sun_path: ask the SA, as
+	 * atsctl does when atsd is not there to ask. */
+	no_agent |= c->no_agent;
+	if (!no_agent && strlen(c->socket) >= sizeof(sun.sun_path)) {
+		log_warn("atsd at %s: %s: asking the SA", c->socket, strerror(EINVAL));
+		no_agent = 1;
+	}
+	if (!no_agent)
+		o.socket_path = c->socket;
+	o.ca = c->ca;
+	o.port = c->portnum;
+	o.sa_timeout_ms = c->sa_opts.timeout_ms;
+	/* The library reads 0 as its default and a negative count as none. */
+	o.sa_retries = c->sa_opts.retries ? (int)c->sa_opts.retries : -1;
+	o.sm_key = c->sa_opts.sm_key;
+	o.flags = (no_agent ? IBATS_NO_AGENT : 0) |
+		  (c->sa_opts.rmpp == SA_RMPP_ON ? IBATS_RMPP_ON : 0) |
+		  (c->sa_opts.rmpp == SA_RMPP_OFF ? IBATS_RMPP_OFF : 0);
+	ret = ibats_open(&c->ats, &o);
+	/* The library's diagnostics under atsctl's name, at its -v level. */
+	if (!ret)
+		ret = ibats_set_log("atsctl", c->log_level);
+	if (ret) {
+		fprintf(stderr, "atsctl: libibats: %s\n", strerror(-ret));
+		return EXIT_SA;
+	}
+	return 0;
+}
+
+static int is_guid(const char *s)
+{
+	uint8_t gid[16];
+	uint64_t guid;
+
+	return ats_gid_parse(s, gid) && !cfg_parse_hex64(s, &guid);
+}
+
+/* A GID, or a port GUID under the local port's subnet prefix. */
+static int parse_gid(struct ctl *c, const char *s, uint8_t *gid)
+{
+	uint64_t guid;
+	int i, ret;
+
+	if (!ats_gid_parse(s, gid))
+		return 0;
+	if (cfg_parse_hex64(s, &guid))
+		return out_usage_err("GID", s, "not a GID or port GUID");
+	ret = ibats_port_gid(c->ats, gid);
+	if (ret) {
+		fprintf(stderr, "atsctl: cannot open CA %s port %d: %s\n",
+			c->ca ? c->ca : "(default)", c->portnum, strerror(-ret));
+		return EXIT_SA;
+	}
+	for (i = 0; i < 8; i++)
+		gid[8 + i] = (uint8_t)(guid >> (56 - 8 * i));
+	return 0;
+}
+
+/* The public records in the project's model, for output.c. */
+static struct sr_record *to_sr(const struct ibats_record *recs, size_t n)
+{
+	struct sr_record *r = calloc(n ? n : 1, sizeof(*r));
+	size_t i;
+
+	for (i = 0; r && i < n; i++) {
+		struct ats_ip ip = { .family = recs[i].addr.ss_family };
+		struct sockaddr_in6 s6;
+		struct sockaddr_in s4;
+
+		if (ip.family == AF_INET) {
+			memcpy(&s4, &recs[i].addr, sizeof(s4));
+			memcpy(ip.addr, &s4.sin_addr, 4);
+		} else if (ip.family == AF_INET6) {
+			memcpy(&s6, &recs[i].addr, sizeof(s6));
+			memcpy(ip.addr, &s6.sin6_addr, 16);
+		}
+		r[i].id = recs[i].sid;
+		memcpy(r[i].gid, recs[i].gid, 16);
+		r[i].pkey = recs[i].pkey;
+		r[i].lease = recs[i].lease;
+		/* No address stays the all-zero field, printed "-". */
+		if (ip.family == AF_INET || ip.family == AF_INET6)
+			ats_ip_encode(&ip, r[i].data8);
+	}
+	return r;
+}
+
+static int print_records(const struct ctl *c, int partial, const struct ibats_record *recs,
+			 size_t n)
+{
+	struct sr_record *r = to_sr(recs, n);
+
+	if (!r) {
+		fprintf(stderr, "atsctl: %s\n", strerror(ENOMEM));
+		return EXIT_SA;
+	}
+	out_records(c->json, partial, r, n);
+	free(r);
+	return EXIT_FOUND;
+}
+
+/* atsd answered: its records, or its ERR line in words. */
+static int agent_answer(const struct ctl *c, const char *req, int ret,
+			const struct ibats_info *in, const struct ibats_record *recs, size_t n)
+{
+	log_info("%s: answered by atsd (%s)", req, c->socket);
+	if (!ret)
+		return print_records(c, 0, recs, n);
+	if (ret == -EPROTO && in->agent_msg[0]) {
+		fprintf(stderr, "atsctl: atsd sent a bad record line '%s'\n", in->agent_msg);
+		return EXIT_SA;
+	}
+	if (ret == -ENOENT && c->json)
+		out_records(1, 0, NULL, 0);
+	/* An "OK 0" answer has no words: exit 1 alone says it. */
+	if (in->agent_msg[0])
+		fprintf(stderr, "atsctl: %s: %s\n", req, in->agent_msg);
+	else if (ret != -ENOENT)
+		fprintf(stderr, "atsctl: %s: %s\n", req, strerror(-ret));
+	return ibats_exit_code(ret);
+}
+
+/* The SA path failed before or while asking. */
+static int sa_fail(const struct ctl *c, const char *what, int ret, const struct ibats_info *in)
+{
+	if (in->sa_failed == IBATS_SA_PORT) {
+		fprintf(stderr, "atsctl: cannot open CA %s port %d: %s\n",
+			c->ca ? c->ca : "(default)", c->portnum, strerror(-ret));
+		return EXIT_SA;
+	}
+	if (in->sa_failed == IBATS_SA_AGENT) {
+		fprintf(stderr, "atsctl: cannot register SA agent: %s\n", strerror(-ret));
+		return EXIT_SA;
+	}
+	return out_sa_err(c, what, ret, in->sa_status, in->sm_lid);
+}
+
+/* One lookup's outcome, printed as atsctl(8) says. */
+static int report(const struct ctl *c, const char *cmd, const char *arg, uint16_t pkey,
+		  int ret, const struct ibats_record *recs, size_t n)
+{
+	struct ibats_info in;
+	char what[96], req[160];
+	int is_primary = !strcmp(cmd, "primary");
+
+	snprintf(what, sizeof(what), "%s %s", cmd, arg);
+	snprintf(req, sizeof(req), "%s %s 0x%04x", cmd, arg, pkey);
+	if (ibats_lookup_info(c->ats, &in)) {
+		fprintf(stderr, "atsctl: %s: %s\n", what, strerror(-ret));
+		return ibats_exit_code(ret);
+	}
+	/* A busy, stuck or vanished agent: the library asked the SA. */
+	if (in.source == IBATS_BY_SA && in.agent_err && in.agent_err != -ENOENT &&
+	    in.agent_err != -ECONNREFUSED && in.agent_err != -ENOTDIR)
+		log_warn("atsd at %s: %s: asking the SA", c->socket,
+			 in.agent_err == -EBUSY && in.agent_msg[0] ? in.agent_msg :
+			 strerror(-in.agent_err));
+	if (in.source == IBATS_BY_AGENT)
+		return agent_answer(c, req, ret, &in, recs, n);
+	if (ret && ret != -ENOENT)
+		return sa_fail(c, what, ret, &in);
+	if (is_primary) {
+		if (!ret)
+			return print_records(c, 0, recs, 1);
+		if (c->json)
+			out_records(1, 0, NULL, 0);
+		fprintf(stderr, "atsctl: %s: GID has no primary ATS record\n", what);
+		return EXIT_NOTFOUND;
+	}
+	ret = print_records(c, in.partial, recs, ret ? 0 : n);
+	if (ret)
+		return ret;
+	if (in.partial && !c->json)
+		fprintf(stderr, "atsctl: %s: without RMPP, SIDs held by several GIDs were read "
+			"port by port: records of GIDs not on the fabric can be missing "
+			"(audit --state lists them)\n", what);
+	if (!n && !c->json)
+		fprintf(stderr, "atsctl: %s: no ATS record\n", what);
+	log_info("%s: %zu record(s) in %u SA request(s)%s", what, n, in.sa_queries,
+		 in.sa_walked ? " (SubnAdmGet walk, no RMPP)" : "");
+	return n ? EXIT_FOUND : EXIT_NOTFOUND;
+}
+
+int cmd_resolve(struct ctl *c, const struct ctl_args *a)
+{
+	struct ibats_record *recs = NULL;
+	size_t n = 0;
+	int ret = lib_open(c, 0);
+
+	if (ret)
+		return ret;
+	ret = ibats_resolve(c->ats, a->arg[0], a->pkey, &recs, &n);
+	ret = report(c, "resolve", a->arg[0], a->pkey, ret, recs, n);
+	ibats_records_free(recs);
+	return ret;
+}
+
+int cmd_reverse(struct ctl *c, const struct ctl_args *a)
+{
+	struct ibats_record *recs = NULL;
+	uint8_t gid[16];
+	size_t n = 0;
+	int ret = lib_open(c, is_guid(a->arg[0]));
+
+	if (ret || (ret = parse_gid(c, a->arg[0], gid)))
+		return ret;
+	ret = ibats_reverse(c->ats, gid, a->pkey, &recs, &n);
+	ret = report(c, "reverse", a->arg[0], a->pkey, ret, recs, n);
+	ibats_records_free(recs);
+	return ret;
+}
+
+int cmd_primary(struct ctl *c, const struct ctl_args *a)
+{
+	struct ibats_record rec;
+	uint8_t gid[16];
+	int ret = lib_open(c, is_guid(a->arg[0]));
+
+	if (ret || (ret = parse_gid(c, a->arg[0], gid)))
+		return ret;
+	ret = ibats_primary(c->ats, gid, a->pkey, &rec);
+	return report(c, "primary", a->arg[0], a->pkey, ret, &rec, ret ? 0 : 1);
+}

@@ -17,6 +17,10 @@ static struct {
 	int joined;             /* a join went out: leave at shutdown */
 	struct saj_group groups[AGENT_PKEYS_MAX];
 	size_t ngroups;
+	/* The partitions whose groups a join or check of ours may have
+	 * joined: left at exit even when a SIGHUP took their interface away. */
+	uint16_t ours[AGENT_PKEYS_MAX];
+	size_t nours;
 } gr;
 
 void groups_init(struct saj_thread *saj, const struct agent_conf *conf,
@@ -141,6 +145,7 @@ static void ipoib_done(struct saj *j, void *ctx)
 	} else {
 		gr.ngroups = 0;
 		gr.joined = 0;
+		gr.nours = 0;
 		gr.left();
 	}
 }
@@ -168,8 +173,37 @@ void groups_submit(enum saj_ipoib_op op)
 			p->groups[k].manage = 0; /* a kernel interface's partition */
 		}
 	}
+	/* A group we joined whose interface went: ours to leave, unless
+	 * check mode (never a leave) or a kernel interface now holds it. */
+	for (i = 0; op == SAJ_LEAVE && i < gr.nours; i++) {
+		if (gr.conf->ipoib_membership == AGENT_MEMBERSHIP_CHECK)
+			break;
+		for (k = 0; k < p->ngroups && p->groups[k].pkey != gr.ours[i]; k++)
+			;
+		if (k == p->ngroups && k < AGENT_PKEYS_MAX) {
+			p->groups[p->ngroups].pkey = gr.ours[i];
+			p->groups[p->ngroups++].manage = 1;
+		}
+	}
+	for (k = 0; op != SAJ_LEAVE && k < p->ngroups; k++) {
+		size_t o;
+
+		if (!p->groups[k].manage)
+			continue;
+		for (o = 0; o < gr.nours && gr.ours[o] != p->groups[k].pkey; o++)
+			;
+		if (o == gr.nours && o < AGENT_PKEYS_MAX)
+			gr.ours[gr.nours++] = p->groups[k].pkey;
+	}
 	if (!p->ngroups) {
 		saj_free(j);
+		if (op == SAJ_LEAVE) {
+			/* Nothing to leave: the shutdown must not wait for it. */
+			gr.ngroups = 0;
+			gr.joined = 0;
+			gr.nours = 0;
+			gr.left();
+		}
 		return;
 	}
 	if (op == SAJ_JOIN) {

@@ -56,6 +56,8 @@ def system_libs(binary, flags):
         parts = l.split()
         if len(parts) >= 3 and parts[1] == "=>" and os.path.isabs(parts[2]):
             paths.add(os.path.realpath(parts[2]))
+        elif parts and os.path.isabs(parts[0]):
+            paths.add(os.path.realpath(parts[0]))  # the dynamic loader
     for f in flags:
         path = run(os.environ.get("CC", "cc"), "-print-file-name=lib%s.so" % f[2:]).strip()
         if os.path.isabs(path):

@@ -173,10 +173,13 @@ void groups_submit(enum saj_ipoib_op op)
 			p->groups[k].manage = 0; /* a kernel interface's partition */
 		}
 	}
-	/* A group we joined whose interface went: ours to leave, unless
-	 * check mode (never a leave) or a kernel interface now holds it. */
+	/* A group we joined whose interface went: ours to leave where no
+	 * kernel can hold it (manage, or auto under ibsim). Not in check mode
+	 * (never a leave), nor in auto on a host: the interface that went may
+	 * have been the kernel's, which shares the port's membership. */
 	for (i = 0; op == SAJ_LEAVE && i < gr.nours; i++) {
-		if (gr.conf->ipoib_membership == AGENT_MEMBERSHIP_CHECK)
+		if (gr.conf->ipoib_membership == AGENT_MEMBERSHIP_CHECK ||
+		    (gr.conf->ipoib_membership == AGENT_MEMBERSHIP_AUTO && !gr.conf->ibsim))
 			break;
 		for (k = 0; k < p->ngroups && p->groups[k].pkey != gr.ours[i]; k++)
 			;

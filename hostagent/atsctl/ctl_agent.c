@@ -1,6 +1,7 @@
 /* atsctl's requests to atsd's local resolver socket, and the commands
  * atsd alone answers. */
 #include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,9 +30,34 @@ static void json_agent_line(struct json *j, const char *line, enum atsd_line_kin
 	json_end(j);
 }
 
+/* A number JSON can carry as one: digits that fit 64 bits. */
 static int all_digits(const char *v)
 {
-	return *v && strspn(v, "0123456789") == strlen(v);
+	char *end;
+
+	if (!*v || strspn(v, "0123456789") != strlen(v))
+		return 0;
+	errno = 0;
+	return strtoull(v, &end, 10) != ULLONG_MAX || errno != ERANGE;
+}
+
+/* Text of atsd's for a terminal: control bytes (an escape sequence from
+ * whatever listens on the socket) as \xNN, as JSON escapes them; cut to
+ * len. */
+static const char *clean(const char *s, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	for (; *s && n + 5 < len; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c == 0x7f)
+			n += (size_t)snprintf(buf + n, len - n, "\\x%02x", c);
+		else
+			buf[n++] = (char)c;
+	}
+	buf[n] = '\0';
+	return buf;
 }
 
 /* stats lines are "name value": --json makes them one object, numbers
@@ -54,14 +80,25 @@ static void json_stats(struct json *j, const struct atsd_reply *rep)
 	json_end(j);
 }
 
+static int has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 1;
+	return 0;
+}
+
 static void print_agent_lines(const struct ctl *c, const char *req, const struct atsd_reply *rep)
 {
 	struct json j;
 	size_t i;
 
 	if (!c->json) {
-		for (i = 0; i < rep->nlines; i++)
-			printf("%s\n", rep->lines[i]);
+		for (i = 0; i < rep->nlines; i++) {
+			char safe[4 * ATSD_LINE_MAX + 1];
+
+			printf("%s\n", clean(rep->lines[i], safe, sizeof(safe)));
+		}
 		return;
 	}
 	json_init(&j, stdout, 0);
@@ -81,6 +118,7 @@ int agent_call(const struct ctl *c, const char *req, unsigned flags)
 {
 	struct atsd_reply rep;
 	struct sr_record *r;
+	char safe[4 * ATSD_LINE_MAX + 1];
 	size_t i;
 	int ret;
 
@@ -89,7 +127,7 @@ int agent_call(const struct ctl *c, const char *req, unsigned flags)
 		return NO_AGENT;
 	if ((flags & AGENT_FALLBACK) && (ret || (!rep.ok && !strcmp(rep.code, "EBUSY")))) {
 		log_warn("atsd at %s: %s: asking the SA", c->socket,
-			 ret ? strerror(-ret) : rep.message);
+			 ret ? strerror(-ret) : clean(rep.message, safe, sizeof(safe)));
 		if (!ret)
 			atsd_reply_free(&rep);
 		return NO_AGENT;
@@ -104,7 +142,7 @@ int agent_call(const struct ctl *c, const char *req, unsigned flags)
 		      !strcmp(rep.code, "EINVAL") ? EXIT_USAGE : EXIT_SA;
 		if (ret == EXIT_NOTFOUND && c->json && (flags & AGENT_RECORDS))
 			out_records(1, 0, NULL, 0);
-		fprintf(stderr, "atsctl: %s: %s\n", req, rep.message);
+		fprintf(stderr, "atsctl: %s: %s\n", req, clean(rep.message, safe, sizeof(safe)));
 		atsd_reply_free(&rep);
 		return ret;
 	}
@@ -116,7 +154,8 @@ int agent_call(const struct ctl *c, const char *req, unsigned flags)
 	r = calloc(rep.nlines + 1, sizeof(*r));
 	for (i = 0; r && i < rep.nlines; i++)
 		if (atsd_parse_record(rep.lines[i], &r[i])) {
-			fprintf(stderr, "atsctl: atsd sent a bad record line '%s'\n", rep.lines[i]);
+			fprintf(stderr, "atsctl: atsd sent a bad record line '%s'\n",
+				clean(rep.lines[i], safe, sizeof(safe)));
 			free(r);
 			atsd_reply_free(&rep);
 			return EXIT_SA;
@@ -132,6 +171,7 @@ static int print_status(const struct ctl *c)
 {
 	struct atsd_reply rep;
 	struct json j;
+	char safe[4 * ATSD_LINE_MAX + 1];
 	size_t i;
 	int ret = atsd_request(c->socket, "status", 10000, &rep);
 
@@ -141,7 +181,7 @@ static int print_status(const struct ctl *c)
 	}
 	if (ret || !rep.ok) {
 		fprintf(stderr, "atsctl: atsd at %s: %s\n", c->socket,
-			ret ? strerror(-ret) : rep.message);
+			ret ? strerror(-ret) : clean(rep.message, safe, sizeof(safe)));
 		if (!ret)
 			atsd_reply_free(&rep);
 		return EXIT_SA;
@@ -150,8 +190,9 @@ static int print_status(const struct ctl *c)
 	for (i = 0; i < rep.nlines; i++) {
 		struct atsd_status sl;
 
-		if (atsd_status_parse(rep.lines[i], &sl)) {
-			fprintf(stderr, "atsctl: atsd sent a bad status line '%s'\n", rep.lines[i]);
+		if (atsd_status_parse(rep.lines[i], &sl) || has_control(rep.lines[i])) {
+			fprintf(stderr, "atsctl: atsd sent a bad status line '%s'\n",
+				clean(rep.lines[i], safe, sizeof(safe)));
 			atsd_reply_free(&rep);
 			return EXIT_SA;
 		}

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ibsys.h"
 #include "ipoib.h"
 #include "ipoib_groups.h"
 #include "log.h"
@@ -44,9 +45,14 @@ int groups_started(void)
 
 /* Whether atsd joins and leaves the group of interface i's partition:
  * auto leaves a kernel IPoIB interface's group to the kernel, except
- * under ibsim, where no kernel joins. */
+ * under ibsim, where no kernel joins. The kernel's interface need not be
+ * the one configured: one not yet there at start, or named otherwise
+ * (ib0 become ibp59s0), or not listed at all holds the port's membership
+ * just the same, and a leave from the port would cut it. */
 static int manages(size_t i)
 {
+	char name[IBSYS_NAME_MAX];
+
 	switch (gr.conf->ipoib_membership) {
 	case AGENT_MEMBERSHIP_CHECK:
 		return 0;
@@ -55,7 +61,11 @@ static int manages(size_t i)
 	case AGENT_MEMBERSHIP_AUTO:
 		break;
 	}
-	return gr.conf->ibsim || !sources_ipoib(gr.src, i);
+	if (gr.conf->ibsim)
+		return 1;
+	return !sources_ipoib(gr.src, i) &&
+	       !ibsys_ipoib_on_port(NULL, sources_port_gid(gr.src), sources_pkey(gr.src, i),
+				    name, sizeof(name));
 }
 
 const struct saj_group *groups_list(size_t *n)

@@ -282,6 +282,29 @@ int ibsys_netdev_read(const char *root, const char *ifname,
 	return 0;
 }
 
+int ibsys_ipoib_on_port(const char *root, const uint8_t *gid, uint16_t pkey,
+			char *name, size_t len)
+{
+	char path[PATH_LEN];
+	struct dirent **ifs = NULL;
+	int n, i, found = 0;
+
+	snprintf(path, sizeof(path), "%s/class/net", root_of(root));
+	n = scandir(path, &ifs, not_dot, by_name);
+	for (i = 0; i < n; i++) {
+		struct ibsys_netdev nd;
+
+		if (!found && !ibsys_netdev_read(root, ifs[i]->d_name, &nd) &&
+		    !memcmp(nd.gid, gid, 16) && (nd.pkey | 0x8000) == (pkey | 0x8000)) {
+			snprintf(name, len, "%s", ifs[i]->d_name);
+			found = 1;
+		}
+		free(ifs[i]);
+	}
+	free(ifs);
+	return found;
+}
+
 int ibsys_kernel_cm(const char *root)
 {
 	char path[PATH_LEN];

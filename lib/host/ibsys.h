@@ -57,6 +57,13 @@ struct ibsys_netdev {
 int ibsys_netdev_read(const char *root, const char *ifname,
 		      struct ibsys_netdev *nd);
 
+/* Whether a kernel IPoIB interface of the port with GID gid is in
+ * partition pkey (the membership bit ignored): the kernel then holds the
+ * port's membership of that partition's broadcast group. Its name goes
+ * into name. */
+int ibsys_ipoib_on_port(const char *root, const uint8_t *gid, uint16_t pkey,
+			char *name, size_t len);
+
 /* Open the port to use (ibsys_select), through libibumad. When sysfs
  * shows no port at all, libibumad's own choice is taken. -EPROTONOSUPPORT
  * (a RoCE port asked for) or mport_open's error; why says which. */

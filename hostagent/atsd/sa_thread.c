@@ -206,9 +206,11 @@ static void *thread_main(void *arg)
 /* On a host with an HCA the kernel's ib_cm serves management class 0x07
  * on every port, and a umad registration for it fails. atsd then runs
  * without its CM endpoint: connecting by IP is librdmacm's there. */
-static void cm_refused(int err)
+static void cm_refused(int err, int ibsim)
 {
-	if (ibsys_kernel_cm(NULL))
+	/* Under ibsim the simulated port is not the kernel's: ib_cm loaded
+	 * on the machine says nothing about it. */
+	if (!ibsim && ibsys_kernel_cm(NULL))
 		log_warn("the kernel's CM (ib_cm) serves class 0x07 on this port, so atsd runs "
 			 "without its CM endpoint (cm_listen, atsctl connect): applications "
 			 "connect by IP with librdmacm over AF_IB, libibats(7) gives them "
@@ -248,7 +250,7 @@ int saj_start(struct saj_thread **out, const struct saj_opts *o)
 	if (ret)
 		goto fail;
 	if (o->cm && (ret = cmep_init(&t->cm, t->port, t->sa, o->cm))) {
-		cm_refused(ret);
+		cm_refused(ret, o->ibsim);
 		t->cm_refused = 1;
 	}
 	if (t->cm) {

@@ -10,6 +10,10 @@ check_out "... runs atsd --instance %i with the instance's config" \
 	"^ExecStart=/.*/atsd --foreground --instance %i --config /.*/ibats/atsd@%i\\.conf$" cat "$UNIT"
 check_absent "atsd.service has no placeholder left" "@[a-z]+@" \
 	cat "$top_builddir/hostagent/atsd/atsd.service"
+for u in atsd.service atsd@.service; do
+	check_out "$u keeps /run/ibats when it stops (the other units' sockets are there)" \
+		"^RuntimeDirectoryPreserve=yes$" cat "$top_builddir/hostagent/atsd/$u"
+done
 check_rc "--instance needs CA:PORT" 2 "--instance 'ibsim0': not CA:PORT" "$ATSD" --instance ibsim0
 check_rc "... in one spelling: no leading zero" 2 "--instance 'ibsim0:01': not CA:PORT" \
 	"$ATSD" --instance ibsim0:01

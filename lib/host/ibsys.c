@@ -193,6 +193,12 @@ int ibsys_select(const char *root, const char *ca, int port,
 			 k.first_roce.ca, k.first_roce.port);
 		return -EPROTONOSUPPORT;
 	}
+	if (k.roce) {
+		/* Not -ENODEV: libibumad, asked instead, would take the RoCE port. */
+		snprintf(why, len, "no InfiniBand port, only RoCE (link_layer Ethernet) ones such as %s port %d: ATS needs an InfiniBand port",
+			 k.first_roce.ca, k.first_roce.port);
+		return -EPROTONOSUPPORT;
+	}
 	snprintf(why, len, "no InfiniBand port%s%s%s%s", ca ? " on " : "", ca ? ca : "",
 		 port ? " with that number" : "", k.roce ? " (RoCE ports skipped)" : "");
 	return -ENODEV;

@@ -38,7 +38,8 @@ int ibsys_port_read(const char *root, const char *ca, int port,
  * first InfiniBand port that is ACTIVE, else the first whose link is up,
  * else the first InfiniBand port, in CA name and port order (libibumad's
  * order, without its RoCE ports). -ENODEV when there is none, and
- * -EPROTONOSUPPORT when the port asked for is RoCE; why names the reason. */
+ * -EPROTONOSUPPORT when the port asked for is RoCE or sysfs shows RoCE
+ * ports alone; why names the reason. */
 int ibsys_select(const char *root, const char *ca, int port,
 		 struct ibsys_port *out, char *why, size_t len);
 

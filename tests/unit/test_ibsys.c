@@ -191,6 +191,22 @@ static void test_select_none(void **state)
 	assert_non_null(strstr(why, "no InfiniBand port"));
 }
 
+/* RoCE ports alone: refused even when nothing is named, since libibumad,
+ * asked when sysfs shows no port, would open the RoCE one. */
+static void test_select_roce_only(void **state)
+{
+	struct ibsys_port p;
+	char why[200], sub[128];
+
+	(void)state;
+	put("roce/class/infiniband/rxe0/ports/1/state", "4: ACTIVE\n");
+	put("roce/class/infiniband/rxe0/ports/1/link_layer", "Ethernet\n");
+	snprintf(sub, sizeof(sub), "%s/roce", root);
+	assert_int_equal(ibsys_select(sub, NULL, 0, &p, why, sizeof(why)), -EPROTONOSUPPORT);
+	assert_non_null(strstr(why, "only RoCE"));
+	assert_non_null(strstr(why, "rxe0 port 1"));
+}
+
 static void test_find_gid(void **state)
 {
 	struct ibsys_port p;
@@ -247,6 +263,7 @@ int main(void)
 		cmocka_unit_test(test_select_skips_roce),
 		cmocka_unit_test(test_select_prefers_link_up),
 		cmocka_unit_test(test_select_none),
+		cmocka_unit_test(test_select_roce_only),
 		cmocka_unit_test(test_find_gid),
 		cmocka_unit_test(test_netdev),
 		cmocka_unit_test(test_kernel_cm),

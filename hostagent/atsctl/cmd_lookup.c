@@ -130,18 +130,22 @@ static int print_records(const struct ctl *c, int partial, const struct ibats_re
 static int agent_answer(const struct ctl *c, const char *req, int ret,
 			const struct ibats_info *in, const struct ibats_record *recs, size_t n)
 {
+	char safe[4 * sizeof(in->agent_msg) + 1];
+
 	log_info("%s: answered by atsd (%s)", req, c->socket);
 	if (!ret)
 		return print_records(c, 0, recs, n);
 	if (ret == -EPROTO && in->agent_msg[0]) {
-		fprintf(stderr, "atsctl: atsd sent a bad record line '%s'\n", in->agent_msg);
+		fprintf(stderr, "atsctl: atsd sent a bad record line '%s'\n",
+			out_clean(in->agent_msg, safe, sizeof(safe)));
 		return EXIT_SA;
 	}
 	if (ret == -ENOENT && c->json)
 		out_records(1, 0, NULL, 0);
 	/* An "OK 0" answer has no words: exit 1 alone says it. */
 	if (in->agent_msg[0])
-		fprintf(stderr, "atsctl: %s: %s\n", req, in->agent_msg);
+		fprintf(stderr, "atsctl: %s: %s\n", req,
+			out_clean(in->agent_msg, safe, sizeof(safe)));
 	else if (ret != -ENOENT)
 		fprintf(stderr, "atsctl: %s: %s\n", req, strerror(-ret));
 	return ibats_exit_code(ret);
@@ -167,7 +171,7 @@ static int report(const struct ctl *c, const char *cmd, const char *arg, uint16_
 		  int ret, const struct ibats_record *recs, size_t n)
 {
 	struct ibats_info in;
-	char what[96], req[160];
+	char what[96], req[160], safe[4 * sizeof(in.agent_msg) + 1];
 	int is_primary = !strcmp(cmd, "primary");
 
 	snprintf(what, sizeof(what), "%s %s", cmd, arg);
@@ -180,8 +184,8 @@ static int report(const struct ctl *c, const char *cmd, const char *arg, uint16_
 	if (in.source == IBATS_BY_SA && in.agent_err && in.agent_err != -ENOENT &&
 	    in.agent_err != -ECONNREFUSED && in.agent_err != -ENOTDIR)
 		log_warn("atsd at %s: %s: asking the SA", c->socket,
-			 in.agent_err == -EBUSY && in.agent_msg[0] ? in.agent_msg :
-			 strerror(-in.agent_err));
+			 in.agent_err == -EBUSY && in.agent_msg[0] ?
+			 out_clean(in.agent_msg, safe, sizeof(safe)) : strerror(-in.agent_err));
 	if (in.source == IBATS_BY_AGENT)
 		return agent_answer(c, req, ret, &in, recs, n);
 	if (ret && ret != -ENOENT)

@@ -1,5 +1,6 @@
 /* The commands atsd alone answers, on its local resolver socket. */
 #include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,9 +29,15 @@ static void json_agent_line(struct json *j, const char *line, enum atsd_line_kin
 	json_end(j);
 }
 
+/* A number JSON can carry as one: digits that fit 64 bits. */
 static int all_digits(const char *v)
 {
-	return *v && strspn(v, "0123456789") == strlen(v);
+	char *end;
+
+	if (!*v || strspn(v, "0123456789") != strlen(v))
+		return 0;
+	errno = 0;
+	return strtoull(v, &end, 10) != ULLONG_MAX || errno != ERANGE;
 }
 
 /* stats lines are "name value": --json makes them one object, numbers
@@ -53,14 +60,25 @@ static void json_stats(struct json *j, const struct atsd_reply *rep)
 	json_end(j);
 }
 
+static int has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 1;
+	return 0;
+}
+
 static void print_agent_lines(const struct ctl *c, const char *req, const struct atsd_reply *rep)
 {
 	struct json j;
 	size_t i;
 
 	if (!c->json) {
-		for (i = 0; i < rep->nlines; i++)
-			printf("%s\n", rep->lines[i]);
+		for (i = 0; i < rep->nlines; i++) {
+			char safe[4 * ATSD_LINE_MAX + 1];
+
+			printf("%s\n", out_clean(rep->lines[i], safe, sizeof(safe)));
+		}
 		return;
 	}
 	json_init(&j, stdout, 0);
@@ -82,6 +100,7 @@ static void print_agent_lines(const struct ctl *c, const char *req, const struct
 static int agent_only(const struct ctl *c, const char *req)
 {
 	struct atsd_reply rep;
+	char safe[4 * ATSD_LINE_MAX + 1];
 	int ret;
 
 	ret = atsd_request(c->socket, req, 10000, &rep);
@@ -97,7 +116,7 @@ static int agent_only(const struct ctl *c, const char *req)
 	if (!rep.ok) {
 		ret = !strcmp(rep.code, "ENOENT") ? EXIT_NOTFOUND :
 		      !strcmp(rep.code, "EINVAL") ? EXIT_USAGE : EXIT_SA;
-		fprintf(stderr, "atsctl: %s: %s\n", req, rep.message);
+		fprintf(stderr, "atsctl: %s: %s\n", req, out_clean(rep.message, safe, sizeof(safe)));
 		atsd_reply_free(&rep);
 		return ret;
 	}
@@ -110,6 +129,7 @@ static int print_status(const struct ctl *c)
 {
 	struct atsd_reply rep;
 	struct json j;
+	char safe[4 * ATSD_LINE_MAX + 1];
 	size_t i;
 	int ret = atsd_request(c->socket, "status", 10000, &rep);
 
@@ -119,7 +139,7 @@ static int print_status(const struct ctl *c)
 	}
 	if (ret || !rep.ok) {
 		fprintf(stderr, "atsctl: atsd at %s: %s\n", c->socket,
-			ret ? strerror(-ret) : rep.message);
+			ret ? strerror(-ret) : out_clean(rep.message, safe, sizeof(safe)));
 		if (!ret)
 			atsd_reply_free(&rep);
 		return EXIT_SA;
@@ -128,8 +148,9 @@ static int print_status(const struct ctl *c)
 	for (i = 0; i < rep.nlines; i++) {
 		struct atsd_status sl;
 
-		if (atsd_status_parse(rep.lines[i], &sl)) {
-			fprintf(stderr, "atsctl: atsd sent a bad status line '%s'\n", rep.lines[i]);
+		if (atsd_status_parse(rep.lines[i], &sl) || has_control(rep.lines[i])) {
+			fprintf(stderr, "atsctl: atsd sent a bad status line '%s'\n",
+				out_clean(rep.lines[i], safe, sizeof(safe)));
 			atsd_reply_free(&rep);
 			return EXIT_SA;
 		}

@@ -86,3 +86,22 @@ void out_records(int json, int partial, const struct sr_record *r, size_t n)
 		       r[i].id == ATS_SID_PRIMARY ? " (primary)" : "");
 	}
 }
+
+/* Text of atsd's for a terminal: control bytes (an escape sequence from
+ * whatever listens on the socket) as \xNN, as JSON escapes them; cut to
+ * len. */
+const char *out_clean(const char *s, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	for (; *s && n + 5 < len; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c == 0x7f)
+			n += (size_t)snprintf(buf + n, len - n, "\\x%02x", c);
+		else
+			buf[n++] = (char)c;
+	}
+	buf[n] = '\0';
+	return buf;
+}

@@ -20,4 +20,9 @@ int out_sa_err(const struct ctl *c, const char *what, int err, uint16_t st, uint
 /* partial: records of GIDs not on the fabric may be missing (JSON only). */
 void out_records(int json, int partial, const struct sr_record *r, size_t n);
 
+/* Text of atsd's for a terminal: control bytes (an escape sequence from
+ * whatever listens on the socket) as \xNN, as JSON escapes them; cut to
+ * len. Returns buf. */
+const char *out_clean(const char *s, char *buf, size_t len);
+
 #endif

@@ -329,14 +329,29 @@ int agent_conf_instance(struct agent_conf *c, const char *instance)
 	size_t calen = colon ? (size_t)(colon - instance) : 0;
 	uint64_t port;
 
-	if (!calen || calen >= sizeof(c->ca) || memchr(instance, '/', calen) ||
-	    cfg_parse_u64(colon + 1, 254, &port) || !port)
+	char sock[sizeof(c->socket)], state[sizeof(c->state_file)];
+	const char *p;
+	int n, m;
+
+	if (!calen || calen >= sizeof(c->ca) || memchr(instance, '/', calen))
 		return -EINVAL;
+	/* The port in one spelling only (1..254, decimal, no leading zero):
+	 * the name is the socket's and state file's, so "mlx5_0:01" or
+	 * "mlx5_0:0x1" would be a second atsd on port 1. */
+	for (p = colon + 1; *p >= '0' && *p <= '9'; p++)
+		;
+	if (*p || colon[1] == '0' || cfg_parse_u64(colon + 1, 254, &port) || !port)
+		return -EINVAL;
+	/* A name too long for a socket path must not be cut to another's. */
+	n = snprintf(sock, sizeof(sock), "/run/ibats/atsd@%s.sock", instance);
+	m = snprintf(state, sizeof(state), "/var/lib/ibats/atsd@%s.state", instance);
+	if (n < 0 || (size_t)n >= sizeof(sock) || m < 0 || (size_t)m >= sizeof(state))
+		return -EINVAL;
+	memcpy(c->socket, sock, sizeof(sock));
+	memcpy(c->state_file, state, sizeof(state));
 	memcpy(c->ca, instance, calen);
 	c->ca[calen] = '\0';
 	c->port = (uint32_t)port;
-	snprintf(c->socket, sizeof(c->socket), "/run/ibats/atsd@%s.sock", instance);
-	snprintf(c->state_file, sizeof(c->state_file), "/var/lib/ibats/atsd@%s.state", instance);
 	return 0;
 }
 

@@ -355,6 +355,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "atsd: unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
+	if (ag.instance && (ca || portnum > 0)) {
+		/* The command line's CA or port would win over the instance's,
+		 * serving one port under another port's socket and state file. */
+		fprintf(stderr, "atsd: --instance %s names the CA and port: no --ca or --port with it\n",
+			ag.instance);
+		return 2;
+	}
 	log_init("atsd", LOG_LVL_INFO);
 	if (load_config(&ag.conf, strcmp(ag.conf_path, AGENT_CONF_DEFAULT) != 0))
 		return 1;

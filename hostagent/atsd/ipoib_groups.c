@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ibsys.h"
 #include "ipoib.h"
 #include "ipoib_groups.h"
 #include "log.h"
@@ -17,6 +18,10 @@ static struct {
 	int joined;             /* a join went out: leave at shutdown */
 	struct saj_group groups[AGENT_PKEYS_MAX];
 	size_t ngroups;
+	/* The partitions whose groups a join or check of ours may have
+	 * joined: left at exit even when a SIGHUP took their interface away. */
+	uint16_t ours[AGENT_PKEYS_MAX];
+	size_t nours;
 } gr;
 
 void groups_init(struct saj_thread *saj, const struct agent_conf *conf,
@@ -40,9 +45,14 @@ int groups_started(void)
 
 /* Whether atsd joins and leaves the group of interface i's partition:
  * auto leaves a kernel IPoIB interface's group to the kernel, except
- * under ibsim, where no kernel joins. */
+ * under ibsim, where no kernel joins. The kernel's interface need not be
+ * the one configured: one not yet there at start, or named otherwise
+ * (ib0 become ibp59s0), or not listed at all holds the port's membership
+ * just the same, and a leave from the port would cut it. */
 static int manages(size_t i)
 {
+	char name[IBSYS_NAME_MAX];
+
 	switch (gr.conf->ipoib_membership) {
 	case AGENT_MEMBERSHIP_CHECK:
 		return 0;
@@ -51,7 +61,11 @@ static int manages(size_t i)
 	case AGENT_MEMBERSHIP_AUTO:
 		break;
 	}
-	return gr.conf->ibsim || !sources_ipoib(gr.src, i);
+	if (gr.conf->ibsim)
+		return 1;
+	return !sources_ipoib(gr.src, i) &&
+	       !ibsys_ipoib_on_port(NULL, sources_port_gid(gr.src), sources_pkey(gr.src, i),
+				    name, sizeof(name));
 }
 
 const struct saj_group *groups_list(size_t *n)
@@ -141,6 +155,7 @@ static void ipoib_done(struct saj *j, void *ctx)
 	} else {
 		gr.ngroups = 0;
 		gr.joined = 0;
+		gr.nours = 0;
 		gr.left();
 	}
 }
@@ -168,8 +183,40 @@ void groups_submit(enum saj_ipoib_op op)
 			p->groups[k].manage = 0; /* a kernel interface's partition */
 		}
 	}
+	/* A group we joined whose interface went: ours to leave where no
+	 * kernel can hold it (manage, or auto under ibsim). Not in check mode
+	 * (never a leave), nor in auto on a host: the interface that went may
+	 * have been the kernel's, which shares the port's membership. */
+	for (i = 0; op == SAJ_LEAVE && i < gr.nours; i++) {
+		if (gr.conf->ipoib_membership == AGENT_MEMBERSHIP_CHECK ||
+		    (gr.conf->ipoib_membership == AGENT_MEMBERSHIP_AUTO && !gr.conf->ibsim))
+			break;
+		for (k = 0; k < p->ngroups && p->groups[k].pkey != gr.ours[i]; k++)
+			;
+		if (k == p->ngroups && k < AGENT_PKEYS_MAX) {
+			p->groups[p->ngroups].pkey = gr.ours[i];
+			p->groups[p->ngroups++].manage = 1;
+		}
+	}
+	for (k = 0; op != SAJ_LEAVE && k < p->ngroups; k++) {
+		size_t o;
+
+		if (!p->groups[k].manage)
+			continue;
+		for (o = 0; o < gr.nours && gr.ours[o] != p->groups[k].pkey; o++)
+			;
+		if (o == gr.nours && o < AGENT_PKEYS_MAX)
+			gr.ours[gr.nours++] = p->groups[k].pkey;
+	}
 	if (!p->ngroups) {
 		saj_free(j);
+		if (op == SAJ_LEAVE) {
+			/* Nothing to leave: the shutdown must not wait for it. */
+			gr.ngroups = 0;
+			gr.joined = 0;
+			gr.nours = 0;
+			gr.left();
+		}
 		return;
 	}
 	if (op == SAJ_JOIN) {

@@ -36,8 +36,17 @@ struct saj_thread {
 	int issm_fd;
 	int serving;                /* agents for requests registered */
 	struct cmep *cm;
+	int cm_refused;             /* cm asked for, the port refused class 0x07 */
 	unsigned cm_timeout_ms;
 };
+
+/* Why a connect or disconnect finds no CM endpoint. */
+static void cm_off(const struct saj_thread *t, struct saj *j)
+{
+	snprintf(j->errmsg, sizeof(j->errmsg), "%s", t->cm_refused ?
+		 "the CM endpoint is off: the port refused the CM class 0x07 (atsd's log says why)" :
+		 "the CM endpoint is off (cm_listen, cm_policy)");
+}
 
 static void queue_put(struct saj ***tail, struct saj *j)
 {
@@ -98,7 +107,7 @@ static void run_cm(struct saj_thread *t, struct saj *j)
 	case SAJ_CONNECT:
 		if (!t->cm) {
 			j->err = -ENOTSUP;
-			snprintf(j->errmsg, sizeof(j->errmsg), "the CM endpoint is off (cm_listen, cm_policy)");
+			cm_off(t, j);
 			return;
 		}
 		j->err = cmep_connect(t->cm, &c->ip, c->port_no, c->sid, &c->src,
@@ -106,8 +115,13 @@ static void run_cm(struct saj_thread *t, struct saj *j)
 		c->nconns = j->err ? 0 : 1;
 		return;
 	case SAJ_DISCONNECT:
-		j->err = t->cm ? cmep_disconnect(t->cm, c->conn_id, t->cm_timeout_ms, j->errmsg,
-						 sizeof(j->errmsg)) : -ENOENT;
+		if (!t->cm) {
+			j->err = -ENOENT;
+			cm_off(t, j);
+			return;
+		}
+		j->err = cmep_disconnect(t->cm, c->conn_id, t->cm_timeout_ms, j->errmsg,
+					 sizeof(j->errmsg));
 		return;
 	default:
 		c->nconns = t->cm ? cmep_list(t->cm, c->conns, CMEP_MAX_CONNS) : 0;
@@ -192,9 +206,11 @@ static void *thread_main(void *arg)
 /* On a host with an HCA the kernel's ib_cm serves management class 0x07
  * on every port, and a umad registration for it fails. atsd then runs
  * without its CM endpoint: connecting by IP is librdmacm's there. */
-static void cm_refused(int err)
+static void cm_refused(int err, int ibsim)
 {
-	if (ibsys_kernel_cm(NULL))
+	/* Under ibsim the simulated port is not the kernel's: ib_cm loaded
+	 * on the machine says nothing about it. */
+	if (!ibsim && ibsys_kernel_cm(NULL))
 		log_warn("the kernel's CM (ib_cm) serves class 0x07 on this port, so atsd runs "
 			 "without its CM endpoint (cm_listen, atsctl connect): applications "
 			 "connect by IP with librdmacm over AF_IB, libibats(7) gives them "
@@ -233,8 +249,10 @@ int saj_start(struct saj_thread **out, const struct saj_opts *o)
 	ret = sa_client_init(&t->sa, t->port, &so);
 	if (ret)
 		goto fail;
-	if (o->cm && (ret = cmep_init(&t->cm, t->port, t->sa, o->cm)))
-		cm_refused(ret);
+	if (o->cm && (ret = cmep_init(&t->cm, t->port, t->sa, o->cm))) {
+		cm_refused(ret, o->ibsim);
+		t->cm_refused = 1;
+	}
 	if (t->cm) {
 		t->cm_timeout_ms = o->cm_timeout_ms;
 		t->serving = 1;

@@ -277,6 +277,11 @@ int sources_ipoib(const struct sources *s, size_t ifidx)
 	return s->ifs[ifidx].ipoib;
 }
 
+const uint8_t *sources_port_gid(const struct sources *s)
+{
+	return s->port_gid;
+}
+
 int sources_changed(const struct sources *s)
 {
 	return s->changed;

@@ -33,6 +33,8 @@ uint16_t sources_pkey(const struct sources *s, size_t ifidx);
 /* Whether the interface is an IPoIB one (ARPHRD_INFINIBAND): a kernel's,
  * whose broadcast group membership is the kernel's to keep. */
 int sources_ipoib(const struct sources *s, size_t ifidx);
+/* The GID of the port atsd serves. */
+const uint8_t *sources_port_gid(const struct sources *s);
 /* Process whatever an interface's socket has queued. */
 int sources_read(struct sources *s, size_t ifidx);
 

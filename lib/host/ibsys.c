@@ -193,6 +193,12 @@ int ibsys_select(const char *root, const char *ca, int port,
 			 k.first_roce.ca, k.first_roce.port);
 		return -EPROTONOSUPPORT;
 	}
+	if (k.roce) {
+		/* Not -ENODEV: libibumad, asked instead, would take the RoCE port. */
+		snprintf(why, len, "no InfiniBand port, only RoCE (link_layer Ethernet) ones such as %s port %d: ATS needs an InfiniBand port",
+			 k.first_roce.ca, k.first_roce.port);
+		return -EPROTONOSUPPORT;
+	}
 	snprintf(why, len, "no InfiniBand port%s%s%s%s", ca ? " on " : "", ca ? ca : "",
 		 port ? " with that number" : "", k.roce ? " (RoCE ports skipped)" : "");
 	return -ENODEV;
@@ -280,6 +286,29 @@ int ibsys_netdev_read(const char *root, const char *ifname,
 	    (x = leading_number(v, 16)) > 0 && x <= 0xffff && (x & 0x7fff))
 		nd->pkey = (uint16_t)x;
 	return 0;
+}
+
+int ibsys_ipoib_on_port(const char *root, const uint8_t *gid, uint16_t pkey,
+			char *name, size_t len)
+{
+	char path[PATH_LEN];
+	struct dirent **ifs = NULL;
+	int n, i, found = 0;
+
+	snprintf(path, sizeof(path), "%s/class/net", root_of(root));
+	n = scandir(path, &ifs, not_dot, by_name);
+	for (i = 0; i < n; i++) {
+		struct ibsys_netdev nd;
+
+		if (!found && !ibsys_netdev_read(root, ifs[i]->d_name, &nd) &&
+		    !memcmp(nd.gid, gid, 16) && (nd.pkey | 0x8000) == (pkey | 0x8000)) {
+			snprintf(name, len, "%s", ifs[i]->d_name);
+			found = 1;
+		}
+		free(ifs[i]);
+	}
+	free(ifs);
+	return found;
 }
 
 int ibsys_kernel_cm(const char *root)

@@ -38,7 +38,8 @@ int ibsys_port_read(const char *root, const char *ca, int port,
  * first InfiniBand port that is ACTIVE, else the first whose link is up,
  * else the first InfiniBand port, in CA name and port order (libibumad's
  * order, without its RoCE ports). -ENODEV when there is none, and
- * -EPROTONOSUPPORT when the port asked for is RoCE; why names the reason. */
+ * -EPROTONOSUPPORT when the port asked for is RoCE or sysfs shows RoCE
+ * ports alone; why names the reason. */
 int ibsys_select(const char *root, const char *ca, int port,
 		 struct ibsys_port *out, char *why, size_t len);
 
@@ -56,6 +57,13 @@ struct ibsys_netdev {
 };
 int ibsys_netdev_read(const char *root, const char *ifname,
 		      struct ibsys_netdev *nd);
+
+/* Whether a kernel IPoIB interface of the port with GID gid is in
+ * partition pkey (the membership bit ignored): the kernel then holds the
+ * port's membership of that partition's broadcast group. Its name goes
+ * into name. */
+int ibsys_ipoib_on_port(const char *root, const uint8_t *gid, uint16_t pkey,
+			char *name, size_t len);
 
 /* Open the port to use (ibsys_select), through libibumad. When sysfs
  * shows no port at all, libibumad's own choice is taken. -EPROTONOSUPPORT

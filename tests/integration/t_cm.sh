@@ -80,6 +80,10 @@ host3_registered() {
 	agent host3 status | grep -Eq '10\.0\.0\.3 +registered'
 }
 check "... and registers its address all the same" wait_for "host3's record" 10 host3_registered
-check_rc "... a connect is refused with the reason" 3 "the CM endpoint is off" \
+check_rc "... a connect is refused with the reason" 3 \
+	"the CM endpoint is off: the port refused the CM class 0x07" \
 	agent host3 connect 10.0.0.2 5001
+check_rc "... and a disconnect too" 1 "disconnect 1: the CM endpoint is off: the port refused" \
+	agent host3 disconnect 1
+check_out "... connections lists none" "^\\[\\]$" agent host3 --json connections
 finish

@@ -61,17 +61,31 @@ def symbols(files):
     """{object: (defined globals, undefined)}; an archive's members are
     objects of their own, named archive(member), the first of a name
     wins (libtool copies one convenience library into another)."""
-    res = subprocess.run(["nm", "-A", "-P"] + files, check=True,
+    # Without -A, nm heads each object (each archive member) with a line
+    # of its own, so two members of one name (ar keeps both: x.c of two
+    # folders) stay two objects; the second of a name in an archive is
+    # named archive(member#2).
+    res = subprocess.run(["nm", "-P"] + files, check=True,
                          capture_output=True, text=True).stdout
     objs = {}
     seen = {}
+    count = {}
+    obj = key = files[0] if len(files) == 1 else None
     for line in res.splitlines():
-        m = re.match(r"^(.*?)(?:\[(.*)\])?: (\S+) (\S)", line)
-        if not m:
+        h = re.match(r"^(\S*?)(?:\[(.*)\])?:$", line)
+        if h:
+            path, member = h.groups()
+            if not member:
+                obj = key = path
+                continue
+            nth = count[(path, member)] = count.get((path, member), 0) + 1
+            obj = "%s(%s)" % (path, member) if nth == 1 else "%s(%s#%d)" % (path, member, nth)
+            key = "%s#%d" % (member, nth)
             continue
-        path, member, name, kind = m.groups()
-        obj = "%s(%s)" % (path, member) if member else path
-        key = member or path
+        m = re.match(r"^(\S+) (\S)", line)
+        if not m or obj is None:
+            continue
+        name, kind = m.groups()
         if seen.setdefault(key, obj) != obj:
             continue
         defs, refs = objs.setdefault(obj, (set(), set()))

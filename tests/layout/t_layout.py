@@ -13,6 +13,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 
 import objdeps
 
@@ -55,6 +56,8 @@ def system_libs(binary, flags):
         parts = l.split()
         if len(parts) >= 3 and parts[1] == "=>" and os.path.isabs(parts[2]):
             paths.add(os.path.realpath(parts[2]))
+        elif parts and os.path.isabs(parts[0]):
+            paths.add(os.path.realpath(parts[0]))  # the dynamic loader
     for f in flags:
         path = run(os.environ.get("CC", "cc"), "-print-file-name=lib%s.so" % f[2:]).strip()
         if os.path.isabs(path):
@@ -100,7 +103,29 @@ def only_exports(binary, allowed, desc):
     check(os.path.basename(binary) + " exports " + desc, ["also: " + s for s in bad])
 
 
+def self_check():
+    """objdeps itself: two archive members of one name (x.c of two
+    folders) are two objects, so a cycle between them is seen."""
+    cc = os.environ.get("CC", "cc").split()
+    with tempfile.TemporaryDirectory() as d:
+        objs = []
+        for sub, text in (("a", "int b(void);\nint a(void) { return b(); }\n"),
+                          ("b", "int a(void);\nint b(void) { return a(); }\n")):
+            os.mkdir(os.path.join(d, sub))
+            src = os.path.join(d, sub, "x.c")
+            with open(src, "w") as f:
+                f.write(text)
+            objs.append(os.path.join(d, sub, "x.o"))
+            run(*cc, "-c", src, "-o", objs[-1])
+        run("ar", "qc", os.path.join(d, "lib.a"), *objs)
+        found = objdeps.symbols([os.path.join(d, "lib.a")])
+        check("objdeps: a cycle between two archive members of one name is found",
+              [] if list(objdeps.cycles(found, objdeps.edges(found))) else
+              ["no cycle among " + " ".join(sorted(found))])
+
+
 def main():
+    self_check()
     with open(os.path.join(builddir, "tests/layout/programs")) as f:
         binaries = [program(line) for line in f if line.strip()]
     for b in binaries:

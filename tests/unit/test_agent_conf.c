@@ -174,6 +174,42 @@ static void test_restart_keep(void **state)
 }
 
 /* The control socket and state keys (atsd.conf(5)). */
+/* --instance CA:PORT: one spelling per port, no path cut short. */
+static void test_instance(void **state)
+{
+	struct agent_conf c;
+	char ca[80];
+	size_t i;
+	static const char *const bad[] = {
+		"mlx5_0", ":1", "mlx5_0:", "mlx5_0:0", "mlx5_0:255", "mlx5_0:01",
+		"mlx5_0:0x1", "mlx5_0:1 ", "mlx5_0: 1", "mlx5_0:+1", "a/b:1", "../x:1",
+	};
+
+	(void)state;
+	agent_conf_default(&c);
+	assert_int_equal(agent_conf_instance(&c, "mlx5_0:1"), 0);
+	assert_string_equal(c.ca, "mlx5_0");
+	assert_int_equal(c.port, 1);
+	assert_string_equal(c.socket, "/run/ibats/atsd@mlx5_0:1.sock");
+	assert_string_equal(c.state_file, "/var/lib/ibats/atsd@mlx5_0:1.state");
+	assert_int_equal(agent_conf_instance(&c, "a:b:254"), 0);
+	assert_string_equal(c.ca, "a:b");
+	assert_int_equal(c.port, 254);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		agent_conf_default(&c);
+		if (agent_conf_instance(&c, bad[i]) != -EINVAL)
+			fail_msg("instance '%s' accepted", bad[i]);
+		assert_string_equal(c.socket, ATSD_SOCKET_DEFAULT);
+	}
+	/* The longest CA name still fits the socket path; one more does not. */
+	memset(ca, 'x', 63);
+	strcpy(ca + 63, ":254");
+	assert_int_equal(agent_conf_instance(&c, ca), 0);
+	memset(ca, 'x', 64);
+	strcpy(ca + 64, ":1");
+	assert_int_equal(agent_conf_instance(&c, ca), -EINVAL);
+}
+
 static void test_control_keys(void **state)
 {
 	struct agent_conf c;
@@ -210,6 +246,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_full, teardown),
 		cmocka_unit_test_teardown(test_control_keys, teardown),
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_instance),
 		cmocka_unit_test_teardown(test_errors, teardown),
 		cmocka_unit_test(test_restart_key),
 		cmocka_unit_test_teardown(test_restart_keep, teardown),

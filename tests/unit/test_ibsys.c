@@ -118,6 +118,25 @@ static void test_port_read(void **state)
 	assert_int_equal(ibsys_port_read(root, "../etc", 1, &p), -EINVAL);
 }
 
+static void test_ipoib_on_port(void **state)
+{
+	uint8_t gid[16] = { 0xfe, 0x80, 0, 0, 0, 0, 0, 0,
+			    0x00, 0x02, 0xc9, 0x03, 0x00, 0x0a, 0xb1, 0xc1 };
+	char name[IBSYS_NAME_MAX];
+
+	(void)state;
+	assert_int_equal(ibsys_ipoib_on_port(root, gid, 0xffff, name, sizeof(name)), 1);
+	assert_string_equal(name, "ib0");
+	/* The child interface's partition, in either membership form. */
+	assert_int_equal(ibsys_ipoib_on_port(root, gid, 0x0001, name, sizeof(name)), 1);
+	assert_string_equal(name, "ib0.8001");
+	assert_int_equal(ibsys_ipoib_on_port(root, gid, 0x8002, name, sizeof(name)), 0);
+	/* Port 2's GID: no IPoIB interface there. */
+	gid[15] = 0xc2;
+	assert_int_equal(ibsys_ipoib_on_port(root, gid, 0xffff, name, sizeof(name)), 0);
+	assert_int_equal(ibsys_ipoib_on_port("/nonexistent", gid, 0xffff, name, sizeof(name)), 0);
+}
+
 static void test_select_skips_roce(void **state)
 {
 	struct ibsys_port p;
@@ -172,6 +191,22 @@ static void test_select_none(void **state)
 	assert_non_null(strstr(why, "no InfiniBand port"));
 }
 
+/* RoCE ports alone: refused even when nothing is named, since libibumad,
+ * asked when sysfs shows no port, would open the RoCE one. */
+static void test_select_roce_only(void **state)
+{
+	struct ibsys_port p;
+	char why[200], sub[128];
+
+	(void)state;
+	put("roce/class/infiniband/rxe0/ports/1/state", "4: ACTIVE\n");
+	put("roce/class/infiniband/rxe0/ports/1/link_layer", "Ethernet\n");
+	snprintf(sub, sizeof(sub), "%s/roce", root);
+	assert_int_equal(ibsys_select(sub, NULL, 0, &p, why, sizeof(why)), -EPROTONOSUPPORT);
+	assert_non_null(strstr(why, "only RoCE"));
+	assert_non_null(strstr(why, "rxe0 port 1"));
+}
+
 static void test_find_gid(void **state)
 {
 	struct ibsys_port p;
@@ -224,9 +259,11 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_port_read),
+		cmocka_unit_test(test_ipoib_on_port),
 		cmocka_unit_test(test_select_skips_roce),
 		cmocka_unit_test(test_select_prefers_link_up),
 		cmocka_unit_test(test_select_none),
+		cmocka_unit_test(test_select_roce_only),
 		cmocka_unit_test(test_find_gid),
 		cmocka_unit_test(test_netdev),
 		cmocka_unit_test(test_kernel_cm),

@@ -4,12 +4,15 @@
  * notifications together. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -107,6 +110,37 @@ static int64_t timers(void)
 		next = t;
 	t = port_poll_timers(now);
 	return t < next ? t : next;
+}
+
+/* One atsd per port: a second (atsd.service beside atsd@CA:PORT, say)
+ * would adopt the first one's records and delete them when it stops. The
+ * lock sits next to the socket (/run/ibats for both units) and is held
+ * until exit; the kernel drops it with the process, even on SIGKILL. */
+static int lock_port(uint64_t guid)
+{
+	char path[sizeof(ag.conf.socket) + 40];
+	const char *slash = strrchr(ag.conf.socket, '/');
+	int fd;
+
+	snprintf(path, sizeof(path), "%.*s/atsd-0x%016" PRIx64 ".lock",
+		 slash ? (int)(slash - ag.conf.socket) : 1, slash ? ag.conf.socket : ".", guid);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		log_err("port lock %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		int err = errno;
+
+		if (err == EWOULDBLOCK)
+			log_err("another atsd serves port GUID 0x%016" PRIx64 " (it holds %s)",
+				guid, path);
+		else
+			log_err("port lock %s: %s", path, strerror(err));
+		close(fd);
+		return -EBUSY;
+	}
+	return fd;
 }
 
 static int load_config(struct agent_conf *c, int required)
@@ -301,7 +335,7 @@ int main(int argc, char **argv)
 	const char *sock = NULL, *ca = NULL;
 	int opt, foreground = 0, debug = 0, portnum = -1, sfd, ret;
 	struct saj_opts so = { 0 };
-	int known;
+	int known, lock_fd = -1;
 	sigset_t mask;
 
 	ag.conf_path = AGENT_CONF_DEFAULT;
@@ -409,6 +443,12 @@ int main(int argc, char **argv)
 	if (!ret) {
 		const struct mport_info *port = port_poll_info(&known);
 
+		lock_fd = lock_port(port->port_guid);
+		ret = lock_fd < 0 ? lock_fd : 0;
+	}
+	if (!ret) {
+		const struct mport_info *port = port_poll_info(&known);
+
 		own_state_start(&ag.conf, port->gid);
 		ret = sources_open(&ag.src, &ag.conf, port->gid);
 	}
@@ -447,5 +487,7 @@ int main(int argc, char **argv)
 	saj_stop(ag.saj);
 	own_fini();
 	close(sfd);
+	if (lock_fd >= 0)
+		close(lock_fd);
 	return ret ? 1 : 0;
 }

@@ -41,4 +41,14 @@ check_out "... the previous settings stay" "atsd-host1.conf not reloaded: the pr
 	cat "$RUN/atsd-host1.log"
 check "... and atsd still serves" sh -c \
 	"'$ATSCTL' -S '$RUN/atsd-host1.sock' status | grep -Eq '10\\.0\\.0\\.1 +registered'"
+# A second atsd on the same port (atsd.service beside atsd@CA:PORT) would
+# adopt the first one's records and delete them when it stops: the port
+# lock refuses it, whatever its socket.
+printf 'socket %s\nstate_file %s\naddress 10.0.0.9 primary\nibsim yes\n' \
+	"$RUN/second.sock" "$RUN/second.state" >"$RUN/second.conf"
+check_rc "a second atsd on host1's port is refused" 1 \
+	"another atsd serves port GUID 0x[0-9a-f]{16} \\(it holds .*atsd-0x[0-9a-f]{16}\\.lock\\)" \
+	on host1 "$ATSD" -f -c "$RUN/second.conf"
+check "... and the first one's record is still in the SA" sh -c \
+	"cd '$RUN/scratch' && SIM_HOST=host2 LD_PRELOAD='$SIM_PRELOAD' '$ATSCTL' -n resolve 10.0.0.1 >/dev/null"
 finish

@@ -331,7 +331,7 @@ int ibsys_open_port(struct mport **out, const char *ca, int port, char *why,
 		ret = mport_open(out, ca && *ca ? ca : NULL, port);
 	else
 		ret = mport_open(out, p.ca, p.port);
-	if (ret && ret != -EPROTONOSUPPORT)
+	if (ret)
 		snprintf(why, len, "%s", strerror(-ret));
 	return ret;
 }

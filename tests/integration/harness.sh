@@ -402,6 +402,19 @@ _absent() {
 }
 
 # GID of a node's port, as atsctl prints GIDs.
+# Whether port GID $2 is in the IPv4 broadcast group of the default
+# partition, as stock saquery on node $1 shows it (OpenSM shows members'
+# port GIDs to trusted requesters only: --smkey).
+bcast_member() {
+	on "$1" "$SAQUERY" --smkey 1 MCMR --mgid ff12:401b:ffff::ffff:ffff --gid "$2" 2>/dev/null |
+		grep -q "PortGid\.*$2\$"
+}
+
+# Whether a line of atsctl ipoib on node $1 matches the regex $2.
+ipoib_says() {
+	agent "$1" ipoib | grep -Eq "$2"
+}
+
 port_gid() {
 	atsctl "$1" --json port | sed -n 's/.*"gid": "\([^"]*\)".*/\1/p'
 }

@@ -22,10 +22,8 @@ backoff_max 2"
 settled() {
 	gid_records "$G1" 2 && gid_records "$G2" 1
 }
-MGID=ff12:401b:ffff::ffff:ffff
-member() { # host1's port is in the IPoIB broadcast group (trusted query)
-	on host4 "$SAQUERY" --smkey 1 MCMR --mgid "$MGID" --gid "$G1" 2>/dev/null |
-		grep -q "PortGid\.*$G1\$"
+member() { # host1's port is in the IPoIB broadcast group
+	bcast_member host4 "$G1"
 }
 
 IFS_SAVE=$IFS

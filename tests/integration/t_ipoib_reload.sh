@@ -14,12 +14,8 @@ MCJOIN="$top_builddir/tests/tools/mcjoin"
 G1=$(port_gid host1)
 G2=$(port_gid host2)
 MGID=ff12:401b:ffff::ffff:ffff
-member() {
-	on host3 "$SAQUERY" --smkey 1 MCMR --mgid "$MGID" --gid "$1" 2>/dev/null |
-		grep -q "PortGid\.*$1\$"
-}
+member() { bcast_member host3 "$1"; }
 not_member() { ! member "$1"; }
-ipoib_says() { agent "$1" ipoib | grep -Eq "$2"; }
 
 # manage joins; a SIGHUP drops the interface.
 agent_start host1 "interface v0 netns $N1" "ipoib_membership manage"

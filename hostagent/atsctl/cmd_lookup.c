@@ -16,6 +16,7 @@
 #include "ibats/ibats.h"
 #include "log.h"
 #include "output.h"
+#include "wire.h"
 
 /* no_agent: the SA alone answers (-n, or a port GUID: atsctl asks the SA
  * for those, the local port being open for its prefix anyway). */
@@ -66,7 +67,7 @@ static int is_guid(const char *s)
 static int parse_gid(struct ctl *c, const char *s, uint8_t *gid)
 {
 	uint64_t guid;
-	int i, ret;
+	int ret;
 
 	if (!ats_gid_parse(s, gid))
 		return 0;
@@ -78,8 +79,7 @@ static int parse_gid(struct ctl *c, const char *s, uint8_t *gid)
 			c->ca ? c->ca : "(default)", c->portnum, strerror(-ret));
 		return EXIT_SA;
 	}
-	for (i = 0; i < 8; i++)
-		gid[8 + i] = (uint8_t)(guid >> (56 - 8 * i));
+	wire_put64(gid + 8, guid);
 	return 0;
 }
 

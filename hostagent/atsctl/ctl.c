@@ -8,6 +8,7 @@
 #include "ctl.h"
 #include "ibats/ibats.h"
 #include "ibsys.h"
+#include "wire.h"
 
 int ctl_open(struct ctl *c)
 {
@@ -42,14 +43,12 @@ void ctl_close(struct ctl *c)
 int ctl_parse_gid(const struct ctl *c, const char *s, uint8_t *gid)
 {
 	uint64_t guid;
-	int i;
 
 	if (!ats_gid_parse(s, gid))
 		return 0;
 	if (cfg_parse_hex64(s, &guid))
 		return -EINVAL;
 	memcpy(gid, sa_client_port(c->sa)->gid, 8);
-	for (i = 0; i < 8; i++)
-		gid[8 + i] = (uint8_t)(guid >> (56 - 8 * i));
+	wire_put64(gid + 8, guid);
 	return 0;
 }

@@ -115,7 +115,8 @@ static int64_t timers(void)
 /* One atsd per port: a second (atsd.service beside atsd@CA:PORT, say)
  * would adopt the first one's records and delete them when it stops. The
  * lock sits next to the socket (/run/ibats for both units) and is held
- * until exit; the kernel drops it with the process, even on SIGKILL. */
+ * until exit; the kernel drops it with the process, even on SIGKILL. A
+ * symlink planted there is not followed: atsd runs as root. */
 static int lock_port(uint64_t guid)
 {
 	char path[sizeof(ag.conf.socket) + 40];
@@ -124,7 +125,7 @@ static int lock_port(uint64_t guid)
 
 	snprintf(path, sizeof(path), "%.*s/atsd-0x%016" PRIx64 ".lock",
 		 slash ? (int)(slash - ag.conf.socket) : 1, slash ? ag.conf.socket : ".", guid);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0) {
 		log_err("port lock %s: %s", path, strerror(errno));
 		return -errno;

@@ -1,3 +1,4 @@
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,8 @@ struct mport {
 	size_t rbuf_len;
 	mport_answer_fn answer;
 	void *answer_ctx;
+	const uint8_t *cur_req;   /* in the answer function: the request */
+	int cur_agent;
 	uint64_t answered;
 	int sma_agent;            /* >= 0: read PortInfo from the SMA */
 	int have_sma;             /* sma holds a successful read */
@@ -230,7 +233,10 @@ static void mport_reply(struct mport *p, int agent, size_t len)
 		return;
 	}
 	memcpy(req, p->rbuf, umad_size() + len);
+	p->cur_req = req;
+	p->cur_agent = agent;
 	n = p->answer(umad_get_mad(req), len, umad_get_mad(sbuf), cap, p->answer_ctx);
+	p->cur_req = NULL;
 	if (n) {
 		memcpy(sbuf, req, umad_size());
 		if (umad_send(p->fd, agent, sbuf, (int)n, 0, 0) < 0)
@@ -240,6 +246,38 @@ static void mport_reply(struct mport *p, int agent, size_t len)
 	}
 	free(req);
 	free(sbuf);
+}
+
+int mport_requester(const struct mport *p, struct mport_held *h)
+{
+	const ib_mad_addr_t *addr;
+
+	if (!p->cur_req || (size_t)umad_size() > sizeof(h->umad))
+		return -EINVAL;
+	memset(h, 0, sizeof(*h));
+	memcpy(h->umad, p->cur_req, (size_t)umad_size());
+	h->agent = p->cur_agent;
+	addr = umad_get_mad_addr((void *)p->cur_req);
+	h->slid = ntohs(addr->lid);
+	return 0;
+}
+
+/* Only the fd is shared with the thread serving the port: a write of
+ * one whole MAD, which the kernel (and umad2sim) take atomically. */
+int mport_answer_held(struct mport *p, const struct mport_held *h,
+		      const uint8_t *mad, size_t len)
+{
+	uint8_t *sbuf = calloc(1, umad_size() + len);
+	int ret = 0;
+
+	if (!sbuf)
+		return -ENOMEM;
+	memcpy(sbuf, h->umad, umad_size());
+	memcpy(umad_get_mad(sbuf), mad, len);
+	if (umad_send(p->fd, h->agent, sbuf, (int)len, 0, 0) < 0)
+		ret = -EIO;
+	free(sbuf);
+	return ret;
 }
 
 int mport_send(struct mport *p, int agent, const struct mport_dest *dst,

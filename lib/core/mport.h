@@ -69,6 +69,20 @@ typedef size_t (*mport_answer_fn)(const uint8_t *req, size_t len, uint8_t *resp,
 				  size_t cap, void *ctx);
 void mport_set_responder(struct mport *p, mport_answer_fn fn, void *ctx);
 
+/* A request to be answered later, from any thread: inside the answer
+ * function, mport_requester() keeps where the request came from (its
+ * source LID too, which the fabric sets, not the sender) and the answer
+ * function returns 0; mport_answer_held() sends the answer (whose TID
+ * must be the request's). */
+struct mport_held {
+	uint8_t umad[128]; /* libibumad's header: address and TID route */
+	int agent;
+	uint16_t slid;
+};
+int mport_requester(const struct mport *p, struct mport_held *h);
+int mport_answer_held(struct mport *p, const struct mport_held *h,
+		      const uint8_t *mad, size_t len);
+
 /* Wait up to timeout_ms for one MAD; answer it if it is a request.
  * 0 (something handled or nothing came), or -errno. */
 int mport_serve(struct mport *p, int timeout_ms);

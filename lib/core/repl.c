@@ -1,3 +1,4 @@
+/* The replication MADs (see repl.h). */
 #include <errno.h>
 #include <string.h>
 
@@ -6,7 +7,7 @@
 #include "vmad.h"
 #include "wire.h"
 
-static void header(uint8_t *mad, uint64_t tid, uint8_t method)
+static void header(uint8_t *mad, uint64_t tid, uint8_t method, uint32_t mod)
 {
 	struct mad_hdr h = {
 		.base_version = MAD_BASE_VERSION,
@@ -14,7 +15,8 @@ static void header(uint8_t *mad, uint64_t tid, uint8_t method)
 		.class_version = REPL_CLASS_VERSION,
 		.method = method,
 		.tid = tid,
-		.attr_id = REPL_ATTR_PULL,
+		.attr_id = REPL_ATTR,
+		.attr_mod = mod,
 	};
 
 	memset(mad, 0, MAD_SIZE);
@@ -22,78 +24,88 @@ static void header(uint8_t *mad, uint64_t tid, uint8_t method)
 	vmad_put_oui(mad, VMAD_OUI_OPENIB);
 }
 
-static int check(const uint8_t *mad, size_t len, uint8_t method)
+static int check(const uint8_t *mad, size_t len, uint8_t method, uint32_t *mod)
 {
 	struct mad_hdr h;
 
 	if (len < MAD_SIZE || mad_hdr_decode(mad, len, &h))
 		return -EMSGSIZE;
-	if (h.mgmt_class != REPL_CLASS || h.class_version != REPL_CLASS_VERSION ||
-	    h.method != method || h.attr_id != REPL_ATTR_PULL ||
-	    vmad_get_oui(mad) != VMAD_OUI_OPENIB)
+	if (h.base_version != MAD_BASE_VERSION || h.mgmt_class != REPL_CLASS ||
+	    h.class_version != REPL_CLASS_VERSION || h.method != method ||
+	    h.attr_id != REPL_ATTR || vmad_get_oui(mad) != VMAD_OUI_OPENIB)
 		return -EPROTO;
+	*mod = h.attr_mod;
 	return 0;
 }
 
-void repl_pull_encode(uint8_t *mad, uint64_t tid, const struct repl_pull *p)
-{
-	header(mad, tid, MAD_METHOD_GET);
-	wire_put64(mad + REPL_OFF_EPOCH, p->epoch);
-	wire_put64(mad + REPL_OFF_NEXT, p->next);
-	wire_put64(mad + REPL_OFF_SMKEY, p->sm_key);
-	mad[REPL_OFF_FLAGS] = p->flags;
-}
-
-int repl_pull_decode(const uint8_t *mad, size_t len, struct repl_pull *p)
-{
-	int ret = check(mad, len, MAD_METHOD_GET);
-
-	memset(p, 0, sizeof(*p));
-	if (ret)
-		return ret;
-	p->epoch = wire_get64(mad + REPL_OFF_EPOCH);
-	p->next = wire_get64(mad + REPL_OFF_NEXT);
-	p->sm_key = wire_get64(mad + REPL_OFF_SMKEY);
-	p->flags = mad[REPL_OFF_FLAGS];
-	return 0;
-}
-
-static int carries_record(enum repl_kind k)
+int repl_kind_has_record(enum repl_kind k)
 {
 	return k == REPL_SET || k == REPL_DELETE || k == REPL_SNAP_RECORD;
 }
 
+void repl_pull_encode(uint8_t *mad, uint64_t tid, const struct repl_pull *p)
+{
+	header(mad, tid, MAD_METHOD_GET, p->flags);
+	wire_put64(mad + REPL_OFF_EPOCH, p->epoch);
+	wire_put64(mad + REPL_OFF_NEXT, p->next);
+	wire_put64(mad + REPL_OFF_SMKEY, p->sm_key);
+	wire_put32(mad + REPL_OFF_POS, p->pos);
+}
+
+int repl_pull_decode(const uint8_t *mad, size_t len, struct repl_pull *p)
+{
+	uint32_t mod = 0;
+	int ret = check(mad, len, MAD_METHOD_GET, &mod);
+
+	memset(p, 0, sizeof(*p));
+	if (ret)
+		return ret;
+	if (mod & ~(uint32_t)(REPL_FLAG_SNAPSHOT | REPL_FLAG_LEAVING))
+		return -EPROTO;
+	p->flags = (uint8_t)mod;
+	p->epoch = wire_get64(mad + REPL_OFF_EPOCH);
+	p->next = wire_get64(mad + REPL_OFF_NEXT);
+	p->sm_key = wire_get64(mad + REPL_OFF_SMKEY);
+	p->pos = wire_get32(mad + REPL_OFF_POS);
+	return 0;
+}
+
 void repl_answer_encode(uint8_t *mad, uint64_t tid, const struct repl_answer *a)
 {
-	header(mad, tid, (MAD_METHOD_GET | MAD_METHOD_RESP_BIT));
+	header(mad, tid, MAD_METHOD_GET | MAD_METHOD_RESP_BIT, (uint32_t)a->kind);
 	wire_put64(mad + REPL_OFF_EPOCH, a->epoch);
 	wire_put64(mad + REPL_OFF_HEAD, a->head);
 	wire_put64(mad + REPL_OFF_SEQ, a->seq);
-	mad[REPL_OFF_KIND] = (uint8_t)a->kind;
+	wire_put64(mad + REPL_OFF_SMKEY, a->sm_key);
 	wire_put32(mad + REPL_OFF_LEASE, a->lease_left);
 	wire_put32(mad + REPL_OFF_POS, a->pos);
-	wire_put32(mad + REPL_OFF_TOTAL, a->total);
-	if (carries_record(a->kind))
-		sr_encode(mad + REPL_OFF_RECORD, &a->rec);
+	if (repl_kind_has_record(a->kind))
+		memcpy(mad + REPL_OFF_RECORD, a->rec, SR_SIZE);
+	else
+		wire_put32(mad + REPL_OFF_ACK_MS, a->ack_ms);
 }
 
 int repl_answer_decode(const uint8_t *mad, size_t len, struct repl_answer *a)
 {
-	int ret = check(mad, len, (MAD_METHOD_GET | MAD_METHOD_RESP_BIT));
+	uint32_t mod = 0;
+	int ret = check(mad, len, MAD_METHOD_GET | MAD_METHOD_RESP_BIT, &mod);
 
 	memset(a, 0, sizeof(*a));
 	if (ret)
 		return ret;
-	if (mad[REPL_OFF_KIND] >= REPL_KINDS)
+	/* A MAD status (the port's "unsupported class" answer) is no answer. */
+	if (wire_get16(mad + MAD_OFF_STATUS) || mod >= REPL_KINDS)
 		return -EPROTO;
+	a->kind = (enum repl_kind)mod;
 	a->epoch = wire_get64(mad + REPL_OFF_EPOCH);
 	a->head = wire_get64(mad + REPL_OFF_HEAD);
 	a->seq = wire_get64(mad + REPL_OFF_SEQ);
-	a->kind = (enum repl_kind)mad[REPL_OFF_KIND];
+	a->sm_key = wire_get64(mad + REPL_OFF_SMKEY);
 	a->lease_left = wire_get32(mad + REPL_OFF_LEASE);
 	a->pos = wire_get32(mad + REPL_OFF_POS);
-	a->total = wire_get32(mad + REPL_OFF_TOTAL);
-	if (carries_record(a->kind))
-		return sr_decode(mad + REPL_OFF_RECORD, SR_SIZE, &a->rec) ? -EPROTO : 0;
+	if (repl_kind_has_record(a->kind))
+		memcpy(a->rec, mad + REPL_OFF_RECORD, SR_SIZE);
+	else
+		a->ack_ms = wire_get32(mad + REPL_OFF_ACK_MS);
 	return 0;
 }

@@ -24,6 +24,7 @@ struct mport {
 	mport_answer_fn answer;
 	void *answer_ctx;
 	const uint8_t *cur_req;   /* in the answer function: the request */
+	uint16_t last_slid;       /* source LID of the last MAD received */
 	int cur_agent;
 	uint64_t answered;
 	int sma_agent;            /* >= 0: read PortInfo from the SMA */
@@ -359,7 +360,13 @@ static int mport_recv(struct mport *p, int timeout_ms, size_t *mad_len)
 		return ret < -1 ? ret : -errno;
 	}
 	*mad_len = len < 0 ? 0 : (size_t)len;
+	p->last_slid = ntohs(umad_get_mad_addr(p->rbuf)->lid);
 	return ret;
+}
+
+uint16_t mport_last_slid(const struct mport *p)
+{
+	return p->last_slid;
 }
 
 int mport_serve(struct mport *p, int timeout_ms)

@@ -105,5 +105,8 @@ int mport_wait(struct mport *p, int timeout_ms, mport_match_fn match, void *ctx,
 int mport_rpc(struct mport *p, int agent, const struct mport_dest *dst,
 	      uint8_t *req, size_t req_len, const struct mport_rpc_opts *o,
 	      uint8_t **resp, size_t *resp_len);
+/* The source LID of the last MAD received (mport_rpc's answer, say): the
+ * fabric sets it, not the sender. */
+uint16_t mport_last_slid(const struct mport *p);
 
 #endif

@@ -1,10 +1,11 @@
 /* The plugin's state file, one JSON document replaced atomically: the
- * per-rule counters, the index's figures, how many records each kind of
- * service and each partition holds, and the ATS records whose port is
- * not on the fabric (what an audit cannot learn from the SA). It stays a
- * few kilobytes with 100k records in the SA, so writing it once a second
- * costs little; the counts come from a scan done at sweeps, flushes and
- * at most every STATE_SCAN_INTERVAL of changes, not at every write. */
+ * per-rule counters, the index's and replication's figures, how many
+ * records each kind of service and each partition holds, and the ATS
+ * records whose port is not on the fabric (what an audit cannot learn
+ * from the SA). It stays a few kilobytes with 100k records in the SA, so
+ * writing it once a second costs little; the counts come from a scan
+ * done at sweeps, flushes and at most every STATE_SCAN_INTERVAL of
+ * changes, not at every write. */
 #ifndef IBATS_STATE_H
 #define IBATS_STATE_H
 

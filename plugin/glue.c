@@ -105,15 +105,14 @@ int glue_master_sm(uint16_t *lid, uint64_t *guid)
 	return ret;
 }
 
-uint64_t glue_sm_of_lid(uint16_t lid)
+uint64_t glue_port_of_lid(uint16_t lid)
 {
 	osm_port_t *port;
 	uint64_t guid = 0;
 
 	cl_plock_acquire(&osm->lock);
 	port = lid ? osm_get_port_by_lid_ho(&osm->subn, lid) : NULL;
-	if (port && cl_qmap_get(&osm->subn.sm_guid_tbl, osm_port_get_guid(port)) !=
-		    cl_qmap_end(&osm->subn.sm_guid_tbl))
+	if (port)
 		guid = cl_ntoh64(osm_port_get_guid(port));
 	cl_plock_release(&osm->lock);
 	return guid;

@@ -37,9 +37,9 @@ uint16_t glue_sm_lid(void);
 /* A standby's master (the SM it polls): its port's LID and GUID; -ENOENT
  * when it knows none. Takes the shared lock. */
 int glue_master_sm(uint16_t *lid, uint64_t *guid);
-/* The port GUID of the SM OpenSM knows at lid (found in its sweeps), or 0.
- * Takes the shared lock. */
-uint64_t glue_sm_of_lid(uint16_t lid);
+/* The GUID of the port at lid, or 0 when there is none. Takes the
+ * shared lock. */
+uint64_t glue_port_of_lid(uint16_t lid);
 
 /* osm->lock: shared for readers, exclusive for whoever changes the
  * ServiceRecord list. */

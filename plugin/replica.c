@@ -16,8 +16,10 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "mad.h"
 #include "mono.h"
 #include "policy.h"
+#include "ratelim.h"
 #include "refusal.h"
 #include "repl.h"
 #include "rlog.h"
@@ -41,6 +43,7 @@ struct snap_rec {
 
 static struct {
 	int on;
+	void (*changed)(void);
 	uint64_t sm_key;
 	struct mport *port;       /* the responder's */
 	int agent;
@@ -79,8 +82,11 @@ static unsigned ack_ms(void)
 	unsigned t, n;
 
 	settings_get(&c);
+	/* An in-sync standby's pull is held up to HOLD_MS: silence is only
+	 * silence well past that. */
 	if (c.replication_ack_timeout)
-		return c.replication_ack_timeout;
+		return c.replication_ack_timeout > 2 * HOLD_MS + 500 ?
+		       c.replication_ack_timeout : 2 * HOLD_MS + 500;
 	/* A standby declares the master dead only after its polls have
 	 * failed for a while (see takeover_trusted); the master must not drop
 	 * it sooner than one polling interval and a margin. */
@@ -98,9 +104,10 @@ static uint64_t new_epoch(void)
 	return e;
 }
 
-int replica_init(const struct osmats_conf *c)
+int replica_init(const struct osmats_conf *c, void (*changed)(void))
 {
 	R.on = 0;
+	R.changed = changed;
 	if (!c->replication)
 		return 0;
 	R.sm_key = glue_sm_key();
@@ -336,9 +343,11 @@ static size_t on_pull(void *ctx, const uint8_t *req, size_t len, uint8_t *resp, 
 		refused(h.from.slid, "wrong SM_Key");
 		return 0;
 	}
-	guid = glue_sm_of_lid(h.from.slid);
+	/* The key is the credential (an SM a sweep has not found yet may
+	 * pull); the port's GUID names the standby. */
+	guid = glue_port_of_lid(h.from.slid);
 	if (!guid) {
-		refused(h.from.slid, "no SM known at that LID");
+		refused(h.from.slid, "no port at that LID");
 		return 0;
 	}
 	if (p.flags & REPL_FLAG_LEAVING) {
@@ -510,6 +519,7 @@ static int pull(void)
 	if (gen == R.generation && glue_sm_state() == IB_SMINFO_STATE_STANDBY)
 		apply_locked(&a, sent);
 	pthread_mutex_unlock(&R.mu);
+	R.changed();
 	return 1;
 }
 
@@ -680,6 +690,7 @@ void replica_sweep_start(void)
 	/* Whatever OpenSM does to its list in this first master sweep (the
 	 * SA database file, a clean) is unlogged: standbys start over. */
 	rlog_reset(R.log, new_epoch());
+	R.changed();
 }
 
 void replica_state(struct state_repl *out)

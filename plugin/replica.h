@@ -15,8 +15,10 @@
 #include "state.h"
 
 /* From create(): on when the configuration asks for it and OpenSM's
- * sm_key is one a host cannot guess (WRN 7A40 otherwise). -ENOMEM. */
-int replica_init(const struct osmats_conf *c);
+ * sm_key is one a host cannot guess (WRN 7A40 otherwise). changed() is
+ * told whenever the figures of replica_state() moved (any thread, never
+ * with a lock of ours held). -ENOMEM. */
+int replica_init(const struct osmats_conf *c, void (*changed)(void));
 void replica_fini(void);
 /* The responder's extra class while on, else NULL. */
 const struct responder_ext *replica_ext(void);

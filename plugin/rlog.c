@@ -186,6 +186,8 @@ enum rlog_verdict rlog_pull(struct rlog *l, uint64_t guid, uint64_t epoch, uint6
 		p->held_at_ms = now_ms;
 		v = RLOG_HOLD;
 	} else {
+		/* Its earlier held pull, if any, is one it gave up on. */
+		p->holding = 0;
 		get_locked(l, next, out);
 		v = RLOG_ANSWER;
 	}

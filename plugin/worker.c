@@ -291,14 +291,6 @@ static void scan_state(void)
 	scanned_at = (uint64_t)mono_ns();
 }
 
-/* The replication figures for the state file: off until the replication
- * module (issue 14) reports its own. */
-static void repl_state(struct state_repl *r)
-{
-	memset(r, 0, sizeof(*r));
-	snprintf(r->role, sizeof(r->role), "off");
-}
-
 /* The state file from the last scan and the live counters: a few
  * kilobytes, whatever the number of records. */
 static void write_state(void)
@@ -322,7 +314,7 @@ static void write_state(void)
 	info.time = (long long)time(NULL);
 	srh_counters(&cnt);
 	cnt.flushed = worker_flushed();
-	repl_state(&repl);
+	replica_state(&repl);
 	ret = state_write(state_path, &info, &summary, absent, nabsent, &cnt, &idx, &repl);
 	if (ret)
 		OSM_LOG(glue_log(), OSM_LOG_ERROR, "ERR 7A12: cannot write %s: %s\n",

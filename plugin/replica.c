@@ -33,6 +33,9 @@
 #define PULL_TIMEOUT_MS (HOLD_MS + 800)
 /* After a failed pull, serve a while before the next. */
 #define RETRY_MS 500
+/* Snapshot records asked for at once: each answer is a round trip of its
+ * own through the SM's thread, so a window hides the latency. */
+#define SNAP_WINDOW 32
 /* A snapshot kept for other standbys this long after its last use. */
 #define SNAP_KEEP_MS 60000
 
@@ -466,6 +469,72 @@ static void apply_locked(const struct repl_answer *a, int64_t sent_ms)
 	R.answered_ms = sent_ms;
 }
 
+struct window {
+	uint32_t tid0;
+	uint16_t lid;
+	struct repl_answer ans[SNAP_WINDOW];
+	int got[SNAP_WINDOW];
+};
+
+static int window_match(const uint8_t *mad, size_t len, void *ctx)
+{
+	const struct window *w = ctx;
+	uint32_t i = (uint32_t)wire_get64(mad + MAD_OFF_TID) - w->tid0;
+
+	return len >= MAD_HDR_SIZE && mad[1] == REPL_CLASS &&
+	       mad[MAD_OFF_METHOD] == (MAD_METHOD_GET | MAD_METHOD_RESP_BIT) &&
+	       i < SNAP_WINDOW;
+}
+
+/* Snapshot records pos .. pos + SNAP_WINDOW - 1 of snapshot seq at
+ * once; applied in order up to the first missing one. Nonzero when any
+ * came. */
+static int pull_window(const struct mport_dest *d, uint64_t seq, uint32_t pos,
+		       uint64_t gen)
+{
+	struct repl_pull p = { .sm_key = R.sm_key, .flags = REPL_FLAG_SNAPSHOT, .next = seq };
+	struct window *w = calloc(1, sizeof(*w));
+	int64_t sent = mono_ms(), deadline = sent + PULL_TIMEOUT_MS, now;
+	uint8_t req[MAD_SIZE], *resp;
+	size_t len, i, got = 0;
+
+	if (!w)
+		return 0;
+	w->tid0 = mport_new_tids(R.port, SNAP_WINDOW);
+	w->lid = d->lid;
+	for (i = 0; i < SNAP_WINDOW; i++) {
+		p.pos = pos + (uint32_t)i;
+		repl_pull_encode(req, w->tid0 + i, &p);
+		mport_send(R.port, R.agent, d, req, sizeof(req));
+	}
+	while (got < SNAP_WINDOW && (now = mono_ms()) < deadline &&
+	       !mport_wait(R.port, (int)(deadline - now), window_match, w, &resp, &len)) {
+		struct repl_answer a;
+
+		i = (uint32_t)wire_get64(resp + MAD_OFF_TID) - w->tid0;
+		if (mport_last_slid(R.port) == d->lid && !repl_answer_decode(resp, len, &a) &&
+		    a.sm_key == R.sm_key && !w->got[i]) {
+			w->ans[i] = a;
+			w->got[i] = 1;
+			got++;
+			/* Past the end the master answers "start over". */
+			if (a.kind == REPL_SNAP_END)
+				got = SNAP_WINDOW;
+		}
+		free(resp);
+	}
+	pthread_mutex_lock(&R.mu);
+	for (i = 0; i < SNAP_WINDOW && w->got[i] && gen == R.generation &&
+		    glue_sm_state() == IB_SMINFO_STATE_STANDBY && R.snapshotting; i++)
+		apply_locked(&w->ans[i], sent);
+	pthread_mutex_unlock(&R.mu);
+	got = w->got[0];
+	free(w);
+	if (got)
+		R.changed();
+	return (int)got;
+}
+
 /* One pull; nonzero when it got an answer (pull again at once). */
 static int pull(void)
 {
@@ -501,6 +570,9 @@ static int pull(void)
 	}
 	pthread_mutex_unlock(&R.mu);
 	d.lid = lid;
+	/* The first record names the snapshot; the rest come in windows. */
+	if (p.flags & REPL_FLAG_SNAPSHOT && p.pos)
+		return pull_window(&d, p.next, p.pos, gen);
 	repl_pull_encode(req, 0, &p);
 	sent = mono_ms();
 	ret = mport_rpc(R.port, R.agent, &d, req, sizeof(req), &o, &resp, &resp_len);

@@ -76,11 +76,11 @@ static void *osmats_create(osm_opensm_t *osm)
 	settings_get(&conf);
 	state_path_of(&conf, state_path, sizeof(state_path));
 	plugin.resp = NULL;
-	if (replica_init(&conf, worker_post_state)) {
+	/* Without replication the rules still stand: go on. */
+	if (replica_init(&conf, worker_post_state))
 		OSM_LOG(glue_log(), OSM_LOG_ERROR,
-			"ERR 7A45: out of memory starting replication to standby SMs\n");
-		goto fail;
-	}
+			"ERR 7A45: out of memory starting replication to standby SMs; "
+			"running without it\n");
 	if (conf.liveness || replica_ext()) {
 		char err[256];
 

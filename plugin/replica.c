@@ -408,8 +408,8 @@ void replica_state(struct state_repl *out)
 	standby_state(out);
 	rlog_stats(R.log, &st);
 	strcpy(out->role, master ? "master" : "standby");
-	out->head = st.head;
 	if (master) {
+		out->head = st.head;
 		out->epoch = st.epoch;
 		out->in_sync = 0;
 		out->lag_ms = 0;

@@ -40,6 +40,7 @@ static struct {
 	uint64_t master_guid;
 	uint16_t master_lid;
 	uint64_t epoch, applied;  /* epoch 0: no shadow */
+	uint64_t master_head;     /* the master's newest, as last heard */
 	int snapshotting;
 	uint64_t snap_seq_in;     /* the snapshot's sequence, 0 before known */
 	uint32_t snap_pos;
@@ -103,6 +104,7 @@ static void apply_locked(const struct repl_answer *a, int64_t sent_ms)
 	int64_t now = mono_ms();
 
 	R.master_ack_ms = a->ack_ms ? a->ack_ms : R.master_ack_ms;
+	R.master_head = a->head;
 	switch (a->kind) {
 	case REPL_NONE:
 		if (R.snapshotting || a->epoch != R.epoch || a->seq != R.applied) {
@@ -425,6 +427,7 @@ void standby_takeover(void)
 void standby_state(struct state_repl *out)
 {
 	pthread_mutex_lock(&R.mu);
+	out->head = R.master_head;
 	out->applied = R.applied;
 	out->in_sync = R.in_sync;
 	out->lag_ms = R.answered_ms ? (uint64_t)(mono_ms() - R.answered_ms) : 0;

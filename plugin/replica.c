@@ -295,7 +295,7 @@ static size_t on_pull(void *ctx, const uint8_t *req, size_t len, uint8_t *resp, 
 	int in_sync;
 
 	(void)ctx;
-	if (cap < MAD_SIZE || repl_pull_decode(req, len, &p))
+	if (!R.on || cap < MAD_SIZE || repl_pull_decode(req, len, &p))
 		return 0;
 	/* Only a steady master answers: a standby's copy is no source. */
 	if (!glue_steady() || mport_requester(R.port, &h.from))
@@ -346,6 +346,8 @@ static int on_tick(void *ctx)
 	size_t n, i;
 
 	(void)ctx;
+	if (!R.on)
+		return 0;
 	n = rlog_take_stale(R.log, now, HOLD_MS, held, RLOG_MAX_PEERS);
 	for (i = 0; i < n; i++)
 		answer_held(&held[i], 0);
@@ -368,7 +370,8 @@ static void on_attach(void *ctx, struct mport *port, int agent)
 static void on_stop(void *ctx)
 {
 	(void)ctx;
-	standby_leaving();
+	if (R.on)
+		standby_leaving();
 }
 
 static const struct responder_ext ext = {
@@ -379,9 +382,12 @@ static const struct responder_ext ext = {
 	.stop = on_stop,
 };
 
+/* Registered even while off: a standby that replicates and pulls from
+ * this SM gets no answer, where a class nobody registered would get the
+ * port's "unsupported class" (and, under ibsim, kill OpenSM). */
 const struct responder_ext *replica_ext(void)
 {
-	return R.on ? &ext : NULL;
+	return &ext;
 }
 
 void replica_sweep_start(void)

@@ -19,7 +19,7 @@
 #   repl_is FILE KEY=VALUE...    the "replication" object holds these values
 #   repl_synced SFILE MFILE      the standby (state file SFILE) holds all the
 #                                master (MFILE) committed
-#   prober_start NODE IP FILE    resolve IP from NODE every 50 ms into FILE
+#   prober_start NODE IP FILE    resolve IP from NODE every 50 ms (at most) into FILE
 #   prober_stop FILE             stop that prober
 #   prober_window FILE           the failures in FILE: first, last, count, longest run
 #   prober_fails FILE FROM TO    failed attempts that started >= FROM, ended <= TO
@@ -250,9 +250,10 @@ sys.exit(not (s["role"] == "standby" and s["in_sync"] is True and m["role"] == "
 }
 
 # prober_start NODE IP FILE: in the background, resolve IP on NODE straight
-# from the SA (no agent, one 200 ms try) every 50 ms; one line per attempt,
-# "<ms since the epoch at its end> ok|fail <ms at its start>", until
-# prober_stop FILE.
+# from the SA (no agent, one 200 ms try), one attempt at a time, each 50 ms
+# after the last one started (or as soon as it ends: an atsctl process
+# takes 40-70 ms under ibsim); one line per attempt, "<ms since the epoch
+# at its end> ok|fail <ms at its start>", until prober_stop FILE.
 prober_start() {
 	local node=$1 ip=$2 file=$3 dir="$3.d"
 	mkdir -p "$dir"

@@ -6,7 +6,9 @@
  *   --count N    N Sets, the SID counting up from --sid; stops at the
  *                first error and prints "set K" (how many succeeded)
  *   --repeat N   send the request N times whatever the answers; prints
- *                "failed K" */
+ *                "failed K"
+ * get: one SubnAdmGet (SID, GID, PKey unless --mask) and the record as
+ * "sid .. gid .. pkey .. lease .. name .. ip .."; exit 1 when none. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -137,6 +139,24 @@ int main(int argc, char **argv)
 		if (!have_mask)
 			mask = sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY);
 		ret = sa_sr_delete(sa, &r, mask, NULL);
+	} else if (!strcmp(op, "get")) {
+		struct sr_record out;
+		char g[64], d[64];
+
+		if (!have_mask)
+			mask = sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY);
+		ret = sa_sr_get(sa, &r, mask, &out);
+		if (!ret)
+			printf("sid 0x%016llx gid %s pkey 0x%04x lease %u name %.*s ip %s\n",
+			       (unsigned long long)out.id, ats_gid_format(out.gid, g, sizeof(g)),
+			       out.pkey, out.lease, (int)strnlen((const char *)out.name, SR_NAME_LEN),
+			       (const char *)out.name, ats_data8_str(out.data8, d, sizeof(d)));
+		if (ret == -ENOENT) {
+			printf("no record\n");
+			sa_client_fini(sa);
+			mport_close(port);
+			return 1;
+		}
 	} else {
 		return 2;
 	}

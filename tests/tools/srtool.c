@@ -3,8 +3,8 @@
  * as "status 0xNNNN" and exits 0 on success, 3 on an SA error.
  *   --mask HEX   the component mask instead of the usual one
  *   --smkey N    the SM_Key of the request
- *   --count N    N Sets, the SID counting up from --sid; stops at the
- *                first error and prints "set K" (how many succeeded)
+ *   --count N    N Sets (Deletes), the SID counting up from --sid; stops
+ *                at the first error and prints "set K" ("deleted K")
  *   --repeat N   send the request N times whatever the answers; prints
  *                "failed K" */
 #include <errno.h>
@@ -136,7 +136,11 @@ int main(int argc, char **argv)
 	} else if (!strcmp(op, "delete")) {
 		if (!have_mask)
 			mask = sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY);
-		ret = sa_sr_delete(sa, &r, mask, NULL);
+		do
+			ret = sa_sr_delete(sa, &r, mask, NULL);
+		while (!ret && ++done < count && (r.id++, 1));
+		if (count > 1)
+			printf("deleted %lu\n", done);
 	} else {
 		return 2;
 	}

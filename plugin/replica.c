@@ -317,8 +317,17 @@ static size_t on_pull(void *ctx, const uint8_t *req, size_t len, uint8_t *resp, 
 			"osmats replication: standby SM port 0x%016" PRIx64 " stops\n", guid);
 		return 0;
 	}
-	if (p.flags & REPL_FLAG_SNAPSHOT)
+	if (p.flags & REPL_FLAG_SNAPSHOT) {
+		/* A standby that starts a snapshot holds nothing it acked
+		 * before (it restarted, or lost its stream): it is no longer
+		 * in sync, and the acks of its earlier life are void. Else a
+		 * reused older snapshot would have it told "in sync" while it
+		 * catches up, and a takeover then would install a copy
+		 * without changes the master committed. */
+		if (!p.pos && !p.next)
+			rlog_leave(R.log, guid);
 		answer_snapshot(&p, &a);
+	}
 	else {
 		h.tid = wire_get64(req + MAD_OFF_TID);
 		switch (rlog_pull(R.log, guid, p.epoch, p.next, &h, mono_ms(), &e, &in_sync)) {

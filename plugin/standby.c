@@ -146,6 +146,8 @@ static void apply_locked(const struct repl_answer *a, int64_t sent_ms)
 			restart_locked();
 			return;
 		}
+		if (!R.snap_pos)
+			R.snap_t0 = now; /* an empty list: no record started it */
 		shadow_move(R.shadow, R.building);
 		R.epoch = a->epoch;
 		R.applied = a->seq;

@@ -44,6 +44,7 @@ static struct {
 	struct mport *port;       /* the responder's */
 	int agent;
 	struct rlog *log;
+	uint64_t log_cap;         /* replication_log */
 
 	/* The master's snapshot, the responder thread's alone. */
 	struct snap_rec *snap;
@@ -101,6 +102,7 @@ int replica_init(const struct osmats_conf *c, void (*changed)(void))
 		return -ENOMEM;
 	}
 	rlog_reset(R.log, new_epoch());
+	R.log_cap = c->replication_log;
 	R.on = 1;
 	return 0;
 }
@@ -237,16 +239,25 @@ static int snap_take(void)
 	return 0;
 }
 
+/* Changes since a snapshot up to which it is served again. */
+static uint64_t reuse_max(void)
+{
+	return R.log_cap / 2 < 1024 ? R.log_cap / 2 : 1024;
+}
+
 static void answer_snapshot(const struct repl_pull *p, struct repl_answer *a)
 {
 	int64_t now = mono_ms();
 
 	if (!p->pos && !p->next) {
 		/* A new snapshot unless one the log can still continue is
-		 * at hand (two standbys starting together share it). */
+		 * at hand (two standbys starting together share it): its
+		 * next change must be in the log with room to spare, else
+		 * the stream after it says "snapshot needed" and the next
+		 * snapshot would be this one again, for ever. */
 		if (!R.snap || R.snap_epoch != rlog_epoch(R.log) ||
 		    now - R.snap_used_ms > SNAP_KEEP_MS ||
-		    rlog_head(R.log) - R.snap_seq > 1024) {
+		    rlog_head(R.log) - R.snap_seq > reuse_max()) {
 			if (snap_take()) {
 				answer_head(a, REPL_SNAP_NEEDED);
 				return;
@@ -317,8 +328,17 @@ static size_t on_pull(void *ctx, const uint8_t *req, size_t len, uint8_t *resp, 
 			"osmats replication: standby SM port 0x%016" PRIx64 " stops\n", guid);
 		return 0;
 	}
-	if (p.flags & REPL_FLAG_SNAPSHOT)
+	if (p.flags & REPL_FLAG_SNAPSHOT) {
+		/* A standby that starts a snapshot holds nothing it acked
+		 * before (it restarted, or lost its stream): it is no longer
+		 * in sync, and the acks of its earlier life are void. Else a
+		 * reused older snapshot would have it told "in sync" while it
+		 * catches up, and a takeover then would install a copy
+		 * without changes the master committed. */
+		if (!p.pos && !p.next)
+			rlog_leave(R.log, guid);
 		answer_snapshot(&p, &a);
+	}
 	else {
 		h.tid = wire_get64(req + MAD_OFF_TID);
 		switch (rlog_pull(R.log, guid, p.epoch, p.next, &h, mono_ms(), &e, &in_sync)) {

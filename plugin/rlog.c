@@ -174,8 +174,13 @@ enum rlog_verdict rlog_pull(struct rlog *l, uint64_t guid, uint64_t epoch, uint6
 		v = RLOG_SNAP_NEEDED;
 		goto out;
 	}
-	if (next - 1 > p->acked)
+	if (next - 1 < p->acked) {
+		/* It went back: what it acked is not all in its copy. */
+		p->in_sync = 0;
 		p->acked = next - 1;
+	} else if (next - 1 > p->acked) {
+		p->acked = next - 1;
+	}
 	if (next == l->head + 1) {
 		/* It holds everything: from now on changes wait for it. */
 		p->in_sync = 1;

@@ -54,7 +54,8 @@ enum rlog_verdict {
 };
 
 /* A stream pull from the standby guid (epoch, next) at now_ms. It acks
- * next - 1 and refreshes the standby's silence timer. *in_sync says
+ * next - 1 and refreshes the standby's silence timer; one for a change
+ * it acked before (it went back) makes it not in sync, its acks void. *in_sync says
  * whether the master now waits for this standby. A held pull replaces
  * the standby's previous one. */
 enum rlog_verdict rlog_pull(struct rlog *l, uint64_t guid, uint64_t epoch, uint64_t next,

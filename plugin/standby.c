@@ -148,6 +148,8 @@ static void apply_locked(const struct repl_answer *a, int64_t sent_ms)
 			restart_locked();
 			return;
 		}
+		if (!R.snap_pos)
+			R.snap_t0 = now; /* an empty list: no record started it */
 		shadow_move(R.shadow, R.building);
 		R.epoch = a->epoch;
 		R.applied = a->seq;
@@ -207,7 +209,9 @@ static int pull_window(const struct mport_dest *d, uint64_t seq, uint32_t pos,
 	for (i = 0; i < SNAP_WINDOW; i++) {
 		p.pos = pos + (uint32_t)i;
 		repl_pull_encode(req, w->tid0 + i, &p);
-		mport_send(R.port, R.agent, d, req, sizeof(req));
+		/* With a timeout: the kernel drops a response to a request
+		 * sent without one (mport_send_req). */
+		mport_send_req(R.port, R.agent, d, req, sizeof(req), PULL_TIMEOUT_MS);
 	}
 	while (got < SNAP_WINDOW && (now = mono_ms()) < deadline &&
 	       !mport_wait(R.port, (int)(deadline - now), window_match, w, &resp, &len)) {

@@ -281,8 +281,23 @@ int mport_answer_held(struct mport *p, const struct mport_held *h,
 	return ret;
 }
 
+static int send_one(struct mport *p, int agent, const struct mport_dest *dst,
+		    const uint8_t *mad, size_t len, unsigned timeout_ms);
+
 int mport_send(struct mport *p, int agent, const struct mport_dest *dst,
 	       const uint8_t *mad, size_t len)
+{
+	return send_one(p, agent, dst, mad, len, 0);
+}
+
+int mport_send_req(struct mport *p, int agent, const struct mport_dest *dst,
+		   const uint8_t *mad, size_t len, unsigned timeout_ms)
+{
+	return send_one(p, agent, dst, mad, len, timeout_ms ? timeout_ms : 1);
+}
+
+static int send_one(struct mport *p, int agent, const struct mport_dest *dst,
+		    const uint8_t *mad, size_t len, unsigned timeout_ms)
 {
 	uint8_t *sbuf = calloc(1, umad_size() + len);
 	int ret = 0;
@@ -291,7 +306,7 @@ int mport_send(struct mport *p, int agent, const struct mport_dest *dst,
 		return -ENOMEM;
 	memcpy(umad_get_mad(sbuf), mad, len);
 	umad_set_addr(sbuf, dst->lid, (int)dst->qpn, dst->sl, (int)dst->qkey);
-	if (umad_send(p->fd, agent, sbuf, (int)len, 0, 0) < 0)
+	if (umad_send(p->fd, agent, sbuf, (int)len, (int)timeout_ms, 0) < 0)
 		ret = -EIO;
 	free(sbuf);
 	return ret;

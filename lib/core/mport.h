@@ -90,6 +90,14 @@ int mport_serve(struct mport *p, int timeout_ms);
 /* Send one MAD that expects no MAD-level response (CM messages are Sends). */
 int mport_send(struct mport *p, int agent, const struct mport_dest *dst,
 	       const uint8_t *mad, size_t len);
+/* Send one request whose response is collected with mport_wait. The
+ * kernel (ib_mad) passes a response up only while the request it answers
+ * is outstanding, i.e. sent with a timeout: mport_send's responses are
+ * dropped as unsolicited on hardware (umad2sim does not filter). One
+ * that gets no response comes back as a status-only MAD, which
+ * mport_wait skips. */
+int mport_send_req(struct mport *p, int agent, const struct mport_dest *dst,
+		   const uint8_t *mad, size_t len, unsigned timeout_ms);
 
 /* Wait up to timeout_ms for a MAD match() accepts and return a copy;
  * requests that do not match go to the responder meanwhile. */
@@ -106,7 +114,7 @@ int mport_rpc(struct mport *p, int agent, const struct mport_dest *dst,
 	      uint8_t *req, size_t req_len, const struct mport_rpc_opts *o,
 	      uint8_t **resp, size_t *resp_len);
 /* n consecutive TIDs (low 32 bits; the fabric may rewrite the high ones)
- * that mport_rpc will not use, for requests sent with mport_send and
+ * that mport_rpc will not use, for requests sent with mport_send_req and
  * collected with mport_wait. */
 uint32_t mport_new_tids(struct mport *p, unsigned n);
 /* The source LID of the last MAD received (mport_rpc's answer, say): the

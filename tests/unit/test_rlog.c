@@ -138,6 +138,41 @@ static void test_pull_verdicts(void **state)
 	rlog_fini(l);
 }
 
+/* A standby that asks for a change it acked before (it restarted on an
+ * older snapshot) is not in sync until it reaches the head again, and
+ * its earlier acks are void: a change after them waits for it. */
+static void test_went_back(void **state)
+{
+	struct rlog *l = new_log(64, 3);
+	struct rlog_entry e;
+	size_t ndropped;
+	uint64_t dropped[RLOG_MAX_PEERS];
+	int in_sync;
+	uint64_t i;
+
+	(void)state;
+	for (i = 1; i <= 10; i++)
+		rlog_append(l, REPL_SET, rec_of(100 + i), 0);
+	assert_int_equal(pull(l, G1, 3, 11, 1, &e, &in_sync), RLOG_HOLD);
+	assert_true(in_sync);
+	/* Back to change 4: answered, but not in sync. */
+	assert_int_equal(pull(l, G1, 3, 4, 2, &e, &in_sync), RLOG_ANSWER);
+	assert_false(in_sync);
+	assert_int_equal(e.seq, 4);
+	assert_int_equal(pull(l, G1, 3, 5, 3, &e, &in_sync), RLOG_ANSWER);
+	assert_false(in_sync);
+	/* Nobody waited for: a commit of change 11 returns at once. */
+	rlog_append(l, REPL_SET, rec_of(111), 0);
+	assert_int_equal(rlog_wait(l, 11, 100000, dropped, &ndropped), 0);
+	assert_int_equal(ndropped, 0);
+	/* At the head again: in sync. */
+	for (i = 6; i <= 11; i++)
+		assert_int_equal(pull(l, G1, 3, i, 4, &e, &in_sync), RLOG_ANSWER);
+	assert_int_equal(pull(l, G1, 3, 12, 5, &e, &in_sync), RLOG_HOLD);
+	assert_true(in_sync);
+	rlog_fini(l);
+}
+
 static void test_held(void **state)
 {
 	struct rlog *l = new_log(16, 1);
@@ -425,6 +460,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_numbering_and_ring),
 		cmocka_unit_test(test_pull_verdicts),
+		cmocka_unit_test(test_went_back),
 		cmocka_unit_test(test_held),
 		cmocka_unit_test(test_full_and_leave),
 		cmocka_unit_test(test_wait_nobody),

@@ -49,7 +49,7 @@ static const struct conf_key {
 	/* The change log is allocated, and the class registered, at start. */
 	{ "replication", CT_BOOL, F(replication), 0, 0, 0 },
 	{ "replication_ack_timeout", CT_U32, F(replication_ack_timeout), 0, 600000, 1 },
-	{ "replication_log", CT_U32, F(replication_log), 64, 4194304, 0 },
+	{ "replication_log", CT_U32, F(replication_log), 64, 1048576, 0 },
 #undef F
 };
 

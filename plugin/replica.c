@@ -44,6 +44,7 @@ static struct {
 	struct mport *port;       /* the responder's */
 	int agent;
 	struct rlog *log;
+	unsigned ack_told;        /* atomic: the largest ack timeout told */
 	uint64_t log_cap;         /* replication_log */
 
 	/* The master's snapshot, the responder thread's alone. */
@@ -65,11 +66,22 @@ static unsigned ack_ms(void)
 		return c.replication_ack_timeout > 2 * HOLD_MS + 500 ?
 		       c.replication_ack_timeout : 2 * HOLD_MS + 500;
 	/* A standby that takes over installs its copy only when its last
-	 * answer is recent enough that we cannot have dropped it (standby.c);
-	 * two polling intervals and a second leave it room after a real
-	 * death (doc/design.md, "Takeover"). */
+	 * answer is recent enough that we cannot have dropped it (standby.c).
+	 * After a real death its last answer is at most (retries + 2) polling
+	 * intervals old; the rule allows ack_ms + (retries + 1) intervals - 1 s,
+	 * so one interval and 3 s leave it 1.8 s to spare (doc/design.md,
+	 * "Takeover"). */
 	glue_polling(&t, &n);
-	return 2 * t + 1000;
+	return t + 3000;
+}
+
+/* The timeout a standby judges by is the last one we told it: never
+ * drop one sooner than any we ever told (a reload may lower it). */
+static unsigned ack_ms_told(void)
+{
+	unsigned v = ack_ms(), told = __atomic_load_n(&R.ack_told, __ATOMIC_RELAXED);
+
+	return v > told ? v : told;
 }
 
 static uint64_t new_epoch(void)
@@ -131,6 +143,17 @@ uint64_t replica_log_delete(const uint8_t *rec)
 
 /* ---- master: answers ---- */
 
+/* The ack timeout for an answer, remembered as told. */
+static unsigned tell_ack(void)
+{
+	unsigned v = ack_ms(), told = __atomic_load_n(&R.ack_told, __ATOMIC_RELAXED);
+
+	while (v > told && !__atomic_compare_exchange_n(&R.ack_told, &told, v, 0,
+							 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+	return v;
+}
+
 static void answer_head(struct repl_answer *a, enum repl_kind kind)
 {
 	memset(a, 0, sizeof(*a));
@@ -138,7 +161,7 @@ static void answer_head(struct repl_answer *a, enum repl_kind kind)
 	a->epoch = rlog_epoch(R.log);
 	a->head = rlog_head(R.log);
 	a->sm_key = R.sm_key;
-	a->ack_ms = ack_ms();
+	a->ack_ms = tell_ack();
 }
 
 static void answer_change(struct repl_answer *a, const struct rlog_entry *e, int in_sync)
@@ -185,7 +208,7 @@ int replica_commit(uint64_t seq, int wait)
 		answer_held(&held[i], 1);
 	if (!wait)
 		return 0;
-	t = ack_ms();
+	t = ack_ms_told();
 	rlog_wait(R.log, seq, t, dropped, &ndropped);
 	for (i = 0; i < ndropped; i++)
 		OSM_LOG(glue_log(), OSM_LOG_INFO,
@@ -193,6 +216,8 @@ int replica_commit(uint64_t seq, int wait)
 			"dropped; changes are committed without it until it catches up, "
 			"and it will not install its copy if it takes over before\n",
 			dropped[i], t);
+	if (ndropped)
+		R.changed();
 	/* A handover that started while we waited: the new master may not
 	 * have this change, so the client must not hear it was made. */
 	return glue_is_master() ? 0 : -ESHUTDOWN;
@@ -326,6 +351,7 @@ static size_t on_pull(void *ctx, const uint8_t *req, size_t len, uint8_t *resp, 
 		rlog_leave(R.log, guid);
 		OSM_LOG(glue_log(), OSM_LOG_INFO,
 			"osmats replication: standby SM port 0x%016" PRIx64 " stops\n", guid);
+		R.changed();
 		return 0;
 	}
 	if (p.flags & REPL_FLAG_SNAPSHOT) {
@@ -341,9 +367,19 @@ static size_t on_pull(void *ctx, const uint8_t *req, size_t len, uint8_t *resp, 
 	}
 	else {
 		h.tid = wire_get64(req + MAD_OFF_TID);
-		switch (rlog_pull(R.log, guid, p.epoch, p.next, &h, mono_ms(), &e, &in_sync)) {
+		enum rlog_verdict v = rlog_pull(R.log, guid, p.epoch, p.next, &h, mono_ms(), &e,
+						&in_sync);
+
+		/* The state file shows the standbys the master waits for. */
+		if (in_sync == 2) {
+			OSM_LOG(glue_log(), OSM_LOG_INFO,
+				"osmats replication: standby SM port 0x%016" PRIx64 " (LID %u) in "
+				"sync at seq %" PRIu64 "\n", guid, h.from.slid, p.next - 1);
+			R.changed();
+		}
+		switch (v) {
 		case RLOG_ANSWER:
-			answer_change(&a, &e, in_sync);
+			answer_change(&a, &e, in_sync != 0);
 			break;
 		case RLOG_HOLD:
 			return 0; /* answered by a change or by the tick */

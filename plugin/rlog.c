@@ -156,6 +156,7 @@ enum rlog_verdict rlog_pull(struct rlog *l, uint64_t guid, uint64_t epoch, uint6
 {
 	enum rlog_verdict v;
 	struct peer *p;
+	int was;
 
 	pthread_mutex_lock(&l->mu);
 	*in_sync = 0;
@@ -165,6 +166,7 @@ enum rlog_verdict rlog_pull(struct rlog *l, uint64_t guid, uint64_t epoch, uint6
 		return RLOG_FULL;
 	}
 	p->last_pull_ms = now_ms;
+	was = p->in_sync;
 	/* A pull from an earlier epoch, or for a change that left the log or
 	 * never was: it must start over from a snapshot. */
 	if (epoch != l->epoch || !next || next > l->head + 1 ||
@@ -198,7 +200,7 @@ enum rlog_verdict rlog_pull(struct rlog *l, uint64_t guid, uint64_t epoch, uint6
 	}
 	pthread_cond_broadcast(&l->cv);
 out:
-	*in_sync = p->in_sync;
+	*in_sync = p->in_sync ? (was ? 1 : 2) : 0;
 	pthread_mutex_unlock(&l->mu);
 	return v;
 }

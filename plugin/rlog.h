@@ -55,9 +55,10 @@ enum rlog_verdict {
 
 /* A stream pull from the standby guid (epoch, next) at now_ms. It acks
  * next - 1 and refreshes the standby's silence timer; one for a change
- * it acked before (it went back) makes it not in sync, its acks void. *in_sync says
- * whether the master now waits for this standby. A held pull replaces
- * the standby's previous one. */
+ * it acked before (it went back) makes it not in sync, its acks void.
+ * *in_sync says whether the master now waits for this standby: 0 no,
+ * 1 yes, 2 yes since this pull. A held pull replaces the standby's
+ * previous one. */
 enum rlog_verdict rlog_pull(struct rlog *l, uint64_t guid, uint64_t epoch, uint64_t next,
 			    const struct rlog_held *held, int64_t now_ms,
 			    struct rlog_entry *out, int *in_sync);

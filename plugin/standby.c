@@ -358,8 +358,22 @@ static int clear_one(void *h, const uint8_t *bytes, void *arg)
 
 struct install {
 	int64_t now;
-	size_t n, expired, failed;
+	size_t n, expired, failed, replaced;
+	int cleared;
 };
+
+/* The copy is the master's list: what OpenSM still holds from an
+ * earlier mastership of its own is older, deletions included. Emptied
+ * at the first record, so that a walk that cannot start (no memory)
+ * leaves OpenSM's list as it is. */
+static void clear_list(struct install *in)
+{
+	if (in->cleared)
+		return;
+	in->replaced = glue_sr_count();
+	glue_sr_walk(0, clear_one, NULL);
+	in->cleared = 1;
+}
 
 static int install_one(const uint8_t *rec, int64_t end, void *arg)
 {
@@ -367,6 +381,7 @@ static int install_one(const uint8_t *rec, int64_t end, void *arg)
 	uint32_t left = shadow_lease_left(end, in->now);
 	void *h;
 
+	clear_list(in);
 	if (!left) {
 		in->expired++;
 		return 0;
@@ -396,11 +411,18 @@ static void install_locked(void)
 		R.installed = 0;
 		return;
 	}
-	/* The copy is the master's list: what OpenSM still holds from an
-	 * earlier mastership of its own is older, deletions included. */
 	glue_lock_excl();
-	glue_sr_walk(0, clear_one, NULL);
-	shadow_each_oldest_first(R.shadow, install_one, &in);
+	if (!shadow_count(R.shadow))
+		clear_list(&in);
+	else if (shadow_each_oldest_first(R.shadow, install_one, &in)) {
+		glue_unlock();
+		R.installed = 0;
+		OSM_LOG(glue_log(), OSM_LOG_ERROR,
+			"ERR 7A44: out of memory installing the standby's copy of %zu "
+			"ServiceRecords: the SA starts from OpenSM's own %zu and hosts register "
+			"again\n", shadow_count(R.shadow), glue_sr_count());
+		return;
+	}
 	glue_sr_dirty();
 	glue_unlock();
 	R.installed = in.n;
@@ -410,8 +432,9 @@ static void install_locked(void)
 			"ServiceRecords lost\n", in.failed, shadow_count(R.shadow));
 	OSM_LOG(glue_log(), OSM_LOG_INFO,
 		"osmats replication: installed %zu ServiceRecords from the shadow (epoch 0x%016"
-		PRIx64 ", seq %" PRIu64 ", %zu expired) in %" PRId64 " ms\n", in.n, R.epoch,
-		R.applied, in.expired, mono_ms() - in.now);
+		PRIx64 ", seq %" PRIu64 ", %zu expired) in %" PRId64 " ms, in place of the %zu "
+		"OpenSM held\n", in.n, R.epoch, R.applied, in.expired, mono_ms() - in.now,
+		in.replaced);
 }
 
 void standby_takeover(void)

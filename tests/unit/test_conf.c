@@ -113,10 +113,10 @@ static void test_replication_bounds(void **state)
 	char err[256];
 
 	(void)state;
-	assert_int_equal(load("replication_ack_timeout 600000\nreplication_log 4194304\n",
+	assert_int_equal(load("replication_ack_timeout 600000\nreplication_log 1048576\n",
 			      &c, err, sizeof(err)), 0);
 	assert_int_equal(c.replication_ack_timeout, 600000);
-	assert_int_equal(c.replication_log, 4194304);
+	assert_int_equal(c.replication_log, 1048576);
 	assert_int_equal(load("replication_ack_timeout 0\nreplication_log 64\nreplication yes\n",
 			      &c, err, sizeof(err)), 0);
 	assert_int_equal(c.replication_ack_timeout, 0);
@@ -155,9 +155,9 @@ static void test_errors_name_file_and_line(void **state)
 		     ":1: replication_ack_timeout: '600001' is not a number in 0..600000");
 	expect_error("replication_ack_timeout -1\n", ":1: replication_ack_timeout");
 	expect_error("lease_min 1\nreplication_log 63\n",
-		     ":2: replication_log: '63' is not a number in 64..4194304");
-	expect_error("replication_log 4194305\n",
-		     ":1: replication_log: '4194305' is not a number in 64..4194304");
+		     ":2: replication_log: '63' is not a number in 64..1048576");
+	expect_error("replication_log 1048577\n",
+		     ":1: replication_log: '1048577' is not a number in 64..1048576");
 	expect_error("replication_log\n", ":1: 'replication_log' needs a value");
 }
 

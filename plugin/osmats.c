@@ -59,7 +59,7 @@ static void *osmats_create(osm_opensm_t *osm)
 	};
 	const char *opts;
 	struct osmats_conf conf;
-	char state_path[CONF_PATH_MAX + 32];
+	char state_path[CONF_PATH_MAX + 32], err[256];
 
 	glue_init(osm);
 	opts = glue_plugin_options();
@@ -76,20 +76,15 @@ static void *osmats_create(osm_opensm_t *osm)
 	settings_get(&conf);
 	state_path_of(&conf, state_path, sizeof(state_path));
 	plugin.resp = NULL;
-	if (replica_init(&conf, worker_post_state)) {
+	/* Without replication the rules still stand: go on. */
+	if (replica_init(&conf, worker_post_state))
 		OSM_LOG(glue_log(), OSM_LOG_ERROR,
-			"ERR 7A45: out of memory starting replication to standby SMs\n");
-		goto fail;
-	}
-	if (conf.liveness || replica_ext()) {
-		char err[256];
-
-		if (responder_start(&plugin.resp, glue_sm_port_guid(), conf.liveness,
-				    sm_is_master, NULL, replica_ext(), err, sizeof(err)))
-			OSM_LOG(glue_log(), OSM_LOG_ERROR,
-				"ERR 7A25: no responder on the SM port (liveness, replication): %s\n",
-				err);
-	}
+			"ERR 7A45: out of memory starting replication to standby SMs; "
+			"running without it\n");
+	if (responder_start(&plugin.resp, glue_sm_port_guid(), conf.liveness, sm_is_master,
+			    NULL, replica_ext(), err, sizeof(err)))
+		OSM_LOG(glue_log(), OSM_LOG_ERROR,
+			"ERR 7A25: no responder on the SM port (liveness, replication): %s\n", err);
 	if (worker_start(state_path)) {
 		OSM_LOG(glue_log(), OSM_LOG_ERROR, "ERR 7A24: cannot start the plugin thread\n");
 		goto fail;

@@ -25,14 +25,10 @@
 #include "rlog.h"
 #include "settings.h"
 #include "shadow.h"
+#include "standby.h"
 #include "wire.h"
 
-/* A master holds an up-to-date standby's pull this long before it
- * answers "nothing new"; the standby waits a little longer. */
-#define HOLD_MS 200
-#define PULL_TIMEOUT_MS (HOLD_MS + 800)
-/* After a failed pull, serve a while before the next. */
-#define RETRY_MS 500
+#define HOLD_MS REPL_HOLD_MS
 /* A snapshot kept for other standbys this long after its last use. */
 #define SNAP_KEEP_MS 60000
 
@@ -54,27 +50,7 @@ static struct {
 	size_t nsnap;
 	uint64_t snap_epoch, snap_seq;
 	int64_t snap_taken_ms, snap_used_ms;
-
-	/* Standby; under mu. */
-	pthread_mutex_t mu;
-	struct shadow *shadow;    /* the master's records as of applied */
-	struct shadow *building;  /* a snapshot coming in */
-	uint64_t master_guid;
-	uint16_t master_lid;
-	uint64_t epoch, applied;  /* epoch 0: no shadow */
-	int snapshotting;
-	uint64_t snap_seq_in;     /* the snapshot's sequence, 0 before known */
-	uint32_t snap_pos;
-	int64_t snap_t0;
-	int in_sync;              /* the master waits for this standby */
-	int64_t answered_ms;      /* when the last answered pull was sent */
-	unsigned master_ack_ms;
-	int64_t retry_at_ms;
-	int was_standby;
-	uint64_t generation;      /* bumped at each takeover */
-	uint64_t snapshots, snapshot_records, snapshot_ms;
-	uint64_t installed, takeovers;
-} R = { .mu = PTHREAD_MUTEX_INITIALIZER };
+} R;
 
 static unsigned ack_ms(void)
 {
@@ -87,9 +63,10 @@ static unsigned ack_ms(void)
 	if (c.replication_ack_timeout)
 		return c.replication_ack_timeout > 2 * HOLD_MS + 500 ?
 		       c.replication_ack_timeout : 2 * HOLD_MS + 500;
-	/* A standby declares the master dead only after its polls have
-	 * failed for a while (see takeover_trusted); the master must not drop
-	 * it sooner than one polling interval and a margin. */
+	/* A standby that takes over installs its copy only when its last
+	 * answer is recent enough that we cannot have dropped it (standby.c);
+	 * two polling intervals and a second leave it room after a real
+	 * death (doc/design.md, "Takeover"). */
 	glue_polling(&t, &n);
 	return 2 * t + 1000;
 }
@@ -119,13 +96,11 @@ int replica_init(const struct osmats_conf *c, void (*changed)(void))
 			"in every SM's opensm.conf\n", R.sm_key);
 		return 0;
 	}
-	if (rlog_init(&R.log, c->replication_log) || shadow_init(&R.shadow) ||
-	    shadow_init(&R.building)) {
+	if (rlog_init(&R.log, c->replication_log) || standby_init(R.sm_key, changed)) {
 		replica_fini();
 		return -ENOMEM;
 	}
 	rlog_reset(R.log, new_epoch());
-	R.snapshotting = 1;
 	R.on = 1;
 	return 0;
 }
@@ -135,30 +110,16 @@ void replica_fini(void)
 	R.on = 0;
 	rlog_fini(R.log);
 	R.log = NULL;
-	shadow_fini(R.shadow);
-	shadow_fini(R.building);
-	R.shadow = R.building = NULL;
+	standby_fini();
 	free(R.snap);
 	R.snap = NULL;
 }
 
-static int64_t lease_end(const uint8_t *rec, int64_t now)
-{
-	uint32_t lease = wire_get32(rec + SR_OFF_LEASE);
-
-	return lease == SR_LEASE_INFINITE ? SHADOW_LEASE_INFINITE : now + (int64_t)lease * 1000;
-}
-
-static uint32_t lease_left(int64_t end, int64_t now)
-{
-	if (end == SHADOW_LEASE_INFINITE)
-		return SR_LEASE_INFINITE;
-	return end > now ? (uint32_t)((end - now + 999) / 1000) : 0;
-}
 
 uint64_t replica_log_set(const uint8_t *rec)
 {
-	return R.on ? rlog_append(R.log, REPL_SET, rec, lease_end(rec, mono_ms())) : 0;
+	return R.on ? rlog_append(R.log, REPL_SET, rec,
+				     shadow_lease_end(wire_get32(rec + SR_OFF_LEASE), mono_ms())) : 0;
 }
 
 uint64_t replica_log_delete(const uint8_t *rec)
@@ -183,7 +144,7 @@ static void answer_change(struct repl_answer *a, const struct rlog_entry *e, int
 	answer_head(a, e->kind);
 	a->seq = e->seq;
 	a->pos = (uint32_t)in_sync;
-	a->lease_left = e->kind == REPL_SET ? lease_left(e->lease_end_ms, mono_ms()) : 0;
+	a->lease_left = e->kind == REPL_SET ? shadow_lease_left(e->lease_end_ms, mono_ms()) : 0;
 	memcpy(a->rec, e->rec, SR_SIZE);
 }
 
@@ -334,7 +295,7 @@ static size_t on_pull(void *ctx, const uint8_t *req, size_t len, uint8_t *resp, 
 	int in_sync;
 
 	(void)ctx;
-	if (cap < MAD_SIZE || repl_pull_decode(req, len, &p))
+	if (!R.on || cap < MAD_SIZE || repl_pull_decode(req, len, &p))
 		return 0;
 	/* Only a steady master answers: a standby's copy is no source. */
 	if (!glue_steady() || mport_requester(R.port, &h.from))
@@ -378,151 +339,6 @@ static size_t on_pull(void *ctx, const uint8_t *req, size_t len, uint8_t *resp, 
 	return MAD_SIZE;
 }
 
-/* ---- standby ---- */
-
-/* Under mu: forget the shadow's continuity; the next pull snapshots. */
-static void restart_locked(void)
-{
-	R.epoch = 0;
-	R.applied = 0;
-	R.in_sync = 0;
-	R.snapshotting = 1;
-	R.snap_seq_in = 0;
-	R.snap_pos = 0;
-	shadow_clear(R.building);
-}
-
-/* Under mu: the master's answer to the pull sent at sent_ms. */
-static void apply_locked(const struct repl_answer *a, int64_t sent_ms)
-{
-	int64_t now = mono_ms();
-
-	R.master_ack_ms = a->ack_ms ? a->ack_ms : R.master_ack_ms;
-	switch (a->kind) {
-	case REPL_NONE:
-		if (R.snapshotting || a->epoch != R.epoch || a->seq != R.applied) {
-			restart_locked();
-			return;
-		}
-		break;
-	case REPL_SET:
-	case REPL_DELETE:
-		if (R.snapshotting || a->epoch != R.epoch || a->seq != R.applied + 1) {
-			restart_locked();
-			return;
-		}
-		if (a->kind == REPL_SET
-		    ? shadow_set(R.shadow, a->rec, a->lease_left == SR_LEASE_INFINITE ?
-				 SHADOW_LEASE_INFINITE : now + (int64_t)a->lease_left * 1000)
-		    : (shadow_delete(R.shadow, a->rec), 0)) {
-			restart_locked();
-			return;
-		}
-		R.applied = a->seq;
-		break;
-	case REPL_SNAP_NEEDED:
-		restart_locked();
-		R.snap_t0 = now;
-		return;
-	case REPL_SNAP_RECORD:
-		if (!R.snapshotting || a->pos != R.snap_pos ||
-		    (R.snap_pos && a->seq != R.snap_seq_in) ||
-		    shadow_set(R.building, a->rec, a->lease_left == SR_LEASE_INFINITE ?
-			       SHADOW_LEASE_INFINITE : now + (int64_t)a->lease_left * 1000)) {
-			restart_locked();
-			return;
-		}
-		if (!R.snap_pos)
-			R.snap_t0 = now;
-		R.snap_seq_in = a->seq;
-		R.snap_pos++;
-		return;
-	case REPL_SNAP_END:
-		if (!R.snapshotting || a->pos != R.snap_pos ||
-		    (R.snap_pos && a->seq != R.snap_seq_in)) {
-			restart_locked();
-			return;
-		}
-		shadow_move(R.shadow, R.building);
-		R.epoch = a->epoch;
-		R.applied = a->seq;
-		R.snapshotting = 0;
-		R.snapshots++;
-		R.snapshot_records = R.snap_pos;
-		R.snapshot_ms = (uint64_t)(now - R.snap_t0);
-		OSM_LOG(glue_log(), OSM_LOG_INFO,
-			"osmats replication: snapshot of %u ServiceRecords from master LID %u in "
-			"%" PRIu64 " ms (epoch 0x%016" PRIx64 ", seq %" PRIu64 ")\n",
-			R.snap_pos, R.master_lid, R.snapshot_ms, R.epoch, R.applied);
-		return;
-	default:
-		return;
-	}
-	if (a->pos && !R.in_sync)
-		OSM_LOG(glue_log(), OSM_LOG_INFO,
-			"osmats replication: in sync with master LID %u at seq %" PRIu64 "\n",
-			R.master_lid, R.applied);
-	R.in_sync = (int)(a->pos & 1);
-	R.answered_ms = sent_ms;
-}
-
-/* One pull; nonzero when it got an answer (pull again at once). */
-static int pull(void)
-{
-	struct mport_rpc_opts o = { .timeout_ms = PULL_TIMEOUT_MS, .retries = 0 };
-	struct mport_dest d = { .qpn = 1, .qkey = 0x80010000u };
-	struct repl_pull p = { .sm_key = R.sm_key };
-	struct repl_answer a;
-	uint8_t req[MAD_SIZE], *resp = NULL;
-	size_t resp_len = 0;
-	uint64_t guid, gen;
-	uint16_t lid;
-	int64_t sent;
-	int ret;
-
-	if (glue_master_sm(&lid, &guid))
-		return 0;
-	pthread_mutex_lock(&R.mu);
-	if (guid != R.master_guid) {
-		/* Another master: its log is not the one the shadow follows. */
-		R.master_guid = guid;
-		restart_locked();
-	}
-	R.master_lid = lid;
-	R.was_standby = 1;
-	gen = R.generation;
-	if (R.snapshotting) {
-		p.flags = REPL_FLAG_SNAPSHOT;
-		p.next = R.snap_seq_in;
-		p.pos = R.snap_pos;
-	} else {
-		p.epoch = R.epoch;
-		p.next = R.applied + 1;
-	}
-	pthread_mutex_unlock(&R.mu);
-	d.lid = lid;
-	repl_pull_encode(req, 0, &p);
-	sent = mono_ms();
-	ret = mport_rpc(R.port, R.agent, &d, req, sizeof(req), &o, &resp, &resp_len);
-	if (ret)
-		return 0;
-	/* Only the master's port, with the key the SMs share. */
-	ret = mport_last_slid(R.port) == lid && !repl_answer_decode(resp, resp_len, &a) &&
-	      a.sm_key == R.sm_key;
-	free(resp);
-	if (!ret) {
-		refused(mport_last_slid(R.port), "not the master's answer");
-		return 0;
-	}
-	pthread_mutex_lock(&R.mu);
-	/* A takeover since the pull was sent owns the shadow now. */
-	if (gen == R.generation && glue_sm_state() == IB_SMINFO_STATE_STANDBY)
-		apply_locked(&a, sent);
-	pthread_mutex_unlock(&R.mu);
-	R.changed();
-	return 1;
-}
-
 static int on_tick(void *ctx)
 {
 	struct rlog_held held[RLOG_MAX_PEERS];
@@ -530,6 +346,8 @@ static int on_tick(void *ctx)
 	size_t n, i;
 
 	(void)ctx;
+	if (!R.on)
+		return 0;
 	n = rlog_take_stale(R.log, now, HOLD_MS, held, RLOG_MAX_PEERS);
 	for (i = 0; i < n; i++)
 		answer_held(&held[i], 0);
@@ -538,12 +356,7 @@ static int on_tick(void *ctx)
 		R.snap = NULL;
 		R.nsnap = 0;
 	}
-	if (glue_sm_state() != IB_SMINFO_STATE_STANDBY || now < R.retry_at_ms)
-		return 0;
-	if (pull())
-		return 1;
-	R.retry_at_ms = mono_ms() + RETRY_MS;
-	return 0;
+	return standby_pull();
 }
 
 static void on_attach(void *ctx, struct mport *port, int agent)
@@ -551,22 +364,14 @@ static void on_attach(void *ctx, struct mport *port, int agent)
 	(void)ctx;
 	R.port = port;
 	R.agent = agent;
+	standby_attach(port, agent);
 }
 
-/* A standby that stops says so, so that the master stops waiting for it
- * at once rather than after the ack timeout. */
 static void on_stop(void *ctx)
 {
-	struct mport_dest d = { .qpn = 1, .qkey = 0x80010000u };
-	struct repl_pull p = { .sm_key = R.sm_key, .flags = REPL_FLAG_LEAVING };
-	uint8_t req[MAD_SIZE];
-	uint64_t guid;
-
 	(void)ctx;
-	if (glue_sm_state() != IB_SMINFO_STATE_STANDBY || glue_master_sm(&d.lid, &guid))
-		return;
-	repl_pull_encode(req, 0, &p);
-	mport_send(R.port, R.agent, &d, req, sizeof(req));
+	if (R.on)
+		standby_leaving();
 }
 
 static const struct responder_ext ext = {
@@ -577,116 +382,19 @@ static const struct responder_ext ext = {
 	.stop = on_stop,
 };
 
+/* Registered even while off: a standby that replicates and pulls from
+ * this SM gets no answer, where a class nobody registered would get the
+ * port's "unsupported class" (and, under ibsim, kill OpenSM). */
 const struct responder_ext *replica_ext(void)
 {
-	return R.on ? &ext : NULL;
-}
-
-/* ---- takeover ---- */
-
-/* Under mu, at the takeover: why the shadow may lack a change the master
- * committed, or NULL. The master commits without an in-sync standby only
- * once it has heard nothing from it for ack_ms since its last pull, so
- * not before answered_ms + ack_ms. OpenSM takes over when the polls of
- * the master sent at ticks 1 .. retries + 1 after its last answer all
- * went unanswered, ticks sminfo_polling_timeout apart, so the master was
- * gone soon after tick 1: (retries + 1) timeouts before now, less a
- * second for a poll's own answer time. If that is before answered_ms +
- * ack_ms, the master died before it could commit without us. */
-static const char *untrusted_locked(int64_t now)
-{
-	unsigned t, n;
-
-	glue_polling(&t, &n);
-	if (!R.epoch || R.snapshotting)
-		return "it holds no whole copy of the master's records";
-	if (!R.in_sync)
-		return "it was still catching up with the master";
-	if (now - R.answered_ms >= (int64_t)R.master_ack_ms + (int64_t)(n + 1) * t - 1000)
-		return "the master may have committed changes since its last answer";
-	return NULL;
-}
-
-static int clear_one(void *h, const uint8_t *bytes, void *arg)
-{
-	(void)bytes;
-	(void)arg;
-	glue_sr_remove(h);
-	return 0;
-}
-
-struct install {
-	int64_t now;
-	size_t n, expired, failed;
-};
-
-static int install_one(const uint8_t *rec, int64_t end, void *arg)
-{
-	struct install *in = arg;
-	uint32_t left = lease_left(end, in->now);
-	void *h;
-
-	if (!left) {
-		in->expired++;
-		return 0;
-	}
-	h = glue_sr_insert(rec);
-	if (!h) {
-		in->failed++;
-		return 0;
-	}
-	if (left != SR_LEASE_INFINITE)
-		glue_sr_set_lease_left(h, left);
-	in->n++;
-	return 0;
-}
-
-static void install_locked(void)
-{
-	struct install in = { .now = mono_ms() };
-	const char *why = untrusted_locked(in.now);
-
-	R.takeovers++;
-	if (why) {
-		OSM_LOG(glue_log(), OSM_LOG_INFO,
-			"WRN 7A42: taking over without the standby's copy (%zu records): %s; "
-			"the SA starts from OpenSM's own %zu ServiceRecords and hosts register "
-			"again\n", shadow_count(R.shadow), why, glue_sr_count());
-		R.installed = 0;
-		return;
-	}
-	/* The copy is the master's list: what OpenSM still holds from an
-	 * earlier mastership of its own is older, deletions included. */
-	glue_lock_excl();
-	glue_sr_walk(0, clear_one, NULL);
-	shadow_each_oldest_first(R.shadow, install_one, &in);
-	glue_sr_dirty();
-	glue_unlock();
-	R.installed = in.n;
-	if (in.failed)
-		OSM_LOG(glue_log(), OSM_LOG_ERROR,
-			"ERR 7A44: out of memory installing the standby's copy: %zu of %zu "
-			"ServiceRecords lost\n", in.failed, shadow_count(R.shadow));
-	OSM_LOG(glue_log(), OSM_LOG_INFO,
-		"osmats replication: installed %zu ServiceRecords from the shadow (epoch 0x%016"
-		PRIx64 ", seq %" PRIu64 ", %zu expired) in %" PRId64 " ms\n", in.n, R.epoch,
-		R.applied, in.expired, mono_ms() - in.now);
+	return &ext;
 }
 
 void replica_sweep_start(void)
 {
 	if (!R.on || glue_steady())
 		return;
-	pthread_mutex_lock(&R.mu);
-	if (R.was_standby && glue_sm_state() != IB_SMINFO_STATE_STANDBY) {
-		install_locked();
-		R.was_standby = 0;
-		R.generation++;
-		R.master_guid = 0;
-		restart_locked();
-		shadow_clear(R.shadow);
-	}
-	pthread_mutex_unlock(&R.mu);
+	standby_takeover();
 	/* Whatever OpenSM does to its list in this first master sweep (the
 	 * SA database file, a clean) is unlogged: standbys start over. */
 	rlog_reset(R.log, new_epoch());
@@ -703,19 +411,14 @@ void replica_state(struct state_repl *out)
 		strcpy(out->role, "off");
 		return;
 	}
+	standby_state(out);
 	rlog_stats(R.log, &st);
-	pthread_mutex_lock(&R.mu);
 	strcpy(out->role, master ? "master" : "standby");
-	out->epoch = master ? st.epoch : R.epoch;
-	out->head = st.head;
-	out->applied = R.applied;
-	out->in_sync = !master && R.in_sync;
-	out->standbys_in_sync = master ? st.in_sync : 0;
-	out->lag_ms = master || !R.answered_ms ? 0 : (uint64_t)(mono_ms() - R.answered_ms);
-	out->snapshots = R.snapshots;
-	out->snapshot_records = R.snapshot_records;
-	out->snapshot_ms = R.snapshot_ms;
-	out->installed = R.installed;
-	out->takeovers = R.takeovers;
-	pthread_mutex_unlock(&R.mu);
+	if (master) {
+		out->head = st.head;
+		out->epoch = st.epoch;
+		out->in_sync = 0;
+		out->lag_ms = 0;
+		out->standbys_in_sync = st.in_sync;
+	}
 }

@@ -20,7 +20,7 @@
  * with a lock of ours held). -ENOMEM. */
 int replica_init(const struct osmats_conf *c, void (*changed)(void));
 void replica_fini(void);
-/* The responder's extra class while on, else NULL. */
+/* The responder's extra class (served, answered only while on). */
 const struct responder_ext *replica_ext(void);
 
 /* Exclusive lock held, the list just changed: the change's sequence

@@ -17,6 +17,19 @@ struct srec {
 	int64_t lease_end_ms;
 };
 
+int64_t shadow_lease_end(uint32_t lease_s, int64_t now_ms)
+{
+	return lease_s == SR_LEASE_INFINITE ? SHADOW_LEASE_INFINITE :
+	       now_ms + (int64_t)lease_s * 1000;
+}
+
+uint32_t shadow_lease_left(int64_t end_ms, int64_t now_ms)
+{
+	if (end_ms == SHADOW_LEASE_INFINITE)
+		return SR_LEASE_INFINITE;
+	return end_ms > now_ms ? (uint32_t)((end_ms - now_ms + 999) / 1000) : 0;
+}
+
 int shadow_init(struct shadow **out)
 {
 	struct shadow *s = calloc(1, sizeof(*s));

@@ -13,6 +13,12 @@
 
 struct shadow;
 
+/* The monotonic end of a lease of lease_s seconds (SR_LEASE_INFINITE:
+ * none) from now, and the whole seconds left of one at now (0 when over,
+ * SR_LEASE_INFINITE when none). */
+int64_t shadow_lease_end(uint32_t lease_s, int64_t now_ms);
+uint32_t shadow_lease_left(int64_t end_ms, int64_t now_ms);
+
 int shadow_init(struct shadow **out);
 void shadow_fini(struct shadow *s);
 void shadow_clear(struct shadow *s);

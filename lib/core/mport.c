@@ -364,6 +364,14 @@ static int mport_recv(struct mport *p, int timeout_ms, size_t *mad_len)
 	return ret;
 }
 
+uint32_t mport_new_tids(struct mport *p, unsigned n)
+{
+	uint32_t first = p->next_tid;
+
+	p->next_tid += n;
+	return first;
+}
+
 uint16_t mport_last_slid(const struct mport *p)
 {
 	return p->last_slid;

@@ -105,6 +105,10 @@ int mport_wait(struct mport *p, int timeout_ms, mport_match_fn match, void *ctx,
 int mport_rpc(struct mport *p, int agent, const struct mport_dest *dst,
 	      uint8_t *req, size_t req_len, const struct mport_rpc_opts *o,
 	      uint8_t **resp, size_t *resp_len);
+/* n consecutive TIDs (low 32 bits; the fabric may rewrite the high ones)
+ * that mport_rpc will not use, for requests sent with mport_send and
+ * collected with mport_wait. */
+uint32_t mport_new_tids(struct mport *p, unsigned n);
 /* The source LID of the last MAD received (mport_rpc's answer, say): the
  * fabric sets it, not the sender. */
 uint16_t mport_last_slid(const struct mport *p);

@@ -19,11 +19,12 @@ enum conf_type {
 static const struct conf_key {
 	const char *name;
 	enum conf_type type;
-	size_t off;
+	size_t off, size;  /* the value's bytes in struct osmats_conf */
 	uint32_t min, max; /* CT_U32 */
-	int reloadable;
+	int reloadable;    /* else a change waits for OpenSM's restart */
 } conf_keys[] = {
-#define RULE(n, r) { n, CT_BOOL, offsetof(struct osmats_conf, pol.enabled[r]), 0, 0, 1 }
+#define F(m) offsetof(struct osmats_conf, m), sizeof(((struct osmats_conf *)0)->m)
+#define RULE(n, r) { n, CT_BOOL, F(pol.enabled[r]), 0, 0, 1 }
 	RULE("enforce_sid_block", POL_SID_BLOCK),
 	RULE("enforce_service_name", POL_NAME),
 	RULE("enforce_address", POL_ADDR),
@@ -34,17 +35,22 @@ static const struct conf_key {
 	RULE("enforce_lease", POL_LEASE),
 	RULE("enforce_partition", POL_PKEY),
 #undef RULE
-	{ "duplicate_address", CT_DUP_MODE, offsetof(struct osmats_conf, pol.dup_mode), 0, 0, 1 },
-	{ "lease_min", CT_U32, offsetof(struct osmats_conf, pol.lease_min), 0, UINT32_MAX, 1 },
-	{ "lease_max", CT_U32, offsetof(struct osmats_conf, pol.lease_max), 1, UINT32_MAX, 1 },
-	{ "lease_clamp", CT_BOOL, offsetof(struct osmats_conf, pol.lease_clamp), 0, 0, 1 },
-	{ "max_records_per_port", CT_U32, offsetof(struct osmats_conf, pol.max_records_per_port), 0, UINT32_MAX, 1 },
-	{ "trusted_guids", CT_GUIDS, offsetof(struct osmats_conf, trusted), 0, 0, 1 },
-	{ "flush_departed", CT_BOOL, offsetof(struct osmats_conf, flush_departed), 0, 0, 1 },
-	{ "flush_grace_sweeps", CT_U32, offsetof(struct osmats_conf, flush_grace_sweeps), 0, 1000, 1 },
-	{ "state_file", CT_PATH, offsetof(struct osmats_conf, state_file), 0, 0, 0 },
-	{ "liveness", CT_BOOL, offsetof(struct osmats_conf, liveness), 0, 0, 0 },
-	{ "indexed_queries", CT_BOOL, offsetof(struct osmats_conf, indexed_queries), 0, 0, 1 },
+	{ "duplicate_address", CT_DUP_MODE, F(pol.dup_mode), 0, 0, 1 },
+	{ "lease_min", CT_U32, F(pol.lease_min), 0, UINT32_MAX, 1 },
+	{ "lease_max", CT_U32, F(pol.lease_max), 1, UINT32_MAX, 1 },
+	{ "lease_clamp", CT_BOOL, F(pol.lease_clamp), 0, 0, 1 },
+	{ "max_records_per_port", CT_U32, F(pol.max_records_per_port), 0, UINT32_MAX, 1 },
+	{ "trusted_guids", CT_GUIDS, F(trusted), 0, 0, 1 },
+	{ "flush_departed", CT_BOOL, F(flush_departed), 0, 0, 1 },
+	{ "flush_grace_sweeps", CT_U32, F(flush_grace_sweeps), 0, 1000, 1 },
+	{ "state_file", CT_PATH, F(state_file), 0, 0, 0 },
+	{ "liveness", CT_BOOL, F(liveness), 0, 0, 0 },
+	{ "indexed_queries", CT_BOOL, F(indexed_queries), 0, 0, 1 },
+	/* The change log is allocated, and the class registered, at start. */
+	{ "replication", CT_BOOL, F(replication), 0, 0, 0 },
+	{ "replication_ack_timeout", CT_U32, F(replication_ack_timeout), 0, 600000, 1 },
+	{ "replication_log", CT_U32, F(replication_log), 64, 1048576, 0 },
+#undef F
 };
 
 #define N_KEYS (sizeof(conf_keys) / sizeof(conf_keys[0]))
@@ -58,6 +64,8 @@ void conf_default(struct osmats_conf *c)
 	c->flush_departed = 1;
 	c->liveness = 1;
 	c->indexed_queries = 1;
+	c->replication = 1;
+	c->replication_log = 65536;
 }
 
 static int set_value(const struct conf_key *k, struct osmats_conf *c,
@@ -144,12 +152,22 @@ int conf_restart_needed(const struct osmats_conf *a,
 		if (k->reloadable)
 			continue;
 		if (k->type == CT_PATH ? strcmp((const char *)a + k->off, (const char *)b + k->off) :
-		    memcmp((const char *)a + k->off, (const char *)b + k->off, sizeof(int))) {
+		    memcmp((const char *)a + k->off, (const char *)b + k->off, k->size)) {
 			*key = k->name;
 			return 1;
 		}
 	}
 	return 0;
+}
+
+void conf_keep_restart_keys(struct osmats_conf *to, const struct osmats_conf *from)
+{
+	size_t i;
+
+	for (i = 0; i < N_KEYS; i++)
+		if (!conf_keys[i].reloadable)
+			memcpy((char *)to + conf_keys[i].off,
+			       (const char *)from + conf_keys[i].off, conf_keys[i].size);
 }
 
 int conf_is_trusted(const struct osmats_conf *c, uint64_t guid)

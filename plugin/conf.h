@@ -21,6 +21,9 @@ struct osmats_conf {
 	int indexed_queries;    /* answer ServiceRecord Gets from the index */
 	uint32_t flush_grace_sweeps;
 	char state_file[CONF_PATH_MAX]; /* "" = default path, "none" = off */
+	int replication;        /* SM-to-SM replication of ServiceRecords */
+	uint32_t replication_ack_timeout; /* ms; 0 = from sminfo_polling_timeout */
+	uint32_t replication_log; /* changes the master keeps for standbys */
 };
 
 void conf_default(struct osmats_conf *c);
@@ -34,6 +37,10 @@ int conf_load(const char *path, struct osmats_conf *c, char *err, size_t errlen)
  * it in *key. */
 int conf_restart_needed(const struct osmats_conf *a,
 			const struct osmats_conf *b, const char **key);
+
+/* Copy every key that needs a restart from "from" into "to": a reload
+ * keeps what is in force for those. */
+void conf_keep_restart_keys(struct osmats_conf *to, const struct osmats_conf *from);
 
 int conf_is_trusted(const struct osmats_conf *c, uint64_t guid);
 

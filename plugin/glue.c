@@ -16,9 +16,9 @@ _Static_assert(sizeof(ib_service_record_t) == SR_SIZE, "ServiceRecord layout");
 
 /* Exported by the opensm binary, declared in no installed header. */
 void osm_sr_rcv_process(void *context, void *data);
-void osm_sr_rcv_lease_cb(void *context);
 
 static osm_opensm_t *osm;
+static void (*lease_expired)(const uint8_t *bytes);
 static void (*lease_then)(void);
 
 void glue_init(osm_opensm_t *o)
@@ -56,6 +56,17 @@ uint64_t glue_sm_port_guid(void)
 	return cl_ntoh64(osm->subn.sm_port_guid);
 }
 
+uint64_t glue_sm_key(void)
+{
+	return cl_ntoh64(osm->subn.opt.sm_key);
+}
+
+void glue_polling(unsigned *timeout_ms, unsigned *retries)
+{
+	*timeout_ms = osm->subn.opt.sminfo_polling_timeout;
+	*retries = osm->subn.opt.polling_retry_number;
+}
+
 uint8_t glue_sm_state(void)
 {
 	return osm->subn.sm_state;
@@ -75,6 +86,36 @@ int glue_steady(void)
 uint16_t glue_sm_lid(void)
 {
 	return cl_ntoh16(osm->subn.sm_base_lid);
+}
+
+int glue_master_sm(uint16_t *lid, uint64_t *guid)
+{
+	osm_port_t *port;
+	int ret = -ENOENT;
+
+	cl_plock_acquire(&osm->lock);
+	port = osm->sm.master_sm_guid ?
+	       osm_get_port_by_guid(&osm->subn, osm->sm.master_sm_guid) : NULL;
+	if (port && osm->sm.master_sm_guid != osm->subn.sm_port_guid) {
+		*lid = cl_ntoh16(osm_port_get_base_lid(port));
+		*guid = cl_ntoh64(osm->sm.master_sm_guid);
+		ret = *lid ? 0 : -ENOENT;
+	}
+	cl_plock_release(&osm->lock);
+	return ret;
+}
+
+uint64_t glue_port_of_lid(uint16_t lid)
+{
+	osm_port_t *port;
+	uint64_t guid = 0;
+
+	cl_plock_acquire(&osm->lock);
+	port = lid ? osm_get_port_by_lid_ho(&osm->subn, lid) : NULL;
+	if (port)
+		guid = cl_ntoh64(osm_port_get_guid(port));
+	cl_plock_release(&osm->lock);
+	return guid;
 }
 
 void glue_lock_shared(void)
@@ -195,20 +236,72 @@ void glue_sr_lease_started(void *rec)
 	((osm_svcr_t *)rec)->modified_time = cl_get_time_stamp_sec();
 }
 
+uint32_t glue_sr_lease_left(const void *rec)
+{
+	const osm_svcr_t *s = rec;
+	uint32_t now = cl_get_time_stamp_sec(), elapsed;
+
+	if (s->service_record.service_lease == 0xFFFFFFFF)
+		return SR_LEASE_INFINITE;
+	elapsed = now - s->modified_time;
+	return elapsed < s->lease_period ? s->lease_period - elapsed : 0;
+}
+
+void glue_sr_set_lease_left(void *rec, uint32_t left)
+{
+	osm_svcr_t *s = rec;
+
+	s->lease_period = left;
+	s->modified_time = cl_get_time_stamp_sec();
+	cl_timer_trim(&osm->sa.sr_timer, 1000);
+}
+
 void glue_sr_dirty(void)
 {
 	osm->sa.dirty = TRUE;
 }
 
-/* OpenSM's lease timer, then the plugin's catch-up on what it expired. */
+/* OpenSM's lease timer (osm_sr_rcv_lease_cb, which it replaces): every
+ * finite lease counts down by the seconds since the record was last
+ * visited, at least one; a record whose lease ran out is removed, told to
+ * the plugin first. The timer comes back when the shortest lease left
+ * ends, at most 20 s later. */
 static void lease_cb(void *context)
 {
-	osm_sr_rcv_lease_cb(context);
+	osm_sa_t *sa = context;
+	cl_qlist_t *l = &osm->subn.sa_sr_list;
+	cl_list_item_t *it, *next;
+	uint32_t trim = 20;
+
+	cl_plock_excl_acquire(&osm->lock);
+	for (it = cl_qlist_head(l); it != cl_qlist_end(l); it = next) {
+		osm_svcr_t *s = (osm_svcr_t *)it;
+		uint32_t now = cl_get_time_stamp_sec(), elapsed;
+
+		next = cl_qlist_next(it);
+		if (s->service_record.service_lease == 0xFFFFFFFF)
+			continue;
+		elapsed = now - s->modified_time;
+		if (elapsed < 1)
+			elapsed = 1;
+		if (elapsed < s->lease_period) {
+			s->lease_period -= elapsed;
+			s->modified_time = now;
+			if (s->lease_period < trim)
+				trim = s->lease_period;
+			continue;
+		}
+		lease_expired((const uint8_t *)&s->service_record);
+		osm_svcr_remove_from_db(&osm->subn, &osm->log, s);
+		osm_svcr_delete(s);
+	}
+	cl_plock_release(&osm->lock);
+	cl_timer_trim(&sa->sr_timer, (trim ? trim : 1) * 1000);
 	lease_then();
 }
 
 int glue_sa_hook(cl_pfn_msgrcv_cb_t set, cl_pfn_msgrcv_cb_t get,
-		 void (*after_lease)(void))
+		 void (*expired)(const uint8_t *bytes), void (*after_lease)(void))
 {
 	osm_sa_t *sa = &osm->sa;
 	cl_disp_reg_handle_t set_h, get_h;
@@ -235,6 +328,7 @@ int glue_sa_hook(cl_pfn_msgrcv_cb_t set, cl_pfn_msgrcv_cb_t get,
 	sa->sr_set_disp_h = set_h;
 	sa->sr_disp_h = get_h;
 	/* No lease is pending before the SA is bound: the timer is idle. */
+	lease_expired = expired;
 	lease_then = after_lease;
 	sa->sr_timer.pfn_callback = lease_cb;
 	sa->sr_timer.context = sa;

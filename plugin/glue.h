@@ -22,6 +22,10 @@ const char *glue_dump_dir(void);
 uint64_t glue_sa_key(void);
 uint64_t glue_subnet_prefix(void);
 uint64_t glue_sm_port_guid(void);
+/* The SM_Key (SMInfo) this SM shares with the others, and how it polls a
+ * master: every timeout_ms, taking over after retries silent polls. */
+uint64_t glue_sm_key(void);
+void glue_polling(unsigned *timeout_ms, unsigned *retries);
 
 /* The SM: its state (SMInfo:SMState), whether it is master,
  * and whether it is master past its first master sweep ("steady": the
@@ -30,6 +34,12 @@ uint8_t glue_sm_state(void);
 int glue_is_master(void);
 int glue_steady(void);
 uint16_t glue_sm_lid(void);
+/* A standby's master (the SM it polls): its port's LID and GUID; -ENOENT
+ * when it knows none. Takes the shared lock. */
+int glue_master_sm(uint16_t *lid, uint64_t *guid);
+/* The GUID of the port at lid, or 0 when there is none. Takes the
+ * shared lock. */
+uint64_t glue_port_of_lid(uint16_t lid);
 
 /* osm->lock: shared for readers, exclusive for whoever changes the
  * ServiceRecord list. */
@@ -68,15 +78,20 @@ void glue_sr_replace(void *rec, const uint8_t *bytes);
 void glue_sr_remove(void *rec);
 /* After a Set with a finite lease: OpenSM's lease timer within a second. */
 void glue_sr_lease_started(void *rec);
+/* Seconds of a record's lease left (SR_LEASE_INFINITE when it has none);
+ * and setting them, as the lease timer counts them (either lock). */
+uint32_t glue_sr_lease_left(const void *rec);
+void glue_sr_set_lease_left(void *rec, uint32_t left);
 /* The list changed outside a Set: have sa_db_dump write it. */
 void glue_sr_dirty(void);
 
 /* Replace OpenSM's ServiceRecord handlers on both SA dispatchers with
- * set (the Set dispatcher) and get (the query one), and run after_lease
- * after each call of OpenSM's lease timer. From create(), before the SA
- * is bound. -EBUSY leaves OpenSM's handlers in place. */
+ * set (the Set dispatcher) and get (the query one), and OpenSM's lease
+ * timer with the same walk that tells expired() of each record it removes
+ * (exclusive lock held) and runs after_lease when done. From create(),
+ * before the SA is bound. -EBUSY leaves OpenSM's handlers in place. */
 int glue_sa_hook(cl_pfn_msgrcv_cb_t set, cl_pfn_msgrcv_cb_t get,
-		 void (*after_lease)(void));
+		 void (*expired)(const uint8_t *bytes), void (*after_lease)(void));
 /* Hand a request to OpenSM's own ServiceRecord handler. */
 void glue_sa_fallback(osm_madw_t *madw);
 /* Answer with the ServiceRecords in list (osm_sa_item_t), or an error. */

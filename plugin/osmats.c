@@ -20,6 +20,7 @@
 #include "mirror.h"
 #include "policy.h"
 #include "refusal.h"
+#include "replica.h"
 #include "responder.h"
 #include "settings.h"
 #include "sr_handler.h"
@@ -58,7 +59,7 @@ static void *osmats_create(osm_opensm_t *osm)
 	};
 	const char *opts;
 	struct osmats_conf conf;
-	char state_path[CONF_PATH_MAX + 32];
+	char state_path[CONF_PATH_MAX + 32], err[256];
 
 	glue_init(osm);
 	opts = glue_plugin_options();
@@ -75,14 +76,15 @@ static void *osmats_create(osm_opensm_t *osm)
 	settings_get(&conf);
 	state_path_of(&conf, state_path, sizeof(state_path));
 	plugin.resp = NULL;
-	if (conf.liveness) {
-		char err[256];
-
-		if (responder_start(&plugin.resp, glue_sm_port_guid(), sm_is_master, NULL,
-				    err, sizeof(err)))
-			OSM_LOG(glue_log(), OSM_LOG_ERROR,
-				"ERR 7A25: no liveness responder on the SM port: %s\n", err);
-	}
+	/* Without replication the rules still stand: go on. */
+	if (replica_init(&conf, worker_post_state))
+		OSM_LOG(glue_log(), OSM_LOG_ERROR,
+			"ERR 7A45: out of memory starting replication to standby SMs; "
+			"running without it\n");
+	if (responder_start(&plugin.resp, glue_sm_port_guid(), conf.liveness, sm_is_master,
+			    NULL, replica_ext(), err, sizeof(err)))
+		OSM_LOG(glue_log(), OSM_LOG_ERROR,
+			"ERR 7A25: no responder on the SM port (liveness, replication): %s\n", err);
 	if (worker_start(state_path)) {
 		OSM_LOG(glue_log(), OSM_LOG_ERROR, "ERR 7A24: cannot start the plugin thread\n");
 		goto fail;
@@ -98,6 +100,7 @@ static void *osmats_create(osm_opensm_t *osm)
 	return &plugin;
 fail:
 	responder_stop(plugin.resp);
+	replica_fini();
 	return NULL;
 }
 
@@ -114,6 +117,7 @@ static void osmats_delete(void *plugin_data)
 	worker_stop();
 	answered = responder_answered(plugin.resp);
 	responder_stop(plugin.resp);
+	replica_fini();
 	mirror_fini();
 	srh_counters(&cnt);
 	for (r = 1; r < POL_NRULES && used < sizeof(buf); r++)
@@ -141,7 +145,10 @@ static void osmats_report(void *plugin_data, osm_epi_event_id_t event_id,
 		break;
 	}
 	case OSM_EVENT_ID_HEAVY_SWEEP_START:
+		/* No lock held: a takeover installs the standby's copy here,
+		 * before the SA answers anyone. */
 		mirror_sweep_start();
+		replica_sweep_start();
 		break;
 	case OSM_EVENT_ID_SUBNET_UP:
 		worker_post_sweep();

@@ -4,18 +4,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mport.h"
+#include "mad.h"
 #include "responder.h"
 #include "vmad.h"
 
-#define SLICE_MS 200
+/* Short, so that a tick (held replication pulls, a standby's next pull)
+ * comes round quickly. */
+#define SLICE_MS 50
 
 struct responder {
 	struct mport *port;
 	pthread_t thread;
 	volatile int stop;
+	int liveness;
 	int (*is_master)(void *, uint16_t *);
 	void *ctx;
+	struct responder_ext ext;
+	int have_ext;
 	struct vmad_identity id;
 	uint64_t answered;
 };
@@ -26,7 +31,11 @@ static size_t answer(const uint8_t *req, size_t len, uint8_t *resp, size_t cap,
 	struct responder *r = ctx;
 	size_t n;
 
-	if (!r->is_master(r->ctx, &r->id.lid))
+	if (len < MAD_HDR_SIZE)
+		return 0;
+	if (r->have_ext && req[1] == r->ext.mgmt_class)
+		return r->ext.answer(r->ext.ctx, req, len, resp, cap);
+	if (!r->liveness || !r->is_master(r->ctx, &r->id.lid))
 		return 0;
 	n = vmad_answer(req, len, &r->id, liv_timestamp(), resp, cap);
 	if (n)
@@ -39,19 +48,23 @@ static void *serve(void *arg)
 	struct responder *r = arg;
 
 	while (!r->stop)
-		mport_serve(r->port, SLICE_MS);
+		if (!r->have_ext || !r->ext.tick(r->ext.ctx))
+			mport_serve(r->port, SLICE_MS);
+	if (r->have_ext)
+		r->ext.stop(r->ext.ctx);
 	return NULL;
 }
 
-int responder_start(struct responder **out, uint64_t port_guid,
-		    int (*is_master)(void *, uint16_t *), void *ctx, char *err,
-		    size_t errlen)
+int responder_start(struct responder **out, uint64_t port_guid, int liveness,
+		    int (*is_master)(void *, uint16_t *), void *ctx,
+		    const struct responder_ext *ext, char *err, size_t errlen)
 {
 	struct responder *r = calloc(1, sizeof(*r));
-	int ret;
+	int ret, agent = 0;
 
 	if (!r)
 		return -ENOMEM;
+	r->liveness = liveness;
 	r->is_master = is_master;
 	r->ctx = ctx;
 	r->id.liveness = 1;
@@ -65,13 +78,27 @@ int responder_start(struct responder **out, uint64_t port_guid,
 		goto fail;
 	}
 	mport_set_responder(r->port, answer, r);
-	ret = mport_register_oui(r->port, VMAD_CLASS_LIVENESS, 1, VMAD_OUI_OPENIB, 1);
-	if (ret >= 0)
-		ret = mport_register_oui(r->port, VMAD_CLASS_IBPING, 0, VMAD_OUI_OPENIB, 1);
-	if (ret < 0) {
-		snprintf(err, errlen, "cannot serve vendor classes 0x34/0x32: %s",
-			 strerror(-ret));
-		goto fail;
+	if (liveness) {
+		ret = mport_register_oui(r->port, VMAD_CLASS_LIVENESS, 1, VMAD_OUI_OPENIB, 1);
+		if (ret >= 0)
+			ret = mport_register_oui(r->port, VMAD_CLASS_IBPING, 0, VMAD_OUI_OPENIB, 1);
+		if (ret < 0) {
+			snprintf(err, errlen, "cannot serve vendor classes 0x34/0x32: %s",
+				 strerror(-ret));
+			goto fail;
+		}
+	}
+	if (ext) {
+		agent = mport_register_oui(r->port, ext->mgmt_class, 0, VMAD_OUI_OPENIB, 1);
+		if (agent < 0) {
+			ret = agent;
+			snprintf(err, errlen, "cannot serve vendor class 0x%02x: %s",
+				 ext->mgmt_class, strerror(-ret));
+			goto fail;
+		}
+		r->ext = *ext;
+		r->have_ext = 1;
+		ext->attach(ext->ctx, r->port, agent);
 	}
 	ret = -pthread_create(&r->thread, NULL, serve, r);
 	if (ret) {

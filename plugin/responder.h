@@ -1,19 +1,38 @@
-/* Liveness (vendor class 0x34) and ibping (0x32) answers on the SM's own
- * port. OpenSM's vendor layer cannot bind OUI classes, so the plugin opens
- * a umad port of its own and serves it on a thread. */
+/* The plugin's own umad port on the SM's port, served on a thread:
+ * liveness (vendor class 0x34) and ibping (0x32) answers, and one more
+ * vendor class for whoever asks (SM-to-SM replication, repl.c). OpenSM's
+ * vendor layer cannot bind OUI classes, hence a port of its own. */
 #ifndef IBATS_RESPONDER_H
 #define IBATS_RESPONDER_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mport.h"
+
 struct responder;
 
-/* is_master() gates the answers (a standby SM stays quiet) and gives the
- * SM port's current LID. */
-int responder_start(struct responder **out, uint64_t port_guid,
-		    int (*is_master)(void *, uint16_t *), void *ctx, char *err,
-		    size_t errlen);
+/* Another class on the port: attach() before the thread starts,
+ * answer() for its requests (the thread's mport answer function; it may
+ * hold one with mport_requester), tick() once per turn of the thread
+ * (nonzero: it did MAD exchanges, turn again at once; 0: serve a slice),
+ * and stop() as the thread ends, with the port still open. */
+struct responder_ext {
+	uint8_t mgmt_class;
+	void (*attach)(void *ctx, struct mport *port, int agent);
+	size_t (*answer)(void *ctx, const uint8_t *req, size_t len, uint8_t *resp,
+			 size_t cap);
+	int (*tick)(void *ctx);
+	void (*stop)(void *ctx);
+	void *ctx;
+};
+
+/* is_master() gates the liveness answers (a standby SM stays quiet) and
+ * gives the SM port's current LID. liveness 0 serves ext alone; ext may
+ * be NULL. */
+int responder_start(struct responder **out, uint64_t port_guid, int liveness,
+		    int (*is_master)(void *, uint16_t *), void *ctx,
+		    const struct responder_ext *ext, char *err, size_t errlen);
 void responder_stop(struct responder *r);
 uint64_t responder_answered(const struct responder *r);
 

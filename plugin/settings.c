@@ -110,7 +110,7 @@ void settings_reload(void)
 		OSM_LOG(log_to, OSM_LOG_ERROR,
 			"ERR 7A22: %s changed %s, which takes effect at the next OpenSM start\n",
 			path, key);
-		memcpy(c.state_file, conf.state_file, sizeof(c.state_file));
+		conf_keep_restart_keys(&c, &conf);
 	}
 	conf = c;
 	conf_stamp = now;

@@ -28,6 +28,7 @@
 #include "policy.h"
 #include "ratelim.h"
 #include "refusal.h"
+#include "replica.h"
 #include "sa.h"
 #include "settings.h"
 #include "wire.h"
@@ -39,6 +40,7 @@ static struct state_counters cnt;
  * the lock is released with the answer decided; sending it is transport. */
 static uint64_t get_indexed, get_fallback, get_ns;
 static uint64_t sets, set_ns; /* Sets and Deletes carried out */
+static uint64_t lease_seq;    /* the lease timer's last expiry, its own */
 
 static void account(uint64_t *count, uint64_t *ns, uint64_t t0)
 {
@@ -254,6 +256,7 @@ static void do_set(osm_madw_t *madw, ib_service_record_t *rec, ib_net64_t mask,
 		   uint64_t charge, uint64_t t0)
 {
 	ib_service_record_t answer;
+	uint64_t seq;
 	void *s;
 
 	if ((mask & (IB_SR_COMPMASK_SID | IB_SR_COMPMASK_SGID)) !=
@@ -275,8 +278,11 @@ static void do_set(osm_madw_t *madw, ib_service_record_t *rec, ib_net64_t mask,
 	/* As OpenSM does: a lease-timer call within a second. */
 	if (rec->service_lease != SR_LEASE_INFINITE)
 		glue_sr_lease_started(s);
+	seq = replica_log_set((const uint8_t *)rec);
 	glue_unlock();
 	account(&sets, &set_ns, t0);
+	if (replica_commit(seq, 1))
+		return;
 	answer = *rec;
 	if (!(mask & IB_SR_COMPMASK_SPKEY))
 		answer.service_pkey = IB_DEFAULT_PKEY;
@@ -287,14 +293,18 @@ static void do_set(osm_madw_t *madw, ib_service_record_t *rec, ib_net64_t mask,
 static void do_delete(osm_madw_t *madw, const ib_service_record_t *rec, uint64_t t0)
 {
 	ib_service_record_t gone;
+	uint64_t seq;
 
 	if (mirror_delete((const uint8_t *)rec, (uint8_t *)&gone)) {
 		glue_unlock();
 		glue_sa_error(madw, IB_SA_MAD_STATUS_NO_RECORDS);
 		return;
 	}
+	seq = replica_log_delete((const uint8_t *)&gone);
 	glue_unlock();
 	account(&sets, &set_ns, t0);
+	if (replica_commit(seq, 1))
+		return;
 	respond_one(madw, &gone);
 }
 
@@ -403,9 +413,14 @@ static void sr_set(void *context, void *data)
 	const osm_physp_t *physp;
 
 	(void)context;
-	if ((sam->method != IB_MAD_METHOD_SET && sam->method != IB_MAD_METHOD_DELETE) ||
-	    pol_request_decode(mad, madw->mad_size, &req)) {
+	if (sam->method != IB_MAD_METHOD_SET && sam->method != IB_MAD_METHOD_DELETE) {
 		glue_sa_fallback(madw);
+		return;
+	}
+	/* Every change of the list goes through the rules and the
+	 * replication log: none through OpenSM's handler. */
+	if (pol_request_decode(mad, madw->mad_size, &req)) {
+		glue_sa_error(madw, IB_SA_MAD_STATUS_REQ_INVALID);
 		return;
 	}
 	glue_lock_excl();
@@ -525,10 +540,22 @@ static void sr_get(void *context, void *data)
 		respond(madw, &w.list);
 }
 
+/* The lease timer's thread, exclusive lock held. */
+static void lease_expired(const uint8_t *bytes)
+{
+	lease_seq = replica_log_delete(bytes);
+}
+
+static void lease_done(void)
+{
+	mirror_resync();
+	replica_commit(lease_seq, 0);
+}
+
 int srh_init(const struct srh_events *ev)
 {
 	events = *ev;
-	return glue_sa_hook(sr_set, sr_get, mirror_resync);
+	return glue_sa_hook(sr_set, sr_get, lease_expired, lease_done);
 }
 
 void srh_counters(struct state_counters *out)

@@ -1,10 +1,11 @@
 /* The plugin's state file, one JSON document replaced atomically: the
- * per-rule counters, the index's figures, how many records each kind of
- * service and each partition holds, and the ATS records whose port is
- * not on the fabric (what an audit cannot learn from the SA). It stays a
- * few kilobytes with 100k records in the SA, so writing it once a second
- * costs little; the counts come from a scan done at sweeps, flushes and
- * at most every STATE_SCAN_INTERVAL of changes, not at every write. */
+ * per-rule counters, the index's and replication's figures, how many
+ * records each kind of service and each partition holds, and the ATS
+ * records whose port is not on the fabric (what an audit cannot learn
+ * from the SA). It stays a few kilobytes with 100k records in the SA, so
+ * writing it once a second costs little; the counts come from a scan
+ * done at sweeps, flushes and at most every STATE_SCAN_INTERVAL of
+ * changes, not at every write. */
 #ifndef IBATS_STATE_H
 #define IBATS_STATE_H
 
@@ -33,6 +34,20 @@ struct state_index {
 	uint64_t get_ns;         /* the SA's work on them, before sending */
 	uint64_t sets;           /* Sets and Deletes carried out */
 	uint64_t set_ns;
+};
+
+/* SM-to-SM replication (issue 14). */
+struct state_repl {
+	char role[16];          /* "off", "master", "standby" */
+	uint64_t epoch;         /* written as a "0x%016" hex string */
+	uint64_t head;          /* master: newest change's sequence */
+	uint64_t applied;       /* standby: last sequence in its shadow */
+	int in_sync;            /* standby: holds everything committed (JSON true/false) */
+	uint64_t standbys_in_sync; /* master: standbys it waits for */
+	uint64_t lag_ms;        /* standby: since its last answered pull */
+	uint64_t snapshots, snapshot_records, snapshot_ms; /* standby: count, records and ms of the last */
+	uint64_t installed;     /* records installed at the last takeover */
+	uint64_t takeovers;
 };
 
 /* What the file shows of one ATS record: the worker copies 100k of these
@@ -75,22 +90,24 @@ struct state_info {
 	long long time;         /* seconds since the epoch */
 };
 
-#define STATE_VERSION 2
+#define STATE_VERSION 3
 
 /* The counters object as the state file holds it, into j under key. */
 void state_counters_json(struct json *j, const char *key, const struct state_counters *cnt);
 
 /* Write to path.tmp, fsync, rename over path. recs are the ATS records
- * of absent ports (at most STATE_MAX_ABSENT of sum->absent). -errno on
+ * of absent ports (at most STATE_MAX_ABSENT of sum->absent). -EINVAL
+ * (nothing written) for a role state_read() would refuse; -errno on
  * failure. */
 int state_write(const char *path, const struct state_info *info,
 		const struct state_summary *sum, const struct state_rec *recs, size_t n,
-		const struct state_counters *cnt, const struct state_index *idx);
+		const struct state_counters *cnt, const struct state_index *idx,
+		const struct state_repl *repl);
 
 /* A state file read back: what state_write() was given, but for the
  * index's get_ns and set_ns, which the file holds as averages (read back
- * as average times count), and ServiceData8 that is no address (read
- * back as zeros). */
+ * as average times count), ServiceData8 that is no address (read back as
+ * zeros), and in_sync (read back as 0 or 1). */
 struct state_file {
 	char plugin[64];
 	char opensm[128];
@@ -98,6 +115,7 @@ struct state_file {
 	long long time;
 	struct state_counters counters;
 	struct state_index index;
+	struct state_repl repl;
 	struct state_summary summary;
 	struct state_rec *recs;  /* absent_records */
 	size_t nrecs;

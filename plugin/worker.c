@@ -17,6 +17,7 @@
 #include "mirror.h"
 #include "mono.h"
 #include "refusal.h"
+#include "replica.h"
 #include "settings.h"
 #include "sr_handler.h"
 #include "state.h"
@@ -112,6 +113,7 @@ struct flush_walk {
 	size_t n;
 	const char *why;
 	unsigned flushed;
+	uint64_t seq;   /* the last flush's, for the standbys */
 };
 
 static int flush_one(void *h, const uint8_t *bytes, void *arg)
@@ -134,6 +136,7 @@ static int flush_one(void *h, const uint8_t *bytes, void *arg)
 		"WRN 7A10: flushed ATS record of departed port (%s): SID 0x%016" PRIx64
 		" GID %s PKey 0x%04x IP %s\n", w->why, r.id,
 		ats_gid_format(r.gid, gid, sizeof(gid)), r.pkey, ip);
+	w->seq = replica_log_delete(bytes);
 	mirror_remove(h);
 	w->flushed++;
 	return 0;
@@ -155,6 +158,7 @@ static unsigned flush_gids(uint8_t (*gids)[16], size_t n, const char *why)
 	if (w.flushed)
 		glue_sr_dirty(); /* so sa_db_dump writes the change */
 	glue_unlock();
+	replica_commit(w.seq, 0);
 	return w.flushed;
 }
 
@@ -294,6 +298,7 @@ static void write_state(void)
 	struct state_counters cnt;
 	struct state_index idx;
 	struct state_info info;
+	struct state_repl repl;
 	int ret;
 
 	if (!state_path[0])
@@ -309,7 +314,8 @@ static void write_state(void)
 	info.time = (long long)time(NULL);
 	srh_counters(&cnt);
 	cnt.flushed = worker_flushed();
-	ret = state_write(state_path, &info, &summary, absent, nabsent, &cnt, &idx);
+	replica_state(&repl);
+	ret = state_write(state_path, &info, &summary, absent, nabsent, &cnt, &idx, &repl);
 	if (ret)
 		OSM_LOG(glue_log(), OSM_LOG_ERROR, "ERR 7A12: cannot write %s: %s\n",
 			state_path, strerror(-ret));

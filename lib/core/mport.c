@@ -1,3 +1,4 @@
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,9 @@ struct mport {
 	size_t rbuf_len;
 	mport_answer_fn answer;
 	void *answer_ctx;
+	const uint8_t *cur_req;   /* in the answer function: the request */
+	uint16_t last_slid;       /* source LID of the last MAD received */
+	int cur_agent;
 	uint64_t answered;
 	int sma_agent;            /* >= 0: read PortInfo from the SMA */
 	int have_sma;             /* sma holds a successful read */
@@ -230,7 +234,10 @@ static void mport_reply(struct mport *p, int agent, size_t len)
 		return;
 	}
 	memcpy(req, p->rbuf, umad_size() + len);
+	p->cur_req = req;
+	p->cur_agent = agent;
 	n = p->answer(umad_get_mad(req), len, umad_get_mad(sbuf), cap, p->answer_ctx);
+	p->cur_req = NULL;
 	if (n) {
 		memcpy(sbuf, req, umad_size());
 		if (umad_send(p->fd, agent, sbuf, (int)n, 0, 0) < 0)
@@ -242,8 +249,55 @@ static void mport_reply(struct mport *p, int agent, size_t len)
 	free(sbuf);
 }
 
+int mport_requester(const struct mport *p, struct mport_held *h)
+{
+	const ib_mad_addr_t *addr;
+
+	if (!p->cur_req || (size_t)umad_size() > sizeof(h->umad))
+		return -EINVAL;
+	memset(h, 0, sizeof(*h));
+	memcpy(h->umad, p->cur_req, (size_t)umad_size());
+	h->agent = p->cur_agent;
+	addr = umad_get_mad_addr((void *)p->cur_req);
+	h->slid = ntohs(addr->lid);
+	return 0;
+}
+
+/* Only the fd is shared with the thread serving the port: a write of
+ * one whole MAD, which the kernel (and umad2sim) take atomically. */
+int mport_answer_held(struct mport *p, const struct mport_held *h,
+		      const uint8_t *mad, size_t len)
+{
+	uint8_t *sbuf = calloc(1, umad_size() + len);
+	int ret = 0;
+
+	if (!sbuf)
+		return -ENOMEM;
+	memcpy(sbuf, h->umad, umad_size());
+	memcpy(umad_get_mad(sbuf), mad, len);
+	if (umad_send(p->fd, h->agent, sbuf, (int)len, 0, 0) < 0)
+		ret = -EIO;
+	free(sbuf);
+	return ret;
+}
+
+static int send_one(struct mport *p, int agent, const struct mport_dest *dst,
+		    const uint8_t *mad, size_t len, unsigned timeout_ms);
+
 int mport_send(struct mport *p, int agent, const struct mport_dest *dst,
 	       const uint8_t *mad, size_t len)
+{
+	return send_one(p, agent, dst, mad, len, 0);
+}
+
+int mport_send_req(struct mport *p, int agent, const struct mport_dest *dst,
+		   const uint8_t *mad, size_t len, unsigned timeout_ms)
+{
+	return send_one(p, agent, dst, mad, len, timeout_ms ? timeout_ms : 1);
+}
+
+static int send_one(struct mport *p, int agent, const struct mport_dest *dst,
+		    const uint8_t *mad, size_t len, unsigned timeout_ms)
 {
 	uint8_t *sbuf = calloc(1, umad_size() + len);
 	int ret = 0;
@@ -252,7 +306,7 @@ int mport_send(struct mport *p, int agent, const struct mport_dest *dst,
 		return -ENOMEM;
 	memcpy(umad_get_mad(sbuf), mad, len);
 	umad_set_addr(sbuf, dst->lid, (int)dst->qpn, dst->sl, (int)dst->qkey);
-	if (umad_send(p->fd, agent, sbuf, (int)len, 0, 0) < 0)
+	if (umad_send(p->fd, agent, sbuf, (int)len, (int)timeout_ms, 0) < 0)
 		ret = -EIO;
 	free(sbuf);
 	return ret;
@@ -321,7 +375,21 @@ static int mport_recv(struct mport *p, int timeout_ms, size_t *mad_len)
 		return ret < -1 ? ret : -errno;
 	}
 	*mad_len = len < 0 ? 0 : (size_t)len;
+	p->last_slid = ntohs(umad_get_mad_addr(p->rbuf)->lid);
 	return ret;
+}
+
+uint32_t mport_new_tids(struct mport *p, unsigned n)
+{
+	uint32_t first = p->next_tid;
+
+	p->next_tid += n;
+	return first;
+}
+
+uint16_t mport_last_slid(const struct mport *p)
+{
+	return p->last_slid;
 }
 
 int mport_serve(struct mport *p, int timeout_ms)

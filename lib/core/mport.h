@@ -69,6 +69,20 @@ typedef size_t (*mport_answer_fn)(const uint8_t *req, size_t len, uint8_t *resp,
 				  size_t cap, void *ctx);
 void mport_set_responder(struct mport *p, mport_answer_fn fn, void *ctx);
 
+/* A request to be answered later, from any thread: inside the answer
+ * function, mport_requester() keeps where the request came from (its
+ * source LID too, which the fabric sets, not the sender) and the answer
+ * function returns 0; mport_answer_held() sends the answer (whose TID
+ * must be the request's). */
+struct mport_held {
+	uint8_t umad[128]; /* libibumad's header: address and TID route */
+	int agent;
+	uint16_t slid;
+};
+int mport_requester(const struct mport *p, struct mport_held *h);
+int mport_answer_held(struct mport *p, const struct mport_held *h,
+		      const uint8_t *mad, size_t len);
+
 /* Wait up to timeout_ms for one MAD; answer it if it is a request.
  * 0 (something handled or nothing came), or -errno. */
 int mport_serve(struct mport *p, int timeout_ms);
@@ -76,6 +90,14 @@ int mport_serve(struct mport *p, int timeout_ms);
 /* Send one MAD that expects no MAD-level response (CM messages are Sends). */
 int mport_send(struct mport *p, int agent, const struct mport_dest *dst,
 	       const uint8_t *mad, size_t len);
+/* Send one request whose response is collected with mport_wait. The
+ * kernel (ib_mad) passes a response up only while the request it answers
+ * is outstanding, i.e. sent with a timeout: mport_send's responses are
+ * dropped as unsolicited on hardware (umad2sim does not filter). One
+ * that gets no response comes back as a status-only MAD, which
+ * mport_wait skips. */
+int mport_send_req(struct mport *p, int agent, const struct mport_dest *dst,
+		   const uint8_t *mad, size_t len, unsigned timeout_ms);
 
 /* Wait up to timeout_ms for a MAD match() accepts and return a copy;
  * requests that do not match go to the responder meanwhile. */
@@ -91,5 +113,12 @@ int mport_wait(struct mport *p, int timeout_ms, mport_match_fn match, void *ctx,
 int mport_rpc(struct mport *p, int agent, const struct mport_dest *dst,
 	      uint8_t *req, size_t req_len, const struct mport_rpc_opts *o,
 	      uint8_t **resp, size_t *resp_len);
+/* n consecutive TIDs (low 32 bits; the fabric may rewrite the high ones)
+ * that mport_rpc will not use, for requests sent with mport_send_req and
+ * collected with mport_wait. */
+uint32_t mport_new_tids(struct mport *p, unsigned n);
+/* The source LID of the last MAD received (mport_rpc's answer, say): the
+ * fabric sets it, not the sender. */
+uint16_t mport_last_slid(const struct mport *p);
 
 #endif

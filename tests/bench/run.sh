@@ -17,26 +17,9 @@ SABENCH="$top_builddir/tests/bench/sabench"
 AGENTS="h3 h4 h5 h6 h7 h8 h9 h10"
 
 # A fabric big enough: leaf switches of 16 hosts under one spine.
+. "$top_srcdir/tests/bench/topo.sh"
 topo=$(mktemp /tmp/ibats-bench-topo.XXXXXX)
-{
-	nleaf=$(( (HOSTS + 15) / 16 ))
-	printf 'Switch\t%d "spine"\n' $((nleaf + 1))
-	for l in $(seq 1 "$nleaf"); do printf '[%d]\t"leaf%d"[17]\n' "$l" "$l"; done
-	printf '[%d]\t"smhost"[1]\n\n' $((nleaf + 1))
-	for l in $(seq 1 "$nleaf"); do
-		printf 'Switch\t17 "leaf%d"\n' "$l"
-		for i in $(seq 1 16); do
-			h=$(( (l - 1) * 16 + i ))
-			[ "$h" -le "$HOSTS" ] && printf '[%d]\t"h%d"[1]\n' "$i" "$h"
-		done
-		printf '[17]\t"spine"[%d]\n\n' "$l"
-	done
-	printf 'Hca\t1 "smhost"\n[1]\t"spine"[%d]\n\n' $((nleaf + 1))
-	for h in $(seq 1 "$HOSTS"); do
-		l=$(( (h - 1) / 16 + 1 )); i=$(( (h - 1) % 16 + 1 ))
-		printf 'Hca\t1 "h%d"\n[1]\t"leaf%d"[%d]\n\n' "$h" "$l" "$i"
-	done
-} >"$topo"
+bench_topology "$HOSTS" "$topo"
 
 bench_one() { # bench_one LABEL PLUGIN(0/1)
 	(

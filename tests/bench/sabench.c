@@ -15,13 +15,24 @@
  *                                   entries, in process
  *   sabench restore SECS IP...      after an SM restart: time until every
  *                                   IP resolves through the SA
+ *   sabench reset N COUNT NGIDS     N timed re-Sets of random records < COUNT
+ *                                   (also the slowest and those over 10 ms)
+ *   sabench takeover SECS COUNT NGIDS PID SAMPLE WAIT IP...
+ *                                   SIGKILL the master SM (PID), then time
+ *                                   until the ports name a new SM LID, its
+ *                                   SA answers, it holds record COUNT-1 and
+ *                                   SAMPLE random ones (WAIT 0: one pass,
+ *                                   count what is there) and every IP
+ *                                   resolves (failover.sh)
  * Prints "name p50_us p99_us count [per_second]". */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ats.h"
 #include "atsd_client.h"
@@ -29,6 +40,7 @@
 #include "mport.h"
 #include "sa.h"
 #include "sa_client.h"
+#include "smp.h"
 #include "vmad.h"
 
 static double now_us(void)
@@ -237,6 +249,151 @@ static int restore(struct sa_client *sa, double secs, char **ips, int nips)
 	return left ? 3 : 0;
 }
 
+/* Re-Set random existing records: what a Set costs at this level, with
+ * or without a standby SM to wait for. */
+static int reset(struct sa_client *sa, size_t n, size_t count, size_t ngids)
+{
+	double *t = calloc(n, sizeof(*t)), t_all = now_us();
+	/* SABENCH_SLOW_MS: name each Set slower than that on stderr. */
+	double slow_ms = getenv("SABENCH_SLOW_MS") ? atof(getenv("SABENCH_SLOW_MS")) : 0;
+	size_t i;
+
+	if (!t || !n)
+		return 2;
+	srand(4);
+	for (i = 0; i < n; i++) {
+		struct sr_record r;
+		double t0;
+
+		bulk_rec((size_t)rand() % count, ngids, &r);
+		t0 = now_us();
+		if (sa_sr_set(sa, &r, sr_comp_mask(set_mask_fields), NULL)) {
+			fprintf(stderr, "sabench: re-Set %zu refused (status 0x%04x)\n", i,
+				sa_client_last_status(sa));
+			return 3;
+		}
+		t[i] = now_us() - t0;
+		if (slow_ms > 0 && t[i] > slow_ms * 1e3) {
+			struct timespec ts;
+
+			clock_gettime(CLOCK_REALTIME, &ts);
+			fprintf(stderr, "sabench: re-Set %zu took %.1f ms, done at %lld.%06ld\n", i,
+				t[i] / 1e3, (long long)ts.tv_sec, ts.tv_nsec / 1000);
+		}
+	}
+	t_all = now_us() - t_all;
+	qsort(t, n, sizeof(*t), cmp);
+	/* report()'s fields, then the slowest Set and how many took > 10 ms. */
+	for (i = 0; i < n && t[n - 1 - i] > 10000; i++)
+		;
+	printf("reset %.2f %.2f %zu %.0f max_us %.0f over_10ms %zu\n", t[n / 2], t[n * 99 / 100], n,
+	       n / (t_all / 1e6), t[n - 1], i);
+	free(t);
+	return 0;
+}
+
+static double ms_since(double t0)
+{
+	return (now_us() - t0) / 1e3;
+}
+
+static int ip_resolves(struct sa_client *sa, const char *text)
+{
+	struct sr_record q;
+	struct ats_ip ip;
+
+	if (ats_ip_parse(text, &ip))
+		return 0;
+	memset(&q, 0, sizeof(q));
+	ats_name_put(q.name);
+	ats_ip_encode(&ip, q.data8);
+	return !sa_sr_get(sa, &q, sr_comp_mask(SR_F_NAME | SR_F_DATA8), NULL);
+}
+
+/* The master's SIGKILL and what a client sees after it. Under ibsim the
+ * port's sysfs never changes: the SM LID is read from the port's SMA. */
+static int takeover(struct mport *p, struct sa_client *sa, double secs, size_t count,
+		    size_t ngids, pid_t pid, size_t nsample, int wait_all, char **ips, int nips)
+{
+	const uint64_t mask = sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY | SR_F_NAME);
+	double t0, t_end, lid_ms = -1, up_ms = -1, rec_ms = -1, ip_ms = -1;
+	struct mport_info info;
+	struct timespec kill_ts;
+	size_t *sample = calloc(nsample + 1, sizeof(*sample)), i, found = 0;
+	char *rdone = calloc(nsample + 1, 1), *idone = calloc((size_t)nips + 1, 1);
+	int dr, j, ileft = nips, passes = 0;
+	uint16_t old_lid;
+
+	dr = mport_register(p, SMP_CLASS_DR, 1, 0);
+	if (dr < 0)
+		return 2;
+	mport_use_sma(p, dr);
+	if (mport_refresh(p) || mport_query(p, &info))
+		return 2;
+	old_lid = info.sm_lid;
+	srand(5);
+	sample[0] = count - 1;
+	for (i = 1; i <= nsample; i++)
+		sample[i] = (size_t)rand() % count;
+	printf("takeover ready sm_lid %u\n", old_lid);
+	fflush(stdout);
+	clock_gettime(CLOCK_REALTIME, &kill_ts);
+	t0 = now_us();
+	t_end = t0 + secs * 1e6;
+	if (kill(pid, SIGKILL))
+		return 2;
+	/* A new SM LID in the port, then the SA there answering at all. */
+	while (up_ms < 0 && now_us() < t_end) {
+		struct sa_answer ans;
+
+		if (mport_refresh(p) || mport_query(p, &info) || info.sm_lid == old_lid) {
+			usleep(2000);
+			continue;
+		}
+		if (lid_ms < 0)
+			lid_ms = ms_since(t0);
+		if (!sa_request(sa, SA_METHOD_GET, SA_ATTR_CLASS_PORT_INFO, 0, NULL, 0, &ans)) {
+			up_ms = ms_since(t0);
+			sa_answer_free(&ans);
+		}
+	}
+	/* The records: the registrar's (nobody registers them again) and the
+	 * agents' (they do, when they must). */
+	while (up_ms >= 0 && now_us() < t_end &&
+	       (ileft || (rec_ms < 0 && (wait_all || !passes)))) {
+		if (rec_ms < 0 && (wait_all || !passes)) {
+			for (i = 0; i <= nsample; i++) {
+				struct sr_record q, r;
+
+				if (rdone[i])
+					continue;
+				bulk_rec(sample[i], ngids, &q);
+				if (!sa_sr_get(sa, &q, mask, &r)) {
+					rdone[i] = 1;
+					found++;
+				}
+			}
+			passes++;
+			if (found == nsample + 1)
+				rec_ms = ms_since(t0);
+		}
+		for (j = 0; j < nips; j++)
+			if (!idone[j] && ip_resolves(sa, ips[j])) {
+				idone[j] = 1;
+				if (!--ileft)
+					ip_ms = ms_since(t0);
+			}
+	}
+	printf("takeover kill_ns %lld%09ld lid_ms %.0f up_ms %.0f records_ms %.0f found %zu of %zu "
+	       "agents_ms %.0f agent_records %d of %d\n",
+	       (long long)kill_ts.tv_sec, kill_ts.tv_nsec, lid_ms, up_ms, rec_ms, found,
+	       nsample + 1, ip_ms, nips - ileft, nips);
+	free(sample);
+	free(rdone);
+	free(idone);
+	return up_ms < 0 ? 3 : 0;
+}
+
 /* The sa_key run.sh gives OpenSM: a non-default one, since OpenSM's
  * default (0x1) earns no trust from the plugin. */
 #define BENCH_SA_KEY 0x5a5aull
@@ -303,6 +460,20 @@ int main(int argc, char **argv)
 		report("cpi", t, n, 0);
 		return 0;
 	}
+	if (!strcmp(argv[1], "takeover") && argc >= 8) {
+		size_t a = strtoul(argv[3], NULL, 0), ngids = strtoul(argv[4], NULL, 0);
+
+		if (sa_ports(sa, SA_PORTS_GAP, &ports, &nports) || !a || !ngids || ngids > nports)
+			return 2;
+		/* Short attempts: the time the SA starts answering is measured. */
+		so.timeout_ms = 100;
+		so.retries = 0;
+		sa_client_fini(sa);
+		if (sa_client_init(&sa, p, &so))
+			return 2;
+		return takeover(p, sa, (double)n, a, ngids, (pid_t)strtol(argv[5], NULL, 0),
+				strtoul(argv[6], NULL, 0), atoi(argv[7]), argv + 8, argc - 8);
+	}
 	if (argc != 5 || sa_ports(sa, SA_PORTS_GAP, &ports, &nports))
 		return 2;
 	{
@@ -318,6 +489,8 @@ int main(int argc, char **argv)
 			return get(sa, n, a, ngids, argv[1][0] == 'r');
 		if (!strcmp(argv[1], "storm"))
 			return storm(sa, (double)n, a, ngids);
+		if (!strcmp(argv[1], "reset"))
+			return reset(sa, n, a, ngids);
 	}
 	return 2;
 }

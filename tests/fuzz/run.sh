@@ -3,9 +3,10 @@
 #   tests/fuzz/run.sh            make check: 20k inputs per target
 #   tests/fuzz/run.sh RUNS       RUNS inputs per target (make fuzz)
 # Each target first replays the inputs under tests/fuzz/regress/<target>/
-# (the crashes fuzzing found, fixed since). Linked with libFuzzer
-# (FUZZ_ENGINE=libfuzzer: configured with clang) each then fuzzes RUNS
-# inputs; with the standalone driver (gcc) the replay is all.
+# (seeds, and the crashes fuzzing found, fixed since). Linked with
+# libFuzzer (FUZZ_ENGINE=libfuzzer: configured with clang) each then
+# fuzzes RUNS inputs, starting from those; with the standalone driver
+# (gcc) the replay is all.
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
@@ -19,7 +20,7 @@ report() {
 	grep -A30 -E 'ERROR|runtime error|deadly|cannot' "$1" | head -40 | sed 's/^/# /'
 }
 
-for t in sr vmad cm nl conf; do
+for t in sr vmad cm nl conf repl; do
 	bin="$OUT/fuzz_$t"
 	regress=$(find "$top_srcdir/tests/fuzz/regress/$t" -type f 2>/dev/null | sort)
 	n=$((n + 1))
@@ -34,8 +35,10 @@ for t in sr vmad cm nl conf; do
 	[ "$FUZZ_ENGINE" = libfuzzer ] || continue
 	n=$((n + 1))
 	mkdir -p "$OUT/corpus_$t"
+	seeds=
+	[ -d "$top_srcdir/tests/fuzz/regress/$t" ] && seeds="$top_srcdir/tests/fuzz/regress/$t"
 	if "$bin" -runs="$RUNS" -max_len=512 -seed=1 -timeout=10 -print_final_stats=1 \
-		"$OUT/corpus_$t" >"$OUT/fuzz_$t.out" 2>&1; then
+		"$OUT/corpus_$t" ${seeds:+"$seeds"} >"$OUT/fuzz_$t.out" 2>&1; then
 		execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$OUT/fuzz_$t.out")
 		echo "ok $n - fuzz_$t: ${execs:-?} execs, 0 crashes"
 	else

@@ -14,6 +14,15 @@
 #   osm_launch NODE DIR CONF     another OpenSM (pid in OSM_LAUNCHED)
 #   second_sm NODE PRIO          OpenSM with the plugin in $RUN/sm2 (pid SM2)
 #   two_sm_opts                  opensm.conf lines for two SMs under ibsim
+#   repl_sm_opts                 the same plus a shared sm_key: replication on
+#   repl_field FILE KEY          a field of a state file's "replication" object
+#   repl_is FILE KEY=VALUE...    the "replication" object holds these values
+#   repl_synced SFILE MFILE      the standby (state file SFILE) holds all the
+#                                master (MFILE) committed
+#   prober_start NODE IP FILE    resolve IP from NODE every 50 ms (at most) into FILE
+#   prober_stop FILE             stop that prober
+#   prober_window FILE           the failures in FILE: first, last, count, longest run
+#   prober_fails FILE FROM TO    failed attempts that started >= FROM, ended <= TO
 #   host_ns NAME                 a network namespace `ns NAME` with veth v0 up
 #   agent_start NODE [LINE...]   atsd on NODE, config lines appended (state
 #                                file in $RUN unless AGENT_STATE_FILE)
@@ -200,6 +209,93 @@ osm_launch() {
 # opensm.conf and a SIGHUP: both are re-read at a heavy sweep.
 two_sm_opts() {
 	printf 'sweep_on_trap FALSE\nsm_priority 15\nsminfo_polling_timeout 1000\npolling_retry_number 2\n'
+}
+
+# two_sm_opts plus a non-default sm_key shared by both SMs (second_sm copies
+# opensm.conf): the plugins replicate ServiceRecords. two_sm_opts alone
+# keeps the default key, and replication off.
+repl_sm_opts() {
+	two_sm_opts
+	echo 'sm_key 0x00000000000ABCDE'
+}
+
+# The interpreter itself, not a version manager's shim: polled helpers.
+PYTHON3=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
+: "${PYTHON3:=python3}"
+
+# repl_field FILE KEY: the plugin's state file FILE, replication.KEY as
+# JSON prints it (true, 12, master); fails while the file or key is missing.
+repl_field() {
+	"$PYTHON3" -c 'import json, sys
+v = json.load(open(sys.argv[1]))["replication"][sys.argv[2]]
+print(v if isinstance(v, str) else json.dumps(v))' "$1" "$2" 2>/dev/null
+}
+
+# repl_is FILE KEY=VALUE...: every replication.KEY of FILE prints as VALUE
+# (as repl_field prints it). One read: cheap enough to poll.
+repl_is() {
+	"$PYTHON3" -c 'import json, sys
+r = json.load(open(sys.argv[1]))["replication"]
+show = lambda v: v if isinstance(v, str) else json.dumps(v)
+sys.exit(any(show(r[k]) != v for k, v in (a.split("=", 1) for a in sys.argv[2:])))' "$@" 2>/dev/null
+}
+
+# repl_synced SFILE MFILE: the plugin writing SFILE is a standby in sync
+# whose shadow ends at the head of the master writing MFILE.
+repl_synced() {
+	"$PYTHON3" -c 'import json, sys
+s, m = (json.load(open(f))["replication"] for f in sys.argv[1:3])
+sys.exit(not (s["role"] == "standby" and s["in_sync"] is True and m["role"] == "master"
+	      and s["applied"] == m["head"]))' "$1" "$2" 2>/dev/null
+}
+
+# prober_start NODE IP FILE: in the background, resolve IP on NODE straight
+# from the SA (no agent, one 200 ms try), one attempt at a time, each 50 ms
+# after the last one started (or as soon as it ends: an atsctl process
+# takes 40-70 ms under ibsim); one line per attempt, "<ms since the epoch
+# at its end> ok|fail <ms at its start>", until prober_stop FILE.
+prober_start() {
+	local node=$1 ip=$2 file=$3 dir="$3.d"
+	mkdir -p "$dir"
+	rm -f "$file.stop"
+	(
+		cd "$dir" || exit 1
+		while [ ! -e "$file.stop" ]; do
+			t0=$(date +%s%3N)
+			if SIM_HOST=$node LD_PRELOAD=$SIM_PRELOAD "$ATSCTL" -n -t 200 -r 0 \
+				resolve "$ip" >/dev/null 2>&1; then r=ok; else r=fail; fi
+			t1=$(date +%s%3N)
+			echo "$t1 $r $t0" >>"$file"
+			rm -rf "$dir"/sys-* # umad2sim's fake sysfs, one per attempt
+			[ $((t1 - t0)) -lt 50 ] && sleep "$(printf '0.%03d' $((50 - (t1 - t0))))"
+		done
+	) &
+	echo $! >"$file.pid"
+	T_PIDS="$T_PIDS $!"
+}
+
+prober_stop() {
+	touch "$1.stop"
+	wait "$(cat "$1.pid")" 2>/dev/null
+}
+
+# prober_window FILE: "attempts A failures F first T1 last T2 longest N
+# (M ms)", times in ms since the epoch (- without failures); M runs from the
+# last success before the longest run to the first one after it.
+prober_window() {
+	awk '{ n++ }
+	$2 == "fail" { f++; if (!first) first = $1; last = $1; if (!run) from = prev ? prev : $1; run++ }
+	$2 == "ok" { if (run > best) { best = run; ms = $1 - from } run = 0 }
+	{ prev = $1 }
+	END { if (run > best) { best = run; ms = prev - from }
+		printf "attempts %d failures %d first %s last %s longest %d (%d ms)\n",
+			n, f, first ? first : "-", last ? last : "-", best, best ? ms : 0 }' "$1"
+}
+
+# prober_fails FILE FROM TO: how many attempts in FILE failed that started
+# at or after FROM and ended at or before TO (ms since the epoch).
+prober_fails() {
+	awk -v a="$2" -v b="$3" '$2 == "fail" && $3 >= a && $1 <= b { n++ } END { print n + 0 }' "$1"
 }
 
 # A second OpenSM with the plugin on NODE at sm_priority PRIO, working in

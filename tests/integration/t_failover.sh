@@ -2,7 +2,8 @@
 # node takes over, with an empty SA, no multicast groups and a new SM LID.
 # Every agent notices the SM LID change, registers again with the new SM,
 # whose plugin enforces the ATS rules, and joins its IPoIB broadcast group
-# again; stock saquery sees records and membership there.
+# again; stock saquery sees records and membership there. Both SMs keep
+# the default sm_key: ServiceRecord replication (t_repl.sh) is off.
 . "$top_srcdir/tests/integration/harness.sh"
 
 # Two SMs under ibsim (two_sm_opts): the master at 15, the standby at 10.
@@ -41,6 +42,13 @@ check "a second SM with the plugin on host3 goes STANDBY" wait_for "standby" 30 
 
 check_rc "its plugin answers no liveness MAD while STANDBY" 1 "2 sent, 0 received, 100% loss" \
 	atsctl host4 -t 200 ping "$LID3" -c 2 -i 0
+check "with the default sm_key the master's plugin does not replicate" wait_for "WRN 7A40" 5 \
+	grep -q "WRN 7A40" "$RUN/osm.log"
+check "... nor the standby's" wait_for "WRN 7A40" 5 grep -q "WRN 7A40" "$RUN/sm2/osm.log"
+check "... and the master's state file says role off" wait_for "the role" 5 \
+	repl_is "$RUN/osmats-state.json" role=off
+sets() { agent host1 stats | sed -n 's/^sets //p'; }
+SETS0=$(sets)
 
 T0=$(date +%s%N)
 kill -9 "$SM_PID"
@@ -51,6 +59,11 @@ check_out "ports now name host3 as their SM" "SM LID $LID3," atsctl host4 port
 check "every agent registers again with the new SM" wait_for "re-registration" 30 settled
 echo "# records back $(( ($(date +%s%N) - T0) / 1000000 )) ms after the first SM died"
 check "... and joins the new SM's broadcast group" wait_for "join again" 10 member
+more_sets() { [ "$(sets)" -ge $((SETS0 + 2)) ]; }
+check "host1's agent sent its 2 records again" wait_for "the Sets" 10 more_sets
+echo "# host1's agent: sets $SETS0 before the failover, $(sets) after"
+check_absent "the new master installed no shadow" "osmats replication: installed" \
+	cat "$RUN/sm2/osm.log"
 check_out "host1's agent saw the SM change" "^sm_changes [1-9]" agent host1 stats
 check_out "... and names the new SM" "^sm_lid $LID3\$" agent host1 stats
 check_out "... also in --json" "\"sm_changes\": [1-9][0-9]*, .*\"sm_lid\": $LID3}" \

@@ -3,10 +3,14 @@
  * as "status 0xNNNN" and exits 0 on success, 3 on an SA error.
  *   --mask HEX   the component mask instead of the usual one
  *   --smkey N    the SM_Key of the request
- *   --count N    N Sets, the SID counting up from --sid; stops at the
- *                first error and prints "set K" (how many succeeded)
+ *   --count N    N Sets (Deletes), the SID counting up from --sid; stops
+ *                at the first error and prints "set K" ("deleted K")
+ *   --lease S    a finite ServiceLease in seconds (the usual Set mask
+ *                then includes the lease)
  *   --repeat N   send the request N times whatever the answers; prints
- *                "failed K" */
+ *                "failed K"
+ * get: one SubnAdmGet (SID, GID, PKey unless --mask) and the record as
+ * "sid .. gid .. pkey .. lease .. name .. ip .."; exit 1 when none. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -45,6 +49,7 @@ int main(int argc, char **argv)
 		{ "smkey", required_argument, NULL, 'K' },
 		{ "count", required_argument, NULL, 'c' },
 		{ "repeat", required_argument, NULL, 'r' },
+		{ "lease", required_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct sa_client_opts so = { .timeout_ms = 500, .retries = 3 };
@@ -104,6 +109,9 @@ int main(int argc, char **argv)
 		case 'r':
 			repeat = strtoul(optarg, NULL, 0);
 			break;
+		case 'L':
+			r.lease = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
 		default:
 			return 2;
 		}
@@ -119,7 +127,8 @@ int main(int argc, char **argv)
 		memcpy(r.gid, sa_client_port(sa)->gid, 16);
 	if (!strcmp(op, "set")) {
 		if (!have_mask)
-			mask = sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY | SR_F_NAME | SR_F_DATA8);
+			mask = sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY | SR_F_NAME | SR_F_DATA8 |
+					    (r.lease != SR_LEASE_INFINITE ? SR_F_LEASE : 0));
 		for (done = 0; done < repeat; done++)
 			failed += sa_sr_set(sa, &r, mask, NULL) != 0;
 		if (repeat) {
@@ -136,7 +145,29 @@ int main(int argc, char **argv)
 	} else if (!strcmp(op, "delete")) {
 		if (!have_mask)
 			mask = sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY);
-		ret = sa_sr_delete(sa, &r, mask, NULL);
+		do
+			ret = sa_sr_delete(sa, &r, mask, NULL);
+		while (!ret && ++done < count && (r.id++, 1));
+		if (count > 1)
+			printf("deleted %lu\n", done);
+	} else if (!strcmp(op, "get")) {
+		struct sr_record out;
+		char g[64], d[64];
+
+		if (!have_mask)
+			mask = sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY);
+		ret = sa_sr_get(sa, &r, mask, &out);
+		if (!ret)
+			printf("sid 0x%016llx gid %s pkey 0x%04x lease %u name %.*s ip %s\n",
+			       (unsigned long long)out.id, ats_gid_format(out.gid, g, sizeof(g)),
+			       out.pkey, out.lease, (int)strnlen((const char *)out.name, SR_NAME_LEN),
+			       (const char *)out.name, ats_data8_str(out.data8, d, sizeof(d)));
+		if (ret == -ENOENT) {
+			printf("no record\n");
+			sa_client_fini(sa);
+			mport_close(port);
+			return 1;
+		}
 	} else {
 		return 2;
 	}

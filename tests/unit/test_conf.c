@@ -46,6 +46,9 @@ static void test_defaults(void **state)
 	assert_int_equal(c.ntrusted, 0);
 	assert_true(c.pol.enabled[POL_PKEY]);
 	assert_int_equal(c.pol.max_records_per_port, 4096);
+	assert_true(c.replication);
+	assert_int_equal(c.replication_ack_timeout, 0);
+	assert_int_equal(c.replication_log, 65536);
 }
 
 static void test_all_keys(void **state)
@@ -74,7 +77,10 @@ static void test_all_keys(void **state)
 		"trusted_guids 0x0002c90300000001, 0x0002c90300000002\n"
 		"flush_departed no\n"
 		"flush_grace_sweeps 3\n"
-		"state_file /var/run/osmats.json\n", &c, err, sizeof(err)), 0);
+		"state_file /var/run/osmats.json\n"
+		"replication no\n"
+		"replication_ack_timeout 2500\n"
+		"replication_log 0x100\n", &c, err, sizeof(err)), 0);
 	assert_false(c.pol.enabled[POL_SID_BLOCK]);
 	assert_false(c.pol.enabled[POL_NAME]);
 	assert_false(c.pol.enabled[POL_ADDR]);
@@ -95,6 +101,27 @@ static void test_all_keys(void **state)
 	assert_false(c.flush_departed);
 	assert_int_equal(c.flush_grace_sweeps, 3);
 	assert_string_equal(c.state_file, "/var/run/osmats.json");
+	assert_false(c.replication);
+	assert_int_equal(c.replication_ack_timeout, 2500);
+	assert_int_equal(c.replication_log, 256);
+}
+
+/* The replication keys' bounds are in range. */
+static void test_replication_bounds(void **state)
+{
+	struct osmats_conf c;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(load("replication_ack_timeout 600000\nreplication_log 1048576\n",
+			      &c, err, sizeof(err)), 0);
+	assert_int_equal(c.replication_ack_timeout, 600000);
+	assert_int_equal(c.replication_log, 1048576);
+	assert_int_equal(load("replication_ack_timeout 0\nreplication_log 64\nreplication yes\n",
+			      &c, err, sizeof(err)), 0);
+	assert_int_equal(c.replication_ack_timeout, 0);
+	assert_int_equal(c.replication_log, 64);
+	assert_true(c.replication);
 }
 
 static void expect_error(const char *text, const char *msg)
@@ -123,6 +150,15 @@ static void test_errors_name_file_and_line(void **state)
 	expect_error("lease_min\n", ":1: 'lease_min' needs a value");
 	expect_error("lease_min 1\nlease_min 2\n", ":2: 'lease_min' already set on line 1");
 	expect_error("lease_min 100\nlease_max 10\n", "lease_min 100 is above lease_max 10");
+	expect_error("\nreplication sometimes\n", ":2: replication: 'sometimes' is not yes or no");
+	expect_error("replication_ack_timeout 600001\n",
+		     ":1: replication_ack_timeout: '600001' is not a number in 0..600000");
+	expect_error("replication_ack_timeout -1\n", ":1: replication_ack_timeout");
+	expect_error("lease_min 1\nreplication_log 63\n",
+		     ":2: replication_log: '63' is not a number in 64..1048576");
+	expect_error("replication_log 1048577\n",
+		     ":1: replication_log: '1048577' is not a number in 64..1048576");
+	expect_error("replication_log\n", ":1: 'replication_log' needs a value");
 }
 
 static void test_missing_file(void **state)
@@ -162,6 +198,49 @@ static void test_restart_keys(void **state)
 	snprintf(b.state_file, sizeof(b.state_file), "/tmp/x");
 	assert_true(conf_restart_needed(&a, &b, &key));
 	assert_string_equal(key, "state_file");
+	/* The ack timeout is reloadable; replication and its log are not. */
+	b = a;
+	b.replication_ack_timeout = 1000;
+	assert_false(conf_restart_needed(&a, &b, &key));
+	b.replication = 0;
+	assert_true(conf_restart_needed(&a, &b, &key));
+	assert_string_equal(key, "replication");
+	b = a;
+	b.replication_log = 64;
+	assert_true(conf_restart_needed(&a, &b, &key));
+	assert_string_equal(key, "replication_log");
+	b = a;
+	b.liveness = 0;
+	assert_true(conf_restart_needed(&a, &b, &key));
+	assert_string_equal(key, "liveness");
+}
+
+/* A reload keeps what is in force for the restart-only keys, and takes
+ * the rest. */
+static void test_keep_restart_keys(void **state)
+{
+	struct osmats_conf a, b;
+	const char *key = NULL;
+
+	(void)state;
+	conf_default(&a);
+	b = a;
+	snprintf(b.state_file, sizeof(b.state_file), "/tmp/x");
+	b.liveness = 0;
+	b.replication = 0;
+	b.replication_log = 128;
+	b.replication_ack_timeout = 700;
+	b.pol.lease_min = 9;
+	b.indexed_queries = 0;
+	conf_keep_restart_keys(&b, &a);
+	assert_false(conf_restart_needed(&a, &b, &key));
+	assert_string_equal(b.state_file, "");
+	assert_true(b.liveness);
+	assert_true(b.replication);
+	assert_int_equal(b.replication_log, 65536);
+	assert_int_equal(b.replication_ack_timeout, 700);
+	assert_int_equal(b.pol.lease_min, 9);
+	assert_false(b.indexed_queries);
 }
 
 static void test_describe(void **state)
@@ -179,6 +258,10 @@ static void test_describe(void **state)
 	assert_non_null(strstr(buf, "lease_max=4294967295"));
 	assert_non_null(strstr(buf, "trusted_guids=0x0000000000000010"));
 	assert_non_null(strstr(buf, "state_file=(default)"));
+	/* The last keys, so the whole line fits settings.c's buffer. */
+	assert_non_null(strstr(buf, " replication=yes replication_ack_timeout=0 "
+				    "replication_log=65536"));
+	assert_int_equal(buf[strlen(buf) - 1], '6');
 }
 
 int main(void)
@@ -189,7 +272,9 @@ int main(void)
 		cmocka_unit_test_teardown(test_errors_name_file_and_line, teardown),
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_options),
+		cmocka_unit_test_teardown(test_replication_bounds, teardown),
 		cmocka_unit_test(test_restart_keys),
+		cmocka_unit_test(test_keep_restart_keys),
 		cmocka_unit_test(test_describe),
 	};
 

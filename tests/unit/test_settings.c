@@ -150,12 +150,16 @@ static void test_restart_key_kept(void **state)
 	(void)state;
 	write_conf("state_file /tmp/a.json\n");
 	settings_init(&olog, opts);
-	write_conf("state_file /tmp/bb.json\nlease_max 77\n");
+	write_conf("state_file /tmp/bb.json\nlease_max 77\nreplication no\n"
+		   "replication_log 64\nreplication_ack_timeout 900\n");
 	settings_reload();
 	assert_int_equal(logged("ERR 7A22"), 1);
 	settings_get(&c);
 	assert_string_equal(c.state_file, "/tmp/a.json");
+	assert_true(c.replication);
+	assert_int_equal(c.replication_log, 65536);
 	assert_int_equal(c.pol.lease_max, 77);
+	assert_int_equal(c.replication_ack_timeout, 900);
 }
 
 int main(void)

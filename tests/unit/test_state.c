@@ -18,6 +18,7 @@ static void test_write_and_read_back(void **state)
 	struct state_counters cnt = { 0 };
 	struct state_index idx = { 2, 1024, 1, 5, 0, 20000, 3, 9000 };
 	struct state_info info = { "master", "OpenSM 3.3.23", 1700000000 };
+	struct state_repl repl = { "master", 0xab, 9, 0, 1, 2, 0, 0, 0, 0, 7, 1 };
 	struct state_rec recs[2];
 	struct state_summary sum;
 	struct sr_record r;
@@ -51,7 +52,7 @@ static void test_write_and_read_back(void **state)
 	cnt.rejected[POL_OWNER] = 3;
 	cnt.warned[POL_DUP_ADDR] = 1;
 	cnt.flushed = 4;
-	assert_int_equal(state_write(path, &info, &sum, recs, 2, &cnt, &idx), 0);
+	assert_int_equal(state_write(path, &info, &sum, recs, 2, &cnt, &idx, &repl), 0);
 
 	f = fopen(path, "r");
 	assert_non_null(f);
@@ -64,7 +65,12 @@ static void test_write_and_read_back(void **state)
 	assert_non_null(strstr(buf, "\"flushed\": 4"));
 	assert_non_null(strstr(buf, "\"index\": {\"records\": 2, \"bytes\": 1024, \"rebuilds\": 1, "
 				    "\"gets_indexed\": 5, \"gets_fallback\": 0, \"get_avg_ns\": 4000, "
-				    "\"sets\": 3, \"set_avg_ns\": 3000}"));
+				    "\"sets\": 3, \"set_avg_ns\": 3000},\n"
+				    "  \"replication\": {\"role\": \"master\", "
+				    "\"epoch\": \"0x00000000000000ab\", \"head\": 9, \"applied\": 0, "
+				    "\"in_sync\": true, \"standbys_in_sync\": 2, \"lag_ms\": 0, "
+				    "\"snapshots\": 0, \"snapshot_records\": 0, \"snapshot_ms\": 0, "
+				    "\"installed\": 7, \"takeovers\": 1},\n  \"services\": {"));
 	assert_non_null(strstr(buf, "{\"sid\": \"0x10000ce100415453\", \"gid\": \"fe80::10:3\", "
 				    "\"pkey\": \"0xffff\", \"lease\": 4294967295, \"ip\": \"10.0.0.1\", "
 				    "\"port_present\": true, \"missing_sweeps\": 0}"));
@@ -79,7 +85,7 @@ static void test_write_and_read_back(void **state)
 
 	/* Empty database, replacing the previous file. */
 	memset(&sum, 0, sizeof(sum));
-	assert_int_equal(state_write(path, &info, &sum, NULL, 0, &cnt, &idx), 0);
+	assert_int_equal(state_write(path, &info, &sum, NULL, 0, &cnt, &idx, &repl), 0);
 	f = fopen(path, "r");
 	n = fread(buf, 1, sizeof(buf) - 1, f);
 	buf[n] = '\0';
@@ -92,7 +98,7 @@ static void test_write_and_read_back(void **state)
 
 /* The file a plugin would write, with something in every field. */
 static void sample(struct state_summary *sum, struct state_rec *recs,
-		   struct state_counters *cnt, struct state_index *idx)
+		   struct state_counters *cnt, struct state_index *idx, struct state_repl *repl)
 {
 	struct sr_record r;
 	struct ats_ip ip;
@@ -129,6 +135,19 @@ static void sample(struct state_summary *sum, struct state_rec *recs,
 	cnt->clamped = 8;
 	cnt->flushed = 9;
 	*idx = (struct state_index){ 2, 1024, 1, 5, 6, 5 * 4000, 3, 3 * 3000 };
+	*repl = (struct state_repl){ "standby", 0xfedcba9876543210ull, UINT64_MAX, 42, 1, 3,
+				     17, 2, 100000, 250, 99999, 4 };
+}
+
+static void assert_repl_equal(const struct state_repl *a, const struct state_repl *b)
+{
+	assert_string_equal(a->role, b->role);
+	assert_true(a->epoch == b->epoch && a->head == b->head && a->applied == b->applied);
+	assert_int_equal(a->in_sync, b->in_sync);
+	assert_true(a->standbys_in_sync == b->standbys_in_sync && a->lag_ms == b->lag_ms);
+	assert_true(a->snapshots == b->snapshots && a->snapshot_records == b->snapshot_records &&
+		    a->snapshot_ms == b->snapshot_ms);
+	assert_true(a->installed == b->installed && a->takeovers == b->takeovers);
 }
 
 static char *write_sample(char *dir, char *path, size_t len)
@@ -138,11 +157,12 @@ static char *write_sample(char *dir, char *path, size_t len)
 	struct state_rec recs[3];
 	struct state_counters cnt;
 	struct state_index idx;
+	struct state_repl repl;
 
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, len, "%s/state.json", dir);
-	sample(&sum, recs, &cnt, &idx);
-	assert_int_equal(state_write(path, &info, &sum, recs, 3, &cnt, &idx), 0);
+	sample(&sum, recs, &cnt, &idx, &repl);
+	assert_int_equal(state_write(path, &info, &sum, recs, 3, &cnt, &idx, &repl), 0);
 	return path;
 }
 
@@ -153,12 +173,13 @@ static void test_round_trip(void **state)
 	struct state_rec recs[3];
 	struct state_counters cnt;
 	struct state_index idx;
+	struct state_repl repl;
 	struct state_file sf;
 	size_t i;
 
 	(void)state;
 	write_sample(dir, path, sizeof(path));
-	sample(&sum, recs, &cnt, &idx);
+	sample(&sum, recs, &cnt, &idx, &repl);
 	assert_int_equal(state_read(path, &sf, err, sizeof(err)), 0);
 	assert_string_equal(err, "");
 	assert_string_equal(sf.plugin, "osmats " IBATS_VERSION);
@@ -167,6 +188,7 @@ static void test_round_trip(void **state)
 	assert_int_equal(sf.time, -5);
 	assert_memory_equal(&sf.counters, &cnt, sizeof(cnt));
 	assert_memory_equal(&sf.index, &idx, sizeof(idx));
+	assert_repl_equal(&sf.repl, &repl);
 	assert_int_equal(sf.summary.ats, sum.ats);
 	assert_int_equal(sf.summary.other, sum.other);
 	assert_int_equal(sf.summary.scanned, sum.scanned);
@@ -228,6 +250,16 @@ static void test_truncated(void **state)
 	rmdir(dir);
 }
 
+/* text without the line that starts with start, into out. */
+static void drop_line(char *out, const char *text, const char *start)
+{
+	const char *at = strstr(text, start);
+
+	assert_non_null(at);
+	memcpy(out, text, (size_t)(at - text));
+	strcpy(out + (at - text), strchr(at, '\n') + 1);
+}
+
 /* Edits of a good file: each one refused with -EINVAL, naming the line
  * and the member. */
 static void test_hostile(void **state)
@@ -235,7 +267,7 @@ static void test_hostile(void **state)
 	static const struct {
 		const char *from, *to, *why;
 	} edits[] = {
-		{ "\"version\": 2", "\"version\": 3", "\"version\": 3, not 2" },
+		{ "\"version\": 3", "\"version\": 2", "\"version\": 2, not 3" },
 		{ "\"plugin\": \"osmats", "\"plugin\": \"other", "\"plugin\": not osmats" },
 		{ "\"accepted\": 18446744073709551615", "\"accepted\": 18446744073709551616",
 		  "\"accepted\": not a number" },
@@ -255,6 +287,37 @@ static void test_hostile(void **state)
 		  "\"sm_state\": longer than 31 bytes" },
 		{ "\n}\n", "\n}\n{}\n", "data after the document" },
 		{ "\"partitions\": [", "\"partitions\": {", "expected '[' partitions" },
+		/* The replication object, member by member. */
+		{ "\"replication\": {", "\"replication\": [", "expected '{' replication" },
+		{ "\"role\": \"standby\"", "\"role\": \"slave\"",
+		  "\"role\": not off, master or standby" },
+		{ "\"role\": \"standby\"", "\"role\": \"Standby\"",
+		  "\"role\": not off, master or standby" },
+		{ "\"role\": \"standby\"", "\"role\": \"standby-standby!\"",
+		  "\"role\": longer than 15 bytes" },
+		{ "\"role\": \"standby\"", "\"role\": 1", "\"role\": not a string" },
+		{ "\"epoch\": \"0xfedcba9876543210\"", "\"epoch\": \"0xFEDCBA9876543210\"",
+		  "\"epoch\": not 0x and 16 hex digits" },
+		{ "\"epoch\": \"0xfedcba9876543210\"", "\"epoch\": \"0xfedcba987654321\"",
+		  "\"epoch\": not 0x and 16 hex digits" },
+		{ "\"epoch\": \"0xfedcba9876543210\"", "\"epoch\": \"fedcba9876543210\"",
+		  "\"epoch\": not 0x and 16 hex digits" },
+		{ "\"epoch\": \"0xfedcba9876543210\"", "\"epoch\": \"0xfedcba987654321g\"",
+		  "\"epoch\": not 0x and 16 hex digits" },
+		{ "\"epoch\": \"0xfedcba9876543210\"", "\"epoch\": 18364758544493064720",
+		  "\"epoch\": not a string" },
+		{ "\"head\": 18446744073709551615", "\"head\": \"18446744073709551615\"",
+		  "\"head\": not a number" },
+		{ "\"applied\": 42", "\"applied\": -42", "\"applied\": not a number" },
+		{ "\"in_sync\": true", "\"in_sync\": 1", "\"in_sync\": not true or false" },
+		{ "\"in_sync\": true", "\"in_sync\": \"true\"", "\"in_sync\": not true or false" },
+		{ "\"snapshot_ms\": 250", "\"snapshot_ms\": 2.5", "expected ',' installed" },
+		{ "\"lag_ms\": 17, ", "", "expected \"lag_ms\"" },
+		{ "\"role\": \"standby\", ", "", "expected \"role\"" },
+		{ "\"takeovers\": 4", "\"takeovers\": 4, \"extra\": 0",
+		  "expected '}' after \"takeovers\"" },
+		{ "\"snapshots\": 2, \"snapshot_records\": 100000",
+		  "\"snapshot_records\": 100000, \"snapshots\": 2", "expected \"snapshots\"" },
 	};
 	char dir[] = "/tmp/osmats-state-XXXXXX", path[128], err[200], *bad;
 	struct state_file sf;
@@ -282,6 +345,12 @@ static void test_hostile(void **state)
 			fail_msg("edit %zu: '%s' does not say '%s'", i, err, edits[i].why);
 		assert_non_null(strstr(err, "line "));
 	}
+	/* A file of this version without the replication object. */
+	drop_line(bad, text, "  \"replication\": {");
+	put(path, bad, strlen(bad));
+	assert_int_equal(state_read(path, &sf, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "expected \"replication\""));
+	assert_null(sf.recs);
 	/* A NUL byte, and a file that is no state file at all. */
 	memcpy(bad, text, len);
 	bad[10] = '\0';
@@ -292,7 +361,7 @@ static void test_hostile(void **state)
 	assert_int_equal(state_read(path, &sf, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "line 1: expected \"version\"");
 	/* The line counts. */
-	put(path, "{\n\n  \"version\": 2,\n  \"plugin\": 7", 32);
+	put(path, "{\n\n  \"version\": 3,\n  \"plugin\": 7", 32);
 	assert_int_equal(state_read(path, &sf, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "line 4: \"plugin\": not a string");
 	unlink(path);
@@ -308,10 +377,37 @@ static void test_unwritable(void **state)
 	struct state_index idx = { 0 };
 	struct state_info info = { "master", "OpenSM 3.3.23", 0 };
 	struct state_summary sum = { 0 };
+	struct state_repl repl = { "off", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
 
 	(void)state;
-	assert_int_equal(state_write("/nonexistent/dir/state.json", &info, &sum, NULL, 0, &cnt, &idx),
-			 -ENOENT);
+	assert_int_equal(state_write("/nonexistent/dir/state.json", &info, &sum, NULL, 0, &cnt,
+				     &idx, &repl), -ENOENT);
+}
+
+/* A role its reader would refuse is not written at all. */
+static void test_unknown_role(void **state)
+{
+	static const char *const roles[] = { "", "slave", "Master", "off " };
+	char dir[] = "/tmp/osmats-state-XXXXXX", path[128], tmp[140];
+	struct state_counters cnt = { 0 };
+	struct state_index idx = { 0 };
+	struct state_info info = { "master", "OpenSM 3.3.23", 0 };
+	struct state_summary sum = { 0 };
+	struct state_repl repl = { 0 };
+	size_t i;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/state.json", dir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	for (i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
+		snprintf(repl.role, sizeof(repl.role), "%s", roles[i]);
+		assert_int_equal(state_write(path, &info, &sum, NULL, 0, &cnt, &idx, &repl),
+				 -EINVAL);
+		assert_int_equal(access(path, F_OK), -1);
+		assert_int_equal(access(tmp, F_OK), -1);
+	}
+	rmdir(dir);
 }
 
 int main(void)
@@ -319,6 +415,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_write_and_read_back),
 		cmocka_unit_test(test_unwritable),
+		cmocka_unit_test(test_unknown_role),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_hostile),

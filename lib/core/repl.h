@@ -1,0 +1,75 @@
+/* SM-to-SM replication of the SA's ServiceRecords (doc/design.md,
+ * "Standby SMs"): the plugin on a standby SM pulls the master's changes,
+ * one per MAD, over a vendor range-2 class of the OpenIB OUI (IBTA Vol 1
+ * 13.4.2, Table 149: class data from byte 40, 216 bytes). The standby
+ * asks (Get) and the master only answers (GetResp), so nothing is ever
+ * sent to an SM that did not ask. */
+#ifndef IBATS_REPL_H
+#define IBATS_REPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sr.h"
+
+#define REPL_CLASS 0x35
+#define REPL_CLASS_VERSION 1
+#define REPL_ATTR 0xFF10
+
+/* Byte offsets in the MAD. The attribute modifier (byte 20) holds the
+ * pull's flags and the answer's kind. */
+enum {
+	REPL_OFF_MOD = 20,
+	REPL_OFF_EPOCH = 40,     /* the master's epoch (pull: the one held) */
+	REPL_OFF_NEXT = 48,      /* pull: next sequence wanted; in a snapshot,
+				  * the snapshot's sequence */
+	REPL_OFF_HEAD = 48,      /* answer: the master's newest sequence */
+	REPL_OFF_SEQ = 56,       /* answer: this change's (snapshot: its seq) */
+	REPL_OFF_SMKEY = 64,     /* both: the SM_Key the SMs share */
+	REPL_OFF_LEASE = 72,     /* answer: lease seconds left, ~0 infinite */
+	REPL_OFF_POS = 76,       /* snapshot position (pull and answer) */
+	REPL_OFF_RECORD = 80,    /* the ServiceRecord, 176 bytes */
+	REPL_OFF_ACK_MS = 80,    /* answers without a record: the master's
+				  * ack timeout in ms */
+};
+_Static_assert(REPL_OFF_RECORD + SR_SIZE == 256, "one record fills one MAD");
+
+#define REPL_FLAG_SNAPSHOT 0x01  /* pull: the snapshot record at pos */
+#define REPL_FLAG_LEAVING 0x02   /* pull: this standby stops; no answer */
+
+enum repl_kind {
+	REPL_NONE = 0,          /* up to date: nothing after next - 1 */
+	REPL_SET = 1,           /* the record of seq is now this */
+	REPL_DELETE = 2,        /* the record of this RID is gone */
+	REPL_SNAP_RECORD = 3,   /* snapshot record number pos */
+	REPL_SNAP_END = 4,      /* pos records, whole as of seq */
+	REPL_SNAP_NEEDED = 5,   /* other epoch, or behind the master's log */
+	REPL_KINDS
+};
+
+struct repl_pull {
+	uint64_t epoch, next, sm_key;
+	uint32_t pos;
+	uint8_t flags;
+};
+
+struct repl_answer {
+	uint64_t epoch, head, seq, sm_key;
+	enum repl_kind kind;
+	uint32_t lease_left;
+	uint32_t pos;
+	uint32_t ack_ms;          /* kinds without a record */
+	uint8_t rec[SR_SIZE];     /* kinds with one, byte for byte */
+};
+
+int repl_kind_has_record(enum repl_kind k);
+
+/* A whole MAD (256 bytes) with the given TID. */
+void repl_pull_encode(uint8_t *mad, uint64_t tid, const struct repl_pull *p);
+void repl_answer_encode(uint8_t *mad, uint64_t tid, const struct repl_answer *a);
+/* -EMSGSIZE short, -EPROTO another class, version, attribute, OUI or
+ * method, or an unknown kind. */
+int repl_pull_decode(const uint8_t *mad, size_t len, struct repl_pull *p);
+int repl_answer_decode(const uint8_t *mad, size_t len, struct repl_answer *a);
+
+#endif

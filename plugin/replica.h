@@ -1,0 +1,43 @@
+/* SM-to-SM replication of the SA's ServiceRecords (doc/design.md,
+ * "Standby SMs"). On the master: every change of the list is logged
+ * (rlog.c) and a client's Set or Delete is answered only once every
+ * in-sync standby has it. On a standby: the responder thread pulls the
+ * master's log into a shadow (shadow.c), and the first sweep after this
+ * SM leaves STANDBY installs the shadow into OpenSM's list, when the
+ * standby can prove it holds everything the master committed. */
+#ifndef IBATS_REPLICA_H
+#define IBATS_REPLICA_H
+
+#include <stdint.h>
+
+#include "conf.h"
+#include "responder.h"
+#include "state.h"
+
+/* From create(): on when the configuration asks for it and OpenSM's
+ * sm_key is one a host cannot guess (WRN 7A40 otherwise). changed() is
+ * told whenever the figures of replica_state() moved (any thread, never
+ * with a lock of ours held). -ENOMEM. */
+int replica_init(const struct osmats_conf *c, void (*changed)(void));
+void replica_fini(void);
+/* The responder's extra class (served, answered only while on). */
+const struct responder_ext *replica_ext(void);
+
+/* Exclusive lock held, the list just changed: the change's sequence
+ * number, 0 while not replicating. */
+uint64_t replica_log_set(const uint8_t *rec);
+uint64_t replica_log_delete(const uint8_t *rec);
+/* Lock released: hand change seq to standbys waiting for it; with wait,
+ * also wait until every in-sync standby has it (a client's answer).
+ * -ESHUTDOWN when this SM is no master any more: leave the request
+ * unanswered, the client asks the new master. */
+int replica_commit(uint64_t seq, int wait);
+
+/* At HEAVY_SWEEP_START, no lock held: a sweep that may make this SM
+ * master installs the shadow (when it is a standby's, and whole) and
+ * starts a new epoch. */
+void replica_sweep_start(void);
+
+void replica_state(struct state_repl *out);
+
+#endif

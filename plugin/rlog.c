@@ -1,0 +1,317 @@
+/* The master's replication log and its standbys (see rlog.h). */
+#include "rlog.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mono.h"
+
+struct peer {
+	uint64_t guid;          /* 0: free slot */
+	uint64_t acked;         /* it holds every change up to this */
+	int64_t last_pull_ms;
+	int in_sync;
+	int holding;
+	struct rlog_held held;
+	int64_t held_at_ms;
+};
+
+struct rlog {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;      /* on CLOCK_MONOTONIC: an ack came */
+	struct rlog_entry *ring;
+	size_t cap;
+	uint64_t epoch, head;   /* head: newest seq, 0 = none yet */
+	struct peer peers[RLOG_MAX_PEERS];
+	uint64_t dropped;
+};
+
+int rlog_init(struct rlog **out, size_t capacity)
+{
+	struct rlog *l = calloc(1, sizeof(*l));
+	pthread_condattr_t ca;
+
+	if (!l)
+		return -ENOMEM;
+	l->ring = calloc(capacity, sizeof(*l->ring));
+	if (!l->ring) {
+		free(l);
+		return -ENOMEM;
+	}
+	l->cap = capacity;
+	pthread_mutex_init(&l->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&l->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	*out = l;
+	return 0;
+}
+
+void rlog_fini(struct rlog *l)
+{
+	if (!l)
+		return;
+	pthread_cond_destroy(&l->cv);
+	pthread_mutex_destroy(&l->mu);
+	free(l->ring);
+	free(l);
+}
+
+void rlog_reset(struct rlog *l, uint64_t epoch)
+{
+	pthread_mutex_lock(&l->mu);
+	l->epoch = epoch;
+	l->head = 0;
+	memset(l->peers, 0, sizeof(l->peers));
+	/* Waiters finish: nobody is in sync with the new epoch. */
+	pthread_cond_broadcast(&l->cv);
+	pthread_mutex_unlock(&l->mu);
+}
+
+uint64_t rlog_epoch(struct rlog *l)
+{
+	uint64_t e;
+
+	pthread_mutex_lock(&l->mu);
+	e = l->epoch;
+	pthread_mutex_unlock(&l->mu);
+	return e;
+}
+
+uint64_t rlog_head(struct rlog *l)
+{
+	uint64_t h;
+
+	pthread_mutex_lock(&l->mu);
+	h = l->head;
+	pthread_mutex_unlock(&l->mu);
+	return h;
+}
+
+uint64_t rlog_append(struct rlog *l, enum repl_kind kind, const uint8_t *rec,
+		     int64_t lease_end_ms)
+{
+	struct rlog_entry *e;
+	uint64_t seq;
+
+	pthread_mutex_lock(&l->mu);
+	seq = ++l->head;
+	e = &l->ring[seq % l->cap];
+	e->seq = seq;
+	e->kind = kind;
+	memcpy(e->rec, rec, SR_SIZE);
+	e->lease_end_ms = lease_end_ms;
+	pthread_mutex_unlock(&l->mu);
+	return seq;
+}
+
+/* Under mu. */
+static int get_locked(struct rlog *l, uint64_t seq, struct rlog_entry *out)
+{
+	const struct rlog_entry *e;
+
+	if (!seq || seq > l->head || l->head - seq >= l->cap)
+		return -ENOENT;
+	e = &l->ring[seq % l->cap];
+	*out = *e;
+	return 0;
+}
+
+int rlog_get(struct rlog *l, uint64_t seq, struct rlog_entry *out)
+{
+	int ret;
+
+	pthread_mutex_lock(&l->mu);
+	ret = get_locked(l, seq, out);
+	pthread_mutex_unlock(&l->mu);
+	return ret;
+}
+
+/* Under mu: the standby's slot, a new one when first seen, or NULL. */
+static struct peer *peer_of(struct rlog *l, uint64_t guid, int create)
+{
+	struct peer *free_slot = NULL;
+	size_t i;
+
+	for (i = 0; i < RLOG_MAX_PEERS; i++) {
+		if (l->peers[i].guid == guid)
+			return &l->peers[i];
+		if (!l->peers[i].guid && !free_slot)
+			free_slot = &l->peers[i];
+	}
+	if (!create || !free_slot)
+		return NULL;
+	memset(free_slot, 0, sizeof(*free_slot));
+	free_slot->guid = guid;
+	return free_slot;
+}
+
+enum rlog_verdict rlog_pull(struct rlog *l, uint64_t guid, uint64_t epoch, uint64_t next,
+			    const struct rlog_held *held, int64_t now_ms,
+			    struct rlog_entry *out, int *in_sync)
+{
+	enum rlog_verdict v;
+	struct peer *p;
+	int was;
+
+	pthread_mutex_lock(&l->mu);
+	*in_sync = 0;
+	p = peer_of(l, guid, 1);
+	if (!p) {
+		pthread_mutex_unlock(&l->mu);
+		return RLOG_FULL;
+	}
+	p->last_pull_ms = now_ms;
+	was = p->in_sync;
+	/* A pull from an earlier epoch, or for a change that left the log or
+	 * never was: it must start over from a snapshot. */
+	if (epoch != l->epoch || !next || next > l->head + 1 ||
+	    (next <= l->head && l->head - next >= l->cap)) {
+		p->in_sync = 0;
+		p->holding = 0;
+		v = RLOG_SNAP_NEEDED;
+		goto out;
+	}
+	if (next - 1 < p->acked) {
+		/* It went back: what it acked is not all in its copy. */
+		p->in_sync = 0;
+		p->acked = next - 1;
+	} else if (next - 1 > p->acked) {
+		p->acked = next - 1;
+	}
+	if (next == l->head + 1) {
+		/* It holds everything: from now on changes wait for it. */
+		p->in_sync = 1;
+		p->held = *held;
+		p->held.guid = guid;
+		p->held.next = next;
+		p->holding = 1;
+		p->held_at_ms = now_ms;
+		v = RLOG_HOLD;
+	} else {
+		/* Its earlier held pull, if any, is one it gave up on. */
+		p->holding = 0;
+		get_locked(l, next, out);
+		v = RLOG_ANSWER;
+	}
+	pthread_cond_broadcast(&l->cv);
+out:
+	*in_sync = p->in_sync ? (was ? 1 : 2) : 0;
+	pthread_mutex_unlock(&l->mu);
+	return v;
+}
+
+void rlog_leave(struct rlog *l, uint64_t guid)
+{
+	struct peer *p;
+
+	pthread_mutex_lock(&l->mu);
+	p = peer_of(l, guid, 0);
+	if (p)
+		memset(p, 0, sizeof(*p));
+	pthread_cond_broadcast(&l->cv);
+	pthread_mutex_unlock(&l->mu);
+}
+
+size_t rlog_take_held(struct rlog *l, uint64_t seq, struct rlog_held *out, size_t max)
+{
+	size_t i, n = 0;
+
+	pthread_mutex_lock(&l->mu);
+	for (i = 0; i < RLOG_MAX_PEERS && n < max; i++) {
+		struct peer *p = &l->peers[i];
+
+		if (p->guid && p->holding && p->held.next <= seq) {
+			out[n++] = p->held;
+			p->holding = 0;
+		}
+	}
+	pthread_mutex_unlock(&l->mu);
+	return n;
+}
+
+size_t rlog_take_stale(struct rlog *l, int64_t now_ms, unsigned hold_ms,
+		       struct rlog_held *out, size_t max)
+{
+	size_t i, n = 0;
+
+	pthread_mutex_lock(&l->mu);
+	for (i = 0; i < RLOG_MAX_PEERS && n < max; i++) {
+		struct peer *p = &l->peers[i];
+
+		if (p->guid && p->holding && now_ms - p->held_at_ms >= (int64_t)hold_ms) {
+			out[n++] = p->held;
+			p->holding = 0;
+		}
+	}
+	pthread_mutex_unlock(&l->mu);
+	return n;
+}
+
+size_t rlog_wait(struct rlog *l, uint64_t seq, unsigned ack_ms,
+		 uint64_t *dropped, size_t *ndropped)
+{
+	size_t acked;
+
+	*ndropped = 0;
+	pthread_mutex_lock(&l->mu);
+	for (;;) {
+		int64_t now = mono_ms(), wake = 0;
+		int waiting = 0;
+		size_t i;
+
+		acked = 0;
+		for (i = 0; i < RLOG_MAX_PEERS; i++) {
+			struct peer *p = &l->peers[i];
+			int64_t deadline = p->last_pull_ms + (int64_t)ack_ms;
+
+			if (!p->guid || !p->in_sync)
+				continue;
+			if (p->acked >= seq) {
+				acked++;
+				continue;
+			}
+			if (now >= deadline) {
+				/* Silent too long: this change, and every later
+				 * one, is committed without it. */
+				p->in_sync = 0;
+				p->holding = 0;
+				l->dropped++;
+				if (*ndropped < RLOG_MAX_PEERS)
+					dropped[(*ndropped)++] = p->guid;
+				continue;
+			}
+			if (!waiting || deadline < wake)
+				wake = deadline;
+			waiting = 1;
+		}
+		if (!waiting || seq > l->head)
+			break;
+		{
+			struct timespec ts = { .tv_sec = (time_t)(wake / 1000),
+					       .tv_nsec = (long)(wake % 1000) * 1000000 };
+
+			pthread_cond_timedwait(&l->cv, &l->mu, &ts);
+		}
+	}
+	pthread_mutex_unlock(&l->mu);
+	return acked;
+}
+
+void rlog_stats(struct rlog *l, struct rlog_stats *out)
+{
+	size_t i;
+
+	pthread_mutex_lock(&l->mu);
+	out->epoch = l->epoch;
+	out->head = l->head;
+	out->in_sync = 0;
+	for (i = 0; i < RLOG_MAX_PEERS; i++)
+		out->in_sync += l->peers[i].guid && l->peers[i].in_sync;
+	out->dropped = l->dropped;
+	pthread_mutex_unlock(&l->mu);
+}

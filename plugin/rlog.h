@@ -1,0 +1,89 @@
+/* The master's side of replication (see repl.h): the numbered log of
+ * ServiceRecord changes in one epoch, and the standby SMs pulling it.
+ * A standby is "in sync" once it asked for the change after the newest;
+ * from then on every change waits for it to ask past that change (its
+ * ack) until it stays silent for ack_ms, when it is dropped. Its own
+ * mutex; never held while taking osm->lock. */
+#ifndef IBATS_RLOG_H
+#define IBATS_RLOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mport.h"
+#include "repl.h"
+#include "sr.h"
+
+#define RLOG_MAX_PEERS 8
+
+struct rlog;
+
+struct rlog_entry {
+	uint64_t seq;
+	enum repl_kind kind;     /* REPL_SET or REPL_DELETE */
+	uint8_t rec[SR_SIZE];
+	int64_t lease_end_ms;    /* monotonic; 0 = infinite */
+};
+
+/* A pull the master holds until a change comes or hold_ms passes. */
+struct rlog_held {
+	struct mport_held from;
+	uint64_t tid;
+	uint64_t next;
+	uint64_t guid;
+};
+
+int rlog_init(struct rlog **out, size_t capacity);
+void rlog_fini(struct rlog *l);
+
+/* A new epoch: the log empties and every standby must snapshot. */
+void rlog_reset(struct rlog *l, uint64_t epoch);
+uint64_t rlog_epoch(struct rlog *l);
+uint64_t rlog_head(struct rlog *l);
+
+/* Log a change (the caller holds osm->lock exclusively, so the order is
+ * the list's); its sequence number. */
+uint64_t rlog_append(struct rlog *l, enum repl_kind kind, const uint8_t *rec,
+		     int64_t lease_end_ms);
+
+enum rlog_verdict {
+	RLOG_ANSWER,       /* *out is the change asked for */
+	RLOG_HOLD,         /* up to date: held (or answer NONE when hold fails) */
+	RLOG_SNAP_NEEDED,  /* another epoch, or the change left the log */
+	RLOG_FULL,         /* no room for another standby */
+};
+
+/* A stream pull from the standby guid (epoch, next) at now_ms. It acks
+ * next - 1 and refreshes the standby's silence timer; one for a change
+ * it acked before (it went back) makes it not in sync, its acks void.
+ * *in_sync says whether the master now waits for this standby: 0 no,
+ * 1 yes, 2 yes since this pull. A held pull replaces the standby's
+ * previous one. */
+enum rlog_verdict rlog_pull(struct rlog *l, uint64_t guid, uint64_t epoch, uint64_t next,
+			    const struct rlog_held *held, int64_t now_ms,
+			    struct rlog_entry *out, int *in_sync);
+/* The standby said it stops (or was found gone): no more waits for it. */
+void rlog_leave(struct rlog *l, uint64_t guid);
+
+/* Held pulls to answer now: those asking for seq or before, and those
+ * held longer than hold_ms (answered NONE). Up to max into out. */
+size_t rlog_take_held(struct rlog *l, uint64_t seq, struct rlog_held *out, size_t max);
+size_t rlog_take_stale(struct rlog *l, int64_t now_ms, unsigned hold_ms,
+		       struct rlog_held *out, size_t max);
+/* The change seq, when still in the log: 0, else -ENOENT. */
+int rlog_get(struct rlog *l, uint64_t seq, struct rlog_entry *out);
+
+/* Wait until every in-sync standby acked seq; one silent for ack_ms is
+ * dropped (its GUID in dropped[], up to RLOG_MAX_PEERS; the count in
+ * *ndropped). Returns the number of standbys that acked. */
+size_t rlog_wait(struct rlog *l, uint64_t seq, unsigned ack_ms,
+		 uint64_t *dropped, size_t *ndropped);
+
+struct rlog_stats {
+	uint64_t epoch, head;
+	uint64_t in_sync;      /* standbys waited for */
+	uint64_t dropped;      /* standbys dropped for silence, ever */
+};
+void rlog_stats(struct rlog *l, struct rlog_stats *out);
+
+#endif

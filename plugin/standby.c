@@ -1,0 +1,468 @@
+/* The standby's side of replication (see standby.h): the pulls, the
+ * copy, and its installation when this SM takes over. Runs on the
+ * responder thread but for the takeover (OpenSM's state manager). */
+#include "standby.h"
+
+#include "glue.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mad.h"
+#include "mono.h"
+#include "ratelim.h"
+#include "refusal.h"
+#include "repl.h"
+#include "shadow.h"
+#include "wire.h"
+
+/* A master holds an up-to-date standby's pull up to REPL_HOLD_MS; wait
+ * a little longer. */
+#define PULL_TIMEOUT_MS (REPL_HOLD_MS + 800)
+/* After a failed pull, serve a while before the next. */
+#define RETRY_MS 500
+/* Snapshot records asked for at once: each answer is a round trip of its
+ * own through the master's responder, so a window hides the latency. */
+#define SNAP_WINDOW 32
+
+static struct {
+	uint64_t sm_key;
+	void (*changed)(void);
+	struct mport *port;       /* the responder's */
+	int agent;
+	int64_t retry_at_ms;
+	pthread_mutex_t mu;       /* the rest */
+	struct shadow *shadow;    /* the master's records as of applied */
+	struct shadow *building;  /* a snapshot coming in */
+	uint64_t master_guid;
+	uint16_t master_lid;
+	uint64_t epoch, applied;  /* epoch 0: no shadow */
+	uint64_t master_head;     /* the master's newest, as last heard */
+	int snapshotting;
+	uint64_t snap_seq_in;     /* the snapshot's sequence, 0 before known */
+	uint32_t snap_pos;
+	int64_t snap_t0;
+	int in_sync;              /* the master waits for this standby */
+	int64_t answered_ms;      /* when the last answered pull was sent */
+	unsigned master_ack_ms;
+	int was_standby;
+	uint64_t generation;      /* bumped at each takeover */
+	uint64_t snapshots, snapshot_records, snapshot_ms;
+	uint64_t installed, takeovers;
+} R = { .mu = PTHREAD_MUTEX_INITIALIZER };
+
+int standby_init(uint64_t sm_key, void (*changed)(void))
+{
+	R.sm_key = sm_key;
+	R.changed = changed;
+	R.snapshotting = 1;
+	if (shadow_init(&R.shadow) || shadow_init(&R.building)) {
+		standby_fini();
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void standby_fini(void)
+{
+	shadow_fini(R.shadow);
+	shadow_fini(R.building);
+	R.shadow = R.building = NULL;
+}
+
+void standby_attach(struct mport *port, int agent)
+{
+	R.port = port;
+	R.agent = agent;
+}
+
+static void refused(uint16_t lid, const char *why)
+{
+	if (refusal_allowed(REFUSAL_LID | lid, RL_KINDS - 1))
+		OSM_LOG(glue_log(), OSM_LOG_INFO,
+			"WRN 7A43: replication answer from LID %u dropped: %s\n", lid, why);
+}
+
+/* Under mu: forget the shadow's continuity; the next pull snapshots. */
+static void restart_locked(void)
+{
+	R.epoch = 0;
+	R.applied = 0;
+	R.in_sync = 0;
+	R.snapshotting = 1;
+	R.snap_seq_in = 0;
+	R.snap_pos = 0;
+	shadow_clear(R.building);
+}
+
+/* Under mu: the master's answer to the pull sent at sent_ms. */
+static void apply_locked(const struct repl_answer *a, int64_t sent_ms)
+{
+	int64_t now = mono_ms();
+
+	R.master_ack_ms = a->ack_ms ? a->ack_ms : R.master_ack_ms;
+	R.master_head = a->head;
+	switch (a->kind) {
+	case REPL_NONE:
+		if (R.snapshotting || a->epoch != R.epoch || a->seq != R.applied) {
+			restart_locked();
+			return;
+		}
+		break;
+	case REPL_SET:
+	case REPL_DELETE:
+		if (R.snapshotting || a->epoch != R.epoch || a->seq != R.applied + 1) {
+			restart_locked();
+			return;
+		}
+		if (a->kind == REPL_SET
+		    ? shadow_set(R.shadow, a->rec, shadow_lease_end(a->lease_left, now))
+		    : (shadow_delete(R.shadow, a->rec), 0)) {
+			restart_locked();
+			return;
+		}
+		R.applied = a->seq;
+		break;
+	case REPL_SNAP_NEEDED:
+		restart_locked();
+		R.snap_t0 = now;
+		return;
+	case REPL_SNAP_RECORD:
+		if (!R.snapshotting || a->pos != R.snap_pos ||
+		    (R.snap_pos && a->seq != R.snap_seq_in) ||
+		    shadow_set(R.building, a->rec, shadow_lease_end(a->lease_left, now))) {
+			restart_locked();
+			return;
+		}
+		if (!R.snap_pos)
+			R.snap_t0 = now;
+		R.snap_seq_in = a->seq;
+		R.snap_pos++;
+		return;
+	case REPL_SNAP_END:
+		if (!R.snapshotting || a->pos != R.snap_pos ||
+		    (R.snap_pos && a->seq != R.snap_seq_in)) {
+			restart_locked();
+			return;
+		}
+		if (!R.snap_pos)
+			R.snap_t0 = now; /* an empty list: no record started it */
+		shadow_move(R.shadow, R.building);
+		R.epoch = a->epoch;
+		R.applied = a->seq;
+		R.snapshotting = 0;
+		R.snapshots++;
+		R.snapshot_records = R.snap_pos;
+		R.snapshot_ms = (uint64_t)(now - R.snap_t0);
+		OSM_LOG(glue_log(), OSM_LOG_INFO,
+			"osmats replication: snapshot of %u ServiceRecords from master LID %u in "
+			"%" PRIu64 " ms (epoch 0x%016" PRIx64 ", seq %" PRIu64 ")\n",
+			R.snap_pos, R.master_lid, R.snapshot_ms, R.epoch, R.applied);
+		return;
+	default:
+		return;
+	}
+	if (a->pos && !R.in_sync)
+		OSM_LOG(glue_log(), OSM_LOG_INFO,
+			"osmats replication: in sync with master LID %u at seq %" PRIu64 "\n",
+			R.master_lid, R.applied);
+	R.in_sync = (int)(a->pos & 1);
+	R.answered_ms = sent_ms;
+}
+
+struct window {
+	uint32_t tid0;
+	uint16_t lid;
+	struct repl_answer ans[SNAP_WINDOW];
+	int got[SNAP_WINDOW];
+};
+
+static int window_match(const uint8_t *mad, size_t len, void *ctx)
+{
+	const struct window *w = ctx;
+	uint32_t i = (uint32_t)wire_get64(mad + MAD_OFF_TID) - w->tid0;
+
+	return len >= MAD_HDR_SIZE && mad[1] == REPL_CLASS &&
+	       mad[MAD_OFF_METHOD] == (MAD_METHOD_GET | MAD_METHOD_RESP_BIT) &&
+	       i < SNAP_WINDOW;
+}
+
+/* Snapshot records pos .. pos + SNAP_WINDOW - 1 of snapshot seq at
+ * once; applied in order up to the first missing one. Nonzero when any
+ * came. */
+static int pull_window(const struct mport_dest *d, uint64_t seq, uint32_t pos,
+		       uint64_t gen)
+{
+	struct repl_pull p = { .sm_key = R.sm_key, .flags = REPL_FLAG_SNAPSHOT, .next = seq };
+	struct window *w = calloc(1, sizeof(*w));
+	int64_t sent = mono_ms(), deadline = sent + PULL_TIMEOUT_MS, now;
+	uint8_t req[MAD_SIZE], *resp;
+	size_t len, i, got = 0;
+
+	if (!w)
+		return 0;
+	w->tid0 = mport_new_tids(R.port, SNAP_WINDOW);
+	w->lid = d->lid;
+	for (i = 0; i < SNAP_WINDOW; i++) {
+		p.pos = pos + (uint32_t)i;
+		repl_pull_encode(req, w->tid0 + i, &p);
+		/* With a timeout: the kernel drops a response to a request
+		 * sent without one (mport_send_req). */
+		mport_send_req(R.port, R.agent, d, req, sizeof(req), PULL_TIMEOUT_MS);
+	}
+	while (got < SNAP_WINDOW && (now = mono_ms()) < deadline &&
+	       !mport_wait(R.port, (int)(deadline - now), window_match, w, &resp, &len)) {
+		struct repl_answer a;
+
+		i = (uint32_t)wire_get64(resp + MAD_OFF_TID) - w->tid0;
+		if (mport_last_slid(R.port) == d->lid && !repl_answer_decode(resp, len, &a) &&
+		    a.sm_key == R.sm_key && !w->got[i]) {
+			w->ans[i] = a;
+			w->got[i] = 1;
+			got++;
+			/* Past the end the master answers "start over". */
+			if (a.kind == REPL_SNAP_END)
+				got = SNAP_WINDOW;
+		}
+		free(resp);
+	}
+	pthread_mutex_lock(&R.mu);
+	for (i = 0; i < SNAP_WINDOW && w->got[i] && gen == R.generation &&
+		    glue_sm_state() == IB_SMINFO_STATE_STANDBY && R.snapshotting; i++)
+		apply_locked(&w->ans[i], sent);
+	pthread_mutex_unlock(&R.mu);
+	got = w->got[0];
+	free(w);
+	if (got)
+		R.changed();
+	return (int)got;
+}
+
+/* One pull; nonzero when it got an answer. */
+static int pull(void)
+{
+	struct mport_rpc_opts o = { .timeout_ms = PULL_TIMEOUT_MS, .retries = 0 };
+	struct mport_dest d = { .qpn = 1, .qkey = 0x80010000u };
+	struct repl_pull p = { .sm_key = R.sm_key };
+	struct repl_answer a;
+	uint8_t req[MAD_SIZE], *resp = NULL;
+	size_t resp_len = 0;
+	uint64_t guid, gen;
+	uint16_t lid;
+	int64_t sent;
+	int ret;
+
+	if (glue_master_sm(&lid, &guid))
+		return 0;
+	pthread_mutex_lock(&R.mu);
+	if (guid != R.master_guid) {
+		/* Another master: its log is not the one the shadow follows. */
+		R.master_guid = guid;
+		restart_locked();
+	}
+	R.master_lid = lid;
+	R.was_standby = 1;
+	gen = R.generation;
+	if (R.snapshotting) {
+		p.flags = REPL_FLAG_SNAPSHOT;
+		p.next = R.snap_seq_in;
+		p.pos = R.snap_pos;
+	} else {
+		p.epoch = R.epoch;
+		p.next = R.applied + 1;
+	}
+	pthread_mutex_unlock(&R.mu);
+	d.lid = lid;
+	/* The first record names the snapshot; the rest come in windows. */
+	if (p.flags & REPL_FLAG_SNAPSHOT && p.pos)
+		return pull_window(&d, p.next, p.pos, gen);
+	repl_pull_encode(req, 0, &p);
+	sent = mono_ms();
+	ret = mport_rpc(R.port, R.agent, &d, req, sizeof(req), &o, &resp, &resp_len);
+	if (ret)
+		return 0;
+	/* Only the master's port, with the key the SMs share. */
+	ret = mport_last_slid(R.port) == lid && !repl_answer_decode(resp, resp_len, &a) &&
+	      a.sm_key == R.sm_key;
+	free(resp);
+	if (!ret) {
+		refused(mport_last_slid(R.port), "not the master's");
+		return 0;
+	}
+	pthread_mutex_lock(&R.mu);
+	/* A takeover since the pull was sent owns the shadow now. */
+	if (gen == R.generation && glue_sm_state() == IB_SMINFO_STATE_STANDBY)
+		apply_locked(&a, sent);
+	pthread_mutex_unlock(&R.mu);
+	R.changed();
+	return 1;
+}
+
+int standby_pull(void)
+{
+	if (glue_sm_state() != IB_SMINFO_STATE_STANDBY || mono_ms() < R.retry_at_ms)
+		return 0;
+	if (pull())
+		return 1;
+	R.retry_at_ms = mono_ms() + RETRY_MS;
+	return 0;
+}
+
+void standby_leaving(void)
+{
+	struct mport_dest d = { .qpn = 1, .qkey = 0x80010000u };
+	struct repl_pull p = { .sm_key = R.sm_key, .flags = REPL_FLAG_LEAVING };
+	uint8_t req[MAD_SIZE];
+	uint64_t guid;
+
+	if (glue_sm_state() != IB_SMINFO_STATE_STANDBY || glue_master_sm(&d.lid, &guid))
+		return;
+	repl_pull_encode(req, 0, &p);
+	mport_send(R.port, R.agent, &d, req, sizeof(req));
+}
+
+
+/* Under mu, at the takeover: why the shadow may lack a change the master
+ * committed, or NULL. The master commits without an in-sync standby only
+ * once it has heard nothing from it for ack_ms since its last pull, so
+ * not before answered_ms + ack_ms. OpenSM takes over when the polls of
+ * the master sent at ticks 1 .. retries + 1 after its last answer all
+ * went unanswered, ticks sminfo_polling_timeout apart, so the master was
+ * gone soon after tick 1: (retries + 1) timeouts before now, less a
+ * second for a poll's own answer time. If that is before answered_ms +
+ * ack_ms, the master died before it could commit without us. */
+static const char *untrusted_locked(int64_t now)
+{
+	unsigned t, n;
+
+	glue_polling(&t, &n);
+	if (!R.epoch || R.snapshotting)
+		return "it holds no whole copy of the master's records";
+	if (!R.in_sync)
+		return "it was still catching up with the master";
+	if (now - R.answered_ms >= (int64_t)R.master_ack_ms + (int64_t)(n + 1) * t - 1000)
+		return "the master may have committed changes since its last answer";
+	return NULL;
+}
+
+static int clear_one(void *h, const uint8_t *bytes, void *arg)
+{
+	(void)bytes;
+	(void)arg;
+	glue_sr_remove(h);
+	return 0;
+}
+
+struct install {
+	int64_t now;
+	size_t n, expired, failed, replaced;
+	int cleared;
+};
+
+/* The copy is the master's list: what OpenSM still holds from an
+ * earlier mastership of its own is older, deletions included. Emptied
+ * at the first record, so that a walk that cannot start (no memory)
+ * leaves OpenSM's list as it is. */
+static void clear_list(struct install *in)
+{
+	if (in->cleared)
+		return;
+	in->replaced = glue_sr_count();
+	glue_sr_walk(0, clear_one, NULL);
+	in->cleared = 1;
+}
+
+static int install_one(const uint8_t *rec, int64_t end, void *arg)
+{
+	struct install *in = arg;
+	uint32_t left = shadow_lease_left(end, in->now);
+	void *h;
+
+	clear_list(in);
+	if (!left) {
+		in->expired++;
+		return 0;
+	}
+	h = glue_sr_insert(rec);
+	if (!h) {
+		in->failed++;
+		return 0;
+	}
+	if (left != SR_LEASE_INFINITE)
+		glue_sr_set_lease_left(h, left);
+	in->n++;
+	return 0;
+}
+
+static void install_locked(void)
+{
+	struct install in = { .now = mono_ms() };
+	const char *why = untrusted_locked(in.now);
+
+	R.takeovers++;
+	if (why) {
+		OSM_LOG(glue_log(), OSM_LOG_INFO,
+			"WRN 7A42: taking over without the standby's copy (%zu records): %s; "
+			"the SA starts from OpenSM's own %zu ServiceRecords and hosts register "
+			"again\n", shadow_count(R.shadow), why, glue_sr_count());
+		R.installed = 0;
+		return;
+	}
+	glue_lock_excl();
+	if (!shadow_count(R.shadow))
+		clear_list(&in);
+	else if (shadow_each_oldest_first(R.shadow, install_one, &in)) {
+		glue_unlock();
+		R.installed = 0;
+		OSM_LOG(glue_log(), OSM_LOG_ERROR,
+			"ERR 7A44: out of memory installing the standby's copy of %zu "
+			"ServiceRecords: the SA starts from OpenSM's own %zu and hosts register "
+			"again\n", shadow_count(R.shadow), glue_sr_count());
+		return;
+	}
+	glue_sr_dirty();
+	glue_unlock();
+	R.installed = in.n;
+	if (in.failed)
+		OSM_LOG(glue_log(), OSM_LOG_ERROR,
+			"ERR 7A44: out of memory installing the standby's copy: %zu of %zu "
+			"ServiceRecords lost\n", in.failed, shadow_count(R.shadow));
+	OSM_LOG(glue_log(), OSM_LOG_INFO,
+		"osmats replication: installed %zu ServiceRecords from the shadow (epoch 0x%016"
+		PRIx64 ", seq %" PRIu64 ", %zu expired) in %" PRId64 " ms, in place of the %zu "
+		"OpenSM held\n", in.n, R.epoch, R.applied, in.expired, mono_ms() - in.now,
+		in.replaced);
+}
+
+void standby_takeover(void)
+{
+	pthread_mutex_lock(&R.mu);
+	if (R.was_standby && glue_sm_state() != IB_SMINFO_STATE_STANDBY) {
+		install_locked();
+		R.was_standby = 0;
+		R.generation++;
+		R.master_guid = 0;
+		restart_locked();
+		shadow_clear(R.shadow);
+	}
+	pthread_mutex_unlock(&R.mu);
+}
+
+void standby_state(struct state_repl *out)
+{
+	pthread_mutex_lock(&R.mu);
+	out->head = R.master_head;
+	out->applied = R.applied;
+	out->in_sync = R.in_sync;
+	out->lag_ms = R.answered_ms ? (uint64_t)(mono_ms() - R.answered_ms) : 0;
+	out->snapshots = R.snapshots;
+	out->snapshot_records = R.snapshot_records;
+	out->snapshot_ms = R.snapshot_ms;
+	out->installed = R.installed;
+	out->takeovers = R.takeovers;
+	out->epoch = R.epoch;
+	pthread_mutex_unlock(&R.mu);
+}

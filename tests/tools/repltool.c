@@ -1,0 +1,102 @@
+/* repltool LID [--key K] [--epoch E] [--next N] [--pos P] [--flags F]
+ *          [--count C] [--raw-mod M] [--len L]
+ * Send replication pulls (class 0x35, lib/core/repl.h) to LID, as a host
+ * or a broken standby would, and print each answer:
+ *   "answer kind K epoch E head H seq S pos P lease L sid 0x..." or
+ *   "no answer". --count C pulls C times, pos counting up (snapshot) or
+ *   next following the answers (stream). --raw-mod sets the attribute
+ *   modifier as is; --len sends a MAD cut to L bytes. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mad.h"
+#include "mport.h"
+#include "repl.h"
+#include "vmad.h"
+#include "wire.h"
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "key", required_argument, NULL, 'k' },
+		{ "epoch", required_argument, NULL, 'e' },
+		{ "next", required_argument, NULL, 'n' },
+		{ "pos", required_argument, NULL, 'p' },
+		{ "flags", required_argument, NULL, 'f' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "raw-mod", required_argument, NULL, 'm' },
+		{ "len", required_argument, NULL, 'l' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct repl_pull p = { 0 };
+	struct mport_rpc_opts o = { 600, 0 };
+	struct mport_dest d = { .qpn = 1, .qkey = 0x80010000u };
+	unsigned long count = 1, i, answered = 0;
+	long raw_mod = -1;
+	size_t len = MAD_SIZE;
+	struct mport *port;
+	int opt, agent;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'k': p.sm_key = strtoull(optarg, NULL, 0); break;
+		case 'e': p.epoch = strtoull(optarg, NULL, 0); break;
+		case 'n': p.next = strtoull(optarg, NULL, 0); break;
+		case 'p': p.pos = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'f': p.flags = (uint8_t)strtoul(optarg, NULL, 0); break;
+		case 'c': count = strtoul(optarg, NULL, 0); break;
+		case 'm': raw_mod = strtol(optarg, NULL, 0); break;
+		case 'l': len = strtoul(optarg, NULL, 0); break;
+		case 't': o.timeout_ms = (unsigned)strtoul(optarg, NULL, 0); break;
+		default: return 2;
+		}
+	}
+	if (optind != argc - 1 || len < MAD_HDR_SIZE || len > MAD_SIZE)
+		return 2;
+	d.lid = (uint16_t)strtoul(argv[optind], NULL, 0);
+	if (mport_open(&port, NULL, 0))
+		return 3;
+	agent = mport_register_oui(port, REPL_CLASS, 0, VMAD_OUI_OPENIB, 0);
+	if (agent < 0)
+		return 3;
+	for (i = 0; i < count; i++) {
+		uint8_t req[MAD_SIZE], *resp = NULL;
+		struct repl_answer a;
+		size_t rlen = 0;
+
+		repl_pull_encode(req, 0, &p);
+		if (raw_mod >= 0)
+			wire_put32(req + REPL_OFF_MOD, (uint32_t)raw_mod);
+		if (mport_rpc(port, agent, &d, req, len, &o, &resp, &rlen)) {
+			printf("no answer\n");
+			if (p.flags & REPL_FLAG_SNAPSHOT)
+				p.pos++;
+			continue;
+		}
+		answered++;
+		if (repl_answer_decode(resp, rlen, &a)) {
+			printf("undecodable answer, %zu bytes, status 0x%04x\n", rlen,
+			       wire_get16(resp + MAD_OFF_STATUS));
+		} else {
+			printf("answer kind %d epoch 0x%016" PRIx64 " head %" PRIu64 " seq %" PRIu64
+			       " pos %u lease %u key 0x%" PRIx64 " sid 0x%016" PRIx64 "\n",
+			       a.kind, a.epoch, a.head, a.seq, a.pos, a.lease_left, a.sm_key,
+			       repl_kind_has_record(a.kind) ? wire_get64(a.rec) : 0);
+			if (p.flags & REPL_FLAG_SNAPSHOT) {
+				p.next = a.seq;
+				p.pos++;
+			} else {
+				p.epoch = a.epoch;
+				p.next = (a.kind == REPL_SET || a.kind == REPL_DELETE) ? a.seq + 1 : p.next;
+			}
+		}
+		free(resp);
+	}
+	printf("answered %lu of %lu\n", answered, count);
+	mport_close(port);
+	return 0;
+}

@@ -83,6 +83,11 @@ int glue_steady(void)
 	       !osm->subn.first_time_master_sweep;
 }
 
+int glue_leaving_standby(void)
+{
+	return osm->subn.coming_out_of_standby;
+}
+
 uint16_t glue_sm_lid(void)
 {
 	return cl_ntoh16(osm->subn.sm_base_lid);

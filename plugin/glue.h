@@ -34,6 +34,8 @@ uint8_t glue_sm_state(void);
 int glue_is_master(void);
 int glue_steady(void);
 uint16_t glue_sm_lid(void);
+/* In a sweep that makes a STANDBY SM master (failover or handover). */
+int glue_leaving_standby(void);
 /* A standby's master (the SM it polls): its port's LID and GUID; -ENOENT
  * when it knows none. Takes the shared lock. */
 int glue_master_sm(uint16_t *lid, uint64_t *guid);

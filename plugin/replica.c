@@ -29,6 +29,8 @@
 #include "wire.h"
 
 #define HOLD_MS REPL_HOLD_MS
+/* How long after stepping down an SM serves its final copy. */
+#define FINAL_SERVE_MS 60000
 /* A snapshot kept for other standbys this long after its last use. */
 #define SNAP_KEEP_MS 60000
 
@@ -45,6 +47,7 @@ static struct {
 	int agent;
 	struct rlog *log;
 	unsigned ack_told;        /* atomic: the largest ack timeout told */
+	int64_t steady_ms;        /* the responder thread's: last seen steady master */
 	uint64_t log_cap;         /* replication_log */
 
 	/* The master's snapshot, the responder thread's alone. */
@@ -282,7 +285,9 @@ static void answer_snapshot(const struct repl_pull *p, struct repl_answer *a)
 		 * snapshot would be this one again, for ever. */
 		if (!R.snap || R.snap_epoch != rlog_epoch(R.log) ||
 		    now - R.snap_used_ms > SNAP_KEEP_MS ||
-		    rlog_head(R.log) - R.snap_seq > reuse_max()) {
+		    rlog_head(R.log) - R.snap_seq > reuse_max() ||
+		    /* A final copy has no stream after it: the list now. */
+		    (p->flags & REPL_FLAG_FINAL && rlog_head(R.log) != R.snap_seq)) {
 			if (snap_take()) {
 				answer_head(a, REPL_SNAP_NEEDED);
 				return;
@@ -321,6 +326,18 @@ static void refused(uint16_t lid, const char *why)
 			"WRN 7A43: replication pull from LID %u dropped: %s\n", lid, why);
 }
 
+/* This SM was master of the epoch asked for (0: any) until at most
+ * FINAL_SERVE_MS ago and is master no more: its list is the state it left
+ * (no Set is answered after that; a standby's list sees only lease
+ * expiry). */
+static int final_ok(const struct repl_pull *p)
+{
+	int64_t steady = __atomic_load_n(&R.steady_ms, __ATOMIC_RELAXED);
+
+	return !glue_is_master() && steady && mono_ms() - steady < FINAL_SERVE_MS &&
+	       (!p->epoch || p->epoch == rlog_epoch(R.log)) && p->flags & REPL_FLAG_SNAPSHOT;
+}
+
 static size_t on_pull(void *ctx, const uint8_t *req, size_t len, uint8_t *resp, size_t cap)
 {
 	struct repl_pull p;
@@ -333,8 +350,11 @@ static size_t on_pull(void *ctx, const uint8_t *req, size_t len, uint8_t *resp, 
 	(void)ctx;
 	if (!R.on || cap < MAD_SIZE || repl_pull_decode(req, len, &p))
 		return 0;
-	/* Only a steady master answers: a standby's copy is no source. */
-	if (!glue_steady() || mport_requester(R.port, &h.from))
+	/* Only a steady master answers: a standby's copy is no source. The
+	 * exception is the final copy of an SM that stepped down a moment
+	 * ago, for the SM it handed over to. */
+	if ((p.flags & REPL_FLAG_FINAL ? !final_ok(&p) : !glue_steady()) ||
+	    mport_requester(R.port, &h.from))
 		return 0;
 	if (p.sm_key != R.sm_key) {
 		refused(h.from.slid, "wrong SM_Key");
@@ -404,6 +424,8 @@ static int on_tick(void *ctx)
 	(void)ctx;
 	if (!R.on)
 		return 0;
+	if (glue_steady())
+		__atomic_store_n(&R.steady_ms, now, __ATOMIC_RELAXED);
 	n = rlog_take_stale(R.log, now, HOLD_MS, held, RLOG_MAX_PEERS);
 	for (i = 0; i < n; i++)
 		answer_held(&held[i], 0);
@@ -450,6 +472,7 @@ void replica_sweep_start(void)
 {
 	if (!R.on || glue_steady())
 		return;
+	__atomic_store_n(&R.steady_ms, 0, __ATOMIC_RELAXED);
 	standby_takeover();
 	/* Whatever OpenSM does to its list in this first master sweep (the
 	 * SA database file, a clean) is unlogged: standbys start over. */

@@ -24,9 +24,14 @@
 #define PULL_TIMEOUT_MS (REPL_HOLD_MS + 800)
 /* After a failed pull, serve a while before the next. */
 #define RETRY_MS 500
+/* A takeover without a trusted copy waits this long for the final copy
+ * of the SM that handed over (a snapshot of 100k records takes ~2 s). */
+#define FINAL_WAIT_MS 30000
 /* Snapshot records asked for at once: each answer is a round trip of its
  * own through the master's responder, so a window hides the latency. */
 #define SNAP_WINDOW 32
+
+enum { FINAL_NONE, FINAL_WANTED, FINAL_DONE, FINAL_FAILED };
 
 static struct {
 	uint64_t sm_key;
@@ -49,6 +54,8 @@ static struct {
 	int64_t answered_ms;      /* when the last answered pull was sent */
 	unsigned master_ack_ms;
 	int was_standby;
+	int final;                /* FINAL_*: the takeover's ask for a final copy */
+	pthread_cond_t final_cv;  /* on CLOCK_MONOTONIC */
 	uint64_t generation;      /* bumped at each takeover */
 	uint64_t snapshots, snapshot_records, snapshot_ms;
 	uint64_t installed, takeovers;
@@ -56,6 +63,12 @@ static struct {
 
 int standby_init(uint64_t sm_key, void (*changed)(void))
 {
+	pthread_condattr_t ca;
+
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&R.final_cv, &ca);
+	pthread_condattr_destroy(&ca);
 	R.sm_key = sm_key;
 	R.changed = changed;
 	R.snapshotting = 1;
@@ -173,6 +186,35 @@ static void apply_locked(const struct repl_answer *a, int64_t sent_ms)
 	R.answered_ms = sent_ms;
 }
 
+static int final_wanted(void)
+{
+	return __atomic_load_n(&R.final, __ATOMIC_ACQUIRE) == FINAL_WANTED;
+}
+
+/* Under mu: answers to a pull still go into the copy (a standby's
+ * pulls while STANDBY, the takeover's final pulls while it waits). */
+static int still_ours(int fin)
+{
+	return fin ? R.final == FINAL_WANTED : glue_sm_state() == IB_SMINFO_STATE_STANDBY;
+}
+
+/* Under mu, after answers to a final copy's pulls (fin: the pull was
+ * one; a standby's pull still in flight at the takeover is not): done
+ * when the snapshot is whole, failed when the old master did not answer
+ * or started over. */
+static void final_check_locked(int fin, int answered)
+{
+	if (!fin || R.final != FINAL_WANTED)
+		return;
+	if (!R.snapshotting)
+		R.final = FINAL_DONE;
+	else if (!answered || !R.snap_pos)
+		R.final = FINAL_FAILED;
+	else
+		return;
+	pthread_cond_broadcast(&R.final_cv);
+}
+
 struct window {
 	uint32_t tid0;
 	uint16_t lid;
@@ -196,7 +238,8 @@ static int window_match(const uint8_t *mad, size_t len, void *ctx)
 static int pull_window(const struct mport_dest *d, uint64_t seq, uint32_t pos,
 		       uint64_t gen)
 {
-	struct repl_pull p = { .sm_key = R.sm_key, .flags = REPL_FLAG_SNAPSHOT, .next = seq };
+	struct repl_pull p = { .sm_key = R.sm_key, .next = seq,
+			       .flags = REPL_FLAG_SNAPSHOT | (final_wanted() ? REPL_FLAG_FINAL : 0) };
 	struct window *w = calloc(1, sizeof(*w));
 	int64_t sent = mono_ms(), deadline = sent + PULL_TIMEOUT_MS, now;
 	uint8_t req[MAD_SIZE], *resp;
@@ -231,8 +274,9 @@ static int pull_window(const struct mport_dest *d, uint64_t seq, uint32_t pos,
 	}
 	pthread_mutex_lock(&R.mu);
 	for (i = 0; i < SNAP_WINDOW && w->got[i] && gen == R.generation &&
-		    glue_sm_state() == IB_SMINFO_STATE_STANDBY && R.snapshotting; i++)
+		    still_ours(p.flags & REPL_FLAG_FINAL) && R.snapshotting; i++)
 		apply_locked(&w->ans[i], sent);
+	final_check_locked(p.flags & REPL_FLAG_FINAL, w->got[0]);
 	pthread_mutex_unlock(&R.mu);
 	got = w->got[0];
 	free(w);
@@ -255,19 +299,27 @@ static int pull(void)
 	int64_t sent;
 	int ret;
 
-	if (glue_master_sm(&lid, &guid))
-		return 0;
-	pthread_mutex_lock(&R.mu);
-	if (guid != R.master_guid) {
-		/* Another master: its log is not the one the shadow follows. */
-		R.master_guid = guid;
-		restart_locked();
+	if (final_wanted()) {
+		/* The SM that handed over: OpenSM names this one master now. */
+		pthread_mutex_lock(&R.mu);
+		lid = R.master_lid;
+		p.flags = REPL_FLAG_FINAL;
+	} else {
+		if (glue_master_sm(&lid, &guid))
+			return 0;
+		pthread_mutex_lock(&R.mu);
+		if (guid != R.master_guid) {
+			/* Another master: its log is not the one the shadow
+			 * follows. */
+			R.master_guid = guid;
+			restart_locked();
+		}
+		R.master_lid = lid;
+		R.was_standby = 1;
 	}
-	R.master_lid = lid;
-	R.was_standby = 1;
 	gen = R.generation;
 	if (R.snapshotting) {
-		p.flags = REPL_FLAG_SNAPSHOT;
+		p.flags |= REPL_FLAG_SNAPSHOT;
 		p.next = R.snap_seq_in;
 		p.pos = R.snap_pos;
 	} else {
@@ -282,27 +334,34 @@ static int pull(void)
 	repl_pull_encode(req, 0, &p);
 	sent = mono_ms();
 	ret = mport_rpc(R.port, R.agent, &d, req, sizeof(req), &o, &resp, &resp_len);
-	if (ret)
+	if (ret) {
+		pthread_mutex_lock(&R.mu);
+		final_check_locked(p.flags & REPL_FLAG_FINAL, 0);
+		pthread_mutex_unlock(&R.mu);
 		return 0;
+	}
 	/* Only the master's port, with the key the SMs share. */
 	ret = mport_last_slid(R.port) == lid && !repl_answer_decode(resp, resp_len, &a) &&
 	      a.sm_key == R.sm_key;
 	free(resp);
-	if (!ret) {
-		refused(mport_last_slid(R.port), "not the master's");
-		return 0;
-	}
 	pthread_mutex_lock(&R.mu);
+	if (!ret)
+		refused(mport_last_slid(R.port), "not the master's");
 	/* A takeover since the pull was sent owns the shadow now. */
-	if (gen == R.generation && glue_sm_state() == IB_SMINFO_STATE_STANDBY)
+	else if (gen == R.generation && still_ours(p.flags & REPL_FLAG_FINAL))
 		apply_locked(&a, sent);
+	final_check_locked(p.flags & REPL_FLAG_FINAL, ret);
 	pthread_mutex_unlock(&R.mu);
+	if (!ret)
+		return 0;
 	R.changed();
 	return 1;
 }
 
 int standby_pull(void)
 {
+	if (final_wanted())
+		return pull(), 1;
 	if (glue_sm_state() != IB_SMINFO_STATE_STANDBY || mono_ms() < R.retry_at_ms)
 		return 0;
 	if (pull())
@@ -397,10 +456,9 @@ static int install_one(const uint8_t *rec, int64_t end, void *arg)
 	return 0;
 }
 
-static void install_locked(void)
+static void install_locked(const char *why, const char *from)
 {
 	struct install in = { .now = mono_ms() };
-	const char *why = untrusted_locked(in.now);
 
 	R.takeovers++;
 	if (why) {
@@ -431,17 +489,54 @@ static void install_locked(void)
 			"ERR 7A44: out of memory installing the standby's copy: %zu of %zu "
 			"ServiceRecords lost\n", in.failed, shadow_count(R.shadow));
 	OSM_LOG(glue_log(), OSM_LOG_INFO,
-		"osmats replication: installed %zu ServiceRecords from the shadow (epoch 0x%016"
+		"osmats replication: installed %zu ServiceRecords from %s (epoch 0x%016"
 		PRIx64 ", seq %" PRIu64 ", %zu expired) in %" PRId64 " ms, in place of the %zu "
-		"OpenSM held\n", in.n, R.epoch, R.applied, in.expired, mono_ms() - in.now,
+		"OpenSM held\n", in.n, from, R.epoch, R.applied, in.expired, mono_ms() - in.now,
 		in.replaced);
+}
+
+/* Under mu, at a takeover without a copy to trust: a handover's old
+ * master is alive and, a standby now, serves the list it left
+ * (REPL_FLAG_FINAL); the responder thread fetches it into the shadow.
+ * Nonzero when it did. A dead master costs one pull's timeout. */
+static int final_copy_locked(void)
+{
+	int64_t deadline = mono_ms() + FINAL_WAIT_MS;
+	struct timespec ts = { .tv_sec = (time_t)(deadline / 1000),
+			       .tv_nsec = (long)(deadline % 1000) * 1000000 };
+	int ok;
+
+	restart_locked();
+	__atomic_store_n(&R.final, FINAL_WANTED, __ATOMIC_RELEASE);
+	while (R.final == FINAL_WANTED)
+		if (pthread_cond_timedwait(&R.final_cv, &R.mu, &ts) == ETIMEDOUT)
+			break;
+	ok = R.final == FINAL_DONE;
+	__atomic_store_n(&R.final, FINAL_NONE, __ATOMIC_RELEASE);
+	OSM_LOG(glue_log(), OSM_LOG_INFO,
+		"osmats replication: the final copy of the SM at LID %u that handed over: %s\n",
+		R.master_lid, ok ? "received" : "none (it is gone, or was no master)");
+	return ok;
 }
 
 void standby_takeover(void)
 {
+	const char *why, *from = "the shadow";
+
 	pthread_mutex_lock(&R.mu);
-	if (R.was_standby && glue_sm_state() != IB_SMINFO_STATE_STANDBY) {
-		install_locked();
+	/* OpenSM's word too: a handover can come before the first pull. */
+	if ((R.was_standby || glue_leaving_standby()) &&
+	    glue_sm_state() != IB_SMINFO_STATE_STANDBY) {
+		uint64_t guid;
+
+		if (!R.master_lid && glue_master_sm(&R.master_lid, &guid))
+			R.master_lid = 0;
+		why = untrusted_locked(mono_ms());
+		if (why && R.master_lid && final_copy_locked()) {
+			why = NULL;
+			from = "the final copy of the SM that handed over";
+		}
+		install_locked(why, from);
 		R.was_standby = 0;
 		R.generation++;
 		R.master_guid = 0;

@@ -60,7 +60,7 @@ int repl_pull_decode(const uint8_t *mad, size_t len, struct repl_pull *p)
 	memset(p, 0, sizeof(*p));
 	if (ret)
 		return ret;
-	if (mod & ~(uint32_t)(REPL_FLAG_SNAPSHOT | REPL_FLAG_LEAVING))
+	if (mod & ~(uint32_t)REPL_FLAGS)
 		return -EPROTO;
 	p->flags = (uint8_t)mod;
 	p->epoch = wire_get64(mad + REPL_OFF_EPOCH);

@@ -36,6 +36,9 @@ _Static_assert(REPL_OFF_RECORD + SR_SIZE == 256, "one record fills one MAD");
 
 #define REPL_FLAG_SNAPSHOT 0x01  /* pull: the snapshot record at pos */
 #define REPL_FLAG_LEAVING 0x02   /* pull: this standby stops; no answer */
+#define REPL_FLAG_FINAL 0x04     /* snapshot pull to an SM that just stepped
+				  * down: its list as it left it */
+#define REPL_FLAGS (REPL_FLAG_SNAPSHOT | REPL_FLAG_LEAVING | REPL_FLAG_FINAL)
 
 enum repl_kind {
 	REPL_NONE = 0,          /* up to date: nothing after next - 1 */

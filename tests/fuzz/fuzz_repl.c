@@ -30,7 +30,7 @@ static void pull(const uint8_t *data, size_t size)
 
 	if (repl_pull_decode(data, size, &p))
 		return;
-	if (p.flags & ~(REPL_FLAG_SNAPSHOT | REPL_FLAG_LEAVING))
+	if (p.flags & ~REPL_FLAGS)
 		__builtin_trap();
 	repl_pull_encode(mad, wire_get64(data + MAD_OFF_TID), &p);
 	same_header(mad, data);

@@ -142,7 +142,8 @@ static void test_kind_has_record(void **state)
 static void test_pull_round_trip(void **state)
 {
 	static const uint8_t flags[] = { 0, REPL_FLAG_SNAPSHOT, REPL_FLAG_LEAVING,
-					 REPL_FLAG_SNAPSHOT | REPL_FLAG_LEAVING };
+					 REPL_FLAG_SNAPSHOT | REPL_FLAG_LEAVING,
+					 REPL_FLAG_SNAPSHOT | REPL_FLAG_FINAL };
 	struct repl_pull p = { .epoch = UINT64_MAX, .next = 0, .sm_key = 1,
 			       .pos = UINT32_MAX }, q;
 	uint8_t mad[MAD_SIZE];
@@ -271,9 +272,10 @@ static void test_bad_modifier(void **state)
 	size_t i;
 
 	(void)state;
-	/* Flags beyond SNAPSHOT and LEAVING are no pull of this version. */
+	/* Flags beyond SNAPSHOT, LEAVING and FINAL are no pull of this
+	 * version. */
 	memcpy(mad, pull_golden, MAD_SIZE);
-	for (bit = 2; bit < 32; bit++) {
+	for (bit = 3; bit < 32; bit++) {
 		wire_put32(mad + REPL_OFF_MOD, REPL_FLAG_SNAPSHOT | 1u << bit);
 		assert_pull_refused(mad, MAD_SIZE, -EPROTO);
 	}

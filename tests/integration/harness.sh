@@ -77,6 +77,8 @@ done
 # umad2sim; foreign programs (opensm, saquery) get it too but no leak check.
 SAN_RT=$(ldd "$ATSD" 2>/dev/null | awk '/libasan/ {print $3}')
 SIM_PRELOAD="${SAN_RT:+$SAN_RT }$UMAD2SIM"
+# With RMPP (tests/rmppsim): the shim before umad2sim.
+RMPP_PRELOAD="${SAN_RT:+$SAN_RT }$RMPP_PRELOAD"
 export UBSAN_OPTIONS="print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 export ASAN_OPTIONS="suppressions=$top_srcdir/tests/integration/asan.supp${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 

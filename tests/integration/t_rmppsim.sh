@@ -1,0 +1,61 @@
+# librmppsim (tests/rmppsim) gives umad users RMPP under ibsim: OpenSM's
+# SA answers a GetTable of 600 ServiceRecords (about 530 segments) and
+# stock saquery, both under the shim, gets all of them; without the shim
+# saquery sees the first segment only (one record). Under 10% MAD loss on
+# the reader's port the transfer completes or fails cleanly, never hangs.
+. "$top_srcdir/tests/integration/harness.sh"
+[ -n "$SAQUERY" ] || skip "saquery not installed"
+[ -e "${RMPP_PRELOAD%% *}" ] || skip "librmppsim not built (make check builds it)"
+
+PLAIN_PRELOAD=$SIM_PRELOAD
+# Everything under the shim from here: OpenSM, srtool, atsctl.
+SIM_PRELOAD=$RMPP_PRELOAD
+echo "max_records_per_port 0" >"$RUN/osmats.conf"
+fabric_start fabric4.net
+
+# saquery -S on NODE with PRELOAD; its ServiceRecords counted. Bounded:
+# a hang is exit status 124.
+sr_count() {
+	local node=$1 preload=$2
+	shift 2
+	(cd "$RUN/scratch" && SIM_HOST=$node LD_PRELOAD=$preload \
+		timeout 60 "$SAQUERY" "$@" -S) >"$RUN/saq.out" 2>"$RUN/saq.err"
+	SAQ_RC=$?
+	SAQ_N=$(grep -c '^ServiceRecord dump' "$RUN/saq.out")
+}
+
+check_out "600 ServiceRecords set" "set 600" srtool host1 --sid 0x1000 --name other --count 600 set
+
+sr_count host3 "$PLAIN_PRELOAD"
+check "without the shim saquery -S prints one record (got $SAQ_N, rc $SAQ_RC)" \
+	test "$SAQ_N" -eq 1
+
+t0=$(date +%s%N)
+sr_count host3 "$RMPP_PRELOAD"
+echo "# saquery -S of 600 records in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+check "with the shim saquery -S prints all 600 (got $SAQ_N, rc $SAQ_RC)" \
+	test "$SAQ_N" -eq 600 -a "$SAQ_RC" -eq 0
+check "... each once" sh -c "[ \$(grep 'ServiceID\\.' '$RUN/saq.out' | sort -u | wc -l) -eq 600 ]"
+check "OpenSM still answers a one-record Get" srtool host4 --sid $((0x1000 + 599)) \
+	--gid "$(port_gid host1)" get
+
+# 10% of the MADs through host2's port dropped, both ways: segments and
+# ACKs are lost and resent.
+sim 'Error "host2"[1] 10'
+ok=0
+for i in 1 2 3; do
+	t0=$(date +%s%N)
+	sr_count host2 "$RMPP_PRELOAD" -t 5000
+	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+	echo "# lossy saquery -S $i: $SAQ_N records, rc $SAQ_RC, $ms ms"
+	check "lossy run $i: ends within 60 s (rc $SAQ_RC)" test "$SAQ_RC" -ne 124
+	check "lossy run $i: all 600 or a clean failure" \
+		sh -c "[ $SAQ_RC -eq 0 -a $SAQ_N -eq 600 ] || [ $SAQ_RC -ne 0 -a $SAQ_RC -ne 124 ]"
+	[ "$SAQ_RC" -eq 0 ] && [ "$SAQ_N" -eq 600 ] && ok=$((ok + 1))
+done
+echo "# lossy runs complete: $ok of 3"
+sim 'Error "host2"[1] 0'
+sr_count host2 "$RMPP_PRELOAD"
+check "after the loss stops saquery -S on host2 prints all 600 (got $SAQ_N)" \
+	test "$SAQ_N" -eq 600
+finish

@@ -1,0 +1,723 @@
+/* librmppsim.so: RMPP (IBTA Vol 1 13.6) for umad users under ibsim.
+ *
+ * Stacked before umad2sim in LD_PRELOAD, it does what the kernel's MAD
+ * layer does for agents registered with an RMPP version: a send of more
+ * than one MAD is cut into DATA segments sent as the receiver's ACK
+ * window allows (13.6.4), received segments are ACKed and put back
+ * together into the one MAD the reader gets (13.6.5), and lost segments
+ * or ACKs are resent on timeout. umad2sim and ibsim carry single 256-byte
+ * MADs only. The protocol itself is lib/core/rmpp.c; this file is the
+ * plumbing:
+ *
+ *   open     remembers the fds of /dev/infiniband/umad*
+ *   ioctl    remembers each agent's class and rmpp_version
+ *   write    a MAD longer than 256 bytes on an RMPP agent starts a sender
+ *   read     DATA, ACK, STOP and ABORT of RMPP agents go to the protocol;
+ *            the reader gets other MADs and whole messages (ENOSPC with
+ *            the length when its buffer is short, as ib_umad answers)
+ *   poll     POLLIN only when the reader has something to read
+ *   close    forgets the fd and its transactions
+ *
+ * No thread of its own: timers run in poll() and read(), which umad users
+ * sit in while they wait for answers (libibumad's umad_recv polls first;
+ * OpenSM's receiver thread polls for ever). poll() therefore waits in
+ * slices of at most RS_SLICE_MS on umad2sim's poll, so a sender started
+ * by another thread is served on time. Every other call passes through.
+ *
+ * Tunables (environment): RMPPSIM_ACK_MS (sender's wait for an ACK),
+ * RMPPSIM_RETRIES, RMPPSIM_WINDOW, RMPPSIM_TOTAL_MS, RMPPSIM_DEBUG=1
+ * (one stderr line per finished transaction). */
+#undef _FORTIFY_SOURCE
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/umad.h>
+
+#include "mad.h"
+#include "rmpp.h"
+#include "wire.h"
+
+/* The registration requests (linux/include/uapi/rdma/ib_user_mad.h);
+ * <rdma/ib_user_mad.h> cannot come with <infiniband/umad.h>, whose
+ * struct ib_user_mad it redefines. */
+struct ib_user_mad_reg_req {
+	uint32_t id;
+	uint32_t method_mask[4];
+	uint8_t qpn;
+	uint8_t mgmt_class;
+	uint8_t mgmt_class_version;
+	uint8_t oui[3];
+	uint8_t rmpp_version;
+};
+
+struct ib_user_mad_reg_req2 {
+	uint32_t id;
+	uint32_t qpn;
+	uint8_t mgmt_class;
+	uint8_t mgmt_class_version;
+	uint16_t res;
+	uint32_t flags;
+	uint64_t method_mask[2] __attribute__((aligned(8)));
+	uint32_t oui;
+	uint8_t rmpp_version;
+	uint8_t reserved[3];
+};
+
+#define RS_MAX_PORTS 8
+#define RS_MAX_AGENTS 64
+#define RS_TABLE_CAP 64
+#define RS_SLICE_MS 10
+#define RS_UMAD_HDR sizeof(struct ib_user_mad)
+#define RS_UMAD_PATH "/dev/infiniband/umad"
+
+typedef int (*open_fn)(const char *, int, ...);
+typedef int (*close_fn)(int);
+typedef ssize_t (*read_fn)(int, void *, size_t);
+typedef ssize_t (*write_fn)(int, const void *, size_t);
+typedef int (*ioctl_fn)(int, unsigned long, ...);
+typedef int (*poll_fn)(struct pollfd *, nfds_t, int);
+
+static open_fn next_open, next_open64;
+static close_fn next_close;
+static read_fn next_read;
+static write_fn next_write;
+static ioctl_fn next_ioctl;
+static poll_fn next_poll;
+
+/* A MAD waiting for the reader: umad header then MAD. */
+struct rs_msg {
+	struct rs_msg *next;
+	size_t len;
+	uint8_t buf[];
+};
+
+/* One open umad fd: what the reader has not read yet, and the RMPP
+ * transactions on it. hdr[i] is the umad header (agent, address) the
+ * segments or answers of table slot i go out with. */
+struct rs_port {
+	int used;
+	struct rs_msg *head, *tail;
+	struct rmpp_table tab;
+	struct ib_user_mad hdr[RS_TABLE_CAP];
+};
+
+struct rs_agent {
+	int used, fd;
+	uint8_t mgmt_class, rmpp_version;
+};
+
+static pthread_mutex_t rs_mu = PTHREAD_MUTEX_INITIALIZER;
+/* Read without the lock: umad2sim's write() to its socket comes back
+ * through our write(), sometimes while we hold rs_mu. */
+static int rs_fds[RS_MAX_PORTS] = { -1, -1, -1, -1, -1, -1, -1, -1 };
+static struct rs_port rs_ports[RS_MAX_PORTS];
+static struct rs_agent rs_agents[RS_MAX_AGENTS];
+static struct rmpp_cfg rs_cfg;
+static int rs_debug;
+static pthread_once_t rs_once = PTHREAD_ONCE_INIT;
+static pthread_once_t rs_exit_once = PTHREAD_ONCE_INIT;
+/* When a receiver last sent an ACK (or STOP, ABORT): see rs_at_exit. */
+static int64_t rs_last_answer = INT64_MIN / 2;
+
+static long env_num(const char *name, long def)
+{
+	const char *s = getenv(name);
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return def;
+	v = strtol(s, &end, 0);
+	return *end || v < 0 ? def : v;
+}
+
+static void rs_init(void)
+{
+	next_open = (open_fn)dlsym(RTLD_NEXT, "open");
+	next_open64 = (open_fn)dlsym(RTLD_NEXT, "open64");
+	next_close = (close_fn)dlsym(RTLD_NEXT, "close");
+	next_read = (read_fn)dlsym(RTLD_NEXT, "read");
+	next_write = (write_fn)dlsym(RTLD_NEXT, "write");
+	next_ioctl = (ioctl_fn)dlsym(RTLD_NEXT, "ioctl");
+	next_poll = (poll_fn)dlsym(RTLD_NEXT, "poll");
+	rmpp_cfg_default(&rs_cfg);
+	/* The kernel waits 2 s for an ACK; ibsim answers in well under a
+	 * millisecond, and a client's own timeout (saquery: 1 s) must leave
+	 * room for a few resends. */
+	rs_cfg.ack_ms = env_num("RMPPSIM_ACK_MS", 25);
+	rs_cfg.retries = (unsigned)env_num("RMPPSIM_RETRIES", rs_cfg.retries);
+	rs_cfg.window = (uint32_t)env_num("RMPPSIM_WINDOW", rs_cfg.window);
+	rs_cfg.total_ms = env_num("RMPPSIM_TOTAL_MS", 10000);
+	rs_cfg.linger_ms = env_num("RMPPSIM_LINGER_MS", 2000);
+	rs_debug = (int)env_num("RMPPSIM_DEBUG", 0);
+}
+
+static void rs_ready(void)
+{
+	pthread_once(&rs_once, rs_init);
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int port_index(int fd)
+{
+	int i;
+
+	if (fd < 0)
+		return -1;
+	for (i = 0; i < RS_MAX_PORTS; i++)
+		if (__atomic_load_n(&rs_fds[i], __ATOMIC_ACQUIRE) == fd)
+			return i;
+	return -1;
+}
+
+static void dbg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void dbg(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!rs_debug)
+		return;
+	va_start(ap, fmt);
+	fprintf(stderr, "rmppsim[%d]: ", (int)getpid());
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
+
+/* A reader that exits right after its message is whole may take its
+ * last ACK with it: umad2sim's exit handler tells ibsim the client is
+ * gone, and ibsim may read that before the ACK sent just before, and
+ * drop the ACK. The sender then resends to a port where the next
+ * umad2sim process dies of a MAD for a class it has not registered yet
+ * (ibsim note, limit 2). Registered after umad2sim's handler (its init
+ * comes before any umad fd), so it runs first: give ibsim a moment. */
+static void rs_at_exit(void)
+{
+	struct timespec ts = { 0, 20 * 1000000L };
+	int64_t last;
+
+	pthread_mutex_lock(&rs_mu);
+	last = rs_last_answer;
+	pthread_mutex_unlock(&rs_mu);
+	if (now_ms() - last < 200)
+		nanosleep(&ts, NULL);
+}
+
+static void rs_exit_register(void)
+{
+	atexit(rs_at_exit);
+}
+
+/* ---- ports and agents (rs_mu held) ---- */
+
+static void port_add(int fd)
+{
+	int i;
+
+	pthread_once(&rs_exit_once, rs_exit_register);
+
+	pthread_mutex_lock(&rs_mu);
+	for (i = 0; i < RS_MAX_PORTS; i++) {
+		if (rs_ports[i].used)
+			continue;
+		memset(&rs_ports[i], 0, sizeof(rs_ports[i]));
+		if (rmpp_table_init(&rs_ports[i].tab, RS_TABLE_CAP) < 0)
+			break;
+		rs_ports[i].used = 1;
+		__atomic_store_n(&rs_fds[i], fd, __ATOMIC_RELEASE);
+		break;
+	}
+	pthread_mutex_unlock(&rs_mu);
+}
+
+static void port_drop(int idx)
+{
+	struct rs_port *p = &rs_ports[idx];
+	struct rs_msg *m;
+	int i;
+
+	for (i = 0; i < RS_MAX_AGENTS; i++)
+		if (rs_agents[i].used && rs_agents[i].fd == rs_fds[idx])
+			rs_agents[i].used = 0;
+	while ((m = p->head)) {
+		p->head = m->next;
+		free(m);
+	}
+	rmpp_table_fini(&p->tab);
+	p->used = 0;
+	__atomic_store_n(&rs_fds[idx], -1, __ATOMIC_RELEASE);
+}
+
+static const struct rs_agent *agent_of(uint32_t id, int fd)
+{
+	if (id >= RS_MAX_AGENTS || !rs_agents[id].used || rs_agents[id].fd != fd)
+		return NULL;
+	return &rs_agents[id];
+}
+
+/* ---- I/O through umad2sim (rs_mu held) ---- */
+
+static void send_mad(int fd, const struct ib_user_mad *hdr, const uint8_t mad[MAD_SIZE])
+{
+	uint8_t buf[RS_UMAD_HDR + MAD_SIZE];
+	struct ib_user_mad *u = (struct ib_user_mad *)buf;
+
+	memcpy(buf, hdr, RS_UMAD_HDR);
+	u->timeout_ms = 0; /* the protocol times its own resends */
+	u->retries = 0;
+	u->status = 0;
+	u->length = (uint32_t)sizeof(buf);
+	memcpy(buf + RS_UMAD_HDR, mad, MAD_SIZE);
+	if (next_write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+		dbg("write of an RMPP MAD failed\n");
+}
+
+/* Sends what entry e has due now. */
+static void entry_flush(struct rs_port *p, int fd, struct rmpp_entry *e, int64_t now)
+{
+	uint8_t out[MAD_SIZE];
+	size_t slot = (size_t)(e - p->tab.e);
+	int n;
+
+	/* A window at most per call; the cap guards against a loop. */
+	for (n = 0; n < 4096; n++) {
+		int resend = e->role == RMPP_TX && e->u.tx.sent < e->u.tx.hi;
+
+		if (!rmpp_entry_next(e, now, out))
+			break;
+		if (resend)
+			dbg("tid 0x%016llx: resend segment %u\n", (unsigned long long)e->key.tid,
+			    wire_get32(out + RMPP_OFF_DATA1));
+		send_mad(fd, &p->hdr[slot], out);
+		if (e->role == RMPP_RX)
+			rs_last_answer = now;
+	}
+}
+
+static void entry_note_end(const struct rmpp_entry *e)
+{
+	enum rmpp_state st = rmpp_entry_state(e);
+
+	if (st == RMPP_ACTIVE)
+		return;
+	if (e->role == RMPP_TX)
+		dbg("send tid 0x%016llx: %s after %u segments (status %u)\n",
+		    (unsigned long long)e->key.tid, st == RMPP_DONE ? "done" : "failed",
+		    e->u.tx.nseg, e->u.tx.status);
+	else
+		dbg("receive tid 0x%016llx: %s (status %u, %zu bytes)\n",
+		    (unsigned long long)e->key.tid, st == RMPP_DONE ? "done" : "failed",
+		    e->u.rx.status, e->u.rx.len);
+}
+
+/* Resends and answers that fell due, and ended transactions dropped. */
+static void port_timers(struct rs_port *p, int fd, int64_t now)
+{
+	size_t i;
+
+	for (i = 0; i < p->tab.cap; i++) {
+		struct rmpp_entry *e = &p->tab.e[i];
+		enum rmpp_state before;
+
+		if (!e->used || rmpp_entry_deadline(e) > now)
+			continue;
+		before = rmpp_entry_state(e);
+		entry_flush(p, fd, e, now);
+		if (before == RMPP_ACTIVE)
+			entry_note_end(e);
+	}
+	rmpp_table_expire(&p->tab, now);
+}
+
+static void queue_msg(struct rs_port *p, const void *hdr, size_t hdr_len, const void *mad,
+		      size_t mad_len)
+{
+	struct rs_msg *m = malloc(sizeof(*m) + hdr_len + mad_len);
+
+	if (!m)
+		return; /* as a lost MAD: the requester retries */
+	m->next = NULL;
+	m->len = hdr_len + mad_len;
+	memcpy(m->buf, hdr, hdr_len);
+	memcpy(m->buf + hdr_len, mad, mad_len);
+	if (p->tail)
+		p->tail->next = m;
+	else
+		p->head = m;
+	p->tail = m;
+}
+
+/* A DATA segment with no transaction yet: the FIRST one starts a
+ * receiver (13.6.5.1); any other is dropped, its sender will resend. */
+static struct rmpp_entry *rx_start(struct rs_port *p, const struct ib_user_mad *u,
+				   const uint8_t *mad, int64_t now)
+{
+	struct rmpp_key k;
+	struct rmpp_entry *e;
+
+	if (wire_get32(mad + RMPP_OFF_DATA1) != 1 ||
+	    !(mad[RMPP_OFF_FLAGS] & RMPP_FLAG_FIRST))
+		return NULL;
+	memset(&k, 0, sizeof(k));
+	k.tid = wire_get64(mad + MAD_OFF_TID);
+	k.lid = ntohs(u->addr.lid);
+	k.mgmt_class = mad[MAD_OFF_MGMT_CLASS];
+	k.method = mad[MAD_OFF_METHOD];
+	e = rmpp_table_add(&p->tab, &k, RMPP_RX);
+	if (!e)
+		return NULL;
+	rmpp_rx_init(&e->u.rx, &rs_cfg, now);
+	memcpy(&p->hdr[e - p->tab.e], u, RS_UMAD_HDR);
+	return e;
+}
+
+/* One MAD read from umad2sim: RMPP traffic of RMPP agents goes to the
+ * protocol, the rest to the reader. */
+static void port_take(struct rs_port *p, int fd, const uint8_t *buf, size_t n, int64_t now)
+{
+	const struct ib_user_mad *u = (const struct ib_user_mad *)buf;
+	const uint8_t *mad = buf + RS_UMAD_HDR;
+	size_t len = n > RS_UMAD_HDR ? n - RS_UMAD_HDR : 0;
+	const struct rs_agent *ag = agent_of(u->agent_id, fd);
+	struct rmpp_entry *e;
+	int type, r;
+
+	/* An active header of version 0 is OpenSM's one-MAD answer, sent as
+	 * is: not RMPP to the reader either. */
+	if (!ag || !ag->rmpp_version || u->status || len < RMPP_HDR_END ||
+	    !rmpp_hdr_len(mad[MAD_OFF_MGMT_CLASS]) || !mad[RMPP_OFF_VERSION] ||
+	    !(type = rmpp_type(mad, len))) {
+		queue_msg(p, buf, RS_UMAD_HDR, mad, len);
+		return;
+	}
+	e = rmpp_table_lookup(&p->tab, mad, len, ntohs(u->addr.lid));
+	if (!e && type == RMPP_TYPE_DATA)
+		e = rx_start(p, u, mad, now);
+	if (!e)
+		return; /* a late ACK or a segment of no transaction */
+	r = rmpp_entry_recv(e, mad, len, now);
+	entry_flush(p, fd, e, now);
+	if (r == 1 && e->role == RMPP_RX) {
+		size_t mlen;
+		const uint8_t *msg = rmpp_rx_message(&e->u.rx, &mlen);
+		struct ib_user_mad h;
+
+		if (msg) {
+			memcpy(&h, &p->hdr[e - p->tab.e], RS_UMAD_HDR);
+			h.length = (uint32_t)(RS_UMAD_HDR + mlen);
+			queue_msg(p, &h, RS_UMAD_HDR, msg, mlen);
+		}
+	}
+	if (r != 0 || rmpp_entry_state(e) != RMPP_ACTIVE)
+		entry_note_end(e);
+}
+
+/* Reads what umad2sim holds for fd, without waiting. */
+static void port_pump(struct rs_port *p, int fd, int64_t now)
+{
+	uint8_t buf[RS_UMAD_HDR + MAD_SIZE];
+	ssize_t n;
+	int i;
+
+	for (i = 0; i < 4096; i++) {
+		n = next_read(fd, buf, sizeof(buf));
+		if (n < (ssize_t)RS_UMAD_HDR)
+			break; /* umad2sim: -EWOULDBLOCK when empty */
+		port_take(p, fd, buf, (size_t)n, now);
+	}
+}
+
+/* ---- the interposed calls ---- */
+
+static int is_umad_path(const char *path)
+{
+	return path && !strncmp(path, RS_UMAD_PATH, strlen(RS_UMAD_PATH));
+}
+
+static int open_common(open_fn fn, const char *path, int flags, mode_t mode)
+{
+	int fd;
+
+	rs_ready();
+	/* umad2sim wraps open() only: its fds come from there. */
+	fd = (is_umad_path(path) ? next_open : fn)(path, flags, mode);
+	if (fd >= 0 && is_umad_path(path))
+		port_add(fd);
+	return fd;
+}
+
+int open(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+	va_list ap;
+
+	if (flags & (O_CREAT | O_TMPFILE)) {
+		va_start(ap, flags);
+		mode = (mode_t)va_arg(ap, int);
+		va_end(ap);
+	}
+	rs_ready();
+	return open_common(next_open, path, flags, mode);
+}
+
+int open64(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+	va_list ap;
+
+	if (flags & (O_CREAT | O_TMPFILE)) {
+		va_start(ap, flags);
+		mode = (mode_t)va_arg(ap, int);
+		va_end(ap);
+	}
+	rs_ready();
+	return open_common(next_open64 ? next_open64 : next_open, path, flags, mode);
+}
+
+int close(int fd)
+{
+	int idx;
+
+	rs_ready();
+	idx = port_index(fd);
+	if (idx >= 0) {
+		pthread_mutex_lock(&rs_mu);
+		if (rs_ports[idx].used && rs_fds[idx] == fd)
+			port_drop(idx);
+		pthread_mutex_unlock(&rs_mu);
+	}
+	return next_close(fd);
+}
+
+static void agent_set(int fd, uint32_t id, uint8_t mgmt_class, uint8_t rmpp_version)
+{
+	if (id >= RS_MAX_AGENTS)
+		return; /* umad2sim has 32 */
+	pthread_mutex_lock(&rs_mu);
+	rs_agents[id].used = 1;
+	rs_agents[id].fd = fd;
+	rs_agents[id].mgmt_class = mgmt_class;
+	rs_agents[id].rmpp_version = rmpp_version;
+	pthread_mutex_unlock(&rs_mu);
+	dbg("agent %u class 0x%02x rmpp_version %u\n", id, mgmt_class, rmpp_version);
+}
+
+int ioctl(int fd, unsigned long request, ...)
+{
+	va_list ap;
+	void *arg;
+	int ret;
+
+	va_start(ap, request);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	rs_ready();
+	ret = next_ioctl(fd, request, arg);
+	if (ret < 0 || !arg || port_index(fd) < 0)
+		return ret;
+	if (request == IB_USER_MAD_REGISTER_AGENT) {
+		const struct ib_user_mad_reg_req *r = arg;
+
+		agent_set(fd, r->id, r->mgmt_class, r->rmpp_version);
+	} else if (request == IB_USER_MAD_REGISTER_AGENT2) {
+		const struct ib_user_mad_reg_req2 *r = arg;
+
+		agent_set(fd, r->id, r->mgmt_class, r->rmpp_version);
+	} else if (request == IB_USER_MAD_UNREGISTER_AGENT) {
+		uint32_t id = *(const uint32_t *)arg;
+
+		pthread_mutex_lock(&rs_mu);
+		if (id < RS_MAX_AGENTS && rs_agents[id].fd == fd)
+			rs_agents[id].used = 0;
+		pthread_mutex_unlock(&rs_mu);
+	}
+	return ret;
+}
+
+/* A send longer than one MAD on an RMPP agent: a sender (13.6.4). The
+ * class header is repeated in every segment; the RMPP header is the
+ * protocol's, whatever the caller put there (as ib_umad does). */
+static ssize_t tx_start(int idx, int fd, const uint8_t *buf, size_t count)
+{
+	const struct ib_user_mad *u = (const struct ib_user_mad *)buf;
+	const uint8_t *mad = buf + RS_UMAD_HDR;
+	size_t len = count - RS_UMAD_HDR, hdr_len = rmpp_hdr_len(mad[MAD_OFF_MGMT_CLASS]);
+	struct rs_port *p = &rs_ports[idx];
+	struct rmpp_entry *e;
+	struct rmpp_key k;
+	int64_t now = now_ms();
+	int r;
+
+	memset(&k, 0, sizeof(k));
+	k.tid = wire_get64(mad + MAD_OFF_TID);
+	k.lid = ntohs(u->addr.lid);
+	k.mgmt_class = mad[MAD_OFF_MGMT_CLASS];
+	k.method = mad[MAD_OFF_METHOD];
+	port_timers(p, fd, now);
+	e = rmpp_table_find(&p->tab, &k, RMPP_TX);
+	if (e) /* the same TID again: the old transfer is over for us */
+		rmpp_table_remove(&p->tab, e);
+	e = rmpp_table_add(&p->tab, &k, RMPP_TX);
+	if (!e) {
+		errno = ENOMEM;
+		return -1;
+	}
+	r = rmpp_tx_init(&e->u.tx, mad, len, hdr_len, &rs_cfg, now);
+	if (r < 0) {
+		rmpp_table_remove(&p->tab, e);
+		errno = -r;
+		return -1;
+	}
+	memcpy(&p->hdr[e - p->tab.e], u, RS_UMAD_HDR);
+	dbg("send tid 0x%016llx: %zu bytes in %u segments\n", (unsigned long long)k.tid, len,
+	    e->u.tx.nseg);
+	entry_flush(p, fd, e, now);
+	return (ssize_t)count;
+}
+
+ssize_t write(int fd, const void *buf, size_t count)
+{
+	const struct ib_user_mad *u = buf;
+	const struct rs_agent *ag;
+	ssize_t ret;
+	int idx;
+
+	rs_ready();
+	idx = port_index(fd);
+	if (idx < 0 || count <= RS_UMAD_HDR + MAD_SIZE)
+		return next_write(fd, buf, count);
+	pthread_mutex_lock(&rs_mu);
+	ag = agent_of(u->agent_id, fd);
+	if (!ag || !ag->rmpp_version ||
+	    !rmpp_hdr_len(((const uint8_t *)buf)[RS_UMAD_HDR + MAD_OFF_MGMT_CLASS])) {
+		pthread_mutex_unlock(&rs_mu);
+		return next_write(fd, buf, count);
+	}
+	ret = tx_start(idx, fd, buf, count);
+	pthread_mutex_unlock(&rs_mu);
+	return ret;
+}
+
+/* The reader's next MAD into buf; with a short buf the header and first
+ * MAD of it with the whole length, and ENOSPC: the MAD stays queued
+ * (ib_umad_read, copy_recv_mad). */
+static ssize_t port_deliver(struct rs_port *p, void *buf, size_t count)
+{
+	struct rs_msg *m = p->head;
+
+	if (m->len > count) {
+		if (count < RS_UMAD_HDR) {
+			errno = EINVAL;
+			return -1;
+		}
+		memcpy(buf, m->buf, count < RS_UMAD_HDR + MAD_SIZE ? count : RS_UMAD_HDR + MAD_SIZE);
+		((struct ib_user_mad *)buf)->length = (uint32_t)m->len;
+		errno = ENOSPC;
+		return -1;
+	}
+	memcpy(buf, m->buf, m->len);
+	p->head = m->next;
+	if (!p->head)
+		p->tail = NULL;
+	count = m->len;
+	free(m);
+	return (ssize_t)count;
+}
+
+ssize_t read(int fd, void *buf, size_t count)
+{
+	struct rs_port *p;
+	ssize_t ret;
+	int64_t now;
+	int idx;
+
+	rs_ready();
+	idx = port_index(fd);
+	if (idx < 0)
+		return next_read(fd, buf, count);
+	pthread_mutex_lock(&rs_mu);
+	p = &rs_ports[idx];
+	now = now_ms();
+	port_timers(p, fd, now);
+	if (!p->head)
+		port_pump(p, fd, now);
+	if (p->head) {
+		ret = port_deliver(p, buf, count);
+	} else {
+		/* umad2sim's answer when nothing is queued; libibumad
+		 * tests for exactly this value. */
+		ret = -EWOULDBLOCK;
+	}
+	pthread_mutex_unlock(&rs_mu);
+	return ret;
+}
+
+/* Like umad2sim, waits on the first umad fd of the set only. */
+int poll(struct pollfd *fds, nfds_t nfds, int timeout)
+{
+	int64_t end, now, wait;
+	struct pollfd one;
+	nfds_t i, at = nfds;
+	int idx = -1, fd;
+
+	rs_ready();
+	for (i = 0; i < nfds; i++)
+		if ((idx = port_index(fds[i].fd)) >= 0) {
+			at = i;
+			break;
+		}
+	if (at == nfds)
+		return next_poll(fds, nfds, timeout);
+	fd = fds[at].fd;
+	end = timeout < 0 ? INT64_MAX : now_ms() + timeout;
+	for (;;) {
+		int ready;
+
+		pthread_mutex_lock(&rs_mu);
+		now = now_ms();
+		port_timers(&rs_ports[idx], fd, now);
+		if (!rs_ports[idx].head)
+			port_pump(&rs_ports[idx], fd, now);
+		ready = rs_ports[idx].head != NULL;
+		wait = rmpp_table_deadline(&rs_ports[idx].tab) - now;
+		pthread_mutex_unlock(&rs_mu);
+		for (i = 0; i < nfds; i++)
+			fds[i].revents = 0;
+		if (ready) {
+			fds[at].revents = POLLIN;
+			return 1;
+		}
+		if (now >= end)
+			return 0;
+		if (wait > end - now)
+			wait = end - now;
+		if (wait > RS_SLICE_MS)
+			wait = RS_SLICE_MS;
+		if (wait < 1)
+			wait = 1;
+		one.fd = fd;
+		one.events = POLLIN;
+		one.revents = 0;
+		/* umad2sim's poll: 1 when its queue holds a MAD, 0 on
+		 * timeout, -1 on a spurious wakeup: all mean look again. */
+		(void)next_poll(&one, 1, (int)wait);
+	}
+}

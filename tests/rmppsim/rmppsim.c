@@ -577,18 +577,57 @@ int open64(const char *path, int flags, ...)
 	return open_common(next_open64 ? next_open64 : next_open, path, flags, mode);
 }
 
+/* Ends the transfers fd still receives with an ABORT (13.6.5.2: T2L,
+ * the reader gave up) and returns how many. */
+static int port_abort_rx(struct rs_port *p, int fd)
+{
+	uint8_t out[MAD_SIZE];
+	int n = 0;
+	size_t i;
+
+	for (i = 0; i < p->tab.cap; i++) {
+		struct rmpp_entry *e = &p->tab.e[i];
+
+		if (!e->used || e->role != RMPP_RX || rmpp_entry_state(e) != RMPP_ACTIVE ||
+		    !e->u.rx.hdr_len)
+			continue;
+		rmpp_reply(e->u.rx.hdr, e->u.rx.hdr_len, RMPP_TYPE_ABORT, RMPP_STATUS_T2L, out);
+		send_mad(fd, &p->hdr[i], out);
+		dbg("receive tid 0x%016llx: aborted at close\n", (unsigned long long)e->key.tid);
+		rmpp_table_remove(&p->tab, e);
+		n++;
+	}
+	return n;
+}
+
+/* A reader that closes mid-transfer (saquery after its timeout): the
+ * sender would go on sending, and umad2sim crashes on a MAD for a class
+ * no fd registers any more (ibsim note, limit 2). So ABORT the sender
+ * and swallow what is already on its way before the fd goes. */
 int close(int fd)
 {
-	int idx;
+	struct timespec ts = { 0, 2 * 1000000L };
+	uint8_t buf[RS_UMAD_HDR + MAD_SIZE];
+	int idx, aborted = 0, i;
 
 	rs_ready();
 	idx = port_index(fd);
-	if (idx >= 0) {
-		pthread_mutex_lock(&rs_mu);
-		if (rs_ports[idx].used && rs_fds[idx] == fd)
-			port_drop(idx);
-		pthread_mutex_unlock(&rs_mu);
+	if (idx < 0)
+		return next_close(fd);
+	pthread_mutex_lock(&rs_mu);
+	if (rs_ports[idx].used && rs_fds[idx] == fd)
+		aborted = port_abort_rx(&rs_ports[idx], fd);
+	pthread_mutex_unlock(&rs_mu);
+	/* A window in flight takes well under 20 ms through ibsim. */
+	for (i = 0; aborted && i < 10; i++) {
+		nanosleep(&ts, NULL);
+		while (next_read(fd, buf, sizeof(buf)) >= (ssize_t)RS_UMAD_HDR)
+			;
 	}
+	pthread_mutex_lock(&rs_mu);
+	if (rs_ports[idx].used && rs_fds[idx] == fd)
+		port_drop(idx);
+	pthread_mutex_unlock(&rs_mu);
 	return next_close(fd);
 }
 

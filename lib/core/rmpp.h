@@ -43,7 +43,7 @@ void rmpp_cfg_default(struct rmpp_cfg *cfg);
  * (13.6.2.3). 0 for classes without RMPP. */
 size_t rmpp_hdr_len(uint8_t mgmt_class);
 
-/* Whether mad is an RMPP MAD (RMPPFlags.Active): its RMPPType, or 0. */
+/* The RMPPType of an active RMPP MAD (RMPPFlags.Active), else -1. */
 int rmpp_type(const uint8_t *mad, size_t len);
 
 /* Checks an active RMPP header: returns 0, or -EPROTO with *status set
@@ -90,9 +90,10 @@ enum rmpp_state rmpp_tx_state(const struct rmpp_tx *t);
 struct rmpp_rx {
 	struct rmpp_cfg cfg;
 	uint8_t *buf; /* the message: first segment's header, then data */
-	size_t cap, len, hdr_len;
-	uint8_t hdr[MAD_SIZE]; /* the first segment: answers are made from it */
-	uint32_t seg, last_ack, win, first_paylen;
+	size_t cap, len, hdr_len, pad;
+	uint8_t *held; /* segment n held: held[n % window] */
+	uint8_t hdr[MAD_SIZE]; /* answers are made from the segment's header */
+	uint32_t seg, last_ack, win, first_paylen, last_seg;
 	enum rmpp_state state;
 	uint8_t status;
 	int reply;     /* due: 0, RMPP_TYPE_ACK, _STOP or _ABORT */
@@ -102,9 +103,9 @@ struct rmpp_rx {
 void rmpp_rx_init(struct rmpp_rx *r, const struct rmpp_cfg *cfg, int64_t now_ms);
 void rmpp_rx_fini(struct rmpp_rx *r);
 /* A DATA segment (an ABORT from the sender also ends the transfer).
- * Returns 1 when the message is whole, 0 when taken or dropped (a
- * duplicate is re-ACKed, a segment beyond the window or out of order
- * dropped: the sender resends from the first one not ACKed), -EPROTO
+ * Returns 1 when the message is whole, 0 when taken or dropped (one
+ * ACKed already is ACKed again, one beyond the window dropped; one out
+ * of order is held until the gap before it is filled), -EPROTO
  * when it ended the transfer with an ABORT due (or received),
  * -ENOBUFS with a STOP due (past max_len or out of memory), -EINVAL for
  * a MAD that is no RMPP DATA or ABORT, -EMSGSIZE for a short one. */

@@ -79,7 +79,7 @@ struct rmpp_entry *rmpp_table_lookup(struct rmpp_table *t, const uint8_t *mad, s
 	struct rmpp_entry *e;
 	int type = rmpp_type(mad, len);
 
-	if (!type)
+	if (type < 0)
 		return NULL;
 	k.tid = wire_get64(mad + MAD_OFF_TID);
 	k.lid = lid;
@@ -87,8 +87,10 @@ struct rmpp_entry *rmpp_table_lookup(struct rmpp_table *t, const uint8_t *mad, s
 	k.method = mad[MAD_OFF_METHOD];
 	if (type == RMPP_TYPE_DATA)
 		return rmpp_table_find(t, &k, RMPP_RX);
-	/* ABORT may come from a sender (DATA's method) or a receiver. */
-	if (type == RMPP_TYPE_ABORT && (e = rmpp_table_find(t, &k, RMPP_RX)))
+	/* ABORT (or an unknown type) may come from a sender, with the
+	 * DATA's method, or from a receiver. */
+	if (type != RMPP_TYPE_ACK && type != RMPP_TYPE_STOP &&
+	    (e = rmpp_table_find(t, &k, RMPP_RX)))
 		return e;
 	k.method ^= MAD_METHOD_RESP_BIT;
 	return rmpp_table_find(t, &k, RMPP_TX);

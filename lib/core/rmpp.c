@@ -6,13 +6,14 @@
 #include <string.h>
 
 #include "rmpp.h"
+#include "sa.h"
+#include "vmad.h"
 #include "wire.h"
 
-#define SA_MGMT_CLASS 0x03
-#define SA_HDR_LEN 56
+/* Vendor range 2: the classes whose MADs carry the RMPP header and an
+ * OUI (13.4.2 Table 149). */
 #define VENDOR2_FIRST 0x30
 #define VENDOR2_LAST 0x4f
-#define VENDOR2_HDR_LEN 40
 
 void rmpp_cfg_default(struct rmpp_cfg *cfg)
 {
@@ -24,21 +25,21 @@ void rmpp_cfg_default(struct rmpp_cfg *cfg)
 	cfg->max_len = 16u << 20;
 }
 
-/* 13.6.2.3 and the class definitions: SA (15.2.1.1) and vendor range 2
+/* 13.6.2 and the class headers: SA (15.2.1.1 Table 184) and vendor range 2
  * (13.4.2 Table 149) are the classes that use RMPP here. */
 size_t rmpp_hdr_len(uint8_t mgmt_class)
 {
-	if (mgmt_class == SA_MGMT_CLASS)
-		return SA_HDR_LEN;
+	if (mgmt_class == SA_CLASS)
+		return SA_OFF_DATA;
 	if (mgmt_class >= VENDOR2_FIRST && mgmt_class <= VENDOR2_LAST)
-		return VENDOR2_HDR_LEN;
+		return VMAD_OFF_DATA;
 	return 0;
 }
 
 int rmpp_type(const uint8_t *mad, size_t len)
 {
 	if (len < RMPP_HDR_END || !(mad[RMPP_OFF_FLAGS] & RMPP_FLAG_ACTIVE))
-		return 0;
+		return -1;
 	return mad[RMPP_OFF_TYPE];
 }
 
@@ -49,7 +50,7 @@ int rmpp_check(const uint8_t *mad, size_t len, uint8_t *status)
 {
 	uint8_t st;
 
-	if (!rmpp_type(mad, len))
+	if (rmpp_type(mad, len) < 0)
 		return -EINVAL;
 	st = mad[RMPP_OFF_STATUS];
 	if (mad[RMPP_OFF_VERSION] != RMPP_VERSION)
@@ -106,7 +107,7 @@ int rmpp_tx_init(struct rmpp_tx *t, const uint8_t *mad, size_t len, size_t hdr_l
 	memset(t, 0, sizeof(*t));
 	if (hdr_len < RMPP_HDR_END || hdr_len >= MAD_SIZE || len < hdr_len)
 		return -EINVAL;
-	/* One segment even without data (13.6.2.3: PayloadLength is then the
+	/* One segment even without data (13.6.2: PayloadLength is then the
 	 * class header alone); PayloadLength must fit its 32 bits. */
 	nseg = len == hdr_len ? 1 : (len - hdr_len + seg_data(hdr_len) - 1) / seg_data(hdr_len);
 	if (nseg > UINT32_MAX / RMPP_SEG_PAYLOAD)
@@ -119,7 +120,7 @@ int rmpp_tx_init(struct rmpp_tx *t, const uint8_t *mad, size_t len, size_t hdr_l
 	t->len = len;
 	t->hdr_len = hdr_len;
 	t->nseg = (uint32_t)nseg;
-	t->win = 1; /* 13.6.3.1: the first window is one segment */
+	t->win = 1; /* 13.6: the first window is one segment */
 	t->retries_left = cfg->retries;
 	t->state = RMPP_ACTIVE;
 	t->deadline = t->now = now_ms;
@@ -187,7 +188,7 @@ size_t rmpp_tx_next(struct rmpp_tx *t, int64_t now_ms, uint8_t seg[MAD_SIZE])
 		if (now_ms < t->deadline)
 			return 0;
 		/* No ACK in time: resend from the first segment not ACKed
-		 * (13.6.3.2), even past a closed window (a probe). */
+		 * (13.6), even past a closed window (a probe). */
 		if (!t->retries_left) {
 			tx_fail(t, RMPP_STATUS_TMR, 1, now_ms);
 			return rmpp_tx_next(t, now_ms, seg);
@@ -239,7 +240,7 @@ int rmpp_tx_recv(struct rmpp_tx *t, const uint8_t *mad, size_t len, int64_t now_
 	if (len < RMPP_HDR_END)
 		return -EMSGSIZE;
 	t->now = now_ms;
-	if (!rmpp_type(mad, len) || mad[RMPP_OFF_TYPE] == RMPP_TYPE_DATA)
+	if (rmpp_type(mad, len) < 0 || mad[RMPP_OFF_TYPE] == RMPP_TYPE_DATA)
 		return -EINVAL;
 	if (t->state != RMPP_ACTIVE)
 		return 0; /* late: the transfer has ended */
@@ -276,6 +277,8 @@ void rmpp_rx_init(struct rmpp_rx *r, const struct rmpp_cfg *cfg, int64_t now_ms)
 {
 	memset(r, 0, sizeof(*r));
 	r->cfg = *cfg;
+	if (!r->cfg.window)
+		r->cfg.window = 1;
 	r->win = 1;
 	r->state = RMPP_ACTIVE;
 	r->deadline = now_ms + cfg->total_ms;
@@ -285,7 +288,9 @@ void rmpp_rx_init(struct rmpp_rx *r, const struct rmpp_cfg *cfg, int64_t now_ms)
 void rmpp_rx_fini(struct rmpp_rx *r)
 {
 	free(r->buf);
+	free(r->held);
 	r->buf = NULL;
+	r->held = NULL;
 }
 
 /* Ends the transfer with a STOP or ABORT (type) due, answering mad. */
@@ -328,7 +333,7 @@ static int rx_reserve(struct rmpp_rx *r, size_t need)
 	return 0;
 }
 
-/* The message length a FIRST PayloadLength announces (13.6.2.3): the
+/* The message length a FIRST PayloadLength announces (13.6.2): the
  * class header counts in every segment's payload but once in the MAD. */
 static size_t announced_len(uint32_t paylen, size_t hdr_len)
 {
@@ -338,24 +343,58 @@ static size_t announced_len(uint32_t paylen, size_t hdr_len)
 	return paylen > extra ? hdr_len + paylen - extra : hdr_len;
 }
 
-/* The LAST segment n: its PayloadLength gives the pad (13.6.2.3), and
- * the FIRST's, when given, must agree. */
+/* A LAST segment n: its PayloadLength gives the pad (13.6.2), and the
+ * FIRST's, when given, must agree; one LAST only. */
 static int rx_last(struct rmpp_rx *r, const uint8_t *mad, uint32_t n, int64_t now_ms)
 {
 	uint32_t paylen = wire_get32(mad + RMPP_OFF_DATA2);
 	size_t cls = r->hdr_len - RMPP_HDR_END, pad;
 
 	/* At least the class header; data too unless it is the only one. */
-	if (paylen > RMPP_SEG_PAYLOAD || paylen < cls || (n > 1 && paylen == cls))
+	if (paylen > RMPP_SEG_PAYLOAD || paylen < cls || (n > 1 && paylen == cls) ||
+	    (r->last_seg && r->last_seg != n))
 		return rx_fail(r, mad, r->hdr_len, RMPP_TYPE_ABORT, RMPP_STATUS_BAD_LEN, now_ms);
 	pad = RMPP_SEG_PAYLOAD - paylen;
 	if (r->first_paylen && r->first_paylen != (size_t)n * RMPP_SEG_PAYLOAD - pad)
 		return rx_fail(r, mad, r->hdr_len, RMPP_TYPE_ABORT, RMPP_STATUS_BAD_LEN, now_ms);
-	r->len -= pad;
-	r->state = RMPP_DONE;
-	r->deadline = now_ms + r->cfg.linger_ms;
-	rx_ack(r, mad);
-	return 1;
+	r->last_seg = n;
+	r->pad = pad;
+	return 0;
+}
+
+/* The first segment: the header of the message, room for what it
+ * announces, the ring of segments held out of order. */
+static int rx_first(struct rmpp_rx *r, const uint8_t *mad, size_t hdr_len, int64_t now_ms)
+{
+	r->hdr_len = hdr_len;
+	r->first_paylen = wire_get32(mad + RMPP_OFF_DATA2);
+	r->held = calloc(r->cfg.window, 1);
+	if (!r->held || rx_reserve(r, r->first_paylen ? announced_len(r->first_paylen, hdr_len)
+						      : hdr_len))
+		return rx_fail(r, mad, hdr_len, RMPP_TYPE_STOP, RMPP_STATUS_RESX, now_ms);
+	memcpy(r->buf, mad, hdr_len);
+	return 0;
+}
+
+/* Segment n is held; the message grows by the segments now in order:
+ * ACK at the window's end (13.6) and at the LAST. */
+static int rx_advance(struct rmpp_rx *r, const uint8_t *mad, int64_t now_ms)
+{
+	while (r->held[(r->seg + 1) % r->cfg.window]) {
+		r->held[++r->seg % r->cfg.window] = 0;
+		if (r->seg == r->last_seg) {
+			r->len = r->hdr_len + (size_t)r->seg * seg_data(r->hdr_len) - r->pad;
+			r->state = RMPP_DONE;
+			r->deadline = now_ms + r->cfg.linger_ms;
+			rx_ack(r, mad);
+			return 1;
+		}
+	}
+	if (r->seg == r->win) {
+		r->win += r->cfg.window;
+		rx_ack(r, mad);
+	}
+	return 0;
 }
 
 static int rx_data(struct rmpp_rx *r, const uint8_t *mad, int64_t now_ms)
@@ -363,42 +402,36 @@ static int rx_data(struct rmpp_rx *r, const uint8_t *mad, int64_t now_ms)
 	uint32_t n = wire_get32(mad + RMPP_OFF_DATA1);
 	uint8_t flags = mad[RMPP_OFF_FLAGS];
 	size_t hdr_len = r->seg ? r->hdr_len : rmpp_hdr_len(mad[MAD_OFF_MGMT_CLASS]);
+	size_t sd = seg_data(hdr_len);
+	int ret;
 
 	if (!hdr_len)
 		return -EINVAL;
 	/* 13.6.2.1: FIRST is set on segment 1 and on no other. */
 	if (!n || (n == 1) != !!(flags & RMPP_FLAG_FIRST))
 		return rx_fail(r, mad, hdr_len, RMPP_TYPE_ABORT, RMPP_STATUS_BAD_SEG, now_ms);
-	if (n > r->win)
+	/* Beyond the window or the LAST: dropped (the window is 1 before
+	 * the FIRST segment). */
+	if (n > r->win || (r->last_seg && n > r->last_seg))
 		return 0;
 	if (n <= r->last_ack) {
 		rx_ack(r, mad); /* our ACK was lost: the sender resends */
 		return 0;
 	}
-	if (n != r->seg + 1)
-		return 0; /* a duplicate not ACKed yet, or out of order */
-	if (n == 1) {
-		r->hdr_len = hdr_len;
-		r->first_paylen = wire_get32(mad + RMPP_OFF_DATA2);
-		if (rx_reserve(r, r->first_paylen ? announced_len(r->first_paylen, hdr_len)
-						  : hdr_len))
-			return rx_fail(r, mad, hdr_len, RMPP_TYPE_STOP, RMPP_STATUS_RESX, now_ms);
-		memcpy(r->buf, mad, hdr_len);
-		r->len = hdr_len;
-	}
-	if (rx_reserve(r, r->len + seg_data(hdr_len)))
+	/* A duplicate not ACKed yet, or held already. */
+	if (n <= r->seg || (r->held && r->held[n % r->cfg.window]))
+		return 0;
+	if (n == 1 && (ret = rx_first(r, mad, hdr_len, now_ms)))
+		return ret;
+	if ((flags & RMPP_FLAG_LAST) && (ret = rx_last(r, mad, n, now_ms)))
+		return ret;
+	/* Held in place, out of order or not (the kernel keeps them too):
+	 * after a loss the sender resends the window and fills the gaps. */
+	if (rx_reserve(r, hdr_len + (size_t)n * sd))
 		return rx_fail(r, mad, hdr_len, RMPP_TYPE_STOP, RMPP_STATUS_RESX, now_ms);
-	memcpy(r->buf + r->len, mad + hdr_len, seg_data(hdr_len));
-	r->len += seg_data(hdr_len);
-	r->seg = n;
-	if (flags & RMPP_FLAG_LAST)
-		return rx_last(r, mad, n, now_ms);
-	if (n == r->win) {
-		/* The window's end: open the next one (13.6.3.1). */
-		r->win += r->cfg.window;
-		rx_ack(r, mad);
-	}
-	return 0;
+	memcpy(r->buf + hdr_len + (size_t)(n - 1) * sd, mad + hdr_len, sd);
+	r->held[n % r->cfg.window] = 1;
+	return rx_advance(r, mad, now_ms);
 }
 
 int rmpp_rx_recv(struct rmpp_rx *r, const uint8_t *mad, size_t len, int64_t now_ms)
@@ -409,7 +442,8 @@ int rmpp_rx_recv(struct rmpp_rx *r, const uint8_t *mad, size_t len, int64_t now_
 	if (len < RMPP_HDR_END)
 		return -EMSGSIZE;
 	r->now = now_ms;
-	if (type != RMPP_TYPE_DATA && type != RMPP_TYPE_ABORT)
+	/* ACK and STOP are for a sender; unknown types are ABORTed. */
+	if (type < 0 || type == RMPP_TYPE_ACK || type == RMPP_TYPE_STOP)
 		return -EINVAL;
 	if (type == RMPP_TYPE_DATA && len < MAD_SIZE)
 		return -EMSGSIZE;
@@ -449,7 +483,7 @@ size_t rmpp_rx_next(struct rmpp_rx *r, int64_t now_ms, uint8_t out[MAD_SIZE])
 
 	r->now = now_ms;
 	if (!type && r->state == RMPP_ACTIVE && now_ms >= r->deadline) {
-		/* Too long in all: ABORT (13.6.3.2); nothing to answer
+		/* Too long in all: ABORT (13.6); nothing to answer
 		 * before a first segment. */
 		r->state = RMPP_FAILED;
 		r->status = RMPP_STATUS_T2L;

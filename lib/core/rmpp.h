@@ -6,7 +6,7 @@
  * caller passes now_ms (any monotonic clock), sends what *_next() gives
  * and calls *_next() again at *_deadline().
  *
- * Segment layout (13.6.2.3, as Linux drivers/infiniband/core lays it
+ * Segment layout (13.6.2, as Linux drivers/infiniband/core lays it
  * out): the class header (bytes 0..hdr_len: MAD header, RMPP header and
  * the class's own header, e.g. the SA header to 56) is repeated in every
  * segment and MAD_SIZE - hdr_len bytes of data follow it. PayloadLength
@@ -40,10 +40,10 @@ struct rmpp_cfg {
 void rmpp_cfg_default(struct rmpp_cfg *cfg);
 
 /* Offset of a class's data after its header: the segment header length
- * (13.6.2.3). 0 for classes without RMPP. */
+ * (13.6.2). 0 for classes without RMPP. */
 size_t rmpp_hdr_len(uint8_t mgmt_class);
 
-/* Whether mad is an RMPP MAD (RMPPFlags.Active): its RMPPType, or 0. */
+/* The RMPPType of an active RMPP MAD (RMPPFlags.Active), else -1. */
 int rmpp_type(const uint8_t *mad, size_t len);
 
 /* Checks an active RMPP header: returns 0, or -EPROTO with *status set
@@ -70,18 +70,23 @@ struct rmpp_tx {
 };
 
 /* mad: the whole MAD, header and class header to hdr_len then any length
- * of data. Returns -EINVAL when hdr_len is no RMPP header length or len
- * is shorter, -ENOMEM. */
+ * of data (its RRespTime is kept, the rest of its RMPP header is the
+ * sender's). Returns -EINVAL when hdr_len is no RMPP header length or len
+ * is shorter, -EMSGSIZE past 32 bits of PayloadLength, -ENOMEM. */
 int rmpp_tx_init(struct rmpp_tx *t, const uint8_t *mad, size_t len, size_t hdr_len,
 		 const struct rmpp_cfg *cfg, int64_t now_ms);
 void rmpp_tx_fini(struct rmpp_tx *t);
 /* The next MAD to send now (a DATA segment, or an ABORT after too many
  * retries or a bad ACK) into seg: MAD_SIZE, or 0 when nothing is due
- * before rmpp_tx_deadline(). */
+ * before rmpp_tx_deadline(). Call until 0: a window gives several. No
+ * ACK by the deadline: the segments from the first one not ACKed go
+ * again; after cfg.retries such rounds without progress, ABORT (TMR). */
 size_t rmpp_tx_next(struct rmpp_tx *t, int64_t now_ms, uint8_t seg[MAD_SIZE]);
 /* An ACK, STOP or ABORT of this transaction. Returns 0; -EPROTO when it
  * ended the transfer (ABORT or STOP received, or an ACK the spec aborts:
- * an ABORT is then due); -EINVAL for any other MAD; -EMSGSIZE. */
+ * an ABORT is then due); -EINVAL for any other MAD; -EMSGSIZE. A STOP
+ * ends the transfer as an ABORT does (the kernel's reading; a receiver
+ * pauses a sender by not opening its window). */
 int rmpp_tx_recv(struct rmpp_tx *t, const uint8_t *mad, size_t len, int64_t now_ms);
 int64_t rmpp_tx_deadline(const struct rmpp_tx *t);
 enum rmpp_state rmpp_tx_state(const struct rmpp_tx *t);
@@ -90,9 +95,10 @@ enum rmpp_state rmpp_tx_state(const struct rmpp_tx *t);
 struct rmpp_rx {
 	struct rmpp_cfg cfg;
 	uint8_t *buf; /* the message: first segment's header, then data */
-	size_t cap, len, hdr_len;
-	uint8_t hdr[MAD_SIZE]; /* the first segment: answers are made from it */
-	uint32_t seg, last_ack, win, first_paylen;
+	size_t cap, len, hdr_len, pad;
+	uint8_t *held; /* segment n held: held[n % window] */
+	uint8_t hdr[MAD_SIZE]; /* answers are made from the segment's header */
+	uint32_t seg, last_ack, win, first_paylen, last_seg;
 	enum rmpp_state state;
 	uint8_t status;
 	int reply;     /* due: 0, RMPP_TYPE_ACK, _STOP or _ABORT */
@@ -102,9 +108,9 @@ struct rmpp_rx {
 void rmpp_rx_init(struct rmpp_rx *r, const struct rmpp_cfg *cfg, int64_t now_ms);
 void rmpp_rx_fini(struct rmpp_rx *r);
 /* A DATA segment (an ABORT from the sender also ends the transfer).
- * Returns 1 when the message is whole, 0 when taken or dropped (a
- * duplicate is re-ACKed, a segment beyond the window or out of order
- * dropped: the sender resends from the first one not ACKed), -EPROTO
+ * Returns 1 when the message is whole, 0 when taken or dropped (one
+ * ACKed already is ACKed again, one beyond the window dropped; one out
+ * of order is held until the gap before it is filled), -EPROTO
  * when it ended the transfer with an ABORT due (or received),
  * -ENOBUFS with a STOP due (past max_len or out of memory), -EINVAL for
  * a MAD that is no RMPP DATA or ABORT, -EMSGSIZE for a short one. */
@@ -116,58 +122,5 @@ size_t rmpp_rx_next(struct rmpp_rx *r, int64_t now_ms, uint8_t out[MAD_SIZE]);
 const uint8_t *rmpp_rx_message(const struct rmpp_rx *r, size_t *len);
 int64_t rmpp_rx_deadline(const struct rmpp_rx *r);
 enum rmpp_state rmpp_rx_state(const struct rmpp_rx *r);
-
-/* Transactions of one agent (lib/core/rmpp_table.c). The key names the
- * DATA direction: the TID as received (ibsim rewrites its upper bits),
- * the peer's LID, the class and the DATA segments' method. */
-struct rmpp_key {
-	uint64_t tid;
-	uint16_t lid;
-	uint8_t mgmt_class;
-	uint8_t method;
-};
-
-enum rmpp_role { RMPP_TX, RMPP_RX };
-
-struct rmpp_entry {
-	int used;
-	struct rmpp_key key;
-	enum rmpp_role role;
-	union {
-		struct rmpp_tx tx;
-		struct rmpp_rx rx;
-	} u;
-};
-
-struct rmpp_table {
-	struct rmpp_entry *e;
-	size_t cap;
-};
-
-int rmpp_table_init(struct rmpp_table *t, size_t cap);
-void rmpp_table_fini(struct rmpp_table *t);
-struct rmpp_entry *rmpp_table_find(struct rmpp_table *t, const struct rmpp_key *k,
-				   enum rmpp_role role);
-/* A free entry for k; its tx or rx is the caller's to init. NULL when
- * the table is full or k is there already. */
-struct rmpp_entry *rmpp_table_add(struct rmpp_table *t, const struct rmpp_key *k,
-				  enum rmpp_role role);
-/* Finishes the entry's tx or rx and frees the slot. */
-void rmpp_table_remove(struct rmpp_table *t, struct rmpp_entry *e);
-/* The entry a received RMPP MAD belongs to: DATA to a receiver keyed by
- * its method; ACK and STOP to a sender (their method is the DATA's with
- * the response bit flipped); ABORT to either. NULL when none. */
-struct rmpp_entry *rmpp_table_lookup(struct rmpp_table *t, const uint8_t *mad, size_t len,
-				     uint16_t lid);
-/* Dispatch to the entry's tx or rx. */
-int rmpp_entry_recv(struct rmpp_entry *e, const uint8_t *mad, size_t len, int64_t now_ms);
-size_t rmpp_entry_next(struct rmpp_entry *e, int64_t now_ms, uint8_t out[MAD_SIZE]);
-int64_t rmpp_entry_deadline(const struct rmpp_entry *e);
-enum rmpp_state rmpp_entry_state(const struct rmpp_entry *e);
-/* The earliest deadline of all entries (INT64_MAX when none). */
-int64_t rmpp_table_deadline(const struct rmpp_table *t);
-/* Removes the entries that ended (done or failed, nothing left to send)
- * and whose deadline passed. Returns how many. */
-size_t rmpp_table_expire(struct rmpp_table *t, int64_t now_ms);
 
 #endif

@@ -1,17 +1,22 @@
-/* The RMPP transactions of one agent (rmpp.h): a small array searched
- * in full, as an agent has few transfers under way at once. */
+/* The RMPP transactions of one agent (rmpp_table.h): a small array
+ * searched in full, as an agent has few transfers under way at once. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "rmpp.h"
+#include "rmpp_table.h"
 #include "wire.h"
 
 int rmpp_table_init(struct rmpp_table *t, size_t cap)
 {
-	t->e = calloc(cap ? cap : 1, sizeof(*t->e));
-	t->cap = t->e ? cap : 0;
-	return t->e ? 0 : -ENOMEM;
+	t->cap = 0;
+	if (!cap)
+		return -EINVAL;
+	t->e = calloc(cap, sizeof(*t->e));
+	if (!t->e)
+		return -ENOMEM;
+	t->cap = cap;
+	return 0;
 }
 
 void rmpp_table_fini(struct rmpp_table *t)
@@ -79,7 +84,7 @@ struct rmpp_entry *rmpp_table_lookup(struct rmpp_table *t, const uint8_t *mad, s
 	struct rmpp_entry *e;
 	int type = rmpp_type(mad, len);
 
-	if (!type)
+	if (type < 0)
 		return NULL;
 	k.tid = wire_get64(mad + MAD_OFF_TID);
 	k.lid = lid;
@@ -87,8 +92,10 @@ struct rmpp_entry *rmpp_table_lookup(struct rmpp_table *t, const uint8_t *mad, s
 	k.method = mad[MAD_OFF_METHOD];
 	if (type == RMPP_TYPE_DATA)
 		return rmpp_table_find(t, &k, RMPP_RX);
-	/* ABORT may come from a sender (DATA's method) or a receiver. */
-	if (type == RMPP_TYPE_ABORT && (e = rmpp_table_find(t, &k, RMPP_RX)))
+	/* ABORT (or an unknown type) may come from a sender, with the
+	 * DATA's method, or from a receiver. */
+	if (type != RMPP_TYPE_ACK && type != RMPP_TYPE_STOP &&
+	    (e = rmpp_table_find(t, &k, RMPP_RX)))
 		return e;
 	k.method ^= MAD_METHOD_RESP_BIT;
 	return rmpp_table_find(t, &k, RMPP_TX);

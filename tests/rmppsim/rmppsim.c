@@ -47,33 +47,9 @@
 
 #include "mad.h"
 #include "rmpp.h"
+#include "rmpp_table.h"
+#include "rmppsim.h"
 #include "wire.h"
-
-/* The registration requests (linux/include/uapi/rdma/ib_user_mad.h);
- * <rdma/ib_user_mad.h> cannot come with <infiniband/umad.h>, whose
- * struct ib_user_mad it redefines. */
-struct ib_user_mad_reg_req {
-	uint32_t id;
-	uint32_t method_mask[4];
-	uint8_t qpn;
-	uint8_t mgmt_class;
-	uint8_t mgmt_class_version;
-	uint8_t oui[3];
-	uint8_t rmpp_version;
-};
-
-struct ib_user_mad_reg_req2 {
-	uint32_t id;
-	uint32_t qpn;
-	uint8_t mgmt_class;
-	uint8_t mgmt_class_version;
-	uint16_t res;
-	uint32_t flags;
-	uint64_t method_mask[2] __attribute__((aligned(8)));
-	uint32_t oui;
-	uint8_t rmpp_version;
-	uint8_t reserved[3];
-};
 
 #define RS_MAX_PORTS 8
 #define RS_MAX_AGENTS 64
@@ -97,20 +73,14 @@ static write_fn next_write;
 static ioctl_fn next_ioctl;
 static poll_fn next_poll;
 
-/* A MAD waiting for the reader: umad header then MAD. */
-struct rs_msg {
-	struct rs_msg *next;
-	size_t len;
-	uint8_t buf[];
-};
-
 /* One open umad fd: what the reader has not read yet, and the RMPP
  * transactions on it. hdr[i] is the umad header (agent, address) the
  * segments or answers of table slot i go out with. */
 struct rs_port {
 	int used;
-	struct rs_msg *head, *tail;
+	struct rs_queue q; /* for the reader */
 	struct rmpp_table tab;
+	int closing; /* in close(): no new receivers */
 	struct ib_user_mad hdr[RS_TABLE_CAP];
 };
 
@@ -127,7 +97,7 @@ static struct rs_port rs_ports[RS_MAX_PORTS];
 static struct rs_agent rs_agents[RS_MAX_AGENTS];
 static struct rmpp_cfg rs_cfg;
 static int rs_debug;
-/* The bytes of a MAD that reach a reader through umad2sim: see pack(). */
+/* The bytes of a MAD that reach a reader through umad2sim: pack.c. */
 static size_t rs_mad_bytes;
 static pthread_once_t rs_once = PTHREAD_ONCE_INIT;
 static pthread_once_t rs_exit_once = PTHREAD_ONCE_INIT;
@@ -265,16 +235,12 @@ static void port_add(int fd)
 static void port_drop(int idx)
 {
 	struct rs_port *p = &rs_ports[idx];
-	struct rs_msg *m;
 	int i;
 
 	for (i = 0; i < RS_MAX_AGENTS; i++)
 		if (rs_agents[i].used && rs_agents[i].fd == rs_fds[idx])
 			rs_agents[i].used = 0;
-	while ((m = p->head)) {
-		p->head = m->next;
-		free(m);
-	}
+	rs_queue_clear(&p->q);
 	rmpp_table_fini(&p->tab);
 	p->used = 0;
 	__atomic_store_n(&rs_fds[idx], -1, __ATOMIC_RELEASE);
@@ -317,9 +283,8 @@ static void entry_flush(struct rs_port *p, int fd, struct rmpp_entry *e, int64_t
 
 		if (!rmpp_entry_next(e, now, out))
 			break;
-		if (resend)
-			dbg("tid 0x%016llx: resend segment %u\n", (unsigned long long)e->key.tid,
-			    wire_get32(out + RMPP_OFF_DATA1));
+		if (resend && rs_debug > 1)
+			dbg("resend segment %u\n", wire_get32(out + RMPP_OFF_DATA1));
 		send_mad(fd, &p->hdr[slot], out);
 		if (e->role == RMPP_RX)
 			rs_last_answer = now;
@@ -361,24 +326,6 @@ static void port_timers(struct rs_port *p, int fd, int64_t now)
 	rmpp_table_expire(&p->tab, now);
 }
 
-static void queue_msg(struct rs_port *p, const void *hdr, size_t hdr_len, const void *mad,
-		      size_t mad_len)
-{
-	struct rs_msg *m = malloc(sizeof(*m) + hdr_len + mad_len);
-
-	if (!m)
-		return; /* as a lost MAD: the requester retries */
-	m->next = NULL;
-	m->len = hdr_len + mad_len;
-	memcpy(m->buf, hdr, hdr_len);
-	memcpy(m->buf + hdr_len, mad, mad_len);
-	if (p->tail)
-		p->tail->next = m;
-	else
-		p->head = m;
-	p->tail = m;
-}
-
 /* A DATA segment with no transaction yet: the FIRST one starts a
  * receiver (13.6.5.1); any other is dropped, its sender will resend. */
 static struct rmpp_entry *rx_start(struct rs_port *p, const struct ib_user_mad *u,
@@ -403,67 +350,6 @@ static struct rmpp_entry *rx_start(struct rs_port *p, const struct ib_user_mad *
 	return e;
 }
 
-/* umad2sim 0.10 hands a reader only the first 224 bytes of each MAD:
- * its receiver thread reads into a buffer of sizeof(struct sim_request)
- * (288 bytes), 64 of them the umad header, and the last 32 bytes of the
- * 256 it then returns are whatever follows that buffer on the heap. So
- * between two shims each segment carries its data in the bytes that
- * arrive: the message given to the protocol has keep = rs_mad_bytes -
- * hdr_len bytes of data in each segment's seg = MAD_SIZE - hdr_len
- * (168 of 200 for the SA), the rest filler, and the receiver takes the
- * filler out again. The segments stay RMPP (13.6.2.3) on the wire. */
-static uint8_t *pack(const uint8_t *mad, size_t len, size_t hdr_len, size_t *out_len)
-{
-	size_t seg = MAD_SIZE - hdr_len, keep = rs_mad_bytes - hdr_len;
-	size_t data = len - hdr_len, k = (data + keep - 1) / keep, i, n;
-	uint8_t *out;
-
-	*out_len = hdr_len + (k ? (k - 1) * seg + (data - (k - 1) * keep) : 0);
-	out = calloc(1, *out_len ? *out_len : 1);
-	if (!out)
-		return NULL;
-	memcpy(out, mad, hdr_len);
-	for (i = 0; i < k; i++) {
-		n = i + 1 < k ? keep : data - i * keep;
-		memcpy(out + hdr_len + i * seg, mad + hdr_len + i * keep, n);
-	}
-	return out;
-}
-
-/* pack() undone in place: the message's true length, or 0 when msg
- * cannot be a packed one. */
-static size_t unpack(uint8_t *msg, size_t len)
-{
-	size_t hdr_len = rmpp_hdr_len(msg[MAD_OFF_MGMT_CLASS]);
-	size_t seg = MAD_SIZE - hdr_len, keep = rs_mad_bytes - hdr_len, data, k, r, i;
-
-	if (!hdr_len || len < hdr_len || keep >= seg)
-		return hdr_len && keep >= seg ? len : 0;
-	data = len - hdr_len;
-	k = (data + seg - 1) / seg;
-	r = k ? data - (k - 1) * seg : 0;
-	if (r > keep)
-		return 0;
-	for (i = 1; i < k; i++)
-		memmove(msg + hdr_len + i * keep, msg + hdr_len + i * seg,
-			i + 1 < k ? keep : r);
-	return hdr_len + (k ? (k - 1) * keep + r : 0);
-}
-
-/* RMPPSIM_DUMP=FILE: each whole message received is appended to FILE
- * (a test's witness of what the reader got). */
-static void dump_msg(const char *var, const uint8_t *msg, size_t len)
-{
-	const char *path = getenv(var);
-	FILE *f;
-
-	if (!path || !*path || !(f = fopen(path, "ab")))
-		return;
-	if (fwrite(msg, 1, len, f) != len)
-		dbg("short write to %s\n", path);
-	fclose(f);
-}
-
 /* One MAD read from umad2sim: RMPP traffic of RMPP agents goes to the
  * protocol, the rest to the reader. */
 static void port_take(struct rs_port *p, int fd, const uint8_t *buf, size_t n, int64_t now)
@@ -479,12 +365,12 @@ static void port_take(struct rs_port *p, int fd, const uint8_t *buf, size_t n, i
 	 * is: not RMPP to the reader either. */
 	if (!ag || !ag->rmpp_version || u->status || len < RMPP_HDR_END ||
 	    !rmpp_hdr_len(mad[MAD_OFF_MGMT_CLASS]) || !mad[RMPP_OFF_VERSION] ||
-	    !(type = rmpp_type(mad, len))) {
-		queue_msg(p, buf, RS_UMAD_HDR, mad, len);
+	    (type = rmpp_type(mad, len)) <= 0) {
+		rs_queue_put(&p->q, buf, RS_UMAD_HDR, mad, len);
 		return;
 	}
 	e = rmpp_table_lookup(&p->tab, mad, len, ntohs(u->addr.lid));
-	if (!e && type == RMPP_TYPE_DATA)
+	if (!e && type == RMPP_TYPE_DATA && !p->closing)
 		e = rx_start(p, u, mad, now);
 	if (!e)
 		return; /* a late ACK or a segment of no transaction */
@@ -498,12 +384,12 @@ static void port_take(struct rs_port *p, int fd, const uint8_t *buf, size_t n, i
 
 		if (copy) {
 			memcpy(copy, msg, mlen);
-			mlen = unpack(copy, mlen);
+			mlen = rs_unpack(copy, mlen, rs_mad_bytes);
 			if (mlen) {
-				dump_msg("RMPPSIM_DUMP", copy, mlen);
+				rs_dump("RMPPSIM_DUMP", copy, mlen);
 				memcpy(&h, &p->hdr[e - p->tab.e], RS_UMAD_HDR);
 				h.length = (uint32_t)(RS_UMAD_HDR + mlen);
-				queue_msg(p, &h, RS_UMAD_HDR, copy, mlen);
+				rs_queue_put(&p->q, &h, RS_UMAD_HDR, copy, mlen);
 			} else {
 				dbg("receive tid 0x%016llx: not a packed message, dropped\n",
 				    (unsigned long long)e->key.tid);
@@ -514,6 +400,9 @@ static void port_take(struct rs_port *p, int fd, const uint8_t *buf, size_t n, i
 	if (r != 0 || rmpp_entry_state(e) != RMPP_ACTIVE)
 		entry_note_end(e);
 }
+
+/* MADs port_pump() read since close() last looked. */
+static int port_pumped;
 
 /* Reads what umad2sim holds for fd, without waiting. */
 static void port_pump(struct rs_port *p, int fd, int64_t now)
@@ -527,6 +416,7 @@ static void port_pump(struct rs_port *p, int fd, int64_t now)
 		if (n < (ssize_t)RS_UMAD_HDR)
 			break; /* umad2sim: -EWOULDBLOCK when empty */
 		port_take(p, fd, buf, (size_t)n, now);
+		port_pumped++;
 	}
 }
 
@@ -549,50 +439,60 @@ static int open_common(open_fn fn, const char *path, int flags, mode_t mode)
 	return fd;
 }
 
+/* The mode argument, there with O_CREAT or O_TMPFILE only. */
+#define OPEN_MODE(flags, mode)                                                 \
+	do {                                                                   \
+		va_list ap_;                                                   \
+		if ((flags) & (O_CREAT | O_TMPFILE)) {                         \
+			va_start(ap_, flags);                                  \
+			mode = (mode_t)va_arg(ap_, int);                       \
+			va_end(ap_);                                           \
+		}                                                              \
+	} while (0)
+
 int open(const char *path, int flags, ...)
 {
 	mode_t mode = 0;
-	va_list ap;
 
-	if (flags & (O_CREAT | O_TMPFILE)) {
-		va_start(ap, flags);
-		mode = (mode_t)va_arg(ap, int);
-		va_end(ap);
-	}
-	rs_ready();
+	OPEN_MODE(flags, mode);
+	rs_ready(); /* next_open is read here */
 	return open_common(next_open, path, flags, mode);
 }
 
 int open64(const char *path, int flags, ...)
 {
 	mode_t mode = 0;
-	va_list ap;
 
-	if (flags & (O_CREAT | O_TMPFILE)) {
-		va_start(ap, flags);
-		mode = (mode_t)va_arg(ap, int);
-		va_end(ap);
-	}
-	rs_ready();
+	OPEN_MODE(flags, mode);
+	rs_ready(); /* next_open is read here */
 	return open_common(next_open64 ? next_open64 : next_open, path, flags, mode);
 }
 
+#define RS_MAX_ABORTS 8
+
+/* An ABORT owed to a sender: the umad header and the MAD. */
+struct rs_abort {
+	struct ib_user_mad hdr;
+	uint8_t mad[MAD_SIZE];
+};
+
 /* Ends the transfers fd still receives with an ABORT (13.6.5.2: T2L,
- * the reader gave up) and returns how many. */
-static int port_abort_rx(struct rs_port *p, int fd)
+ * the reader gave up) into ab; returns how many. */
+static int port_abort_rx(struct rs_port *p, int fd, struct rs_abort *ab)
 {
-	uint8_t out[MAD_SIZE];
 	int n = 0;
 	size_t i;
 
-	for (i = 0; i < p->tab.cap; i++) {
+	for (i = 0; i < p->tab.cap && n < RS_MAX_ABORTS; i++) {
 		struct rmpp_entry *e = &p->tab.e[i];
 
 		if (!e->used || e->role != RMPP_RX || rmpp_entry_state(e) != RMPP_ACTIVE ||
 		    !e->u.rx.hdr_len)
 			continue;
-		rmpp_reply(e->u.rx.hdr, e->u.rx.hdr_len, RMPP_TYPE_ABORT, RMPP_STATUS_T2L, out);
-		send_mad(fd, &p->hdr[i], out);
+		rmpp_reply(e->u.rx.hdr, e->u.rx.hdr_len, RMPP_TYPE_ABORT, RMPP_STATUS_T2L,
+			   ab[n].mad);
+		memcpy(&ab[n].hdr, &p->hdr[i], RS_UMAD_HDR);
+		send_mad(fd, &ab[n].hdr, ab[n].mad);
 		dbg("receive tid 0x%016llx: aborted at close\n", (unsigned long long)e->key.tid);
 		rmpp_table_remove(&p->tab, e);
 		n++;
@@ -603,29 +503,52 @@ static int port_abort_rx(struct rs_port *p, int fd)
 /* A reader that closes mid-transfer (saquery after its timeout): the
  * sender would go on sending, and umad2sim crashes on a MAD for a class
  * no fd registers any more (ibsim note, limit 2). So ABORT the sender
- * and swallow what is already on its way before the fd goes. */
+ * and take what is still on its way before the fd goes: repeats of a
+ * sender whose last ACK or ABORT was lost, ACKed or ABORTed again. Until
+ * the port has been quiet for three ACK waits (a sender resends within
+ * one), at most 1 s; only when it received by RMPP lately. */
 int close(int fd)
 {
 	struct timespec ts = { 0, 2 * 1000000L };
-	uint8_t buf[RS_UMAD_HDR + MAD_SIZE];
-	int idx, aborted = 0, i;
+	struct rs_abort ab[RS_MAX_ABORTS];
+	struct rs_port *p;
+	int idx, n = 0, i, busy = 0;
+	int64_t start, quiet, now;
+	size_t k;
 
 	rs_ready();
 	idx = port_index(fd);
 	if (idx < 0)
 		return next_close(fd);
+	p = &rs_ports[idx];
 	pthread_mutex_lock(&rs_mu);
-	if (rs_ports[idx].used && rs_fds[idx] == fd)
-		aborted = port_abort_rx(&rs_ports[idx], fd);
+	if (p->used && rs_fds[idx] == fd) {
+		p->closing = 1;
+		n = port_abort_rx(p, fd, ab);
+		for (k = 0; k < p->tab.cap; k++)
+			busy |= p->tab.e[k].used && p->tab.e[k].role == RMPP_RX;
+	}
 	pthread_mutex_unlock(&rs_mu);
-	/* A window in flight takes well under 20 ms through ibsim. */
-	for (i = 0; aborted && i < 10; i++) {
+	start = quiet = now_ms();
+	while ((n || busy) && now_ms() - quiet < 3 * rs_cfg.ack_ms && now_ms() - start < 1000) {
+		int got;
+
 		nanosleep(&ts, NULL);
-		while (next_read(fd, buf, sizeof(buf)) >= (ssize_t)RS_UMAD_HDR)
-			;
+		pthread_mutex_lock(&rs_mu);
+		now = now_ms();
+		port_pump(p, fd, now);
+		rs_queue_clear(&p->q); /* nobody reads them now */
+		got = port_pumped;
+		port_pumped = 0;
+		if (got) {
+			quiet = now;
+			for (i = 0; i < n; i++)
+				send_mad(fd, &ab[i].hdr, ab[i].mad);
+		}
+		pthread_mutex_unlock(&rs_mu);
 	}
 	pthread_mutex_lock(&rs_mu);
-	if (rs_ports[idx].used && rs_fds[idx] == fd)
+	if (p->used && rs_fds[idx] == fd)
 		port_drop(idx);
 	pthread_mutex_unlock(&rs_mu);
 	return next_close(fd);
@@ -706,7 +629,7 @@ static ssize_t tx_start(int idx, int fd, const uint8_t *buf, size_t count)
 		errno = ENOMEM;
 		return -1;
 	}
-	packed = pack(mad, len, hdr_len, &plen);
+	packed = rs_pack(mad, len, hdr_len, rs_mad_bytes, &plen);
 	r = packed ? rmpp_tx_init(&e->u.tx, packed, plen, hdr_len, &rs_cfg, now) : -ENOMEM;
 	free(packed);
 	if (r < 0) {
@@ -715,7 +638,7 @@ static ssize_t tx_start(int idx, int fd, const uint8_t *buf, size_t count)
 		return -1;
 	}
 	memcpy(&p->hdr[e - p->tab.e], u, RS_UMAD_HDR);
-	dump_msg("RMPPSIM_DUMP_TX", mad, len);
+	rs_dump("RMPPSIM_DUMP_TX", mad, len);
 	dbg("send tid 0x%016llx: %zu bytes in %u segments\n", (unsigned long long)k.tid, len,
 	    e->u.tx.nseg);
 	entry_flush(p, fd, e, now);
@@ -745,32 +668,6 @@ ssize_t write(int fd, const void *buf, size_t count)
 	return ret;
 }
 
-/* The reader's next MAD into buf; with a short buf the header and first
- * MAD of it with the whole length, and ENOSPC: the MAD stays queued
- * (ib_umad_read, copy_recv_mad). */
-static ssize_t port_deliver(struct rs_port *p, void *buf, size_t count)
-{
-	struct rs_msg *m = p->head;
-
-	if (m->len > count) {
-		if (count < RS_UMAD_HDR) {
-			errno = EINVAL;
-			return -1;
-		}
-		memcpy(buf, m->buf, count < RS_UMAD_HDR + MAD_SIZE ? count : RS_UMAD_HDR + MAD_SIZE);
-		((struct ib_user_mad *)buf)->length = (uint32_t)m->len;
-		errno = ENOSPC;
-		return -1;
-	}
-	memcpy(buf, m->buf, m->len);
-	p->head = m->next;
-	if (!p->head)
-		p->tail = NULL;
-	count = m->len;
-	free(m);
-	return (ssize_t)count;
-}
-
 ssize_t read(int fd, void *buf, size_t count)
 {
 	struct rs_port *p;
@@ -786,10 +683,10 @@ ssize_t read(int fd, void *buf, size_t count)
 	p = &rs_ports[idx];
 	now = now_ms();
 	port_timers(p, fd, now);
-	if (!p->head)
+	if (!p->q.head)
 		port_pump(p, fd, now);
-	if (p->head) {
-		ret = port_deliver(p, buf, count);
+	if (p->q.head) {
+		ret = rs_queue_get(&p->q, buf, count);
 	} else {
 		/* umad2sim's answer when nothing is queued; libibumad
 		 * tests for exactly this value. */
@@ -823,9 +720,9 @@ int poll(struct pollfd *fds, nfds_t nfds, int timeout)
 		pthread_mutex_lock(&rs_mu);
 		now = now_ms();
 		port_timers(&rs_ports[idx], fd, now);
-		if (!rs_ports[idx].head)
+		if (!rs_ports[idx].q.head)
 			port_pump(&rs_ports[idx], fd, now);
-		ready = rs_ports[idx].head != NULL;
+		ready = rs_ports[idx].q.head != NULL;
 		wait = rmpp_table_deadline(&rs_ports[idx].tab) - now;
 		pthread_mutex_unlock(&rs_mu);
 		for (i = 0; i < nfds; i++)

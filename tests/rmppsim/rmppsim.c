@@ -500,27 +500,23 @@ static int port_abort_rx(struct rs_port *p, int fd, struct rs_abort *ab)
 	return n;
 }
 
-/* A reader that closes mid-transfer (saquery after its timeout): the
+/* A reader that gives up mid-transfer (saquery after its timeout): the
  * sender would go on sending, and umad2sim crashes on a MAD for a class
- * no fd registers any more (ibsim note, limit 2). So ABORT the sender
- * and take what is still on its way before the fd goes: repeats of a
+ * no agent registers any more (ibsim note, limit 2), as soon as the
+ * agent is unregistered, before the fd is closed. So before either,
+ * ABORT the sender and take what is still on its way: repeats of a
  * sender whose last ACK or ABORT was lost, ACKed or ABORTed again. Until
  * the port has been quiet for three ACK waits (a sender resends within
  * one), at most 1 s; only when it received by RMPP lately. */
-int close(int fd)
+static void port_quiesce(int idx, int fd)
 {
 	struct timespec ts = { 0, 2 * 1000000L };
 	struct rs_abort ab[RS_MAX_ABORTS];
-	struct rs_port *p;
-	int idx, n = 0, i, busy = 0;
+	struct rs_port *p = &rs_ports[idx];
+	int n = 0, i, busy = 0, got;
 	int64_t start, quiet, now;
 	size_t k;
 
-	rs_ready();
-	idx = port_index(fd);
-	if (idx < 0)
-		return next_close(fd);
-	p = &rs_ports[idx];
 	pthread_mutex_lock(&rs_mu);
 	if (p->used && rs_fds[idx] == fd) {
 		p->closing = 1;
@@ -531,15 +527,12 @@ int close(int fd)
 	pthread_mutex_unlock(&rs_mu);
 	start = quiet = now_ms();
 	while ((n || busy) && now_ms() - quiet < 3 * rs_cfg.ack_ms && now_ms() - start < 1000) {
-		int got;
-
 		nanosleep(&ts, NULL);
 		pthread_mutex_lock(&rs_mu);
 		now = now_ms();
-		port_pump(p, fd, now);
-		rs_queue_clear(&p->q); /* nobody reads them now */
-		got = port_pumped;
 		port_pumped = 0;
+		port_pump(p, fd, now);
+		got = port_pumped;
 		if (got) {
 			quiet = now;
 			for (i = 0; i < n; i++)
@@ -548,7 +541,21 @@ int close(int fd)
 		pthread_mutex_unlock(&rs_mu);
 	}
 	pthread_mutex_lock(&rs_mu);
-	if (p->used && rs_fds[idx] == fd)
+	p->closing = 0;
+	pthread_mutex_unlock(&rs_mu);
+}
+
+int close(int fd)
+{
+	int idx;
+
+	rs_ready();
+	idx = port_index(fd);
+	if (idx < 0)
+		return next_close(fd);
+	port_quiesce(idx, fd);
+	pthread_mutex_lock(&rs_mu);
+	if (rs_ports[idx].used && rs_fds[idx] == fd)
 		port_drop(idx);
 	pthread_mutex_unlock(&rs_mu);
 	return next_close(fd);
@@ -571,14 +578,17 @@ int ioctl(int fd, unsigned long request, ...)
 {
 	va_list ap;
 	void *arg;
-	int ret;
+	int ret, idx;
 
 	va_start(ap, request);
 	arg = va_arg(ap, void *);
 	va_end(ap);
 	rs_ready();
+	idx = port_index(fd);
+	if (idx >= 0 && request == IB_USER_MAD_UNREGISTER_AGENT)
+		port_quiesce(idx, fd);
 	ret = next_ioctl(fd, request, arg);
-	if (ret < 0 || !arg || port_index(fd) < 0)
+	if (ret < 0 || !arg || idx < 0)
 		return ret;
 	if (request == IB_USER_MAD_REGISTER_AGENT) {
 		const struct ib_user_mad_reg_req *r = arg;

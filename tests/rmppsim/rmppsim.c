@@ -10,13 +10,17 @@
  * plumbing:
  *
  *   open     remembers the fds of /dev/infiniband/umad*
- *   ioctl    remembers each agent's class and rmpp_version
+ *   ioctl    remembers each agent's class and rmpp_version; before an
+ *            unregister, ends the transfers it receives (port_quiesce)
  *   write    a MAD longer than 256 bytes on an RMPP agent starts a sender
  *   read     DATA, ACK, STOP and ABORT of RMPP agents go to the protocol;
  *            the reader gets other MADs and whole messages (ENOSPC with
  *            the length when its buffer is short, as ib_umad answers)
  *   poll     POLLIN only when the reader has something to read
- *   close    forgets the fd and its transactions
+ *   close    port_quiesce, then forgets the fd and its transactions
+ *
+ * Segments carry 168 bytes of SA data, not 200: umad2sim delivers only
+ * the first 224 bytes of a MAD (pack.c); so only two shims talk RMPP.
  *
  * No thread of its own: timers run in poll() and read(), which umad users
  * sit in while they wait for answers (libibumad's umad_recv polls first;
@@ -25,8 +29,10 @@
  * by another thread is served on time. Every other call passes through.
  *
  * Tunables (environment): RMPPSIM_ACK_MS (sender's wait for an ACK),
- * RMPPSIM_RETRIES, RMPPSIM_WINDOW, RMPPSIM_TOTAL_MS, RMPPSIM_DEBUG=1
- * (one stderr line per finished transaction). */
+ * RMPPSIM_RETRIES, RMPPSIM_WINDOW, RMPPSIM_TOTAL_MS, RMPPSIM_LINGER_MS,
+ * RMPPSIM_MAD_BYTES (256: no framing), RMPPSIM_DEBUG=1 (a stderr line
+ * per transaction; 2: each resend), RMPPSIM_DUMP=FILE and
+ * RMPPSIM_DUMP_TX=FILE (whole messages received and sent). */
 #undef _FORTIFY_SOURCE
 #define _GNU_SOURCE
 #include <dlfcn.h>

@@ -68,7 +68,7 @@ enum {
 	RMPP_STATUS_ABORT_MAX = 127,
 };
 
-/* Bytes of payload after the RMPP header in every segment (13.6.2.3):
+/* Bytes of payload after the RMPP header in every segment (13.6.2):
  * PayloadLength counts these, the class header included. */
 #define RMPP_SEG_PAYLOAD (MAD_SIZE - RMPP_HDR_END)
 

@@ -6,13 +6,14 @@
 #include <string.h>
 
 #include "rmpp.h"
+#include "sa.h"
+#include "vmad.h"
 #include "wire.h"
 
-#define SA_MGMT_CLASS 0x03
-#define SA_HDR_LEN 56
+/* Vendor range 2: the classes whose MADs carry the RMPP header and an
+ * OUI (13.4.2 Table 149). */
 #define VENDOR2_FIRST 0x30
 #define VENDOR2_LAST 0x4f
-#define VENDOR2_HDR_LEN 40
 
 void rmpp_cfg_default(struct rmpp_cfg *cfg)
 {
@@ -24,14 +25,14 @@ void rmpp_cfg_default(struct rmpp_cfg *cfg)
 	cfg->max_len = 16u << 20;
 }
 
-/* 13.6.2.3 and the class definitions: SA (15.2.1.1) and vendor range 2
+/* 13.6.2 and the class headers: SA (15.2.1.1 Table 184) and vendor range 2
  * (13.4.2 Table 149) are the classes that use RMPP here. */
 size_t rmpp_hdr_len(uint8_t mgmt_class)
 {
-	if (mgmt_class == SA_MGMT_CLASS)
-		return SA_HDR_LEN;
+	if (mgmt_class == SA_CLASS)
+		return SA_OFF_DATA;
 	if (mgmt_class >= VENDOR2_FIRST && mgmt_class <= VENDOR2_LAST)
-		return VENDOR2_HDR_LEN;
+		return VMAD_OFF_DATA;
 	return 0;
 }
 
@@ -106,7 +107,7 @@ int rmpp_tx_init(struct rmpp_tx *t, const uint8_t *mad, size_t len, size_t hdr_l
 	memset(t, 0, sizeof(*t));
 	if (hdr_len < RMPP_HDR_END || hdr_len >= MAD_SIZE || len < hdr_len)
 		return -EINVAL;
-	/* One segment even without data (13.6.2.3: PayloadLength is then the
+	/* One segment even without data (13.6.2: PayloadLength is then the
 	 * class header alone); PayloadLength must fit its 32 bits. */
 	nseg = len == hdr_len ? 1 : (len - hdr_len + seg_data(hdr_len) - 1) / seg_data(hdr_len);
 	if (nseg > UINT32_MAX / RMPP_SEG_PAYLOAD)
@@ -119,7 +120,7 @@ int rmpp_tx_init(struct rmpp_tx *t, const uint8_t *mad, size_t len, size_t hdr_l
 	t->len = len;
 	t->hdr_len = hdr_len;
 	t->nseg = (uint32_t)nseg;
-	t->win = 1; /* 13.6.3.1: the first window is one segment */
+	t->win = 1; /* 13.6: the first window is one segment */
 	t->retries_left = cfg->retries;
 	t->state = RMPP_ACTIVE;
 	t->deadline = t->now = now_ms;
@@ -187,7 +188,7 @@ size_t rmpp_tx_next(struct rmpp_tx *t, int64_t now_ms, uint8_t seg[MAD_SIZE])
 		if (now_ms < t->deadline)
 			return 0;
 		/* No ACK in time: resend from the first segment not ACKed
-		 * (13.6.3.2), even past a closed window (a probe). */
+		 * (13.6), even past a closed window (a probe). */
 		if (!t->retries_left) {
 			tx_fail(t, RMPP_STATUS_TMR, 1, now_ms);
 			return rmpp_tx_next(t, now_ms, seg);
@@ -332,7 +333,7 @@ static int rx_reserve(struct rmpp_rx *r, size_t need)
 	return 0;
 }
 
-/* The message length a FIRST PayloadLength announces (13.6.2.3): the
+/* The message length a FIRST PayloadLength announces (13.6.2): the
  * class header counts in every segment's payload but once in the MAD. */
 static size_t announced_len(uint32_t paylen, size_t hdr_len)
 {
@@ -342,7 +343,7 @@ static size_t announced_len(uint32_t paylen, size_t hdr_len)
 	return paylen > extra ? hdr_len + paylen - extra : hdr_len;
 }
 
-/* A LAST segment n: its PayloadLength gives the pad (13.6.2.3), and the
+/* A LAST segment n: its PayloadLength gives the pad (13.6.2), and the
  * FIRST's, when given, must agree; one LAST only. */
 static int rx_last(struct rmpp_rx *r, const uint8_t *mad, uint32_t n, int64_t now_ms)
 {
@@ -376,7 +377,7 @@ static int rx_first(struct rmpp_rx *r, const uint8_t *mad, size_t hdr_len, int64
 }
 
 /* Segment n is held; the message grows by the segments now in order:
- * ACK at the window's end (13.6.3.1) and at the LAST. */
+ * ACK at the window's end (13.6) and at the LAST. */
 static int rx_advance(struct rmpp_rx *r, const uint8_t *mad, int64_t now_ms)
 {
 	while (r->held[(r->seg + 1) % r->cfg.window]) {
@@ -482,7 +483,7 @@ size_t rmpp_rx_next(struct rmpp_rx *r, int64_t now_ms, uint8_t out[MAD_SIZE])
 
 	r->now = now_ms;
 	if (!type && r->state == RMPP_ACTIVE && now_ms >= r->deadline) {
-		/* Too long in all: ABORT (13.6.3.2); nothing to answer
+		/* Too long in all: ABORT (13.6); nothing to answer
 		 * before a first segment. */
 		r->state = RMPP_FAILED;
 		r->status = RMPP_STATUS_T2L;

@@ -6,7 +6,7 @@
  * caller passes now_ms (any monotonic clock), sends what *_next() gives
  * and calls *_next() again at *_deadline().
  *
- * Segment layout (13.6.2.3, as Linux drivers/infiniband/core lays it
+ * Segment layout (13.6.2, as Linux drivers/infiniband/core lays it
  * out): the class header (bytes 0..hdr_len: MAD header, RMPP header and
  * the class's own header, e.g. the SA header to 56) is repeated in every
  * segment and MAD_SIZE - hdr_len bytes of data follow it. PayloadLength
@@ -40,7 +40,7 @@ struct rmpp_cfg {
 void rmpp_cfg_default(struct rmpp_cfg *cfg);
 
 /* Offset of a class's data after its header: the segment header length
- * (13.6.2.3). 0 for classes without RMPP. */
+ * (13.6.2). 0 for classes without RMPP. */
 size_t rmpp_hdr_len(uint8_t mgmt_class);
 
 /* The RMPPType of an active RMPP MAD (RMPPFlags.Active), else -1. */

@@ -70,18 +70,23 @@ struct rmpp_tx {
 };
 
 /* mad: the whole MAD, header and class header to hdr_len then any length
- * of data. Returns -EINVAL when hdr_len is no RMPP header length or len
- * is shorter, -ENOMEM. */
+ * of data (its RRespTime is kept, the rest of its RMPP header is the
+ * sender's). Returns -EINVAL when hdr_len is no RMPP header length or len
+ * is shorter, -EMSGSIZE past 32 bits of PayloadLength, -ENOMEM. */
 int rmpp_tx_init(struct rmpp_tx *t, const uint8_t *mad, size_t len, size_t hdr_len,
 		 const struct rmpp_cfg *cfg, int64_t now_ms);
 void rmpp_tx_fini(struct rmpp_tx *t);
 /* The next MAD to send now (a DATA segment, or an ABORT after too many
  * retries or a bad ACK) into seg: MAD_SIZE, or 0 when nothing is due
- * before rmpp_tx_deadline(). */
+ * before rmpp_tx_deadline(). Call until 0: a window gives several. No
+ * ACK by the deadline: the segments from the first one not ACKed go
+ * again; after cfg.retries such rounds without progress, ABORT (TMR). */
 size_t rmpp_tx_next(struct rmpp_tx *t, int64_t now_ms, uint8_t seg[MAD_SIZE]);
 /* An ACK, STOP or ABORT of this transaction. Returns 0; -EPROTO when it
  * ended the transfer (ABORT or STOP received, or an ACK the spec aborts:
- * an ABORT is then due); -EINVAL for any other MAD; -EMSGSIZE. */
+ * an ABORT is then due); -EINVAL for any other MAD; -EMSGSIZE. A STOP
+ * ends the transfer as an ABORT does (the kernel's reading; a receiver
+ * pauses a sender by not opening its window). */
 int rmpp_tx_recv(struct rmpp_tx *t, const uint8_t *mad, size_t len, int64_t now_ms);
 int64_t rmpp_tx_deadline(const struct rmpp_tx *t);
 enum rmpp_state rmpp_tx_state(const struct rmpp_tx *t);
@@ -119,8 +124,13 @@ int64_t rmpp_rx_deadline(const struct rmpp_rx *r);
 enum rmpp_state rmpp_rx_state(const struct rmpp_rx *r);
 
 /* Transactions of one agent (lib/core/rmpp_table.c). The key names the
- * DATA direction: the TID as received (ibsim rewrites its upper bits),
- * the peer's LID, the class and the DATA segments' method. */
+ * DATA direction: the whole TID as on the wire, the peer's LID, the class
+ * and the DATA segments' method. Under ibsim a MAD without the response
+ * bit (an ACK of response DATA, say) has TID bits 32..47 set to the
+ * sending agent and 48..63 to its client; sent by the agent that sent
+ * the request, it gets the ids the request got, so the TID still
+ * matches. A receiver that ended lingers until its deadline (ACKing the
+ * sender's repeats): take its message before rmpp_table_expire(). */
 struct rmpp_key {
 	uint64_t tid;
 	uint16_t lid;

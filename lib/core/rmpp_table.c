@@ -1,17 +1,22 @@
-/* The RMPP transactions of one agent (rmpp.h): a small array searched
- * in full, as an agent has few transfers under way at once. */
+/* The RMPP transactions of one agent (rmpp_table.h): a small array
+ * searched in full, as an agent has few transfers under way at once. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "rmpp.h"
+#include "rmpp_table.h"
 #include "wire.h"
 
 int rmpp_table_init(struct rmpp_table *t, size_t cap)
 {
-	t->e = calloc(cap ? cap : 1, sizeof(*t->e));
-	t->cap = t->e ? cap : 0;
-	return t->e ? 0 : -ENOMEM;
+	t->cap = 0;
+	if (!cap)
+		return -EINVAL;
+	t->e = calloc(cap, sizeof(*t->e));
+	if (!t->e)
+		return -ENOMEM;
+	t->cap = cap;
+	return 0;
 }
 
 void rmpp_table_fini(struct rmpp_table *t)

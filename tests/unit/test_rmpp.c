@@ -28,7 +28,7 @@
 
 /* Two records (352 bytes of data, 2 segments of 200, pad 48): the first
  * segment is FIRST, PayloadLength 2 * 220 - 48 = 392 = 352 + 2 * 20
- * (13.6.2.3: the SA header counts in each segment's payload). */
+ * (13.6.2: the SA header counts in each segment's payload). */
 static const uint8_t first_golden[SA_OFF_DATA] = {
 	SA_HEAD(0x92, 0x01, 0x03, 0x00, 0, 0, 0, 1, 0x00, 0x00, 0x01, 0x88),
 };

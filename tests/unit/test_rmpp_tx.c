@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "rmpp_msg.h"
+#include "rmpp_table.h"
 
 /* A sender at its first segment of three, window 1. */
 static void tx_three(struct rmpp_tx *tx, uint8_t *m, size_t len, uint8_t seg[MAD_SIZE])
@@ -180,6 +181,7 @@ static void test_table(void **state)
 	(void)state;
 	all_segments(m, len, segs, 3);
 	cfg_of(&cfg, 64);
+	assert_int_equal(rmpp_table_init(&t, 0), -EINVAL);
 	assert_int_equal(rmpp_table_init(&t, 2), 0);
 	assert_int_equal(rmpp_table_deadline(&t), INT64_MAX);
 	rx = rmpp_table_add(&t, &k, RMPP_RX);

@@ -50,9 +50,11 @@ int rmpp_type(const uint8_t *mad, size_t len);
  * to the ABORT status the spec gives (version, type, status field). */
 int rmpp_check(const uint8_t *mad, size_t len, uint8_t *status);
 
-/* An ABORT (or STOP with RMPP_STATUS_RESX) answering mad: its header to
- * hdr_len, method with the response bit flipped (the other direction of
- * the transaction), SegmentNumber and PayloadLength 0. Returns MAD_SIZE. */
+/* An RMPP MAD of type (ABORT, say, or STOP with RMPP_STATUS_RESX)
+ * answering mad: its header to hdr_len, the method's response bit
+ * flipped (the other direction of the transaction), SegmentNumber and
+ * PayloadLength 0. For a segment no transaction takes (the kernel ABORTs
+ * a bad version or type at once). Returns MAD_SIZE. */
 size_t rmpp_reply(const uint8_t *mad, size_t hdr_len, int type, uint8_t status,
 		  uint8_t out[MAD_SIZE]);
 

@@ -92,7 +92,7 @@ wait_for "the standby's copy" 30 grep -q "in sync with master" "$RUN/sm2/osm.log
 grep -o "osmats replication: snapshot.*" "$RUN/sm2/osm.log"
 sets=$(agent host1 stats | sed -n 's/^sets //p')
 t0=$(date +%s%N)
-{ kill -9 "$SM_PID"; wait "$SM_PID"; } 2>/dev/null
+sm_kill "$SM_PID" 2>/dev/null
 wait_for "the new master" 30 grep -q "SUBNET UP" "$RUN/sm2/osm.log"
 wait_for "the agents' records on the new SM" 30 sh -c "[ \$(cd $RUN/scratch && SIM_HOST=host8 LD_PRELOAD='$SIM_PRELOAD' $ATSCTL -n dump 2>/dev/null | grep -c '^0x') -ge 11 ]"
 echo "host7 (LID $(port_lid host7)) is master; every record was there $(( ($(date +%s%N) - t0) / 1000000 )) ms after the first SM died"

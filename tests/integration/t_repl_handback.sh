@@ -22,7 +22,7 @@ check "host2 registers 10.7.0.3 at the second SM" atsctl host2 register 10.7.0.3
 check "the first SM, now standby, is in sync with the second" wait_for "in sync" 30 \
 	sh -c "grep -A1000 'Entering STANDBY' '$RUN/osm.log' | grep -q 'in sync with master'"
 sleep 1
-kill -9 "$SM2"
+sm_kill "$SM2"
 check "the first SM is master again" wait_for "master again" 30 \
 	sh -c "grep -A1000 'Entering STANDBY' '$RUN/osm.log' | grep -q 'SUBNET UP'"
 grep "installed\|WRN 7A42" "$RUN/osm.log"

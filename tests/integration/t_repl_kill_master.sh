@@ -10,7 +10,7 @@ STORM=$!
 srtool host1 --sid 0x30000 --name other --count 4000 set >"$RUN/storm1.out" 2>&1 &
 STORM1=$!
 sleep 0.7
-kill -9 "$SM_PID"
+sm_kill "$SM_PID"
 wait $STORM
 wait $STORM1
 cat "$RUN/storm.out" "$RUN/storm1.out"

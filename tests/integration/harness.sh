@@ -371,7 +371,10 @@ sim() {
 # sender (only a client it no longer has gets a timeout answer), and an
 # OpenSM whose MAD is lost so waits for it for ever in its next sweep
 # (wait_for_pending_transactions): a standby polling a killed master
-# never finished taking over.
+# never finished taking over. Not for an SM restarted on the same node:
+# the freed slot goes to the new process, and a late answer for the old
+# one (a replication pull's) would reach it before it registered the class,
+# which crashes umad2sim.
 sm_kill() {
 	local pid=$1 id
 	sim "Attached"

@@ -25,7 +25,6 @@ for i in $(seq 4000); do
 done
 kill -STOP "$SM_PID"
 grep "snapshot of\|in sync" "$RUN/sm2/osm.log" | tail -3
-sleep 0.3
 check "the restarted standby has its second snapshot" \
 	test "$(grep -c 'snapshot of' "$RUN/sm2/osm.log")" -gt "$n"
 sm_kill "$SM_PID"

@@ -292,8 +292,7 @@ size_t rlog_wait(struct rlog *l, uint64_t seq, unsigned ack_ms,
 		if (!waiting || seq > l->head)
 			break;
 		{
-			struct timespec ts = { .tv_sec = (time_t)(wake / 1000),
-					       .tv_nsec = (long)(wake % 1000) * 1000000 };
+			struct timespec ts = mono_ms_timespec(wake);
 
 			pthread_cond_timedwait(&l->cv, &l->mu, &ts);
 		}

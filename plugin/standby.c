@@ -501,9 +501,7 @@ static void install_locked(const char *why, const char *from)
  * Nonzero when it did. A dead master costs one pull's timeout. */
 static int final_copy_locked(void)
 {
-	int64_t deadline = mono_ms() + FINAL_WAIT_MS;
-	struct timespec ts = { .tv_sec = (time_t)(deadline / 1000),
-			       .tv_nsec = (long)(deadline % 1000) * 1000000 };
+	struct timespec ts = mono_ms_timespec(mono_ms() + FINAL_WAIT_MS);
 	int ok;
 
 	restart_locked();

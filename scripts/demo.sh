@@ -11,6 +11,9 @@ say() { printf '\n== %s\n' "$*"; }
 records() { atsctl host8 -n dump 2>/dev/null | grep -c '^0x'; }
 
 say "ibsim (ibsim-topologies/fabric8.net) and OpenSM with libosmats.so"
+# A secret SM_Key shared by both OpenSMs: the plugins then keep the
+# standby's copy of the SA's ServiceRecords (see the failover below).
+echo "sm_key 0x00000000000ABCDE" >"$RUN/opensm.extra"
 fabric_start fabric8.net
 grep -o 'osmats .* loaded.*' "$RUN/osm.log"
 
@@ -78,20 +81,26 @@ sm_sweep
 wait_for "the state file" 10 sh -c "[ \$(stat -c %i '$RUN/osmats-state.json') != $ino ]"
 sed -n '/"counters"/p; /"index"/p' "$RUN/osmats-state.json"
 
-say "the master SM dies; a standby OpenSM with the plugin on host7 takes over"
+say "the master SM dies; a standby OpenSM with the plugin on host7 takes over with its copy"
 # The two-SM order that works under ibsim (two_sm_opts); OpenSM re-reads
 # these options at a heavy sweep.
 two_sm_opts >>"$RUN/opensm.conf"
 sm_sweep
 second_sm host7 10
 wait_for "the standby" 30 grep -q "Entering STANDBY state" "$RUN/sm2/osm.log"
+wait_for "the standby's copy" 30 grep -q "in sync with master" "$RUN/sm2/osm.log"
+grep -o "osmats replication: snapshot.*" "$RUN/sm2/osm.log"
+sets=$(agent host1 stats | sed -n 's/^sets //p')
 t0=$(date +%s%N)
-{ kill -9 "$SM_PID"; wait "$SM_PID"; } 2>/dev/null
+sm_kill "$SM_PID" 2>/dev/null
 wait_for "the new master" 30 grep -q "SUBNET UP" "$RUN/sm2/osm.log"
 wait_for "the agents' records on the new SM" 30 sh -c "[ \$(cd $RUN/scratch && SIM_HOST=host8 LD_PRELOAD='$SIM_PRELOAD' $ATSCTL -n dump 2>/dev/null | grep -c '^0x') -ge 11 ]"
-echo "host7 (LID $(port_lid host7)) is master; the agents registered again $(( ($(date +%s%N) - t0) / 1000000 )) ms after the first SM died"
-echo "host1's agent:"
-agent host1 stats | grep -E '^(sm_changes|sm_lid) '
+echo "host7 (LID $(port_lid host7)) is master; every record was there $(( ($(date +%s%N) - t0) / 1000000 )) ms after the first SM died"
+grep -o "osmats replication: installed.*" "$RUN/sm2/osm.log"
+host1_sees() { agent host1 stats | grep -q "^sm_lid $1\$"; }
+wait_for "host1's agent to notice" 30 host1_sees "$(port_lid host7)"
+echo "host1's agent (Sets before the failover: $sets):"
+agent host1 stats | grep -E '^(sm_changes|sm_lid|sets) '
 
 say "the ATS table, as host8 reads it from the new SM ($(records) records)"
 atsctl host8 -n dump

@@ -24,4 +24,14 @@ static inline int64_t mono_ms(void)
 	return mono_ns() / 1000000;
 }
 
+/* A monotonic time in ms as the deadline of a timed wait on a condition
+ * variable set to CLOCK_MONOTONIC. */
+static inline struct timespec mono_ms_timespec(int64_t ms)
+{
+	struct timespec ts = { .tv_sec = (time_t)(ms / 1000),
+			       .tv_nsec = (long)(ms % 1000) * 1000000 };
+
+	return ts;
+}
+
 #endif

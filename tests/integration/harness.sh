@@ -368,6 +368,25 @@ sim() {
 	echo "$*" >"$RUN/ibsim.in"
 }
 
+# kill -9 an OpenSM (PID), then have ibsim disconnect its client at once.
+# ibsim drops a MAD it forwards to a dead client without a word to the
+# sender (only a client it no longer has gets a timeout answer), and an
+# OpenSM whose MAD is lost so waits for it for ever in its next sweep
+# (wait_for_pending_transactions): a standby polling a killed master
+# never finished taking over. Not for an SM restarted on the same node:
+# the freed slot goes to the new process, and a late answer for the old
+# one (a replication pull's) would reach it before it registered the class,
+# which crashes umad2sim.
+sm_kill() {
+	local pid=$1 id
+	sim "Attached"
+	wait_for "ibsim's client list" 5 grep -q "pid $pid connected" "$RUN/ibsim.log"
+	id=$(grep "pid $pid connected" "$RUN/ibsim.log" | tail -1 | sed 's/.*Client \([0-9]*\):.*/\1/')
+	kill -9 "$pid"
+	[ -n "$id" ] && sim "X $id"
+	wait "$pid" 2>/dev/null
+}
+
 host_ns() {
 	local ns="ibats-$$-$1"
 	[ "$(id -u)" -eq 0 ] || skip "network namespaces need root"

@@ -51,8 +51,7 @@ sets() { agent host1 stats | sed -n 's/^sets //p'; }
 SETS0=$(sets)
 
 T0=$(date +%s%N)
-kill -9 "$SM_PID"
-wait "$SM_PID" 2>/dev/null
+sm_kill "$SM_PID"
 check "the first SM killed: the second becomes master" wait_for "the second master" 30 \
 	grep -q "SUBNET UP" "$RUN/sm2/osm.log"
 check_out "ports now name host3 as their SM" "SM LID $LID3," atsctl host4 port

@@ -49,8 +49,7 @@ check "host3 unplugged: the SM flushes its record" wait_for "flush" 20 gid_recor
 sim 'ReLink "host3"'
 check "host3 back: its agent registers again" wait_for "relink" 30 gid_records "$G3" 1
 
-kill -9 "$SM_PID"
-wait "$SM_PID" 2>/dev/null
+sm_kill "$SM_PID"
 sm_start
 check "OpenSM killed with SIGKILL and restarted: everything is back" \
 	wait_for "SM restart" 30 settled

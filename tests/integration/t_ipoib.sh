@@ -39,8 +39,7 @@ check_rc "a namespace that does not exist: exit 3" 3 "cannot read the neighbour 
 # OpenSM restarted on the same node: a new SA without the membership, and
 # no port event under ibsim. The agent's periodic check finds the
 # membership gone and joins again.
-kill -9 "$SM_PID"
-wait "$SM_PID" 2>/dev/null
+sm_kill "$SM_PID"
 sm_start
 check "OpenSM killed and restarted: atsd is a member of the new SA's group" \
 	wait_for "join again" 20 member

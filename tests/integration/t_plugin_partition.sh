@@ -117,9 +117,13 @@ check "... counted" counter record-cap 5
 # Item 6: a flood of refusals costs the log 5 lines and a summary.
 check_out "host2 sends 200 foreign-GID Sets" '^failed 200$' \
 	srtool host2 --gid "$G1" --ip 10.0.6.6 --repeat 200 set
-# host2's refusals all along the test: 5 lines per 10 s interval at most.
+# host2's refusals all along the test: 5 lines per 10 s interval at most
+# (the intervals its lines span, from the log's own times: a slow run,
+# under the sanitizers, spans more than two).
 host2_lines=$(grep -c "ERR 7A0.: .*port GUID $GUID2:" "$RUN/osm.log")
-check "... host2's refusal lines in the log: $host2_lines, at most 10" [ "$host2_lines" -le 10 ]
+span=$(grep "ERR 7A0.: .*port GUID $GUID2:" "$RUN/osm.log" | awk '{ split($3, t, ":"); s = t[1] * 3600 + t[2] * 60 + t[3]; if (NR == 1) f = s; l = s } END { print l - f }')
+most=$((5 * (span / 10 + 1)))
+check "... host2's refusal lines in the log: $host2_lines in ${span} s, at most $most" [ "$host2_lines" -le "$most" ]
 check "... every refusal counted" counter ownership 202
 check_out "... and a summary within the interval" \
 	"WRN 7A13: suppressed [0-9]+ refusal line\(s\) from port GUID $GUID2 in the last [0-9]+ s \(by rule: .*ownership [0-9]+.*\)" \

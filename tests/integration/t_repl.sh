@@ -61,8 +61,7 @@ probing() { [ "$(grep -c ' ok ' "$RUN/probe")" -ge 5 ]; }
 check "the prober resolves host1's primary" wait_for "the prober" 10 probing
 
 T0=$(date +%s%3N)
-kill -9 "$SM_PID"
-wait "$SM_PID" 2>/dev/null
+sm_kill "$SM_PID"
 T1=$(date +%s%3N)
 check "the first SM killed: the new master's SA answers" wait_for "the new SA" 30 sa_answers host4
 T2=$(date +%s%3N)

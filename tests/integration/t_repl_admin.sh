@@ -9,7 +9,6 @@ check "host1 registers 10.7.0.1" atsctl host1 register 10.7.0.1 --primary
 second_sm host3 10
 check "standby" wait_for "standby" 30 grep -q "Entering STANDBY state" "$RUN/sm2/osm.log"
 check "the standby: replication off (WRN 7A40)" grep -q "WRN 7A40" "$RUN/sm2/osm.log"
-sleep 2
 check "no pull reached the master" sh -c "! grep -q 'WRN 7A43' '$RUN/osm.log'"
 stop_pid "$SM2"
 # Mismatched keys.
@@ -27,6 +26,7 @@ SM3=$OSM_LAUNCHED
 # master too: there is no standby, and no replication to break.
 check "OpenSM ignores the other SM (ERR 2F18)" wait_for "2F18" 30 grep -q "ERR 2F18" "$RUN/sm3/osm.log"
 check "and becomes master itself" wait_for "master" 30 grep -q "SUBNET UP" "$RUN/sm3/osm.log"
-sleep 2
+check "its plugin is master with no standby" wait_for "the state file" 20 \
+	repl_is "$RUN/sm3/osmats-state.json" role=master standbys_in_sync=0
 check "no pull between them" sh -c "! grep -q 'WRN 7A43' '$RUN/osm.log' '$RUN/sm3/osm.log'"
 finish

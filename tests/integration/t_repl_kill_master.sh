@@ -9,8 +9,8 @@ srtool host2 --sid 0x20000 --name other --count 4000 set >"$RUN/storm.out" 2>&1 
 STORM=$!
 srtool host1 --sid 0x30000 --name other --count 4000 set >"$RUN/storm1.out" 2>&1 &
 STORM1=$!
-sleep 0.7
-kill -9 "$SM_PID"
+wait_for "the storms" 20 srtool host4 --sid $((0x20000 + 500)) --gid "$(port_gid host2)" get
+sm_kill "$SM_PID"
 wait $STORM
 wait $STORM1
 cat "$RUN/storm.out" "$RUN/storm1.out"

@@ -10,8 +10,10 @@ t0=$(date +%s)
 check "A: lease 11 s" srtool host1 --sid 0x5001 --name other --lease 11 set
 check "B: lease 40 s" srtool host1 --sid 0x5002 --name other --lease 40 set
 check "C: lease 3 s" srtool host1 --sid 0x5003 --name other --lease 3 set
+# Leases are the subject: C's 3 s run out at the old master before it
+# dies, A's 11 s at the new one (time passing, not a wait for readiness).
 sleep 5
-kill -9 "$SM_PID"
+sm_kill "$SM_PID"
 check "the standby takes over" wait_for "the second master" 30 grep -q "SUBNET UP" "$RUN/sm2/osm.log"
 grep "installed\|WRN 7A42" "$RUN/sm2/osm.log"
 check "it installed A and B" grep -q "installed 2 ServiceRecords" "$RUN/sm2/osm.log"

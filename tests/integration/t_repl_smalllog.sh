@@ -13,7 +13,7 @@ check "host1 sets 100 records" srtool host1 --sid 0x1000 --name other --count 10
 second_sm host3 10
 check "in sync" wait_for "in sync" 30 grep -q "in sync with master" "$RUN/sm2/osm.log"
 check "host1 sets 100 more" srtool host1 --sid 0x2000 --name other --count 100 set
-kill -9 "$SM2"
+kill -9 "$SM2"; wait "$SM2" 2>/dev/null
 n=$(grep -c "in sync with master" "$RUN/sm2/osm.log")
 second_sm host3 10
 check "the restarted standby gets in sync" wait_for "in sync again" 15 sh -c "[ \$(grep -c 'in sync with master' '$RUN/sm2/osm.log') -gt $n ]"

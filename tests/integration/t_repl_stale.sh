@@ -14,7 +14,7 @@ check "standby" wait_for "standby" 30 grep -q "Entering STANDBY state" "$RUN/sm2
 check "in sync" wait_for "in sync" 30 grep -q "in sync with master" "$RUN/sm2/osm.log"
 check "host1 deletes the 600 records" srtool host1 --sid 0x1000 --count 600 delete
 check "the master's SA holds none of them" sh -c "! atsctl host4 -n dump 2>/dev/null | grep -qi 'other'"
-kill -9 "$SM2"
+kill -9 "$SM2"; wait "$SM2" 2>/dev/null
 n=$(grep -c "snapshot of" "$RUN/sm2/osm.log")
 second_sm host3 10
 # Freeze the master (a death) the moment the restarted standby has its
@@ -25,10 +25,9 @@ for i in $(seq 4000); do
 done
 kill -STOP "$SM_PID"
 grep "snapshot of\|in sync" "$RUN/sm2/osm.log" | tail -3
-sleep 0.3
 check "the restarted standby has its second snapshot" \
 	test "$(grep -c 'snapshot of' "$RUN/sm2/osm.log")" -gt "$n"
-kill -9 "$SM_PID"
+sm_kill "$SM_PID"
 check "the standby takes over" wait_for "the second master" 30 grep -q "SUBNET UP" "$RUN/sm2/osm.log"
 grep "osmats replication\|7A4" "$RUN/sm2/osm.log" | tail -4
 check "SA answers" wait_for "sa" 20 sa_answers host4

@@ -27,7 +27,7 @@ echo "# 300 Sets in $(( ($(date +%s%N) - t0) / 1000000 )) ms with an in-sync sta
 srtool host2 --sid 0x20000 --name other --count 40000 set >"$RUN/storm.out" 2>&1 &
 STORM=$!
 wait_for "the storm" 20 srtool host4 --sid $((0x20000 + 1000)) --gid "$(port_gid host2)" get
-kill -9 "$SM2"
+kill -9 "$SM2"; wait "$SM2" 2>/dev/null
 t0=$(date +%s%N)
 wait $STORM
 echo "# storm 1: $(tr '\n' ' ' <"$RUN/storm.out"); ended $(( ($(date +%s%N) - t0) / 1000000 )) ms after the kill"
@@ -45,7 +45,7 @@ check "storm 2's Sets all answered" grep -q "set 3000" "$RUN/storm2.out"
 check "the new standby gets in sync" wait_for "in sync" 60 \
 	sh -c "[ \$(grep -c 'in sync with master' '$RUN/sm2/osm.log') -gt $n0 ]"
 check "... with everything" wait_for "the state file" 20 repl_synced "$S" "$M"
-kill -9 "$SM_PID"
+sm_kill "$SM_PID"
 check "the standby takes over" wait_for "the second master" 60 grep -q "SUBNET UP" "$RUN/sm2/osm.log"
 # A Set whose client timed out in storm 1 may have been made: + 1.
 n=$((300 + $(sed -n 's/.*set \([0-9]*\).*/\1/p' "$RUN/storm.out") + 3000))

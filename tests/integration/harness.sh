@@ -76,9 +76,18 @@ done
 # A sanitizer build needs its runtime first in the preload list, before
 # umad2sim; foreign programs (opensm, saquery) get it too but no leak check.
 SAN_RT=$(ldd "$ATSD" 2>/dev/null | awk '/libasan/ {print $3}')
-SIM_PRELOAD="${SAN_RT:+$SAN_RT }$UMAD2SIM"
-# With RMPP (tests/rmppsim): the shim before umad2sim.
+# Every process on the simulated fabric gets what the kernel's MAD layer
+# gives it on a host: RMPP, and sends that time out (librmppsim, stacked
+# before umad2sim, tests/rmppsim). A test that wants umad2sim alone (an
+# SA without RMPP) sets PLAIN_SIM=1 before sourcing this file.
+PLAIN_PRELOAD="${SAN_RT:+$SAN_RT }$UMAD2SIM"
+[ -e "${RMPP_PRELOAD%% *}" ] || PLAIN_SIM=1
 RMPP_PRELOAD="${SAN_RT:+$SAN_RT }$RMPP_PRELOAD"
+if [ -n "${PLAIN_SIM:-}" ]; then
+	SIM_PRELOAD=$PLAIN_PRELOAD
+else
+	SIM_PRELOAD=$RMPP_PRELOAD
+fi
 export UBSAN_OPTIONS="print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 export ASAN_OPTIONS="suppressions=$top_srcdir/tests/integration/asan.supp${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 

@@ -7,9 +7,6 @@
 [ -n "$SAQUERY" ] || skip "saquery not installed"
 [ -e "${RMPP_PRELOAD%% *}" ] || skip "librmppsim not built (make check builds it)"
 
-PLAIN_PRELOAD=$SIM_PRELOAD
-# Everything under the shim from here: OpenSM, srtool, atsctl.
-SIM_PRELOAD=$RMPP_PRELOAD
 echo "max_records_per_port 0" >"$RUN/osmats.conf"
 fabric_start fabric4.net
 

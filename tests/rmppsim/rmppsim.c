@@ -12,7 +12,9 @@
  *   open     remembers the fds of /dev/infiniband/umad*
  *   ioctl    remembers each agent's class and rmpp_version; before an
  *            unregister, ends the transfers it receives (port_quiesce)
- *   write    a MAD longer than 256 bytes on an RMPP agent starts a sender
+ *   write    a MAD longer than 256 bytes on an RMPP agent starts a sender;
+ *            a request with a timeout waits for its response, is resent
+ *            and at last answered with ETIMEDOUT, as the kernel does (wait.c)
  *   read     DATA, ACK, STOP and ABORT of RMPP agents go to the protocol;
  *            the reader gets other MADs and whole messages (ENOSPC with
  *            the length when its buffer is short, as ib_umad answers)
@@ -30,7 +32,8 @@
  *
  * Tunables (environment): RMPPSIM_ACK_MS (sender's wait for an ACK),
  * RMPPSIM_RETRIES, RMPPSIM_WINDOW, RMPPSIM_TOTAL_MS, RMPPSIM_LINGER_MS,
- * RMPPSIM_MAD_BYTES (256: no framing), RMPPSIM_DEBUG=1 (a stderr line
+ * RMPPSIM_MAD_BYTES (256: no framing), RMPPSIM_TIMEOUTS=0 (sends without
+ * the timeouts of wait.c), RMPPSIM_DEBUG=1 (a stderr line
  * per transaction; 2: each resend), RMPPSIM_DUMP=FILE and
  * RMPPSIM_DUMP_TX=FILE (whole messages received and sent). */
 #undef _FORTIFY_SOURCE
@@ -87,6 +90,7 @@ struct rs_port {
 	struct rs_queue q; /* for the reader */
 	struct rmpp_table tab;
 	int closing; /* in close(): no new receivers */
+	struct rs_waits waits; /* requests waiting for a response (wait.c) */
 	struct ib_user_mad hdr[RS_TABLE_CAP];
 };
 
@@ -103,6 +107,7 @@ static struct rs_port rs_ports[RS_MAX_PORTS];
 static struct rs_agent rs_agents[RS_MAX_AGENTS];
 static struct rmpp_cfg rs_cfg;
 static int rs_debug;
+static int rs_timeouts; /* RMPPSIM_TIMEOUTS: keep the sends' timeouts */
 /* The bytes of a MAD that reach a reader through umad2sim: pack.c. */
 static size_t rs_mad_bytes;
 static pthread_once_t rs_once = PTHREAD_ONCE_INIT;
@@ -149,6 +154,7 @@ static void rs_init(void)
 	rs_cfg.total_ms = env_num("RMPPSIM_TOTAL_MS", 10000);
 	rs_cfg.linger_ms = env_num("RMPPSIM_LINGER_MS", 2000);
 	rs_debug = (int)env_num("RMPPSIM_DEBUG", 0);
+	rs_timeouts = (int)env_num("RMPPSIM_TIMEOUTS", 1);
 	rs_mad_bytes = (size_t)env_num("RMPPSIM_MAD_BYTES", RS_SIM_MAD_BYTES);
 	if (rs_mad_bytes > MAD_SIZE || rs_mad_bytes < 64)
 		rs_mad_bytes = MAD_SIZE;
@@ -247,6 +253,7 @@ static void port_drop(int idx)
 		if (rs_agents[i].used && rs_agents[i].fd == rs_fds[idx])
 			rs_agents[i].used = 0;
 	rs_queue_clear(&p->q);
+	rs_wait_clear(&p->waits);
 	rmpp_table_fini(&p->tab);
 	p->used = 0;
 	__atomic_store_n(&rs_fds[idx], -1, __ATOMIC_RELEASE);
@@ -313,10 +320,37 @@ static void entry_note_end(const struct rmpp_entry *e)
 		    e->u.rx.status, e->u.rx.len);
 }
 
+struct rs_due {
+	struct rs_port *p;
+	int fd;
+};
+
+static void wait_resend(void *ctx, const uint8_t *buf, size_t len)
+{
+	const struct rs_due *d = ctx;
+
+	dbg("resend tid 0x%016llx\n",
+	    (unsigned long long)wire_get64(buf + RS_UMAD_HDR + MAD_OFF_TID));
+	if (next_write(d->fd, buf, len) != (ssize_t)len)
+		dbg("write of a resent MAD failed\n");
+}
+
+static void wait_expire(void *ctx, const void *hdr, const uint8_t *mad, size_t len)
+{
+	const struct rs_due *d = ctx;
+
+	dbg("tid 0x%016llx: no response, ETIMEDOUT\n",
+	    (unsigned long long)wire_get64(mad + MAD_OFF_TID));
+	rs_queue_put(&d->p->q, hdr, RS_UMAD_HDR, mad, len);
+}
+
 /* Resends and answers that fell due, and ended transactions dropped. */
 static void port_timers(struct rs_port *p, int fd, int64_t now)
 {
+	struct rs_due d = { p, fd };
 	size_t i;
+
+	rs_wait_due(&p->waits, now, wait_resend, wait_expire, &d);
 
 	for (i = 0; i < p->tab.cap; i++) {
 		struct rmpp_entry *e = &p->tab.e[i];
@@ -367,6 +401,8 @@ static void port_take(struct rs_port *p, int fd, const uint8_t *buf, size_t n, i
 	struct rmpp_entry *e;
 	int type, r;
 
+	if (len >= MAD_HDR_SIZE)
+		rs_wait_answered(&p->waits, u->agent_id, mad, len, u->status);
 	/* An active header of version 0 is OpenSM's one-MAD answer, sent as
 	 * is: not RMPP to the reader either. */
 	if (!ag || !ag->rmpp_version || u->status || len < RMPP_HDR_END ||
@@ -661,6 +697,36 @@ static ssize_t tx_start(int idx, int fd, const uint8_t *buf, size_t count)
 	return (ssize_t)count;
 }
 
+/* One MAD: a request with a timeout waits for its response. */
+static ssize_t write_one(int idx, int fd, const void *buf, size_t count)
+{
+	struct rs_port *p = &rs_ports[idx];
+	ssize_t ret;
+	int w = 0;
+
+	if (!rs_timeouts || !((const struct ib_user_mad *)buf)->timeout_ms)
+		return next_write(fd, buf, count);
+	pthread_mutex_lock(&rs_mu);
+	/* Before the send: its response may be read before write returns. */
+	if (p->used && rs_fds[idx] == fd)
+		w = rs_wait_add(&p->waits, buf, count, now_ms());
+	pthread_mutex_unlock(&rs_mu);
+	if (w < 0)
+		dbg("too many sends waiting: this one without a timeout\n");
+	ret = next_write(fd, buf, count);
+	if (ret < 0 && w > 0) {
+		const uint8_t *mad = (const uint8_t *)buf + RS_UMAD_HDR;
+		int saved = errno;
+
+		pthread_mutex_lock(&rs_mu);
+		rs_wait_answered(&p->waits, ((const struct ib_user_mad *)buf)->agent_id, mad,
+				 count - RS_UMAD_HDR, ETIMEDOUT);
+		pthread_mutex_unlock(&rs_mu);
+		errno = saved;
+	}
+	return ret;
+}
+
 ssize_t write(int fd, const void *buf, size_t count)
 {
 	const struct ib_user_mad *u = buf;
@@ -670,8 +736,10 @@ ssize_t write(int fd, const void *buf, size_t count)
 
 	rs_ready();
 	idx = port_index(fd);
-	if (idx < 0 || count <= RS_UMAD_HDR + MAD_SIZE)
+	if (idx < 0)
 		return next_write(fd, buf, count);
+	if (count <= RS_UMAD_HDR + MAD_SIZE)
+		return write_one(idx, fd, buf, count);
 	pthread_mutex_lock(&rs_mu);
 	ag = agent_of(u->agent_id, fd);
 	if (!ag || !ag->rmpp_version ||
@@ -739,7 +807,10 @@ int poll(struct pollfd *fds, nfds_t nfds, int timeout)
 		if (!rs_ports[idx].q.head)
 			port_pump(&rs_ports[idx], fd, now);
 		ready = rs_ports[idx].q.head != NULL;
-		wait = rmpp_table_deadline(&rs_ports[idx].tab) - now;
+		wait = rmpp_table_deadline(&rs_ports[idx].tab);
+		if (rs_wait_deadline(&rs_ports[idx].waits) < wait)
+			wait = rs_wait_deadline(&rs_ports[idx].waits);
+		wait -= now;
 		pthread_mutex_unlock(&rs_mu);
 		for (i = 0; i < nfds; i++)
 			fds[i].revents = 0;

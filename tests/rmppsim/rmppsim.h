@@ -63,4 +63,38 @@ void rs_queue_put(struct rs_queue *q, const void *hdr, size_t hdr_len, const voi
 ssize_t rs_queue_get(struct rs_queue *q, void *buf, size_t count);
 void rs_queue_clear(struct rs_queue *q);
 
+/* A send waiting for its response (wait.c). */
+struct rs_wait {
+	int64_t deadline;
+	uint32_t agent, tid_lo, timeout_ms, retries;
+	uint8_t mgmt_class;
+	size_t len;
+	uint8_t buf[64 + 256]; /* umad header, MAD */
+};
+
+struct rs_waits {
+	struct rs_wait *w;
+	size_t n, cap;
+};
+
+/* More sends outstanding on one fd than this go without a timeout. */
+#define RS_WAIT_MAX 4096
+
+typedef void (*rs_resend_fn)(void *ctx, const uint8_t *buf, size_t len);
+typedef void (*rs_expire_fn)(void *ctx, const void *umad_hdr, const uint8_t *mad,
+			     size_t mad_len);
+
+/* buf (a umad write of len bytes) waits for its response if it has a
+ * timeout and is a request: 1, or 0 when not; -errno when it cannot. */
+int rs_wait_add(struct rs_waits *ws, const void *buf, size_t len, int64_t now);
+/* A MAD read on agent (umad status): 1 when it ended a wait. */
+int rs_wait_answered(struct rs_waits *ws, uint32_t agent, const uint8_t *mad, size_t len,
+		     uint32_t status);
+/* The earliest deadline, INT64_MAX when none. */
+int64_t rs_wait_deadline(const struct rs_waits *ws);
+/* Resends what timed out with retries left; hands expire() the others. */
+void rs_wait_due(struct rs_waits *ws, int64_t now, rs_resend_fn resend, rs_expire_fn expire,
+		 void *ctx);
+void rs_wait_clear(struct rs_waits *ws);
+
 #endif

@@ -10,6 +10,7 @@
 int rmpp_table_init(struct rmpp_table *t, size_t cap)
 {
 	t->cap = 0;
+	t->tid_mask = ~0ULL;
 	if (!cap)
 		return -EINVAL;
 	t->e = calloc(cap, sizeof(*t->e));
@@ -31,9 +32,9 @@ void rmpp_table_fini(struct rmpp_table *t)
 	t->cap = 0;
 }
 
-static int same_key(const struct rmpp_key *a, const struct rmpp_key *b)
+static int same_key(const struct rmpp_key *a, const struct rmpp_key *b, uint64_t tid_mask)
 {
-	return a->tid == b->tid && a->lid == b->lid && a->mgmt_class == b->mgmt_class &&
+	return !((a->tid ^ b->tid) & tid_mask) && a->lid == b->lid && a->mgmt_class == b->mgmt_class &&
 	       a->method == b->method;
 }
 
@@ -43,28 +44,50 @@ struct rmpp_entry *rmpp_table_find(struct rmpp_table *t, const struct rmpp_key *
 	size_t i;
 
 	for (i = 0; i < t->cap; i++)
-		if (t->e[i].used && t->e[i].role == role && same_key(&t->e[i].key, k))
+		if (t->e[i].used && t->e[i].role == role && same_key(&t->e[i].key, k, t->tid_mask))
 			return &t->e[i];
 	return NULL;
+}
+
+/* An ended entry with nothing left to send lingers only to answer a
+ * peer's repeats: of those, the one whose lingering ends first. */
+static struct rmpp_entry *oldest_ended(struct rmpp_table *t)
+{
+	struct rmpp_entry *best = NULL, *e;
+	size_t i;
+
+	for (i = 0; i < t->cap; i++) {
+		e = &t->e[i];
+		if (!e->used || rmpp_entry_state(e) == RMPP_ACTIVE ||
+		    (e->role == RMPP_TX ? e->u.tx.abort_pending : e->u.rx.reply))
+			continue;
+		if (!best || rmpp_entry_deadline(e) < rmpp_entry_deadline(best))
+			best = e;
+	}
+	return best;
 }
 
 struct rmpp_entry *rmpp_table_add(struct rmpp_table *t, const struct rmpp_key *k,
 				  enum rmpp_role role)
 {
+	struct rmpp_entry *e = NULL;
 	size_t i;
 
 	if (rmpp_table_find(t, k, role))
 		return NULL;
-	for (i = 0; i < t->cap; i++) {
-		if (!t->e[i].used) {
-			memset(&t->e[i], 0, sizeof(t->e[i]));
-			t->e[i].used = 1;
-			t->e[i].key = *k;
-			t->e[i].role = role;
-			return &t->e[i];
-		}
-	}
-	return NULL;
+	for (i = 0; i < t->cap && !e; i++)
+		if (!t->e[i].used)
+			e = &t->e[i];
+	/* Full: a new transfer goes before an old one's lingering. */
+	if (!e && (e = oldest_ended(t)))
+		rmpp_table_remove(t, e);
+	if (!e)
+		return NULL;
+	memset(e, 0, sizeof(*e));
+	e->used = 1;
+	e->key = *k;
+	e->role = role;
+	return e;
 }
 
 void rmpp_table_remove(struct rmpp_table *t, struct rmpp_entry *e)

@@ -4,7 +4,9 @@
  * bit (an ACK of response DATA, say) has TID bits 32..47 set to the
  * sending agent and 48..63 to its client; sent by the agent that sent
  * the request, it gets the ids the request got, so the TID still
- * matches. A receiver that ended lingers until its deadline (ACKing the
+ * matches. A sender of request DATA knows its TID only as written,
+ * before those bits are set: a shim there compares the low 32 bits only
+ * (tid_mask), as OpenSM matches answers (libvendor get_madw). A receiver that ended lingers until its deadline (ACKing the
  * sender's repeats): take its message before rmpp_table_expire(). */
 #ifndef IBATS_RMPP_TABLE_H
 #define IBATS_RMPP_TABLE_H
@@ -36,14 +38,16 @@ struct rmpp_entry {
 struct rmpp_table {
 	struct rmpp_entry *e;
 	size_t cap;
+	uint64_t tid_mask; /* the TID bits that name a transaction: all by default */
 };
 
 int rmpp_table_init(struct rmpp_table *t, size_t cap);
 void rmpp_table_fini(struct rmpp_table *t);
 struct rmpp_entry *rmpp_table_find(struct rmpp_table *t, const struct rmpp_key *k,
 				   enum rmpp_role role);
-/* A free entry for k; its tx or rx is the caller's to init. NULL when
- * the table is full or k is there already. */
+/* A free entry for k; its tx or rx is the caller's to init. When the
+ * table is full, an ended entry that only lingers makes room. NULL when
+ * every entry is under way or k is there already. */
 struct rmpp_entry *rmpp_table_add(struct rmpp_table *t, const struct rmpp_key *k,
 				  enum rmpp_role role);
 /* Finishes the entry's tx or rx and frees the slot. */

@@ -113,15 +113,19 @@ check_out "... counted" "^negative_hits 1" agent host1 stats
 check_out "reverse and primary through the agent" "10\.0\.0\.3 \(primary\)" \
 	agent host1 primary "$G3"
 
-# Identical lookups that miss together share one SA lookup: keep the SA
-# thread busy with a full verification (a walk of the SID block), then ask
-# five times at once.
-check "resync now" agent host1 resync
+# Identical lookups that miss together share one SA lookup: with the SM
+# stopped the first one waits for the SA, and the others join it.
+coalesced() {
+	[ "$(agent host1 stats | sed -n 's/^coalesced //p')" -ge 1 ]
+}
+kill -STOP "$SM_PID"
 pids=""
 for i in 1 2 3 4 5; do
 	agent host1 resolve 10.0.0.3 >/dev/null 2>&1 &
 	pids="$pids $!"
 done
+wait_for "a lookup to join another" 10 coalesced
+kill -CONT "$SM_PID"
 wait $pids
 check_out "... the five lookups were coalesced" "^coalesced [1-4]$" agent host1 stats
 

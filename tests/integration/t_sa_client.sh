@@ -1,5 +1,7 @@
 # SA client behaviour: PKey scoping, the GetTable/walk strategy switch,
 # TOO_MANY_RECORDS on a Get, timeouts with retries when the SM is gone.
+# The strategy switch is for an SA without RMPP: umad2sim alone.
+PLAIN_SIM=1
 . "$top_srcdir/tests/integration/harness.sh"
 
 cat >"$RUN/partitions.conf" <<'PART'

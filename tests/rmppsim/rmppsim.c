@@ -62,7 +62,7 @@
 
 #define RS_MAX_PORTS 8
 #define RS_MAX_AGENTS 64
-#define RS_TABLE_CAP 64
+#define RS_TABLE_CAP 256
 #define RS_SLICE_MS 10
 #define RS_UMAD_HDR sizeof(struct ib_user_mad)
 #define RS_UMAD_PATH "/dev/infiniband/umad"
@@ -237,6 +237,9 @@ static void port_add(int fd)
 		memset(&rs_ports[i], 0, sizeof(rs_ports[i]));
 		if (rmpp_table_init(&rs_ports[i].tab, RS_TABLE_CAP) < 0)
 			break;
+		/* umad2sim and ibsim set the top half of a request's TID
+		 * on the wire (rmpp_table.h). */
+		rs_ports[i].tab.tid_mask = 0xffffffffULL;
 		rs_ports[i].used = 1;
 		__atomic_store_n(&rs_fds[i], fd, __ATOMIC_RELEASE);
 		break;
@@ -457,6 +460,11 @@ static void port_pump(struct rs_port *p, int fd, int64_t now)
 		n = next_read(fd, buf, sizeof(buf));
 		if (n < (ssize_t)RS_UMAD_HDR)
 			break; /* umad2sim: -EWOULDBLOCK when empty */
+		/* What umad2sim returns past rs_mad_bytes is heap left-overs
+		 * (pack.c): zeros instead, the same on every run. */
+		if ((size_t)n > RS_UMAD_HDR + rs_mad_bytes)
+			memset(buf + RS_UMAD_HDR + rs_mad_bytes, 0,
+			       (size_t)n - RS_UMAD_HDR - rs_mad_bytes);
 		port_take(p, fd, buf, (size_t)n, now);
 		port_pumped++;
 	}

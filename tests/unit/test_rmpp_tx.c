@@ -251,6 +251,49 @@ static void test_table(void **state)
 	free(m);
 }
 
+/* A full table makes room for a new transfer from an ended one that only
+ * lingers, never from one under way; a shim's tid_mask matches a TID on
+ * its low bits (rmpp_table.h). */
+static void test_table_room(void **state)
+{
+	struct rmpp_table t;
+	struct rmpp_entry *a, *b;
+	struct rmpp_cfg cfg;
+	struct rmpp_key k = { .tid = TID, .lid = 7, .mgmt_class = SA_CLASS,
+			      .method = SA_METHOD_GET_TABLE_RESP };
+	uint8_t segs[3][MAD_SIZE], out[MAD_SIZE];
+	size_t len, i;
+	uint8_t *m = sa_table(3, &len);
+
+	(void)state;
+	all_segments(m, len, segs, 3);
+	cfg_of(&cfg, 64);
+	assert_int_equal(rmpp_table_init(&t, 2), 0);
+	a = rmpp_table_add(&t, &k, RMPP_RX);
+	assert_non_null(a);
+	rmpp_rx_init(&a->u.rx, &cfg, 0);
+	k.tid = TID + 1;
+	b = rmpp_table_add(&t, &k, RMPP_RX);
+	assert_non_null(b);
+	rmpp_rx_init(&b->u.rx, &cfg, 0);
+	k.tid = TID + 2;
+	assert_null(rmpp_table_add(&t, &k, RMPP_RX)); /* both under way */
+	for (i = 0; i < 3; i++)
+		rmpp_entry_recv(a, segs[i], MAD_SIZE, 0);
+	assert_int_equal(rmpp_entry_state(a), RMPP_DONE);
+	assert_null(rmpp_table_add(&t, &k, RMPP_RX)); /* its ACK not sent yet */
+	assert_int_equal(rmpp_entry_next(a, 0, out), MAD_SIZE);
+	assert_ptr_equal(rmpp_table_add(&t, &k, RMPP_RX), a);
+	k.tid = TID;
+	assert_null(rmpp_table_find(&t, &k, RMPP_RX));
+	k.tid = (TID + 1) ^ (0x00020001ULL << 32);
+	assert_null(rmpp_table_find(&t, &k, RMPP_RX));
+	t.tid_mask = 0xffffffffULL;
+	assert_ptr_equal(rmpp_table_find(&t, &k, RMPP_RX), b);
+	rmpp_table_fini(&t);
+	free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -259,6 +302,7 @@ int main(void)
 		cmocka_unit_test(test_retries),
 		cmocka_unit_test(test_retries_reset),
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_table_room),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -92,9 +92,24 @@ sort "$RUN/rmpp.lines" >"$RUN/dump.lines"
 check "... and its $WANT ATS records are those atsctl dump printed" \
 	sh -c "test \$(grep -c . '$RUN/dump.lines') -eq $WANT && diff '$RUN/saq.lines' '$RUN/dump.lines'"
 
-# Last on host4: OpenSM's shim resends the unACKed segments to it for a
+# audit: the ports in one NodeRecord GetTable, then one GetTable per
+# port's GID; it reads every record claiming ATS (the SID block or the
+# name): 25 more.
+jfield() {
+	"$PYTHON3" -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"
+}
+atsctl host2 -n --json audit >"$RUN/audit.rmpp.json" 2>"$RUN/audit.rmpp.err"
+NPORTS=$(jfield "$RUN/audit.rmpp.json" ports)
+NAREQ=$(jfield "$RUN/audit.rmpp.json" sa_queries)
+echo "# audit with RMPP: $NPORTS ports, $NAREQ SA requests"
+check "with RMPP audit reads all $((WANT + 25)) records of $NPORTS ports" \
+	test "$(jfield "$RUN/audit.rmpp.json" records)" -eq $((WANT + 25)) -a "$NPORTS" -ge 5
+check "... in one SA request for the ports and one per port" \
+	test "$NAREQ" -eq $((NPORTS + 1))
+
+# Last on host4 and host1: OpenSM's shim resends the unACKed segments to it for a
 # while, and a process started there meanwhile would get them before it
-# registers the SA class (ibsim note, limit 2).
+# registers the SA class (ibsim note, limit 2): one reader per node.
 (cd "$RUN/scratch" && SIM_HOST=host4 LD_PRELOAD=$PLAIN_PRELOAD \
 	"$ATSCTL" -n -v --json dump) >"$RUN/plain.json" 2>"$RUN/plain.err"
 read -r NREC NREQ <<EOF
@@ -109,4 +124,13 @@ check "... said once: the answer was cut, walking" \
 sr_lines --json "$RUN/plain.json" >"$RUN/plain.lines"
 check "... the same list, in the same order, as with RMPP" \
 	sh -c "test -s '$RUN/plain.lines' && cmp '$RUN/plain.lines' '$RUN/rmpp.lines'"
+(cd "$RUN/scratch" && SIM_HOST=host1 LD_PRELOAD=$PLAIN_PRELOAD \
+	"$ATSCTL" -n --json audit) >"$RUN/audit.plain.json" 2>"$RUN/audit.plain.err"
+echo "# audit without RMPP: $(jfield "$RUN/audit.plain.json" sa_queries) SA requests"
+# Records outside the block only a name query finds: without RMPP, those
+# of the answer's first MAD ("partial").
+check "without RMPP audit walks to the same ports and the block's records" \
+	test "$(jfield "$RUN/audit.plain.json" ports)" -eq "$NPORTS" -a \
+	"$(jfield "$RUN/audit.plain.json" records)" -ge $((WANT + 20)) -a \
+	"$(jfield "$RUN/audit.plain.json" partial)" = True
 finish

@@ -10,10 +10,11 @@
  *                         and 0, of shapes the SA sees in practice plus
  *                         random and reserved mask bits, for the records
  *                         of "load SEED NLOAD" and random ones
- *   srdiff fill N         N Sets (SA key 1) of distinct records: ATS SIDs
- *                         1..80 above the block's base on each port in
- *                         turn, in PKeys 0xffff then 0x8001, the three
- *                         names in turn (tables of several hundred)
+ *   srdiff fill N         N Sets (SA key 1) of distinct records (up to
+ *                         80 per port): ATS SIDs 1..40 above the block's
+ *                         base in PKey 0xffff, then in 0x8001, port after
+ *                         port, the three names in turn (for tables of
+ *                         several hundred records)
  *   srdiff tables         GetTables with SM_Key 1 and 0 of every record
  *                         (empty mask), and by each GID, name, SID and
  *                         PKey the load uses
@@ -233,9 +234,9 @@ static void do_fill(struct sa_client *sa, unsigned n)
 		uint8_t r[SR_SIZE];
 
 		memset(&s, 0, sizeof(s));
-		s.id = ATS_SID_BASE + 1 + i % 80;
+		s.id = ATS_SID_BASE + 1 + i % 40;
+		s.pkey = i / 40 % 2 ? 0x8001 : 0xffff;
 		memcpy(s.gid, gids[i / 80 % ngids], 16);
-		s.pkey = i / 80 / ngids % 2 ? 0x8001 : 0xffff;
 		s.lease = SR_LEASE_INFINITE;
 		put_name(s.name, i % 3);
 		memset(&ip, 0, sizeof(ip));

@@ -1,16 +1,16 @@
 # atsctl dump reads every ATS record with one SubnAdmGetTable when RMPP
 # works (OpenSM and atsctl under librmppsim, tests/rmppsim): 400 records
 # of four GIDs in 1 or 2 SA requests, the list stock saquery -S reads
-# through the shim. Without the shim atsctl gets the answer's first
-# segment only, says once that it walks, and walks the SID block with
-# SubnAdmGet to the same list (the walk itself: t_register_lookup,
-# t_sa_client).
+# through the shim; audit reads the ports with one GetTable too. Without
+# the shim atsctl gets the answer's first segment only, says once that
+# it walks, and walks the SID block with SubnAdmGet to the same list (the
+# walk itself: t_register_lookup, t_sa_client).
 . "$top_srcdir/tests/integration/harness.sh"
 [ -n "$SAQUERY" ] || skip "saquery not installed"
 [ -e "${RMPP_PRELOAD%% *}" ] || skip "librmppsim not built (make check builds it)"
 
-# Explicitly: whatever the harness's default, the shim for every process
-# but the one reader that shows the fallback.
+# Explicitly, whatever the harness's default: the shim for every process
+# but the two readers that show the fallback.
 PLAIN_PRELOAD="${SAN_RT:+$SAN_RT }$UMAD2SIM"
 SIM_PRELOAD=$RMPP_PRELOAD
 rules_off
@@ -107,9 +107,10 @@ check "with RMPP audit reads all $((WANT + 25)) records of $NPORTS ports" \
 check "... in one SA request for the ports and one per port" \
 	test "$NAREQ" -eq $((NPORTS + 1))
 
-# Last on host4 and host1: OpenSM's shim resends the unACKed segments to it for a
-# while, and a process started there meanwhile would get them before it
-# registers the SA class (ibsim note, limit 2): one reader per node.
+# Last, one on host4 and one on host1: OpenSM's shim resends the unACKed
+# segments to a reader without the shim for a while, and a process
+# started on its node meanwhile would get them before it registers the
+# SA class (ibsim note, limit 2).
 (cd "$RUN/scratch" && SIM_HOST=host4 LD_PRELOAD=$PLAIN_PRELOAD \
 	"$ATSCTL" -n -v --json dump) >"$RUN/plain.json" 2>"$RUN/plain.err"
 read -r NREC NREQ <<EOF

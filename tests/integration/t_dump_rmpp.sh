@@ -1,7 +1,8 @@
 # atsctl dump reads every ATS record with one SubnAdmGetTable when RMPP
 # works (OpenSM and atsctl under librmppsim, tests/rmppsim): 400 records
-# of four GIDs in 1 or 2 SA requests, the list stock saquery -S reads
-# through the shim; audit reads the ports with one GetTable too. Without
+# of four GIDs in 1 or 2 SA requests (a 70 KB message: mport grows its
+# 8 KB buffer on ENOSPC, as ib_umad answers a short read), the list stock
+# saquery -S reads through the shim; audit reads the ports with one GetTable too. Without
 # the shim atsctl gets the answer's first segment only, says once that
 # it walks, and walks the SID block with SubnAdmGet to the same list (the
 # walk itself: t_register_lookup, t_sa_client).

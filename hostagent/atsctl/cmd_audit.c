@@ -166,6 +166,7 @@ static void audit_input_free(struct audit_input *in)
 static int audit_collect(struct sa_client *sa, const struct state_file *sf,
 			 struct audit_input *in)
 {
+	uint64_t sent = sa_client_requests(sa);
 	uint16_t allpk[AUDIT_MAX_PKEYS];
 	struct sa_port *ports = NULL;
 	size_t nports = 0, nallpk = 0, i, k;
@@ -210,6 +211,8 @@ static int audit_collect(struct sa_client *sa, const struct state_file *sf,
 		if (k == nports)
 			ret = ats_gid_claims(sa, sf->recs[i].gid, allpk, nallpk, &in->recs);
 	}
+	/* Every request: the ports and their PKeys too. */
+	in->recs.queries = (unsigned)(sa_client_requests(sa) - sent);
 	return ret;
 }
 

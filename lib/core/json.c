@@ -160,9 +160,13 @@ static void member(struct json *j, const char *key)
 	int brk = breaks(j, j->depth), i;
 
 	/* depth is 0..JSON_MAX_DEPTH (open_ refuses more); saying so keeps
-	 * the compiler's bounds analysis quiet. */
-	if (j->depth > 0 && j->depth <= JSON_MAX_DEPTH && j->n[j->depth - 1]++)
-		put(j, brk ? "," : ", ");
+	 * the compiler's bounds analysis quiet. A flag, not a count: a byte
+	 * counting members wrapped at 256 and dropped that comma. */
+	if (j->depth > 0 && j->depth <= JSON_MAX_DEPTH) {
+		if (j->n[j->depth - 1])
+			put(j, brk ? "," : ", ");
+		j->n[j->depth - 1] = 1;
+	}
 	if (brk) {
 		put(j, "\n");
 		for (i = 0; i < j->depth; i++)

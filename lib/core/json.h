@@ -16,7 +16,7 @@ struct json {
 	FILE *f;
 	int depth;
 	int err;                        /* -errno: write failed or misuse */
-	unsigned char n[JSON_MAX_DEPTH]; /* members written at each level */
+	unsigned char n[JSON_MAX_DEPTH]; /* a member written at each level */
 	unsigned char arr[JSON_MAX_DEPTH]; /* that level is an array */
 	unsigned char pretty;           /* levels with one member a line */
 };

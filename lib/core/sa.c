@@ -109,5 +109,12 @@ int sa_table_shape(const struct sa_hdr *h, size_t payload_len,
 	 * first 200-byte segment: whole records followed by part of one. */
 	if (payload_len % rec_size)
 		shape->truncated = 1;
+	/* A reassembled message keeps its first segment's header (13.6.2.1
+	 * Table 168: Active and First, Last only when it was the one
+	 * segment); one segment's worth of data under a header that says
+	 * more follow is a first segment that reached us alone. */
+	if ((h->rmpp_flags & RMPP_FLAGS_MASK) == (RMPP_FLAG_ACTIVE | RMPP_FLAG_FIRST) &&
+	    payload_len <= SA_DATA_SIZE)
+		shape->truncated = 1;
 	return 0;
 }

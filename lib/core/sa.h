@@ -78,8 +78,9 @@ int sa_status_to_errno(uint16_t mad_status);
 const char *sa_status_str(uint16_t mad_status);
 
 /* Number of whole records in a GetTable answer of payload_len bytes, and
- * whether the payload ends in a partial record: a table longer than one MAD
- * that reached us without RMPP reassembly (ibsim, or a broken RMPP path). */
+ * whether it was cut: a table longer than one MAD that reached us without
+ * RMPP reassembly (ibsim, or a broken RMPP path) ends in a partial record,
+ * or is one MAD whose RMPP header says more segments follow. */
 struct sa_table_shape {
 	size_t nrec;
 	size_t rec_size;

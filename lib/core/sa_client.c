@@ -61,6 +61,7 @@ struct sa_client {
 	int agent;
 	int rmpp_usable; /* -1 unknown, 0 no, 1 yes */
 	uint16_t last_status;
+	uint64_t requests;
 };
 
 int sa_client_init(struct sa_client **out, struct mport *port,
@@ -106,6 +107,11 @@ uint16_t sa_client_last_status(const struct sa_client *sa)
 int sa_client_rmpp_state(const struct sa_client *sa)
 {
 	return sa->rmpp_usable;
+}
+
+uint64_t sa_client_requests(const struct sa_client *sa)
+{
+	return sa->requests;
 }
 
 int sa_client_keyed(const struct sa_client *sa)
@@ -165,6 +171,7 @@ int sa_request(struct sa_client *sa, uint8_t method, uint16_t attr_id,
 	dst.qkey = SA_QKEY;
 	dst.sl = sa->info.sm_sl;
 	sa->last_status = 0;
+	sa->requests++;
 	ret = mport_rpc(sa->port, sa->agent, &dst, req, sizeof(req), &ro,
 			&ans->mad, &ans->mad_len);
 	if (ret)
@@ -229,6 +236,27 @@ int sa_sr_get(struct sa_client *sa, const struct sr_record *q, uint64_t mask,
 	return sa_sr_single(sa, SA_METHOD_GET, q, mask, out);
 }
 
+/* The shape of a GetTable answer; -EMSGSIZE when it was cut (no RMPP on
+ * the path: said once, and GetTable is not tried again). */
+static int sa_table(struct sa_client *sa, const struct sa_answer *ans, size_t rec_size,
+		    struct sa_table_shape *shape)
+{
+	int ret = sa_table_shape(&ans->hdr, ans->data_len, rec_size, shape);
+
+	if (ret)
+		return ret;
+	if (shape->truncated) {
+		if (sa->rmpp_usable != 0)
+			log_info("GetTable answer cut after %zu record(s): no RMPP on this path, walking with SubnAdmGet",
+				 shape->nrec);
+		sa->rmpp_usable = 0;
+		return -EMSGSIZE;
+	}
+	if (shape->nrec > 1)
+		sa->rmpp_usable = 1;
+	return 0;
+}
+
 int sa_sr_get_table(struct sa_client *sa, const struct sr_record *q,
 		    uint64_t mask, struct sr_record **recs, size_t *n)
 {
@@ -248,19 +276,9 @@ int sa_sr_get_table(struct sa_client *sa, const struct sr_record *q,
 		return 0;
 	if (ret)
 		return ret;
-	ret = sa_table_shape(&ans.hdr, ans.data_len, SR_SIZE, &shape);
+	ret = sa_table(sa, &ans, SR_SIZE, &shape);
 	if (ret)
 		goto out;
-	if (shape.truncated) {
-		if (sa->rmpp_usable != 0)
-			log_info("GetTable answer cut after %zu record(s): no RMPP on this path, walking with SubnAdmGet",
-				 shape.nrec);
-		sa->rmpp_usable = 0;
-		ret = -EMSGSIZE;
-		goto out;
-	}
-	if (shape.nrec > 1)
-		sa->rmpp_usable = 1;
 	if (shape.nrec) {
 		v = calloc(shape.nrec, sizeof(*v));
 		if (!v) {
@@ -313,7 +331,74 @@ int sa_path(struct sa_client *sa, const uint8_t *dgid, struct sa_path_info *p)
 	return 0;
 }
 
-int sa_ports(struct sa_client *sa, unsigned gap, struct sa_port **ports, size_t *n)
+/* Appends the port of NodeRecord nr (at lid) to *v when it is a CA's. */
+static int port_add(struct sa_client *sa, const uint8_t *nr, uint16_t lid,
+		    struct sa_port **v, size_t *cnt, size_t *cap)
+{
+	if (nr[NR_OFF_NODE_TYPE] != NODE_TYPE_CA)
+		return 0;
+	if (*cnt == *cap) {
+		size_t ncap = *cap ? 2 * *cap : 16;
+		struct sa_port *nv = realloc(*v, ncap * sizeof(**v));
+
+		if (!nv)
+			return -ENOMEM;
+		*v = nv;
+		*cap = ncap;
+	}
+	memcpy((*v)[*cnt].gid, sa->info.gid, 8);
+	memcpy((*v)[*cnt].gid + 8, nr + NR_OFF_PORT_GUID, 8);
+	(*v)[*cnt].lid = lid;
+	(*v)[*cnt].port_num = nr[NR_OFF_LOCAL_PORT];
+	(*v)[*cnt].sys_guid = wire_get64(nr + NR_OFF_SYS_GUID);
+	(*cnt)++;
+	return 0;
+}
+
+static int port_by_lid(const void *a, const void *b)
+{
+	const struct sa_port *x = a, *y = b;
+
+	return x->lid < y->lid ? -1 : x->lid > y->lid;
+}
+
+/* Every NodeRecord in one GetTable (one record per CA port), in LID
+ * order as the walk finds them; -EMSGSIZE when the answer was cut. */
+static int sa_ports_table(struct sa_client *sa, struct sa_port **ports, size_t *n)
+{
+	uint8_t nr[NR_SIZE] = { 0 };
+	struct sa_table_shape shape;
+	struct sa_port *v = NULL;
+	struct sa_answer ans;
+	size_t cnt = 0, cap = 0, i;
+	int ret;
+
+	ret = sa_request(sa, SA_METHOD_GET_TABLE, SA_ATTR_NODE_RECORD, 0, nr, sizeof(nr), &ans);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret)
+		return ret;
+	ret = sa_table(sa, &ans, NR_SIZE, &shape);
+	for (i = 0; !ret && i < shape.nrec; i++) {
+		const uint8_t *d = ans.data + i * shape.rec_size;
+
+		ret = port_add(sa, d, wire_get16(d + NR_OFF_LID), &v, &cnt, &cap);
+	}
+	sa_answer_free(&ans);
+	if (ret) {
+		free(v);
+		return ret;
+	}
+	if (cnt > 1)
+		qsort(v, cnt, sizeof(*v), port_by_lid);
+	*ports = v;
+	*n = cnt;
+	return 0;
+}
+
+/* NodeRecord SubnAdmGet per LID (one MAD each). */
+static int sa_ports_walk(struct sa_client *sa, unsigned gap, struct sa_port **ports,
+			 size_t *n)
 {
 	struct sa_port *v = NULL;
 	size_t cnt = 0, cap = 0;
@@ -321,8 +406,6 @@ int sa_ports(struct sa_client *sa, unsigned gap, struct sa_port **ports, size_t 
 	uint8_t nr[NR_SIZE];
 	int ret = 0;
 
-	*ports = NULL;
-	*n = 0;
 	for (lid = 1; lid <= SA_UNICAST_LID_MAX && misses < gap; lid++) {
 		struct sa_answer ans;
 
@@ -337,36 +420,30 @@ int sa_ports(struct sa_client *sa, unsigned gap, struct sa_port **ports, size_t 
 		if (ret)
 			goto fail;
 		misses = 0;
-		if (ans.data_len < NR_SIZE ||
-		    ans.data[NR_OFF_NODE_TYPE] != NODE_TYPE_CA) {
-			sa_answer_free(&ans);
-			continue;
-		}
-		if (cnt == cap) {
-			struct sa_port *nv;
-
-			cap = cap ? 2 * cap : 16;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				sa_answer_free(&ans);
-				ret = -ENOMEM;
-				goto fail;
-			}
-			v = nv;
-		}
-		memcpy(v[cnt].gid, sa->info.gid, 8);
-		memcpy(v[cnt].gid + 8, ans.data + NR_OFF_PORT_GUID, 8);
-		v[cnt].lid = (uint16_t)lid;
-		v[cnt].port_num = ans.data[NR_OFF_LOCAL_PORT];
-		v[cnt].sys_guid = wire_get64(ans.data + NR_OFF_SYS_GUID);
-		cnt++;
+		if (ans.data_len >= NR_SIZE)
+			ret = port_add(sa, ans.data, (uint16_t)lid, &v, &cnt, &cap);
 		sa_answer_free(&ans);
+		if (ret)
+			goto fail;
 	}
 	*ports = v;
 	*n = cnt;
 	return 0;
 fail:
 	free(v);
+	return ret;
+}
+
+int sa_ports(struct sa_client *sa, unsigned gap, struct sa_port **ports, size_t *n)
+{
+	int ret = -EMSGSIZE;
+
+	*ports = NULL;
+	*n = 0;
+	if (sa->rmpp_usable != 0)
+		ret = sa_ports_table(sa, ports, n);
+	if (ret == -EMSGSIZE)
+		ret = sa_ports_walk(sa, gap, ports, n);
 	return ret;
 }
 

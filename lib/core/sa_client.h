@@ -40,6 +40,8 @@ uint16_t sa_client_last_status(const struct sa_client *sa);
  * (or disabled), -1 not known yet. */
 int sa_client_rmpp_state(const struct sa_client *sa);
 const struct mport_info *sa_client_port(const struct sa_client *sa);
+/* SA requests sent so far (a retry of one is the same request). */
+uint64_t sa_client_requests(const struct sa_client *sa);
 /* Whether requests carry an SM_Key (the SA then shows ServiceKeys and
  * answers PKeyTableRecord queries). */
 int sa_client_keyed(const struct sa_client *sa);
@@ -89,9 +91,10 @@ struct sa_port {
 	uint64_t sys_guid;
 };
 
-/* All CA ports, found by NodeRecord SubnAdmGet per LID (one MAD each, no
- * RMPP needed); stops after gap consecutive empty LIDs. SA_PORTS_GAP is
- * the gap all callers use, so that they all see the same ports. */
+/* All CA ports, in LID order: one NodeRecord SubnAdmGetTable while RMPP
+ * works, else a SubnAdmGet per LID (one MAD each) that stops after gap
+ * consecutive empty LIDs. SA_PORTS_GAP is the gap all callers use, so
+ * that they all see the same ports. */
 #define SA_PORTS_GAP 64
 int sa_ports(struct sa_client *sa, unsigned gap, struct sa_port **ports, size_t *n);
 

@@ -76,7 +76,6 @@ static int ats_get_one(struct sa_client *sa, const struct ats_q *q,
 	struct sr_record r;
 	int ret;
 
-	out->queries++;
 	ret = sa_sr_get(sa, k, sr_comp_mask(q->fields | more) & ~q->unmask, &r);
 	if (ret == -ENOENT)
 		return 0;
@@ -98,7 +97,6 @@ static int ats_split(struct sa_client *sa, const struct ats_q *q, struct sr_reco
 			ret = sa_ports(sa, SA_PORTS_GAP, ports, nports);
 			if (ret)
 				return ret;
-			out->queries += (unsigned)*nports;
 			out->by_port = 1;
 		}
 		for (i = 0; i < *nports; i++) {
@@ -138,7 +136,6 @@ static int ats_walk(struct sa_client *sa, const struct ats_q *q,
 		struct sr_record k = q->rec, r;
 
 		k.id = ats_sid_at(n);
-		out->queries++;
 		ret = sa_sr_get(sa, &k, sr_comp_mask(q->fields | SR_F_ID) & ~q->unmask, &r);
 		if (ret == -ENOENT)
 			ret = 0;
@@ -165,7 +162,6 @@ static int ats_walk_names(struct sa_client *sa, const struct ats_q *q, struct at
 	ats_name_put(k.name);
 	k.id = 0;
 	sr_encode(buf, &k);
-	out->queries++;
 	ret = sa_request(sa, SA_METHOD_GET_TABLE, SA_ATTR_SERVICE_RECORD,
 			 sr_comp_mask(q->fields | SR_F_NAME), buf, sizeof(buf), &ans);
 	if (ret == -ENOENT)
@@ -186,6 +182,7 @@ static int ats_walk_names(struct sa_client *sa, const struct ats_q *q, struct at
 /* SubnAdmGetTable while RMPP works, else the walk; appends to out. */
 static int ats_collect(struct sa_client *sa, const struct ats_q *q, struct ats_set *out)
 {
+	uint64_t sent = sa_client_requests(sa);
 	struct sr_record *recs = NULL;
 	unsigned first = 0, count = ATS_SID_COUNT;
 	size_t n = 0, i;
@@ -195,11 +192,9 @@ static int ats_collect(struct sa_client *sa, const struct ats_q *q, struct ats_s
 		first = ats_sid_order(q->rec.id);
 		count = 1;
 	}
-	if (sa_client_rmpp_state(sa) != 0) {
-		out->queries++;
+	if (sa_client_rmpp_state(sa) != 0)
 		ret = sa_sr_get_table(sa, &q->rec, sr_comp_mask(q->fields) & ~q->unmask,
 				      &recs, &n);
-	}
 	if (ret == -EMSGSIZE) {
 		ret = ats_walk(sa, q, first, count, out);
 		if (!ret && q->any && !(q->fields & SR_F_NAME))
@@ -209,6 +204,7 @@ static int ats_collect(struct sa_client *sa, const struct ats_q *q, struct ats_s
 			ret = ats_set_add(out, &recs[i], q->any);
 	}
 	free(recs);
+	out->queries += (unsigned)(sa_client_requests(sa) - sent);
 	return ret;
 }
 

@@ -10,11 +10,22 @@
  *                         and 0, of shapes the SA sees in practice plus
  *                         random and reserved mask bits, for the records
  *                         of "load SEED NLOAD" and random ones
+ *   srdiff fill N         N Sets (SA key 1) of distinct records (up to
+ *                         80 per port): ATS SIDs 1..40 above the block's
+ *                         base in PKey 0xffff, then in 0x8001, port after
+ *                         port, the three names in turn (for tables of
+ *                         several hundred records)
+ *   srdiff tables         GetTables with SM_Key 1 and 0 of every record
+ *                         (empty mask), and by each GID, name, SID and
+ *                         PKey the load uses
  *   srdiff gone SID       exit 0 once a Get by SID finds no record
  *
  * umad2sim hands over bytes 224..255 of every MAD it reads as leftovers of
  * earlier traffic (doc/design.md): ServiceData64[1] (MAD bytes 224..231)
- * is never in a query's mask, and answers are printed up to byte 223.
+ * is never in a query's mask, and a one-MAD answer is printed up to byte
+ * 223. An answer longer than one MAD is an RMPP message put back together
+ * (by the kernel, or by librmppsim, whose segments carry their data in
+ * the bytes that arrive): printed whole, with its record count.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -71,34 +82,44 @@ static int load_gids(struct sa_client *sa)
 	return 0;
 }
 
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+static const uint64_t pool_sids[] = {
+	ATS_SID_PRIMARY, ATS_SID_BASE, ATS_SID_BASE + 0x54, ATS_SID_BASE + 0xff,
+	0x1234, ATS_SID_BASE + 0x100,
+};
+static const uint16_t pool_pkeys[] = { 0xffff, 0x7fff, 0x8001, 0x0001, 0x8002, 0x0000 };
+
+/* The service names of the pool: 0 another service, 1 the ATS name
+ * padded with spaces (not zeros), else the ATS name. */
+static void put_name(uint8_t *name, unsigned kind)
+{
+	switch (kind) {
+	case 0:
+		memcpy(name, "x-service", 9);
+		break;
+	case 1:
+		ats_name_put(name);
+		memset(name + strlen((char *)name), ' ', 8);
+		break;
+	default:
+		ats_name_put(name);
+	}
+}
+
 static void random_rec(uint8_t *r)
 {
-	static const uint64_t sids[] = {
-		ATS_SID_PRIMARY, ATS_SID_BASE, ATS_SID_BASE + 0x54, ATS_SID_BASE + 0xff,
-		0x1234, ATS_SID_BASE + 0x100,
-	};
-	static const uint16_t pkeys[] = { 0xffff, 0x7fff, 0x8001, 0x0001, 0x8002, 0x0000 };
 	struct sr_record s;
 	struct ats_ip ip;
 
 	memset(&s, 0, sizeof(s));
-	s.id = sids[rnd(sizeof(sids) / sizeof(sids[0]))];
+	s.id = pool_sids[rnd(N_OF(pool_sids))];
 	memcpy(s.gid, gids[rnd((uint32_t)ngids)], 16);
-	s.pkey = pkeys[rnd(sizeof(pkeys) / sizeof(pkeys[0]))];
+	s.pkey = pool_pkeys[rnd(N_OF(pool_pkeys))];
 	s.lease = rnd(5) ? SR_LEASE_INFINITE : 3600;
 	if (!rnd(6))
 		s.key[rnd(16)] = (uint8_t)(1 + rnd(255));
-	switch (rnd(5)) {
-	case 0:
-		memcpy(s.name, "x-service", 9);
-		break;
-	case 1: /* the ATS name padded with spaces, not zeros */
-		ats_name_put(s.name);
-		memset(s.name + strlen((char *)s.name), ' ', 8);
-		break;
-	default:
-		ats_name_put(s.name);
-	}
+	put_name(s.name, rnd(5));
 	memset(&ip, 0, sizeof(ip));
 	ip.family = rnd(4) ? AF_INET : AF_INET6;
 	if (ip.family == AF_INET) {
@@ -131,7 +152,9 @@ static void print_answer(unsigned op, uint8_t method, uint64_t mask, int ret,
 	if (!ret) {
 		size_t n = ans->data_len;
 
-		if (n > RELIABLE_BYTES - SA_OFF_DATA)
+		if (ans->mad_len > MAD_SIZE && ans->hdr.attr_offset)
+			printf(" n %zu", n / (8u * ans->hdr.attr_offset));
+		else if (n > RELIABLE_BYTES - SA_OFF_DATA)
 			n = RELIABLE_BYTES - SA_OFF_DATA;
 		printf(" off %u len %zu ", ans->hdr.attr_offset, ans->data_len);
 		for (i = 0; i < n; i++)
@@ -199,6 +222,35 @@ static void do_load(struct sa_client *sa, unsigned n)
 	}
 }
 
+static void do_fill(struct sa_client *sa, unsigned n)
+{
+	const uint64_t mask = sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY | SR_F_LEASE |
+					   SR_F_NAME | SR_F_DATA8);
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		struct sr_record s;
+		struct ats_ip ip;
+		uint8_t r[SR_SIZE];
+
+		memset(&s, 0, sizeof(s));
+		s.id = ATS_SID_BASE + 1 + i % 40;
+		s.pkey = i / 40 % 2 ? 0x8001 : 0xffff;
+		memcpy(s.gid, gids[i / 80 % ngids], 16);
+		s.lease = SR_LEASE_INFINITE;
+		put_name(s.name, i % 3);
+		memset(&ip, 0, sizeof(ip));
+		ip.family = AF_INET;
+		ip.addr[0] = 10;
+		ip.addr[1] = 1;
+		ip.addr[2] = (uint8_t)(i >> 8);
+		ip.addr[3] = (uint8_t)i;
+		ats_ip_encode(&ip, s.data8);
+		sr_encode(r, &s);
+		send_one(sa, i, SA_METHOD_SET, mask, r);
+	}
+}
+
 static void do_query(struct sa_client *keyed, struct sa_client *plain, unsigned n)
 {
 	static const uint64_t shapes[] = {
@@ -225,6 +277,46 @@ static void do_query(struct sa_client *keyed, struct sa_client *plain, unsigned 
 	}
 }
 
+/* One GetTable per value of one field (mask, the field at off of len
+ * bytes), from both requesters. */
+static unsigned tables_by(struct sa_client *keyed, struct sa_client *plain, unsigned op,
+			  uint64_t mask, size_t off, const uint8_t *vals, size_t len, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		uint8_t q[SR_SIZE] = { 0 };
+
+		memcpy(q + off, vals + i * len, len);
+		send_one(keyed, op++, SA_METHOD_GET_TABLE, mask, q);
+		send_one(plain, op++, SA_METHOD_GET_TABLE, mask, q);
+	}
+	return op;
+}
+
+static void do_tables(struct sa_client *keyed, struct sa_client *plain)
+{
+	uint8_t names[3][SR_NAME_LEN] = { { 0 } };
+	uint8_t sids[N_OF(pool_sids)][8], pkeys[N_OF(pool_pkeys)][2];
+	unsigned op, k;
+
+	for (k = 0; k < 3; k++)
+		put_name(names[k], k);
+	for (k = 0; k < N_OF(pool_sids); k++)
+		wire_put64(sids[k], pool_sids[k]);
+	for (k = 0; k < N_OF(pool_pkeys); k++)
+		wire_put16(pkeys[k], pool_pkeys[k]);
+	/* Component mask 0: every record the requester may see. */
+	op = tables_by(keyed, plain, 0, 0, 0, names[0], 0, 1);
+	op = tables_by(keyed, plain, op, 1ull << SR_CM_GID, SR_OFF_GID, gids[0], 16, ngids);
+	op = tables_by(keyed, plain, op, 1ull << SR_CM_NAME, SR_OFF_NAME, names[0],
+		       SR_NAME_LEN, 3);
+	op = tables_by(keyed, plain, op, 1ull << SR_CM_ID, SR_OFF_ID, sids[0], 8,
+		       N_OF(pool_sids));
+	tables_by(keyed, plain, op, 1ull << SR_CM_PKEY, SR_OFF_PKEY, pkeys[0], 2,
+		  N_OF(pool_pkeys));
+}
+
 static int run(struct sa_client *keyed, struct sa_client *plain, int argc, char **argv)
 {
 	unsigned n;
@@ -235,6 +327,18 @@ static int run(struct sa_client *keyed, struct sa_client *plain, int argc, char 
 		memset(&q, 0, sizeof(q));
 		q.id = strtoull(argv[2], NULL, 0);
 		return sa_sr_get(keyed, &q, sr_comp_mask(SR_F_ID), NULL) == -ENOENT ? 0 : 1;
+	}
+	if (!strcmp(argv[1], "tables") && argc == 2) {
+		if (load_gids(keyed))
+			return 2;
+		do_tables(keyed, plain);
+		return 0;
+	}
+	if (!strcmp(argv[1], "fill") && argc == 3) {
+		if (load_gids(keyed))
+			return 2;
+		do_fill(keyed, (unsigned)strtoul(argv[2], NULL, 0));
+		return 0;
 	}
 	if (argc < 4 || load_gids(keyed))
 		return 2;
@@ -260,7 +364,7 @@ int main(int argc, char **argv)
 	struct mport *port;
 	int ret = 2;
 
-	if (argc < 3 || argc > 5)
+	if (argc < 2 || argc > 5)
 		return 2;
 	po.sm_key = 0;
 	if (mport_open(&port, NULL, 0))

@@ -172,6 +172,30 @@ static void long_fmt(struct json *j)
 {
 	json_fmt(j, NULL, "%300s", "end");
 }
+/* 300 members: more than a byte counts. */
+static void long_list(struct json *j)
+{
+	unsigned i;
+
+	json_arr(j, NULL);
+	for (i = 0; i < 300; i++)
+		json_u64(j, NULL, i % 10);
+	json_end(j);
+}
+
+static void test_long_list(void **state)
+{
+	int ret;
+	char *s = render(long_list, 0, &ret);
+	size_t i;
+
+	(void)state;
+	assert_int_equal(ret, 0);
+	assert_int_equal(strlen(s), 1 + 300 + 299 * 2 + 2);
+	for (i = 0; i < 299; i++)
+		assert_memory_equal(s + 2 + 3 * i, ", ", 2);
+	free(s);
+}
 
 static void test_misuse(void **state)
 {
@@ -218,6 +242,7 @@ int main(void)
 		cmocka_unit_test(test_document),
 		cmocka_unit_test(test_pretty),
 		cmocka_unit_test(test_pretty_levels),
+		cmocka_unit_test(test_long_list),
 		cmocka_unit_test(test_misuse),
 		cmocka_unit_test(test_write_error),
 	};

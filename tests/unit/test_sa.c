@@ -117,6 +117,20 @@ static void test_table_shape(void **state)
 	assert_int_equal(sa_table_shape(&h, 3 * SR_SIZE, SR_SIZE, &s), 0);
 	assert_int_equal(s.nrec, 3);
 	assert_false(s.truncated);
+	/* The first of several segments alone (a sender with RMPP, a reader
+	 * without): cut, even when it ends on a whole record. */
+	assert_int_equal(sa_table_shape(&h, SR_SIZE, SR_SIZE, &s), 0);
+	assert_int_equal(s.nrec, 1);
+	assert_true(s.truncated);
+	h.attr_offset = 5; /* 40-byte records: 200 bytes hold five whole */
+	assert_int_equal(sa_table_shape(&h, SA_DATA_SIZE, 40, &s), 0);
+	assert_int_equal(s.nrec, 5);
+	assert_true(s.truncated);
+	/* The only segment (First and Last): whole. */
+	h.rmpp_flags = RMPP_FLAG_ACTIVE | RMPP_FLAG_FIRST | RMPP_FLAG_LAST;
+	assert_int_equal(sa_table_shape(&h, SA_DATA_SIZE, 40, &s), 0);
+	assert_false(s.truncated);
+	h.attr_offset = SR_SIZE / 8;
 	/* Empty table. */
 	assert_int_equal(sa_table_shape(&h, 0, SR_SIZE, &s), 0);
 	assert_int_equal(s.nrec, 0);

@@ -377,12 +377,12 @@ sim() {
 	echo "$*" >"$RUN/ibsim.in"
 }
 
-# kill -9 an OpenSM (PID), then have ibsim disconnect its client at once.
-# ibsim drops a MAD it forwards to a dead client without a word to the
-# sender (only a client it no longer has gets a timeout answer), and an
-# OpenSM whose MAD is lost so waits for it for ever in its next sweep
-# (wait_for_pending_transactions): a standby polling a killed master
-# never finished taking over. Not for an SM restarted on the same node:
+# kill -9 an OpenSM (PID), then have ibsim disconnect its client at once:
+# a MAD forwarded to the dead client afterwards is answered with a timeout
+# at once. What was queued to it before it died is lost; librmppsim times
+# the sender's request out as a host's kernel does (t_sim_timeouts), where
+# under umad2sim alone that SM waited for it for ever in its next sweep
+# (wait_for_pending_transactions). Not for an SM restarted on the same node:
 # the freed slot goes to the new process, and a late answer for the old
 # one (a replication pull's) would reach it before it registered the class,
 # which crashes umad2sim.

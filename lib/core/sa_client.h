@@ -40,6 +40,9 @@ uint16_t sa_client_last_status(const struct sa_client *sa);
  * (or disabled), -1 not known yet. */
 int sa_client_rmpp_state(const struct sa_client *sa);
 const struct mport_info *sa_client_port(const struct sa_client *sa);
+/* The SA agent of the port, for requests a caller pipelines itself
+ * (mport_send_req + mport_wait: the capacity bench). */
+int sa_client_agent(const struct sa_client *sa);
 /* Whether requests carry an SM_Key (the SA then shows ServiceKeys and
  * answers PKeyTableRecord queries). */
 int sa_client_keyed(const struct sa_client *sa);

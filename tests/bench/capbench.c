@@ -4,6 +4,10 @@
  * what is measured is what OpenSM (and ibsim) can serve, not one client's
  * round trip. Records are the bulk records of bulk.h.
  *
+ *   capbench ports FILE                      the CA ports' GIDs into FILE; with
+ *                                            CAPBENCH_GIDS=FILE the others read
+ *                                            them there instead of asking the SA
+ *                                            (a Get per LID: seconds at 4,000)
  *   capbench cpi SECS WINDOW                 ClassPortInfo Gets
  *   capbench lookup SECS WINDOW COUNT NGIDS  ATS lookups of random records
  *                                            < COUNT: Get by ServiceName,
@@ -330,7 +334,9 @@ static int table(struct sa_client *sa, double secs, struct gen *g)
 		size_t n;
 		double t1 = now_us();
 
-		bulk_rec((size_t)rand_r(&g->seed) % g->ngids, g->ngids, g->ports, &q);
+		/* Only GIDs that hold records (g < COUNT). */
+		bulk_rec((size_t)rand_r(&g->seed) % (g->count < g->ngids ? g->count : g->ngids),
+			 g->ngids, g->ports, &q);
 		if (sa_sr_get_table(sa, &q, mask, &recs, &n)) {
 			st.failed++;
 			continue;
@@ -444,6 +450,53 @@ static int atsd_clients(double secs, size_t n, const char *path, size_t first, s
 	return all.lost ? 3 : 0;
 }
 
+/* The GIDs as the 16 bytes of each, in sa_ports' order. */
+static int gids_save(struct sa_client *sa, const char *path)
+{
+	struct sa_port *ports;
+	size_t n, i;
+	FILE *f;
+
+	if (sa_ports(sa, SA_PORTS_GAP, &ports, &n))
+		return 3;
+	f = fopen(path, "w");
+	for (i = 0; f && i < n; i++)
+		fwrite(ports[i].gid, sizeof(ports[i].gid), 1, f);
+	free(ports);
+	return !f || fclose(f) ? 3 : 0;
+}
+
+static int gids_get(struct sa_client *sa, struct sa_port **ports, size_t *n)
+{
+	const char *path = getenv("CAPBENCH_GIDS");
+	struct sa_port *v = NULL;
+	size_t cap = 0;
+	FILE *f;
+
+	if (!path)
+		return sa_ports(sa, SA_PORTS_GAP, ports, n);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	*n = 0;
+	for (;;) {
+		if (*n == cap) {
+			struct sa_port *w = realloc(v, (cap = cap ? 2 * cap : 1024) * sizeof(*v));
+
+			if (!w)
+				break;
+			v = w;
+		}
+		memset(&v[*n], 0, sizeof(v[*n]));
+		if (fread(v[*n].gid, sizeof(v[*n].gid), 1, f) != 1)
+			break;
+		(*n)++;
+	}
+	fclose(f);
+	*ports = v;
+	return *n ? 0 : -ENOENT;
+}
+
 int main(int argc, char **argv)
 {
 	struct sa_client_opts so = { .timeout_ms = 2000, .retries = 2, .sm_key = BENCH_SA_KEY,
@@ -466,10 +519,12 @@ int main(int argc, char **argv)
 		/* librmppsim reassembles; a big table takes many segments. */
 		so.rmpp = SA_RMPP_ON;
 		so.retries = 0;
-		so.timeout_ms = !strcmp(m, "dump") ? (unsigned)(secs * 1000) : 60000;
+		so.timeout_ms = !strcmp(m, "dump") ? (unsigned)(secs * 1000) : 2000;
 	}
 	if (mport_open(&p, NULL, 0) || sa_client_init(&sa, p, &so))
 		return 2;
+	if (!strcmp(m, "ports") && argc == 3)
+		return gids_save(sa, argv[2]);
 	if (!strcmp(m, "dump"))
 		return dump(sa);
 	if (!strcmp(m, "load") && argc == 8) {
@@ -492,7 +547,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (need_ports) {
-		if (sa_ports(sa, SA_PORTS_GAP, &ports, &nports) || !g.ngids || g.ngids > nports ||
+		if (gids_get(sa, &ports, &nports) || !g.ngids || g.ngids > nports ||
 		    g.part >= g.parts) {
 			fprintf(stderr, "capbench: %zu ports on the fabric, %zu asked\n", nports,
 				g.ngids);

@@ -53,6 +53,9 @@ cap_one() { # cap_one LABEL PLUGIN(0/1)
 		# after its end (2 s: for resends under loss): 32 GetTables/s at
 		# most. ibsim loses nothing here.
 		export RMPPSIM_LINGER_MS=20
+		# A full dump at 1M records is 176 MB, some 20 s through the shim
+		# (its defaults: 16 MiB, 10 s).
+		export RMPPSIM_MAX_LEN=$((512 << 20)) RMPPSIM_TOTAL_MS=240000
 		say() { echo "$L $*"; }
 		sa_answers() {
 			on h1 "$CAPBENCH" cpi 0.01 1 >/dev/null 2>&1
@@ -60,17 +63,26 @@ cap_one() { # cap_one LABEL PLUGIN(0/1)
 		cpu_ticks() { # utime + stime of PID
 			awk '{ print $14 + $15 }' "/proc/$1/stat"
 		}
+		# machine_idle: "idle total" jiffies of all CPUs; machine_idle
+		# PREV: the idle share (%) since PREV.
+		machine_idle() {
+			awk -v prev="${1:-}" '$1 == "cpu" { t = 0; for (i = 2; i <= NF; i++) t += $i
+				if (prev == "") { print $5 + $6, t; exit }
+				split(prev, p, " "); printf "%.0f\n", ($5 + $6 - p[1]) * 100 / (t - p[2]); exit }' /proc/stat
+		}
 		rss_kb() {
 			awk '/^VmRSS/ { print $2 }' "/proc/$SM_PID/status"
 		}
 		# par WHAT ARGS...: capbench WHAT on CLIENTS nodes at once; one
 		# line "WHAT ok secs per_second p50 p99 failed lost sm_us_per_req
-		# sm_cpu% ibsim_cpu%" (rates summed, latencies of h1).
+		# sm_cpu% ibsim_cpu% machine_idle%" (rates summed, latencies of
+		# h1; CPU shares of one CPU, the idle share of all).
 		par() {
 			local what=$1 i pids="" s0 i0 t0 ms
 			shift
 			s0=$(cpu_ticks "$SM_PID")
 			i0=$(cpu_ticks "$IBSIM_PID")
+			m0=$(machine_idle)
 			t0=$(date +%s%N)
 			for i in $(seq 1 "$CLIENTS"); do
 				on "h$i" "$CAPBENCH" "$what" "$@" >"$RUN/par.$i" 2>&1 &
@@ -79,11 +91,12 @@ cap_one() { # cap_one LABEL PLUGIN(0/1)
 			wait $pids
 			ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 			cat "$RUN"/par.* | awk -v what="$what" -v sm=$(( $(cpu_ticks "$SM_PID") - s0 )) \
-				-v ib=$(( $(cpu_ticks "$IBSIM_PID") - i0 )) -v tck="$TCK" -v ms="$ms" '
+				-v ib=$(( $(cpu_ticks "$IBSIM_PID") - i0 )) -v tck="$TCK" -v ms="$ms" \
+				-v idle="$(machine_idle "$m0")" '
 				$1 == what { ok += $2; rate += $4; f += $7; l += $8; if (!p50) { p50 = $5; p99 = $6 } n++ }
-				END { printf "%s %d %.1f %.0f %.1f %.1f %d %d %.2f %.0f %.0f%s\n", what, ok, ms / 1000,
-					rate, p50, p99, f, l, ok ? sm * 1e6 / tck / ok : 0,
-					sm * 100000 / tck / ms, ib * 100000 / tck / ms, n == 0 ? " FAILED" : "" }'
+				END { printf "%s %d %.1f %.0f %.1f %.1f %d %d %.2f %.0f %.0f %s%s\n", what, ok, ms / 1000,
+					rate, p50, p99, f, l, (ok ? sm * 1e6 / tck / ok : 0),
+					sm * 100000 / tck / ms, ib * 100000 / tck / ms, idle, (n == 0 ? " FAILED" : "") }'
 		}
 		# load FROM TO: the records FROM..TO-1, by CLIENTS nodes (split by
 		# GID); "load ok secs per_second ... " over the wall time.
@@ -136,7 +149,7 @@ cap_one() { # cap_one LABEL PLUGIN(0/1)
 			say "reset@$n $r"
 			rate=$(echo "$r" | awk '{ print int($4) }')
 			say "table@$n $(on h1 "$CAPBENCH" table "$SECS" "$n" "$NGIDS")"
-			say "dump@$n $(on h1 "$CAPBENCH" dump 300)"
+			say "dump@$n $(on h1 "$CAPBENCH" dump 240)"
 			prev=$n
 		done
 		# atsd (ibsim mode, its own SA thread) with 64 local clients.

@@ -2,7 +2,8 @@
 # The capacity bench's summary (capacity.sh runs it; also by hand on a
 # kept output): capacity_report.sh OUT. Prints the tables and the issue's
 # goals and writes OUT.dat for capacity_plot.sh: per size, lookups/s and
-# Sets/s (re-Sets at saturation) of stock and plugin ("-" when not run).
+# Sets/s (re-Sets at saturation) of stock and plugin ("-" when not run),
+# and each run's ClassPortInfo capacity.
 # Raw lines: "SM KEY NAME ok secs per_second p50 p99 failed lost ...";
 # capacity.sh's header says what the rest of each kind holds.
 out=$1
@@ -14,7 +15,7 @@ awk -v dat="$out.dat" '
 	{ sm = $1; k = $2 }
 	$3 ~ /^(cpi|lookup|reset|table|dump|atsd)$/ {
 		rate[sm" "k] = $6; p50[sm" "k] = $7; p99[sm" "k] = $8; bad[sm" "k] = $9 + $10
-		us[sm" "k] = $11; smcpu[sm" "k] = $12; ibcpu[sm" "k] = $13
+		us[sm" "k] = $11; smcpu[sm" "k] = $12; ibcpu[sm" "k] = $13; idle[sm" "k] = $14
 		if ($3 == "table") recs[sm" "k] = $12
 		if ($3 == "dump") { recs[sm" "k] = $12; secs[sm" "k] = $5 }
 		if ($3 == "atsd") { n[sm" "k] = $4; q[sm" "k] = $12 }
@@ -27,19 +28,19 @@ awk -v dat="$out.dat" '
 		cs = r("stock", "cpi"); cp = r("plugin", "cpi")
 		printf "\nClassPortInfo capacity (the transport ceiling): stock run %s/s, plugin run %s/s; one client, one outstanding: %s/s, %s/s\n",
 			v(cs), v(cp), v(r("stock", "cpi1")), v(r("plugin", "cpi1"))
-		printf "ibsim CPU during ClassPortInfo: %s%% (stock run), %s%% (plugin run); OpenSM CPU %s%%, %s%%\n",
-			ibcpu["stock cpi"], ibcpu["plugin cpi"], smcpu["stock cpi"], smcpu["plugin cpi"]
+		printf "during it, CPU of one core: ibsim %s%% (stock run), %s%% (plugin run); OpenSM %s%%, %s%%; the machine idle %s%%, %s%%\n",
+			ibcpu["stock cpi"], ibcpu["plugin cpi"], smcpu["stock cpi"], smcpu["plugin cpi"], idle["stock cpi"], idle["plugin cpi"]
 		l1s = r("stock", "lookup@1"); l1p = r("plugin", "lookup@1")
 		printf "ATS lookups/s with one record: stock %s (%s cpi), plugin %s (%s cpi)\n\n", v(l1s), x(l1s, cs), v(l1p), x(l1p, cp)
 		printf "ATS lookups/s (st stock, pl plugin; /cpi, /one: ratios to the ClassPortInfo and one-record\n"
-		printf "capacity of the same run; us: OpenSM CPU per request; ib%%: ibsim CPU share):\n"
-		printf "%-8s %9s %6s %6s %9s %6s %6s %7s %7s %7s %6s %6s\n", "records", "st lk/s", "/cpi", "/one",
-			"pl lk/s", "/cpi", "/one", "pl/st", "st us", "pl us", "st ib%", "pl ib%"
+		printf "capacity of the same run; us: OpenSM CPU per request; ib%%: ibsim CPU share; idle: the machine):\n"
+		printf "%-8s %9s %6s %6s %9s %6s %6s %7s %7s %7s %6s %6s %7s\n", "records", "st lk/s", "/cpi", "/one",
+			"pl lk/s", "/cpi", "/one", "pl/st", "st us", "pl us", "st ib%", "pl ib%", "pl idle"
 		for (i = 1; i <= ns; i++) {
 			s = size[i]; a = r("stock", "lookup@"s); b = r("plugin", "lookup@"s)
-			printf "%-8s %9s %6s %6s %9s %6s %6s %7s %7s %7s %6s %6s\n", s, v(a), x(a, cs), x(a, l1s),
+			printf "%-8s %9s %6s %6s %9s %6s %6s %7s %7s %7s %6s %6s %6s%%\n", s, v(a), x(a, cs), x(a, l1s),
 				v(b), x(b, cp), x(b, l1p), x(b, a), (a > 0 ? us["stock lookup@"s] : "-"), us["plugin lookup@"s],
-				(a > 0 ? ibcpu["stock lookup@"s] : "-"), ibcpu["plugin lookup@"s]
+				(a > 0 ? ibcpu["stock lookup@"s] : "-"), ibcpu["plugin lookup@"s], idle["plugin lookup@"s]
 		}
 		printf "\nSets/s: the pipelined load to this size, then re-Sets at saturation; OpenSM CPU per re-Set;\n"
 		printf "OpenSM RSS growth per record from none:\n"
@@ -93,10 +94,11 @@ awk -v dat="$out.dat" '
 				v(rate[k2]), n[k2] ? q[k2] / n[k2] : 0, p50[k2], p99[k2], n[k2], bad[k2]
 		}
 		for (m in skip) printf "\n%s\n", skip[m]
-		print "# records stock_lookup plugin_lookup stock_set plugin_set" >dat
+		print "# records stock_lookup plugin_lookup stock_set plugin_set stock_cpi plugin_cpi" >dat
 		for (i = 1; i <= ns; i++) {
 			s = size[i]
-			print s, v(r("stock", "lookup@"s)), v(r("plugin", "lookup@"s)), v(r("stock", "reset@"s)), v(r("plugin", "reset@"s)) >dat
+			print s, v(r("stock", "lookup@"s)), v(r("plugin", "lookup@"s)), v(r("stock", "reset@"s)),
+				v(r("plugin", "reset@"s)), v(cs), v(cp) >dat
 		}
 		lo = size[1]; top = size[ns]
 		printf "\ngoals:\n"

@@ -13,15 +13,15 @@ set title "ibats capacity on ibsim (make bench-capacity)"
 set logscale x
 set logscale y
 set xrange [700:1500000]
-set yrange [100:200000]
+set yrange [10:200000]
 set format x "%.0s%c"
 set format y "%.0s%c"
 set xlabel "ServiceRecords in the SA"
 set ylabel "requests/s at saturation (4 clients x 16 outstanding)"
-set key right center box opaque
+set key right bottom box opaque samplen 2 spacing 0.9
 set grid
 set datafile missing "-"
-plot "$dat" using 1:7 with lines lw 1 lc rgb "gray40" dt 3 title "ClassPortInfo (transport ceiling)", \\
+plot "$dat" using 1:7 with lines lw 1 lc rgb "gray40" dt 3 title "ClassPortInfo (ceiling)", \\
      "$dat" using 1:3 with linespoints lw 2 lc rgb "dark-violet" pt 7 ps 0.8 title "plugin: ATS lookups", \\
      "$dat" using 1:2 with linespoints lw 2 lc rgb "dark-green" pt 5 ps 0.8 title "stock: ATS lookups", \\
      "$dat" using 1:5 with linespoints lw 2 lc rgb "blue" dt 2 pt 7 ps 0.8 title "plugin: Sets", \\

@@ -44,25 +44,26 @@ awk -v dat="$out.dat" '
 		}
 		printf "\nSets/s: the pipelined load to this size, then re-Sets at saturation; OpenSM CPU per re-Set;\n"
 		printf "OpenSM RSS growth per record from none:\n"
-		printf "%-8s %9s %9s %7s %9s %9s %7s %7s %7s %9s %9s\n", "records", "st load/s", "pl load/s", "pl/st",
-			"st set/s", "pl set/s", "pl/st", "st us", "pl us", "st B/rec", "pl B/rec"
+		printf "%-8s %9s %9s %7s %9s %6s %9s %6s %7s %7s %7s %9s %9s\n", "records", "st load/s", "pl load/s", "pl/st",
+			"st set/s", "/cpi", "pl set/s", "/cpi", "pl/st", "st us", "pl us", "st B/rec", "pl B/rec"
 		for (i = 1; i <= ns; i++) {
 			s = size[i]; a = r("stock", "reset@"s); b = r("plugin", "reset@"s)
 			ms = ("stock "s) in rss ? (rss["stock "s] - rss["stock 0"]) * 1024 / s : -1
 			mp = (rss["plugin "s] - rss["plugin 0"]) * 1024 / s
 			mem[s] = x(mp, ms)
-			printf "%-8s %9s %9s %7s %9s %9s %7s %7s %7s %9s %9s\n", s, v(r("stock", "load@"s)), v(r("plugin", "load@"s)),
-				x(r("plugin", "load@"s), r("stock", "load@"s)), v(a), v(b), x(b, a),
+			printf "%-8s %9s %9s %7s %9s %6s %9s %6s %7s %7s %7s %9s %9s\n", s, v(r("stock", "load@"s)), v(r("plugin", "load@"s)),
+				x(r("plugin", "load@"s), r("stock", "load@"s)), v(a), x(a, cs), v(b), x(b, cp), x(b, a),
 				(a > 0 ? us["stock reset@"s] : "-"), us["plugin reset@"s], v(ms), v(mp)
 		}
-		printf "\nRMPP (librmppsim), one client, one request at a time:\n%-8s %-34s %-34s\n", "records", "GetTable of one GID: stock", "plugin"
+		printf "\nRMPP (librmppsim), one client, one request at a time (one-outstanding ClassPortInfo: %s/s stock run, %s/s plugin run):\n", v(r("stock", "cpi1")), v(r("plugin", "cpi1"))
+		printf "%-8s %-34s %-34s\n", "records", "GetTable of one GID: stock", "plugin"
 		for (i = 1; i <= ns; i++) {
 			s = size[i]
 			printf "%-8s", s
 			for (j = 0; j < 2; j++) {
 				m = j ? "plugin" : "stock"
 				if ((m" table@"s) in rate)
-					printf " %6s/s p50 %7.0f us, %4.0f recs", v(rate[m" table@"s]), p50[m" table@"s], recs[m" table@"s]
+					printf " %6s/s p50 %6.0f us, %3.0f recs", v(rate[m" table@"s]), p50[m" table@"s], recs[m" table@"s]
 				else
 					printf " %-34s", "-"
 			}
@@ -81,7 +82,8 @@ awk -v dat="$out.dat" '
 			}
 			printf "\n"
 		}
-		printf "\natsd, 64 local clients on one agent (lookups/s, SA requests per lookup, p50/p99 us):\n"
+		printf "\natsd, 64 local clients on one agent (lookups/s; ratios to the ClassPortInfo capacity of the run\n"
+		printf "and one-outstanding rate; SA requests per lookup; p50/p99 us):\n"
 		nk = 0
 		for (k2 in n)
 			keys[++nk] = k2
@@ -90,8 +92,9 @@ awk -v dat="$out.dat" '
 		for (i = 1; i <= nk; i++) {
 			k2 = keys[i]
 			split(k2, kk, " ")
-			printf "  %-6s %-20s %8s/s  %.3f SA/lookup  p50 %.0f p99 %.0f  (%d lookups, %d not found/failed)\n", kk[1], kk[2],
-				v(rate[k2]), n[k2] ? q[k2] / n[k2] : 0, p50[k2], p99[k2], n[k2], bad[k2]
+			printf "  %-6s %-17s %6s/s %5s cpi %5s cpi1  %.3f SA/lookup  p50 %.0f p99 %.0f  (%d lookups, %d failed)\n",
+				kk[1], kk[2], v(rate[k2]), x(rate[k2], r(kk[1], "cpi")), x(rate[k2], r(kk[1], "cpi1")),
+				(n[k2] ? q[k2] / n[k2] : 0), p50[k2], p99[k2], n[k2], bad[k2]
 		}
 		for (m in skip) printf "\n%s\n", skip[m]
 		print "# records stock_lookup plugin_lookup stock_set plugin_set stock_cpi plugin_cpi" >dat

@@ -124,6 +124,11 @@ const struct mport_info *sa_client_port(const struct sa_client *sa)
 	return &sa->info;
 }
 
+int sa_client_agent(const struct sa_client *sa)
+{
+	return sa->agent;
+}
+
 void sa_answer_free(struct sa_answer *ans)
 {
 	free(ans->mad);

@@ -42,6 +42,9 @@ int sa_client_rmpp_state(const struct sa_client *sa);
 const struct mport_info *sa_client_port(const struct sa_client *sa);
 /* SA requests sent so far (a retry of one is the same request). */
 uint64_t sa_client_requests(const struct sa_client *sa);
+/* The SA agent of the port, for requests a caller pipelines itself
+ * (mport_send_req + mport_wait: the capacity bench). */
+int sa_client_agent(const struct sa_client *sa);
 /* Whether requests carry an SM_Key (the SA then shows ServiceKeys and
  * answers PKeyTableRecord queries). */
 int sa_client_keyed(const struct sa_client *sa);

@@ -1,7 +1,5 @@
-/* sabench: timed round trips for tests/bench/run.sh. Record i of a bulk
- * load is SID ats_sid_at(i / NGIDS) on the (i % NGIDS)-th CA port, address
- * 10.(k+1).(g>>8).(g&255): every GID gets its primary first, and no
- * address repeats, so the plugin's rules accept a trusted bulk load.
+/* sabench: timed round trips for tests/bench/run.sh, on the bulk records
+ * of bulk.h.
  *
  *   sabench cpi N                   N ClassPortInfo Gets (T_cpi)
  *   sabench grow FROM TO NGIDS      Set records FROM..TO-1 (SA key)
@@ -25,7 +23,6 @@
  *                                   count what is there) and every IP
  *                                   resolves (failover.sh)
  * Prints "name p50_us p99_us count [per_second]". */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -36,6 +33,7 @@
 
 #include "ats.h"
 #include "atsd_client.h"
+#include "bulk.h"
 #include "cache.h"
 #include "mport.h"
 #include "sa.h"
@@ -73,21 +71,6 @@ static void report(const char *name, double *v, size_t n, double total_us)
 static struct sa_port *ports;
 static size_t nports;
 
-static void bulk_rec(size_t i, size_t ngids, struct sr_record *r)
-{
-	size_t g = i % ngids, k = i / ngids;
-	struct ats_ip ip;
-
-	memset(&ip, 0, sizeof(ip));
-	ip.family = AF_INET;
-	ip.addr[0] = 10;
-	ip.addr[1] = (uint8_t)(k + 1);
-	ip.addr[2] = (uint8_t)(g >> 8);
-	ip.addr[3] = (uint8_t)g;
-	ats_record_init(r, ats_sid_at((unsigned)k), ports[g].gid, ATS_PKEY_DEFAULT,
-			SR_LEASE_INFINITE, &ip);
-}
-
 static const uint64_t set_mask_fields = SR_F_ID | SR_F_GID | SR_F_PKEY | SR_F_NAME | SR_F_DATA8;
 
 static int grow(struct sa_client *sa, size_t from, size_t to, size_t ngids)
@@ -99,7 +82,7 @@ static int grow(struct sa_client *sa, size_t from, size_t to, size_t ngids)
 		struct sr_record r;
 		double t0 = now_us();
 
-		bulk_rec(i, ngids, &r);
+		bulk_rec(i, ngids, ports, &r);
 		if (sa_sr_set(sa, &r, sr_comp_mask(set_mask_fields), NULL)) {
 			fprintf(stderr, "sabench: Set of record %zu refused (status 0x%04x)\n",
 				i, sa_client_last_status(sa));
@@ -125,7 +108,7 @@ static int get(struct sa_client *sa, size_t n, size_t count, size_t ngids,
 		struct sr_record q, r;
 		double t0;
 
-		bulk_rec((size_t)rand() % count, ngids, &q);
+		bulk_rec((size_t)rand() % count, ngids, ports, &q);
 		t0 = now_us();
 		if (sa_sr_get(sa, &q, mask, &r))
 			return 3;
@@ -147,7 +130,7 @@ static int storm(struct sa_client *sa, double secs, size_t count, size_t ngids)
 	while (now_us() < t_end) {
 		struct sr_record r;
 
-		bulk_rec((size_t)rand() % count, ngids, &r);
+		bulk_rec((size_t)rand() % count, ngids, ports, &r);
 		if (sa_sr_set(sa, &r, sr_comp_mask(set_mask_fields), NULL))
 			return 3;
 		n++;
@@ -265,7 +248,7 @@ static int reset(struct sa_client *sa, size_t n, size_t count, size_t ngids)
 		struct sr_record r;
 		double t0;
 
-		bulk_rec((size_t)rand() % count, ngids, &r);
+		bulk_rec((size_t)rand() % count, ngids, ports, &r);
 		t0 = now_us();
 		if (sa_sr_set(sa, &r, sr_comp_mask(set_mask_fields), NULL)) {
 			fprintf(stderr, "sabench: re-Set %zu refused (status 0x%04x)\n", i,
@@ -367,7 +350,7 @@ static int takeover(struct mport *p, struct sa_client *sa, double secs, size_t c
 
 				if (rdone[i])
 					continue;
-				bulk_rec(sample[i], ngids, &q);
+				bulk_rec(sample[i], ngids, ports, &q);
 				if (!sa_sr_get(sa, &q, mask, &r)) {
 					rdone[i] = 1;
 					found++;

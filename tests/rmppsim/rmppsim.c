@@ -32,6 +32,7 @@
  *
  * Tunables (environment): RMPPSIM_ACK_MS (sender's wait for an ACK),
  * RMPPSIM_RETRIES, RMPPSIM_WINDOW, RMPPSIM_TOTAL_MS, RMPPSIM_LINGER_MS,
+ * RMPPSIM_MAX_LEN (longest message received, else STOP; 16 MiB),
  * RMPPSIM_MAD_BYTES (256: no framing), RMPPSIM_TIMEOUTS=0 (sends without
  * the timeouts of wait.c), RMPPSIM_DEBUG=1 (a stderr line
  * per transaction; 2: each resend), RMPPSIM_DUMP=FILE and
@@ -153,6 +154,7 @@ static void rs_init(void)
 		rs_cfg.window = 16;
 	rs_cfg.total_ms = env_num("RMPPSIM_TOTAL_MS", 10000);
 	rs_cfg.linger_ms = env_num("RMPPSIM_LINGER_MS", 2000);
+	rs_cfg.max_len = (size_t)env_num("RMPPSIM_MAX_LEN", (int64_t)rs_cfg.max_len);
 	rs_debug = (int)env_num("RMPPSIM_DEBUG", 0);
 	rs_timeouts = (int)env_num("RMPPSIM_TIMEOUTS", 1);
 	rs_mad_bytes = (size_t)env_num("RMPPSIM_MAD_BYTES", RS_SIM_MAD_BYTES);

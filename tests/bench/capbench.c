@@ -41,6 +41,7 @@
 #include "ats.h"
 #include "atsd_client.h"
 #include "bulk.h"
+#include "clock.h"
 #include "mport.h"
 #include "sa.h"
 #include "sa_client.h"
@@ -50,21 +51,6 @@
 #define BENCH_SA_KEY 0x5a5aull
 /* No answer at all for this long: what is outstanding is lost. */
 #define LOST_MS 1000
-
-static double now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 struct stats {
 	double *lat; /* us, of answered requests */
@@ -91,7 +77,7 @@ static void report(const char *name, struct stats *s, double secs, const char *e
 	double p50 = 0, p99 = 0;
 
 	if (s->nlat) {
-		qsort(s->lat, s->nlat, sizeof(*s->lat), cmp);
+		qsort(s->lat, s->nlat, sizeof(*s->lat), cmp_us);
 		p50 = s->lat[s->nlat / 2];
 		p99 = s->lat[s->nlat * 99 / 100];
 	}

@@ -34,6 +34,7 @@
 #include "ats.h"
 #include "atsd_client.h"
 #include "bulk.h"
+#include "clock.h"
 #include "cache.h"
 #include "mport.h"
 #include "sa.h"
@@ -41,27 +42,12 @@
 #include "smp.h"
 #include "vmad.h"
 
-static double now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* total_us: wall time of the run, for a rate. */
 static void report(const char *name, double *v, size_t n, double total_us)
 {
 	if (!n)
 		return;
-	qsort(v, n, sizeof(*v), cmp);
+	qsort(v, n, sizeof(*v), cmp_us);
 	printf("%s %.2f %.2f %zu", name, v[n / 2], v[n * 99 / 100], n);
 	if (total_us > 0)
 		printf(" %.0f", n / (total_us / 1e6));
@@ -265,7 +251,7 @@ static int reset(struct sa_client *sa, size_t n, size_t count, size_t ngids)
 		}
 	}
 	t_all = now_us() - t_all;
-	qsort(t, n, sizeof(*t), cmp);
+	qsort(t, n, sizeof(*t), cmp_us);
 	/* report()'s fields, then the slowest Set and how many took > 10 ms. */
 	for (i = 0; i < n && t[n - 1 - i] > 10000; i++)
 		;

@@ -29,10 +29,12 @@ check_out "another port's GID as an IPv6 address resolves to that GID, local" \
 check_json "... --json" \
 	"d['local'] is True and d['records'][0]['gid'] == '$G3' and d['records'][0]['ip'] == '$G3'" \
 	agent host2 --json resolve "$G3"
+check_out "primary of the agent's GID: its address, local" \
+	"^0x10000ce100415453  $G2 .* 10\.0\.0\.2 \(primary\) \(local\)$" agent host2 primary "$G2"
 check_rc "an unknown address gets no answer (exit 3, the SA's silence)" 3 "10\.9\.9\.9" \
 	agent host2 resolve 10.9.9.9
 check_absent "... nothing local about it" "local|^0x" agent host2 resolve 10.9.9.9
-check_out "the local answers are counted" "^local_answers [5-9]$" agent host2 stats
+check_out "the local answers are counted" "^local_answers [6-9]$" agent host2 stats
 check_out "... and none was cached" "^cache_entries 0$" agent host2 stats
 check_out "the agent logged the SA's silence once" \
 	"the SA does not answer .*ATS 5\.1" cat "$RUN/atsd-host2.log"

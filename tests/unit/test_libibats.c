@@ -75,6 +75,19 @@ static void test_sid_layout(void **state)
 	assert_true(ibats_ip_cm_sid(IBATS_PS_TCP, 0xffff) == 0x000000000106FFFFull);
 }
 
+/* flags took the first reserved word of libibats 1.1's struct ibats_info:
+ * its size and the offsets of 1.1's fields stay (x86_64 and other LP64). */
+static void test_info_layout(void **state)
+{
+	(void)state;
+	if (sizeof(long) != 8)
+		skip();
+	assert_int_equal(sizeof(struct ibats_info), 192);
+	assert_int_equal(offsetof(struct ibats_info, partial), 152);
+	assert_int_equal(offsetof(struct ibats_info, flags), 160);
+	assert_int_equal(offsetof(struct ibats_info, reserved), 168);
+}
+
 static void test_sockaddr_ib_fill(void **state)
 {
 	struct ibats_record r = { .sid = IBATS_SID_PRIMARY, .pkey = 0x8001, .primary = 1 };
@@ -762,6 +775,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sid_layout),
+		cmocka_unit_test(test_info_layout),
 		cmocka_unit_test(test_sockaddr_ib_fill),
 		cmocka_unit_test(test_a11_encode),
 		cmocka_unit_test(test_a11_decode),

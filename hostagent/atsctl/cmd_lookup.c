@@ -112,8 +112,8 @@ static struct sr_record *to_sr(const struct ibats_record *recs, size_t n)
 	return r;
 }
 
-static int print_records(const struct ctl *c, int partial, const struct ibats_record *recs,
-			 size_t n)
+static int print_records(const struct ctl *c, int partial, int local,
+			 const struct ibats_record *recs, size_t n)
 {
 	struct sr_record *r = to_sr(recs, n);
 
@@ -121,7 +121,7 @@ static int print_records(const struct ctl *c, int partial, const struct ibats_re
 		fprintf(stderr, "atsctl: %s\n", strerror(ENOMEM));
 		return EXIT_SA;
 	}
-	out_records(c->json, partial, r, n);
+	out_records(c->json, partial, local, r, n);
 	free(r);
 	return EXIT_FOUND;
 }
@@ -133,15 +133,18 @@ static int agent_answer(const struct ctl *c, const char *req, int ret,
 	char safe[4 * sizeof(in->agent_msg) + 1];
 
 	log_info("%s: answered by atsd (%s)", req, c->socket);
+	if (!ret && (in->flags & IBATS_INFO_LOCAL) && !c->json)
+		fprintf(stderr, "atsctl: %s: the SA does not answer: atsd's own records "
+			"(local, ATS 5.1)\n", req);
 	if (!ret)
-		return print_records(c, 0, recs, n);
+		return print_records(c, 0, !!(in->flags & IBATS_INFO_LOCAL), recs, n);
 	if (ret == -EPROTO && in->agent_msg[0]) {
 		fprintf(stderr, "atsctl: atsd sent a bad record line '%s'\n",
 			out_clean(in->agent_msg, safe, sizeof(safe)));
 		return EXIT_SA;
 	}
 	if (ret == -ENOENT && c->json)
-		out_records(1, 0, NULL, 0);
+		out_records(1, 0, 0, NULL, 0);
 	/* An "OK 0" answer has no words: exit 1 alone says it. */
 	if (in->agent_msg[0])
 		fprintf(stderr, "atsctl: %s: %s\n", req,
@@ -192,13 +195,13 @@ static int report(const struct ctl *c, const char *cmd, const char *arg, uint16_
 		return sa_fail(c, what, ret, &in);
 	if (is_primary) {
 		if (!ret)
-			return print_records(c, 0, recs, 1);
+			return print_records(c, 0, 0, recs, 1);
 		if (c->json)
-			out_records(1, 0, NULL, 0);
+			out_records(1, 0, 0, NULL, 0);
 		fprintf(stderr, "atsctl: %s: GID has no primary ATS record\n", what);
 		return EXIT_NOTFOUND;
 	}
-	ret = print_records(c, in.partial, recs, ret ? 0 : n);
+	ret = print_records(c, in.partial, 0, recs, ret ? 0 : n);
 	if (ret)
 		return ret;
 	if (in.partial && !c->json)

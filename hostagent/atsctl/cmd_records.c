@@ -18,7 +18,7 @@ static int print_set(const struct ctl *c, struct ats_set *s, const char *what)
 {
 	int ret = s->n ? EXIT_FOUND : EXIT_NOTFOUND;
 
-	out_records(c->json, s->by_port, s->recs, s->n);
+	out_records(c->json, s->by_port, 0, s->recs, s->n);
 	if (s->by_port && !c->json)
 		fprintf(stderr, "atsctl: %s: without RMPP, SIDs held by several GIDs were read "
 			"port by port: records of GIDs not on the fabric can be missing "

@@ -36,7 +36,7 @@ int out_sa_err(const struct ctl *c, const char *what, int err, uint16_t st, uint
 	return err == -ENOENT ? EXIT_NOTFOUND : EXIT_SA;
 }
 
-static void records_json(int partial, const struct sr_record *r, size_t n)
+static void records_json(int partial, int local, const struct sr_record *r, size_t n)
 {
 	char gid[ATS_IP_STRLEN], ip[ATS_IP_STRLEN];
 	struct json j;
@@ -53,22 +53,26 @@ static void records_json(int partial, const struct sr_record *r, size_t n)
 		json_u64(&j, "lease", r[i].lease);
 		json_str(&j, "ip", ats_data8_str(r[i].data8, ip, sizeof(ip)));
 		json_bool(&j, "primary", r[i].id == ATS_SID_PRIMARY);
+		if (local)
+			json_bool(&j, "local", 1);
 		json_end(&j);
 	}
 	json_end(&j);
 	if (partial)
 		json_bool(&j, "partial", 1);
+	if (local)
+		json_bool(&j, "local", 1);
 	json_end(&j);
 	json_fini(&j);
 }
 
-void out_records(int json, int partial, const struct sr_record *r, size_t n)
+void out_records(int json, int partial, int local, const struct sr_record *r, size_t n)
 {
 	char gid[ATS_IP_STRLEN], ip[ATS_IP_STRLEN], lease[16];
 	size_t i;
 
 	if (json) {
-		records_json(partial, r, n);
+		records_json(partial, local, r, n);
 		return;
 	}
 	if (!n)
@@ -80,10 +84,11 @@ void out_records(int json, int partial, const struct sr_record *r, size_t n)
 			snprintf(lease, sizeof(lease), "infinite");
 		else
 			snprintf(lease, sizeof(lease), "%" PRIu32, r[i].lease);
-		printf("0x%016" PRIx64 "  %-26s  0x%04x  %-10s  %s%s\n", r[i].id,
+		printf("0x%016" PRIx64 "  %-26s  0x%04x  %-10s  %s%s%s\n", r[i].id,
 		       ats_gid_format(r[i].gid, gid, sizeof(gid)), r[i].pkey,
 		       lease, ats_data8_str(r[i].data8, ip, sizeof(ip)),
-		       r[i].id == ATS_SID_PRIMARY ? " (primary)" : "");
+		       r[i].id == ATS_SID_PRIMARY ? " (primary)" : "",
+		       local ? " (local)" : "");
 	}
 }
 

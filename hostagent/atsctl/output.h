@@ -17,8 +17,9 @@ int out_sa_fail(const struct ctl *c, const char *what, int err);
 /* The same from what a lookup through libibats saw: the SA's last MAD
  * status and the SM LID asked (ibats_lookup_info(3)). */
 int out_sa_err(const struct ctl *c, const char *what, int err, uint16_t st, uint16_t sm_lid);
-/* partial: records of GIDs not on the fabric may be missing (JSON only). */
-void out_records(int json, int partial, const struct sr_record *r, size_t n);
+/* partial: records of GIDs not on the fabric may be missing (JSON only);
+ * local: atsd's own records while the SA does not answer (ATS 5.1). */
+void out_records(int json, int partial, int local, const struct sr_record *r, size_t n);
 
 /* Text of atsd's for a terminal: control bytes (an escape sequence from
  * whatever listens on the socket) as \xNN, as JSON escapes them; cut to

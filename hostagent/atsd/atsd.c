@@ -460,7 +460,7 @@ int main(int argc, char **argv)
 		ctl_records_init(&ag.conf, ag.src);
 		ctl_verbs_init(&ag.conf, ag.src);
 	}
-	if (!ret && (ret = ctl_lookup_init(ag.saj, &ag.conf, on_lookup_failed)))
+	if (!ret && (ret = ctl_lookup_init(ag.saj, &ag.conf, ag.src, on_lookup_failed)))
 		log_err("lookup cache: %s", strerror(-ret));
 	if (!ret) {
 		ret = ctl_sock_open(&ag.conf, ctl_verbs_line);

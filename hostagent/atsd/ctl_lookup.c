@@ -11,6 +11,8 @@
 #include "ctl_sock.h"
 #include "log.h"
 #include "mono.h"
+#include "nosa.h"
+#include "own_records.h"
 
 #define LOOKUP_CACHE_MAX 1024
 
@@ -26,16 +28,19 @@ static struct {
 	struct saj_thread *saj;
 	const struct agent_conf *conf;
 	void (*sa_failed)(void);
+	struct sources *src;
+	int sa_silent;           /* the last lookup found the SA silent */
 	struct rcache *cache;
 	struct pending *pending;
 	struct ctl_lookup_stats st;
 } lk;
 
 int ctl_lookup_init(struct saj_thread *saj, const struct agent_conf *conf,
-		    void (*sa_failed)(void))
+		    struct sources *src, void (*sa_failed)(void))
 {
 	lk.saj = saj;
 	lk.conf = conf;
+	lk.src = src;
 	lk.sa_failed = sa_failed;
 	return rc_init(&lk.cache, LOOKUP_CACHE_MAX) ? -ENOMEM : 0;
 }
@@ -65,9 +70,9 @@ void ctl_lookup_stats(struct ctl_lookup_stats *st)
 	st->cache_entries = rc_count(lk.cache);
 }
 
-static void reply_records(int slot, const struct sr_record *r, size_t n)
+static void reply_records(int slot, const struct sr_record *r, size_t n, int local)
 {
-	size_t i, used = 0, cap = 32 + n * 128;
+	size_t i, used = 0, cap = 32 + n * (128 + sizeof(ATSD_REC_LOCAL));
 	char *buf = malloc(cap);
 
 	if (!buf) {
@@ -77,6 +82,8 @@ static void reply_records(int slot, const struct sr_record *r, size_t n)
 	used = (size_t)atsd_ok_format(buf, cap, n);
 	for (i = 0; i < n; i++) {
 		used += (size_t)atsd_format_record(buf + used, cap - used, &r[i]);
+		if (local)
+			used += (size_t)snprintf(buf + used, cap - used, " %s", ATSD_REC_LOCAL);
 		buf[used++] = '\n';
 		buf[used] = '\0';
 	}
@@ -93,13 +100,74 @@ static void cache_put(const char *key, const struct sr_record *r, size_t n)
 		log_debug("lookup of %s not cached", key);
 }
 
+/* The host's wanted addresses with the SIDs they have or will get. */
+static int self_records(struct held_rec **out, size_t *n)
+{
+	struct want_addr *w;
+	struct held_rec *h;
+	size_t i, nw;
+	uint16_t st;
+	int ret = sources_want(lk.src, &w, &nw);
+
+	if (ret)
+		return ret;
+	h = calloc(nw ? nw : 1, sizeof(*h));
+	if (!h) {
+		free(w);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nw; i++) {
+		h[i].ip = w[i].ip;
+		h[i].pkey = w[i].pkey;
+		if (own_addr_state(&w[i].ip, w[i].pkey, &h[i].sid, &st) != OWN_REGISTERED)
+			h[i].sid = w[i].primary ? ATS_SID_PRIMARY : ats_sid_at((unsigned)i + 1);
+	}
+	free(w);
+	*out = h;
+	*n = nw;
+	return 0;
+}
+
+/* The SA did not answer: *out what the host itself knows, or NULL. */
+static void local_answer(struct saj *j, struct sr_record **out, size_t *n)
+{
+	struct nosa_self self = { .gid = sources_port_gid(lk.src) };
+	struct held_rec *h = NULL;
+	int ret = self_records(&h, &self.nrecs);
+
+	self.recs = h;
+	if (!ret)
+		ret = nosa_answer(j->kind, &j->u.lookup, &self, out, n);
+	if (ret && ret != -ENOENT)
+		log_warn("local answer: %s", strerror(-ret));
+	free(h);
+}
+
+/* Says once when the SA falls silent and when it answers again. */
+static void note_sa(int err)
+{
+	int silent = nosa_applies(err);
+
+	if (silent && !lk.sa_silent)
+		log_warn("the SA does not answer (%s): answering lookups from this host's "
+			 "own records (ATS 5.1)", strerror(-err));
+	else if (!silent && lk.sa_silent)
+		log_info("the SA answers again: lookups go to the SA");
+	lk.sa_silent = silent;
+}
+
 static void lookup_done(struct saj *j, void *ctx)
 {
 	struct saj_lookup *l = &j->u.lookup;
 	struct pending *p = ctx, **pp;
-	size_t i;
+	struct sr_record *loc = NULL;
+	size_t i, nloc = 0;
 
 	lk.st.sa_queries += j->queries;
+	note_sa(j->err);
+	/* Never cached: the SA did not say it (ATS 5.1). */
+	if (nosa_applies(j->err))
+		local_answer(j, &loc, &nloc);
 	if (!j->err)
 		cache_put(p->key, l->recs, l->nrecs);
 	/* Out of the list first: answered clients go on with their next
@@ -112,14 +180,19 @@ static void lookup_done(struct saj *j, void *ctx)
 
 		if (!ctl_sock_live(t))
 			continue;
-		if (j->err)
+		if (loc)
+			reply_records(t.slot, loc, nloc, 1);
+		else if (j->err)
 			ctl_sock_reply_err(t.slot, -j->err, "%s", j->errmsg);
 		else if (!l->nrecs)
 			ctl_sock_reply_err(t.slot, ENOENT, "no ATS record");
 		else
-			reply_records(t.slot, l->recs, l->nrecs);
+			reply_records(t.slot, l->recs, l->nrecs, 0);
 		ctl_sock_answered(t);
 	}
+	if (loc)
+		lk.st.local_answers++;
+	free(loc);
 	free(p->w);
 	free(p);
 	if (j->err && j->err != -ENOENT && lk.sa_failed)
@@ -175,7 +248,7 @@ void ctl_lookup_request(int slot, enum saj_kind kind, const char *arg, const cha
 		recs = rc_records(e, &nrecs);
 		if (nrecs) {
 			lk.st.cache_hits++;
-			reply_records(slot, recs, nrecs);
+			reply_records(slot, recs, nrecs, 0);
 		} else {
 			lk.st.negative_hits++;
 			ctl_sock_reply_err(slot, ENOENT, "no ATS record (cached)");

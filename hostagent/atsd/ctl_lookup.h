@@ -9,20 +9,25 @@
 
 #include "agent_conf.h"
 #include "sa_thread.h"
+#include "sources.h"
 
 struct ctl_lookup_stats {
 	uint64_t cache_hits, cache_misses, negative_hits, coalesced;
 	uint64_t sa_lookups, sa_queries;
+	uint64_t local_answers;  /* SA silent, answered locally (ATS 5.1) */
 	size_t cache_entries;
 };
 
 /* sa_failed: a lookup failed otherwise than "no record" (the SA may
- * have restarted). conf stays the caller's. */
+ * have restarted). conf and src (the host's addresses, for local answers
+ * while the SA does not answer: nosa.h) stay the caller's. */
 int ctl_lookup_init(struct saj_thread *saj, const struct agent_conf *conf,
-		    void (*sa_failed)(void));
+		    struct sources *src, void (*sa_failed)(void));
 void ctl_lookup_fini(void);
 /* kind SAJ_FORWARD (arg an IP), SAJ_REVERSE or SAJ_PRIMARY (a GID); pk
- * the PKey word or NULL. Answers client slot now or when the SA has. */
+ * the PKey word or NULL. Answers client slot now or when the SA has;
+ * when the SA does not answer, with local records marked ATSD_REC_LOCAL
+ * if the host knows any. */
 void ctl_lookup_request(int slot, enum saj_kind kind, const char *arg, const char *pk);
 /* The cached answers are stale (records or the SM changed). */
 void ctl_lookup_cache_clear(void);

@@ -68,6 +68,7 @@ static void v_stats(int slot, char **argv, int argc)
 	v[ATSD_S_RECORDS] = nowned;
 	v[ATSD_S_HOLDS] = sources_nholds(cv.src);
 	v[ATSD_S_CACHE_ENTRIES] = ls.cache_entries;
+	v[ATSD_S_LOCAL_ANSWERS] = ls.local_answers;
 	v[ATSD_S_LID] = known ? port->lid : 0;
 	v[ATSD_S_SM_LID] = known ? port->sm_lid : 0;
 	atsd_stats_format(buf, sizeof(buf), v);

@@ -101,8 +101,12 @@ struct ibats_info {
 	int sa_walked;       /* read by a SubnAdmGet walk (no RMPP) */
 	int partial;         /* read port by port: records of GIDs not on
 			      * the fabric can be missing */
-	uint64_t reserved[4];
+	uint64_t flags;      /* IBATS_INFO_LOCAL (since libibats 1.2; 0 before) */
+	uint64_t reserved[3];
 };
+/* ibats_info.flags: atsd answered from the host's own knowledge because
+ * the SA did not answer (DAT ATS 5.1, point to point), not the SA's word. */
+#define IBATS_INFO_LOCAL 0x1
 /* -ENOENT when this thread made no lookup on h yet. */
 int ibats_lookup_info(const struct ibats *h, struct ibats_info *info);
 /* The GID of the handle's local port (opening it), for port GUIDs under

@@ -59,6 +59,7 @@ const char *const atsd_stat_names[ATSD_STATS] = {
 	[ATSD_S_CACHE_ENTRIES] = "cache_entries",
 	[ATSD_S_LID] = "lid",
 	[ATSD_S_SM_LID] = "sm_lid",
+	[ATSD_S_LOCAL_ANSWERS] = "local_answers",
 };
 
 /* snprintf's count, kept inside buf for the next append. */
@@ -133,6 +134,16 @@ int atsd_parse_record(const char *line, struct sr_record *r)
 	ats_name_put(r->name);
 	ats_ip_encode(&a, r->data8);
 	return 0;
+}
+
+int atsd_record_local(const char *line)
+{
+	char word[8];
+	int n = 0;
+
+	if (sscanf(line, "%*x %*s %*x %*u %*s %n", &n) || !n)
+		return 0;
+	return sscanf(line + n, "%7s", word) == 1 && !strcmp(word, ATSD_REC_LOCAL);
 }
 
 int atsd_status_format(char *buf, size_t len, uint64_t sid, const uint8_t *gid,

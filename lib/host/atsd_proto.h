@@ -71,6 +71,7 @@ enum atsd_stat {
 	ATSD_S_CACHE_ENTRIES,
 	ATSD_S_LID,
 	ATSD_S_SM_LID,
+	ATSD_S_LOCAL_ANSWERS,
 	ATSD_STATS
 };
 
@@ -83,6 +84,12 @@ void atsd_stats_split(const char *line, char *name, size_t len, const char **val
 /* Record lines (resolve, reverse, primary): "SID GID PKEY LEASE IP". */
 int atsd_format_record(char *buf, size_t len, const struct sr_record *r);
 int atsd_parse_record(const char *line, struct sr_record *r);
+/* The word after a record line's fields when atsd answered from the
+ * host's own knowledge because the SA did not answer (ATS 5.1, point to
+ * point); clients that read the five fields alone ignore it. */
+#define ATSD_REC_LOCAL "local"
+/* 1 when record line carries ATSD_REC_LOCAL, else 0. */
+int atsd_record_local(const char *line);
 
 /* Status lines: "SID GID PKEY LEASE IP STATE [REASON]", SID "-" when the
  * address has none yet. */

@@ -160,6 +160,8 @@ static int agent_lookup(struct ibats *h, const char *req, struct ibats_record **
 		return 1;
 	}
 	r = ibl_records_from_reply(&rep, recs, n, last.agent_msg, sizeof(last.agent_msg));
+	if (!r && ibl_reply_local(&rep))
+		last.flags |= IBATS_INFO_LOCAL;
 	atsd_reply_free(&rep);
 	/* An agent too busy for one more client is no answer either. */
 	if (r == -EBUSY && !(h->o.flags & IBATS_NO_SA)) {

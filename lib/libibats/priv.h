@@ -46,6 +46,8 @@ int ibl_records_from_sr(const struct sr_record *r, size_t n,
 			struct ibats_record **out);
 /* An atsd "ERR CODE" name as -errno. */
 int ibl_agent_errno(const char *code);
+/* 1 when an OK answer's records are atsd's local ones (ATSD_REC_LOCAL). */
+int ibl_reply_local(const struct atsd_reply *rep);
 /* The atsd reply's record lines as public records; -ENOENT for none.
  * why gets atsd's ERR text, or the record line it could not parse. */
 int ibl_records_from_reply(const struct atsd_reply *rep,

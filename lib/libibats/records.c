@@ -110,6 +110,11 @@ int ibl_agent_errno(const char *code)
 	return -EIO;
 }
 
+int ibl_reply_local(const struct atsd_reply *rep)
+{
+	return rep->ok && rep->nlines && atsd_record_local(rep->lines[0]);
+}
+
 int ibl_records_from_reply(const struct atsd_reply *rep,
 			   struct ibats_record **out, size_t *n,
 			   char *why, size_t why_len)

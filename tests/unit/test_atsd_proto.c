@@ -26,7 +26,7 @@ static void test_verbs(void **state)
 	assert_false(atsd_verbs[ATSD_V_STATS].privileged);
 }
 
-/* The count line follows the table: "OK 16" and 16 lines. */
+/* The count line follows the table: "OK 17" and 17 lines. */
 static void test_stats(void **state)
 {
 	uint64_t v[ATSD_STATS];
@@ -39,9 +39,10 @@ static void test_stats(void **state)
 		v[i] = (uint64_t)i * 10;
 	n = atsd_stats_format(buf, sizeof(buf), v);
 	assert_int_equal(n, (int)strlen(buf));
-	assert_int_equal(ATSD_STATS, 16);
-	assert_memory_equal(buf, "OK 16\ncache_hits 0\ncache_misses 10\n", 34);
+	assert_int_equal(ATSD_STATS, 17);
+	assert_memory_equal(buf, "OK 17\ncache_hits 0\ncache_misses 10\n", 34);
 	assert_non_null(strstr(buf, "\nsm_lid 150\n"));
+	assert_non_null(strstr(buf, "\nlocal_answers 160\n"));
 	line = strchr(buf, '\n') + 1;
 	for (i = 0; i < ATSD_STATS; i++) {
 		atsd_stats_split(line, name, sizeof(name), &val);
@@ -69,6 +70,26 @@ static void test_record(void **state)
 	atsd_format_record(buf, sizeof(buf), &r);
 	assert_string_equal(buf, line);
 	assert_int_equal(atsd_parse_record("0x1 nogid 0xffff 1 10.0.0.1", &r), -EPROTO);
+}
+
+/* A local answer's record line: the five fields still parse (old
+ * clients), the sixth word marks it. */
+static void test_record_local(void **state)
+{
+	static const char line[] = "0x10000ce100415453 fe80::2:c903:0:1 0xffff 4294967295 10.0.0.1";
+	char buf[ATSD_LINE_MAX];
+	struct sr_record r;
+
+	(void)state;
+	snprintf(buf, sizeof(buf), "%s " ATSD_REC_LOCAL, line);
+	assert_int_equal(atsd_parse_record(buf, &r), 0);
+	assert_int_equal(r.id, 0x10000ce100415453ull);
+	assert_int_equal(atsd_record_local(buf), 1);
+	assert_int_equal(atsd_record_local(line), 0);
+	assert_int_equal(atsd_record_local("0x1 fe80::1 0xffff 1 10.0.0.1 localx"), 0);
+	assert_int_equal(atsd_record_local("0x1 fe80::1 0xffff 1 10.0.0.1 other"), 0);
+	assert_int_equal(atsd_record_local("local"), 0);
+	assert_int_equal(atsd_record_local(""), 0);
 }
 
 static void test_status(void **state)
@@ -190,6 +211,7 @@ int main(void)
 		cmocka_unit_test(test_ok_line),
 		cmocka_unit_test(test_stats),
 		cmocka_unit_test(test_record),
+		cmocka_unit_test(test_record_local),
 		cmocka_unit_test(test_status),
 		cmocka_unit_test(test_conn),
 		cmocka_unit_test(test_group),

@@ -75,6 +75,19 @@ static void test_sid_layout(void **state)
 	assert_true(ibats_ip_cm_sid(IBATS_PS_TCP, 0xffff) == 0x000000000106FFFFull);
 }
 
+/* flags took the first reserved word of libibats 1.1's struct ibats_info:
+ * its size and the offsets of 1.1's fields stay (x86_64 and other LP64). */
+static void test_info_layout(void **state)
+{
+	(void)state;
+	if (sizeof(long) != 8)
+		skip();
+	assert_int_equal(sizeof(struct ibats_info), 192);
+	assert_int_equal(offsetof(struct ibats_info, partial), 152);
+	assert_int_equal(offsetof(struct ibats_info, flags), 160);
+	assert_int_equal(offsetof(struct ibats_info, reserved), 168);
+}
+
 static void test_sockaddr_ib_fill(void **state)
 {
 	struct ibats_record r = { .sid = IBATS_SID_PRIMARY, .pkey = 0x8001, .primary = 1 };
@@ -293,6 +306,7 @@ static void test_records_from_reply(void **state)
 	assert_int_equal(r[1].lease, 60);
 	assert_int_equal(r[1].addr.ss_family, AF_INET6);
 	ibats_records_free(r);
+	assert_int_equal(ibl_reply_local(&rep), 0);
 	rep.nlines = 0;
 	assert_int_equal(ibl_records_from_reply(&rep, &r, &n, why, sizeof(why)), -ENOENT);
 	lines[1] = bad;
@@ -379,6 +393,9 @@ static void fa_answer(struct fake_agent *fa, int fd, const char *req)
 	} else if (!strcmp(verb, "resolve")) {
 		if (!strcmp(arg, "10.9.9.9"))
 			snprintf(out, sizeof(out), "ERR ENOENT no ATS record\n");
+		else if (!strcmp(arg, "10.7.7.7")) /* the SA silent: atsd's own */
+			snprintf(out, sizeof(out), "OK 1\n0x10000ce100415453 " GID_A
+				 " 0xffff 4294967295 %s " ATSD_REC_LOCAL "\n", arg);
 		else
 			snprintf(out, sizeof(out),
 				 "OK 2\n0x10000ce100415453 " GID_A " 0xffff 4294967295 %s\n"
@@ -669,6 +686,15 @@ static void test_lookup_info(void **state)
 	assert_int_equal(in.source, IBATS_BY_AGENT);
 	assert_int_equal(in.agent_err, 0);
 	assert_string_equal(in.agent_msg, "");
+	assert_int_equal(in.flags, 0);
+	/* A local answer (ATS 5.1): the records, flagged. */
+	assert_int_equal(ibats_resolve(h, "10.7.7.7", 0, &r, &n), 0);
+	assert_int_equal(n, 1);
+	assert_true(r[0].primary);
+	ibats_records_free(r);
+	assert_int_equal(ibats_lookup_info(h, &in), 0);
+	assert_int_equal(in.source, IBATS_BY_AGENT);
+	assert_int_equal(in.flags, IBATS_INFO_LOCAL);
 	assert_int_equal(ibats_resolve(h, "10.9.9.9", 0, &r, &n), -ENOENT);
 	/* Another thread's lookup on the same handle is its own. */
 	assert_int_equal(pthread_create(&t, NULL, info_thr, h), 0);
@@ -749,6 +775,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sid_layout),
+		cmocka_unit_test(test_info_layout),
 		cmocka_unit_test(test_sockaddr_ib_fill),
 		cmocka_unit_test(test_a11_encode),
 		cmocka_unit_test(test_a11_decode),

@@ -1,0 +1,73 @@
+/* Local answers while the SA does not answer (nosa.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "ats.h"
+#include "nosa.h"
+
+int nosa_applies(int err)
+{
+	return err == -ETIMEDOUT || err == -ENETDOWN;
+}
+
+/* PKeys match on the partition number, whatever the membership bit. */
+static int same_pkey(uint16_t a, uint16_t b)
+{
+	return (a & 0x7fff) == (b & 0x7fff);
+}
+
+static void fill(struct sr_record *r, uint64_t sid, const uint8_t *gid, uint16_t pkey,
+		 const struct ats_ip *ip)
+{
+	memset(r, 0, sizeof(*r));
+	ats_name_put(r->name);
+	r->id = sid;
+	memcpy(r->gid, gid, 16);
+	r->pkey = pkey;
+	r->lease = SR_LEASE_INFINITE;
+	ats_ip_encode(ip, r->data8);
+}
+
+/* A GID under the port's subnet prefix: ATS 5.1, the IPv6 address of a
+ * point-to-point peer is its default GID. */
+static int under_prefix(const struct nosa_self *self, const uint8_t *gid)
+{
+	return !memcmp(gid, self->gid, 8);
+}
+
+int nosa_answer(enum saj_kind kind, const struct saj_lookup *q,
+		const struct nosa_self *self, struct sr_record **out, size_t *n)
+{
+	struct sr_record *r = calloc(self->nrecs + 1, sizeof(*r));
+	const uint8_t *gid = kind == SAJ_FORWARD ? q->ip.addr : q->gid;
+	size_t i, k = 0;
+
+	if (!r)
+		return -ENOMEM;
+	for (i = 0; i < self->nrecs; i++) {
+		const struct held_rec *h = &self->recs[i];
+
+		if (!same_pkey(h->pkey, q->pkey))
+			continue;
+		if (kind == SAJ_FORWARD ? ats_ip_equal(&h->ip, &q->ip) :
+		    !memcmp(q->gid, self->gid, 16) &&
+		    (kind == SAJ_REVERSE || h->sid == ATS_SID_PRIMARY))
+			fill(&r[k++], h->sid, self->gid, h->pkey, &h->ip);
+	}
+	if (!k && (kind != SAJ_FORWARD || q->ip.family == AF_INET6) &&
+	    under_prefix(self, gid) && memcmp(gid, self->gid, 16)) {
+		struct ats_ip ip = { .family = AF_INET6 };
+
+		memcpy(ip.addr, gid, 16);
+		fill(&r[k++], ATS_SID_PRIMARY, gid, q->pkey, &ip);
+	}
+	if (!k) {
+		free(r);
+		return -ENOENT;
+	}
+	*out = r;
+	*n = k;
+	return 0;
+}

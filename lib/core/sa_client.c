@@ -217,7 +217,12 @@ static int sa_sr_single(struct sa_client *sa, uint8_t method,
 			 sizeof(buf), &ans);
 	if (ret)
 		return ret;
-	if (out && sr_decode(ans.data, ans.data_len, out))
+	/* A record the query does not select is no answer to it (a lookup
+	 * would name it as the queried GID's or address's). */
+	if (method == SA_METHOD_GET &&
+	    (ans.data_len < SR_SIZE || !sr_answers(ans.data, buf, mask)))
+		ret = -EPROTO;
+	else if (out && sr_decode(ans.data, ans.data_len, out))
 		ret = -EPROTO;
 	sa_answer_free(&ans);
 	return ret;
@@ -268,8 +273,6 @@ int sa_sr_get_table(struct sa_client *sa, const struct sr_record *q,
 	uint8_t buf[SR_SIZE];
 	struct sa_answer ans;
 	struct sa_table_shape shape;
-	struct sr_record *v = NULL;
-	size_t i;
 	int ret;
 
 	*recs = NULL;
@@ -282,20 +285,12 @@ int sa_sr_get_table(struct sa_client *sa, const struct sr_record *q,
 	if (ret)
 		return ret;
 	ret = sa_table(sa, &ans, SR_SIZE, &shape);
-	if (ret)
-		goto out;
-	if (shape.nrec) {
-		v = calloc(shape.nrec, sizeof(*v));
-		if (!v) {
-			ret = -ENOMEM;
-			goto out;
-		}
-	}
-	for (i = 0; i < shape.nrec; i++)
-		sr_decode(ans.data + i * shape.rec_size, shape.rec_size, &v[i]);
-	*recs = v;
-	*n = shape.nrec;
-out:
+	/* A record the query does not select is no answer to it (a lookup
+	 * would name it as the queried GID's or address's). */
+	if (!ret)
+		ret = sr_table_decode(ans.data, shape.nrec, shape.rec_size, buf, mask, recs);
+	if (!ret)
+		*n = shape.nrec;
 	sa_answer_free(&ans);
 	return ret;
 }

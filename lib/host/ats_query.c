@@ -226,28 +226,33 @@ static int ats_walk(struct sa_client *sa, const struct ats_q *q,
  * flagged, never taken as complete). */
 static int ats_walk_names(struct sa_client *sa, const struct ats_q *q, struct ats_set *out)
 {
-	struct sr_record k = q->rec, got;
+	struct sr_record k = q->rec, *got = NULL;
+	const uint64_t mask = sr_comp_mask(q->fields | SR_F_NAME);
+	struct sa_table_shape shape;
 	uint8_t buf[SR_SIZE];
 	struct sa_answer ans;
-	size_t i, n;
+	size_t i;
 	int ret;
 
 	ats_name_put(k.name);
 	k.id = 0;
 	sr_encode(buf, &k);
-	ret = sa_request(sa, SA_METHOD_GET_TABLE, SA_ATTR_SERVICE_RECORD,
-			 sr_comp_mask(q->fields | SR_F_NAME), buf, sizeof(buf), &ans);
+	ret = sa_request(sa, SA_METHOD_GET_TABLE, SA_ATTR_SERVICE_RECORD, mask, buf,
+			 sizeof(buf), &ans);
 	if (ret == -ENOENT)
 		return 0;
 	if (ret)
 		return ret;
-	n = ans.data_len / SR_SIZE;
-	if (ans.data_len % SR_SIZE)
+	/* Records at the stride the answer gives (AttributeOffset), each
+	 * one the query selects. */
+	ret = sa_table_shape(&ans.hdr, ans.data_len, SR_SIZE, &shape);
+	if (!ret)
+		ret = sr_table_decode(ans.data, shape.nrec, shape.rec_size, buf, mask, &got);
+	if (shape.truncated)
 		out->name_cut = 1;
-	for (i = 0; i < n && !ret; i++) {
-		sr_decode(ans.data + i * SR_SIZE, SR_SIZE, &got);
-		ret = ats_set_add(out, &got, q->any);
-	}
+	for (i = 0; !ret && i < shape.nrec; i++)
+		ret = ats_set_add(out, &got[i], q->any);
+	free(got);
 	sa_answer_free(&ans);
 	return ret;
 }

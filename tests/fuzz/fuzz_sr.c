@@ -1,6 +1,7 @@
 /* ServiceRecord, SA header and the plugin's decision on any Set/Delete. */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ats.h"
@@ -22,8 +23,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *why;
 	uint8_t enc[SR_SIZE];
 
-	if (!sa_hdr_decode(data, size, &h))
-		sa_table_shape(&h, size - SA_OFF_DATA, SR_SIZE, &shape);
+	/* A GetTable answer: its shape, then its records against a query
+	 * (the input's first record, or zeros) under the SA header's mask. */
+	if (!sa_hdr_decode(data, size, &h) &&
+	    !sa_table_shape(&h, size - SA_OFF_DATA, SR_SIZE, &shape)) {
+		struct sr_record *recs;
+
+		memset(enc, 0, sizeof(enc));
+		if (size >= SA_OFF_DATA + SR_SIZE)
+			memcpy(enc, data + SA_OFF_DATA, SR_SIZE);
+		if (!sr_table_decode(data + SA_OFF_DATA, shape.nrec, shape.rec_size, enc,
+				     h.comp_mask, &recs))
+			free(recs);
+	}
 	if (!sr_decode(data, size, &r)) {
 		ats_record_check(&r, &why);
 		sr_encode(enc, &r);

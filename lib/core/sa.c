@@ -116,5 +116,13 @@ int sa_table_shape(const struct sa_hdr *h, size_t payload_len,
 	if ((h->rmpp_flags & RMPP_FLAGS_MASK) == (RMPP_FLAG_ACTIVE | RMPP_FLAG_FIRST) &&
 	    payload_len <= SA_DATA_SIZE)
 		shape->truncated = 1;
+	/* An SA without RMPP (OpenSM built without VENDOR_RMPP_SUPPORT,
+	 * osm_sa_respond) keeps the records one MAD holds and calls that the
+	 * only segment, Active, First and Last, under the request's RMPP
+	 * version 0: so many records may be the first of more. */
+	if (!h->rmpp_version &&
+	    (h->rmpp_flags & RMPP_FLAGS_MASK) == (RMPP_FLAG_ACTIVE | RMPP_FLAG_FIRST | RMPP_FLAG_LAST) &&
+	    shape->nrec == SA_DATA_SIZE / rec_size)
+		shape->truncated = 1;
 	return 0;
 }

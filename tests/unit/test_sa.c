@@ -130,7 +130,22 @@ static void test_table_shape(void **state)
 	h.rmpp_flags = RMPP_FLAG_ACTIVE | RMPP_FLAG_FIRST | RMPP_FLAG_LAST;
 	assert_int_equal(sa_table_shape(&h, SA_DATA_SIZE, 40, &s), 0);
 	assert_false(s.truncated);
+	/* The same from an SA without RMPP (RMPP version 0): it keeps what
+	 * one MAD holds, so five 40-byte records or one ServiceRecord may be
+	 * a part; fewer are whole. */
+	h.rmpp_version = 0;
+	assert_int_equal(sa_table_shape(&h, SA_DATA_SIZE, 40, &s), 0);
+	assert_true(s.truncated);
+	assert_int_equal(sa_table_shape(&h, 4 * 40, 40, &s), 0);
+	assert_false(s.truncated);
 	h.attr_offset = SR_SIZE / 8;
+	assert_int_equal(sa_table_shape(&h, SR_SIZE, SR_SIZE, &s), 0);
+	assert_int_equal(s.nrec, 1);
+	assert_true(s.truncated);
+	/* OpenSM with RMPP through ibsim: version 0, Active alone, whole. */
+	h.rmpp_flags = RMPP_FLAG_ACTIVE;
+	assert_int_equal(sa_table_shape(&h, SR_SIZE, SR_SIZE, &s), 0);
+	assert_false(s.truncated);
 	/* Empty table. */
 	assert_int_equal(sa_table_shape(&h, 0, SR_SIZE, &s), 0);
 	assert_int_equal(s.nrec, 0);

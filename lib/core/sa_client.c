@@ -331,8 +331,9 @@ int sa_path(struct sa_client *sa, const uint8_t *dgid, struct sa_path_info *p)
 	return 0;
 }
 
-/* Appends the port of NodeRecord nr (at lid) to *v when it is a CA's. */
-static int port_add(struct sa_client *sa, const uint8_t *nr, uint16_t lid,
+/* Appends the port of NodeRecord nr (at lid) to *v when it is a CA's;
+ * its GID has our subnet prefix. */
+static int port_add(const uint8_t *prefix, const uint8_t *nr, uint16_t lid,
 		    struct sa_port **v, size_t *cnt, size_t *cap)
 {
 	if (nr[NR_OFF_NODE_TYPE] != NODE_TYPE_CA)
@@ -346,7 +347,7 @@ static int port_add(struct sa_client *sa, const uint8_t *nr, uint16_t lid,
 		*v = nv;
 		*cap = ncap;
 	}
-	memcpy((*v)[*cnt].gid, sa->info.gid, 8);
+	memcpy((*v)[*cnt].gid, prefix, 8);
 	memcpy((*v)[*cnt].gid + 8, nr + NR_OFF_PORT_GUID, 8);
 	(*v)[*cnt].lid = lid;
 	(*v)[*cnt].port_num = nr[NR_OFF_LOCAL_PORT];
@@ -362,29 +363,22 @@ static int port_by_lid(const void *a, const void *b)
 	return x->lid < y->lid ? -1 : x->lid > y->lid;
 }
 
-/* Every NodeRecord in one GetTable (one record per CA port), in LID
- * order as the walk finds them; -EMSGSIZE when the answer was cut. */
-static int sa_ports_table(struct sa_client *sa, struct sa_port **ports, size_t *n)
+int sa_ports_decode(const uint8_t *prefix, const uint8_t *data, size_t nrec, size_t rec_size,
+		    struct sa_port **ports, size_t *n)
 {
-	uint8_t nr[NR_SIZE] = { 0 };
-	struct sa_table_shape shape;
 	struct sa_port *v = NULL;
-	struct sa_answer ans;
 	size_t cnt = 0, cap = 0, i;
-	int ret;
+	int ret = 0;
 
-	ret = sa_request(sa, SA_METHOD_GET_TABLE, SA_ATTR_NODE_RECORD, 0, nr, sizeof(nr), &ans);
-	if (ret == -ENOENT)
-		return 0;
-	if (ret)
-		return ret;
-	ret = sa_table(sa, &ans, NR_SIZE, &shape);
-	for (i = 0; !ret && i < shape.nrec; i++) {
-		const uint8_t *d = ans.data + i * shape.rec_size;
+	*ports = NULL;
+	*n = 0;
+	if (nrec && rec_size < NR_SIZE)
+		return -EPROTO;
+	for (i = 0; !ret && i < nrec; i++) {
+		const uint8_t *d = data + i * rec_size;
 
-		ret = port_add(sa, d, wire_get16(d + NR_OFF_LID), &v, &cnt, &cap);
+		ret = port_add(prefix, d, wire_get16(d + NR_OFF_LID), &v, &cnt, &cap);
 	}
-	sa_answer_free(&ans);
 	if (ret) {
 		free(v);
 		return ret;
@@ -394,6 +388,27 @@ static int sa_ports_table(struct sa_client *sa, struct sa_port **ports, size_t *
 	*ports = v;
 	*n = cnt;
 	return 0;
+}
+
+/* Every NodeRecord in one GetTable (one record per CA port), in LID
+ * order as the walk finds them; -EMSGSIZE when the answer was cut. */
+static int sa_ports_table(struct sa_client *sa, struct sa_port **ports, size_t *n)
+{
+	uint8_t nr[NR_SIZE] = { 0 };
+	struct sa_table_shape shape;
+	struct sa_answer ans;
+	int ret;
+
+	ret = sa_request(sa, SA_METHOD_GET_TABLE, SA_ATTR_NODE_RECORD, 0, nr, sizeof(nr), &ans);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret)
+		return ret;
+	ret = sa_table(sa, &ans, NR_SIZE, &shape);
+	if (!ret)
+		ret = sa_ports_decode(sa->info.gid, ans.data, shape.nrec, shape.rec_size, ports, n);
+	sa_answer_free(&ans);
+	return ret;
 }
 
 /* NodeRecord SubnAdmGet per LID (one MAD each). */
@@ -421,7 +436,7 @@ static int sa_ports_walk(struct sa_client *sa, unsigned gap, struct sa_port **po
 			goto fail;
 		misses = 0;
 		if (ans.data_len >= NR_SIZE)
-			ret = port_add(sa, ans.data, (uint16_t)lid, &v, &cnt, &cap);
+			ret = port_add(sa->info.gid, ans.data, (uint16_t)lid, &v, &cnt, &cap);
 		sa_answer_free(&ans);
 		if (ret)
 			goto fail;

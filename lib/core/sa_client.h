@@ -100,6 +100,11 @@ struct sa_port {
  * that they all see the same ports. */
 #define SA_PORTS_GAP 64
 int sa_ports(struct sa_client *sa, unsigned gap, struct sa_port **ports, size_t *n);
+/* The CA ports of nrec NodeRecords at stride rec_size in data (a GetTable
+ * answer's, sa_table_shape), GIDs under prefix, in LID order; -EPROTO when
+ * the stride is short of a NodeRecord. */
+int sa_ports_decode(const uint8_t *prefix, const uint8_t *data, size_t nrec, size_t rec_size,
+		    struct sa_port **ports, size_t *n);
 
 /* The first 32 PKeys of a port (PKeyTableRecord block 0, IBTA Vol 1
  * 15.2.5.11). Returns how many non-zero entries it put in pkeys. */

@@ -7,9 +7,13 @@
 #include "ats.h"
 #include "policy.h"
 #include "sa.h"
+#include "sa_client.h"
 #include "sr.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* NodeRecord (IBTA Vol 1 15.2.5.2, Table 193). */
+#define NR_MIN_SIZE 108
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -35,6 +39,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!sr_table_decode(data + SA_OFF_DATA, shape.nrec, shape.rec_size, enc,
 				     h.comp_mask, &recs))
 			free(recs);
+	}
+	/* ... or a NodeRecord table (sa_ports). */
+	if (!sa_hdr_decode(data, size, &h) &&
+	    !sa_table_shape(&h, size - SA_OFF_DATA, NR_MIN_SIZE, &shape)) {
+		struct sa_port *ports;
+		size_t n;
+
+		if (!sa_ports_decode(data, data + SA_OFF_DATA, shape.nrec, shape.rec_size,
+				     &ports, &n))
+			free(ports);
 	}
 	if (!sr_decode(data, size, &r)) {
 		ats_record_check(&r, &why);

@@ -3,11 +3,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "golden.h"
 #include "sa.h"
+#include "sa_client.h"
 #include "sr.h"
 
 /* Field by field: the structs have padding. */
@@ -156,6 +158,41 @@ static void test_table_shape(void **state)
 	assert_int_equal(sa_table_shape(&h, SA_DATA_SIZE, SR_SIZE, &s), -EPROTO);
 }
 
+/* A NodeRecord table (Table 193, NodeInfo Table 132 inside it) at
+ * OpenSM's stride of 112: the CA ports in LID order, not the switch. */
+static void test_ports_decode(void **state)
+{
+	static const uint8_t prefix[8] = { 0xfe, 0x80 };
+	uint8_t d[3 * 112] = { 0 };
+	struct sa_port *p;
+	size_t n;
+
+	(void)state;
+	d[1] = 9;               /* LID */
+	d[4 + 2] = 1;           /* NodeType CA */
+	d[4 + 20 + 7] = 0x11;   /* PortGUID */
+	d[4 + 36] = 2;          /* LocalPortNum */
+	d[112 + 1] = 4;
+	d[112 + 4 + 2] = 2;     /* a switch */
+	d[224 + 1] = 3;
+	d[224 + 4 + 2] = 1;
+	d[224 + 4 + 4 + 7] = 0x77; /* SystemImageGUID */
+	assert_int_equal(sa_ports_decode(prefix, d, 3, 112, &p, &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(p[0].lid, 3);
+	assert_int_equal(p[0].sys_guid, 0x77);
+	assert_int_equal(p[1].lid, 9);
+	assert_int_equal(p[1].port_num, 2);
+	assert_int_equal(p[1].gid[0], 0xfe);
+	assert_int_equal(p[1].gid[15], 0x11);
+	free(p);
+	/* A stride short of a NodeRecord; none at all. */
+	assert_int_equal(sa_ports_decode(prefix, d, 3, 104, &p, &n), -EPROTO);
+	assert_int_equal(sa_ports_decode(prefix, d, 0, 0, &p, &n), 0);
+	assert_int_equal(n, 0);
+	assert_null(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -163,6 +200,7 @@ int main(void)
 		cmocka_unit_test(test_header_fields),
 		cmocka_unit_test(test_status),
 		cmocka_unit_test(test_table_shape),
+		cmocka_unit_test(test_ports_decode),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

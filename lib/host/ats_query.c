@@ -296,8 +296,10 @@ static int ats_lookup(struct sa_client *sa, const struct ats_q *q, struct ats_se
 		ats_set_free(out);
 		return ret;
 	}
-	if (out->n > 1)
+	if (out->n > 1) {
 		qsort(out->recs, out->n, sizeof(*out->recs), ats_rec_cmp);
+		out->idx_recs = NULL; /* the index points at the old order */
+	}
 	return 0;
 }
 

@@ -24,7 +24,7 @@ struct ats_set {
 			   * were seen only in the first MAD of the answer */
 	/* ats_set_put's key index (1 + position in recs, 0 free), so that
 	 * a set of n records costs O(n); rebuilt when recs or n were
-	 * changed behind its back. */
+	 * changed behind its back. Who reorders recs sets idx_recs NULL. */
 	size_t cap, *idx, idx_len, idx_n;
 	const struct sr_record *idx_recs;
 };

@@ -90,6 +90,17 @@ static void test_changed_by_hand(void **state)
 	assert_int_equal(ats_set_put(&s, &r), 0);
 	assert_int_equal(s.n, 2);
 
+	/* Sorted in place (ats_lookup): the same n, the same array. */
+	r = s.recs[0];
+	s.recs[0] = s.recs[1];
+	s.recs[1] = r;
+	s.idx_recs = NULL;
+	for (i = 0; i < 40; i++) {
+		r = rec(ATS_SID_PRIMARY, i, 0xffff);
+		assert_int_equal(ats_set_put(&s, &r), 0);
+	}
+	assert_int_equal(s.n, 40);
+
 	free(s.recs);
 	s.recs = calloc(1, sizeof(*s.recs));
 	assert_non_null(s.recs);

@@ -64,6 +64,9 @@ int sa_status_to_errno(uint16_t mad_status)
 		return -EOPNOTSUPP;
 	if (mad_status & MAD_STATUS_BUSY)
 		return -EBUSY;
+	/* Not followed: its data is where to ask, no record. */
+	if (mad_status & MAD_STATUS_REDIRECT)
+		return -EREMOTE;
 	return 0;
 }
 
@@ -88,6 +91,8 @@ const char *sa_status_str(uint16_t mad_status)
 		return mad_status_str(mad_status);
 	if (mad_status & MAD_STATUS_BUSY)
 		return "SA busy";
+	if (mad_status & MAD_STATUS_REDIRECT)
+		return "SA redirects elsewhere (not followed)";
 	return "success";
 }
 

@@ -92,6 +92,9 @@ static void test_status(void **state)
 	assert_int_equal(sa_status_to_errno(0x5500), -EPROTO);
 	assert_int_equal(sa_status_to_errno(0x000c), -EOPNOTSUPP);
 	assert_int_equal(sa_status_to_errno(0x0001), -EBUSY);
+	/* Redirect: the data is a ClassPortInfo, never records. */
+	assert_int_equal(sa_status_to_errno(0x0002), -EREMOTE);
+	assert_string_equal(sa_status_str(0x0002), "SA redirects elsewhere (not followed)");
 	assert_string_equal(sa_status_str(0x0200),
 			    "request rejected as invalid (ERR_REQ_INVALID)");
 	assert_string_equal(sa_status_str(0x5500), "unknown SA status");

@@ -295,26 +295,13 @@ int sa_sr_get_table(struct sa_client *sa, const struct sr_record *q,
 	return ret;
 }
 
-int sa_path(struct sa_client *sa, const uint8_t *dgid, struct sa_path_info *p)
+int sa_path_decode(const uint8_t *d, size_t len, const uint8_t *dgid, struct sa_path_info *p)
 {
-	const uint8_t *d;
-	uint8_t pr[PR_SIZE] = { 0 };
-	struct sa_answer ans;
-	int ret;
-
-	memcpy(pr + PR_OFF_DGID, dgid, 16);
-	memcpy(pr + PR_OFF_SGID, sa->info.gid, 16);
-	/* GetTable: several paths may exist (LMC); the first will do, and
-	 * it is whole even when the answer was cut. */
-	ret = sa_request(sa, SA_METHOD_GET_TABLE, SA_ATTR_PATH_RECORD,
-			 1ull << PR_CM_DGID | 1ull << PR_CM_SGID, pr, sizeof(pr), &ans);
-	if (ret)
-		return ret;
-	if (ans.data_len < PR_SIZE) {
-		sa_answer_free(&ans);
+	if (len < PR_SIZE)
 		return -ENOENT;
-	}
-	d = ans.data;
+	/* A path elsewhere is no answer (CM would connect to its LID). */
+	if (memcmp(d + PR_OFF_DGID, dgid, 16))
+		return -EPROTO;
 	memcpy(p->dgid, d + PR_OFF_DGID, 16);
 	memcpy(p->sgid, d + PR_OFF_SGID, 16);
 	p->dlid = wire_get16(d + PR_OFF_DLID);
@@ -327,8 +314,26 @@ int sa_path(struct sa_client *sa, const uint8_t *dgid, struct sa_path_info *p)
 	p->mtu = d[PR_OFF_MTU] & 0x3f;
 	p->rate = d[PR_OFF_RATE] & 0x3f;
 	p->pkt_life = d[PR_OFF_PLT] & 0x3f;
-	sa_answer_free(&ans);
 	return 0;
+}
+
+int sa_path(struct sa_client *sa, const uint8_t *dgid, struct sa_path_info *p)
+{
+	uint8_t pr[PR_SIZE] = { 0 };
+	struct sa_answer ans;
+	int ret;
+
+	memcpy(pr + PR_OFF_DGID, dgid, 16);
+	memcpy(pr + PR_OFF_SGID, sa->info.gid, 16);
+	/* GetTable: several paths may exist (LMC); the first will do, and
+	 * it is whole even when the answer was cut. */
+	ret = sa_request(sa, SA_METHOD_GET_TABLE, SA_ATTR_PATH_RECORD,
+			 1ull << PR_CM_DGID | 1ull << PR_CM_SGID, pr, sizeof(pr), &ans);
+	if (ret)
+		return ret;
+	ret = sa_path_decode(ans.data, ans.data_len, dgid, p);
+	sa_answer_free(&ans);
+	return ret;
 }
 
 /* Appends the port of NodeRecord nr (at lid) to *v when it is a CA's;

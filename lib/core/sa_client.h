@@ -85,6 +85,9 @@ struct sa_path_info {
 	uint8_t hop_limit, tclass, sl, mtu, rate, pkt_life;
 };
 int sa_path(struct sa_client *sa, const uint8_t *dgid, struct sa_path_info *p);
+/* The first PathRecord (Table 205) of a GetTable answer's data for dgid:
+ * -ENOENT when there is none, -EPROTO when it leads elsewhere. */
+int sa_path_decode(const uint8_t *d, size_t len, const uint8_t *dgid, struct sa_path_info *p);
 
 /* A CA port as NodeRecord shows it. */
 struct sa_port {

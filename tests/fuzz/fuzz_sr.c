@@ -40,6 +40,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				     h.comp_mask, &recs))
 			free(recs);
 	}
+	/* ... or a PathRecord table (sa_path), for the GID of its first. */
+	if (size >= SA_OFF_DATA + 24) {
+		struct sa_path_info pi;
+
+		sa_path_decode(data + SA_OFF_DATA, size - SA_OFF_DATA, data + SA_OFF_DATA + 8, &pi);
+	}
 	/* ... or a NodeRecord table (sa_ports). */
 	if (!sa_hdr_decode(data, size, &h) &&
 	    !sa_table_shape(&h, size - SA_OFF_DATA, NR_MIN_SIZE, &shape)) {

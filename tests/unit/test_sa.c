@@ -196,6 +196,28 @@ static void test_ports_decode(void **state)
 	assert_null(p);
 }
 
+/* The first PathRecord of an answer (Table 205): the one asked for, or
+ * no answer. */
+static void test_path_decode(void **state)
+{
+	uint8_t d[SA_DATA_SIZE] = { 0 }, dgid[16] = { 0xfe, 0x80 };
+	struct sa_path_info p;
+
+	(void)state;
+	dgid[15] = 2;
+	memcpy(d + 8, dgid, 16);
+	d[41] = 7;    /* DLID */
+	d[53] = 0x13; /* QoS class above SL 3 */
+	d[54] = 0x84; /* selector 2, MTU 4 */
+	assert_int_equal(sa_path_decode(d, 64, dgid, &p), 0);
+	assert_int_equal(p.dlid, 7);
+	assert_int_equal(p.sl, 3);
+	assert_int_equal(p.mtu, 4);
+	assert_int_equal(sa_path_decode(d, 63, dgid, &p), -ENOENT);
+	d[8 + 15] = 3; /* another port's path */
+	assert_int_equal(sa_path_decode(d, 64, dgid, &p), -EPROTO);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -204,6 +226,7 @@ int main(void)
 		cmocka_unit_test(test_status),
 		cmocka_unit_test(test_table_shape),
 		cmocka_unit_test(test_ports_decode),
+		cmocka_unit_test(test_path_decode),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -149,7 +149,8 @@ int sa_request(struct sa_client *sa, uint8_t method, uint16_t attr_id,
 	uint8_t req[MAD_SIZE] = { 0 };
 	struct sa_hdr h = { 0 };
 	struct mport_dest dst;
-	struct mport_rpc_opts ro = { sa->opts.timeout_ms, sa->opts.retries };
+	struct mport_rpc_opts ro = { sa->opts.timeout_ms, sa->opts.retries,
+				     method == SA_METHOD_GET_TABLE };
 	int ret;
 
 	memset(ans, 0, sizeof(*ans));

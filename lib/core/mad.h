@@ -80,6 +80,7 @@ enum {
 /* MAD status, Table 146: bits 2..4 are the common code, bits 8..15 are
  * class specific (the SA status, Table 185). */
 #define MAD_STATUS_BUSY 0x0001
+#define MAD_STATUS_REDIRECT 0x0002 /* redirect required: the data is a ClassPortInfo */
 #define MAD_STATUS_CODE(s) (((s) >> 2) & 0x7)
 #define MAD_STATUS_CLASS(s) (((s) >> 8) & 0xff)
 

@@ -152,7 +152,7 @@ void mport_use_sma(struct mport *p, int dr_agent)
 int mport_refresh(struct mport *p)
 {
 	static const struct mport_dest self = { SMP_PERMISSIVE_LID, 0, 0, 0 };
-	static const struct mport_rpc_opts ro = { 200, 2 };
+	static const struct mport_rpc_opts ro = { 200, 2, 0 };
 	uint8_t req[MAD_SIZE], *resp = NULL;
 	struct smp_portinfo pi = { 0 };
 	size_t len = 0;
@@ -423,7 +423,8 @@ int mport_rpc(struct mport *p, int agent, const struct mport_dest *dst,
 	if (!sbuf)
 		return -ENOMEM;
 	for (attempt = 0; attempt <= o->retries; attempt++) {
-		uint64_t deadline = mono_ms() + o->timeout_ms;
+		unsigned wait_ms = o->timeout_ms << (o->grow ? (attempt < 4 ? attempt : 4) : 0);
+		uint64_t deadline = mono_ms() + wait_ms;
 
 		memset(sbuf, 0, umad_size());
 		memcpy(umad_get_mad(sbuf), req, req_len);
@@ -431,8 +432,7 @@ int mport_rpc(struct mport *p, int agent, const struct mport_dest *dst,
 			      (int)dst->qkey);
 		/* A timeout on the send lets the kernel match the response
 		 * to it; with 0 it drops responses as unsolicited. */
-		if (umad_send(p->fd, agent, sbuf, (int)req_len,
-			      (int)o->timeout_ms, 0) < 0) {
+		if (umad_send(p->fd, agent, sbuf, (int)req_len, (int)wait_ms, 0) < 0) {
 			ret = -EIO;
 			goto out;
 		}
@@ -479,7 +479,7 @@ int mport_rpc(struct mport *p, int agent, const struct mport_dest *dst,
 			goto out;
 		}
 		log_debug("TID 0x%08x to LID %u: no answer within %u ms (attempt %u of %u)",
-			  tid, dst->lid, o->timeout_ms, attempt + 1, o->retries + 1);
+			  tid, dst->lid, wait_ms, attempt + 1, o->retries + 1);
 	}
 out:
 	free(sbuf);

@@ -31,6 +31,10 @@ struct mport_dest {
 struct mport_rpc_opts {
 	unsigned timeout_ms; /* per attempt */
 	unsigned retries;    /* extra attempts after the first */
+	/* Each attempt waits twice as long as the last, up to 16 times the
+	 * first: for an answer of unknown length (a GetTable's whole RMPP
+	 * transfer must arrive within one attempt). */
+	int grow;
 };
 
 /* ca NULL and portnum 0 pick the first active port, like umad tools. */

@@ -64,6 +64,9 @@ int sa_status_to_errno(uint16_t mad_status)
 		return -EOPNOTSUPP;
 	if (mad_status & MAD_STATUS_BUSY)
 		return -EBUSY;
+	/* Not followed: its data is where to ask, no record. */
+	if (mad_status & MAD_STATUS_REDIRECT)
+		return -EREMOTE;
 	return 0;
 }
 
@@ -88,6 +91,8 @@ const char *sa_status_str(uint16_t mad_status)
 		return mad_status_str(mad_status);
 	if (mad_status & MAD_STATUS_BUSY)
 		return "SA busy";
+	if (mad_status & MAD_STATUS_REDIRECT)
+		return "SA redirects elsewhere (not followed)";
 	return "success";
 }
 
@@ -115,6 +120,14 @@ int sa_table_shape(const struct sa_hdr *h, size_t payload_len,
 	 * more follow is a first segment that reached us alone. */
 	if ((h->rmpp_flags & RMPP_FLAGS_MASK) == (RMPP_FLAG_ACTIVE | RMPP_FLAG_FIRST) &&
 	    payload_len <= SA_DATA_SIZE)
+		shape->truncated = 1;
+	/* An SA without RMPP (OpenSM built without VENDOR_RMPP_SUPPORT,
+	 * osm_sa_respond) keeps the records one MAD holds and calls that the
+	 * only segment, Active, First and Last, under the request's RMPP
+	 * version 0: so many records may be the first of more. */
+	if (!h->rmpp_version &&
+	    (h->rmpp_flags & RMPP_FLAGS_MASK) == (RMPP_FLAG_ACTIVE | RMPP_FLAG_FIRST | RMPP_FLAG_LAST) &&
+	    shape->nrec == SA_DATA_SIZE / rec_size)
 		shape->truncated = 1;
 	return 0;
 }

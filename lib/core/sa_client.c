@@ -149,7 +149,8 @@ int sa_request(struct sa_client *sa, uint8_t method, uint16_t attr_id,
 	uint8_t req[MAD_SIZE] = { 0 };
 	struct sa_hdr h = { 0 };
 	struct mport_dest dst;
-	struct mport_rpc_opts ro = { sa->opts.timeout_ms, sa->opts.retries };
+	struct mport_rpc_opts ro = { sa->opts.timeout_ms, sa->opts.retries,
+				     method == SA_METHOD_GET_TABLE };
 	int ret;
 
 	memset(ans, 0, sizeof(*ans));
@@ -217,7 +218,12 @@ static int sa_sr_single(struct sa_client *sa, uint8_t method,
 			 sizeof(buf), &ans);
 	if (ret)
 		return ret;
-	if (out && sr_decode(ans.data, ans.data_len, out))
+	/* A record the query does not select is no answer to it (a lookup
+	 * would name it as the queried GID's or address's). */
+	if (method == SA_METHOD_GET &&
+	    (ans.data_len < SR_SIZE || !sr_answers(ans.data, buf, mask)))
+		ret = -EPROTO;
+	else if (out && sr_decode(ans.data, ans.data_len, out))
 		ret = -EPROTO;
 	sa_answer_free(&ans);
 	return ret;
@@ -268,8 +274,6 @@ int sa_sr_get_table(struct sa_client *sa, const struct sr_record *q,
 	uint8_t buf[SR_SIZE];
 	struct sa_answer ans;
 	struct sa_table_shape shape;
-	struct sr_record *v = NULL;
-	size_t i;
 	int ret;
 
 	*recs = NULL;
@@ -282,44 +286,23 @@ int sa_sr_get_table(struct sa_client *sa, const struct sr_record *q,
 	if (ret)
 		return ret;
 	ret = sa_table(sa, &ans, SR_SIZE, &shape);
-	if (ret)
-		goto out;
-	if (shape.nrec) {
-		v = calloc(shape.nrec, sizeof(*v));
-		if (!v) {
-			ret = -ENOMEM;
-			goto out;
-		}
-	}
-	for (i = 0; i < shape.nrec; i++)
-		sr_decode(ans.data + i * shape.rec_size, shape.rec_size, &v[i]);
-	*recs = v;
-	*n = shape.nrec;
-out:
+	/* A record the query does not select is no answer to it (a lookup
+	 * would name it as the queried GID's or address's). */
+	if (!ret)
+		ret = sr_table_decode(ans.data, shape.nrec, shape.rec_size, buf, mask, recs);
+	if (!ret)
+		*n = shape.nrec;
 	sa_answer_free(&ans);
 	return ret;
 }
 
-int sa_path(struct sa_client *sa, const uint8_t *dgid, struct sa_path_info *p)
+int sa_path_decode(const uint8_t *d, size_t len, const uint8_t *dgid, struct sa_path_info *p)
 {
-	const uint8_t *d;
-	uint8_t pr[PR_SIZE] = { 0 };
-	struct sa_answer ans;
-	int ret;
-
-	memcpy(pr + PR_OFF_DGID, dgid, 16);
-	memcpy(pr + PR_OFF_SGID, sa->info.gid, 16);
-	/* GetTable: several paths may exist (LMC); the first will do, and
-	 * it is whole even when the answer was cut. */
-	ret = sa_request(sa, SA_METHOD_GET_TABLE, SA_ATTR_PATH_RECORD,
-			 1ull << PR_CM_DGID | 1ull << PR_CM_SGID, pr, sizeof(pr), &ans);
-	if (ret)
-		return ret;
-	if (ans.data_len < PR_SIZE) {
-		sa_answer_free(&ans);
+	if (len < PR_SIZE)
 		return -ENOENT;
-	}
-	d = ans.data;
+	/* A path elsewhere is no answer (CM would connect to its LID). */
+	if (memcmp(d + PR_OFF_DGID, dgid, 16))
+		return -EPROTO;
 	memcpy(p->dgid, d + PR_OFF_DGID, 16);
 	memcpy(p->sgid, d + PR_OFF_SGID, 16);
 	p->dlid = wire_get16(d + PR_OFF_DLID);
@@ -332,12 +315,31 @@ int sa_path(struct sa_client *sa, const uint8_t *dgid, struct sa_path_info *p)
 	p->mtu = d[PR_OFF_MTU] & 0x3f;
 	p->rate = d[PR_OFF_RATE] & 0x3f;
 	p->pkt_life = d[PR_OFF_PLT] & 0x3f;
-	sa_answer_free(&ans);
 	return 0;
 }
 
-/* Appends the port of NodeRecord nr (at lid) to *v when it is a CA's. */
-static int port_add(struct sa_client *sa, const uint8_t *nr, uint16_t lid,
+int sa_path(struct sa_client *sa, const uint8_t *dgid, struct sa_path_info *p)
+{
+	uint8_t pr[PR_SIZE] = { 0 };
+	struct sa_answer ans;
+	int ret;
+
+	memcpy(pr + PR_OFF_DGID, dgid, 16);
+	memcpy(pr + PR_OFF_SGID, sa->info.gid, 16);
+	/* GetTable: several paths may exist (LMC); the first will do, and
+	 * it is whole even when the answer was cut. */
+	ret = sa_request(sa, SA_METHOD_GET_TABLE, SA_ATTR_PATH_RECORD,
+			 1ull << PR_CM_DGID | 1ull << PR_CM_SGID, pr, sizeof(pr), &ans);
+	if (ret)
+		return ret;
+	ret = sa_path_decode(ans.data, ans.data_len, dgid, p);
+	sa_answer_free(&ans);
+	return ret;
+}
+
+/* Appends the port of NodeRecord nr (at lid) to *v when it is a CA's;
+ * its GID has our subnet prefix. */
+static int port_add(const uint8_t *prefix, const uint8_t *nr, uint16_t lid,
 		    struct sa_port **v, size_t *cnt, size_t *cap)
 {
 	if (nr[NR_OFF_NODE_TYPE] != NODE_TYPE_CA)
@@ -351,7 +353,7 @@ static int port_add(struct sa_client *sa, const uint8_t *nr, uint16_t lid,
 		*v = nv;
 		*cap = ncap;
 	}
-	memcpy((*v)[*cnt].gid, sa->info.gid, 8);
+	memcpy((*v)[*cnt].gid, prefix, 8);
 	memcpy((*v)[*cnt].gid + 8, nr + NR_OFF_PORT_GUID, 8);
 	(*v)[*cnt].lid = lid;
 	(*v)[*cnt].port_num = nr[NR_OFF_LOCAL_PORT];
@@ -367,29 +369,22 @@ static int port_by_lid(const void *a, const void *b)
 	return x->lid < y->lid ? -1 : x->lid > y->lid;
 }
 
-/* Every NodeRecord in one GetTable (one record per CA port), in LID
- * order as the walk finds them; -EMSGSIZE when the answer was cut. */
-static int sa_ports_table(struct sa_client *sa, struct sa_port **ports, size_t *n)
+int sa_ports_decode(const uint8_t *prefix, const uint8_t *data, size_t nrec, size_t rec_size,
+		    struct sa_port **ports, size_t *n)
 {
-	uint8_t nr[NR_SIZE] = { 0 };
-	struct sa_table_shape shape;
 	struct sa_port *v = NULL;
-	struct sa_answer ans;
 	size_t cnt = 0, cap = 0, i;
-	int ret;
+	int ret = 0;
 
-	ret = sa_request(sa, SA_METHOD_GET_TABLE, SA_ATTR_NODE_RECORD, 0, nr, sizeof(nr), &ans);
-	if (ret == -ENOENT)
-		return 0;
-	if (ret)
-		return ret;
-	ret = sa_table(sa, &ans, NR_SIZE, &shape);
-	for (i = 0; !ret && i < shape.nrec; i++) {
-		const uint8_t *d = ans.data + i * shape.rec_size;
+	*ports = NULL;
+	*n = 0;
+	if (nrec && rec_size < NR_SIZE)
+		return -EPROTO;
+	for (i = 0; !ret && i < nrec; i++) {
+		const uint8_t *d = data + i * rec_size;
 
-		ret = port_add(sa, d, wire_get16(d + NR_OFF_LID), &v, &cnt, &cap);
+		ret = port_add(prefix, d, wire_get16(d + NR_OFF_LID), &v, &cnt, &cap);
 	}
-	sa_answer_free(&ans);
 	if (ret) {
 		free(v);
 		return ret;
@@ -399,6 +394,27 @@ static int sa_ports_table(struct sa_client *sa, struct sa_port **ports, size_t *
 	*ports = v;
 	*n = cnt;
 	return 0;
+}
+
+/* Every NodeRecord in one GetTable (one record per CA port), in LID
+ * order as the walk finds them; -EMSGSIZE when the answer was cut. */
+static int sa_ports_table(struct sa_client *sa, struct sa_port **ports, size_t *n)
+{
+	uint8_t nr[NR_SIZE] = { 0 };
+	struct sa_table_shape shape;
+	struct sa_answer ans;
+	int ret;
+
+	ret = sa_request(sa, SA_METHOD_GET_TABLE, SA_ATTR_NODE_RECORD, 0, nr, sizeof(nr), &ans);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret)
+		return ret;
+	ret = sa_table(sa, &ans, NR_SIZE, &shape);
+	if (!ret)
+		ret = sa_ports_decode(sa->info.gid, ans.data, shape.nrec, shape.rec_size, ports, n);
+	sa_answer_free(&ans);
+	return ret;
 }
 
 /* NodeRecord SubnAdmGet per LID (one MAD each). */
@@ -426,7 +442,7 @@ static int sa_ports_walk(struct sa_client *sa, unsigned gap, struct sa_port **po
 			goto fail;
 		misses = 0;
 		if (ans.data_len >= NR_SIZE)
-			ret = port_add(sa, ans.data, (uint16_t)lid, &v, &cnt, &cap);
+			ret = port_add(sa->info.gid, ans.data, (uint16_t)lid, &v, &cnt, &cap);
 		sa_answer_free(&ans);
 		if (ret)
 			goto fail;

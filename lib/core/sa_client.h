@@ -85,6 +85,9 @@ struct sa_path_info {
 	uint8_t hop_limit, tclass, sl, mtu, rate, pkt_life;
 };
 int sa_path(struct sa_client *sa, const uint8_t *dgid, struct sa_path_info *p);
+/* The first PathRecord (Table 205) of a GetTable answer's data for dgid:
+ * -ENOENT when there is none, -EPROTO when it leads elsewhere. */
+int sa_path_decode(const uint8_t *d, size_t len, const uint8_t *dgid, struct sa_path_info *p);
 
 /* A CA port as NodeRecord shows it. */
 struct sa_port {
@@ -100,6 +103,11 @@ struct sa_port {
  * that they all see the same ports. */
 #define SA_PORTS_GAP 64
 int sa_ports(struct sa_client *sa, unsigned gap, struct sa_port **ports, size_t *n);
+/* The CA ports of nrec NodeRecords at stride rec_size in data (a GetTable
+ * answer's, sa_table_shape), GIDs under prefix, in LID order; -EPROTO when
+ * the stride is short of a NodeRecord. */
+int sa_ports_decode(const uint8_t *prefix, const uint8_t *data, size_t nrec, size_t rec_size,
+		    struct sa_port **ports, size_t *n);
 
 /* The first 32 PKeys of a port (PKeyTableRecord block 0, IBTA Vol 1
  * 15.2.5.11). Returns how many non-zero entries it put in pkeys. */

@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sr.h"
@@ -107,6 +108,39 @@ int sr_match(const uint8_t *rec, const uint8_t *query, uint64_t mask)
 		}
 	}
 	return 1;
+}
+
+int sr_answers(const uint8_t *rec, const uint8_t *query, uint64_t mask)
+{
+	return sr_match(rec, query, mask & ~(1ull << SR_CM_RESV | 1ull << SR_CM_LEASE |
+					     1ull << SR_CM_KEY));
+}
+
+int sr_table_decode(const uint8_t *data, size_t n, size_t rec_size, const uint8_t *query,
+		    uint64_t mask, struct sr_record **recs)
+{
+	struct sr_record *v;
+	size_t i;
+
+	*recs = NULL;
+	if (!n)
+		return 0;
+	if (rec_size < SR_SIZE)
+		return -EPROTO;
+	v = calloc(n, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		const uint8_t *d = data + i * rec_size;
+
+		if (!sr_answers(d, query, mask)) {
+			free(v);
+			return -EPROTO;
+		}
+		sr_decode(d, rec_size, &v[i]);
+	}
+	*recs = v;
+	return 0;
 }
 
 const char *sr_cm_field_name(unsigned bit, char *buf, size_t len)

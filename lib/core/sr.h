@@ -80,6 +80,19 @@ uint64_t sr_comp_mask(unsigned fields);
  * selected by mask, byte for byte as the SA compares them. */
 int sr_match(const uint8_t *rec, const uint8_t *query, uint64_t mask);
 
+/* Whether rec can be in the SA's answer to query under mask: sr_match on
+ * what an answer keeps (not the reserved field or the lease, which OpenSM
+ * does not compare, nor the ServiceKey, which it zeroes for a requester
+ * without the SM_Key). */
+int sr_answers(const uint8_t *rec, const uint8_t *query, uint64_t mask);
+
+/* The n records at stride rec_size in data (a GetTable answer's shape,
+ * sa_table_shape) into a new array in *recs (NULL when n is 0); -EPROTO
+ * when the stride is short of a record or a record is not an answer to
+ * query under mask (sr_answers). */
+int sr_table_decode(const uint8_t *data, size_t n, size_t rec_size, const uint8_t *query,
+		    uint64_t mask, struct sr_record **recs);
+
 /* Name of the field a component-mask bit selects ("ServiceData8[3]"). */
 const char *sr_cm_field_name(unsigned bit, char *buf, size_t len);
 

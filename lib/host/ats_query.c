@@ -9,23 +9,96 @@
 void ats_set_free(struct ats_set *s)
 {
 	free(s->recs);
+	free(s->idx);
 	memset(s, 0, sizeof(*s));
+}
+
+/* FNV-1a over the key a set keeps records unique by: SID, GID, PKey. */
+static size_t rec_hash(const struct sr_record *r)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	uint8_t k[8 + 16 + 2];
+	size_t i;
+
+	memcpy(k, &r->id, 8);
+	memcpy(k + 8, r->gid, 16);
+	memcpy(k + 24, &r->pkey, 2);
+	for (i = 0; i < sizeof(k); i++)
+		h = (h ^ k[i]) * 0x100000001b3ull;
+	return (size_t)h;
+}
+
+/* The slot of r's key: the one holding it, else the free one it takes. */
+static size_t set_slot(const struct ats_set *s, const struct sr_record *r)
+{
+	size_t mask = s->idx_len - 1, i = rec_hash(r) & mask;
+
+	for (; s->idx[i]; i = (i + 1) & mask) {
+		const struct sr_record *o = &s->recs[s->idx[i] - 1];
+
+		if (o->id == r->id && o->pkey == r->pkey && !memcmp(o->gid, r->gid, 16))
+			break;
+	}
+	return i;
+}
+
+/* An index at most half full for n records, of the records there. */
+static int set_reindex(struct ats_set *s, size_t n)
+{
+	size_t len = 16, i;
+
+	while (len < 2 * n)
+		len *= 2;
+	free(s->idx);
+	s->idx = calloc(len, sizeof(*s->idx));
+	s->idx_len = s->idx ? len : 0;
+	s->idx_n = 0;
+	s->idx_recs = NULL;
+	if (!s->idx)
+		return -ENOMEM;
+	for (i = 0; i < s->n; i++) {
+		size_t slot = set_slot(s, &s->recs[i]);
+
+		if (!s->idx[slot])
+			s->idx[slot] = i + 1;
+	}
+	s->idx_n = s->n;
+	s->idx_recs = s->recs;
+	return 0;
 }
 
 int ats_set_put(struct ats_set *s, const struct sr_record *r)
 {
-	struct sr_record *v;
-	size_t i;
+	size_t slot;
+	int ret;
 
-	for (i = 0; i < s->n; i++)
-		if (s->recs[i].id == r->id && s->recs[i].pkey == r->pkey &&
-		    !memcmp(s->recs[i].gid, r->gid, 16))
-			return 0;
-	v = realloc(s->recs, (s->n + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	s->recs = v;
+	/* Records put in place by hand (a lookup's answer handed on): the
+	 * allocation is as long as they are. */
+	if (s->recs != s->idx_recs || s->n != s->idx_n) {
+		if (s->recs != s->idx_recs)
+			s->cap = s->n;
+		ret = set_reindex(s, s->n + 1);
+		if (ret)
+			return ret;
+	}
+	if (2 * (s->n + 1) > s->idx_len && (ret = set_reindex(s, 2 * (s->n + 1))))
+		return ret;
+	slot = set_slot(s, r);
+	if (s->idx[slot])
+		return 0;
+	if (s->n >= s->cap) {
+		size_t ncap = s->n < 8 ? 16 : 2 * s->n;
+		struct sr_record *v = realloc(s->recs, ncap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		s->recs = v;
+		s->cap = ncap;
+	}
 	s->recs[s->n++] = *r;
+	s->idx[slot] = s->n;
+	s->idx_n = s->n;
+	s->idx_recs = s->recs;
 	return 0;
 }
 
@@ -153,28 +226,33 @@ static int ats_walk(struct sa_client *sa, const struct ats_q *q,
  * flagged, never taken as complete). */
 static int ats_walk_names(struct sa_client *sa, const struct ats_q *q, struct ats_set *out)
 {
-	struct sr_record k = q->rec, got;
+	struct sr_record k = q->rec, *got = NULL;
+	const uint64_t mask = sr_comp_mask(q->fields | SR_F_NAME);
+	struct sa_table_shape shape;
 	uint8_t buf[SR_SIZE];
 	struct sa_answer ans;
-	size_t i, n;
+	size_t i;
 	int ret;
 
 	ats_name_put(k.name);
 	k.id = 0;
 	sr_encode(buf, &k);
-	ret = sa_request(sa, SA_METHOD_GET_TABLE, SA_ATTR_SERVICE_RECORD,
-			 sr_comp_mask(q->fields | SR_F_NAME), buf, sizeof(buf), &ans);
+	ret = sa_request(sa, SA_METHOD_GET_TABLE, SA_ATTR_SERVICE_RECORD, mask, buf,
+			 sizeof(buf), &ans);
 	if (ret == -ENOENT)
 		return 0;
 	if (ret)
 		return ret;
-	n = ans.data_len / SR_SIZE;
-	if (ans.data_len % SR_SIZE)
+	/* Records at the stride the answer gives (AttributeOffset), each
+	 * one the query selects. */
+	ret = sa_table_shape(&ans.hdr, ans.data_len, SR_SIZE, &shape);
+	if (!ret)
+		ret = sr_table_decode(ans.data, shape.nrec, shape.rec_size, buf, mask, &got);
+	if (shape.truncated)
 		out->name_cut = 1;
-	for (i = 0; i < n && !ret; i++) {
-		sr_decode(ans.data + i * SR_SIZE, SR_SIZE, &got);
-		ret = ats_set_add(out, &got, q->any);
-	}
+	for (i = 0; !ret && i < shape.nrec; i++)
+		ret = ats_set_add(out, &got[i], q->any);
+	free(got);
 	sa_answer_free(&ans);
 	return ret;
 }
@@ -218,8 +296,10 @@ static int ats_lookup(struct sa_client *sa, const struct ats_q *q, struct ats_se
 		ats_set_free(out);
 		return ret;
 	}
-	if (out->n > 1)
+	if (out->n > 1) {
 		qsort(out->recs, out->n, sizeof(*out->recs), ats_rec_cmp);
+		out->idx_recs = NULL; /* the index points at the old order */
+	}
 	return 0;
 }
 

@@ -22,6 +22,11 @@ struct ats_set {
 			   * the default PKey only (no PKeys given) */
 	int name_cut;     /* without RMPP, records outside the SID block
 			   * were seen only in the first MAD of the answer */
+	/* ats_set_put's key index (1 + position in recs, 0 free), so that
+	 * a set of n records costs O(n); rebuilt when recs or n were
+	 * changed behind its back. Who reorders recs sets idx_recs NULL. */
+	size_t cap, *idx, idx_len, idx_n;
+	const struct sr_record *idx_recs;
 };
 
 void ats_set_free(struct ats_set *s);

@@ -1,14 +1,19 @@
 /* ServiceRecord, SA header and the plugin's decision on any Set/Delete. */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ats.h"
 #include "policy.h"
 #include "sa.h"
+#include "sa_client.h"
 #include "sr.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* NodeRecord (IBTA Vol 1 15.2.5.2, Table 193). */
+#define NR_MIN_SIZE 108
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -22,8 +27,35 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *why;
 	uint8_t enc[SR_SIZE];
 
-	if (!sa_hdr_decode(data, size, &h))
-		sa_table_shape(&h, size - SA_OFF_DATA, SR_SIZE, &shape);
+	/* A GetTable answer: its shape, then its records against a query
+	 * (the input's first record, or zeros) under the SA header's mask. */
+	if (!sa_hdr_decode(data, size, &h) &&
+	    !sa_table_shape(&h, size - SA_OFF_DATA, SR_SIZE, &shape)) {
+		struct sr_record *recs;
+
+		memset(enc, 0, sizeof(enc));
+		if (size >= SA_OFF_DATA + SR_SIZE)
+			memcpy(enc, data + SA_OFF_DATA, SR_SIZE);
+		if (!sr_table_decode(data + SA_OFF_DATA, shape.nrec, shape.rec_size, enc,
+				     h.comp_mask, &recs))
+			free(recs);
+	}
+	/* ... or a PathRecord table (sa_path), for the GID of its first. */
+	if (size >= SA_OFF_DATA + 24) {
+		struct sa_path_info pi;
+
+		sa_path_decode(data + SA_OFF_DATA, size - SA_OFF_DATA, data + SA_OFF_DATA + 8, &pi);
+	}
+	/* ... or a NodeRecord table (sa_ports). */
+	if (!sa_hdr_decode(data, size, &h) &&
+	    !sa_table_shape(&h, size - SA_OFF_DATA, NR_MIN_SIZE, &shape)) {
+		struct sa_port *ports;
+		size_t n;
+
+		if (!sa_ports_decode(data, data + SA_OFF_DATA, shape.nrec, shape.rec_size,
+				     &ports, &n))
+			free(ports);
+	}
 	if (!sr_decode(data, size, &r)) {
 		ats_record_check(&r, &why);
 		sr_encode(enc, &r);

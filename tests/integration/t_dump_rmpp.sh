@@ -132,4 +132,15 @@ check "without RMPP audit walks to the same ports and the block's records" \
 	test "$(jfield "$RUN/audit.plain.json" ports)" -eq "$NPORTS" -a \
 	"$(jfield "$RUN/audit.plain.json" records)" -ge $((WANT + 20)) -a \
 	"$(jfield "$RUN/audit.plain.json" partial)" = True
+
+# A GetTable's whole RMPP transfer must arrive within one attempt, and its
+# length is unknown: each retry waits twice as long. 4000 ATS-named
+# records on one GID (700 KB, some 60 ms through the shim) with a 40 ms
+# timeout: attempts of 40, 80, 160, 320 and 640 ms (with the same 40 ms
+# each, every attempt restarted the transfer and the audit timed out).
+check_out "4000 ATS-named records outside the block on host1's GID" "set 4000" \
+	srtool host1 --gid "$(port_gid host1)" --sid 0x2000 --ip 10.9.1.1 --count 4000 set
+atsctl host2 -n -t 40 -r 4 --json audit >"$RUN/audit.big.json" 2>"$RUN/audit.big.err"
+check "audit with -t 40 reads all $((WANT + 4025)) records" \
+	test "$(jfield "$RUN/audit.big.json" records)" -eq $((WANT + 4025))
 finish

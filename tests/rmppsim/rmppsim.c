@@ -30,6 +30,12 @@
  * slices of at most RS_SLICE_MS on umad2sim's poll, so a sender started
  * by another thread is served on time. Every other call passes through.
  *
+ * Limits: a process that does not read or poll for RETRIES x ACK_MS loses
+ * a message sent to it meanwhile (the kernel ACKs without the reader);
+ * the reader's queue is unbounded, as ib_umad's; past RS_TABLE_CAP
+ * transfers on a port (none lingering) a send fails with ENOMEM and a new
+ * incoming message is dropped (its requester times out and retries).
+ *
  * Tunables (environment): RMPPSIM_ACK_MS (sender's wait for an ACK),
  * RMPPSIM_RETRIES, RMPPSIM_WINDOW, RMPPSIM_TOTAL_MS, RMPPSIM_LINGER_MS,
  * RMPPSIM_MAX_LEN (longest message received, else STOP; 16 MiB),

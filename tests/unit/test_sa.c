@@ -3,11 +3,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "golden.h"
 #include "sa.h"
+#include "sa_client.h"
 #include "sr.h"
 
 /* Field by field: the structs have padding. */
@@ -90,6 +92,9 @@ static void test_status(void **state)
 	assert_int_equal(sa_status_to_errno(0x5500), -EPROTO);
 	assert_int_equal(sa_status_to_errno(0x000c), -EOPNOTSUPP);
 	assert_int_equal(sa_status_to_errno(0x0001), -EBUSY);
+	/* Redirect: the data is a ClassPortInfo, never records. */
+	assert_int_equal(sa_status_to_errno(0x0002), -EREMOTE);
+	assert_string_equal(sa_status_str(0x0002), "SA redirects elsewhere (not followed)");
 	assert_string_equal(sa_status_str(0x0200),
 			    "request rejected as invalid (ERR_REQ_INVALID)");
 	assert_string_equal(sa_status_str(0x5500), "unknown SA status");
@@ -130,7 +135,22 @@ static void test_table_shape(void **state)
 	h.rmpp_flags = RMPP_FLAG_ACTIVE | RMPP_FLAG_FIRST | RMPP_FLAG_LAST;
 	assert_int_equal(sa_table_shape(&h, SA_DATA_SIZE, 40, &s), 0);
 	assert_false(s.truncated);
+	/* The same from an SA without RMPP (RMPP version 0): it keeps what
+	 * one MAD holds, so five 40-byte records or one ServiceRecord may be
+	 * a part; fewer are whole. */
+	h.rmpp_version = 0;
+	assert_int_equal(sa_table_shape(&h, SA_DATA_SIZE, 40, &s), 0);
+	assert_true(s.truncated);
+	assert_int_equal(sa_table_shape(&h, 4 * 40, 40, &s), 0);
+	assert_false(s.truncated);
 	h.attr_offset = SR_SIZE / 8;
+	assert_int_equal(sa_table_shape(&h, SR_SIZE, SR_SIZE, &s), 0);
+	assert_int_equal(s.nrec, 1);
+	assert_true(s.truncated);
+	/* OpenSM with RMPP through ibsim: version 0, Active alone, whole. */
+	h.rmpp_flags = RMPP_FLAG_ACTIVE;
+	assert_int_equal(sa_table_shape(&h, SR_SIZE, SR_SIZE, &s), 0);
+	assert_false(s.truncated);
 	/* Empty table. */
 	assert_int_equal(sa_table_shape(&h, 0, SR_SIZE, &s), 0);
 	assert_int_equal(s.nrec, 0);
@@ -141,6 +161,63 @@ static void test_table_shape(void **state)
 	assert_int_equal(sa_table_shape(&h, SA_DATA_SIZE, SR_SIZE, &s), -EPROTO);
 }
 
+/* A NodeRecord table (Table 193, NodeInfo Table 132 inside it) at
+ * OpenSM's stride of 112: the CA ports in LID order, not the switch. */
+static void test_ports_decode(void **state)
+{
+	static const uint8_t prefix[8] = { 0xfe, 0x80 };
+	uint8_t d[3 * 112] = { 0 };
+	struct sa_port *p;
+	size_t n;
+
+	(void)state;
+	d[1] = 9;               /* LID */
+	d[4 + 2] = 1;           /* NodeType CA */
+	d[4 + 20 + 7] = 0x11;   /* PortGUID */
+	d[4 + 36] = 2;          /* LocalPortNum */
+	d[112 + 1] = 4;
+	d[112 + 4 + 2] = 2;     /* a switch */
+	d[224 + 1] = 3;
+	d[224 + 4 + 2] = 1;
+	d[224 + 4 + 4 + 7] = 0x77; /* SystemImageGUID */
+	assert_int_equal(sa_ports_decode(prefix, d, 3, 112, &p, &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(p[0].lid, 3);
+	assert_int_equal(p[0].sys_guid, 0x77);
+	assert_int_equal(p[1].lid, 9);
+	assert_int_equal(p[1].port_num, 2);
+	assert_int_equal(p[1].gid[0], 0xfe);
+	assert_int_equal(p[1].gid[15], 0x11);
+	free(p);
+	/* A stride short of a NodeRecord; none at all. */
+	assert_int_equal(sa_ports_decode(prefix, d, 3, 104, &p, &n), -EPROTO);
+	assert_int_equal(sa_ports_decode(prefix, d, 0, 0, &p, &n), 0);
+	assert_int_equal(n, 0);
+	assert_null(p);
+}
+
+/* The first PathRecord of an answer (Table 205): the one asked for, or
+ * no answer. */
+static void test_path_decode(void **state)
+{
+	uint8_t d[SA_DATA_SIZE] = { 0 }, dgid[16] = { 0xfe, 0x80 };
+	struct sa_path_info p;
+
+	(void)state;
+	dgid[15] = 2;
+	memcpy(d + 8, dgid, 16);
+	d[41] = 7;    /* DLID */
+	d[53] = 0x13; /* QoS class above SL 3 */
+	d[54] = 0x84; /* selector 2, MTU 4 */
+	assert_int_equal(sa_path_decode(d, 64, dgid, &p), 0);
+	assert_int_equal(p.dlid, 7);
+	assert_int_equal(p.sl, 3);
+	assert_int_equal(p.mtu, 4);
+	assert_int_equal(sa_path_decode(d, 63, dgid, &p), -ENOENT);
+	d[8 + 15] = 3; /* another port's path */
+	assert_int_equal(sa_path_decode(d, 64, dgid, &p), -EPROTO);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -148,6 +225,8 @@ int main(void)
 		cmocka_unit_test(test_header_fields),
 		cmocka_unit_test(test_status),
 		cmocka_unit_test(test_table_shape),
+		cmocka_unit_test(test_ports_decode),
+		cmocka_unit_test(test_path_decode),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

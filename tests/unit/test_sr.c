@@ -127,6 +127,47 @@ static void test_match(void **state)
 	assert_true(sr_match(golden_sr_v4, q, 0));
 }
 
+/* An answer keeps what OpenSM compares; the lease and reserved field
+ * it ignores and the ServiceKey it zeroes do not make a record foreign. */
+static void test_answers(void **state)
+{
+	uint64_t all = sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY | SR_F_LEASE | SR_F_KEY |
+				    SR_F_NAME | SR_F_DATA8 | SR_F_DATA64) | 1ull << SR_CM_RESV;
+	uint8_t q[SR_SIZE], ans[3 * 184];
+	struct sr_record *v;
+
+	(void)state;
+	memcpy(q, golden_sr_v4, SR_SIZE);
+	q[SR_OFF_LEASE + 3] ^= 1;
+	q[SR_OFF_RESV] ^= 1;
+	q[SR_OFF_KEY] ^= 1;
+	assert_true(sr_answers(golden_sr_v4, q, all));
+	q[SR_OFF_GID + 15] ^= 1; /* another port's record */
+	assert_false(sr_answers(golden_sr_v4, q, all));
+	assert_true(sr_answers(golden_sr_v4, q, all & ~sr_comp_mask(SR_F_GID)));
+
+	/* A table at a longer stride (AttributeOffset 23): 3 records. */
+	memset(ans, 0xee, sizeof(ans));
+	memcpy(ans, golden_sr_v4, SR_SIZE);
+	memcpy(ans + 184, golden_sr_v4, SR_SIZE);
+	memcpy(ans + 368, golden_sr_v4, SR_SIZE);
+	memcpy(q, golden_sr_v4, SR_SIZE);
+	assert_int_equal(sr_table_decode(ans, 3, 184, q, all, &v), 0);
+	assert_memory_equal(v[2].gid, golden_sr_v4 + SR_OFF_GID, 16);
+	free(v);
+	/* One more record than the query selects: no answer at all. */
+	ans[368 + SR_OFF_GID + 15] ^= 1;
+	v = (struct sr_record *)ans;
+	assert_int_equal(sr_table_decode(ans, 3, 184, q, all, &v), -EPROTO);
+	assert_null(v);
+	assert_int_equal(sr_table_decode(ans, 2, 184, q, all, &v), 0);
+	free(v);
+	/* A stride short of a record, or none. */
+	assert_int_equal(sr_table_decode(ans, 2, SR_SIZE - 8, q, 0, &v), -EPROTO);
+	assert_int_equal(sr_table_decode(ans, 0, 0, q, all, &v), 0);
+	assert_null(v);
+}
+
 static void test_field_names(void **state)
 {
 	char b[32];
@@ -231,6 +272,7 @@ int main(void)
 		cmocka_unit_test(test_decode_truncated),
 		cmocka_unit_test(test_comp_mask_table),
 		cmocka_unit_test(test_match),
+		cmocka_unit_test(test_answers),
 		cmocka_unit_test(test_field_names),
 		cmocka_unit_test(test_decode_random_bytes),
 		cmocka_unit_test(test_matches_saquery_capture),

@@ -65,7 +65,7 @@ check_absent "the new master installed no shadow" "osmats replication: installed
 	cat "$RUN/sm2/osm.log"
 check_out "host1's agent saw the SM change" "^sm_changes [1-9]" agent host1 stats
 check_out "... and names the new SM" "^sm_lid $LID3\$" agent host1 stats
-check_out "... also in --json" "\"sm_changes\": [1-9][0-9]*, .*\"sm_lid\": $LID3}" \
+check_out "... also in --json" "\"sm_changes\": [1-9][0-9]*, .*\"sm_lid\": $LID3," \
 	agent host1 --json stats
 check_out "... from its port's SMA (umad2sim's sysfs stays as it was)" \
 	"SM LID [0-9]+ -> $LID3," cat "$RUN/atsd-host1.log"

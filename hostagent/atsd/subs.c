@@ -50,10 +50,13 @@ static void note_outcome(const struct saj *j)
 	if (j->err) {
 		sb.st.failures++;
 		sb.lapsed = 1;
-		if (j->err != sb.last_err || j->u.inform.sa_lid != sb.last_sa_lid)
-			log_warn("cannot %s SA reports (SA LID %u): %s; cached answers last "
-				 "their TTL until it works", subscribe ? "subscribe to" :
-				 "unsubscribe from", j->u.inform.sa_lid, j->errmsg);
+		if (!subscribe)
+			log_warn("cannot unsubscribe from SA reports (SA LID %u): %s",
+				 j->u.inform.sa_lid, j->errmsg);
+		else if (j->err != sb.last_err || j->u.inform.sa_lid != sb.last_sa_lid)
+			log_warn("cannot subscribe to SA reports (SA LID %u): %s; cached "
+				 "answers last their TTL until it works", j->u.inform.sa_lid,
+				 j->errmsg);
 	} else if (!subscribe) {
 		log_info("unsubscribed from SA reports (SA LID %u)", j->u.inform.sa_lid);
 	} else {

@@ -105,6 +105,7 @@ struct saj_inform {
 
 struct saj_report {
 	uint64_t tid;
+	int64_t rx_ms;              /* when it arrived (mono_ms) */
 	uint16_t slid;              /* the fabric's source LID */
 	int refused;                /* not from the SA we subscribed with, or
 				     * no Notice: not answered, not acted on */

@@ -8,11 +8,17 @@
 #include "subs.h"
 
 /* Reports remembered to spot repeats: the SA resends one whose
- * ReportResp it missed (13.4.8.2), with the same TID. */
+ * ReportResp it missed (13.4.8.2), with the same TID, within its MAD
+ * timeouts and retries (OpenSM: a few seconds). A restarted SA numbers
+ * its Reports from the start again (OpenSM: 0x02DAB001), so what is
+ * remembered is forgotten after SUBS_SEEN_MS, and at a new subscription
+ * after a lapse or to another SA. */
 #define SUBS_SEEN 32
+#define SUBS_SEEN_MS 10000
 
 struct seen {
 	uint64_t tid;
+	int64_t rx_ms;
 	uint16_t trap;
 	uint8_t gid[16];
 };
@@ -64,6 +70,10 @@ static void note_outcome(const struct saj *j)
 		if (sb.last_err || j->u.inform.sa_lid != sb.last_sa_lid)
 			log_info("subscribed to SA reports of traps 64/65 (SA LID %u)",
 				 j->u.inform.sa_lid);
+		if (sb.lapsed || j->u.inform.sa_lid != sb.last_sa_lid) {
+			sb.nseen = 0;
+			sb.next_seen = 0;
+		}
 		if (sb.lapsed)
 			sb.hooks.lapsed();
 		sb.lapsed = 0;
@@ -135,11 +145,13 @@ static int seen_before(const struct saj_report *r, const uint8_t *gid)
 
 	for (i = 0; i < sb.nseen; i++) {
 		s = &sb.seen[i];
-		if (s->tid == r->tid && s->trap == r->notice.trap_or_dev && !memcmp(s->gid, gid, 16))
+		if (s->tid == r->tid && s->trap == r->notice.trap_or_dev &&
+		    !memcmp(s->gid, gid, 16) && r->rx_ms - s->rx_ms < SUBS_SEEN_MS)
 			return 1;
 	}
 	s = &sb.seen[sb.next_seen];
 	s->tid = r->tid;
+	s->rx_ms = r->rx_ms;
 	s->trap = r->notice.trap_or_dev;
 	memcpy(s->gid, gid, 16);
 	sb.next_seen = (sb.next_seen + 1) % SUBS_SEEN;

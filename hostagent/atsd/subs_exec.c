@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "mono.h"
 #include "notice.h"
 #include "sa.h"
 #include "subs_exec.h"
@@ -88,6 +89,7 @@ size_t subs_exec_answer(const uint8_t *req, size_t len, uint8_t *resp, size_t ca
 		return 0;
 	memset(&r, 0, sizeof(r));
 	r.tid = h.mad.tid;
+	r.rx_ms = mono_ms();
 	if (!mport_requester(se.port, &from))
 		r.slid = from.slid;
 	/* Only the SA we subscribed with reports to us (13.4.8.2): anyone

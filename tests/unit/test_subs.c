@@ -45,6 +45,7 @@ static void on_lapsed(void)
 }
 
 static const struct subs_hooks hooks = { on_gone, on_back, on_lapsed };
+static int64_t now_ms;
 static const uint8_t gid_a[16] = { 0xfe, 0x80, [15] = 0xa };
 static const uint8_t sm_gid[16] = { 0xfe, 0x80, [15] = 1 };
 
@@ -53,6 +54,7 @@ static int setup(void **state)
 	(void)state;
 	submitted = NULL;
 	nsubmitted = gone_calls = back_calls = lapsed_calls = 0;
+	now_ms = 1000;
 	log_init("test_subs", LOG_LVL_ERR);
 	subs_init(&hooks);
 	subs_start((struct saj_thread *)&hooks); /* any non-NULL thread */
@@ -86,6 +88,7 @@ static void report(uint64_t tid, uint16_t trap, int refused)
 
 	assert_non_null(j);
 	j->u.report.tid = tid;
+	j->u.report.rx_ms = now_ms;
 	j->u.report.slid = 1;
 	j->u.report.refused = refused;
 	notice_gid_trap(&j->u.report.notice, trap, 1, sm_gid, gid_a);
@@ -174,12 +177,39 @@ static void test_seen_window(void **state)
 	assert_int_equal(st.reports, 101);
 }
 
+/* A repeat is one within the SA's retries; a restarted SA numbers its
+ * Reports from the start again: the same TID later, or after a lapsed
+ * subscription, is a new report. */
+static void test_repeat_window(void **state)
+{
+	struct subs_stats st;
+
+	(void)state;
+	report(0x2dab001, 65, 0);
+	now_ms += 3000;
+	report(0x2dab001, 65, 0);
+	now_ms += 20000;
+	report(0x2dab001, 65, 0);
+	subs_stats(&st);
+	assert_int_equal(st.duplicates, 1);
+	assert_int_equal(st.reports, 2);
+	subs_request("start");
+	complete(-ETIMEDOUT);
+	subs_request("again");
+	complete(0);
+	report(0x2dab001, 65, 0);
+	subs_stats(&st);
+	assert_int_equal(st.duplicates, 1);
+	assert_int_equal(st.reports, 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_subscribe_outcomes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reports, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_seen_window, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_repeat_window, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -123,7 +123,8 @@ int notice_decode(const uint8_t *b, size_t len, struct notice *n)
 
 int notice_trap_gid(const struct notice *n, uint8_t gid[16])
 {
-	if (!n->is_generic || n->trap_or_dev < NOTICE_TRAP_GID_IN || n->trap_or_dev > NOTICE_TRAP_MGID_DELETED)
+	if (!n->is_generic || n->trap_or_dev < NOTICE_TRAP_GID_IN ||
+	    n->trap_or_dev > NOTICE_TRAP_MGID_DELETED)
 		return -EINVAL;
 	memcpy(gid, n->details + TRAP64_OFF_GID, 16);
 	return 0;

@@ -59,6 +59,10 @@ check "host2 plugged back: host1 resolves it again as soon as its record is back
 check_out "... on trap 64" "SA report: $G2 in service" cat "$RUN/atsd-host1.log"
 check_out "... the negative answers dropped" "^invalidations [3-9]" agent host1 stats
 check_out "no duplicate, nothing refused yet" "^report_duplicates 0$" agent host1 stats
+check_absent "OpenSM got host1's ReportResps (no Report to LID $L1 timed out)" \
+	"SubnAdmReport\(Notice\), attr_mod 0x0, LID $L1," cat "$RUN/osm.log"
+check_out "... where host2's, unplugged, timed out" \
+	"SubnAdmReport\(Notice\), attr_mod 0x0, LID $(port_lid host2)," cat "$RUN/osm.log"
 
 check_out "forged Reports from host3 to host1" "^sent 16 forged Reports, 0 answered" \
 	on host3 "$top_builddir/tests/tools/hostile" "$L1" 1 reports

@@ -3,8 +3,11 @@
 # a Report can explain a fresh answer. A host unplugged: the other host's
 # cached answer goes on trap 65 and its next lookup misses; plugged back:
 # trap 64 drops the cached "no record", and it resolves as soon as the
-# record is back. Forged Reports from another host are refused; atsd
-# unsubscribes at exit.
+# record is back. OpenSM gets a ReportResp for each Report; forged
+# Reports from another host are refused; after an SA restart atsd
+# subscribes again and empties its cache; it unsubscribes at exit. The
+# delays from Unlink to the cache drop and to the first miss are printed
+# (# lines).
 . "$top_srcdir/tests/integration/harness.sh"
 
 fabric_start fabric4.net

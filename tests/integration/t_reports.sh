@@ -85,6 +85,8 @@ check "OpenSM restarted: host1 subscribes again" \
 	wait_for "resubscription" 20 stat_ge host1 subscriptions $((subs_before + 1))
 check_out "... and empties its cache: reports may have been missed" "^cache_entries 0$" \
 	agent host1 stats
+check "... logged once" \
+	[ "$(grep -c "cannot subscribe to SA reports" "$RUN/atsd-host1.log")" -eq 1 ]
 check "... host2 registers again" wait_for "registration" 20 has_primary host1 "$G2" 10.0.0.2
 check "... host1 resolves it" resolves
 n=$(stat host1 invalidations)

@@ -50,6 +50,7 @@ static const struct ac_key {
 	{ "sm_poll_interval", AC_U32, M(sm_poll_interval), 1, 3600, 0, 0 },
 	{ "cache_ttl", AC_U32, M(cache_ttl), 0, 86400, 0, 0 },
 	{ "negative_ttl", AC_U32, M(negative_ttl), 0, 3600, 0, 0 },
+	{ "report_grace", AC_U32, M(report_grace), 0, 3600, 0, 0 },
 	{ "sa_timeout", AC_U32, M(sa_timeout), 10, 60000, 0, 0 },
 	{ "sa_retries", AC_U32, M(sa_retries), 0, 20, 0, 0 },
 	{ "backoff_max", AC_U32, M(backoff_max), 1, 3600, 0, 0 },
@@ -82,6 +83,7 @@ void agent_conf_default(struct agent_conf *c)
 	c->sm_poll_interval = 5;
 	c->cache_ttl = 30;
 	c->negative_ttl = 5;
+	c->report_grace = 10;
 	c->sa_timeout = 500;
 	c->sa_retries = 3;
 	c->backoff_max = 60;

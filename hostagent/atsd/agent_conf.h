@@ -49,6 +49,7 @@ struct agent_conf {
 	uint32_t sm_poll_interval;  /* s */
 	uint32_t cache_ttl;         /* s */
 	uint32_t negative_ttl;      /* s */
+	uint32_t report_grace;      /* s: no caching of what a report made stale */
 	uint32_t sa_timeout;        /* ms */
 	uint32_t sa_retries;
 	uint32_t backoff_max;       /* s */

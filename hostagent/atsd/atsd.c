@@ -32,6 +32,7 @@
 #include "port_poll.h"
 #include "sa_thread.h"
 #include "sources.h"
+#include "subs.h"
 
 static struct {
 	struct agent_conf conf;
@@ -51,18 +52,25 @@ static void recheck(void)
 	ctl_lookup_cache_clear();
 	ag.want_join = 1;
 	own_request_sync(1);
+	/* A new SM, or one that asked us to reregister, holds no
+	 * subscription of ours. */
+	subs_request("SM change or reregistration");
 }
 
 static void on_port_changed(int sm_change)
 {
-	if (sm_change)
+	if (sm_change) {
 		recheck();
-	else
+	} else {
 		own_request_sync(1);
+		subs_request("port back up");
+	}
 }
 
 static void on_synced(void)
 {
+	if (!subs_active())
+		subs_request("the SA answers");
 	if (ag.want_join) {
 		ag.want_join = 0;
 		groups_submit(SAJ_JOIN);
@@ -86,8 +94,10 @@ static void on_left(void)
 
 static void on_lookup_failed(void)
 {
-	/* An SA that fails lookups may have restarted: check our records. */
+	/* An SA that fails lookups may have restarted: check our records
+	 * and our subscription. */
 	own_request_sync(1);
+	subs_request("a lookup failed");
 }
 
 static const struct own_hooks own_hooks = {
@@ -97,14 +107,24 @@ static const struct own_hooks own_hooks = {
 	.stopped = on_stopped,
 };
 
+static const struct subs_hooks subs_hooks = {
+	.gone = ctl_lookup_port_gone,
+	.back = ctl_lookup_port_back,
+	.lapsed = ctl_lookup_cache_clear,
+};
+
 /* Everything due now; the next deadline. */
 static int64_t timers(void)
 {
 	int64_t now = mono_ms(), t, next;
 
 	next = ctl_sock_timers(now, 1);
-	if (own_timers(now) && groups_started())
-		groups_submit(SAJ_CHECK);
+	if (own_timers(now)) {
+		if (groups_started())
+			groups_submit(SAJ_CHECK);
+		/* A restarted SA forgot us; subscribing again is harmless. */
+		subs_request("verify period");
+	}
 	t = own_next_timer();
 	if (t < next)
 		next = t;
@@ -214,9 +234,11 @@ static void on_signal(int sfd, int64_t *shutdown_deadline)
 		log_info("signal %u: deleting our records, then exiting", si.ssi_signo);
 		ag.terminating = 1;
 		own_list(&nowned);
+		/* Records, groups and the two unsubscribes. */
 		*shutdown_deadline = mono_ms() +
 			(int64_t)(ag.conf.sa_retries + 1) * ag.conf.sa_timeout *
-			(2 * nowned + 4) + 2000;
+			(2 * nowned + 6) + 2000;
+		subs_shutdown();
 		own_shutdown();
 	}
 }
@@ -232,6 +254,7 @@ static int run(int sfd)
 
 	ag.want_join = 1;
 	own_start();
+	subs_request("start");
 	next = timers();
 	while (!ag.done) {
 		int n = 0, nifs, i, timeout;
@@ -433,6 +456,8 @@ int main(int argc, char **argv)
 	so.ibping = ag.conf.ibping;
 	so.cm = ag.conf.cm_active ? &ag.conf.cm : NULL;
 	so.cm_timeout_ms = ag.conf.cm_timeout;
+	so.report = subs_report;
+	subs_init(&subs_hooks);
 	ret = saj_start(&ag.saj, &so);
 	if (ret) {
 		log_err("cannot open CA %s port %d: %s", so.ca ? so.ca : "(default)",
@@ -457,6 +482,7 @@ int main(int argc, char **argv)
 		own_init(ag.saj, &ag.conf, ag.src, &own_hooks);
 		groups_init(ag.saj, &ag.conf, ag.src, on_left);
 		ctl_cm_init(ag.saj);
+		subs_start(ag.saj);
 		ctl_records_init(&ag.conf, ag.src);
 		ctl_verbs_init(&ag.conf, ag.src);
 	}

@@ -153,3 +153,43 @@ int rc_put(struct rcache *c, const char *key, const struct sr_record *recs,
 	c->n++;
 	return 0;
 }
+
+static int holds_gid(const struct rc_ent *e, const uint8_t *gid)
+{
+	size_t i;
+
+	for (i = 0; i < e->nrecs; i++)
+		if (!memcmp(e->recs[i].gid, gid, 16))
+			return 1;
+	return 0;
+}
+
+/* A scan of the whole cache: reports are rare, lookups are not. */
+static size_t drop_where(struct rcache *c, const uint8_t *gid)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < c->nbuckets; i++) {
+		struct rc_ent **pp = &c->bucket[i];
+
+		while (*pp) {
+			if (gid ? holds_gid(*pp, gid) : !(*pp)->nrecs) {
+				drop(c, pp);
+				n++;
+			} else {
+				pp = &(*pp)->next;
+			}
+		}
+	}
+	return n;
+}
+
+size_t rc_drop_gid(struct rcache *c, const uint8_t gid[16])
+{
+	return drop_where(c, gid);
+}
+
+size_t rc_drop_negative(struct rcache *c)
+{
+	return drop_where(c, NULL);
+}

@@ -30,4 +30,10 @@ const struct sr_record *rc_records(const struct rc_ent *e, size_t *n);
 int rc_put(struct rcache *c, const char *key, const struct sr_record *recs,
 	   size_t n, int64_t expires_ms);
 
+/* The SA reported a port gone (trap 65) or back (trap 64): drop every
+ * answer holding a record of gid, or every negative answer. Each returns
+ * how many entries went. */
+size_t rc_drop_gid(struct rcache *c, const uint8_t gid[16]);
+size_t rc_drop_negative(struct rcache *c);
+
 #endif

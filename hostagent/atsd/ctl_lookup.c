@@ -21,7 +21,18 @@ struct pending {
 	char key[RC_KEY_MAX];
 	struct ctl_ticket *w;
 	size_t nw;
+	int stale_neg;              /* a port came back while the SA was asked */
 	struct pending *next;
+};
+
+/* A port the SA reported out of service (trap 65). Its record may
+ * outlive the report (the plugin flushes it a moment later; a stock SA
+ * keeps it): answers holding it are served but not cached until it comes
+ * back (trap 64) or report_grace passes. */
+#define GONE_MAX 64
+struct gone {
+	uint8_t gid[16];
+	int64_t until_ms;
 };
 
 static struct {
@@ -32,6 +43,10 @@ static struct {
 	int sa_silent;           /* the last lookup found the SA silent */
 	struct rcache *cache;
 	struct pending *pending;
+	struct gone gone[GONE_MAX];
+	/* Until then "no record" is not cached: a port came back (trap 64)
+	 * and its host is registering again. */
+	int64_t back_until_ms;
 	struct ctl_lookup_stats st;
 } lk;
 
@@ -64,6 +79,50 @@ void ctl_lookup_cache_clear(void)
 		rc_clear(lk.cache);
 }
 
+static int holds_gone(const struct sr_record *r, size_t n, int64_t now)
+{
+	size_t g, i;
+
+	for (g = 0; g < GONE_MAX; g++)
+		for (i = 0; lk.gone[g].until_ms > now && i < n; i++)
+			if (!memcmp(r[i].gid, lk.gone[g].gid, 16))
+				return 1;
+	return 0;
+}
+
+size_t ctl_lookup_port_gone(const uint8_t gid[16])
+{
+	int64_t now = mono_ms();
+	size_t g, slot = 0;
+
+	/* Its own slot, else the one that ends first. */
+	for (g = 0; g < GONE_MAX; g++) {
+		if (!memcmp(lk.gone[g].gid, gid, 16)) {
+			slot = g;
+			break;
+		}
+		if (lk.gone[g].until_ms < lk.gone[slot].until_ms)
+			slot = g;
+	}
+	memcpy(lk.gone[slot].gid, gid, 16);
+	lk.gone[slot].until_ms = now + (int64_t)lk.conf->report_grace * 1000;
+	return lk.cache ? rc_drop_gid(lk.cache, gid) : 0;
+}
+
+size_t ctl_lookup_port_back(const uint8_t gid[16])
+{
+	struct pending *p;
+	size_t g;
+
+	for (g = 0; g < GONE_MAX; g++)
+		if (!memcmp(lk.gone[g].gid, gid, 16))
+			lk.gone[g].until_ms = 0;
+	for (p = lk.pending; p; p = p->next)
+		p->stale_neg = 1;
+	lk.back_until_ms = mono_ms() + (int64_t)lk.conf->report_grace * 1000;
+	return lk.cache ? rc_drop_negative(lk.cache) : 0;
+}
+
 void ctl_lookup_stats(struct ctl_lookup_stats *st)
 {
 	*st = lk.st;
@@ -91,12 +150,17 @@ static void reply_records(int slot, const struct sr_record *r, size_t n, int loc
 	free(buf);
 }
 
-static void cache_put(const char *key, const struct sr_record *r, size_t n)
+static void cache_put(const struct pending *p, const struct sr_record *r, size_t n)
 {
 	uint32_t ttl = n ? lk.conf->cache_ttl : lk.conf->negative_ttl;
+	int64_t now = mono_ms();
+	const char *key = p->key;
+
+	if (n ? holds_gone(r, n, now) : p->stale_neg || now < lk.back_until_ms)
+		return;
 
 	/* A failed put only costs a later SA lookup. */
-	if (ttl && rc_put(lk.cache, key, r, n, mono_ms() + (int64_t)ttl * 1000))
+	if (ttl && rc_put(lk.cache, key, r, n, now + (int64_t)ttl * 1000))
 		log_debug("lookup of %s not cached", key);
 }
 
@@ -169,7 +233,7 @@ static void lookup_done(struct saj *j, void *ctx)
 	if (nosa_applies(j->err))
 		local_answer(j, &loc, &nloc);
 	if (!j->err)
-		cache_put(p->key, l->recs, l->nrecs);
+		cache_put(p, l->recs, l->nrecs);
 	/* Out of the list first: answered clients go on with their next
 	 * requests, which may be this same lookup again. */
 	for (pp = &lk.pending; *pp != p; pp = &(*pp)->next)

@@ -31,6 +31,14 @@ void ctl_lookup_fini(void);
 void ctl_lookup_request(int slot, enum saj_kind kind, const char *arg, const char *pk);
 /* The cached answers are stale (records or the SM changed). */
 void ctl_lookup_cache_clear(void);
+/* The SA reported gid out of service (trap 65): its cached answers go,
+ * and answers holding it are not cached for report_grace (its record may
+ * still be in the SA). How many entries went. */
+size_t ctl_lookup_port_gone(const uint8_t gid[16]);
+/* gid came into service (trap 64): every negative answer goes (which
+ * addresses it brings back is not known), and none is cached for
+ * report_grace, while its host registers again. */
+size_t ctl_lookup_port_back(const uint8_t gid[16]);
 void ctl_lookup_stats(struct ctl_lookup_stats *st);
 
 #endif

@@ -16,6 +16,7 @@
 #include "mono.h"
 #include "own_records.h"
 #include "port_poll.h"
+#include "subs.h"
 
 typedef void verb_fn(int slot, char **argv, int argc);
 
@@ -42,9 +43,10 @@ static void v_stats(int slot, char **argv, int argc)
 {
 	struct ctl_lookup_stats ls;
 	struct own_stats os;
+	struct subs_stats ss;
 	const struct mport_info *port;
 	uint64_t v[ATSD_STATS];
-	char buf[1024];
+	char buf[2048];
 	size_t nowned;
 	int known;
 
@@ -52,6 +54,7 @@ static void v_stats(int slot, char **argv, int argc)
 	(void)argc;
 	ctl_lookup_stats(&ls);
 	own_stats(&os);
+	subs_stats(&ss);
 	own_list(&nowned);
 	port = port_poll_info(&known);
 	v[ATSD_S_CACHE_HITS] = ls.cache_hits;
@@ -71,6 +74,13 @@ static void v_stats(int slot, char **argv, int argc)
 	v[ATSD_S_LOCAL_ANSWERS] = ls.local_answers;
 	v[ATSD_S_LID] = known ? port->lid : 0;
 	v[ATSD_S_SM_LID] = known ? port->sm_lid : 0;
+	v[ATSD_S_SUBSCRIBED] = (uint64_t)ss.active;
+	v[ATSD_S_SUBSCRIPTIONS] = ss.subscriptions;
+	v[ATSD_S_SUBSCRIPTION_FAILURES] = ss.failures;
+	v[ATSD_S_REPORTS] = ss.reports;
+	v[ATSD_S_REPORT_DUPLICATES] = ss.duplicates;
+	v[ATSD_S_REPORTS_REFUSED] = ss.refused;
+	v[ATSD_S_INVALIDATIONS] = ss.invalidations;
 	atsd_stats_format(buf, sizeof(buf), v);
 	ctl_sock_reply(slot, buf);
 }

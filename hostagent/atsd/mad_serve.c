@@ -4,7 +4,9 @@
 
 #include "cm.h"
 #include "mad_serve.h"
+#include "sa.h"
 #include "smp.h"
+#include "subs_exec.h"
 #include "vmad.h"
 
 static struct {
@@ -22,6 +24,8 @@ static size_t answer(const uint8_t *req, size_t len, uint8_t *resp, size_t cap,
 	if (len >= MAD_HDR_SIZE && (req[MAD_OFF_MGMT_CLASS] == SMP_CLASS_LID ||
 				    req[MAD_OFF_MGMT_CLASS] == SMP_CLASS_DR))
 		return ms.refuse_smps ? smp_refuse(req, len, resp, cap) : 0;
+	if (len >= MAD_HDR_SIZE && req[MAD_OFF_MGMT_CLASS] == SA_CLASS)
+		return subs_exec_answer(req, len, resp, cap);
 	return vmad_answer(req, len, &ms.id, liv_timestamp(), resp, cap);
 }
 

@@ -1,5 +1,6 @@
 /* The MAD responder, on the SA thread: what the port answers to MADs
- * that arrive unsolicited. CM MADs go to the CM endpoint; vendor classes
+ * that arrive unsolicited. CM MADs go to the CM endpoint; SA Reports to
+ * the subscriptions (subs_exec.h); vendor classes
  * 0x34 (liveness) and 0x32 (ibping) are answered from this host's
  * identity; under ibsim, SMPs are refused as a port without an SM does. */
 #ifndef IBATS_MAD_SERVE_H

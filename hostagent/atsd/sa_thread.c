@@ -1,10 +1,12 @@
 /* The SA thread: a job queue in, a done queue out, and the executor of
  * each job kind (lookups and CM jobs here; syncs in sync_exec.c, group
- * joins in ipoib_exec.c). Between jobs it serves unsolicited MADs
- * (mad_serve.c). */
+ * joins in ipoib_exec.c, subscriptions in subs_exec.c). Between jobs it
+ * serves unsolicited MADs (mad_serve.c); the SA's Reports come out on
+ * the done queue as SAJ_REPORT jobs. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +20,7 @@
 #include "mad_serve.h"
 #include "sa_thread.h"
 #include "sim_sm.h"
+#include "subs_exec.h"
 #include "sync_exec.h"
 
 /* How long the thread listens for requests between looks at its queue. */
@@ -38,6 +41,8 @@ struct saj_thread {
 	struct cmep *cm;
 	int cm_refused;             /* cm asked for, the port refused class 0x07 */
 	unsigned cm_timeout_ms;
+	saj_done_fn *report;
+	void *report_ctx;
 };
 
 /* Why a connect or disconnect finds no CM endpoint. */
@@ -165,10 +170,37 @@ static void run(struct saj_thread *t, struct saj *j)
 	case SAJ_PRIMARY:
 		run_lookup(t, j);
 		return;
+	case SAJ_INFORM:
+		subs_exec_run(t->sa, j);
+		return;
 	default:
 		j->err = -EINVAL;
 		return;
 	}
+}
+
+/* With t->mu held: j to the main thread. */
+static void finish(struct saj_thread *t, struct saj *j)
+{
+	queue_put(&t->done_tail, j);
+	if (write(t->pipe[1], "", 1) < 0 && errno != EAGAIN)
+		log_err("SA thread: cannot wake the main loop: %s", strerror(errno));
+}
+
+/* A Report arrived (subs_exec.c, on this thread). */
+static void post_report(const struct saj_report *r, void *ctx)
+{
+	struct saj_thread *t = ctx;
+	struct saj *j = saj_new(SAJ_REPORT, t->report, t->report_ctx);
+
+	if (!j) {
+		log_warn("SA Report (TID 0x%016" PRIx64 ") lost: out of memory", r->tid);
+		return;
+	}
+	j->u.report = *r;
+	pthread_mutex_lock(&t->mu);
+	finish(t, j);
+	pthread_mutex_unlock(&t->mu);
 }
 
 static void *thread_main(void *arg)
@@ -195,9 +227,7 @@ static void *thread_main(void *arg)
 		pthread_mutex_unlock(&t->mu);
 		run(t, j);
 		pthread_mutex_lock(&t->mu);
-		queue_put(&t->done_tail, j);
-		if (write(t->pipe[1], "", 1) < 0 && errno != EAGAIN)
-			log_err("SA thread: cannot wake the main loop: %s", strerror(errno));
+		finish(t, j);
 	}
 	pthread_mutex_unlock(&t->mu);
 	return NULL;
@@ -265,6 +295,20 @@ int saj_start(struct saj_thread **out, const struct saj_opts *o)
 	}
 	if (o->liveness || o->ibping)
 		t->serving = 1;
+	t->report = o->report;
+	t->report_ctx = o->report_ctx;
+	subs_exec_init(t->port, post_report, t);
+	/* The kernel hands an unsolicited Report only to an agent that
+	 * registered its method; the SA agent only asks. Under ibsim the
+	 * node's SM client gets every MAD of its classes (sim_sm.h). */
+	if (!o->ibsim) {
+		ret = mport_register_serve(t->port, SA_CLASS, SA_CLASS_VERSION, SA_METHOD_REPORT);
+		if (ret < 0)
+			log_warn("cannot receive SA Reports (%s): cached answers last their TTL",
+				 strerror(-ret));
+		else
+			t->serving = 1;
+	}
 	if (o->ibsim) {
 		ret = sim_sm_become(t->port, t->cm != NULL, o->liveness, o->ibping);
 		if (ret < 0) {

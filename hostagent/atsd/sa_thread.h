@@ -21,6 +21,8 @@ struct saj_opts {
 	int ibping;                 /* answer ibping (class 0x32) */
 	const struct cmep_conf *cm; /* CM endpoint, or NULL */
 	unsigned cm_timeout_ms;
+	saj_done_fn *report;        /* each Report the SA sends, on the main thread */
+	void *report_ctx;
 };
 
 /* Opens the port and starts the thread. */

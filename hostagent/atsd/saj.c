@@ -21,6 +21,10 @@ size_t saj_size(enum saj_kind kind)
 	case SAJ_DISCONNECT:
 	case SAJ_CONNS:
 		return head + sizeof(struct saj_cm);
+	case SAJ_INFORM:
+		return head + sizeof(struct saj_inform);
+	case SAJ_REPORT:
+		return head + sizeof(struct saj_report);
 	default:
 		return head;
 	}

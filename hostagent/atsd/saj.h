@@ -11,6 +11,7 @@
 #include "cm_ep.h"
 #include "mcm.h"
 #include "mport.h"
+#include "notice.h"
 #include "plan.h"
 #include "sr.h"
 
@@ -27,6 +28,8 @@ enum saj_kind {
 	SAJ_CONNECT,  /* CM connection to ip:port */
 	SAJ_DISCONNECT,
 	SAJ_CONNS,    /* list the CM endpoint's connections */
+	SAJ_INFORM,   /* subscribe to traps 64/65 at the SA, or unsubscribe */
+	SAJ_REPORT,   /* a Report the SA sent: posted by the thread, never submitted */
 	SAJ_KINDS
 };
 
@@ -95,6 +98,20 @@ struct saj_cm {                 /* SAJ_CONNECT, SAJ_DISCONNECT, SAJ_CONNS */
 	size_t nconns;
 };
 
+struct saj_inform {
+	int subscribe;              /* in: 1 subscribe, 0 unsubscribe */
+	uint16_t sa_lid;            /* out: the SA it was done with */
+};
+
+struct saj_report {
+	uint64_t tid;
+	int64_t rx_ms;              /* when it arrived (mono_ms) */
+	uint16_t slid;              /* the fabric's source LID */
+	int refused;                /* not from the SA we subscribed with, or
+				     * no Notice: not answered, not acted on */
+	struct notice notice;
+};
+
 struct saj;
 /* Called on the main thread when the job is back; the job is freed after. */
 typedef void saj_done_fn(struct saj *j, void *ctx);
@@ -115,6 +132,8 @@ struct saj {
 		struct saj_lookup lookup;
 		struct saj_ipoib ipoib;
 		struct saj_cm cm;
+		struct saj_inform inform;
+		struct saj_report report;
 	} u;                        /* by kind; only that member is allocated */
 };
 

@@ -59,6 +59,13 @@ const char *const atsd_stat_names[ATSD_STATS] = {
 	[ATSD_S_CACHE_ENTRIES] = "cache_entries",
 	[ATSD_S_LID] = "lid",
 	[ATSD_S_SM_LID] = "sm_lid",
+	[ATSD_S_SUBSCRIBED] = "subscribed",
+	[ATSD_S_SUBSCRIPTIONS] = "subscriptions",
+	[ATSD_S_SUBSCRIPTION_FAILURES] = "subscription_failures",
+	[ATSD_S_REPORTS] = "reports",
+	[ATSD_S_REPORT_DUPLICATES] = "report_duplicates",
+	[ATSD_S_REPORTS_REFUSED] = "reports_refused",
+	[ATSD_S_INVALIDATIONS] = "invalidations",
 	[ATSD_S_LOCAL_ANSWERS] = "local_answers",
 };
 

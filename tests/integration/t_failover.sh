@@ -3,7 +3,8 @@
 # Every agent notices the SM LID change, registers again with the new SM,
 # whose plugin enforces the ATS rules, and joins its IPoIB broadcast group
 # again; stock saquery sees records and membership there. Both SMs keep
-# the default sm_key: ServiceRecord replication (t_repl.sh) is off.
+# the default sm_key: ServiceRecord replication (t_repl.sh) is off. The
+# agents subscribe to the new SA's reports, which reach host1.
 . "$top_srcdir/tests/integration/harness.sh"
 
 # Two SMs under ibsim (two_sm_opts): the master at 15, the standby at 10.
@@ -65,7 +66,7 @@ check_absent "the new master installed no shadow" "osmats replication: installed
 	cat "$RUN/sm2/osm.log"
 check_out "host1's agent saw the SM change" "^sm_changes [1-9]" agent host1 stats
 check_out "... and names the new SM" "^sm_lid $LID3\$" agent host1 stats
-check_out "... also in --json" "\"sm_changes\": [1-9][0-9]*, .*\"sm_lid\": $LID3}" \
+check_out "... also in --json" "\"sm_changes\": [1-9][0-9]*, .*\"sm_lid\": $LID3," \
 	agent host1 --json stats
 check_out "... from its port's SMA (umad2sim's sysfs stays as it was)" \
 	"SM LID [0-9]+ -> $LID3," cat "$RUN/atsd-host1.log"
@@ -84,4 +85,14 @@ check_out "stock saquery on host4 reads an ATS record from the new SM" \
 check_rc "the new SM's plugin rejects host4 claiming host1's primary address" 3 \
 	"SA status 0x0200" atsctl host4 register 10.0.0.1 --primary
 check_out "... and logs the rule" "ERR 7A08: ATS rule duplicate-address" cat "$RUN/sm2/osm.log"
+
+# Report subscriptions follow the SM: the new SA reports to host1.
+check "host1's agent subscribes to the new SM's reports" wait_for "subscription" 10 \
+	grep -q "subscribed to SA reports of traps 64/65 (SA LID $LID3)" "$RUN/atsd-host1.log"
+check_out "host1 resolves 10.0.0.2 (cached)" "$G2" agent host1 resolve 10.0.0.2
+sim 'Unlink "host2"'
+kill -HUP "$SM2" # two_sm_opts: no sweep on traps
+check "host2 unplugged: the new SA's report drops host1's cached answer" \
+	wait_for "trap 65" 20 grep -q "SA report: $G2 out of service, 1 cached" "$RUN/atsd-host1.log"
+check_rc "... and host1's next lookup misses" 1 "no ATS record" agent host1 resolve 10.0.0.2
 finish

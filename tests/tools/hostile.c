@@ -1,7 +1,9 @@
-/* hostile LID SM_LID: send malformed MADs, as a broken or malicious host
- * would, to a node (vendor 0x34/0x32, CM 0x07) and to the SA
- * (ServiceRecord Set/Delete/Get with extreme fields). Prints what it sent
- * and how many answers came; the test then checks that everybody lives. */
+/* hostile LID SM_LID [reports]: send malformed MADs, as a broken or
+ * malicious host would, to a node (vendor 0x34/0x32, CM 0x07) and to the
+ * SA (ServiceRecord Set/Delete/Get with extreme fields). With "reports",
+ * only SA Reports (traps 64/65, forged and garbled) to the node, which
+ * must refuse them: they do not come from its SA. Prints what it sent and
+ * how many answers came; the test then checks that everybody lives. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +11,7 @@
 #include "ats.h"
 #include "cm.h"
 #include "mport.h"
+#include "notice.h"
 #include "sa.h"
 #include "vmad.h"
 #include "wire.h"
@@ -40,6 +43,26 @@ static void fire(struct mport *p, int agent, uint16_t lid, uint8_t *m, int want)
 	}
 }
 
+/* Reports as the SA sends them, from the wrong LID, then garbled ones. */
+static void reports(struct mport *p, int asa, uint16_t lid)
+{
+	uint8_t m[MAD_SIZE], gid[16];
+	struct notice n;
+	unsigned i, v;
+
+	for (i = 0; i < 16; i++) {
+		hdr(m, SA_CLASS, SA_CLASS_VERSION, SA_METHOD_REPORT, SA_ATTR_NOTICE);
+		for (v = 0; v < 16; v++)
+			gid[v] = (uint8_t)rand();
+		notice_gid_trap(&n, i % 2 ? NOTICE_TRAP_GID_OUT : NOTICE_TRAP_GID_IN, 1, gid, gid);
+		notice_encode(m + SA_OFF_DATA, &n);
+		if (i >= 8)
+			for (v = SA_OFF_DATA; v < MAD_SIZE; v++)
+				m[v] = (uint8_t)rand();
+		fire(p, asa, lid, m, 1);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	uint16_t lid, sm;
@@ -48,7 +71,7 @@ int main(int argc, char **argv)
 	uint8_t m[MAD_SIZE];
 	unsigned i, v;
 
-	if (argc != 3)
+	if (argc != 3 && (argc != 4 || strcmp(argv[3], "reports")))
 		return 2;
 	lid = (uint16_t)strtoul(argv[1], NULL, 0);
 	sm = (uint16_t)strtoul(argv[2], NULL, 0);
@@ -61,6 +84,12 @@ int main(int argc, char **argv)
 	asa = mport_register(p, SA_CLASS, SA_CLASS_VERSION, 1);
 	if (a34 < 0 || a32 < 0 || acm < 0 || asa < 0)
 		return 3;
+	if (argc == 4) {
+		reports(p, asa, lid);
+		printf("sent %u forged Reports, %u answered\n", sent, answered);
+		mport_close(p);
+		return 0;
+	}
 
 	/* Liveness: every type, every class version 0..3, odd methods. */
 	for (i = 0; i < 256; i += 7) {

@@ -26,7 +26,7 @@ static void test_verbs(void **state)
 	assert_false(atsd_verbs[ATSD_V_STATS].privileged);
 }
 
-/* The count line follows the table: "OK 17" and 17 lines. */
+/* The count line follows the table: "OK 24" and 24 lines. */
 static void test_stats(void **state)
 {
 	uint64_t v[ATSD_STATS];
@@ -39,10 +39,11 @@ static void test_stats(void **state)
 		v[i] = (uint64_t)i * 10;
 	n = atsd_stats_format(buf, sizeof(buf), v);
 	assert_int_equal(n, (int)strlen(buf));
-	assert_int_equal(ATSD_STATS, 17);
-	assert_memory_equal(buf, "OK 17\ncache_hits 0\ncache_misses 10\n", 34);
+	assert_int_equal(ATSD_STATS, 24);
+	assert_memory_equal(buf, "OK 24\ncache_hits 0\ncache_misses 10\n", 34);
 	assert_non_null(strstr(buf, "\nsm_lid 150\n"));
-	assert_non_null(strstr(buf, "\nlocal_answers 160\n"));
+	assert_non_null(strstr(buf, "\ninvalidations 220\n"));
+	assert_non_null(strstr(buf, "\nlocal_answers 230\n"));
 	line = strchr(buf, '\n') + 1;
 	for (i = 0; i < ATSD_STATS; i++) {
 		atsd_stats_split(line, name, sizeof(name), &val);

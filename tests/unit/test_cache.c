@@ -1,5 +1,5 @@
 /* atsd's lookup cache: hits, expiry, negative entries, replacement and
- * eviction of the entry closest to expiry. */
+ * eviction of the entry closest to expiry, drops on reports. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -41,6 +41,40 @@ static void test_hit_expire_negative(void **state)
 	rc_records(rc_find(c, "0 10.0.0.1 ffff", 1500), &n);
 	assert_int_equal(n, 1);
 	rc_clear(c);
+	assert_int_equal(rc_count(c), 0);
+	rc_fini(c);
+}
+
+/* Reports: trap 65 drops the answers holding the GID (and only those),
+ * trap 64 every negative answer. */
+static void test_drop_gid_negative(void **state)
+{
+	struct sr_record a[2], b;
+	struct rcache *c;
+	uint8_t g1[16] = { 0xfe, 0x80, [15] = 1 }, g2[16] = { 0xfe, 0x80, [15] = 2 };
+	size_t n;
+
+	(void)state;
+	memset(a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	memcpy(a[0].gid, g2, 16);
+	memcpy(a[1].gid, g1, 16);  /* the second record of a two-record answer */
+	memcpy(b.gid, g2, 16);
+	assert_int_equal(rc_init(&c, 8), 0);
+	assert_int_equal(rc_put(c, "0 10.0.0.1 ffff", a, 2, 1000), 0);
+	assert_int_equal(rc_put(c, "0 10.0.0.2 ffff", &b, 1, 1000), 0);
+	assert_int_equal(rc_put(c, "0 10.0.0.3 ffff", NULL, 0, 1000), 0);
+	assert_int_equal(rc_put(c, "0 10.0.0.4 ffff", NULL, 0, 1000), 0);
+	assert_int_equal(rc_drop_gid(c, g1), 1);
+	assert_null(rc_find(c, "0 10.0.0.1 ffff", 0));
+	assert_non_null(rc_find(c, "0 10.0.0.2 ffff", 0));
+	assert_int_equal(rc_drop_gid(c, g1), 0);
+	assert_int_equal(rc_drop_negative(c), 2);
+	assert_int_equal(rc_count(c), 1);
+	rc_records(rc_find(c, "0 10.0.0.2 ffff", 0), &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(rc_drop_negative(c), 0);
+	assert_int_equal(rc_drop_gid(c, g2), 1);
 	assert_int_equal(rc_count(c), 0);
 	rc_fini(c);
 }
@@ -104,6 +138,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hit_expire_negative),
+		cmocka_unit_test(test_drop_gid_negative),
 		cmocka_unit_test(test_evict_closest_expiry),
 		cmocka_unit_test(test_key_too_long),
 		cmocka_unit_test(test_many),

@@ -15,6 +15,7 @@ static void test_sizes(void **state)
 	assert_true(saj_size(SAJ_PORT) < saj_size(SAJ_FORWARD));
 	assert_int_equal(saj_size(SAJ_CONNS), offsetof(struct saj, u) + sizeof(struct saj_cm));
 	assert_true(saj_size(SAJ_IPOIB) <= sizeof(struct saj));
+	assert_int_equal(saj_size(SAJ_REPORT), offsetof(struct saj, u) + sizeof(struct saj_report));
 }
 
 static void job_done(struct saj *j, void *ctx)

@@ -1,0 +1,35 @@
+/* InformInfo and Notice decoding of any bytes: decode, re-encode, and
+ * the trap GID of any notice. */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "notice.h"
+#include "sa.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct inform_info ii, ii2;
+	struct notice n, n2;
+	struct sa_hdr h;
+	uint8_t enc[NOTICE_SIZE], gid[16];
+
+	if (!inform_decode(data, size, &ii)) {
+		inform_encode(enc, &ii);
+		if (inform_decode(enc, INFORM_SIZE, &ii2) || memcmp(&ii, &ii2, sizeof(ii)))
+			__builtin_trap(); /* decode/encode must round-trip */
+	}
+	if (!notice_decode(data, size, &n)) {
+		notice_encode(enc, &n);
+		if (notice_decode(enc, NOTICE_SIZE, &n2) || memcmp(&n, &n2, sizeof(n)))
+			__builtin_trap();
+		notice_trap_gid(&n, gid);
+	}
+	/* A whole Report MAD: the notice after the SA header. */
+	if (!sa_hdr_decode(data, size, &h) && !notice_decode(data + SA_OFF_DATA,
+							    size - SA_OFF_DATA, &n))
+		notice_trap_gid(&n, gid);
+	return 0;
+}

@@ -50,7 +50,11 @@ echo "# invalidation delay (Unlink -> cache drop, polled every 50 ms): $(((t1 - 
 check "... and its next lookup misses" wait_for "a miss" 10 misses
 t2=$(date +%s%N)
 echo "# Unlink -> first miss: $(((t2 - t0) / 1000000)) ms"
-check "... within two seconds of the unplug" [ $(((t2 - t0) / 1000000)) -lt 2000 ]
+# The issue's bound is the plain build's; a sanitizer build (SAN_RT) runs
+# every process several times slower (2.5 s measured under ASan at load 3).
+LIMIT=2000
+[ -n "$SAN_RT" ] && LIMIT=8000
+check "... within $((LIMIT / 1000)) seconds of the unplug" [ $(((t2 - t0) / 1000000)) -lt $LIMIT ]
 check_out "... the report logged" "SA report: $G2 out of service, 1 cached answer" \
 	cat "$RUN/atsd-host1.log"
 check "... the miss is cached (no report since)" misses

@@ -109,6 +109,8 @@ struct saj_report {
 	uint16_t slid;              /* the fabric's source LID */
 	int refused;                /* not from the SA we subscribed with, or
 				     * no Notice: not answered, not acted on */
+	int forwarded;              /* from our SA, not issued by its SM (a
+				     * forwarded trap): answered, not acted on */
 	struct notice notice;
 };
 

@@ -174,6 +174,13 @@ void subs_report(struct saj *j, void *ctx)
 			  "we subscribed with", r->tid, r->slid);
 		return;
 	}
+	if (r->forwarded) {
+		sb.st.refused++;
+		ats_gid_format(r->notice.issuer_gid, text, sizeof(text));
+		log_debug("SA Report (TID 0x%016" PRIx64 ") of trap %u refused: issued by "
+			  "%s, not the SM", r->tid, r->notice.trap_or_dev, text);
+		return;
+	}
 	if (notice_trap_gid(&r->notice, gid))
 		memset(gid, 0, sizeof(gid));
 	if (seen_before(r, gid)) {

@@ -15,6 +15,7 @@ static struct {
 	subs_post_fn *post;
 	void *ctx;
 	uint16_t sa_lid;            /* the SA we are subscribed with, or 0 */
+	uint64_t sa_guid;           /* its port GUID: the issuer of its own traps */
 } se;
 
 /* The traps whose reports keep the cache true. */
@@ -56,9 +57,25 @@ static int set_one(struct sa_client *sa, uint16_t trap, int subscribe)
 void subs_exec_run(struct sa_client *sa, struct saj *j)
 {
 	struct saj_inform *in = &j->u.inform;
-	size_t i;
+	uint64_t guid = 0;
+	size_t i = 0;
 	int ret = 0;
 
+	/* Which reports the SM issued itself (notice_from_sm) needs its
+	 * port GUID; without it no subscription is worth making. */
+	if (in->subscribe) {
+		ret = sa_port_guid(sa, j->port.sm_lid, &guid);
+		j->queries++;
+		if (ret) {
+			j->err = ret;
+			j->sa_status = sa_client_last_status(sa);
+			snprintf(j->errmsg, sizeof(j->errmsg), "NodeRecord of LID %u: %s",
+				 j->port.sm_lid, j->sa_status ? sa_status_str(j->sa_status) :
+				 strerror(-ret));
+			in->sa_lid = j->port.sm_lid;
+			return;
+		}
+	}
 	for (i = 0; i < sizeof(traps) / sizeof(traps[0]) && !ret; i++) {
 		ret = set_one(sa, traps[i], in->subscribe);
 		j->queries++;
@@ -71,9 +88,10 @@ void subs_exec_run(struct sa_client *sa, struct saj *j)
 			 ret == -EREMOTEIO ? "the SA cleared Subscribe" : strerror(-ret));
 	/* Half a subscription still brings reports: keep accepting them
 	 * from that SA until an unsubscribe succeeds. */
-	if (in->subscribe && (!ret || i > 1))
+	if (in->subscribe && (!ret || i > 1)) {
 		se.sa_lid = j->port.sm_lid;
-	else if (!in->subscribe && !ret)
+		se.sa_guid = guid;
+	} else if (!in->subscribe && !ret)
 		se.sa_lid = 0;
 	in->sa_lid = j->port.sm_lid;
 }
@@ -96,6 +114,9 @@ size_t subs_exec_answer(const uint8_t *req, size_t len, uint8_t *resp, size_t ca
 	 * else could empty the cache, or fill it through trap 64. */
 	r.refused = !se.sa_lid || r.slid != se.sa_lid ||
 		    notice_decode(req + SA_OFF_DATA, len - SA_OFF_DATA, &r.notice);
+	/* A trap an endport sent the SM comes forwarded: answered, so that
+	 * the SA stops resending it, and not acted on. */
+	r.forwarded = !r.refused && !notice_from_sm(&r.notice, se.sa_guid);
 	if (se.post)
 		se.post(&r, se.ctx);
 	if (r.refused)

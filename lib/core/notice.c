@@ -130,6 +130,12 @@ int notice_trap_gid(const struct notice *n, uint8_t gid[16])
 	return 0;
 }
 
+int notice_from_sm(const struct notice *n, uint64_t sm_port_guid)
+{
+	/* The GID's second half is the port GUID (4.1.1). */
+	return wire_get64(n->issuer_gid + 8) == sm_port_guid;
+}
+
 void notice_gid_trap(struct notice *n, uint16_t trap, uint16_t sm_lid,
 		     const uint8_t *sm_gid, const uint8_t *gid)
 {

@@ -61,6 +61,11 @@ void notice_encode(uint8_t *b, const struct notice *n);
 int notice_decode(const uint8_t *b, size_t len, struct notice *n);
 /* The GID a generic trap 64..67 names: 0, or -EINVAL for another notice. */
 int notice_trap_gid(const struct notice *n, uint8_t gid[16]);
+/* 1 when the SM issued n itself (IssuerGID's port GUID, Table 155, is
+ * sm_port_guid). An SM forwards the traps endports send it as Reports
+ * with their own port's GID as IssuerGID (OpenSM: osm_trap_rcv.c), so a
+ * root on any host could otherwise report any GID in or out of service. */
+int notice_from_sm(const struct notice *n, uint64_t sm_port_guid);
 /* A generic trap 64/65 as the SM issues it (tests, tools). */
 void notice_gid_trap(struct notice *n, uint16_t trap, uint16_t sm_lid,
 		     const uint8_t *sm_gid, const uint8_t *gid);

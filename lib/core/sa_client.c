@@ -468,6 +468,25 @@ int sa_ports(struct sa_client *sa, unsigned gap, struct sa_port **ports, size_t 
 	return ret;
 }
 
+int sa_port_guid(struct sa_client *sa, uint16_t lid, uint64_t *guid)
+{
+	uint8_t nr[NR_SIZE] = { 0 };
+	struct sa_answer ans;
+	int ret;
+
+	wire_put16(nr + NR_OFF_LID, lid);
+	ret = sa_request(sa, SA_METHOD_GET, SA_ATTR_NODE_RECORD, 1ull << NR_CM_LID,
+			 nr, sizeof(nr), &ans);
+	if (ret)
+		return ret;
+	if (ans.data_len < NR_SIZE)
+		ret = -EPROTO;
+	else
+		*guid = wire_get64(ans.data + NR_OFF_PORT_GUID);
+	sa_answer_free(&ans);
+	return ret;
+}
+
 int sa_port_pkeys(struct sa_client *sa, uint16_t lid, uint8_t port_num,
 		  uint16_t *pkeys, size_t max)
 {

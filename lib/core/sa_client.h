@@ -109,6 +109,10 @@ int sa_ports(struct sa_client *sa, unsigned gap, struct sa_port **ports, size_t 
 int sa_ports_decode(const uint8_t *prefix, const uint8_t *data, size_t nrec, size_t rec_size,
 		    struct sa_port **ports, size_t *n);
 
+/* The port GUID of the node at lid (NodeRecord SubnAdmGet; a switch's is
+ * its port 0's): -ENOENT when no node holds lid. */
+int sa_port_guid(struct sa_client *sa, uint16_t lid, uint64_t *guid);
+
 /* The first 32 PKeys of a port (PKeyTableRecord block 0, IBTA Vol 1
  * 15.2.5.11). Returns how many non-zero entries it put in pkeys. */
 int sa_port_pkeys(struct sa_client *sa, uint16_t lid, uint8_t port_num,

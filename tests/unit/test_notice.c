@@ -170,6 +170,26 @@ static void test_trap_gid_hostile(void **state)
 	assert_int_equal(notice_trap_gid(&n, gid), -EINVAL);
 }
 
+/* What the SM issued itself, against a trap an endport sent it, which
+ * the SM forwards with the endport's GID as IssuerGID. */
+static void test_from_sm(void **state)
+{
+	struct notice n;
+
+	(void)state;
+	assert_int_equal(notice_decode(golden_notice_65, NOTICE_SIZE, &n), 0);
+	assert_true(notice_from_sm(&n, 0x0002c90300000001ull));
+	assert_false(notice_from_sm(&n, 0x0002c903000ab1c2ull));
+	/* The IssuerLID is whatever the sender wrote: not looked at. */
+	n.issuer_lid = 0;
+	assert_true(notice_from_sm(&n, 0x0002c90300000001ull));
+	n.issuer_gid[15] ^= 1;
+	assert_false(notice_from_sm(&n, 0x0002c90300000001ull));
+	/* Unknown SM GUID (0) matches no issuer a real port has. */
+	memset(n.issuer_gid + 8, 0xff, 8);
+	assert_false(notice_from_sm(&n, 0));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -178,6 +198,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip_extremes),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_trap_gid_hostile),
+		cmocka_unit_test(test_from_sm),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -82,7 +82,7 @@ static void complete(int err)
 	saj_free(j);
 }
 
-static void report(uint64_t tid, uint16_t trap, int refused)
+static void report_from(uint64_t tid, uint16_t trap, int refused, int forwarded)
 {
 	struct saj *j = saj_new(SAJ_REPORT, subs_report, NULL);
 
@@ -91,9 +91,15 @@ static void report(uint64_t tid, uint16_t trap, int refused)
 	j->u.report.rx_ms = now_ms;
 	j->u.report.slid = 1;
 	j->u.report.refused = refused;
+	j->u.report.forwarded = forwarded;
 	notice_gid_trap(&j->u.report.notice, trap, 1, sm_gid, gid_a);
 	subs_report(j, NULL);
 	saj_free(j);
+}
+
+static void report(uint64_t tid, uint16_t trap, int refused)
+{
+	report_from(tid, trap, refused, 0);
 }
 
 static void test_subscribe_outcomes(void **state)
@@ -150,12 +156,18 @@ static void test_reports(void **state)
 	/* Refused (not from our SA): never acted on. */
 	report(0x1003, 65, 1);
 	assert_int_equal(gone_calls, 2);
+	/* From our SA, but a trap an endport sent the SM (forwarded): not
+	 * acted on, and not remembered as seen either. */
+	report_from(0x1005, 65, 0, 1);
+	report_from(0x1006, 64, 0, 1);
+	assert_int_equal(gone_calls, 2);
+	assert_int_equal(back_calls, 1);
 	/* Other traps are counted, not acted on. */
 	report(0x1004, 66, 0);
 	subs_stats(&st);
 	assert_int_equal(st.reports, 4);
 	assert_int_equal(st.duplicates, 1);
-	assert_int_equal(st.refused, 1);
+	assert_int_equal(st.refused, 3);
 	assert_int_equal(st.invalidations, 2 + 1 + 2);
 	assert_int_equal(back_calls, 1);
 }

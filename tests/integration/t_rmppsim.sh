@@ -8,7 +8,18 @@
 [ -e "${RMPP_PRELOAD%% *}" ] || skip "librmppsim not built (make check builds it)"
 
 echo "max_records_per_port 0" >"$RUN/osmats.conf"
-fabric_start fabric4.net
+# OpenSM's shim logs each send it starts and ends (opensm.out): the
+# tests below wait for its sends to a reader that went away to end.
+RMPPSIM_DEBUG=1 fabric_start fabric4.net
+
+# Every RMPP send OpenSM started has ended (done, or failed after its
+# resends): nothing more goes to a port whose reader is gone.
+sends_ended() {
+	local started ended
+	started=$(grep -c 'bytes in [0-9]* segments' "$RUN/opensm.out")
+	ended=$(grep -cE ': (done|failed) after [0-9]* segments' "$RUN/opensm.out")
+	[ "$ended" -ge "$started" ]
+}
 
 # saquery -S on NODE with PRELOAD; its ServiceRecords counted. Bounded:
 # a hang is exit status 124.
@@ -47,7 +58,7 @@ check "... intact: their ServiceIDs are 0x1000..0x1257" ids_ok
 sr_count host3 "$PLAIN_PRELOAD"
 check "without the shim saquery -S prints one record (got $SAQ_N, rc $SAQ_RC)" \
 	test "$SAQ_N" -eq 1
-sleep 1
+wait_for "OpenSM's resends to end" 10 sends_ended
 check "OpenSM still answers a one-record Get" srtool host4 --sid $((0x1000 + 599)) \
 	--gid "$(port_gid host1)" get
 
@@ -74,7 +85,7 @@ for i in 1 2 3; do
 	# After a failure OpenSM resends for up to 10 x 20 ms to the gone
 	# reader; the next process on that port must not get them before it
 	# registers (umad2sim crashes: ibsim note, limit 2).
-	sleep 0.5
+	wait_for "OpenSM's resends to end" 10 sends_ended
 done
 echo "# lossy runs complete: $ok of 3"
 # A reader that gives up mid-transfer (300 ms): saquery fails with its
@@ -85,7 +96,7 @@ ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 echo "# impatient lossy saquery -S: $SAQ_N records, rc $SAQ_RC, $ms ms"
 check "an impatient reader fails cleanly (rc $SAQ_RC, $SAQ_N records, $ms ms)" \
 	test "$SAQ_RC" -ne 0 -a "$SAQ_RC" -lt 124 -a "$SAQ_N" -eq 0 -a "$ms" -lt 5000
-sleep 0.5
+wait_for "OpenSM's resends to end" 10 sends_ended
 sim 'Error "host2"[1] 0'
 sr_count host2 "$RMPP_PRELOAD"
 check "after the loss stops saquery -S on host2 prints all 600 (got $SAQ_N)" \

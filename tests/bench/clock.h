@@ -2,15 +2,12 @@
 #ifndef IBATS_BENCH_CLOCK_H
 #define IBATS_BENCH_CLOCK_H
 
-#include <time.h>
+#include "mono.h"
 
-/* Monotonic microseconds. */
+/* Monotonic microseconds, fractional (lib/core/mono.h's clock). */
 static inline double now_us(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+	return (double)mono_ns() / 1e3;
 }
 
 /* qsort order of doubles (latencies), for percentiles. */

@@ -62,6 +62,7 @@
 #include <infiniband/umad.h>
 
 #include "mad.h"
+#include "mono.h"
 #include "rmpp.h"
 #include "rmpp_table.h"
 #include "rmppsim.h"
@@ -173,14 +174,6 @@ static void rs_ready(void)
 	pthread_once(&rs_once, rs_init);
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static int port_index(int fd)
 {
 	int i;
@@ -221,7 +214,7 @@ static void rs_at_exit(void)
 	pthread_mutex_lock(&rs_mu);
 	last = rs_last_answer;
 	pthread_mutex_unlock(&rs_mu);
-	if (now_ms() - last < 200)
+	if (mono_ms() - last < 200)
 		nanosleep(&ts, NULL);
 }
 
@@ -583,11 +576,11 @@ static void port_quiesce(int idx, int fd)
 			busy |= p->tab.e[k].used && p->tab.e[k].role == RMPP_RX;
 	}
 	pthread_mutex_unlock(&rs_mu);
-	start = quiet = now_ms();
-	while ((n || busy) && now_ms() - quiet < 3 * rs_cfg.ack_ms && now_ms() - start < 1000) {
+	start = quiet = mono_ms();
+	while ((n || busy) && mono_ms() - quiet < 3 * rs_cfg.ack_ms && mono_ms() - start < 1000) {
 		nanosleep(&ts, NULL);
 		pthread_mutex_lock(&rs_mu);
-		now = now_ms();
+		now = mono_ms();
 		port_pumped = 0;
 		port_pump(p, fd, now);
 		got = port_pumped;
@@ -678,7 +671,7 @@ static ssize_t tx_start(int idx, int fd, const uint8_t *buf, size_t count)
 	struct rs_port *p = &rs_ports[idx];
 	struct rmpp_entry *e;
 	struct rmpp_key k;
-	int64_t now = now_ms();
+	int64_t now = mono_ms();
 	uint8_t *packed;
 	size_t plen;
 	int r;
@@ -725,7 +718,7 @@ static ssize_t write_one(int idx, int fd, const void *buf, size_t count)
 	pthread_mutex_lock(&rs_mu);
 	/* Before the send: its response may be read before write returns. */
 	if (p->used && rs_fds[idx] == fd)
-		w = rs_wait_add(&p->waits, buf, count, now_ms());
+		w = rs_wait_add(&p->waits, buf, count, mono_ms());
 	pthread_mutex_unlock(&rs_mu);
 	if (w < 0)
 		dbg("too many sends waiting: this one without a timeout\n");
@@ -781,7 +774,7 @@ ssize_t read(int fd, void *buf, size_t count)
 		return next_read(fd, buf, count);
 	pthread_mutex_lock(&rs_mu);
 	p = &rs_ports[idx];
-	now = now_ms();
+	now = mono_ms();
 	port_timers(p, fd, now);
 	if (!p->q.head)
 		port_pump(p, fd, now);
@@ -813,12 +806,12 @@ int poll(struct pollfd *fds, nfds_t nfds, int timeout)
 	if (at == nfds)
 		return next_poll(fds, nfds, timeout);
 	fd = fds[at].fd;
-	end = timeout < 0 ? INT64_MAX : now_ms() + timeout;
+	end = timeout < 0 ? INT64_MAX : mono_ms() + timeout;
 	for (;;) {
 		int ready;
 
 		pthread_mutex_lock(&rs_mu);
-		now = now_ms();
+		now = mono_ms();
 		port_timers(&rs_ports[idx], fd, now);
 		if (!rs_ports[idx].q.head)
 			port_pump(&rs_ports[idx], fd, now);

@@ -135,9 +135,10 @@ check "without RMPP audit walks to the same ports and the block's records" \
 
 # A GetTable's whole RMPP transfer must arrive within one attempt, and its
 # length is unknown: each retry waits twice as long. 4000 ATS-named
-# records on one GID (700 KB, some 60 ms through the shim) with a 40 ms
-# timeout: attempts of 40, 80, 160, 320 and 640 ms (with the same 40 ms
-# each, every attempt restarted the transfer and the audit timed out).
+# records on one GID (700 KB, some 60 ms through the shim, much more on a
+# loaded machine) with a short timeout: attempts of T, 2T, 4T ... 16T
+# (with the same T each, every attempt restarted the transfer and the
+# audit timed out).
 check_out "4000 ATS-named records outside the block on host1's GID" "set 4000" \
 	srtool host1 --gid "$(port_gid host1)" --sid 0x2000 --ip 10.9.1.1 --count 4000 set
 # The longest attempt is 16 times the first: 1.6 s from 100 ms, which a

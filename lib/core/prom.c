@@ -168,8 +168,8 @@ void prom_dbl(struct prom *p, const char *name, const char *const *labels,
 		fail(p, -EIO);
 }
 
-int prom_write_file(const char *path, void (*fill)(struct prom *, void *),
-		    void *arg)
+int prom_write_file(const char *path, void (*fill)(struct prom *, const void *),
+		    const void *arg)
 {
 	char tmp[600];
 	struct prom p;

@@ -43,7 +43,7 @@ size_t prom_escape(char *buf, size_t len, const char *s);
 
 /* Write the text that fill() produces to path atomically: a temporary
  * next to it, fsync, rename, as the state file is. 0 or -errno. */
-int prom_write_file(const char *path, void (*fill)(struct prom *, void *),
-		    void *arg);
+int prom_write_file(const char *path, void (*fill)(struct prom *, const void *),
+		    const void *arg);
 
 #endif

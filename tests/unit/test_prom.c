@@ -14,7 +14,7 @@
 
 #include "prom.h"
 
-static char *render(void (*fn)(struct prom *, void *), int *ret)
+static char *render(void (*fn)(struct prom *, const void *), int *ret)
 {
 	char *buf = NULL, *out;
 	size_t len = 0;
@@ -33,7 +33,7 @@ static char *render(void (*fn)(struct prom *, void *), int *ret)
 	return out;
 }
 
-static void doc(struct prom *p, void *arg)
+static void doc(struct prom *p, const void *arg)
 {
 	const char *const l1[] = { "service", "ats", "state", "present", NULL };
 	const char *const l2[] = { "rule", "a\"b\\c\nd\x01\xff", NULL };
@@ -84,7 +84,7 @@ static void test_escape(void **state)
 	assert_string_equal(out, "\\\"\\");
 }
 
-static void long_doc(struct prom *p, void *arg)
+static void long_doc(struct prom *p, const void *arg)
 {
 	static char v[1001];
 	const char *const l[] = { "name", v, NULL };
@@ -111,13 +111,13 @@ static void test_long_value(void **state)
 	free(s);
 }
 
-static void bad_name(struct prom *p, void *arg)
+static void bad_name(struct prom *p, const void *arg)
 {
 	(void)arg;
 	prom_family(p, "1bad", PROM_GAUGE, "h");
 }
 
-static void bad_label(struct prom *p, void *arg)
+static void bad_label(struct prom *p, const void *arg)
 {
 	const char *const l[] = { "has-dash", "v", NULL };
 
@@ -126,7 +126,7 @@ static void bad_label(struct prom *p, void *arg)
 	prom_u64(p, "ok", l, 1);
 }
 
-static void reserved_label(struct prom *p, void *arg)
+static void reserved_label(struct prom *p, const void *arg)
 {
 	const char *const l[] = { "__name__", "v", NULL };
 
@@ -135,7 +135,7 @@ static void reserved_label(struct prom *p, void *arg)
 	prom_u64(p, "ok", l, 1);
 }
 
-static void no_family(struct prom *p, void *arg)
+static void no_family(struct prom *p, const void *arg)
 {
 	(void)arg;
 	prom_u64(p, "ok", NULL, 1);
@@ -143,7 +143,7 @@ static void no_family(struct prom *p, void *arg)
 
 static void test_misuse(void **state)
 {
-	void (*fns[])(struct prom *, void *) = { bad_name, bad_label, reserved_label, no_family };
+	void (*fns[])(struct prom *, const void *) = { bad_name, bad_label, reserved_label, no_family };
 	size_t i;
 	int ret;
 
@@ -159,7 +159,7 @@ static void test_misuse(void **state)
 	}
 }
 
-static void small_doc(struct prom *p, void *arg)
+static void small_doc(struct prom *p, const void *arg)
 {
 	(void)arg;
 	prom_family(p, "ibats_up", PROM_GAUGE, "Up.");

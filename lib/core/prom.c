@@ -101,6 +101,9 @@ int prom_fini(struct prom *p)
 {
 	if (!p->err && fflush(p->f))
 		fail(p, -errno);
+	/* Writes whose result was not looked at (fputs, fputc) show here. */
+	if (!p->err && ferror(p->f))
+		fail(p, -EIO);
 	return p->err;
 }
 

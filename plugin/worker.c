@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "ats.h"
+#include "metrics.h"
 #include "mirror.h"
 #include "mono.h"
 #include "refusal.h"
@@ -28,6 +29,7 @@ struct missing {
 };
 
 static char state_path[CONF_PATH_MAX + 32]; /* "" when off */
+static char prom_path[CONF_PATH_MAX + 32];  /* osmats.prom beside it */
 static pthread_t thread;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER; /* the posted work */
 static pthread_cond_t cv;  /* on CLOCK_MONOTONIC */
@@ -299,6 +301,7 @@ static void write_state(void)
 	struct state_index idx;
 	struct state_info info;
 	struct state_repl repl;
+	const struct metrics_src msrc = { &info, &summary, &cnt, &idx, &repl };
 	int ret;
 
 	if (!state_path[0])
@@ -319,6 +322,12 @@ static void write_state(void)
 	if (ret)
 		OSM_LOG(glue_log(), OSM_LOG_ERROR, "ERR 7A12: cannot write %s: %s\n",
 			state_path, strerror(-ret));
+	/* The same figures for Prometheus; a failure of one file does not
+	 * keep the other from being written. */
+	ret = metrics_write(prom_path, &msrc);
+	if (ret)
+		OSM_LOG(glue_log(), OSM_LOG_ERROR, "ERR 7A12: cannot write %s: %s\n",
+			prom_path, strerror(-ret));
 }
 
 /* Changes are coalesced into at most one state file write per interval;
@@ -428,6 +437,8 @@ int worker_start(const char *path)
 	int ret;
 
 	snprintf(state_path, sizeof(state_path), "%s", path);
+	if (metrics_path(prom_path, sizeof(prom_path), state_path))
+		return -ENAMETOOLONG;
 	/* The timed waits count against (uint64_t)mono_ns(). */
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);

@@ -3,7 +3,7 @@
 set -e
 PKGS="build-essential autoconf automake libtool pkg-config
 	opensm libopensm-dev libibumad-dev libibverbs-dev librdmacm-dev libmnl-dev libcmocka-dev
-	ibsim-utils libumad2sim0 infiniband-diags iproute2 python3 clang libclang-rt-14-dev cppcheck"
+	ibsim-utils libumad2sim0 infiniband-diags iproute2 python3 python3-prometheus-client clang libclang-rt-14-dev cppcheck"
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 export DEBIAN_FRONTEND=noninteractive

@@ -64,6 +64,7 @@ static const struct ac_key {
 	{ "cm_timeout", AC_U32, M(cm_timeout), 10, 60000, 1, 0 },
 	{ "cm", AC_BOOL, M(cm_active), 0, 0, 1, 0 },
 	{ "state_file", AC_STR, M(state_file), 0, 0, 1, 0 },
+	{ "metrics_file", AC_STR, M(metrics_file), 0, 0, 0, 0 },
 	{ "refused_retry", AC_U32, M(refused_retry), 10, 86400, 0, 0 },
 	{ "control_group", AC_GROUP, M(control_group), 0, 0, 0, 0 },
 	{ "max_clients_per_uid", AC_U32, M(max_clients_per_uid), 1, 64, 0, 0 },
@@ -235,8 +236,8 @@ static int set_value(const struct ac_key *k, struct agent_conf *c, char *v,
 				 k->size - 1);
 			return -EINVAL;
 		}
-		if ((!strcmp(k->name, "socket") || !strcmp(k->name, "state_file")) &&
-		    v[0] != '/') {
+		if ((!strcmp(k->name, "socket") || !strcmp(k->name, "state_file") ||
+		     !strcmp(k->name, "metrics_file")) && v[0] != '/') {
 			snprintf(msg, len, "%s: '%s' is not an absolute path", k->name, v);
 			return -EINVAL;
 		}

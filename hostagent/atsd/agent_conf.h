@@ -66,6 +66,7 @@ struct agent_conf {
 	uint32_t cm_timeout;        /* ms per CM attempt */
 	int cm_active;              /* atsctl connect may use the endpoint */
 	char state_file[256];       /* what atsd registered, across restarts */
+	char metrics_file[256];     /* "" off: Prometheus text, see host_metrics.h */
 	uint32_t refused_retry;     /* s: retry of an address the SA refused */
 	char control_group[64];     /* "" none: only root changes state */
 	gid_t control_gid;

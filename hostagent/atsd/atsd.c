@@ -24,6 +24,7 @@
 #include "ctl_records.h"
 #include "ctl_sock.h"
 #include "ctl_verbs.h"
+#include "host_metrics.h"
 #include "ipoib_groups.h"
 #include "log.h"
 #include "mono.h"
@@ -43,6 +44,8 @@ static struct {
 	struct pev *pev;        /* NULL without a verbs device (ibsim) */
 	int want_join;          /* (re)join the IPoIB broadcast groups */
 	int terminating, done;
+	int64_t metrics_due;    /* mono ms of the next metrics file */
+	int metrics_failing;    /* the last write failed: logged once */
 } ag;
 
 /* Records changed, or the SM: cached answers are stale, groups may be
@@ -114,11 +117,40 @@ static const struct subs_hooks subs_hooks = {
 };
 
 /* Everything due now; the next deadline. */
+/* The metrics file, every HOST_METRICS_INTERVAL_MS; a failure is logged
+ * when it starts and when it ends, not every interval. */
+static int64_t metrics_timer(int64_t now)
+{
+	uint64_t by_state[CTL_REC_STATES];
+	struct host_metrics m = { .state_names = ctl_rec_state_names,
+				  .by_state = by_state, .nstates = CTL_REC_STATES };
+	int ret;
+
+	if (!ag.conf.metrics_file[0])
+		return INT64_MAX;
+	if (now < ag.metrics_due)
+		return ag.metrics_due;
+	ag.metrics_due = now + HOST_METRICS_INTERVAL_MS;
+	ctl_stats_collect(m.stats);
+	ret = ctl_records_count(by_state);
+	if (!ret)
+		ret = host_metrics_write(ag.conf.metrics_file, &m);
+	if (ret && !ag.metrics_failing)
+		log_warn("cannot write %s: %s", ag.conf.metrics_file, strerror(-ret));
+	else if (!ret && ag.metrics_failing)
+		log_info("wrote %s again", ag.conf.metrics_file);
+	ag.metrics_failing = ret != 0;
+	return ag.metrics_due;
+}
+
 static int64_t timers(void)
 {
 	int64_t now = mono_ms(), t, next;
 
 	next = ctl_sock_timers(now, 1);
+	t = metrics_timer(now);
+	if (t < next)
+		next = t;
 	if (own_timers(now)) {
 		if (groups_started())
 			groups_submit(SAJ_CHECK);

@@ -92,14 +92,52 @@ static size_t status_line(char *buf, size_t len, uint64_t sid, uint16_t pkey,
 /* Per address what the SA holds, as the last Set answer or verify read
  * confirmed it: registered, pending, refused (with the SA's reason),
  * other (carried by a record atsd did not make), removing. */
+/* The states status shows, and the metrics count: an owned address no
+ * longer wanted is being removed. */
+const char *const ctl_rec_state_names[CTL_REC_STATES] = {
+	[OWN_REGISTERED] = "registered",
+	[OWN_REFUSED] = "refused",
+	[OWN_OTHER] = "other",
+	[OWN_PENDING] = "pending",
+	[CTL_REC_REMOVING] = "removing",
+};
+
+/* Owned records no wanted address has. */
+static int is_wanted(const struct held_rec *o, const struct want_addr *w, size_t nw)
+{
+	size_t i;
+
+	for (i = 0; i < nw; i++)
+		if (o->pkey == w[i].pkey && ats_ip_equal(&o->ip, &w[i].ip))
+			return 1;
+	return 0;
+}
+
+int ctl_records_count(uint64_t n[CTL_REC_STATES])
+{
+	struct want_addr *w = NULL;
+	const struct held_rec *owned;
+	size_t nw = 0, nowned, i;
+
+	memset(n, 0, CTL_REC_STATES * sizeof(n[0]));
+	owned = own_list(&nowned);
+	if (sources_want(cr.src, &w, &nw))
+		return -ENOMEM;
+	for (i = 0; i < nw; i++) {
+		uint64_t sid;
+		uint16_t st;
+
+		n[own_addr_state(&w[i].ip, w[i].pkey, &sid, &st)]++;
+	}
+	for (i = 0; i < nowned; i++)
+		n[CTL_REC_REMOVING] += !is_wanted(&owned[i], w, nw);
+	free(w);
+	return 0;
+}
+
 void ctl_records_status(int slot, char **argv, int argc)
 {
-	static const char *const state_name[] = {
-		[OWN_REGISTERED] = "registered",
-		[OWN_REFUSED] = "refused",
-		[OWN_OTHER] = "other",
-		[OWN_PENDING] = "pending",
-	};
+	const char *const *state_name = ctl_rec_state_names;
 	struct want_addr *w = NULL;
 	const struct held_rec *owned;
 	size_t nw = 0, nowned, i, k, n = 0, cap, used;
@@ -130,13 +168,10 @@ void ctl_records_status(int slot, char **argv, int argc)
 		n++;
 	}
 	for (k = 0; k < nowned; k++) {
-		for (i = 0; i < nw; i++)
-			if (owned[k].pkey == w[i].pkey && ats_ip_equal(&owned[k].ip, &w[i].ip))
-				break;
-		if (i < nw)
+		if (is_wanted(&owned[k], w, nw))
 			continue;
 		used += status_line(buf + used, cap - used, owned[k].sid, owned[k].pkey,
-				    &owned[k].ip, "removing", NULL);
+				    &owned[k].ip, state_name[CTL_REC_REMOVING], NULL);
 		n++;
 	}
 	{

@@ -39,19 +39,15 @@ static void v_resolve(int slot, char **argv, int argc)
 	ctl_lookup_request(slot, kind, argv[1], argc == 3 ? argv[2] : NULL);
 }
 
-static void v_stats(int slot, char **argv, int argc)
+void ctl_stats_collect(uint64_t v[ATSD_STATS])
 {
 	struct ctl_lookup_stats ls;
 	struct own_stats os;
 	struct subs_stats ss;
 	const struct mport_info *port;
-	uint64_t v[ATSD_STATS];
-	char buf[2048];
 	size_t nowned;
 	int known;
 
-	(void)argv;
-	(void)argc;
 	ctl_lookup_stats(&ls);
 	own_stats(&os);
 	subs_stats(&ss);
@@ -81,6 +77,16 @@ static void v_stats(int slot, char **argv, int argc)
 	v[ATSD_S_REPORT_DUPLICATES] = ss.duplicates;
 	v[ATSD_S_REPORTS_REFUSED] = ss.refused;
 	v[ATSD_S_INVALIDATIONS] = ss.invalidations;
+}
+
+static void v_stats(int slot, char **argv, int argc)
+{
+	uint64_t v[ATSD_STATS];
+	char buf[2048];
+
+	(void)argv;
+	(void)argc;
+	ctl_stats_collect(v);
 	atsd_stats_format(buf, sizeof(buf), v);
 	ctl_sock_reply(slot, buf);
 }

@@ -4,12 +4,17 @@
 #ifndef IBATS_CTL_VERBS_H
 #define IBATS_CTL_VERBS_H
 
+#include <stdint.h>
+
 #include "agent_conf.h"
+#include "atsd_proto.h"
 #include "sources.h"
 
 /* conf and src stay the caller's. */
 void ctl_verbs_init(const struct agent_conf *conf, const struct sources *src);
 /* One request line of client slot (ctl_line_fn). */
 void ctl_verbs_line(int slot, char *line);
+/* The figures the stats request answers with. */
+void ctl_stats_collect(uint64_t v[ATSD_STATS]);
 
 #endif

@@ -236,6 +236,20 @@ static void test_control_keys(void **state)
 	assert_non_null(strstr(err, ":2: control_group: no group 'no-such-group-ibats'"));
 	assert_int_equal(load("state_file relative.state\n", &c, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, ":1: state_file: 'relative.state' is not an absolute path"));
+	/* metrics_file: off by default, absolute, and reloadable. */
+	assert_int_equal(load("log_level info\nmetrics_file atsd.prom\n", &c, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, ":2: metrics_file: 'atsd.prom' is not an absolute path"));
+	{
+		struct agent_conf next;
+
+		assert_int_equal(load("", &c, err, sizeof(err)), 0);
+		assert_string_equal(c.metrics_file, "");
+		assert_int_equal(load("metrics_file /var/lib/node_exporter/atsd.prom\n", &next,
+				      err, sizeof(err)), 0);
+		assert_string_equal(next.metrics_file, "/var/lib/node_exporter/atsd.prom");
+		assert_null(agent_conf_restart_key(&c, &next));
+	}
 	assert_int_equal(load("max_clients_per_uid 0\n", &c, err, sizeof(err)), -EINVAL);
 	assert_int_equal(load("refused_retry 1\n", &c, err, sizeof(err)), -EINVAL);
 }

@@ -1,0 +1,68 @@
+/* Each stats field becomes one family: counters as ibats_host_NAME_total,
+ * levels as gauges. A new ATSD_S_* field without an entry here has no
+ * help text, which makes the write fail (-EINVAL) and test_host_metrics
+ * with it. */
+#include <stdio.h>
+
+#include "host_metrics.h"
+
+static const struct {
+	enum prom_type type;
+	const char *help;
+} fields[ATSD_STATS] = {
+	[ATSD_S_CACHE_HITS] = { PROM_COUNTER, "Lookups answered from the cache." },
+	[ATSD_S_CACHE_MISSES] = { PROM_COUNTER, "Lookups the cache could not answer." },
+	[ATSD_S_NEGATIVE_HITS] = { PROM_COUNTER, "Lookups answered by a cached not-found." },
+	[ATSD_S_COALESCED] = { PROM_COUNTER, "Lookups that joined one already asked of the SA." },
+	[ATSD_S_SA_LOOKUPS] = { PROM_COUNTER, "Lookups sent to the SA." },
+	[ATSD_S_SA_QUERIES] = { PROM_COUNTER, "SA requests of every kind." },
+	[ATSD_S_SYNCS] = { PROM_COUNTER, "Syncs of the own records with the SA." },
+	[ATSD_S_SYNC_FAILURES] = { PROM_COUNTER, "Syncs that failed." },
+	[ATSD_S_SETS] = { PROM_COUNTER, "ServiceRecord Sets sent." },
+	[ATSD_S_DELETES] = { PROM_COUNTER, "ServiceRecord Deletes sent." },
+	[ATSD_S_SM_CHANGES] = { PROM_COUNTER, "Changes of the master SM seen." },
+	[ATSD_S_RECORDS] = { PROM_GAUGE, "Records atsd owns in the SA." },
+	[ATSD_S_HOLDS] = { PROM_GAUGE, "Addresses held by clients." },
+	[ATSD_S_CACHE_ENTRIES] = { PROM_GAUGE, "Entries in the lookup cache." },
+	[ATSD_S_LID] = { PROM_GAUGE, "The port's LID, 0 when unknown." },
+	[ATSD_S_SM_LID] = { PROM_GAUGE, "The master SM's LID, 0 when unknown." },
+	[ATSD_S_SUBSCRIBED] = { PROM_GAUGE, "1 while subscribed to the SA's reports." },
+	[ATSD_S_SUBSCRIPTIONS] = { PROM_COUNTER, "Subscriptions made." },
+	[ATSD_S_SUBSCRIPTION_FAILURES] = { PROM_COUNTER, "Subscriptions that failed." },
+	[ATSD_S_REPORTS] = { PROM_COUNTER, "Reports received from the SA." },
+	[ATSD_S_REPORT_DUPLICATES] = { PROM_COUNTER, "Reports received again (retransmissions)." },
+	[ATSD_S_REPORTS_REFUSED] = { PROM_COUNTER, "Reports not acted on (not issued by the SM)." },
+	[ATSD_S_INVALIDATIONS] = { PROM_COUNTER, "Cache entries dropped on a report." },
+	[ATSD_S_LOCAL_ANSWERS] = { PROM_COUNTER, "Lookups answered locally without an SA." },
+};
+
+void host_metrics_fill(struct prom *p, const struct host_metrics *m)
+{
+	unsigned i;
+
+	for (i = 0; i < ATSD_STATS; i++) {
+		char name[96];
+
+		snprintf(name, sizeof(name), "ibats_host_%s%s", atsd_stat_names[i],
+			 fields[i].type == PROM_COUNTER ? "_total" : "");
+		prom_family(p, name, fields[i].type, fields[i].help);
+		prom_u64(p, name, NULL, m->stats[i]);
+	}
+	prom_family(p, "ibats_host_addresses", PROM_GAUGE,
+		    "This host's addresses by state, as atsctl status lists them.");
+	for (i = 0; i < m->nstates; i++) {
+		const char *const l[] = { "state", m->state_names[i], NULL };
+
+		prom_u64(p, "ibats_host_addresses", l, m->by_state[i]);
+	}
+}
+
+static void fill(struct prom *p, const void *arg)
+{
+	host_metrics_fill(p, arg);
+}
+
+int host_metrics_write(const char *path, const struct host_metrics *m)
+{
+	return prom_write_file(path, fill, m);
+}

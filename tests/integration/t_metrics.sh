@@ -1,0 +1,28 @@
+# The Prometheus files: osmats.prom beside the plugin's state file and
+# atsd's metrics_file parse with the reference Python client's parser,
+# and count what was done.
+. "$top_srcdir/tests/integration/harness.sh"
+
+python3 -c 'import prometheus_client.parser' 2>/dev/null ||
+	skip "python3-prometheus-client is not installed"
+fabric_start fabric4.net
+PROM="$RUN/osmats.prom"
+promcheck() {
+	python3 "$top_srcdir/tests/tools/promcheck.py" "$@"
+}
+
+check "host2 registers 10.0.0.2" atsctl host2 register 10.0.0.2
+check "osmats.prom appears beside the state file" wait_for "osmats.prom" 10 test -s "$PROM"
+check "... parses, and counts the Set and the ATS record" wait_for "counts" 10 \
+	promcheck "$PROM" 'ibats_sm_sets_accepted_total=1+' 'ibats_sm_records{service="ats"}=1+' \
+	'ibats_sm_ats_records{state="present"}=1+' 'ibats_sm_repl_role{role="off"}=1'
+check "... no temporary is left" test ! -e "$PROM.tmp"
+
+agent_start host1 "metrics_file $RUN/atsd-host1.prom" "address 10.0.0.1"
+check "atsd writes its metrics_file" wait_for "atsd metrics" 20 \
+	promcheck "$RUN/atsd-host1.prom" 'ibats_host_addresses{state="registered"}=1' \
+	'ibats_host_records=1' 'ibats_host_sa_queries_total=1+'
+check "a lookup through atsd" agent host1 resolve 10.0.0.2
+check "... counted as a cache miss within the interval" wait_for "miss" 20 \
+	promcheck "$RUN/atsd-host1.prom" 'ibats_host_cache_misses_total=1+'
+finish

@@ -1,0 +1,53 @@
+/* atsd's metrics: every stats field has a family (a field added without
+ * one fails here), counters end in _total, and addresses by state. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "host_metrics.h"
+
+static void test_fill(void **state)
+{
+	static const char *const names[] = { "registered", "refused" };
+	static const uint64_t by_state[] = { 2, 1 };
+	struct host_metrics m = { .state_names = names, .by_state = by_state, .nstates = 2 };
+	char *buf = NULL, *s;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&buf, &len);
+	struct prom p;
+
+	(void)state;
+	for (i = 0; i < ATSD_STATS; i++)
+		m.stats[i] = i + 100;
+	assert_non_null(f);
+	prom_init(&p, f);
+	host_metrics_fill(&p, &m);
+	assert_int_equal(prom_fini(&p), 0);
+	fclose(f);
+	/* A copy: gcc takes the stream's buffer for a dangling local. */
+	s = strdup(buf);
+	free(buf);
+	assert_non_null(s);
+	assert_non_null(strstr(s, "# TYPE ibats_host_cache_hits_total counter\n"
+				  "ibats_host_cache_hits_total 100\n"));
+	assert_non_null(strstr(s, "# TYPE ibats_host_records gauge\nibats_host_records 111\n"));
+	assert_non_null(strstr(s, "\nibats_host_sync_failures_total 107\n"));
+	assert_non_null(strstr(s, "\nibats_host_local_answers_total 123\n"));
+	assert_non_null(strstr(s, "\nibats_host_addresses{state=\"registered\"} 2\n"
+				  "ibats_host_addresses{state=\"refused\"} 1\n"));
+	free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fill),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

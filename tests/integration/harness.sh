@@ -566,7 +566,7 @@ gid_records() {
 }
 
 finish() {
-	echo "# $T_NAME: $T_PASS passed, $T_FAIL failed"
+	echo "# $T_NAME: $T_PASS passed, $T_FAIL failed in ${SECONDS}s"
 	echo "1..$T_N"
 	[ "$T_FAIL" -eq 0 ]
 }

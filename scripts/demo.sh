@@ -2,7 +2,8 @@
 # Demo: a simulated 8-host fabric (ibsim), OpenSM with the osmats plugin,
 # atsd agents on six hosts registering their addresses, the ATS table as
 # another host reads it from the SA, and a failover to a standby OpenSM.
-# Run from the build tree after make.
+# Run from the build tree after make; IBATS_INSTALLED=1 runs the installed
+# atsd, atsctl and libosmats.so (the Debian packages) instead.
 top_builddir=$(cd "$(dirname "$0")/.." && pwd)
 top_srcdir=$top_builddir
 export top_builddir top_srcdir
@@ -21,6 +22,9 @@ say "ibsim (ibsim-topologies/fabric8.net) and OpenSM with libosmats.so"
 echo "sm_key 0x00000000000ABCDE" >"$RUN/opensm.extra"
 fabric_start fabric8.net
 grep -o 'osmats .* loaded.*' "$RUN/osm.log"
+echo "$(grep -o 'OpenSM [0-9.]*' "$RUN/osm.log" | head -n 1) loaded" \
+	"$(grep -o '/[^ ]*libosmats\.so[^ ]*' "/proc/$SM_PID/maps" | head -n 1)"
+echo "atsd: $ATSD, atsctl: $ATSCTL"
 
 # ibsim yes: the agents read their port's SM LID from its SMA, since
 # umad2sim's sysfs never changes (they see the failover at the end).

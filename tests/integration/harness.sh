@@ -56,6 +56,14 @@ T_PIDS=""
 T_NETNS=""
 ATSD="$top_builddir/hostagent/atsd/atsd"
 T_NAME=$(basename "$0" .sh)
+# IBATS_INSTALLED=1: the installed programs and plugin instead of the
+# build tree's (CI runs the demo so against the Debian packages). OpenSM
+# then finds libosmats.so by name in the library path, as on a real SM.
+if [ -n "${IBATS_INSTALLED:-}" ]; then
+	ATSCTL=$(PATH=$PATH:/usr/sbin:/sbin command -v atsctl) || { echo "no installed atsctl" >&2; exit 1; }
+	ATSD=$(PATH=$PATH:/usr/sbin:/sbin command -v atsd) || { echo "no installed atsd" >&2; exit 1; }
+	PLUGIN_DIR=
+fi
 
 # A skip after some checks is one more result; before any, a skip plan.
 skip() {

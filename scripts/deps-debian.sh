@@ -1,9 +1,11 @@
 #!/bin/sh
-# Installs what ibats needs to build and test on Debian 12.
+# Installs what ibats needs to build, test and package on Debian 12
+# (systemd for systemd-analyze: nothing here starts it).
 set -e
 PKGS="build-essential autoconf automake libtool pkg-config
 	opensm libopensm-dev libibumad-dev libibverbs-dev librdmacm-dev libmnl-dev libcmocka-dev
-	ibsim-utils libumad2sim0 infiniband-diags iproute2 python3 python3-prometheus-client clang libclang-rt-14-dev cppcheck"
+	ibsim-utils libumad2sim0 infiniband-diags iproute2 python3 python3-prometheus-client clang libclang-rt-14-dev cppcheck
+	debhelper dpkg-dev lintian systemd bash-completion"
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 export DEBIAN_FRONTEND=noninteractive

@@ -29,6 +29,9 @@ enum {
 	CMD_GID_OR_SID = 1 << 2,  /* --gid and --sid exclude each other */
 };
 
+/* Long options without a short letter. */
+enum { OPT_LIST_COMMANDS = 256 };
+
 struct ctl_cmd {
 	const char *name;
 	const char *synopsis;  /* arguments and options, for usage */
@@ -274,27 +277,46 @@ static int command_option(struct ctl *c, const struct ctl_cmd *cmd, int opt,
 	return 0;
 }
 
+/* Every command's options; cmd->opts picks its own. */
+static const struct option cmd_opts[] = {
+	{ "primary", no_argument, NULL, 'p' },
+	{ "pkey", required_argument, NULL, 'K' },
+	{ "lease", required_argument, NULL, 'L' },
+	{ "gid", required_argument, NULL, 'g' },
+	{ "sid", required_argument, NULL, 's' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "owner", required_argument, NULL, 'o' },
+	{ "count", required_argument, NULL, 'c' },
+	{ "interval", required_argument, NULL, 'i' },
+	{ "type", required_argument, NULL, 'T' },
+	{ "size", required_argument, NULL, 'z' },
+	{ "save", required_argument, NULL, 'w' },
+	{ "inventory", required_argument, NULL, 'I' },
+	{ "state", required_argument, NULL, 'X' },
+	{ "service-id", required_argument, NULL, 'S' },
+	{ "netns", required_argument, NULL, 'N' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* The hidden --list-commands: a command a line with the long options it
+ * takes, "=" after those with an argument. The bash completion reads it
+ * to stay in step with this table. */
+static void list_commands(void)
+{
+	const struct option *o;
+	size_t i;
+
+	for (i = 0; i < NCMDS; i++) {
+		printf("%s", cmds[i].name);
+		for (o = cmd_opts; o->name; o++)
+			if (strchr(cmds[i].opts, o->val))
+				printf(" --%s%s", o->name, o->has_arg ? "=" : "");
+		putchar('\n');
+	}
+}
+
 static int run_command(struct ctl *c, int argc, char **argv)
 {
-	static const struct option cmd_opts[] = {
-		{ "primary", no_argument, NULL, 'p' },
-		{ "pkey", required_argument, NULL, 'K' },
-		{ "lease", required_argument, NULL, 'L' },
-		{ "gid", required_argument, NULL, 'g' },
-		{ "sid", required_argument, NULL, 's' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "owner", required_argument, NULL, 'o' },
-		{ "count", required_argument, NULL, 'c' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "type", required_argument, NULL, 'T' },
-		{ "size", required_argument, NULL, 'z' },
-		{ "save", required_argument, NULL, 'w' },
-		{ "inventory", required_argument, NULL, 'I' },
-		{ "state", required_argument, NULL, 'X' },
-		{ "service-id", required_argument, NULL, 'S' },
-		{ "netns", required_argument, NULL, 'N' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const struct ctl_cmd *cmd = NULL;
 	const char *gid_arg = NULL;
 	struct ctl_args a;
@@ -362,6 +384,7 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ "socket", required_argument, NULL, 'S' },
 		{ "no-agent", no_argument, NULL, 'n' },
+		{ "list-commands", no_argument, NULL, OPT_LIST_COMMANDS },
 		{ NULL, 0, NULL, 0 },
 	};
 	enum log_level level;
@@ -424,6 +447,9 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
+			return EXIT_FOUND;
+		case OPT_LIST_COMMANDS:
+			list_commands();
 			return EXIT_FOUND;
 		default:
 			return out_usage_err("option", argv[optind - 1], "unknown (try --help)");

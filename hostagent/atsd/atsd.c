@@ -278,6 +278,7 @@ static void reload(void)
 	agent_conf_keep_restart(&c, &ag.conf);
 	ag.conf = c;
 	log_set_level(c.log_level);
+	ctl_sock_reloaded();
 	ret = sources_reload(ag.src, &ag.conf);
 	if (ret) {
 		log_err("reload: interfaces not reopened (%s); keeping the old ones",

@@ -156,6 +156,12 @@ static void give_group(const char *path, const struct agent_conf *conf)
 		 path, conf->control_group, strerror(errno), conf->control_group);
 }
 
+void ctl_sock_reloaded(void)
+{
+	if (cs.listen_fd >= 0)
+		give_group(cs.conf->socket, cs.conf);
+}
+
 int ctl_sock_open(const struct agent_conf *conf, ctl_line_fn *line)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };

@@ -1,0 +1,182 @@
+# atsd under its systemd units' rules: the units pass systemd-analyze
+# verify (and stay as hardened as they are: security's exposure), and
+# atsd does its whole job without any capability, with no_new_privs and
+# the control group as its gid, as the units run it (CapabilityBoundingSet=
+# empty, NoNewPrivileges, Group=ibats): registers, answers an unprivileged
+# lookup, gives its socket the control group, reloads on SIGHUP and
+# deletes its records on SIGTERM, telling a sd_notify(3) listener READY=1
+# (only once its socket accepts), RELOADING=1/READY=1 and STOPPING=1.
+. "$top_srcdir/tests/integration/harness.sh"
+
+[ "$(id -u)" -eq 0 ] || skip "needs root (atsd as root without capabilities, other uids)"
+command -v setpriv >/dev/null || skip "setpriv (util-linux) not installed"
+PY=/usr/bin/python3
+[ -x "$PY" ] || skip "no $PY"
+
+UNITS="$top_builddir/hostagent/atsd"
+# The hardening block, from CapabilityBoundingSet= to the last line of
+# [Service]: the same in both units.
+hardening() {
+	sed -n '/^CapabilityBoundingSet=/,/^\[Install\]/p' "$1" | grep -v '^\[Install\]'
+}
+hardening "$UNITS/atsd.service" >"$RUN/hardening"
+hardening "$UNITS/atsd@.service" >"$RUN/hardening@"
+check "atsd.service and atsd@.service have the same hardening" \
+	sh -c "[ -s '$RUN/hardening' ] && diff '$RUN/hardening' '$RUN/hardening@'"
+for u in atsd.service atsd@.service; do
+	check_out "$u: Type=notify" "^Type=notify$" cat "$UNITS/$u"
+	check_out "$u: no capability" "^CapabilityBoundingSet=$" cat "$UNITS/$u"
+	check_out "$u: the control group's gid" "^Group=ibats$" cat "$UNITS/$u"
+done
+
+# systemd-analyze verify: what it checks of a unit file here is its syntax
+# and settings, that ExecStart= is executable and that Documentation=
+# man pages open (man(1)); not that User=/Group= exist. The built atsd
+# stands in for the installed one; MANPATH finds the tree's pages.
+if command -v systemd-analyze >/dev/null; then
+	mkdir -p "$RUN/units" "$RUN/man/man5" "$RUN/man/man8"
+	ln -s "$top_srcdir/doc/atsd.8" "$RUN/man/man8/atsd.8"
+	ln -s "$top_srcdir/doc/atsd.conf.5" "$RUN/man/man5/atsd.conf.5"
+	for u in atsd.service atsd@.service; do
+		sed "s|^ExecStart=[^ ]*/atsd |ExecStart=$(cd "$top_builddir" && pwd)/hostagent/atsd/atsd |" \
+			"$UNITS/$u" >"$RUN/units/$u"
+	done
+	check "systemd-analyze verify: no complaint" sh -c \
+		"cd '$RUN/units' && out=\$(MANPATH='$RUN/man' SYSTEMD_LOG_LEVEL=notice \
+		 systemd-analyze verify ./atsd.service ./atsd@.service 2>&1); rc=\$?; \
+		 echo \"\$out\"; [ \$rc -eq 0 ] && [ -z \"\$out\" ]"
+	# --offline (systemd 250): the unit file alone, no running manager.
+	if systemd-analyze security --offline=true "$RUN/units/atsd.service" >"$RUN/security.out" 2>&1; then
+		echo "# $(grep 'Overall exposure' "$RUN/security.out")"
+		check "systemd-analyze security: exposure 2.5 at most" \
+			systemd-analyze security --offline=true --threshold=25 "$RUN/units/atsd.service"
+	else
+		echo "# systemd-analyze security --offline: not here ($(tail -1 "$RUN/security.out"))"
+	fi
+else
+	echo "# systemd-analyze not installed: units not verified"
+fi
+
+fabric_start fabric4.net
+G1=$(port_gid host1)
+G2=$(port_gid host2)
+GRP="ibats$$"
+groupadd "$GRP" || skip "cannot create a group"
+GID_CTL=$(getent group "$GRP" | cut -d: -f3)
+# The harness's cleanup reads the exit status: keep it.
+trap 'rc=$?; groupdel "$GRP" 2>/dev/null; (exit $rc); cleanup' EXIT
+# Others must reach the socket in the test directory (it is 0700).
+chmod 755 "$RUN"
+SOCK="$RUN/atsd-host1.sock"
+NOTIFY="@ibats-notify-$$"
+
+# A sd_notify(3) listener on NOTIFY (abstract, as a path would be): one
+# line per datagram, its assignments joined by '|'; at READY=1 it also
+# says whether atsd's socket accepted a connection at that moment.
+"$PY" - "$NOTIFY" "$SOCK" "$RUN/notify.log" <<'PYEOF' &
+import socket, sys
+name, sock, log = sys.argv[1:4]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind("\0" + name[1:])
+out = open(log, "a", buffering=1)
+out.write("listening\n")
+while True:
+    msg = s.recv(4096).decode()
+    line = msg.strip("\n").replace("\n", "|")
+    if "READY=1" in msg.split("\n"):
+        c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            c.connect(sock)
+            line += "|connect=ok"
+        except OSError as e:
+            line += "|connect=" + e.strerror
+        c.close()
+    out.write(line + "\n")
+PYEOF
+T_PIDS="$T_PIDS $!"
+wait_for "the notify listener" 10 grep -q listening "$RUN/notify.log" || exit 1
+
+# priv_start NODE SETPRIV_ARGS [ENV...] -- CONF LINES...: atsd on NODE as
+# its units run it: root, no capability in any set, no_new_privs. The
+# preloaded simulator comes after setpriv, for atsd alone.
+priv_start() {
+	local node=$1 ids=$2 line pid
+	shift 2
+	local envs=""
+	while [ "$1" != "--" ]; do
+		envs="$envs $1"
+		shift
+	done
+	shift
+	{
+		echo "socket $RUN/atsd-$node.sock"
+		echo "state_file $RUN/atsd-$node.state"
+		for line in "$@"; do
+			echo "$line"
+		done
+	} >"$RUN/atsd-$node.conf"
+	# shellcheck disable=SC2086
+	(cd "$RUN/scratch" && exec setpriv $ids --bounding-set=-all --inh-caps=-all \
+		--no-new-privs env $envs SIM_HOST="$node" LD_PRELOAD="$SIM_PRELOAD" \
+		"$ATSD" -f -c "$RUN/atsd-$node.conf") >>"$RUN/atsd-$node.log" 2>&1 &
+	pid=$!
+	T_PIDS="$T_PIDS $pid"
+	eval "AGENT_PID_$node=$pid"
+	wait_for "atsd on $node" 20 agent "$node" status
+}
+
+priv_start host1 "--regid=$GID_CTL --clear-groups" NOTIFY_SOCKET="$NOTIFY" -- \
+	"address 10.0.0.1 primary" "control_group $GRP" "verify_interval 1"
+P1=$(agent_pid host1)
+check_out "atsd runs with no capability" "^CapEff:[[:space:]]+0+$" grep '^CapEff' "/proc/$P1/status"
+check_out "... none to regain" "^CapBnd:[[:space:]]+0+$" grep '^CapBnd' "/proc/$P1/status"
+check_out "... and no_new_privs" "^NoNewPrivs:[[:space:]]+1$" grep '^NoNewPrivs' "/proc/$P1/status"
+
+# in_sa GID IP: the SA holds a record of IP on GID (asked from host4).
+in_sa() {
+	atsctl host4 -n dump --gid "$1" 2>/dev/null | grep -Eq " $2( |\$)"
+}
+check "it registers its address" wait_for "10.0.0.1 in the SA" 20 in_sa "$G1" 10.0.0.1
+check_out "... stock saquery sees it" "ServiceGID\.+$G1" on host4 "$SAQUERY" -S
+check_out "an unprivileged user's lookup is answered over the socket" "$G1" \
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$ATSCTL" -S "$SOCK" resolve 10.0.0.1
+check_out "the socket has the control group's gid" "^$GID_CTL 666$" stat -c '%g %a' "$SOCK"
+check_out "READY=1 came once the socket accepted connections, with a status" \
+	"^READY=1\|STATUS=[0-9]+ records registered.*, SM LID [0-9]+\|connect=ok$" head -2 "$RUN/notify.log"
+check "... the status follows the records" wait_for "1 record registered" 10 \
+	grep -q "^STATUS=1 records registered, SM LID " "$RUN/notify.log"
+
+# SIGHUP: a reloadable key (another static address) takes effect.
+echo "address 10.0.0.2" >>"$RUN/atsd-host1.conf"
+kill -HUP "$P1"
+check "SIGHUP reloads: the new address is registered" wait_for "10.0.0.2 in the SA" 20 \
+	in_sa "$G1" 10.0.0.2
+check_out "... logged" "reloaded $RUN/atsd-host1.conf" cat "$RUN/atsd-host1.log"
+check "... systemd heard RELOADING=1 with the time, then READY=1" "$PY" - "$RUN/notify.log" <<'PYEOF'
+import sys
+lines = open(sys.argv[1]).read().split("\n")
+r = [i for i, l in enumerate(lines) if l.startswith("RELOADING=1|MONOTONIC_USEC=")]
+sys.exit(not (len(r) == 1 and any(l.startswith("READY=1|") for l in lines[r[0] + 1:])))
+PYEOF
+
+# SIGTERM: the records go, then atsd exits.
+kill "$P1"
+# Gone or a zombie: this shell reaps it below.
+exited() {
+	! kill -0 "$1" 2>/dev/null || grep -q '^State:[[:space:]]*Z' "/proc/$1/status"
+}
+check "SIGTERM: atsd exits" wait_for "atsd to exit" 20 exited "$P1"
+check "... with status 0" wait "$P1"
+check "... after deleting its records" gid_records "$G1" 0
+check_absent "... the SA has none of them" "$G1" on host4 "$SAQUERY" -S
+check_out "... systemd heard STOPPING=1 first" "^STOPPING=1\|STATUS=deleting 2 record" \
+	grep "^STOPPING=1" "$RUN/notify.log"
+
+# Without the control group as its gid and without CAP_CHOWN, atsd cannot
+# give its socket that group: it says so, and serves all the same.
+priv_start host2 "--clear-groups" -- "address 10.0.0.3 primary" "control_group $GRP"
+check_out "a socket atsd cannot give its group: logged" \
+	"cannot give it group $GRP \\(Operation not permitted\\)" cat "$RUN/atsd-host2.log"
+check "... and atsd registers all the same" wait_for "10.0.0.3 in the SA" 20 in_sa "$G2" 10.0.0.3
+
+finish

@@ -56,6 +56,16 @@ if command -v systemd-analyze >/dev/null; then
 else
 	echo "# systemd-analyze not installed: units not verified"
 fi
+# sysusers.d: the file makes group ibats, the units' Group= (a private
+# root: /etc/group there).
+if command -v systemd-sysusers >/dev/null; then
+	mkdir -p "$RUN/root/etc" "$RUN/root/usr/lib/sysusers.d"
+	cp "$top_srcdir/hostagent/atsd/ibats.sysusers" "$RUN/root/usr/lib/sysusers.d/ibats.conf"
+	check "systemd-sysusers makes group ibats" sh -c \
+		"systemd-sysusers --root='$RUN/root' && grep '^ibats:x:[0-9]*:\$' '$RUN/root/etc/group'"
+else
+	echo "# systemd-sysusers not installed: sysusers.d file not checked"
+fi
 
 fabric_start fabric4.net
 G1=$(port_gid host1)

@@ -50,6 +50,19 @@ if command -v systemd-analyze >/dev/null; then
 		echo "# $(grep 'Overall exposure' "$RUN/security.out")"
 		check "systemd-analyze security: exposure 2.5 at most" \
 			systemd-analyze security --offline=true --threshold=25 "$RUN/units/atsd.service"
+		# atsd(8)'s drop-in for the netns key adds that capability and
+		# that namespace type, nothing else.
+		mkdir -p "$RUN/root/etc/systemd/system/atsd.service.d"
+		cp "$RUN/units/atsd.service" "$RUN/root/etc/systemd/system/"
+		printf '[Service]\nCapabilityBoundingSet=CAP_SYS_ADMIN\nRestrictNamespaces=net\n' \
+			>"$RUN/root/etc/systemd/system/atsd.service.d/netns.conf"
+		systemd-analyze security --offline=true --root="$RUN/root" atsd.service \
+			>"$RUN/dropin.out" 2>&1
+		check_out "the netns drop-in grants CAP_SYS_ADMIN" "✗ CapabilityBoundingSet=~CAP_SYS_ADMIN " \
+			cat "$RUN/dropin.out"
+		check_out "... and network namespaces" "✗ RestrictNamespaces=~net " cat "$RUN/dropin.out"
+		check_absent "... and nothing else" "✗ (CapabilityBoundingSet=~CAP_(SYS_PTRACE|DAC|CHOWN|NET_ADMIN|SETUID)|RestrictNamespaces=~(user|mnt|pid))" \
+			cat "$RUN/dropin.out"
 	else
 		echo "# systemd-analyze security --offline: not here ($(tail -1 "$RUN/security.out"))"
 	fi
@@ -107,9 +120,11 @@ T_PIDS="$T_PIDS $!"
 wait_for "the notify listener" 10 grep -q listening "$RUN/notify.log" || exit 1
 
 # priv_start NODE SETPRIV_ARGS [ENV...] -- CONF LINES...: atsd on NODE as
-# its units run it: root, no capability in any set, no_new_privs. The
-# preloaded simulator comes after setpriv, for atsd alone.
-priv_start() {
+# its units run it: root, no capability in any set (SETPRIV_BOUNDING:
+# the bounding set, -all by default), no_new_privs. The preloaded
+# simulator comes after setpriv, for atsd alone. priv_launch does not
+# wait for atsd's socket, priv_start does.
+priv_launch() {
 	local node=$1 ids=$2 line pid
 	shift 2
 	local envs=""
@@ -126,13 +141,17 @@ priv_start() {
 		done
 	} >"$RUN/atsd-$node.conf"
 	# shellcheck disable=SC2086
-	(cd "$RUN/scratch" && exec setpriv $ids --bounding-set=-all --inh-caps=-all \
+	(cd "$RUN/scratch" && exec setpriv $ids --bounding-set="${SETPRIV_BOUNDING:--all}" --inh-caps=-all \
 		--no-new-privs env $envs SIM_HOST="$node" LD_PRELOAD="$SIM_PRELOAD" \
 		"$ATSD" -f -c "$RUN/atsd-$node.conf") >>"$RUN/atsd-$node.log" 2>&1 &
 	pid=$!
 	T_PIDS="$T_PIDS $pid"
 	eval "AGENT_PID_$node=$pid"
-	wait_for "atsd on $node" 20 agent "$node" status
+}
+
+priv_start() {
+	priv_launch "$@"
+	wait_for "atsd on $1" 20 agent "$1" status
 }
 
 priv_start host1 "--regid=$GID_CTL --clear-groups" NOTIFY_SOCKET="$NOTIFY" -- \
@@ -171,12 +190,19 @@ PYEOF
 
 # SIGTERM: the records go, then atsd exits.
 kill "$P1"
-# Gone or a zombie: this shell reaps it below.
+# Gone or a zombie: exited_with reaps it.
 exited() {
 	! kill -0 "$1" 2>/dev/null || grep -q '^State:[[:space:]]*Z' "/proc/$1/status"
 }
+# exited_with STATUS PID: this shell's child PID exited with STATUS.
+exited_with() {
+	local rc=0
+	wait "$2" || rc=$?
+	echo "exit status $rc"
+	[ "$rc" -eq "$1" ]
+}
 check "SIGTERM: atsd exits" wait_for "atsd to exit" 20 exited "$P1"
-check "... with status 0" wait "$P1"
+check "... with status 0" exited_with 0 "$P1"
 check "... after deleting its records" gid_records "$G1" 0
 check_absent "... the SA has none of them" "$G1" on host4 "$SAQUERY" -S
 check_out "... systemd heard STOPPING=1 first" "^STOPPING=1\|STATUS=deleting 2 record" \
@@ -188,5 +214,20 @@ priv_start host2 "--clear-groups" -- "address 10.0.0.3 primary" "control_group $
 check_out "a socket atsd cannot give its group: logged" \
 	"cannot give it group $GRP \\(Operation not permitted\\)" cat "$RUN/atsd-host2.log"
 check "... and atsd registers all the same" wait_for "10.0.0.3 in the SA" 20 in_sa "$G2" 10.0.0.3
+
+# The netns key: setns(2) needs CAP_SYS_ADMIN. Without it atsd says what
+# to do and exits; with that one capability (the drop-in) it works.
+host_ns h3
+ip -n "$(ns h3)" addr add 10.0.3.1/24 dev v0
+priv_launch host3 "--clear-groups" -- "interface v0 netns $(ns h3)"
+P3=$(agent_pid host3)
+check "netns without CAP_SYS_ADMIN: atsd exits" wait_for "atsd to exit" 20 exited "$P3"
+check "... with status 1" exited_with 1 "$P3"
+check_out "... saying what it lacks" \
+	"interface v0 in netns $(ns h3): not allowed to enter the namespace \(setns: Operation not permitted\): netns needs CAP_SYS_ADMIN" \
+	cat "$RUN/atsd-host3.log"
+SETPRIV_BOUNDING=-all,+sys_admin priv_start host3 "--clear-groups" -- "interface v0 netns $(ns h3)"
+check "with CAP_SYS_ADMIN alone it registers the namespace's address" \
+	wait_for "10.0.3.1 in the SA" 20 in_sa "$(port_gid host3)" 10.0.3.1
 
 finish

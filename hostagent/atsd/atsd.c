@@ -63,8 +63,9 @@ static void notify_status(int ready)
 	if (!sdn_enabled() || ag.terminating)
 		return;
 	port = port_poll_info(&known);
+	/* Out of memory: READY=1 must go all the same. */
 	if (ctl_records_count(n))
-		return;
+		memset(n, 0, sizeof(n));
 	len = snprintf(st, sizeof(st), "%" PRIu64 " records registered", n[OWN_REGISTERED]);
 	if (n[OWN_REFUSED])
 		len += snprintf(st + len, sizeof(st) - (size_t)len, ", %" PRIu64 " refused",

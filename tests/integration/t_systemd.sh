@@ -80,6 +80,24 @@ else
 	echo "# systemd-sysusers not installed: sysusers.d file not checked"
 fi
 
+# umad2sim stands in for /dev/infiniband below: what the units count on
+# for the real device, a root:root 0600 node (as umadN is by default)
+# opening for root without capabilities, shown on /dev/null's
+# numbers; and that no capability is left (another owner's node stays
+# shut).
+nocaps() {
+	setpriv --bounding-set=-all --inh-caps=-all --no-new-privs "$@"
+}
+if mknod -m 0600 "$RUN/umad0" c 1 3 2>/dev/null; then
+	check "a root:root 0600 device opens read-write without capabilities" \
+		nocaps sh -c "exec 3<>'$RUN/umad0'"
+	chown 1:1 "$RUN/umad0"
+	check "... another owner's does not (no CAP_DAC_OVERRIDE)" \
+		nocaps sh -c "! (exec 3<>'$RUN/umad0') 2>/dev/null"
+else
+	echo "# mknod not allowed here: device ownership not checked"
+fi
+
 fabric_start fabric4.net
 G1=$(port_gid host1)
 G2=$(port_gid host2)

@@ -32,7 +32,9 @@ done
 # systemd-analyze verify: what it checks of a unit file here is its syntax
 # and settings, that ExecStart= is executable and that Documentation=
 # man pages open (man(1)); not that User=/Group= exist. The built atsd
-# stands in for the installed one; MANPATH finds the tree's pages.
+# stands in for the installed one; MANPATH finds the tree's pages. It
+# exits 0 on an unknown key or a bad value, only logging them: silence
+# is what passes.
 if command -v systemd-analyze >/dev/null; then
 	mkdir -p "$RUN/units" "$RUN/man/man5" "$RUN/man/man8"
 	ln -s "$top_srcdir/doc/atsd.8" "$RUN/man/man8/atsd.8"
@@ -41,9 +43,12 @@ if command -v systemd-analyze >/dev/null; then
 		sed "s|^ExecStart=[^ ]*/atsd |ExecStart=$(cd "$top_builddir" && pwd)/hostagent/atsd/atsd |" \
 			"$UNITS/$u" >"$RUN/units/$u"
 	done
+	# Without man(1) every Documentation= page would be a complaint.
+	MAN_OPT=
+	command -v man >/dev/null || { MAN_OPT=--man=no; echo "# no man(1): man pages not checked"; }
 	check "systemd-analyze verify: no complaint" sh -c \
 		"cd '$RUN/units' && out=\$(MANPATH='$RUN/man' SYSTEMD_LOG_LEVEL=notice \
-		 systemd-analyze verify ./atsd.service ./atsd@.service 2>&1); rc=\$?; \
+		 systemd-analyze verify $MAN_OPT ./atsd.service ./atsd@.service 2>&1); rc=\$?; \
 		 echo \"\$out\"; [ \$rc -eq 0 ] && [ -z \"\$out\" ]"
 	# --offline (systemd 250): the unit file alone, no running manager.
 	if systemd-analyze security --offline=true "$RUN/units/atsd.service" >"$RUN/security.out" 2>&1; then

@@ -32,6 +32,7 @@
 #include "port_events.h"
 #include "port_poll.h"
 #include "sa_thread.h"
+#include "sdnotify.h"
 #include "sources.h"
 #include "subs.h"
 
@@ -46,7 +47,43 @@ static struct {
 	int terminating, done;
 	int64_t metrics_due;    /* mono ms of the next metrics file */
 	int metrics_failing;    /* the last write failed: logged once */
+	char status[160];       /* the last STATUS= sent to systemd */
 } ag;
+
+/* systemctl status's one line about atsd (sd_notify(3) STATUS=), sent
+ * when it changes. With READY set, the first message of a start or the
+ * end of a reload. */
+static void notify_status(int ready)
+{
+	uint64_t n[CTL_REC_STATES];
+	const struct mport_info *port;
+	char st[sizeof(ag.status)];
+	int known, ret, len;
+
+	if (!sdn_enabled() || ag.terminating)
+		return;
+	port = port_poll_info(&known);
+	/* Out of memory: READY=1 must go all the same. */
+	if (ctl_records_count(n))
+		memset(n, 0, sizeof(n));
+	len = snprintf(st, sizeof(st), "%" PRIu64 " records registered", n[OWN_REGISTERED]);
+	if (n[OWN_REFUSED])
+		len += snprintf(st + len, sizeof(st) - (size_t)len, ", %" PRIu64 " refused",
+				n[OWN_REFUSED]);
+	if (n[OWN_PENDING])
+		len += snprintf(st + len, sizeof(st) - (size_t)len, ", %" PRIu64 " pending",
+				n[OWN_PENDING]);
+	if (known)
+		snprintf(st + len, sizeof(st) - (size_t)len, ", SM LID %u", port->sm_lid);
+	else
+		snprintf(st + len, sizeof(st) - (size_t)len, ", port down");
+	if (!ready && !strcmp(st, ag.status))
+		return;
+	snprintf(ag.status, sizeof(ag.status), "%s", st);
+	ret = sdn_sendf("%sSTATUS=%s", ready ? "READY=1\n" : "", st);
+	if (ret)
+		log_warn("cannot notify systemd: %s", strerror(-ret));
+}
 
 /* Records changed, or the SM: cached answers are stale, groups may be
  * lost; a full sync checks our records. */
@@ -62,6 +99,7 @@ static void recheck(void)
 
 static void on_port_changed(int sm_change)
 {
+	notify_status(0);
 	if (sm_change) {
 		recheck();
 	} else {
@@ -72,6 +110,7 @@ static void on_port_changed(int sm_change)
 
 static void on_synced(void)
 {
+	notify_status(0);
 	if (!subs_active())
 		subs_request("the SA answers");
 	if (ag.want_join) {
@@ -240,6 +279,7 @@ static void reload(void)
 	agent_conf_keep_restart(&c, &ag.conf);
 	ag.conf = c;
 	log_set_level(c.log_level);
+	ctl_sock_reloaded();
 	ret = sources_reload(ag.src, &ag.conf);
 	if (ret) {
 		log_err("reload: interfaces not reopened (%s); keeping the old ones",
@@ -260,12 +300,17 @@ static void on_signal(int sfd, int64_t *shutdown_deadline)
 		if (ag.terminating)
 			continue;
 		if (si.ssi_signo == SIGHUP) {
+			/* systemd shows the unit reloading until READY=1
+			 * (sd_notify(3)), whether the reload worked or not. */
+			sdn_reloading();
 			reload();
+			notify_status(1);
 			continue;
 		}
 		log_info("signal %u: deleting our records, then exiting", si.ssi_signo);
 		ag.terminating = 1;
 		own_list(&nowned);
+		sdn_sendf("STOPPING=1\nSTATUS=deleting %zu record(s), then exiting", nowned);
 		/* Records, groups and the two unsubscribes. */
 		*shutdown_deadline = mono_ms() +
 			(int64_t)(ag.conf.sa_retries + 1) * ag.conf.sa_timeout *
@@ -453,6 +498,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	log_init("atsd", LOG_LVL_INFO);
+	/* Before any thread: it edits the environment. */
+	ret = sdn_init();
+	if (ret)
+		log_err("NOTIFY_SOCKET: %s: systemd will not hear that atsd is ready",
+			strerror(-ret));
 	if (load_config(&ag.conf, strcmp(ag.conf_path, AGENT_CONF_DEFAULT) != 0))
 		return 1;
 	if (sock)
@@ -537,6 +587,9 @@ int main(int argc, char **argv)
 			 IBATS_VERSION, port->ca, port->portnum,
 			 ats_gid_format(port->gid, gid, sizeof(gid)), sources_count(ag.src),
 			 ag.conf.socket);
+		/* The socket accepts connections from here on: what
+		 * Type=notify units wait for. */
+		notify_status(1);
 		ret = run(sfd);
 	}
 	ctl_sock_close();
@@ -546,6 +599,7 @@ int main(int argc, char **argv)
 	saj_stop(ag.saj);
 	own_fini();
 	close(sfd);
+	sdn_fini();
 	if (lock_fd >= 0)
 		close(lock_fd);
 	return ret ? 1 : 0;

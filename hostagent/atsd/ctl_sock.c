@@ -142,6 +142,26 @@ void ctl_sock_answered(struct ctl_ticket t)
 	client_drain(t.slot);
 }
 
+/* The socket file in control_group: ls -l shows who may change state
+ * (ctl_auth decides by the peer's credentials, not by the file). chown(2)
+ * to a group needs CAP_CHOWN or membership: with neither (a unit without
+ * Group=) the file keeps atsd's group, which changes nothing but the
+ * listing. */
+static void give_group(const char *path, const struct agent_conf *conf)
+{
+	if (!conf->control_group[0] || !chown(path, (uid_t)-1, conf->control_gid))
+		return;
+	log_warn("socket %s: cannot give it group %s (%s): atsd needs CAP_CHOWN or to run "
+		 "in that group (Group=%s in its unit); requests are authorized all the same",
+		 path, conf->control_group, strerror(errno), conf->control_group);
+}
+
+void ctl_sock_reloaded(void)
+{
+	if (cs.listen_fd >= 0)
+		give_group(cs.conf->socket, cs.conf);
+}
+
 int ctl_sock_open(const struct agent_conf *conf, ctl_line_fn *line)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -180,6 +200,7 @@ int ctl_sock_open(const struct agent_conf *conf, ctl_line_fn *line)
 	}
 	/* Lookups are for every local program, as DNS is. */
 	chmod(path, 0666);
+	give_group(path, conf);
 	cs.listen_fd = fd;
 	return 0;
 }

@@ -25,6 +25,8 @@ struct ctl_ticket {
 /* Listen on conf->socket (conf stays the caller's and may change on
  * reload). 0, -EADDRINUSE when another atsd listens there, or -errno. */
 int ctl_sock_open(const struct agent_conf *conf, ctl_line_fn *line);
+/* After a reload: the socket file follows control_group. */
+void ctl_sock_reloaded(void);
 void ctl_sock_close(void);
 
 /* The fds to poll: the listening socket (unless stopped) and every client

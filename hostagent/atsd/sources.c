@@ -208,6 +208,16 @@ static int sources_init(struct sources *s, const struct agent_conf *c,
 		i->cfg = &c->ifs[k];
 		i->pkey = i->cfg->have_pkey ? i->cfg->pkey : ATS_PKEY_DEFAULT;
 		ret = ifev_open(&i->nl, i->cfg->netns[0] ? i->cfg->netns : NULL);
+		if (ret == -EPERM && i->cfg->netns[0]) {
+			/* setns(2) into another network namespace needs
+			 * CAP_SYS_ADMIN, which atsd's units do not grant. */
+			log_err("interface %s in netns %s: not allowed to enter the namespace "
+				"(setns: %s): netns needs CAP_SYS_ADMIN; under systemd, the "
+				"drop-in in atsd(8), SYSTEMD", i->cfg->name, i->cfg->netns,
+				strerror(-ret));
+			sources_fini(s);
+			return ret;
+		}
 		if (ret) {
 			log_err("interface %s%s%s: cannot open netlink: %s", i->cfg->name,
 				i->cfg->netns[0] ? " in netns " : "", i->cfg->netns,

@@ -1,0 +1,109 @@
+/* sd_notify(3) by hand (sdnotify.h). The protocol, as sd_notify(3) and
+ * systemd.service(5) describe it: $NOTIFY_SOCKET names an AF_UNIX
+ * datagram socket, a filesystem path or, with a leading '@', an abstract
+ * name; each message is one datagram of newline-separated assignments.
+ * systemd takes the sender's credentials from the socket itself
+ * (SO_PASSCRED on its end), so nothing but the text is sent. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sdnotify.h"
+
+/* Longer than any message atsd sends: a STATUS= line and a few keys. */
+#define SDN_MSG_MAX 512
+
+static struct {
+	int fd;
+	struct sockaddr_un addr;
+	socklen_t addrlen;
+} sdn = { .fd = -1 };
+
+int sdn_init(void)
+{
+	const char *e = getenv("NOTIFY_SOCKET");
+	size_t len;
+
+	sdn_fini();
+	if (!e || !*e)
+		return 0;
+	len = strlen(e);
+	/* A path needs its terminating NUL inside sun_path; an abstract
+	 * name's length is its address length, its '@' becomes the NUL. */
+	if ((e[0] != '/' && e[0] != '@') || len < 2 ||
+	    len + (e[0] == '/') > sizeof(sdn.addr.sun_path))
+		return -EINVAL;
+	memset(&sdn.addr, 0, sizeof(sdn.addr));
+	sdn.addr.sun_family = AF_UNIX;
+	memcpy(sdn.addr.sun_path, e, len);
+	if (e[0] == '@')
+		sdn.addr.sun_path[0] = '\0';
+	sdn.addrlen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len +
+				  (e[0] == '/'));
+	sdn.fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (sdn.fd < 0)
+		return -errno;
+	/* sd_notify(3)'s unset_environment: children (none today) must not
+	 * talk to the manager as if they were the service. */
+	unsetenv("NOTIFY_SOCKET");
+	return 0;
+}
+
+int sdn_enabled(void)
+{
+	return sdn.fd >= 0;
+}
+
+int sdn_send(const char *msg)
+{
+	size_t len = strlen(msg);
+
+	if (sdn.fd < 0)
+		return 0;
+	if (sendto(sdn.fd, msg, len, MSG_NOSIGNAL, (struct sockaddr *)&sdn.addr,
+		   sdn.addrlen) != (ssize_t)len)
+		return -errno;
+	return 0;
+}
+
+int sdn_sendf(const char *fmt, ...)
+{
+	char msg[SDN_MSG_MAX];
+	va_list ap;
+	int n;
+
+	if (sdn.fd < 0)
+		return 0;
+	va_start(ap, fmt);
+	n = vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(msg))
+		return -EMSGSIZE;
+	return sdn_send(msg);
+}
+
+int sdn_reloading(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts))
+		return -errno;
+	return sdn_sendf("RELOADING=1\nMONOTONIC_USEC=%llu",
+			 (unsigned long long)ts.tv_sec * 1000000ULL +
+			 (unsigned long long)ts.tv_nsec / 1000ULL);
+}
+
+void sdn_fini(void)
+{
+	if (sdn.fd >= 0)
+		close(sdn.fd);
+	sdn.fd = -1;
+}

@@ -1,0 +1,33 @@
+/* The service manager's notification protocol (sd_notify(3)), spoken by
+ * hand so that atsd needs no libsystemd: one datagram of "KEY=VALUE"
+ * lines to the AF_UNIX socket named by $NOTIFY_SOCKET. Without that
+ * variable (not started by systemd with Type=notify) every call is a
+ * successful no-op. Errors are -errno. */
+#ifndef IBATS_SDNOTIFY_H
+#define IBATS_SDNOTIFY_H
+
+/* Read $NOTIFY_SOCKET (an absolute path, or '@' for an abstract name)
+ * and open a datagram socket. The variable is removed from the
+ * environment so that no child notifies in atsd's name. 0: ready (or
+ * nothing to notify); -EINVAL: unusable address (relative, too long);
+ * the socket's error otherwise. Call before starting threads. */
+int sdn_init(void);
+
+/* Send MSG (lines "KEY=VALUE\n"; the last newline may be omitted) as
+ * one datagram. */
+int sdn_send(const char *msg);
+
+/* printf-style sdn_send. */
+int sdn_sendf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* "RELOADING=1" with MONOTONIC_USEC, the time the reload started on
+ * CLOCK_MONOTONIC, as systemd 253's Type=notify-reload wants it (older
+ * managers ignore the extra field). READY=1 must follow. */
+int sdn_reloading(void);
+
+/* Whether a manager listens: a STATUS= worth formatting. */
+int sdn_enabled(void);
+
+void sdn_fini(void);
+
+#endif

@@ -1,0 +1,160 @@
+/* sdnotify: the datagrams a listener on $NOTIFY_SOCKET receives (a path
+ * and an abstract name), and the addresses refused (relative, overlong)
+ * or absent (no manager: every call a no-op). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "sdnotify.h"
+
+/* A datagram listener on NAME (a path, or '@' + an abstract name), as
+ * systemd's notification socket is. */
+static int listener(const char *name)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	size_t len = strlen(name);
+	socklen_t alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len);
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	memcpy(sa.sun_path, name, len);
+	if (name[0] == '@')
+		sa.sun_path[0] = '\0';
+	else
+		alen++;
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, alen), 0);
+	return fd;
+}
+
+/* The next datagram, NUL-terminated; "" when none is queued. */
+static const char *receive(int fd)
+{
+	static char buf[1024];
+	ssize_t n = recv(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT);
+
+	buf[n < 0 ? 0 : n] = '\0';
+	return buf;
+}
+
+static void test_path(void **state)
+{
+	char path[] = "/tmp/test_sdnotify.XXXXXX", sock[64];
+	int fd;
+
+	(void)state;
+	assert_non_null(mkdtemp(path));
+	snprintf(sock, sizeof(sock), "%s/notify", path);
+	fd = listener(sock);
+	setenv("NOTIFY_SOCKET", sock, 1);
+	assert_int_equal(sdn_init(), 0);
+	assert_true(sdn_enabled());
+	/* Unset: nothing atsd starts talks to the manager in its name. */
+	assert_null(getenv("NOTIFY_SOCKET"));
+	assert_int_equal(sdn_send("READY=1\nSTATUS=starting"), 0);
+	assert_string_equal(receive(fd), "READY=1\nSTATUS=starting");
+	assert_int_equal(sdn_sendf("STATUS=%d records registered, SM LID %u", 3, 1u), 0);
+	assert_string_equal(receive(fd), "STATUS=3 records registered, SM LID 1");
+	assert_string_equal(receive(fd), "");
+	sdn_fini();
+	assert_false(sdn_enabled());
+	close(fd);
+	unlink(sock);
+	rmdir(path);
+}
+
+static void test_abstract_reloading(void **state)
+{
+	char name[64];
+	unsigned long long usec;
+	struct timespec ts;
+	const char *got;
+	int fd;
+
+	(void)state;
+	snprintf(name, sizeof(name), "@ibats-test-sdnotify-%d", (int)getpid());
+	fd = listener(name);
+	setenv("NOTIFY_SOCKET", name, 1);
+	assert_int_equal(sdn_init(), 0);
+	assert_int_equal(sdn_reloading(), 0);
+	got = receive(fd);
+	assert_int_equal(sscanf(got, "RELOADING=1\nMONOTONIC_USEC=%llu", &usec), 1);
+	/* The time the reload started, on the manager's clock. */
+	assert_int_equal(clock_gettime(CLOCK_MONOTONIC, &ts), 0);
+	assert_true(usec <= (unsigned long long)ts.tv_sec * 1000000ULL +
+		    (unsigned long long)ts.tv_nsec / 1000ULL);
+	assert_true(usec + 10000000ULL > (unsigned long long)ts.tv_sec * 1000000ULL);
+	assert_int_equal(sdn_send("READY=1"), 0);
+	assert_string_equal(receive(fd), "READY=1");
+	assert_int_equal(sdn_send("STOPPING=1"), 0);
+	assert_string_equal(receive(fd), "STOPPING=1");
+	sdn_fini();
+	close(fd);
+}
+
+static void test_unset_and_bad(void **state)
+{
+	char longname[sizeof(((struct sockaddr_un *)0)->sun_path) + 2];
+
+	(void)state;
+	unsetenv("NOTIFY_SOCKET");
+	assert_int_equal(sdn_init(), 0);
+	assert_false(sdn_enabled());
+	/* No manager: a successful no-op, as sd_notify(3) without one. */
+	assert_int_equal(sdn_send("READY=1"), 0);
+	assert_int_equal(sdn_reloading(), 0);
+	setenv("NOTIFY_SOCKET", "", 1);
+	assert_int_equal(sdn_init(), 0);
+	assert_false(sdn_enabled());
+	setenv("NOTIFY_SOCKET", "relative/notify", 1);
+	assert_int_equal(sdn_init(), -EINVAL);
+	assert_false(sdn_enabled());
+	/* A path as long as sun_path leaves no room for its NUL. */
+	memset(longname, 'x', sizeof(longname) - 1);
+	longname[0] = '/';
+	longname[sizeof(longname) - 3] = '\0';
+	assert_int_equal(strlen(longname), sizeof(((struct sockaddr_un *)0)->sun_path) - 1);
+	setenv("NOTIFY_SOCKET", longname, 1);
+	assert_int_equal(sdn_init(), 0);
+	sdn_fini();
+	longname[sizeof(longname) - 3] = 'x';
+	longname[sizeof(longname) - 2] = '\0';
+	setenv("NOTIFY_SOCKET", longname, 1);
+	assert_int_equal(sdn_init(), -EINVAL);
+	/* An abstract name may fill sun_path: no NUL after it. */
+	longname[0] = '@';
+	setenv("NOTIFY_SOCKET", longname, 1);
+	assert_int_equal(sdn_init(), 0);
+	sdn_fini();
+	longname[sizeof(longname) - 2] = 'x';
+	longname[sizeof(longname) - 1] = '\0';
+	setenv("NOTIFY_SOCKET", longname, 1);
+	assert_int_equal(sdn_init(), -EINVAL);
+	assert_false(sdn_enabled());
+	/* A listener gone away: the send fails with its errno. */
+	setenv("NOTIFY_SOCKET", "/nonexistent/notify", 1);
+	assert_int_equal(sdn_init(), 0);
+	assert_int_equal(sdn_send("READY=1"), -ENOENT);
+	sdn_fini();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_path),
+		cmocka_unit_test(test_abstract_reloading),
+		cmocka_unit_test(test_unset_and_bad),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,11 +1,11 @@
 /* Prometheus text exposition, format 0.0.4. */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "afile.h"
 #include "prom.h"
 
 static void fail(struct prom *p, int err)
@@ -172,31 +172,6 @@ void prom_dbl(struct prom *p, const char *name, const char *const *labels,
 		fail(p, -EIO);
 }
 
-/* atsd writes as root, maybe into a world-writable directory: the
- * temporary is created anew (O_EXCL, which also refuses a symlink, and
- * O_NOFOLLOW), never opened through a link another user planted. A
- * leftover (a crash mid-write, or a planted link) is removed once. */
-static FILE *open_tmp(const char *tmp)
-{
-	const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
-	int fd = open(tmp, flags, 0644);
-	FILE *f;
-
-	if (fd < 0 && errno == EEXIST && !unlink(tmp))
-		fd = open(tmp, flags, 0644);
-	if (fd < 0)
-		return NULL;
-	f = fdopen(fd, "w");
-	if (!f) {
-		int err = errno;
-
-		close(fd);
-		unlink(tmp);
-		errno = err;
-	}
-	return f;
-}
-
 int prom_write_file(const char *path, void (*fill)(struct prom *, const void *),
 		    const void *arg)
 {
@@ -207,7 +182,7 @@ int prom_write_file(const char *path, void (*fill)(struct prom *, const void *),
 
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
 		return -ENAMETOOLONG;
-	f = open_tmp(tmp);
+	f = afile_tmp(tmp);
 	if (!f)
 		return -errno;
 	prom_init(&p, f);

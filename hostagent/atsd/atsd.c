@@ -237,7 +237,9 @@ static void reload(void)
 	key = agent_conf_restart_key(&ag.conf, &c);
 	if (key)
 		log_warn("%s: '%s' changes only when atsd restarts", ag.conf_path, key);
-	agent_conf_keep_restart(&c, &ag.conf);
+	if (agent_conf_keep_restart(&c, &ag.conf))
+		log_warn("%s: metrics_file would be the state_file or socket in force; keeping '%s'",
+			 ag.conf_path, ag.conf.metrics_file);
 	ag.conf = c;
 	log_set_level(c.log_level);
 	ret = sources_reload(ag.src, &ag.conf);

@@ -124,12 +124,16 @@ static int64_t metrics_timer(int64_t now)
 	uint64_t by_state[CTL_REC_STATES];
 	struct host_metrics m = { .state_names = ctl_rec_state_names,
 				  .by_state = by_state, .nstates = CTL_REC_STATES };
-	int ret;
+	const struct mport_info *port;
+	int ret, known;
 
 	if (!ag.conf.metrics_file[0])
 		return INT64_MAX;
 	if (now < ag.metrics_due)
 		return ag.metrics_due;
+	port = port_poll_info(&known);
+	m.ca = port->ca;
+	m.port = port->portnum;
 	ag.metrics_due = now + HOST_METRICS_INTERVAL_MS;
 	ctl_stats_collect(m.stats);
 	ret = ctl_records_count(by_state);

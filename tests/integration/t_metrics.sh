@@ -24,10 +24,14 @@ check "... parses, and counts the Set and the ATS record" wait_for "counts" 10 \
 check "... no temporary is left" test ! -e "$PROM.tmp"
 
 agent_start host1 "metrics_file $RUN/atsd-host1.prom" "address 10.0.0.1"
-check "atsd writes its metrics_file" wait_for "atsd metrics" 20 \
-	promcheck "$RUN/atsd-host1.prom" 'ibats_host_addresses{state="registered"}=1' \
-	'ibats_host_records=1' 'ibats_host_sa_queries_total=1+'
+check "atsd writes its metrics_file" wait_for "atsd metrics" 20 test -s "$RUN/atsd-host1.prom"
+# Every series names atsd's port, as one atsd per port (atsd@) needs.
+P=$(sed -n 's/^ibats_host_records{\(ca="[^"]*",port="1"\)} .*/\1/p' "$RUN/atsd-host1.prom")
+check "... its series name the CA and port" test -n "$P"
+check "... and count the registration" wait_for "atsd counts" 20 \
+	promcheck "$RUN/atsd-host1.prom" "ibats_host_addresses{$P,state=\"registered\"}=1" \
+	"ibats_host_records{$P}=1" "ibats_host_sa_queries_total{$P}=1+"
 check "a lookup through atsd" agent host1 resolve 10.0.0.2
 check "... counted as a cache miss within the interval" wait_for "miss" 20 \
-	promcheck "$RUN/atsd-host1.prom" 'ibats_host_cache_misses_total=1+'
+	promcheck "$RUN/atsd-host1.prom" "ibats_host_cache_misses_total{$P}=1+"
 finish

@@ -42,7 +42,7 @@ void prom_dbl(struct prom *p, const char *name, const char *const *labels,
 size_t prom_escape(char *buf, size_t len, const char *s);
 
 /* Write the text that fill() produces to path atomically: a temporary
- * next to it, fsync, rename, as the state file is. 0 or -errno. */
+ * next to it, then rename (no fsync: see prom.c). 0 or -errno. */
 int prom_write_file(const char *path, void (*fill)(struct prom *, const void *),
 		    const void *arg);
 

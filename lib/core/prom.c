@@ -95,7 +95,7 @@ void prom_init(struct prom *p, FILE *f)
 {
 	p->f = f;
 	p->err = 0;
-	p->open = 0;
+	p->family[0] = '\0';
 }
 
 int prom_fini(struct prom *p)
@@ -111,11 +111,15 @@ int prom_fini(struct prom *p)
 void prom_family(struct prom *p, const char *name, enum prom_type type,
 		 const char *help)
 {
-	if (!name_ok(name, 1) || !help) {
+	size_t n = name ? strlen(name) : 0;
+
+	p->family[0] = '\0';
+	if (!name_ok(name, 1) || !help || n >= sizeof(p->family) ||
+	    (type == PROM_COUNTER && (n < 6 || strcmp(name + n - 6, "_total")))) {
 		fail(p, -EINVAL);
 		return;
 	}
-	p->open = 1;
+	memcpy(p->family, name, n + 1);
 	fprintf(p->f, "# HELP %s ", name);
 	put_escaped(p, help, 0);
 	fprintf(p->f, "\n# TYPE %s %s\n", name,
@@ -128,7 +132,7 @@ static int sample_head(struct prom *p, const char *name, const char *const *labe
 {
 	const char *const *l;
 
-	if (!p->open || !name_ok(name, 1)) {
+	if (!p->family[0] || !name || strcmp(name, p->family)) {
 		fail(p, -EINVAL);
 		return -EINVAL;
 	}

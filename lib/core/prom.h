@@ -16,7 +16,7 @@ enum prom_type { PROM_COUNTER, PROM_GAUGE };
 struct prom {
 	FILE *f;
 	int err;                /* -errno: write failed or misuse */
-	int open;               /* a family was begun */
+	char family[128];       /* the family begun, "" before the first */
 };
 
 void prom_init(struct prom *p, FILE *f);
@@ -24,8 +24,9 @@ void prom_init(struct prom *p, FILE *f);
 int prom_fini(struct prom *p);
 
 /* Begins a family: its # HELP and # TYPE lines. Samples that follow
- * belong to it. name must match [a-zA-Z_:][a-zA-Z0-9_:]*; a counter's
- * name ends in _total, as Prometheus' naming rules ask. */
+ * belong to it and have its name. name must match [a-zA-Z_:][a-zA-Z0-9_:]*
+ * (at most 127 bytes); a counter's name ends in _total, as Prometheus'
+ * naming rules ask. Otherwise -EINVAL, and the family's samples too. */
 void prom_family(struct prom *p, const char *name, enum prom_type type,
 		 const char *help);
 /* One sample of the family, named as it is; labels NULL or pairs of label name, value ended by a NULL name. */

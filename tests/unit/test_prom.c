@@ -135,6 +135,22 @@ static void reserved_label(struct prom *p, const void *arg)
 	prom_u64(p, "ok", l, 1);
 }
 
+static void counter_no_total(struct prom *p, const void *arg)
+{
+	(void)arg;
+	prom_family(p, "ok", PROM_COUNTER, "h");
+	prom_u64(p, "ok", NULL, 1);
+}
+
+/* A sample of another name than its family's would sit under the wrong
+ * HELP and TYPE. */
+static void other_family(struct prom *p, const void *arg)
+{
+	(void)arg;
+	prom_family(p, "fam", PROM_GAUGE, "h");
+	prom_u64(p, "ok", NULL, 1);
+}
+
 static void no_family(struct prom *p, const void *arg)
 {
 	(void)arg;
@@ -143,7 +159,9 @@ static void no_family(struct prom *p, const void *arg)
 
 static void test_misuse(void **state)
 {
-	void (*fns[])(struct prom *, const void *) = { bad_name, bad_label, reserved_label, no_family };
+	void (*fns[])(struct prom *, const void *) = { bad_name, bad_label, reserved_label,
+						       no_family, counter_no_total,
+						       other_family };
 	size_t i;
 	int ret;
 

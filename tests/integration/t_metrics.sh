@@ -23,8 +23,14 @@ check "... parses, and counts the Set and the ATS record" wait_for "counts" 10 \
 	'ibats_sm_ats_records{state="present"}=1+' 'ibats_sm_repl_role{role="off"}=1'
 check "... no temporary is left" test ! -e "$PROM.tmp"
 
+# atsd runs as root: a symlink planted at its temporary's name (another
+# user's, in a world-writable directory) is not written through.
+echo victim >"$RUN/victim"
+ln -s "$RUN/victim" "$RUN/atsd-host1.prom.tmp"
 agent_start host1 "metrics_file $RUN/atsd-host1.prom" "address 10.0.0.1"
 check "atsd writes its metrics_file" wait_for "atsd metrics" 20 test -s "$RUN/atsd-host1.prom"
+check "... not through a symlink planted at its temporary" \
+	test "$(cat "$RUN/victim")" = victim -a ! -L "$RUN/atsd-host1.prom"
 # Every series names atsd's port, as one atsd per port (atsd@) needs.
 P=$(sed -n 's/^ibats_host_records{\(ca="[^"]*",port="1"\)} .*/\1/p' "$RUN/atsd-host1.prom")
 check "... its series name the CA and port" test -n "$P"

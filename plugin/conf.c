@@ -7,6 +7,7 @@
 
 #include "cfg.h"
 #include "conf.h"
+#include "metrics.h"
 
 enum conf_type {
 	CT_BOOL,
@@ -107,6 +108,13 @@ static int set_value(const struct conf_key *k, struct osmats_conf *c,
 	case CT_PATH:
 		if (strlen(v) >= CONF_PATH_MAX || (v[0] != '/' && strcmp(v, "none"))) {
 			snprintf(err, errlen, "%s: '%s' is not an absolute path or none",
+				 k->name, v);
+			return -EINVAL;
+		}
+		/* The metrics file, beside it, would replace it. */
+		if (!strncmp(strrchr(v, '/') ? strrchr(v, '/') + 1 : v, METRICS_NAME,
+			     strlen(METRICS_NAME))) {
+			snprintf(err, errlen, "%s: '%s' is the name of the metrics file",
 				 k->name, v);
 			return -EINVAL;
 		}

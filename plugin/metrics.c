@@ -138,7 +138,7 @@ int metrics_path(char *buf, size_t len, const char *state_path)
 {
 	const char *slash = strrchr(state_path, '/');
 	int dir = slash ? (int)(slash - state_path + 1) : 0;
-	int n = snprintf(buf, len, "%.*sosmats.prom", dir, state_path);
+	int n = snprintf(buf, len, "%.*s" METRICS_NAME, dir, state_path);
 
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }

@@ -21,6 +21,10 @@ struct metrics_src {
 /* The exposition text of src into p. */
 void metrics_fill(struct prom *p, const struct metrics_src *src);
 
+/* The metrics file's name; a state file may not have it (or its
+ * temporary's). */
+#define METRICS_NAME "osmats.prom"
+
 /* The metrics file beside state_path: its directory, then osmats.prom.
  * -ENAMETOOLONG when it does not fit len. */
 int metrics_path(char *buf, size_t len, const char *state_path);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "afile.h"
 #include "ats.h"
 #include "json.h"
 #include "state.h"
@@ -104,7 +105,7 @@ int state_write(const char *path, const struct state_info *info,
 		return -EINVAL;
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
 		return -ENAMETOOLONG;
-	f = fopen(tmp, "w");
+	f = afile_tmp(tmp);
 	if (!f)
 		return -errno;
 	/* A member of the document or an entry of its lists a line, for

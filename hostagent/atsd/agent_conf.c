@@ -358,6 +358,28 @@ int agent_conf_instance(struct agent_conf *c, const char *instance)
 	return 0;
 }
 
+/* metrics_file is replaced every 10 s (by rename): over the state file
+ * atsd would lose the list of its records, over the socket every
+ * client, over the config its settings. Names are compared as written. */
+static int metrics_clash(const char *path, const struct agent_conf *c, char *err,
+			 size_t errlen)
+{
+	const char *what = NULL;
+
+	if (!c->metrics_file[0])
+		return 0;
+	if (!strcmp(c->metrics_file, c->state_file))
+		what = "the state_file";
+	else if (!strcmp(c->metrics_file, c->socket))
+		what = "the socket";
+	else if (!strcmp(c->metrics_file, path))
+		what = "this configuration file";
+	if (!what)
+		return 0;
+	snprintf(err, errlen, "%s: metrics_file: '%s' is %s", path, c->metrics_file, what);
+	return -EINVAL;
+}
+
 int agent_conf_load(const char *path, struct agent_conf *c, char *err,
 		    size_t errlen)
 {
@@ -374,7 +396,7 @@ int agent_conf_load(const char *path, struct agent_conf *c, char *err,
 					 c->ifs[i].name);
 				return -EINVAL;
 			}
-	return 0;
+	return metrics_clash(path, c, err, errlen);
 }
 
 /* Restart-only keys: a SIGHUP cannot apply them. The comparison is by
@@ -400,7 +422,7 @@ const char *agent_conf_restart_key(const struct agent_conf *a,
 	return NULL;
 }
 
-void agent_conf_keep_restart(struct agent_conf *next, const struct agent_conf *cur)
+int agent_conf_keep_restart(struct agent_conf *next, const struct agent_conf *cur)
 {
 	size_t i;
 
@@ -408,4 +430,10 @@ void agent_conf_keep_restart(struct agent_conf *next, const struct agent_conf *c
 		if (ac_keys[i].restart)
 			memcpy((char *)next + ac_keys[i].off, (const char *)cur + ac_keys[i].off,
 			       ac_keys[i].size);
+	if (next->metrics_file[0] && (!strcmp(next->metrics_file, next->state_file) ||
+				      !strcmp(next->metrics_file, next->socket))) {
+		memcpy(next->metrics_file, cur->metrics_file, sizeof(next->metrics_file));
+		return -EINVAL;
+	}
+	return 0;
 }

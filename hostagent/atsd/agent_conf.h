@@ -86,7 +86,9 @@ int agent_conf_load(const char *path, struct agent_conf *c, char *err,
 /* Name of a key that differs and cannot change without a restart. */
 const char *agent_conf_restart_key(const struct agent_conf *a,
 				   const struct agent_conf *b);
-/* A reload: next takes cur's values of every restart-only key. */
-void agent_conf_keep_restart(struct agent_conf *next, const struct agent_conf *cur);
+/* A reload: next takes cur's values of every restart-only key. -EINVAL
+ * when next's metrics_file then names the kept state_file or socket:
+ * next keeps cur's metrics_file. */
+int agent_conf_keep_restart(struct agent_conf *next, const struct agent_conf *cur);
 
 #endif

@@ -163,12 +163,16 @@ static int64_t metrics_timer(int64_t now)
 	uint64_t by_state[CTL_REC_STATES];
 	struct host_metrics m = { .state_names = ctl_rec_state_names,
 				  .by_state = by_state, .nstates = CTL_REC_STATES };
-	int ret;
+	const struct mport_info *port;
+	int ret, known;
 
 	if (!ag.conf.metrics_file[0])
 		return INT64_MAX;
 	if (now < ag.metrics_due)
 		return ag.metrics_due;
+	port = port_poll_info(&known);
+	m.ca = port->ca;
+	m.port = port->portnum;
 	ag.metrics_due = now + HOST_METRICS_INTERVAL_MS;
 	ctl_stats_collect(m.stats);
 	ret = ctl_records_count(by_state);
@@ -276,7 +280,9 @@ static void reload(void)
 	key = agent_conf_restart_key(&ag.conf, &c);
 	if (key)
 		log_warn("%s: '%s' changes only when atsd restarts", ag.conf_path, key);
-	agent_conf_keep_restart(&c, &ag.conf);
+	if (agent_conf_keep_restart(&c, &ag.conf))
+		log_warn("%s: metrics_file would be the state_file or socket in force; keeping '%s'",
+			 ag.conf_path, ag.conf.metrics_file);
 	ag.conf = c;
 	log_set_level(c.log_level);
 	ctl_sock_reloaded();

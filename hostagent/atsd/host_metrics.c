@@ -36,24 +36,31 @@ static const struct {
 	[ATSD_S_LOCAL_ANSWERS] = { PROM_COUNTER, "Lookups answered locally without an SA." },
 };
 
+/* Every series carries the port (ca, port): the atsd of each port of a
+ * host (atsd@) writes its own file, and node_exporter's textfile
+ * collector refuses the same series from two files. */
 void host_metrics_fill(struct prom *p, const struct host_metrics *m)
 {
+	char port[12];
+	const char *const l[] = { "ca", m->ca, "port", port, NULL };
 	unsigned i;
 
+	snprintf(port, sizeof(port), "%d", m->port);
 	for (i = 0; i < ATSD_STATS; i++) {
 		char name[96];
 
 		snprintf(name, sizeof(name), "ibats_host_%s%s", atsd_stat_names[i],
 			 fields[i].type == PROM_COUNTER ? "_total" : "");
 		prom_family(p, name, fields[i].type, fields[i].help);
-		prom_u64(p, name, NULL, m->stats[i]);
+		prom_u64(p, name, l, m->stats[i]);
 	}
 	prom_family(p, "ibats_host_addresses", PROM_GAUGE,
 		    "This host's addresses by state, as atsctl status lists them.");
 	for (i = 0; i < m->nstates; i++) {
-		const char *const l[] = { "state", m->state_names[i], NULL };
+		const char *const ls[] = { "ca", m->ca, "port", port, "state", m->state_names[i],
+					   NULL };
 
-		prom_u64(p, "ibats_host_addresses", l, m->by_state[i]);
+		prom_u64(p, "ibats_host_addresses", ls, m->by_state[i]);
 	}
 }
 

@@ -13,6 +13,8 @@
 #define HOST_METRICS_INTERVAL_MS 10000
 
 struct host_metrics {
+	const char *ca;                 /* the port, labels of every series */
+	int port;
 	uint64_t stats[ATSD_STATS];
 	const char *const *state_names; /* nstates names, for by_state */
 	const uint64_t *by_state;

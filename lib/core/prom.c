@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "afile.h"
 #include "prom.h"
 
 static void fail(struct prom *p, int err)
@@ -94,7 +95,7 @@ void prom_init(struct prom *p, FILE *f)
 {
 	p->f = f;
 	p->err = 0;
-	p->open = 0;
+	p->family[0] = '\0';
 }
 
 int prom_fini(struct prom *p)
@@ -110,11 +111,15 @@ int prom_fini(struct prom *p)
 void prom_family(struct prom *p, const char *name, enum prom_type type,
 		 const char *help)
 {
-	if (!name_ok(name, 1) || !help) {
+	size_t n = name ? strlen(name) : 0;
+
+	p->family[0] = '\0';
+	if (!name_ok(name, 1) || !help || n >= sizeof(p->family) ||
+	    (type == PROM_COUNTER && (n < 6 || strcmp(name + n - 6, "_total")))) {
 		fail(p, -EINVAL);
 		return;
 	}
-	p->open = 1;
+	memcpy(p->family, name, n + 1);
 	fprintf(p->f, "# HELP %s ", name);
 	put_escaped(p, help, 0);
 	fprintf(p->f, "\n# TYPE %s %s\n", name,
@@ -127,7 +132,7 @@ static int sample_head(struct prom *p, const char *name, const char *const *labe
 {
 	const char *const *l;
 
-	if (!p->open || !name_ok(name, 1)) {
+	if (!p->family[0] || !name || strcmp(name, p->family)) {
 		fail(p, -EINVAL);
 		return -EINVAL;
 	}
@@ -181,17 +186,18 @@ int prom_write_file(const char *path, void (*fill)(struct prom *, const void *),
 
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
 		return -ENAMETOOLONG;
-	f = fopen(tmp, "w");
+	f = afile_tmp(tmp);
 	if (!f)
 		return -errno;
 	prom_init(&p, f);
 	fill(&p, arg);
 	ret = prom_fini(&p);
-	if (!ret && fsync(fileno(f)))
-		ret = -errno;
 	if (fclose(f) && !ret)
 		ret = -errno;
-	/* The collector reads whole files: rename, never a half-written one. */
+	/* The collector reads whole files: rename, never a half-written one.
+	 * No fsync: atsd writes from its event loop, where a journal commit's
+	 * wait would hold up lookups, and the figures are rewritten within
+	 * seconds; a crash loses at most one version. */
 	if (!ret && rename(tmp, path))
 		ret = -errno;
 	if (ret)

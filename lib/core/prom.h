@@ -16,7 +16,7 @@ enum prom_type { PROM_COUNTER, PROM_GAUGE };
 struct prom {
 	FILE *f;
 	int err;                /* -errno: write failed or misuse */
-	int open;               /* a family was begun */
+	char family[128];       /* the family begun, "" before the first */
 };
 
 void prom_init(struct prom *p, FILE *f);
@@ -24,8 +24,9 @@ void prom_init(struct prom *p, FILE *f);
 int prom_fini(struct prom *p);
 
 /* Begins a family: its # HELP and # TYPE lines. Samples that follow
- * belong to it. name must match [a-zA-Z_:][a-zA-Z0-9_:]*; a counter's
- * name ends in _total, as Prometheus' naming rules ask. */
+ * belong to it and have its name. name must match [a-zA-Z_:][a-zA-Z0-9_:]*
+ * (at most 127 bytes); a counter's name ends in _total, as Prometheus'
+ * naming rules ask. Otherwise -EINVAL, and the family's samples too. */
 void prom_family(struct prom *p, const char *name, enum prom_type type,
 		 const char *help);
 /* One sample of the family, named as it is; labels NULL or pairs of label name, value ended by a NULL name. */
@@ -42,7 +43,7 @@ void prom_dbl(struct prom *p, const char *name, const char *const *labels,
 size_t prom_escape(char *buf, size_t len, const char *s);
 
 /* Write the text that fill() produces to path atomically: a temporary
- * next to it, fsync, rename, as the state file is. 0 or -errno. */
+ * next to it, then rename (no fsync: see prom.c). 0 or -errno. */
 int prom_write_file(const char *path, void (*fill)(struct prom *, const void *),
 		    const void *arg);
 

@@ -254,10 +254,57 @@ static void test_control_keys(void **state)
 	assert_int_equal(load("refused_retry 1\n", &c, err, sizeof(err)), -EINVAL);
 }
 
+/* metrics_file replaces its file every 10 s: naming atsd's state file
+ * would lose the list of its records (a restart then leaves them in the
+ * SA), the socket would cut every client off, the config itself would
+ * be gone. */
+static void test_metrics_file_clash(void **state)
+{
+	struct agent_conf c;
+	char err[256], line[128];
+
+	(void)state;
+	assert_int_equal(load("metrics_file /var/lib/ibats/atsd.state\n", &c, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "metrics_file: '/var/lib/ibats/atsd.state' is the state_file"));
+	assert_int_equal(load("metrics_file /x/a.prom\nstate_file /x/a.prom\n", &c, err,
+			      sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "is the state_file"));
+	assert_int_equal(load("metrics_file /run/ibats/atsd.sock\n", &c, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "is the socket"));
+	tmpconf_write(path, sizeof(path), "atsd-conf-test", "");
+	snprintf(line, sizeof(line), "metrics_file %s\n", path);
+	assert_int_equal(load(line, &c, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "is this configuration file"));
+	/* An instance's own names, set before the file is read. */
+	tmpconf_write(path, sizeof(path), "atsd-conf-test",
+		      "metrics_file /var/lib/ibats/atsd@mlx5_0:1.state\n");
+	agent_conf_default(&c);
+	assert_int_equal(agent_conf_instance(&c, "mlx5_0:1"), 0);
+	assert_int_equal(agent_conf_load(path, &c, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "is the state_file"));
+	assert_int_equal(load("metrics_file /var/lib/node_exporter/atsd.prom\n", &c, err,
+			      sizeof(err)), 0);
+	/* A SIGHUP that moves state_file (restart only) and puts
+	 * metrics_file on the old name keeps the old metrics_file. */
+	{
+		struct agent_conf next;
+
+		assert_int_equal(load("state_file /x/new.state\n"
+				      "metrics_file /var/lib/ibats/atsd.state\n", &next, err,
+				      sizeof(err)), 0);
+		assert_int_equal(agent_conf_keep_restart(&next, &c), -EINVAL);
+		assert_string_equal(next.state_file, "/var/lib/ibats/atsd.state");
+		assert_string_equal(next.metrics_file, "/var/lib/node_exporter/atsd.prom");
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_full, teardown),
+		cmocka_unit_test_teardown(test_metrics_file_clash, teardown),
 		cmocka_unit_test_teardown(test_control_keys, teardown),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_instance),

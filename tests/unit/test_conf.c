@@ -147,6 +147,10 @@ static void test_errors_name_file_and_line(void **state)
 	expect_error("trusted_guids 0x1,nope\n", ":1: trusted_guids: 'nope' is not a port GUID");
 	expect_error("flush_grace_sweeps 1001\n", ":1: flush_grace_sweeps");
 	expect_error("state_file relative/path\n", ":1: state_file: 'relative/path' is not an absolute path or none");
+	/* osmats.prom and its temporary are the metrics file beside it. */
+	expect_error("state_file /var/log/osmats.prom\n",
+		     ":1: state_file: '/var/log/osmats.prom' is the name of the metrics file");
+	expect_error("state_file /var/log/osmats.prom.tmp\n", ":1: state_file:");
 	expect_error("lease_min\n", ":1: 'lease_min' needs a value");
 	expect_error("lease_min 1\nlease_min 2\n", ":2: 'lease_min' already set on line 1");
 	expect_error("lease_min 100\nlease_max 10\n", "lease_min 100 is above lease_max 10");

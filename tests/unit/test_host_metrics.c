@@ -15,7 +15,8 @@ static void test_fill(void **state)
 {
 	static const char *const names[] = { "registered", "refused" };
 	static const uint64_t by_state[] = { 2, 1 };
-	struct host_metrics m = { .state_names = names, .by_state = by_state, .nstates = 2 };
+	struct host_metrics m = { .ca = "mlx5_0", .port = 2, .state_names = names,
+				  .by_state = by_state, .nstates = 2 };
 	char *buf = NULL, *s;
 	size_t len = 0, i;
 	FILE *f = open_memstream(&buf, &len);
@@ -33,13 +34,17 @@ static void test_fill(void **state)
 	s = strdup(buf);
 	free(buf);
 	assert_non_null(s);
+	/* Every series names its port: one atsd per port (atsd@), each with
+	 * its file in the collector's one directory, would otherwise write
+	 * the same series, which node_exporter refuses. */
 	assert_non_null(strstr(s, "# TYPE ibats_host_cache_hits_total counter\n"
-				  "ibats_host_cache_hits_total 100\n"));
-	assert_non_null(strstr(s, "# TYPE ibats_host_records gauge\nibats_host_records 111\n"));
-	assert_non_null(strstr(s, "\nibats_host_sync_failures_total 107\n"));
-	assert_non_null(strstr(s, "\nibats_host_local_answers_total 123\n"));
-	assert_non_null(strstr(s, "\nibats_host_addresses{state=\"registered\"} 2\n"
-				  "ibats_host_addresses{state=\"refused\"} 1\n"));
+				  "ibats_host_cache_hits_total{ca=\"mlx5_0\",port=\"2\"} 100\n"));
+	assert_non_null(strstr(s, "# TYPE ibats_host_records gauge\n"
+				  "ibats_host_records{ca=\"mlx5_0\",port=\"2\"} 111\n"));
+	assert_non_null(strstr(s, "\nibats_host_sync_failures_total{ca=\"mlx5_0\",port=\"2\"} 107\n"));
+	assert_non_null(strstr(s, "\nibats_host_local_answers_total{ca=\"mlx5_0\",port=\"2\"} 123\n"));
+	assert_non_null(strstr(s, "\nibats_host_addresses{ca=\"mlx5_0\",port=\"2\",state=\"registered\"} 2\n"
+				  "ibats_host_addresses{ca=\"mlx5_0\",port=\"2\",state=\"refused\"} 1\n"));
 	free(s);
 }
 

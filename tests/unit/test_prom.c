@@ -135,6 +135,22 @@ static void reserved_label(struct prom *p, const void *arg)
 	prom_u64(p, "ok", l, 1);
 }
 
+static void counter_no_total(struct prom *p, const void *arg)
+{
+	(void)arg;
+	prom_family(p, "ok", PROM_COUNTER, "h");
+	prom_u64(p, "ok", NULL, 1);
+}
+
+/* A sample of another name than its family's would sit under the wrong
+ * HELP and TYPE. */
+static void other_family(struct prom *p, const void *arg)
+{
+	(void)arg;
+	prom_family(p, "fam", PROM_GAUGE, "h");
+	prom_u64(p, "ok", NULL, 1);
+}
+
 static void no_family(struct prom *p, const void *arg)
 {
 	(void)arg;
@@ -143,7 +159,9 @@ static void no_family(struct prom *p, const void *arg)
 
 static void test_misuse(void **state)
 {
-	void (*fns[])(struct prom *, const void *) = { bad_name, bad_label, reserved_label, no_family };
+	void (*fns[])(struct prom *, const void *) = { bad_name, bad_label, reserved_label,
+						       no_family, counter_no_total,
+						       other_family };
 	size_t i;
 	int ret;
 
@@ -157,6 +175,17 @@ static void test_misuse(void **state)
 		assert_null(strstr(s, "\nok 1"));
 		free(s);
 	}
+}
+
+/* The writes' fsyncs, counted instead of made: this definition takes
+ * the place of libc's for libcore's objects linked in statically. */
+static int fsyncs;
+
+int fsync(int fd)
+{
+	(void)fd;
+	fsyncs++;
+	return 0;
 }
 
 static void small_doc(struct prom *p, const void *arg)
@@ -176,7 +205,11 @@ static void test_write_file(void **state)
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/m.prom", dir);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	fsyncs = 0;
 	assert_int_equal(prom_write_file(path, small_doc, NULL), 0);
+	/* atsd writes from its one event loop, lookups wait meanwhile: no
+	 * fsync, which can take a journal commit's time. */
+	assert_int_equal(fsyncs, 0);
 	f = fopen(path, "r");
 	assert_non_null(f);
 	n = fread(buf, 1, sizeof(buf) - 1, f);
@@ -194,6 +227,53 @@ static void test_write_file(void **state)
 	rmdir(dir);
 }
 
+static void assert_file(const char *path, const char *want)
+{
+	char buf[128];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	assert_string_equal(buf, want);
+}
+
+/* atsd writes as root, perhaps into a world-writable directory: a
+ * symlink planted at the temporary's name (or the file's) must not
+ * make it write through to the link's target. */
+static void test_write_file_symlink(void **state)
+{
+	char dir[] = "/tmp/test_prom.XXXXXX", path[64], tmp[80], victim[64];
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/m.prom", dir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	f = fopen(victim, "w");
+	assert_non_null(f);
+	fputs("secret\n", f);
+	fclose(f);
+	assert_int_equal(symlink(victim, tmp), 0);
+	assert_int_equal(symlink(victim, path), 0);
+	assert_int_equal(prom_write_file(path, small_doc, NULL), 0);
+	assert_file(victim, "secret\n");
+	assert_file(path, "# HELP ibats_up Up.\n# TYPE ibats_up gauge\nibats_up 1\n");
+	assert_int_equal(access(tmp, F_OK), -1);
+	/* A stale temporary (a crash mid-write) does not stop the next. */
+	f = fopen(tmp, "w");
+	assert_non_null(f);
+	fclose(f);
+	assert_int_equal(prom_write_file(path, small_doc, NULL), 0);
+	assert_int_equal(access(tmp, F_OK), -1);
+	unlink(path);
+	unlink(victim);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -202,6 +282,7 @@ int main(void)
 		cmocka_unit_test(test_long_value),
 		cmocka_unit_test(test_misuse),
 		cmocka_unit_test(test_write_file),
+		cmocka_unit_test(test_write_file_symlink),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,27 @@
+/* Temporaries for atomic replacement. */
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "afile.h"
+
+FILE *afile_tmp(const char *tmp)
+{
+	const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+	int fd = open(tmp, flags, 0644);
+	FILE *f;
+
+	if (fd < 0 && errno == EEXIST && !unlink(tmp))
+		fd = open(tmp, flags, 0644);
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "w");
+	if (!f) {
+		int err = errno;
+
+		close(fd);
+		unlink(tmp);
+		errno = err;
+	}
+	return f;
+}

@@ -119,6 +119,35 @@ for m in $MODES; do
 	check_rc "$m: a mute atsd: nothing offered" 0 '^$' comp "$m" "-S $RUN/mute.sock ping "
 done
 
+# A hostile "atsd" (any socket -S names) answering status and connections
+# with words the shell would expand: compgen -W expands its word list, so
+# an address must never reach it; only address-like words are offered.
+"$PYTHON3" -c 'import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1])
+s.listen(8)
+pw = sys.argv[2]
+while True:
+    c, _ = s.accept()
+    req = c.makefile().readline().split()
+    if req and req[0] == "status":
+        c.sendall(("OK 3\n0x10000ce100415454 fe80::1 0xffff 0 $(>%s) registered\n"
+                   "0x10000ce100415454 `>%s.2` 0xffff 0 10.9.9.9 registered\n"
+                   "0x10000ce100415454 fe80::2 0xffff 0 ~root registered\n" % (pw, pw)).encode())
+    else:
+        c.sendall(("OK 1\n0x00000001 active established sid=0x1 local=fe80::1/lid=1/qpn=0x000001 "
+                   "remote=$(>%s.3)/lid=2/qpn=0x000002 ip=10.0.0.1:1->$(>%s.4) pkey=0xffff\n"
+                   % (pw, pw)).encode())
+    c.close()' "$RUN/evil.sock" "$RUN/pwned" &
+T_PIDS="$T_PIDS $!"
+wait_for "the hostile socket" 10 test -S "$RUN/evil.sock" || exit 1
+for m in $MODES; do
+	check "$m: a hostile atsd's addresses: only the address-like ones" \
+		offers "$m" "-S $RUN/evil.sock ping " 10.9.9.9 fe80::1 fe80::2
+	check "$m: ... and nothing they hold ran" sh -c "! ls '$RUN'/pwned*"
+	check_rc "$m: ... nor a tilde expanded" 0 '^$' comp "$m" "-S $RUN/evil.sock resolve /"
+done
+
 # A real atsd on ibsim with 10.0.0.1 and 10.0.0.11 on host1.
 host_ns h1
 N1=$(ns h1)

@@ -1,6 +1,7 @@
 /* sdnotify: the datagrams a listener on $NOTIFY_SOCKET receives (a path
  * and an abstract name), and the addresses refused (relative, overlong)
- * or absent (no manager: every call a no-op). */
+ * or absent (no manager: every call a no-op), and a manager that does
+ * not read. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdarg.h>
@@ -148,12 +149,37 @@ static void test_unset_and_bad(void **state)
 	sdn_fini();
 }
 
+/* A manager that does not read: once its queue is full a send fails
+ * with EAGAIN instead of blocking atsd's event loop (the alarm fails the
+ * test where it would hang). */
+static void test_full_queue(void **state)
+{
+	char name[64];
+	int fd, i, ret = 0;
+
+	(void)state;
+	snprintf(name, sizeof(name), "@ibats-test-sdnotify-full-%d", (int)getpid());
+	fd = listener(name);
+	setenv("NOTIFY_SOCKET", name, 1);
+	assert_int_equal(sdn_init(), 0);
+	alarm(10);
+	for (i = 0; i < 100000 && !ret; i++)
+		ret = sdn_send("STATUS=a status nobody reads");
+	alarm(0);
+	assert_int_equal(ret, -EAGAIN);
+	assert_string_equal(receive(fd), "STATUS=a status nobody reads");
+	assert_int_equal(sdn_send("READY=1"), 0);
+	sdn_fini();
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_path),
 		cmocka_unit_test(test_abstract_reloading),
 		cmocka_unit_test(test_unset_and_bad),
+		cmocka_unit_test(test_full_queue),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

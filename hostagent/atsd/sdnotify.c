@@ -48,7 +48,9 @@ int sdn_init(void)
 		sdn.addr.sun_path[0] = '\0';
 	sdn.addrlen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len +
 				  (e[0] == '/'));
-	sdn.fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	/* Non-blocking: a manager that does not read (its queue full) costs
+	 * a lost message (-EAGAIN), never atsd's event loop. */
+	sdn.fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (sdn.fd < 0)
 		return -errno;
 	/* sd_notify(3)'s unset_environment: children (none today) must not
@@ -68,7 +70,7 @@ int sdn_send(const char *msg)
 
 	if (sdn.fd < 0)
 		return 0;
-	if (sendto(sdn.fd, msg, len, MSG_NOSIGNAL, (struct sockaddr *)&sdn.addr,
+	if (sendto(sdn.fd, msg, len, MSG_NOSIGNAL | MSG_DONTWAIT, (struct sockaddr *)&sdn.addr,
 		   sdn.addrlen) != (ssize_t)len)
 		return -errno;
 	return 0;

@@ -14,7 +14,7 @@
 int sdn_init(void);
 
 /* Send MSG (lines "KEY=VALUE\n"; the last newline may be omitted) as
- * one datagram. */
+ * one datagram. Never blocks: -EAGAIN when the manager's queue is full. */
 int sdn_send(const char *msg);
 
 /* printf-style sdn_send. */

@@ -157,16 +157,16 @@ priv_launch() {
 	done
 	shift
 	{
-		echo "socket $RUN/atsd-$node.sock"
+		echo "socket ${SOCK_DIR:-$RUN}/atsd-$node.sock"
 		echo "state_file $RUN/atsd-$node.state"
 		for line in "$@"; do
 			echo "$line"
 		done
 	} >"$RUN/atsd-$node.conf"
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2086 # ATSD_WRAP: a command atsd runs under
 	(cd "$RUN/scratch" && exec setpriv $ids --bounding-set="${SETPRIV_BOUNDING:--all}" --inh-caps=-all \
 		--no-new-privs env $envs SIM_HOST="$node" LD_PRELOAD="$SIM_PRELOAD" \
-		"$ATSD" -f -c "$RUN/atsd-$node.conf") >>"$RUN/atsd-$node.log" 2>&1 &
+		${ATSD_WRAP:-} "$ATSD" -f -c "$RUN/atsd-$node.conf") >>"$RUN/atsd-$node.log" 2>&1 &
 	pid=$!
 	T_PIDS="$T_PIDS $pid"
 	eval "AGENT_PID_$node=$pid"
@@ -232,11 +232,52 @@ check_out "... systemd heard STOPPING=1 first" "^STOPPING=1\|STATUS=deleting 2 r
 	grep "^STOPPING=1" "$RUN/notify.log"
 
 # Without the control group as its gid and without CAP_CHOWN, atsd cannot
-# give its socket that group: it says so, and serves all the same.
-priv_start host2 "--clear-groups" -- "address 10.0.0.3 primary" "control_group $GRP"
+# give its socket that group: it says so, and serves all the same. Under
+# strace where installed: the units' RestrictAddressFamilies= and a socket
+# directory someone could write to, seen in atsd's system calls.
+ATSD_WRAP=
+if command -v strace >/dev/null; then
+	ATSD_WRAP="strace -f -qq -o $RUN/strace.host2 -e trace=socket,chmod,fchmodat,chown,lchown,fchownat"
+else
+	echo "# strace not installed: address families and socket calls not checked"
+fi
+ATSD_WRAP=$ATSD_WRAP priv_start host2 "--clear-groups" -- "address 10.0.0.3 primary" "control_group $GRP"
+if [ -n "$ATSD_WRAP" ]; then
+	# atsd itself, strace's child: stopped before strace by the cleanup.
+	P2=$(cat "/proc/$(agent_pid host2)/task/$(agent_pid host2)/children")
+	T_PIDS="$T_PIDS $P2"
+fi
 check_out "a socket atsd cannot give its group: logged" \
 	"cannot give it group $GRP \\(Operation not permitted\\)" cat "$RUN/atsd-host2.log"
 check "... and atsd registers all the same" wait_for "10.0.0.3 in the SA" 20 in_sa "$G2" 10.0.0.3
+if [ -n "$ATSD_WRAP" ]; then
+	kill -HUP "$P2"
+	wait_for "host2 reloaded" 10 grep -q "reloaded $RUN/atsd-host2.conf" "$RUN/atsd-host2.log"
+	check_out "strace saw atsd's sockets" "socket\\(" cat "$RUN/strace.host2"
+	check_absent "... none but AF_UNIX and AF_NETLINK (RestrictAddressFamilies=)" \
+		"socket\\(AF_(INET|INET6|PACKET|IB)" cat "$RUN/strace.host2"
+	# A name swapped for a symlink between bind(2) and a chmod or chown
+	# by name would have root atsd change the link's target.
+	check_absent "... the socket's mode from bind(2), no chmod by name" "chmod\\(" \
+		cat "$RUN/strace.host2"
+	check_out "... its group at start and on SIGHUP, not through a symlink" \
+		"^([0-9]+ +)?fchownat\\(AT_FDCWD, \"$RUN/atsd-host2.sock\", -1, $GID_CTL, AT_SYMLINK_NOFOLLOW\\)" \
+		cat "$RUN/strace.host2"
+	check_absent "... never chown(2) or lchown(2) by another call" "[^t]chown\\(|^chown" \
+		cat "$RUN/strace.host2"
+fi
+
+# A socket directory others may write to (not sticky): they could swap
+# the socket for a symlink or their own socket; atsd refuses it.
+mkdir -m 0777 "$RUN/open"
+SOCK_DIR=$RUN/open priv_launch host4 "--clear-groups" -- "address 10.0.0.4 primary"
+P4=$(agent_pid host4)
+check "a socket directory anyone may write to: atsd exits" wait_for "atsd to exit" 20 exited "$P4"
+# Still running: stopped, so that the wait below fails instead of hanging.
+exited "$P4" || kill "$P4"
+check "... with status 1" exited_with 1 "$P4"
+check_out "... saying why" "socket directory $RUN/open is writable by others" cat "$RUN/atsd-host4.log"
+check "... without a socket there" test ! -e "$RUN/open/atsd-host4.sock"
 
 # The netns key: setns(2) needs CAP_SYS_ADMIN. Without it atsd says what
 # to do and exits; with that one capability (the drop-in) it works.

@@ -1,6 +1,7 @@
 /* The control socket (ctl_sock.h). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,7 +150,9 @@ void ctl_sock_answered(struct ctl_ticket t)
  * listing. */
 static void give_group(const char *path, const struct agent_conf *conf)
 {
-	if (!conf->control_group[0] || !chown(path, (uid_t)-1, conf->control_gid))
+	/* Not through a symlink put in the socket's place: atsd is root. */
+	if (!conf->control_group[0] ||
+	    !fchownat(AT_FDCWD, path, (uid_t)-1, conf->control_gid, AT_SYMLINK_NOFOLLOW))
 		return;
 	log_warn("socket %s: cannot give it group %s (%s): atsd needs CAP_CHOWN or to run "
 		 "in that group (Group=%s in its unit); requests are authorized all the same",
@@ -162,12 +165,30 @@ void ctl_sock_reloaded(void)
 		give_group(cs.conf->socket, cs.conf);
 }
 
+/* A directory others may write to (and not sticky) lets them swap the
+ * socket for their own or a symlink at any time: -EPERM. */
+static int check_dir(const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st))
+		return -errno;
+	if ((st.st_uid && st.st_uid != geteuid()) ||
+	    ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))) {
+		log_err("socket directory %s is writable by others (uid %u, mode %04o)", dir,
+			(unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+		return -EPERM;
+	}
+	return 0;
+}
+
 int ctl_sock_open(const struct agent_conf *conf, ctl_line_fn *line)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	const char *path = conf->socket;
 	char dir[sizeof(sa.sun_path)], *slash;
-	int fd, i;
+	mode_t mask;
+	int fd, i, ret;
 
 	cs.conf = conf;
 	cs.line = line;
@@ -177,11 +198,17 @@ int ctl_sock_open(const struct agent_conf *conf, ctl_line_fn *line)
 		return -ENAMETOOLONG;
 	snprintf(dir, sizeof(dir), "%s", path);
 	slash = strrchr(dir, '/');
-	if (slash && slash != dir) {
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == dir)
+		slash[1] = '\0';
+	else
 		*slash = '\0';
-		if (mkdir(dir, 0755) && errno != EEXIST)
-			return -errno;
-	}
+	if (slash && slash != dir && mkdir(dir, 0755) && errno != EEXIST)
+		return -errno;
+	ret = check_dir(dir);
+	if (ret)
+		return ret;
 	memcpy(sa.sun_path, path, strlen(path) + 1);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
@@ -192,14 +219,18 @@ int ctl_sock_open(const struct agent_conf *conf, ctl_line_fn *line)
 		return -EADDRINUSE;
 	}
 	unlink(path);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 16)) {
-		int ret = -errno;
-
+	/* Lookups are for every local program, as DNS is: mode 0666 from
+	 * bind(2) itself, not a chmod(2) by a name that could be swapped for
+	 * a symlink in between. */
+	mask = umask(0111);
+	ret = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ? -errno : 0;
+	umask(mask);
+	if (!ret && listen(fd, 16))
+		ret = -errno;
+	if (ret) {
 		close(fd);
 		return ret;
 	}
-	/* Lookups are for every local program, as DNS is. */
-	chmod(path, 0666);
 	give_group(path, conf);
 	cs.listen_fd = fd;
 	return 0;

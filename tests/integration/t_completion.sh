@@ -144,7 +144,7 @@ done
 # A hostile "atsd" (any socket -S names) answering status and connections
 # with words the shell would expand: compgen -W expands its word list, so
 # an address must never reach it; only address-like words are offered.
-# shellcheck disable=SC2016 # the $(...) are the hostile answers'
+# shellcheck disable=SC2016 # the $(...) are the hostile answers
 "$PYTHON3" -c 'import socket, sys
 s = socket.socket(socket.AF_UNIX)
 s.bind(sys.argv[1])

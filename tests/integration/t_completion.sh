@@ -171,6 +171,33 @@ for m in $MODES; do
 	check "$m: ... nor a tilde expanded" silent "$m" "-S $RUN/evil.sock resolve /"
 done
 
+# compw MODE WORD...: completing after the WORDs as typed (quotes and
+# backslashes kept, as COMP_WORDS has them), then a blank.
+compw() {
+	timeout 10 bash --norc --noprofile -c '
+		[ "$1" = bc ] && . "$2"
+		. "$3"
+		COMP_WORDS=("${@:4}" "")
+		COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+		COMP_LINE="${COMP_WORDS[*]}" COMP_POINT=${#COMP_LINE}
+		_atsctl atsctl "" "${COMP_WORDS[COMP_CWORD - 1]}"
+		printf "%s\n" "${COMPREPLY[@]}"' _ "$1" "$BC" "$COMP" "$RUN/atsctl" "${@:2}" | sort
+}
+# A socket path with a blank, quoted or escaped as typed.
+mkdir "$RUN/sp ace"
+ln -s "$RUN/evil.sock" "$RUN/sp ace/s"
+spaced() {
+	local got
+	got=$(compw "$@" | sed '/^$/d' | tr '\n' ' ')
+	[ "$got" = "10.9.9.9 fe80::1 fe80::2 " ] || { echo "$*: got '$got'"; return 1; }
+}
+for m in $MODES; do
+	check "$m: -S \"a path with a blank\"" spaced "$m" -S "\"$RUN/sp ace/s\"" ping
+	check "$m: -S 'a path with a blank'" spaced "$m" -S "'$RUN/sp ace/s'" ping
+	check "$m: -S a\\ path\\ with\\ a\\ blank" spaced "$m" -S "$RUN/sp\\ ace/s" ping
+	check "$m: --socket=\"a path with a blank\"" spaced "$m" "--socket=\"$RUN/sp ace/s\"" ping
+done
+
 # A real atsd on ibsim with 10.0.0.1 and 10.0.0.11 on host1.
 host_ns h1
 N1=$(ns h1)

@@ -5,9 +5,10 @@ set -e
 PKGS="build-essential autoconf automake libtool pkg-config
 	opensm libopensm-dev libibumad-dev libibverbs-dev librdmacm-dev libmnl-dev libcmocka-dev
 	ibsim-utils libumad2sim0 infiniband-diags iproute2 python3 python3-prometheus-client clang libclang-rt-14-dev cppcheck
-	debhelper dpkg-dev lintian systemd man-db bash-completion"
+	debhelper dpkg-dev lintian systemd man-db bash-completion strace"
 # systemd and man-db: t_systemd's systemd-analyze verify (ExecStart=,
-# Documentation= man pages) and security, and systemd-sysusers.
+# Documentation= man pages) and security, and systemd-sysusers; strace:
+# the address families and socket calls atsd makes (t_systemd).
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 export DEBIAN_FRONTEND=noninteractive

@@ -98,7 +98,6 @@ int state_write(const char *path, const struct state_info *info,
 	struct json j;
 	FILE *f;
 	size_t i;
-	int ret = 0;
 
 	/* A file its own reader refuses would fail every audit. */
 	if (!repl_role_known(repl->role))
@@ -161,16 +160,7 @@ int state_write(const char *path, const struct state_info *info,
 	}
 	json_end(&j);
 	json_end(&j);
-	ret = json_fini(&j);
-	if (!ret && (fflush(f) || fsync(fileno(f))))
-		ret = -errno;
-	if (fclose(f) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, path))
-		ret = -errno;
-	if (ret)
-		unlink(tmp);
-	return ret;
+	return afile_commit(f, tmp, path, json_fini(&j), 1);
 }
 
 /* The reader: a cursor over the whole file, strict about everything but

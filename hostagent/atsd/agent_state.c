@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "afile.h"
 #include "agent_state.h"
 
 #define STATE_MAGIC "ibats-atsd-state"
@@ -108,33 +109,18 @@ int astate_save(const char *path, const uint8_t *gid, const struct held_rec *r,
 
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
 		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
+	f = afile_tmp(tmp);
+	if (!f)
 		return -errno;
-	f = fdopen(fd, "w");
-	if (!f) {
-		ret = -errno;
-		close(fd);
-		unlink(tmp);
-		return ret;
-	}
 	fprintf(f, STATE_MAGIC " 1 %s\n", ats_gid_format(gid, g, sizeof(g)));
 	for (i = 0; i < n; i++)
 		fprintf(f, "0x%016" PRIx64 " 0x%04x %s\n", r[i].sid, r[i].pkey,
 			ats_ip_format(&r[i].ip, ip, sizeof(ip)));
 	fprintf(f, "end %zu\n", n);
-	/* Data on disk before the rename makes it visible: a crash leaves
-	 * the old file or the new one, never a cut one. */
-	if (fflush(f) || fsync(fd))
-		ret = -errno;
-	if (fclose(f) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, path))
-		ret = -errno;
-	if (ret) {
-		unlink(tmp);
+	/* Synced: the SA keeps records across a crash and so must this list. */
+	ret = afile_commit(f, tmp, path, 0, 1);
+	if (ret)
 		return ret;
-	}
 	snprintf(dir, sizeof(dir), "%s", path);
 	slash = strrchr(dir, '/');
 	if (slash) {

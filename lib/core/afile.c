@@ -1,6 +1,7 @@
 /* Temporaries for atomic replacement. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include "afile.h"
@@ -24,4 +25,17 @@ FILE *afile_tmp(const char *tmp)
 		errno = err;
 	}
 	return f;
+}
+
+int afile_commit(FILE *f, const char *tmp, const char *path, int err, int sync)
+{
+	if (!err && sync && (fflush(f) || fsync(fileno(f))))
+		err = -errno;
+	if (fclose(f) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	return err;
 }

@@ -1,5 +1,5 @@
-/* The temporary behind an atomic file replacement (write, fsync,
- * rename): the plugin's state file and osmats.prom, atsd's metrics
+/* Atomic file replacement (a temporary, written, fsync'ed if asked,
+ * renamed over the file): the plugin's state file and osmats.prom, atsd's metrics
  * file. The plugin and atsd run as root, the directory may be
  * world-writable. */
 #ifndef IBATS_AFILE_H
@@ -12,5 +12,12 @@
  * leftover (a crash mid-write, or a planted link) is removed once. NULL
  * with errno set on failure. */
 FILE *afile_tmp(const char *tmp);
+
+/* Ends the replacement afile_tmp began: err is the writer's result so
+ * far (0 or -errno). With sync the data is on disk before the rename
+ * makes it visible, so a crash leaves the old file or the new one, never
+ * a cut one. Closes f; on any failure removes tmp and leaves path as it
+ * was. 0 or -errno. */
+int afile_commit(FILE *f, const char *tmp, const char *path, int err, int sync);
 
 #endif

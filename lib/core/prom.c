@@ -192,15 +192,9 @@ int prom_write_file(const char *path, void (*fill)(struct prom *, const void *),
 	prom_init(&p, f);
 	fill(&p, arg);
 	ret = prom_fini(&p);
-	if (fclose(f) && !ret)
-		ret = -errno;
 	/* The collector reads whole files: rename, never a half-written one.
 	 * No fsync: atsd writes from its event loop, where a journal commit's
 	 * wait would hold up lookups, and the figures are rewritten within
 	 * seconds; a crash loses at most one version. */
-	if (!ret && rename(tmp, path))
-		ret = -errno;
-	if (ret)
-		unlink(tmp);
-	return ret;
+	return afile_commit(f, tmp, path, ret, 0);
 }

@@ -56,6 +56,32 @@ static void test_round_trip(void **state)
 	free(out);
 }
 
+/* Root atsd never writes through a link planted at STATE.tmp (a hard
+ * link would be truncated through O_TRUNC alone): the temporary is made
+ * anew (afile.c). */
+static void test_planted_tmp(void **state)
+{
+	char tmp[80], victim[80], buf[16] = "";
+	FILE *v;
+
+	(void)state;
+	tmpconf_write(path, sizeof(path), "atsd-state-test", "");
+	tmpconf_write(victim, sizeof(victim), "atsd-state-victim", "precious\n");
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	unlink(tmp);
+	assert_int_equal(symlink(victim, tmp), 0);
+	assert_int_equal(astate_save(path, gid, NULL, 0), 0);
+	unlink(tmp);
+	assert_int_equal(link(victim, tmp), 0);
+	assert_int_equal(astate_save(path, gid, NULL, 0), 0);
+	v = fopen(victim, "r");
+	assert_non_null(v);
+	assert_non_null(fgets(buf, sizeof(buf), v));
+	fclose(v);
+	assert_string_equal(buf, "precious\n");
+	unlink(victim);
+}
+
 static void test_damaged(void **state)
 {
 	static const uint8_t other[16] = { 0xfe, 0x80, [15] = 4 };
@@ -97,6 +123,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_round_trip, teardown),
 		cmocka_unit_test_teardown(test_damaged, teardown),
+		cmocka_unit_test_teardown(test_planted_tmp, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

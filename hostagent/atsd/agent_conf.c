@@ -360,30 +360,26 @@ int agent_conf_instance(struct agent_conf *c, const char *instance)
 
 /* metrics_file is replaced every 10 s (by rename): over the state file
  * atsd would lose the list of its records, over the socket every
- * client, over the config its settings. Names are compared as written. */
-static int metrics_clash(const char *path, const struct agent_conf *c, char *err,
-			 size_t errlen)
+ * client, over the config its settings. Names are compared as written.
+ * What it would replace, or NULL. */
+static const char *metrics_clash(const struct agent_conf *c, const char *path)
 {
-	const char *what = NULL;
-
 	if (!c->metrics_file[0])
-		return 0;
+		return NULL;
 	if (!strcmp(c->metrics_file, c->state_file))
-		what = "the state_file";
-	else if (!strcmp(c->metrics_file, c->socket))
-		what = "the socket";
-	else if (!strcmp(c->metrics_file, path))
-		what = "this configuration file";
-	if (!what)
-		return 0;
-	snprintf(err, errlen, "%s: metrics_file: '%s' is %s", path, c->metrics_file, what);
-	return -EINVAL;
+		return "the state_file";
+	if (!strcmp(c->metrics_file, c->socket))
+		return "the socket";
+	if (path && !strcmp(c->metrics_file, path))
+		return "this configuration file";
+	return NULL;
 }
 
 int agent_conf_load(const char *path, struct agent_conf *c, char *err,
 		    size_t errlen)
 {
 	size_t i, j;
+	const char *what;
 	int ret = cfg_load(path, N_KEYS, key_name, key_set, c, err, errlen);
 
 	if (ret)
@@ -396,7 +392,12 @@ int agent_conf_load(const char *path, struct agent_conf *c, char *err,
 					 c->ifs[i].name);
 				return -EINVAL;
 			}
-	return metrics_clash(path, c, err, errlen);
+	what = metrics_clash(c, path);
+	if (what) {
+		snprintf(err, errlen, "%s: metrics_file: '%s' is %s", path, c->metrics_file, what);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* Restart-only keys: a SIGHUP cannot apply them. The comparison is by
@@ -430,8 +431,9 @@ int agent_conf_keep_restart(struct agent_conf *next, const struct agent_conf *cu
 		if (ac_keys[i].restart)
 			memcpy((char *)next + ac_keys[i].off, (const char *)cur + ac_keys[i].off,
 			       ac_keys[i].size);
-	if (next->metrics_file[0] && (!strcmp(next->metrics_file, next->state_file) ||
-				      !strcmp(next->metrics_file, next->socket))) {
+	/* The new file's own names were checked by agent_conf_load; these
+	 * are the ones kept in force. */
+	if (metrics_clash(next, NULL)) {
 		memcpy(next->metrics_file, cur->metrics_file, sizeof(next->metrics_file));
 		return -EINVAL;
 	}

@@ -155,7 +155,6 @@ static const struct subs_hooks subs_hooks = {
 	.lapsed = ctl_lookup_cache_clear,
 };
 
-/* Everything due now; the next deadline. */
 /* The metrics file, every HOST_METRICS_INTERVAL_MS; a failure is logged
  * when it starts and when it ends, not every interval. */
 static int64_t metrics_timer(int64_t now)
@@ -186,6 +185,7 @@ static int64_t metrics_timer(int64_t now)
 	return ag.metrics_due;
 }
 
+/* Everything due now; the next deadline. */
 static int64_t timers(void)
 {
 	int64_t now = mono_ms(), t, next;

@@ -89,9 +89,6 @@ static size_t status_line(char *buf, size_t len, uint64_t sid, uint16_t pkey,
 	return n < 0 ? 0 : (size_t)n >= len ? len - 1 : (size_t)n;
 }
 
-/* Per address what the SA holds, as the last Set answer or verify read
- * confirmed it: registered, pending, refused (with the SA's reason),
- * other (carried by a record atsd did not make), removing. */
 /* The states status shows, and the metrics count: an owned address no
  * longer wanted is being removed. */
 const char *const ctl_rec_state_names[CTL_REC_STATES] = {
@@ -135,6 +132,9 @@ int ctl_records_count(uint64_t n[CTL_REC_STATES])
 	return 0;
 }
 
+/* Per address what the SA holds, as the last Set answer or verify read
+ * confirmed it: registered, pending, refused (with the SA's reason),
+ * other (carried by a record atsd did not make), removing. */
 void ctl_records_status(int slot, char **argv, int argc)
 {
 	const char *const *state_name = ctl_rec_state_names;

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "prom.h"
+#include "tmpconf.h"
 
 static char *render(void (*fn)(struct prom *, const void *), int *ret)
 {
@@ -227,46 +228,27 @@ static void test_write_file(void **state)
 	rmdir(dir);
 }
 
-static void assert_file(const char *path, const char *want)
-{
-	char buf[128];
-	FILE *f = fopen(path, "r");
-	size_t n;
-
-	assert_non_null(f);
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	assert_string_equal(buf, want);
-}
-
 /* atsd writes as root, perhaps into a world-writable directory: a
  * symlink planted at the temporary's name (or the file's) must not
  * make it write through to the link's target. */
 static void test_write_file_symlink(void **state)
 {
 	char dir[] = "/tmp/test_prom.XXXXXX", path[64], tmp[80], victim[64];
-	FILE *f;
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/m.prom", dir);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	snprintf(victim, sizeof(victim), "%s/victim", dir);
-	f = fopen(victim, "w");
-	assert_non_null(f);
-	fputs("secret\n", f);
-	fclose(f);
+	tmpconf_put(victim, "secret\n");
 	assert_int_equal(symlink(victim, tmp), 0);
 	assert_int_equal(symlink(victim, path), 0);
 	assert_int_equal(prom_write_file(path, small_doc, NULL), 0);
-	assert_file(victim, "secret\n");
-	assert_file(path, "# HELP ibats_up Up.\n# TYPE ibats_up gauge\nibats_up 1\n");
+	tmpconf_assert(victim, "secret\n");
+	tmpconf_assert(path, "# HELP ibats_up Up.\n# TYPE ibats_up gauge\nibats_up 1\n");
 	assert_int_equal(access(tmp, F_OK), -1);
 	/* A stale temporary (a crash mid-write) does not stop the next. */
-	f = fopen(tmp, "w");
-	assert_non_null(f);
-	fclose(f);
+	tmpconf_put(tmp, "");
 	assert_int_equal(prom_write_file(path, small_doc, NULL), 0);
 	assert_int_equal(access(tmp, F_OK), -1);
 	unlink(path);

@@ -11,6 +11,7 @@
 
 #include "ats.h"
 #include "state.h"
+#include "tmpconf.h"
 
 static void test_write_and_read_back(void **state)
 {
@@ -388,32 +389,22 @@ static void test_unwritable(void **state)
  * temporary's name is not written through. */
 static void test_symlink(void **state)
 {
-	char dir[] = "/tmp/osmats-state-XXXXXX", path[128], tmp[140], victim[128], buf[16];
+	char dir[] = "/tmp/osmats-state-XXXXXX", path[128], tmp[140], victim[128];
 	struct state_counters cnt = { 0 };
 	struct state_index idx = { 0 };
 	struct state_info info = { "master", "OpenSM 3.3.23", 0 };
 	struct state_summary sum = { 0 };
 	struct state_repl repl = { "off", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
-	FILE *f;
-	size_t n;
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/state.json", dir);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	snprintf(victim, sizeof(victim), "%s/victim", dir);
-	f = fopen(victim, "w");
-	assert_non_null(f);
-	fputs("secret\n", f);
-	fclose(f);
+	tmpconf_put(victim, "secret\n");
 	assert_int_equal(symlink(victim, tmp), 0);
 	assert_int_equal(state_write(path, &info, &sum, NULL, 0, &cnt, &idx, &repl), 0);
-	f = fopen(victim, "r");
-	assert_non_null(f);
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	assert_string_equal(buf, "secret\n");
+	tmpconf_assert(victim, "secret\n");
 	assert_int_equal(access(tmp, F_OK), -1);
 	unlink(path);
 	unlink(victim);

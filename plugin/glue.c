@@ -7,6 +7,7 @@
 #include <complib/cl_timer.h>
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sr.h"
@@ -353,4 +354,41 @@ void glue_sa_respond(osm_madw_t *madw, cl_qlist_t *list)
 void glue_sa_error(osm_madw_t *madw, ib_net16_t status)
 {
 	osm_sa_send_error(&osm->sa, madw, status);
+}
+
+int glue_sa_respond_one(osm_madw_t *madw, const ib_service_record_t *rec)
+{
+	osm_sa_item_t *item = malloc(SA_ITEM_RESP_SIZE(service_rec));
+	cl_qlist_t list;
+
+	if (!item) {
+		osm_sa_send_error(&osm->sa, madw, IB_SA_MAD_STATUS_NO_RESOURCES);
+		return -ENOMEM;
+	}
+	item->resp.service_rec = *rec;
+	cl_qlist_init(&list);
+	cl_qlist_insert_tail(&list, &item->list_item);
+	osm_sa_respond(&osm->sa, madw, sizeof(ib_service_record_t), &list);
+	return 0;
+}
+
+void glue_req_save(const osm_madw_t *madw, struct glue_req *out)
+{
+	out->addr = madw->mad_addr;
+	out->size = madw->mad_size < sizeof(out->mad) ? madw->mad_size : sizeof(out->mad);
+	memcpy(out->mad, madw->p_mad, out->size);
+}
+
+void glue_req_respond_one(const struct glue_req *req, const ib_service_record_t *rec)
+{
+	osm_madw_t madw;
+
+	/* osm_opensm_destroy sets the flag before it unbinds the SA. */
+	if (__atomic_load_n(&osm_exit_flag, __ATOMIC_ACQUIRE))
+		return;
+	/* osm_sa_respond reads the request's header, address and bind
+	 * handle (the SA's one), and allocates its answer from the pool. */
+	osm_madw_init(&madw, osm->sa.mad_ctrl.h_bind, req->size, &req->addr);
+	osm_madw_set_mad(&madw, (const ib_mad_t *)req->mad);
+	glue_sa_respond_one(&madw, rec);
 }

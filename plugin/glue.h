@@ -99,5 +99,20 @@ void glue_sa_fallback(osm_madw_t *madw);
 /* Answer with the ServiceRecords in list (osm_sa_item_t), or an error. */
 void glue_sa_respond(osm_madw_t *madw, cl_qlist_t *list);
 void glue_sa_error(osm_madw_t *madw, ib_net16_t status);
+/* Answer with the one record rec; -ENOMEM (then NO_RESOURCES was sent). */
+int glue_sa_respond_one(osm_madw_t *madw, const ib_service_record_t *rec);
+
+/* A request kept past its handler (OpenSM puts the madw back in its pool
+ * when the handler returns): its address and MAD, enough to answer it
+ * later from any thread. */
+struct glue_req {
+	osm_mad_addr_t addr;
+	uint32_t size;
+	uint8_t mad[MAD_BLOCK_SIZE];
+};
+void glue_req_save(const osm_madw_t *madw, struct glue_req *out);
+/* Answer a kept request with rec; nothing once OpenSM is shutting down
+ * (the SA's port may be unbound). */
+void glue_req_respond_one(const struct glue_req *req, const ib_service_record_t *rec);
 
 #endif

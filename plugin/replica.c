@@ -12,10 +12,12 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 
+#include "defer.h"
 #include "mad.h"
 #include "mono.h"
 #include "policy.h"
@@ -112,6 +114,7 @@ int replica_init(const struct osmats_conf *c, void (*changed)(void))
 			"in every SM's opensm.conf\n", R.sm_key);
 		return 0;
 	}
+	defer_init();
 	if (rlog_init(&R.log, c->replication_log) || standby_init(R.sm_key, changed)) {
 		replica_fini();
 		return -ENOMEM;
@@ -125,6 +128,7 @@ int replica_init(const struct osmats_conf *c, void (*changed)(void))
 void replica_fini(void)
 {
 	R.on = 0;
+	defer_fini();
 	rlog_fini(R.log);
 	R.log = NULL;
 	standby_fini();
@@ -197,33 +201,73 @@ static void answer_held(const struct rlog_held *h, int changed)
 	mport_answer_held(R.port, &h->from, mad, sizeof(mad));
 }
 
-int replica_commit(uint64_t seq, int wait)
+static void log_dropped(const uint64_t *dropped, size_t n, const char *why)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		OSM_LOG(glue_log(), OSM_LOG_INFO,
+			"WRN 7A41: standby SM port 0x%016" PRIx64 " %s: dropped; changes are "
+			"committed without it until it catches up, and it will not install its "
+			"copy if it takes over before\n", dropped[i], why);
+	if (n)
+		R.changed();
+}
+
+/* Any thread: send the answers the standbys now hold the changes of. */
+static void release(void)
+{
+	uint64_t c = rlog_committed(R.log);
+	size_t n = defer_release(c, glue_is_master());
+	if (n) OSM_LOG(glue_log(), OSM_LOG_INFO, "DEBUG release %zu up to %lu\n", n, (unsigned long)c);
+}
+
+void replica_publish(uint64_t seq)
 {
 	struct rlog_held held[RLOG_MAX_PEERS];
-	uint64_t dropped[RLOG_MAX_PEERS];
-	size_t n, i, ndropped;
-	unsigned t;
+	size_t n, i;
 
 	if (!R.on || !seq)
-		return 0;
+		return;
 	n = rlog_take_held(R.log, seq, held, RLOG_MAX_PEERS);
 	for (i = 0; i < n; i++)
 		answer_held(&held[i], 1);
-	if (!wait)
-		return 0;
-	t = ack_ms_told();
-	rlog_wait(R.log, seq, t, dropped, &ndropped);
-	for (i = 0; i < ndropped; i++)
-		OSM_LOG(glue_log(), OSM_LOG_INFO,
-			"WRN 7A41: standby SM port 0x%016" PRIx64 " acked nothing for %u ms: "
-			"dropped; changes are committed without it until it catches up, "
-			"and it will not install its copy if it takes over before\n",
-			dropped[i], t);
-	if (ndropped)
-		R.changed();
-	/* A handover that started while we waited: the new master may not
-	 * have this change, so the client must not hear it was made. */
-	return glue_is_master() ? 0 : -ESHUTDOWN;
+	/* The state file and metrics show the head (any service's change). */
+	R.changed();
+}
+
+void replica_answer(uint64_t seq, osm_madw_t *madw, const ib_service_record_t *rec)
+{
+	uint64_t dropped[RLOG_MAX_PEERS], oldest;
+	size_t ndropped;
+
+	OSM_LOG(glue_log(), OSM_LOG_INFO, "DEBUG answer seq %lu on %d\n", (unsigned long)seq, R.on);
+	if (!R.on || !seq) {
+		glue_sa_respond_one(madw, rec);
+		return;
+	}
+	replica_publish(seq);
+	/* Nobody to wait for, nothing held before it: as OpenSM answers. A
+	 * handover that began meanwhile: the new master may not have the
+	 * change, so the client must not hear it was made. */
+	if (rlog_committed(R.log) >= seq && !defer_count(&oldest)) {
+		OSM_LOG(glue_log(), OSM_LOG_INFO, "DEBUG fast seq %lu committed %lu\n", (unsigned long)seq, (unsigned long)rlog_committed(R.log));
+		if (glue_is_master())
+			glue_sa_respond_one(madw, rec);
+		return;
+	}
+	if (defer_add(seq, madw, rec)) {
+		/* DEFER_MAX answers held, or no memory: the standbys that hold
+		 * them back cannot keep up, and OpenSM's memory does not grow
+		 * for them. Without them every held answer is committed. */
+		rlog_drop_behind(R.log, seq, dropped, &ndropped);
+		log_dropped(dropped, ndropped, "fell " DEFER_MAX_WORDS " answers behind");
+		release();
+		if (glue_is_master())
+			glue_sa_respond_one(madw, rec);
+		return;
+	}
+	release();
 }
 
 /* The responder thread: a snapshot of the list at the log's head. */
@@ -369,6 +413,7 @@ static size_t on_pull(void *ctx, const uint8_t *req, size_t len, uint8_t *resp, 
 	}
 	if (p.flags & REPL_FLAG_LEAVING) {
 		rlog_leave(R.log, guid);
+		release();
 		OSM_LOG(glue_log(), OSM_LOG_INFO,
 			"osmats replication: standby SM port 0x%016" PRIx64 " stops\n", guid);
 		R.changed();
@@ -381,14 +426,18 @@ static size_t on_pull(void *ctx, const uint8_t *req, size_t len, uint8_t *resp, 
 		 * reused older snapshot would have it told "in sync" while it
 		 * catches up, and a takeover then would install a copy
 		 * without changes the master committed. */
-		if (!p.pos && !p.next)
+		if (!p.pos && !p.next) {
 			rlog_leave(R.log, guid);
+			release();
+		}
 		answer_snapshot(&p, &a);
 	}
 	else {
 		h.tid = wire_get64(req + MAD_OFF_TID);
 		enum rlog_verdict v = rlog_pull(R.log, guid, p.epoch, p.next, &h, mono_ms(), &e,
 						&in_sync);
+
+		release(); /* its ack may commit held answers */
 
 		/* The state file shows the standbys the master waits for. */
 		if (in_sync == 2) {
@@ -418,8 +467,11 @@ static size_t on_pull(void *ctx, const uint8_t *req, size_t len, uint8_t *resp, 
 static int on_tick(void *ctx)
 {
 	struct rlog_held held[RLOG_MAX_PEERS];
+	uint64_t dropped[RLOG_MAX_PEERS];
 	int64_t now = mono_ms();
-	size_t n, i;
+	size_t n, i, ndropped;
+	unsigned t = ack_ms_told();
+	char why[64];
 
 	(void)ctx;
 	if (!R.on)
@@ -429,6 +481,13 @@ static int on_tick(void *ctx)
 	n = rlog_take_stale(R.log, now, HOLD_MS, held, RLOG_MAX_PEERS);
 	for (i = 0; i < n; i++)
 		answer_held(&held[i], 0);
+	/* A standby whose ack stays behind is dropped whatever it pulls
+	 * (one-way loss, or a liar): the answers it held back go out. */
+	if (rlog_tick(R.log, now, t, dropped, &ndropped))
+		R.changed();
+	snprintf(why, sizeof(why), "acked nothing new for %u ms", t);
+	log_dropped(dropped, ndropped, why);
+	release();
 	if (R.snap && now - R.snap_used_ms > SNAP_KEEP_MS) {
 		free(R.snap);
 		R.snap = NULL;
@@ -473,6 +532,9 @@ void replica_sweep_start(void)
 	if (!R.on || glue_steady())
 		return;
 	__atomic_store_n(&R.steady_ms, 0, __ATOMIC_RELAXED);
+	/* Answers held in an earlier mastership are no one's to send now:
+	 * their clients asked the master since. */
+	defer_release(UINT64_MAX, 0);
 	standby_takeover();
 	/* Whatever OpenSM does to its list in this first master sweep (the
 	 * SA database file, a clean) is unlogged: standbys start over. */

@@ -8,6 +8,8 @@
 #ifndef IBATS_REPLICA_H
 #define IBATS_REPLICA_H
 
+#include "glue.h"
+
 #include <stdint.h>
 
 #include "conf.h"
@@ -27,11 +29,15 @@ const struct responder_ext *replica_ext(void);
  * number, 0 while not replicating. */
 uint64_t replica_log_set(const uint8_t *rec);
 uint64_t replica_log_delete(const uint8_t *rec);
-/* Lock released: hand change seq to standbys waiting for it; with wait,
- * also wait until every in-sync standby has it (a client's answer).
- * -ESHUTDOWN when this SM is no master any more: leave the request
- * unanswered, the client asks the new master. */
-int replica_commit(uint64_t seq, int wait);
+/* Lock released: hand change seq to the standbys' held pulls (lease
+ * expiry, flushes: nobody waits for an answer). */
+void replica_publish(uint64_t seq);
+/* Lock released, a client's Set or Delete made change seq: publish it
+ * and answer madw with rec once every in-sync standby has it — now when
+ * none is waited for, else from the thread that sees their acks; never
+ * waits (the Set thread serves IPoIB joins too). Unanswered when this
+ * SM is no master by then: the client asks the new master. */
+void replica_answer(uint64_t seq, osm_madw_t *madw, const ib_service_record_t *rec);
 
 /* At HEAVY_SWEEP_START, no lock held: a sweep that may make this SM
  * master installs the shadow (when it is a standby's, and whole) and

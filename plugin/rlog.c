@@ -5,7 +5,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "mono.h"
 
@@ -13,6 +12,10 @@ struct peer {
 	uint64_t guid;          /* 0: free slot */
 	uint64_t acked;         /* it holds every change up to this */
 	int64_t last_pull_ms;
+	/* When it last owed nothing or acked more: an in-sync standby whose
+	 * ack stays behind the head for ack_ms from then is dropped, however
+	 * often it pulls (a pull is no ack: its answers may be lost). */
+	int64_t progress_ms;
 	int in_sync;
 	int holding;
 	struct rlog_held held;
@@ -21,7 +24,6 @@ struct peer {
 
 struct rlog {
 	pthread_mutex_t mu;
-	pthread_cond_t cv;      /* on CLOCK_MONOTONIC: an ack came */
 	struct rlog_entry *ring;
 	size_t cap;
 	uint64_t epoch, head;   /* head: newest seq, 0 = none yet */
@@ -32,7 +34,6 @@ struct rlog {
 int rlog_init(struct rlog **out, size_t capacity)
 {
 	struct rlog *l = calloc(1, sizeof(*l));
-	pthread_condattr_t ca;
 
 	if (!l)
 		return -ENOMEM;
@@ -43,10 +44,6 @@ int rlog_init(struct rlog **out, size_t capacity)
 	}
 	l->cap = capacity;
 	pthread_mutex_init(&l->mu, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&l->cv, &ca);
-	pthread_condattr_destroy(&ca);
 	*out = l;
 	return 0;
 }
@@ -55,7 +52,6 @@ void rlog_fini(struct rlog *l)
 {
 	if (!l)
 		return;
-	pthread_cond_destroy(&l->cv);
 	pthread_mutex_destroy(&l->mu);
 	free(l->ring);
 	free(l);
@@ -67,8 +63,6 @@ void rlog_reset(struct rlog *l, uint64_t epoch)
 	l->epoch = epoch;
 	l->head = 0;
 	memset(l->peers, 0, sizeof(l->peers));
-	/* Waiters finish: nobody is in sync with the new epoch. */
-	pthread_cond_broadcast(&l->cv);
 	pthread_mutex_unlock(&l->mu);
 }
 
@@ -97,8 +91,14 @@ uint64_t rlog_append(struct rlog *l, enum repl_kind kind, const uint8_t *rec,
 {
 	struct rlog_entry *e;
 	uint64_t seq;
+	int64_t now;
+	size_t i;
 
 	pthread_mutex_lock(&l->mu);
+	now = mono_ms();
+	for (i = 0; i < RLOG_MAX_PEERS; i++)
+		if (l->peers[i].guid && l->peers[i].in_sync && l->peers[i].acked >= l->head)
+			l->peers[i].progress_ms = now; /* it owes from now on */
 	seq = ++l->head;
 	e = &l->ring[seq % l->cap];
 	e->seq = seq;
@@ -182,9 +182,12 @@ enum rlog_verdict rlog_pull(struct rlog *l, uint64_t guid, uint64_t epoch, uint6
 		p->acked = next - 1;
 	} else if (next - 1 > p->acked) {
 		p->acked = next - 1;
+		p->progress_ms = now_ms;
 	}
 	if (next == l->head + 1) {
 		/* It holds everything: from now on changes wait for it. */
+		if (!p->in_sync)
+			p->progress_ms = now_ms;
 		p->in_sync = 1;
 		p->held = *held;
 		p->held.guid = guid;
@@ -198,7 +201,6 @@ enum rlog_verdict rlog_pull(struct rlog *l, uint64_t guid, uint64_t epoch, uint6
 		get_locked(l, next, out);
 		v = RLOG_ANSWER;
 	}
-	pthread_cond_broadcast(&l->cv);
 out:
 	*in_sync = p->in_sync ? (was ? 1 : 2) : 0;
 	pthread_mutex_unlock(&l->mu);
@@ -213,7 +215,6 @@ void rlog_leave(struct rlog *l, uint64_t guid)
 	p = peer_of(l, guid, 0);
 	if (p)
 		memset(p, 0, sizeof(*p));
-	pthread_cond_broadcast(&l->cv);
 	pthread_mutex_unlock(&l->mu);
 }
 
@@ -252,53 +253,76 @@ size_t rlog_take_stale(struct rlog *l, int64_t now_ms, unsigned hold_ms,
 	return n;
 }
 
-size_t rlog_wait(struct rlog *l, uint64_t seq, unsigned ack_ms,
+/* Under mu: the newest change every in-sync standby holds. */
+static uint64_t committed_locked(const struct rlog *l)
+{
+	uint64_t c = l->head;
+	size_t i;
+
+	for (i = 0; i < RLOG_MAX_PEERS; i++)
+		if (l->peers[i].guid && l->peers[i].in_sync && l->peers[i].acked < c)
+			c = l->peers[i].acked;
+	return c;
+}
+
+uint64_t rlog_committed(struct rlog *l)
+{
+	uint64_t c;
+
+	pthread_mutex_lock(&l->mu);
+	c = committed_locked(l);
+	pthread_mutex_unlock(&l->mu);
+	return c;
+}
+
+/* Under mu: p is no longer waited for. */
+static void drop_locked(struct rlog *l, struct peer *p, uint64_t *dropped, size_t *ndropped)
+{
+	p->in_sync = 0;
+	p->holding = 0;
+	l->dropped++;
+	if (*ndropped < RLOG_MAX_PEERS)
+		dropped[(*ndropped)++] = p->guid;
+}
+
+size_t rlog_tick(struct rlog *l, int64_t now_ms, unsigned ack_ms,
 		 uint64_t *dropped, size_t *ndropped)
 {
-	size_t acked;
+	size_t i, freed = 0;
 
 	*ndropped = 0;
 	pthread_mutex_lock(&l->mu);
-	for (;;) {
-		int64_t now = mono_ms(), wake = 0;
-		int waiting = 0;
-		size_t i;
+	for (i = 0; i < RLOG_MAX_PEERS; i++) {
+		struct peer *p = &l->peers[i];
 
-		acked = 0;
-		for (i = 0; i < RLOG_MAX_PEERS; i++) {
-			struct peer *p = &l->peers[i];
-			int64_t deadline = p->last_pull_ms + (int64_t)ack_ms;
-
-			if (!p->guid || !p->in_sync)
-				continue;
-			if (p->acked >= seq) {
-				acked++;
-				continue;
-			}
-			if (now >= deadline) {
-				/* Silent too long: this change, and every later
-				 * one, is committed without it. */
-				p->in_sync = 0;
-				p->holding = 0;
-				l->dropped++;
-				if (*ndropped < RLOG_MAX_PEERS)
-					dropped[(*ndropped)++] = p->guid;
-				continue;
-			}
-			if (!waiting || deadline < wake)
-				wake = deadline;
-			waiting = 1;
-		}
-		if (!waiting || seq > l->head)
-			break;
-		{
-			struct timespec ts = mono_ms_timespec(wake);
-
-			pthread_cond_timedwait(&l->cv, &l->mu, &ts);
+		if (!p->guid)
+			continue;
+		if (p->in_sync && p->acked < l->head && now_ms - p->progress_ms >= (int64_t)ack_ms)
+			drop_locked(l, p, dropped, ndropped);
+		/* A standby that stopped pulling gives its slot back: one
+		 * that pulls again starts over as a new one. */
+		if (now_ms - p->last_pull_ms >= (int64_t)ack_ms) {
+			memset(p, 0, sizeof(*p));
+			freed++;
 		}
 	}
 	pthread_mutex_unlock(&l->mu);
-	return acked;
+	return freed;
+}
+
+void rlog_drop_behind(struct rlog *l, uint64_t seq, uint64_t *dropped, size_t *ndropped)
+{
+	size_t i;
+
+	*ndropped = 0;
+	pthread_mutex_lock(&l->mu);
+	for (i = 0; i < RLOG_MAX_PEERS; i++) {
+		struct peer *p = &l->peers[i];
+
+		if (p->guid && p->in_sync && p->acked < seq)
+			drop_locked(l, p, dropped, ndropped);
+	}
+	pthread_mutex_unlock(&l->mu);
 }
 
 void rlog_stats(struct rlog *l, struct rlog_stats *out)

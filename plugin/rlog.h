@@ -1,9 +1,11 @@
 /* The master's side of replication (see repl.h): the numbered log of
  * ServiceRecord changes in one epoch, and the standby SMs pulling it.
  * A standby is "in sync" once it asked for the change after the newest;
- * from then on every change waits for it to ask past that change (its
- * ack) until it stays silent for ack_ms, when it is dropped. Its own
- * mutex; never held while taking osm->lock. */
+ * from then on a change is committed only once it asked past it (its
+ * ack), until its ack stays behind the head for ack_ms, when it is
+ * dropped. Nothing here waits: the caller holds answers until
+ * rlog_committed() passes them. Its own mutex; never held while taking
+ * osm->lock. */
 #ifndef IBATS_RLOG_H
 #define IBATS_RLOG_H
 
@@ -54,7 +56,7 @@ enum rlog_verdict {
 };
 
 /* A stream pull from the standby guid (epoch, next) at now_ms. It acks
- * next - 1 and refreshes the standby's silence timer; one for a change
+ * next - 1 and keeps its slot; one for a change
  * it acked before (it went back) makes it not in sync, its acks void.
  * *in_sync says whether the master now waits for this standby: 0 no,
  * 1 yes, 2 yes since this pull. A held pull replaces the standby's
@@ -73,16 +75,23 @@ size_t rlog_take_stale(struct rlog *l, int64_t now_ms, unsigned hold_ms,
 /* The change seq, when still in the log: 0, else -ENOENT. */
 int rlog_get(struct rlog *l, uint64_t seq, struct rlog_entry *out);
 
-/* Wait until every in-sync standby acked seq; one silent for ack_ms is
- * dropped (its GUID in dropped[], up to RLOG_MAX_PEERS; the count in
- * *ndropped). Returns the number of standbys that acked. */
-size_t rlog_wait(struct rlog *l, uint64_t seq, unsigned ack_ms,
+/* The newest change every in-sync standby holds (the head when none
+ * is waited for): a client's Set or Delete up to it may be answered. */
+uint64_t rlog_committed(struct rlog *l);
+/* Every few ms: drop the in-sync standbys whose ack stayed behind the
+ * head for ack_ms (GUIDs in dropped[], up to RLOG_MAX_PEERS, count in
+ * *ndropped), and free the slots of standbys that pulled nothing for
+ * ack_ms. Returns the slots freed. */
+size_t rlog_tick(struct rlog *l, int64_t now_ms, unsigned ack_ms,
 		 uint64_t *dropped, size_t *ndropped);
+/* Drop every in-sync standby that has not acked seq (the held answers
+ * are full: it cannot keep up). */
+void rlog_drop_behind(struct rlog *l, uint64_t seq, uint64_t *dropped, size_t *ndropped);
 
 struct rlog_stats {
 	uint64_t epoch, head;
 	uint64_t in_sync;      /* standbys waited for */
-	uint64_t dropped;      /* standbys dropped for silence, ever */
+	uint64_t dropped;      /* standbys dropped for acking nothing, ever */
 };
 void rlog_stats(struct rlog *l, struct rlog_stats *out);
 

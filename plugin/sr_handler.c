@@ -233,22 +233,14 @@ static void respond(osm_madw_t *madw, cl_qlist_t *list)
 	glue_sa_respond(madw, list);
 }
 
-static void respond_one(osm_madw_t *madw, const ib_service_record_t *rec)
+/* A Set's or Delete's answer, as OpenSM's sr_rcv_respond() makes it
+ * (the ServiceKey only to trusted requests), once the standbys have the
+ * change seq (replica.h). */
+static void answer_change(osm_madw_t *madw, uint64_t seq, ib_service_record_t *rec)
 {
-	osm_sa_item_t *item = malloc(SA_ITEM_RESP_SIZE(service_rec));
-	cl_qlist_t list;
-
-	if (!item) {
-		OSM_LOG(glue_log(), OSM_LOG_ERROR,
-			"ERR 7A32: out of memory answering a ServiceRecord %s\n",
-			ib_get_sa_method_str(osm_madw_get_sa_mad_ptr(madw)->method));
-		glue_sa_error(madw, IB_SA_MAD_STATUS_NO_RESOURCES);
-		return;
-	}
-	item->resp.service_rec = *rec;
-	cl_qlist_init(&list);
-	cl_qlist_insert_tail(&list, &item->list_item);
-	respond(madw, &list);
+	if (!osm_madw_get_sa_mad_ptr(madw)->sm_key)
+		memset(rec->service_key, 0, sizeof(rec->service_key));
+	replica_answer(seq, madw, rec);
 }
 
 /* Exclusive lock held, released here. OpenSM's sr_rcv_process_set_method. */
@@ -281,12 +273,10 @@ static void do_set(osm_madw_t *madw, ib_service_record_t *rec, ib_net64_t mask,
 	seq = replica_log_set((const uint8_t *)rec);
 	glue_unlock();
 	account(&sets, &set_ns, t0);
-	if (replica_commit(seq, 1))
-		return;
 	answer = *rec;
 	if (!(mask & IB_SR_COMPMASK_SPKEY))
 		answer.service_pkey = IB_DEFAULT_PKEY;
-	respond_one(madw, &answer);
+	answer_change(madw, seq, &answer);
 }
 
 /* Exclusive lock held, released here. OpenSM's sr_rcv_process_delete_method. */
@@ -303,9 +293,7 @@ static void do_delete(osm_madw_t *madw, const ib_service_record_t *rec, uint64_t
 	seq = replica_log_delete((const uint8_t *)&gone);
 	glue_unlock();
 	account(&sets, &set_ns, t0);
-	if (replica_commit(seq, 1))
-		return;
-	respond_one(madw, &gone);
+	answer_change(madw, seq, &gone);
 }
 
 static void count_decision(const struct pol_decision *d)
@@ -549,7 +537,7 @@ static void lease_expired(const uint8_t *bytes)
 static void lease_done(void)
 {
 	mirror_resync();
-	replica_commit(lease_seq, 0);
+	replica_publish(lease_seq);
 }
 
 int srh_init(const struct srh_events *ev)

@@ -24,9 +24,13 @@
 #define PULL_TIMEOUT_MS (REPL_HOLD_MS + 800)
 /* After a failed pull, serve a while before the next. */
 #define RETRY_MS 500
-/* A takeover without a trusted copy waits this long for the final copy
- * of the SM that handed over (a snapshot of 100k records takes ~2 s). */
+/* A takeover without a trusted copy waits for the final copy of the SM
+ * that handed over while it comes (a snapshot of 100k records takes
+ * ~2 s), but OpenSM's state manager waits with it: an old master that
+ * sends nothing for FINAL_STALL_MS, or is not done in FINAL_WAIT_MS,
+ * is given up. */
 #define FINAL_WAIT_MS 30000
+#define FINAL_STALL_MS (2 * PULL_TIMEOUT_MS)
 /* Snapshot records asked for at once: each answer is a round trip of its
  * own through the master's responder, so a window hides the latency. */
 #define SNAP_WINDOW 32
@@ -501,14 +505,30 @@ static void install_locked(const char *why, const char *from)
  * Nonzero when it did. A dead master costs one pull's timeout. */
 static int final_copy_locked(void)
 {
-	struct timespec ts = mono_ms_timespec(mono_ms() + FINAL_WAIT_MS);
+	int64_t t0 = mono_ms(), moved = t0;
+	uint32_t pos = 0;
 	int ok;
 
 	restart_locked();
 	__atomic_store_n(&R.final, FINAL_WANTED, __ATOMIC_RELEASE);
-	while (R.final == FINAL_WANTED)
-		if (pthread_cond_timedwait(&R.final_cv, &R.mu, &ts) == ETIMEDOUT)
+	while (R.final == FINAL_WANTED) {
+		int64_t now = mono_ms(), until = moved + FINAL_STALL_MS;
+		struct timespec ts;
+
+		if (R.snap_pos != pos) {
+			pos = R.snap_pos;
+			moved = now;
+			until = now + FINAL_STALL_MS;
+		}
+		if (until > t0 + FINAL_WAIT_MS)
+			until = t0 + FINAL_WAIT_MS;
+		if (now >= until)
 			break;
+		/* Woken when done or failed; looks at the progress twice a
+		 * second. */
+		ts = mono_ms_timespec(now + 500 < until ? now + 500 : until);
+		pthread_cond_timedwait(&R.final_cv, &R.mu, &ts);
+	}
 	ok = R.final == FINAL_DONE;
 	__atomic_store_n(&R.final, FINAL_NONE, __ATOMIC_RELEASE);
 	OSM_LOG(glue_log(), OSM_LOG_INFO,

@@ -160,7 +160,7 @@ static unsigned flush_gids(uint8_t (*gids)[16], size_t n, const char *why)
 	if (w.flushed)
 		glue_sr_dirty(); /* so sa_db_dump writes the change */
 	glue_unlock();
-	replica_commit(w.seq, 0);
+	replica_publish(w.seq);
 	return w.flushed;
 }
 

@@ -1,16 +1,19 @@
 /* repltool LID [--key K] [--epoch E] [--next N] [--pos P] [--flags F]
- *          [--count C] [--raw-mod M] [--len L]
+ *          [--count C] [--raw-mod M] [--len L] [--stay] [--interval MS]
  * Send replication pulls (class 0x35, lib/core/repl.h) to LID, as a host
  * or a broken standby would, and print each answer:
  *   "answer kind K epoch E head H seq S pos P lease L sid 0x..." or
  *   "no answer". --count C pulls C times, pos counting up (snapshot) or
  *   next following the answers (stream). --raw-mod sets the attribute
- *   modifier as is; --len sends a MAD cut to L bytes. */
+ *   modifier as is; --len sends a MAD cut to L bytes. --stay asks for
+ *   the same change every time, never acking it (a lying or deaf
+ *   standby), --interval waits MS between pulls. */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "mad.h"
 #include "mport.h"
@@ -30,12 +33,15 @@ int main(int argc, char **argv)
 		{ "raw-mod", required_argument, NULL, 'm' },
 		{ "len", required_argument, NULL, 'l' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "stay", no_argument, NULL, 's' },
+		{ "interval", required_argument, NULL, 'i' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct repl_pull p = { 0 };
 	struct mport_rpc_opts o = { 600, 0, 0 };
 	struct mport_dest d = { .qpn = 1, .qkey = 0x80010000u };
-	unsigned long count = 1, i, answered = 0;
+	unsigned long count = 1, i, answered = 0, interval_ms = 0;
+	int stay = 0;
 	long raw_mod = -1;
 	size_t len = MAD_SIZE;
 	struct mport *port;
@@ -52,6 +58,8 @@ int main(int argc, char **argv)
 		case 'm': raw_mod = strtol(optarg, NULL, 0); break;
 		case 'l': len = strtoul(optarg, NULL, 0); break;
 		case 't': o.timeout_ms = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 's': stay = 1; break;
+		case 'i': interval_ms = strtoul(optarg, NULL, 0); break;
 		default: return 2;
 		}
 	}
@@ -68,6 +76,12 @@ int main(int argc, char **argv)
 		struct repl_answer a;
 		size_t rlen = 0;
 
+		if (i && interval_ms) {
+			struct timespec ts = { .tv_sec = (time_t)(interval_ms / 1000),
+					       .tv_nsec = (long)(interval_ms % 1000) * 1000000 };
+
+			nanosleep(&ts, NULL);
+		}
 		repl_pull_encode(req, 0, &p);
 		if (raw_mod >= 0)
 			wire_put32(req + REPL_OFF_MOD, (uint32_t)raw_mod);
@@ -91,7 +105,8 @@ int main(int argc, char **argv)
 				p.pos++;
 			} else {
 				p.epoch = a.epoch;
-				p.next = (a.kind == REPL_SET || a.kind == REPL_DELETE) ? a.seq + 1 : p.next;
+				if (!stay && (a.kind == REPL_SET || a.kind == REPL_DELETE))
+					p.next = a.seq + 1;
 			}
 		}
 		free(resp);

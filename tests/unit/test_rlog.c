@@ -1,14 +1,13 @@
 /* The master's replication log: numbering, the ring, the verdicts on a
- * standby's pulls, held pulls, and rlog_wait against standbys that ack,
- * stay silent, leave or are cut off by a new epoch. */
+ * standby's pulls, held pulls, and the commit point against standbys
+ * that ack, pull without acking, stay silent, leave or are cut off by a
+ * new epoch; the slots of standbys gone. Times are given, not slept. */
 #include <errno.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <string.h>
-#include <time.h>
 #include <cmocka.h>
 
 #include "mono.h"
@@ -45,13 +44,6 @@ static enum rlog_verdict pull(struct rlog *l, uint64_t guid, uint64_t epoch, uin
 	memset(&h, 0, sizeof(h));
 	h.tid = tid;
 	return rlog_pull(l, guid, epoch, next, &h, mono_ms(), e, in_sync);
-}
-
-static void msleep(long ms)
-{
-	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = ms % 1000 * 1000000 };
-
-	nanosleep(&ts, NULL);
 }
 
 static void test_numbering_and_ring(void **state)
@@ -161,9 +153,10 @@ static void test_went_back(void **state)
 	assert_int_equal(e.seq, 4);
 	assert_int_equal(pull(l, G1, 3, 5, 3, &e, &in_sync), RLOG_ANSWER);
 	assert_false(in_sync);
-	/* Nobody waited for: a commit of change 11 returns at once. */
+	/* Nobody waited for: change 11 is committed at once. */
 	rlog_append(l, REPL_SET, rec_of(111), 0);
-	assert_int_equal(rlog_wait(l, 11, 100000, dropped, &ndropped), 0);
+	assert_int_equal(rlog_committed(l), 11);
+	assert_int_equal(rlog_tick(l, mono_ms(), 100000, dropped, &ndropped), 0);
 	assert_int_equal(ndropped, 0);
 	/* At the head again: in sync. */
 	for (i = 6; i <= 11; i++)
@@ -260,82 +253,36 @@ static void test_full_and_leave(void **state)
 	rlog_fini(l);
 }
 
-static void test_wait_nobody(void **state)
+static void test_committed_nobody(void **state)
 {
 	struct rlog *l = new_log(16, 1);
-	uint64_t dropped[RLOG_MAX_PEERS];
 	struct rlog_entry e;
-	size_t nd = 99;
 	int in_sync;
-	int64_t t0;
-	uint64_t seq;
 
 	(void)state;
-	seq = rlog_append(l, REPL_SET, rec_of(1), 0);
+	rlog_append(l, REPL_SET, rec_of(1), 0);
 	/* A standby still catching up is not waited for. */
 	rlog_append(l, REPL_SET, rec_of(2), 0);
 	assert_int_equal(pull(l, G1, 1, 1, 0, &e, &in_sync), RLOG_ANSWER);
-	t0 = mono_ms();
-	assert_int_equal(rlog_wait(l, seq, 10000, dropped, &nd), 0);
-	assert_int_equal(nd, 0);
-	assert_true(mono_ms() - t0 < 1000);
-	/* One that already acked counts at once. */
+	assert_int_equal(rlog_committed(l), 2);
+	/* One that holds everything is, from the next change on. */
 	assert_int_equal(pull(l, G1, 1, 3, 0, &e, &in_sync), RLOG_HOLD);
-	assert_int_equal(rlog_wait(l, 2, 10000, dropped, &nd), 1);
-	assert_int_equal(nd, 0);
-	/* Catching up again, it stays in sync and each pull acks next - 1. */
+	assert_int_equal(rlog_committed(l), 2);
 	rlog_append(l, REPL_SET, rec_of(3), 0);
 	rlog_append(l, REPL_SET, rec_of(4), 0);
+	assert_int_equal(rlog_committed(l), 2);
+	/* Catching up again, it stays in sync and each pull acks next - 1. */
 	assert_int_equal(pull(l, G1, 1, 4, 0, &e, &in_sync), RLOG_ANSWER);
 	assert_true(in_sync);
 	assert_int_equal(e.seq, 4);
-	assert_int_equal(rlog_wait(l, 3, 10000, dropped, &nd), 1);
-	assert_int_equal(nd, 0);
-	assert_true(mono_ms() - t0 < 1000);
+	assert_int_equal(rlog_committed(l), 3);
+	assert_int_equal(pull(l, G1, 1, 5, 0, &e, &in_sync), RLOG_HOLD);
+	assert_int_equal(rlog_committed(l), 4);
 	rlog_fini(l);
 }
 
-struct later {
-	struct rlog *l;
-	uint64_t guid, epoch, next;
-	enum { LATER_PULL, LATER_LEAVE, LATER_RESET } what;
-};
-
-static void *later_run(void *arg)
-{
-	struct later *a = arg;
-	struct rlog_entry e;
-	int in_sync;
-
-	msleep(50);
-	switch (a->what) {
-	case LATER_PULL:
-		pull(a->l, a->guid, a->epoch, a->next, 0, &e, &in_sync);
-		break;
-	case LATER_LEAVE:
-		rlog_leave(a->l, a->guid);
-		break;
-	case LATER_RESET:
-		rlog_reset(a->l, a->epoch);
-		break;
-	}
-	return NULL;
-}
-
-/* rlog_wait(seq) while a second thread does a->what; the wait's ms. */
-static int64_t wait_with(struct later *a, uint64_t seq, unsigned ack_ms, size_t expect_acked,
-			 uint64_t *dropped, size_t *nd)
-{
-	pthread_t t;
-	int64_t t0 = mono_ms();
-
-	assert_int_equal(pthread_create(&t, NULL, later_run, a), 0);
-	assert_int_equal(rlog_wait(a->l, seq, ack_ms, dropped, nd), expect_acked);
-	assert_int_equal(pthread_join(t, NULL), 0);
-	return mono_ms() - t0;
-}
-
-static void test_wait_acked(void **state)
+/* The slowest in-sync standby sets the commit point. */
+static void test_committed_two(void **state)
 {
 	struct rlog *l = new_log(16, 1);
 	uint64_t dropped[RLOG_MAX_PEERS];
@@ -343,115 +290,158 @@ static void test_wait_acked(void **state)
 	struct rlog_stats st;
 	size_t nd;
 	int in_sync;
-	uint64_t seq;
-	int64_t ms;
-
-	(void)state;
-	assert_int_equal(pull(l, G1, 1, 1, 0, &e, &in_sync), RLOG_HOLD);
-	seq = rlog_append(l, REPL_SET, rec_of(1), 0);
-	{
-		struct later a = { .l = l, .guid = G1, .epoch = 1, .next = seq + 1,
-				   .what = LATER_PULL };
-
-		/* ack_ms far beyond the pull's delay: the ack ends the wait. */
-		ms = wait_with(&a, seq, 10000, 1, dropped, &nd);
-	}
-	assert_int_equal(nd, 0);
-	assert_true(ms < 5000);
-	rlog_stats(l, &st);
-	assert_int_equal(st.in_sync, 1);
-	assert_int_equal(st.dropped, 0);
-	rlog_fini(l);
-}
-
-static void test_wait_silent(void **state)
-{
-	struct rlog *l = new_log(16, 1);
-	uint64_t dropped[RLOG_MAX_PEERS];
-	struct rlog_entry e;
-	struct rlog_stats st;
-	size_t nd;
-	int in_sync;
-	uint64_t seq;
-	int64_t t0, ms;
 
 	(void)state;
 	assert_int_equal(pull(l, G1, 1, 1, 0, &e, &in_sync), RLOG_HOLD);
 	assert_int_equal(pull(l, G2, 1, 1, 0, &e, &in_sync), RLOG_HOLD);
-	seq = rlog_append(l, REPL_SET, rec_of(1), 0);
-	/* G2 acks at once; G1 never does. */
-	assert_int_equal(pull(l, G2, 1, seq + 1, 0, &e, &in_sync), RLOG_HOLD);
-	t0 = mono_ms();
-	assert_int_equal(rlog_wait(l, seq, 100, dropped, &nd), 1);
-	ms = mono_ms() - t0;
-	assert_true(ms >= 80 && ms <= 1000);
+	rlog_append(l, REPL_SET, rec_of(1), 0);
+	rlog_append(l, REPL_SET, rec_of(2), 0);
+	assert_int_equal(rlog_committed(l), 0);
+	assert_int_equal(pull(l, G2, 1, 3, 0, &e, &in_sync), RLOG_HOLD);
+	assert_int_equal(rlog_committed(l), 0);
+	assert_int_equal(pull(l, G1, 1, 2, 0, &e, &in_sync), RLOG_ANSWER);
+	assert_int_equal(rlog_committed(l), 1);
+	/* The lagging one is dropped (it cannot keep up): all committed. */
+	rlog_drop_behind(l, 2, dropped, &nd);
 	assert_int_equal(nd, 1);
 	assert_int_equal(dropped[0], G1);
+	assert_int_equal(rlog_committed(l), 2);
 	rlog_stats(l, &st);
 	assert_int_equal(st.in_sync, 1);
 	assert_int_equal(st.dropped, 1);
-	/* Dropped, it is no longer waited for. */
-	seq = rlog_append(l, REPL_SET, rec_of(2), 0);
-	assert_int_equal(pull(l, G2, 1, seq + 1, 0, &e, &in_sync), RLOG_HOLD);
-	t0 = mono_ms();
-	assert_int_equal(rlog_wait(l, seq, 100, dropped, &nd), 1);
-	assert_int_equal(nd, 0);
-	assert_true(mono_ms() - t0 < 80);
 	rlog_fini(l);
 }
 
-static void test_wait_leave(void **state)
+/* Finding 1 of issue 22: a standby that pulls but never acks (a liar,
+ * or one whose answers are lost one way) used to refresh its silence
+ * timer with every pull and hold every Set for as long as it went on.
+ * Its ack not advancing for ack_ms drops it, however often it pulls. */
+static void test_pulls_are_no_ack(void **state)
 {
 	struct rlog *l = new_log(16, 1);
 	uint64_t dropped[RLOG_MAX_PEERS];
 	struct rlog_entry e;
-	struct rlog_stats st;
+	struct rlog_held h;
 	size_t nd;
 	int in_sync;
+	int64_t t0, t;
 	uint64_t seq;
-	int64_t ms;
+
+	(void)state;
+	memset(&h, 0, sizeof(h));
+	t0 = mono_ms();
+	assert_int_equal(rlog_pull(l, G1, 1, 1, &h, t0, &e, &in_sync), RLOG_HOLD);
+	seq = rlog_append(l, REPL_SET, rec_of(1), 0);
+	t0 = mono_ms(); /* it owes change 1 from here */
+	/* It asks for change 1 again and again: answered, never acked. */
+	for (t = t0; t < t0 + 1000; t += 50) {
+		assert_int_equal(rlog_pull(l, G1, 1, seq, &h, t, &e, &in_sync), RLOG_ANSWER);
+		assert_int_equal(rlog_tick(l, t, 1000, dropped, &nd), 0);
+		assert_int_equal(nd, 0);
+		assert_int_equal(rlog_committed(l), 0);
+	}
+	assert_int_equal(rlog_pull(l, G1, 1, seq, &h, t0 + 1000, &e, &in_sync), RLOG_ANSWER);
+	assert_int_equal(rlog_tick(l, t0 + 1000, 1000, dropped, &nd), 0);
+	assert_int_equal(nd, 1);
+	assert_int_equal(dropped[0], G1);
+	assert_int_equal(rlog_committed(l), seq);
+	/* Still pulling, it keeps its slot; back at the head, it is in
+	 * sync again. */
+	assert_int_equal(rlog_pull(l, G1, 1, seq + 1, &h, t0 + 1100, &e, &in_sync), RLOG_HOLD);
+	assert_int_equal(in_sync, 2);
+	rlog_fini(l);
+}
+
+/* An in-sync standby that owes nothing is not dropped however long no
+ * change comes; each ack restarts its clock. */
+static void test_owing_clock(void **state)
+{
+	struct rlog *l = new_log(16, 1);
+	uint64_t dropped[RLOG_MAX_PEERS];
+	struct rlog_entry e;
+	struct rlog_held h;
+	size_t nd;
+	int in_sync;
+	int64_t t0;
+
+	(void)state;
+	memset(&h, 0, sizeof(h));
+	t0 = mono_ms();
+	assert_int_equal(rlog_pull(l, G1, 1, 1, &h, t0, &e, &in_sync), RLOG_HOLD);
+	assert_int_equal(rlog_pull(l, G1, 1, 1, &h, t0 + 5000, &e, &in_sync), RLOG_HOLD);
+	assert_int_equal(rlog_tick(l, t0 + 5000, 1000, dropped, &nd), 0);
+	assert_int_equal(nd, 0);
+	rlog_append(l, REPL_SET, rec_of(1), 0);
+	rlog_append(l, REPL_SET, rec_of(2), 0);
+	t0 = mono_ms();
+	/* Acks 1 at +900: its clock restarts; at +1500 it is not late. */
+	assert_int_equal(rlog_pull(l, G1, 1, 2, &h, t0 + 900, &e, &in_sync), RLOG_ANSWER);
+	assert_int_equal(rlog_tick(l, t0 + 1500, 1000, dropped, &nd), 0);
+	assert_int_equal(nd, 0);
+	assert_int_equal(rlog_committed(l), 1);
+	assert_int_equal(rlog_pull(l, G1, 1, 2, &h, t0 + 1800, &e, &in_sync), RLOG_ANSWER);
+	assert_int_equal(rlog_tick(l, t0 + 1900, 1000, dropped, &nd), 0);
+	assert_int_equal(nd, 1);
+	assert_int_equal(rlog_committed(l), 2);
+	rlog_fini(l);
+}
+
+/* Finding 5 of issue 22: a port that pulled once kept its slot for the
+ * master's life; eight of them shut a real standby out for good. */
+static void test_slots_freed(void **state)
+{
+	struct rlog *l = new_log(16, 1);
+	uint64_t dropped[RLOG_MAX_PEERS];
+	struct rlog_entry e;
+	struct rlog_held h;
+	size_t nd;
+	int in_sync;
+	int64_t t0 = mono_ms();
+	uint64_t g;
+
+	(void)state;
+	memset(&h, 0, sizeof(h));
+	for (g = 1; g <= RLOG_MAX_PEERS; g++)
+		assert_int_equal(rlog_pull(l, 100 + g, 1, 1, &h, t0, &e, &in_sync), RLOG_HOLD);
+	assert_int_equal(rlog_pull(l, G1, 1, 1, &h, t0, &e, &in_sync), RLOG_FULL);
+	/* One of them goes on pulling; the rest stop. */
+	assert_int_equal(rlog_pull(l, 101, 1, 1, &h, t0 + 600, &e, &in_sync), RLOG_HOLD);
+	assert_int_equal(rlog_tick(l, t0 + 999, 1000, dropped, &nd), 0);
+	assert_int_equal(rlog_pull(l, G1, 1, 1, &h, t0 + 999, &e, &in_sync), RLOG_FULL);
+	assert_int_equal(rlog_tick(l, t0 + 1000, 1000, dropped, &nd), RLOG_MAX_PEERS - 1);
+	assert_int_equal(nd, 0);
+	assert_int_equal(rlog_pull(l, G1, 1, 1, &h, t0 + 1000, &e, &in_sync), RLOG_HOLD);
+	assert_int_equal(in_sync, 2);
+	rlog_fini(l);
+}
+
+static void test_leave_and_reset(void **state)
+{
+	struct rlog *l = new_log(16, 1);
+	struct rlog_entry e;
+	struct rlog_stats st;
+	int in_sync;
+	uint64_t seq;
 
 	(void)state;
 	assert_int_equal(pull(l, G1, 1, 1, 0, &e, &in_sync), RLOG_HOLD);
 	seq = rlog_append(l, REPL_SET, rec_of(1), 0);
-	{
-		struct later a = { .l = l, .guid = G1, .what = LATER_LEAVE };
-
-		ms = wait_with(&a, seq, 10000, 0, dropped, &nd);
-	}
-	assert_int_equal(nd, 0);
-	assert_true(ms < 5000);
+	assert_int_equal(rlog_committed(l), 0);
+	rlog_leave(l, G1);
+	assert_int_equal(rlog_committed(l), seq);
 	rlog_stats(l, &st);
 	assert_int_equal(st.in_sync, 0);
 	assert_int_equal(st.dropped, 0);
-	rlog_fini(l);
-}
-
-static void test_wait_reset(void **state)
-{
-	struct rlog *l = new_log(16, 1);
-	uint64_t dropped[RLOG_MAX_PEERS];
-	struct rlog_entry e;
-	struct rlog_stats st;
-	size_t nd;
-	int in_sync;
-	uint64_t seq;
-	int64_t ms;
-
-	(void)state;
-	assert_int_equal(pull(l, G1, 1, 1, 0, &e, &in_sync), RLOG_HOLD);
-	seq = rlog_append(l, REPL_SET, rec_of(1), 0);
-	{
-		struct later a = { .l = l, .epoch = 2, .what = LATER_RESET };
-
-		ms = wait_with(&a, seq, 10000, 0, dropped, &nd);
-	}
-	assert_int_equal(nd, 0);
-	assert_true(ms < 5000);
+	assert_int_equal(pull(l, G1, 1, 2, 0, &e, &in_sync), RLOG_HOLD);
+	rlog_append(l, REPL_SET, rec_of(2), 0);
+	assert_int_equal(rlog_committed(l), 1);
+	/* A new epoch: nobody is in sync with it. */
+	rlog_reset(l, 2);
 	rlog_stats(l, &st);
 	assert_int_equal(st.epoch, 2);
 	assert_int_equal(st.head, 0);
 	assert_int_equal(st.in_sync, 0);
+	assert_int_equal(rlog_committed(l), 0);
 	rlog_fini(l);
 }
 
@@ -463,11 +453,12 @@ int main(void)
 		cmocka_unit_test(test_went_back),
 		cmocka_unit_test(test_held),
 		cmocka_unit_test(test_full_and_leave),
-		cmocka_unit_test(test_wait_nobody),
-		cmocka_unit_test(test_wait_acked),
-		cmocka_unit_test(test_wait_silent),
-		cmocka_unit_test(test_wait_leave),
-		cmocka_unit_test(test_wait_reset),
+		cmocka_unit_test(test_committed_nobody),
+		cmocka_unit_test(test_committed_two),
+		cmocka_unit_test(test_pulls_are_no_ack),
+		cmocka_unit_test(test_owing_clock),
+		cmocka_unit_test(test_slots_freed),
+		cmocka_unit_test(test_leave_and_reset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -42,6 +42,11 @@ const char *glue_dump_dir(void)
 	return osm->subn.opt.dump_files_dir;
 }
 
+const char *glue_sa_db_file(void)
+{
+	return osm->subn.opt.sa_db_file;
+}
+
 uint64_t glue_sa_key(void)
 {
 	return cl_ntoh64(osm->subn.opt.sa_key);

@@ -19,6 +19,8 @@ osm_log_t *glue_log(void);
 /* OpenSM's options, in host order. */
 const char *glue_plugin_options(void);
 const char *glue_dump_dir(void);
+/* The SA database file loaded at a first master sweep, or NULL. */
+const char *glue_sa_db_file(void);
 uint64_t glue_sa_key(void);
 uint64_t glue_subnet_prefix(void);
 uint64_t glue_sm_port_guid(void);

@@ -22,6 +22,7 @@
 #include "refusal.h"
 #include "replica.h"
 #include "responder.h"
+#include "sadb.h"
 #include "settings.h"
 #include "sr_handler.h"
 #include "state.h"
@@ -67,6 +68,7 @@ static void *osmats_create(osm_opensm_t *osm)
 		"osmats %s for %s loaded, options \"%s\"\n", IBATS_VERSION,
 		OSM_VERSION, opts ? opts : "");
 	refusal_init();
+	sadb_init();
 	settings_init(glue_log(), opts);
 	if (!pol_key_trusted(glue_sa_key(), glue_sa_key()))
 		OSM_LOG(glue_log(), OSM_LOG_INFO,
@@ -118,6 +120,7 @@ static void osmats_delete(void *plugin_data)
 	answered = responder_answered(plugin.resp);
 	responder_stop(plugin.resp);
 	replica_fini();
+	sadb_fini();
 	mirror_fini();
 	srh_counters(&cnt);
 	for (r = 1; r < POL_NRULES && used < sizeof(buf); r++)
@@ -149,6 +152,13 @@ static void osmats_report(void *plugin_data, osm_epi_event_id_t event_id,
 		 * before the SA answers anyone. */
 		mirror_sweep_start();
 		replica_sweep_start();
+		break;
+	case OSM_EVENT_ID_UCAST_ROUTING_DONE:
+		/* No lock held. In a heavy sweep, the first event after
+		 * OpenSM's SA database load, and before the first master
+		 * sweep ends and the SA answers (osm_state_mgr.c do_sweep). */
+		if ((uintptr_t)event_data == UCAST_ROUTING_HEAVY_SWEEP)
+			sadb_after_load();
 		break;
 	case OSM_EVENT_ID_SUBNET_UP:
 		worker_post_sweep();

@@ -16,6 +16,7 @@
 #include "ratelim.h"
 #include "refusal.h"
 #include "repl.h"
+#include "sadb.h"
 #include "shadow.h"
 #include "wire.h"
 
@@ -486,6 +487,8 @@ static void install_locked(const char *why, const char *from)
 		return;
 	}
 	glue_sr_dirty();
+	/* OpenSM's SA database load comes later in this sweep. */
+	sadb_installed();
 	glue_unlock();
 	R.installed = in.n;
 	if (in.failed)

@@ -217,9 +217,7 @@ static void log_dropped(const uint64_t *dropped, size_t n, const char *why)
 /* Any thread: send the answers the standbys now hold the changes of. */
 static void release(void)
 {
-	uint64_t c = rlog_committed(R.log);
-	size_t n = defer_release(c, glue_is_master());
-	if (n) OSM_LOG(glue_log(), OSM_LOG_INFO, "DEBUG release %zu up to %lu\n", n, (unsigned long)c);
+	defer_release(rlog_committed(R.log), glue_is_master());
 }
 
 void replica_publish(uint64_t seq)
@@ -241,7 +239,6 @@ void replica_answer(uint64_t seq, osm_madw_t *madw, const ib_service_record_t *r
 	uint64_t dropped[RLOG_MAX_PEERS], oldest;
 	size_t ndropped;
 
-	OSM_LOG(glue_log(), OSM_LOG_INFO, "DEBUG answer seq %lu on %d\n", (unsigned long)seq, R.on);
 	if (!R.on || !seq) {
 		glue_sa_respond_one(madw, rec);
 		return;
@@ -251,7 +248,6 @@ void replica_answer(uint64_t seq, osm_madw_t *madw, const ib_service_record_t *r
 	 * handover that began meanwhile: the new master may not have the
 	 * change, so the client must not hear it was made. */
 	if (rlog_committed(R.log) >= seq && !defer_count(&oldest)) {
-		OSM_LOG(glue_log(), OSM_LOG_INFO, "DEBUG fast seq %lu committed %lu\n", (unsigned long)seq, (unsigned long)rlog_committed(R.log));
 		if (glue_is_master())
 			glue_sa_respond_one(madw, rec);
 		return;

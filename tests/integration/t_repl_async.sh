@@ -16,7 +16,9 @@ S="$RUN/sm2/osmats-state.json"
 MLID=$(port_lid smhost)
 D=4000 # the ack timeout: sminfo_polling_timeout 1 s + 3 s
 
-second_sm host3 10
+# The standby's simulated host loses the replication answers (class
+# 0x35) that reach it while $RUN/deaf exists (tests/rmppsim).
+RMPPSIM_DROP_CLASS=0x35 RMPPSIM_DROP_FILE=$RUN/deaf second_sm host3 10
 check "a standby SM with the plugin is in sync" wait_for "in sync" 30 \
 	grep -q "in sync with master" "$RUN/sm2/osm.log"
 
@@ -70,4 +72,24 @@ check "... at once (< 1 s) while the liar pulls" test $((T5 - T4)) -lt 1000
 check "the genuine standby has every change" wait_for "the standby" 10 repl_synced "$S" "$M"
 check "... and is still waited for" repl_is "$M" standbys_in_sync=1
 kill "$LIAR" 2>/dev/null
+
+# One-way loss: the genuine standby's pulls reach the master, every
+# answer to them is lost on the way back.
+check "the standby is in sync again" wait_for "the standby" 10 repl_synced "$S" "$M"
+DROPS0=$(grep -c 'WRN 7A41' "$RUN/osm.log")
+touch "$RUN/deaf"
+T0=$(ms)
+check "a Set under one-way loss is answered" atsctl host1 -t 9000 -r 0 register 10.9.0.3
+T1=$(ms)
+echo "# a Set under one-way loss to the standby took $((T1 - T0)) ms (D = $D ms)"
+check "... within D + 1 s" test $((T1 - T0)) -le $((D + 1000))
+check "the master dropped the deaf standby" test "$(grep -c 'WRN 7A41' "$RUN/osm.log")" -gt "$DROPS0"
+T2=$(ms)
+check "the next Set is answered" atsctl host1 -t 9000 -r 0 register 10.9.0.4
+T3=$(ms)
+echo "# the next Set took $((T3 - T2)) ms"
+check "... at once (< 1 s)" test $((T3 - T2)) -lt 1000
+rm "$RUN/deaf"
+check "the loss over, the standby is in sync with every change" wait_for "the standby" 20 \
+	repl_synced "$S" "$M"
 finish

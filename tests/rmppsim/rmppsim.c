@@ -42,7 +42,10 @@
  * RMPPSIM_MAD_BYTES (256: no framing), RMPPSIM_TIMEOUTS=0 (sends without
  * the timeouts of wait.c), RMPPSIM_DEBUG=1 (a stderr line
  * per transaction; 2: each resend), RMPPSIM_DUMP=FILE and
- * RMPPSIM_DUMP_TX=FILE (whole messages received and sent). */
+ * RMPPSIM_DUMP_TX=FILE (whole messages received and sent),
+ * RMPPSIM_DROP_CLASS=C with RMPPSIM_DROP_FILE=PATH (while PATH exists,
+ * every MAD of class C that reaches this process is lost: a link that
+ * loses one direction). */
 #undef _FORTIFY_SOURCE
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -394,6 +397,16 @@ static struct rmpp_entry *rx_start(struct rs_port *p, const struct ib_user_mad *
 	return e;
 }
 
+/* A test's one-way loss (RMPPSIM_DROP_CLASS, RMPPSIM_DROP_FILE). */
+static int rs_lost(const uint8_t *mad, size_t len)
+{
+	const char *file = getenv("RMPPSIM_DROP_FILE");
+	long cls = env_num("RMPPSIM_DROP_CLASS", -1);
+
+	return file && cls >= 0 && len >= MAD_HDR_SIZE && mad[MAD_OFF_MGMT_CLASS] == cls &&
+	       access(file, F_OK) == 0;
+}
+
 /* One MAD read from umad2sim: RMPP traffic of RMPP agents goes to the
  * protocol, the rest to the reader. */
 static void port_take(struct rs_port *p, int fd, const uint8_t *buf, size_t n, int64_t now)
@@ -405,6 +418,8 @@ static void port_take(struct rs_port *p, int fd, const uint8_t *buf, size_t n, i
 	struct rmpp_entry *e;
 	int type, r;
 
+	if (rs_lost(mad, len))
+		return;
 	if (len >= MAD_HDR_SIZE)
 		rs_wait_answered(&p->waits, u->agent_id, mad, len, u->status);
 	/* An active header of version 0 is OpenSM's one-MAD answer, sent as

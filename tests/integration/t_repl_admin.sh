@@ -1,6 +1,6 @@
-# Careless admins: OpenSM's default sm_key (replication off, WRN 7A40,
-# nothing pulled), and SMs with different sm_keys (OpenSM makes both
-# master: nothing is pulled either).
+# Careless admins: no replication key file (replication off, WRN 7A40,
+# nothing pulled: the SM_Key alone never enables it), and SMs with
+# different sm_keys (OpenSM makes both master: nothing is pulled either).
 . "$top_srcdir/tests/integration/harness.sh"
 two_sm_opts >"$RUN/opensm.extra"
 fabric_start fabric4.net

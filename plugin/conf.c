@@ -15,6 +15,7 @@ enum conf_type {
 	CT_DUP_MODE,
 	CT_GUIDS,
 	CT_PATH,
+	CT_FILE,  /* an absolute path, no "none" */
 };
 
 static const struct conf_key {
@@ -51,6 +52,8 @@ static const struct conf_key {
 	{ "replication", CT_BOOL, F(replication), 0, 0, 0 },
 	{ "replication_ack_timeout", CT_U32, F(replication_ack_timeout), 0, 600000, 1 },
 	{ "replication_log", CT_U32, F(replication_log), 64, 1048576, 0 },
+	/* Read once, at start: the key is the replauth module's. */
+	{ "replication_key_file", CT_FILE, F(replication_key_file), 0, 0, 0 },
 #undef F
 };
 
@@ -120,6 +123,13 @@ static int set_value(const struct conf_key *k, struct osmats_conf *c,
 		}
 		snprintf(field, CONF_PATH_MAX, "%s", v);
 		return 0;
+	case CT_FILE:
+		if (strlen(v) >= CONF_PATH_MAX || v[0] != '/') {
+			snprintf(err, errlen, "%s: '%s' is not an absolute path", k->name, v);
+			return -EINVAL;
+		}
+		snprintf(field, CONF_PATH_MAX, "%s", v);
+		return 0;
 	}
 	return -EINVAL;
 }
@@ -159,7 +169,8 @@ int conf_restart_needed(const struct osmats_conf *a,
 
 		if (k->reloadable)
 			continue;
-		if (k->type == CT_PATH ? strcmp((const char *)a + k->off, (const char *)b + k->off) :
+		if (k->type == CT_PATH || k->type == CT_FILE ?
+		    strcmp((const char *)a + k->off, (const char *)b + k->off) :
 		    memcmp((const char *)a + k->off, (const char *)b + k->off, k->size)) {
 			*key = k->name;
 			return 1;
@@ -244,6 +255,10 @@ void conf_describe(const struct osmats_conf *c, char *buf, size_t len)
 		case CT_PATH:
 			n = snprintf(buf + used, len - used, "%s=%s ", k->name,
 				     *field ? field : "(default)");
+			break;
+		case CT_FILE:
+			n = snprintf(buf + used, len - used, "%s=%s ", k->name,
+				     *field ? field : "(none)");
 			break;
 		}
 		if (n < 0)

@@ -24,6 +24,9 @@ struct osmats_conf {
 	int replication;        /* SM-to-SM replication of ServiceRecords */
 	uint32_t replication_ack_timeout; /* ms; 0 = from sminfo_polling_timeout */
 	uint32_t replication_log; /* changes the master keeps for standbys */
+	/* The key replication authenticates with (replauth.h); "" none:
+	 * replication off. */
+	char replication_key_file[CONF_PATH_MAX];
 };
 
 void conf_default(struct osmats_conf *c);

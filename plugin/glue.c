@@ -62,9 +62,14 @@ uint64_t glue_sm_port_guid(void)
 	return cl_ntoh64(osm->subn.sm_port_guid);
 }
 
-uint64_t glue_sm_key(void)
+int glue_sm_key_readable(void)
 {
-	return cl_ntoh64(osm->subn.opt.sm_key);
+	/* OpenSM gives its own port opt.m_key and opt.m_key_protect_bits
+	 * (osm_lid_mgr.c), and answers SubnGet(SMInfo) with the SM_Key
+	 * unless that M_Key is set, the MAD's is another and the protect
+	 * bits are 1 (SM_Key zeroed) or more (no answer): osm_sminfo_rcv.c,
+	 * smi_rcv_process_get_request's fill_sm_key. */
+	return !osm->subn.opt.m_key || !osm->subn.opt.m_key_protect_bits;
 }
 
 void glue_polling(unsigned *timeout_ms, unsigned *retries)

@@ -24,9 +24,11 @@ const char *glue_sa_db_file(void);
 uint64_t glue_sa_key(void);
 uint64_t glue_subnet_prefix(void);
 uint64_t glue_sm_port_guid(void);
-/* The SM_Key (SMInfo) this SM shares with the others, and how it polls a
- * master: every timeout_ms, taking over after retries silent polls. */
-uint64_t glue_sm_key(void);
+/* Whether any host reads this SM's SM_Key with SubnGet(SMInfo): M_Key
+ * protection is off. */
+int glue_sm_key_readable(void);
+/* How this SM polls a master: every timeout_ms, taking over after
+ * retries silent polls. */
 void glue_polling(unsigned *timeout_ms, unsigned *retries);
 
 /* The SM: its state (SMInfo:SMState), whether it is master,

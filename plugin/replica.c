@@ -20,10 +20,10 @@
 #include "defer.h"
 #include "mad.h"
 #include "mono.h"
-#include "policy.h"
 #include "ratelim.h"
 #include "refusal.h"
 #include "repl.h"
+#include "replauth.h"
 #include "rlog.h"
 #include "settings.h"
 #include "shadow.h"
@@ -44,7 +44,6 @@ struct snap_rec {
 static struct {
 	int on;
 	void (*changed)(void);
-	uint64_t sm_key;
 	struct mport *port;       /* the responder's */
 	int agent;
 	struct rlog *log;
@@ -101,21 +100,33 @@ static uint64_t new_epoch(void)
 
 int replica_init(const struct osmats_conf *c, void (*changed)(void))
 {
+	char err[CONF_PATH_MAX + 128];
+
 	R.on = 0;
 	R.changed = changed;
 	if (!c->replication)
 		return 0;
-	R.sm_key = glue_sm_key();
-	/* OpenSM's default SM_Key is 1: any host could claim to be an SM. */
-	if (!pol_key_trusted(R.sm_key, R.sm_key) || R.sm_key == 1) {
+	if (glue_sm_key_readable())
 		OSM_LOG(glue_log(), OSM_LOG_INFO,
-			"WRN 7A40: replication to standby SMs is off: OpenSM's sm_key is "
-			"0x%016" PRIx64 ", which any host can send; set the same secret sm_key "
-			"in every SM's opensm.conf\n", R.sm_key);
+			"WRN 7A46: M_Key protection is off: any host reads OpenSM's sm_key with "
+			"SubnGet(SMInfo); it is no secret and earns no trust: replication "
+			"authenticates with replication_key_file only\n");
+	/* A credential of our own: the SM_Key is none (replauth.h). */
+	if (!c->replication_key_file[0]) {
+		OSM_LOG(glue_log(), OSM_LOG_INFO,
+			"WRN 7A40: replication to standby SMs is off: no replication_key_file "
+			"in %s (OpenSM's sm_key alone never enables it); give every SM the "
+			"same key file\n", settings_path());
+		return 0;
+	}
+	if (replauth_init(c->replication_key_file, err, sizeof(err))) {
+		OSM_LOG(glue_log(), OSM_LOG_ERROR,
+			"ERR 7A48: replication to standby SMs is off: replication_key_file %s\n",
+			err);
 		return 0;
 	}
 	defer_init();
-	if (rlog_init(&R.log, c->replication_log) || standby_init(R.sm_key, changed)) {
+	if (rlog_init(&R.log, c->replication_log) || standby_init(changed)) {
 		replica_fini();
 		return -ENOMEM;
 	}
@@ -132,6 +143,7 @@ void replica_fini(void)
 	rlog_fini(R.log);
 	R.log = NULL;
 	standby_fini();
+	replauth_fini();
 	free(R.snap);
 	R.snap = NULL;
 }
@@ -167,7 +179,6 @@ static void answer_head(struct repl_answer *a, enum repl_kind kind)
 	a->kind = kind;
 	a->epoch = rlog_epoch(R.log);
 	a->head = rlog_head(R.log);
-	a->sm_key = R.sm_key;
 	a->ack_ms = tell_ack();
 }
 
@@ -198,6 +209,7 @@ static void answer_held(const struct rlog_held *h, int changed)
 		a.pos = 1;
 	}
 	repl_answer_encode(mad, h->tid, &a);
+	replauth_sign(mad);
 	mport_answer_held(R.port, &h->from, mad, sizeof(mad));
 }
 
@@ -396,12 +408,14 @@ static size_t on_pull(void *ctx, const uint8_t *req, size_t len, uint8_t *resp, 
 	if ((p.flags & REPL_FLAG_FINAL ? !final_ok(&p) : !glue_steady()) ||
 	    mport_requester(R.port, &h.from))
 		return 0;
-	if (p.sm_key != R.sm_key) {
-		refused(h.from.slid, "wrong SM_Key");
+	if (replauth_verify(req, len)) {
+		refused(h.from.slid, "bad authentication tag");
 		return 0;
 	}
-	/* The key is the credential (an SM a sweep has not found yet may
-	 * pull); the port's GUID names the standby. */
+	/* The tag is the credential (an SM a sweep has not found yet may
+	 * pull); the port's GUID names the standby. A pull is not bound to
+	 * its sender: one recorded off the wire (a tap on a link, not a
+	 * host's own port) and sent again is answered to whoever sent it. */
 	guid = glue_port_of_lid(h.from.slid);
 	if (!guid) {
 		refused(h.from.slid, "no port at that LID");
@@ -457,6 +471,7 @@ static size_t on_pull(void *ctx, const uint8_t *req, size_t len, uint8_t *resp, 
 		}
 	}
 	repl_answer_encode(resp, wire_get64(req + MAD_OFF_TID), &a);
+	replauth_sign(resp);
 	return MAD_SIZE;
 }
 

@@ -16,8 +16,8 @@
 #include "responder.h"
 #include "state.h"
 
-/* From create(): on when the configuration asks for it and OpenSM's
- * sm_key is one a host cannot guess (WRN 7A40 otherwise). changed() is
+/* From create(): on when the configuration asks for it and names a
+ * usable replication_key_file (WRN 7A40, ERR 7A48 otherwise). changed() is
  * told whenever the figures of replica_state() moved (any thread, never
  * with a lock of ours held). -ENOMEM. */
 int replica_init(const struct osmats_conf *c, void (*changed)(void));

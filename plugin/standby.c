@@ -16,6 +16,7 @@
 #include "ratelim.h"
 #include "refusal.h"
 #include "repl.h"
+#include "replauth.h"
 #include "sadb.h"
 #include "shadow.h"
 #include "wire.h"
@@ -39,7 +40,6 @@
 enum { FINAL_NONE, FINAL_WANTED, FINAL_DONE, FINAL_FAILED };
 
 static struct {
-	uint64_t sm_key;
 	void (*changed)(void);
 	struct mport *port;       /* the responder's */
 	int agent;
@@ -66,7 +66,7 @@ static struct {
 	uint64_t installed, takeovers;
 } R = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
-int standby_init(uint64_t sm_key, void (*changed)(void))
+int standby_init(void (*changed)(void))
 {
 	pthread_condattr_t ca;
 
@@ -74,7 +74,6 @@ int standby_init(uint64_t sm_key, void (*changed)(void))
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&R.final_cv, &ca);
 	pthread_condattr_destroy(&ca);
-	R.sm_key = sm_key;
 	R.changed = changed;
 	R.snapshotting = 1;
 	if (shadow_init(&R.shadow) || shadow_init(&R.building)) {
@@ -122,7 +121,9 @@ static void apply_locked(const struct repl_answer *a, int64_t sent_ms)
 	int64_t now = mono_ms();
 
 	R.master_ack_ms = a->ack_ms ? a->ack_ms : R.master_ack_ms;
-	R.master_head = a->head;
+	/* An answer with a record has no room for the head (repl.h). */
+	R.master_head = !repl_kind_has_record(a->kind) ? a->head :
+			a->seq > R.master_head ? a->seq : R.master_head;
 	switch (a->kind) {
 	case REPL_NONE:
 		if (R.snapshotting || a->epoch != R.epoch || a->seq != R.applied) {
@@ -243,7 +244,7 @@ static int window_match(const uint8_t *mad, size_t len, void *ctx)
 static int pull_window(const struct mport_dest *d, uint64_t seq, uint32_t pos,
 		       uint64_t gen)
 {
-	struct repl_pull p = { .sm_key = R.sm_key, .next = seq,
+	struct repl_pull p = { .next = seq,
 			       .flags = REPL_FLAG_SNAPSHOT | (final_wanted() ? REPL_FLAG_FINAL : 0) };
 	struct window *w = calloc(1, sizeof(*w));
 	int64_t sent = mono_ms(), deadline = sent + PULL_TIMEOUT_MS, now;
@@ -257,6 +258,7 @@ static int pull_window(const struct mport_dest *d, uint64_t seq, uint32_t pos,
 	for (i = 0; i < SNAP_WINDOW; i++) {
 		p.pos = pos + (uint32_t)i;
 		repl_pull_encode(req, w->tid0 + i, &p);
+		replauth_sign(req);
 		/* With a timeout: the kernel drops a response to a request
 		 * sent without one (mport_send_req). */
 		mport_send_req(R.port, R.agent, d, req, sizeof(req), PULL_TIMEOUT_MS);
@@ -267,7 +269,7 @@ static int pull_window(const struct mport_dest *d, uint64_t seq, uint32_t pos,
 
 		i = (uint32_t)wire_get64(resp + MAD_OFF_TID) - w->tid0;
 		if (mport_last_slid(R.port) == d->lid && !repl_answer_decode(resp, len, &a) &&
-		    a.sm_key == R.sm_key && !w->got[i]) {
+		    !replauth_verify(resp, len) && !w->got[i]) {
 			w->ans[i] = a;
 			w->got[i] = 1;
 			got++;
@@ -295,10 +297,11 @@ static int pull(void)
 {
 	struct mport_rpc_opts o = { .timeout_ms = PULL_TIMEOUT_MS, .retries = 0 };
 	struct mport_dest d = { .qpn = 1, .qkey = 0x80010000u };
-	struct repl_pull p = { .sm_key = R.sm_key };
+	struct repl_pull p = { 0 };
 	struct repl_answer a;
 	uint8_t req[MAD_SIZE], *resp = NULL;
 	size_t resp_len = 0;
+	const char *why;
 	uint64_t guid, gen;
 	uint16_t lid;
 	int64_t sent;
@@ -336,22 +339,25 @@ static int pull(void)
 	/* The first record names the snapshot; the rest come in windows. */
 	if (p.flags & REPL_FLAG_SNAPSHOT && p.pos)
 		return pull_window(&d, p.next, p.pos, gen);
-	repl_pull_encode(req, 0, &p);
+	/* Signed over its TID, which mport_rpc_tid keeps. */
+	repl_pull_encode(req, mport_new_tids(R.port, 1), &p);
+	replauth_sign(req);
 	sent = mono_ms();
-	ret = mport_rpc(R.port, R.agent, &d, req, sizeof(req), &o, &resp, &resp_len);
+	ret = mport_rpc_tid(R.port, R.agent, &d, req, sizeof(req), &o, &resp, &resp_len);
 	if (ret) {
 		pthread_mutex_lock(&R.mu);
 		final_check_locked(p.flags & REPL_FLAG_FINAL, 0);
 		pthread_mutex_unlock(&R.mu);
 		return 0;
 	}
-	/* Only the master's port, with the key the SMs share. */
-	ret = mport_last_slid(R.port) == lid && !repl_answer_decode(resp, resp_len, &a) &&
-	      a.sm_key == R.sm_key;
+	/* Only the master's port, tagged with the key the SMs share. */
+	why = mport_last_slid(R.port) != lid || repl_answer_decode(resp, resp_len, &a) ?
+	      "not the master's" : replauth_verify(resp, resp_len) ? "bad authentication tag" : NULL;
+	ret = !why;
 	free(resp);
 	pthread_mutex_lock(&R.mu);
 	if (!ret)
-		refused(mport_last_slid(R.port), "not the master's");
+		refused(mport_last_slid(R.port), why);
 	/* A takeover since the pull was sent owns the shadow now. */
 	else if (gen == R.generation && still_ours(p.flags & REPL_FLAG_FINAL))
 		apply_locked(&a, sent);
@@ -378,13 +384,14 @@ int standby_pull(void)
 void standby_leaving(void)
 {
 	struct mport_dest d = { .qpn = 1, .qkey = 0x80010000u };
-	struct repl_pull p = { .sm_key = R.sm_key, .flags = REPL_FLAG_LEAVING };
+	struct repl_pull p = { .flags = REPL_FLAG_LEAVING };
 	uint8_t req[MAD_SIZE];
 	uint64_t guid;
 
 	if (glue_sm_state() != IB_SMINFO_STATE_STANDBY || glue_master_sm(&d.lid, &guid))
 		return;
 	repl_pull_encode(req, 0, &p);
+	replauth_sign(req);
 	mport_send(R.port, R.agent, &d, req, sizeof(req));
 }
 

@@ -14,7 +14,7 @@
 #define REPL_HOLD_MS 200
 
 /* changed(): the figures of standby_state() moved. -ENOMEM. */
-int standby_init(uint64_t sm_key, void (*changed)(void));
+int standby_init(void (*changed)(void));
 void standby_fini(void);
 /* The responder's port and replication agent, before its thread runs. */
 void standby_attach(struct mport *port, int agent);

@@ -17,9 +17,11 @@ say() { printf '\n== %s\n' "$*"; }
 records() { atsctl host8 -n dump 2>/dev/null | grep -c '^0x'; }
 
 say "ibsim (ibsim-topologies/fabric8.net) and OpenSM with libosmats.so"
-# A secret SM_Key shared by both OpenSMs: the plugins then keep the
-# standby's copy of the SA's ServiceRecords (see the failover below).
+# A replication key file both OpenSMs' plugins read (osmats.conf): they
+# then keep the standby's copy of the SA's ServiceRecords (see the
+# failover below). OpenSM's own SM-to-SM traffic keeps its sm_key.
 echo "sm_key 0x00000000000ABCDE" >"$RUN/opensm.extra"
+repl_key
 fabric_start fabric8.net
 grep -o 'osmats .* loaded.*' "$RUN/osm.log"
 echo "$(grep -o 'OpenSM [0-9.]*' "$RUN/osm.log" | head -n 1) loaded" \

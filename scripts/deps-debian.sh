@@ -3,7 +3,7 @@
 # (systemd for systemd-analyze: nothing here starts it).
 set -e
 PKGS="build-essential autoconf automake libtool pkg-config
-	opensm libopensm-dev libibumad-dev libibverbs-dev librdmacm-dev libmnl-dev libcmocka-dev
+	opensm libopensm-dev libibumad-dev libibverbs-dev librdmacm-dev libmnl-dev nettle-dev libcmocka-dev
 	ibsim-utils libumad2sim0 infiniband-diags iproute2 python3 python3-prometheus-client clang libclang-rt-14-dev cppcheck
 	debhelper dpkg-dev lintian systemd man-db bash-completion strace"
 # systemd and man-db: t_systemd's systemd-analyze verify (ExecStart=,

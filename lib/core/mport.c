@@ -411,14 +411,24 @@ int mport_rpc(struct mport *p, int agent, const struct mport_dest *dst,
 	      uint8_t *req, size_t req_len, const struct mport_rpc_opts *o,
 	      uint8_t **resp, size_t *resp_len)
 {
+	if (req_len < MAD_HDR_SIZE)
+		return -EINVAL;
+	wire_put64(req + MAD_OFF_TID, p->next_tid++);
+	return mport_rpc_tid(p, agent, dst, req, req_len, o, resp, resp_len);
+}
+
+int mport_rpc_tid(struct mport *p, int agent, const struct mport_dest *dst,
+		  const uint8_t *req, size_t req_len, const struct mport_rpc_opts *o,
+		  uint8_t **resp, size_t *resp_len)
+{
 	uint8_t *sbuf;
-	uint32_t tid = p->next_tid++;
+	uint32_t tid;
 	unsigned attempt;
 	int ret = -ETIMEDOUT;
 
 	if (req_len < MAD_HDR_SIZE)
 		return -EINVAL;
-	wire_put64(req + MAD_OFF_TID, tid);
+	tid = (uint32_t)wire_get64(req + MAD_OFF_TID);
 	sbuf = calloc(1, umad_size() + req_len);
 	if (!sbuf)
 		return -ENOMEM;

@@ -117,9 +117,14 @@ int mport_wait(struct mport *p, int timeout_ms, mport_match_fn match, void *ctx,
 int mport_rpc(struct mport *p, int agent, const struct mport_dest *dst,
 	      uint8_t *req, size_t req_len, const struct mport_rpc_opts *o,
 	      uint8_t **resp, size_t *resp_len);
+/* mport_rpc with the TID req holds (one of mport_new_tids'): for a
+ * request signed over its TID. */
+int mport_rpc_tid(struct mport *p, int agent, const struct mport_dest *dst,
+		  const uint8_t *req, size_t req_len, const struct mport_rpc_opts *o,
+		  uint8_t **resp, size_t *resp_len);
 /* n consecutive TIDs (low 32 bits; the fabric may rewrite the high ones)
  * that mport_rpc will not use, for requests sent with mport_send_req and
- * collected with mport_wait. */
+ * collected with mport_wait or with mport_rpc_tid. */
 uint32_t mport_new_tids(struct mport *p, unsigned n);
 /* The source LID of the last MAD received (mport_rpc's answer, say): the
  * fabric sets it, not the sender. */

@@ -48,7 +48,6 @@ void repl_pull_encode(uint8_t *mad, uint64_t tid, const struct repl_pull *p)
 	header(mad, tid, MAD_METHOD_GET, p->flags);
 	wire_put64(mad + REPL_OFF_EPOCH, p->epoch);
 	wire_put64(mad + REPL_OFF_NEXT, p->next);
-	wire_put64(mad + REPL_OFF_SMKEY, p->sm_key);
 	wire_put32(mad + REPL_OFF_POS, p->pos);
 }
 
@@ -65,7 +64,6 @@ int repl_pull_decode(const uint8_t *mad, size_t len, struct repl_pull *p)
 	p->flags = (uint8_t)mod;
 	p->epoch = wire_get64(mad + REPL_OFF_EPOCH);
 	p->next = wire_get64(mad + REPL_OFF_NEXT);
-	p->sm_key = wire_get64(mad + REPL_OFF_SMKEY);
 	p->pos = wire_get32(mad + REPL_OFF_POS);
 	return 0;
 }
@@ -74,15 +72,15 @@ void repl_answer_encode(uint8_t *mad, uint64_t tid, const struct repl_answer *a)
 {
 	header(mad, tid, MAD_METHOD_GET | MAD_METHOD_RESP_BIT, (uint32_t)a->kind);
 	wire_put64(mad + REPL_OFF_EPOCH, a->epoch);
-	wire_put64(mad + REPL_OFF_HEAD, a->head);
 	wire_put64(mad + REPL_OFF_SEQ, a->seq);
-	wire_put64(mad + REPL_OFF_SMKEY, a->sm_key);
 	wire_put32(mad + REPL_OFF_LEASE, a->lease_left);
 	wire_put32(mad + REPL_OFF_POS, a->pos);
-	if (repl_kind_has_record(a->kind))
+	if (repl_kind_has_record(a->kind)) {
 		memcpy(mad + REPL_OFF_RECORD, a->rec, SR_SIZE);
-	else
+	} else {
+		wire_put64(mad + REPL_OFF_HEAD, a->head);
 		wire_put32(mad + REPL_OFF_ACK_MS, a->ack_ms);
+	}
 }
 
 int repl_answer_decode(const uint8_t *mad, size_t len, struct repl_answer *a)
@@ -98,14 +96,14 @@ int repl_answer_decode(const uint8_t *mad, size_t len, struct repl_answer *a)
 		return -EPROTO;
 	a->kind = (enum repl_kind)mod;
 	a->epoch = wire_get64(mad + REPL_OFF_EPOCH);
-	a->head = wire_get64(mad + REPL_OFF_HEAD);
 	a->seq = wire_get64(mad + REPL_OFF_SEQ);
-	a->sm_key = wire_get64(mad + REPL_OFF_SMKEY);
 	a->lease_left = wire_get32(mad + REPL_OFF_LEASE);
 	a->pos = wire_get32(mad + REPL_OFF_POS);
-	if (repl_kind_has_record(a->kind))
+	if (repl_kind_has_record(a->kind)) {
 		memcpy(a->rec, mad + REPL_OFF_RECORD, SR_SIZE);
-	else
+	} else {
+		a->head = wire_get64(mad + REPL_OFF_HEAD);
 		a->ack_ms = wire_get32(mad + REPL_OFF_ACK_MS);
+	}
 	return 0;
 }

@@ -3,7 +3,9 @@
  * one per MAD, over a vendor range-2 class of the OpenIB OUI (IBTA Vol 1
  * 13.4.2, Table 149: class data from byte 40, 216 bytes). The standby
  * asks (Get) and the master only answers (GetResp), so nothing is ever
- * sent to an SM that did not ask. */
+ * sent to an SM that did not ask. Both carry an authentication tag made
+ * with a key the SMs share (plugin/replauth.h): version 1 carried
+ * OpenSM's SM_Key instead, which any host reads with SubnGet(SMInfo). */
 #ifndef IBATS_REPL_H
 #define IBATS_REPL_H
 
@@ -13,26 +15,35 @@
 #include "sr.h"
 
 #define REPL_CLASS 0x35
-#define REPL_CLASS_VERSION 1
+/* 2: the SM_Key field gave way to an authentication tag (plugin/replauth.h). */
+#define REPL_CLASS_VERSION 2
 #define REPL_ATTR 0xFF10
 
 /* Byte offsets in the MAD. The attribute modifier (byte 20) holds the
- * pull's flags and the answer's kind. */
+ * pull's flags and the answer's kind. The class data (Table 149: bytes
+ * 40..255) holds a 16-byte tag beside a whole ServiceRecord, so an
+ * answer with a record has no room for the master's head: the standby
+ * takes the larger of the head it knew and the record's seq. */
 enum {
 	REPL_OFF_MOD = 20,
 	REPL_OFF_EPOCH = 40,     /* the master's epoch (pull: the one held) */
 	REPL_OFF_NEXT = 48,      /* pull: next sequence wanted; in a snapshot,
 				  * the snapshot's sequence */
-	REPL_OFF_HEAD = 48,      /* answer: the master's newest sequence */
-	REPL_OFF_SEQ = 56,       /* answer: this change's (snapshot: its seq) */
-	REPL_OFF_SMKEY = 64,     /* both: the SM_Key the SMs share */
-	REPL_OFF_LEASE = 72,     /* answer: lease seconds left, ~0 infinite */
-	REPL_OFF_POS = 76,       /* snapshot position (pull and answer) */
+	REPL_OFF_SEQ = 48,       /* answer: this change's (snapshot: its seq) */
+	REPL_OFF_LEASE = 56,     /* answer: lease seconds left, ~0 infinite */
+	REPL_OFF_POS = 60,       /* snapshot position (pull and answer) */
+	REPL_OFF_TAG = 64,       /* both: the authentication tag */
 	REPL_OFF_RECORD = 80,    /* the ServiceRecord, 176 bytes */
-	REPL_OFF_ACK_MS = 80,    /* answers without a record: the master's
-				  * ack timeout in ms */
+	REPL_OFF_HEAD = 80,      /* answers without a record: the master's
+				  * newest sequence */
+	REPL_OFF_ACK_MS = 88,    /* and its ack timeout in ms */
 };
+#define REPL_TAG_SIZE 16
+_Static_assert(REPL_OFF_SEQ + 8 == REPL_OFF_LEASE && REPL_OFF_LEASE + 4 == REPL_OFF_POS &&
+	       REPL_OFF_POS + 4 == REPL_OFF_TAG, "the fields before the tag are packed");
+_Static_assert(REPL_OFF_TAG + REPL_TAG_SIZE == REPL_OFF_RECORD, "the tag ends where the record starts");
 _Static_assert(REPL_OFF_RECORD + SR_SIZE == 256, "one record fills one MAD");
+_Static_assert(REPL_OFF_HEAD + 8 == REPL_OFF_ACK_MS, "head, then ack_ms");
 
 #define REPL_FLAG_SNAPSHOT 0x01  /* pull: the snapshot record at pos */
 #define REPL_FLAG_LEAVING 0x02   /* pull: this standby stops; no answer */
@@ -51,27 +62,29 @@ enum repl_kind {
 };
 
 struct repl_pull {
-	uint64_t epoch, next, sm_key;
+	uint64_t epoch, next;
 	uint32_t pos;
 	uint8_t flags;
 };
 
 struct repl_answer {
-	uint64_t epoch, head, seq, sm_key;
+	uint64_t epoch, seq;
 	enum repl_kind kind;
 	uint32_t lease_left;
 	uint32_t pos;
+	uint64_t head;            /* kinds without a record */
 	uint32_t ack_ms;          /* kinds without a record */
 	uint8_t rec[SR_SIZE];     /* kinds with one, byte for byte */
 };
 
 int repl_kind_has_record(enum repl_kind k);
 
-/* A whole MAD (256 bytes) with the given TID. */
+/* A whole MAD (256 bytes) with the given TID and a zero tag: the
+ * plugin signs it after (replauth_sign). */
 void repl_pull_encode(uint8_t *mad, uint64_t tid, const struct repl_pull *p);
 void repl_answer_encode(uint8_t *mad, uint64_t tid, const struct repl_answer *a);
 /* -EMSGSIZE short, -EPROTO another class, version, attribute, OUI or
- * method, or an unknown kind. */
+ * method, or an unknown kind. The tag is not looked at (replauth_verify). */
 int repl_pull_decode(const uint8_t *mad, size_t len, struct repl_pull *p);
 int repl_answer_decode(const uint8_t *mad, size_t len, struct repl_answer *a);
 

@@ -7,11 +7,11 @@
 #   BENCH_FAILOVER_SETS    timed re-Sets per case (default 2000)
 #   BENCH_FAILOVER_STORM   seconds of the Set storm for the lag (default 5)
 # Per level, two fabrics. "repl": master (smhost, prio 15) and standby
-# (smhost2, prio 10) share a non-default sm_key: the standby's snapshot,
+# (smhost2, prio 10) share a replication key file: the standby's snapshot,
 # Set latency with the standby in sync / none yet / stopped (SIGTERM), its
 # lag during a Set storm, then the master's SIGKILL: the new SA answering,
 # holding the registrar's records, the agents' Sets after the SM change.
-# "off": default sm_key (no replication), the same failover.
+# "off": no key file (no replication), the same failover.
 # Prints raw lines "LEVEL MODE what ...", then a summary table.
 top_builddir=${top_builddir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_srcdir=${top_srcdir:-$top_builddir}
@@ -75,7 +75,7 @@ failover_one() {
 			two_sm_opts
 			# The registrar's SA key (sabench's BENCH_SA_KEY).
 			echo "sa_key 0x5a5a"
-			[ "$MODE" = repl ] && echo "sm_key $SM_KEY"
+			[ "$MODE" = repl ] && { echo "sm_key $SM_KEY"; repl_key; }
 		} >"$RUN/opensm.extra"
 		fabric_start "$(basename "$topo")"
 		t0=$(date +%s%N)

@@ -1,12 +1,18 @@
 /* The replication pull and answer (lib/core/repl.h) from any bytes: what
  * a decoder accepts holds only known flags and kinds, and encodes back to
- * the same bytes in every field the MAD carries. */
+ * the same bytes in every field the MAD carries; and their tag
+ * (plugin/replauth.h): any bytes signed verify, and fail with one bit of
+ * the class data changed. */
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mad.h"
 #include "repl.h"
+#include "replauth.h"
 #include "vmad.h"
 #include "wire.h"
 
@@ -35,11 +41,10 @@ static void pull(const uint8_t *data, size_t size)
 	repl_pull_encode(mad, wire_get64(data + MAD_OFF_TID), &p);
 	same_header(mad, data);
 	if (memcmp(mad + REPL_OFF_EPOCH, data + REPL_OFF_EPOCH, 16) ||
-	    memcmp(mad + REPL_OFF_SMKEY, data + REPL_OFF_SMKEY, 8) ||
 	    memcmp(mad + REPL_OFF_POS, data + REPL_OFF_POS, 4))
 		__builtin_trap();
 	if (repl_pull_decode(mad, sizeof(mad), &q) || q.epoch != p.epoch ||
-	    q.next != p.next || q.sm_key != p.sm_key || q.pos != p.pos || q.flags != p.flags)
+	    q.next != p.next || q.pos != p.pos || q.flags != p.flags)
 		__builtin_trap();
 }
 
@@ -56,14 +61,56 @@ static void answer(const uint8_t *data, size_t size)
 	rec = repl_kind_has_record(a.kind);
 	repl_answer_encode(mad, wire_get64(data + MAD_OFF_TID), &a);
 	same_header(mad, data);
-	/* epoch to pos, then the record or ack_ms. */
-	if (memcmp(mad + REPL_OFF_EPOCH, data + REPL_OFF_EPOCH, REPL_OFF_RECORD - REPL_OFF_EPOCH) ||
-	    memcmp(mad + REPL_OFF_RECORD, data + REPL_OFF_RECORD, rec ? SR_SIZE : 4))
+	/* epoch to pos (the tag is the signer's), then the record or head
+	 * and ack_ms. */
+	if (memcmp(mad + REPL_OFF_EPOCH, data + REPL_OFF_EPOCH, REPL_OFF_TAG - REPL_OFF_EPOCH) ||
+	    memcmp(mad + REPL_OFF_RECORD, data + REPL_OFF_RECORD, rec ? SR_SIZE : 12))
 		__builtin_trap();
 	if (repl_answer_decode(mad, sizeof(mad), &b) || b.kind != a.kind ||
-	    b.epoch != a.epoch || b.head != a.head || b.seq != a.seq || b.sm_key != a.sm_key ||
+	    b.epoch != a.epoch || b.head != a.head || b.seq != a.seq ||
 	    b.lease_left != a.lease_left || b.pos != a.pos || b.ack_ms != a.ack_ms ||
 	    memcmp(b.rec, a.rec, SR_SIZE))
+		__builtin_trap();
+}
+
+/* A key file of this process, read once and removed. */
+static void key_once(void)
+{
+	static const char hex[] =
+		"00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\n";
+	static int done;
+	char path[64], err[256];
+	int fd;
+
+	if (done)
+		return;
+	done = 1;
+	snprintf(path, sizeof(path), "/tmp/ibats-fuzz-repl.%d", (int)getpid());
+	unlink(path);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	if (fd < 0 || write(fd, hex, sizeof(hex) - 1) != (ssize_t)(sizeof(hex) - 1) ||
+	    close(fd) || replauth_init(path, err, sizeof(err)))
+		__builtin_trap();
+	unlink(path);
+}
+
+static void tag(const uint8_t *data, size_t size)
+{
+	uint8_t mad[MAD_SIZE];
+	size_t i;
+
+	key_once();
+	if (!replauth_verify(data, size) && size < MAD_SIZE)
+		__builtin_trap();
+	if (size < MAD_SIZE)
+		return;
+	memcpy(mad, data, MAD_SIZE);
+	replauth_sign(mad);
+	if (replauth_verify(mad, MAD_SIZE))
+		__builtin_trap();
+	i = REPL_OFF_EPOCH + data[MAD_OFF_TID] % (MAD_SIZE - REPL_OFF_EPOCH);
+	mad[i] ^= (uint8_t)(1u << (data[MAD_OFF_TID + 1] & 7));
+	if (!replauth_verify(mad, MAD_SIZE))
 		__builtin_trap();
 }
 
@@ -71,5 +118,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	pull(data, size);
 	answer(data, size);
+	tag(data, size);
 	return 0;
 }

@@ -14,7 +14,9 @@
 #   osm_launch NODE DIR CONF     another OpenSM (pid in OSM_LAUNCHED)
 #   second_sm NODE PRIO          OpenSM with the plugin in $RUN/sm2 (pid SM2)
 #   two_sm_opts                  opensm.conf lines for two SMs under ibsim
-#   repl_sm_opts                 the same plus a shared sm_key: replication on
+#   key_file FILE                a new replication key in FILE, mode 0600
+#   repl_key                     key_file $RUN/repl.key, named in $RUN/osmats.conf
+#   repl_sm_opts                 two_sm_opts plus repl_key: replication on
 #   repl_field FILE KEY          a field of a state file's "replication" object
 #   repl_is FILE KEY=VALUE...    the "replication" object holds these values
 #   repl_synced SFILE MFILE      the standby (state file SFILE) holds all the
@@ -237,12 +239,28 @@ two_sm_opts() {
 	printf 'sweep_on_trap FALSE\nsm_priority 15\nsminfo_polling_timeout 1000\npolling_retry_number 2\n'
 }
 
-# two_sm_opts plus a non-default sm_key shared by both SMs (second_sm copies
-# opensm.conf): the plugins replicate ServiceRecords. two_sm_opts alone
-# keeps the default key, and replication off.
+# key_file FILE: a new replication key in FILE, made as osmats.conf(5)
+# says.
+key_file() {
+	(umask 077 && od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$1")
+}
+
+# repl_key: key_file $RUN/repl.key, its replication_key_file line appended
+# to $RUN/osmats.conf, which every SM of the test reads (second_sm copies
+# opensm.conf): write the rest of osmats.conf before, or append to it.
+repl_key() {
+	key_file "$RUN/repl.key"
+	echo "replication_key_file $RUN/repl.key" >>"$RUN/osmats.conf"
+}
+
+# two_sm_opts plus a key file both SMs share (repl_key): the plugins
+# replicate ServiceRecords. two_sm_opts alone leaves replication off. The
+# non-default sm_key only keeps OpenSM's own SM-to-SM traffic as it was:
+# replication does not look at it (t_repl_cred).
 repl_sm_opts() {
 	two_sm_opts
 	echo 'sm_key 0x00000000000ABCDE'
+	repl_key
 }
 
 # The interpreter itself, not a version manager's shim: polled helpers.

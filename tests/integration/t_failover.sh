@@ -2,8 +2,8 @@
 # node takes over, with an empty SA, no multicast groups and a new SM LID.
 # Every agent notices the SM LID change, registers again with the new SM,
 # whose plugin enforces the ATS rules, and joins its IPoIB broadcast group
-# again; stock saquery sees records and membership there. Both SMs keep
-# the default sm_key: ServiceRecord replication (t_repl.sh) is off. The
+# again; stock saquery sees records and membership there. Neither SM has
+# a replication key file: ServiceRecord replication (t_repl.sh) is off. The
 # agents subscribe to the new SA's reports, which reach host1.
 . "$top_srcdir/tests/integration/harness.sh"
 
@@ -43,7 +43,7 @@ check "a second SM with the plugin on host3 goes STANDBY" wait_for "standby" 30 
 
 check_rc "its plugin answers no liveness MAD while STANDBY" 1 "2 sent, 0 received, 100% loss" \
 	atsctl host4 -t 200 ping "$LID3" -c 2 -i 0
-check "with the default sm_key the master's plugin does not replicate" wait_for "WRN 7A40" 5 \
+check "without a key file the master's plugin does not replicate" wait_for "WRN 7A40" 5 \
 	grep -q "WRN 7A40" "$RUN/osm.log"
 check "... nor the standby's" wait_for "WRN 7A40" 5 grep -q "WRN 7A40" "$RUN/sm2/osm.log"
 check "... and the master's state file says role off" wait_for "the role" 5 \

@@ -1,5 +1,5 @@
-# SM failover with replication (issue 14): both SMs share a non-default
-# sm_key, the standby's plugin keeps a shadow of every ServiceRecord and
+# SM failover with replication (issue 14): both SMs share a replication
+# key file, the standby's plugin keeps a shadow of every ServiceRecord and
 # installs it when it takes over. The new SA answers with every live record
 # at once (ATS or not, finite lease kept, deleted ones absent), no agent has
 # to register again, and a lookup never fails once the new SA answers.

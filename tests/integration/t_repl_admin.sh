@@ -1,6 +1,6 @@
-# Careless admins: OpenSM's default sm_key (replication off, WRN 7A40,
-# nothing pulled), and SMs with different sm_keys (OpenSM makes both
-# master: nothing is pulled either).
+# Careless admins: no replication key file (replication off, WRN 7A40,
+# nothing pulled: the SM_Key alone never enables it), and SMs with
+# different sm_keys (OpenSM makes both master: nothing is pulled either).
 . "$top_srcdir/tests/integration/harness.sh"
 two_sm_opts >"$RUN/opensm.extra"
 fabric_start fabric4.net
@@ -11,8 +11,9 @@ check "standby" wait_for "standby" 30 grep -q "Entering STANDBY state" "$RUN/sm2
 check "the standby: replication off (WRN 7A40)" grep -q "WRN 7A40" "$RUN/sm2/osm.log"
 check "no pull reached the master" sh -c "! grep -q 'WRN 7A43' '$RUN/osm.log'"
 stop_pid "$SM2"
-# Mismatched keys.
+# Mismatched sm_keys, one replication key file.
 echo "sm_key 0x00000000000ABCDE" >>"$RUN/opensm.conf"
+repl_key
 sm_stop
 sm_start
 check "host1 registers 10.7.0.1 again" atsctl host1 register 10.7.0.1 --primary

@@ -35,11 +35,11 @@ check "the metric ibats_sm_repl_head_sequence is 20" wait_for "the metric" 3 \
 
 # A liar on host2: it asks for the change after the head once (in sync),
 # then for that same change for ever, acking nothing.
-ANS=$(on host2 "$REPLTOOL" "$MLID" --key 0xABCDE --next 1)
+ANS=$(on host2 "$REPLTOOL" "$MLID" --key-file "$RUN/repl.key" --next 1)
 E=$(echo "$ANS" | sed -n 's/.* epoch \(0x[0-9a-f]*\) head \([0-9]*\) .*/\1/p')
 H=$(echo "$ANS" | sed -n 's/.* epoch \(0x[0-9a-f]*\) head \([0-9]*\) .*/\2/p')
 check "the liar learns the epoch and head ($E, $H)" test -n "$E" -a "$H" = 20
-on host2 "$REPLTOOL" "$MLID" --key 0xABCDE --epoch "$E" --next $((H + 1)) --stay \
+on host2 "$REPLTOOL" "$MLID" --key-file "$RUN/repl.key" --epoch "$E" --next $((H + 1)) --stay \
 	--count 300 --interval 50 --timeout 400 >"$RUN/liar.out" 2>&1 &
 LIAR=$!
 T_PIDS="$T_PIDS $LIAR"

@@ -1,7 +1,7 @@
 # The master killed during a Set storm: every Set answered to the client
 # is in the copy the standby installs (at most the one in flight more).
 . "$top_srcdir/tests/integration/harness.sh"
-{ two_sm_opts; echo "sm_key 0x00000000000ABCDE"; } >"$RUN/opensm.extra"
+repl_sm_opts >"$RUN/opensm.extra"
 fabric_start fabric4.net
 second_sm host3 10
 check "in sync" wait_for "in sync" 30 grep -q "in sync with master" "$RUN/sm2/osm.log"

@@ -6,8 +6,8 @@
 # snapshot was the same one, and so on, for as long as no other 1024
 # changes came.
 . "$top_srcdir/tests/integration/harness.sh"
-{ two_sm_opts; echo "sm_key 0x00000000000ABCDE"; } >"$RUN/opensm.extra"
 echo "replication_log 64" >"$RUN/osmats.conf"
+repl_sm_opts >"$RUN/opensm.extra"
 fabric_start fabric4.net
 check "host1 sets 100 records" srtool host1 --sid 0x1000 --name other --count 100 set
 second_sm host3 10

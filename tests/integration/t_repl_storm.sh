@@ -3,9 +3,9 @@
 # standby catches up from a snapshot during the storm, and the copy it
 # installs at the master's death holds every Set that was answered.
 . "$top_srcdir/tests/integration/harness.sh"
-repl_sm_opts >"$RUN/opensm.extra"
 # Storms longer than the per-port cap.
 echo "max_records_per_port 0" >"$RUN/osmats.conf"
+repl_sm_opts >"$RUN/opensm.extra"
 fabric_start fabric4.net
 S="$RUN/sm2/osmats-state.json"
 M="$RUN/osmats-state.json"

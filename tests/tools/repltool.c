@@ -1,13 +1,16 @@
-/* repltool LID [--key K] [--epoch E] [--next N] [--pos P] [--flags F]
+/* repltool LID [--key-file F] [--epoch E] [--next N] [--pos P] [--flags F]
  *          [--count C] [--raw-mod M] [--len L] [--stay] [--interval MS]
  * Send replication pulls (class 0x35, lib/core/repl.h) to LID, as a host
  * or a broken standby would, and print each answer:
- *   "answer kind K epoch E head H seq S pos P lease L sid 0x..." or
- *   "no answer". --count C pulls C times, pos counting up (snapshot) or
- *   next following the answers (stream). --raw-mod sets the attribute
- *   modifier as is; --len sends a MAD cut to L bytes. --stay asks for
- *   the same change every time, never acking it (a lying or deaf
- *   standby), --interval waits MS between pulls. */
+ *   "answer kind K epoch E head H seq S pos P lease L sid 0x... tag T" or
+ *   "no answer". --key-file signs the pulls with the key in F, as an SM
+ *   does (plugin/replauth.h), and checks the answers' tags (T: ok, bad);
+ *   without it the tag is zero and T is "unchecked". --count C pulls C
+ *   times, pos counting up (snapshot) or next following the answers
+ *   (stream). --raw-mod sets the attribute modifier as is (after the
+ *   signature); --len sends a MAD cut to L bytes. --stay asks for the same
+ *   change every time, never acking it (a lying or deaf standby),
+ *   --interval waits MS between pulls. */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -18,13 +21,14 @@
 #include "mad.h"
 #include "mport.h"
 #include "repl.h"
+#include "replauth.h"
 #include "vmad.h"
 #include "wire.h"
 
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "key", required_argument, NULL, 'k' },
+		{ "key-file", required_argument, NULL, 'k' },
 		{ "epoch", required_argument, NULL, 'e' },
 		{ "next", required_argument, NULL, 'n' },
 		{ "pos", required_argument, NULL, 'p' },
@@ -45,11 +49,13 @@ int main(int argc, char **argv)
 	long raw_mod = -1;
 	size_t len = MAD_SIZE;
 	struct mport *port;
+	const char *key_file = NULL;
+	char err[600];
 	int opt, agent;
 
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'k': p.sm_key = strtoull(optarg, NULL, 0); break;
+		case 'k': key_file = optarg; break;
 		case 'e': p.epoch = strtoull(optarg, NULL, 0); break;
 		case 'n': p.next = strtoull(optarg, NULL, 0); break;
 		case 'p': p.pos = (uint32_t)strtoul(optarg, NULL, 0); break;
@@ -66,6 +72,10 @@ int main(int argc, char **argv)
 	if (optind != argc - 1 || len < MAD_HDR_SIZE || len > MAD_SIZE)
 		return 2;
 	d.lid = (uint16_t)strtoul(argv[optind], NULL, 0);
+	if (key_file && replauth_init(key_file, err, sizeof(err))) {
+		fprintf(stderr, "repltool: %s\n", err);
+		return 2;
+	}
 	if (mport_open(&port, NULL, 0))
 		return 3;
 	agent = mport_register_oui(port, REPL_CLASS, 0, VMAD_OUI_OPENIB, 0);
@@ -82,10 +92,12 @@ int main(int argc, char **argv)
 
 			nanosleep(&ts, NULL);
 		}
-		repl_pull_encode(req, 0, &p);
+		repl_pull_encode(req, mport_new_tids(port, 1), &p);
+		if (key_file)
+			replauth_sign(req);
 		if (raw_mod >= 0)
 			wire_put32(req + REPL_OFF_MOD, (uint32_t)raw_mod);
-		if (mport_rpc(port, agent, &d, req, len, &o, &resp, &rlen)) {
+		if (mport_rpc_tid(port, agent, &d, req, len, &o, &resp, &rlen)) {
 			printf("no answer\n");
 			if (p.flags & REPL_FLAG_SNAPSHOT)
 				p.pos++;
@@ -97,9 +109,10 @@ int main(int argc, char **argv)
 			       wire_get16(resp + MAD_OFF_STATUS));
 		} else {
 			printf("answer kind %d epoch 0x%016" PRIx64 " head %" PRIu64 " seq %" PRIu64
-			       " pos %u lease %u key 0x%" PRIx64 " sid 0x%016" PRIx64 "\n",
-			       a.kind, a.epoch, a.head, a.seq, a.pos, a.lease_left, a.sm_key,
-			       repl_kind_has_record(a.kind) ? wire_get64(a.rec) : 0);
+			       " pos %u lease %u sid 0x%016" PRIx64 " tag %s\n",
+			       a.kind, a.epoch, a.head, a.seq, a.pos, a.lease_left,
+			       repl_kind_has_record(a.kind) ? wire_get64(a.rec) : 0,
+			       !key_file ? "unchecked" : replauth_verify(resp, rlen) ? "bad" : "ok");
 			if (p.flags & REPL_FLAG_SNAPSHOT) {
 				p.next = a.seq;
 				p.pos++;
@@ -113,5 +126,6 @@ int main(int argc, char **argv)
 	}
 	printf("answered %lu of %lu\n", answered, count);
 	mport_close(port);
+	replauth_fini();
 	return 0;
 }

@@ -49,6 +49,7 @@ static void test_defaults(void **state)
 	assert_true(c.replication);
 	assert_int_equal(c.replication_ack_timeout, 0);
 	assert_int_equal(c.replication_log, 65536);
+	assert_string_equal(c.replication_key_file, "");
 }
 
 static void test_all_keys(void **state)
@@ -80,7 +81,8 @@ static void test_all_keys(void **state)
 		"state_file /var/run/osmats.json\n"
 		"replication no\n"
 		"replication_ack_timeout 2500\n"
-		"replication_log 0x100\n", &c, err, sizeof(err)), 0);
+		"replication_log 0x100\n"
+		"replication_key_file /etc/opensm/osmats.key\n", &c, err, sizeof(err)), 0);
 	assert_false(c.pol.enabled[POL_SID_BLOCK]);
 	assert_false(c.pol.enabled[POL_NAME]);
 	assert_false(c.pol.enabled[POL_ADDR]);
@@ -104,6 +106,7 @@ static void test_all_keys(void **state)
 	assert_false(c.replication);
 	assert_int_equal(c.replication_ack_timeout, 2500);
 	assert_int_equal(c.replication_log, 256);
+	assert_string_equal(c.replication_key_file, "/etc/opensm/osmats.key");
 }
 
 /* The replication keys' bounds are in range. */
@@ -155,6 +158,10 @@ static void test_errors_name_file_and_line(void **state)
 	expect_error("lease_min 1\nlease_min 2\n", ":2: 'lease_min' already set on line 1");
 	expect_error("lease_min 100\nlease_max 10\n", "lease_min 100 is above lease_max 10");
 	expect_error("\nreplication sometimes\n", ":2: replication: 'sometimes' is not yes or no");
+	expect_error("replication_key_file osmats.key\n",
+		     ":1: replication_key_file: 'osmats.key' is not an absolute path");
+	expect_error("replication_key_file none\n",
+		     ":1: replication_key_file: 'none' is not an absolute path");
 	expect_error("replication_ack_timeout 600001\n",
 		     ":1: replication_ack_timeout: '600001' is not a number in 0..600000");
 	expect_error("replication_ack_timeout -1\n", ":1: replication_ack_timeout");
@@ -217,6 +224,11 @@ static void test_restart_keys(void **state)
 	b.liveness = 0;
 	assert_true(conf_restart_needed(&a, &b, &key));
 	assert_string_equal(key, "liveness");
+	/* The key is read at start only. */
+	b = a;
+	snprintf(b.replication_key_file, sizeof(b.replication_key_file), "/etc/opensm/k");
+	assert_true(conf_restart_needed(&a, &b, &key));
+	assert_string_equal(key, "replication_key_file");
 }
 
 /* A reload keeps what is in force for the restart-only keys, and takes
@@ -264,8 +276,8 @@ static void test_describe(void **state)
 	assert_non_null(strstr(buf, "state_file=(default)"));
 	/* The last keys, so the whole line fits settings.c's buffer. */
 	assert_non_null(strstr(buf, " replication=yes replication_ack_timeout=0 "
-				    "replication_log=65536"));
-	assert_int_equal(buf[strlen(buf) - 1], '6');
+				    "replication_log=65536 replication_key_file=(none)"));
+	assert_int_equal(buf[strlen(buf) - 1], ')');
 }
 
 int main(void)

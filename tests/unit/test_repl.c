@@ -20,7 +20,7 @@
  * 13.4.2 Table 149: RMPP header 24..35 (unused: zero), reserved 36, OUI
  * 37..39, class data from 40. */
 static const uint8_t pull_golden[MAD_SIZE] = {
-	[0] = 0x01, 0x35, 0x01, 0x01,                     /* v1, class 0x35 v1, Get */
+	[0] = 0x01, 0x35, 0x02, 0x01,                     /* v1, class 0x35 v2, Get */
 	[4] = 0x00, 0x00, 0x00, 0x00,                     /* status, class specific */
 	[8] = TID_BYTES,
 	[16] = 0xff, 0x10, 0x00, 0x00,                    /* attribute 0xFF10, reserved */
@@ -28,44 +28,43 @@ static const uint8_t pull_golden[MAD_SIZE] = {
 	[37] = 0x00, 0x14, 0x05,                          /* OpenIB OUI */
 	[40] = 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, /* epoch */
 	[48] = 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x2a, /* next */
-	[64] = 0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7, 0xa8, /* SM_Key */
-	[76] = 0x0a, 0x0b, 0x0c, 0x0d,                    /* pos */
+	[60] = 0x0a, 0x0b, 0x0c, 0x0d,                    /* pos */
+	/* 64..79: the tag, zero until signed (plugin/replauth.c). */
 };
 
 static const struct repl_pull pull_sample = {
 	.epoch = 0x1122334455667788ull, .next = 0x10000002aull,
-	.sm_key = 0xa1a2a3a4a5a6a7a8ull, .pos = 0x0a0b0c0d, .flags = REPL_FLAG_SNAPSHOT,
+	.pos = 0x0a0b0c0d, .flags = REPL_FLAG_SNAPSHOT,
 };
 
-/* The end of a snapshot: no record, the master's ack timeout at 80. */
+/* The end of a snapshot: no record, the master's head at 80 and ack
+ * timeout at 88. */
 static const uint8_t end_golden[MAD_SIZE] = {
-	[0] = 0x01, 0x35, 0x01, 0x81,                     /* GetResp */
+	[0] = 0x01, 0x35, 0x02, 0x81,                     /* GetResp */
 	[8] = TID_BYTES,
 	[16] = 0xff, 0x10, 0x00, 0x00,
 	[20] = 0x00, 0x00, 0x00, 0x04,                    /* modifier: REPL_SNAP_END */
 	[37] = 0x00, 0x14, 0x05,
 	[40] = 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, /* epoch */
-	[48] = 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0xe8, /* head 1000 */
-	[56] = 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0xe7, /* seq 999 */
-	[64] = 0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7, 0xa8, /* SM_Key */
-	[72] = 0xff, 0xff, 0xff, 0xff,                    /* lease: infinite */
-	[76] = 0x00, 0x01, 0x86, 0xa0,                    /* pos: 100000 records */
-	[80] = 0x00, 0x00, 0x0b, 0xb8,                    /* ack_ms 3000 */
+	[48] = 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0xe7, /* seq 999 */
+	[56] = 0xff, 0xff, 0xff, 0xff,                    /* lease: infinite */
+	[60] = 0x00, 0x01, 0x86, 0xa0,                    /* pos: 100000 records */
+	[80] = 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0xe8, /* head 1000 */
+	[88] = 0x00, 0x00, 0x0b, 0xb8,                    /* ack_ms 3000 */
 };
 
 /* One change: the header and data to 80 as laid out here, the record's
  * 176 bytes (rec_pattern) from 80. */
 static const uint8_t set_golden_head[80] = {
-	[0] = 0x01, 0x35, 0x01, 0x81,
+	[0] = 0x01, 0x35, 0x02, 0x81,
 	[8] = TID_BYTES,
 	[16] = 0xff, 0x10, 0x00, 0x00,
 	[20] = 0x00, 0x00, 0x00, 0x01,                    /* modifier: REPL_SET */
 	[37] = 0x00, 0x14, 0x05,
 	[40] = 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, /* epoch */
-	[48] = 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, /* head */
-	[56] = 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, /* seq */
-	[64] = 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x5a, 0x5a, /* SM_Key */
-	[72] = 0x00, 0x00, 0x00, 0x3c,                    /* lease 60 s */
+	[48] = 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, /* seq */
+	[56] = 0x00, 0x00, 0x00, 0x3c,                    /* lease 60 s */
+	[60] = 0x00, 0x00, 0x00, 0x02,                    /* pos: in sync */
 };
 
 /* Every byte of the record differs, reserved ones and 0x00/0xff too. */
@@ -87,8 +86,7 @@ static void test_pull_golden(void **state)
 	repl_pull_encode(mad, TID, &pull_sample);
 	assert_memory_equal(mad, pull_golden, MAD_SIZE);
 	assert_int_equal(repl_pull_decode(pull_golden, MAD_SIZE, &q), 0);
-	assert_true(q.epoch == pull_sample.epoch && q.next == pull_sample.next &&
-		    q.sm_key == pull_sample.sm_key);
+	assert_true(q.epoch == pull_sample.epoch && q.next == pull_sample.next);
 	assert_int_equal(q.pos, pull_sample.pos);
 	assert_int_equal(q.flags, pull_sample.flags);
 }
@@ -97,7 +95,7 @@ static void test_answer_golden(void **state)
 {
 	struct repl_answer a = {
 		.epoch = 0x1122334455667788ull, .head = 1000, .seq = 999,
-		.sm_key = 0xa1a2a3a4a5a6a7a8ull, .kind = REPL_SNAP_END,
+		.kind = REPL_SNAP_END,
 		.lease_left = UINT32_MAX, .pos = 100000, .ack_ms = 3000,
 	}, b;
 	uint8_t mad[MAD_SIZE], rec[SR_SIZE];
@@ -109,12 +107,13 @@ static void test_answer_golden(void **state)
 	assert_memory_equal(mad, end_golden, MAD_SIZE);
 	assert_int_equal(repl_answer_decode(end_golden, MAD_SIZE, &b), 0);
 	assert_int_equal(b.kind, REPL_SNAP_END);
-	assert_true(b.epoch == a.epoch && b.head == 1000 && b.seq == 999 && b.sm_key == a.sm_key);
+	assert_true(b.epoch == a.epoch && b.head == 1000 && b.seq == 999);
 	assert_true(b.lease_left == UINT32_MAX && b.pos == 100000 && b.ack_ms == 3000);
 
+	/* Neither head nor ack_ms goes with a record. */
 	a = (struct repl_answer){ .epoch = 0x8000000000000001ull, .head = 7, .seq = 5,
-				  .sm_key = 0x5a5a, .kind = REPL_SET, .lease_left = 60,
-				  .ack_ms = 3000 /* not sent with a record */ };
+				  .kind = REPL_SET, .lease_left = 60, .pos = 2,
+				  .ack_ms = 3000 };
 	rec_pattern(a.rec);
 	rec_pattern(rec);
 	memset(mad, 0xee, sizeof(mad));
@@ -124,6 +123,7 @@ static void test_answer_golden(void **state)
 	assert_int_equal(repl_answer_decode(mad, MAD_SIZE, &b), 0);
 	assert_int_equal(b.kind, REPL_SET);
 	assert_int_equal(b.ack_ms, 0);
+	assert_true(b.head == 0 && b.seq == 5 && b.lease_left == 60 && b.pos == 2);
 	assert_memory_equal(b.rec, rec, SR_SIZE);
 }
 
@@ -144,8 +144,8 @@ static void test_pull_round_trip(void **state)
 	static const uint8_t flags[] = { 0, REPL_FLAG_SNAPSHOT, REPL_FLAG_LEAVING,
 					 REPL_FLAG_SNAPSHOT | REPL_FLAG_LEAVING,
 					 REPL_FLAG_SNAPSHOT | REPL_FLAG_FINAL };
-	struct repl_pull p = { .epoch = UINT64_MAX, .next = 0, .sm_key = 1,
-			       .pos = UINT32_MAX }, q;
+	struct repl_pull p = { .epoch = UINT64_MAX, .next = 0, .pos = UINT32_MAX }, q;
+	static const uint8_t zero_tag[REPL_TAG_SIZE];
 	uint8_t mad[MAD_SIZE];
 	size_t i;
 
@@ -155,7 +155,9 @@ static void test_pull_round_trip(void **state)
 		p.next = i << 60;
 		repl_pull_encode(mad, i, &p);
 		assert_int_equal(repl_pull_decode(mad, sizeof(mad), &q), 0);
-		assert_true(q.epoch == p.epoch && q.next == p.next && q.sm_key == p.sm_key);
+		assert_true(q.epoch == p.epoch && q.next == p.next);
+		/* The tag is the signer's: left zero. */
+		assert_memory_equal(mad + REPL_OFF_TAG, zero_tag, REPL_TAG_SIZE);
 		assert_int_equal(q.pos, p.pos);
 		assert_int_equal(q.flags, p.flags);
 	}
@@ -164,7 +166,7 @@ static void test_pull_round_trip(void **state)
 static void test_answer_round_trip(void **state)
 {
 	struct repl_answer a = { .epoch = UINT64_MAX, .head = 900, .seq = 1ull << 63,
-				 .sm_key = 0x0102030405060708ull, .lease_left = 30,
+				 .lease_left = 30,
 				 .pos = 0x80000000u, .ack_ms = 600000 }, b;
 	uint8_t mad[MAD_SIZE], zero[SR_SIZE] = { 0 };
 	int k;
@@ -177,18 +179,19 @@ static void test_answer_round_trip(void **state)
 		assert_int_equal(mad[MAD_OFF_METHOD], 0x81);
 		assert_int_equal(repl_answer_decode(mad, sizeof(mad), &b), 0);
 		assert_int_equal(b.kind, k);
-		assert_true(b.epoch == a.epoch && b.head == a.head && b.seq == a.seq &&
-			    b.sm_key == a.sm_key);
+		assert_true(b.epoch == a.epoch && b.seq == a.seq);
 		assert_int_equal(b.lease_left, a.lease_left);
 		assert_int_equal(b.pos, a.pos);
+		assert_memory_equal(mad + REPL_OFF_TAG, zero, REPL_TAG_SIZE);
 		if (repl_kind_has_record(a.kind)) {
 			assert_memory_equal(b.rec, a.rec, SR_SIZE);
-			assert_int_equal(b.ack_ms, 0);
+			assert_true(b.head == 0 && b.ack_ms == 0);
 		} else {
-			assert_int_equal(b.ack_ms, a.ack_ms);
+			assert_true(b.head == a.head && b.ack_ms == a.ack_ms);
 			assert_memory_equal(b.rec, zero, SR_SIZE);
 			/* Nothing of the record leaks after ack_ms. */
-			assert_memory_equal(mad + REPL_OFF_ACK_MS + 4, zero, SR_SIZE - 4);
+			assert_memory_equal(mad + REPL_OFF_ACK_MS + 4, zero,
+					    MAD_SIZE - REPL_OFF_ACK_MS - 4);
 		}
 	}
 }
@@ -247,7 +250,8 @@ static void test_foreign(void **state)
 	assert_foreign(MAD_OFF_MGMT_CLASS, 0x34);  /* liveness */
 	assert_foreign(MAD_OFF_MGMT_CLASS, 0x36);
 	assert_foreign(MAD_OFF_CLASS_VERSION, 0);
-	assert_foreign(MAD_OFF_CLASS_VERSION, 2);
+	assert_foreign(MAD_OFF_CLASS_VERSION, 1);  /* v1: the SM_Key layout */
+	assert_foreign(MAD_OFF_CLASS_VERSION, 3);
 	assert_foreign(MAD_OFF_ATTR_ID, 0x00);     /* 0x0010 */
 	assert_foreign(MAD_OFF_ATTR_ID + 1, 0x11); /* 0xFF11 */
 	assert_foreign(37, 0x01);                  /* OUI 0x011405 */

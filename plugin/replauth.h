@@ -1,0 +1,33 @@
+/* The credential of SM-to-SM replication (doc/design.md, "Credential"):
+ * a key every SM of the fabric reads from the same key file, and the
+ * authentication tag it puts in every replication MAD (lib/core/repl.h,
+ * REPL_OFF_TAG): HMAC-SHA-256 (RFC 2104) truncated to its first 128
+ * bits, as RFC 4868 2.6 truncates it for IPsec. OpenSM's SM_Key is no
+ * credential: any host reads it with SubnGet(SMInfo) unless M_Key
+ * protection is on (osm_sminfo_rcv.c). The key stays in this module. */
+#ifndef IBATS_REPLAUTH_H
+#define IBATS_REPLAUTH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define REPLAUTH_KEY_MIN 32  /* bytes: SHA-256's output (RFC 2104 3) */
+#define REPLAUTH_KEY_MAX 64  /* its block: a longer key is hashed to 32 */
+
+/* Load the key from path: hex digits on one line (a newline may end
+ * it), in a regular file, not a symbolic link, owned by root or by
+ * this process's effective user, that neither group nor others may
+ * read or write. 0, or -errno with err set to "path: why" or
+ * "path:line: why". */
+int replauth_init(const char *path, char *err, size_t errlen);
+/* Forget the key (zeroed). */
+void replauth_fini(void);
+
+/* Put the tag into a whole MAD (MAD_SIZE bytes) built by
+ * repl_*_encode, TID included. Any thread, once the key is loaded. */
+void replauth_sign(uint8_t *mad);
+/* 0 when mad (len bytes) carries the tag of its contents under the key;
+ * -EMSGSIZE short, -EBADMSG otherwise (no key loaded included). */
+int replauth_verify(const uint8_t *mad, size_t len);
+
+#endif

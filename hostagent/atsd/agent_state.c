@@ -11,10 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "afile.h"
 #include "agent_state.h"
+#include "safe_dir.h"
 
 #define STATE_MAGIC "ibats-atsd-state"
 #define STATE_MAX 4096 /* records: 256 SIDs times a few PKeys */
@@ -134,4 +136,54 @@ int astate_save(const char *path, const uint8_t *gid, const struct held_rec *r,
 		}
 	}
 	return 0;
+}
+
+int astate_check(const char *path, char *why, size_t len)
+{
+	char dir[4096];
+	struct stat st;
+	int ret;
+
+	safe_dir_of(path, dir, sizeof(dir));
+	ret = safe_dir_check(dir, why, len);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret) {
+		if (ret != -EPERM)
+			snprintf(why, len, "%s: %s", dir, strerror(-ret));
+		return ret;
+	}
+	if (!lstat(path, &st) && S_ISLNK(st.st_mode)) {
+		snprintf(why, len, "%s is a symbolic link", path);
+		return -ELOOP;
+	}
+	return 0;
+}
+
+static int filed_has(const struct plan_action *a, const struct held_rec *v, size_t n)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		if (v[k].sid == a->sid && v[k].pkey == a->pkey && ats_ip_equal(&v[k].ip, &a->ip))
+			return 1;
+	return 0;
+}
+
+size_t astate_gate(struct plan_action *plan, size_t n, const struct held_rec *filed,
+		   size_t nfiled)
+{
+	size_t i, k, kept = 0;
+
+	for (i = 0; i < n; i++) {
+		struct plan_action a = plan[i];
+
+		if (a.op == PLAN_SET && !filed_has(&a, filed, nfiled))
+			continue;
+		/* Shift the held-back ones between kept and i up by one. */
+		for (k = i; k > kept; k--)
+			plan[k] = plan[k - 1];
+		plan[kept++] = a;
+	}
+	return kept;
 }

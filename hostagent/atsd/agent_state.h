@@ -21,4 +21,18 @@ int astate_load(const char *path, const uint8_t *gid, struct held_rec **out,
 int astate_save(const char *path, const uint8_t *gid, const struct held_rec *r,
 		size_t n);
 
+/* Whether path may serve as the state file: its directory safe from other
+ * users (safe_dir.h; one that does not exist yet atsd makes 0755) and the
+ * file no symlink (read through it at start, atsd would take another
+ * file's lines for its records). 0, or -errno with the reason in why. */
+int astate_check(const char *path, char *why, size_t len);
+
+/* A record the SA holds and no state file knows outlives a crash of atsd
+ * for ever: when the file could not list the Sets of a plan, only Sets of
+ * records it already lists (filed: as last written or read) may go out.
+ * Moves the others to the end of plan, order kept otherwise; the number
+ * of actions that may go out. */
+size_t astate_gate(struct plan_action *plan, size_t n, const struct held_rec *filed,
+		   size_t nfiled);
+
 #endif

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "agent_conf.h"
+#include "agent_state.h"
 #include "cfg.h"
 #include "ctl_cm.h"
 #include "ctl_lookup.h"
@@ -70,6 +71,9 @@ static void notify_status(int ready)
 	if (n[OWN_REFUSED])
 		len += snprintf(st + len, sizeof(st) - (size_t)len, ", %" PRIu64 " refused",
 				n[OWN_REFUSED]);
+	if (n[OWN_UNSAVED])
+		len += snprintf(st + len, sizeof(st) - (size_t)len,
+				", %" PRIu64 " not registered (state file)", n[OWN_UNSAVED]);
 	if (n[OWN_PENDING])
 		len += snprintf(st + len, sizeof(st) - (size_t)len, ", %" PRIu64 " pending",
 				n[OWN_PENDING]);
@@ -267,6 +271,19 @@ static int load_config(struct agent_conf *c, int required)
 	return 0;
 }
 
+/* A state file another user could swap (astate_check) would make atsd
+ * delete or adopt records on a stranger's word: refused at start and at
+ * each reload, as the socket's directory is (ctl_sock.c). */
+static int state_file_check(const struct agent_conf *c)
+{
+	char why[320];
+	int ret = astate_check(c->state_file, why, sizeof(why));
+
+	if (ret)
+		log_err("%s: state_file %s: %s", ag.conf_path, c->state_file, why);
+	return ret;
+}
+
 static void reload(void)
 {
 	struct agent_conf c;
@@ -283,6 +300,10 @@ static void reload(void)
 	if (agent_conf_keep_restart(&c, &ag.conf))
 		log_warn("%s: metrics_file would be the state_file or socket in force; keeping '%s'",
 			 ag.conf_path, ag.conf.metrics_file);
+	if (state_file_check(&c)) {
+		log_err("%s not reloaded: the previous settings stay in force", ag.conf_path);
+		return;
+	}
 	ag.conf = c;
 	log_set_level(c.log_level);
 	ctl_sock_reloaded();
@@ -509,7 +530,8 @@ int main(int argc, char **argv)
 	if (ret)
 		log_err("NOTIFY_SOCKET: %s: systemd will not hear that atsd is ready",
 			strerror(-ret));
-	if (load_config(&ag.conf, strcmp(ag.conf_path, AGENT_CONF_DEFAULT) != 0))
+	if (load_config(&ag.conf, strcmp(ag.conf_path, AGENT_CONF_DEFAULT) != 0) ||
+	    state_file_check(&ag.conf))
 		return 1;
 	if (sock)
 		snprintf(ag.conf.socket, sizeof(ag.conf.socket), "%s", sock);

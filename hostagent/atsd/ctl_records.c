@@ -95,6 +95,7 @@ const char *const ctl_rec_state_names[CTL_REC_STATES] = {
 	[OWN_REGISTERED] = "registered",
 	[OWN_REFUSED] = "refused",
 	[OWN_OTHER] = "other",
+	[OWN_UNSAVED] = "unsaved",
 	[OWN_PENDING] = "pending",
 	[CTL_REC_REMOVING] = "removing",
 };
@@ -134,14 +135,15 @@ int ctl_records_count(uint64_t n[CTL_REC_STATES])
 
 /* Per address what the SA holds, as the last Set answer or verify read
  * confirmed it: registered, pending, refused (with the SA's reason),
- * other (carried by a record atsd did not make), removing. */
+ * unsaved (not registered: the state file cannot list it; its error as
+ * the reason), other (carried by a record atsd did not make), removing. */
 void ctl_records_status(int slot, char **argv, int argc)
 {
 	const char *const *state_name = ctl_rec_state_names;
 	struct want_addr *w = NULL;
 	const struct held_rec *owned;
 	size_t nw = 0, nowned, i, k, n = 0, cap, used;
-	char *buf;
+	char *buf, unsaved[320];
 
 	(void)argv;
 	(void)argc;
@@ -157,6 +159,8 @@ void ctl_records_status(int slot, char **argv, int argc)
 		ctl_sock_reply_err(slot, ENOMEM, "out of memory");
 		return;
 	}
+	snprintf(unsaved, sizeof(unsaved), "state file %s: %s", cr.conf->state_file,
+		 strerror(-own_state_error()));
 	used = 24; /* room for the "OK N" line, written last */
 	for (i = 0; i < nw; i++) {
 		uint64_t sid;
@@ -164,7 +168,8 @@ void ctl_records_status(int slot, char **argv, int argc)
 		enum own_addr s = own_addr_state(&w[i].ip, w[i].pkey, &sid, &st);
 
 		used += status_line(buf + used, cap - used, sid, w[i].pkey, &w[i].ip,
-				    state_name[s], s == OWN_REFUSED ? sa_status_str(st) : NULL);
+				    state_name[s], s == OWN_REFUSED ? sa_status_str(st) :
+				    s == OWN_UNSAVED ? unsaved : NULL);
 		n++;
 	}
 	for (k = 0; k < nowned; k++) {

@@ -16,6 +16,7 @@
 #include "ctl_sock.h"
 #include "log.h"
 #include "mono.h"
+#include "safe_dir.h"
 
 /* Non-root clients leave this many slots free: root can always connect,
  * whatever local users do. */
@@ -165,21 +166,16 @@ void ctl_sock_reloaded(void)
 		give_group(cs.conf->socket, cs.conf);
 }
 
-/* A directory others may write to (and not sticky) lets them swap the
- * socket for their own or a symlink at any time: -EPERM. */
+/* The socket's directory (safe_dir.h): -EPERM, said, when another user
+ * could swap the socket. */
 static int check_dir(const char *dir)
 {
-	struct stat st;
+	char why[320];
+	int ret = safe_dir_check(dir, why, sizeof(why));
 
-	if (stat(dir, &st))
-		return -errno;
-	if ((st.st_uid && st.st_uid != geteuid()) ||
-	    ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))) {
-		log_err("socket directory %s is writable by others (uid %u, mode %04o)", dir,
-			(unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
-		return -EPERM;
-	}
-	return 0;
+	if (ret == -EPERM)
+		log_err("socket directory %s", why);
+	return ret;
 }
 
 int ctl_sock_open(const struct agent_conf *conf, ctl_line_fn *line)

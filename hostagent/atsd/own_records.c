@@ -23,6 +23,13 @@ static struct {
 	size_t nforeign;
 	struct plan_refused *refused; /* addresses the SA refused */
 	size_t nrefused;
+	struct held_rec *filed;      /* what the state file lists */
+	size_t nfiled;
+	struct held_rec *unsaved;    /* not registered: the state file could
+				      * not list them (last sync) */
+	size_t nunsaved;
+	unsigned unsaved_tries;      /* syncs in a row that held some back */
+	int64_t unsaved_retry;
 	int owned_from_state;        /* owned is the state file's list, unconfirmed */
 	int adopt_wanted;            /* no usable state file: adopt wanted addresses */
 	int state_err;               /* last state file write error, logged once */
@@ -48,6 +55,8 @@ void own_fini(void)
 	free(own.owned);
 	free(own.foreign);
 	free(own.refused);
+	free(own.filed);
+	free(own.unsaved);
 	memset(&own, 0, sizeof(own));
 }
 
@@ -88,15 +97,43 @@ static void refused_update(const struct saj_sync *s)
 			 s->nrefused, own.conf->refused_retry);
 }
 
-static void state_done(const struct saj_sync *s)
+/* The state file's outcome: its list, the addresses held back, when to
+ * try again. A new address is registered only once the file lists it
+ * (sync_exec.c, astate_gate), so a write that fails keeps it off the SA,
+ * and a sync soon after writes again: 1 s, doubling up to backoff_max. */
+static void state_done(struct saj_sync *s)
 {
+	unsigned shift;
+	int64_t wait, cap = (int64_t)own.conf->backoff_max * 1000;
+
 	if (s->state_err && s->state_err != own.state_err)
-		log_warn("state file %s: %s; after a crash atsd will not know its own records",
+		log_warn("state file %s: %s; new addresses are not registered until it can be written",
 			 own.conf->state_file, strerror(-s->state_err));
 	else if (!s->state_err && own.state_err && s->state_saved)
 		log_info("state file %s written again", own.conf->state_file);
 	if (s->state_err || s->state_saved)
 		own.state_err = s->state_err;
+	if (s->state_saved) {
+		free(own.filed);
+		own.filed = s->filed;
+		own.nfiled = s->nfiled;
+		s->filed = NULL;
+	}
+	if (s->nunsaved && !own.nunsaved)
+		log_warn("%zu address(es) not registered: state file %s cannot list them",
+			 s->nunsaved, own.conf->state_file);
+	free(own.unsaved);
+	own.unsaved = s->unsaved;
+	own.nunsaved = s->nunsaved;
+	s->unsaved = NULL;
+	if (!own.nunsaved) {
+		own.unsaved_tries = 0;
+		return;
+	}
+	shift = own.unsaved_tries < 16 ? own.unsaved_tries : 16;
+	own.unsaved_tries++;
+	wait = (int64_t)1000 << shift;
+	own.unsaved_retry = mono_ms() + (wait < cap ? wait : cap);
 }
 
 /* What this atsd registered before it was stopped or killed. */
@@ -114,6 +151,18 @@ void own_state_start(const struct agent_conf *conf, const uint8_t *gid)
 			log_debug("cannot create %s: %s", dir, strerror(errno));
 	}
 	ret = astate_load(conf->state_file, gid, &own.owned, &own.nowned, &why);
+	if (!ret && own.nowned) {
+		own.filed = malloc(own.nowned * sizeof(*own.filed));
+		if (!own.filed) {
+			free(own.owned);
+			own.owned = NULL;
+			own.nowned = 0;
+			ret = -ENOMEM;
+		} else {
+			memcpy(own.filed, own.owned, own.nowned * sizeof(*own.filed));
+			own.nfiled = own.nowned;
+		}
+	}
 	if (!ret) {
 		own.owned_from_state = 1;
 		log_info("state file %s: %zu record(s) registered by atsd before", conf->state_file,
@@ -173,6 +222,15 @@ static void submit_sync(int full, int want_nothing)
 		if (s->owned) {
 			memcpy(s->owned, own.owned, own.nowned * sizeof(*s->owned));
 			s->nowned = own.nowned;
+		} else {
+			ret = -ENOMEM;
+		}
+	}
+	if (!ret && own.nfiled) {
+		s->filed = malloc(own.nfiled * sizeof(*s->filed));
+		if (s->filed) {
+			memcpy(s->filed, own.filed, own.nfiled * sizeof(*s->filed));
+			s->nfiled = own.nfiled;
 		} else {
 			ret = -ENOMEM;
 		}
@@ -338,6 +396,8 @@ int own_timers(int64_t now)
 			own_request_sync(0);
 			break;
 		}
+	if (own.nunsaved && now >= own.unsaved_retry && !own.running)
+		own_request_sync(0);
 	return verify;
 }
 
@@ -349,6 +409,8 @@ int64_t own_next_timer(void)
 	for (i = 0; i < own.nrefused; i++)
 		if (own.refused[i].retry_at < t)
 			t = own.refused[i].retry_at;
+	if (own.nunsaved && own.unsaved_retry < t)
+		t = own.unsaved_retry;
 	return t;
 }
 
@@ -368,6 +430,11 @@ enum own_addr own_addr_state(const struct ats_ip *ip, uint16_t pkey, uint64_t *s
 			*sid = own.refused[k].sid;
 			*sa_status = own.refused[k].sa_status;
 			return OWN_REFUSED;
+		}
+	for (k = 0; k < own.nunsaved; k++)
+		if (own.unsaved[k].pkey == pkey && ats_ip_equal(&own.unsaved[k].ip, ip)) {
+			*sid = 0;
+			return OWN_UNSAVED;
 		}
 	for (k = 0; k < own.nforeign; k++)
 		if (own.foreign[k].pkey == pkey && ats_ip_equal(&own.foreign[k].ip, ip)) {
@@ -399,4 +466,9 @@ int own_primary(struct ats_ip *ip)
 void own_stats(struct own_stats *st)
 {
 	*st = own.st;
+}
+
+int own_state_error(void)
+{
+	return own.state_err;
 }

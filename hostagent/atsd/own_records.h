@@ -46,6 +46,8 @@ enum own_addr {
 	OWN_REGISTERED,
 	OWN_REFUSED,   /* *reason: the SA's status */
 	OWN_OTHER,     /* carried by a record atsd did not make */
+	OWN_UNSAVED,   /* not registered: the state file cannot list it
+			* (own_state_error) */
 	OWN_PENDING,
 };
 enum own_addr own_addr_state(const struct ats_ip *ip, uint16_t pkey, uint64_t *sid,
@@ -59,5 +61,7 @@ struct own_stats {
 	uint64_t sa_queries, syncs, sync_failures, sets, deletes;
 };
 void own_stats(struct own_stats *st);
+/* The last write of the state file: 0 or -errno. */
+int own_state_error(void);
 
 #endif

@@ -52,6 +52,8 @@ void saj_free(struct saj *j)
 		free(j->u.sync.foreign);
 		free(j->u.sync.refused);
 		free(j->u.sync.result);
+		free(j->u.sync.filed);
+		free(j->u.sync.unsaved);
 	} else if (j->kind == SAJ_FORWARD || j->kind == SAJ_REVERSE ||
 		   j->kind == SAJ_PRIMARY) {
 		free(j->u.lookup.recs);

@@ -62,6 +62,9 @@ struct saj_sync {
 				     * wanted address are taken as ours */
 	int owned_from_state;       /* owned is the state file's list */
 	char state_path[256];       /* where to keep what we own */
+	struct held_rec *filed;     /* in: what the state file lists; out:
+				     * after this sync's writes */
+	size_t nfiled;
 	uint32_t lease;
 	/* out */
 	struct held_rec *result;    /* what we own afterwards */
@@ -70,8 +73,11 @@ struct saj_sync {
 	unsigned adopted;           /* records found and kept as ours */
 	struct plan_refused *refused; /* Sets the SA refused */
 	size_t nrefused;
-	int state_err;              /* 0 or -errno of the state file write */
-	int state_saved;
+	int state_err;              /* 0 or -errno of the last state file write */
+	int state_saved;            /* a write succeeded: filed is the file's */
+	struct held_rec *unsaved;   /* Sets held back: the state file could
+				     * not list them (astate_gate) */
+	size_t nunsaved;
 };
 
 struct saj_lookup {             /* SAJ_FORWARD, SAJ_REVERSE, SAJ_PRIMARY */

@@ -216,11 +216,38 @@ static void state_save(struct saj *j, const struct held_rec *r, size_t n,
 			nv++;
 		}
 	ret = astate_save(s->state_path, j->port.gid, v, nv);
-	free(v);
-	if (ret)
-		s->state_err = ret;
-	else
-		s->state_saved = 1;
+	s->state_err = ret;
+	if (ret) {
+		free(v);
+		return;
+	}
+	s->state_saved = 1;
+	free(s->filed);
+	s->filed = v;
+	s->nfiled = nv;
+}
+
+/* The state file could not list this plan's Sets: those of records it
+ * does not list already stay back (astate_gate); deletes, and Sets it
+ * knows of, go on. The actions left. */
+static size_t hold_unsaved(struct saj_sync *s, struct plan_action *plan, size_t nplan)
+{
+	size_t n = astate_gate(plan, nplan, s->filed, s->nfiled), i;
+	struct held_rec *v;
+
+	if (n == nplan)
+		return n;
+	v = realloc(s->unsaved, (s->nunsaved + nplan - n) * sizeof(*v));
+	if (!v)
+		return n; /* not shown as held back; still not sent */
+	s->unsaved = v;
+	for (i = n; i < nplan; i++) {
+		v[s->nunsaved].sid = plan[i].sid;
+		v[s->nunsaved].pkey = plan[i].pkey;
+		v[s->nunsaved].ip = plan[i].ip;
+		s->nunsaved++;
+	}
+	return n;
 }
 
 void sync_exec_run(struct sa_client *sa, struct saj *j)
@@ -254,6 +281,8 @@ void sync_exec_run(struct sa_client *sa, struct saj *j)
 	}
 	if (!ret && (nplan || s->adopted || s->adopt_wanted))
 		state_save(j, held, nheld, plan, nplan);
+	if (!ret && s->state_err)
+		nplan = hold_unsaved(s, plan, nplan);
 	/* Each record on its own: one the SA refuses or loses does not keep
 	 * the others from being registered. */
 	for (i = 0; i < nplan && !ret; i++) {

@@ -1,5 +1,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -61,6 +62,10 @@ int mport_open(struct mport **out, const char *ca, int portnum)
 		free(p);
 		return ret;
 	}
+	/* libibumad opens the device without O_CLOEXEC: a program that
+	 * execs would hand its agents' MADs to the new image. Best effort:
+	 * without the flag the port works the same. */
+	(void)fcntl(p->fd, F_SETFD, FD_CLOEXEC);
 	p->rbuf_len = umad_size() + RBUF_INITIAL;
 	p->rbuf = malloc(p->rbuf_len);
 	if (!p->rbuf) {
@@ -68,8 +73,9 @@ int mport_open(struct mport **out, const char *ca, int portnum)
 		free(p);
 		return -ENOMEM;
 	}
-	/* Spread TIDs of concurrent processes; only the low 32 bits are ours
-	 * (the kernel and umad2sim own the high ones). */
+	/* Spread TIDs of concurrent processes (a child of fork() opening its
+	 * own port too); only the low 32 bits are ours (the kernel and
+	 * umad2sim own the high ones). */
 	p->next_tid = (uint32_t)getpid() << 16 ^ (uint32_t)mono_ms();
 	*out = p;
 	return 0;

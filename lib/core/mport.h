@@ -41,6 +41,9 @@ struct mport_rpc_opts {
 int mport_open(struct mport **out, const char *ca, int portnum);
 /* The CA port whose port GUID is guid. */
 int mport_open_guid(struct mport **out, uint64_t guid);
+/* close(2) of the fd and nothing else (no unregistration, no MAD): a
+ * child of fork() drops its copy of a parent's port with it, and the
+ * parent's agents stay registered. */
 void mport_close(struct mport *p);
 int mport_query(struct mport *p, struct mport_info *info);
 

@@ -19,6 +19,8 @@ struct atsd_reply {
  * often keep one open instead of connecting per lookup). */
 struct atsd_conn;
 int atsd_connect(const char *path, struct atsd_conn **out);
+/* Frees c and closes its fd: no shutdown(2), nothing sent, so a child of
+ * fork() can drop its copy while the parent's connection goes on. */
 void atsd_disconnect(struct atsd_conn *c);
 /* -errno when the agent cannot be reached or answers garbage (the
  * connection is then unusable); 0 with rep filled otherwise. */

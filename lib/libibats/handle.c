@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ats_query.h"
 #include "ibsys.h"
@@ -99,6 +100,39 @@ IBATS_EXPORT void ibats_close(struct ibats *h)
 	free(h);
 }
 
+/* After fork() the child holds copies of the parent's fds: the atsd
+ * stream (an answer goes to whichever process reads first) and the umad
+ * port (the kernel hands a response to any reader of the file). The
+ * child drops its copies and opens its own at its next request: close(2)
+ * only, never shutdown(2) nor anything sent, so the parent's connection
+ * and registered agents go on untouched (the kernel keeps the file while
+ * the parent holds it, ib_umad unregisters agents at its last close).
+ * What was read ahead on the stream goes with the copy. A getpid() per
+ * request, not pthread_atfork: a handle of a library loaded by dlopen
+ * needs no global registry of handles to be found from a fork handler.
+ * Caller holds agent_lock. */
+static void agent_drop_inherited(struct ibats *h)
+{
+	if (h->agent && h->agent_pid != getpid()) {
+		atsd_disconnect(h->agent);
+		h->agent = NULL;
+	}
+}
+
+/* The same for the SA path (caller holds sa_lock). The next port is
+ * opened afresh: its agents are the child's and its TIDs start from a
+ * seed of the child's (mport_open), not the parent's sequence. */
+static void sa_drop_inherited(struct ibats *h)
+{
+	if (h->port && h->sa_pid != getpid()) {
+		if (h->sa)
+			sa_client_fini(h->sa);
+		mport_close(h->port);
+		h->sa = NULL;
+		h->port = NULL;
+	}
+}
+
 /* One request on the persistent connection. A connection atsd closed
  * since the last request (restart, idle limit) fails with EPIPE or
  * ECONNRESET on first use: reconnect once. Returns -ENOTCONN when no
@@ -117,6 +151,7 @@ static int agent_ask(struct ibats *h, const char *req, struct atsd_reply *rep, i
 		return -ENOTCONN;
 	}
 	h->agent_skip_until = 0;
+	agent_drop_inherited(h);
 	for (attempt = 0; attempt < 2; attempt++) {
 		int reused = h->agent != NULL;
 
@@ -125,6 +160,8 @@ static int agent_ask(struct ibats *h, const char *req, struct atsd_reply *rep, i
 			ret = -ENOTCONN;
 			break;
 		}
+		if (!reused)
+			h->agent_pid = getpid();
 		ret = atsd_ask(h->agent, req, h->o.agent_timeout_ms, rep);
 		if (!ret)
 			break;
@@ -179,6 +216,7 @@ static int sa_open(struct ibats *h)
 	struct sa_client_opts so = { 0 };
 	int ret;
 
+	sa_drop_inherited(h);
 	if (h->sa)
 		return 0;
 	if (!h->port) {
@@ -190,6 +228,7 @@ static int sa_open(struct ibats *h)
 			last.sa_failed = IBATS_SA_PORT;
 			return ret;
 		}
+		h->sa_pid = getpid();
 	}
 	so.timeout_ms = h->o.sa_timeout_ms ? h->o.sa_timeout_ms : SA_TIMEOUT_MS_DEFAULT;
 	so.retries = h->o.sa_retries < 0 ? 0 :
@@ -352,8 +391,14 @@ IBATS_EXPORT int ibats_port_gid(struct ibats *h, uint8_t gid[16])
 	if (!h || !gid)
 		return -EINVAL;
 	pthread_mutex_lock(&h->sa_lock);
-	if (!h->port && (ret = mport_open(&h->port, h->o.ca, h->o.port)))
-		h->port = NULL;
+	sa_drop_inherited(h);
+	if (!h->port) {
+		ret = mport_open(&h->port, h->o.ca, h->o.port);
+		if (ret)
+			h->port = NULL;
+		else
+			h->sa_pid = getpid();
+	}
 	if (!ret)
 		ret = mport_query(h->port, &mi);
 	pthread_mutex_unlock(&h->sa_lock);

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "ats.h"
 #include "atsd_client.h"
@@ -28,12 +29,16 @@ struct ibats {
 	 * each line before reading the next). */
 	pthread_mutex_t agent_lock;
 	struct atsd_conn *agent;
+	pid_t agent_pid;     /* the process that connected agent: after
+			      * fork() a child does not read the parent's
+			      * answers off the shared stream */
 	int64_t agent_skip_until; /* CLOCK_MONOTONIC ms: a hung atsd is not
 				   * asked again before then */
 	/* The SA path, opened at its first use: mport is not thread-safe. */
 	pthread_mutex_t sa_lock;
 	struct mport *port;
 	struct sa_client *sa;
+	pid_t sa_pid;        /* the process that opened port, as agent_pid */
 };
 
 /* sockaddr (AF_INET, AF_INET6; IPv4-mapped IPv6 is IPv4) <-> ats_ip. */

@@ -265,13 +265,18 @@ IFS=$IFS_SAVE
 check "a damaged state file is reported" wait_for "warning" 10 grep -q "state file .* ignored" "$RUN/atsd-host1.log"
 check "... the admin's record survives that too" has "$G1" "${P}5[0-9a-f]" 10.0.9.9
 check "... and the state file is written again" wait_for "rewrite" 10 grep -q "^ibats-atsd-state 1 $G1" "$RUN/atsd-host1.state"
-# A state file that cannot be written: atsd says so and works on.
+# A state file that cannot be written: atsd registers nothing it could
+# not remove after a crash, and says why (t_atsd_state.sh: a full disk).
 IFS='
 '
 AGENT_STATE_FILE=/proc/ibats-no/atsd.state agent_start host3 $COMMON "address 10.0.3.3"
 IFS=$IFS_SAVE
-check "host3 with an unwritable state file registers its address" \
-	wait_for "host3" 10 has "$(port_gid host3)" ${P}53 10.0.3.3
+host3_unsaved() {
+	agent host3 status | grep -Eq "10\.0\.3\.3 +unsaved \(state file /proc/ibats-no/atsd\.state: No such file"
+}
+check "host3 with an unwritable state file does not register its address, status says why" \
+	wait_for "host3's sync" 10 host3_unsaved
+check "... the SA holds no record of host3" count "$(port_gid host3)" 0
 check "... and logs why it cannot keep its state" grep -q "state file /proc/ibats-no/atsd.state: " "$RUN/atsd-host3.log"
 kill "$(agent_pid host1)"
 check "SIGTERM: host1 exits" wait_for "exit" 10 sh -c "! kill -0 $(agent_pid host1)"

@@ -1,6 +1,7 @@
 # libibats from a program linked against the built shared library: the
 # same answers through atsd and straight from the SA, threads sharing one
-# handle, and atsd killed mid-run (no SIGPIPE; the SA answers instead).
+# handle, a handle shared across fork(), and atsd killed mid-run (no
+# SIGPIPE; the SA answers instead).
 . "$top_srcdir/tests/integration/harness.sh"
 
 LOOKUP="$top_builddir/tests/tools/.libs/ibats_lookup"
@@ -70,6 +71,13 @@ check_out "eight threads share one handle through atsd" "^8 thread\(s\): 0 diffe
 	lib host1 -A -T 8 -c 50 resolve 10.0.0.2
 check_out "four threads share one handle through the SA" "^4 thread\(s\): 0 different" \
 	lib host1 -n -T 4 -c 5 reverse "$G2"
+# fork() after the handle connected: parent and child ask at once, each
+# for its own address, and get their own answers (the child connects
+# anew). The SA path after fork() is test_libibats_fork's: under umad2sim
+# a child has no receiver thread and shares the parent's ibsim client.
+check_out "after fork() parent and child each get their own answers through atsd" \
+	"^fork: 0 different answer\(s\) in the parent, child all its own" \
+	lib host1 -A -c 3000 -F 10.0.0.3 resolve 10.0.0.2
 check "a handle without a socket path asks the SA" \
 	on host1 env LD_LIBRARY_PATH="$top_builddir/lib/libibats/.libs" "$LOOKUP" \
 	-S "$RUN/none.sock" primary "$G2"

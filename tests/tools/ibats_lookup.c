@@ -2,14 +2,17 @@
  * <ibats/ibats.h> and the shared library only.
  *
  *   ibats_lookup [-S SOCK] [-n] [-A] [-p PKEY] [-T THREADS] [-c COUNT]
- *                [-s SECONDS] resolve IP | reverse GID | primary GID |
- *                check GID IP
+ *                [-s SECONDS] [-F IP2] resolve IP | reverse GID |
+ *                primary GID | check GID IP
  *
  * Prints the records as atsd does ("SID GID PKEY LEASE IP"), exits with
  * atsctl's status (ibats_exit_code). -T/-c: THREADS threads share one
  * handle and ask COUNT times each; every answer must equal the first.
  * -s: ask again and again for SECONDS (a test kills atsd meanwhile);
- * every answer must equal the first. */
+ * every answer must equal the first. -F: after the first lookup the
+ * process forks; the child resolves IP2 COUNT times on the same handle
+ * while the parent asks its own question COUNT times; every answer must
+ * be the one to the process's own question. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -18,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <ibats/ibats.h>
@@ -154,13 +158,48 @@ static void *worker(void *p)
 	return NULL;
 }
 
+/* -F: parent and child on the handle the first lookup connected. */
+static int fork_run(const char *ip2)
+{
+	char want[sizeof(first)];
+	const char *own = arg, *c = cmd;
+	int ret, st;
+	pid_t pid;
+
+	cmd = "resolve";
+	arg = ip2;
+	ret = ask(want, sizeof(want));
+	cmd = c;
+	arg = own;
+	if (ret)
+		return ret;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		cmd = "resolve";
+		arg = ip2;
+		memcpy(first, want, sizeof(first));
+		worker(NULL);
+		_exit(mismatches ? 1 : 0);
+	}
+	worker(NULL);
+	if (waitpid(pid, &st, 0) != pid)
+		return -errno;
+	printf("fork: %d different answer(s) in the parent, child %s\n", mismatches,
+	       WIFEXITED(st) && !WEXITSTATUS(st) ? "all its own" : "got others' or none");
+	return mismatches || !WIFEXITED(st) || WEXITSTATUS(st) ? -EIO : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct ibats_opts o = { 0 };
+	const char *fork_ip = NULL;
 	int c, threads = 0, ret, i;
 	pthread_t *t;
 
-	while ((c = getopt(argc, argv, "S:nAp:T:c:s:t:")) != -1) {
+	while ((c = getopt(argc, argv, "S:nAp:T:c:s:t:F:")) != -1) {
 		switch (c) {
 		case 'S': o.socket_path = optarg; break;
 		case 'n': o.flags |= IBATS_NO_AGENT; break;
@@ -170,6 +209,7 @@ int main(int argc, char **argv)
 		case 'c': count = atoi(optarg); break;
 		case 's': seconds = atof(optarg); break;
 		case 't': o.sa_timeout_ms = (unsigned)atoi(optarg); break;
+		case 'F': fork_ip = optarg; break;
 		default: return 2;
 		}
 	}
@@ -187,7 +227,9 @@ int main(int argc, char **argv)
 	fputs(first, stdout);
 	if (ret)
 		fprintf(stderr, "ibats_lookup: %s %s: %s\n", cmd, arg, strerror(-ret));
-	if (!ret && (threads > 0 || seconds > 0)) {
+	if (!ret && fork_ip) {
+		ret = fork_run(fork_ip);
+	} else if (!ret && (threads > 0 || seconds > 0)) {
 		if (threads < 1)
 			threads = 1;
 		t = calloc((size_t)threads, sizeof(*t));

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -113,12 +114,94 @@ static void test_damaged(void **state)
 	assert_true(astate_save("/proc/ibats-no/x.state", gid, NULL, 0) < 0);
 }
 
+static struct plan_action act(enum plan_op op, unsigned slot, const char *ip)
+{
+	struct plan_action a = { .op = op, .sid = ats_sid_at(slot), .pkey = 0xffff };
+
+	assert_int_equal(ats_ip_parse(ip, &a.ip), 0);
+	return a;
+}
+
+/* Issue 22, finding 8: the state file could not list a plan's Sets.
+ * Deletes go on, and Sets of records the file already lists (a Set that
+ * timed out before, listed then); a Set of a new record stays back, or
+ * after a crash it would stay in the SA for ever. */
+static void test_gate(void **state)
+{
+	struct plan_action p[5];
+	struct held_rec filed[2];
+	size_t n;
+
+	(void)state;
+	p[0] = act(PLAN_DELETE, 2, "10.0.0.9");
+	p[1] = act(PLAN_SET, 0, "10.0.0.1");  /* listed */
+	p[2] = act(PLAN_SET, 1, "10.0.0.2");  /* new */
+	p[3] = act(PLAN_SET, 3, "10.0.0.1");  /* listed address, another SID */
+	p[4] = act(PLAN_SET, 4, "10.0.0.4");  /* listed SID, another address */
+	memset(filed, 0, sizeof(filed));
+	filed[0].sid = ats_sid_at(0);
+	filed[0].pkey = 0xffff;
+	assert_int_equal(ats_ip_parse("10.0.0.1", &filed[0].ip), 0);
+	filed[1].sid = ats_sid_at(4);
+	filed[1].pkey = 0xffff;
+	assert_int_equal(ats_ip_parse("10.0.0.5", &filed[1].ip), 0);
+	n = astate_gate(p, 5, filed, 2);
+	assert_int_equal(n, 2);
+	assert_true(p[0].op == PLAN_DELETE && p[0].sid == ats_sid_at(2));
+	assert_true(p[1].op == PLAN_SET && p[1].sid == ats_sid_at(0));
+	/* The held-back ones follow, in their order. */
+	assert_true(p[2].sid == ats_sid_at(1) && p[3].sid == ats_sid_at(3) &&
+		    p[4].sid == ats_sid_at(4));
+	/* Nothing listed: every Set stays back, deletes go. */
+	p[0] = act(PLAN_SET, 0, "10.0.0.1");
+	p[1] = act(PLAN_DELETE, 1, "10.0.0.2");
+	assert_int_equal(astate_gate(p, 2, NULL, 0), 1);
+	assert_int_equal(p[0].op, PLAN_DELETE);
+}
+
+/* Where a state file may be: not in a directory others may swap it in,
+ * and not a symlink (atsd reads it as root at start). */
+static void test_check(void **state)
+{
+	char dir[] = "/tmp/ibats-astate.XXXXXX", file[64], why[320];
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(file, sizeof(file), "%s/atsd.state", dir);
+	assert_int_equal(astate_check(file, why, sizeof(why)), 0);
+	/* Not there yet: atsd makes it, 0755. */
+	assert_int_equal(astate_check("/nonexistent-ibats/atsd.state", why, sizeof(why)), 0);
+	assert_int_equal(chmod(dir, 0777), 0);
+	assert_int_equal(astate_check(file, why, sizeof(why)), -EPERM);
+	assert_non_null(strstr(why, dir));
+	assert_non_null(strstr(why, "writable by others"));
+	assert_int_equal(chmod(dir, 0770), 0);
+	assert_int_equal(astate_check(file, why, sizeof(why)), -EPERM);
+	/* Sticky, as /tmp: others cannot replace root's file there. */
+	assert_int_equal(chmod(dir, 01777), 0);
+	assert_int_equal(astate_check(file, why, sizeof(why)), 0);
+	assert_int_equal(chmod(dir, 0755), 0);
+	if (geteuid() == 0) {
+		assert_int_equal(chown(dir, 4242, (gid_t)-1), 0);
+		assert_int_equal(astate_check(file, why, sizeof(why)), -EPERM);
+		assert_non_null(strstr(why, "owned by uid 4242"));
+		assert_int_equal(chown(dir, 0, (gid_t)-1), 0);
+	}
+	assert_int_equal(symlink("/etc/passwd", file), 0);
+	assert_int_equal(astate_check(file, why, sizeof(why)), -ELOOP);
+	assert_non_null(strstr(why, "symbolic link"));
+	unlink(file);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_round_trip, teardown),
 		cmocka_unit_test_teardown(test_damaged, teardown),
 		cmocka_unit_test_teardown(test_planted_tmp, teardown),
+		cmocka_unit_test(test_gate),
+		cmocka_unit_test(test_check),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -457,8 +457,16 @@ void worker_stop(void)
 	pthread_cond_signal(&cv);
 	pthread_mutex_unlock(&mu);
 	pthread_join(thread, NULL);
+}
+
+/* Apart from worker_stop(): the responder thread posts here until it is
+ * stopped, after the worker (whose commits answer on its port). */
+void worker_fini(void)
+{
 	pthread_cond_destroy(&cv);
 	free(departed);
+	departed = NULL;
+	ndeparted = capdeparted = 0;
 	free(missing);
 	free(absent);
 }

@@ -36,7 +36,9 @@
 #   finish                       the summary and the TAP plan; exits 1 on a failure
 #
 # The output is TAP (automake's tap-driver.sh): the plan comes last, so a
-# test that dies midway has none and is reported as an ERROR.
+# test that dies midway has none and is reported as an ERROR. In a
+# ThreadSanitizer build (atsd links libtsan) finish adds one check: no
+# TSan report names our code (tsan_check; doc/design.md, "Robustness").
 
 set -u
 

@@ -78,30 +78,45 @@ void glue_polling(unsigned *timeout_ms, unsigned *retries)
 	*retries = osm->subn.opt.polling_retry_number;
 }
 
+/* OpenSM's state manager thread writes sm_state, first_time_master_sweep
+ * and coming_out_of_standby mostly outside osm->lock (osm_sm_state_mgr.c,
+ * do_sweep in osm_state_mgr.c), and our SA, responder and worker threads
+ * read them: no lock to take, so each is one atomic load (TSan sees no
+ * plain read). Relaxed: each is a single word that publishes nothing
+ * else, and a value a moment old is what a moment earlier would have
+ * read; every caller reads again at its next request, tick or sweep. */
+#define OSM_READ(field) __atomic_load_n(&osm->subn.field, __ATOMIC_RELAXED)
+
 uint8_t glue_sm_state(void)
 {
-	return osm->subn.sm_state;
+	return OSM_READ(sm_state);
 }
 
 int glue_is_master(void)
 {
-	return osm->subn.sm_state == IB_SMINFO_STATE_MASTER;
+	return OSM_READ(sm_state) == IB_SMINFO_STATE_MASTER;
 }
 
+/* Two loads, not a snapshot, and none could be had: OpenSM sets sm_state
+ * to MASTER before first_time_master_sweep (osm_sm_state_mgr.c), so in
+ * between this says steady, as OpenSM's own SA, which tests the same
+ * flag (osm_sa_mad_ctrl.c), answers then too. */
 int glue_steady(void)
 {
-	return osm->subn.sm_state == IB_SMINFO_STATE_MASTER &&
-	       !osm->subn.first_time_master_sweep;
+	return OSM_READ(sm_state) == IB_SMINFO_STATE_MASTER &&
+	       !OSM_READ(first_time_master_sweep);
 }
 
 int glue_leaving_standby(void)
 {
-	return osm->subn.coming_out_of_standby;
+	return OSM_READ(coming_out_of_standby);
 }
 
+/* Written by OpenSM's LID manager (osm_lid_mgr.c); the responder reads
+ * it once per liveness answer. */
 uint16_t glue_sm_lid(void)
 {
-	return cl_ntoh16(osm->subn.sm_base_lid);
+	return cl_ntoh16(OSM_READ(sm_base_lid));
 }
 
 int glue_master_sm(uint16_t *lid, uint64_t *guid)

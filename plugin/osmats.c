@@ -97,7 +97,10 @@ static void *osmats_create(osm_opensm_t *osm)
 			"OpenSM's own stay in place\n");
 		mirror_fini();
 		worker_stop();
-		goto fail;
+		responder_stop(plugin.resp);
+		replica_fini();
+		worker_fini();
+		return NULL;
 	}
 	return &plugin;
 fail:
@@ -115,13 +118,17 @@ static void osmats_delete(void *plugin_data)
 	size_t used = 0;
 
 	(void)plugin_data;
-	/* The dispatcher registration is gone already (osm_sa_shutdown). */
+	/* The dispatcher registration is gone already (osm_sa_shutdown).
+	 * Threads first, the worker before the responder (its commits answer
+	 * held pulls on the responder's port; the responder posts to it until
+	 * joined), then what they shared. */
 	worker_stop();
 	answered = responder_answered(plugin.resp);
 	responder_stop(plugin.resp);
 	replica_fini();
 	sadb_fini();
 	mirror_fini();
+	worker_fini();
 	srh_counters(&cnt);
 	for (r = 1; r < POL_NRULES && used < sizeof(buf); r++)
 		used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%s %" PRIu64,

@@ -15,14 +15,14 @@
 struct responder {
 	struct mport *port;
 	pthread_t thread;
-	volatile int stop;
+	int stop;           /* atomic: set by responder_stop() */
 	int liveness;
 	int (*is_master)(void *, uint16_t *);
 	void *ctx;
 	struct responder_ext ext;
 	int have_ext;
 	struct vmad_identity id;
-	uint64_t answered;
+	uint64_t answered;  /* atomic: read by responder_answered() */
 };
 
 static size_t answer(const uint8_t *req, size_t len, uint8_t *resp, size_t cap,
@@ -39,7 +39,7 @@ static size_t answer(const uint8_t *req, size_t len, uint8_t *resp, size_t cap,
 		return 0;
 	n = vmad_answer(req, len, &r->id, liv_timestamp(), resp, cap);
 	if (n)
-		r->answered++;
+		__atomic_add_fetch(&r->answered, 1, __ATOMIC_RELAXED);
 	return n;
 }
 
@@ -47,7 +47,8 @@ static void *serve(void *arg)
 {
 	struct responder *r = arg;
 
-	while (!r->stop)
+	/* Relaxed: the flag carries no data; pthread_join() orders the rest. */
+	while (!__atomic_load_n(&r->stop, __ATOMIC_RELAXED))
 		if (!r->have_ext || !r->ext.tick(r->ext.ctx))
 			mport_serve(r->port, SLICE_MS);
 	if (r->have_ext)
@@ -117,7 +118,7 @@ void responder_stop(struct responder *r)
 {
 	if (!r)
 		return;
-	r->stop = 1;
+	__atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
 	pthread_join(r->thread, NULL);
 	mport_close(r->port);
 	free(r);
@@ -125,5 +126,5 @@ void responder_stop(struct responder *r)
 
 uint64_t responder_answered(const struct responder *r)
 {
-	return r ? r->answered : 0;
+	return r ? __atomic_load_n(&r->answered, __ATOMIC_RELAXED) : 0;
 }

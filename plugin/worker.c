@@ -31,15 +31,20 @@ struct missing {
 static char state_path[CONF_PATH_MAX + 32]; /* "" when off */
 static char prom_path[CONF_PATH_MAX + 32];  /* osmats.prom beside it */
 static pthread_t thread;
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER; /* the posted work */
-static pthread_cond_t cv;  /* on CLOCK_MONOTONIC */
-static int stop;
-static int want_sweep;     /* SUBNET_UP seen: reconcile, reload, write state */
-static int want_state;     /* records changed: write state */
-static int want_resync;    /* a query found the index behind: rebuild it */
+
+/* The work posted to the thread, from OpenSM's threads and the
+ * responder's: all of it under mu. */
+static struct {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;      /* on CLOCK_MONOTONIC */
+	int stop;
+	int want_sweep;         /* SUBNET_UP seen: reconcile, reload, write state */
+	int want_state;         /* records changed: write state */
+	int want_resync;        /* a query found the index behind: rebuild it */
+	uint8_t (*departed)[16]; /* GIDs of trap 65 not yet handled */
+	size_t ndeparted, capdeparted;
+} P = { .mu = PTHREAD_MUTEX_INITIALIZER };
 static int resync_posted;  /* atomic: want_resync is set or being served */
-static uint8_t (*departed)[16]; /* GIDs of trap 65 not yet handled */
-static size_t ndeparted, capdeparted;
 static uint64_t flushed_total; /* atomic */
 
 /* The thread's own. */
@@ -53,11 +58,11 @@ static uint64_t scanned_at;          /* (uint64_t)mono_ns(), 0 = never */
 
 static void post(int sweep, int state)
 {
-	pthread_mutex_lock(&mu);
-	want_sweep |= sweep;
-	want_state |= state;
-	pthread_cond_signal(&cv);
-	pthread_mutex_unlock(&mu);
+	pthread_mutex_lock(&P.mu);
+	P.want_sweep |= sweep;
+	P.want_state |= state;
+	pthread_cond_signal(&P.cv);
+	pthread_mutex_unlock(&P.mu);
 }
 
 void worker_post_sweep(void)
@@ -74,30 +79,30 @@ void worker_post_resync(void)
 {
 	if (__atomic_exchange_n(&resync_posted, 1, __ATOMIC_ACQ_REL))
 		return;
-	pthread_mutex_lock(&mu);
-	want_resync = 1;
-	pthread_cond_signal(&cv);
-	pthread_mutex_unlock(&mu);
+	pthread_mutex_lock(&P.mu);
+	P.want_resync = 1;
+	pthread_cond_signal(&P.cv);
+	pthread_mutex_unlock(&P.mu);
 }
 
 void worker_post_departed(const uint8_t *gid)
 {
-	pthread_mutex_lock(&mu);
-	if (ndeparted == capdeparted) {
-		size_t cap = capdeparted ? 2 * capdeparted : 8;
-		uint8_t (*n)[16] = realloc(departed, cap * sizeof(*n));
+	pthread_mutex_lock(&P.mu);
+	if (P.ndeparted == P.capdeparted) {
+		size_t cap = P.capdeparted ? 2 * P.capdeparted : 8;
+		uint8_t (*n)[16] = realloc(P.departed, cap * sizeof(*n));
 
 		if (!n) {
 			/* The next SUBNET_UP reconciliation still finds it. */
-			pthread_mutex_unlock(&mu);
+			pthread_mutex_unlock(&P.mu);
 			return;
 		}
-		departed = n;
-		capdeparted = cap;
+		P.departed = n;
+		P.capdeparted = cap;
 	}
-	memcpy(departed[ndeparted++], gid, 16);
-	pthread_cond_signal(&cv);
-	pthread_mutex_unlock(&mu);
+	memcpy(P.departed[P.ndeparted++], gid, 16);
+	pthread_cond_signal(&P.cv);
+	pthread_mutex_unlock(&P.mu);
 }
 
 uint64_t worker_flushed(void)
@@ -343,27 +348,27 @@ static void *worker_main(void *arg)
 	uint64_t last_write = 0, next_write, due, scan_due;
 
 	(void)arg;
-	pthread_mutex_lock(&mu);
-	while (!stop) {
+	pthread_mutex_lock(&P.mu);
+	while (!P.stop) {
 		uint8_t (*gids)[16];
 		size_t ngids;
 		int sweep, state, master;
 		struct osmats_conf conf;
 		unsigned flushed = 0;
 
-		if (want_resync) {
-			want_resync = 0;
-			pthread_mutex_unlock(&mu);
+		if (P.want_resync) {
+			P.want_resync = 0;
+			pthread_mutex_unlock(&P.mu);
 			mirror_resync();
 			__atomic_store_n(&resync_posted, 0, __ATOMIC_RELEASE);
-			pthread_mutex_lock(&mu);
+			pthread_mutex_lock(&P.mu);
 			continue;
 		}
 		due = refusal_next_due();
 		if (due && (uint64_t)mono_ns() >= due) {
-			pthread_mutex_unlock(&mu);
+			pthread_mutex_unlock(&P.mu);
 			refusal_expire();
-			pthread_mutex_lock(&mu);
+			pthread_mutex_lock(&P.mu);
 			continue;
 		}
 		/* Sets since the last scan: scan again when the interval is up,
@@ -371,34 +376,34 @@ static void *worker_main(void *arg)
 		scan_due = state_path[0] && scanned_at && srh_sets() != scanned_sets ?
 			   scanned_at + STATE_SCAN_INTERVAL_NS : 0;
 		if (scan_due && (uint64_t)mono_ns() >= scan_due)
-			want_state = 1;
+			P.want_state = 1;
 		else if (scan_due && (!due || scan_due < due))
 			due = scan_due;
 		next_write = last_write + STATE_MIN_INTERVAL_NS;
-		if (!want_sweep && !want_state && !ndeparted)
+		if (!P.want_sweep && !P.want_state && !P.ndeparted)
 			next_write = due ? due : UINT64_MAX;
 		else if (due && due < next_write)
 			next_write = due;
-		if (!want_sweep && !ndeparted && (uint64_t)mono_ns() < next_write) {
+		if (!P.want_sweep && !P.ndeparted && (uint64_t)mono_ns() < next_write) {
 			struct timespec until = {
 				.tv_sec = (time_t)(next_write / 1000000000u),
 				.tv_nsec = (long)(next_write % 1000000000u),
 			};
 
 			if (next_write == UINT64_MAX)
-				pthread_cond_wait(&cv, &mu);
+				pthread_cond_wait(&P.cv, &P.mu);
 			else
-				pthread_cond_timedwait(&cv, &mu, &until);
+				pthread_cond_timedwait(&P.cv, &P.mu, &until);
 			continue;
 		}
-		gids = departed;
-		ngids = ndeparted;
-		departed = NULL;
-		ndeparted = capdeparted = 0;
-		sweep = want_sweep;
-		state = want_state;
-		want_sweep = want_state = 0;
-		pthread_mutex_unlock(&mu);
+		gids = P.departed;
+		ngids = P.ndeparted;
+		P.departed = NULL;
+		P.ndeparted = P.capdeparted = 0;
+		sweep = P.want_sweep;
+		state = P.want_state;
+		P.want_sweep = P.want_state = 0;
+		pthread_mutex_unlock(&P.mu);
 
 		if (sweep)
 			settings_reload();
@@ -425,9 +430,9 @@ static void *worker_main(void *arg)
 			write_state();
 			last_write = (uint64_t)mono_ns();
 		}
-		pthread_mutex_lock(&mu);
+		pthread_mutex_lock(&P.mu);
 	}
-	pthread_mutex_unlock(&mu);
+	pthread_mutex_unlock(&P.mu);
 	return NULL;
 }
 
@@ -442,23 +447,31 @@ int worker_start(const char *path)
 	/* The timed waits count against (uint64_t)mono_ns(). */
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&cv, &ca);
+	pthread_cond_init(&P.cv, &ca);
 	pthread_condattr_destroy(&ca);
 	ret = pthread_create(&thread, NULL, worker_main, NULL);
 	if (ret)
-		pthread_cond_destroy(&cv);
+		pthread_cond_destroy(&P.cv);
 	return -ret;
 }
 
 void worker_stop(void)
 {
-	pthread_mutex_lock(&mu);
-	stop = 1;
-	pthread_cond_signal(&cv);
-	pthread_mutex_unlock(&mu);
+	pthread_mutex_lock(&P.mu);
+	P.stop = 1;
+	pthread_cond_signal(&P.cv);
+	pthread_mutex_unlock(&P.mu);
 	pthread_join(thread, NULL);
-	pthread_cond_destroy(&cv);
-	free(departed);
+}
+
+/* Apart from worker_stop(): the responder thread posts here until it is
+ * stopped, after the worker (whose commits answer on its port). */
+void worker_fini(void)
+{
+	pthread_cond_destroy(&P.cv);
+	free(P.departed);
+	P.departed = NULL;
+	P.ndeparted = P.capdeparted = 0;
 	free(missing);
 	free(absent);
 }

@@ -8,9 +8,12 @@
 
 #include <stdint.h>
 
-/* Start the thread; state_path "" writes no state file. -errno. */
+/* Start the thread; state_path "" writes no state file. -errno.
+ * worker_stop() ends the thread; posts are still taken (and dropped)
+ * until worker_fini(), once nothing else can post. */
 int worker_start(const char *state_path);
 void worker_stop(void);
+void worker_fini(void);
 
 /* Queue work; safe with osm->lock held. */
 void worker_post_departed(const uint8_t *gid); /* trap 65: GID out of service */

@@ -38,7 +38,9 @@
 #   finish                       the summary and the TAP plan; exits 1 on a failure
 #
 # The output is TAP (automake's tap-driver.sh): the plan comes last, so a
-# test that dies midway has none and is reported as an ERROR.
+# test that dies midway has none and is reported as an ERROR. In a
+# ThreadSanitizer build (atsd links libtsan) finish adds one check: no
+# TSan report names our code (tsan_check; doc/design.md, "Robustness").
 
 set -u
 
@@ -92,14 +94,25 @@ done
 
 # A sanitizer build needs its runtime first in the preload list, before
 # umad2sim; foreign programs (opensm, saquery) get it too but no leak check.
-SAN_RT=$(ldd "$ATSD" 2>/dev/null | awk '/libasan/ {print $3}')
+# Stock OpenSM is not instrumented: the runtime it preloads is the one the
+# plugin was linked with (ASan, or ThreadSanitizer in a TSan build).
+SAN_RT=$(ldd "$ATSD" 2>/dev/null | awk '/libasan|libtsan/ {print $3}')
+TSAN=
+case $SAN_RT in *libtsan*) TSAN=1 ;; esac
 # Every process on the simulated fabric gets what the kernel's MAD layer
 # gives it on a host: RMPP, and sends that time out (librmppsim, stacked
 # before umad2sim, tests/rmppsim). A test that wants umad2sim alone (an
 # SA without RMPP) sets PLAIN_SIM=1 before sourcing this file.
 PLAIN_PRELOAD="${SAN_RT:+$SAN_RT }$UMAD2SIM"
 [ -e "${RMPP_PRELOAD%% *}" ] || PLAIN_SIM=1
-RMPP_PRELOAD="${SAN_RT:+$SAN_RT }$RMPP_PRELOAD"
+if [ -n "$TSAN" ]; then
+	# The shim before TSan's runtime: inside TSan's poll() (a blocking
+	# call) the calls an interposer makes are ignored, the shim's locks
+	# with them, and its own data would look raced.
+	RMPP_PRELOAD="${RMPP_PRELOAD%% *} $SAN_RT ${RMPP_PRELOAD#* }"
+else
+	RMPP_PRELOAD="${SAN_RT:+$SAN_RT }$RMPP_PRELOAD"
+fi
 if [ -n "${PLAIN_SIM:-}" ]; then
 	SIM_PRELOAD=$PLAIN_PRELOAD
 else
@@ -110,6 +123,14 @@ export ASAN_OPTIONS="suppressions=$top_srcdir/tests/integration/asan.supp${ASAN_
 
 RUN=$(mktemp -d "${TMPDIR:-/tmp}/ibats-$T_NAME.XXXXXX")
 mkdir -p "$RUN/scratch" "$RUN/cache"
+# ThreadSanitizer: every process writes its reports to $RUN/tsan.PID and
+# runs on (halt_on_error=0) with its own exit status (exitcode=0), so a
+# race changes no check; finish fails the test on any report that names
+# our code (tsan_check). symbolize=0: TSan's symbolizer opens
+# /proc/self/exe through umad2sim's open() and deadlocks; the reports are
+# symbolized afterwards (tsan_report.py).
+[ -n "$TSAN" ] && export TSAN_OPTIONS="halt_on_error=0:exitcode=0:symbolize=0:log_path=$RUN/tsan:\
+suppressions=$top_srcdir/tests/integration/tsan.supp${TSAN_OPTIONS:+:$TSAN_OPTIONS}"
 # A private simulator namespace: tests run side by side.
 export IBSIM_SOCKNAME="ibats-$T_NAME-$$"
 
@@ -125,15 +146,22 @@ stop_pid() {
 	wait "$pid" 2>/dev/null
 }
 
-cleanup() {
-	local rc=$? pid order="" ns log
-	# Clients before the simulator: newest first.
+# Stop every process the test started: clients before the simulator,
+# newest first.
+stop_all() {
+	local pid order=""
 	for pid in $T_PIDS; do
 		order="$pid $order"
 	done
 	for pid in $order; do
 		stop_pid "$pid"
 	done
+	T_PIDS=""
+}
+
+cleanup() {
+	local rc=$? ns log
+	stop_all
 	for ns in $T_NETNS; do
 		ip netns del "$ns" 2>/dev/null
 	done
@@ -598,7 +626,18 @@ gid_records() {
 	[ "$(atsctl host4 -n -t 300 -r 5 dump --gid "$1" 2>/dev/null | grep -c '^0x')" -eq "$2" ]
 }
 
+# Stop what the test started (a race at exit is reported then), then one
+# check: no ThreadSanitizer report names code of plugin/, lib/ or
+# hostagent/; those that do are printed symbolized.
+tsan_check() {
+	stop_all
+	check "no ThreadSanitizer report names ibats code" \
+		"$PYTHON3" "$top_srcdir/tests/integration/tsan_report.py" "$top_srcdir" \
+		"$top_builddir" "$RUN"/tsan.*
+}
+
 finish() {
+	[ -n "$TSAN" ] && tsan_check
 	echo "# $T_NAME: $T_PASS passed, $T_FAIL failed in ${SECONDS}s"
 	echo "1..$T_N"
 	[ "$T_FAIL" -eq 0 ]

@@ -373,12 +373,22 @@ struct fake_agent {
 	char path[108];
 	int lfd;
 	pthread_t thr;
-	volatile enum agent_mode mode;
+	enum agent_mode mode; /* atomic: the test sets it, the agent thread reads it */
 	int accepts;
 	int requests;
 	char last[ATSD_LINE_MAX];
 	pthread_mutex_t lock;
 };
+
+static enum agent_mode fa_mode(struct fake_agent *fa)
+{
+	return __atomic_load_n(&fa->mode, __ATOMIC_RELAXED);
+}
+
+static void fa_set_mode(struct fake_agent *fa, enum agent_mode m)
+{
+	__atomic_store_n(&fa->mode, m, __ATOMIC_RELAXED);
+}
 
 static void fa_answer(struct fake_agent *fa, int fd, const char *req)
 {
@@ -388,7 +398,7 @@ static void fa_answer(struct fake_agent *fa, int fd, const char *req)
 	out[0] = '\0';
 	if (sscanf(req, "%15s %63s %x", verb, arg, &pkey) != 3 || pkey != 0xffff) {
 		snprintf(out, sizeof(out), "ERR EINVAL bad request\n");
-	} else if (fa->mode == AG_BUSY) {
+	} else if (fa_mode(fa) == AG_BUSY) {
 		snprintf(out, sizeof(out), "ERR EBUSY too many clients\n");
 	} else if (!strcmp(verb, "resolve")) {
 		if (!strcmp(arg, "10.9.9.9"))
@@ -438,12 +448,12 @@ static void *fa_main(void *arg)
 				fa->requests++;
 				snprintf(fa->last, sizeof(fa->last), "%s", buf);
 				pthread_mutex_unlock(&fa->lock);
-				if (fa->mode != AG_HANG)
+				if (fa_mode(fa) != AG_HANG)
 					fa_answer(fa, fd, buf);
 				have -= (size_t)(nl + 1 - buf);
 				memmove(buf, nl + 1, have + 1);
 			}
-			if (fa->mode == AG_CLOSE_AFTER_ANSWER)
+			if (fa_mode(fa) == AG_CLOSE_AFTER_ANSWER)
 				break;
 		}
 		close(fd);
@@ -578,14 +588,14 @@ static void test_agent_reconnect(void **state)
 	int i;
 
 	signal(SIGPIPE, SIG_DFL);
-	fa->mode = AG_CLOSE_AFTER_ANSWER;
+	fa_set_mode(fa, AG_CLOSE_AFTER_ANSWER);
 	for (i = 0; i < 3; i++) {
 		assert_int_equal(ibats_resolve(h, "10.0.0.5", 0, &r, &n), 0);
 		ibats_records_free(r);
 		usleep(20000); /* let the agent close */
 	}
 	assert_int_equal(fa_count(fa, &fa->accepts), 3);
-	fa->mode = AG_NORMAL;
+	fa_set_mode(fa, AG_NORMAL);
 	ibats_close(h);
 }
 
@@ -608,11 +618,11 @@ static void test_agent_failures(void **state)
 	ibats_close(h);
 	/* An agent that never answers. */
 	h = fa_open(fa, IBATS_NO_SA, 200);
-	fa->mode = AG_HANG;
+	fa_set_mode(fa, AG_HANG);
 	assert_int_equal(ibats_resolve(h, "10.0.0.5", 0, &r, &n), -ETIMEDOUT);
-	fa->mode = AG_BUSY;
+	fa_set_mode(fa, AG_BUSY);
 	assert_int_equal(ibats_resolve(h, "10.0.0.5", 0, &r, &n), -EBUSY);
-	fa->mode = AG_NORMAL;
+	fa_set_mode(fa, AG_NORMAL);
 	assert_int_equal(ibats_resolve(h, "10.0.0.5", 0, &r, &n), 0);
 	ibats_records_free(r);
 	ibats_close(h);
@@ -642,7 +652,7 @@ static void test_agent_hung_backoff(void **state)
 	size_t n;
 	int asked;
 
-	fa->mode = AG_HANG;
+	fa_set_mode(fa, AG_HANG);
 	t0 = mono_ms();
 	assert_int_not_equal(ibats_resolve(h, "10.0.0.5", 0, &r, &n), 0);
 	assert_true(mono_ms() - t0 >= 300);
@@ -652,7 +662,7 @@ static void test_agent_hung_backoff(void **state)
 	assert_int_not_equal(ibats_resolve(h, "10.0.0.5", 0, &r, &n), 0);
 	assert_true(mono_ms() - t0 < 250);
 	assert_int_equal(fa_count(fa, &fa->requests), asked);
-	fa->mode = AG_NORMAL;
+	fa_set_mode(fa, AG_NORMAL);
 	ibats_close(h);
 }
 
@@ -702,14 +712,14 @@ static void test_lookup_info(void **state)
 	assert_int_equal(ibats_lookup_info(h, &in), 0);
 	assert_int_equal(in.source, IBATS_BY_AGENT);
 	assert_string_equal(in.agent_msg, "no ATS record");
-	fa->mode = AG_BUSY;
+	fa_set_mode(fa, AG_BUSY);
 	assert_int_not_equal(ibats_resolve(h, "10.0.0.5", 0, &r, &n), 0);
 	assert_int_equal(ibats_lookup_info(h, &in), 0);
 	assert_int_equal(in.source, IBATS_BY_SA);
 	assert_int_equal(in.agent_err, -EBUSY);
 	assert_string_equal(in.agent_msg, "too many clients");
 	assert_int_equal(in.sa_failed, IBATS_SA_PORT);
-	fa->mode = AG_NORMAL;
+	fa_set_mode(fa, AG_NORMAL);
 	/* The last lookup was on h, not h2. */
 	assert_int_equal(ibats_open(&h2, &o), 0);
 	assert_int_equal(ibats_lookup_info(h2, &in), -ENOENT);

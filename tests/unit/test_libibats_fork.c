@@ -28,6 +28,7 @@
 #include <cmocka.h>
 #include <infiniband/umad.h>
 
+#include "fake_sock.h"
 #include "ibats/ibats.h"
 #include "priv.h"
 
@@ -93,17 +94,9 @@ static void *fa_main(void *arg)
 static int fa_setup(void **state)
 {
 	struct fake_agent *fa = calloc(1, sizeof(*fa));
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	char dir[] = "/tmp/ibats-unit.XXXXXX";
 
 	assert_non_null(fa);
-	assert_non_null(mkdtemp(dir));
-	snprintf(fa->path, sizeof(fa->path), "%s/atsd.sock", dir);
-	memcpy(sun.sun_path, fa->path, strlen(fa->path) + 1);
-	fa->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	assert_true(fa->lfd >= 0);
-	assert_int_equal(bind(fa->lfd, (struct sockaddr *)&sun, sizeof(sun)), 0);
-	assert_int_equal(listen(fa->lfd, 8), 0);
+	fa->lfd = fake_sock_listen(fa->path, sizeof(fa->path));
 	assert_int_equal(pthread_create(&fa->thr, NULL, fa_main, fa), 0);
 	*state = fa;
 	return 0;
@@ -112,15 +105,10 @@ static int fa_setup(void **state)
 static int fa_teardown(void **state)
 {
 	struct fake_agent *fa = *state;
-	char *slash;
 
-	shutdown(fa->lfd, SHUT_RDWR);
-	close(fa->lfd);
+	fake_sock_close(fa->lfd);
 	pthread_join(fa->thr, NULL);
-	unlink(fa->path);
-	slash = strrchr(fa->path, '/');
-	*slash = '\0';
-	rmdir(fa->path);
+	fake_sock_remove(fa->path);
 	free(fa);
 	return 0;
 }

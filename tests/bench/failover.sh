@@ -9,7 +9,8 @@
 # Per level, two fabrics. "repl": master (smhost, prio 15) and standby
 # (smhost2, prio 10) share a replication key file: the standby's snapshot,
 # Set latency with the standby in sync / none yet / stopped (SIGTERM), its
-# lag during a Set storm, then the master's SIGKILL: the new SA answering,
+# lag during a Set storm, joins while a Set waits for a deaf standby (one
+# that loses what reaches it), then the master's SIGKILL: the new SA answering,
 # holding the registrar's records, the agents' Sets after the SM change.
 # "off": no key file (no replication), the same failover.
 # Prints raw lines "LEVEL MODE what ...", then a summary table.
@@ -21,10 +22,10 @@ LEVELS=${BENCH_FAILOVER_LEVELS:-"10000 100000"}
 SETS=${BENCH_FAILOVER_SETS:-2000}
 STORM=${BENCH_FAILOVER_STORM:-5}
 SABENCH="$top_builddir/tests/bench/sabench"
+MCJOIN="$top_builddir/tests/tools/mcjoin"
 # 2 SMs + 4 agents + the registrar and atsctl, one at a time: ibsim's 10
 # clients (a SIGKILLed master keeps its slot).
 AGENTS="h3 h4 h5 h6"
-SM_KEY=0x00000000000ABCDE
 # Random registrar records looked up after the takeover (and the last one).
 SAMPLE=100
 
@@ -56,6 +57,33 @@ failover_one() {
 		in_sync_line() { # the standby logged "in sync" more than $1 times
 			[ "$(grep -c 'osmats replication: in sync with master' "$RUN/sm2/osm.log" 2>/dev/null)" -gt "$1" ]
 		}
+		# ms of one IPoIB-style join (an SA Set on OpenSM's Set thread),
+		# process start included.
+		join_ms() {
+			local t0
+			t0=$(date +%s%N)
+			on h2 "$MCJOIN" join >/dev/null 2>&1 || echo "join failed" >&2
+			echo $(( ($(date +%s%N) - t0) / 1000000 ))
+		}
+		median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+		# A deaf standby in sync owes a Set: the Set's answer waits for its
+		# drop (D), joins meanwhile do not; both against joins without it.
+		deaf_step() {
+			local base held set_ms t0 i
+			base=$(for i in 1 2 3 4 5 6 7; do join_ms; done | median)
+			touch "$RUN/deaf"
+			t0=$(date +%s%N)
+			on h1 "$SABENCH" reset 1 "$N" "$HOSTS" >/dev/null 2>>"$RUN/slow.log" &
+			local set=$!
+			held=$(for i in 1 2 3 4 5 6 7; do join_ms; done | median)
+			wait "$set"
+			set_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+			rm -f "$RUN/deaf"
+			say "deaf join_base_ms $base join_held_ms $held set_ms $set_ms"
+			# Dropped, it catches up: in sync again before the failover.
+			wait_for "the standby back in sync" 20 repl_synced "$RUN/sm2/osmats-state.json" \
+				"$RUN/osmats-state.json" || say "WARNING: the standby is not back in sync"
+		}
 		standby_up() { # start the standby; wait for STANDBY (and, repl, in sync)
 			local syncs t0
 			syncs=$(grep -c 'osmats replication: in sync with master' "$RUN/sm2/osm.log" 2>/dev/null)
@@ -75,7 +103,7 @@ failover_one() {
 			two_sm_opts
 			# The registrar's SA key (sabench's BENCH_SA_KEY).
 			echo "sa_key 0x5a5a"
-			[ "$MODE" = repl ] && { echo "sm_key $SM_KEY"; repl_key; }
+			[ "$MODE" = repl ] && repl_key
 		} >"$RUN/opensm.extra"
 		fabric_start "$(basename "$topo")"
 		t0=$(date +%s%N)
@@ -163,7 +191,10 @@ failover_one() {
 				"[ \$(grep -c 'osmats replication: standby SM port .* stops' '$RUN/osm.log') -gt $stops ]" ||
 				say "WARNING: no 'stops' line on the master"
 			say "sets_stopped $(on h1 "$SABENCH" reset "$SETS" "$N" "$HOSTS" 2>>"$RUN/slow.log")"
-			standby_up
+			# Back, on a simulated host that loses the replication MADs
+			# reaching it while $RUN/deaf exists (one-way loss).
+			RMPPSIM_DROP_CLASS=0x35 RMPPSIM_DROP_FILE=$RUN/deaf standby_up
+			deaf_step
 		fi
 		# The failover. Agents' counters first: they only sync again on
 		# an SM change (verify_interval 3600).
@@ -225,6 +256,7 @@ awk -v levels="$LEVELS" '
 	$3 == "takeover" && $4 == "kill_ns" { lid[k] = $7; up[k] = $9; recs[k] = $11; found[k] = $13 "/" $15; ag[k] = $17 }
 	$3 == "agents_synced" { asets[k] = $7; async[k] = $5 }
 	$3 == "new_master" { idx[k] = $5; inst[k] = $7 }
+	$3 == "deaf" { jb[$1] = $5; jh[$1] = $7; jr[$1] = $5 ? sprintf("%.2f", $7 / $5) : "-"; ds[$1] = $9 }
 	END {
 		for (k in mx) mxs[k] = mx[k] " (" slow[k] ")"
 		n = split(levels, L, " ")
@@ -247,6 +279,11 @@ awk -v levels="$LEVELS" '
 		row("storm: standby in sync, samples", lag, "")
 		row("storm head-applied max (mean)", lagd, "")
 		row("storm max lag_ms", lagms, "")
+		printf "a deaf standby (its answers lost):\n"
+		row("  join ms, no Set held (median)", jb, "")
+		row("  join ms, a Set held for it", jh, "")
+		row("  ratio held / not held", jr, "")
+		row("  the held Set answered, ms", ds, "")
 		printf "failover (master SIGKILLed):\n"
 		row("  new SM LID in PortInfo, ms", lid, "repl takeover", 1)
 		row("  SA answers, ms", up, "repl takeover", 1)

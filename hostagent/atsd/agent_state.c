@@ -153,9 +153,22 @@ int astate_check(const char *path, char *why, size_t len)
 			snprintf(why, len, "%s: %s", dir, strerror(-ret));
 		return ret;
 	}
-	if (!lstat(path, &st) && S_ISLNK(st.st_mode)) {
+	if (lstat(path, &st))
+		return 0;
+	if (S_ISLNK(st.st_mode)) {
 		snprintf(why, len, "%s is a symbolic link", path);
 		return -ELOOP;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(why, len, "%s is not a regular file", path);
+		return -EINVAL;
+	}
+	/* A sticky directory (/tmp) stops others replacing atsd's file, not
+	 * making one first. */
+	if (st.st_uid && st.st_uid != geteuid()) {
+		snprintf(why, len, "%s is owned by uid %u, neither root nor atsd's", path,
+			 (unsigned)st.st_uid);
+		return -EPERM;
 	}
 	return 0;
 }

@@ -23,8 +23,9 @@ int astate_save(const char *path, const uint8_t *gid, const struct held_rec *r,
 
 /* Whether path may serve as the state file: its directory safe from other
  * users (safe_dir.h; one that does not exist yet atsd makes 0755) and the
- * file no symlink (read through it at start, atsd would take another
- * file's lines for its records). 0, or -errno with the reason in why. */
+ * file, when there, a regular file of root's or atsd's, no symlink (read
+ * through it at start, atsd would take another file's lines for its
+ * records). 0, or -errno with the reason in why. */
 int astate_check(const char *path, char *why, size_t len);
 
 /* A record the SA holds and no state file knows outlives a crash of atsd

@@ -226,6 +226,36 @@ static void test_check_planted(void **state)
 	rmdir(dir);
 }
 
+/* astate_check runs at start and reload, the load later (once the port's
+ * GID is known): a file planted or swapped for a symlink between them is
+ * still not read as atsd's list. */
+static void test_load_foreign(void **state)
+{
+	char lnk[96];
+	struct held_rec r, *out;
+	const char *why;
+	size_t n;
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	r.sid = ATS_SID_PRIMARY;
+	r.pkey = 0xffff;
+	assert_int_equal(ats_ip_parse("10.0.0.1", &r.ip), 0);
+	tmpconf_write(path, sizeof(path), "atsd-state-test", "");
+	assert_int_equal(astate_save(path, gid, &r, 1), 0);
+	snprintf(lnk, sizeof(lnk), "%s.lnk", path);
+	unlink(lnk);
+	assert_int_equal(symlink(path, lnk), 0);
+	assert_int_equal(astate_load(lnk, gid, &out, &n, &why), -EBADMSG);
+	assert_non_null(strstr(why, "symbolic link"));
+	unlink(lnk);
+	if (geteuid() != 0)
+		return; /* a file of another user needs chown */
+	assert_int_equal(chown(path, 4242, (gid_t)-1), 0);
+	assert_int_equal(astate_load(path, gid, &out, &n, &why), -EBADMSG);
+	assert_non_null(strstr(why, "owned by uid 4242"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -235,6 +265,7 @@ int main(void)
 		cmocka_unit_test(test_gate),
 		cmocka_unit_test(test_check),
 		cmocka_unit_test(test_check_planted),
+		cmocka_unit_test_teardown(test_load_foreign, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,8 +12,9 @@
 #define AGENT_STATE_DEFAULT "/var/lib/ibats/atsd.state"
 
 /* Reads the file written for gid. 0 with *out (may be empty); -ENOENT
- * when there is no file; -EBADMSG when it is damaged or written for
- * another GID (what for in *why). */
+ * when there is no file; -EBADMSG when it is damaged, written for
+ * another GID, a symlink, not a regular file or another user's (what
+ * for in *why). */
 int astate_load(const char *path, const uint8_t *gid, struct held_rec **out,
 		size_t *n, const char **why);
 /* Replaces the file atomically (temporary file, fsync, rename, fsync of

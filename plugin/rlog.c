@@ -294,14 +294,19 @@ size_t rlog_tick(struct rlog *l, int64_t now_ms, unsigned ack_ms,
 	pthread_mutex_lock(&l->mu);
 	for (i = 0; i < RLOG_MAX_PEERS; i++) {
 		struct peer *p = &l->peers[i];
+		int gone;
 
 		if (!p->guid)
 			continue;
-		if (p->in_sync && p->acked < l->head && now_ms - p->progress_ms >= (int64_t)ack_ms)
-			drop_locked(l, p, dropped, ndropped);
 		/* A standby that stopped pulling gives its slot back: one
 		 * that pulls again starts over as a new one. */
-		if (now_ms - p->last_pull_ms >= (int64_t)ack_ms) {
+		gone = now_ms - p->last_pull_ms >= (int64_t)ack_ms;
+		/* Gone while it owes a change (its last pull came before the
+		 * change): committed without it, so dropped as any other. */
+		if (p->in_sync && p->acked < l->head &&
+		    (gone || now_ms - p->progress_ms >= (int64_t)ack_ms))
+			drop_locked(l, p, dropped, ndropped);
+		if (gone) {
 			memset(p, 0, sizeof(*p));
 			freed++;
 		}

@@ -21,6 +21,49 @@
 #define STATE_MAGIC "ibats-atsd-state"
 #define STATE_MAX 4096 /* records: 256 SIDs times a few PKeys */
 
+/* The file itself, a regular file of root's or atsd's: astate_check ran
+ * at start or reload, the load comes once the port's GID is known, and a
+ * file swapped in between is no list of ours (-EBADMSG). */
+static FILE *open_own(const char *path, const char **why)
+{
+	/* The main thread's alone, as the load is. */
+	static char owner[64];
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	FILE *f;
+
+	if (fd < 0) {
+		if (errno == ELOOP) {
+			*why = "a symbolic link";
+			errno = EBADMSG;
+		}
+		return NULL;
+	}
+	if (fstat(fd, &st)) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode) || (st.st_uid && st.st_uid != geteuid())) {
+		snprintf(owner, sizeof(owner), "owned by uid %u, neither root nor atsd's",
+			 (unsigned)st.st_uid);
+		*why = S_ISREG(st.st_mode) ? owner : "not a regular file";
+		close(fd);
+		errno = EBADMSG;
+		return NULL;
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+	}
+	return f;
+}
+
 int astate_load(const char *path, const uint8_t *gid, struct held_rec **out,
 		size_t *n, const char **why)
 {
@@ -34,7 +77,7 @@ int astate_load(const char *path, const uint8_t *gid, struct held_rec **out,
 	*out = NULL;
 	*n = 0;
 	*why = "";
-	f = fopen(path, "re");
+	f = open_own(path, why);
 	if (!f)
 		return -errno;
 	if (!fgets(line, sizeof(line), f) ||
@@ -153,9 +196,22 @@ int astate_check(const char *path, char *why, size_t len)
 			snprintf(why, len, "%s: %s", dir, strerror(-ret));
 		return ret;
 	}
-	if (!lstat(path, &st) && S_ISLNK(st.st_mode)) {
+	if (lstat(path, &st))
+		return 0;
+	if (S_ISLNK(st.st_mode)) {
 		snprintf(why, len, "%s is a symbolic link", path);
 		return -ELOOP;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(why, len, "%s is not a regular file", path);
+		return -EINVAL;
+	}
+	/* A sticky directory (/tmp) stops others replacing atsd's file, not
+	 * making one first. */
+	if (st.st_uid && st.st_uid != geteuid()) {
+		snprintf(why, len, "%s is owned by uid %u, neither root nor atsd's", path,
+			 (unsigned)st.st_uid);
+		return -EPERM;
 	}
 	return 0;
 }

@@ -12,8 +12,9 @@
 #define AGENT_STATE_DEFAULT "/var/lib/ibats/atsd.state"
 
 /* Reads the file written for gid. 0 with *out (may be empty); -ENOENT
- * when there is no file; -EBADMSG when it is damaged or written for
- * another GID (what for in *why). */
+ * when there is no file; -EBADMSG when it is damaged, written for
+ * another GID, a symlink, not a regular file or another user's (what
+ * for in *why). */
 int astate_load(const char *path, const uint8_t *gid, struct held_rec **out,
 		size_t *n, const char **why);
 /* Replaces the file atomically (temporary file, fsync, rename, fsync of
@@ -23,8 +24,9 @@ int astate_save(const char *path, const uint8_t *gid, const struct held_rec *r,
 
 /* Whether path may serve as the state file: its directory safe from other
  * users (safe_dir.h; one that does not exist yet atsd makes 0755) and the
- * file no symlink (read through it at start, atsd would take another
- * file's lines for its records). 0, or -errno with the reason in why. */
+ * file, when there, a regular file of root's or atsd's, no symlink (read
+ * through it at start, atsd would take another file's lines for its
+ * records). 0, or -errno with the reason in why. */
 int astate_check(const char *path, char *why, size_t len);
 
 /* A record the SA holds and no state file knows outlives a crash of atsd

@@ -2,7 +2,8 @@
 # with the file's filesystem full a new address stays off the SA and
 # status says why; with room again it is registered at the next sync;
 # after SIGKILL a new atsd finds in the SA only what a state file lists.
-# And a state file others could swap is refused at start and at reload.
+# And a state file others could swap, or make first, is refused at start
+# and at reload.
 # The tmpfs lives in a mount namespace of the test's own: it goes when
 # the test's last process does, whatever way the test ends.
 if [ -z "${T_MOUNT_NS:-}" ] && unshare -m true 2>/dev/null; then
@@ -134,5 +135,12 @@ mkdir -m 0755 "$RUN/lnk"
 ln -s "$ST/atsd.state" "$RUN/lnk/atsd.state"
 check_rc "... a symlink: exit 1" 1 "state_file $RUN/lnk/atsd\.state: $RUN/lnk/atsd\.state is a symbolic link" \
 	refused lnk "$RUN/lnk/atsd.state"
-check "... none of them made its socket" test ! -e "$RUN/open.sock" -a ! -e "$RUN/lnk.sock"
+mkdir -m 1777 "$RUN/sticky"
+: >"$RUN/sticky/atsd.state"
+chown 4242 "$RUN/sticky/atsd.state"
+check_rc "... in a sticky directory, made first by another user: exit 1" 1 \
+	"state_file $RUN/sticky/atsd\.state: $RUN/sticky/atsd\.state is owned by uid 4242" \
+	refused sticky "$RUN/sticky/atsd.state"
+check "... none of them made its socket" test ! -e "$RUN/open.sock" -a ! -e "$RUN/lnk.sock" \
+	-a ! -e "$RUN/sticky.sock"
 finish

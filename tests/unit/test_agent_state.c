@@ -194,6 +194,68 @@ static void test_check(void **state)
 	rmdir(dir);
 }
 
+/* A sticky directory others may write to (/tmp) keeps them from
+ * replacing root's state file, not from making it first: a regular file
+ * another user planted before atsd's first write would be read at start
+ * as atsd's own list (records deleted or adopted on a stranger's word). */
+static void test_check_planted(void **state)
+{
+	char dir[] = "/tmp/ibats-astate.XXXXXX", file[64], why[320];
+	FILE *f;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip(); /* a file of another user needs chown */
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chmod(dir, 01777), 0);
+	snprintf(file, sizeof(file), "%s/atsd.state", dir);
+	f = fopen(file, "w");
+	assert_non_null(f);
+	fclose(f);
+	assert_int_equal(astate_check(file, why, sizeof(why)), 0);
+	assert_int_equal(chown(file, 4242, (gid_t)-1), 0);
+	assert_int_equal(astate_check(file, why, sizeof(why)), -EPERM);
+	assert_non_null(strstr(why, file));
+	assert_non_null(strstr(why, "owned by uid 4242"));
+	/* Nor anything but a regular file (a FIFO would hang the start). */
+	unlink(file);
+	assert_int_equal(mkfifo(file, 0600), 0);
+	assert_int_equal(astate_check(file, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "not a regular file"));
+	unlink(file);
+	rmdir(dir);
+}
+
+/* astate_check runs at start and reload, the load later (once the port's
+ * GID is known): a file planted or swapped for a symlink between them is
+ * still not read as atsd's list. */
+static void test_load_foreign(void **state)
+{
+	char lnk[96];
+	struct held_rec r, *out;
+	const char *why;
+	size_t n;
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	r.sid = ATS_SID_PRIMARY;
+	r.pkey = 0xffff;
+	assert_int_equal(ats_ip_parse("10.0.0.1", &r.ip), 0);
+	tmpconf_write(path, sizeof(path), "atsd-state-test", "");
+	assert_int_equal(astate_save(path, gid, &r, 1), 0);
+	snprintf(lnk, sizeof(lnk), "%s.lnk", path);
+	unlink(lnk);
+	assert_int_equal(symlink(path, lnk), 0);
+	assert_int_equal(astate_load(lnk, gid, &out, &n, &why), -EBADMSG);
+	assert_non_null(strstr(why, "symbolic link"));
+	unlink(lnk);
+	if (geteuid() != 0)
+		return; /* a file of another user needs chown */
+	assert_int_equal(chown(path, 4242, (gid_t)-1), 0);
+	assert_int_equal(astate_load(path, gid, &out, &n, &why), -EBADMSG);
+	assert_non_null(strstr(why, "owned by uid 4242"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -202,6 +264,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_planted_tmp, teardown),
 		cmocka_unit_test(test_gate),
 		cmocka_unit_test(test_check),
+		cmocka_unit_test(test_check_planted),
+		cmocka_unit_test_teardown(test_load_foreign, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -415,6 +415,44 @@ static void test_slots_freed(void **state)
 	rlog_fini(l);
 }
 
+/* An in-sync standby that goes silent while it owes a change loses its
+ * slot D after its last pull, which can come before D after it began to
+ * owe: the master commits without it all the same, so it is dropped as
+ * any other (WRN 7A41, the dropped count), not forgotten unsaid. */
+static void test_silent_owing_dropped(void **state)
+{
+	struct rlog *l = new_log(16, 1);
+	uint64_t dropped[RLOG_MAX_PEERS];
+	struct rlog_entry e;
+	struct rlog_stats st;
+	struct rlog_held h;
+	size_t nd;
+	int in_sync;
+	int64_t t0;
+	uint64_t seq;
+
+	(void)state;
+	memset(&h, 0, sizeof(h));
+	t0 = mono_ms();
+	/* Its last pull, 500 ms ago; the change comes now. */
+	assert_int_equal(rlog_pull(l, G1, 1, 1, &h, t0 - 500, &e, &in_sync), RLOG_HOLD);
+	seq = rlog_append(l, REPL_SET, rec_of(1), 0);
+	assert_int_equal(rlog_committed(l), 0);
+	assert_int_equal(rlog_tick(l, t0 + 500, 1000, dropped, &nd), 1);
+	assert_int_equal(rlog_committed(l), seq);
+	assert_int_equal(nd, 1);
+	assert_int_equal(dropped[0], G1);
+	rlog_stats(l, &st);
+	assert_int_equal(st.dropped, 1);
+	/* One that owes nothing just gives its slot back. */
+	assert_int_equal(rlog_pull(l, G2, 1, seq + 1, &h, t0, &e, &in_sync), RLOG_HOLD);
+	assert_int_equal(rlog_tick(l, t0 + 1000, 1000, dropped, &nd), 1);
+	assert_int_equal(nd, 0);
+	rlog_stats(l, &st);
+	assert_int_equal(st.dropped, 1);
+	rlog_fini(l);
+}
+
 static void test_leave_and_reset(void **state)
 {
 	struct rlog *l = new_log(16, 1);
@@ -458,6 +496,7 @@ int main(void)
 		cmocka_unit_test(test_pulls_are_no_ack),
 		cmocka_unit_test(test_owing_clock),
 		cmocka_unit_test(test_slots_freed),
+		cmocka_unit_test(test_silent_owing_dropped),
 		cmocka_unit_test(test_leave_and_reset),
 	};
 

@@ -6,6 +6,8 @@
 # serves (inv_write), not while the master is dead or handing over.
 
 FAULT_KINDS="kill_master kill_standby kill_agent handover flap loss churn storm liar"
+# SOAK_KINDS="flap liar": draw only these (to chase one fault's findings).
+[ -n "${SOAK_KINDS:-}" ] && FAULT_KINDS=$SOAK_KINDS
 declare -A FAULT_WEIGHT=([kill_master]=2 [kill_standby]=2 [kill_agent]=2 [handover]=2
 	[flap]=2 [loss]=2 [churn]=4 [storm]=2 [liar]=1)
 FAULT_LIAR_OFF=""     # why the lying puller is skipped, once known
@@ -104,7 +106,8 @@ fault_handover() {
 
 # A host's link down and up again; the master sweeps at each (no sweeps
 # on traps under ibsim: two_sm_opts) and flushes the departed port's
-# records; its agent registers them again when the port is back.
+# records (checked: while it is away its agent wants nothing there); its
+# agent registers them again when the port is back.
 fault_flap() {
 	local n down
 	fault_agent
@@ -115,7 +118,11 @@ fault_flap() {
 	probe_excuse_begin "$n"
 	sim "Unlink \"$n\""
 	sms_sweep "$SMS_MASTER"
+	# Its port left: flush_departed (default yes) removed its records.
+	MODEL_OFF=$n
+	inv_table_within 10 "$n unplugged"
 	inv_write "while $n is unplugged"
+	MODEL_OFF=""
 	sleep "$down"
 	sim "ReLink \"$n\""
 	sms_sweep "$SMS_MASTER"

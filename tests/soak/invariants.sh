@@ -77,6 +77,18 @@ inv_table() {
 	fi
 }
 
+# inv_table_within SECONDS WHEN: poll the table until it is right.
+inv_table_within() {
+	local end=$((SECONDS + $1)) d
+	while :; do
+		d=$(inv_table_diff) && break
+		[ "$SECONDS" -ge "$end" ] && break
+		sleep 0.5
+	done
+	inv_result "$([ -z "$d" ] && echo 0 || echo 1)" table \
+		"$2: within ${1}s the SA holds exactly the $(model_want | wc -l) wanted ATS records" "$d"
+}
+
 # inv_settle SECONDS: poll until the SMs are settled and the table is
 # right, then check both; what still differs at the bound is a violation.
 inv_settle() {

@@ -14,10 +14,13 @@ model_agent() {
 	MODEL_CHURN[$1]=""
 }
 
-# model_want: the wanted ATS records, "GID IP 1|0" (1: primary), sorted.
+# model_want: the wanted ATS records, "GID IP 1|0" (1: primary), sorted;
+# none of MODEL_OFF's, a node whose port is off the fabric.
+MODEL_OFF=""
 model_want() {
 	local n ip
 	for n in "${!MODEL_GID[@]}"; do
+		[ "$n" = "$MODEL_OFF" ] && continue
 		echo "${MODEL_GID[$n]} ${MODEL_STATIC[$n]} 1"
 		for ip in ${MODEL_CHURN[$n]}; do
 			echo "${MODEL_GID[$n]} $ip 0"

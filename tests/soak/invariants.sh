@@ -160,10 +160,15 @@ inv_write() {
 inv_alive() {
 	local dead san n
 	dead=$(procs_dead)
+	for n in $(echo "$dead" | awk '$1 ~ /^atsd-/ { sub(/^atsd-/, "", $1); print $1 }'); do
+		dead="$dead
+last lines of atsd-$n.log:
+$(tail -n 5 "$RUN/atsd-$n.log")"
+	done
 	inv_result "$([ -z "$dead" ] && echo 0 || echo 1)" crash "$1: every process lives" \
 		"${dead:+gone: $dead}"
 	# A dead one is reported once: it is no longer watched.
-	for n in $(echo "$dead" | awk '{ print $1 }'); do
+	for n in $(echo "$dead" | awk '$2 ~ /^\(/ { print $1 }'); do
 		procs_forget "$n"
 	done
 	san=$(procs_sanitizers)

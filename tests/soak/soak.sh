@@ -120,6 +120,11 @@ while [ "$SECONDS" -lt "$deadline" ]; do
 	probe_excuse_end
 	inv_write "quiet point after fault $SOAK_FAULTS"
 	inv_alive "after fault $SOAK_FAULTS"
+	# An agent that died on its own (reported) is started again, so that
+	# one crash does not fail every check after it.
+	for n in "${AGENTS[@]}"; do
+		[ -n "${PROCS_PID[atsd-$n]:-}" ] || soak_agent_start "$n"
+	done
 	inv_rss "after fault $SOAK_FAULTS"
 	inv_lost "up to fault $SOAK_FAULTS's quiet point"
 	procs_scratch

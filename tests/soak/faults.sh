@@ -195,18 +195,18 @@ fault_storm() {
 	probe_pause
 	if [ $((RANDOM % 2)) -eq 0 ]; then
 		FAULT_DESC="storm of $n Sets of one ATS record"
-		what="--ip 10.250.1.1"
-		procs_run 120 "$RUN/storm.out" "$STORM" "$SRTOOL" $what --repeat "$n" set &
+		what=(--ip 10.250.1.1)
+		procs_run 120 "$RUN/storm.out" "$STORM" "$SRTOOL" "${what[@]}" --repeat "$n" set &
 	else
 		FAULT_DESC="storm of $n Sets of other services' records"
-		what="--sid 0x5000000 --name other --count $n"
-		procs_run 120 "$RUN/storm.out" "$STORM" "$SRTOOL" $what set &
+		what=(--sid 0x5000000 --name other --count "$n")
+		procs_run 120 "$RUN/storm.out" "$STORM" "$SRTOOL" "${what[@]}" set &
 	fi
 	pid=$!
 	inv_write "during a Set storm"
 	wait "$pid"
 	cat "$RUN/storm.out" >>"$RUN/tools.log"
-	procs_run 120 "$RUN/storm.out" "$STORM" "$SRTOOL" $what delete
+	procs_run 120 "$RUN/storm.out" "$STORM" "$SRTOOL" "${what[@]}" delete
 	cat "$RUN/storm.out" >>"$RUN/tools.log"
 	probe_resume
 }

@@ -11,7 +11,6 @@ FAULT_KINDS="kill_master kill_standby kill_agent handover flap loss churn storm 
 declare -A FAULT_WEIGHT=([kill_master]=2 [kill_standby]=2 [kill_agent]=2 [handover]=2
 	[flap]=2 [loss]=2 [churn]=4 [storm]=2 [liar]=1)
 FAULT_LIAR_OFF=""     # why the lying puller is skipped, once known
-REPL_KEY=0x00000000000ABCDE # repl_sm_opts's sm_key
 REPLTOOL="$top_builddir/tests/tools/repltool"
 MCJOIN="$top_builddir/tests/tools/mcjoin"
 
@@ -212,14 +211,14 @@ fault_storm() {
 }
 
 # A lying puller: the tool node pulls the master's replication log with
-# the SM_Key (a host holding the credential, t_repl_hostile.sh), gets in
+# the replication key file (a host holding the credential), gets in
 # sync, then keeps asking for the same change without ever acking it.
 # The master must not hold SA writes for it longer than the ack timeout.
 fault_liar() {
 	local lid out epoch head secs pid
 	lid=${SMS_LID[$SMS_MASTER]}
 	probe_pause
-	procs_run 10 "$RUN/liar.out" "$TOOL" "$REPLTOOL" "$lid" --key "$REPL_KEY" --next 1
+	procs_run 10 "$RUN/liar.out" "$TOOL" "$REPLTOOL" "$lid" --key-file "$RUN/repl.key" --next 1
 	out=$(cat "$RUN/liar.out")
 	epoch=$(echo "$out" | sed -n 's/^answer kind 5 epoch \(0x[0-9a-f]*\) head \([0-9]*\) .*/\1/p')
 	head=$(echo "$out" | sed -n 's/^answer kind 5 epoch \(0x[0-9a-f]*\) head \([0-9]*\) .*/\2/p')
@@ -235,7 +234,7 @@ fault_liar() {
 	(
 		end=$(($(date +%s%3N) + ${secs/./} * 100))
 		while [ "$(date +%s%3N)" -lt "$end" ]; do
-			procs_run 10 "$RUN/liar.out" "$TOOL" "$REPLTOOL" "$lid" --key "$REPL_KEY" \
+			procs_run 10 "$RUN/liar.out" "$TOOL" "$REPLTOOL" "$lid" --key-file "$RUN/repl.key" \
 				--epoch "$epoch" --next $((head + 1)) --timeout 400
 		done
 	) &

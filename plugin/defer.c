@@ -110,6 +110,13 @@ size_t defer_release(uint64_t seq, int send)
 	return n;
 }
 
+void defer_send_now(osm_madw_t *madw, const ib_service_record_t *rec)
+{
+	pthread_mutex_lock(&D.send_mu);
+	glue_sa_respond_one(madw, rec);
+	pthread_mutex_unlock(&D.send_mu);
+}
+
 size_t defer_count(uint64_t *oldest_seq)
 {
 	size_t n;

@@ -30,6 +30,9 @@ int defer_add(uint64_t seq, const osm_madw_t *madw, const ib_service_record_t *r
  * (this SM is no master any more: the new one may lack the change, the
  * client asks it again) forget them unanswered. Returns how many. */
 size_t defer_release(uint64_t seq, int send);
+/* Answer madw's request with rec now, after the held answers another
+ * thread is sending: answers leave in the order of their changes. */
+void defer_send_now(osm_madw_t *madw, const ib_service_record_t *rec);
 /* Held now, and the oldest one's change (0 when none). */
 size_t defer_count(uint64_t *oldest_seq);
 

@@ -261,19 +261,28 @@ void replica_answer(uint64_t seq, osm_madw_t *madw, const ib_service_record_t *r
 	 * change, so the client must not hear it was made. */
 	if (rlog_committed(R.log) >= seq && !defer_count(&oldest)) {
 		if (glue_is_master())
-			glue_sa_respond_one(madw, rec);
+			defer_send_now(madw, rec);
 		return;
 	}
 	if (defer_add(seq, madw, rec)) {
-		/* DEFER_MAX answers held, or no memory: the standbys that hold
-		 * them back cannot keep up, and OpenSM's memory does not grow
-		 * for them. Without them every held answer is committed. */
-		rlog_drop_behind(R.log, seq, dropped, &ndropped);
-		log_dropped(dropped, ndropped, "fell " DEFER_MAX_WORDS " answers behind");
-		release();
-		if (glue_is_master())
-			glue_sa_respond_one(madw, rec);
-		return;
+		/* DEFER_MAX answers held: the standbys that have not acked the
+		 * oldest cannot keep up, and OpenSM's memory does not grow for
+		 * them. The others stay. */
+		if (defer_count(&oldest)) {
+			rlog_drop_behind(R.log, oldest, dropped, &ndropped);
+			log_dropped(dropped, ndropped, "fell " DEFER_MAX_WORDS " answers behind");
+			release();
+		}
+		if (defer_add(seq, madw, rec)) {
+			/* No memory: every standby that lacks this change goes,
+			 * and all is answered. */
+			rlog_drop_behind(R.log, seq, dropped, &ndropped);
+			log_dropped(dropped, ndropped, "could not be waited for (no memory)");
+			release();
+			if (glue_is_master())
+				defer_send_now(madw, rec);
+			return;
+		}
 	}
 	release();
 }
@@ -492,11 +501,13 @@ static int on_tick(void *ctx)
 	n = rlog_take_stale(R.log, now, HOLD_MS, held, RLOG_MAX_PEERS);
 	for (i = 0; i < n; i++)
 		answer_held(&held[i], 0);
-	/* A standby whose ack stays behind is dropped whatever it pulls
-	 * (one-way loss, or a liar): the answers it held back go out. */
+	/* A standby that owes a change RLOG_FRESH_MS old is no longer told
+	 * it is in sync; ack_ms after it last was, it is dropped, whatever
+	 * it pulls (one-way loss, a liar, a slow one): the answers it held
+	 * back go out. */
 	if (rlog_tick(R.log, now, t, dropped, &ndropped))
 		R.changed();
-	snprintf(why, sizeof(why), "acked nothing new for %u ms", t);
+	snprintf(why, sizeof(why), "owed a change and acked none in time for %u ms", t);
 	log_dropped(dropped, ndropped, why);
 	release();
 	if (R.snap && now - R.snap_used_ms > SNAP_KEEP_MS) {

@@ -12,10 +12,10 @@ struct peer {
 	uint64_t guid;          /* 0: free slot */
 	uint64_t acked;         /* it holds every change up to this */
 	int64_t last_pull_ms;
-	/* When it last owed nothing or acked more: an in-sync standby whose
-	 * ack stays behind the head for ack_ms from then is dropped, however
-	 * often it pulls (a pull is no ack: its answers may be lost). */
-	int64_t progress_ms;
+	/* When the last pull came that was answered "in sync": the standby
+	 * trusts its copy at a takeover only within ack_ms of sending such a
+	 * pull (standby.c), so it may be committed without from then on. */
+	int64_t flagged_ms;
 	int in_sync;
 	int holding;
 	struct rlog_held held;
@@ -86,27 +86,28 @@ uint64_t rlog_head(struct rlog *l)
 	return h;
 }
 
-uint64_t rlog_append(struct rlog *l, enum repl_kind kind, const uint8_t *rec,
-		     int64_t lease_end_ms)
+uint64_t rlog_append_at(struct rlog *l, enum repl_kind kind, const uint8_t *rec,
+			int64_t lease_end_ms, int64_t now_ms)
 {
 	struct rlog_entry *e;
 	uint64_t seq;
-	int64_t now;
-	size_t i;
 
 	pthread_mutex_lock(&l->mu);
-	now = mono_ms();
-	for (i = 0; i < RLOG_MAX_PEERS; i++)
-		if (l->peers[i].guid && l->peers[i].in_sync && l->peers[i].acked >= l->head)
-			l->peers[i].progress_ms = now; /* it owes from now on */
 	seq = ++l->head;
 	e = &l->ring[seq % l->cap];
 	e->seq = seq;
 	e->kind = kind;
 	memcpy(e->rec, rec, SR_SIZE);
 	e->lease_end_ms = lease_end_ms;
+	e->made_ms = now_ms;
 	pthread_mutex_unlock(&l->mu);
 	return seq;
+}
+
+uint64_t rlog_append(struct rlog *l, enum repl_kind kind, const uint8_t *rec,
+		     int64_t lease_end_ms)
+{
+	return rlog_append_at(l, kind, rec, lease_end_ms, mono_ms());
 }
 
 /* Under mu. */
@@ -129,6 +130,19 @@ int rlog_get(struct rlog *l, uint64_t seq, struct rlog_entry *out)
 	ret = get_locked(l, seq, out);
 	pthread_mutex_unlock(&l->mu);
 	return ret;
+}
+
+/* Under mu: p owes a change made before now - RLOG_FRESH_MS. */
+static int owes_old_locked(const struct rlog *l, const struct peer *p, int64_t now_ms)
+{
+	uint64_t seq = p->acked + 1;
+
+	if (seq > l->head)
+		return 0;
+	/* Out of the log: older than anything still in it. */
+	if (l->head - seq >= l->cap)
+		return 1;
+	return l->ring[seq % l->cap].made_ms <= now_ms - RLOG_FRESH_MS;
 }
 
 /* Under mu: the standby's slot, a new one when first seen, or NULL. */
@@ -182,12 +196,9 @@ enum rlog_verdict rlog_pull(struct rlog *l, uint64_t guid, uint64_t epoch, uint6
 		p->acked = next - 1;
 	} else if (next - 1 > p->acked) {
 		p->acked = next - 1;
-		p->progress_ms = now_ms;
 	}
 	if (next == l->head + 1) {
 		/* It holds everything: from now on changes wait for it. */
-		if (!p->in_sync)
-			p->progress_ms = now_ms;
 		p->in_sync = 1;
 		p->held = *held;
 		p->held.guid = guid;
@@ -202,7 +213,14 @@ enum rlog_verdict rlog_pull(struct rlog *l, uint64_t guid, uint64_t epoch, uint6
 		v = RLOG_ANSWER;
 	}
 out:
-	*in_sync = p->in_sync ? (was ? 1 : 2) : 0;
+	/* Told "in sync" only while it owes no change older than
+	 * RLOG_FRESH_MS: one that lags, or asks without acking (a liar, or
+	 * one whose answers are lost), stops being told so, and ack_ms later
+	 * it can be committed without (rlog_tick). */
+	if (p->in_sync && !owes_old_locked(l, p, now_ms)) {
+		p->flagged_ms = now_ms;
+		*in_sync = was ? 1 : 2;
+	}
 	pthread_mutex_unlock(&l->mu);
 	return v;
 }
@@ -301,10 +319,10 @@ size_t rlog_tick(struct rlog *l, int64_t now_ms, unsigned ack_ms,
 		/* A standby that stopped pulling gives its slot back: one
 		 * that pulls again starts over as a new one. */
 		gone = now_ms - p->last_pull_ms >= (int64_t)ack_ms;
-		/* Gone while it owes a change (its last pull came before the
-		 * change): committed without it, so dropped as any other. */
+		/* It owes a change and was last told "in sync" ack_ms ago
+		 * (or is gone): committed without it, so dropped. */
 		if (p->in_sync && p->acked < l->head &&
-		    (gone || now_ms - p->progress_ms >= (int64_t)ack_ms))
+		    (gone || now_ms - p->flagged_ms >= (int64_t)ack_ms))
 			drop_locked(l, p, dropped, ndropped);
 		if (gone) {
 			memset(p, 0, sizeof(*p));

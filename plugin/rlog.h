@@ -17,6 +17,10 @@
 #include "sr.h"
 
 #define RLOG_MAX_PEERS 8
+/* A standby that owes a change older than this is no longer told it is
+ * in sync, and is dropped ack_ms after it last was: a Set's answer waits
+ * at most ack_ms + RLOG_FRESH_MS for a standby. */
+#define RLOG_FRESH_MS 500
 
 struct rlog;
 
@@ -25,6 +29,7 @@ struct rlog_entry {
 	enum repl_kind kind;     /* REPL_SET or REPL_DELETE */
 	uint8_t rec[SR_SIZE];
 	int64_t lease_end_ms;    /* monotonic; 0 = infinite */
+	int64_t made_ms;         /* monotonic: when it was logged */
 };
 
 /* A pull the master holds until a change comes or hold_ms passes. */
@@ -47,6 +52,9 @@ uint64_t rlog_head(struct rlog *l);
  * the list's); its sequence number. */
 uint64_t rlog_append(struct rlog *l, enum repl_kind kind, const uint8_t *rec,
 		     int64_t lease_end_ms);
+/* The same, made at now_ms (monotonic) rather than now. */
+uint64_t rlog_append_at(struct rlog *l, enum repl_kind kind, const uint8_t *rec,
+			int64_t lease_end_ms, int64_t now_ms);
 
 enum rlog_verdict {
 	RLOG_ANSWER,       /* *out is the change asked for */

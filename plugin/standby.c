@@ -398,8 +398,9 @@ void standby_leaving(void)
 
 /* Under mu, at the takeover: why the shadow may lack a change the master
  * committed, or NULL. The master commits without an in-sync standby only
- * once it has heard nothing from it for ack_ms since its last pull, so
- * not before answered_ms + ack_ms. OpenSM takes over when the polls of
+ * ack_ms after the last pull of it that it answered "in sync" (rlog.c),
+ * so not before answered_ms + ack_ms: an answer that says otherwise
+ * clears in_sync. OpenSM takes over when the polls of
  * the master sent at ticks 1 .. retries + 1 after its last answer all
  * went unanswered, ticks sminfo_polling_timeout apart, so the master was
  * gone soon after tick 1: (retries + 1) timeouts before now, less a

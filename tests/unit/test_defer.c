@@ -28,6 +28,13 @@ void glue_req_respond_one(const struct glue_req *req, const ib_service_record_t 
 	sent[nsent++] = req->mad[0];
 }
 
+int glue_sa_respond_one(osm_madw_t *madw, const ib_service_record_t *rec)
+{
+	assert_int_equal(rec->service_lease, ((const uint8_t *)madw->p_mad)[0]);
+	sent[nsent++] = ((const uint8_t *)madw->p_mad)[0];
+	return 0;
+}
+
 static int add(uint64_t seq, uint8_t tag)
 {
 	static uint8_t mad[MAD_BLOCK_SIZE];

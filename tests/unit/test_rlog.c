@@ -315,7 +315,9 @@ static void test_committed_two(void **state)
 /* Finding 1 of issue 22: a standby that pulls but never acks (a liar,
  * or one whose answers are lost one way) used to refresh its silence
  * timer with every pull and hold every Set for as long as it went on.
- * Its ack not advancing for ack_ms drops it, however often it pulls. */
+ * Once the change it owes is RLOG_FRESH_MS old it is no longer told it
+ * is in sync, and ack_ms after the last time it was, it is dropped,
+ * however often it pulls. */
 static void test_pulls_are_no_ack(void **state)
 {
 	struct rlog *l = new_log(16, 1);
@@ -324,37 +326,41 @@ static void test_pulls_are_no_ack(void **state)
 	struct rlog_held h;
 	size_t nd;
 	int in_sync;
-	int64_t t0, t;
+	int64_t t0 = 1000000, t;
 	uint64_t seq;
 
 	(void)state;
 	memset(&h, 0, sizeof(h));
-	t0 = mono_ms();
 	assert_int_equal(rlog_pull(l, G1, 1, 1, &h, t0, &e, &in_sync), RLOG_HOLD);
-	seq = rlog_append(l, REPL_SET, rec_of(1), 0);
-	t0 = mono_ms(); /* it owes change 1 from here */
+	seq = rlog_append_at(l, REPL_SET, rec_of(1), 0, t0);
 	/* It asks for change 1 again and again: answered, never acked. */
-	for (t = t0; t < t0 + 1000; t += 50) {
+	for (t = t0; t < t0 + RLOG_FRESH_MS - 50 + 1000; t += 50) {
 		assert_int_equal(rlog_pull(l, G1, 1, seq, &h, t, &e, &in_sync), RLOG_ANSWER);
+		/* Told "in sync" while the change it owes is fresh only. */
+		assert_int_equal(in_sync != 0, t - t0 < RLOG_FRESH_MS);
 		assert_int_equal(rlog_tick(l, t, 1000, dropped, &nd), 0);
 		assert_int_equal(nd, 0);
 		assert_int_equal(rlog_committed(l), 0);
 	}
-	assert_int_equal(rlog_pull(l, G1, 1, seq, &h, t0 + 1000, &e, &in_sync), RLOG_ANSWER);
-	assert_int_equal(rlog_tick(l, t0 + 1000, 1000, dropped, &nd), 0);
+	/* Last told at t0 + RLOG_FRESH_MS - 50: dropped 1000 ms after. */
+	assert_int_equal(rlog_pull(l, G1, 1, seq, &h, t, &e, &in_sync), RLOG_ANSWER);
+	assert_int_equal(rlog_tick(l, t, 1000, dropped, &nd), 0);
 	assert_int_equal(nd, 1);
 	assert_int_equal(dropped[0], G1);
 	assert_int_equal(rlog_committed(l), seq);
 	/* Still pulling, it keeps its slot; back at the head, it is in
 	 * sync again. */
-	assert_int_equal(rlog_pull(l, G1, 1, seq + 1, &h, t0 + 1100, &e, &in_sync), RLOG_HOLD);
+	assert_int_equal(rlog_pull(l, G1, 1, seq + 1, &h, t + 100, &e, &in_sync), RLOG_HOLD);
 	assert_int_equal(in_sync, 2);
 	rlog_fini(l);
 }
 
-/* An in-sync standby that owes nothing is not dropped however long no
- * change comes; each ack restarts its clock. */
-static void test_owing_clock(void **state)
+/* A standby that acks, but slowly (one change each 0.9 ack_ms), used to
+ * be kept for ever, each ack restarting its clock, and the k-th answer
+ * waited k times that. The changes it owes age, it stops being told "in
+ * sync", and it is dropped: no answer waits past ack_ms + RLOG_FRESH_MS.
+ * One that acks each change while it is fresh stays. */
+static void test_slow_acker(void **state)
 {
 	struct rlog *l = new_log(16, 1);
 	uint64_t dropped[RLOG_MAX_PEERS];
@@ -362,27 +368,34 @@ static void test_owing_clock(void **state)
 	struct rlog_held h;
 	size_t nd;
 	int in_sync;
-	int64_t t0;
+	int64_t t0 = 1000000;
 
 	(void)state;
 	memset(&h, 0, sizeof(h));
-	t0 = mono_ms();
 	assert_int_equal(rlog_pull(l, G1, 1, 1, &h, t0, &e, &in_sync), RLOG_HOLD);
-	assert_int_equal(rlog_pull(l, G1, 1, 1, &h, t0 + 5000, &e, &in_sync), RLOG_HOLD);
+	/* Acked while fresh: it stays, however long. */
+	rlog_append_at(l, REPL_SET, rec_of(1), 0, t0 + 10);
+	assert_int_equal(rlog_pull(l, G1, 1, 2, &h, t0 + 100, &e, &in_sync), RLOG_HOLD);
+	assert_int_equal(in_sync, 1);
+	assert_int_equal(rlog_pull(l, G1, 1, 2, &h, t0 + 5000, &e, &in_sync), RLOG_HOLD);
 	assert_int_equal(rlog_tick(l, t0 + 5000, 1000, dropped, &nd), 0);
 	assert_int_equal(nd, 0);
-	rlog_append(l, REPL_SET, rec_of(1), 0);
-	rlog_append(l, REPL_SET, rec_of(2), 0);
-	t0 = mono_ms();
-	/* Acks 1 at +900: its clock restarts; at +1500 it is not late. */
-	assert_int_equal(rlog_pull(l, G1, 1, 2, &h, t0 + 900, &e, &in_sync), RLOG_ANSWER);
-	assert_int_equal(rlog_tick(l, t0 + 1500, 1000, dropped, &nd), 0);
-	assert_int_equal(nd, 0);
 	assert_int_equal(rlog_committed(l), 1);
-	assert_int_equal(rlog_pull(l, G1, 1, 2, &h, t0 + 1800, &e, &in_sync), RLOG_ANSWER);
-	assert_int_equal(rlog_tick(l, t0 + 1900, 1000, dropped, &nd), 0);
-	assert_int_equal(nd, 1);
+	/* Three changes at +5100, acked one each 800 ms. */
+	t0 += 5100;
+	rlog_append_at(l, REPL_SET, rec_of(2), 0, t0);
+	rlog_append_at(l, REPL_SET, rec_of(3), 0, t0);
+	rlog_append_at(l, REPL_SET, rec_of(4), 0, t0);
+	assert_int_equal(rlog_pull(l, G1, 1, 3, &h, t0 + 800, &e, &in_sync), RLOG_ANSWER);
+	assert_int_equal(in_sync, 0); /* it owes change 3, 800 ms old */
+	assert_int_equal(rlog_tick(l, t0 + 899, 1000, dropped, &nd), 0);
+	assert_int_equal(nd, 0);
 	assert_int_equal(rlog_committed(l), 2);
+	/* Last told "in sync" at +5000 (t0 - 100): dropped at t0 + 900,
+	 * though it acked a change 100 ms before. */
+	assert_int_equal(rlog_tick(l, t0 + 900, 1000, dropped, &nd), 0);
+	assert_int_equal(nd, 1);
+	assert_int_equal(rlog_committed(l), 4);
 	rlog_fini(l);
 }
 
@@ -494,7 +507,7 @@ int main(void)
 		cmocka_unit_test(test_committed_nobody),
 		cmocka_unit_test(test_committed_two),
 		cmocka_unit_test(test_pulls_are_no_ack),
-		cmocka_unit_test(test_owing_clock),
+		cmocka_unit_test(test_slow_acker),
 		cmocka_unit_test(test_slots_freed),
 		cmocka_unit_test(test_silent_owing_dropped),
 		cmocka_unit_test(test_leave_and_reset),

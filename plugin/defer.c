@@ -5,95 +5,118 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-struct held {
-	struct held *next;
-	uint64_t seq;
+struct defer_slot {
+	struct defer_slot *next;
+	uint64_t epoch, seq;
 	struct glue_req req;
 	ib_service_record_t rec;
 };
 
 static struct {
-	/* Taken first by a releaser: batches leave in the order taken. */
+	/* Taken first by a sender: batches leave in the order taken. */
 	pthread_mutex_t send_mu;
-	pthread_mutex_t mu;       /* the queue */
-	struct held *head, **tail;
-	size_t n;
+	pthread_mutex_t mu;       /* the queue and the count of places */
+	struct defer_slot *head, **tail;
+	size_t n;                 /* held */
+	size_t taken;             /* held and reserved */
 } D = {
 	.send_mu = PTHREAD_MUTEX_INITIALIZER,
 	.mu = PTHREAD_MUTEX_INITIALIZER,
 };
 
-void defer_init(void)
-{
-	pthread_mutex_lock(&D.mu);
-	D.head = NULL;
-	D.tail = &D.head;
-	D.n = 0;
-	pthread_mutex_unlock(&D.mu);
-}
-
-static void free_all(struct held *h)
+static void free_all(struct defer_slot *h)
 {
 	while (h) {
-		struct held *next = h->next;
+		struct defer_slot *next = h->next;
 
 		free(h);
 		h = next;
 	}
 }
 
+void defer_init(void)
+{
+	pthread_mutex_lock(&D.mu);
+	D.head = NULL;
+	D.tail = &D.head;
+	D.n = D.taken = 0;
+	pthread_mutex_unlock(&D.mu);
+}
+
 void defer_fini(void)
 {
-	struct held *h;
+	struct defer_slot *h;
 
 	pthread_mutex_lock(&D.mu);
 	h = D.head;
 	D.head = NULL;
 	D.tail = &D.head;
-	D.n = 0;
+	D.n = D.taken = 0;
 	pthread_mutex_unlock(&D.mu);
 	free_all(h);
 }
 
-int defer_add(uint64_t seq, const osm_madw_t *madw, const ib_service_record_t *rec)
+int defer_reserve(struct defer_slot **out)
 {
-	struct held *h;
+	struct defer_slot *s;
 
 	pthread_mutex_lock(&D.mu);
-	if (D.n >= DEFER_MAX) {
+	if (D.taken >= DEFER_MAX) {
 		pthread_mutex_unlock(&D.mu);
 		return -ENOSPC;
 	}
+	D.taken++;
 	pthread_mutex_unlock(&D.mu);
-	h = malloc(sizeof(*h));
-	if (!h)
+	s = malloc(sizeof(*s));
+	if (!s) {
+		pthread_mutex_lock(&D.mu);
+		D.taken--;
+		pthread_mutex_unlock(&D.mu);
 		return -ENOMEM;
-	h->next = NULL;
-	h->seq = seq;
-	glue_req_save(madw, &h->req);
-	h->rec = *rec;
-	/* One adder (the Set thread), so the count checked above holds. */
-	pthread_mutex_lock(&D.mu);
-	if (!D.tail)
-		D.tail = &D.head;
-	*D.tail = h;
-	D.tail = &h->next;
-	D.n++;
-	pthread_mutex_unlock(&D.mu);
+	}
+	*out = s;
 	return 0;
 }
 
-size_t defer_release(uint64_t seq, int send)
+void defer_cancel(struct defer_slot *s)
 {
-	struct held *first, *h, **cut;
+	if (!s)
+		return;
+	free(s);
+	pthread_mutex_lock(&D.mu);
+	D.taken--;
+	pthread_mutex_unlock(&D.mu);
+}
+
+void defer_hold(struct defer_slot *s, uint64_t epoch, uint64_t seq, const osm_madw_t *madw,
+		const ib_service_record_t *rec)
+{
+	s->next = NULL;
+	s->epoch = epoch;
+	s->seq = seq;
+	glue_req_save(madw, &s->req);
+	s->rec = *rec;
+	pthread_mutex_lock(&D.mu);
+	if (!D.tail)
+		D.tail = &D.head;
+	*D.tail = s;
+	D.tail = &s->next;
+	D.n++;
+	pthread_mutex_unlock(&D.mu);
+}
+
+size_t defer_release(uint64_t epoch, uint64_t seq, int send)
+{
+	struct defer_slot *first = NULL, *h, **cut;
 	size_t n = 0;
 
 	pthread_mutex_lock(&D.send_mu);
 	pthread_mutex_lock(&D.mu);
-	/* Changes are added in sequence order: the ones up to seq lead. */
-	for (cut = &D.head; *cut && (*cut)->seq <= seq; cut = &(*cut)->next)
+	/* Changes are held in the order they were made: those up to seq of
+	 * this epoch, and any of an earlier one, lead. */
+	for (cut = &D.head; *cut && ((*cut)->epoch != epoch || (*cut)->seq <= seq);
+	     cut = &(*cut)->next)
 		n++;
-	first = NULL;
 	if (n) {
 		first = D.head;
 		D.head = *cut;
@@ -101,10 +124,12 @@ size_t defer_release(uint64_t seq, int send)
 		if (!D.head)
 			D.tail = &D.head;
 		D.n -= n;
+		D.taken -= n;
 	}
 	pthread_mutex_unlock(&D.mu);
 	for (h = first; send && h; h = h->next)
-		glue_req_respond_one(&h->req, &h->rec);
+		if (h->epoch == epoch)
+			glue_req_respond_one(&h->req, &h->rec);
 	pthread_mutex_unlock(&D.send_mu);
 	free_all(first);
 	return n;

@@ -5,7 +5,9 @@
  * and goes on; whichever thread learns that the standbys have the
  * change (an ack on the responder thread, the tick that drops a standby
  * that acks nothing) sends it. Answers leave in the order of their
- * changes. Its own mutexes; never held while taking osm->lock. */
+ * changes. A place in the queue is taken before the change is made, so
+ * a change is never made that could not be held. Its own mutexes; never
+ * held while taking osm->lock. */
 #ifndef IBATS_DEFER_H
 #define IBATS_DEFER_H
 
@@ -14,22 +16,31 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Held answers at most: beyond it the standbys that hold them back are
- * dropped (they cannot keep up) rather than OpenSM's memory grown. */
+/* Held answers at most: beyond it Sets are refused before they are made
+ * (the client asks again) rather than OpenSM's memory grown. */
 #define DEFER_MAX 8192
-#define DEFER_MAX_WORDS "8192"
+
+struct defer_slot;
 
 void defer_init(void);
 /* Every held answer forgotten, none sent. */
 void defer_fini(void);
 
-/* Hold the answer rec to madw's request until change seq is committed.
- * -ENOSPC when DEFER_MAX are held (nothing kept), -ENOMEM. */
-int defer_add(uint64_t seq, const osm_madw_t *madw, const ib_service_record_t *rec);
-/* Send the held answers of changes up to seq, oldest first; with send 0
- * (this SM is no master any more: the new one may lack the change, the
- * client asks it again) forget them unanswered. Returns how many. */
-size_t defer_release(uint64_t seq, int send);
+/* A place for one answer: -ENOSPC when DEFER_MAX are held or taken,
+ * -ENOMEM. */
+int defer_reserve(struct defer_slot **out);
+/* Give a place back unused (NULL: nothing). */
+void defer_cancel(struct defer_slot *s);
+/* Hold in place s the answer rec to madw's request until change seq of
+ * epoch is committed. */
+void defer_hold(struct defer_slot *s, uint64_t epoch, uint64_t seq, const osm_madw_t *madw,
+		const ib_service_record_t *rec);
+/* Send the held answers of epoch's changes up to seq, oldest first, and
+ * forget those of other epochs unsent (their clients asked a master
+ * since); with send 0 (this SM is no master any more: the new one may
+ * lack the change, the client asks it again) forget them all unsent.
+ * Returns how many left the queue. */
+size_t defer_release(uint64_t epoch, uint64_t seq, int send);
 /* Answer madw's request with rec now, after the held answers another
  * thread is sending: answers leave in the order of their changes. */
 void defer_send_now(osm_madw_t *madw, const ib_service_record_t *rec);

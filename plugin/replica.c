@@ -149,15 +149,42 @@ void replica_fini(void)
 }
 
 
-uint64_t replica_log_set(const uint8_t *rec)
+uint64_t replica_log_set(const uint8_t *rec, uint64_t *epoch)
 {
 	return R.on ? rlog_append(R.log, REPL_SET, rec,
-				     shadow_lease_end(wire_get32(rec + SR_OFF_LEASE), mono_ms())) : 0;
+				  shadow_lease_end(wire_get32(rec + SR_OFF_LEASE), mono_ms()),
+				  epoch) : 0;
 }
 
-uint64_t replica_log_delete(const uint8_t *rec)
+uint64_t replica_log_delete(const uint8_t *rec, uint64_t *epoch)
 {
-	return R.on ? rlog_append(R.log, REPL_DELETE, rec, SHADOW_LEASE_INFINITE) : 0;
+	return R.on ? rlog_append(R.log, REPL_DELETE, rec, SHADOW_LEASE_INFINITE, epoch) : 0;
+}
+
+int replica_reserve(struct defer_slot **slot)
+{
+	static int64_t logged_ms;
+	int64_t now, last;
+	int ret;
+
+	*slot = NULL;
+	if (!R.on)
+		return 0;
+	ret = defer_reserve(slot);
+	if (ret == -ENOSPC) {
+		/* One line a minute: a client that asks again is refused
+		 * again until the standbys catch up or are dropped. */
+		now = mono_ms();
+		last = __atomic_load_n(&logged_ms, __ATOMIC_RELAXED);
+		if ((!last || now - last >= 60000) &&
+		    __atomic_compare_exchange_n(&logged_ms, &last, now, 0, __ATOMIC_RELAXED,
+						__ATOMIC_RELAXED))
+			OSM_LOG(glue_log(), OSM_LOG_INFO,
+				"WRN 7A47: %d answers held for standby SMs: ServiceRecord Sets "
+				"and Deletes refused (NO_RESOURCES) until they ack or are "
+				"dropped\n", DEFER_MAX);
+	}
+	return ret;
 }
 
 /* ---- master: answers ---- */
@@ -229,7 +256,9 @@ static void log_dropped(const uint64_t *dropped, size_t n, const char *why)
 /* Any thread: send the answers the standbys now hold the changes of. */
 static void release(void)
 {
-	defer_release(rlog_committed(R.log), glue_is_master());
+	uint64_t epoch, c = rlog_committed(R.log, &epoch);
+
+	defer_release(epoch, c, glue_is_master());
 }
 
 void replica_publish(uint64_t seq)
@@ -246,12 +275,13 @@ void replica_publish(uint64_t seq)
 	R.changed();
 }
 
-void replica_answer(uint64_t seq, osm_madw_t *madw, const ib_service_record_t *rec)
+void replica_answer(struct defer_slot *slot, uint64_t epoch, uint64_t seq, osm_madw_t *madw,
+		    const ib_service_record_t *rec)
 {
-	uint64_t dropped[RLOG_MAX_PEERS], oldest;
-	size_t ndropped;
+	uint64_t oldest;
 
 	if (!R.on || !seq) {
+		defer_cancel(slot);
 		glue_sa_respond_one(madw, rec);
 		return;
 	}
@@ -259,31 +289,13 @@ void replica_answer(uint64_t seq, osm_madw_t *madw, const ib_service_record_t *r
 	/* Nobody to wait for, nothing held before it: as OpenSM answers. A
 	 * handover that began meanwhile: the new master may not have the
 	 * change, so the client must not hear it was made. */
-	if (rlog_committed(R.log) >= seq && !defer_count(&oldest)) {
+	if (rlog_committed(R.log, NULL) >= seq && !defer_count(&oldest)) {
+		defer_cancel(slot);
 		if (glue_is_master())
 			defer_send_now(madw, rec);
 		return;
 	}
-	if (defer_add(seq, madw, rec)) {
-		/* DEFER_MAX answers held: the standbys that have not acked the
-		 * oldest cannot keep up, and OpenSM's memory does not grow for
-		 * them. The others stay. */
-		if (defer_count(&oldest)) {
-			rlog_drop_behind(R.log, oldest, dropped, &ndropped);
-			log_dropped(dropped, ndropped, "fell " DEFER_MAX_WORDS " answers behind");
-			release();
-		}
-		if (defer_add(seq, madw, rec)) {
-			/* No memory: every standby that lacks this change goes,
-			 * and all is answered. */
-			rlog_drop_behind(R.log, seq, dropped, &ndropped);
-			log_dropped(dropped, ndropped, "could not be waited for (no memory)");
-			release();
-			if (glue_is_master())
-				defer_send_now(madw, rec);
-			return;
-		}
-	}
+	defer_hold(slot, epoch, seq, madw, rec);
 	release();
 }
 
@@ -556,7 +568,7 @@ void replica_sweep_start(void)
 	__atomic_store_n(&R.steady_ms, 0, __ATOMIC_RELAXED);
 	/* Answers held in an earlier mastership are no one's to send now:
 	 * their clients asked the master since. */
-	defer_release(UINT64_MAX, 0);
+	defer_release(0, UINT64_MAX, 0);
 	standby_takeover();
 	/* Whatever OpenSM does to its list in this first master sweep (the
 	 * SA database file, a clean) is unlogged: standbys start over. */

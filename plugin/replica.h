@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "conf.h"
+#include "defer.h"
 #include "responder.h"
 #include "state.h"
 
@@ -26,18 +27,25 @@ void replica_fini(void);
 const struct responder_ext *replica_ext(void);
 
 /* Exclusive lock held, the list just changed: the change's sequence
- * number, 0 while not replicating. */
-uint64_t replica_log_set(const uint8_t *rec);
-uint64_t replica_log_delete(const uint8_t *rec);
+ * number, 0 while not replicating; its epoch in *epoch (unless NULL). */
+uint64_t replica_log_set(const uint8_t *rec, uint64_t *epoch);
+uint64_t replica_log_delete(const uint8_t *rec, uint64_t *epoch);
+/* Exclusive lock held, before a client's Set or Delete is made: a place
+ * for its answer (NULL while not replicating). -ENOSPC when DEFER_MAX
+ * answers wait for the standbys (WRN 7A47, once a minute), -ENOMEM:
+ * refuse the request unmade (NO_RESOURCES). */
+int replica_reserve(struct defer_slot **slot);
 /* Lock released: hand change seq to the standbys' held pulls (lease
  * expiry, flushes: nobody waits for an answer). */
 void replica_publish(uint64_t seq);
-/* Lock released, a client's Set or Delete made change seq: publish it
- * and answer madw with rec once every in-sync standby has it — now when
+/* Lock released, a client's Set or Delete made change seq of epoch in
+ * the place slot reserved: publish it and answer madw with rec once
+ * every in-sync standby has it — now when
  * none is waited for, else from the thread that sees their acks; never
  * waits (the Set thread serves IPoIB joins too). Unanswered when this
  * SM is no master by then: the client asks the new master. */
-void replica_answer(uint64_t seq, osm_madw_t *madw, const ib_service_record_t *rec);
+void replica_answer(struct defer_slot *slot, uint64_t epoch, uint64_t seq, osm_madw_t *madw,
+		    const ib_service_record_t *rec);
 
 /* At HEAVY_SWEEP_START, no lock held: a sweep that may make this SM
  * master installs the shadow (when it is a standby's, and whole) and

@@ -17,6 +17,11 @@ struct peer {
 	 * pull (standby.c), so it may be committed without from then on. */
 	int64_t flagged_ms;
 	int in_sync;
+	/* Its stream broke while in sync (it must snapshot, or it went
+	 * back): still waited for, never told "in sync" again, dropped
+	 * ack_ms after it last was. It may not know yet: the answer that
+	 * tells it can be lost. */
+	int lost;
 	int holding;
 	struct rlog_held held;
 	int64_t held_at_ms;
@@ -87,7 +92,7 @@ uint64_t rlog_head(struct rlog *l)
 }
 
 uint64_t rlog_append_at(struct rlog *l, enum repl_kind kind, const uint8_t *rec,
-			int64_t lease_end_ms, int64_t now_ms)
+			int64_t lease_end_ms, int64_t now_ms, uint64_t *epoch)
 {
 	struct rlog_entry *e;
 	uint64_t seq;
@@ -100,14 +105,16 @@ uint64_t rlog_append_at(struct rlog *l, enum repl_kind kind, const uint8_t *rec,
 	memcpy(e->rec, rec, SR_SIZE);
 	e->lease_end_ms = lease_end_ms;
 	e->made_ms = now_ms;
+	if (epoch)
+		*epoch = l->epoch;
 	pthread_mutex_unlock(&l->mu);
 	return seq;
 }
 
 uint64_t rlog_append(struct rlog *l, enum repl_kind kind, const uint8_t *rec,
-		     int64_t lease_end_ms)
+		     int64_t lease_end_ms, uint64_t *epoch)
 {
-	return rlog_append_at(l, kind, rec, lease_end_ms, mono_ms());
+	return rlog_append_at(l, kind, rec, lease_end_ms, mono_ms(), epoch);
 }
 
 /* Under mu. */
@@ -185,14 +192,14 @@ enum rlog_verdict rlog_pull(struct rlog *l, uint64_t guid, uint64_t epoch, uint6
 	 * never was: it must start over from a snapshot. */
 	if (epoch != l->epoch || !next || next > l->head + 1 ||
 	    (next <= l->head && l->head - next >= l->cap)) {
-		p->in_sync = 0;
+		p->lost = p->in_sync;
 		p->holding = 0;
 		v = RLOG_SNAP_NEEDED;
 		goto out;
 	}
 	if (next - 1 < p->acked) {
 		/* It went back: what it acked is not all in its copy. */
-		p->in_sync = 0;
+		p->lost = p->in_sync;
 		p->acked = next - 1;
 	} else if (next - 1 > p->acked) {
 		p->acked = next - 1;
@@ -200,6 +207,7 @@ enum rlog_verdict rlog_pull(struct rlog *l, uint64_t guid, uint64_t epoch, uint6
 	if (next == l->head + 1) {
 		/* It holds everything: from now on changes wait for it. */
 		p->in_sync = 1;
+		p->lost = 0;
 		p->held = *held;
 		p->held.guid = guid;
 		p->held.next = next;
@@ -217,7 +225,7 @@ out:
 	 * RLOG_FRESH_MS: one that lags, or asks without acking (a liar, or
 	 * one whose answers are lost), stops being told so, and ack_ms later
 	 * it can be committed without (rlog_tick). */
-	if (p->in_sync && !owes_old_locked(l, p, now_ms)) {
+	if (p->in_sync && !p->lost && !owes_old_locked(l, p, now_ms)) {
 		p->flagged_ms = now_ms;
 		*in_sync = was ? 1 : 2;
 	}
@@ -283,12 +291,14 @@ static uint64_t committed_locked(const struct rlog *l)
 	return c;
 }
 
-uint64_t rlog_committed(struct rlog *l)
+uint64_t rlog_committed(struct rlog *l, uint64_t *epoch)
 {
 	uint64_t c;
 
 	pthread_mutex_lock(&l->mu);
 	c = committed_locked(l);
+	if (epoch)
+		*epoch = l->epoch;
 	pthread_mutex_unlock(&l->mu);
 	return c;
 }
@@ -297,6 +307,7 @@ uint64_t rlog_committed(struct rlog *l)
 static void drop_locked(struct rlog *l, struct peer *p, uint64_t *dropped, size_t *ndropped)
 {
 	p->in_sync = 0;
+	p->lost = 0;
 	p->holding = 0;
 	l->dropped++;
 	if (*ndropped < RLOG_MAX_PEERS)
@@ -321,7 +332,7 @@ size_t rlog_tick(struct rlog *l, int64_t now_ms, unsigned ack_ms,
 		gone = now_ms - p->last_pull_ms >= (int64_t)ack_ms;
 		/* It owes a change and was last told "in sync" ack_ms ago
 		 * (or is gone): committed without it, so dropped. */
-		if (p->in_sync && p->acked < l->head &&
+		if (p->in_sync && (p->acked < l->head || p->lost) &&
 		    (gone || now_ms - p->flagged_ms >= (int64_t)ack_ms))
 			drop_locked(l, p, dropped, ndropped);
 		if (gone) {
@@ -331,21 +342,6 @@ size_t rlog_tick(struct rlog *l, int64_t now_ms, unsigned ack_ms,
 	}
 	pthread_mutex_unlock(&l->mu);
 	return freed;
-}
-
-void rlog_drop_behind(struct rlog *l, uint64_t seq, uint64_t *dropped, size_t *ndropped)
-{
-	size_t i;
-
-	*ndropped = 0;
-	pthread_mutex_lock(&l->mu);
-	for (i = 0; i < RLOG_MAX_PEERS; i++) {
-		struct peer *p = &l->peers[i];
-
-		if (p->guid && p->in_sync && p->acked < seq)
-			drop_locked(l, p, dropped, ndropped);
-	}
-	pthread_mutex_unlock(&l->mu);
 }
 
 void rlog_stats(struct rlog *l, struct rlog_stats *out)

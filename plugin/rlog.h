@@ -49,12 +49,14 @@ uint64_t rlog_epoch(struct rlog *l);
 uint64_t rlog_head(struct rlog *l);
 
 /* Log a change (the caller holds osm->lock exclusively, so the order is
- * the list's); its sequence number. */
+ * the list's); its sequence number, and in *epoch (unless NULL) the
+ * epoch it was logged in. */
 uint64_t rlog_append(struct rlog *l, enum repl_kind kind, const uint8_t *rec,
-		     int64_t lease_end_ms);
-/* The same, made at now_ms (monotonic) rather than now. */
+		     int64_t lease_end_ms, uint64_t *epoch);
+/* The same, made at now_ms (monotonic, never before an earlier change's)
+ * rather than now. */
 uint64_t rlog_append_at(struct rlog *l, enum repl_kind kind, const uint8_t *rec,
-			int64_t lease_end_ms, int64_t now_ms);
+			int64_t lease_end_ms, int64_t now_ms, uint64_t *epoch);
 
 enum rlog_verdict {
 	RLOG_ANSWER,       /* *out is the change asked for */
@@ -84,17 +86,16 @@ size_t rlog_take_stale(struct rlog *l, int64_t now_ms, unsigned hold_ms,
 int rlog_get(struct rlog *l, uint64_t seq, struct rlog_entry *out);
 
 /* The newest change every in-sync standby holds (the head when none
- * is waited for): a client's Set or Delete up to it may be answered. */
-uint64_t rlog_committed(struct rlog *l);
-/* Every few ms: drop the in-sync standbys whose ack stayed behind the
- * head for ack_ms (GUIDs in dropped[], up to RLOG_MAX_PEERS, count in
- * *ndropped), and free the slots of standbys that pulled nothing for
- * ack_ms. Returns the slots freed. */
+ * is waited for): a client's Set or Delete up to it may be answered. The
+ * epoch it belongs to in *epoch (unless NULL). */
+uint64_t rlog_committed(struct rlog *l, uint64_t *epoch);
+/* Every few ms: drop the in-sync standbys that owe a change (or lost
+ * their stream) and were last told "in sync" ack_ms ago (GUIDs in
+ * dropped[], up to RLOG_MAX_PEERS, count in *ndropped), and free the
+ * slots of standbys that pulled nothing for ack_ms. Returns the slots
+ * freed. */
 size_t rlog_tick(struct rlog *l, int64_t now_ms, unsigned ack_ms,
 		 uint64_t *dropped, size_t *ndropped);
-/* Drop every in-sync standby that has not acked seq (the held answers
- * are full: it cannot keep up). */
-void rlog_drop_behind(struct rlog *l, uint64_t seq, uint64_t *dropped, size_t *ndropped);
 
 struct rlog_stats {
 	uint64_t epoch, head;

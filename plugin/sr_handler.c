@@ -236,19 +236,32 @@ static void respond(osm_madw_t *madw, cl_qlist_t *list)
 /* A Set's or Delete's answer, as OpenSM's sr_rcv_respond() makes it
  * (the ServiceKey only to trusted requests), once the standbys have the
  * change seq (replica.h). */
-static void answer_change(osm_madw_t *madw, uint64_t seq, ib_service_record_t *rec)
+static void answer_change(osm_madw_t *madw, struct defer_slot *slot, uint64_t epoch,
+			  uint64_t seq, ib_service_record_t *rec)
 {
 	if (!osm_madw_get_sa_mad_ptr(madw)->sm_key)
 		memset(rec->service_key, 0, sizeof(rec->service_key));
-	replica_answer(seq, madw, rec);
+	replica_answer(slot, epoch, seq, madw, rec);
+}
+
+/* Exclusive lock held: a place for the answer before the change is made
+ * (replica.h); released with an SA error when there is none. */
+static int reserve(osm_madw_t *madw, struct defer_slot **slot)
+{
+	if (!replica_reserve(slot))
+		return 0;
+	glue_unlock();
+	glue_sa_error(madw, IB_SA_MAD_STATUS_NO_RESOURCES);
+	return -1;
 }
 
 /* Exclusive lock held, released here. OpenSM's sr_rcv_process_set_method. */
 static void do_set(osm_madw_t *madw, ib_service_record_t *rec, ib_net64_t mask,
 		   uint64_t charge, uint64_t t0)
 {
+	struct defer_slot *slot;
 	ib_service_record_t answer;
-	uint64_t seq;
+	uint64_t seq, epoch = 0;
 	void *s;
 
 	if ((mask & (IB_SR_COMPMASK_SID | IB_SR_COMPMASK_SGID)) !=
@@ -257,10 +270,13 @@ static void do_set(osm_madw_t *madw, ib_service_record_t *rec, ib_net64_t mask,
 		glue_sa_error(madw, IB_SA_MAD_STATUS_REQ_INVALID);
 		return;
 	}
+	if (reserve(madw, &slot))
+		return;
 	if (!(mask & IB_SR_COMPMASK_SLEASE))
 		rec->service_lease = SR_LEASE_INFINITE;
 	s = mirror_set((const uint8_t *)rec, charge);
 	if (!s) {
+		defer_cancel(slot);
 		glue_unlock();
 		OSM_LOG(glue_log(), OSM_LOG_ERROR,
 			"ERR 7A32: out of memory adding a ServiceRecord\n");
@@ -270,30 +286,34 @@ static void do_set(osm_madw_t *madw, ib_service_record_t *rec, ib_net64_t mask,
 	/* As OpenSM does: a lease-timer call within a second. */
 	if (rec->service_lease != SR_LEASE_INFINITE)
 		glue_sr_lease_started(s);
-	seq = replica_log_set((const uint8_t *)rec);
+	seq = replica_log_set((const uint8_t *)rec, &epoch);
 	glue_unlock();
 	account(&sets, &set_ns, t0);
 	answer = *rec;
 	if (!(mask & IB_SR_COMPMASK_SPKEY))
 		answer.service_pkey = IB_DEFAULT_PKEY;
-	answer_change(madw, seq, &answer);
+	answer_change(madw, slot, epoch, seq, &answer);
 }
 
 /* Exclusive lock held, released here. OpenSM's sr_rcv_process_delete_method. */
 static void do_delete(osm_madw_t *madw, const ib_service_record_t *rec, uint64_t t0)
 {
+	struct defer_slot *slot;
 	ib_service_record_t gone;
-	uint64_t seq;
+	uint64_t seq, epoch = 0;
 
+	if (reserve(madw, &slot))
+		return;
 	if (mirror_delete((const uint8_t *)rec, (uint8_t *)&gone)) {
+		defer_cancel(slot);
 		glue_unlock();
 		glue_sa_error(madw, IB_SA_MAD_STATUS_NO_RECORDS);
 		return;
 	}
-	seq = replica_log_delete((const uint8_t *)&gone);
+	seq = replica_log_delete((const uint8_t *)&gone, &epoch);
 	glue_unlock();
 	account(&sets, &set_ns, t0);
-	answer_change(madw, seq, &gone);
+	answer_change(madw, slot, epoch, seq, &gone);
 }
 
 static void count_decision(const struct pol_decision *d)
@@ -531,7 +551,7 @@ static void sr_get(void *context, void *data)
 /* The lease timer's thread, exclusive lock held. */
 static void lease_expired(const uint8_t *bytes)
 {
-	lease_seq = replica_log_delete(bytes);
+	lease_seq = replica_log_delete(bytes, NULL);
 }
 
 static void lease_done(void)

@@ -406,16 +406,21 @@ void standby_leaving(void)
  * gone soon after tick 1: (retries + 1) timeouts before now, less a
  * second for a poll's own answer time. If that is before answered_ms +
  * ack_ms, the master died before it could commit without us. */
-static const char *untrusted_locked(int64_t now)
+static const char *untrusted_locked(int64_t now, int handover)
 {
 	unsigned t, n;
+	int64_t window;
 
 	glue_polling(&t, &n);
+	/* A handover (OpenSM went from STANDBY to MASTER on the old master's
+	 * word, osm_sm_state_mgr.c): that master is alive and could commit
+	 * without us up to the handover, so no polling window is credited. */
+	window = handover ? 0 : (int64_t)(n + 1) * t - 1000;
 	if (!R.epoch || R.snapshotting)
 		return "it holds no whole copy of the master's records";
 	if (!R.in_sync)
 		return "it was still catching up with the master";
-	if (now - R.answered_ms >= (int64_t)R.master_ack_ms + (int64_t)(n + 1) * t - 1000)
+	if (now - R.answered_ms >= (int64_t)R.master_ack_ms + window)
 		return "the master may have committed changes since its last answer";
 	return NULL;
 }
@@ -560,7 +565,8 @@ void standby_takeover(void)
 
 		if (!R.master_lid && glue_master_sm(&R.master_lid, &guid))
 			R.master_lid = 0;
-		why = untrusted_locked(mono_ms());
+		why = untrusted_locked(mono_ms(),
+				       glue_sm_state() == IB_SMINFO_STATE_MASTER);
 		if (why && R.master_lid && final_copy_locked()) {
 			why = NULL;
 			from = "the final copy of the SM that handed over";

@@ -143,7 +143,7 @@ static int flush_one(void *h, const uint8_t *bytes, void *arg)
 		"WRN 7A10: flushed ATS record of departed port (%s): SID 0x%016" PRIx64
 		" GID %s PKey 0x%04x IP %s\n", w->why, r.id,
 		ats_gid_format(r.gid, gid, sizeof(gid)), r.pkey, ip);
-	w->seq = replica_log_delete(bytes);
+	w->seq = replica_log_delete(bytes, NULL);
 	mirror_remove(h);
 	w->flushed++;
 	return 0;

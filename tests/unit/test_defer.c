@@ -1,7 +1,8 @@
 /* The answers held for the standbys (plugin/defer.c): released oldest
  * first up to the committed change and no further, forgotten unsent when
- * this SM is no master, bounded. glue's two request functions are
- * stubbed: a "request" is told apart by its first byte. */
+ * this SM is no master or they belong to an earlier epoch, bounded by
+ * places taken before the change. glue's request functions are stubbed:
+ * a "request" is told apart by its first byte. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -35,18 +36,31 @@ int glue_sa_respond_one(osm_madw_t *madw, const ib_service_record_t *rec)
 	return 0;
 }
 
-static int add(uint64_t seq, uint8_t tag)
+#define E1 0x1111
+#define E2 0x2222
+
+static int add_in(uint64_t epoch, uint64_t seq, uint8_t tag)
 {
 	static uint8_t mad[MAD_BLOCK_SIZE];
+	struct defer_slot *slot;
 	ib_service_record_t rec;
 	osm_madw_t madw;
+	int ret;
 
 	memset(&madw, 0, sizeof(madw));
 	memset(&rec, 0, sizeof(rec));
 	mad[0] = tag;
 	madw.p_mad = (const ib_mad_t *)mad;
 	rec.service_lease = tag;
-	return defer_add(seq, &madw, &rec);
+	ret = defer_reserve(&slot);
+	if (!ret)
+		defer_hold(slot, epoch, seq, &madw, &rec);
+	return ret;
+}
+
+static int add(uint64_t seq, uint8_t tag)
+{
+	return add_in(E1, seq, tag);
 }
 
 static int setup(void **state)
@@ -75,11 +89,11 @@ static void test_release_in_order(void **state)
 	assert_int_equal(defer_count(&oldest), 5);
 	assert_int_equal(oldest, 11);
 	/* Nothing committed yet: nothing leaves (this once sent them all). */
-	assert_int_equal(defer_release(10, 1), 0);
-	assert_int_equal(defer_release(0, 1), 0);
+	assert_int_equal(defer_release(E1, 10, 1), 0);
+	assert_int_equal(defer_release(E1, 0, 1), 0);
 	assert_int_equal(nsent, 0);
 	assert_int_equal(defer_count(&oldest), 5);
-	assert_int_equal(defer_release(12, 1), 2);
+	assert_int_equal(defer_release(E1, 12, 1), 2);
 	assert_int_equal(nsent, 2);
 	assert_int_equal(sent[0], 1);
 	assert_int_equal(sent[1], 2);
@@ -87,13 +101,13 @@ static void test_release_in_order(void **state)
 	assert_int_equal(oldest, 13);
 	/* Added after a release, behind the rest. */
 	assert_int_equal(add(16, 6), 0);
-	assert_int_equal(defer_release(100, 1), 4);
+	assert_int_equal(defer_release(E1, 100, 1), 4);
 	assert_int_equal(nsent, 6);
 	for (t = 0; t < 6; t++)
 		assert_int_equal(sent[t], t + 1);
 	assert_int_equal(defer_count(&oldest), 0);
 	assert_int_equal(oldest, 0);
-	assert_int_equal(defer_release(100, 1), 0);
+	assert_int_equal(defer_release(E1, 100, 1), 0);
 }
 
 static void test_forgotten_unsent(void **state)
@@ -103,29 +117,58 @@ static void test_forgotten_unsent(void **state)
 	(void)state;
 	assert_int_equal(add(1, 1), 0);
 	assert_int_equal(add(2, 2), 0);
-	assert_int_equal(defer_release(UINT64_MAX, 0), 2);
+	assert_int_equal(defer_release(0, UINT64_MAX, 0), 2);
 	assert_int_equal(nsent, 0);
 	assert_int_equal(defer_count(&oldest), 0);
 	assert_int_equal(add(3, 3), 0);
-	assert_int_equal(defer_release(3, 1), 1);
+	assert_int_equal(defer_release(E1, 3, 1), 1);
 	assert_int_equal(nsent, 1);
 	/* Left for fini. */
 	assert_int_equal(add(4, 4), 0);
 }
 
+/* Places are taken before a change is made: held and reserved ones
+ * count, a cancelled one comes back, none is ever short. */
 static void test_bounded(void **state)
 {
+	struct defer_slot *a, *b;
 	uint64_t oldest, s;
 
 	(void)state;
-	for (s = 1; s <= DEFER_MAX; s++)
+	assert_int_equal(defer_reserve(&a), 0);
+	for (s = 1; s < DEFER_MAX; s++)
 		assert_int_equal(add(s, (uint8_t)s), 0);
+	assert_int_equal(defer_reserve(&b), -ENOSPC);
 	assert_int_equal(add(s, 0), -ENOSPC);
-	assert_int_equal(defer_count(&oldest), DEFER_MAX);
-	assert_int_equal(defer_release(1, 1), 1);
+	assert_int_equal(defer_count(&oldest), DEFER_MAX - 1);
+	defer_cancel(a);
+	defer_cancel(NULL);
 	assert_int_equal(add(s, (uint8_t)s), 0);
-	assert_int_equal(defer_release(UINT64_MAX, 1), DEFER_MAX);
+	assert_int_equal(add(s + 1, 0), -ENOSPC);
+	assert_int_equal(defer_release(E1, 1, 1), 1);
+	assert_int_equal(add(s + 1, (uint8_t)(s + 1)), 0);
+	assert_int_equal(defer_release(E1, UINT64_MAX, 1), DEFER_MAX);
 	assert_int_equal(nsent, DEFER_MAX + 1);
+}
+
+/* A change of an earlier epoch (held by a Set that raced the new epoch)
+ * never blocks the queue, and is never sent. */
+static void test_epochs(void **state)
+{
+	uint64_t oldest;
+
+	(void)state;
+	assert_int_equal(add_in(E1, 5000, 1), 0);
+	assert_int_equal(add_in(E2, 1, 2), 0);
+	assert_int_equal(add_in(E2, 2, 3), 0);
+	assert_int_equal(defer_release(E2, 1, 1), 2);
+	assert_int_equal(nsent, 1);
+	assert_int_equal(sent[0], 2);
+	assert_int_equal(defer_count(&oldest), 1);
+	assert_int_equal(oldest, 2);
+	assert_int_equal(defer_release(E2, 2, 1), 1);
+	assert_int_equal(nsent, 2);
+	assert_int_equal(sent[1], 3);
 }
 
 int main(void)
@@ -134,6 +177,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_release_in_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_forgotten_unsent, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bounded, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_epochs, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

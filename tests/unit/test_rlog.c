@@ -59,7 +59,7 @@ static void test_numbering_and_ring(void **state)
 	assert_int_equal(rlog_get(l, 1, &e), -ENOENT);
 	for (i = 1; i <= 10; i++)
 		assert_int_equal(rlog_append(l, i % 2 ? REPL_SET : REPL_DELETE, rec_of(i),
-					     (int64_t)i * 1000), i);
+					     (int64_t)i * 1000, NULL), i);
 	assert_int_equal(rlog_head(l), 10);
 	/* Only the newest four are left. */
 	for (i = 1; i <= 6; i++)
@@ -78,7 +78,7 @@ static void test_numbering_and_ring(void **state)
 	assert_int_equal(rlog_epoch(l), 8);
 	assert_int_equal(rlog_head(l), 0);
 	assert_int_equal(rlog_get(l, 10, &e), -ENOENT);
-	assert_int_equal(rlog_append(l, REPL_SET, rec_of(42), 0), 1);
+	assert_int_equal(rlog_append(l, REPL_SET, rec_of(42), 0, NULL), 1);
 	assert_int_equal(rlog_get(l, 1, &e), 0);
 	assert_int_equal(wire_get64(e.rec + SR_OFF_ID), 42);
 	rlog_fini(l);
@@ -94,7 +94,7 @@ static void test_pull_verdicts(void **state)
 
 	(void)state;
 	for (i = 1; i <= 10; i++)
-		rlog_append(l, REPL_SET, rec_of(100 + i), 0);
+		rlog_append(l, REPL_SET, rec_of(100 + i), 0, NULL);
 	/* Another epoch, no change 0, a change that never was, one that left. */
 	assert_int_equal(pull(l, G1, 2, 8, 1, &e, &in_sync), RLOG_SNAP_NEEDED);
 	assert_false(in_sync);
@@ -120,13 +120,30 @@ static void test_pull_verdicts(void **state)
 	assert_int_equal(st.head, 10);
 	assert_int_equal(st.in_sync, 1);
 	assert_int_equal(st.dropped, 0);
-	/* Falling behind the ring again ends it. */
+	/* Falling behind the ring: it must snapshot, and is no longer told
+	 * "in sync"; but it may not hear that (the answer can be lost) and
+	 * still trust its copy, so it is waited for until ack_ms after it
+	 * last was told (review of issue 22: it was let go at once). */
 	for (i = 11; i <= 20; i++)
-		rlog_append(l, REPL_SET, rec_of(100 + i), 0);
+		rlog_append(l, REPL_SET, rec_of(100 + i), 0, NULL);
 	assert_int_equal(pull(l, G1, 3, 11, 1, &e, &in_sync), RLOG_SNAP_NEEDED);
 	assert_false(in_sync);
 	rlog_stats(l, &st);
+	assert_int_equal(st.in_sync, 1);
+	assert_int_equal(rlog_committed(l, NULL), 10);
+	{
+		uint64_t dropped[RLOG_MAX_PEERS];
+		size_t nd;
+
+		assert_int_equal(rlog_tick(l, mono_ms() + 500, 1000, dropped, &nd), 0);
+		assert_int_equal(nd, 0);
+		/* Silent as long, its slot is freed too. */
+		assert_int_equal(rlog_tick(l, mono_ms() + 1000, 1000, dropped, &nd), 1);
+		assert_int_equal(nd, 1);
+	}
+	rlog_stats(l, &st);
 	assert_int_equal(st.in_sync, 0);
+	assert_int_equal(rlog_committed(l, NULL), 20);
 	rlog_fini(l);
 }
 
@@ -144,18 +161,18 @@ static void test_went_back(void **state)
 
 	(void)state;
 	for (i = 1; i <= 10; i++)
-		rlog_append(l, REPL_SET, rec_of(100 + i), 0);
+		rlog_append(l, REPL_SET, rec_of(100 + i), 0, NULL);
 	assert_int_equal(pull(l, G1, 3, 11, 1, &e, &in_sync), RLOG_HOLD);
 	assert_true(in_sync);
-	/* Back to change 4: answered, but not in sync. */
+	/* Back to change 4: answered, but no longer told "in sync"; still
+	 * waited for (it may not hear), at what it holds now. */
 	assert_int_equal(pull(l, G1, 3, 4, 2, &e, &in_sync), RLOG_ANSWER);
 	assert_false(in_sync);
 	assert_int_equal(e.seq, 4);
 	assert_int_equal(pull(l, G1, 3, 5, 3, &e, &in_sync), RLOG_ANSWER);
 	assert_false(in_sync);
-	/* Nobody waited for: change 11 is committed at once. */
-	rlog_append(l, REPL_SET, rec_of(111), 0);
-	assert_int_equal(rlog_committed(l), 11);
+	rlog_append(l, REPL_SET, rec_of(111), 0, NULL);
+	assert_int_equal(rlog_committed(l, NULL), 4);
 	assert_int_equal(rlog_tick(l, mono_ms(), 100000, dropped, &ndropped), 0);
 	assert_int_equal(ndropped, 0);
 	/* At the head again: in sync. */
@@ -163,6 +180,7 @@ static void test_went_back(void **state)
 		assert_int_equal(pull(l, G1, 3, i, 4, &e, &in_sync), RLOG_ANSWER);
 	assert_int_equal(pull(l, G1, 3, 12, 5, &e, &in_sync), RLOG_HOLD);
 	assert_true(in_sync);
+	assert_int_equal(rlog_committed(l, NULL), 11);
 	rlog_fini(l);
 }
 
@@ -175,13 +193,13 @@ static void test_held(void **state)
 	int64_t t0;
 
 	(void)state;
-	rlog_append(l, REPL_SET, rec_of(1), 0);
+	rlog_append(l, REPL_SET, rec_of(1), 0, NULL);
 	assert_int_equal(pull(l, G1, 1, 2, 11, &e, &in_sync), RLOG_HOLD);
 	/* Nothing newer than what it holds: not answered yet. */
 	assert_int_equal(rlog_take_held(l, 1, out, RLOG_MAX_PEERS), 0);
 	/* A second hold replaces the first. */
 	assert_int_equal(pull(l, G1, 1, 2, 12, &e, &in_sync), RLOG_HOLD);
-	assert_int_equal(rlog_append(l, REPL_SET, rec_of(2), 0), 2);
+	assert_int_equal(rlog_append(l, REPL_SET, rec_of(2), 0, NULL), 2);
 	assert_int_equal(rlog_take_held(l, 2, out, RLOG_MAX_PEERS), 1);
 	assert_int_equal(out[0].guid, G1);
 	assert_int_equal(out[0].next, 2);
@@ -241,7 +259,7 @@ static void test_full_and_leave(void **state)
 	rlog_leave(l, 3);
 	rlog_stats(l, &st);
 	assert_int_equal(st.in_sync, RLOG_MAX_PEERS - 1);
-	rlog_append(l, REPL_SET, rec_of(1), 0);
+	rlog_append(l, REPL_SET, rec_of(1), 0, NULL);
 	assert_int_equal(rlog_take_held(l, 1, out, RLOG_MAX_PEERS), RLOG_MAX_PEERS - 1);
 	for (g = 0; g < RLOG_MAX_PEERS - 1; g++)
 		assert_true(out[g].guid != 3);
@@ -260,24 +278,24 @@ static void test_committed_nobody(void **state)
 	int in_sync;
 
 	(void)state;
-	rlog_append(l, REPL_SET, rec_of(1), 0);
+	rlog_append(l, REPL_SET, rec_of(1), 0, NULL);
 	/* A standby still catching up is not waited for. */
-	rlog_append(l, REPL_SET, rec_of(2), 0);
+	rlog_append(l, REPL_SET, rec_of(2), 0, NULL);
 	assert_int_equal(pull(l, G1, 1, 1, 0, &e, &in_sync), RLOG_ANSWER);
-	assert_int_equal(rlog_committed(l), 2);
+	assert_int_equal(rlog_committed(l, NULL), 2);
 	/* One that holds everything is, from the next change on. */
 	assert_int_equal(pull(l, G1, 1, 3, 0, &e, &in_sync), RLOG_HOLD);
-	assert_int_equal(rlog_committed(l), 2);
-	rlog_append(l, REPL_SET, rec_of(3), 0);
-	rlog_append(l, REPL_SET, rec_of(4), 0);
-	assert_int_equal(rlog_committed(l), 2);
+	assert_int_equal(rlog_committed(l, NULL), 2);
+	rlog_append(l, REPL_SET, rec_of(3), 0, NULL);
+	rlog_append(l, REPL_SET, rec_of(4), 0, NULL);
+	assert_int_equal(rlog_committed(l, NULL), 2);
 	/* Catching up again, it stays in sync and each pull acks next - 1. */
 	assert_int_equal(pull(l, G1, 1, 4, 0, &e, &in_sync), RLOG_ANSWER);
 	assert_true(in_sync);
 	assert_int_equal(e.seq, 4);
-	assert_int_equal(rlog_committed(l), 3);
+	assert_int_equal(rlog_committed(l, NULL), 3);
 	assert_int_equal(pull(l, G1, 1, 5, 0, &e, &in_sync), RLOG_HOLD);
-	assert_int_equal(rlog_committed(l), 4);
+	assert_int_equal(rlog_committed(l, NULL), 4);
 	rlog_fini(l);
 }
 
@@ -294,18 +312,26 @@ static void test_committed_two(void **state)
 	(void)state;
 	assert_int_equal(pull(l, G1, 1, 1, 0, &e, &in_sync), RLOG_HOLD);
 	assert_int_equal(pull(l, G2, 1, 1, 0, &e, &in_sync), RLOG_HOLD);
-	rlog_append(l, REPL_SET, rec_of(1), 0);
-	rlog_append(l, REPL_SET, rec_of(2), 0);
-	assert_int_equal(rlog_committed(l), 0);
+	rlog_append(l, REPL_SET, rec_of(1), 0, NULL);
+	rlog_append(l, REPL_SET, rec_of(2), 0, NULL);
+	assert_int_equal(rlog_committed(l, NULL), 0);
 	assert_int_equal(pull(l, G2, 1, 3, 0, &e, &in_sync), RLOG_HOLD);
-	assert_int_equal(rlog_committed(l), 0);
+	assert_int_equal(rlog_committed(l, NULL), 0);
 	assert_int_equal(pull(l, G1, 1, 2, 0, &e, &in_sync), RLOG_ANSWER);
-	assert_int_equal(rlog_committed(l), 1);
-	/* The lagging one is dropped (it cannot keep up): all committed. */
-	rlog_drop_behind(l, 2, dropped, &nd);
+	assert_int_equal(rlog_committed(l, NULL), 1);
+	/* The lagging one, told "in sync" last when it pulled, is dropped
+	 * ack_ms after (and, silent, loses its slot): all committed. */
+	{
+		struct rlog_held h;
+		int64_t t = mono_ms() + 1000;
+
+		memset(&h, 0, sizeof(h));
+		assert_int_equal(rlog_pull(l, G2, 1, 3, &h, t, &e, &in_sync), RLOG_HOLD);
+		assert_int_equal(rlog_tick(l, t, 1000, dropped, &nd), 1);
+	}
 	assert_int_equal(nd, 1);
 	assert_int_equal(dropped[0], G1);
-	assert_int_equal(rlog_committed(l), 2);
+	assert_int_equal(rlog_committed(l, NULL), 2);
 	rlog_stats(l, &st);
 	assert_int_equal(st.in_sync, 1);
 	assert_int_equal(st.dropped, 1);
@@ -332,7 +358,7 @@ static void test_pulls_are_no_ack(void **state)
 	(void)state;
 	memset(&h, 0, sizeof(h));
 	assert_int_equal(rlog_pull(l, G1, 1, 1, &h, t0, &e, &in_sync), RLOG_HOLD);
-	seq = rlog_append_at(l, REPL_SET, rec_of(1), 0, t0);
+	seq = rlog_append_at(l, REPL_SET, rec_of(1), 0, t0, NULL);
 	/* It asks for change 1 again and again: answered, never acked. */
 	for (t = t0; t < t0 + RLOG_FRESH_MS - 50 + 1000; t += 50) {
 		assert_int_equal(rlog_pull(l, G1, 1, seq, &h, t, &e, &in_sync), RLOG_ANSWER);
@@ -340,14 +366,14 @@ static void test_pulls_are_no_ack(void **state)
 		assert_int_equal(in_sync != 0, t - t0 < RLOG_FRESH_MS);
 		assert_int_equal(rlog_tick(l, t, 1000, dropped, &nd), 0);
 		assert_int_equal(nd, 0);
-		assert_int_equal(rlog_committed(l), 0);
+		assert_int_equal(rlog_committed(l, NULL), 0);
 	}
 	/* Last told at t0 + RLOG_FRESH_MS - 50: dropped 1000 ms after. */
 	assert_int_equal(rlog_pull(l, G1, 1, seq, &h, t, &e, &in_sync), RLOG_ANSWER);
 	assert_int_equal(rlog_tick(l, t, 1000, dropped, &nd), 0);
 	assert_int_equal(nd, 1);
 	assert_int_equal(dropped[0], G1);
-	assert_int_equal(rlog_committed(l), seq);
+	assert_int_equal(rlog_committed(l, NULL), seq);
 	/* Still pulling, it keeps its slot; back at the head, it is in
 	 * sync again. */
 	assert_int_equal(rlog_pull(l, G1, 1, seq + 1, &h, t + 100, &e, &in_sync), RLOG_HOLD);
@@ -374,28 +400,28 @@ static void test_slow_acker(void **state)
 	memset(&h, 0, sizeof(h));
 	assert_int_equal(rlog_pull(l, G1, 1, 1, &h, t0, &e, &in_sync), RLOG_HOLD);
 	/* Acked while fresh: it stays, however long. */
-	rlog_append_at(l, REPL_SET, rec_of(1), 0, t0 + 10);
+	rlog_append_at(l, REPL_SET, rec_of(1), 0, t0 + 10, NULL);
 	assert_int_equal(rlog_pull(l, G1, 1, 2, &h, t0 + 100, &e, &in_sync), RLOG_HOLD);
 	assert_int_equal(in_sync, 1);
 	assert_int_equal(rlog_pull(l, G1, 1, 2, &h, t0 + 5000, &e, &in_sync), RLOG_HOLD);
 	assert_int_equal(rlog_tick(l, t0 + 5000, 1000, dropped, &nd), 0);
 	assert_int_equal(nd, 0);
-	assert_int_equal(rlog_committed(l), 1);
+	assert_int_equal(rlog_committed(l, NULL), 1);
 	/* Three changes at +5100, acked one each 800 ms. */
 	t0 += 5100;
-	rlog_append_at(l, REPL_SET, rec_of(2), 0, t0);
-	rlog_append_at(l, REPL_SET, rec_of(3), 0, t0);
-	rlog_append_at(l, REPL_SET, rec_of(4), 0, t0);
+	rlog_append_at(l, REPL_SET, rec_of(2), 0, t0, NULL);
+	rlog_append_at(l, REPL_SET, rec_of(3), 0, t0, NULL);
+	rlog_append_at(l, REPL_SET, rec_of(4), 0, t0, NULL);
 	assert_int_equal(rlog_pull(l, G1, 1, 3, &h, t0 + 800, &e, &in_sync), RLOG_ANSWER);
 	assert_int_equal(in_sync, 0); /* it owes change 3, 800 ms old */
 	assert_int_equal(rlog_tick(l, t0 + 899, 1000, dropped, &nd), 0);
 	assert_int_equal(nd, 0);
-	assert_int_equal(rlog_committed(l), 2);
+	assert_int_equal(rlog_committed(l, NULL), 2);
 	/* Last told "in sync" at +5000 (t0 - 100): dropped at t0 + 900,
 	 * though it acked a change 100 ms before. */
 	assert_int_equal(rlog_tick(l, t0 + 900, 1000, dropped, &nd), 0);
 	assert_int_equal(nd, 1);
-	assert_int_equal(rlog_committed(l), 4);
+	assert_int_equal(rlog_committed(l, NULL), 4);
 	rlog_fini(l);
 }
 
@@ -449,10 +475,10 @@ static void test_silent_owing_dropped(void **state)
 	t0 = mono_ms();
 	/* Its last pull, 500 ms ago; the change comes now. */
 	assert_int_equal(rlog_pull(l, G1, 1, 1, &h, t0 - 500, &e, &in_sync), RLOG_HOLD);
-	seq = rlog_append(l, REPL_SET, rec_of(1), 0);
-	assert_int_equal(rlog_committed(l), 0);
+	seq = rlog_append(l, REPL_SET, rec_of(1), 0, NULL);
+	assert_int_equal(rlog_committed(l, NULL), 0);
 	assert_int_equal(rlog_tick(l, t0 + 500, 1000, dropped, &nd), 1);
-	assert_int_equal(rlog_committed(l), seq);
+	assert_int_equal(rlog_committed(l, NULL), seq);
 	assert_int_equal(nd, 1);
 	assert_int_equal(dropped[0], G1);
 	rlog_stats(l, &st);
@@ -476,23 +502,23 @@ static void test_leave_and_reset(void **state)
 
 	(void)state;
 	assert_int_equal(pull(l, G1, 1, 1, 0, &e, &in_sync), RLOG_HOLD);
-	seq = rlog_append(l, REPL_SET, rec_of(1), 0);
-	assert_int_equal(rlog_committed(l), 0);
+	seq = rlog_append(l, REPL_SET, rec_of(1), 0, NULL);
+	assert_int_equal(rlog_committed(l, NULL), 0);
 	rlog_leave(l, G1);
-	assert_int_equal(rlog_committed(l), seq);
+	assert_int_equal(rlog_committed(l, NULL), seq);
 	rlog_stats(l, &st);
 	assert_int_equal(st.in_sync, 0);
 	assert_int_equal(st.dropped, 0);
 	assert_int_equal(pull(l, G1, 1, 2, 0, &e, &in_sync), RLOG_HOLD);
-	rlog_append(l, REPL_SET, rec_of(2), 0);
-	assert_int_equal(rlog_committed(l), 1);
+	rlog_append(l, REPL_SET, rec_of(2), 0, NULL);
+	assert_int_equal(rlog_committed(l, NULL), 1);
 	/* A new epoch: nobody is in sync with it. */
 	rlog_reset(l, 2);
 	rlog_stats(l, &st);
 	assert_int_equal(st.epoch, 2);
 	assert_int_equal(st.head, 0);
 	assert_int_equal(st.in_sync, 0);
-	assert_int_equal(rlog_committed(l), 0);
+	assert_int_equal(rlog_committed(l, NULL), 0);
 	rlog_fini(l);
 }
 

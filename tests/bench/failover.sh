@@ -69,15 +69,20 @@ failover_one() {
 		# A deaf standby in sync owes a Set: the Set's answer waits for its
 		# drop (D), joins meanwhile do not; both against joins without it.
 		deaf_step() {
-			local base held set_us i set
+			local base held set_us i set h0
 			base=$(for i in 1 2 3 4 5 6 7; do join_ms; done | median)
+			h0=$(repl "$RUN/osmats-state.json" head)
 			touch "$RUN/deaf"
 			on h1 "$SABENCH" reset 1 "$N" "$HOSTS" >"$RUN/held.out" 2>>"$RUN/slow.log" &
 			set=$!
+			# The joins while the Set is made and its answer held (the
+			# master's state file shows its head within a second).
+			made() { [ "$(repl "$RUN/osmats-state.json" head)" -gt "${h0:-0}" ]; }
+			wait_for "the Set to be made" 30 made || say "WARNING: the Set was not made"
 			held=$(for i in 1 2 3 4 5 6 7; do join_ms; done | median)
 			# Its answer, as sabench times it ("reset P50_US ..."); a tool
 			# that hangs in umad2sim's exit after it is cut loose.
-			wait_for "the held Set's answer" 30 grep -q '^reset' "$RUN/held.out"
+			wait_for "the held Set's answer" 60 grep -q '^reset' "$RUN/held.out"
 			set_us=$(awk '$1 == "reset" { print $2 }' "$RUN/held.out")
 			kill -0 "$set" 2>/dev/null && sm_kill "$set"
 			wait "$set" 2>/dev/null

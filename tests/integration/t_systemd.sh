@@ -235,14 +235,17 @@ check_out "... systemd heard STOPPING=1 first" "^STOPPING=1\|STATUS=deleting 2 r
 # give its socket that group: it says so, and serves all the same. Under
 # strace where installed: the units' RestrictAddressFamilies= and a socket
 # directory someone could write to, seen in atsd's system calls.
-ATSD_WRAP=
+# Only host2's atsd runs under strace: ATSD_WRAP is given to that one
+# call (under strace, a later atsd would outlive the cleanup, which stops
+# strace, not its child).
+STRACE2=
 if command -v strace >/dev/null; then
-	ATSD_WRAP="strace -f -qq -o $RUN/strace.host2 -e trace=socket,chmod,fchmodat,chown,lchown,fchownat"
+	STRACE2="strace -f -qq -o $RUN/strace.host2 -e trace=socket,chmod,fchmodat,chown,lchown,fchownat"
 else
 	echo "# strace not installed: address families and socket calls not checked"
 fi
-ATSD_WRAP=$ATSD_WRAP priv_start host2 "--clear-groups" -- "address 10.0.0.3 primary" "control_group $GRP"
-if [ -n "$ATSD_WRAP" ]; then
+ATSD_WRAP=$STRACE2 priv_start host2 "--clear-groups" -- "address 10.0.0.3 primary" "control_group $GRP"
+if [ -n "$STRACE2" ]; then
 	# atsd itself, strace's child: stopped before strace by the cleanup.
 	P2=$(cat "/proc/$(agent_pid host2)/task/$(agent_pid host2)/children")
 	T_PIDS="$T_PIDS $P2"
@@ -250,7 +253,7 @@ fi
 check_out "a socket atsd cannot give its group: logged" \
 	"cannot give it group $GRP \\(Operation not permitted\\)" cat "$RUN/atsd-host2.log"
 check "... and atsd registers all the same" wait_for "10.0.0.3 in the SA" 20 in_sa "$G2" 10.0.0.3
-if [ -n "$ATSD_WRAP" ]; then
+if [ -n "$STRACE2" ]; then
 	kill -HUP "$P2"
 	wait_for "host2 reloaded" 10 grep -q "reloaded $RUN/atsd-host2.conf" "$RUN/atsd-host2.log"
 	check_out "strace saw atsd's sockets" "socket\\(" cat "$RUN/strace.host2"

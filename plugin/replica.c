@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -163,28 +162,8 @@ uint64_t replica_log_delete(const uint8_t *rec, uint64_t *epoch)
 
 int replica_reserve(struct defer_slot **slot)
 {
-	static int64_t logged_ms;
-	int64_t now, last;
-	int ret;
-
 	*slot = NULL;
-	if (!R.on)
-		return 0;
-	ret = defer_reserve(slot);
-	if (ret == -ENOSPC) {
-		/* One line a minute: a client that asks again is refused
-		 * again until the standbys catch up or are dropped. */
-		now = mono_ms();
-		last = __atomic_load_n(&logged_ms, __ATOMIC_RELAXED);
-		if ((!last || now - last >= 60000) &&
-		    __atomic_compare_exchange_n(&logged_ms, &last, now, 0, __ATOMIC_RELAXED,
-						__ATOMIC_RELAXED))
-			OSM_LOG(glue_log(), OSM_LOG_INFO,
-				"WRN 7A47: %d answers held for standby SMs: ServiceRecord Sets "
-				"and Deletes refused (NO_RESOURCES) until they ack or are "
-				"dropped\n", DEFER_MAX);
-	}
-	return ret;
+	return R.on ? defer_reserve(slot) : 0;
 }
 
 /* ---- master: answers ---- */
@@ -240,15 +219,16 @@ static void answer_held(const struct rlog_held *h, int changed)
 	mport_answer_held(R.port, &h->from, mad, sizeof(mad));
 }
 
-static void log_dropped(const uint64_t *dropped, size_t n, const char *why)
+static void log_dropped(const uint64_t *dropped, size_t n, unsigned ack_ms)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
 		OSM_LOG(glue_log(), OSM_LOG_INFO,
-			"WRN 7A41: standby SM port 0x%016" PRIx64 " %s: dropped; changes are "
-			"committed without it until it catches up, and it will not install its "
-			"copy if it takes over before\n", dropped[i], why);
+			"WRN 7A41: standby SM port 0x%016" PRIx64 " owed a change and acked none "
+			"in time for %u ms: dropped; changes are committed without it until it "
+			"catches up, and it will not install its copy if it takes over before\n",
+			dropped[i], ack_ms);
 	if (n)
 		R.changed();
 }
@@ -503,7 +483,6 @@ static int on_tick(void *ctx)
 	int64_t now = mono_ms();
 	size_t n, i, ndropped;
 	unsigned t = ack_ms_told();
-	char why[64];
 
 	(void)ctx;
 	if (!R.on)
@@ -519,8 +498,7 @@ static int on_tick(void *ctx)
 	 * back go out. */
 	if (rlog_tick(R.log, now, t, dropped, &ndropped))
 		R.changed();
-	snprintf(why, sizeof(why), "owed a change and acked none in time for %u ms", t);
-	log_dropped(dropped, ndropped, why);
+	log_dropped(dropped, ndropped, t);
 	release();
 	if (R.snap && now - R.snap_used_ms > SNAP_KEEP_MS) {
 		free(R.snap);

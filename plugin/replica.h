@@ -32,8 +32,7 @@ uint64_t replica_log_set(const uint8_t *rec, uint64_t *epoch);
 uint64_t replica_log_delete(const uint8_t *rec, uint64_t *epoch);
 /* Exclusive lock held, before a client's Set or Delete is made: a place
  * for its answer (NULL while not replicating). -ENOSPC when DEFER_MAX
- * answers wait for the standbys (WRN 7A47, once a minute), -ENOMEM:
- * refuse the request unmade (NO_RESOURCES). */
+ * answers wait for the standbys, -ENOMEM: refuse the request unmade. */
 int replica_reserve(struct defer_slot **slot);
 /* Lock released: hand change seq to the standbys' held pulls (lease
  * expiry, flushes: nobody waits for an answer). */

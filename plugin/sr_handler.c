@@ -245,12 +245,23 @@ static void answer_change(osm_madw_t *madw, struct defer_slot *slot, uint64_t ep
 }
 
 /* Exclusive lock held: a place for the answer before the change is made
- * (replica.h); released with an SA error when there is none. */
+ * (replica.h); released, and the request refused unmade (NO_RESOURCES),
+ * when there is none: a client that asks again is refused again until
+ * the standbys ack or are dropped. */
 static int reserve(osm_madw_t *madw, struct defer_slot **slot)
 {
-	if (!replica_reserve(slot))
+	uint16_t lid = cl_ntoh16(madw->mad_addr.dest_lid);
+	int ret = replica_reserve(slot);
+
+	if (!ret)
 		return 0;
 	glue_unlock();
+	if (log_allowed(REFUSAL_LID | lid, RL_KINDS - 1))
+		OSM_LOG(glue_log(), OSM_LOG_INFO,
+			"WRN 7A47: ServiceRecord %s from LID %u refused (NO_RESOURCES): %s\n",
+			ib_get_sa_method_str(osm_madw_get_sa_mad_ptr(madw)->method), lid,
+			ret == -ENOSPC ? "8192 answers wait for standby SMs" :
+					 "out of memory holding its answer");
 	glue_sa_error(madw, IB_SA_MAD_STATUS_NO_RESOURCES);
 	return -1;
 }

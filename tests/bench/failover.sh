@@ -73,8 +73,12 @@ failover_one() {
 			base=$(for i in 1 2 3 4 5 6 7; do join_ms; done | median)
 			h0=$(repl "$RUN/osmats-state.json" head)
 			touch "$RUN/deaf"
-			on h1 "$SABENCH" reset 1 "$N" "$HOSTS" >"$RUN/held.out" 2>>"$RUN/slow.log" &
+			# As the harness's on(), but exec'ed: $! is sabench itself, so
+			# one that hangs is the one cut loose below.
+			(cd "$RUN/scratch" && SIM_HOST=h1 LD_PRELOAD=$SIM_PRELOAD exec "$SABENCH" reset 1 \
+				"$N" "$HOSTS") >"$RUN/held.out" 2>>"$RUN/slow.log" &
 			set=$!
+			T_PIDS="$T_PIDS $set"
 			# The joins while the Set is made and its answer held (the
 			# master's state file shows its head within a second).
 			made() { [ "$(repl "$RUN/osmats-state.json" head)" -gt "${h0:-0}" ]; }

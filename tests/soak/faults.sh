@@ -239,7 +239,10 @@ fault_liar() {
 		done
 	) &
 	pid=$!
-	sleep 0.3
+	# The timed write once the master waits for the liar too (its state
+	# file shows two standbys in sync within a second or so).
+	wait_for "the liar in sync" 5 repl_is "$(sms_state "$SMS_MASTER")" standbys_in_sync=2 ||
+		echo "# the liar did not show in sync: the write is timed all the same"
 	inv_write "with a lying puller"
 	wait "$pid"
 	probe_resume

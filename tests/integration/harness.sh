@@ -64,6 +64,7 @@ T_PASS=0
 T_FAIL=0
 T_N=0
 T_PIDS=""
+T_FABRIC=""
 T_NETNS=""
 ATSD="$top_builddir/hostagent/atsd/atsd"
 T_NAME=$(basename "$0" .sh)
@@ -88,47 +89,36 @@ skip() {
 	exit 0
 }
 
-for need in "$IBSIM" "$OPENSM" "$UMAD2SIM"; do
-	[ -n "$need" ] && [ -e "$need" ] || skip "ibsim, opensm or umad2sim not installed"
+for need in "$IBSIM" "$OPENSM"; do
+	[ -n "$need" ] && [ -e "$need" ] || skip "ibsim or opensm not installed"
 done
+[ -x "$SIMHOSTD" ] && [ -e "$SIMHOST_LIB" ] ||
+	skip "the simulated host is not built (make check builds tests/simhost)"
 
-# A sanitizer build needs its runtime first in the preload list, before
-# umad2sim; foreign programs (opensm, saquery) get it too but no leak check.
-# Stock OpenSM is not instrumented: the runtime it preloads is the one the
-# plugin was linked with (ASan, or ThreadSanitizer in a TSan build).
+# Every process on the simulated fabric runs on a simulated host
+# (tests/simhost, doc/design.md "Testing under ibsim"): its node's
+# simulated kernel (simhostd, node_up) and libsimhost.so preloaded, which
+# give it what the kernel's RDMA stack gives a process on a host.
+# A sanitizer build needs its runtime first in the preload list; foreign
+# programs (opensm, saquery) get it too but no leak check. Stock OpenSM is
+# not instrumented: the runtime it preloads is the one the plugin was
+# linked with (ASan, or ThreadSanitizer in a TSan build).
 SAN_RT=$(ldd "$ATSD" 2>/dev/null | awk '/libasan|libtsan/ {print $3}')
 TSAN=
 case $SAN_RT in *libtsan*) TSAN=1 ;; esac
-# Every process on the simulated fabric gets what the kernel's MAD layer
-# gives it on a host: RMPP, and sends that time out (librmppsim, stacked
-# before umad2sim, tests/rmppsim). A test that wants umad2sim alone (an
-# SA without RMPP) sets PLAIN_SIM=1 before sourcing this file.
-PLAIN_PRELOAD="${SAN_RT:+$SAN_RT }$UMAD2SIM"
-[ -e "${RMPP_PRELOAD%% *}" ] || PLAIN_SIM=1
-if [ -n "$TSAN" ]; then
-	# The shim before TSan's runtime: inside TSan's poll() (a blocking
-	# call) the calls an interposer makes are ignored, the shim's locks
-	# with them, and its own data would look raced.
-	RMPP_PRELOAD="${RMPP_PRELOAD%% *} $SAN_RT ${RMPP_PRELOAD#* }"
-else
-	RMPP_PRELOAD="${SAN_RT:+$SAN_RT }$RMPP_PRELOAD"
-fi
-if [ -n "${PLAIN_SIM:-}" ]; then
-	SIM_PRELOAD=$PLAIN_PRELOAD
-else
-	SIM_PRELOAD=$RMPP_PRELOAD
-fi
+SIM_PRELOAD="${SAN_RT:+$SAN_RT }$SIMHOST_LIB"
 export UBSAN_OPTIONS="print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 export ASAN_OPTIONS="suppressions=$top_srcdir/tests/integration/asan.supp${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 
 RUN=$(mktemp -d "${TMPDIR:-/tmp}/ibats-$T_NAME.XXXXXX")
-mkdir -p "$RUN/scratch" "$RUN/cache"
+mkdir -p "$RUN/scratch" "$RUN/cache" "$RUN/hosts"
+# The simulated hosts' kernels: sockets, sysfs trees (node_up).
+export SIMHOST_DIR="$RUN/hosts"
 # ThreadSanitizer: every process writes its reports to $RUN/tsan.PID and
 # runs on (halt_on_error=0) with its own exit status (exitcode=0), so a
 # race changes no check; finish fails the test on any report that names
-# our code (tsan_check). symbolize=0: TSan's symbolizer opens
-# /proc/self/exe through umad2sim's open() and deadlocks; the reports are
-# symbolized afterwards (tsan_report.py).
+# our code (tsan_check). symbolize=0: the reports are symbolized
+# afterwards (tsan_report.py), outside the processes under test.
 [ -n "$TSAN" ] && export TSAN_OPTIONS="halt_on_error=0:exitcode=0:symbolize=0:log_path=$RUN/tsan:\
 suppressions=$top_srcdir/tests/integration/tsan.supp${TSAN_OPTIONS:+:$TSAN_OPTIONS}"
 # A private simulator namespace: tests run side by side.
@@ -146,10 +136,10 @@ stop_pid() {
 	wait "$pid" 2>/dev/null
 }
 
-# Stop every process the test started: clients before the simulator,
-# newest first.
+# Stop every process the test started: clients newest first, then the
+# simulated hosts' kernels, then the simulator.
 stop_all() {
-	local pid order=""
+	local pid order="" f
 	for pid in $T_PIDS; do
 		order="$pid $order"
 	done
@@ -157,6 +147,19 @@ stop_all() {
 		stop_pid "$pid"
 	done
 	T_PIDS=""
+	for f in "$SIMHOST_DIR"/*.pid; do
+		[ -f "$f" ] || continue
+		stop_pid "$(cat "$f")"
+		rm -rf "$f" "${f%.pid}" "${f%.pid}.lock"
+	done
+	order=""
+	for pid in $T_FABRIC; do
+		order="$pid $order"
+	done
+	for pid in $order; do
+		stop_pid "$pid"
+	done
+	T_FABRIC=""
 }
 
 cleanup() {
@@ -184,10 +187,41 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
+# node_up NODE [SIMHOSTD-OPTION...]: NODE's simulated kernel runs
+# (tests/simhost/simhostd: --kernel-cm, --ipoib NAME[:PKEY]); started at
+# the node's first use, options only then. Tracked by its pid file, as
+# on() runs in subshells too.
+node_up() {
+	local node=$1 i
+	shift
+	[ -e "$SIMHOST_DIR/$node/ready" ] && return 0
+	if mkdir "$SIMHOST_DIR/$node.lock" 2>/dev/null; then
+		"$SIMHOSTD" -n "$node" -d "$SIMHOST_DIR" "$@" \
+			>>"$RUN/simhost-$node.log" 2>&1 </dev/null &
+		echo $! >"$SIMHOST_DIR/$node.pid"
+	fi
+	for i in $(seq 200); do
+		[ -e "$SIMHOST_DIR/$node/ready" ] && return 0
+		[ -f "$SIMHOST_DIR/$node.pid" ] && ! kill -0 "$(cat "$SIMHOST_DIR/$node.pid")" 2>/dev/null && break
+		sleep 0.05
+	done
+	echo "the simulated host $node did not come up:" >&2
+	tail -n 5 "$RUN/simhost-$node.log" >&2
+	return 1
+}
+
+# simhost NODE CMD...: a command to NODE's simulated kernel (rereg,
+# status, drop CLASS on|off).
+simhost() {
+	local node=$1
+	shift
+	"$SIMHOSTD" -n "$node" -d "$SIMHOST_DIR" -C "$*"
+}
+
 on() {
 	local node=$1
 	shift
-	# umad2sim writes a fake sysfs tree into the working directory.
+	node_up "$node" || return 1
 	(cd "$RUN/scratch" && SIM_HOST=$node LD_PRELOAD=$SIM_PRELOAD "$@")
 }
 
@@ -220,10 +254,10 @@ fabric_start() {
 	# ibsim reads its console from stdin and spins at EOF: hold the FIFO
 	# open for as long as the test runs.
 	sleep 1000000 >"$RUN/ibsim.in" &
-	T_PIDS="$T_PIDS $!"
+	T_FABRIC="$T_FABRIC $!"
 	(cd "$RUN" && exec "$IBSIM" -s "$TOPODIR/$topo") <"$RUN/ibsim.in" \
 		>"$RUN/ibsim.log" 2>&1 &
-	T_PIDS="$T_PIDS $!"
+	T_FABRIC="$T_FABRIC $!"
 	wait_for "ibsim to parse $topo" 20 grep -q 'sim>' "$RUN/ibsim.log" || exit 1
 
 	cat >"$RUN/opensm.conf" <<-CONF
@@ -248,6 +282,7 @@ fabric_start() {
 osm_launch() {
 	local node=$1 dir=$2 conf=$3
 	mkdir -p "$dir/cache"
+	node_up "$node" || exit 1
 	(cd "$dir" && SIM_HOST=$node OSM_CACHE_DIR="$dir/cache" OSM_TMP_DIR="$dir" \
 		LD_LIBRARY_PATH="$PLUGIN_DIR" LD_PRELOAD="$SIM_PRELOAD" \
 		ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" \
@@ -329,6 +364,7 @@ sys.exit(not (s["role"] == "standby" and s["in_sync"] is True and m["role"] == "
 prober_start() {
 	local node=$1 ip=$2 file=$3 dir="$3.d"
 	mkdir -p "$dir"
+	node_up "$node" || exit 1
 	rm -f "$file.stop"
 	(
 		cd "$dir" || exit 1
@@ -338,7 +374,6 @@ prober_start() {
 				resolve "$ip" >/dev/null 2>&1; then r=ok; else r=fail; fi
 			t1=$(date +%s%3N)
 			echo "$t1 $r $t0" >>"$file"
-			rm -rf "$dir"/sys-* # umad2sim's fake sysfs, one per attempt
 			[ $((t1 - t0)) -lt 50 ] && sleep "$(printf '0.%03d' $((50 - (t1 - t0))))"
 		done
 	) &
@@ -438,22 +473,13 @@ sim() {
 	echo "$*" >"$RUN/ibsim.in"
 }
 
-# kill -9 an OpenSM (PID), then have ibsim disconnect its client at once:
-# a MAD forwarded to the dead client afterwards is answered with a timeout
-# at once. What was queued to it before it died is lost; librmppsim times
-# the sender's request out as a host's kernel does (t_sim_timeouts), where
-# under umad2sim alone that SM waited for it for ever in its next sweep
-# (wait_for_pending_transactions). Not for an SM restarted on the same node:
-# the freed slot goes to the new process, and a late answer for the old
-# one (a replication pull's) would reach it before it registered the class,
-# which crashes umad2sim.
+# kill -9 an OpenSM (PID). Its node's kernel drops its agents with its
+# fds, as ib_umad does at a process's death: a Get or Set sent to that port
+# afterwards is answered "unsupported" (mad.c generate_unmatched_resp),
+# anything else is lost and its sender times out.
 sm_kill() {
-	local pid=$1 id
-	sim "Attached"
-	wait_for "ibsim's client list" 5 grep -q "pid $pid connected" "$RUN/ibsim.log"
-	id=$(grep "pid $pid connected" "$RUN/ibsim.log" | tail -1 | sed 's/.*Client \([0-9]*\):.*/\1/')
+	local pid=$1
 	kill -9 "$pid"
-	[ -n "$id" ] && sim "X $id"
 	wait "$pid" 2>/dev/null
 }
 
@@ -483,6 +509,7 @@ agent_start() {
 			echo "$line"
 		done
 	} >"$RUN/atsd-$node.conf"
+	node_up "$node" || exit 1
 	(cd "$RUN/scratch" && SIM_HOST=$node LD_PRELOAD=$SIM_PRELOAD \
 		exec "$ATSD" -f ${AGENT_ARGS:-} -c "$RUN/atsd-$node.conf") >>"$RUN/atsd-$node.log" 2>&1 &
 	pid=$!

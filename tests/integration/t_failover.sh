@@ -31,8 +31,8 @@ member() { # host1's port is in the IPoIB broadcast group
 IFS_SAVE=$IFS
 IFS='
 '
-agent_start host1 $COMMON "interface v0 netns $N1" "address 10.0.1.1" "ibsim yes"
-agent_start host2 $COMMON "address 10.0.0.2 primary" "ibsim yes"
+agent_start host1 $COMMON "interface v0 netns $N1" "address 10.0.1.1"
+agent_start host2 $COMMON "address 10.0.0.2 primary"
 IFS=$IFS_SAVE
 check "both agents register with the first SM" wait_for "registration" 30 settled
 check "host1's agent joins the first SM's IPoIB broadcast group" wait_for "join" 10 member

@@ -13,9 +13,9 @@
 fabric_start fabric4.net
 G2=$(port_gid host2)
 L1=$(port_lid host1)
-agent_start host2 "ibsim yes" "verify_interval 1" "sm_poll_interval 1" \
+agent_start host2 "verify_interval 1" "sm_poll_interval 1" \
 	"address 10.0.0.2 primary"
-agent_start host1 "ibsim yes" "cache_ttl 600" "negative_ttl 600" "sm_poll_interval 1" \
+agent_start host1 "cache_ttl 600" "negative_ttl 600" "sm_poll_interval 1" \
 	"verify_interval 2" "address 10.0.0.1 primary"
 
 stat() { # the value of stat $2 of node $1's agent

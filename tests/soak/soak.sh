@@ -42,7 +42,7 @@ declare -A FAULT_N
 # so that the agent follows a new master (t_failover.sh).
 soak_agent_start() {
 	agent_start "$1" "interface v0 netns $(ns "$1")" "address ${MODEL_STATIC[$1]} primary" \
-		"verify_interval 3" "sm_poll_interval 1" "backoff_max 2" "refused_retry 10" "ibsim yes"
+		"verify_interval 3" "sm_poll_interval 1" "backoff_max 2" "refused_retry 10"
 	procs_track "atsd-$1" atsd "$(agent_pid "$1")"
 }
 

@@ -4,11 +4,13 @@
 #include <opensm/osm_helper.h>
 #include <opensm/osm_sa.h>
 #include <opensm/osm_service.h>
+#include <opensm/osm_version.h>
 #include <complib/cl_timer.h>
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 
 #include "sr.h"
 #include "wire.h"
@@ -22,9 +24,53 @@ static osm_opensm_t *osm;
 static void (*lease_expired)(const uint8_t *bytes);
 static void (*lease_then)(void);
 
-void glue_init(osm_opensm_t *o)
+/* Whether OpenSM's list of plugin names holds name, whole: load_plugins
+ * (osm_opensm.c) splits it at commas and blanks. */
+static int names_plugin(const char *list, const char *name)
 {
+	size_t n = strlen(name), w;
+
+	for (list += strspn(list, ", \t\n"); *list; list += strspn(list, ", \t\n")) {
+		w = strcspn(list, ", \t\n");
+		if (w == n && !strncmp(list, name, n))
+			return 1;
+		list += w;
+	}
+	return 0;
+}
+
+/* The layout canary (doc/opensm-versions.md). OpenSM's own guard is
+ * strcmp(osm_version) (osm_event_plugin.c, osm_epi_construct), blind to
+ * a same-version OpenSM laid out otherwise (a distro patch, another
+ * osm_config.h), where every member read here would be another. Two
+ * things OpenSM set before create() must be where the headers put them.
+ * First the log object, by a pointer compared, never followed:
+ * osm_opensm_init hands opt.log_file to osm_log_init_v2, which keeps the
+ * pointer (osm_log.c), and osm_subn_init copies opt into subn. Until that
+ * holds osm->log is not trusted either, so the refusal goes to syslog,
+ * as OpenSM's OSM_LOG_SYS lines do. Then event_plugin_name, which OpenSM
+ * loaded this plugin by, must name it. */
+int glue_init(osm_opensm_t *o, const char *name)
+{
+	const char *list;
+
+	if (!o->subn.opt.log_file || o->log.log_file_name != o->subn.opt.log_file) {
+		syslog(LOG_ERR, "ERR 7A4A: %s refused: OpenSM's log object is not where the %s "
+		       "headers it was built with put it: rebuild it against this OpenSM's headers",
+		       name, OSM_VERSION);
+		return -EPROTO;
+	}
+	list = o->subn.opt.event_plugin_name;
+	if (!list || !names_plugin(list, name)) {
+		OSM_LOG(&o->log, OSM_LOG_ERROR,
+			"ERR 7A4A: %s refused: event_plugin_name reads \"%.64s\", not its name: "
+			"this OpenSM is not laid out as the %s headers it was built with say "
+			"(rebuild it against this OpenSM's headers), or it was loaded under "
+			"another name\n", name, list ? list : "(null)", OSM_VERSION);
+		return -EPROTO;
+	}
 	osm = o;
+	return 0;
 }
 
 osm_log_t *glue_log(void)

@@ -13,7 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-void glue_init(osm_opensm_t *osm);
+/* From create(): refuses (-EPROTO, ERR 7A4A logged) an OpenSM whose
+ * osm_opensm_t is not laid out as the headers say, or whose
+ * event_plugin_name does not name the plugin (name). */
+int glue_init(osm_opensm_t *osm, const char *name);
 osm_log_t *glue_log(void);
 
 /* OpenSM's options, in host order. */

@@ -62,7 +62,8 @@ static void *osmats_create(osm_opensm_t *osm)
 	struct osmats_conf conf;
 	char state_path[CONF_PATH_MAX + 32], err[256];
 
-	glue_init(osm);
+	if (glue_init(osm, "osmats"))
+		return NULL;
 	opts = glue_plugin_options();
 	OSM_LOG(glue_log(), OSM_LOG_INFO,
 		"osmats %s for %s loaded, options \"%s\"\n", IBATS_VERSION,

@@ -277,6 +277,15 @@ fabric_start() {
 	sm_start "${SM_CONF:-$RUN/opensm.conf}"
 }
 
+# OpenSM's library path: the plugin first (OpenSM dlopens libosmats.so by
+# name), then the OpenSM configure found (--with-opensm), then the
+# caller's, kept: an OpenSM installed elsewhere may need it. No empty
+# entry: that would be the working directory.
+OSM_LD_PATH=
+for d in "$PLUGIN_DIR" "$OSM_LIBDIR" "${LD_LIBRARY_PATH:-}"; do
+	[ -n "$d" ] && OSM_LD_PATH="${OSM_LD_PATH:+$OSM_LD_PATH:}$d"
+done
+
 # OpenSM on NODE with CONF, working in DIR (cache, dumps); its pid in
 # OSM_LAUNCHED. Stopped at exit like everything else.
 osm_launch() {
@@ -284,7 +293,7 @@ osm_launch() {
 	mkdir -p "$dir/cache"
 	node_up "$node" || exit 1
 	(cd "$dir" && SIM_HOST=$node OSM_CACHE_DIR="$dir/cache" OSM_TMP_DIR="$dir" \
-		LD_LIBRARY_PATH="$PLUGIN_DIR" LD_PRELOAD="$SIM_PRELOAD" \
+		LD_LIBRARY_PATH="$OSM_LD_PATH" LD_PRELOAD="$SIM_PRELOAD" \
 		ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" \
 		exec "$OPENSM" -F "$conf") >"$dir/opensm.out" 2>&1 &
 	OSM_LAUNCHED=$!

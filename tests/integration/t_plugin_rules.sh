@@ -6,7 +6,10 @@
 fabric_start fabric4.net
 G1=$(port_gid host1)
 GUID1=$(port_guid host1)
-check_out "OpenSM loaded the plugin" "osmats_create: osmats .* for OpenSM 3\.3\.23 loaded" \
+# The version the OpenSM in use prints (configure made it the headers'),
+# its dots escaped: no test names one.
+OSM_RUNS=$("$OPENSM" --version 2>/dev/null | grep -m 1 '^OpenSM ' | sed 's/\./\\./g')
+check_out "OpenSM loaded the plugin" "osmats_create: osmats .* for ${OSM_RUNS:-no OpenSM version} loaded" \
 	cat "$RUN/osm.log"
 
 ATS="DAPL Address Translation Service"

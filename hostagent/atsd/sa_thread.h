@@ -16,7 +16,6 @@ struct saj_opts {
 	int port;
 	unsigned timeout_ms;
 	unsigned retries;
-	int ibsim;                  /* become the node's SM client (ibsim only) */
 	int liveness;               /* answer vendor class 0x34 */
 	int ibping;                 /* answer ibping (class 0x32) */
 	const struct cmep_conf *cm; /* CM endpoint, or NULL */

@@ -37,7 +37,7 @@ struct saj_thread {
 	int pipe[2];
 	int serving;                /* agents for requests registered */
 	struct cmep *cm;
-	int cm_refused;             /* cm asked for, the port refused class 0x07 */
+	int cm_refused;             /* cm asked for, cmep_init's error */
 	unsigned cm_timeout_ms;
 	saj_done_fn *report;
 	void *report_ctx;
@@ -46,8 +46,9 @@ struct saj_thread {
 /* Why a connect or disconnect finds no CM endpoint. */
 static void cm_off(const struct saj_thread *t, struct saj *j)
 {
-	snprintf(j->errmsg, sizeof(j->errmsg), "%s", t->cm_refused ?
+	snprintf(j->errmsg, sizeof(j->errmsg), "%s", t->cm_refused == -EIO ?
 		 "the CM endpoint is off: the port refused the CM class 0x07 (atsd's log says why)" :
+		 t->cm_refused ? "the CM endpoint is off: it could not start (atsd's log says why)" :
 		 "the CM endpoint is off (cm_listen, cm_policy)");
 }
 
@@ -233,7 +234,7 @@ static void *thread_main(void *arg)
  * without its CM endpoint: connecting by IP is librdmacm's there. */
 static void cm_refused(int err)
 {
-	if (ibsys_kernel_cm(NULL))
+	if (err == -EIO && ibsys_kernel_cm(NULL))
 		log_warn("the kernel's CM (ib_cm) serves class 0x07 on this port, so atsd runs "
 			 "without its CM endpoint (cm_listen, atsctl connect): applications "
 			 "connect by IP with librdmacm over AF_IB, libibats(7) gives them "
@@ -273,7 +274,7 @@ int saj_start(struct saj_thread **out, const struct saj_opts *o)
 		goto fail;
 	if (o->cm && (ret = cmep_init(&t->cm, t->port, t->sa, o->cm))) {
 		cm_refused(ret);
-		t->cm_refused = 1;
+		t->cm_refused = ret;
 	}
 	if (t->cm) {
 		t->cm_timeout_ms = o->cm_timeout_ms;

@@ -212,7 +212,8 @@ static void *thread_main(void *arg)
 				pthread_cond_wait(&t->cv, &t->mu);
 				continue;
 			}
-			/* umad cannot be woken by the queue: listen in slices. */
+			/* mport_serve waits on the port's fd alone: listen in
+			 * slices, so a new job waits one slice at most. */
 			pthread_mutex_unlock(&t->mu);
 			mport_serve(t->port, SERVE_SLICE_MS);
 			pthread_mutex_lock(&t->mu);

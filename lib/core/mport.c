@@ -69,8 +69,8 @@ int mport_open(struct mport **out, const char *ca, int portnum)
 		return -ENOMEM;
 	}
 	/* Spread TIDs of concurrent processes (a child of fork() opening its
-	 * own port too); only the low 32 bits are ours (the kernel and
-	 * umad2sim own the high ones). */
+	 * own port too); only the low 32 bits are ours (ib_umad writes the
+	 * agent's hi_tid into the high ones). */
 	p->next_tid = (uint32_t)getpid() << 16 ^ (uint32_t)mono_ms();
 	*out = p;
 	return 0;
@@ -228,7 +228,7 @@ int mport_requester(const struct mport *p, struct mport_held *h)
 }
 
 /* Only the fd is shared with the thread serving the port: a write of
- * one whole MAD, which the kernel (and umad2sim) take atomically. */
+ * one whole MAD, which the kernel takes atomically. */
 int mport_answer_held(struct mport *p, const struct mport_held *h,
 		      const uint8_t *mad, size_t len)
 {

@@ -95,7 +95,7 @@ int mport_send(struct mport *p, int agent, const struct mport_dest *dst,
 /* Send one request whose response is collected with mport_wait. The
  * kernel (ib_mad) passes a response up only while the request it answers
  * is outstanding, i.e. sent with a timeout: mport_send's responses are
- * dropped as unsolicited on hardware (umad2sim does not filter). One
+ * dropped as unsolicited. One
  * that gets no response comes back as a status-only MAD, which
  * mport_wait skips. */
 int mport_send_req(struct mport *p, int agent, const struct mport_dest *dst,

@@ -128,7 +128,7 @@ failover_one() {
 			i=$((i + 1))
 			agent_start "$a" "address 10.251.0.$i primary" "address 10.251.1.$i" \
 				"cache_ttl 3600" "verify_interval 3600" "sm_poll_interval 1" \
-				"backoff_max 2" "ibsim yes" || exit 1
+				"backoff_max 2" || exit 1
 			ips="$ips 10.251.0.$i 10.251.1.$i"
 		done
 		# Outside the bulk records' 10.1-250.x.x.

@@ -28,7 +28,7 @@ check_rc "a config naming another CA is refused" 1 \
 	"$ATSD" -f --instance ibsim0:1 -c "$RUN/other.conf"
 
 fabric_start fabric4.net
-AGENT_ARGS="--instance ibsim0:1" agent_start host1 "address 10.0.0.1 primary" "ibsim yes"
+AGENT_ARGS="--instance ibsim0:1" agent_start host1 "address 10.0.0.1 primary"
 check_out "atsd --instance ibsim0:1 serves that port" "atsd .* on ibsim0 port 1, GID " \
 	cat "$RUN/atsd-host1.log"
 check "... and registers" wait_for "10.0.0.1" 10 sh -c \
@@ -44,7 +44,7 @@ check "... and atsd still serves" sh -c \
 # A second atsd on the same port (atsd.service beside atsd@CA:PORT) would
 # adopt the first one's records and delete them when it stops: the port
 # lock refuses it, whatever its socket.
-printf 'socket %s\nstate_file %s\naddress 10.0.0.9 primary\nibsim yes\n' \
+printf 'socket %s\nstate_file %s\naddress 10.0.0.9 primary\n' \
 	"$RUN/second.sock" "$RUN/second.state" >"$RUN/second.conf"
 check_rc "a second atsd on host1's port is refused" 1 \
 	"another atsd serves port GUID 0x[0-9a-f]{16} \\(it holds .*atsd-0x[0-9a-f]{16}\\.lock\\)" \

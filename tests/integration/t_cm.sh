@@ -7,12 +7,12 @@ echo "sa_key 0x5a5a" >"$RUN/opensm.extra"
 fabric_start fabric4.net
 G1=$(port_gid host1)
 G2=$(port_gid host2)
-# Agents answer unsolicited CM MADs: under ibsim they must be SM clients.
-agent_start host1 "address 10.0.0.1 primary" "ibsim yes" "cm yes"
-agent_start host2 "address 10.0.0.2 primary" "ibsim yes" "cm_listen 5001" "cm_policy agree"
+# Agents answer unsolicited CM MADs, delivered to their CM agent by registration.
+agent_start host1 "address 10.0.0.1 primary" "cm yes"
+agent_start host2 "address 10.0.0.2 primary" "cm_listen 5001" "cm_policy agree"
 # host3 gets no resync: its ATS primary is changed behind its back below.
-agent_start host3 "address 10.0.0.3 primary" "ibsim yes" "cm yes" "verify_interval 3600"
-agent_start host4 "address 10.0.0.4 primary" "ibsim yes" "cm_listen 5002" \
+agent_start host3 "address 10.0.0.3 primary" "cm yes" "verify_interval 3600"
+agent_start host4 "address 10.0.0.4 primary" "cm_listen 5002" \
 	"cm_policy list" "cm_accept 10.0.0.1"
 for g in "$G1" "$G2" "$(port_gid host3)" "$(port_gid host4)"; do
 	check "the agent of $g registered its primary" wait_for "record of $g" 10 has_primary host4 "$g"
@@ -72,7 +72,7 @@ kill "$(agent_pid host3)"
 wait "$(agent_pid host3)" 2>/dev/null
 BUSY="$top_builddir/tests/tools/.libs/libumadbusy.so"
 SIM_PRELOAD="${SAN_RT:+$SAN_RT }$BUSY $UMAD2SIM" UMAD_BUSY_CLASS=0x07 \
-	agent_start host3 "address 10.0.0.3 primary" "ibsim yes" "cm_listen 5004"
+	agent_start host3 "address 10.0.0.3 primary" "cm_listen 5004"
 check_out "CM class refused: atsd starts and says it runs without its CM endpoint" \
 	"cannot serve the CM class 0x07 \(.*\), so atsd runs without its CM endpoint" \
 	cat "$RUN/atsd-host3.log"

@@ -31,8 +31,8 @@ member() { # host1's port is in the IPoIB broadcast group
 IFS_SAVE=$IFS
 IFS='
 '
-agent_start host1 $COMMON "interface v0 netns $N1" "address 10.0.1.1" "ibsim yes"
-agent_start host2 $COMMON "address 10.0.0.2 primary" "ibsim yes"
+agent_start host1 $COMMON "interface v0 netns $N1" "address 10.0.1.1"
+agent_start host2 $COMMON "address 10.0.0.2 primary"
 IFS=$IFS_SAVE
 check "both agents register with the first SM" wait_for "registration" 30 settled
 check "host1's agent joins the first SM's IPoIB broadcast group" wait_for "join" 10 member
@@ -68,11 +68,11 @@ check_out "host1's agent saw the SM change" "^sm_changes [1-9]" agent host1 stat
 check_out "... and names the new SM" "^sm_lid $LID3\$" agent host1 stats
 check_out "... also in --json" "\"sm_changes\": [1-9][0-9]*, .*\"sm_lid\": $LID3," \
 	agent host1 --json stats
-check_out "... from its port's SMA (umad2sim's sysfs stays as it was)" \
+check_out "... read from its port's sysfs, which follows the port" \
 	"SM LID [0-9]+ -> $LID3," cat "$RUN/atsd-host1.log"
 check_out "stock smpquery reads the same SM LID there" "^SMLid:\.+$LID3\$" \
 	on host1 "$SMPQUERY" -D portinfo 0
-check_out "host2's agent (the node's SM client) saw it too" "^sm_changes [1-9]" agent host2 stats
+check_out "host2's agent saw it too" "^sm_changes [1-9]" agent host2 stats
 check_count "no duplicates: host1 holds 2 records" 2 atsctl host4 -n dump --gid "$G1"
 check_out "the audit of the new SM's ATS records is clean" "^0 finding\(s\): clean$" \
 	atsctl host4 audit

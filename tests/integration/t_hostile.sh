@@ -4,7 +4,7 @@
 
 fabric_start fabric4.net
 G2=$(port_gid host2)
-agent_start host2 "address 10.0.0.2 primary" "ibsim yes" "cm_listen 5001"
+agent_start host2 "address 10.0.0.2 primary" "cm_listen 5001"
 check "host2's agent registered" wait_for "record" 10 has_primary host3 "$G2"
 L2=$(port_lid host2)
 

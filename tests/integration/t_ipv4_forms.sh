@@ -30,7 +30,7 @@ check_out "another system's primary in the other form is refused" "status 0x0200
 	sh -c "cd $RUN/scratch && SIM_HOST=host4 LD_PRELOAD='$SIM_PRELOAD' $SRTOOL --ip 10.0.0.44 set; true"
 
 # Through atsd: its cache misses, it asks the SA the same way.
-agent_start host3 "address 10.0.0.3 primary" "ibsim yes"
+agent_start host3 "address 10.0.0.3 primary"
 check_out "atsd resolves 10.0.0.44 (mapped form)" "^${P}53 +$G1 .* 10\.0\.0\.44 \(primary\)$" \
 	agent host3 resolve 10.0.0.44
 check_out "... and again from its cache" "10\.0\.0\.44" agent host3 resolve 10.0.0.44

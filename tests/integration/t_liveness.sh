@@ -4,7 +4,7 @@
 
 VMADTOOL="$top_builddir/tests/tools/vmadtool"
 fabric_start fabric4.net
-agent_start host2 "address 10.0.0.2 primary" "ibsim yes"
+agent_start host2 "address 10.0.0.2 primary"
 L2=$(port_lid host2)
 L3=$(port_lid host3)
 G2=$(port_gid host2)

@@ -11,7 +11,7 @@ G2=$(port_gid host2)
 G3=$(port_gid host3)
 sm_stop
 # Short SA timeouts and backoff: the test waits less, nothing else changes.
-agent_start host2 "address 10.0.0.2 primary" "ibsim yes" "sa_timeout 200" \
+agent_start host2 "address 10.0.0.2 primary" "sa_timeout 200" \
 	"sa_retries 1" "backoff_max 2"
 check "no SA: the initial registration fails" \
 	wait_for "a failed sync" 10 grep -q "SA sync failed" "$RUN/atsd-host2.log"

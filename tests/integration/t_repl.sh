@@ -20,7 +20,7 @@ N=5 # live records: host1's 2, host2's primary, the other service, the leased on
 
 # (a) an agent whose next verify is an hour away.
 agent_start host1 "verify_interval 3600" "sm_poll_interval 1" "backoff_max 2" \
-	"address 10.1.0.1 primary" "address 10.1.0.2" "ibsim yes"
+	"address 10.1.0.1 primary" "address 10.1.0.2"
 check "(a) host1's agent registers 2 addresses" wait_for "host1's records" 30 gid_records "$G1" 2
 # The standby's first pull is a snapshot (host1's records), the rest its log.
 second_sm host3 10

@@ -1,4 +1,4 @@
-# Report subscriptions (atsd in ibsim mode, the node's SM client): atsd
+# Report subscriptions (Reports reach atsd's agent by registration): atsd
 # subscribes to traps 64/65 at the SA; with cache TTLs of ten minutes only
 # a Report can explain a fresh answer. A host unplugged: the other host's
 # cached answer goes on trap 65 and its next lookup misses; plugged back:
@@ -13,9 +13,9 @@
 fabric_start fabric4.net
 G2=$(port_gid host2)
 L1=$(port_lid host1)
-agent_start host2 "ibsim yes" "verify_interval 1" "sm_poll_interval 1" \
+agent_start host2 "verify_interval 1" "sm_poll_interval 1" \
 	"address 10.0.0.2 primary"
-agent_start host1 "ibsim yes" "cache_ttl 600" "negative_ttl 600" "sm_poll_interval 1" \
+agent_start host1 "cache_ttl 600" "negative_ttl 600" "sm_poll_interval 1" \
 	"verify_interval 2" "address 10.0.0.1 primary"
 
 stat() { # the value of stat $2 of node $1's agent

@@ -533,7 +533,7 @@ static const struct responder_ext ext = {
 
 /* Registered even while off: a standby that replicates and pulls from
  * this SM gets no answer, where a class nobody registered would get the
- * port's "unsupported class" (and, under ibsim, kill OpenSM). */
+ * port's "unsupported class". */
 const struct responder_ext *replica_ext(void)
 {
 	return &ext;

@@ -28,11 +28,10 @@ echo "$(grep -o 'OpenSM [0-9.]*' "$RUN/osm.log" | head -n 1) loaded" \
 	"$(grep -o '/[^ ]*libosmats\.so[^ ]*' "/proc/$SM_PID/maps" | head -n 1)"
 echo "atsd: $ATSD, atsctl: $ATSCTL"
 
-# ibsim yes: the agents read their port's SM LID from its SMA, since
-# umad2sim's sysfs never changes (they see the failover at the end).
+# The agents poll their port's SM LID every second (they see the
+# failover at the end).
 COMMON="verify_interval 5
-sm_poll_interval 1
-ibsim yes"
+sm_poll_interval 1"
 IFS_SAVE=$IFS
 if [ "$(id -u)" -eq 0 ] && ip netns add "ibats-$$-probe" 2>/dev/null; then
 	ip netns del "ibats-$$-probe"

@@ -43,7 +43,6 @@ static const struct ac_key {
 	{ "ca", AC_STR, M(ca), 0, 0, 1, 0 },
 	{ "port", AC_U32, M(port), 1, 254, 1, 0 },
 	{ "socket", AC_STR, M(socket), 0, 0, 1, 0 },
-	{ "ibsim", AC_BOOL, M(ibsim), 0, 0, 1, 0 },
 	{ "liveness", AC_BOOL, M(liveness), 0, 0, 1, 0 },
 	{ "ibping", AC_BOOL, M(ibping), 0, 0, 1, 0 },
 	{ "verify_interval", AC_U32, M(verify_interval), 1, 86400, 0, 0 },
@@ -75,6 +74,18 @@ static const struct ac_key {
 };
 
 #define N_KEYS (sizeof(ac_keys) / sizeof(ac_keys[0]))
+
+/* Keys atsd no longer has: a config that still names one learns what to
+ * do instead of meeting "unknown key". */
+static const struct {
+	const char *name;
+	const char *why;
+} ac_removed[] = {
+	{ "ibsim", "atsd runs the same on the lab's simulated host as on a real host "
+		   "and needs no setting for it: delete the line" },
+};
+
+#define N_REMOVED (sizeof(ac_removed) / sizeof(ac_removed[0]))
 
 void agent_conf_default(struct agent_conf *c)
 {
@@ -315,15 +326,20 @@ static int set_value(const struct ac_key *k, struct agent_conf *c, char *v,
 	return -EINVAL;
 }
 
+/* Table entries N_KEYS.. are the removed keys. */
 static const char *key_name(size_t i, int *repeat)
 {
-	*repeat = ac_keys[i].repeat;
-	return ac_keys[i].name;
+	*repeat = i < N_KEYS && ac_keys[i].repeat;
+	return i < N_KEYS ? ac_keys[i].name : ac_removed[i - N_KEYS].name;
 }
 
 static int key_set(void *ctx, size_t i, char *val, char *msg, size_t len)
 {
-	return set_value(&ac_keys[i], ctx, val, msg, len);
+	if (i < N_KEYS)
+		return set_value(&ac_keys[i], ctx, val, msg, len);
+	snprintf(msg, len, "%s: this key was removed: %s", ac_removed[i - N_KEYS].name,
+		 ac_removed[i - N_KEYS].why);
+	return -EINVAL;
 }
 
 int agent_conf_instance(struct agent_conf *c, const char *instance)
@@ -380,7 +396,7 @@ int agent_conf_load(const char *path, struct agent_conf *c, char *err,
 {
 	size_t i, j;
 	const char *what;
-	int ret = cfg_load(path, N_KEYS, key_name, key_set, c, err, errlen);
+	int ret = cfg_load(path, N_KEYS + N_REMOVED, key_name, key_set, c, err, errlen);
 
 	if (ret)
 		return ret;

@@ -54,7 +54,6 @@ struct agent_conf {
 	uint32_t sa_retries;
 	uint32_t backoff_max;       /* s */
 	uint32_t lease;             /* s, 0xFFFFFFFF infinite */
-	int ibsim;
 	int liveness;               /* answer vendor class 0x34 */
 	int ibping;                 /* answer infiniband-diags ibping (0x32) */
 	enum log_level log_level;

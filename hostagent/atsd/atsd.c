@@ -43,7 +43,7 @@ static struct {
 	const char *instance;  /* --instance CA:PORT, or NULL */
 	struct saj_thread *saj;
 	struct sources *src;
-	struct pev *pev;        /* NULL without a verbs device (ibsim) */
+	struct pev *pev;        /* NULL without a verbs device (port_events.h) */
 	int want_join;          /* (re)join the IPoIB broadcast groups */
 	int terminating, done;
 	int64_t metrics_due;    /* mono ms of the next metrics file */
@@ -561,7 +561,6 @@ int main(int argc, char **argv)
 	so.port = (int)ag.conf.port;
 	so.timeout_ms = ag.conf.sa_timeout;
 	so.retries = ag.conf.sa_retries;
-	so.ibsim = ag.conf.ibsim;
 	so.liveness = ag.conf.liveness;
 	so.ibping = ag.conf.ibping;
 	so.cm = ag.conf.cm_active ? &ag.conf.cm : NULL;
@@ -607,10 +606,12 @@ int main(int argc, char **argv)
 	if (!ret) {
 		const struct mport_info *port = port_poll_info(&known);
 		char gid[ATS_IP_STRLEN];
+		int pe = pev_open(&ag.pev, port->ca, port->portnum);
 
-		if (pev_open(&ag.pev, port->ca, port->portnum))
-			log_debug("no verbs device for %s: following SM changes by polling only",
-				  port->ca);
+		if (pe)
+			log_warn("no port events from the verbs device %s (%s; is ib_uverbs "
+				 "loaded?): following the port by polling only (sm_poll_interval)",
+				 port->ca, strerror(-pe));
 		log_info("atsd %s on %s port %d, GID %s, %zu interface(s), socket %s",
 			 IBATS_VERSION, port->ca, port->portnum,
 			 ats_gid_format(port->gid, gid, sizeof(gid)), sources_count(ag.src),

@@ -8,6 +8,7 @@
 #include "ats_query.h"
 #include "cm.h"
 #include "cm_ep.h"
+#include "cm_qp.h"
 #include "log.h"
 #include "sa.h"
 #include "wire.h"
@@ -22,7 +23,9 @@ struct cmep {
 	int agent;
 	struct cmep_conf conf;
 	struct cmep_conn conns[CMEP_MAX_CONNS];
+	struct ibv_qp *qps[CMEP_MAX_CONNS]; /* conns[i]'s QP */
 	size_t nconns;
+	struct cmqp *qpdev;
 	uint32_t next_id;
 	uint32_t next_tid;
 };
@@ -38,16 +41,26 @@ int cmep_init(struct cmep **out, struct mport *port, struct sa_client *sa,
 	      const struct cmep_conf *conf)
 {
 	struct cmep *e = calloc(1, sizeof(*e));
+	struct mport_info pi;
+	int ret;
 
 	if (!e)
 		return -ENOMEM;
 	e->port = port;
 	e->sa = sa;
 	e->conf = *conf;
-	e->agent = mport_register_serve(port, CM_CLASS, CM_CLASS_VERSION, CM_METHOD_SEND);
-	if (e->agent < 0) {
-		int ret = e->agent;
-
+	/* The device before the class: a registered agent cannot be given
+	 * back, and without QPs it would take REQs nobody answers. */
+	ret = mport_query(port, &pi);
+	if (!ret && (ret = cmqp_init(&e->qpdev, pi.ca)))
+		log_warn("CM endpoint: no QPs from the verbs device %s: %s", pi.ca,
+			 strerror(-ret));
+	if (!ret) {
+		e->agent = mport_register_serve(port, CM_CLASS, CM_CLASS_VERSION, CM_METHOD_SEND);
+		ret = e->agent < 0 ? e->agent : 0;
+	}
+	if (ret) {
+		cmqp_fini(e->qpdev);
 		free(e);
 		return ret;
 	}
@@ -60,27 +73,48 @@ int cmep_init(struct cmep **out, struct mport *port, struct sa_client *sa,
 
 void cmep_fini(struct cmep *e)
 {
+	size_t i;
+
+	if (!e)
+		return;
+	for (i = 0; i < e->nconns; i++)
+		cmqp_destroy(e->qps[i]);
+	cmqp_fini(e->qpdev);
 	free(e); /* the agent goes with the port */
 }
 
-static struct cmep_conn *conn_new(struct cmep *e)
+/* A connection with a QP of its own, or NULL with *err -ENOSPC (table
+ * full) or the device's error. */
+static struct cmep_conn *conn_new(struct cmep *e, int *err)
 {
 	struct cmep_conn *c;
+	uint32_t qpn;
 
-	if (e->nconns == CMEP_MAX_CONNS)
+	if (e->nconns == CMEP_MAX_CONNS) {
+		*err = -ENOSPC;
+		return NULL;
+	}
+	*err = cmqp_create(e->qpdev, &e->qps[e->nconns], &qpn);
+	if (*err)
 		return NULL;
 	c = &e->conns[e->nconns++];
 	memset(c, 0, sizeof(*c));
 	c->id = e->next_id++;
-	/* Without verbs (ibsim) nobody hands out QPs: make up the numbers. */
-	c->local_qpn = 0x100 + ((uint32_t)random() & 0xffff);
+	c->local_qpn = qpn;
+	/* Any 24-bit start will do (12.7.23); random, as the kernel's CM
+	 * consumers pick it. */
 	c->local_psn = (uint32_t)random() & 0xffffff;
 	return c;
 }
 
 static void conn_del(struct cmep *e, struct cmep_conn *c)
 {
-	*c = e->conns[--e->nconns];
+	size_t i = (size_t)(c - e->conns);
+
+	cmqp_destroy(e->qps[i]);
+	e->nconns--;
+	e->conns[i] = e->conns[e->nconns];
+	e->qps[i] = e->qps[e->nconns];
 }
 
 static struct cmep_conn *conn_find(struct cmep *e, uint32_t local_id)
@@ -197,14 +231,17 @@ static size_t on_req(struct cmep *e, const uint8_t *mad, uint64_t tid, uint8_t *
 	char why[REJ_TEXT_MAX], gid[ATS_IP_STRLEN];
 	uint16_t ps, port;
 	size_t i;
+	int ret;
 
 	if (cm_req_decode(mad + CM_DATA_OFF, MAD_SIZE - CM_DATA_OFF, &req))
 		return 0;
 	/* A retried REQ of a connection we answered: answer the same. */
-	for (i = 0; i < e->nconns; i++)
+	for (i = 0; i < e->nconns;)
 		if (!e->conns[i].active && e->conns[i].remote_id == req.local_comm_id &&
 		    !memcmp(e->conns[i].remote_gid, req.primary.local_gid, 16))
-			e->conns[i] = e->conns[--e->nconns];
+			conn_del(e, &e->conns[i]); /* the last one moved to i */
+		else
+			i++;
 	if (!listened(e, req.service_id))
 		return reject(resp, tid, req.local_comm_id, CM_REJ_INVALID_SERVICE_ID,
 			      "ibats: nobody listens on this service ID");
@@ -217,10 +254,10 @@ static size_t on_req(struct cmep *e, const uint8_t *mad, uint64_t tid, uint8_t *
 			 ats_gid_format(req.primary.local_gid, gid, sizeof(gid)), why);
 		return reject(resp, tid, req.local_comm_id, CM_REJ_CONSUMER, why);
 	}
-	c = conn_new(e);
+	c = conn_new(e, &ret);
 	if (!c)
-		return reject(resp, tid, req.local_comm_id, CM_REJ_NO_QP,
-			      "ibats: connection table full");
+		return reject(resp, tid, req.local_comm_id, CM_REJ_NO_QP, ret == -ENOSPC ?
+			      "ibats: connection table full" : "ibats: no QP for the connection");
 	c->remote_id = req.local_comm_id;
 	c->state = CMEP_REP_SENT;
 	c->service_id = req.service_id;
@@ -363,10 +400,13 @@ int cmep_connect(struct cmep *e, const struct ats_ip *dst, uint16_t port,
 		snprintf(err, errlen, "no path to %s: %s", ip, strerror(-ret));
 		return ret;
 	}
-	c = conn_new(e);
+	c = conn_new(e, &ret);
 	if (!c) {
-		snprintf(err, errlen, "connection table full");
-		return -ENOSPC;
+		snprintf(err, errlen, "%s", ret == -ENOSPC ? "connection table full" :
+			 "no QP for the connection");
+		if (ret != -ENOSPC)
+			log_warn("CM: no QP for a connection: %s", strerror(-ret));
+		return ret;
 	}
 	c->active = 1;
 	c->state = CMEP_REQ_SENT;

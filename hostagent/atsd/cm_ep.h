@@ -2,8 +2,9 @@
  * SA thread's port. Passive side: REQs for listened service IDs are
  * checked against ATS (the requester's primary IP by reverse lookup of the
  * REQ's primary SGID vs the Annex A11 source IP) and answered REP or REJ.
- * Active side: connect by IP. ibsim has no QPs, so the endpoint allocates
- * QPNs and PSNs itself; see doc/design.md for the rdma_cm mapping. */
+ * Active side: connect by IP. Each connection's QPN is an RC QP's on the
+ * port's verbs device (cm_qp.h), destroyed with the connection; see
+ * doc/design.md for the rdma_cm mapping. */
 #ifndef IBATS_CM_EP_H
 #define IBATS_CM_EP_H
 

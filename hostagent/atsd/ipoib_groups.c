@@ -44,11 +44,11 @@ int groups_started(void)
 }
 
 /* Whether atsd joins and leaves the group of interface i's partition:
- * auto leaves a kernel IPoIB interface's group to the kernel, except
- * under ibsim, where no kernel joins. The kernel's interface need not be
- * the one configured: one not yet there at start, or named otherwise
- * (ib0 become ibp59s0), or not listed at all holds the port's membership
- * just the same, and a leave from the port would cut it. */
+ * auto leaves a kernel IPoIB interface's group to the kernel (ib_ipoib
+ * joins it). The kernel's interface need not be the one configured: one
+ * not yet there at start, or named otherwise (ib0 become ibp59s0), or
+ * not listed at all holds the port's membership just the same, and a
+ * leave from the port would cut it. */
 static int manages(size_t i)
 {
 	char name[IBSYS_NAME_MAX];
@@ -61,8 +61,6 @@ static int manages(size_t i)
 	case AGENT_MEMBERSHIP_AUTO:
 		break;
 	}
-	if (gr.conf->ibsim)
-		return 1;
 	return !sources_ipoib(gr.src, i) &&
 	       !ibsys_ipoib_on_port(NULL, sources_port_gid(gr.src), sources_pkey(gr.src, i),
 				    name, sizeof(name));
@@ -184,12 +182,12 @@ void groups_submit(enum saj_ipoib_op op)
 		}
 	}
 	/* A group we joined whose interface went: ours to leave where no
-	 * kernel can hold it (manage, or auto under ibsim). Not in check mode
-	 * (never a leave), nor in auto on a host: the interface that went may
-	 * have been the kernel's, which shares the port's membership. */
+	 * kernel can hold it (manage). Not in check mode (never a leave), nor
+	 * in auto: the interface that went may have been the kernel's, which
+	 * shares the port's membership. */
 	for (i = 0; op == SAJ_LEAVE && i < gr.nours; i++) {
 		if (gr.conf->ipoib_membership == AGENT_MEMBERSHIP_CHECK ||
-		    (gr.conf->ipoib_membership == AGENT_MEMBERSHIP_AUTO && !gr.conf->ibsim))
+		    gr.conf->ipoib_membership == AGENT_MEMBERSHIP_AUTO)
 			break;
 		for (k = 0; k < p->ngroups && p->groups[k].pkey != gr.ours[i]; k++)
 			;

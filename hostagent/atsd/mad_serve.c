@@ -5,13 +5,11 @@
 #include "cm.h"
 #include "mad_serve.h"
 #include "sa.h"
-#include "smp.h"
 #include "subs_exec.h"
 #include "vmad.h"
 
 static struct {
 	struct cmep *cm;
-	int refuse_smps;
 	struct vmad_identity id;
 } ms;
 
@@ -21,9 +19,6 @@ static size_t answer(const uint8_t *req, size_t len, uint8_t *resp, size_t cap,
 	(void)ctx;
 	if (len >= MAD_HDR_SIZE && req[MAD_OFF_MGMT_CLASS] == CM_CLASS)
 		return ms.cm ? cmep_answer(ms.cm, req, len, resp, cap) : 0;
-	if (len >= MAD_HDR_SIZE && (req[MAD_OFF_MGMT_CLASS] == SMP_CLASS_LID ||
-				    req[MAD_OFF_MGMT_CLASS] == SMP_CLASS_DR))
-		return ms.refuse_smps ? smp_refuse(req, len, resp, cap) : 0;
 	if (len >= MAD_HDR_SIZE && req[MAD_OFF_MGMT_CLASS] == SA_CLASS)
 		return subs_exec_answer(req, len, resp, cap);
 	return vmad_answer(req, len, &ms.id, liv_timestamp(), resp, cap);
@@ -33,11 +28,6 @@ void mserve_identity(const struct mport_info *pi)
 {
 	ms.id.lid = pi->lid;
 	ms.id.port_guid = pi->port_guid;
-}
-
-void mserve_refuse_smps(void)
-{
-	ms.refuse_smps = 1;
 }
 
 int mserve_init(struct mport *port, struct cmep *cm, int liveness, int ibping)

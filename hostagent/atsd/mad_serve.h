@@ -2,7 +2,7 @@
  * that arrive unsolicited. CM MADs go to the CM endpoint; SA Reports to
  * the subscriptions (subs_exec.h); vendor classes
  * 0x34 (liveness) and 0x32 (ibping) are answered from this host's
- * identity; under ibsim, SMPs are refused as a port without an SM does. */
+ * identity. No SMP class is registered: the kernel's SMA answers SMPs. */
 #ifndef IBATS_MAD_SERVE_H
 #define IBATS_MAD_SERVE_H
 
@@ -15,8 +15,6 @@
 /* Serve on port: CM MADs to cm (NULL: none), the vendor classes that are
  * on. 0 or -errno (a class already taken, e.g. by ibping -S). */
 int mserve_init(struct mport *port, struct cmep *cm, int liveness, int ibping);
-/* Refuse SMPs (ibsim: the node's SM client receives them). */
-void mserve_refuse_smps(void);
 /* The port's LID and GUID for the vendor class answers. */
 void mserve_identity(const struct mport_info *pi);
 

@@ -1,13 +1,13 @@
-/* The port's asynchronous events from the verbs device (real hardware):
+/* The port's asynchronous events from the verbs device:
  * CLIENT_REREGISTER, SM_CHANGE, LID_CHANGE and PORT_ACTIVE all mean the
- * SA may have lost or moved our records. ibsim has no verbs device; there
- * the agent relies on polling the port. */
+ * SA may have lost or moved our records. Without a verbs device (no
+ * ib_uverbs, say) the agent still follows the port by polling it. */
 #ifndef IBATS_PORT_EVENTS_H
 #define IBATS_PORT_EVENTS_H
 
 struct pev;
 
-/* -ENODEV when the CA has no verbs device (ibsim). */
+/* -ENODEV when the CA has no verbs device. */
 int pev_open(struct pev **out, const char *ca, int port);
 void pev_close(struct pev *p);
 int pev_fd(const struct pev *p);

@@ -19,7 +19,6 @@
 #include "log.h"
 #include "mad_serve.h"
 #include "sa_thread.h"
-#include "sim_sm.h"
 #include "subs_exec.h"
 #include "sync_exec.h"
 
@@ -36,10 +35,9 @@ struct saj_thread {
 	struct saj *done, **done_tail;
 	int stop;
 	int pipe[2];
-	int issm_fd;
 	int serving;                /* agents for requests registered */
 	struct cmep *cm;
-	int cm_refused;             /* cm asked for, the port refused class 0x07 */
+	int cm_refused;             /* cm asked for, cmep_init's error */
 	unsigned cm_timeout_ms;
 	saj_done_fn *report;
 	void *report_ctx;
@@ -48,8 +46,9 @@ struct saj_thread {
 /* Why a connect or disconnect finds no CM endpoint. */
 static void cm_off(const struct saj_thread *t, struct saj *j)
 {
-	snprintf(j->errmsg, sizeof(j->errmsg), "%s", t->cm_refused ?
+	snprintf(j->errmsg, sizeof(j->errmsg), "%s", t->cm_refused == -EIO ?
 		 "the CM endpoint is off: the port refused the CM class 0x07 (atsd's log says why)" :
+		 t->cm_refused ? "the CM endpoint is off: it could not start (atsd's log says why)" :
 		 "the CM endpoint is off (cm_listen, cm_policy)");
 }
 
@@ -138,9 +137,6 @@ static void run(struct saj_thread *t, struct saj *j)
 {
 	int ret;
 
-	/* Under ibsim the port poll reads the SMA (mport_use_sma). */
-	if (j->kind == SAJ_PORT && (ret = mport_refresh(t->port)))
-		log_debug("PortInfo from the SMA: %s", strerror(-ret));
 	ret = mport_query(t->port, &j->port);
 	if (!ret)
 		mserve_identity(&j->port);
@@ -216,7 +212,8 @@ static void *thread_main(void *arg)
 				pthread_cond_wait(&t->cv, &t->mu);
 				continue;
 			}
-			/* umad cannot be woken by the queue: listen in slices. */
+			/* mport_serve waits on the port's fd alone: listen in
+			 * slices, so a new job waits one slice at most. */
 			pthread_mutex_unlock(&t->mu);
 			mport_serve(t->port, SERVE_SLICE_MS);
 			pthread_mutex_lock(&t->mu);
@@ -236,11 +233,9 @@ static void *thread_main(void *arg)
 /* On a host with an HCA the kernel's ib_cm serves management class 0x07
  * on every port, and a umad registration for it fails. atsd then runs
  * without its CM endpoint: connecting by IP is librdmacm's there. */
-static void cm_refused(int err, int ibsim)
+static void cm_refused(int err)
 {
-	/* Under ibsim the simulated port is not the kernel's: ib_cm loaded
-	 * on the machine says nothing about it. */
-	if (!ibsim && ibsys_kernel_cm(NULL))
+	if (err == -EIO && ibsys_kernel_cm(NULL))
 		log_warn("the kernel's CM (ib_cm) serves class 0x07 on this port, so atsd runs "
 			 "without its CM endpoint (cm_listen, atsctl connect): applications "
 			 "connect by IP with librdmacm over AF_IB, libibats(7) gives them "
@@ -260,7 +255,6 @@ int saj_start(struct saj_thread **out, const struct saj_opts *o)
 
 	if (!t)
 		return -ENOMEM;
-	t->issm_fd = -1;
 	t->todo_tail = &t->todo;
 	t->done_tail = &t->done;
 	pthread_mutex_init(&t->mu, NULL);
@@ -280,8 +274,8 @@ int saj_start(struct saj_thread **out, const struct saj_opts *o)
 	if (ret)
 		goto fail;
 	if (o->cm && (ret = cmep_init(&t->cm, t->port, t->sa, o->cm))) {
-		cm_refused(ret, o->ibsim);
-		t->cm_refused = 1;
+		cm_refused(ret);
+		t->cm_refused = ret;
 	}
 	if (t->cm) {
 		t->cm_timeout_ms = o->cm_timeout_ms;
@@ -298,28 +292,14 @@ int saj_start(struct saj_thread **out, const struct saj_opts *o)
 	t->report = o->report;
 	t->report_ctx = o->report_ctx;
 	subs_exec_init(t->port, post_report, t);
-	/* The kernel hands an unsolicited Report only to an agent that
-	 * registered its method; the SA agent only asks. Under ibsim the
-	 * node's SM client gets every MAD of its classes (sim_sm.h). */
-	if (!o->ibsim) {
-		ret = mport_register_serve(t->port, SA_CLASS, SA_CLASS_VERSION, SA_METHOD_REPORT);
-		if (ret < 0)
-			log_warn("cannot receive SA Reports (%s): cached answers last their TTL",
-				 strerror(-ret));
-		else
-			t->serving = 1;
-	}
-	if (o->ibsim) {
-		ret = sim_sm_become(t->port, t->cm != NULL, o->liveness, o->ibping);
-		if (ret < 0) {
-			log_err("ibsim mode: cannot become the node's SM client: %s",
-				strerror(-ret));
-			goto fail;
-		}
-		t->issm_fd = ret;
-		mserve_refuse_smps();
+	/* The kernel (ib_mad) hands an unsolicited Report only to an agent
+	 * that registered its method; the SA agent only asks. */
+	ret = mport_register_serve(t->port, SA_CLASS, SA_CLASS_VERSION, SA_METHOD_REPORT);
+	if (ret < 0)
+		log_warn("cannot receive SA Reports (%s): cached answers last their TTL",
+			 strerror(-ret));
+	else
 		t->serving = 1;
-	}
 	ret = -pthread_create(&t->thread, NULL, thread_main, t);
 	if (ret)
 		goto fail;
@@ -353,8 +333,6 @@ void saj_stop(struct saj_thread *t)
 		saj_free(j);
 	while ((j = queue_take(&t->done, &t->done_tail)))
 		saj_free(j);
-	if (t->issm_fd >= 0)
-		close(t->issm_fd);
 	cmep_fini(t->cm);
 	sa_client_fini(t->sa);
 	mport_close(t->port);

@@ -1,6 +1,13 @@
-/* The agent's SA thread: every MAD goes through it, because under ibsim
- * umad2sim emulates poll() for one umad fd only, so the umad fd cannot
- * share the main event loop. The main loop submits jobs (saj.h);
+/* The agent's SA thread: every MAD goes through it. The port is one umad
+ * fd that carries all of atsd's agents (SA client, Reports, CM, vendor
+ * classes), and the kernel queues what arrives for any of them on that
+ * fd, in arrival order: one reader takes each MAD and hands it on (a
+ * response to the exchange waiting for it, a request to the responder,
+ * mad_serve.h), so that no response is read by the wrong waiter. SA
+ * exchanges block (timeouts, retries, whole RMPP tables): on this thread
+ * they never stall the main loop's clients, netlink and signals, and they
+ * run one at a time in submission order, the order the SA then sees a
+ * record's Sets and Deletes in. The main loop submits jobs (saj.h);
  * finished jobs come back through a pipe and saj_complete() hands each to
  * its completion callback. */
 #ifndef IBATS_SA_THREAD_H
@@ -16,7 +23,6 @@ struct saj_opts {
 	int port;
 	unsigned timeout_ms;
 	unsigned retries;
-	int ibsim;                  /* become the node's SM client (ibsim only) */
 	int liveness;               /* answer vendor class 0x34 */
 	int ibping;                 /* answer ibping (class 0x32) */
 	const struct cmep_conf *cm; /* CM endpoint, or NULL */

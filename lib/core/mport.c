@@ -12,7 +12,6 @@
 #include "mad.h"
 #include "mono.h"
 #include "mport.h"
-#include "smp.h"
 #include "wire.h"
 
 struct mport {
@@ -28,9 +27,6 @@ struct mport {
 	uint16_t last_slid;       /* source LID of the last MAD received */
 	int cur_agent;
 	uint64_t answered;
-	int sma_agent;            /* >= 0: read PortInfo from the SMA */
-	int have_sma;             /* sma holds a successful read */
-	struct smp_portinfo sma;
 };
 
 #define RBUF_INITIAL 8192
@@ -53,7 +49,6 @@ int mport_open(struct mport **out, const char *ca, int portnum)
 	}
 	memcpy(p->ca, port.ca_name, sizeof(p->ca));
 	p->portnum = port.portnum;
-	p->sma_agent = -1;
 	umad_release_port(&port);
 
 	p->fd = umad_open_port(p->ca, p->portnum);
@@ -74,8 +69,8 @@ int mport_open(struct mport **out, const char *ca, int portnum)
 		return -ENOMEM;
 	}
 	/* Spread TIDs of concurrent processes (a child of fork() opening its
-	 * own port too); only the low 32 bits are ours (the kernel and
-	 * umad2sim own the high ones). */
+	 * own port too); only the low 32 bits are ours (ib_umad writes the
+	 * agent's hi_tid into the high ones). */
 	p->next_tid = (uint32_t)getpid() << 16 ^ (uint32_t)mono_ms();
 	*out = p;
 	return 0;
@@ -139,44 +134,7 @@ int mport_query(struct mport *p, struct mport_info *info)
 	memcpy(info->gid + 8, &guid, 8);
 	info->port_guid = wire_get64(info->gid + 8);
 	umad_release_port(&port);
-	if (p->have_sma) {
-		info->lid = p->sma.lid;
-		info->lmc = p->sma.lmc;
-		info->sm_lid = p->sma.sm_lid;
-		info->sm_sl = p->sma.sm_sl;
-		info->state = p->sma.state;
-	}
 	return 0;
-}
-
-void mport_use_sma(struct mport *p, int dr_agent)
-{
-	p->sma_agent = dr_agent;
-	p->have_sma = 0;
-}
-
-int mport_refresh(struct mport *p)
-{
-	static const struct mport_dest self = { SMP_PERMISSIVE_LID, 0, 0, 0 };
-	static const struct mport_rpc_opts ro = { 200, 2, 0 };
-	uint8_t req[MAD_SIZE], *resp = NULL;
-	struct smp_portinfo pi = { 0 };
-	size_t len = 0;
-	int ret;
-
-	if (p->sma_agent < 0)
-		return 0;
-	smp_portinfo_request(req, p->portnum);
-	ret = mport_rpc(p, p->sma_agent, &self, req, sizeof(req), &ro, &resp, &len);
-	if (!ret)
-		ret = smp_portinfo_parse(resp, len, &pi);
-	free(resp);
-	/* Without an answer the last one stands: it is still the best guess. */
-	if (!ret) {
-		p->sma = pi;
-		p->have_sma = 1;
-	}
-	return ret;
 }
 
 int mport_register(struct mport *p, uint8_t mgmt_class, uint8_t class_version,
@@ -270,7 +228,7 @@ int mport_requester(const struct mport *p, struct mport_held *h)
 }
 
 /* Only the fd is shared with the thread serving the port: a write of
- * one whole MAD, which the kernel (and umad2sim) take atomically. */
+ * one whole MAD, which the kernel takes atomically. */
 int mport_answer_held(struct mport *p, const struct mport_held *h,
 		      const uint8_t *mad, size_t len)
 {

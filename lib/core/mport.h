@@ -45,15 +45,10 @@ int mport_open_guid(struct mport **out, uint64_t guid);
  * child of fork() drops its copy of a parent's port with it, and the
  * parent's agents stay registered. */
 void mport_close(struct mport *p);
+/* The port as its sysfs files show it now: the kernel rewrites them as
+ * the port's PortInfo changes (LID, SM LID and SL, LMC, state). */
 int mport_query(struct mport *p, struct mport_info *info);
 
-/* ibsim: umad2sim writes the port's sysfs files once, at process start,
- * so LID, SM LID, SM SL, LMC and state never change there. With a
- * directed-route (class 0x81) agent set, mport_refresh reads them from the
- * port's own SMA (SubnGet(PortInfo), hop count 0) and mport_query reports
- * the last values read. mport_refresh is a no-op without an agent set. */
-void mport_use_sma(struct mport *p, int dr_agent);
-int mport_refresh(struct mport *p);
 /* Each returns the agent id or -errno; -EIO when the port refused the
  * agent (libibumad reports any refused registration as -1: another agent,
  * the kernel's CM for one, already serves the class's methods). */
@@ -100,7 +95,7 @@ int mport_send(struct mport *p, int agent, const struct mport_dest *dst,
 /* Send one request whose response is collected with mport_wait. The
  * kernel (ib_mad) passes a response up only while the request it answers
  * is outstanding, i.e. sent with a timeout: mport_send's responses are
- * dropped as unsolicited on hardware (umad2sim does not filter). One
+ * dropped as unsolicited. One
  * that gets no response comes back as a status-only MAD, which
  * mport_wait skips. */
 int mport_send_req(struct mport *p, int agent, const struct mport_dest *dst,

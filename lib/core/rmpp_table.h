@@ -1,13 +1,14 @@
 /* The RMPP transactions of one agent, for a umad shim. The key names the
  * DATA direction: the whole TID as on the wire, the peer's LID, the class
- * and the DATA segments' method. Under ibsim a MAD without the response
- * bit (an ACK of response DATA, say) has TID bits 32..47 set to the
- * sending agent and 48..63 to its client; sent by the agent that sent
- * the request, it gets the ids the request got, so the TID still
+ * and the DATA segments' method. The MAD layer sets the high 32 TID bits
+ * of a MAD without the response bit (an ACK of response DATA, say) to the
+ * sending agent's (ib_umad: the agent's hi_tid); sent by the agent that
+ * sent the request, it gets the bits the request got, so the TID still
  * matches. A sender of request DATA knows its TID only as written,
  * before those bits are set: a shim there compares the low 32 bits only
- * (tid_mask), as OpenSM matches answers (libvendor get_madw). A receiver that ended lingers until its deadline (ACKing the
- * sender's repeats): take its message before rmpp_table_expire(). */
+ * (tid_mask), as OpenSM matches answers (libvendor get_madw). A
+ * receiver that ended lingers until its deadline (ACKing the sender's
+ * repeats): take its message before rmpp_table_expire(). */
 #ifndef IBATS_RMPP_TABLE_H
 #define IBATS_RMPP_TABLE_H
 

@@ -110,8 +110,9 @@ int sa_table_shape(const struct sa_hdr *h, size_t payload_len,
 	shape->nrec = payload_len / rec_size;
 	/* The kernel trims RMPP padding from a reassembled table (ib_mad_rmpp
 	 * get_mad_len), so a complete answer is a whole number of records.
-	 * A table that did not get RMPP reassembly (ibsim) arrives as its
-	 * first 200-byte segment: whole records followed by part of one. */
+	 * A table that did not get RMPP reassembly (an agent registered
+	 * without RMPP, a broken RMPP path) arrives as its first 200-byte
+	 * segment: whole records followed by part of one. */
 	if (payload_len % rec_size)
 		shape->truncated = 1;
 	/* A reassembled message keeps its first segment's header (13.6.2.1

@@ -79,9 +79,10 @@ const char *sa_status_str(uint16_t mad_status);
 
 /* Number of whole records in a GetTable answer of payload_len bytes, and
  * whether it was cut: a table longer than one MAD that reached us without
- * RMPP reassembly (ibsim, or a broken RMPP path) ends in a partial record,
- * or is one MAD whose RMPP header says more segments follow, or holds as
- * many records as one MAD can under the header of an SA that trims. */
+ * RMPP reassembly (an agent without RMPP, a broken RMPP path) ends in a
+ * partial record, or is one MAD whose RMPP header says more segments
+ * follow, or holds as many records as one MAD can under the header of an
+ * SA that trims. */
 struct sa_table_shape {
 	size_t nrec;
 	size_t rec_size;

@@ -148,7 +148,7 @@ cap_one() { # cap_one LABEL PLUGIN(0/1)
 			say "dump@$n $(on h1 "$CAPBENCH" dump 240)"
 			prev=$n
 		done
-		# atsd (ibsim mode, its own SA thread) with 64 local clients.
+		# atsd (its own SA thread) with 64 local clients.
 		agent_start "h$((CLIENTS + 1))" "address 10.252.0.1 primary" "cache_ttl 3600" \
 			"sm_poll_interval 1"
 		sock="$RUN/atsd-h$((CLIENTS + 1)).sock"

@@ -39,7 +39,6 @@
 #include "mport.h"
 #include "sa.h"
 #include "sa_client.h"
-#include "smp.h"
 #include "vmad.h"
 
 /* total_us: wall time of the run, for a rate. */
@@ -279,8 +278,8 @@ static int ip_resolves(struct sa_client *sa, const char *text)
 	return !sa_sr_get(sa, &q, sr_comp_mask(SR_F_NAME | SR_F_DATA8), NULL);
 }
 
-/* The master's SIGKILL and what a client sees after it. Under ibsim the
- * port's sysfs never changes: the SM LID is read from the port's SMA. */
+/* The master's SIGKILL and what a client sees after it. The new SM LID
+ * is the port's sysfs one, as a host's kernel keeps it. */
 static int takeover(struct mport *p, struct sa_client *sa, double secs, size_t count,
 		    size_t ngids, pid_t pid, size_t nsample, int wait_all, char **ips, int nips)
 {
@@ -290,14 +289,10 @@ static int takeover(struct mport *p, struct sa_client *sa, double secs, size_t c
 	struct timespec kill_ts;
 	size_t *sample = calloc(nsample + 1, sizeof(*sample)), i, found = 0;
 	char *rdone = calloc(nsample + 1, 1), *idone = calloc((size_t)nips + 1, 1);
-	int dr, j, ileft = nips, passes = 0;
+	int j, ileft = nips, passes = 0;
 	uint16_t old_lid;
 
-	dr = mport_register(p, SMP_CLASS_DR, 1, 0);
-	if (dr < 0)
-		return 2;
-	mport_use_sma(p, dr);
-	if (mport_refresh(p) || mport_query(p, &info))
+	if (mport_query(p, &info))
 		return 2;
 	old_lid = info.sm_lid;
 	srand(5);
@@ -315,7 +310,7 @@ static int takeover(struct mport *p, struct sa_client *sa, double secs, size_t c
 	while (up_ms < 0 && now_us() < t_end) {
 		struct sa_answer ans;
 
-		if (mport_refresh(p) || mport_query(p, &info) || info.sm_lid == old_lid) {
+		if (mport_query(p, &info) || info.sm_lid == old_lid) {
 			usleep(2000);
 			continue;
 		}

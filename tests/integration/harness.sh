@@ -35,7 +35,9 @@
 #   check DESC CMD...            one TAP assertion: ok N / not ok N
 #   check_json DESC EXPR CMD...  CMD prints JSON (Python's parser) where EXPR holds
 #   skip REASON                  skip the rest of the test
-#   finish                       the summary and the TAP plan; exits 1 on a failure
+#   finish                       stop all, check that nothing the test started
+#                                survives (kill -9 and name what does), the
+#                                summary and the TAP plan; exits 1 on a failure
 #
 # The output is TAP (automake's tap-driver.sh): the plan comes last, so a
 # test that dies midway has none and is reported as an ERROR. In a
@@ -123,6 +125,8 @@ export SIMHOST_DIR="$RUN/hosts"
 suppressions=$top_srcdir/tests/integration/tsan.supp${TSAN_OPTIONS:+:$TSAN_OPTIONS}"
 # A private simulator namespace: tests run side by side.
 export IBSIM_SOCKNAME="ibats-$T_NAME-$$"
+# The shell that sourced this file (a bench runs it in a subshell).
+T_SHELL=$BASHPID
 
 # Stop a process, escalating to SIGKILL if it lingers.
 stop_pid() {
@@ -162,9 +166,69 @@ stop_all() {
 	T_FABRIC=""
 }
 
+# The processes this test started that are still running, one pid a line.
+# Each program it ran carries the test's IBSIM_SOCKNAME (exported above)
+# in the environment it was executed with, whoever forked it and whoever
+# its parent is now (a wrapper's child, a daemon's, one inside ip netns
+# exec). A subshell the test forked (`( ... ) &`) was never executed and
+# shows the environment the test shell started with: those are found as
+# the test shell's children. Not counted: this shell and its ancestors,
+# zombies, and grep, run without the variable so that it does not find
+# itself. Nothing else may run beside the scan (no pipe into or out of
+# it): it would be found.
+survivors() {
+	local pid=$BASHPID skip=" " kids="" k v f
+	while [ -n "$pid" ] && [ "$pid" -gt 1 ]; do
+		skip="$skip$pid "
+		v=
+		while read -r k f; do
+			[ "$k" = PPid: ] && v=$f && break
+		done <"/proc/$pid/status" 2>/dev/null
+		pid=$v
+	done
+	f=$(ps -o pid=,stat= --ppid "$T_SHELL")
+	while read -r k v; do
+		[ -n "$k" ] && [ "${v#Z}" = "$v" ] && kids="$kids $k"
+	done <<<"$f"
+	for f in $(env -u IBSIM_SOCKNAME grep -lsFxz "IBSIM_SOCKNAME=$IBSIM_SOCKNAME" \
+		/proc/[0-9]*/environ) $kids; do
+		pid=${f#/proc/}
+		pid=${pid%/environ}
+		case $skip in *" $pid "*) ;; *) echo "$pid"; skip="$skip$pid " ;; esac
+	done
+}
+
+# SIGKILL every survivor (call stop_all first), naming each with its
+# command line; status 1 when there was one. One still exiting after its
+# parent's stop gets a second (polled) before it counts; a loop that
+# started another program meanwhile is looked at again.
+reap_survivors() {
+	local pid ret=0 i list args
+	for i in $(seq 20); do
+		list=$(survivors)
+		[ -z "$list" ] && return 0
+		sleep 0.05
+	done
+	for i in 1 2 3 4 5; do
+		for pid in $list; do
+			mapfile -d '' -t args <"/proc/$pid/cmdline" 2>/dev/null || args=()
+			kill -9 "$pid" 2>/dev/null || continue
+			echo "pid $pid outlived the test: ${args[*]}"
+			ret=1
+		done
+		list=$(survivors)
+		[ -z "$list" ] && break
+	done
+	return $ret
+}
+
 cleanup() {
-	local rc=$? ns log
+	local rc=$? ns log left
 	stop_all
+	# What a test that ended before finish left; a pipe to sed here
+	# would be a survivor of its own.
+	left=$(reap_survivors)
+	[ -n "$left" ] && while read -r log; do echo "# $log"; done <<<"$left"
 	for ns in $T_NETNS; do
 		ip netns del "$ns" 2>/dev/null
 	done
@@ -672,8 +736,16 @@ tsan_check() {
 		"$top_builddir" "$RUN"/tsan.*
 }
 
+# check: nothing the test started outlives stop_all; what does is killed
+# and named.
+survivors_check() {
+	stop_all
+	check "no process the test started outlives it" reap_survivors
+}
+
 finish() {
 	[ -n "$TSAN" ] && tsan_check
+	survivors_check
 	echo "# $T_NAME: $T_PASS passed, $T_FAIL failed in ${SECONDS}s"
 	echo "1..$T_N"
 	[ "$T_FAIL" -eq 0 ]

@@ -68,11 +68,11 @@ check_out "host1's agent saw the SM change" "^sm_changes [1-9]" agent host1 stat
 check_out "... and names the new SM" "^sm_lid $LID3\$" agent host1 stats
 check_out "... also in --json" "\"sm_changes\": [1-9][0-9]*, .*\"sm_lid\": $LID3," \
 	agent host1 --json stats
-check_out "... from its port's SMA (umad2sim's sysfs stays as it was)" \
+check_out "... read from its port's sysfs, which follows the port" \
 	"SM LID [0-9]+ -> $LID3," cat "$RUN/atsd-host1.log"
 check_out "stock smpquery reads the same SM LID there" "^SMLid:\.+$LID3\$" \
 	on host1 "$SMPQUERY" -D portinfo 0
-check_out "host2's agent (the node's SM client) saw it too" "^sm_changes [1-9]" agent host2 stats
+check_out "host2's agent saw it too" "^sm_changes [1-9]" agent host2 stats
 check_count "no duplicates: host1 holds 2 records" 2 atsctl host4 -n dump --gid "$G1"
 check_out "the audit of the new SM's ATS records is clean" "^0 finding\(s\): clean$" \
 	atsctl host4 audit

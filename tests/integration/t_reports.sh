@@ -1,4 +1,4 @@
-# Report subscriptions (atsd in ibsim mode, the node's SM client): atsd
+# Report subscriptions (Reports reach atsd's agent by registration): atsd
 # subscribes to traps 64/65 at the SA; with cache TTLs of ten minutes only
 # a Report can explain a fresh answer. A host unplugged: the other host's
 # cached answer goes on trap 65 and its next lookup misses; plugged back:

@@ -33,7 +33,7 @@ static void test_full(void **state)
 	char err[256];
 
 	(void)state;
-	assert_int_equal(load("ca mlx5_0\nport 2\nsocket /run/x.sock\nibsim yes\n"
+	assert_int_equal(load("ca mlx5_0\nport 2\nsocket /run/x.sock\n"
 			      "verify_interval 10\nsm_poll_interval 2\ncache_ttl 0\n"
 			      "negative_ttl 1\nsa_timeout 200\nsa_retries 1\nbackoff_max 30\n"
 			      "lease 3600\nlog_level debug\nipoib_membership check\n"
@@ -45,7 +45,6 @@ static void test_full(void **state)
 	assert_string_equal(c.ca, "mlx5_0");
 	assert_int_equal(c.port, 2);
 	assert_string_equal(c.socket, "/run/x.sock");
-	assert_true(c.ibsim);
 	assert_int_equal(c.verify_interval, 10);
 	assert_int_equal(c.cache_ttl, 0);
 	assert_int_equal(c.lease, 3600);
@@ -72,7 +71,6 @@ static void test_defaults(void **state)
 	assert_string_equal(c.socket, "/run/ibats/atsd.sock");
 	assert_int_equal(c.verify_interval, 60);
 	assert_true(c.lease == SR_LEASE_INFINITE);
-	assert_false(c.ibsim);
 	assert_int_equal(c.ipoib_membership, AGENT_MEMBERSHIP_AUTO);
 }
 
@@ -104,7 +102,13 @@ static void test_errors(void **state)
 	expect_error("cm_policy maybe\n", ":1: cm_policy: 'maybe' is not any, agree or list");
 	expect_error("ipoib_membership join\n",
 		     ":1: ipoib_membership: 'join' is not auto, check or manage");
-	expect_error("ibsim perhaps\n", ":1: ibsim: 'perhaps' is not yes or no");
+	expect_error("liveness perhaps\n", ":1: liveness: 'perhaps' is not yes or no");
+	/* A removed key says so, and what to do, where the generic
+	 * "unknown key" would leave the reader guessing. */
+	expect_error("port 1\nibsim yes\n",
+		     ":2: ibsim: this key was removed: atsd runs the same on the lab's "
+		     "simulated host as on a real host and needs no setting for it");
+	expect_error("ibsim no\n", ":1: ibsim: this key was removed");
 	expect_error("socket relative.sock\n", ":1: socket: 'relative.sock' is not an absolute path");
 	expect_error("interface v0\ninterface v0\n", "interface v0 listed twice");
 	expect_error("address 10.0.0.1 primary\naddress 10.0.0.2 primary\n",
@@ -133,8 +137,8 @@ static void test_restart_key(void **state)
 	b = a;
 	b.verify_interval = 5;
 	assert_null(agent_conf_restart_key(&a, &b));
-	b.ibsim = 1;
-	assert_string_equal(agent_conf_restart_key(&a, &b), "ibsim");
+	b.liveness = 0;
+	assert_string_equal(agent_conf_restart_key(&a, &b), "liveness");
 }
 
 /* Every restart-only key warns on SIGHUP and keeps its running value,

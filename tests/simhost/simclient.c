@@ -50,7 +50,7 @@ _Static_assert(sizeof(struct simclient_req) == 288, "ibsim's struct sim_request 
 #define SIMCLIENT_CTL_TIMEOUT_S 3
 
 /* An abstract AF_UNIX name "<base>:<what>[<n>]", as sim_client.c's
- * make_name(). */
+ * make_name() makes it: its length counts the NUL after the name. */
 static socklen_t make_name(struct sockaddr_un *a, const char *base, const char *what, int n)
 {
 	int k;
@@ -61,9 +61,9 @@ static socklen_t make_name(struct sockaddr_un *a, const char *base, const char *
 		k = snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1, "%s:%s%d", base, what, n);
 	else
 		k = snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1, "%s:%s", base, what);
-	if (k < 0 || (size_t)k >= sizeof(a->sun_path) - 1)
-		k = (int)sizeof(a->sun_path) - 2;
-	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)k);
+	if (k < 0 || (size_t)k >= sizeof(a->sun_path) - 2)
+		k = (int)sizeof(a->sun_path) - 3;
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 2 + (size_t)k);
 }
 
 static int ctl(struct simclient *c, uint32_t clientid, uint32_t type, void *data, size_t len)

@@ -26,13 +26,14 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <infiniband/umad.h>
 #include <infiniband/verbs.h>
 
+#include "kadmin.h"
 #include "kconn.h"
+#include "kioctl.h"
 #include "kipoib.h"
 #include "kmad.h"
 #include "krmpp.h"
@@ -124,10 +125,6 @@ static void wire_out(struct host *h, const struct ib_user_mad *u, uint32_t sqp,
 		len = MAD_SIZE;
 	memcpy(r.mad, mad, len);
 	r.length = htobe64(MAD_SIZE);
-	if (h->drop[r.mad[MAD_OFF_MGMT_CLASS]]) {
-		h->lost++;
-		return;
-	}
 	if (simclient_send(&h->sc, &r) == 0)
 		h->mads_out++;
 }
@@ -322,18 +319,6 @@ static void umad_write(struct host *h, struct kconn *c, uint8_t *buf, size_t len
 
 /* ---- a process's ioctl (SIMHOST_AGENTS) ---- */
 
-static void reg_from_v1(struct kmad_reg *r, const struct simhost_reg_v1 *v)
-{
-	memset(r, 0, sizeof(*r));
-	r->qpn = v->qpn;
-	r->mgmt_class = v->mgmt_class;
-	r->class_version = v->mgmt_class_version;
-	r->rmpp_version = v->rmpp_version;
-	r->oui = (uint32_t)v->oui[0] << 16 | (uint32_t)v->oui[1] << 8 | v->oui[2];
-	/* user_mad.c copies the 128-bit mask as is (not the compat path). */
-	memcpy(r->method_mask, v->method_mask, sizeof(r->method_mask));
-}
-
 static int agents_op(struct host *h, struct kconn *c, const struct simhost_reg_req *q,
 		     struct simhost_reg_rep *rep)
 {
@@ -343,39 +328,17 @@ static int agents_op(struct host *h, struct kconn *c, const struct simhost_reg_r
 
 	if (!f)
 		return -EBADF;
-	switch (q->op) {
-	case SIMHOST_REG_AGENT:
-		reg_from_v1(&r, &q->u.v1);
-		break;
-	case SIMHOST_REG_AGENT2:
-		rep->v2 = q->u.v2;
-		/* ib_umad_reg_agent2: unknown flags, or an OUI past 24 bits. */
-		if (q->u.v2.flags & ~KMAD_USER_RMPP) {
-			rep->v2.flags = KMAD_USER_RMPP;
-			return -EINVAL;
-		}
-		if (q->u.v2.oui & 0xff000000u)
-			return -EINVAL;
-		memset(&r, 0, sizeof(r));
-		r.qpn = q->u.v2.qpn;
-		r.mgmt_class = q->u.v2.mgmt_class;
-		r.class_version = q->u.v2.mgmt_class_version;
-		r.rmpp_version = q->u.v2.rmpp_version;
-		r.oui = q->u.v2.oui;
-		r.flags = q->u.v2.flags;
-		memcpy(r.method_mask, q->u.v2.method_mask, sizeof(r.method_mask));
-		break;
-	case SIMHOST_UNREG_AGENT:
+	if (q->op == SIMHOST_UNREG_AGENT) {
 		ret = kmad_unregister(&h->k, f->token, q->id);
 		if (!ret)
 			krmpp_drop_agent(f->rmpp, q->id);
 		return ret;
-	case SIMHOST_ENABLE_PKEY:
-		/* ib_umad_enable_pkey: only before the first agent. */
-		return f->agents_used ? -EINVAL : 0;
-	default:
-		return -EINVAL;
 	}
+	/* ib_umad_enable_pkey: only before the first agent. */
+	if (q->op == SIMHOST_ENABLE_PKEY)
+		return f->agents_used ? -EINVAL : 0;
+	if ((ret = kioctl_reg(q, &r, rep)) < 0)
+		return ret;
 	ret = kmad_register(&h->k, f->token, &r, &rep->id);
 	if (!ret) {
 		f->agents_used = 1;
@@ -392,17 +355,16 @@ static void port_events(struct host *h, const uint32_t *ev, int n, int64_t now);
 
 static void admin(struct host *h, struct kconn *c, const uint8_t *buf, size_t len)
 {
-	char cmd[128], reply[512], onoff[8];
-	int cls;
 	uint32_t ev = IBV_EVENT_CLIENT_REREGISTER;
+	struct kadmin_cmd cmd;
+	char reply[512];
 
-	snprintf(cmd, sizeof(cmd), "%.*s", (int)(len < sizeof(cmd) ? len : sizeof(cmd) - 1),
-		 (const char *)buf);
-	cmd[strcspn(cmd, "\n")] = '\0';
-	if (!strcmp(cmd, "rereg")) {
+	if (kadmin_parse(buf, len, &cmd, reply, sizeof(reply)) < 0) {
+		/* the reply says what is wrong */
+	} else if (cmd.op == KADMIN_REREG) {
 		port_events(h, &ev, 1, mono_ms());
 		snprintf(reply, sizeof(reply), "ok");
-	} else if (!strcmp(cmd, "status")) {
+	} else if (cmd.op == KADMIN_STATUS) {
 		snprintf(reply, sizeof(reply),
 			 "mads_in=%llu mads_out=%llu resp_dropped=%llu unmatched_answered=%llu "
 			 "timeouts=%llu queue_drops=%llu lost=%llu joins=%llu join_failures=%llu",
@@ -412,12 +374,9 @@ static void admin(struct host *h, struct kconn *c, const uint8_t *buf, size_t le
 			 (unsigned long long)h->timeouts, (unsigned long long)h->cs.drops,
 			 (unsigned long long)h->lost, (unsigned long long)h->ipoib.joins,
 			 (unsigned long long)h->ipoib.failures);
-	} else if (sscanf(cmd, "drop %i %7s", &cls, onoff) == 2 && cls >= 0 && cls < 256 &&
-		   (!strcmp(onoff, "on") || !strcmp(onoff, "off"))) {
-		h->drop[cls] = !strcmp(onoff, "on");
-		snprintf(reply, sizeof(reply), "ok");
 	} else {
-		snprintf(reply, sizeof(reply), "error: unknown command \"%s\" (rereg, status, drop CLASS on|off)", cmd);
+		h->drop[cmd.mgmt_class] = (uint8_t)cmd.on;
+		snprintf(reply, sizeof(reply), "ok");
 	}
 	kconn_send(&h->cs, c, reply, strlen(reply), NULL, 0);
 }
@@ -717,36 +676,6 @@ static int run(struct host *h)
 	return 0;
 }
 
-static int console(const char *dir, const char *node, const char *cmd)
-{
-	struct simhost_hello hi = { SIMHOST_MAGIC, SIMHOST_ADMIN, (uint32_t)getpid(), 0, 0 };
-	struct simhost_welcome w;
-	struct sockaddr_un a;
-	char reply[1024];
-	ssize_t n;
-	int fd;
-
-	memset(&a, 0, sizeof(a));
-	a.sun_family = AF_UNIX;
-	if (snprintf(a.sun_path, sizeof(a.sun_path), "%s/%s/%s", dir, node, SIMHOST_SOCK) >=
-	    (int)sizeof(a.sun_path)) {
-		fprintf(stderr, "simhostd: socket path too long\n");
-		return 2;
-	}
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
-	    send(fd, &hi, sizeof(hi), 0) != (ssize_t)sizeof(hi) ||
-	    recv(fd, &w, sizeof(w), 0) != (ssize_t)sizeof(w) || w.err ||
-	    send(fd, cmd, strlen(cmd), 0) < 0 || (n = recv(fd, reply, sizeof(reply) - 1, 0)) < 0) {
-		fprintf(stderr, "simhostd: %s: %s\n", a.sun_path, strerror(errno));
-		return 2;
-	}
-	close(fd);
-	reply[n] = '\0';
-	printf("%s\n", reply);
-	return strncmp(reply, "error", 5) ? 0 : 1;
-}
-
 static void usage(void)
 {
 	fprintf(stderr, "usage: simhostd -n NODE -d DIR [--kernel-cm] [--ipoib NAME[:PKEY]]... [-v]\n"
@@ -853,7 +782,7 @@ int main(int argc, char **argv)
 	if (!h.node || !dir || optind != argc || strchr(h.node, '/'))
 		usage();
 	if (cmd)
-		return console(dir, h.node, cmd);
+		return kadmin_console(dir, h.node, cmd);
 	if (snprintf(h.dir, sizeof(h.dir), "%s/%s", dir, h.node) >= (int)sizeof(h.dir))
 		usage();
 	memset(&sa, 0, sizeof(sa));

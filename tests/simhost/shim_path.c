@@ -58,6 +58,8 @@ int shim_path_map(const char *path, const char *sys, shim_path_net_fn net, void 
 			return SHIM_PATH_ISSM;
 		return SHIM_PATH_HOST;
 	}
+	if (!sys)
+		return SHIM_PATH_HOST;
 	for (i = 0; i < sizeof(shim_path_sys) / sizeof(shim_path_sys[0]); i++)
 		if (shim_path_under(path, shim_path_sys[i]))
 			rest = path + strlen("/sys");

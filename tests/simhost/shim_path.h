@@ -19,6 +19,8 @@ enum shim_path_kind {
 typedef int (*shim_path_net_fn)(const char *name, size_t len, void *ctx);
 
 /* Where path is: SHIM_PATH_SYS with the node's path in out (len bytes),
+ * never without a node (sys NULL: the devices are still the node's, and
+ * without one there are none),
  * SHIM_PATH_UMAD or SHIM_PATH_ISSM with the device's number in *num,
  * SHIM_PATH_HOST; -ENAMETOOLONG when out is too short. */
 int shim_path_map(const char *path, const char *sys, shim_path_net_fn net, void *ctx, char *out,

@@ -36,9 +36,9 @@ const char *shim_sys_path(const char *path, char *buf, size_t len, int *kind, in
 	int k;
 
 	*kind = SHIM_PATH_HOST;
-	if (!node || !path)
+	if (!path)
 		return path;
-	k = shim_path_map(path, node->sys, shim_sys_net, (void *)node, buf, len, num);
+	k = shim_path_map(path, node ? node->sys : NULL, shim_sys_net, (void *)node, buf, len, num);
 	if (k < 0) {
 		errno = -k;
 		return NULL;

@@ -136,7 +136,9 @@ static uint32_t shim_umad_port(int num, int issm)
 	ssize_t n = -1;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/class/infiniband_mad/%s%d/port", node ? node->sys : "",
+	if (!node)
+		return (uint32_t)num + 1;
+	snprintf(path, sizeof(path), "%s/class/infiniband_mad/%s%d/port", node->sys,
 		 issm ? "issm" : "umad", num);
 	fd = shim_next()->open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {

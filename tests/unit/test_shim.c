@@ -109,6 +109,25 @@ static void test_path_dev(void **state)
 	assert_int_equal(map("/dev/infiniband/rdma_cm", out, sizeof(out), &num), SHIM_PATH_HOST);
 }
 
+/* Without a node, /sys is the host's and the devices are nobody's:
+ * the shim never opens a host's umad or issm device. */
+static void test_path_no_node(void **state)
+{
+	char out[256];
+	int num = -1;
+
+	(void)state;
+	assert_int_equal(shim_path_map("/sys/class/infiniband", NULL, has_net, NULL, out,
+				       sizeof(out), &num),
+			 SHIM_PATH_HOST);
+	assert_int_equal(shim_path_map("/sys/class/net/ib0", NULL, has_net, NULL, out, sizeof(out),
+				       &num),
+			 SHIM_PATH_HOST);
+	assert_int_equal(shim_path_map("/dev/infiniband/issm0", NULL, has_net, NULL, out,
+				       sizeof(out), &num),
+			 SHIM_PATH_ISSM);
+}
+
 static void test_path_too_long(void **state)
 {
 	(void)state;
@@ -213,7 +232,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_path_sys),      cmocka_unit_test(test_path_host),
 		cmocka_unit_test(test_path_net),      cmocka_unit_test(test_path_dev),
-		cmocka_unit_test(test_path_too_long), cmocka_unit_test(test_read_one_mad),
+		cmocka_unit_test(test_path_no_node), cmocka_unit_test(test_path_too_long), cmocka_unit_test(test_read_one_mad),
 		cmocka_unit_test(test_read_rmpp),     cmocka_unit_test(test_read_send_back),
 		cmocka_unit_test(test_write),
 	};

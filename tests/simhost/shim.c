@@ -45,7 +45,11 @@ static void shim_init(void)
 	NEXT(lxstat, "__lxstat");
 	NEXT(xstat64, "__xstat64");
 	NEXT(lxstat64, "__lxstat64");
+	NEXT(fstatat, "fstatat");
+	NEXT(fstatat64, "fstatat64");
+	NEXT(statx, "statx");
 	NEXT(access, "access");
+	NEXT(faccessat, "faccessat");
 	NEXT(readlink, "readlink");
 	NEXT(realpath, "realpath");
 	NEXT(close, "close");

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "shim.h"
+#include "shim_dir.h"
 #include "shim_path.h"
 #include "shim_sys.h"
 

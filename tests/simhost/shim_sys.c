@@ -219,6 +219,32 @@ int __lxstat64(int ver, const char *path, struct stat64 *st)
 	return shim_next()->lxstat64(ver, mapped_, st);
 }
 
+/* The *at family: only an absolute path can be the node's. */
+int fstatat(int dirfd, const char *path, struct stat *st, int flags)
+{
+	SHIM_SYS_MAPPED(path, buf, -1);
+	return shim_next()->fstatat(dirfd, mapped_, st, flags);
+}
+
+int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
+{
+	SHIM_SYS_MAPPED(path, buf, -1);
+	return shim_next()->fstatat64(dirfd, mapped_, st, flags);
+}
+
+/* What coreutils (ls, stat, test -e in bash) call. */
+int statx(int dirfd, const char *path, int flags, unsigned int mask, struct statx *stx)
+{
+	SHIM_SYS_MAPPED(path, buf, -1);
+	return shim_next()->statx(dirfd, mapped_, flags, mask, stx);
+}
+
+int faccessat(int dirfd, const char *path, int mode, int flags)
+{
+	SHIM_SYS_MAPPED(path, buf, -1);
+	return shim_next()->faccessat(dirfd, mapped_, mode, flags);
+}
+
 int access(const char *path, int mode)
 {
 	SHIM_SYS_MAPPED(path, buf, -1);

@@ -11,6 +11,7 @@
 #include <infiniband/verbs.h>
 
 #include "shim_verbs.h"
+#include "shim_vquery.h"
 
 int ibv_query_device(struct ibv_context *ctx, struct ibv_device_attr *attr)
 {

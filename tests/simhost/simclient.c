@@ -89,6 +89,25 @@ static int ctl(struct simclient *c, uint32_t clientid, uint32_t type, void *data
 	return 0;
 }
 
+/* A data socket bound to "<base>:in<conn_id>", where ibsim's slot for
+ * the client connects (ibsim.c sim_ctl_new_client). */
+static int data_socket(struct simclient *c)
+{
+	struct sockaddr_un a;
+	socklen_t n = make_name(&a, c->base, "in", (int)c->conn_id);
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&a, n) < 0) {
+		int ret = -errno;
+
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
 /* SIM_CTL_CONNECT with issm = 1; the data socket then talks to the
  * client's slot "<base>:out<id>" (ibsim.c sim_init_conn). */
 static int attach(struct simclient *c)
@@ -128,8 +147,7 @@ int simclient_init(struct simclient *c, const char *node)
 	snprintf(c->node, sizeof(c->node), "%s", node);
 	c->conn_id = (uint32_t)getpid();
 	c->fd_ctl = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	c->fd_data = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (c->fd_ctl < 0 || c->fd_data < 0)
+	if (c->fd_ctl < 0)
 		goto fail;
 	if (setsockopt(c->fd_ctl, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0)
 		goto fail;
@@ -139,9 +157,11 @@ int simclient_init(struct simclient *c, const char *node)
 	n = make_name(&a, c->base, "ctl", -1);
 	if (connect(c->fd_ctl, (struct sockaddr *)&a, n) < 0)
 		goto fail;
-	n = make_name(&a, c->base, "in", (int)c->conn_id);
-	if (bind(c->fd_data, (struct sockaddr *)&a, n) < 0)
+	c->fd_data = data_socket(c);
+	if (c->fd_data < 0) {
+		errno = -c->fd_data;
 		goto fail;
+	}
 	ret = attach(c);
 	if (ret) {
 		simclient_fini(c);
@@ -190,11 +210,21 @@ int simclient_pkeys(struct simclient *c, uint8_t out[SIMCLIENT_DATA])
 	return ctl(c, c->id, SIM_CTL_GET_PKEYS, out, SIMCLIENT_DATA);
 }
 
+/* Names for the sockets of a client that connects again: the pid in
+ * the low 22 bits (pid_max is at most 2^22), a generation above, so no
+ * other process's names are taken. */
+static uint32_t next_conn_id(uint32_t id)
+{
+	uint32_t gen = (id >> 22) + 1;
+
+	return (uint32_t)getpid() | (gen & 0x1ff) << 22;
+}
+
 int simclient_set_issm(struct simclient *c, int on)
 {
 	int32_t v = on ? 1 : 0;
 	uint32_t old = c->id;
-	int ret;
+	int ret, old_fd;
 
 	ret = ctl(c, c->id, SIM_CTL_SET_ISSM, &v, sizeof(v));
 	if (ret)
@@ -203,10 +233,26 @@ int simclient_set_issm(struct simclient *c, int on)
 	if (on)
 		return 0;
 	/* The new slot first, then the old one goes: the node is never
-	 * without a client (sm_exists() no longer sees the old one). */
-	ret = attach(c);
-	if (ret)
+	 * without a client (sm_exists() no longer sees the old one). The
+	 * new slot needs a data socket of its own: ibsim connect()s the
+	 * slot to it, and a datagram socket already connected to the old
+	 * slot refuses that (EPERM, on which ibsim panics). What was still
+	 * queued on the old socket is lost, as in a port reset. */
+	old_fd = c->fd_data;
+	c->conn_id = next_conn_id(c->conn_id);
+	c->fd_data = data_socket(c);
+	if (c->fd_data < 0) {
+		ret = c->fd_data;
+		c->fd_data = old_fd;
 		return ret;
+	}
+	ret = attach(c);
+	if (ret) {
+		close(c->fd_data);
+		c->fd_data = old_fd;
+		return ret;
+	}
+	close(old_fd);
 	return ctl(c, old, SIM_CTL_DISCONNECT, NULL, 0);
 }
 

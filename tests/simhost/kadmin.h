@@ -1,0 +1,30 @@
+/* simhostd's bench console (SIMHOST_ADMIN): `simhostd -d DIR -n NODE -C
+ * CMD` sends one command and prints the one reply; the kernel side
+ * parses it here. Commands: "rereg" (raise CLIENT_REREGISTER, as an SM's
+ * ClientReregister would), "status" (one line of counters), "drop CLASS
+ * on|off" (every MAD of the class reaching the node is lost: one-way
+ * loss, librmppsim's RMPPSIM_DROP_CLASS/FILE). Links go up and down on
+ * ibsim's own console. */
+#ifndef IBATS_KADMIN_H
+#define IBATS_KADMIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum kadmin_op { KADMIN_REREG, KADMIN_STATUS, KADMIN_DROP };
+
+struct kadmin_cmd {
+	enum kadmin_op op;
+	uint8_t mgmt_class; /* KADMIN_DROP */
+	int on;
+};
+
+/* One command packet (len bytes, no terminator needed): 0, or -EINVAL
+ * with the reply to give in err. */
+int kadmin_parse(const uint8_t *buf, size_t len, struct kadmin_cmd *cmd, char *err,
+		 size_t errlen);
+/* The client: connects to DIR/NODE/kernel.sock, sends cmd, prints the
+ * reply. Exit status: 0, 1 for an "error" reply, 2 when it cannot. */
+int kadmin_console(const char *dir, const char *node, const char *cmd);
+
+#endif

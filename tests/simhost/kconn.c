@@ -1,0 +1,206 @@
+/* simhostd's process connections: see kconn.h. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "kconn.h"
+
+/* A reassembled RMPP message goes out as one packet: the send buffer
+ * must hold the longest (rmpp.c max_len, 16 MiB). */
+#define KCONN_SNDBUF (32 << 20)
+
+int kconn_listen(struct kconn_set *s, const char *path)
+{
+	struct sockaddr_un a;
+
+	memset(s, 0, sizeof(*s));
+	memset(&a, 0, sizeof(a));
+	a.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(a.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(a.sun_path, path);
+	s->listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (s->listen_fd < 0)
+		return -errno;
+	unlink(path);
+	if (bind(s->listen_fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+	    listen(s->listen_fd, 64) < 0) {
+		int ret = -errno;
+
+		close(s->listen_fd);
+		s->listen_fd = -1;
+		return ret;
+	}
+	return 0;
+}
+
+void kconn_fini(struct kconn_set *s)
+{
+	size_t i;
+
+	for (i = 0; i < KCONN_MAX; i++)
+		if (s->c[i])
+			kconn_close(s, s->c[i]);
+	if (s->listen_fd >= 0)
+		close(s->listen_fd);
+	s->listen_fd = -1;
+}
+
+struct kconn *kconn_accept(struct kconn_set *s)
+{
+	int sz = KCONN_SNDBUF, fd;
+	struct kconn *c;
+	size_t i;
+
+	fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (fd < 0)
+		return NULL;
+	for (i = 0; i < KCONN_MAX && s->c[i]; i++)
+		;
+	c = i < KCONN_MAX ? calloc(1, sizeof(*c)) : NULL;
+	if (!c) {
+		close(fd);
+		return NULL;
+	}
+	/* As root the limit (wmem_max) does not apply. */
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &sz, sizeof(sz)) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+	c->fd = fd;
+	s->c[i] = c;
+	return c;
+}
+
+static void queue_clear(struct kconn *c)
+{
+	struct kconn_pkt *p;
+
+	while ((p = c->head)) {
+		c->head = p->next;
+		free(p);
+	}
+	c->tail = NULL;
+	c->queued = 0;
+}
+
+void kconn_close(struct kconn_set *s, struct kconn *c)
+{
+	size_t i;
+
+	for (i = 0; i < KCONN_MAX; i++)
+		if (s->c[i] == c)
+			s->c[i] = NULL;
+	queue_clear(c);
+	if (c->rmpp) {
+		krmpp_fini(c->rmpp);
+		free(c->rmpp);
+	}
+	close(c->fd);
+	free(c);
+}
+
+int kconn_recv(struct kconn *c, uint8_t **buf, size_t *len)
+{
+	uint8_t probe;
+	ssize_t n;
+
+	*buf = NULL;
+	/* The packet's length first: an RMPP message may be megabytes. */
+	n = recv(c->fd, &probe, 1, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT);
+	if (n < 0)
+		return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -errno;
+	if (n == 0)
+		return -EPIPE;
+	*buf = malloc((size_t)n);
+	if (!*buf) {
+		/* Taken and lost, as a kernel without memory would. */
+		recv(c->fd, &probe, 1, MSG_DONTWAIT);
+		return 0;
+	}
+	n = recv(c->fd, *buf, (size_t)n, MSG_DONTWAIT);
+	if (n <= 0) {
+		free(*buf);
+		*buf = NULL;
+		return n == 0 ? -EPIPE : -errno;
+	}
+	*len = (size_t)n;
+	return 1;
+}
+
+/* 1 sent, 0 the socket is full, -errno broken; a packet too long for
+ * the socket is dropped as sent. */
+static int try_send(struct kconn *c, const void *buf, size_t len)
+{
+	ssize_t n = send(c->fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+	if (n >= 0 || errno == EMSGSIZE)
+		return 1;
+	return errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS ? 0 : -errno;
+}
+
+int kconn_flush(struct kconn *c)
+{
+	struct kconn_pkt *p;
+	int r;
+
+	while ((p = c->head)) {
+		r = try_send(c, p->buf, p->len);
+		if (r <= 0)
+			return r;
+		c->head = p->next;
+		if (!c->head)
+			c->tail = NULL;
+		c->queued--;
+		free(p);
+	}
+	return 0;
+}
+
+void kconn_send(struct kconn_set *s, struct kconn *c, const void *hdr, size_t hdr_len,
+		const void *body, size_t body_len)
+{
+	struct kconn_pkt *p = malloc(sizeof(*p) + hdr_len + body_len);
+
+	if (!p) {
+		s->drops++;
+		return;
+	}
+	p->next = NULL;
+	p->len = hdr_len + body_len;
+	memcpy(p->buf, hdr, hdr_len);
+	if (body_len)
+		memcpy(p->buf + hdr_len, body, body_len);
+	if (!c->head && try_send(c, p->buf, p->len) != 0) {
+		free(p); /* sent, or the connection is going */
+		return;
+	}
+	if (c->queued == KCONN_QUEUE_MAX) {
+		struct kconn_pkt *old = c->head;
+
+		c->head = old->next;
+		if (!c->head)
+			c->tail = NULL;
+		c->queued--;
+		free(old);
+		s->drops++;
+	}
+	if (c->tail)
+		c->tail->next = p;
+	else
+		c->head = p;
+	c->tail = p;
+	c->queued++;
+}
+
+struct kconn *kconn_by_token(struct kconn_set *s, uint32_t kind, uint32_t token)
+{
+	size_t i;
+
+	for (i = 0; i < KCONN_MAX; i++)
+		if (s->c[i] && s->c[i]->kind == kind && s->c[i]->token == token)
+			return s->c[i];
+	return NULL;
+}

@@ -1,0 +1,166 @@
+/* The simulated kernel's RMPP plumbing: see krmpp.h. */
+#include <errno.h>
+#include <string.h>
+
+#include "krmpp.h"
+#include "mad.h"
+#include "wire.h"
+
+/* The kernel waits 2 s for an ACK (rmpp_cfg_default); ibsim answers in
+ * well under a millisecond and a client's own timeout (saquery: 1 s)
+ * must leave room for resends after a loss the bench makes (simhostd
+ * `drop`): librmppsim's values, which the suite was tuned with. A window
+ * of 16 lets an ACK through more often under loss than the kernel's 64. */
+#define KRMPP_ACK_MS 20
+#define KRMPP_WINDOW 16
+#define KRMPP_TOTAL_MS 10000
+#define KRMPP_LINGER_MS 2000
+
+int krmpp_init(struct krmpp *r)
+{
+	memset(r, 0, sizeof(*r));
+	rmpp_cfg_default(&r->cfg);
+	r->cfg.ack_ms = KRMPP_ACK_MS;
+	r->cfg.window = KRMPP_WINDOW;
+	r->cfg.total_ms = KRMPP_TOTAL_MS;
+	r->cfg.linger_ms = KRMPP_LINGER_MS;
+	return rmpp_table_init(&r->tab, KRMPP_CAP);
+}
+
+void krmpp_fini(struct krmpp *r)
+{
+	rmpp_table_fini(&r->tab);
+}
+
+int krmpp_class(uint8_t mgmt_class)
+{
+	return rmpp_hdr_len(mgmt_class) != 0;
+}
+
+static size_t slot_of(const struct krmpp *r, const struct rmpp_entry *e)
+{
+	return (size_t)(e - r->tab.e);
+}
+
+/* What entry e has due now; a window at most per call (the cap guards
+ * against a loop). */
+static void flush(struct krmpp *r, struct rmpp_entry *e, int64_t now, krmpp_out_fn out,
+		  void *ctx)
+{
+	uint8_t seg[MAD_SIZE];
+	int n;
+
+	for (n = 0; n < 4096 && rmpp_entry_next(e, now, seg); n++)
+		out(ctx, &r->hdr[slot_of(r, e)], seg);
+}
+
+static void key_of(struct rmpp_key *k, const struct ib_user_mad *hdr, const uint8_t *mad)
+{
+	memset(k, 0, sizeof(*k));
+	k->tid = wire_get64(mad + MAD_OFF_TID);
+	k->lid = ntohs(hdr->addr.lid);
+	k->mgmt_class = mad[MAD_OFF_MGMT_CLASS];
+	k->method = mad[MAD_OFF_METHOD];
+}
+
+int krmpp_send(struct krmpp *r, const struct ib_user_mad *hdr, const uint8_t *mad, size_t len,
+	       int64_t now, krmpp_out_fn out, void *ctx)
+{
+	size_t hdr_len = rmpp_hdr_len(mad[MAD_OFF_MGMT_CLASS]);
+	struct rmpp_entry *e;
+	struct rmpp_key k;
+	int ret;
+
+	key_of(&k, hdr, mad);
+	e = rmpp_table_find(&r->tab, &k, RMPP_TX);
+	if (e) /* the same TID again: the old transfer is over */
+		rmpp_table_remove(&r->tab, e);
+	e = rmpp_table_add(&r->tab, &k, RMPP_TX);
+	if (!e)
+		return -ENOMEM;
+	ret = rmpp_tx_init(&e->u.tx, mad, len, hdr_len, &r->cfg, now);
+	if (ret) {
+		rmpp_table_remove(&r->tab, e);
+		return ret;
+	}
+	r->hdr[slot_of(r, e)] = *hdr;
+	flush(r, e, now, out, ctx);
+	return 0;
+}
+
+void krmpp_recv(struct krmpp *r, const struct ib_user_mad *hdr, const uint8_t *mad, size_t len,
+		int64_t now, krmpp_out_fn out, krmpp_msg_fn msg, void *ctx)
+{
+	size_t hdr_len = rmpp_hdr_len(mad[MAD_OFF_MGMT_CLASS]);
+	struct rmpp_entry *e;
+	uint8_t reply[MAD_SIZE];
+	int type, ret;
+
+	if (!hdr_len || len < RMPP_HDR_END)
+		return;
+	type = rmpp_type(mad, len);
+	/* mad_rmpp.c ib_process_rmpp_recv_wc: another version is ABORTed
+	 * (UNV) at once, no transfer takes it. */
+	if (mad[RMPP_OFF_VERSION] != RMPP_VERSION) {
+		if (type != RMPP_TYPE_ABORT) {
+			rmpp_reply(mad, hdr_len, RMPP_TYPE_ABORT, RMPP_STATUS_UNV, reply);
+			out(ctx, hdr, reply);
+		}
+		return;
+	}
+	e = rmpp_table_lookup(&r->tab, mad, len, ntohs(hdr->addr.lid));
+	/* Only the FIRST segment starts a receiver (13.6.5.1); anything
+	 * else of no transfer is dropped, its sender resends or gives up. */
+	if (!e && type == RMPP_TYPE_DATA && wire_get32(mad + RMPP_OFF_DATA1) == 1 &&
+	    (mad[RMPP_OFF_FLAGS] & RMPP_FLAG_FIRST)) {
+		struct rmpp_key k;
+
+		key_of(&k, hdr, mad);
+		e = rmpp_table_add(&r->tab, &k, RMPP_RX);
+		if (e) {
+			rmpp_rx_init(&e->u.rx, &r->cfg, now);
+			r->hdr[slot_of(r, e)] = *hdr;
+		}
+	}
+	if (!e)
+		return;
+	ret = rmpp_entry_recv(e, mad, len, now);
+	flush(r, e, now, out, ctx);
+	if (ret == 1 && e->role == RMPP_RX) {
+		size_t mlen;
+		const uint8_t *m = rmpp_rx_message(&e->u.rx, &mlen);
+		struct ib_user_mad h = r->hdr[slot_of(r, e)];
+
+		if (m) {
+			h.length = (uint32_t)(sizeof(h) + mlen);
+			msg(ctx, &h, m, mlen);
+		}
+	}
+}
+
+void krmpp_timers(struct krmpp *r, int64_t now, krmpp_out_fn out, void *ctx)
+{
+	size_t i;
+
+	for (i = 0; i < r->tab.cap; i++) {
+		struct rmpp_entry *e = &r->tab.e[i];
+
+		if (e->used && rmpp_entry_deadline(e) <= now)
+			flush(r, e, now, out, ctx);
+	}
+	rmpp_table_expire(&r->tab, now);
+}
+
+int64_t krmpp_deadline(const struct krmpp *r)
+{
+	return rmpp_table_deadline(&r->tab);
+}
+
+void krmpp_drop_agent(struct krmpp *r, uint32_t agent_id)
+{
+	size_t i;
+
+	for (i = 0; i < r->tab.cap; i++)
+		if (r->tab.e[i].used && r->hdr[i].agent_id == agent_id)
+			rmpp_table_remove(&r->tab, &r->tab.e[i]);
+}

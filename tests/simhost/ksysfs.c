@@ -1,0 +1,294 @@
+/* The simulated node's sysfs: see ksysfs.h. Formats are the kernel's
+ * (drivers/infiniband/core/sysfs.c, user_mad.c, uverbs_main.c,
+ * net/core/net-sysfs.c, ulp/ipoib/ipoib_main.c) where libibumad or
+ * ibsys.c parse them, umad2sim's otherwise. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#include "ipoib.h"
+#include "ksysfs.h"
+#include "wire.h"
+
+#define IB_UMAD_ABI_VERSION 5
+#define IB_UVERBS_ABI_VERSION 6
+#define ARPHRD_INFINIBAND_TYPE 32
+/* IPoIB's default MTU in datagram mode: 2048 - the 4-byte header. */
+#define IPOIB_UD_MTU 2044
+
+static int mkdirs(const char *path)
+{
+	char buf[PATH_MAX];
+	char *p;
+
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return -ENAMETOOLONG;
+	for (p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/* ROOT/dir/name, whole: a temp file renamed over it. */
+static int put(const struct ksysfs *s, const char *dir, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int put(const struct ksysfs *s, const char *dir, const char *name, const char *fmt, ...)
+{
+	char d[PATH_MAX], path[PATH_MAX], tmp[PATH_MAX], val[256];
+	va_list ap;
+	int n, fd, ret;
+
+	va_start(ap, fmt);
+	n = vsnprintf(val, sizeof(val), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(val))
+		return -EOVERFLOW;
+	if (snprintf(d, sizeof(d), "%s/%s", s->root, dir) >= (int)sizeof(d) ||
+	    snprintf(path, sizeof(path), "%s/%s", d, name) >= (int)sizeof(path) ||
+	    snprintf(tmp, sizeof(tmp), "%s/.tmp.%s", d, name) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	ret = mkdirs(d);
+	if (ret)
+		return ret;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, val, (size_t)n) == n ? 0 : -EIO;
+	if (close(fd) < 0 && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path) < 0)
+		ret = -errno;
+	if (ret)
+		unlink(tmp);
+	return ret;
+}
+
+static void guid_str(char *out, size_t len, uint64_t g)
+{
+	snprintf(out, len, "%04x:%04x:%04x:%04x", (unsigned)(g >> 48) & 0xffff,
+		 (unsigned)(g >> 32) & 0xffff, (unsigned)(g >> 16) & 0xffff, (unsigned)g & 0xffff);
+}
+
+static unsigned port_num(const uint8_t *pi)
+{
+	return pi[PI_OFF_LOCAL_PORT] ? pi[PI_OFF_LOCAL_PORT] : 1;
+}
+
+int ksysfs_init(struct ksysfs *s, const char *root, const char *node,
+		const uint8_t nodeinfo[64], int kernel_cm)
+{
+	static const char *types[] = { "<unknown>", "CA", "SWITCH", "ROUTER" };
+	const char *ca = "class/infiniband/" KSYSFS_CA;
+	uint8_t t = nodeinfo[NI_OFF_NODE_TYPE];
+	char g[32];
+	int ret = 0;
+
+	memset(s, 0, sizeof(*s));
+	if (snprintf(s->root, sizeof(s->root), "%s", root) >= (int)sizeof(s->root))
+		return -ENAMETOOLONG;
+	memcpy(s->nodeinfo, nodeinfo, 64);
+	ret |= put(s, "class/infiniband_mad", "abi_version", "%d\n", IB_UMAD_ABI_VERSION);
+	ret |= put(s, ca, "node_type", "%u: %s\n", t, types[t < 4 ? t : 0]);
+	ret |= put(s, ca, "fw_ver", "1\n"); /* ibsim.c sim_ctl_get_vendor */
+	ret |= put(s, ca, "hw_rev", "%x\n", wire_get32(nodeinfo + NI_OFF_REVISION));
+	ret |= put(s, ca, "hca_type", "simulator\n");
+	ret |= put(s, ca, "board_id", "ibsim\n");
+	ret |= put(s, ca, "node_desc", "%s\n", node);
+	guid_str(g, sizeof(g), wire_get64(nodeinfo + NI_OFF_NODE_GUID));
+	ret |= put(s, ca, "node_guid", "%s\n", g);
+	guid_str(g, sizeof(g), wire_get64(nodeinfo + NI_OFF_SYS_GUID));
+	ret |= put(s, ca, "sys_image_guid", "%s\n", g);
+	ret |= put(s, "class/infiniband_mad/umad0", "ibdev", "%s\n", KSYSFS_CA);
+	ret |= put(s, "class/infiniband_mad/umad0", "port", "1\n");
+	ret |= put(s, "class/infiniband_mad/umad0", "dev", "231:0\n");
+	ret |= put(s, "class/infiniband_mad/issm0", "ibdev", "%s\n", KSYSFS_CA);
+	ret |= put(s, "class/infiniband_mad/issm0", "port", "1\n");
+	ret |= put(s, "class/infiniband_mad/issm0", "dev", "231:64\n");
+	ret |= put(s, "class/infiniband_verbs", "abi_version", "%d\n", IB_UVERBS_ABI_VERSION);
+	ret |= put(s, "class/infiniband_verbs/uverbs0", "ibdev", "%s\n", KSYSFS_CA);
+	ret |= put(s, "class/infiniband_verbs/uverbs0", "abi_version", "1\n");
+	ret |= put(s, "class/infiniband_verbs/uverbs0", "dev", "231:192\n");
+	if (kernel_cm)
+		ret |= put(s, "module/ib_cm", "initstate", "live\n");
+	return ret ? -EIO : 0;
+}
+
+int ksysfs_add_netdev(struct ksysfs *s, const char *name, uint16_t pkey, uint32_t qpn)
+{
+	struct ksysfs_netdev *n;
+
+	if (s->nnd == KSYSFS_MAX_NETDEVS)
+		return -ENOSPC;
+	if (!*name || strchr(name, '/') || strlen(name) >= sizeof(n->name))
+		return -EINVAL;
+	n = &s->nd[s->nnd++];
+	snprintf(n->name, sizeof(n->name), "%s", name);
+	n->pkey = pkey;
+	n->qpn = qpn;
+	return 0;
+}
+
+void ksysfs_gid(const struct ksysfs *s, uint8_t gid[16])
+{
+	/* ibsim: a CA port's GUID is the node GUID plus its number
+	 * (sim_net.c). */
+	memcpy(gid, s->pi + PI_OFF_GID_PREFIX, 8);
+	wire_put64(gid + 8, wire_get64(s->nodeinfo + NI_OFF_NODE_GUID) + port_num(s->pi));
+}
+
+/* "%d%s Gb/sec (%dX%s)" as drivers/infiniband/core/sysfs.c rate_show. */
+static int put_rate(const struct ksysfs *s, const char *dir, const uint8_t *pi)
+{
+	static const unsigned widths[] = { [1] = 1, [2] = 4, [4] = 8, [8] = 12 };
+	unsigned w = pi[PI_OFF_WIDTH_ACTIVE] < 9 ? widths[pi[PI_OFF_WIDTH_ACTIVE]] : 0;
+	unsigned ext = wire_get32(pi + PI_OFF_CAP_MASK) & (1u << 14) ?
+			       pi[PI_OFF_SPEED_EXT_ACTIVE] >> 4 : 0;
+	unsigned sp = pi[PI_OFF_SPEED_ACTIVE] >> 4;
+	unsigned tenths;
+	const char *name;
+
+	if (ext) {
+		name = ext == 1 ? " FDR" : ext == 2 ? " EDR" : ext == 4 ? " HDR" : " NDR";
+		tenths = (ext == 1 ? 140 : ext == 2 ? 250 : ext == 4 ? 500 : 1000) * w;
+	} else {
+		name = sp == 2 ? " DDR" : sp == 4 ? " QDR" : "";
+		tenths = (sp == 2 ? 50 : sp == 4 ? 100 : 25) * w;
+	}
+	return put(s, dir, "rate", "%u%s Gb/sec (%uX%s)\n", tenths / 10,
+		   tenths % 10 ? ".5" : "", w, name);
+}
+
+static int put_port(const struct ksysfs *s, const uint8_t *pi, const uint8_t *pk)
+{
+	static const char *states[] = { "NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER" };
+	static const char *phys[] = { "<unknown>", "Sleep", "Polling", "Disabled",
+				      "PortConfigurationTraining", "LinkUp",
+				      "LinkErrorRecovery", "Phy Test" };
+	char dir[128], sub[160];
+	unsigned st = pi[PI_OFF_STATE] & 0xf, ph = pi[PI_OFF_PHYS_STATE] >> 4;
+	uint8_t gid[16];
+	int ret = 0, i;
+
+	snprintf(dir, sizeof(dir), "class/infiniband/%s/ports/%u", KSYSFS_CA, port_num(pi));
+	ret |= put(s, dir, "lid", "0x%x\n", wire_get16(pi + PI_OFF_LID));
+	ret |= put(s, dir, "lid_mask_count", "%u\n", pi[PI_OFF_LMC] & 0x7);
+	ret |= put(s, dir, "sm_lid", "0x%x\n", wire_get16(pi + PI_OFF_SM_LID));
+	ret |= put(s, dir, "sm_sl", "%u\n", pi[PI_OFF_SM_SL] & 0xf);
+	ret |= put(s, dir, "cap_mask", "0x%08x\n", wire_get32(pi + PI_OFF_CAP_MASK));
+	ret |= put(s, dir, "state", "%u: %s\n", st, st < 6 ? states[st] : "<unknown>");
+	ret |= put(s, dir, "phys_state", "%u: %s\n", ph, ph < 8 ? phys[ph] : "<unknown>");
+	ret |= put(s, dir, "link_layer", "InfiniBand\n");
+	ret |= put_rate(s, dir, pi);
+	ksysfs_gid(s, gid);
+	snprintf(sub, sizeof(sub), "%s/gids", dir);
+	ret |= put(s, sub, "0", "%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x\n",
+		   gid[0], gid[1], gid[2], gid[3], gid[4], gid[5], gid[6], gid[7], gid[8], gid[9],
+		   gid[10], gid[11], gid[12], gid[13], gid[14], gid[15]);
+	snprintf(sub, sizeof(sub), "%s/pkeys", dir);
+	for (i = 0; i < 32; i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "%d", i);
+		ret |= put(s, sub, name, "0x%04x\n", wire_get16(pk + 2 * i));
+	}
+	return ret ? -EIO : 0;
+}
+
+/* net-sysfs.c and ipoib_main.c: the 20-byte hardware address as
+ * "QPN:GID" with the connected-mode flag ipoib_cm sets on HCAs that
+ * have an SRQ (the usual case), the broadcast address of the P_Key's
+ * IPv4 group. */
+static int put_netdev(const struct ksysfs *s, const struct ksysfs_netdev *n, int idx, int up)
+{
+	struct ipoib_hwaddr a;
+	uint8_t hw[IPOIB_HWADDR_LEN], bc[IPOIB_HWADDR_LEN];
+	char dir[64], addr[3 * IPOIB_HWADDR_LEN], baddr[3 * IPOIB_HWADDR_LEN];
+	int ret = 0, i;
+
+	memset(&a, 0, sizeof(a));
+	a.flags = IPOIB_FLAG_CM;
+	a.qpn = n->qpn;
+	ksysfs_gid(s, a.gid);
+	ipoib_hwaddr_encode(hw, &a);
+	memset(bc, 0, sizeof(bc));
+	wire_put32(bc, IPOIB_QPN_BROADCAST);
+	ipoib_bcast_mgid(n->pkey, bc + 4);
+	for (i = 0; i < IPOIB_HWADDR_LEN; i++) {
+		snprintf(addr + 3 * i, 4, "%02x%s", hw[i], i + 1 < IPOIB_HWADDR_LEN ? ":" : "");
+		snprintf(baddr + 3 * i, 4, "%02x%s", bc[i], i + 1 < IPOIB_HWADDR_LEN ? ":" : "");
+	}
+	snprintf(dir, sizeof(dir), "class/net/%s", n->name);
+	ret |= put(s, dir, "type", "%d\n", ARPHRD_INFINIBAND_TYPE);
+	ret |= put(s, dir, "address", "%s\n", addr);
+	ret |= put(s, dir, "broadcast", "%s\n", baddr);
+	ret |= put(s, dir, "addr_len", "%d\n", IPOIB_HWADDR_LEN);
+	ret |= put(s, dir, "pkey", "0x%04x\n", n->pkey);
+	ret |= put(s, dir, "dev_id", "0x0\n");
+	ret |= put(s, dir, "dev_port", "0\n");
+	ret |= put(s, dir, "mode", "datagram\n");
+	ret |= put(s, dir, "mtu", "%d\n", IPOIB_UD_MTU);
+	ret |= put(s, dir, "ifindex", "%d\n", 100 + idx);
+	ret |= put(s, dir, "carrier", "%d\n", up);
+	ret |= put(s, dir, "operstate", "%s\n", up ? "up" : "down");
+	return ret ? -EIO : 0;
+}
+
+int ksysfs_update(struct ksysfs *s, const uint8_t pi[64], const uint8_t pk[64], uint32_t *ev)
+{
+	int first = !s->have, n = 0, ret;
+	size_t i;
+	int was_active = !first && (s->pi[PI_OFF_STATE] & 0xf) == PI_STATE_ACTIVE;
+	int active = (pi[PI_OFF_STATE] & 0xf) == PI_STATE_ACTIVE;
+	int lid = !first && memcmp(s->pi + PI_OFF_LID, pi + PI_OFF_LID, 2);
+	int sm_lid = !first && memcmp(s->pi + PI_OFF_SM_LID, pi + PI_OFF_SM_LID, 2);
+	int sm = sm_lid || (!first && (s->pi[PI_OFF_SM_SL] & 0xf) != (pi[PI_OFF_SM_SL] & 0xf));
+	int gid = !first && memcmp(s->pi + PI_OFF_GID_PREFIX, pi + PI_OFF_GID_PREFIX, 8);
+	int pkey = !first && memcmp(s->pk, pk, 64);
+
+	if (!first && !memcmp(s->pi, pi, 64) && !pkey)
+		return 0;
+	memcpy(s->pi, pi, 64);
+	memcpy(s->pk, pk, 64);
+	s->have = 1;
+	ret = put_port(s, pi, pk);
+	for (i = 0; i < s->nnd && !ret; i++)
+		ret = put_netdev(s, &s->nd[i], (int)i, active);
+	if (ret) {
+		s->have = 0; /* written again, whole, next time */
+		return ret;
+	}
+	/* The order a driver raises them in (mlx5 port change events): the
+	 * port going down first, CLIENT_REREGISTER last. ibsim keeps no
+	 * ClientReregister bit: an SM sets it at its first sweep of a port
+	 * and when it takes over, so it is raised when the port comes up
+	 * with an SM and when the SM LID changes. */
+	if (was_active && !active)
+		ev[n++] = IBV_EVENT_PORT_ERR;
+	if (lid)
+		ev[n++] = IBV_EVENT_LID_CHANGE;
+	if (pkey)
+		ev[n++] = IBV_EVENT_PKEY_CHANGE;
+	if (gid)
+		ev[n++] = IBV_EVENT_GID_CHANGE;
+	if (sm)
+		ev[n++] = IBV_EVENT_SM_CHANGE;
+	if (!first && !was_active && active)
+		ev[n++] = IBV_EVENT_PORT_ACTIVE;
+	if (active && wire_get16(pi + PI_OFF_SM_LID) && (sm_lid || (!first && !was_active)))
+		ev[n++] = IBV_EVENT_CLIENT_REREGISTER;
+	return n;
+}

@@ -1,0 +1,29 @@
+/* Which paths of a host belong to the simulated node, and where they
+ * are: the node's sysfs tree ($SIMHOST_DIR/<node>/sys) for the RDMA
+ * classes, the simulated ib_cm and the simulated IPoIB interfaces; the
+ * simulated kernel for /dev/infiniband's devices. Pure: unit-tested. */
+#ifndef IBATS_SIMHOST_SHIM_PATH_H
+#define IBATS_SIMHOST_SHIM_PATH_H
+
+#include <stddef.h>
+
+enum shim_path_kind {
+	SHIM_PATH_HOST = 0, /* not the node's: the real path */
+	SHIM_PATH_SYS = 1,  /* in the node's sysfs tree */
+	SHIM_PATH_UMAD = 2, /* /dev/infiniband/umadN */
+	SHIM_PATH_ISSM = 3, /* /dev/infiniband/issmN */
+};
+
+/* Whether the node has network interface `name` (its sysfs tree's
+ * class/net/<name>). */
+typedef int (*shim_path_net_fn)(const char *name, size_t len, void *ctx);
+
+/* Where path is: SHIM_PATH_SYS with the node's path in out (len bytes),
+ * never without a node (sys NULL: the devices are still the node's, and
+ * without one there are none),
+ * SHIM_PATH_UMAD or SHIM_PATH_ISSM with the device's number in *num,
+ * SHIM_PATH_HOST; -ENAMETOOLONG when out is too short. */
+int shim_path_map(const char *path, const char *sys, shim_path_net_fn net, void *ctx, char *out,
+		  size_t len, int *num);
+
+#endif

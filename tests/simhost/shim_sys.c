@@ -1,0 +1,265 @@
+/* libc's path calls on the simulated node (shim_sys.h). The list is
+ * what libibumad, libibverbs, infiniband-diags, OpenSM and atsd call
+ * on /sys and /dev/infiniband (umad2sim.c wraps open, opendir and
+ * scandir; glibc's fopen, realpath and the stat family do not go
+ * through open, so they are here too). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "shim.h"
+#include "shim_path.h"
+#include "shim_sys.h"
+#include "shim_umad.h"
+
+#define SHIM_SYS_LEN 4608
+
+static int shim_sys_net(const char *name, size_t len, void *ctx)
+{
+	const struct shim_node *node = ctx;
+	char path[SHIM_SYS_LEN];
+	int n;
+
+	n = snprintf(path, sizeof(path), "%s/class/net/%.*s", node->sys, (int)len, name);
+	return n > 0 && (size_t)n < sizeof(path) && !shim_next()->access(path, F_OK);
+}
+
+const char *shim_sys_path(const char *path, char *buf, size_t len, int *kind, int *num)
+{
+	const struct shim_node *node = shim_node();
+	int k;
+
+	*kind = SHIM_PATH_HOST;
+	if (!path)
+		return path;
+	k = shim_path_map(path, node ? node->sys : NULL, shim_sys_net, (void *)node, buf, len, num);
+	if (k < 0) {
+		errno = -k;
+		return NULL;
+	}
+	*kind = k;
+	return k == SHIM_PATH_SYS ? buf : path;
+}
+
+int shim_sys_is_netdir(const char *path)
+{
+	return shim_node() && path &&
+	       (!strcmp(path, "/sys/class/net") || !strcmp(path, "/sys/class/net/"));
+}
+
+/* The open family: the node's path, or a connection for its devices. */
+static int shim_sys_open(shim_open_fn fn, const char *path, int flags, mode_t mode)
+{
+	char buf[SHIM_SYS_LEN];
+	const char *p;
+	int kind, num;
+
+	p = shim_sys_path(path, buf, sizeof(buf), &kind, &num);
+	if (!p)
+		return -1;
+	if (kind == SHIM_PATH_UMAD || kind == SHIM_PATH_ISSM)
+		return shim_umad_open(num, kind == SHIM_PATH_ISSM, flags);
+	return fn(p, flags, mode);
+}
+
+/* The mode argument, there with O_CREAT or O_TMPFILE only. */
+#define SHIM_SYS_MODE(flags, mode)                                             \
+	do {                                                                   \
+		va_list ap_;                                                   \
+		if ((flags) & (O_CREAT | O_TMPFILE)) {                         \
+			va_start(ap_, flags);                                  \
+			mode = (mode_t)va_arg(ap_, int);                       \
+			va_end(ap_);                                           \
+		}                                                              \
+	} while (0)
+
+int open(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+
+	SHIM_SYS_MODE(flags, mode);
+	return shim_sys_open(shim_next()->open, path, flags, mode);
+}
+
+int open64(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+
+	SHIM_SYS_MODE(flags, mode);
+	return shim_sys_open(shim_next()->open64, path, flags, mode);
+}
+
+/* _FORTIFY_SOURCE's open(), without a mode; glibc declares it only
+ * for its inline open(). */
+int __open_2(const char *path, int flags);
+int __open64_2(const char *path, int flags);
+
+int __open_2(const char *path, int flags)
+{
+	return shim_sys_open(shim_next()->open, path, flags, 0);
+}
+
+int __open64_2(const char *path, int flags)
+{
+	return shim_sys_open(shim_next()->open64, path, flags, 0);
+}
+
+static int shim_sys_openat(shim_openat_fn fn, int dirfd, const char *path, int flags,
+			   mode_t mode)
+{
+	char buf[SHIM_SYS_LEN];
+	const char *p;
+	int kind, num;
+
+	if (!path || path[0] != '/')
+		return fn(dirfd, path, flags, mode);
+	p = shim_sys_path(path, buf, sizeof(buf), &kind, &num);
+	if (!p)
+		return -1;
+	if (kind == SHIM_PATH_UMAD || kind == SHIM_PATH_ISSM)
+		return shim_umad_open(num, kind == SHIM_PATH_ISSM, flags);
+	return fn(dirfd, p, flags, mode);
+}
+
+int openat(int dirfd, const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+
+	SHIM_SYS_MODE(flags, mode);
+	return shim_sys_openat(shim_next()->openat, dirfd, path, flags, mode);
+}
+
+int openat64(int dirfd, const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+
+	SHIM_SYS_MODE(flags, mode);
+	return shim_sys_openat(shim_next()->openat64, dirfd, path, flags, mode);
+}
+
+/* Paths that only name files: the node's, or the host's. A device of
+ * /dev/infiniband is neither here (it exists as a connection only). */
+#define SHIM_SYS_MAPPED(path, buf, fail)                                       \
+	char buf[SHIM_SYS_LEN];                                                \
+	int kind_, num_;                                                       \
+	const char *mapped_ = shim_sys_path(path, buf, sizeof(buf), &kind_, &num_); \
+	if (!mapped_)                                                          \
+		return fail
+
+FILE *fopen(const char *path, const char *mode)
+{
+	SHIM_SYS_MAPPED(path, buf, NULL);
+	return shim_next()->fopen(mapped_, mode);
+}
+
+FILE *fopen64(const char *path, const char *mode)
+{
+	SHIM_SYS_MAPPED(path, buf, NULL);
+	return shim_next()->fopen64(mapped_, mode);
+}
+
+int stat(const char *path, struct stat *st)
+{
+	SHIM_SYS_MAPPED(path, buf, -1);
+	return shim_next()->stat(mapped_, st);
+}
+
+int lstat(const char *path, struct stat *st)
+{
+	SHIM_SYS_MAPPED(path, buf, -1);
+	return shim_next()->lstat(mapped_, st);
+}
+
+int stat64(const char *path, struct stat64 *st)
+{
+	SHIM_SYS_MAPPED(path, buf, -1);
+	return shim_next()->stat64(mapped_, st);
+}
+
+int lstat64(const char *path, struct stat64 *st)
+{
+	SHIM_SYS_MAPPED(path, buf, -1);
+	return shim_next()->lstat64(mapped_, st);
+}
+
+/* What binaries built against glibc before 2.33 call for stat(); its
+ * headers declare them no more. */
+int __xstat(int ver, const char *path, struct stat *st);
+int __lxstat(int ver, const char *path, struct stat *st);
+int __xstat64(int ver, const char *path, struct stat64 *st);
+int __lxstat64(int ver, const char *path, struct stat64 *st);
+
+int __xstat(int ver, const char *path, struct stat *st)
+{
+	SHIM_SYS_MAPPED(path, buf, -1);
+	return shim_next()->xstat(ver, mapped_, st);
+}
+
+int __lxstat(int ver, const char *path, struct stat *st)
+{
+	SHIM_SYS_MAPPED(path, buf, -1);
+	return shim_next()->lxstat(ver, mapped_, st);
+}
+
+int __xstat64(int ver, const char *path, struct stat64 *st)
+{
+	SHIM_SYS_MAPPED(path, buf, -1);
+	return shim_next()->xstat64(ver, mapped_, st);
+}
+
+int __lxstat64(int ver, const char *path, struct stat64 *st)
+{
+	SHIM_SYS_MAPPED(path, buf, -1);
+	return shim_next()->lxstat64(ver, mapped_, st);
+}
+
+/* The *at family: only an absolute path can be the node's. */
+int fstatat(int dirfd, const char *path, struct stat *st, int flags)
+{
+	SHIM_SYS_MAPPED(path, buf, -1);
+	return shim_next()->fstatat(dirfd, mapped_, st, flags);
+}
+
+int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
+{
+	SHIM_SYS_MAPPED(path, buf, -1);
+	return shim_next()->fstatat64(dirfd, mapped_, st, flags);
+}
+
+/* What coreutils (ls, stat, test -e in bash) call. */
+int statx(int dirfd, const char *path, int flags, unsigned int mask, struct statx *stx)
+{
+	SHIM_SYS_MAPPED(path, buf, -1);
+	return shim_next()->statx(dirfd, mapped_, flags, mask, stx);
+}
+
+int faccessat(int dirfd, const char *path, int mode, int flags)
+{
+	SHIM_SYS_MAPPED(path, buf, -1);
+	return shim_next()->faccessat(dirfd, mapped_, mode, flags);
+}
+
+int access(const char *path, int mode)
+{
+	SHIM_SYS_MAPPED(path, buf, -1);
+	return shim_next()->access(mapped_, mode);
+}
+
+ssize_t readlink(const char *path, char *out, size_t len)
+{
+	SHIM_SYS_MAPPED(path, buf, -1);
+	return shim_next()->readlink(mapped_, out, len);
+}
+
+/* The node's real path: the caller may open it, as it would a host's. */
+char *realpath(const char *path, char *resolved)
+{
+	SHIM_SYS_MAPPED(path, buf, NULL);
+	return shim_next()->realpath(mapped_, resolved);
+}

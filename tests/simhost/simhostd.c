@@ -1,0 +1,817 @@
+/* simhostd: one simulated node's kernel RDMA stack for the bench (test
+ * code, never linked into the product). One ibsim client for the node
+ * (simclient.c); the node's processes reach it through libsimhost.so over
+ * DIR/NODE/kernel.sock (proto.h, kconn.c). It plays ib_mad and ib_umad
+ * (kmad.c: agents, dispatch by registration, hi_tid routing, timeouts;
+ * krmpp.c: RMPP), the driver's sysfs and verbs port events (ksysfs.c,
+ * PortInfo polled every 50 ms) and ib_ipoib's broadcast joins
+ * (kipoib.c). Single-threaded: one poll loop; no process can block it.
+ *
+ *   simhostd -n NODE -d DIR [--kernel-cm] [--ipoib NAME[:PKEY]]... [-v]
+ *   simhostd -n NODE -d DIR -C "status" | "rereg" | "drop CLASS on|off"
+ *
+ * IBSIM_SOCKNAME names ibsim's sockets as for umad2sim. DIR/NODE/ready
+ * appears once the socket listens and sysfs is written; SIGTERM or
+ * SIGINT: kernel.sock and ready go, the client leaves ibsim. */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <infiniband/umad.h>
+#include <infiniband/verbs.h>
+
+#include "kadmin.h"
+#include "kconn.h"
+#include "kioctl.h"
+#include "kipoib.h"
+#include "kmad.h"
+#include "krmpp.h"
+#include "ksysfs.h"
+#include "mad.h"
+#include "mono.h"
+#include "proto.h"
+#include "sa.h"
+#include "simclient.h"
+#include "wire.h"
+
+#define PORTINFO_POLL_MS 50
+/* The QPNs of IPoIB interfaces (below the first block handed to verbs
+ * users, SIMHOST_QPN_BLOCK). */
+#define IPOIB_QPN_FIRST 0x48
+/* A join's SA Set: timeout and retries before ipoib's backoff. */
+#define JOIN_TIMEOUT_MS 1000
+#define JOIN_RETRIES 1
+/* drivers/infiniband/core/cm.c: ib_cm's agent (IB_CM_CLASS_VERSION,
+ * Send only). */
+#define CM_CLASS 0x07
+#define CM_CLASS_VERSION 2
+#define METHOD_SEND 0x03
+#define UMAD_HDR ((size_t)sizeof(struct ib_user_mad))
+
+struct host {
+	const char *node;
+	char dir[PATH_MAX];
+	int verbose;
+	struct simclient sc;
+	struct kmad k;
+	struct ksysfs fs;
+	struct kipoib ipoib;
+	struct kconn_set cs;
+	uint8_t pi[64], pk[64];
+	int64_t next_poll;
+	uint32_t next_token, next_qpn_block;
+	struct kconn *issm; /* the one holder of issm0 */
+	uint32_t join_agent; /* KMAD_KERNEL's sender of the joins */
+	int has_join_agent;
+	uint8_t drop[256]; /* `drop CLASS on`: MADs of the class lost */
+	uint64_t mads_in, mads_out, resp_dropped, unmatched_answered, timeouts, lost;
+};
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void logf_(struct host *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void logf_(struct host *h, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "simhostd[%s]: ", h->node);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+#define DBG(h, ...)                          \
+	do {                                 \
+		if ((h)->verbose)            \
+			logf_(h, __VA_ARGS__); \
+	} while (0)
+
+/* ---- the wire (ibsim) ---- */
+
+/* One MAD to ibsim from QP sqp to the umad address (big-endian LID and
+ * QPN, as umad2sim writes them). */
+static void wire_out(struct host *h, const struct ib_user_mad *u, uint32_t sqp,
+		     const uint8_t *mad, size_t len)
+{
+	struct simclient_req r;
+	uint16_t dlid = u->addr.lid;
+
+	memset(&r, 0, sizeof(r));
+	r.dlid = dlid;
+	/* 0 lets ibsim fill in our LID; a directed-route SMP keeps the
+	 * permissive one (umad2sim_write). */
+	r.slid = dlid == 0xffff ? 0xffff : 0;
+	r.dqp = u->addr.qpn;
+	r.sqp = htonl(sqp);
+	if (len > MAD_SIZE)
+		len = MAD_SIZE;
+	memcpy(r.mad, mad, len);
+	r.length = htobe64(MAD_SIZE);
+	if (simclient_send(&h->sc, &r) == 0)
+		h->mads_out++;
+}
+
+/* ---- to the processes ---- */
+
+static void deliver(struct host *h, const struct kmad_agent *a, const struct ib_user_mad *u,
+		    const uint8_t *mad, size_t len)
+{
+	struct kconn *c = kconn_by_token(&h->cs, SIMHOST_UMAD, a->file);
+	struct ib_user_mad hdr = *u;
+
+	if (!c)
+		return;
+	hdr.agent_id = a->id;
+	hdr.length = (uint32_t)(UMAD_HDR + len);
+	kconn_send(&h->cs, c, &hdr, UMAD_HDR, mad, len);
+}
+
+static void raise_event(struct host *h, uint32_t type)
+{
+	struct simhost_event e = { type, 1 };
+	size_t i;
+
+	DBG(h, "event %u", type);
+	for (i = 0; i < KCONN_MAX; i++)
+		if (h->cs.c[i] && h->cs.c[i]->kind == SIMHOST_VERBS)
+			kconn_send(&h->cs, h->cs.c[i], &e, sizeof(e), NULL, 0);
+}
+
+/* ---- RMPP and timeouts: what they send and hand over ---- */
+
+struct rctx {
+	struct host *h;
+	struct kmad_agent *a;
+};
+
+static void rmpp_out(void *ctx, const struct ib_user_mad *u, const uint8_t mad[MAD_SIZE])
+{
+	struct rctx *r = ctx;
+
+	wire_out(r->h, u, 1, mad, MAD_SIZE); /* RMPP is GSI only */
+}
+
+static void rmpp_msg(void *ctx, const struct ib_user_mad *u, const uint8_t *msg, size_t len)
+{
+	struct rctx *r = ctx;
+
+	if (kmad_complete(r->a, msg, len))
+		deliver(r->h, r->a, u, msg, len);
+	else
+		r->h->resp_dropped++;
+}
+
+static void wait_resend(void *ctx, struct kmad_agent *a, const uint8_t *buf, size_t len)
+{
+	struct host *h = ctx;
+	struct ib_user_mad u;
+
+	memcpy(&u, buf, UMAD_HDR);
+	DBG(h, "resend tid 0x%016llx",
+	    (unsigned long long)wire_get64(buf + UMAD_HDR + MAD_OFF_TID));
+	wire_out(h, &u, a->reg.qpn, buf + UMAD_HDR, len - UMAD_HDR);
+}
+
+static void wait_expire(void *ctx, struct kmad_agent *a, const void *hdr, const uint8_t *mad,
+			size_t len)
+{
+	struct host *h = ctx;
+
+	h->timeouts++;
+	DBG(h, "tid 0x%016llx: no response, ETIMEDOUT", (unsigned long long)wire_get64(mad + MAD_OFF_TID));
+	if (a->file == KMAD_KERNEL)
+		kipoib_answer(&h->ipoib, mad, len, 1, mono_ms());
+	else
+		deliver(h, a, hdr, mad, len);
+}
+
+/* ---- MADs from ibsim ---- */
+
+static void answer_unmatched(struct host *h, const struct simclient_req *in)
+{
+	struct simclient_req r;
+
+	memset(&r, 0, sizeof(r));
+	kmad_unmatched(in->mad, MAD_SIZE, r.mad);
+	r.dlid = in->slid;
+	r.slid = 0;
+	if (in->mad[MAD_OFF_MGMT_CLASS] == 0x81) /* back along its path */
+		r.dlid = r.slid = 0xffff;
+	r.dqp = in->sqp;
+	r.sqp = in->dqp;
+	r.length = htobe64(MAD_SIZE);
+	h->unmatched_answered++;
+	if (simclient_send(&h->sc, &r) == 0)
+		h->mads_out++;
+}
+
+static void from_wire(struct host *h, struct simclient_req *in, int64_t now)
+{
+	uint8_t *mad = in->mad;
+	struct kmad_agent *a;
+	struct ib_user_mad u;
+	enum kmad_verdict v;
+
+	h->mads_in++;
+	if (h->drop[mad[MAD_OFF_MGMT_CLASS]]) {
+		h->lost++;
+		return;
+	}
+	/* ibsim bounces what it could not deliver (status 110, sim_mad.c
+	 * process_packet): on a fabric the request is lost and times out. */
+	if (in->status)
+		return;
+	v = kmad_route(&h->k, mad, MAD_SIZE, ntohl(in->dqp), &a);
+	DBG(h, "in class 0x%02x method 0x%02x attr 0x%04x tid 0x%016llx: %s", mad[MAD_OFF_MGMT_CLASS],
+	    mad[MAD_OFF_METHOD], wire_get16(mad + MAD_OFF_ATTR_ID),
+	    (unsigned long long)wire_get64(mad + MAD_OFF_TID),
+	    v == KMAD_DELIVER ? "deliver" : v == KMAD_UNMATCHED ? "unmatched" : "drop");
+	if (v == KMAD_UNMATCHED) {
+		answer_unmatched(h, in);
+		return;
+	}
+	if (v == KMAD_DROP) {
+		if (kmad_is_response(mad))
+			h->resp_dropped++;
+		return;
+	}
+	memset(&u, 0, sizeof(u));
+	u.agent_id = a->id;
+	u.length = (uint32_t)(UMAD_HDR + MAD_SIZE);
+	u.addr.qpn = in->sqp;
+	u.addr.lid = (uint16_t)in->slid;
+	if (a->file == KMAD_KERNEL) {
+		/* The joins' answers; a loaded ib_cm takes its class. */
+		if (kmad_complete(a, mad, MAD_SIZE))
+			kipoib_answer(&h->ipoib, mad, MAD_SIZE, 0, now);
+		else
+			h->resp_dropped++;
+		return;
+	}
+	if (kmad_kernel_rmpp(a) && krmpp_class(mad[MAD_OFF_MGMT_CLASS]) &&
+	    kmad_rmpp_active(mad, MAD_SIZE)) {
+		struct kconn *c = kconn_by_token(&h->cs, SIMHOST_UMAD, a->file);
+		struct rctx r = { h, a };
+
+		if (c && c->rmpp)
+			krmpp_recv(c->rmpp, &u, mad, MAD_SIZE, now, rmpp_out, rmpp_msg, &r);
+		return;
+	}
+	if (kmad_complete(a, mad, MAD_SIZE))
+		deliver(h, a, &u, mad, MAD_SIZE);
+	else
+		h->resp_dropped++;
+}
+
+/* ---- a process's umad write ---- */
+
+static void umad_write(struct host *h, struct kconn *c, uint8_t *buf, size_t len, int64_t now)
+{
+	struct ib_user_mad u;
+	struct kmad_agent *a;
+	uint8_t *mad = buf + UMAD_HDR;
+	size_t mlen;
+
+	/* ib_umad_write: at least the header and an RMPP header; an agent
+	 * of this file. Nothing comes back for a refused write (the shim's
+	 * write() has returned): the MAD is lost, its sender times out. */
+	if (len < UMAD_HDR + RMPP_HDR_END)
+		return;
+	memcpy(&u, buf, UMAD_HDR);
+	a = kmad_agent(&h->k, c->token, u.agent_id);
+	if (!a)
+		return;
+	mlen = len - UMAD_HDR;
+	kmad_stamp_tid(a, mad);
+	DBG(h, "out class 0x%02x method 0x%02x attr 0x%04x tid 0x%016llx to lid %u, %zu bytes",
+	    mad[MAD_OFF_MGMT_CLASS], mad[MAD_OFF_METHOD], wire_get16(mad + MAD_OFF_ATTR_ID),
+	    (unsigned long long)wire_get64(mad + MAD_OFF_TID), ntohs(u.addr.lid), mlen);
+	if (u.timeout_ms)
+		kmad_send_wait(a, buf, len, now);
+	if (kmad_kernel_rmpp(a) && krmpp_class(mad[MAD_OFF_MGMT_CLASS]) &&
+	    kmad_rmpp_active(mad, mlen)) {
+		struct rctx r = { h, a };
+
+		if (krmpp_send(c->rmpp, &u, mad, mlen, now, rmpp_out, &r) < 0)
+			DBG(h, "RMPP send refused");
+		return;
+	}
+	wire_out(h, &u, a->reg.qpn, mad, mlen);
+}
+
+/* ---- a process's ioctl (SIMHOST_AGENTS) ---- */
+
+static int agents_op(struct host *h, struct kconn *c, const struct simhost_reg_req *q,
+		     struct simhost_reg_rep *rep)
+{
+	struct kconn *f = kconn_by_token(&h->cs, SIMHOST_UMAD, c->token);
+	struct kmad_reg r;
+	int ret;
+
+	if (!f)
+		return -EBADF;
+	if (q->op == SIMHOST_UNREG_AGENT) {
+		ret = kmad_unregister(&h->k, f->token, q->id);
+		if (!ret)
+			krmpp_drop_agent(f->rmpp, q->id);
+		return ret;
+	}
+	/* ib_umad_enable_pkey: only before the first agent. */
+	if (q->op == SIMHOST_ENABLE_PKEY)
+		return f->agents_used ? -EINVAL : 0;
+	if ((ret = kioctl_reg(q, &r, rep)) < 0)
+		return ret;
+	ret = kmad_register(&h->k, f->token, &r, &rep->id);
+	if (!ret) {
+		f->agents_used = 1;
+		rep->v2.id = rep->id;
+	}
+	DBG(h, "pid %u registers class 0x%02x v%u rmpp %u: %d", c->pid, r.mgmt_class,
+	    r.class_version, r.rmpp_version, ret);
+	return ret;
+}
+
+/* ---- the bench's console ---- */
+
+static void port_events(struct host *h, const uint32_t *ev, int n, int64_t now);
+
+static void admin(struct host *h, struct kconn *c, const uint8_t *buf, size_t len)
+{
+	uint32_t ev = IBV_EVENT_CLIENT_REREGISTER;
+	struct kadmin_cmd cmd;
+	char reply[512];
+
+	if (kadmin_parse(buf, len, &cmd, reply, sizeof(reply)) < 0) {
+		/* the reply says what is wrong */
+	} else if (cmd.op == KADMIN_REREG) {
+		port_events(h, &ev, 1, mono_ms());
+		snprintf(reply, sizeof(reply), "ok");
+	} else if (cmd.op == KADMIN_STATUS) {
+		snprintf(reply, sizeof(reply),
+			 "mads_in=%llu mads_out=%llu resp_dropped=%llu unmatched_answered=%llu "
+			 "timeouts=%llu queue_drops=%llu lost=%llu joins=%llu join_failures=%llu",
+			 (unsigned long long)h->mads_in, (unsigned long long)h->mads_out,
+			 (unsigned long long)h->resp_dropped,
+			 (unsigned long long)h->unmatched_answered,
+			 (unsigned long long)h->timeouts, (unsigned long long)h->cs.drops,
+			 (unsigned long long)h->lost, (unsigned long long)h->ipoib.joins,
+			 (unsigned long long)h->ipoib.failures);
+	} else {
+		h->drop[cmd.mgmt_class] = (uint8_t)cmd.on;
+		snprintf(reply, sizeof(reply), "ok");
+	}
+	kconn_send(&h->cs, c, reply, strlen(reply), NULL, 0);
+}
+
+/* ---- connections ---- */
+
+static void hello(struct host *h, struct kconn *c, const uint8_t *buf, size_t len)
+{
+	struct simhost_hello hi;
+	struct simhost_welcome w = { SIMHOST_MAGIC, 0, 0, 0 };
+	int ret;
+
+	if (len != sizeof(hi)) {
+		w.err = -EPROTO;
+		goto out;
+	}
+	memcpy(&hi, buf, sizeof(hi));
+	if (hi.magic != SIMHOST_MAGIC || hi.kind < SIMHOST_UMAD || hi.kind > SIMHOST_ADMIN) {
+		w.err = -EPROTO;
+		goto out;
+	}
+	c->pid = hi.pid;
+	switch (hi.kind) {
+	case SIMHOST_UMAD:
+		if (hi.port != 1) {
+			w.err = -ENODEV;
+			break;
+		}
+		c->rmpp = calloc(1, sizeof(*c->rmpp));
+		if (!c->rmpp || krmpp_init(c->rmpp) < 0) {
+			w.err = -ENOMEM;
+			break;
+		}
+		/* Tokens name files in kmad: never KMAD_KERNEL (0). */
+		do
+			h->next_token = h->next_token + 1 ? h->next_token + 1 : 1;
+		while (kconn_by_token(&h->cs, SIMHOST_UMAD, h->next_token));
+		c->token = w.token = h->next_token;
+		break;
+	case SIMHOST_AGENTS:
+		if (!kconn_by_token(&h->cs, SIMHOST_UMAD, hi.token))
+			w.err = -EBADF;
+		c->token = hi.token;
+		break;
+	case SIMHOST_ISSM:
+		/* ib_umad_sm_open: one holder; OpenSM opens it O_NONBLOCK
+		 * and a second gets EAGAIN (a blocking open would wait). */
+		if (hi.port != 1) {
+			w.err = -ENODEV;
+		} else if (h->issm) {
+			w.err = -EAGAIN;
+		} else if ((ret = simclient_set_issm(&h->sc, 1)) < 0) {
+			w.err = ret;
+		} else {
+			h->issm = c;
+		}
+		break;
+	case SIMHOST_VERBS:
+		h->next_qpn_block = h->next_qpn_block % (0xffffff / SIMHOST_QPN_BLOCK - 1) + 1;
+		w.qpn_base = h->next_qpn_block * SIMHOST_QPN_BLOCK;
+		break;
+	default:
+		break;
+	}
+out:
+	if (!w.err)
+		c->kind = hi.kind;
+	DBG(h, "pid %u kind %u: %d", c->pid, hi.kind, w.err);
+	kconn_send(&h->cs, c, &w, sizeof(w), NULL, 0);
+}
+
+static void conn_gone(struct host *h, struct kconn *c)
+{
+	if (c->kind == SIMHOST_UMAD)
+		kmad_drop_file(&h->k, c->token);
+	if (c == h->issm) {
+		/* ib_umad_sm_close: IsSM cleared. */
+		h->issm = NULL;
+		if (simclient_set_issm(&h->sc, 0) < 0)
+			logf_(h, "cannot clear IsSM: ibsim gone?");
+	}
+	kconn_close(&h->cs, c);
+}
+
+static void conn_input(struct host *h, struct kconn *c, int64_t now)
+{
+	struct simhost_reg_rep rep;
+	struct simhost_reg_req q;
+	uint8_t *buf;
+	size_t len;
+	int n, r;
+
+	for (n = 0; n < 64; n++) {
+		r = kconn_recv(c, &buf, &len);
+		if (r < 0) {
+			conn_gone(h, c);
+			return;
+		}
+		if (!r)
+			return;
+		if (!c->kind) {
+			hello(h, c, buf, len);
+		} else if (c->kind == SIMHOST_UMAD) {
+			umad_write(h, c, buf, len, now);
+		} else if (c->kind == SIMHOST_AGENTS) {
+			memset(&rep, 0, sizeof(rep));
+			memset(&q, 0, sizeof(q));
+			memcpy(&q, buf, len < sizeof(q) ? len : sizeof(q));
+			rep.err = len >= offsetof(struct simhost_reg_req, u) ? agents_op(h, c, &q, &rep)
+									  : -EINVAL;
+			kconn_send(&h->cs, c, &rep, sizeof(rep), NULL, 0);
+		} else if (c->kind == SIMHOST_ADMIN) {
+			admin(h, c, buf, len);
+		}
+		free(buf);
+	}
+}
+
+/* ---- the port ---- */
+
+static void join_send(void *ctx, const uint8_t mad[256])
+{
+	struct host *h = ctx;
+	struct kmad_agent *a = kmad_agent(&h->k, KMAD_KERNEL, h->join_agent);
+	uint8_t buf[UMAD_HDR + MAD_SIZE];
+	struct ib_user_mad u;
+
+	if (!a)
+		return;
+	memset(&u, 0, sizeof(u));
+	u.agent_id = a->id;
+	u.timeout_ms = JOIN_TIMEOUT_MS;
+	u.retries = JOIN_RETRIES;
+	u.addr.qpn = htonl(SA_QP);
+	u.addr.qkey = htonl(SA_QKEY);
+	u.addr.lid = htons(wire_get16(h->pi + PI_OFF_SM_LID));
+	u.addr.sl = h->pi[PI_OFF_SM_SL] & 0xf;
+	memcpy(buf, &u, UMAD_HDR);
+	memcpy(buf + UMAD_HDR, mad, MAD_SIZE);
+	kmad_stamp_tid(a, buf + UMAD_HDR);
+	kmad_send_wait(a, buf, sizeof(buf), mono_ms());
+	wire_out(h, &u, SA_QP, buf + UMAD_HDR, MAD_SIZE);
+}
+
+static int port_up(const struct host *h)
+{
+	return (h->pi[PI_OFF_STATE] & 0xf) == PI_STATE_ACTIVE && wire_get16(h->pi + PI_OFF_SM_LID);
+}
+
+static void port_events(struct host *h, const uint32_t *ev, int n, int64_t now)
+{
+	int i, rejoin = 0;
+
+	for (i = 0; i < n; i++) {
+		raise_event(h, ev[i]);
+		rejoin |= ev[i] == IBV_EVENT_CLIENT_REREGISTER || ev[i] == IBV_EVENT_SM_CHANGE ||
+			  ev[i] == IBV_EVENT_LID_CHANGE;
+	}
+	kipoib_port(&h->ipoib, port_up(h), rejoin, now);
+}
+
+static int poll_port(struct host *h, int64_t now)
+{
+	uint8_t pi[64], pk[64];
+	uint32_t ev[KSYSFS_MAX_EVENTS];
+	int ret;
+
+	ret = simclient_portinfo(&h->sc, pi);
+	if (!ret)
+		ret = simclient_pkeys(&h->sc, pk);
+	if (ret)
+		return ret;
+	ret = ksysfs_update(&h->fs, pi, pk, ev);
+	memcpy(h->pi, pi, 64);
+	memcpy(h->pk, pk, 64);
+	if (ret < 0)
+		logf_(h, "sysfs: %s", strerror(-ret));
+	else
+		port_events(h, ev, ret, now);
+	return 0;
+}
+
+/* ---- setup and the loop ---- */
+
+static int write_file(const char *path, const char *text)
+{
+	char tmp[PATH_MAX + 80];
+	FILE *f;
+	int ok;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f)
+		return -errno;
+	ok = fputs(text, f) >= 0;
+	ok &= fclose(f) == 0;
+	if (!ok || rename(tmp, path) < 0) {
+		unlink(tmp);
+		return -EIO;
+	}
+	return 0;
+}
+
+static int64_t next_deadline(struct host *h)
+{
+	int64_t d = h->next_poll, x;
+	size_t i;
+
+	if ((x = kmad_deadline(&h->k)) < d)
+		d = x;
+	if ((x = kipoib_deadline(&h->ipoib)) < d)
+		d = x;
+	for (i = 0; i < KCONN_MAX; i++)
+		if (h->cs.c[i] && h->cs.c[i]->rmpp && (x = krmpp_deadline(h->cs.c[i]->rmpp)) < d)
+			d = x;
+	return d;
+}
+
+static void timers(struct host *h, int64_t now)
+{
+	uint8_t gid[16];
+	size_t i;
+
+	kmad_due(&h->k, now, wait_resend, wait_expire, h);
+	for (i = 0; i < KCONN_MAX; i++) {
+		struct kconn *c = h->cs.c[i];
+		struct rctx r = { h, NULL };
+
+		if (c && c->rmpp && krmpp_deadline(c->rmpp) <= now)
+			krmpp_timers(c->rmpp, now, rmpp_out, &r);
+	}
+	ksysfs_gid(&h->fs, gid);
+	kipoib_due(&h->ipoib, now, gid, join_send, h);
+}
+
+static int run(struct host *h)
+{
+	struct pollfd pf[2 + KCONN_MAX];
+	struct kconn *pc[KCONN_MAX];
+	struct simclient_req req;
+	sigset_t none;
+	size_t n, i;
+	int64_t now, d;
+	struct timespec ts;
+	int r;
+
+	sigemptyset(&none);
+	while (!stop) {
+		now = mono_ms();
+		if (now >= h->next_poll) {
+			if (poll_port(h, now) < 0) {
+				logf_(h, "ibsim does not answer: exiting");
+				return 1;
+			}
+			h->next_poll = now + PORTINFO_POLL_MS;
+		}
+		timers(h, now);
+		pf[0].fd = h->sc.fd_data;
+		pf[0].events = POLLIN;
+		pf[1].fd = h->cs.listen_fd;
+		pf[1].events = POLLIN;
+		for (n = 0, i = 0; i < KCONN_MAX; i++) {
+			if (!h->cs.c[i])
+				continue;
+			pc[n] = h->cs.c[i];
+			pf[2 + n].fd = pc[n]->fd;
+			pf[2 + n].events = POLLIN | (pc[n]->head ? POLLOUT : 0);
+			n++;
+		}
+		d = next_deadline(h) - mono_ms();
+		d = d < 0 ? 0 : d > PORTINFO_POLL_MS ? PORTINFO_POLL_MS : d;
+		ts.tv_sec = 0;
+		ts.tv_nsec = (long)d * 1000000L;
+		r = ppoll(pf, 2 + n, &ts, &none);
+		if (r < 0 && errno != EINTR)
+			return 1;
+		if (r <= 0)
+			continue;
+		now = mono_ms();
+		if (pf[0].revents & POLLIN)
+			for (i = 0; i < 256 && simclient_recv(&h->sc, &req) > 0; i++)
+				from_wire(h, &req, now);
+		if (pf[1].revents & POLLIN)
+			while (kconn_accept(&h->cs))
+				;
+		for (i = 0; i < n; i++) {
+			if (!pf[2 + i].revents)
+				continue;
+			if ((pf[2 + i].revents & POLLOUT) && kconn_flush(pc[i]) < 0) {
+				conn_gone(h, pc[i]);
+				continue;
+			}
+			if (pf[2 + i].revents & (POLLIN | POLLHUP | POLLERR))
+				conn_input(h, pc[i], now);
+		}
+	}
+	return 0;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: simhostd -n NODE -d DIR [--kernel-cm] [--ipoib NAME[:PKEY]]... [-v]\n"
+			"       simhostd -n NODE -d DIR -C 'rereg'|'status'|'drop CLASS on|off'\n");
+	exit(2);
+}
+
+static int setup(struct host *h, int kernel_cm, char **ipoib, int nipoib)
+{
+	struct kmad_reg r;
+	uint8_t ni[64];
+	char path[PATH_MAX + 64];
+	int ret, i;
+
+	if (mkdir(h->dir, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	ret = simclient_init(&h->sc, h->node);
+	if (ret) {
+		logf_(h, "cannot attach to ibsim: %s", strerror(-ret));
+		return ret;
+	}
+	if ((ret = simclient_nodeinfo(&h->sc, ni)) < 0)
+		return ret;
+	kmad_init(&h->k);
+	kipoib_init(&h->ipoib);
+	memset(&r, 0, sizeof(r));
+	if (kernel_cm) {
+		uint32_t id;
+
+		r.qpn = 1;
+		r.mgmt_class = CM_CLASS;
+		r.class_version = CM_CLASS_VERSION;
+		r.method_mask[0] = 1ull << METHOD_SEND;
+		if ((ret = kmad_register(&h->k, KMAD_KERNEL, &r, &id)) < 0)
+			return ret;
+	}
+	snprintf(path, sizeof(path), "%s/%s", h->dir, SIMHOST_SYS);
+	if ((ret = ksysfs_init(&h->fs, path, h->node, ni, kernel_cm)) < 0)
+		return ret;
+	for (i = 0; i < nipoib; i++) {
+		char *colon = strchr(ipoib[i], ':');
+		unsigned long pkey = 0xffff;
+
+		if (colon) {
+			*colon = '\0';
+			pkey = strtoul(colon + 1, NULL, 0);
+			if (!pkey || pkey > 0xffff)
+				return -EINVAL;
+		}
+		if ((ret = ksysfs_add_netdev(&h->fs, ipoib[i], (uint16_t)pkey,
+					     IPOIB_QPN_FIRST + (uint32_t)i)) < 0 ||
+		    (ret = kipoib_add(&h->ipoib, (uint16_t)pkey)) < 0)
+			return ret;
+	}
+	if (nipoib) {
+		memset(&r, 0, sizeof(r));
+		r.qpn = 1; /* sends only: ib_sa's agent */
+		if ((ret = kmad_register(&h->k, KMAD_KERNEL, &r, &h->join_agent)) < 0)
+			return ret;
+	}
+	if ((ret = poll_port(h, mono_ms())) < 0)
+		return ret;
+	h->next_poll = mono_ms() + PORTINFO_POLL_MS;
+	snprintf(path, sizeof(path), "%s/%s", h->dir, SIMHOST_SOCK);
+	if ((ret = kconn_listen(&h->cs, path)) < 0) {
+		logf_(h, "%s: %s", path, strerror(-ret));
+		return ret;
+	}
+	snprintf(path, sizeof(path), "%s/ready", h->dir);
+	snprintf((char *)ni, sizeof(ni), "%d\n", (int)getpid());
+	return write_file(path, (const char *)ni);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "kernel-cm", no_argument, NULL, 'K' },
+		{ "ipoib", required_argument, NULL, 'I' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct host h;
+	char *ipoib[KSYSFS_MAX_NETDEVS];
+	const char *dir = NULL, *cmd = NULL;
+	char path[PATH_MAX + 64];
+	int kernel_cm = 0, nipoib = 0, o, ret;
+	struct sigaction sa;
+	sigset_t block;
+
+	while ((o = getopt_long(argc, argv, "n:d:C:v", opts, NULL)) != -1) {
+		switch (o) {
+		case 'n': h.node = optarg; break;
+		case 'd': dir = optarg; break;
+		case 'C': cmd = optarg; break;
+		case 'v': h.verbose = 1; break;
+		case 'K': kernel_cm = 1; break;
+		case 'I':
+			if (nipoib == KSYSFS_MAX_NETDEVS)
+				usage();
+			ipoib[nipoib++] = optarg;
+			break;
+		default: usage();
+		}
+	}
+	if (!h.node || !dir || optind != argc || strchr(h.node, '/'))
+		usage();
+	if (cmd)
+		return kadmin_console(dir, h.node, cmd);
+	if (snprintf(h.dir, sizeof(h.dir), "%s/%s", dir, h.node) >= (int)sizeof(h.dir))
+		usage();
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	/* Delivered only inside ppoll: no wake-up is lost between the
+	 * check of stop and the wait. */
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	sigprocmask(SIG_BLOCK, &block, NULL);
+	h.cs.listen_fd = -1;
+	h.sc.fd_ctl = h.sc.fd_data = -1;
+	ret = setup(&h, kernel_cm, ipoib, nipoib);
+	if (ret < 0) {
+		logf_(&h, "setup: %s", strerror(-ret));
+	} else {
+		logf_(&h, "ready (ibsim client %u)", h.sc.id);
+		ret = run(&h);
+	}
+	snprintf(path, sizeof(path), "%s/ready", h.dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/%s", h.dir, SIMHOST_SOCK);
+	if (h.cs.listen_fd >= 0)
+		unlink(path);
+	kconn_fini(&h.cs);
+	simclient_fini(&h.sc);
+	kmad_fini(&h.k);
+	return ret ? 1 : 0;
+}

@@ -525,6 +525,7 @@ static void on_stop(void *ctx)
 
 static const struct responder_ext ext = {
 	.mgmt_class = REPL_CLASS,
+	.class_version = REPL_CLASS_VERSION,
 	.attach = on_attach,
 	.answer = on_pull,
 	.tick = on_tick,

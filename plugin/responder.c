@@ -80,9 +80,10 @@ int responder_start(struct responder **out, uint64_t port_guid, int liveness,
 	}
 	mport_set_responder(r->port, answer, r);
 	if (liveness) {
-		ret = mport_register_oui(r->port, VMAD_CLASS_LIVENESS, 1, VMAD_OUI_OPENIB, 1);
+		ret = mport_register_oui(r->port, VMAD_CLASS_LIVENESS, VMAD_LIVENESS_VERSION, 1,
+					 VMAD_OUI_OPENIB, 1);
 		if (ret >= 0)
-			ret = mport_register_oui(r->port, VMAD_CLASS_IBPING, 0, VMAD_OUI_OPENIB, 1);
+			ret = mport_register_oui(r->port, VMAD_CLASS_IBPING, 1, 0, VMAD_OUI_OPENIB, 1);
 		if (ret < 0) {
 			snprintf(err, errlen, "cannot serve vendor classes 0x34/0x32: %s",
 				 strerror(-ret));
@@ -90,7 +91,8 @@ int responder_start(struct responder **out, uint64_t port_guid, int liveness,
 		}
 	}
 	if (ext) {
-		agent = mport_register_oui(r->port, ext->mgmt_class, 0, VMAD_OUI_OPENIB, 1);
+		agent = mport_register_oui(r->port, ext->mgmt_class, ext->class_version, 0,
+					   VMAD_OUI_OPENIB, 1);
 		if (agent < 0) {
 			ret = agent;
 			snprintf(err, errlen, "cannot serve vendor class 0x%02x: %s",

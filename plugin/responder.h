@@ -18,7 +18,7 @@ struct responder;
  * (nonzero: it did MAD exchanges, turn again at once; 0: serve a slice),
  * and stop() as the thread ends, with the port still open. */
 struct responder_ext {
-	uint8_t mgmt_class;
+	uint8_t mgmt_class, class_version;
 	void (*attach)(void *ctx, struct mport *port, int agent);
 	size_t (*answer)(void *ctx, const uint8_t *req, size_t len, uint8_t *resp,
 			 size_t cap);

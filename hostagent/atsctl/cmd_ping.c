@@ -60,7 +60,8 @@ static int ping_run(struct mport *port, const struct ping_target *t,
 	struct json j;
 	int agent;
 
-	agent = mport_register_oui(port, VMAD_CLASS_LIVENESS, 1, VMAD_OUI_OPENIB, 0);
+	agent = mport_register_oui(port, VMAD_CLASS_LIVENESS, VMAD_LIVENESS_VERSION, 1,
+				   VMAD_OUI_OPENIB, 0);
 	if (agent < 0) {
 		fprintf(stderr, "atsctl: ping: cannot register vendor class 0x34: %s\n",
 			strerror(-agent));

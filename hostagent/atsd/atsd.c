@@ -26,6 +26,7 @@
 #include "ctl_sock.h"
 #include "ctl_verbs.h"
 #include "host_metrics.h"
+#include "ibsys.h"
 #include "ipoib_groups.h"
 #include "log.h"
 #include "mono.h"
@@ -34,6 +35,7 @@
 #include "port_poll.h"
 #include "sa_thread.h"
 #include "sdnotify.h"
+#include "wire.h"
 #include "sources.h"
 #include "subs.h"
 
@@ -567,6 +569,19 @@ int main(int argc, char **argv)
 	so.cm_timeout_ms = ag.conf.cm_timeout;
 	so.report = subs_report;
 	subs_init(&subs_hooks);
+	/* The port lock before the port's agents: a second atsd on the port
+	 * would otherwise fail at the kernel's refusal of the classes the
+	 * first one holds, and say less. */
+	{
+		struct ibsys_port sel;
+		char why[128];
+
+		if (!ibsys_select(NULL, so.ca, so.port, &sel, why, sizeof(why))) {
+			lock_fd = lock_port(wire_get64(sel.gid + 8));
+			if (lock_fd < 0)
+				return 1;
+		}
+	}
 	ret = saj_start(&ag.saj, &so);
 	if (ret) {
 		log_err("cannot open CA %s port %d: %s", so.ca ? so.ca : "(default)",
@@ -578,7 +593,8 @@ int main(int argc, char **argv)
 	if (!ret) {
 		const struct mport_info *port = port_poll_info(&known);
 
-		lock_fd = lock_port(port->port_guid);
+		if (lock_fd < 0)
+			lock_fd = lock_port(port->port_guid);
 		ret = lock_fd < 0 ? lock_fd : 0;
 	}
 	if (!ret) {

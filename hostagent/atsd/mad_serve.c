@@ -44,8 +44,9 @@ int mserve_init(struct mport *port, struct cmep *cm, int liveness, int ibping)
 	vmad_host_name(ms.id.host, sizeof(ms.id.host));
 	if (!mport_query(port, &pi))
 		mserve_identity(&pi);
-	ret = mport_register_oui(port, VMAD_CLASS_LIVENESS, 1, VMAD_OUI_OPENIB, 1);
+	ret = mport_register_oui(port, VMAD_CLASS_LIVENESS, VMAD_LIVENESS_VERSION, 1,
+				 VMAD_OUI_OPENIB, 1);
 	if (ret >= 0)
-		ret = mport_register_oui(port, VMAD_CLASS_IBPING, 0, VMAD_OUI_OPENIB, 1);
+		ret = mport_register_oui(port, VMAD_CLASS_IBPING, 1, 0, VMAD_OUI_OPENIB, 1);
 	return ret < 0 ? ret : 0;
 }

@@ -55,6 +55,13 @@ int port_poll_first(void)
 
 void port_poll_set(const struct mport_info *port)
 {
+	/* A sync started by a port event (verbs SM_CHANGE, LID_CHANGE) reads
+	 * the new SM LID before the next poll would: the change counts here. */
+	if (pp.known && (port->sm_lid != pp.port.sm_lid || port->lid != pp.port.lid)) {
+		log_info("SM LID %u -> %u, LID %u -> %u", pp.port.sm_lid, port->sm_lid,
+			 pp.port.lid, port->lid);
+		pp.sm_changes++;
+	}
 	pp.port = *port;
 	pp.known = 1;
 }

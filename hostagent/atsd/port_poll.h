@@ -16,7 +16,7 @@ void port_poll_init(struct saj_thread *saj, const struct agent_conf *conf,
 /* Read the port once, waiting for the answer: its GID is needed before
  * anything else. 0 or -errno; the port may still be down. */
 int port_poll_first(void);
-/* A sync read the port: it is up. */
+/* A sync read the port: it is up (an SM or LID change counts). */
 void port_poll_set(const struct mport_info *port);
 /* The port; *known 0 while it is down or unknown. */
 const struct mport_info *port_poll_info(int *known);

@@ -157,18 +157,21 @@ int mport_register_serve(struct mport *p, uint8_t mgmt_class, uint8_t class_vers
 	return id < 0 ? (id == -1 ? -EIO : id) : id;
 }
 
-int mport_register_oui(struct mport *p, uint8_t mgmt_class, uint8_t rmpp_version,
-		       uint32_t oui, int serve)
+int mport_register_oui(struct mport *p, uint8_t mgmt_class, uint8_t class_version,
+		       uint8_t rmpp_version, uint32_t oui, int serve)
 {
-	uint8_t o[3] = { (uint8_t)(oui >> 16), (uint8_t)(oui >> 8), (uint8_t)oui };
-	long mask[16 / sizeof(long)] = { 0 };
-	int id;
+	/* umad_register2: umad_register_oui registers class version 1 only. */
+	struct umad_reg_attr a = {
+		.mgmt_class = mgmt_class, .mgmt_class_version = class_version,
+		.oui = oui, .rmpp_version = rmpp_version,
+	};
+	uint32_t id;
+	int ret;
 
 	if (serve)
-		mask[0] = 1L << MAD_METHOD_GET;
-	id = umad_register_oui(p->fd, mgmt_class, rmpp_version, o,
-			       serve ? mask : NULL);
-	return id < 0 ? (id == -1 ? -EIO : id) : id;
+		a.method_mask[0] = 1ULL << MAD_METHOD_GET;
+	ret = umad_register2(p->fd, &a, &id);
+	return ret ? (ret > 0 ? -ret : (ret == -1 ? -EIO : ret)) : (int)id;
 }
 
 void mport_set_responder(struct mport *p, mport_answer_fn fn, void *ctx)

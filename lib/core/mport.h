@@ -59,9 +59,13 @@ int mport_register(struct mport *p, uint8_t mgmt_class, uint8_t class_version,
 int mport_register_serve(struct mport *p, uint8_t mgmt_class, uint8_t class_version,
 			 uint8_t method);
 
-/* Agent for a vendor range-2 class of an OUI. serve: also receive
- * requests (Get) for it, answered by the responder. */
-int mport_register_oui(struct mport *p, uint8_t mgmt_class, uint8_t rmpp_version,
+/* Agent for a vendor range-2 class of an OUI, at one class version: the
+ * kernel routes a request by (class version, class, OUI, method)
+ * (mad.c find_mad_agent), so a version-2 request never reaches a
+ * version-1 agent. serve: also receive requests (Get) for it, answered by
+ * the responder. */
+int mport_register_oui(struct mport *p, uint8_t mgmt_class, uint8_t class_version,
+		       uint8_t rmpp_version,
 		       uint32_t oui, int serve);
 
 /* Answers requests that arrive for classes this port serves: fills

@@ -251,19 +251,21 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-# node_up NODE [SIMHOSTD-OPTION...]: NODE's simulated kernel runs
-# (tests/simhost/simhostd: --kernel-cm, --ipoib NAME[:PKEY]); started at
-# the node's first use, options only then. Tracked by its pid file, as
-# on() runs in subshells too.
+# node_up NODE [--no-wait] [SIMHOSTD-OPTION...]: NODE's simulated kernel
+# runs (tests/simhost/simhostd: --kernel-cm, --ipoib NAME[:PKEY]; options
+# only at its start: later, `simhost NODE ...` changes it as an admin
+# would). Tracked by its pid file, as on() runs in subshells too.
 node_up() {
-	local node=$1 i
+	local node=$1 i nowait=
 	shift
+	[ "${1:-}" = --no-wait ] && nowait=1 && shift
 	[ -e "$SIMHOST_DIR/$node/ready" ] && return 0
 	if mkdir "$SIMHOST_DIR/$node.lock" 2>/dev/null; then
-		"$SIMHOSTD" -n "$node" -d "$SIMHOST_DIR" "$@" \
+		"$SIMHOSTD" -n "$node" -d "$SIMHOST_DIR" ${SIMHOST_VERBOSE:+-v} "$@" \
 			>>"$RUN/simhost-$node.log" 2>&1 </dev/null &
 		echo $! >"$SIMHOST_DIR/$node.pid"
 	fi
+	[ -n "$nowait" ] && return 0
 	for i in $(seq 200); do
 		[ -e "$SIMHOST_DIR/$node/ready" ] && return 0
 		[ -f "$SIMHOST_DIR/$node.pid" ] && ! kill -0 "$(cat "$SIMHOST_DIR/$node.pid")" 2>/dev/null && break
@@ -313,7 +315,7 @@ wait_for() {
 }
 
 fabric_start() {
-	local topo=$1
+	local topo=$1 nodes node
 	mkfifo "$RUN/ibsim.in"
 	# ibsim reads its console from stdin and spins at EOF: hold the FIFO
 	# open for as long as the test runs.
@@ -323,6 +325,18 @@ fabric_start() {
 		>"$RUN/ibsim.log" 2>&1 &
 	T_FABRIC="$T_FABRIC $!"
 	wait_for "ibsim to parse $topo" 20 grep -q 'sim>' "$RUN/ibsim.log" || exit 1
+	# A small fabric's hosts all boot with it (each kernel is one of
+	# ibsim's 10 clients): a command may then name any node. On a larger
+	# one a node's kernel starts at its first use (node_up).
+	nodes=$(sed -n 's/^[HC][ca]*[[:space:]].*"\([^"]*\)".*/\1/p' "$TOPODIR/$topo")
+	if [ "$(echo "$nodes" | wc -l)" -le 10 ]; then
+		for node in $nodes; do
+			node_up "$node" --no-wait || exit 1
+		done
+		for node in $nodes; do
+			node_up "$node" || exit 1
+		done
+	fi
 
 	cat >"$RUN/opensm.conf" <<-CONF
 	event_plugin_name osmats

@@ -78,8 +78,8 @@ int main(int argc, char **argv)
 	srand(42);
 	if (mport_open(&p, NULL, 0))
 		return 3;
-	a34 = mport_register_oui(p, VMAD_CLASS_LIVENESS, 1, VMAD_OUI_OPENIB, 0);
-	a32 = mport_register_oui(p, VMAD_CLASS_IBPING, 0, VMAD_OUI_OPENIB, 0);
+	a34 = mport_register_oui(p, VMAD_CLASS_LIVENESS, VMAD_LIVENESS_VERSION, 1, VMAD_OUI_OPENIB, 0);
+	a32 = mport_register_oui(p, VMAD_CLASS_IBPING, 1, 0, VMAD_OUI_OPENIB, 0);
 	acm = mport_register(p, CM_CLASS, CM_CLASS_VERSION, 0);
 	asa = mport_register(p, SA_CLASS, SA_CLASS_VERSION, 1);
 	if (a34 < 0 || a32 < 0 || acm < 0 || asa < 0)

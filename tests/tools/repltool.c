@@ -78,7 +78,7 @@ int main(int argc, char **argv)
 	}
 	if (mport_open(&port, NULL, 0))
 		return 3;
-	agent = mport_register_oui(port, REPL_CLASS, 0, VMAD_OUI_OPENIB, 0);
+	agent = mport_register_oui(port, REPL_CLASS, REPL_CLASS_VERSION, 0, VMAD_OUI_OPENIB, 0);
 	if (agent < 0)
 		return 3;
 	for (i = 0; i < count; i++) {

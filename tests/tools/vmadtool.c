@@ -24,7 +24,8 @@ int main(int argc, char **argv)
 	dst.lid = (uint16_t)strtoul(argv[1], NULL, 0);
 	if (mport_open(&port, NULL, 0))
 		return 3;
-	agent = mport_register_oui(port, VMAD_CLASS_LIVENESS, 1, VMAD_OUI_OPENIB, 0);
+	agent = mport_register_oui(port, VMAD_CLASS_LIVENESS, VMAD_LIVENESS_VERSION, 1,
+				   VMAD_OUI_OPENIB, 0);
 	if (agent < 0)
 		return 3;
 	liv_build(req, sizeof(req), LIV_ECHO_REQ, 1, 1, NULL, 0, 0);

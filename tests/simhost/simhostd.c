@@ -106,26 +106,11 @@ static void logf_(struct host *h, const char *fmt, ...)
 
 /* ---- the wire (ibsim) ---- */
 
-/* One MAD to ibsim from QP sqp to the umad address (big-endian LID and
- * QPN, as umad2sim writes them). */
+/* One MAD to ibsim from QP sqp to the umad address. */
 static void wire_out(struct host *h, const struct ib_user_mad *u, uint32_t sqp,
 		     const uint8_t *mad, size_t len)
 {
-	struct simclient_req r;
-	uint16_t dlid = u->addr.lid;
-
-	memset(&r, 0, sizeof(r));
-	r.dlid = dlid;
-	/* 0 lets ibsim fill in our LID; a directed-route SMP keeps the
-	 * permissive one (umad2sim_write). */
-	r.slid = dlid == 0xffff ? 0xffff : 0;
-	r.dqp = u->addr.qpn;
-	r.sqp = htonl(sqp);
-	if (len > MAD_SIZE)
-		len = MAD_SIZE;
-	memcpy(r.mad, mad, len);
-	r.length = htobe64(MAD_SIZE);
-	if (simclient_send(&h->sc, &r) == 0)
+	if (simclient_send_mad(&h->sc, u->addr.lid, u->addr.qpn, sqp, mad, len) == 0)
 		h->mads_out++;
 }
 
@@ -207,19 +192,11 @@ static void wait_expire(void *ctx, struct kmad_agent *a, const void *hdr, const 
 
 static void answer_unmatched(struct host *h, const struct simclient_req *in)
 {
-	struct simclient_req r;
+	uint8_t mad[MAD_SIZE];
 
-	memset(&r, 0, sizeof(r));
-	kmad_unmatched(in->mad, MAD_SIZE, r.mad);
-	r.dlid = in->slid;
-	r.slid = 0;
-	if (in->mad[MAD_OFF_MGMT_CLASS] == 0x81) /* back along its path */
-		r.dlid = r.slid = 0xffff;
-	r.dqp = in->sqp;
-	r.sqp = in->dqp;
-	r.length = htobe64(MAD_SIZE);
+	kmad_unmatched(in->mad, MAD_SIZE, mad);
 	h->unmatched_answered++;
-	if (simclient_send(&h->sc, &r) == 0)
+	if (simclient_reply(&h->sc, in, mad) == 0)
 		h->mads_out++;
 }
 

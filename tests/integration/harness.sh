@@ -277,7 +277,8 @@ node_up() {
 }
 
 # simhost NODE CMD...: a command to NODE's simulated kernel (rereg,
-# status, drop CLASS on|off).
+# status, drop CLASS on|off, ipoib add NAME[:PKEY], ipoib del NAME,
+# modprobe ib_cm, rmmod ib_cm: tests/simhost/kadmin.h).
 simhost() {
 	local node=$1
 	shift

@@ -8,12 +8,13 @@
 #include <unistd.h>
 
 #include "kadmin.h"
+#include "kmod.h"
 #include "proto.h"
 
 int kadmin_parse(const uint8_t *buf, size_t len, struct kadmin_cmd *cmd, char *err,
 		 size_t errlen)
 {
-	char line[128], onoff[8];
+	char line[128], onoff[8], spec[64], extra[2];
 	int cls;
 
 	snprintf(line, sizeof(line), "%.*s", (int)(len < sizeof(line) ? len : sizeof(line) - 1),
@@ -35,7 +36,25 @@ int kadmin_parse(const uint8_t *buf, size_t len, struct kadmin_cmd *cmd, char *e
 		cmd->on = !strcmp(onoff, "on");
 		return 0;
 	}
-	snprintf(err, errlen, "error: unknown command \"%s\" (rereg, status, drop CLASS on|off)",
+	if (!strcmp(line, "modprobe ib_cm") || !strcmp(line, "rmmod ib_cm")) {
+		cmd->op = line[0] == 'm' ? KADMIN_MODPROBE_CM : KADMIN_RMMOD_CM;
+		return 0;
+	}
+	if (sscanf(line, "ipoib add %63s %1s", spec, extra) == 1) {
+		cmd->op = KADMIN_IPOIB_ADD;
+		if (kmod_ipoib_spec(spec, cmd->name, &cmd->pkey) == 0)
+			return 0;
+		snprintf(err, errlen, "error: \"%s\": not NAME[:PKEY]", spec);
+		return -EINVAL;
+	}
+	if (sscanf(line, "ipoib del %63s %1s", spec, extra) == 1 && strlen(spec) < sizeof(cmd->name)) {
+		cmd->op = KADMIN_IPOIB_DEL;
+		snprintf(cmd->name, sizeof(cmd->name), "%s", spec);
+		return 0;
+	}
+	snprintf(err, errlen,
+		 "error: unknown command \"%s\" (rereg, status, drop CLASS on|off, "
+		 "ipoib add NAME[:PKEY], ipoib del NAME, modprobe ib_cm, rmmod ib_cm)",
 		 line);
 	return -EINVAL;
 }

@@ -3,20 +3,33 @@
  * parses it here. Commands: "rereg" (raise CLIENT_REREGISTER, as an SM's
  * ClientReregister would), "status" (one line of counters), "drop CLASS
  * on|off" (every MAD of the class reaching the node is lost: one-way
- * loss, librmppsim's RMPPSIM_DROP_CLASS/FILE). Links go up and down on
- * ibsim's own console. */
+ * loss, librmppsim's RMPPSIM_DROP_CLASS/FILE), "ipoib add NAME[:PKEY]"
+ * and "ipoib del NAME" (an IPoIB interface created or deleted, as `ip
+ * link add NAME type ipoib` and `ip link del NAME`), "modprobe ib_cm"
+ * and "rmmod ib_cm" (kmod.h). Links go up and down on ibsim's own
+ * console. */
 #ifndef IBATS_KADMIN_H
 #define IBATS_KADMIN_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-enum kadmin_op { KADMIN_REREG, KADMIN_STATUS, KADMIN_DROP };
+enum kadmin_op {
+	KADMIN_REREG,
+	KADMIN_STATUS,
+	KADMIN_DROP,
+	KADMIN_IPOIB_ADD,
+	KADMIN_IPOIB_DEL,
+	KADMIN_MODPROBE_CM,
+	KADMIN_RMMOD_CM,
+};
 
 struct kadmin_cmd {
 	enum kadmin_op op;
 	uint8_t mgmt_class; /* KADMIN_DROP */
 	int on;
+	char name[16]; /* KADMIN_IPOIB_ADD, _DEL */
+	uint16_t pkey; /* KADMIN_IPOIB_ADD */
 };
 
 /* One command packet (len bytes, no terminator needed): 0, or -EINVAL

@@ -18,7 +18,7 @@ void kipoib_init(struct kipoib *p)
 	p->next_tid = 1;
 }
 
-int kipoib_add(struct kipoib *p, uint16_t pkey)
+int kipoib_add(struct kipoib *p, uint16_t pkey, int64_t now)
 {
 	struct kipoib_if *f;
 
@@ -27,7 +27,9 @@ int kipoib_add(struct kipoib *p, uint16_t pkey)
 	f = &p->ifs[p->n++];
 	memset(f, 0, sizeof(*f));
 	f->pkey = pkey;
-	f->due = INT64_MAX;
+	/* ipoib_open -> ipoib_mcast_start_thread: joins at once on a port
+	 * that is up. */
+	f->due = p->up ? now : INT64_MAX;
 	f->backoff_s = 1;
 	return 0;
 }
@@ -67,8 +69,10 @@ int64_t kipoib_deadline(const struct kipoib *p)
 
 /* ipoib_mcast_join for the broadcast group: MGID, PortGID, P_Key and
  * JoinState (full member); the SM created the group (OpenSM does for
- * the partitions its config gives IPoIB). */
-static void build_join(const struct kipoib_if *f, const uint8_t gid[16], uint8_t mad[256])
+ * the partitions its config gives IPoIB). A leave (Delete) is ib_sa's
+ * multicast.c send_leave: MGID, PortGID and JoinState. */
+static void build_mcm(uint16_t pkey, uint32_t tid_lo, uint8_t method, const uint8_t gid[16],
+		      uint8_t mad[256])
 {
 	struct sa_hdr h;
 	struct mcm_record m;
@@ -78,16 +82,17 @@ static void build_join(const struct kipoib_if *f, const uint8_t gid[16], uint8_t
 	h.mad.base_version = MAD_BASE_VERSION;
 	h.mad.mgmt_class = SA_CLASS;
 	h.mad.class_version = SA_CLASS_VERSION;
-	h.mad.method = SA_METHOD_SET;
-	h.mad.tid = f->tid_lo;
+	h.mad.method = method;
+	h.mad.tid = tid_lo;
 	h.mad.attr_id = SA_ATTR_MCMEMBER_RECORD;
-	h.comp_mask = 1ull << MCM_CM_MGID | 1ull << MCM_CM_PORT_GID | 1ull << MCM_CM_PKEY |
-		      1ull << MCM_CM_JOIN_STATE;
+	h.comp_mask = 1ull << MCM_CM_MGID | 1ull << MCM_CM_PORT_GID | 1ull << MCM_CM_JOIN_STATE;
+	if (method == SA_METHOD_SET)
+		h.comp_mask |= 1ull << MCM_CM_PKEY;
 	sa_hdr_encode(mad, &h);
 	memset(&m, 0, sizeof(m));
-	ipoib_bcast_mgid(f->pkey, m.mgid);
+	ipoib_bcast_mgid(pkey, m.mgid);
 	memcpy(m.port_gid, gid, 16);
-	m.pkey = f->pkey | 0x8000;
+	m.pkey = pkey | 0x8000;
 	m.join_state = MCM_JOIN_FULL;
 	mcm_encode(mad + SA_OFF_DATA, &m);
 }
@@ -106,7 +111,7 @@ void kipoib_due(struct kipoib *p, int64_t now, const uint8_t port_gid[16], kipoi
 		f->due = INT64_MAX;
 		f->pending = 1;
 		f->tid_lo = p->next_tid++;
-		build_join(f, port_gid, mad);
+		build_mcm(f->pkey, f->tid_lo, SA_METHOD_SET, port_gid, mad);
 		p->joins++;
 		send(ctx, mad);
 	}
@@ -140,4 +145,30 @@ int kipoib_answer(struct kipoib *p, const uint8_t *mad, size_t len, int timed_ou
 		return 1;
 	}
 	return 0;
+}
+
+int kipoib_del(struct kipoib *p, uint16_t pkey, const uint8_t port_gid[16], kipoib_send_fn send,
+	       void *ctx)
+{
+	uint8_t mad[256];
+	size_t i, at = p->n;
+	int member = 0;
+
+	for (i = 0; i < p->n; i++)
+		if (p->ifs[i].pkey == pkey)
+			at = i;
+	if (at == p->n)
+		return -ENOENT;
+	member = p->ifs[at].joined || p->ifs[at].pending;
+	memmove(&p->ifs[at], &p->ifs[at + 1], (p->n - at - 1) * sizeof(p->ifs[0]));
+	p->n--;
+	for (i = 0; i < p->n; i++)
+		if (p->ifs[i].pkey == pkey)
+			return 0; /* the group is still this node's */
+	if (!member || !p->up)
+		return 0;
+	build_mcm(pkey, p->next_tid++, SA_METHOD_DELETE, port_gid, mad);
+	p->leaves++;
+	send(ctx, mad);
+	return 1;
 }

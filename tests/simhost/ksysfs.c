@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -89,7 +90,7 @@ static unsigned port_num(const uint8_t *pi)
 }
 
 int ksysfs_init(struct ksysfs *s, const char *root, const char *node,
-		const uint8_t nodeinfo[64], int kernel_cm)
+		const uint8_t nodeinfo[64])
 {
 	static const char *types[] = { "<unknown>", "CA", "SWITCH", "ROUTER" };
 	const char *ca = "class/infiniband/" KSYSFS_CA;
@@ -122,25 +123,49 @@ int ksysfs_init(struct ksysfs *s, const char *root, const char *node,
 	ret |= put(s, "class/infiniband_verbs/uverbs0", "ibdev", "%s\n", KSYSFS_CA);
 	ret |= put(s, "class/infiniband_verbs/uverbs0", "abi_version", "1\n");
 	ret |= put(s, "class/infiniband_verbs/uverbs0", "dev", "231:192\n");
-	if (kernel_cm)
-		ret |= put(s, "module/ib_cm", "initstate", "live\n");
+	s->next_ifindex = KSYSFS_IFINDEX_FIRST;
 	return ret ? -EIO : 0;
 }
 
-int ksysfs_add_netdev(struct ksysfs *s, const char *name, uint16_t pkey, uint32_t qpn)
+/* ROOT/dir and the files in it (one level: all this tree has). */
+static int rmtree(const struct ksysfs *s, const char *dir)
 {
-	struct ksysfs_netdev *n;
+	char d[PATH_MAX], path[PATH_MAX + 256];
+	struct dirent *e;
+	DIR *dp;
+	int ret = 0;
 
-	if (s->nnd == KSYSFS_MAX_NETDEVS)
-		return -ENOSPC;
-	if (!*name || strchr(name, '/') || strlen(name) >= sizeof(n->name))
-		return -EINVAL;
-	n = &s->nd[s->nnd++];
-	snprintf(n->name, sizeof(n->name), "%s", name);
-	n->pkey = pkey;
-	n->qpn = qpn;
-	return 0;
+	if (snprintf(d, sizeof(d), "%s/%s", s->root, dir) >= (int)sizeof(d))
+		return -ENAMETOOLONG;
+	dp = opendir(d);
+	if (!dp)
+		return errno == ENOENT ? 0 : -errno;
+	while ((e = readdir(dp)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			snprintf(path, sizeof(path), "%s/%s", d, e->d_name);
+			if (unlink(path) < 0 && errno != ENOENT)
+				ret = -errno;
+		}
+	closedir(dp);
+	if (!ret && rmdir(d) < 0)
+		ret = -errno;
+	return ret;
 }
+
+static int rmtree_netdev(const struct ksysfs *s, const char *name)
+{
+	char dir[64];
+
+	snprintf(dir, sizeof(dir), "class/net/%s", name);
+	return rmtree(s, dir);
+}
+
+int ksysfs_cm(struct ksysfs *s, int loaded)
+{
+	/* kernel/module/sysfs.c: a live module's initstate. */
+	return loaded ? put(s, "module/ib_cm", "initstate", "live\n") : rmtree(s, "module/ib_cm");
+}
+
 
 void ksysfs_gid(const struct ksysfs *s, uint8_t gid[16])
 {
@@ -212,7 +237,7 @@ static int put_port(const struct ksysfs *s, const uint8_t *pi, const uint8_t *pk
  * "QPN:GID" with the connected-mode flag ipoib_cm sets on HCAs that
  * have an SRQ (the usual case), the broadcast address of the P_Key's
  * IPv4 group. */
-static int put_netdev(const struct ksysfs *s, const struct ksysfs_netdev *n, int idx, int up)
+static int put_netdev(const struct ksysfs *s, const struct ksysfs_netdev *n, int up)
 {
 	struct ipoib_hwaddr a;
 	uint8_t hw[IPOIB_HWADDR_LEN], bc[IPOIB_HWADDR_LEN];
@@ -241,10 +266,61 @@ static int put_netdev(const struct ksysfs *s, const struct ksysfs_netdev *n, int
 	ret |= put(s, dir, "dev_port", "0\n");
 	ret |= put(s, dir, "mode", "datagram\n");
 	ret |= put(s, dir, "mtu", "%d\n", IPOIB_UD_MTU);
-	ret |= put(s, dir, "ifindex", "%d\n", 100 + idx);
+	ret |= put(s, dir, "ifindex", "%d\n", n->ifindex);
 	ret |= put(s, dir, "carrier", "%d\n", up);
 	ret |= put(s, dir, "operstate", "%s\n", up ? "up" : "down");
 	return ret ? -EIO : 0;
+}
+
+static struct ksysfs_netdev *find_netdev(struct ksysfs *s, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < s->nnd; i++)
+		if (!strcmp(s->nd[i].name, name))
+			return &s->nd[i];
+	return NULL;
+}
+
+int ksysfs_add_netdev(struct ksysfs *s, const char *name, uint16_t pkey, uint32_t qpn)
+{
+	struct ksysfs_netdev *n;
+	int ret;
+
+	if (!*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, "..") ||
+	    strlen(name) >= sizeof(n->name))
+		return -EINVAL;
+	if (find_netdev(s, name))
+		return -EEXIST;
+	if (s->nnd == KSYSFS_MAX_NETDEVS)
+		return -ENOSPC;
+	n = &s->nd[s->nnd];
+	snprintf(n->name, sizeof(n->name), "%s", name);
+	n->pkey = pkey;
+	n->qpn = qpn;
+	n->ifindex = s->next_ifindex++;
+	/* Before the first update the port is unknown: written then. */
+	if (s->have &&
+	    (ret = put_netdev(s, n, (s->pi[PI_OFF_STATE] & 0xf) == PI_STATE_ACTIVE)) < 0) {
+		rmtree_netdev(s, name);
+		return ret;
+	}
+	s->nnd++;
+	return 0;
+}
+
+int ksysfs_del_netdev(struct ksysfs *s, const char *name, uint16_t *pkey)
+{
+	struct ksysfs_netdev *n = find_netdev(s, name);
+	size_t at;
+
+	if (!n)
+		return -ENODEV;
+	*pkey = n->pkey;
+	at = (size_t)(n - s->nd);
+	memmove(n, n + 1, (s->nnd - at - 1) * sizeof(*n));
+	s->nnd--;
+	return rmtree_netdev(s, name);
 }
 
 int ksysfs_update(struct ksysfs *s, const uint8_t pi[64], const uint8_t pk[64], uint32_t *ev)
@@ -266,7 +342,7 @@ int ksysfs_update(struct ksysfs *s, const uint8_t pi[64], const uint8_t pk[64], 
 	s->have = 1;
 	ret = put_port(s, pi, pk);
 	for (i = 0; i < s->nnd && !ret; i++)
-		ret = put_netdev(s, &s->nd[i], (int)i, active);
+		ret = put_netdev(s, &s->nd[i], active);
 	if (ret) {
 		s->have = 0; /* written again, whole, next time */
 		return ret;

@@ -20,6 +20,7 @@
 #define KSYSFS_CA "ibsim0"
 #define KSYSFS_MAX_NETDEVS 8
 #define KSYSFS_MAX_EVENTS 8
+#define KSYSFS_IFINDEX_FIRST 100
 
 /* PortInfo (IBTA Vol 1 14.2.5.6, Table 155) as SIM_CTL_GET_PORTINFO
  * gives it, in wire order. */
@@ -52,6 +53,7 @@ struct ksysfs_netdev {
 	char name[16];
 	uint16_t pkey;
 	uint32_t qpn;
+	int ifindex;
 };
 
 struct ksysfs {
@@ -61,16 +63,21 @@ struct ksysfs {
 	uint8_t pi[64], pk[64];
 	struct ksysfs_netdev nd[KSYSFS_MAX_NETDEVS];
 	size_t nnd;
-	int ifindex_base;
+	int next_ifindex;
 };
 
-/* Writes the tree's fixed part (the CA, umad, uverbs; module/ib_cm when
- * kernel_cm). -errno. */
+/* Writes the tree's fixed part (the CA, umad, uverbs). -errno. */
 int ksysfs_init(struct ksysfs *s, const char *root, const char *node,
-		const uint8_t nodeinfo[64], int kernel_cm);
-/* An IPoIB interface (written at the next update). -ENOSPC past
- * KSYSFS_MAX_NETDEVS. */
+		const uint8_t nodeinfo[64]);
+/* /sys/module/ib_cm there (loaded) or not. -errno. */
+int ksysfs_cm(struct ksysfs *s, int loaded);
+/* An IPoIB interface: written now once the port is known, else at the
+ * first update. -EEXIST for a name in use, -ENOSPC past
+ * KSYSFS_MAX_NETDEVS, -EINVAL for a bad name. */
 int ksysfs_add_netdev(struct ksysfs *s, const char *name, uint16_t pkey, uint32_t qpn);
+/* Interface name gone from the tree; its P_Key in *pkey. -ENODEV when
+ * there is none. */
+int ksysfs_del_netdev(struct ksysfs *s, const char *name, uint16_t *pkey);
 /* The port as it is now: files that changed are rewritten, and the
  * events a driver raises for the change go into ev (at most
  * KSYSFS_MAX_EVENTS); returns how many. The first call writes

@@ -11,7 +11,14 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <arpa/inet.h>
+#include <endian.h>
+
 #include "simclient.h"
+
+/* The MAD header's class byte (IBTA Vol 1 13.4.3); directed-route SMPs. */
+#define SIMCLIENT_OFF_MGMT_CLASS 1
+#define SIMCLIENT_CLASS_DR_SMP 0x81
 
 /* include/ibsim.h (0.10). */
 #define SIM_MAGIC 0xdeadbeef
@@ -283,4 +290,35 @@ int simclient_recv(struct simclient *c, struct simclient_req *r)
 	if (n != (ssize_t)sizeof(*r))
 		return -EPROTO;
 	return 1;
+}
+
+int simclient_send_mad(struct simclient *c, uint16_t dlid_be, uint32_t dqp_be, uint32_t sqp,
+		       const uint8_t *mad, size_t len)
+{
+	struct simclient_req r;
+
+	memset(&r, 0, sizeof(r));
+	r.dlid = dlid_be;
+	r.slid = dlid_be == 0xffff ? 0xffff : 0;
+	r.dqp = dqp_be;
+	r.sqp = htonl(sqp);
+	memcpy(r.mad, mad, len > sizeof(r.mad) ? sizeof(r.mad) : len);
+	r.length = htobe64(sizeof(r.mad));
+	return simclient_send(c, &r);
+}
+
+int simclient_reply(struct simclient *c, const struct simclient_req *in, const uint8_t *mad)
+{
+	struct simclient_req r;
+
+	memset(&r, 0, sizeof(r));
+	memcpy(r.mad, mad, sizeof(r.mad));
+	r.dlid = in->slid;
+	r.slid = 0;
+	if (in->mad[SIMCLIENT_OFF_MGMT_CLASS] == SIMCLIENT_CLASS_DR_SMP)
+		r.dlid = r.slid = 0xffff;
+	r.dqp = in->sqp;
+	r.sqp = in->dqp;
+	r.length = htobe64(sizeof(r.mad));
+	return simclient_send(c, &r);
 }

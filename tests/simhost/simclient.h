@@ -56,6 +56,15 @@ int simclient_set_issm(struct simclient *c, int on);
 
 /* One MAD out; -errno when ibsim's socket refuses it. */
 int simclient_send(struct simclient *c, const struct simclient_req *r);
+/* A MAD (len bytes, at most 256, sent as 256) to the address a umad
+ * header holds (dlid, dqp big-endian) from our QP sqp, as umad2sim_write
+ * builds it: SLID 0 lets ibsim fill in ours; a directed-route SMP's
+ * permissive DLID keeps a permissive SLID. */
+int simclient_send_mad(struct simclient *c, uint16_t dlid_be, uint32_t dqp_be, uint32_t sqp,
+		       const uint8_t *mad, size_t len);
+/* mad (256 bytes) back to the sender of in: a directed-route SMP
+ * (class 0x81) back along its path. */
+int simclient_reply(struct simclient *c, const struct simclient_req *in, const uint8_t *mad);
 /* One MAD in, without waiting: 1, 0 when none, -errno. */
 int simclient_recv(struct simclient *c, struct simclient_req *r);
 

@@ -4,11 +4,12 @@
  * DIR/NODE/kernel.sock (proto.h, kconn.c). It plays ib_mad and ib_umad
  * (kmad.c: agents, dispatch by registration, hi_tid routing, timeouts;
  * krmpp.c: RMPP), the driver's sysfs and verbs port events (ksysfs.c,
- * PortInfo polled every 50 ms) and ib_ipoib's broadcast joins
- * (kipoib.c). Single-threaded: one poll loop; no process can block it.
+ * PortInfo polled every 50 ms), ib_ipoib's broadcast joins (kipoib.c)
+ * and the modules an admin changes at run time (kmod.c). Single-threaded:
+ * one poll loop; no process can block it.
  *
  *   simhostd -n NODE -d DIR [--kernel-cm] [--ipoib NAME[:PKEY]]... [-v]
- *   simhostd -n NODE -d DIR -C "status" | "rereg" | "drop CLASS on|off"
+ *   simhostd -n NODE -d DIR -C COMMAND (kadmin.h)
  *
  * IBSIM_SOCKNAME names ibsim's sockets as for umad2sim. DIR/NODE/ready
  * appears once the socket listens and sysfs is written; SIGTERM or
@@ -36,6 +37,7 @@
 #include "kioctl.h"
 #include "kipoib.h"
 #include "kmad.h"
+#include "kmod.h"
 #include "krmpp.h"
 #include "ksysfs.h"
 #include "mad.h"
@@ -46,17 +48,9 @@
 #include "wire.h"
 
 #define PORTINFO_POLL_MS 50
-/* The QPNs of IPoIB interfaces (below the first block handed to verbs
- * users, SIMHOST_QPN_BLOCK). */
-#define IPOIB_QPN_FIRST 0x48
 /* A join's SA Set: timeout and retries before ipoib's backoff. */
 #define JOIN_TIMEOUT_MS 1000
 #define JOIN_RETRIES 1
-/* drivers/infiniband/core/cm.c: ib_cm's agent (IB_CM_CLASS_VERSION,
- * Send only). */
-#define CM_CLASS 0x07
-#define CM_CLASS_VERSION 2
-#define METHOD_SEND 0x03
 #define UMAD_HDR ((size_t)sizeof(struct ib_user_mad))
 
 struct host {
@@ -67,13 +61,12 @@ struct host {
 	struct kmad k;
 	struct ksysfs fs;
 	struct kipoib ipoib;
+	struct kmod mod;
 	struct kconn_set cs;
 	uint8_t pi[64], pk[64];
 	int64_t next_poll;
 	uint32_t next_token, next_qpn_block;
 	struct kconn *issm; /* the one holder of issm0 */
-	uint32_t join_agent; /* KMAD_KERNEL's sender of the joins */
-	int has_join_agent;
 	uint8_t drop[256]; /* `drop CLASS on`: MADs of the class lost */
 	uint64_t mads_in, mads_out, resp_dropped, unmatched_answered, timeouts, lost;
 };
@@ -106,26 +99,11 @@ static void logf_(struct host *h, const char *fmt, ...)
 
 /* ---- the wire (ibsim) ---- */
 
-/* One MAD to ibsim from QP sqp to the umad address (big-endian LID and
- * QPN, as umad2sim writes them). */
+/* One MAD to ibsim from QP sqp to the umad address. */
 static void wire_out(struct host *h, const struct ib_user_mad *u, uint32_t sqp,
 		     const uint8_t *mad, size_t len)
 {
-	struct simclient_req r;
-	uint16_t dlid = u->addr.lid;
-
-	memset(&r, 0, sizeof(r));
-	r.dlid = dlid;
-	/* 0 lets ibsim fill in our LID; a directed-route SMP keeps the
-	 * permissive one (umad2sim_write). */
-	r.slid = dlid == 0xffff ? 0xffff : 0;
-	r.dqp = u->addr.qpn;
-	r.sqp = htonl(sqp);
-	if (len > MAD_SIZE)
-		len = MAD_SIZE;
-	memcpy(r.mad, mad, len);
-	r.length = htobe64(MAD_SIZE);
-	if (simclient_send(&h->sc, &r) == 0)
+	if (simclient_send_mad(&h->sc, u->addr.lid, u->addr.qpn, sqp, mad, len) == 0)
 		h->mads_out++;
 }
 
@@ -207,19 +185,11 @@ static void wait_expire(void *ctx, struct kmad_agent *a, const void *hdr, const 
 
 static void answer_unmatched(struct host *h, const struct simclient_req *in)
 {
-	struct simclient_req r;
+	uint8_t mad[MAD_SIZE];
 
-	memset(&r, 0, sizeof(r));
-	kmad_unmatched(in->mad, MAD_SIZE, r.mad);
-	r.dlid = in->slid;
-	r.slid = 0;
-	if (in->mad[MAD_OFF_MGMT_CLASS] == 0x81) /* back along its path */
-		r.dlid = r.slid = 0xffff;
-	r.dqp = in->sqp;
-	r.sqp = in->dqp;
-	r.length = htobe64(MAD_SIZE);
+	kmad_unmatched(in->mad, MAD_SIZE, mad);
 	h->unmatched_answered++;
-	if (simclient_send(&h->sc, &r) == 0)
+	if (simclient_reply(&h->sc, in, mad) == 0)
 		h->mads_out++;
 }
 
@@ -352,31 +322,43 @@ static int agents_op(struct host *h, struct kconn *c, const struct simhost_reg_r
 /* ---- the bench's console ---- */
 
 static void port_events(struct host *h, const uint32_t *ev, int n, int64_t now);
+static void join_send(void *ctx, const uint8_t mad[256]);
 
 static void admin(struct host *h, struct kconn *c, const uint8_t *buf, size_t len)
 {
 	uint32_t ev = IBV_EVENT_CLIENT_REREGISTER;
 	struct kadmin_cmd cmd;
 	char reply[512];
+	int ret = 0;
 
 	if (kadmin_parse(buf, len, &cmd, reply, sizeof(reply)) < 0) {
 		/* the reply says what is wrong */
-	} else if (cmd.op == KADMIN_REREG) {
-		port_events(h, &ev, 1, mono_ms());
-		snprintf(reply, sizeof(reply), "ok");
-	} else if (cmd.op == KADMIN_STATUS) {
+	} else if (cmd.op != KADMIN_STATUS) {
+		if (cmd.op == KADMIN_REREG)
+			port_events(h, &ev, 1, mono_ms());
+		else if (cmd.op == KADMIN_DROP)
+			h->drop[cmd.mgmt_class] = (uint8_t)cmd.on;
+		else if (cmd.op == KADMIN_IPOIB_ADD)
+			ret = kmod_ipoib_add(&h->mod, cmd.name, cmd.pkey, mono_ms());
+		else if (cmd.op == KADMIN_IPOIB_DEL)
+			ret = kmod_ipoib_del(&h->mod, cmd.name, join_send, h);
+		else if (cmd.op == KADMIN_MODPROBE_CM)
+			ret = kmod_cm_load(&h->mod);
+		else
+			ret = kmod_cm_unload(&h->mod);
+		snprintf(reply, sizeof(reply), ret ? "error: %s" : "ok", strerror(-ret));
+	} else {
 		snprintf(reply, sizeof(reply),
 			 "mads_in=%llu mads_out=%llu resp_dropped=%llu unmatched_answered=%llu "
-			 "timeouts=%llu queue_drops=%llu lost=%llu joins=%llu join_failures=%llu",
+			 "timeouts=%llu queue_drops=%llu lost=%llu joins=%llu join_failures=%llu "
+			 "leaves=%llu",
 			 (unsigned long long)h->mads_in, (unsigned long long)h->mads_out,
 			 (unsigned long long)h->resp_dropped,
 			 (unsigned long long)h->unmatched_answered,
 			 (unsigned long long)h->timeouts, (unsigned long long)h->cs.drops,
 			 (unsigned long long)h->lost, (unsigned long long)h->ipoib.joins,
-			 (unsigned long long)h->ipoib.failures);
-	} else {
-		h->drop[cmd.mgmt_class] = (uint8_t)cmd.on;
-		snprintf(reply, sizeof(reply), "ok");
+			 (unsigned long long)h->ipoib.failures,
+			 (unsigned long long)h->ipoib.leaves);
 	}
 	kconn_send(&h->cs, c, reply, strlen(reply), NULL, 0);
 }
@@ -500,11 +482,11 @@ static void conn_input(struct host *h, struct kconn *c, int64_t now)
 static void join_send(void *ctx, const uint8_t mad[256])
 {
 	struct host *h = ctx;
-	struct kmad_agent *a = kmad_agent(&h->k, KMAD_KERNEL, h->join_agent);
+	struct kmad_agent *a = kmad_agent(&h->k, KMAD_KERNEL, h->mod.join_agent);
 	uint8_t buf[UMAD_HDR + MAD_SIZE];
 	struct ib_user_mad u;
 
-	if (!a)
+	if (!h->mod.has_join_agent || !a)
 		return;
 	memset(&u, 0, sizeof(u));
 	u.agent_id = a->id;
@@ -679,15 +661,16 @@ static int run(struct host *h)
 static void usage(void)
 {
 	fprintf(stderr, "usage: simhostd -n NODE -d DIR [--kernel-cm] [--ipoib NAME[:PKEY]]... [-v]\n"
-			"       simhostd -n NODE -d DIR -C 'rereg'|'status'|'drop CLASS on|off'\n");
+			"       simhostd -n NODE -d DIR -C COMMAND (rereg, status, drop CLASS on|off,\n"
+			"         ipoib add NAME[:PKEY], ipoib del NAME, modprobe ib_cm, rmmod ib_cm)\n");
 	exit(2);
 }
 
 static int setup(struct host *h, int kernel_cm, char **ipoib, int nipoib)
 {
-	struct kmad_reg r;
 	uint8_t ni[64];
-	char path[PATH_MAX + 64];
+	char path[PATH_MAX + 64], name[16];
+	uint16_t pkey;
 	int ret, i;
 
 	if (mkdir(h->dir, 0755) < 0 && errno != EEXIST)
@@ -701,41 +684,16 @@ static int setup(struct host *h, int kernel_cm, char **ipoib, int nipoib)
 		return ret;
 	kmad_init(&h->k);
 	kipoib_init(&h->ipoib);
-	memset(&r, 0, sizeof(r));
-	if (kernel_cm) {
-		uint32_t id;
-
-		r.qpn = 1;
-		r.mgmt_class = CM_CLASS;
-		r.class_version = CM_CLASS_VERSION;
-		r.method_mask[0] = 1ull << METHOD_SEND;
-		if ((ret = kmad_register(&h->k, KMAD_KERNEL, &r, &id)) < 0)
-			return ret;
-	}
 	snprintf(path, sizeof(path), "%s/%s", h->dir, SIMHOST_SYS);
-	if ((ret = ksysfs_init(&h->fs, path, h->node, ni, kernel_cm)) < 0)
+	if ((ret = ksysfs_init(&h->fs, path, h->node, ni)) < 0)
 		return ret;
-	for (i = 0; i < nipoib; i++) {
-		char *colon = strchr(ipoib[i], ':');
-		unsigned long pkey = 0xffff;
-
-		if (colon) {
-			*colon = '\0';
-			pkey = strtoul(colon + 1, NULL, 0);
-			if (!pkey || pkey > 0xffff)
-				return -EINVAL;
-		}
-		if ((ret = ksysfs_add_netdev(&h->fs, ipoib[i], (uint16_t)pkey,
-					     IPOIB_QPN_FIRST + (uint32_t)i)) < 0 ||
-		    (ret = kipoib_add(&h->ipoib, (uint16_t)pkey)) < 0)
+	kmod_init(&h->mod, &h->k, &h->fs, &h->ipoib);
+	if (kernel_cm && (ret = kmod_cm_load(&h->mod)) < 0)
+		return ret;
+	for (i = 0; i < nipoib; i++)
+		if ((ret = kmod_ipoib_spec(ipoib[i], name, &pkey)) < 0 ||
+		    (ret = kmod_ipoib_add(&h->mod, name, pkey, mono_ms())) < 0)
 			return ret;
-	}
-	if (nipoib) {
-		memset(&r, 0, sizeof(r));
-		r.qpn = 1; /* sends only: ib_sa's agent */
-		if ((ret = kmad_register(&h->k, KMAD_KERNEL, &r, &h->join_agent)) < 0)
-			return ret;
-	}
 	if ((ret = poll_port(h, mono_ms())) < 0)
 		return ret;
 	h->next_poll = mono_ms() + PORTINFO_POLL_MS;
@@ -812,6 +770,7 @@ int main(int argc, char **argv)
 		unlink(path);
 	kconn_fini(&h.cs);
 	simclient_fini(&h.sc);
+	kmod_fini(&h.mod);
 	kmad_fini(&h.k);
 	return ret ? 1 : 0;
 }

@@ -1,0 +1,174 @@
+# The simulated host (tests/simhost) behaves as a host's kernel, with
+# stock tools as witnesses: osmtest's whole-MAD SA flows, ibping served
+# by whichever process of a node registered its class, sysfs and verbs
+# events that follow the port, ClientReregister, ib_ipoib's broadcast
+# membership and ib_cm, changed at run time as an admin does
+# (`simhost NODE ipoib add|del`, `modprobe|rmmod ib_cm`).
+. "$top_srcdir/tests/integration/harness.sh"
+
+# Stock tools: infiniband-diags beside saquery, osmtest beside opensm.
+DIAGS=$(dirname "$SAQUERY")
+IBPING="$DIAGS/ibping"
+IBSTAT="$DIAGS/ibstat"
+OSMTEST="$(dirname "$OPENSM")/osmtest"
+for t in "$IBPING" "$IBSTAT" "$OSMTEST"; do
+	[ -x "$t" ] || skip "$t not installed"
+done
+
+host_ns h3
+N3=$(ns h3)
+ip -n "$N3" addr add 10.0.0.3/24 dev v0
+fabric_start fabric4.net
+MGID=ff12:401b:ffff::ffff:ffff
+SYSPORT=/sys/class/infiniband/ibsim0/ports/1
+
+# Whether PATH exists on NODE (stat: a program, so the path is the
+# node's; test is a shell builtin).
+exists() {
+	on "$1" stat -- "$2" >/dev/null 2>&1
+}
+absent() {
+	! exists "$@"
+}
+
+# osmtest FLOW: stock osmtest on host4 against the SA, bounded; its log
+# shown when it fails.
+osmtest() {
+	local rc
+	on host4 timeout 120 "$OSMTEST" -f "$1" -i "$RUN/scratch/osmtest.dat" \
+		-l "$RUN/osmtest-$1.log" >/dev/null 2>&1
+	rc=$?
+	[ "$rc" -eq 0 ] || tail -n 20 "$RUN/osmtest-$1.log"
+	return $rc
+}
+check "osmtest -f c: the inventory from SA queries on host4 (whole 256-byte MADs, RMPP)" osmtest c
+check "osmtest -f a: every validation flow against the plugin SM passes" osmtest a
+
+# ibping: the node's kernel delivers class 0x32 to whichever process of
+# the node registered it.
+L2=$(port_lid host2)
+L4=$(port_lid host4)
+agent_start host2 "address 10.0.0.2 primary"
+node_up host4 || exit 1
+on host4 sh -c 'echo $$ >"$0"; exec "$@"' "$RUN/ibping-host4.pid" "$IBPING" -S \
+	>"$RUN/ibping-host4.log" 2>&1 &
+T_PIDS="$T_PIDS $!"
+wait_for "ibping -S on host4" 10 test -s "$RUN/ibping-host4.pid" || exit 1
+T_PIDS="$T_PIDS $(cat "$RUN/ibping-host4.pid")"
+pong() {
+	on host1 "$IBPING" -c 1 -t 500 "$1" | grep -q "Pong from .*Lid $1"
+}
+check "stock ibping from host1: ibping -S on host4 answers" wait_for "host4's pong" 10 pong "$L4"
+check "... and atsd on host2 answers too" pong "$L2"
+check_rc "a second server on host2 (atsd holds the class) fails at registration" 255 \
+	"" on host2 timeout 10 "$IBPING" -S
+stop_pid "$(cat "$RUN/ibping-host4.pid")"
+
+# The node's sysfs and verbs events follow the port.
+SMLID=$(port_lid smhost)
+sm_lid_is() {
+	[ "$(($(on host1 cat "$SYSPORT/sm_lid")))" -eq "$SMLID" ]
+}
+state_is() {
+	on host1 cat "$SYSPORT/state" | grep -q "$1"
+}
+port_events() {
+	grep -c "port event" "$RUN/atsd-host1.log"
+}
+check "host1's sysfs sm_lid is the SM's LID ($SMLID)" sm_lid_is
+check_out "ibstat on host1: the port is Active" "State: Active" on host1 "$IBSTAT" ibsim0 1
+agent_start host1 "address 10.0.0.1 primary"
+E=$(port_events)
+sim 'Unlink "host1"'
+check "host1 unlinked: sysfs says DOWN" wait_for "DOWN" 10 state_is "1: DOWN"
+check_out "... and so does ibstat" "State: Down" on host1 "$IBSTAT" ibsim0 1
+sim 'ReLink "host1"'
+check "host1 relinked: ACTIVE again" wait_for "ACTIVE" 20 state_is "4: ACTIVE"
+check_out "... ibstat says Active" "State: Active" on host1 "$IBSTAT" ibsim0 1
+more_events() {
+	[ "$(port_events)" -gt "$1" ]
+}
+check "... and atsd on host1 logged a port event" wait_for "a port event" 10 more_events "$E"
+
+# An admin's ClientReregister (the SM's bit): atsd re-checks its records.
+syncs() {
+	agent host2 stats | awk '$1 == "syncs" {print $2}'
+}
+more_syncs() {
+	[ "$(syncs)" -gt "$1" ]
+}
+S=$(syncs)
+check_out "simhost host2 rereg" "^ok$" simhost host2 rereg
+check "... atsd on host2 logs the port event" wait_for "client reregistration" 10 \
+	grep -q "port event client reregistration" "$RUN/atsd-host2.log"
+check "... and syncs its records again" wait_for "a sync" 10 more_syncs "$S"
+
+# ib_ipoib at run time: the interface appears and the kernel joins.
+G3=$(port_gid host3)
+member3() {
+	bcast_member host3 "$G3"
+}
+not_member3() {
+	! member3
+}
+leaves3() {
+	simhost host3 status | sed -n 's/.* leaves=\([0-9]*\).*/\1/p'
+}
+check "host3 is not in the broadcast group before" not_member3
+check_out "simhost host3 ipoib add ib0" "^ok$" simhost host3 ipoib add ib0
+check_out "... ib0 is in host3's sysfs, an IPoIB interface of P_Key 0xffff" "^32 0xffff$" \
+	on host3 sh -c 'echo $(cat /sys/class/net/ib0/type /sys/class/net/ib0/pkey)'
+check "... and host3's kernel joined the broadcast group (stock saquery)" \
+	wait_for "host3's join" 10 member3
+check_rc "a second ib0 is refused" 1 "^error: File exists" simhost host3 ipoib add ib0
+agent_start host3 "interface v0 netns $N3" "verify_interval 1"
+check "atsd on host3 (ipoib_membership auto) leaves the group to the kernel" \
+	wait_for "member" 10 ipoib_says host3 "^0xffff $MGID member "
+kill "$(agent_pid host3)"
+wait "$(agent_pid host3)" 2>/dev/null
+check "atsd on host3 stopped: the port is still a member" member3
+check_absent "... atsd neither joined nor left" "joined IPoIB|left IPoIB" cat "$RUN/atsd-host3.log"
+check_out "a second interface of P_Key 0xffff: simhost host3 ipoib add ib1" "^ok$" \
+	simhost host3 ipoib add ib1
+check_out "simhost host3 ipoib del ib1" "^ok$" simhost host3 ipoib del ib1
+check "... ib1 is gone from sysfs" absent host3 /sys/class/net/ib1
+check_out "... no leave: ib0 still uses the P_Key" "^0$" leaves3
+check "... host3 is still a member" member3
+check "... ib0 is still there" exists host3 /sys/class/net/ib0
+check_out "simhost host3 ipoib del ib0: the last of the P_Key" "^ok$" simhost host3 ipoib del ib0
+check "... ib0 is gone from sysfs" absent host3 /sys/class/net/ib0
+check_out "... the kernel left the group" "^1$" leaves3
+check "... host3 is no longer a member" wait_for "the leave" 10 not_member3
+check_rc "deleting it again fails" 1 "^error: No such device" simhost host3 ipoib del ib0
+
+# ib_cm at run time: class 0x07 held, /sys/module/ib_cm there.
+check "host4 has no ib_cm" absent host4 /sys/module/ib_cm
+check_out "simhost host4 modprobe ib_cm" "^ok$" simhost host4 modprobe ib_cm
+check "... /sys/module/ib_cm appears" exists host4 /sys/module/ib_cm
+agent_start host4 "address 10.0.0.4 primary" "cm yes"
+check_out "... atsd with cm yes on host4 runs without its CM endpoint (the kernel's CM)" \
+	"the kernel's CM \(ib_cm\) serves class 0x07 on this port, so atsd runs without its CM endpoint" \
+	cat "$RUN/atsd-host4.log"
+host4_registered() {
+	agent host4 status | grep -Eq '10\.0\.0\.4 +registered'
+}
+wait_for "host4's record" 10 host4_registered
+check_rc "... a connect is refused with the reason" 3 \
+	"the CM endpoint is off: the port refused the CM class 0x07" \
+	agent host4 connect 10.0.0.2 5001
+kill "$(agent_pid host4)"
+wait "$(agent_pid host4)" 2>/dev/null
+check_out "simhost host4 rmmod ib_cm" "^ok$" simhost host4 rmmod ib_cm
+check "... /sys/module/ib_cm is gone" absent host4 /sys/module/ib_cm
+check_rc "... rmmod again: not loaded" 1 "^error: " simhost host4 rmmod ib_cm
+agent_start host4 "address 10.0.0.4 primary" "cm yes"
+wait_for "host4's record" 10 host4_registered
+# A connect goes out now: host2 runs no CM endpoint, its kernel drops the
+# REQ (a Send nobody registered) and the REQ times out.
+check_rc "... the class is free: atsd on host4 runs its CM endpoint (its REQ goes out)" 3 \
+	"no answer to REQ" agent host4 connect 10.0.0.2 5001
+
+for n in smhost host1 host2 host3 host4; do
+	check_out "simhost $n status: no queue drops" "queue_drops=0 " simhost "$n" status
+done
+finish

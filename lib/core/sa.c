@@ -102,6 +102,16 @@ int sa_table_shape(const struct sa_hdr *h, size_t payload_len,
 	size_t rec_size = (size_t)h->attr_offset * 8;
 
 	memset(shape, 0, sizeof(*shape));
+	/* One whole segment (Active, First, Last) that did not get RMPP
+	 * reassembly keeps its padding, which the kernel trims from what it
+	 * reassembles (mad_rmpp.c get_mad_len): its PayloadLength (13.6.2.3),
+	 * the SA header included, says where the data ends. */
+	if (h->rmpp_version && h->rmpp_type == RMPP_TYPE_DATA &&
+	    (h->rmpp_flags & RMPP_FLAGS_MASK) ==
+		    (RMPP_FLAG_ACTIVE | RMPP_FLAG_FIRST | RMPP_FLAG_LAST) &&
+	    h->rmpp_data2 >= SA_OFF_DATA - RMPP_HDR_END &&
+	    h->rmpp_data2 - (SA_OFF_DATA - RMPP_HDR_END) < payload_len)
+		payload_len = h->rmpp_data2 - (SA_OFF_DATA - RMPP_HDR_END);
 	if (payload_len == 0)
 		return 0;
 	if (rec_size < min_rec_size)

@@ -29,7 +29,11 @@
 #   agent_start NODE [LINE...]   atsd on NODE, config lines appended (state
 #                                file in $RUN unless AGENT_STATE_FILE)
 #   agent NODE ARGS...           atsctl on NODE talking to that agent
-#   on NODE CMD ARGS...          run CMD attached to NODE
+#   on NODE CMD ARGS...          run CMD attached to NODE (its simulated host)
+#   node_up NODE [OPTS]          NODE's simulated kernel (tests/simhost)
+#   simhost NODE CMD             a command to it (rereg, status, drop, rmpp,
+#                                ipoib add/del, modprobe/rmmod ib_cm)
+#   rmpp_off                     every node without RMPP (an SA without it)
 #   atsctl NODE ARGS...          run the built atsctl on NODE
 #   wait_for DESC SECONDS CMD... poll CMD until it succeeds
 #   check DESC CMD...            one TAP assertion: ok N / not ok N
@@ -283,6 +287,18 @@ simhost() {
 	local node=$1
 	shift
 	"$SIMHOSTD" -n "$node" -d "$SIMHOST_DIR" -C "$*"
+}
+
+# rmpp_off: every node's MAD layer without RMPP (simhost's `rmpp off`):
+# an SA whose long answers arrive as their first MAD, for the product's
+# fallbacks (the SubnAdmGet walk).
+rmpp_off() {
+	local d
+	for d in "$SIMHOST_DIR"/*/ready; do
+		[ -e "$d" ] || continue
+		d=${d%/ready}
+		simhost "${d##*/}" rmpp off >/dev/null || return 1
+	done
 }
 
 on() {

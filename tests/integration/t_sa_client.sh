@@ -1,7 +1,7 @@
 # SA client behaviour: PKey scoping, the GetTable/walk strategy switch,
-# TOO_MANY_RECORDS on a Get, timeouts with retries when the SM is gone.
-# The strategy switch is for an SA without RMPP: umad2sim alone.
-PLAIN_SIM=1
+# TOO_MANY_RECORDS on a Get, timeouts with retries when the SM hangs,
+# the kernel's answer when it is gone.
+# The walk's answers: an SA without RMPP (rmpp_off).
 . "$top_srcdir/tests/integration/harness.sh"
 
 cat >"$RUN/partitions.conf" <<'PART'
@@ -9,6 +9,7 @@ Default=0x7fff, ipoib : ALL=full ;
 storage=0x8001 : ALL=full ;
 PART
 fabric_start fabric4.net
+rmpp_off
 G1=$(port_gid host1)
 G2=$(port_gid host2)
 P=0x10000ce1004154
@@ -33,8 +34,16 @@ check_out "the SA answers a Get matching two records with TOO_MANY_RECORDS" \
 check_out "a one-record table is complete without RMPP" "1 record\(s\) in 1 SA request" \
 	atsctl host3 -v dump --gid "$G2"
 
-sm_stop
-check_rc "SM gone: timeout after every retry, exit 3" 3 \
+# A hung OpenSM (SIGSTOP): its kernel queues the requests, nothing
+# answers, every retry times out.
+kill -STOP "$SM_PID"
+check_rc "SM hung: timeout after every retry, exit 3" 3 \
 	"no answer from the SA \(SM LID [0-9]+\) after 3 attempt\(s\) of 100 ms" \
 	atsctl host3 -t 100 -r 2 primary "$G1"
+kill -CONT "$SM_PID"
+# OpenSM stopped on a live port: its kernel has no SA agent and answers
+# the Get "unsupported" at once (mad.c generate_unmatched_resp).
+sm_stop
+check_rc "SM gone from a live port: its kernel's 'unsupported' at once" 3 \
+	"SA status 0x000c" atsctl host3 -t 100 -r 2 primary "$G1"
 finish

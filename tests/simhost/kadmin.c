@@ -36,6 +36,11 @@ int kadmin_parse(const uint8_t *buf, size_t len, struct kadmin_cmd *cmd, char *e
 		cmd->on = !strcmp(onoff, "on");
 		return 0;
 	}
+	if (!strcmp(line, "rmpp on") || !strcmp(line, "rmpp off")) {
+		cmd->op = KADMIN_RMPP;
+		cmd->on = !strcmp(line, "rmpp on");
+		return 0;
+	}
 	if (!strcmp(line, "modprobe ib_cm") || !strcmp(line, "rmmod ib_cm")) {
 		cmd->op = line[0] == 'm' ? KADMIN_MODPROBE_CM : KADMIN_RMMOD_CM;
 		return 0;
@@ -53,7 +58,7 @@ int kadmin_parse(const uint8_t *buf, size_t len, struct kadmin_cmd *cmd, char *e
 		return 0;
 	}
 	snprintf(err, errlen,
-		 "error: unknown command \"%s\" (rereg, status, drop CLASS on|off, "
+		 "error: unknown command \"%s\" (rereg, status, drop CLASS on|off, rmpp on|off, "
 		 "ipoib add NAME[:PKEY], ipoib del NAME, modprobe ib_cm, rmmod ib_cm)",
 		 line);
 	return -EINVAL;

@@ -6,7 +6,10 @@
  * loss, librmppsim's RMPPSIM_DROP_CLASS/FILE), "ipoib add NAME[:PKEY]"
  * and "ipoib del NAME" (an IPoIB interface created or deleted, as `ip
  * link add NAME type ipoib` and `ip link del NAME`), "modprobe ib_cm"
- * and "rmmod ib_cm" (kmod.h). Links go up and down on ibsim's own
+ * and "rmmod ib_cm" (kmod.h), "rmpp off|on" (off: the node's MAD layer
+ * without RMPP, as umad2sim was and as an SA path that loses it is: a
+ * long send goes out as its first MAD, RMPP MADs reach the reader
+ * unACKed, one by one; for the product's fallbacks). Links go up and down on ibsim's own
  * console. */
 #ifndef IBATS_KADMIN_H
 #define IBATS_KADMIN_H
@@ -22,12 +25,13 @@ enum kadmin_op {
 	KADMIN_IPOIB_DEL,
 	KADMIN_MODPROBE_CM,
 	KADMIN_RMMOD_CM,
+	KADMIN_RMPP,
 };
 
 struct kadmin_cmd {
 	enum kadmin_op op;
 	uint8_t mgmt_class; /* KADMIN_DROP */
-	int on;
+	int on; /* KADMIN_DROP, KADMIN_RMPP */
 	char name[16]; /* KADMIN_IPOIB_ADD, _DEL */
 	uint16_t pkey; /* KADMIN_IPOIB_ADD */
 };

@@ -68,6 +68,7 @@ struct host {
 	uint32_t next_token, next_qpn_block;
 	struct kconn *issm; /* the one holder of issm0 */
 	uint8_t drop[256]; /* `drop CLASS on`: MADs of the class lost */
+	int no_rmpp;       /* `rmpp off` (kadmin.h) */
 	uint64_t mads_in, mads_out, resp_dropped, unmatched_answered, timeouts, lost;
 };
 
@@ -105,6 +106,23 @@ static void wire_out(struct host *h, const struct ib_user_mad *u, uint32_t sqp,
 {
 	if (simclient_send_mad(&h->sc, u->addr.lid, u->addr.qpn, sqp, mad, len) == 0)
 		h->mads_out++;
+}
+
+/* `rmpp off`: the first DATA segment of a message, then nothing, as an SA
+ * path without RMPP delivers it (kadmin.h). */
+static void first_segment(struct host *h, const struct ib_user_mad *u, uint32_t sqp,
+			  const uint8_t *mad, size_t len, int64_t now)
+{
+	struct rmpp_cfg cfg;
+	struct rmpp_tx t;
+	uint8_t seg[MAD_SIZE];
+
+	rmpp_cfg_default(&cfg);
+	if (rmpp_tx_init(&t, mad, len, rmpp_hdr_len(mad[MAD_OFF_MGMT_CLASS]), &cfg, now) < 0)
+		return;
+	if (rmpp_tx_next(&t, now, seg) == MAD_SIZE)
+		wire_out(h, u, sqp, seg, MAD_SIZE);
+	rmpp_tx_fini(&t);
 }
 
 /* ---- to the processes ---- */
@@ -236,7 +254,7 @@ static void from_wire(struct host *h, struct simclient_req *in, int64_t now)
 			h->resp_dropped++;
 		return;
 	}
-	if (kmad_kernel_rmpp(a) && krmpp_class(mad[MAD_OFF_MGMT_CLASS]) &&
+	if (!h->no_rmpp && kmad_kernel_rmpp(a) && krmpp_class(mad[MAD_OFF_MGMT_CLASS]) &&
 	    kmad_rmpp_active(mad, MAD_SIZE)) {
 		struct kconn *c = kconn_by_token(&h->cs, SIMHOST_UMAD, a->file);
 		struct rctx r = { h, a };
@@ -276,6 +294,11 @@ static void umad_write(struct host *h, struct kconn *c, uint8_t *buf, size_t len
 	    (unsigned long long)wire_get64(mad + MAD_OFF_TID), ntohs(u.addr.lid), mlen);
 	if (u.timeout_ms)
 		kmad_send_wait(a, buf, len, now);
+	if (h->no_rmpp && kmad_kernel_rmpp(a) && krmpp_class(mad[MAD_OFF_MGMT_CLASS]) &&
+	    kmad_rmpp_active(mad, mlen)) {
+		first_segment(h, &u, a->reg.qpn, mad, mlen, now);
+		return;
+	}
 	if (kmad_kernel_rmpp(a) && krmpp_class(mad[MAD_OFF_MGMT_CLASS]) &&
 	    kmad_rmpp_active(mad, mlen)) {
 		struct rctx r = { h, a };
@@ -338,6 +361,8 @@ static void admin(struct host *h, struct kconn *c, const uint8_t *buf, size_t le
 			port_events(h, &ev, 1, mono_ms());
 		else if (cmd.op == KADMIN_DROP)
 			h->drop[cmd.mgmt_class] = (uint8_t)cmd.on;
+		else if (cmd.op == KADMIN_RMPP)
+			h->no_rmpp = !cmd.on;
 		else if (cmd.op == KADMIN_IPOIB_ADD)
 			ret = kmod_ipoib_add(&h->mod, cmd.name, cmd.pkey, mono_ms());
 		else if (cmd.op == KADMIN_IPOIB_DEL)

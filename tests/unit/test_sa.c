@@ -154,6 +154,24 @@ static void test_table_shape(void **state)
 	/* Empty table. */
 	assert_int_equal(sa_table_shape(&h, 0, SR_SIZE, &s), 0);
 	assert_int_equal(s.nrec, 0);
+	/* ... as one segment without reassembly: PayloadLength is the SA
+	 * header alone, the rest padding (AttributeOffset 0, as OpenSM). */
+	h.rmpp_version = 1;
+	h.rmpp_type = RMPP_TYPE_DATA;
+	h.rmpp_flags = RMPP_FLAG_ACTIVE | RMPP_FLAG_FIRST | RMPP_FLAG_LAST;
+	h.rmpp_data2 = SA_OFF_DATA - RMPP_HDR_END;
+	h.attr_offset = 0;
+	assert_int_equal(sa_table_shape(&h, SA_DATA_SIZE, SR_SIZE, &s), 0);
+	assert_int_equal(s.nrec, 0);
+	/* ... and one record in it: whole, not cut. */
+	h.attr_offset = SR_SIZE / 8;
+	h.rmpp_data2 = SA_OFF_DATA - RMPP_HDR_END + SR_SIZE;
+	assert_int_equal(sa_table_shape(&h, SA_DATA_SIZE, SR_SIZE, &s), 0);
+	assert_int_equal(s.nrec, 1);
+	assert_false(s.truncated);
+	h.rmpp_version = 0;
+	h.rmpp_data2 = 0;
+	h.rmpp_flags = RMPP_FLAG_ACTIVE;
 	/* Hostile AttributeOffset: smaller than a record, or zero. */
 	h.attr_offset = 2;
 	assert_int_equal(sa_table_shape(&h, SA_DATA_SIZE, SR_SIZE, &s), -EPROTO);

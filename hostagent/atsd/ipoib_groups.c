@@ -8,6 +8,7 @@
 #include "ipoib.h"
 #include "ipoib_groups.h"
 #include "log.h"
+#include "nosa.h"
 
 static struct {
 	struct saj_thread *saj;
@@ -115,7 +116,7 @@ static void ipoib_done(struct saj *j, void *ctx)
 		ipoib_bcast_mgid(g->pkey, m);
 		ats_gid_format(m, mgid, sizeof(mgid));
 		if (p->op == SAJ_CHECK && last &&
-		    (g->err == -ETIMEDOUT || g->err == -ENETDOWN)) {
+		    nosa_applies(g->err)) {
 			/* No SA to ask: the failing sync says so; keep what we knew. */
 			*g = *last;
 			continue;

@@ -9,7 +9,10 @@
 
 int nosa_applies(int err)
 {
-	return err == -ETIMEDOUT || err == -ENETDOWN;
+	/* -EOPNOTSUPP: the SM's port answered "unsupported method/attribute"
+	 * for an SA query every SA serves: its kernel has no SA agent (the
+	 * SM process is gone, its port up; mad.c generate_unmatched_resp). */
+	return err == -ETIMEDOUT || err == -ENETDOWN || err == -EOPNOTSUPP;
 }
 
 /* PKeys match on the partition number, whatever the membership bit. */

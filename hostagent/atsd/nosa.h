@@ -23,7 +23,8 @@ struct nosa_self {
 /* 1 when a lookup's error means the SA did not answer (timed out after
  * its retries, or the port is down or has no SM): only then may a local
  * answer stand in. An SA that answers, even "no record" or an error
- * status, is authoritative. */
+ * status of its class, is authoritative; a port without an SA agent
+ * (common status "unsupported") is no SA. */
 int nosa_applies(int err);
 
 /* The local answer to lookup kind (SAJ_FORWARD, SAJ_REVERSE,

@@ -9,6 +9,7 @@
 
 #include "agent_state.h"
 #include "log.h"
+#include "nosa.h"
 #include "mono.h"
 #include "own_records.h"
 
@@ -331,7 +332,7 @@ static void sync_done(struct saj *j, void *ctx)
 		own.next_retry = mono_ms() + wait;
 		own.full_next = 1;
 		own.again = 1;
-		if (j->err == -ENETDOWN || j->err == -ETIMEDOUT || own.failures == 1)
+		if (nosa_applies(j->err) || own.failures == 1)
 			log_warn("SA sync failed: %s; retrying in %" PRId64 " ms",
 				 j->errmsg, wait);
 		if (own.terminating)

@@ -10,6 +10,7 @@
 #include "agent_state.h"
 #include "ats_query.h"
 #include "log.h"
+#include "nosa.h"
 #include "sync_exec.h"
 
 static int held_add(struct held_rec **v, size_t *n, const struct sr_record *r)
@@ -330,7 +331,7 @@ void sync_exec_run(struct sa_client *sa, struct saj *j)
 				 st ? sa_status_str(st) : strerror(-r1));
 			j->sa_status = st;
 			err = r1;
-			if ((r1 == -ETIMEDOUT || r1 == -ENETDOWN) && ++timeouts >= 2)
+			if (nosa_applies(r1) && ++timeouts >= 2)
 				break;
 			continue;
 		}

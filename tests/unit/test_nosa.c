@@ -48,6 +48,10 @@ static void test_applies(void **state)
 	(void)state;
 	assert_true(nosa_applies(-ETIMEDOUT));
 	assert_true(nosa_applies(-ENETDOWN));
+	/* The SM port's kernel has no SA agent: "unsupported". */
+	assert_true(nosa_applies(-EOPNOTSUPP));
+	/* An SA status of the SA class is an answer. */
+	assert_false(nosa_applies(-EACCES));
 	assert_false(nosa_applies(0));
 	assert_false(nosa_applies(-ENOENT));
 	assert_false(nosa_applies(-EIO));

@@ -7,11 +7,11 @@
 top_builddir=$(cd "$(dirname "$0")/.." && pwd)
 top_srcdir=$top_builddir
 export top_builddir top_srcdir
-# RMPP and MAD timeouts for every process on the simulated fabric, as a
-# host's kernel gives them (librmppsim, README): make check builds it, so
-# build it here; without it the demo runs on umad2sim alone.
-make -s -C "$top_builddir" tests/rmppsim/librmppsim.la >/dev/null 2>&1 ||
-	echo "(librmppsim not built: umad2sim alone, no RMPP)"
+# Every node runs on a simulated host (tests/simhost, README): its kernel
+# and the library its processes preload. make check builds them; so does
+# this, as the demo needs them.
+make -s -C "$top_builddir" tests/simhost/simhostd tests/simhost/libsimhost.la >/dev/null ||
+	{ echo "cannot build the simulated host (tests/simhost)" >&2; exit 1; }
 . "$top_srcdir/tests/integration/harness.sh"
 say() { printf '\n== %s\n' "$*"; }
 records() { atsctl host8 -n dump 2>/dev/null | grep -c '^0x'; }

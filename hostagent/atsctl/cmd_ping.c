@@ -107,15 +107,13 @@ static int ping_run(struct mport *port, const struct ping_target *t,
 				       ret == -ETIMEDOUT ? "timeout" : strerror(-ret));
 			continue;
 		}
-		ret = liv_parse(resp, len, &r);
-		if (ret || r.status || r.type != o->type + 1 || r.seq != i + 1 ||
-		    (o->type == LIV_ECHO_REQ &&
-		     (len < LIV_OFF_DATA + o->size ||
-		      memcmp(resp + LIV_OFF_DATA, pattern, o->size)))) {
+		ret = liv_check(resp, len, o->type, (uint16_t)(i + 1), pattern,
+				o->type == LIV_ECHO_REQ ? o->size : 0, &r);
+		if (ret) {
 			if (!o->json)
 				printf("bad answer from LID %u: seq=%u status 0x%04x (%s) type %u%s\n",
 				       t->lid, i + 1, r.status, mad_status_str(r.status), r.type,
-				       !r.status && r.type == o->type + 1 ? ", echo data differs" : "");
+				       ret == -EBADMSG ? ", echo data differs" : "");
 			free(resp);
 			continue;
 		}

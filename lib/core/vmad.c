@@ -182,3 +182,14 @@ int liv_parse(const uint8_t *mad, size_t len, struct liv_reply *r)
 	r->port_guid = wire_get64(mad + LIV_OFF_GUID);
 	return 0;
 }
+
+int liv_check(const uint8_t *resp, size_t len, enum liv_type type, uint16_t seq,
+	      const uint8_t *data, size_t size, struct liv_reply *r)
+{
+	if (liv_parse(resp, len, r) || r->status || r->type != type + 1 || r->seq != seq)
+		return -EPROTO;
+	if (type == LIV_ECHO_REQ &&
+	    (len < LIV_OFF_DATA + size || memcmp(resp + LIV_OFF_DATA, data, size)))
+		return -EBADMSG;
+	return 0;
+}

@@ -94,5 +94,11 @@ struct liv_reply {
 	uint64_t port_guid;
 };
 int liv_parse(const uint8_t *mad, size_t len, struct liv_reply *r);
+/* Whether resp[0..len) answers our request of this type and sequence:
+ * status 0, the response type, and an echo's data[0..size) back whole.
+ * 0; -EBADMSG when only the echo's data differ (or come back short);
+ * -EPROTO for any other mismatch. r holds what parsed. */
+int liv_check(const uint8_t *resp, size_t len, enum liv_type type, uint16_t seq,
+	      const uint8_t *data, size_t size, struct liv_reply *r);
 
 #endif

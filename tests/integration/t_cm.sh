@@ -65,16 +65,15 @@ check "a SIGHUP changing cm_listen warns" wait_for "the cm_listen warning" 10 \
 	grep -q "'cm_listen' changes only when atsd restarts" "$RUN/atsd-host2.log"
 check_out "... and host2 still listens on 5001" " active established " \
 	agent host1 connect 10.0.0.2 5001
-# Where the kernel's CM serves class 0x07 (ib_cm on a real host), a umad
-# registration for it fails: libumadbusy makes it fail here the way
-# libibumad reports it. atsd says so once and runs everything else.
+# Where the kernel's CM serves class 0x07 (ib_cm loaded), a umad
+# registration for it fails. An admin loads the module on host3 as on a
+# real host; atsd says so once and runs everything else.
 kill "$(agent_pid host3)"
 wait "$(agent_pid host3)" 2>/dev/null
-BUSY="$top_builddir/tests/tools/.libs/libumadbusy.so"
-SIM_PRELOAD="${SAN_RT:+$SAN_RT }$BUSY $UMAD2SIM" UMAD_BUSY_CLASS=0x07 \
-	agent_start host3 "address 10.0.0.3 primary" "cm_listen 5004"
-check_out "CM class refused: atsd starts and says it runs without its CM endpoint" \
-	"cannot serve the CM class 0x07 \(.*\), so atsd runs without its CM endpoint" \
+check "host3's admin loads ib_cm" simhost host3 modprobe ib_cm
+agent_start host3 "address 10.0.0.3 primary" "cm_listen 5004"
+check_out "ib_cm holds the CM class: atsd starts and says it runs without its CM endpoint" \
+	"the kernel's CM \(ib_cm\) serves class 0x07 on this port, so atsd runs without its CM endpoint" \
 	cat "$RUN/atsd-host3.log"
 host3_registered() {
 	agent host3 status | grep -Eq '10\.0\.0\.3 +registered'
@@ -86,4 +85,11 @@ check_rc "... a connect is refused with the reason" 3 \
 check_rc "... and a disconnect too" 1 "disconnect 1: the CM endpoint is off: the port refused" \
 	agent host3 disconnect 1
 check_out "... connections lists none" "^\\[\\]$" agent host3 --json connections
+# ib_cm unloaded, the class is free again: a restarted atsd serves it.
+kill "$(agent_pid host3)"
+wait "$(agent_pid host3)" 2>/dev/null
+check "host3's admin unloads ib_cm" simhost host3 rmmod ib_cm
+agent_start host3 "address 10.0.0.3 primary" "cm_listen 5004"
+check_out "... and atsd on host3 serves CM again" " active established " \
+	agent host1 connect 10.0.0.3 5004
 finish

@@ -209,9 +209,26 @@ void kmad_stamp_tid(const struct kmad_agent *a, uint8_t *mad)
 	wire_put64(mad + MAD_OFF_TID, (uint64_t)a->hi_tid << 32 | (tid & 0xffffffffULL));
 }
 
+/* An RMPP send waits for its response too (mad.c ib_post_send_mad: every
+ * send with a timeout). Its retries belong to the transfer: mad_rmpp.c
+ * ib_retry_rmpp resumes from the last ACK (krmpp resends unACKed segments
+ * itself) and, all of it ACKed, gives up: the response timed out, ETIMEDOUT
+ * without a resend. So the wait keeps the umad header and the first MAD
+ * (what an expiry hands back) and no retries. Its clock starts at the
+ * write, not at the last ACK (process_rmpp_ack): ibsim ACKs at once. */
 int kmad_send_wait(struct kmad_agent *a, const uint8_t *buf, size_t len, int64_t now)
 {
-	return rs_wait_add(&a->waits, buf, len, now);
+	uint8_t first[sizeof(struct ib_user_mad) + MAD_SIZE];
+	struct ib_user_mad u;
+
+	if (len <= sizeof(first) || !kmad_kernel_rmpp(a) ||
+	    !kmad_rmpp_active(buf + sizeof(u), len - sizeof(u)))
+		return rs_wait_add(&a->waits, buf, len, now);
+	memcpy(first, buf, sizeof(first));
+	memcpy(&u, first, sizeof(u));
+	u.retries = 0;
+	memcpy(first, &u, sizeof(u));
+	return rs_wait_add(&a->waits, first, sizeof(first), now);
 }
 
 /* mad.c validate_mad: base version 1; SMPs on QP0 only, the rest never

@@ -82,7 +82,8 @@ int kmad_rmpp_active(const uint8_t *mad, size_t len);
  * (ib_umad_write). Responses keep the TID of their request. */
 void kmad_stamp_tid(const struct kmad_agent *a, uint8_t *mad);
 /* A send (umad header then MAD, TID stamped) with a timeout waits for
- * its response: 1, 0 when it does not wait, -errno. */
+ * its response, a kernel-RMPP message too (no retries: see kmad.c): 1,
+ * 0 when it does not wait, -errno. */
 int kmad_send_wait(struct kmad_agent *a, const uint8_t *buf, size_t len, int64_t now);
 
 /* Where a MAD received on QP qpn goes (mad.c ib_mad_recv_done,

@@ -331,6 +331,50 @@ static void timeout_keeps_stamped_tid(void **state)
 	assert_int_equal(kmad_deadline(k), INT64_MAX);
 }
 
+/* A request bigger than a MAD (kernel RMPP, vendor range 2) waits for
+ * its response like any other: the whole reassembled answer ends the
+ * wait; unanswered, it times out without a resend (mad_rmpp.c
+ * ib_retry_rmpp: an ACKed transfer is not sent again). */
+static void rmpp_send_waits(void **state)
+{
+	struct kmad_reg r = reg(VENDOR, 1, 0);
+	uint8_t buf[sizeof(struct ib_user_mad) + 1048], resp[1048];
+	uint8_t *m = buf + sizeof(struct ib_user_mad);
+	struct seen s = { 0 };
+	struct ib_user_mad u;
+	struct kmad_agent *a;
+	uint32_t id;
+
+	(void)state;
+	r.oui = 0x001405;
+	r.rmpp_version = 1;
+	assert_int_equal(kmad_register(k, 14, &r, &id), 0);
+	a = kmad_agent(k, 14, id);
+	memset(&u, 0, sizeof(u));
+	u.agent_id = a->id;
+	u.timeout_ms = 100;
+	u.retries = 3;
+	memcpy(buf, &u, sizeof(u));
+	memset(m, 0, 1048);
+	mad(m, VENDOR, 1, MAD_METHOD_GET, 11);
+	m[RMPP_OFF_VERSION] = 1;
+	m[RMPP_OFF_TYPE] = RMPP_TYPE_DATA;
+	m[RMPP_OFF_FLAGS] = RMPP_FLAG_ACTIVE;
+	kmad_stamp_tid(a, m);
+	assert_int_equal(kmad_send_wait(a, buf, sizeof(buf), 0), 1);
+	memcpy(resp, m, sizeof(resp));
+	resp[MAD_OFF_METHOD] = 0x81;
+	assert_int_equal(kmad_complete(a, resp, sizeof(resp)), 1);
+	assert_int_equal(kmad_deadline(k), INT64_MAX);
+	/* Again, unanswered: ETIMEDOUT after timeout_ms, no resend. */
+	assert_int_equal(kmad_send_wait(a, buf, sizeof(buf), 0), 1);
+	kmad_due(k, 100, on_resend, on_expire, &s);
+	assert_int_equal(s.resends, 0);
+	assert_int_equal(s.expires, 1);
+	assert_int_equal(s.status, ETIMEDOUT);
+	assert_int_equal(s.tid, (uint64_t)a->hi_tid << 32 | 11);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -343,6 +387,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(user_rmpp_response_kept, setup, teardown),
 		cmocka_unit_test_setup_teardown(unmatched_answer, setup, teardown),
 		cmocka_unit_test_setup_teardown(timeout_keeps_stamped_tid, setup, teardown),
+		cmocka_unit_test_setup_teardown(rmpp_send_waits, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "vmad.h"
+#include "wire.h"
 
 /* Echo request of "EndPort Liveness and Responsiveness" laid out by hand: vendor range 2 MAD, class
  * 0x34 version 1, Get, TID 0x0102030405060708, OpenIB OUI, type 1,
@@ -195,6 +196,41 @@ static void test_rmpp_echo(void **state)
 	assert_int_equal(vmad_answer(req, (size_t)len, &ident, 0, resp, MAD_SIZE), 0);
 }
 
+/* atsctl ping's verdict on an answer: a corrupted echo (the bytes past
+ * 224 that umad2sim lost) or a short one is told apart from any other
+ * mismatch and never counted as received. */
+static void test_echo_check(void **state)
+{
+	uint8_t data[LIV_ECHO_MAX], req[MAD_SIZE], resp[MAD_SIZE];
+	struct liv_reply r;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)i;
+	assert_int_equal(liv_build(req, sizeof(req), LIV_ECHO_REQ, 1, 4, data, sizeof(data), 0),
+			 MAD_SIZE);
+	assert_int_equal(vmad_answer(req, sizeof(req), &ident, 0, resp, sizeof(resp)), MAD_SIZE);
+	assert_int_equal(liv_check(resp, sizeof(resp), LIV_ECHO_REQ, 4, data, sizeof(data), &r), 0);
+	resp[MAD_SIZE - 1] ^= 0xff;
+	assert_int_equal(liv_check(resp, sizeof(resp), LIV_ECHO_REQ, 4, data, sizeof(data), &r),
+			 -EBADMSG);
+	resp[MAD_SIZE - 1] ^= 0xff;
+	assert_int_equal(liv_check(resp, MAD_SIZE - 32, LIV_ECHO_REQ, 4, data, sizeof(data), &r),
+			 -EBADMSG);
+	assert_int_equal(liv_check(resp, sizeof(resp), LIV_ECHO_REQ, 5, data, sizeof(data), &r),
+			 -EPROTO);
+	assert_int_equal(liv_check(resp, sizeof(resp), LIV_TS_REQ, 4, NULL, 0, &r), -EPROTO);
+	wire_put16(resp + MAD_OFF_STATUS, VMAD_STATUS_BAD_ATTR);
+	assert_int_equal(liv_check(resp, sizeof(resp), LIV_ECHO_REQ, 4, data, sizeof(data), &r),
+			 -EPROTO);
+	assert_int_equal(r.status, VMAD_STATUS_BAD_ATTR);
+	/* Non-echo answers carry no data to compare. */
+	assert_int_equal(liv_build(req, sizeof(req), LIV_INFO_REQ, 1, 2, NULL, 0, 0), MAD_SIZE);
+	vmad_answer(req, sizeof(req), &ident, 0, resp, sizeof(resp));
+	assert_int_equal(liv_check(resp, sizeof(resp), LIV_INFO_REQ, 2, NULL, 0, &r), 0);
+}
+
 static void test_random_input(void **state)
 {
 	uint8_t req[MAD_SIZE], resp[MAD_SIZE];
@@ -227,6 +263,7 @@ int main(void)
 		cmocka_unit_test(test_ibping),
 		cmocka_unit_test(test_not_ours),
 		cmocka_unit_test(test_rmpp_echo),
+		cmocka_unit_test(test_echo_check),
 		cmocka_unit_test(test_random_input),
 	};
 

@@ -52,6 +52,7 @@ static void shim_init(void)
 	NEXT(faccessat, "faccessat");
 	NEXT(readlink, "readlink");
 	NEXT(realpath, "realpath");
+	NEXT(chdir, "chdir");
 	NEXT(close, "close");
 	NEXT(read, "read");
 	NEXT(write, "write");

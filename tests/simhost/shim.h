@@ -38,6 +38,7 @@ typedef int (*shim_access_fn)(const char *, int);
 typedef int (*shim_faccessat_fn)(int, const char *, int, int);
 typedef ssize_t (*shim_readlink_fn)(const char *, char *, size_t);
 typedef char *(*shim_realpath_fn)(const char *, char *);
+typedef int (*shim_chdir_fn)(const char *);
 typedef int (*shim_close_fn)(int);
 typedef ssize_t (*shim_read_fn)(int, void *, size_t);
 typedef ssize_t (*shim_write_fn)(int, const void *, size_t);
@@ -67,6 +68,7 @@ struct shim_libc {
 	shim_faccessat_fn faccessat;
 	shim_readlink_fn readlink;
 	shim_realpath_fn realpath;
+	shim_chdir_fn chdir;
 	shim_close_fn close;
 	shim_read_fn read;
 	shim_write_fn write;

@@ -263,3 +263,11 @@ char *realpath(const char *path, char *resolved)
 	SHIM_SYS_MAPPED(path, buf, NULL);
 	return shim_next()->realpath(mapped_, resolved);
 }
+
+/* Into the node's tree: a script's `cd /sys/class/infiniband; echo *`
+ * (ibstatus) then lists and reads it with relative paths. */
+int chdir(const char *path)
+{
+	SHIM_SYS_MAPPED(path, buf, -1);
+	return shim_next()->chdir(mapped_);
+}

@@ -50,11 +50,20 @@ static int names_plugin(const char *list, const char *name)
  * holds osm->log is not trusted either, so the refusal goes to syslog,
  * as OpenSM's OSM_LOG_SYS lines do. Then event_plugin_name, which OpenSM
  * loaded this plugin by, must name it. */
+static int log_in_place(const osm_opensm_t *o)
+{
+	/* "log_file (null)" in opensm.conf (osm_subnet.c opts_parse_charp)
+	 * leaves no pointer to compare: osm_log_init_v2 then logs to stdout. */
+	if (!o->subn.opt.log_file)
+		return !o->log.log_file_name && o->log.out_port == stdout;
+	return o->log.log_file_name == o->subn.opt.log_file;
+}
+
 int glue_init(osm_opensm_t *o, const char *name)
 {
 	const char *list;
 
-	if (!o->subn.opt.log_file || o->log.log_file_name != o->subn.opt.log_file) {
+	if (!log_in_place(o)) {
 		syslog(LOG_ERR, "ERR 7A4A: %s refused: OpenSM's log object is not where the %s "
 		       "headers it was built with put it: rebuild it against this OpenSM's headers",
 		       name, OSM_VERSION);

@@ -46,6 +46,7 @@ static struct {
 	struct saj_thread *saj;
 	struct sources *src;
 	struct pev *pev;        /* NULL without a verbs device (port_events.h) */
+	struct ibsys_port locked; /* the port the lock was taken for */
 	int want_join;          /* (re)join the IPoIB broadcast groups */
 	int terminating, done;
 	int64_t metrics_due;    /* mono ms of the next metrics file */
@@ -573,13 +574,17 @@ int main(int argc, char **argv)
 	 * would otherwise fail at the kernel's refusal of the classes the
 	 * first one holds, and say less. */
 	{
-		struct ibsys_port sel;
 		char why[128];
 
-		if (!ibsys_select(NULL, so.ca, so.port, &sel, why, sizeof(why))) {
-			lock_fd = lock_port(wire_get64(sel.gid + 8));
+		if (!ibsys_select(NULL, so.ca, so.port, &ag.locked, why, sizeof(why))) {
+			lock_fd = lock_port(wire_get64(ag.locked.gid + 8));
 			if (lock_fd < 0)
 				return 1;
+			/* The SA thread opens the port locked, not its own pick of
+			 * a moment later: a port turning ACTIVE in between (links
+			 * coming up at boot) would be served under another's lock. */
+			so.ca = ag.locked.ca;
+			so.port = ag.locked.port;
 		}
 	}
 	ret = saj_start(&ag.saj, &so);

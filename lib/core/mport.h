@@ -50,8 +50,11 @@ void mport_close(struct mport *p);
 int mport_query(struct mport *p, struct mport_info *info);
 
 /* Each returns the agent id or -errno; -EIO when the port refused the
- * agent (libibumad reports any refused registration as -1: another agent,
- * the kernel's CM for one, already serves the class's methods). */
+ * agent (libibumad's umad_register reports any refused registration as
+ * -1: another agent, the kernel's CM for one, already serves the class's
+ * methods). mport_register_oui goes through umad_register2, which passes
+ * the kernel's errno on: -EINVAL for methods another agent serves
+ * (mad.c method_in_use). */
 int mport_register(struct mport *p, uint8_t mgmt_class, uint8_t class_version,
 		   uint8_t rmpp_version);
 

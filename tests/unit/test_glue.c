@@ -229,6 +229,30 @@ static void t_log_moved_refused(void **state)
 	assert_int_equal(lines_with(log_path, "7A4A"), 0);
 }
 
+/* "log_file (null)" in opensm.conf (osm_subnet.c opts_parse_charp
+ * special-cases the string): opt.log_file is NULL and osm_log_init_v2
+ * logs to stdout. A legitimate OpenSM: it loads. */
+static void t_null_log_file_loads(void **state)
+{
+	char list[] = "osmats";
+
+	(void)state;
+	osm_log_destroy(&osm.log);
+	osm_log_construct(&osm.log);
+	assert_int_equal(osm_log_init_v2(&osm.log, TRUE, OSM_LOG_ERROR, NULL, 0, FALSE),
+			 IB_SUCCESS);
+	osm.subn.opt.log_file = NULL;
+	osm.subn.opt.event_plugin_name = list;
+	assert_int_equal(init_capturing_syslog("osmats"), 0);
+	assert_int_equal(lines_with(sys_path, "7A4A"), 0);
+	/* ... but a log object elsewhere still fails: its output is not
+	 * stdout there. */
+	osm.log.out_port = stderr;
+	assert_int_equal(init_capturing_syslog("osmats"), -EPROTO);
+	assert_int_equal(lines_with(sys_path, "ERR 7A4A"), 1);
+	osm.log.out_port = stdout; /* teardown's osm_log_destroy closes any other */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -236,6 +260,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(t_other_name_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_no_name_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_log_moved_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_null_log_file_loads, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

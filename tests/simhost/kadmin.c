@@ -54,7 +54,7 @@ int kadmin_parse(const uint8_t *buf, size_t len, struct kadmin_cmd *cmd, char *e
 	}
 	if (sscanf(line, "ipoib del %63s %1s", spec, extra) == 1 && strlen(spec) < sizeof(cmd->name)) {
 		cmd->op = KADMIN_IPOIB_DEL;
-		snprintf(cmd->name, sizeof(cmd->name), "%s", spec);
+		memcpy(cmd->name, spec, strlen(spec) + 1); /* fits: checked above */
 		return 0;
 	}
 	snprintf(err, errlen,

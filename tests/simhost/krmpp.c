@@ -9,7 +9,7 @@
 /* The kernel waits 2 s for an ACK (rmpp_cfg_default); ibsim answers in
  * well under a millisecond and a client's own timeout (saquery: 1 s)
  * must leave room for resends after a loss the bench makes (simhostd
- * `drop`): librmppsim's values, which the suite was tuned with. A window
+ * `drop`): the values the suite was tuned with. A window
  * of 16 lets an ACK through more often under loss than the kernel's 64. */
 #define KRMPP_ACK_MS 20
 #define KRMPP_WINDOW 16

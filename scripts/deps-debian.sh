@@ -4,7 +4,7 @@
 set -e
 PKGS="build-essential autoconf automake libtool pkg-config
 	opensm libopensm-dev libibumad-dev libibverbs-dev librdmacm-dev libmnl-dev nettle-dev libcmocka-dev
-	ibsim-utils libumad2sim0 infiniband-diags iproute2 python3 python3-prometheus-client clang libclang-rt-14-dev cppcheck
+	ibsim-utils infiniband-diags iproute2 python3 python3-prometheus-client clang libclang-rt-14-dev cppcheck
 	debhelper dpkg-dev lintian systemd man-db bash-completion strace"
 # systemd and man-db: t_systemd's systemd-analyze verify (ExecStart=,
 # Documentation= man pages) and security, and systemd-sysusers; strace:

@@ -1,7 +1,7 @@
 #!/bin/bash
 # scripts/test-opensm.sh SRC_OR_PREFIX: build ibats against another OpenSM
 # and run the whole suite there (make check, the integration tests
-# included; they need root, and skip without ibsim and umad2sim).
+# included; they need root, and skip without ibsim).
 #
 # SRC_OR_PREFIX is either an OpenSM source tree (a checkout of
 # linux-rdma/opensm: autogen.sh when it has no configure, then

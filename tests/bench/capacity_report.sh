@@ -55,7 +55,7 @@ awk -v dat="$out.dat" '
 				x(r("plugin", "load@"s), r("stock", "load@"s)), v(a), x(a, cs), v(b), x(b, cp), x(b, a),
 				(a > 0 ? us["stock reset@"s] : "-"), us["plugin reset@"s], v(ms), v(mp)
 		}
-		printf "\nRMPP (librmppsim), one client, one request at a time (one-outstanding ClassPortInfo: %s/s stock run, %s/s plugin run):\n", v(r("stock", "cpi1")), v(r("plugin", "cpi1"))
+		printf "\nRMPP (in the simulated kernel), one client, one request at a time (one-outstanding ClassPortInfo: %s/s stock run, %s/s plugin run):\n", v(r("stock", "cpi1")), v(r("plugin", "cpi1"))
 		printf "%-8s %-34s %-34s\n", "records", "GetTable of one GID: stock", "plugin"
 		for (i = 1; i <= ns; i++) {
 			s = size[i]

@@ -306,7 +306,7 @@ static int load(struct pipe *pp, struct gen *g, size_t to)
 	return pp->st.failed || pp->st.lost ? 3 : 0;
 }
 
-/* RMPP: GetTable answers of many segments (librmppsim under ibsim). */
+/* RMPP: GetTable answers of many segments (the kernel reassembles them). */
 static int table(struct sa_client *sa, double secs, struct gen *g)
 {
 	const uint64_t mask = sr_comp_mask(SR_F_GID | SR_F_PKEY | SR_F_NAME);
@@ -502,7 +502,7 @@ int main(int argc, char **argv)
 				    strtoul(argv[5], NULL, 0), strtoul(argv[6], NULL, 0),
 				    strtoul(argv[7], NULL, 0));
 	if (!strcmp(m, "table") || !strcmp(m, "dump")) {
-		/* librmppsim reassembles; a big table takes many segments. */
+		/* The kernel reassembles; a big table takes many segments. */
 		so.rmpp = SA_RMPP_ON;
 		so.retries = 0;
 		so.timeout_ms = !strcmp(m, "dump") ? (unsigned)(secs * 1000) : 2000;

@@ -72,7 +72,7 @@ failover_one() {
 			local base held set_us i set h0
 			base=$(for i in 1 2 3 4 5 6 7; do join_ms; done | median)
 			h0=$(repl "$RUN/osmats-state.json" head)
-			touch "$RUN/deaf"
+			simhost smhost2 drop 0x35 on >/dev/null || say "WARNING: smhost2 still hears"
 			# As the harness's on(), but exec'ed: $! is sabench itself, so
 			# one that hangs is the one cut loose below.
 			(cd "$RUN/scratch" && SIM_HOST=h1 LD_PRELOAD=$SIM_PRELOAD exec "$SABENCH" reset 1 \
@@ -84,13 +84,13 @@ failover_one() {
 			made() { [ "$(repl "$RUN/osmats-state.json" head)" -gt "${h0:-0}" ]; }
 			wait_for "the Set to be made" 30 made || say "WARNING: the Set was not made"
 			held=$(for i in 1 2 3 4 5 6 7; do join_ms; done | median)
-			# Its answer, as sabench times it ("reset P50_US ..."); a tool
-			# that hangs in umad2sim's exit after it is cut loose.
+			# Its answer, as sabench times it ("reset P50_US ..."); one
+			# that never comes: sabench is cut loose.
 			wait_for "the held Set's answer" 60 grep -q '^reset' "$RUN/held.out"
 			set_us=$(awk '$1 == "reset" { print $2 }' "$RUN/held.out")
 			kill -0 "$set" 2>/dev/null && sm_kill "$set"
 			wait "$set" 2>/dev/null
-			rm -f "$RUN/deaf"
+			simhost smhost2 drop 0x35 off >/dev/null || say "WARNING: smhost2 still deaf"
 			say "deaf join_base_ms $base join_held_ms $held set_us ${set_us%.*}"
 			# Dropped, it catches up: in sync again before the failover.
 			wait_for "the standby back in sync" 20 repl_synced "$RUN/sm2/osmats-state.json" \
@@ -203,9 +203,9 @@ failover_one() {
 				"[ \$(grep -c 'osmats replication: standby SM port .* stops' '$RUN/osm.log') -gt $stops ]" ||
 				say "WARNING: no 'stops' line on the master"
 			say "sets_stopped $(on h1 "$SABENCH" reset "$SETS" "$N" "$HOSTS" 2>>"$RUN/slow.log")"
-			# Back, on a simulated host that loses the replication MADs
-			# reaching it while $RUN/deaf exists (one-way loss).
-			RMPPSIM_DROP_CLASS=0x35 RMPPSIM_DROP_FILE=$RUN/deaf standby_up
+			# Back; deaf_step has its simulated host lose the
+			# replication MADs reaching it (simhost's drop: one-way loss).
+			standby_up
 			deaf_step
 		fi
 		# The failover. Agents' counters first: they only sync again on

@@ -1,16 +1,14 @@
 # atsctl dump reads every ATS record with one SubnAdmGetTable when RMPP
-# works (OpenSM and atsctl under librmppsim, tests/rmppsim): 400 records
-# of four GIDs in 1 or 2 SA requests (a 70 KB message: mport grows its
-# 8 KB buffer on ENOSPC, as ib_umad answers a short read), the list stock
-# saquery -S reads through the shim; audit reads the ports with one GetTable too. Without
-# the shim atsctl gets the answer's first segment only, says once that
-# it walks, and walks the SID block with SubnAdmGet to the same list (the
-# walk itself: t_register_lookup, t_sa_client).
+# works (the simulated kernel's, tests/simhost/krmpp.c): 400 records of
+# four GIDs in 1 or 2 SA requests (a 70 KB message: mport grows its 8 KB
+# buffer on ENOSPC, as ib_umad answers a short read), the list stock
+# saquery -S reads; audit reads the ports with one GetTable too. On a
+# node whose MAD layer has no RMPP (`simhost NODE rmpp off`) atsctl gets
+# the answer's first segment only, says once that it walks, and walks
+# the SID block with SubnAdmGet to the same list (the walk itself:
+# t_register_lookup, t_sa_client).
 . "$top_srcdir/tests/integration/harness.sh"
 [ -n "$SAQUERY" ] || skip "saquery not installed"
-[ -z "${PLAIN_SIM:-}" ] || skip "needs librmppsim (make check builds it)"
-# The shim for every process (the harness's default) but the two readers
-# that show the fallback.
 rules_off
 fabric_start fabric4.net
 
@@ -80,9 +78,8 @@ for sid, gid, pkey, d8 in src(sys.argv[2]):
 PY
 }
 
-(cd "$RUN/scratch" && SIM_HOST=host3 LD_PRELOAD=$RMPP_PRELOAD \
-	timeout 60 "$SAQUERY" -S) >"$RUN/saq.out" 2>"$RUN/saq.err"
-check "saquery -S through the shim prints all $((WANT + 25)) records" \
+on host3 timeout 60 "$SAQUERY" -S >"$RUN/saq.out" 2>"$RUN/saq.err"
+check "saquery -S prints all $((WANT + 25)) records" \
 	test "$(grep -c '^ServiceRecord dump' "$RUN/saq.out")" -eq $((WANT + 25))
 sr_lines --saquery "$RUN/saq.out" | sort >"$RUN/saq.lines"
 sr_lines --json "$RUN/rmpp.json" >"$RUN/rmpp.lines"
@@ -105,12 +102,10 @@ check "with RMPP audit reads all $((WANT + 25)) records of $NPORTS ports" \
 check "... in one SA request for the ports and one per port" \
 	test "$NAREQ" -eq $((NPORTS + 1))
 
-# Last, one on host4 and one on host1: OpenSM's shim resends the unACKed
-# segments to a reader without the shim for a while, and a process
-# started on its node meanwhile would get them before it registers the
-# SA class (ibsim note, limit 2).
-(cd "$RUN/scratch" && SIM_HOST=host4 LD_PRELOAD=$PLAIN_PRELOAD \
-	"$ATSCTL" -n -v --json dump) >"$RUN/plain.json" 2>"$RUN/plain.err"
+# The fallback: readers on host4 and host1, whose MAD layers have no
+# RMPP.
+check_out "host4's MAD layer without RMPP" ok simhost host4 rmpp off
+atsctl host4 -n -v --json dump >"$RUN/plain.json" 2>"$RUN/plain.err"
 read -r NREC NREQ <<EOF
 $(dumped "$RUN/plain.err")
 EOF
@@ -123,8 +118,8 @@ check "... said once: the answer was cut, walking" \
 sr_lines --json "$RUN/plain.json" >"$RUN/plain.lines"
 check "... the same list, in the same order, as with RMPP" \
 	sh -c "test -s '$RUN/plain.lines' && cmp '$RUN/plain.lines' '$RUN/rmpp.lines'"
-(cd "$RUN/scratch" && SIM_HOST=host1 LD_PRELOAD=$PLAIN_PRELOAD \
-	"$ATSCTL" -n --json audit) >"$RUN/audit.plain.json" 2>"$RUN/audit.plain.err"
+check_out "host1's MAD layer without RMPP" ok simhost host1 rmpp off
+atsctl host1 -n --json audit >"$RUN/audit.plain.json" 2>"$RUN/audit.plain.err"
 echo "# audit without RMPP: $(jfield "$RUN/audit.plain.json" sa_queries) SA requests"
 # Records outside the block only a name query finds: without RMPP, those
 # of the answer's first MAD ("partial").
@@ -135,7 +130,7 @@ check "without RMPP audit walks to the same ports and the block's records" \
 
 # A GetTable's whole RMPP transfer must arrive within one attempt, and its
 # length is unknown: each retry waits twice as long. 4000 ATS-named
-# records on one GID (700 KB, some 60 ms through the shim, much more on a
+# records on one GID (700 KB, some 60 ms here, much more on a
 # loaded machine) with a short timeout: attempts of T, 2T, 4T ... 16T
 # (with the same T each, every attempt restarted the transfer and the
 # audit timed out).

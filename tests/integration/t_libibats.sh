@@ -73,8 +73,7 @@ check_out "four threads share one handle through the SA" "^4 thread\(s\): 0 diff
 	lib host1 -n -T 4 -c 5 reverse "$G2"
 # fork() after the handle connected: parent and child ask at once, each
 # for its own address, and get their own answers (the child connects
-# anew). The SA path after fork() is test_libibats_fork's: under umad2sim
-# a child has no receiver thread and shares the parent's ibsim client.
+# anew). The SA path after fork() is test_libibats_fork's.
 check_out "after fork() parent and child each get their own answers through atsd" \
 	"^fork: 0 different answer\(s\) in the parent, child all its own" \
 	lib host1 -A -c 3000 -F 10.0.0.3 resolve 10.0.0.2

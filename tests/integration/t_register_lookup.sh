@@ -53,7 +53,7 @@ check_out "dump reports a SubnAdmGet walk (no RMPP)" "SubnAdmGet walk, no RMPP" 
 	atsctl host3 -v dump --gid "$G1"
 
 # Failover pair (spec 2.2): host4's second port holds host4's primary
-# address too. umad2sim attaches port 1 only, so port 1 registers for
+# address too. The simulated host has port 1 only, so port 1 registers for
 # port 2 with the (non-default) SA key (ibsim numbers port GUIDs node GUID + port).
 G4P2=$(printf '0x%016x' $(( $(port_guid host4) + 1 )))
 check "host4 port 2 takes 10.0.0.4 as its primary (trusted)" \

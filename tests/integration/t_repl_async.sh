@@ -17,8 +17,8 @@ MLID=$(port_lid smhost)
 D=4000 # the ack timeout: sminfo_polling_timeout 1 s + 3 s
 
 # The standby's simulated host loses the replication answers (class
-# 0x35) that reach it while $RUN/deaf exists (tests/rmppsim).
-RMPPSIM_DROP_CLASS=0x35 RMPPSIM_DROP_FILE=$RUN/deaf second_sm host3 10
+# 0x35) that reach it while `simhost host3 drop 0x35 on` holds.
+second_sm host3 10
 check "a standby SM with the plugin is in sync" wait_for "in sync" 30 \
 	grep -q "in sync with master" "$RUN/sm2/osm.log"
 
@@ -39,9 +39,14 @@ ANS=$(on host2 "$REPLTOOL" "$MLID" --key-file "$RUN/repl.key" --next 1)
 E=$(echo "$ANS" | sed -n 's/.* epoch \(0x[0-9a-f]*\) head \([0-9]*\) .*/\1/p')
 H=$(echo "$ANS" | sed -n 's/.* epoch \(0x[0-9a-f]*\) head \([0-9]*\) .*/\2/p')
 check "the liar learns the epoch and head ($E, $H)" test -n "$E" -a "$H" = 20
-on host2 "$REPLTOOL" "$MLID" --key-file "$RUN/repl.key" --epoch "$E" --next $((H + 1)) --stay \
+# Its own pid, not that of the subshell on() runs it in: killing that
+# would leave it pulling.
+on host2 sh -c 'echo $$ >"$0"; exec "$@"' "$RUN/liar.pid" "$REPLTOOL" "$MLID" \
+	--key-file "$RUN/repl.key" --epoch "$E" --next $((H + 1)) --stay \
 	--count 300 --interval 50 --timeout 400 >"$RUN/liar.out" 2>&1 &
-LIAR=$!
+T_PIDS="$T_PIDS $!"
+wait_for "the liar" 10 test -s "$RUN/liar.pid" || exit 1
+LIAR=$(cat "$RUN/liar.pid")
 T_PIDS="$T_PIDS $LIAR"
 check "the master waits for two standbys" wait_for "two in sync" 5 repl_is "$M" standbys_in_sync=2
 
@@ -77,7 +82,7 @@ kill "$LIAR" 2>/dev/null
 # answer to them is lost on the way back.
 check "the standby is in sync again" wait_for "the standby" 10 repl_synced "$S" "$M"
 DROPS0=$(grep -c 'WRN 7A41' "$RUN/osm.log")
-touch "$RUN/deaf"
+check_out "host3 loses class 0x35" ok simhost host3 drop 0x35 on
 T0=$(ms)
 check "a Set under one-way loss is answered" atsctl host1 -t 9000 -r 0 register 10.9.0.3
 T1=$(ms)
@@ -89,7 +94,7 @@ check "the next Set is answered" atsctl host1 -t 9000 -r 0 register 10.9.0.4
 T3=$(ms)
 echo "# the next Set took $((T3 - T2)) ms"
 check "... at once (< 1 s)" test $((T3 - T2)) -lt 1000
-rm "$RUN/deaf"
+check_out "host3 loses nothing" ok simhost host3 drop 0x35 off
 check "the loss over, the standby is in sync with every change" wait_for "the standby" 20 \
 	repl_synced "$S" "$M"
 finish

@@ -85,7 +85,7 @@ else
 	echo "# systemd-sysusers not installed: sysusers.d file not checked"
 fi
 
-# umad2sim stands in for /dev/infiniband below: what the units count on
+# The simulated host stands in for /dev/infiniband below: what the units count on
 # for the real device, a root:root 0600 node (as umadN is by default)
 # opening for root without capabilities, shown on /dev/null's
 # numbers; and that no capability is left (another owner's node stays

@@ -4,15 +4,15 @@
     tsan_report.py SRCDIR BUILDDIR FILE...
 
 FILE: TSan's log files (log_path=...: one per process that reported). The
-harness runs TSan with symbolize=0 (its symbolizer deadlocks under
-umad2sim), so a frame is only "module+offset". The modules of the build
-tree are symbolized here with addr2line (functions, inlined ones too) and
+harness runs TSan with symbolize=0 (its in-process symbolizer deadlocked
+under the simulator stack the tests once ran on), so a frame is only
+"module+offset". The modules of the build tree are symbolized here with addr2line (functions, inlined ones too) and
 nm (the globals of "Location is global"). A report names our code when the
 code of one of its accesses (a stack's first frame outside TSan's own
 interceptors; not where a thread, mutex or heap block was made) is in a
 source file under plugin/, lib/ or hostagent/ of SRCDIR; those are printed
-whole, symbolized, and the exit status is 1. The others (umad2sim,
-libibumad or OpenSM's threads racing in their own memory, none of them
+whole, symbolized, and the exit status is 1. The others
+(libibumad or OpenSM's threads racing in their own memory, none of them
 instrumented) are listed one line each.
 """
 

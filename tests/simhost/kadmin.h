@@ -3,14 +3,13 @@
  * parses it here. Commands: "rereg" (raise CLIENT_REREGISTER, as an SM's
  * ClientReregister would), "status" (one line of counters), "drop CLASS
  * on|off" (every MAD of the class reaching the node is lost: one-way
- * loss, librmppsim's RMPPSIM_DROP_CLASS/FILE), "ipoib add NAME[:PKEY]"
+ * loss), "ipoib add NAME[:PKEY]"
  * and "ipoib del NAME" (an IPoIB interface created or deleted, as `ip
  * link add NAME type ipoib` and `ip link del NAME`), "modprobe ib_cm"
  * and "rmmod ib_cm" (kmod.h), "rmpp off|on" (off: the node's MAD layer
- * without RMPP, as umad2sim was and as an SA path that loses it is: a
- * long send goes out as its first MAD, RMPP MADs reach the reader
- * unACKed, one by one; for the product's fallbacks). Links go up and down on ibsim's own
- * console. */
+ * without RMPP, as an SA path that loses it is: a long send goes out as
+ * its first MAD, RMPP MADs reach the reader unACKed, one by one; for the
+ * product's fallbacks). Links go up and down on ibsim's own console. */
 #ifndef IBATS_KADMIN_H
 #define IBATS_KADMIN_H
 

@@ -10,7 +10,9 @@
 #include "kconn.h"
 
 /* A reassembled RMPP message goes out as one packet: the send buffer
- * must hold the longest (rmpp.c max_len, 16 MiB). */
+ * must hold it. AF_UNIX also needs a packet's data in one allocation,
+ * which fails (ENOBUFS) above about 4 MiB whatever the buffer: longer
+ * messages cannot pass this wire yet, either way. */
 #define KCONN_SNDBUF (32 << 20)
 
 int kconn_listen(struct kconn_set *s, const char *path)

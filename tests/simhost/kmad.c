@@ -43,7 +43,7 @@ void kmad_fini(struct kmad *k)
 	size_t i;
 
 	for (i = 0; i < KMAD_MAX_AGENTS; i++)
-		rs_wait_clear(&k->a[i].waits);
+		kwait_fini(&k->a[i].waits);
 	memset(k, 0, sizeof(*k));
 }
 
@@ -160,7 +160,7 @@ int kmad_register(struct kmad *k, uint32_t file, const struct kmad_reg *r, uint3
 	do
 		k->last_hi_tid = k->last_hi_tid >= 0xffff ? 1 : k->last_hi_tid + 1;
 	while (hi_tid_used(k, k->last_hi_tid));
-	rs_wait_clear(&slot->waits);
+	kwait_init(&slot->waits);
 	slot->used = 1;
 	slot->file = file;
 	slot->id = want;
@@ -186,7 +186,7 @@ int kmad_unregister(struct kmad *k, uint32_t file, uint32_t id)
 
 	if (!a)
 		return -EINVAL;
-	rs_wait_clear(&a->waits);
+	kwait_fini(&a->waits);
 	memset(a, 0, sizeof(*a));
 	return 0;
 }
@@ -223,12 +223,12 @@ int kmad_send_wait(struct kmad_agent *a, const uint8_t *buf, size_t len, int64_t
 
 	if (len <= sizeof(first) || !kmad_kernel_rmpp(a) ||
 	    !kmad_rmpp_active(buf + sizeof(u), len - sizeof(u)))
-		return rs_wait_add(&a->waits, buf, len, now);
+		return kwait_add(&a->waits, buf, len, now);
 	memcpy(first, buf, sizeof(first));
 	memcpy(&u, first, sizeof(u));
 	u.retries = 0;
 	memcpy(first, &u, sizeof(u));
-	return rs_wait_add(&a->waits, first, sizeof(first), now);
+	return kwait_add(&a->waits, first, sizeof(first), now);
 }
 
 /* mad.c validate_mad: base version 1; SMPs on QP0 only, the rest never
@@ -306,7 +306,7 @@ int kmad_complete(struct kmad_agent *a, const uint8_t *mad, size_t len)
 {
 	if (!kmad_is_response(mad))
 		return 1;
-	if (rs_wait_answered(&a->waits, a->id, mad, len, 0))
+	if (kwait_answered(&a->waits, mad, len))
 		return 1;
 	/* user_mad.c: user RMPP in effect and an active RMPP MAD. */
 	return !kmad_kernel_rmpp(a) && kmad_rmpp_active(mad, len);
@@ -331,7 +331,7 @@ int64_t kmad_deadline(const struct kmad *k)
 	size_t i;
 
 	for (i = 0; i < KMAD_MAX_AGENTS; i++)
-		if (k->a[i].used && (x = rs_wait_deadline(&k->a[i].waits)) < d)
+		if (k->a[i].used && (x = kwait_deadline(&k->a[i].waits)) < d)
 			d = x;
 	return d;
 }
@@ -350,18 +350,11 @@ static void due_resend(void *ctx, const uint8_t *buf, size_t len)
 	d->resend(d->ctx, d->a, buf, len);
 }
 
-/* wait.c hands back the TID with the agent id in bits 32..47, as
- * umad2sim numbered agents; the kernel's is the one sent, hi_tid and
- * all (user_mad.c ib_umad_write writes it back into packet->mad). */
 static void due_expire(void *ctx, const void *hdr, const uint8_t *mad, size_t len)
 {
 	struct due_ctx *d = ctx;
-	uint8_t h[MAD_HDR_SIZE];
 
-	memcpy(h, mad, len < sizeof(h) ? len : sizeof(h));
-	wire_put64(h + MAD_OFF_TID, (uint64_t)d->a->hi_tid << 32 |
-				    (wire_get64(h + MAD_OFF_TID) & 0xffffffffULL));
-	d->expire(d->ctx, d->a, hdr, h, len < sizeof(h) ? len : sizeof(h));
+	d->expire(d->ctx, d->a, hdr, mad, len);
 }
 
 void kmad_due(struct kmad *k, int64_t now, kmad_resend_fn resend, kmad_expire_fn expire,
@@ -372,7 +365,7 @@ void kmad_due(struct kmad *k, int64_t now, kmad_resend_fn resend, kmad_expire_fn
 	for (i = 0; i < KMAD_MAX_AGENTS; i++) {
 		struct due_ctx d = { &k->a[i], resend, expire, ctx };
 
-		if (k->a[i].used && rs_wait_deadline(&k->a[i].waits) <= now)
-			rs_wait_due(&k->a[i].waits, now, due_resend, due_expire, &d);
+		if (k->a[i].used && kwait_deadline(&k->a[i].waits) <= now)
+			kwait_due(&k->a[i].waits, now, due_resend, due_expire, &d);
 	}
 }

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rmppsim.h"
+#include "kwait.h"
 
 #define KMAD_KERNEL 0u
 #define KMAD_FILE_AGENTS 32 /* user_mad.c IB_UMAD_MAX_AGENTS */
@@ -40,7 +40,7 @@ struct kmad_agent {
 	 * survive the trip: hi_tid stays below 0x10000 (mad.c allocates 24). */
 	uint32_t hi_tid;
 	struct kmad_reg reg;
-	struct rs_waits waits; /* its sends waiting for a response (wait.c) */
+	struct kwaits waits; /* its sends waiting for a response */
 };
 
 struct kmad {

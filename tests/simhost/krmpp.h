@@ -2,8 +2,7 @@
  * drivers/infiniband/core/mad_rmpp.c; IBTA Vol 1 13.6): sends of
  * kernel-RMPP agents cut into DATA segments, received segments ACKed and
  * put back together into the one message the reader gets. The protocol
- * is lib/core/rmpp.c and rmpp_table.c (as librmppsim ran it inside each
- * process); this is the plumbing. Pure: the caller passes now and moves
+ * is lib/core/rmpp.c and rmpp_table.c; this is the plumbing. Pure: the caller passes now and moves
  * the MADs (out) and whole messages (msg). */
 #ifndef IBATS_KRMPP_H
 #define IBATS_KRMPP_H

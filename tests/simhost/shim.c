@@ -1,6 +1,5 @@
 /* libsimhost.so: libc's functions behind the interposed ones, and the
- * node from the environment, both resolved once (pthread_once, as
- * tests/rmppsim/rmppsim.c does). */
+ * node from the environment, both resolved once (pthread_once). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>

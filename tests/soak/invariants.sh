@@ -39,7 +39,7 @@ inv_result() {
 }
 
 # The SA's ATS records as "GID IP 1|0", sorted; fails when the SA does
-# not answer (atsctl dump: one GetTable, RMPP under librmppsim).
+# not answer (atsctl dump: one GetTable, RMPP in the simulated kernel).
 inv_sa_records() {
 	procs_run 60 "$RUN/dump.out" "$TOOL" "$ATSCTL" -n -t 300 -r 5 dump
 	[ $? -le 1 ] || return 1

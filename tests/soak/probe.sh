@@ -4,7 +4,7 @@
 # every PROBE_MS at most. Each attempt is a line of $RUN/probe.log:
 # "<start ms> <end ms> <ip> <exit status>": 0 found, 1 the SA answered
 # that there is no such record (atsctl(8) EXIT STATUS), 3 no answer, 124
-# hung in umad2sim (procs_run), the answer in probe.out unread. A
+# hung and killed (procs_run), the answer in probe.out unread. A
 # record that is missing while its agent lives and its port is on the
 # fabric was lost.
 #

@@ -77,27 +77,16 @@ procs_sanitizers() {
 	return 0
 }
 
-# procs_scratch: remove umad2sim's fake sysfs trees (one per process, in
-# the working directory) of processes that ended: thousands an hour.
-procs_scratch() {
-	local d
-	for d in "$RUN"/scratch/sys-*; do
-		[ -e "$d" ] || continue
-		kill -0 "${d##*-}" 2>/dev/null || rm -rf "$d"
-	done
-}
-
-# procs_run SECS OUT NODE PROGRAM ARGS...: run PROGRAM on NODE (an ibsim
-# client, as the harness's "on") with its output in OUT; its exit status,
-# or 124 when it was still there after SECS and killed. umad2sim 0.10
-# can deadlock in its exit handler (its receiver thread on a mutex, the
-# main thread joining it): such a process has answered (OUT holds its
-# result) but never exits, and a killed client keeps its ibsim slot
-# until dropped (harness sm_kill does both). PROCS_RUN_MS: the time it
-# took; for a killed one, until OUT was last written (its answer).
+# procs_run SECS OUT NODE PROGRAM ARGS...: run PROGRAM on NODE's
+# simulated host (as the harness's "on", but exec'ed: the pid is the
+# program's) with its output in OUT; its exit status, or 124 when it was
+# still there after SECS and killed (a hang: reported, the soak goes
+# on). PROCS_RUN_MS: the time it took; for a killed one, until OUT was
+# last written (its answer, if any).
 procs_run() {
 	local secs=$1 out=$2 node=$3 pid t0 now
 	shift 3
+	node_up "$node" || return 1
 	t0=${EPOCHREALTIME/./}
 	t0=$((t0 / 1000))
 	(cd "$RUN/scratch" && SIM_HOST=$node LD_PRELOAD=$SIM_PRELOAD exec "$@") >"$out" 2>&1 &

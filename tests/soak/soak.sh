@@ -51,8 +51,8 @@ soak_setup() {
 		host_ns "$n"
 	done
 	fabric_start fabric8.net
-	# The harness's T_PIDS: the FIFO holder, then ibsim.
-	procs_track ibsim ibsim "$(echo $T_PIDS | awk '{ print $2 }')"
+	# The harness's T_FABRIC: the FIFO holder, then ibsim.
+	procs_track ibsim ibsim "$(echo $T_FABRIC | awk '{ print $2 }')"
 	sms_init || { echo "Bail out! the second OpenSM did not go STANDBY"; exit 1; }
 	i=0
 	for n in "${AGENTS[@]}"; do
@@ -84,7 +84,7 @@ soak_report() {
 		c=$((c + ${INV_CHECKS[$k]:-0}))
 	done
 	echo "# checks/violations:${line%,}"
-	echo "# tool processes hung in umad2sim's exit, killed: $(cat "$RUN/hangs.log" 2>/dev/null | wc -l)"
+	echo "# tool processes hung, killed: $(cat "$RUN/hangs.log" 2>/dev/null | wc -l)"
 	echo "# processes (RSS):"
 	procs_summary
 	if [ -s "$RUN/violations" ]; then
@@ -127,7 +127,6 @@ while [ "$SECONDS" -lt "$deadline" ]; do
 	done
 	inv_rss "after fault $SOAK_FAULTS"
 	inv_lost "up to fault $SOAK_FAULTS's quiet point"
-	procs_scratch
 	if [ "$stuck" -ge 3 ]; then
 		echo "# stopped early: 3 faults in a row did not settle"
 		break

@@ -20,12 +20,8 @@
  *                         PKey the load uses
  *   srdiff gone SID       exit 0 once a Get by SID finds no record
  *
- * umad2sim hands over bytes 224..255 of every MAD it reads as leftovers of
- * earlier traffic (doc/design.md): ServiceData64[1] (MAD bytes 224..231)
- * is never in a query's mask, and a one-MAD answer is printed up to byte
- * 223. An answer longer than one MAD is an RMPP message put back together
- * (by the kernel, or by librmppsim, whose segments carry their data in
- * the bytes that arrive): printed whole, with its record count.
+ * Every answer is printed whole: one MAD, or an RMPP message the kernel
+ * put back together, with its record count.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -40,8 +36,6 @@
 #include "wire.h"
 
 #define SHORT_LEASE_SID 0x10000ce1004154eeull
-#define RELIABLE_BYTES 224 /* of a MAD under umad2sim */
-#define CM_DATA64_1 (1ull << 36)
 #define MAX_GIDS 64
 #define MAX_SET 4096
 
@@ -154,8 +148,6 @@ static void print_answer(unsigned op, uint8_t method, uint64_t mask, int ret,
 
 		if (ans->mad_len > MAD_SIZE && ans->hdr.attr_offset)
 			printf(" n %zu", n / (8u * ans->hdr.attr_offset));
-		else if (n > RELIABLE_BYTES - SA_OFF_DATA)
-			n = RELIABLE_BYTES - SA_OFF_DATA;
 		printf(" off %u len %zu ", ans->hdr.attr_offset, ans->data_len);
 		for (i = 0; i < n; i++)
 			printf("%02x", ans->data[i]);
@@ -271,7 +263,6 @@ static void do_query(struct sa_client *keyed, struct sa_client *plain, unsigned 
 			random_rec(q);
 		if (!rnd(4))
 			mask |= 1ull << rnd(64);
-		mask &= ~CM_DATA64_1;
 		send_one(op & 1 ? plain : keyed, op,
 			 rnd(2) ? SA_METHOD_GET : SA_METHOD_GET_TABLE, mask, q);
 	}

@@ -1,6 +1,7 @@
-/* librmppsim's sends waiting for a response (tests/rmppsim/wait.c): what
- * waits, what ends a wait, resends and the ETIMEDOUT the kernel's MAD
- * layer hands a sender (ib_umad.c send_handler). */
+/* The simulated kernel's sends waiting for a response
+ * (tests/simhost/kwait.c): what waits, what ends a wait, resends and the
+ * ETIMEDOUT the kernel's MAD layer hands a sender (mad.c timeout_sends,
+ * user_mad.c send_handler). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,10 +13,11 @@
 #include <infiniband/umad.h>
 
 #include "mad.h"
-#include "rmppsim.h"
+#include "kwait.h"
 #include "wire.h"
 
-#define TID 0x0000000012345678ULL
+/* As a send leaves the kernel: the agent's hi_tid (7) in the top half. */
+#define TID 0x0000000712345678ULL
 
 /* A umad write of one SA MAD: agent 3, method, timeout, retries. */
 static size_t request(uint8_t *buf, uint8_t method, uint32_t timeout_ms, uint32_t retries)
@@ -64,113 +66,112 @@ static void on_expire(void *ctx, const void *hdr, const uint8_t *mad, size_t len
 
 static void test_what_waits(void **state)
 {
-	struct rs_waits ws = { 0 };
+	struct kwaits ws;
 	uint8_t buf[sizeof(struct ib_user_mad) + MAD_SIZE];
 	size_t n;
 
 	(void)state;
+	kwait_init(&ws);
 	n = request(buf, MAD_METHOD_GET, 0, 0);
-	assert_int_equal(rs_wait_add(&ws, buf, n, 0), 0); /* no timeout */
+	assert_int_equal(kwait_add(&ws, buf, n, 0), 0); /* no timeout */
 	n = request(buf, MAD_METHOD_GET | MAD_METHOD_RESP_BIT, 100, 0);
-	assert_int_equal(rs_wait_add(&ws, buf, n, 0), 0); /* a response */
+	assert_int_equal(kwait_add(&ws, buf, n, 0), 0); /* a response */
 	n = request(buf, 0x07, 100, 0);
-	assert_int_equal(rs_wait_add(&ws, buf, n, 0), 0); /* TrapRepress */
+	assert_int_equal(kwait_add(&ws, buf, n, 0), 0); /* TrapRepress */
 	n = request(buf, MAD_METHOD_GET, 100, 0);
-	assert_int_equal(rs_wait_add(&ws, buf, sizeof(struct ib_user_mad) + 10, 0), 0);
-	assert_int_equal(rs_wait_add(&ws, buf, n, 0), 1);
+	assert_int_equal(kwait_add(&ws, buf, sizeof(struct ib_user_mad) + 10, 0), 0);
+	assert_int_equal(kwait_add(&ws, buf, n, 0), 1);
 	assert_int_equal(ws.n, 1);
-	assert_int_equal(rs_wait_deadline(&ws), 100);
-	rs_wait_clear(&ws);
-	assert_int_equal(rs_wait_deadline(&ws), INT64_MAX);
+	assert_int_equal(kwait_deadline(&ws), 100);
+	kwait_fini(&ws);
+	assert_int_equal(kwait_deadline(&ws), INT64_MAX);
 }
 
-/* A response of the same class and agent ends the wait on the TID's low
- * half (the fabric sets the top); another agent's or class's does not. */
+/* A response of the same class ends the wait on the TID's low half (the
+ * top is the agent's hi_tid, which routed it here); another class's, a
+ * short one, or the request itself coming back (a loopback) does not. */
 static void test_answered(void **state)
 {
-	struct rs_waits ws = { 0 };
+	struct kwaits ws;
 	uint8_t buf[sizeof(struct ib_user_mad) + MAD_SIZE], resp[MAD_SIZE];
 	size_t n = request(buf, MAD_METHOD_GET, 100, 0);
 
 	(void)state;
-	assert_int_equal(rs_wait_add(&ws, buf, n, 0), 1);
+	kwait_init(&ws);
+	assert_int_equal(kwait_add(&ws, buf, n, 0), 1);
 	memcpy(resp, buf + sizeof(struct ib_user_mad), MAD_SIZE);
 	resp[MAD_OFF_METHOD] |= MAD_METHOD_RESP_BIT;
-	wire_put64(resp + MAD_OFF_TID, TID | 0x0002000300000000ULL);
-	assert_int_equal(rs_wait_answered(&ws, 4, resp, MAD_SIZE, 0), 0);
+	wire_put64(resp + MAD_OFF_TID, TID);
 	resp[MAD_OFF_MGMT_CLASS] = 0x04;
-	assert_int_equal(rs_wait_answered(&ws, 3, resp, MAD_SIZE, 0), 0);
+	assert_int_equal(kwait_answered(&ws, resp, MAD_SIZE), 0);
 	resp[MAD_OFF_MGMT_CLASS] = 0x03;
-	assert_int_equal(rs_wait_answered(&ws, 3, resp, MAD_HDR_SIZE - 1, 0), 0);
-	/* The request itself coming back (a loopback) is no answer... */
-	assert_int_equal(rs_wait_answered(&ws, 3, buf + sizeof(struct ib_user_mad),
-					  MAD_SIZE, 0), 0);
-	/* ... unless ibsim echoes it with a status (a dead client). */
-	assert_int_equal(rs_wait_answered(&ws, 3, buf + sizeof(struct ib_user_mad),
-					  MAD_SIZE, ETIMEDOUT), 1);
+	assert_int_equal(kwait_answered(&ws, resp, MAD_HDR_SIZE - 1), 0);
+	assert_int_equal(kwait_answered(&ws, buf + sizeof(struct ib_user_mad), MAD_SIZE), 0);
+	assert_int_equal(ws.n, 1);
+	assert_int_equal(kwait_answered(&ws, resp, MAD_SIZE), 1);
+	assert_int_equal(kwait_answered(&ws, resp, MAD_SIZE), 0);
 	assert_int_equal(ws.n, 0);
-	assert_int_equal(rs_wait_add(&ws, buf, n, 0), 1);
-	assert_int_equal(rs_wait_answered(&ws, 3, resp, MAD_SIZE, 0), 1);
-	assert_int_equal(rs_wait_answered(&ws, 3, resp, MAD_SIZE, 0), 0);
-	rs_wait_clear(&ws);
+	kwait_fini(&ws);
 }
 
 /* retries resends, each after timeout_ms, then the sender gets its MAD
- * header back with ETIMEDOUT and the TID as umad2sim sent it. */
+ * header back with ETIMEDOUT and the TID as sent. */
 static void test_resend_then_timeout(void **state)
 {
-	struct rs_waits ws = { 0 };
+	struct kwaits ws;
 	uint8_t buf[sizeof(struct ib_user_mad) + MAD_SIZE];
 	size_t n = request(buf, MAD_METHOD_GET, 100, 2);
 	struct seen s = { 0 };
 
 	(void)state;
-	assert_int_equal(rs_wait_add(&ws, buf, n, 1000), 1);
-	rs_wait_due(&ws, 1099, on_resend, on_expire, &s);
+	kwait_init(&ws);
+	assert_int_equal(kwait_add(&ws, buf, n, 1000), 1);
+	kwait_due(&ws, 1099, on_resend, on_expire, &s);
 	assert_int_equal(s.resends, 0);
-	rs_wait_due(&ws, 1100, on_resend, on_expire, &s);
+	kwait_due(&ws, 1100, on_resend, on_expire, &s);
 	assert_int_equal(s.resends, 1);
-	assert_int_equal(rs_wait_deadline(&ws), 1200);
-	rs_wait_due(&ws, 1200, on_resend, on_expire, &s);
+	assert_int_equal(kwait_deadline(&ws), 1200);
+	kwait_due(&ws, 1200, on_resend, on_expire, &s);
 	assert_int_equal(s.resends, 2);
-	rs_wait_due(&ws, 1299, on_resend, on_expire, &s);
+	kwait_due(&ws, 1299, on_resend, on_expire, &s);
 	assert_int_equal(s.expires, 0);
-	rs_wait_due(&ws, 1300, on_resend, on_expire, &s);
+	kwait_due(&ws, 1300, on_resend, on_expire, &s);
 	assert_int_equal(s.expires, 1);
 	assert_int_equal(s.resends, 2);
 	assert_int_equal(ws.n, 0);
 	assert_int_equal(s.hdr.status, ETIMEDOUT);
 	assert_int_equal(s.hdr.agent_id, 3);
 	assert_int_equal(s.hdr.length, sizeof(struct ib_user_mad) + MAD_HDR_SIZE);
-	assert_int_equal(wire_get64(s.mad + MAD_OFF_TID), TID | 0x0000000300000000ULL);
+	assert_int_equal(wire_get64(s.mad + MAD_OFF_TID), TID);
 	assert_int_equal(s.mad[MAD_OFF_METHOD], MAD_METHOD_GET);
-	rs_wait_clear(&ws);
+	kwait_fini(&ws);
 }
 
 /* Many outstanding: each ends on its own; past the cap none waits. */
 static void test_many(void **state)
 {
-	struct rs_waits ws = { 0 };
+	struct kwaits ws;
 	uint8_t buf[sizeof(struct ib_user_mad) + MAD_SIZE], resp[MAD_SIZE];
 	size_t n = request(buf, MAD_METHOD_GET, 100, 0), i;
 	struct seen s = { 0 };
 
 	(void)state;
-	for (i = 0; i < RS_WAIT_MAX; i++) {
+	kwait_init(&ws);
+	for (i = 0; i < KWAIT_MAX; i++) {
 		wire_put64(buf + sizeof(struct ib_user_mad) + MAD_OFF_TID, TID + i);
-		assert_int_equal(rs_wait_add(&ws, buf, n, (int64_t)i), 1);
+		assert_int_equal(kwait_add(&ws, buf, n, (int64_t)i), 1);
 	}
-	assert_int_equal(rs_wait_add(&ws, buf, n, 0), -ENOSPC);
+	assert_int_equal(kwait_add(&ws, buf, n, 0), -ENOSPC);
 	memcpy(resp, buf + sizeof(struct ib_user_mad), MAD_SIZE);
 	resp[MAD_OFF_METHOD] |= MAD_METHOD_RESP_BIT;
-	for (i = 0; i < RS_WAIT_MAX; i += 2) {
+	for (i = 0; i < KWAIT_MAX; i += 2) {
 		wire_put64(resp + MAD_OFF_TID, TID + i);
-		assert_int_equal(rs_wait_answered(&ws, 3, resp, MAD_SIZE, 0), 1);
+		assert_int_equal(kwait_answered(&ws, resp, MAD_SIZE), 1);
 	}
-	rs_wait_due(&ws, 100 + RS_WAIT_MAX, on_resend, on_expire, &s);
-	assert_int_equal(s.expires, RS_WAIT_MAX / 2);
+	kwait_due(&ws, 100 + KWAIT_MAX, on_resend, on_expire, &s);
+	assert_int_equal(s.expires, KWAIT_MAX / 2);
 	assert_int_equal(ws.n, 0);
-	rs_wait_clear(&ws);
+	kwait_fini(&ws);
 }
 
 int main(void)

@@ -90,6 +90,7 @@ kill "$(agent_pid host3)"
 wait "$(agent_pid host3)" 2>/dev/null
 check "host3's admin unloads ib_cm" simhost host3 rmmod ib_cm
 agent_start host3 "address 10.0.0.3 primary" "cm_listen 5004"
+check "... its record is back" wait_for "host3's record" 10 has_primary host1 "$(port_gid host3)" 10.0.0.3
 check_out "... and atsd on host3 serves CM again" " active established " \
 	agent host1 connect 10.0.0.3 5004
 finish

@@ -51,7 +51,7 @@ static int ping_run(struct mport *port, const struct ping_target *t,
 		    const struct ping_opts *o)
 {
 	struct mport_dest dst = { t->lid, SA_QP, SA_QKEY, 0 };
-	struct mport_rpc_opts ro = { o->timeout_ms, 0, 0 };
+	struct mport_rpc_opts ro = { o->timeout_ms, 0, 0, 0 };
 	uint8_t *req, pattern[LIV_ECHO_RMPP_MAX];
 	size_t req_cap = LIV_OFF_DATA + LIV_ECHO_RMPP_MAX;
 	uint16_t ident = (uint16_t)getpid();

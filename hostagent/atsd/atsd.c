@@ -98,6 +98,7 @@ static void recheck(void)
 {
 	ctl_lookup_cache_clear();
 	ag.want_join = 1;
+	own_sm_changed();
 	own_request_sync(1);
 	/* A new SM, or one that asked us to reregister, holds no
 	 * subscription of ours. */

@@ -246,6 +246,13 @@ static void submit_sync(int full, int want_nothing)
 	saj_submit(own.saj, j);
 }
 
+void own_sm_changed(void)
+{
+	/* The backoff waited out the SM that is gone (or that asked us to
+	 * register again): the new one is asked at once. */
+	own.next_retry = 0;
+}
+
 void own_request_sync(int full)
 {
 	if (own.terminating)

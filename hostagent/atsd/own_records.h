@@ -33,6 +33,9 @@ void own_state_start(const struct agent_conf *conf, const uint8_t *gid);
 void own_start(void);
 /* Ask for a sync now (full: read the SA, not just verify ours). */
 void own_request_sync(int full);
+/* The port's SM changed or asked for reregistration: no backoff for the
+ * next sync. */
+void own_sm_changed(void);
 /* Retries, the periodic verify (1 when one went out) and refusals due. */
 int own_timers(int64_t now);
 /* The next deadline of own_timers. */

@@ -388,6 +388,7 @@ int mport_rpc_tid(struct mport *p, int agent, const struct mport_dest *dst,
 		  const uint8_t *req, size_t req_len, const struct mport_rpc_opts *o,
 		  uint8_t **resp, size_t *resp_len)
 {
+	struct mport_dest to = *dst;
 	uint8_t *sbuf;
 	uint32_t tid;
 	unsigned attempt;
@@ -395,6 +396,7 @@ int mport_rpc_tid(struct mport *p, int agent, const struct mport_dest *dst,
 
 	if (req_len < MAD_HDR_SIZE)
 		return -EINVAL;
+	dst = &to;
 	tid = (uint32_t)wire_get64(req + MAD_OFF_TID);
 	sbuf = calloc(1, umad_size() + req_len);
 	if (!sbuf)
@@ -403,6 +405,16 @@ int mport_rpc_tid(struct mport *p, int agent, const struct mport_dest *dst,
 		unsigned wait_ms = o->timeout_ms << (o->grow ? (attempt < 4 ? attempt : 4) : 0);
 		uint64_t deadline = mono_ms() + wait_ms;
 
+		if (attempt && o->follow_sm) {
+			struct mport_info info;
+
+			if (!mport_query(p, &info) && info.sm_lid && info.sm_lid != to.lid) {
+				log_debug("TID 0x%08x: the SM moved from LID %u to %u", tid, to.lid,
+					  info.sm_lid);
+				to.lid = info.sm_lid;
+				to.sl = info.sm_sl;
+			}
+		}
 		memset(sbuf, 0, umad_size());
 		memcpy(umad_get_mad(sbuf), req, req_len);
 		umad_set_addr(sbuf, dst->lid, (int)dst->qpn, dst->sl,

@@ -35,6 +35,10 @@ struct mport_rpc_opts {
 	 * first: for an answer of unknown length (a GetTable's whole RMPP
 	 * transfer must arrive within one attempt). */
 	int grow;
+	/* dst is the port's SM (the SA): a retry goes to the SM LID the port
+	 * names then, so a request outlives a failover by one attempt, not
+	 * all of them against a dead SM. */
+	int follow_sm;
 };
 
 /* ca NULL and portnum 0 pick the first active port, like umad tools. */

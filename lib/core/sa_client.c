@@ -150,7 +150,7 @@ int sa_request(struct sa_client *sa, uint8_t method, uint16_t attr_id,
 	struct sa_hdr h = { 0 };
 	struct mport_dest dst;
 	struct mport_rpc_opts ro = { sa->opts.timeout_ms, sa->opts.retries,
-				     method == SA_METHOD_GET_TABLE };
+				     method == SA_METHOD_GET_TABLE, 1 };
 	int ret;
 
 	memset(ans, 0, sizeof(*ans));

@@ -390,7 +390,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "echo") && argc == 4) {
 		struct mport_dest d = { (uint16_t)strtoul(argv[3], NULL, 0), SA_QP, SA_QKEY, 0 };
-		struct mport_rpc_opts ro = { 1000, 0, 0 };
+		struct mport_rpc_opts ro = { 1000, 0, 0, 0 };
 		uint8_t req[MAD_SIZE];
 		int agent = mport_register_oui(p, VMAD_CLASS_LIVENESS, VMAD_LIVENESS_VERSION, 1,
 					       VMAD_OUI_OPENIB, 0);

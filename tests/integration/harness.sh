@@ -70,6 +70,7 @@ T_PASS=0
 T_FAIL=0
 T_N=0
 T_PIDS=""
+T_SMS=""
 T_FABRIC=""
 T_NETNS=""
 ATSD="$top_builddir/hostagent/atsd/atsd"
@@ -144,17 +145,23 @@ stop_pid() {
 	wait "$pid" 2>/dev/null
 }
 
-# Stop every process the test started: clients newest first, then the
-# simulated hosts' kernels, then the simulator.
+# Stop every process the test started: clients newest first (an agent
+# deletes its records while an SM still answers, as a host's shutdown
+# order has it), then the OpenSMs, the simulated hosts' kernels and the
+# simulator.
 stop_all() {
-	local pid order="" f
+	local pid order="" f sms=""
 	for pid in $T_PIDS; do
-		order="$pid $order"
+		case " $T_SMS " in
+		*" $pid "*) sms="$pid $sms" ;;
+		*) order="$pid $order" ;;
+		esac
 	done
-	for pid in $order; do
+	for pid in $order $sms; do
 		stop_pid "$pid"
 	done
 	T_PIDS=""
+	T_SMS=""
 	for f in "$SIMHOST_DIR"/*.pid; do
 		[ -f "$f" ] || continue
 		stop_pid "$(cat "$f")"
@@ -392,6 +399,7 @@ osm_launch() {
 		ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" \
 		exec "$OPENSM" -F "$conf") >"$dir/opensm.out" 2>&1 &
 	OSM_LAUNCHED=$!
+	T_SMS="$T_SMS $!"
 	T_PIDS="$T_PIDS $!"
 }
 

@@ -29,7 +29,7 @@ static void hdr(uint8_t *m, uint8_t cls, uint8_t ver, uint8_t method, uint16_t a
 static void fire(struct mport *p, int agent, uint16_t lid, uint8_t *m, int want)
 {
 	struct mport_dest d = { lid, SA_QP, SA_QKEY, 0 };
-	struct mport_rpc_opts o = { 100, 0, 0 };
+	struct mport_rpc_opts o = { 100, 0, 0, 0 };
 	uint8_t *resp = NULL;
 	size_t len;
 

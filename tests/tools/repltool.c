@@ -42,7 +42,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct repl_pull p = { 0 };
-	struct mport_rpc_opts o = { 600, 0, 0 };
+	struct mport_rpc_opts o = { 600, 0, 0, 0 };
 	struct mport_dest d = { .qpn = 1, .qkey = 0x80010000u };
 	unsigned long count = 1, i, answered = 0, interval_ms = 0;
 	int stay = 0;

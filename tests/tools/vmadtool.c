@@ -11,7 +11,7 @@
 
 int main(int argc, char **argv)
 {
-	struct mport_rpc_opts ro = { 500, 1, 0 };
+	struct mport_rpc_opts ro = { 500, 1, 0, 0 };
 	uint8_t req[MAD_SIZE], *resp = NULL;
 	struct mport_dest dst = { 0, SA_QP, SA_QKEY, 0 };
 	struct mport *port;

@@ -9,10 +9,9 @@
 
 #include "kconn.h"
 
-/* A reassembled RMPP message goes out as one packet: the send buffer
- * must hold it. AF_UNIX also needs a packet's data in one allocation,
- * which fails (ENOBUFS) above about 4 MiB whatever the buffer: longer
- * messages cannot pass this wire yet, either way. */
+/* A long message goes out in SIMHOST_CHUNK packets (proto.h); a big send
+ * buffer lets a table of megabytes stream without a poll round per
+ * chunk while the reader catches up. */
 #define KCONN_SNDBUF (32 << 20)
 
 int kconn_listen(struct kconn_set *s, const char *path)
@@ -96,6 +95,7 @@ void kconn_close(struct kconn_set *s, struct kconn *c)
 		if (s->c[i] == c)
 			s->c[i] = NULL;
 	queue_clear(c);
+	free(c->rx_buf);
 	if (c->rmpp) {
 		krmpp_fini(c->rmpp);
 		free(c->rmpp);
@@ -104,12 +104,59 @@ void kconn_close(struct kconn_set *s, struct kconn *c)
 	free(c);
 }
 
+/* The next whole message of a SIMHOST_UMAD connection, its packets
+ * taken as they come (over several calls for a long one). */
+static int recv_msg(struct kconn *c, uint8_t **buf, size_t *len)
+{
+	struct simhost_frame f;
+	ssize_t n;
+	size_t off;
+	int r;
+
+	for (;;) {
+		n = simframe_peek(c->fd, &f, NULL, 0);
+		if (n == -EAGAIN)
+			return 0;
+		if (n < 0 && n != -EPROTO)
+			return (int)n;
+		r = n < 0 ? -EPROTO : simframe_rx_next(&c->rx, &f, (size_t)n, &off);
+		if (r >= 0 && off == 0) {
+			free(c->rx_buf);
+			c->rx_buf = malloc(f.total);
+			if (!c->rx_buf) {
+				/* Taken and lost, as a kernel without memory would. */
+				simframe_rx_reset(&c->rx);
+				r = -ENOMEM;
+			}
+		}
+		if (r < 0) {
+			/* Not a packet of a message we can keep: dropped, and
+			 * the message under way with it. */
+			free(c->rx_buf);
+			c->rx_buf = NULL;
+			n = simframe_take(c->fd, &f, NULL, 0);
+		} else {
+			n = simframe_take(c->fd, &f, c->rx_buf + off, (size_t)n);
+		}
+		if (n < 0 && n != -EPROTO)
+			return (int)n;
+		if (r == SIMFRAME_DONE) {
+			*buf = c->rx_buf;
+			*len = f.total;
+			c->rx_buf = NULL;
+			return 1;
+		}
+	}
+}
+
 int kconn_recv(struct kconn *c, uint8_t **buf, size_t *len)
 {
 	uint8_t probe;
 	ssize_t n;
 
 	*buf = NULL;
+	if (c->kind == SIMHOST_UMAD)
+		return recv_msg(c, buf, len);
 	/* The packet's length first: an RMPP message may be megabytes. */
 	n = recv(c->fd, &probe, 1, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT);
 	if (n < 0)
@@ -132,15 +179,24 @@ int kconn_recv(struct kconn *c, uint8_t **buf, size_t *len)
 	return 1;
 }
 
-/* 1 sent, 0 the socket is full, -errno broken; a packet too long for
- * the socket is dropped as sent. */
-static int try_send(struct kconn *c, const void *buf, size_t len)
+/* 1 sent, 0 the socket is full (a framed message: as much of it as the
+ * socket took is sent, p->off says how much), -errno broken; what is too
+ * long for the socket is dropped as sent. ENOBUFS is the kernel short of
+ * memory for now: tried again at the next poll. */
+static int try_send(struct kconn *c, struct kconn_pkt *p)
 {
-	ssize_t n = send(c->fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+	ssize_t n;
+	int r;
 
-	if (n >= 0 || errno == EMSGSIZE)
+	if (p->framed) {
+		r = simframe_send(c->fd, p->buf, p->len, &p->off);
+	} else {
+		n = send(c->fd, p->buf, p->len, MSG_DONTWAIT | MSG_NOSIGNAL);
+		r = n >= 0 ? 1 : errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
+	}
+	if (r == -EMSGSIZE)
 		return 1;
-	return errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS ? 0 : -errno;
+	return r == -ENOBUFS ? 0 : r;
 }
 
 int kconn_flush(struct kconn *c)
@@ -149,7 +205,7 @@ int kconn_flush(struct kconn *c)
 	int r;
 
 	while ((p = c->head)) {
-		r = try_send(c, p->buf, p->len);
+		r = try_send(c, p);
 		if (r <= 0)
 			return r;
 		c->head = p->next;
@@ -161,8 +217,8 @@ int kconn_flush(struct kconn *c)
 	return 0;
 }
 
-void kconn_send(struct kconn_set *s, struct kconn *c, const void *hdr, size_t hdr_len,
-		const void *body, size_t body_len)
+static void send_pkt(struct kconn_set *s, struct kconn *c, int framed, const void *hdr,
+		     size_t hdr_len, const void *body, size_t body_len)
 {
 	struct kconn_pkt *p = malloc(sizeof(*p) + hdr_len + body_len);
 
@@ -172,19 +228,24 @@ void kconn_send(struct kconn_set *s, struct kconn *c, const void *hdr, size_t hd
 	}
 	p->next = NULL;
 	p->len = hdr_len + body_len;
+	p->off = 0;
+	p->framed = framed;
 	memcpy(p->buf, hdr, hdr_len);
 	if (body_len)
 		memcpy(p->buf + hdr_len, body, body_len);
-	if (!c->head && try_send(c, p->buf, p->len) != 0) {
+	if (!c->head && try_send(c, p) != 0) {
 		free(p); /* sent, or the connection is going */
 		return;
 	}
 	if (c->queued == KCONN_QUEUE_MAX) {
-		struct kconn_pkt *old = c->head;
+		/* The oldest goes, unless it is partly sent: its reader
+		 * waits for the rest, so the next oldest goes instead. */
+		struct kconn_pkt **pp = c->head->off ? &c->head->next : &c->head;
+		struct kconn_pkt *old = *pp;
 
-		c->head = old->next;
-		if (!c->head)
-			c->tail = NULL;
+		*pp = old->next;
+		if (c->tail == old)
+			c->tail = pp == &c->head ? NULL : c->head;
 		c->queued--;
 		free(old);
 		s->drops++;
@@ -195,6 +256,18 @@ void kconn_send(struct kconn_set *s, struct kconn *c, const void *hdr, size_t hd
 		c->head = p;
 	c->tail = p;
 	c->queued++;
+}
+
+void kconn_send(struct kconn_set *s, struct kconn *c, const void *hdr, size_t hdr_len,
+		const void *body, size_t body_len)
+{
+	send_pkt(s, c, 0, hdr, hdr_len, body, body_len);
+}
+
+void kconn_send_msg(struct kconn_set *s, struct kconn *c, const void *hdr, size_t hdr_len,
+		    const void *body, size_t body_len)
+{
+	send_pkt(s, c, 1, hdr, hdr_len, body, body_len);
 }
 
 struct kconn *kconn_by_token(struct kconn_set *s, uint32_t kind, uint32_t token)

@@ -7,12 +7,14 @@
  * simhost_welcome from the kernel; then, by kind:
  *
  *   SIMHOST_UMAD   one per open of /dev/infiniband/umadN: the fd the
- *                  process gets. Process -> kernel: each packet is one
- *                  umad write() as the process made it (struct ib_user_mad
- *                  then the MAD, longer than 256 bytes for RMPP agents).
- *                  Kernel -> process: each packet is what one read() of
- *                  ib_umad returns (struct ib_user_mad, then the whole MAD
- *                  or reassembled RMPP message; status ETIMEDOUT with the
+ *                  process gets. Its messages, after the welcome, either
+ *                  way, go framed (simhost_frame below). Process ->
+ *                  kernel: each message is one umad write() as the
+ *                  process made it (struct ib_user_mad then the MAD,
+ *                  longer than 256 bytes for RMPP agents). Kernel ->
+ *                  process: each message is what one read() of ib_umad
+ *                  returns (struct ib_user_mad, then the whole MAD or
+ *                  reassembled RMPP message; status ETIMEDOUT with the
  *                  sent MAD for a send that timed out).
  *   SIMHOST_AGENTS one per umad fd, opened at its first ioctl: agent
  *                  registration, request/reply (simhost_reg_req and
@@ -108,6 +110,34 @@ struct simhost_reg_rep {
 	struct simhost_reg_v2 v2; /* REG_AGENT2: the request as the kernel
 				   * returns it (flags it does not know) */
 };
+
+/* Every packet of a SIMHOST_UMAD connection after the welcome, both
+ * ways, starts with a simhost_frame, then carries bytes of one message
+ * (the umad header, then the MAD data). A message of up to SIMHOST_CHUNK
+ * bytes is one packet, FIRST | LAST; a longer one is packets of exactly
+ * SIMHOST_CHUNK bytes, the first FIRST (it holds the umad header and the
+ * first MADs: what a short read() copies), the last LAST with the rest.
+ * Every packet repeats the total. The packets of one message are never
+ * interleaved with another's on a connection. A packet that breaks these
+ * rules is dropped with the message under way (simframe.h).
+ *
+ * Why: AF_UNIX keeps a packet as one skb whose linear part is a kmalloc
+ * of all but MAX_SKB_FRAGS (17) pages of it (net/unix/af_unix.c
+ * unix_dgram_sendmsg, sock_alloc_send_pskb): sendmsg fails with ENOBUFS
+ * above KMALLOC_MAX_SIZE (4 MiB) whatever SO_SNDBUF says, and any part
+ * above 32 KiB is a costly order that fragmented memory may refuse. A GetTable
+ * answer is megabytes (30,000 ServiceRecords: 5.3 MB; a million: 180
+ * MB). 64 KiB packets have a linear part of order 2 or less and fit the
+ * default SO_SNDBUF (net.core.wmem_default 212992); 180 MB is 2,900 of
+ * them, a negligible cost next to copying the bytes. */
+struct simhost_frame {
+	uint32_t flags; /* SIMHOST_FRAME_FIRST, SIMHOST_FRAME_LAST */
+	uint32_t total; /* the message's length in bytes (> 0) */
+};
+
+#define SIMHOST_FRAME_FIRST 1u
+#define SIMHOST_FRAME_LAST 2u
+#define SIMHOST_CHUNK (64u << 10)
 
 /* One async event of a verbs device (enum ibv_event_type values). */
 struct simhost_event {

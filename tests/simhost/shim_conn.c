@@ -14,8 +14,9 @@
 /* How long the kernel may take to welcome or answer: long enough for a
  * loaded machine, short enough that a wedged kernel fails the open. */
 #define SHIM_CONN_WAIT_S 10
-/* The largest packet either way: an RMPP message (SA tables) goes in
- * one packet, and AF_UNIX refuses one over the sender's buffer. */
+/* The send buffer: a long umad message (an SA table) goes in packets
+ * of SIMHOST_CHUNK (proto.h), and a big buffer lets it stream without
+ * waiting for the kernel to take each. */
 #define SHIM_CONN_BUF (16 << 20)
 
 static void shim_conn_timeout(int fd, int secs)

@@ -6,7 +6,11 @@
  * longer taken for a device. No lock is held across a wait: OpenSM's
  * vendor layer cancels its receiver thread in poll or read
  * (osm_vendor_ibumad.c umad_receiver_stop), and a lock held there
- * would be held for ever. */
+ * would be held for ever. The one exception is a message longer than a
+ * packet (proto.h simhost_frame): its reader waits for the chunks under
+ * the reader's lock, cancellation off, as they are already on their way;
+ * its writer sends every chunk under the writer's lock, so that no
+ * other thread's message lands between them. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -28,8 +32,13 @@
 #include "shim_conn.h"
 #include "shim_mad.h"
 #include "shim_umad.h"
+#include "simframe.h"
 
 #define SHIM_UMAD_MAX 256
+/* The longest a reader waits for the next chunk of a message whose first
+ * packet it took: the kernel sends them back to back, so only a wedged
+ * kernel takes this long (then the read fails with EIO). */
+#define SHIM_UMAD_CHUNK_WAIT_MS 10000
 
 struct shim_umad_fd {
 	int used, busy; /* busy: calls in progress (the slot stays theirs) */
@@ -38,7 +47,8 @@ struct shim_umad_fd {
 	uint32_t token, port;
 	int agents_fd; /* SIMHOST_AGENTS, from the first ioctl; -1 before */
 	struct shim_mad_agent agent[SHIM_MAD_MAX_AGENTS];
-	pthread_mutex_t rd_mu; /* one reader takes a packet at a time */
+	pthread_mutex_t rd_mu; /* one reader takes a message at a time */
+	pthread_mutex_t wr_mu; /* one writer sends a message at a time */
 	pthread_mutex_t io_mu; /* one ioctl round trip at a time */
 };
 
@@ -63,6 +73,7 @@ static void shim_umad_init(void)
 
 	for (i = 0; i < SHIM_UMAD_MAX; i++) {
 		pthread_mutex_init(&shim_umad_tab[i].rd_mu, NULL);
+		pthread_mutex_init(&shim_umad_tab[i].wr_mu, NULL);
 		pthread_mutex_init(&shim_umad_tab[i].io_mu, NULL);
 	}
 	/* A child forked while another thread held the table keeps it. */
@@ -192,36 +203,75 @@ int shim_umad_open(int num, int issm, int flags)
 	return fd;
 }
 
-/* One attempt at the next packet under the reader's lock: its verdict
- * (shim_mad.h), or -errno of the socket (-EAGAIN: none yet). */
+/* The message whose first packet is next, total bytes, into buf (which
+ * holds them): its packets taken as they come. -EIO when the kernel goes
+ * or breaks the framing (what is left of the message is dropped by the
+ * next read). */
+static ssize_t shim_umad_whole(struct shim_umad_fd *u, uint8_t *buf, size_t total)
+{
+	struct pollfd p = { u->fd, POLLIN, 0 };
+	struct simframe_rx rx = { 0, 0 };
+	struct simhost_frame f;
+	size_t off, got = 0;
+	ssize_t n;
+	int r;
+
+	for (;;) {
+		/* Straight to its place: a packet of this message is at most
+		 * what is missing. */
+		n = simframe_take(u->fd, &f, buf + got, total - got);
+		if (n == -EAGAIN) {
+			r = poll(&p, 1, SHIM_UMAD_CHUNK_WAIT_MS);
+			if (r == 0 || (r < 0 && errno != EINTR))
+				return -EIO;
+			continue;
+		}
+		if (n < 0)
+			return n == -EPIPE || n == -EPROTO ? -EIO : n;
+		/* The next packet of this message, not the first of another. */
+		r = simframe_rx_next(&rx, &f, (size_t)n, &off);
+		if (r < 0 || off != got || f.total != total)
+			return -EIO;
+		got += (size_t)n;
+		if (r == SIMFRAME_DONE)
+			return (ssize_t)total;
+	}
+}
+
+/* One attempt at the next message under the reader's lock: its verdict
+ * (shim_mad.h), or -errno of the socket (-EAGAIN: none yet). The verdict
+ * comes from its first packet alone, left queued unless it is taken. */
 static ssize_t shim_umad_take(struct shim_umad_fd *u, void *buf, size_t count)
 {
 	struct ib_user_mad_hdr h;
+	struct simhost_frame f;
 	ssize_t n, v;
 	int old;
 
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
 	pthread_mutex_lock(&u->rd_mu);
-	n = recv(u->fd, buf, count, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT);
+	/* What is left of a message a failed read broke off is dropped. */
+	while ((n = simframe_peek(u->fd, &f, buf, count)) == -EPROTO ||
+	       (n >= 0 && !(f.flags & SIMHOST_FRAME_FIRST)))
+		(void)simframe_take(u->fd, &f, NULL, 0);
 	if (n < 0) {
-		v = -errno;
-	} else if (n == 0) {
-		v = -EIO; /* the kernel went away: the device is gone */
+		v = n == -EPIPE ? -EIO : n; /* EOF: the kernel, the device, is gone */
 	} else {
 		memset(&h, 0, sizeof(h));
 		memcpy(&h, buf, count < sizeof(h) ? count : sizeof(h));
-		v = shim_mad_read_verdict((size_t)n, h.status, count);
-		/* Taken for good: the same packet, the lock held. */
-		if (v >= 0 && recv(u->fd, buf, count, MSG_DONTWAIT) != n)
-			v = -EIO;
+		v = shim_mad_read_verdict(f.total, h.status, count);
+		/* Taken for good, the lock held. */
+		if (v >= 0)
+			v = shim_umad_whole(u, buf, f.total);
 	}
 	pthread_mutex_unlock(&u->rd_mu);
 	pthread_setcancelstate(old, NULL);
 	return v;
 }
 
-/* ib_umad_read: one packet per read; a short buffer fails and leaves
- * it queued (shim_mad_read_verdict); blocks unless O_NONBLOCK. */
+/* ib_umad_read: one message per read; a short buffer fails and leaves
+ * it queued (shim_mad_read_verdict); blocks unless O_NONBLOCK (which a
+ * message whose first packet is there does not: the rest is coming). */
 static ssize_t shim_umad_read(struct shim_umad_fd *u, void *buf, size_t count)
 {
 	struct pollfd p = { u->fd, POLLIN, 0 };
@@ -246,14 +296,15 @@ static ssize_t shim_umad_read(struct shim_umad_fd *u, void *buf, size_t count)
 	return v;
 }
 
-/* ib_umad_write: refused at once as the kernel refuses, else one packet
- * to the kernel, which sends it (and does RMPP, timeouts, retries). */
+/* ib_umad_write: refused at once as the kernel refuses, else one
+ * message to the kernel, which sends it (and does RMPP, timeouts,
+ * retries). */
 static ssize_t shim_umad_write(struct shim_umad_fd *u, const void *buf, size_t count)
 {
 	struct shim_mad_agent agent[SHIM_MAD_MAX_AGENTS];
 	struct pollfd p = { u->fd, POLLOUT, 0 };
-	ssize_t n;
-	int ret;
+	size_t off = 0;
+	int ret, old;
 
 	shim_umad_lock();
 	memcpy(agent, u->agent, sizeof(agent));
@@ -263,15 +314,15 @@ static ssize_t shim_umad_write(struct shim_umad_fd *u, const void *buf, size_t c
 		errno = -ret;
 		return -1;
 	}
-	for (;;) {
-		n = send(u->fd, buf, count, MSG_NOSIGNAL);
-		if (n >= 0 || (errno != EAGAIN && errno != EINTR))
-			break;
-		/* The device never says EAGAIN to a write: wait for room. */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+	pthread_mutex_lock(&u->wr_mu);
+	/* The device never says EAGAIN to a write: wait for room. */
+	while ((ret = simframe_send(u->fd, buf, count, &off)) == 0)
 		(void)poll(&p, 1, -1);
-	}
-	if (n < 0) {
-		errno = errno == EMSGSIZE ? ENOMEM : errno == EPIPE ? EIO : errno;
+	pthread_mutex_unlock(&u->wr_mu);
+	pthread_setcancelstate(old, NULL);
+	if (ret < 0) {
+		errno = ret == -EMSGSIZE || ret == -ENOBUFS ? ENOMEM : ret == -EPIPE ? EIO : -ret;
 		return -1;
 	}
 	return (ssize_t)count;

@@ -137,7 +137,7 @@ static void deliver(struct host *h, const struct kmad_agent *a, const struct ib_
 		return;
 	hdr.agent_id = a->id;
 	hdr.length = (uint32_t)(UMAD_HDR + len);
-	kconn_send(&h->cs, c, &hdr, UMAD_HDR, mad, len);
+	kconn_send_msg(&h->cs, c, &hdr, UMAD_HDR, mad, len);
 }
 
 static void raise_event(struct host *h, uint32_t type)

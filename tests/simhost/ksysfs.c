@@ -225,7 +225,7 @@ static int put_port(const struct ksysfs *s, const uint8_t *pi, const uint8_t *pk
 		   gid[10], gid[11], gid[12], gid[13], gid[14], gid[15]);
 	snprintf(sub, sizeof(sub), "%s/pkeys", dir);
 	for (i = 0; i < 32; i++) {
-		char name[8];
+		char name[12];
 
 		snprintf(name, sizeof(name), "%d", i);
 		ret |= put(s, sub, name, "0x%04x\n", wire_get16(pk + 2 * i));

@@ -35,9 +35,9 @@
 #include "port_poll.h"
 #include "sa_thread.h"
 #include "sdnotify.h"
-#include "wire.h"
 #include "sources.h"
 #include "subs.h"
+#include "wire.h"
 
 static struct {
 	struct agent_conf conf;
@@ -243,6 +243,28 @@ static int lock_port(uint64_t guid)
 			log_err("port lock %s: %s", path, strerror(err));
 		close(fd);
 		return -EBUSY;
+	}
+	return fd;
+}
+
+/* The port lock before the port's agents: a second atsd on the port
+ * would otherwise fail at the kernel's refusal of the classes the first
+ * one holds, and say less. The SA thread then opens the port locked,
+ * not its own pick of a moment later: a port turning ACTIVE in between
+ * (links coming up at boot) would be served under another's lock. The
+ * lock's fd; -ENODEV when sysfs names no port (the lock is taken once
+ * the port is open); lock_port's error otherwise. */
+static int lock_selected(struct saj_opts *so)
+{
+	char why[128];
+	int fd;
+
+	if (ibsys_select(NULL, so->ca, so->port, &ag.locked, why, sizeof(why)))
+		return -ENODEV;
+	fd = lock_port(wire_get64(ag.locked.gid + 8));
+	if (fd >= 0) {
+		so->ca = ag.locked.ca;
+		so->port = ag.locked.port;
 	}
 	return fd;
 }
@@ -571,23 +593,9 @@ int main(int argc, char **argv)
 	so.cm_timeout_ms = ag.conf.cm_timeout;
 	so.report = subs_report;
 	subs_init(&subs_hooks);
-	/* The port lock before the port's agents: a second atsd on the port
-	 * would otherwise fail at the kernel's refusal of the classes the
-	 * first one holds, and say less. */
-	{
-		char why[128];
-
-		if (!ibsys_select(NULL, so.ca, so.port, &ag.locked, why, sizeof(why))) {
-			lock_fd = lock_port(wire_get64(ag.locked.gid + 8));
-			if (lock_fd < 0)
-				return 1;
-			/* The SA thread opens the port locked, not its own pick of
-			 * a moment later: a port turning ACTIVE in between (links
-			 * coming up at boot) would be served under another's lock. */
-			so.ca = ag.locked.ca;
-			so.port = ag.locked.port;
-		}
-	}
+	lock_fd = lock_selected(&so);
+	if (lock_fd < 0 && lock_fd != -ENODEV)
+		return 1;
 	ret = saj_start(&ag.saj, &so);
 	if (ret) {
 		log_err("cannot open CA %s port %d: %s", so.ca ? so.ca : "(default)",

@@ -16,6 +16,7 @@
 #include "cmd_audit.h"
 #include "cmd_lookup.h"
 #include "cmd_ping.h"
+#include "cmd_purge.h"
 #include "cmd_records.h"
 #include "cmd_verify.h"
 #include "ctl.h"
@@ -122,6 +123,8 @@ static const struct ctl_cmd cmds[] = {
 	{ "audit", "[--save FILE] [--inventory FILE] [--state FILE]",
 	  "check every ATS record against the spec",
 	  0, "wIXj", CMD_SA, NULL, cmd_audit },
+	{ "purge", "[--pkey P] [--yes]", "records of absent ports: list, or delete (-k)",
+	  0, "Kyj", CMD_SA, NULL, cmd_purge },
 	{ "ping", "TARGET [-c N] [-i SECONDS] [--type echo|timestamp|info] [--size BYTES]",
 	  "liveness (vendor class 0x34) to a LID, GID or IP",
 	  1, "ciTzKj", CMD_SA, NULL, cmd_ping },
@@ -260,6 +263,9 @@ static int command_option(struct ctl *c, const struct ctl_cmd *cmd, int opt,
 	case 'N':
 		a->netns = val;
 		break;
+	case 'y':
+		a->yes = 1;
+		break;
 	case 'S':
 		if (cfg_parse_hex64(val, &v))
 			return out_usage_err("--service-id", val, "not a service ID (hex, 1..16 digits)");
@@ -295,6 +301,7 @@ static const struct option cmd_opts[] = {
 	{ "state", required_argument, NULL, 'X' },
 	{ "service-id", required_argument, NULL, 'S' },
 	{ "netns", required_argument, NULL, 'N' },
+	{ "yes", no_argument, NULL, 'y' },
 	{ NULL, 0, NULL, 0 },
 };
 

@@ -48,6 +48,7 @@ struct ctl_args {
 	const char *cm_sid;     /* --service-id, as 0x and 16 digits */
 	char cm_sid_buf[20];
 	const char *netns;
+	int yes;                /* purge: delete, not list */
 	struct ping_opts ping;
 	struct cmd_audit_opts audit;
 };

@@ -29,6 +29,8 @@ struct ctl {
 	struct sa_client_opts sa_opts;
 	const char *socket;     /* atsd's */
 	int no_agent;
+	int names;              /* --names: dump's and resolve's NodeDescription column */
+	const char *node_name_map; /* --node-name-map FILE (cmd_whois.h) */
 	struct mport *port;     /* opened for commands that ask the SA */
 	struct sa_client *sa;
 	struct ibats *ats;      /* opened by the lookups (cmd_lookup.h) */

@@ -28,6 +28,24 @@ void refusal_init(void)
 	rl_init(&rl, BURST, INTERVAL_NS);
 }
 
+_Static_assert((int)REFUSAL_SA_REQUEST == (int)POL_NRULES && REFUSAL_UNKNOWN == RL_KINDS - 1,
+	       "refusal kinds follow the rules and end at the limiter's last");
+
+const char *refusal_kind_name(unsigned kind)
+{
+	switch (kind) {
+	case REFUSAL_SA_REQUEST:
+		return "sa-request";
+	case REFUSAL_SA_PKEY:
+		return "sa-partition";
+	case REFUSAL_SA_NO_RECORD:
+		return "no-record";
+	case REFUSAL_UNKNOWN:
+		return "unknown-requester";
+	}
+	return kind < POL_NRULES ? pol_rule_name((enum pol_rule)kind) : "?";
+}
+
 static void log_summary(const struct rl_summary *sum)
 {
 	char by[256], who[48];
@@ -39,8 +57,7 @@ static void log_summary(const struct rl_summary *sum)
 		if (sum->by_kind[k])
 			used += (size_t)snprintf(by + used, sizeof(by) - used, "%s%s %" PRIu64,
 						 used ? ", " : "",
-						 k < POL_NRULES ? pol_rule_name((enum pol_rule)k) :
-						 "unknown-requester", sum->by_kind[k]);
+						 refusal_kind_name(k), sum->by_kind[k]);
 	if (sum->who == RL_OTHERS)
 		snprintf(who, sizeof(who), "other ports");
 	else if (sum->who & REFUSAL_LID)

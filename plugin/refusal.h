@@ -10,9 +10,20 @@
  * port GUID). */
 #define REFUSAL_LID (1ull << 63)
 
+/* Kinds of refusal beyond the ATS rules (pol_rule): OpenSM's own checks
+ * of a ServiceRecord Set or Delete, which the handler makes for every
+ * service (osm_sa_service_record.c). */
+enum refusal_kind {
+	REFUSAL_SA_REQUEST = 12, /* a MAD or component mask OpenSM refuses */
+	REFUSAL_SA_PKEY,         /* validate_sr(): a port lacks the P_Key */
+	REFUSAL_SA_NO_RECORD,    /* a Delete of no record */
+	REFUSAL_UNKNOWN = 15,    /* a requester the SA cannot place (RL_KINDS - 1) */
+};
+
 void refusal_init(void);
-/* Whether a refusal line of kind (a pol_rule, or RL_KINDS - 1 for an
- * unknown requester) from who may be logged now; logs the summary of an
+/* A kind's name in the summary line (WRN 7A13). */
+const char *refusal_kind_name(unsigned kind);
+/* Whether a refusal line of kind (a pol_rule or a refusal_kind) from who may be logged now; logs the summary of an
  * earlier interval this one closes. Any lock. */
 int refusal_allowed(uint64_t who, unsigned kind);
 /* When the next summary is due (mono_ns), 0 when none is pending. */

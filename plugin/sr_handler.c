@@ -173,23 +173,35 @@ static int log_allowed(uint64_t who, unsigned kind)
 	return ok;
 }
 
+/* One line about a request from a known requester, naming it and the
+ * record: "ERR 7A05: ATS rule ownership: rejected ServiceRecord Set ...". */
+static void log_request(const struct pol_request *req, const struct facts *f,
+			unsigned kind, osm_log_level_t level, const char *code,
+			const char *rule, const char *what, const char *why)
+{
+	char gid[ATS_IP_STRLEN], ip[ATS_IP_STRLEN];
+
+	if (!log_allowed(f->req_guid, kind))
+		return;
+	ats_data8_str(req->rec.data8, ip, sizeof(ip));
+	OSM_LOG(glue_log(), level,
+		"%s %s: %s: %s ServiceRecord %s from LID %u port GUID 0x%016" PRIx64
+		": SID 0x%016" PRIx64 " GID %s PKey 0x%04x IP %s: %s\n",
+		level == OSM_LOG_ERROR ? "ERR" : "WRN", code, rule, what,
+		req->method == SA_METHOD_DELETE ? "Delete" : "Set", f->req_lid,
+		f->req_guid, req->rec.id,
+		ats_gid_format(req->rec.gid, gid, sizeof(gid)), req->rec.pkey, ip, why);
+}
+
 static void log_decision(const struct pol_request *req, const struct facts *f,
 			 enum pol_rule rule, osm_log_level_t level, const char *what,
 			 const char *why)
 {
-	char gid[ATS_IP_STRLEN], ip[ATS_IP_STRLEN];
+	char name[48];
 
-	if (!log_allowed(f->req_guid, rule))
-		return;
-	ats_data8_str(req->rec.data8, ip, sizeof(ip));
-	OSM_LOG(glue_log(), level,
-		"%s %s: %s %s: %s ServiceRecord %s from LID %u port GUID 0x%016" PRIx64
-		": SID 0x%016" PRIx64 " GID %s PKey 0x%04x IP %s: %s\n",
-		level == OSM_LOG_ERROR ? "ERR" : "WRN", pol_rule_code(rule),
-		rule == POL_CAP ? "rule" : "ATS rule", pol_rule_name(rule), what,
-		req->method == SA_METHOD_DELETE ? "Delete" : "Set", f->req_lid,
-		f->req_guid, req->rec.id,
-		ats_gid_format(req->rec.gid, gid, sizeof(gid)), req->rec.pkey, ip, why);
+	snprintf(name, sizeof(name), "%s %s", rule == POL_CAP ? "rule" : "ATS rule",
+		 pol_rule_name(rule));
+	log_request(req, f, rule, level, pol_rule_code(rule), name, what, why);
 }
 
 static void log_unknown_lid(osm_madw_t *madw, const char *outcome)
@@ -203,19 +215,43 @@ static void log_unknown_lid(osm_madw_t *madw, const char *outcome)
 }
 
 /* OpenSM's validate_sr(): with the PKey in the mask, the requester and the
- * ServiceGID's port must both hold it. */
-static int pkeys_valid(const osm_physp_t *physp, const ib_service_record_t *rec,
-		       ib_net64_t mask)
+ * ServiceGID's port must both hold it. NULL when they do, else why not.
+ * A trusted Delete of an ATS record asks the requester only: the record
+ * of a port that left the fabric (flush_departed no), or that lost the
+ * partition, must stay removable by an administrator. */
+static const char *pkeys_refused(const osm_physp_t *physp, const ib_service_record_t *rec,
+				 ib_net64_t mask, int trusted_delete)
 {
 	uint16_t pkey = cl_ntoh16(rec->service_pkey);
 
 	if (!(mask & IB_SR_COMPMASK_SPKEY))
-		return 1;
+		return NULL;
 	if (!glue_physp_has_pkey(physp, pkey))
-		return 0;
-	if (!(mask & IB_SR_COMPMASK_SGID) || ib_gid_is_multicast(&rec->service_gid))
-		return 1;
-	return glue_gid_has_pkey(rec->service_gid.raw, pkey);
+		return "requester's port is not a member of the P_Key's partition";
+	if (trusted_delete || !(mask & IB_SR_COMPMASK_SGID) ||
+	    ib_gid_is_multicast(&rec->service_gid))
+		return NULL;
+	if (!glue_gid_has_pkey(rec->service_gid.raw, pkey))
+		return glue_port_of_gid(rec->service_gid.raw) ?
+		       "the ServiceGID's port is not a member of the P_Key's partition" :
+		       "no port on the fabric has the ServiceGID (a trusted requester may delete it)";
+	return NULL;
+}
+
+/* A refusal by OpenSM's own rules, logged as the ATS rules' are; the
+ * lock released. */
+static void refuse(osm_madw_t *madw, const struct pol_request *req, const struct facts *who,
+		   unsigned kind, const char *code, const char *why, ib_net16_t status)
+{
+	static const char *const rule[] = {
+		[REFUSAL_SA_REQUEST - REFUSAL_SA_REQUEST] = "SA rule request",
+		[REFUSAL_SA_PKEY - REFUSAL_SA_REQUEST] = "SA rule partition",
+		[REFUSAL_SA_NO_RECORD - REFUSAL_SA_REQUEST] = "SA rule no-record",
+	};
+
+	log_request(req, who, kind, status == IB_SA_MAD_STATUS_NO_RECORDS ? OSM_LOG_INFO :
+		    OSM_LOG_ERROR, code, rule[kind - REFUSAL_SA_REQUEST], "rejected", why);
+	glue_sa_error(madw, status);
 }
 
 /* OpenSM's sr_rcv_respond(): the ServiceKey only to trusted requests. */
@@ -267,8 +303,8 @@ static int reserve(osm_madw_t *madw, struct defer_slot **slot)
 }
 
 /* Exclusive lock held, released here. OpenSM's sr_rcv_process_set_method. */
-static void do_set(osm_madw_t *madw, ib_service_record_t *rec, ib_net64_t mask,
-		   uint64_t charge, uint64_t t0)
+static void do_set(osm_madw_t *madw, const struct pol_request *req, const struct facts *who,
+		   ib_service_record_t *rec, ib_net64_t mask, uint64_t charge, uint64_t t0)
 {
 	struct defer_slot *slot;
 	ib_service_record_t answer;
@@ -278,7 +314,9 @@ static void do_set(osm_madw_t *madw, ib_service_record_t *rec, ib_net64_t mask,
 	if ((mask & (IB_SR_COMPMASK_SID | IB_SR_COMPMASK_SGID)) !=
 	    (IB_SR_COMPMASK_SID | IB_SR_COMPMASK_SGID)) {
 		glue_unlock();
-		glue_sa_error(madw, IB_SA_MAD_STATUS_REQ_INVALID);
+		refuse(madw, req, who, REFUSAL_SA_REQUEST, "7A57",
+		       "a Set needs ServiceID and ServiceGID in the component mask",
+		       IB_SA_MAD_STATUS_REQ_INVALID);
 		return;
 	}
 	if (reserve(madw, &slot))
@@ -307,7 +345,8 @@ static void do_set(osm_madw_t *madw, ib_service_record_t *rec, ib_net64_t mask,
 }
 
 /* Exclusive lock held, released here. OpenSM's sr_rcv_process_delete_method. */
-static void do_delete(osm_madw_t *madw, const ib_service_record_t *rec, uint64_t t0)
+static void do_delete(osm_madw_t *madw, const struct pol_request *req, const struct facts *who,
+		      const ib_service_record_t *rec, uint64_t t0)
 {
 	struct defer_slot *slot;
 	ib_service_record_t gone;
@@ -318,7 +357,9 @@ static void do_delete(osm_madw_t *madw, const ib_service_record_t *rec, uint64_t
 	if (mirror_delete((const uint8_t *)rec, (uint8_t *)&gone)) {
 		defer_cancel(slot);
 		glue_unlock();
-		glue_sa_error(madw, IB_SA_MAD_STATUS_NO_RECORDS);
+		refuse(madw, req, who, REFUSAL_SA_NO_RECORD, "7A58",
+		       "the SA holds no record of this ServiceID, ServiceGID and P_Key",
+		       IB_SA_MAD_STATUS_NO_RECORDS);
 		return;
 	}
 	seq = replica_log_delete((const uint8_t *)&gone, &epoch);
@@ -430,6 +471,9 @@ static void sr_set(void *context, void *data)
 	ib_service_record_t *rec = ib_sa_mad_get_payload_ptr(sam);
 	struct pol_request req;
 	const osm_physp_t *physp;
+	struct facts who;
+	const char *why;
+	int ats;
 
 	(void)context;
 	if (sam->method != IB_MAD_METHOD_SET && sam->method != IB_MAD_METHOD_DELETE) {
@@ -439,6 +483,13 @@ static void sr_set(void *context, void *data)
 	/* Every change of the list goes through the rules and the
 	 * replication log: none through OpenSM's handler. */
 	if (pol_request_decode(mad, madw->mad_size, &req)) {
+		uint16_t lid = cl_ntoh16(madw->mad_addr.dest_lid);
+
+		if (log_allowed(REFUSAL_LID | lid, REFUSAL_SA_REQUEST))
+			OSM_LOG(glue_log(), OSM_LOG_ERROR,
+				"ERR 7A55: ServiceRecord %s from LID %u: %zu bytes hold no "
+				"ServiceRecord; answering REQ_INVALID\n",
+				ib_get_sa_method_str(sam->method), lid, (size_t)madw->mad_size);
 		glue_sa_error(madw, IB_SA_MAD_STATUS_REQ_INVALID);
 		return;
 	}
@@ -455,12 +506,18 @@ static void sr_set(void *context, void *data)
 		glue_sa_error(madw, IB_SA_MAD_STATUS_REQ_INVALID);
 		return;
 	}
-	if ((ats_sid_in_block(req.rec.id) || ats_name_is_ats(req.rec.name)) &&
-	    apply_rules(madw, physp, mad, &req))
+	memset(&who, 0, sizeof(who));
+	who.req_lid = cl_ntoh16(madw->mad_addr.dest_lid);
+	who.req_guid = glue_physp_guid(physp);
+	ats = ats_sid_in_block(req.rec.id) || ats_name_is_ats(req.rec.name);
+	if (ats && apply_rules(madw, physp, mad, &req))
 		return;
-	if (!pkeys_valid(physp, rec, sam->comp_mask)) {
+	why = pkeys_refused(physp, rec, sam->comp_mask,
+			    ats && req.method == SA_METHOD_DELETE && req.trusted);
+	if (why) {
 		glue_unlock();
-		glue_sa_error(madw, IB_SA_MAD_STATUS_REQ_INVALID);
+		refuse(madw, &req, &who, REFUSAL_SA_PKEY, "7A56", why,
+		       IB_SA_MAD_STATUS_REQ_INVALID);
 		return;
 	}
 	if (sam->method == IB_MAD_METHOD_SET) {
@@ -468,9 +525,9 @@ static void sr_set(void *context, void *data)
 
 		if (apply_cap(madw, physp, &req, charge))
 			return;
-		do_set(madw, rec, sam->comp_mask, charge, t0);
+		do_set(madw, &req, &who, rec, sam->comp_mask, charge, t0);
 	} else
-		do_delete(madw, rec, t0);
+		do_delete(madw, &req, &who, rec, t0);
 }
 
 struct get_walk {

@@ -16,8 +16,10 @@
 #include "cmd_audit.h"
 #include "cmd_lookup.h"
 #include "cmd_ping.h"
+#include "cmd_purge.h"
 #include "cmd_records.h"
 #include "cmd_verify.h"
+#include "cmd_whois.h"
 #include "ctl.h"
 #include "ctl_agent.h"
 #include "log.h"
@@ -89,14 +91,16 @@ static const struct ctl_cmd cmds[] = {
 	  1, "pKLgsj", CMD_SA | CMD_ANY_SID, check_unicast, cmd_register },
 	{ "deregister", "IP [--pkey P] [--gid GID]", NULL,
 	  1, "Kgj", CMD_SA, check_ip, cmd_deregister },
-	{ "resolve", "IP [--pkey P]", "GIDs of an IP, primary holders first",
-	  1, "Kj", 0, check_ip, cmd_resolve },
+	{ "resolve", "IP [--pkey P] [--names [--node-name-map F]]", "GIDs of an IP, primary holders first",
+	  1, "KjDM", 0, check_ip, cmd_resolve },
 	{ "reverse", "GID [--pkey P]", "all IPs of a GID",
 	  1, "Kj", 0, check_gid, cmd_reverse },
 	{ "primary", "GID [--pkey P]", "the primary IP of a GID",
 	  1, "Kj", 0, check_gid, cmd_primary },
-	{ "dump", "[--gid GID | --sid SID] [--pkey P]", NULL,
-	  0, "Kgsj", CMD_SA | CMD_GID_OR_SID, NULL, cmd_dump },
+	{ "dump", "[--gid GID | --sid SID] [--pkey P] [--names [--node-name-map F]]", NULL,
+	  0, "KgsjDM", CMD_SA | CMD_GID_OR_SID, NULL, cmd_dump },
+	{ "whois", "IP [--pkey P] [--node-name-map FILE]", "the nodes holding IP: LID, name",
+	  1, "KMj", CMD_SA, check_ip, cmd_whois },
 	{ "port", "", "the local port: LID, SM LID, GID",
 	  0, "j", CMD_SA, NULL, cmd_port },
 	{ "hold", "IP --owner NAME [--pkey P]", "keep IP registered (atsd)",
@@ -122,6 +126,8 @@ static const struct ctl_cmd cmds[] = {
 	{ "audit", "[--save FILE] [--inventory FILE] [--state FILE]",
 	  "check every ATS record against the spec",
 	  0, "wIXj", CMD_SA, NULL, cmd_audit },
+	{ "purge", "[--pkey P] [--yes]", "records of absent ports: list, or delete (-k)",
+	  0, "Kyj", CMD_SA, NULL, cmd_purge },
 	{ "ping", "TARGET [-c N] [-i SECONDS] [--type echo|timestamp|info] [--size BYTES]",
 	  "liveness (vendor class 0x34) to a LID, GID or IP",
 	  1, "ciTzKj", CMD_SA, NULL, cmd_ping },
@@ -260,6 +266,16 @@ static int command_option(struct ctl *c, const struct ctl_cmd *cmd, int opt,
 	case 'N':
 		a->netns = val;
 		break;
+	case 'y':
+		a->yes = 1;
+		break;
+	case 'D':
+		c->names = 1;
+		break;
+	case 'M':
+		c->node_name_map = val;
+		c->names = 1;
+		break;
 	case 'S':
 		if (cfg_parse_hex64(val, &v))
 			return out_usage_err("--service-id", val, "not a service ID (hex, 1..16 digits)");
@@ -295,6 +311,9 @@ static const struct option cmd_opts[] = {
 	{ "state", required_argument, NULL, 'X' },
 	{ "service-id", required_argument, NULL, 'S' },
 	{ "netns", required_argument, NULL, 'N' },
+	{ "yes", no_argument, NULL, 'y' },
+	{ "names", no_argument, NULL, 'D' },
+	{ "node-name-map", required_argument, NULL, 'M' },
 	{ NULL, 0, NULL, 0 },
 };
 

@@ -12,6 +12,7 @@
 #include "ats.h"
 #include "cfg.h"
 #include "cmd_lookup.h"
+#include "cmd_whois.h"
 #include "ctl.h"
 #include "ibats/ibats.h"
 #include "log.h"
@@ -117,13 +118,18 @@ static int print_records(const struct ctl *c, int partial, int local,
 {
 	struct sr_record *r = to_sr(recs, n);
 
+	int ret = EXIT_FOUND;
+
 	if (!r) {
 		fprintf(stderr, "atsctl: %s\n", strerror(ENOMEM));
 		return EXIT_SA;
 	}
-	out_records(c->json, partial, local, r, n);
+	if (c->names)
+		ret = whois_records(c, partial, local, r, n);
+	else
+		out_records(c->json, partial, local, r, n);
 	free(r);
-	return EXIT_FOUND;
+	return ret;
 }
 
 /* atsd answered: its records, or its ERR line in words. */
@@ -221,6 +227,9 @@ int cmd_resolve(struct ctl *c, const struct ctl_args *a)
 	size_t n = 0;
 	int ret = lib_open(c, 0);
 
+	/* --names: NodeRecords come from the SA, whoever answers the lookup. */
+	if (!ret && c->names)
+		ret = ctl_open(c);
 	if (ret)
 		return ret;
 	ret = ibats_resolve(c->ats, a->arg[0], a->pkey, &recs, &n);

@@ -9,6 +9,7 @@
 #include "ats.h"
 #include "ats_query.h"
 #include "cmd_records.h"
+#include "cmd_whois.h"
 #include "ctl.h"
 #include "json.h"
 #include "log.h"
@@ -18,7 +19,15 @@ static int print_set(const struct ctl *c, struct ats_set *s, const char *what)
 {
 	int ret = s->n ? EXIT_FOUND : EXIT_NOTFOUND;
 
-	out_records(c->json, s->by_port, 0, s->recs, s->n);
+	if (c->names) {
+		int err = whois_records(c, s->by_port, 0, s->recs, s->n);
+
+		if (err) {
+			ats_set_free(s);
+			return err;
+		}
+	} else
+		out_records(c->json, s->by_port, 0, s->recs, s->n);
 	if (s->by_port && !c->json)
 		fprintf(stderr, "atsctl: %s: without RMPP, SIDs held by several GIDs were read "
 			"port by port: records of GIDs not on the fabric can be missing "

@@ -29,6 +29,8 @@ struct ctl {
 	struct sa_client_opts sa_opts;
 	const char *socket;     /* atsd's */
 	int no_agent;
+	int names;              /* --names: dump's and resolve's NodeDescription column */
+	const char *node_name_map; /* --node-name-map FILE (cmd_whois.h) */
 	struct mport *port;     /* opened for commands that ask the SA */
 	struct sa_client *sa;
 	struct ibats *ats;      /* opened by the lookups (cmd_lookup.h) */
@@ -48,6 +50,7 @@ struct ctl_args {
 	const char *cm_sid;     /* --service-id, as 0x and 16 digits */
 	char cm_sid_buf[20];
 	const char *netns;
+	int yes;                /* purge: delete, not list */
 	struct ping_opts ping;
 	struct cmd_audit_opts audit;
 };

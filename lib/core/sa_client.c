@@ -3,21 +3,9 @@
 #include <string.h>
 
 #include "log.h"
+#include "nr.h"
 #include "sa_client.h"
 #include "wire.h"
-
-/* NodeRecord (IBTA Vol 1 15.2.5.2, Table 193) with NodeInfo (14.2.5.3,
- * Table 132) inside it, only the fields used to enumerate ports. */
-enum {
-	NR_OFF_LID = 0,
-	NR_OFF_NODE_TYPE = 4 + 2,
-	NR_OFF_SYS_GUID = 4 + 4,
-	NR_OFF_PORT_GUID = 4 + 20,
-	NR_OFF_LOCAL_PORT = 4 + 36,
-	NR_SIZE = 108,
-	NR_CM_LID = 0,
-	NODE_TYPE_CA = 1,
-};
 
 /* PKeyTableRecord (Table 196). */
 enum {
@@ -339,10 +327,13 @@ int sa_path(struct sa_client *sa, const uint8_t *dgid, struct sa_path_info *p)
 
 /* Appends the port of NodeRecord nr (at lid) to *v when it is a CA's;
  * its GID has our subnet prefix. */
-static int port_add(const uint8_t *prefix, const uint8_t *nr, uint16_t lid,
+static int port_add(const uint8_t *prefix, const uint8_t *b, uint16_t lid,
 		    struct sa_port **v, size_t *cnt, size_t *cap)
 {
-	if (nr[NR_OFF_NODE_TYPE] != NODE_TYPE_CA)
+	struct nr_record nr;
+
+	nr_decode(b, NR_SIZE, &nr);
+	if (nr.node_type != NR_NODE_TYPE_CA)
 		return 0;
 	if (*cnt == *cap) {
 		size_t ncap = *cap ? 2 * *cap : 16;
@@ -354,10 +345,10 @@ static int port_add(const uint8_t *prefix, const uint8_t *nr, uint16_t lid,
 		*cap = ncap;
 	}
 	memcpy((*v)[*cnt].gid, prefix, 8);
-	memcpy((*v)[*cnt].gid + 8, nr + NR_OFF_PORT_GUID, 8);
+	wire_put64((*v)[*cnt].gid + 8, nr.port_guid);
 	(*v)[*cnt].lid = lid;
-	(*v)[*cnt].port_num = nr[NR_OFF_LOCAL_PORT];
-	(*v)[*cnt].sys_guid = wire_get64(nr + NR_OFF_SYS_GUID);
+	(*v)[*cnt].port_num = nr.local_port;
+	(*v)[*cnt].sys_guid = nr.sys_guid;
 	(*cnt)++;
 	return 0;
 }
@@ -483,6 +474,22 @@ int sa_port_guid(struct sa_client *sa, uint16_t lid, uint64_t *guid)
 		ret = -EPROTO;
 	else
 		*guid = wire_get64(ans.data + NR_OFF_PORT_GUID);
+	sa_answer_free(&ans);
+	return ret;
+}
+
+int sa_node_of_port(struct sa_client *sa, uint64_t port_guid, struct nr_record *out)
+{
+	uint8_t nr[NR_SIZE] = { 0 };
+	struct sa_answer ans;
+	int ret;
+
+	wire_put64(nr + NR_OFF_PORT_GUID, port_guid);
+	ret = sa_request(sa, SA_METHOD_GET, SA_ATTR_NODE_RECORD, 1ull << NR_CM_PORT_GUID,
+			 nr, sizeof(nr), &ans);
+	if (ret)
+		return ret;
+	ret = nr_decode(ans.data, ans.data_len, out) ? -EPROTO : 0;
 	sa_answer_free(&ans);
 	return ret;
 }

@@ -9,6 +9,7 @@
 
 #include "mcm.h"
 #include "mport.h"
+#include "nr.h"
 #include "sa.h"
 #include "sr.h"
 
@@ -112,6 +113,11 @@ int sa_ports_decode(const uint8_t *prefix, const uint8_t *data, size_t nrec, siz
 /* The port GUID of the node at lid (NodeRecord SubnAdmGet; a switch's is
  * its port 0's): -ENOENT when no node holds lid. */
 int sa_port_guid(struct sa_client *sa, uint16_t lid, uint64_t *guid);
+
+/* The NodeRecord of the port with port_guid (SubnAdmGet, PortGUID in the
+ * mask: its LID, NodeGUID and NodeDescription as saquery -N shows them);
+ * -ENOENT when no port has it. */
+int sa_node_of_port(struct sa_client *sa, uint64_t port_guid, struct nr_record *out);
 
 /* The first 32 PKeys of a port (PKeyTableRecord block 0, IBTA Vol 1
  * 15.2.5.11). Returns how many non-zero entries it put in pkeys. */

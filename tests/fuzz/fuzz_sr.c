@@ -5,15 +5,13 @@
 #include <string.h>
 
 #include "ats.h"
+#include "nr.h"
 #include "policy.h"
 #include "sa.h"
 #include "sa_client.h"
 #include "sr.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* NodeRecord (IBTA Vol 1 15.2.5.2, Table 193). */
-#define NR_MIN_SIZE 108
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -48,13 +46,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	/* ... or a NodeRecord table (sa_ports). */
 	if (!sa_hdr_decode(data, size, &h) &&
-	    !sa_table_shape(&h, size - SA_OFF_DATA, NR_MIN_SIZE, &shape)) {
+	    !sa_table_shape(&h, size - SA_OFF_DATA, NR_SIZE, &shape)) {
 		struct sa_port *ports;
 		size_t n;
 
 		if (!sa_ports_decode(data, data + SA_OFF_DATA, shape.nrec, shape.rec_size,
 				     &ports, &n))
 			free(ports);
+	}
+	if (size >= NR_SIZE) {
+		uint8_t nenc[NR_SIZE], want[NR_SIZE];
+		struct nr_record nr;
+
+		nr_decode(data, size, &nr);
+		nr_encode(nenc, &nr);
+		memcpy(want, data, NR_SIZE);
+		memset(want + NR_OFF_LID + 2, 0, 2); /* reserved: encoded as 0 */
+		if (memcmp(nenc, want, NR_SIZE))
+			__builtin_trap(); /* decode/encode must round-trip */
 	}
 	if (!sr_decode(data, size, &r)) {
 		ats_record_check(&r, &why);

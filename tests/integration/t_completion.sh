@@ -90,6 +90,8 @@ for m in $MODES; do
 	check "$m: --type=VALUE" offers "$m" "ping --type=t" timestamp
 	check "$m: --owner takes no completion" offers "$m" "hold --owner "
 	check "$m: --save completes file names" has "$m" "audit --save $RUN/atsc" "$RUN/atsctl"
+	check "$m: purge's options" offers "$m" "purge --" --json --pkey= --yes
+	check "$m: --node-name-map completes file names" has "$m" "whois 10.0.0.1 --node-name-map $RUN/atsc" "$RUN/atsctl"
 	check "$m: a second argument of connect (the port) has none" \
 		offers "$m" "-S $RUN/none.sock connect 10.0.0.1 "
 done

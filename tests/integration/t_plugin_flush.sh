@@ -1,9 +1,12 @@
 # Records of a port that leaves the fabric are flushed: at once on trap 65
 # by default, after flush_grace_sweeps sweeps otherwise; the port comes
-# back and registers again; OpenSM's own SA dump follows.
+# back and registers again; OpenSM's own SA dump follows. With
+# flush_departed no they stay: an administrator removes them (SA key),
+# one by one or with atsctl purge; others may not.
 . "$top_srcdir/tests/integration/harness.sh"
 
-echo "sa_db_dump TRUE" >"$RUN/opensm.extra"
+# A non-default SA key: OpenSM's default (0x1) earns no trust.
+printf 'sa_db_dump TRUE\nsa_key 0x5a5a\n' >"$RUN/opensm.extra"
 fabric_start fabric4.net
 G2=$(port_gid host2)
 G3=$(port_gid host3)
@@ -55,4 +58,46 @@ sm_sweep
 check "after three sweeps away it is flushed" wait_for "flush" 10 gone "$G3"
 check_out "... at a SUBNET_UP reconciliation" \
 	"WRN 7A10: flushed ATS record of departed port \(absent at SUBNET_UP\): .*GID $G3" cat "$RUN/osm.log"
+
+# flush_departed no: the records of a port that left stay until removed.
+sim 'ReLink "host3"'
+check "host3 plugged back in again" wait_for "host3 active" 20 active host3
+check "host3 registers 10.0.0.3 (primary)" atsctl host3 register 10.0.0.3 --primary
+check "... and 10.0.3.3" atsctl host3 register 10.0.3.3
+echo "flush_departed no" >"$RUN/osmats.conf"
+check "reload with flush_departed no" sm_sweep
+check "... reloaded" wait_for "reload" 10 \
+	sh -c "[ \$(grep -c 'reloaded $RUN/osmats.conf' '$RUN/osm.log') -ge 2 ]"
+sim 'Unlink "host3"'
+check "host3 unplugged: the state file sees its port absent" wait_for "absent" 20 \
+	grep -q "\"gid\": \"$G3\", .*\"port_present\": false" "$STATE"
+check_rc "audit reports its records gid-absent" 1 "^error gid-absent: no port on the fabric has this GID" \
+	atsctl host1 -k 0x5a5a audit --state "$STATE"
+P=0x10000ce1004154
+check_rc "host2 deregistering host3's record: refused" 3 "SA status 0x0200" \
+	atsctl host2 deregister 10.0.3.3 --gid "$G3"
+check_out "... with an ERR 7A05 naming rule, requester and record" \
+	"ERR 7A05: ATS rule ownership: rejected ServiceRecord Delete from LID [0-9]+ port GUID $(port_guid host2): SID ${P}54 GID $G3 PKey 0xffff IP 10\.0\.3\.3: requester does not own" \
+	cat "$RUN/osm.log"
+check_rc "a Delete of another service's record of the absent GID: refused" 3 '^status 0x0200$' \
+	srtool host2 --sid 0x100 --gid "$G3" delete
+check_out "... with an ERR 7A56 (OpenSM's partition check)" \
+	"ERR 7A56: SA rule partition: rejected ServiceRecord Delete from LID [0-9]+ port GUID $(port_guid host2): SID 0x0000000000000100 GID $G3 .*: no port on the fabric has the ServiceGID" \
+	cat "$RUN/osm.log"
+check_out "a trusted deregister (SA key) removes host3's 10.0.3.3" "deregistered 10\.0\.3\.3 \(1 record\)" \
+	atsctl host1 -k 0x5a5a deregister 10.0.3.3 --gid "$G3"
+check_out "purge lists the record left (dry run)" "^gid-absent ${P}53 $G3 0xffff [0-9]+ 10\.0\.0\.3$" \
+	atsctl host1 purge
+check_out "... would delete 1 record" "^would delete 1 record " atsctl host1 purge
+check_json "... as JSON, each record an object" \
+	'd["dry_run"] and d["found"] == 1 and d["records"][0]["ip"] == "10.0.0.3" and d["records"][0]["action"] == "would-delete"' \
+	atsctl host1 purge --json
+check_out "... and deletes nothing" "10\.0\.0\.3" atsctl host1 dump --gid "$G3"
+check_rc "purge --yes without trust: refused per record (exit 3)" 3 \
+	"^failed ${P}53 $G3 0xffff [0-9]+ 10\.0\.0\.3: SA status 0x0200" atsctl host2 purge --yes
+check_out "purge --yes with the SA key deletes it" "^deleted ${P}53 $G3 0xffff [0-9]+ 10\.0\.0\.3$" \
+	atsctl host1 -k 0x5a5a purge --yes
+check "... gone from the SA" gone "$G3"
+check_out "the audit is clean again" "^0 finding\(s\): clean$" atsctl host1 -k 0x5a5a audit --state "$STATE"
+check_out "purge finds nothing more" "^would delete 0 records$" atsctl host1 purge
 finish

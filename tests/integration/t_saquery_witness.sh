@@ -1,4 +1,5 @@
-# Stock saquery, an independent decoder, sees what atsctl registered.
+# Stock saquery, an independent decoder, sees what atsctl registered; and
+# atsctl whois names a holder as saquery -N and smpquery do.
 . "$top_srcdir/tests/integration/harness.sh"
 
 fabric_start fabric4.net
@@ -27,4 +28,31 @@ check_absent "saquery -S finds no ServiceRecord afterwards" ServiceID on host2 "
 check "host1 registers fd00::7" atsctl host1 register fd00::7
 check_out "saquery: IPv6 fills ServiceData8 from octet 1" 'ServiceData8\.1\.+0xFD$' \
 	on host2 "$SAQUERY" -S
+
+# whois: the holder's LID and NodeDescription, as the stock tools see them.
+L1=$(port_lid host1)
+on host2 "$SAQUERY" NR "$L1" >"$RUN/nr.txt" 2>&1
+DESC=$(sed -n 's/^[[:space:]]*NodeDescription\.*\(.*\)$/\1/p' "$RUN/nr.txt")
+NGUID=$(sed -n 's/^[[:space:]]*node_guid\.*\(0x[0-9a-fA-F]*\)$/\1/p' "$RUN/nr.txt")
+NGUID=$(printf '0x%016x' "$NGUID")
+check "saquery NR $L1 names host1's node" test -n "$DESC" -a "$NGUID" != 0x0000000000000000
+check_out "whois fd00::7: host1's GID, LID and saquery's NodeDescription" \
+	"^0x10000ce100415453  $G1 +0xffff  fd00::7 +$L1 +$DESC \(primary\)\$" atsctl host3 whois fd00::7
+check_out "... which smpquery reads from the node itself" "^Node Description:\.*$DESC\$" \
+	on host3 "$SMPQUERY" nodedesc "$L1"
+check_json "... as JSON objects" \
+	"d['ip'] == 'fd00::7' and d['records'][0]['lid'] == $L1 and d['records'][0]['node_description'] == '$DESC' and d['records'][0]['node_guid'] == '$NGUID'" \
+	atsctl host3 --json whois fd00::7
+printf '# site names\n%s "rack7 node1"  # host1\n0x1 "other"\n' "$NGUID" >"$RUN/node.map"
+check_out "--node-name-map: the mapped name instead" "  $L1 +rack7 node1 \(primary\)\$" \
+	atsctl host3 whois fd00::7 --node-name-map "$RUN/node.map"
+check_out "resolve --names: the NodeDescription column" "fd00::7 +$L1 +$DESC \(primary\)\$" \
+	atsctl host3 resolve fd00::7 --names
+check_out "dump --names with the map" "fd00::7 +$L1 +rack7 node1 \(primary\)\$" \
+	atsctl host3 dump --gid "$G1" --node-name-map "$RUN/node.map"
+printf '%s rack7\n' "$NGUID" >"$RUN/bad.map"
+check_rc "a bad map line: file:line, usage error" 2 "$RUN/bad.map:1: the name must follow in double quotes" \
+	atsctl host3 whois fd00::7 --node-name-map "$RUN/bad.map"
+check_rc "whois of an address nobody holds: exit 1" 1 "whois 10\.9\.9\.9: no ATS record" \
+	atsctl host3 whois 10.9.9.9
 finish

@@ -52,4 +52,29 @@ static const uint8_t golden_sa_set_hdr[56] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x7f, 0xff, 0xc7,
 };
 
+/* NodeRecord (IBTA Vol 1 Table 193; NodeInfo Table 132, NodeDescription
+ * Table 133) of LID 0x0107: a CA, base 1 class 1, 2 ports, SystemImageGUID
+ * 0x0002c90300001110, NodeGUID ...1111, PortGUID ...1112, PartitionCap
+ * 128, DeviceID 0x1017, Revision 0, LocalPortNum 1, VendorID 0x0002c9,
+ * NodeDescription "h1 mlx5_0". */
+static const uint8_t golden_nr[108] = {
+	/* 0: LID, 2: reserved */
+	0x01, 0x07, 0x00, 0x00,
+	/* 4: BaseVersion, ClassVersion, NodeType, NumPorts */
+	0x01, 0x01, 0x01, 0x02,
+	/* 8: SystemImageGUID, 16: NodeGUID, 24: PortGUID */
+	0x00, 0x02, 0xc9, 0x03, 0x00, 0x00, 0x11, 0x10,
+	0x00, 0x02, 0xc9, 0x03, 0x00, 0x00, 0x11, 0x11,
+	0x00, 0x02, 0xc9, 0x03, 0x00, 0x00, 0x11, 0x12,
+	/* 32: PartitionCap, 34: DeviceID, 36: Revision */
+	0x00, 0x80, 0x10, 0x17, 0x00, 0x00, 0x00, 0x00,
+	/* 40: LocalPortNum, 41: VendorID */
+	0x01, 0x00, 0x02, 0xc9,
+	/* 44: NodeDescription, NUL padded to 64 bytes */
+	'h', '1', ' ', 'm', 'l', 'x', '5', '_', '0', 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
 #endif

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "golden.h"
+#include "nr.h"
 #include "sa.h"
 #include "sa_client.h"
 #include "sr.h"
@@ -214,6 +215,33 @@ static void test_ports_decode(void **state)
 	assert_null(p);
 }
 
+/* The NodeRecord codec against the hand-built image, both ways. */
+static void test_nr_golden(void **state)
+{
+	struct nr_record r;
+	uint8_t b[NR_SIZE];
+
+	(void)state;
+	assert_int_equal(nr_decode(golden_nr, sizeof(golden_nr), &r), 0);
+	assert_int_equal(r.lid, 0x0107);
+	assert_int_equal(r.base_version, 1);
+	assert_int_equal(r.class_version, 1);
+	assert_int_equal(r.node_type, NR_NODE_TYPE_CA);
+	assert_int_equal(r.num_ports, 2);
+	assert_int_equal(r.sys_guid, 0x0002c90300001110ull);
+	assert_int_equal(r.node_guid, 0x0002c90300001111ull);
+	assert_int_equal(r.port_guid, 0x0002c90300001112ull);
+	assert_int_equal(r.partition_cap, 128);
+	assert_int_equal(r.device_id, 0x1017);
+	assert_int_equal(r.revision, 0);
+	assert_int_equal(r.local_port, 1);
+	assert_int_equal(r.vendor_id, 0x0002c9);
+	assert_string_equal((const char *)r.desc, "h1 mlx5_0");
+	nr_encode(b, &r);
+	assert_memory_equal(b, golden_nr, NR_SIZE);
+	assert_int_equal(nr_decode(golden_nr, NR_SIZE - 1, &r), -EMSGSIZE);
+}
+
 /* The first PathRecord of an answer (Table 205): the one asked for, or
  * no answer. */
 static void test_path_decode(void **state)
@@ -245,6 +273,7 @@ int main(void)
 		cmocka_unit_test(test_table_shape),
 		cmocka_unit_test(test_ports_decode),
 		cmocka_unit_test(test_path_decode),
+		cmocka_unit_test(test_nr_golden),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

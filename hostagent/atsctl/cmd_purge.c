@@ -1,0 +1,169 @@
+/* atsctl purge: the records audit reports gid-absent (ats_audit.c decides,
+ * over the fabric's CA ports and every ATS record of one partition), each
+ * deleted by its RID with the SA key: the plugin lets a trusted requester
+ * delete any ATS record, its port present or not (libosmats(8)). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ats.h"
+#include "ats_audit.h"
+#include "ats_query.h"
+#include "atsd_proto.h"
+#include "cmd_purge.h"
+#include "ctl.h"
+#include "json.h"
+#include "output.h"
+
+/* The records to delete: indexes into the set, secondaries first (the
+ * plugin's primary-first rule refuses a primary deleted before them). */
+struct purge_list {
+	size_t *idx;
+	size_t n;
+};
+
+static int purge_find(struct sa_client *sa, const struct ats_set *s, struct purge_list *out)
+{
+	struct ats_audit_result res = { 0 };
+	struct ats_audit_port *ap;
+	struct sa_port *ports;
+	size_t nports, i, pass;
+	int ret;
+
+	ret = sa_ports(sa, SA_PORTS_GAP, &ports, &nports);
+	if (ret)
+		return ret;
+	ap = calloc(nports + 1, sizeof(*ap));
+	if (!ap) {
+		free(ports);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nports; i++) {
+		memcpy(ap[i].gid, ports[i].gid, 16);
+		ap[i].lid = ports[i].lid;
+		ap[i].sys_guid = ports[i].sys_guid;
+	}
+	free(ports);
+	ret = ats_audit_check(s->recs, s->n, ap, nports, &res);
+	free(ap);
+	if (ret)
+		return ret;
+	out->idx = calloc(res.n + 1, sizeof(*out->idx));
+	if (!out->idx) {
+		ats_audit_free(&res);
+		return -ENOMEM;
+	}
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < res.n; i++) {
+			const struct ats_audit_finding *f = &res.f[i];
+
+			if (f->kind == AUD_GID_ABSENT &&
+			    (s->recs[f->rec[0]].id == ATS_SID_PRIMARY) == (pass == 1))
+				out->idx[out->n++] = f->rec[0];
+		}
+	ats_audit_free(&res);
+	return 0;
+}
+
+static void record_json(struct json *j, const struct sr_record *r, const char *action,
+			const char *error)
+{
+	char gid[ATS_IP_STRLEN], ip[ATS_IP_STRLEN];
+
+	json_obj(j, NULL);
+	json_hex64(j, "sid", r->id);
+	json_str(j, "gid", ats_gid_format(r->gid, gid, sizeof(gid)));
+	json_hex16(j, "pkey", r->pkey);
+	json_u64(j, "lease", r->lease);
+	json_str(j, "ip", ats_data8_str(r->data8, ip, sizeof(ip)));
+	json_bool(j, "primary", r->id == ATS_SID_PRIMARY);
+	json_str(j, "action", action);
+	if (error)
+		json_str(j, "error", error);
+	json_end(j);
+}
+
+/* The SA's words for a failed Delete. */
+static const char *delete_error(struct sa_client *sa, int err, char *buf, size_t len)
+{
+	uint16_t st = sa_client_last_status(sa);
+
+	if (st)
+		snprintf(buf, len, "SA status 0x%04x: %s%s", st, sa_status_str(st),
+			 (st >> 8) == SA_STATUS_REQ_INVALID ?
+			 " (needs the SA key, -k, or a trusted_guids port; the SM's log names the rule)" : "");
+	else
+		snprintf(buf, len, "%s", strerror(-err));
+	return buf;
+}
+
+int cmd_purge(struct ctl *c, const struct ctl_args *a)
+{
+	struct purge_list l = { 0 };
+	struct ats_set s = { 0 };
+	size_t i, deleted = 0, failed = 0;
+	char line[256], err[160];
+	struct json j;
+	int ret;
+
+	ret = ats_all(c->sa, a->pkey, &s);
+	if (!ret)
+		ret = purge_find(c->sa, &s, &l);
+	if (ret) {
+		ats_set_free(&s);
+		return out_sa_fail(c, "purge", ret);
+	}
+	if (s.by_port)
+		fprintf(stderr, "atsctl: purge: without RMPP, SIDs held by several GIDs were read "
+			"port by port: records of absent ports can be missing\n");
+	if (c->json) {
+		json_init(&j, stdout, 0);
+		json_obj(&j, NULL);
+		json_hex16(&j, "pkey", a->pkey);
+		json_bool(&j, "dry_run", !a->yes);
+		json_arr(&j, "records");
+	}
+	for (i = 0; i < l.n; i++) {
+		const struct sr_record *r = &s.recs[l.idx[i]];
+		const char *action = "would-delete", *why = NULL;
+
+		if (a->yes) {
+			ret = sa_sr_delete(c->sa, r, sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY |
+								 SR_F_NAME), NULL);
+			if (ret) {
+				why = delete_error(c->sa, ret, err, sizeof(err));
+				action = "failed";
+				failed++;
+			} else {
+				action = "deleted";
+				deleted++;
+			}
+		}
+		if (c->json) {
+			record_json(&j, r, action, why);
+			continue;
+		}
+		atsd_format_record(line, sizeof(line), r);
+		printf("%s %s%s%s\n", a->yes ? action : "gid-absent", line, why ? ": " : "",
+		       why ? why : "");
+	}
+	if (c->json) {
+		json_end(&j);
+		json_u64(&j, "found", l.n);
+		json_u64(&j, "deleted", deleted);
+		json_u64(&j, "failed", failed);
+		json_end(&j);
+		json_fini(&j);
+	} else if (!a->yes) {
+		printf("would delete %zu record%s%s\n", l.n, l.n == 1 ? "" : "s",
+		       l.n ? " (run with --yes to delete)" : "");
+	} else {
+		printf("deleted %zu record%s, %zu failed\n", deleted, deleted == 1 ? "" : "s",
+		       failed);
+	}
+	free(l.idx);
+	ats_set_free(&s);
+	return failed ? EXIT_SA : EXIT_FOUND;
+}

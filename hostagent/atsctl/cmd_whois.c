@@ -1,0 +1,237 @@
+/* atsctl whois and --names: a GID's port by its GUID (NodeRecord
+ * SubnAdmGet with PortGUID in the mask, sa_client.h), named as
+ * infiniband-diags names nodes: the node name map's entry for the
+ * NodeGUID, else the NodeDescription (remap_node_name() in their
+ * ibdiag_common.c does the same). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ats.h"
+#include "ats_query.h"
+#include "cmd_whois.h"
+#include "ctl.h"
+#include "json.h"
+#include "node_map.h"
+#include "output.h"
+#include "wire.h"
+
+/* What the SA says of one GID's port; present 0 when no port has it. */
+struct whois_node {
+	int present;
+	struct nr_record nr;
+	const char *name; /* the map's, or NULL: the NodeDescription */
+};
+
+struct whois {
+	const struct ctl *c;
+	struct node_map *map;
+};
+
+/* The map named by --node-name-map: an exit status. */
+static int whois_open(struct whois *w, const struct ctl *c)
+{
+	char err[320];
+
+	memset(w, 0, sizeof(*w));
+	w->c = c;
+	if (c->node_name_map && node_map_load(c->node_name_map, &w->map, err, sizeof(err))) {
+		fprintf(stderr, "atsctl: --node-name-map %s\n", err);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int whois_node(struct whois *w, const uint8_t *gid, struct whois_node *out)
+{
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	/* The GID's interface ID is its port GUID (IBTA Vol 1 4.1.1). */
+	ret = sa_node_of_port(w->c->sa, wire_get64(gid + 8), &out->nr);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret)
+		return ret;
+	out->present = 1;
+	out->name = node_map_name(w->map, out->nr.node_guid);
+	return 0;
+}
+
+/* The name for a terminal: the map's, or the NodeDescription with
+ * control bytes as \xNN; "-" for a GID no port has. */
+static const char *node_text(const struct whois_node *n, char *buf, size_t len)
+{
+	char desc[NR_DESC_LEN + 1];
+
+	if (!n->present)
+		return "-";
+	if (n->name)
+		return out_clean(n->name, buf, len);
+	memcpy(desc, n->nr.desc, NR_DESC_LEN);
+	desc[NR_DESC_LEN] = '\0';
+	return out_clean(desc, buf, len);
+}
+
+static void node_json(struct json *j, const struct whois_node *n)
+{
+	size_t dlen = strnlen((const char *)n->nr.desc, NR_DESC_LEN);
+
+	json_bool(j, "present", n->present);
+	if (!n->present)
+		return;
+	json_u64(j, "lid", n->nr.lid);
+	json_hex64(j, "node_guid", n->nr.node_guid);
+	json_strn(j, "node_description", n->nr.desc, dlen);
+	if (n->name)
+		json_str(j, "name", n->name);
+	else
+		json_strn(j, "name", n->nr.desc, dlen);
+}
+
+static void record_json(struct json *j, const struct sr_record *r, const struct whois_node *n,
+			int local)
+{
+	char gid[ATS_IP_STRLEN], ip[ATS_IP_STRLEN];
+
+	json_obj(j, NULL);
+	json_hex64(j, "sid", r->id);
+	json_str(j, "gid", ats_gid_format(r->gid, gid, sizeof(gid)));
+	json_hex16(j, "pkey", r->pkey);
+	json_u64(j, "lease", r->lease);
+	json_str(j, "ip", ats_data8_str(r->data8, ip, sizeof(ip)));
+	json_bool(j, "primary", r->id == ATS_SID_PRIMARY);
+	if (local)
+		json_bool(j, "local", 1);
+	node_json(j, n);
+	json_end(j);
+}
+
+/* One query per distinct GID, in the records' order. */
+static int lookup_all(struct whois *w, const struct sr_record *r, size_t n,
+		      struct whois_node **out)
+{
+	struct whois_node *v = calloc(n ? n : 1, sizeof(*v));
+	size_t i, k;
+	int ret = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < n && !ret; i++) {
+		for (k = 0; k < i && memcmp(r[k].gid, r[i].gid, 16); k++)
+			;
+		if (k < i)
+			v[i] = v[k];
+		else
+			ret = whois_node(w, r[i].gid, &v[i]);
+	}
+	if (ret) {
+		free(v);
+		return ret;
+	}
+	*out = v;
+	return 0;
+}
+
+static void print_json(const struct sr_record *r, const struct whois_node *v, size_t n,
+		       int partial, int local, const char *ip)
+{
+	struct json j;
+	size_t i;
+
+	json_init(&j, stdout, 0);
+	json_obj(&j, NULL);
+	if (ip)
+		json_str(&j, "ip", ip);
+	json_arr(&j, "records");
+	for (i = 0; i < n; i++)
+		record_json(&j, &r[i], &v[i], local);
+	json_end(&j);
+	if (partial)
+		json_bool(&j, "partial", 1);
+	if (local)
+		json_bool(&j, "local", 1);
+	json_end(&j);
+	json_fini(&j);
+}
+
+static void print_text(const struct sr_record *r, const struct whois_node *v, size_t n,
+		       int local)
+{
+	char gid[ATS_IP_STRLEN], ip[ATS_IP_STRLEN], lid[8], name[4 * NR_DESC_LEN + 1];
+	size_t i;
+
+	if (!n)
+		return;
+	printf("%-18s  %-26s  %-6s  %-15s  %-5s  %s\n", "SID", "GID", "PKEY", "IP", "LID",
+	       "NODE");
+	for (i = 0; i < n; i++) {
+		if (v[i].present)
+			snprintf(lid, sizeof(lid), "%u", v[i].nr.lid);
+		else
+			snprintf(lid, sizeof(lid), "-");
+		printf("0x%016" PRIx64 "  %-26s  0x%04x  %-15s  %-5s  %s%s%s\n", r[i].id,
+		       ats_gid_format(r[i].gid, gid, sizeof(gid)), r[i].pkey,
+		       ats_data8_str(r[i].data8, ip, sizeof(ip)), lid,
+		       node_text(&v[i], name, sizeof(name)),
+		       r[i].id == ATS_SID_PRIMARY ? " (primary)" : "", local ? " (local)" : "");
+	}
+}
+
+static int show(struct whois *w, const struct sr_record *r, size_t n, int partial, int local,
+		const char *ip)
+{
+	struct whois_node *v;
+	int ret = lookup_all(w, r, n, &v);
+
+	if (ret)
+		return out_sa_fail(w->c, ip ? "whois" : "--names", ret);
+	if (w->c->json)
+		print_json(r, v, n, partial, local, ip);
+	else
+		print_text(r, v, n, local);
+	free(v);
+	return EXIT_FOUND;
+}
+
+int whois_records(const struct ctl *c, int partial, int local, const struct sr_record *r, size_t n)
+{
+	struct whois w;
+	int ret = whois_open(&w, c);
+
+	if (ret)
+		return ret;
+	ret = show(&w, r, n, partial, local, NULL);
+	node_map_free(w.map);
+	return ret;
+}
+
+int cmd_whois(struct ctl *c, const struct ctl_args *a)
+{
+	struct ats_set s = { 0 };
+	struct whois w;
+	struct ats_ip ip;
+	char what[96];
+	int ret = whois_open(&w, c);
+
+	if (ret)
+		return ret;
+	ats_ip_parse(a->arg[0], &ip);
+	snprintf(what, sizeof(what), "whois %s", a->arg[0]);
+	ret = ats_forward(c->sa, &ip, a->pkey, &s);
+	if (ret)
+		ret = out_sa_fail(c, what, ret);
+	else if (!s.n && !c->json) {
+		fprintf(stderr, "atsctl: %s: no ATS record\n", what);
+		ret = EXIT_NOTFOUND;
+	} else {
+		ret = show(&w, s.recs, s.n, s.by_port, 0, a->arg[0]);
+		if (!ret && !s.n)
+			ret = EXIT_NOTFOUND;
+	}
+	ats_set_free(&s);
+	node_map_free(w.map);
+	return ret;
+}

@@ -1,0 +1,22 @@
+/* atsctl whois, and the NodeDescription column of dump and resolve
+ * (--names): each GID's port as the SA's NodeRecord shows it (LID,
+ * NodeGUID, NodeDescription, as saquery -N does), its name from an
+ * infiniband-diags node name map when one is given. */
+#ifndef IBATS_CMD_WHOIS_H
+#define IBATS_CMD_WHOIS_H
+
+#include <stddef.h>
+
+#include "sr.h"
+
+struct ctl;
+struct ctl_args;
+
+/* Exit status: 0 found, 1 no record of the IP, 2 a bad map, 3 SA error. */
+int cmd_whois(struct ctl *c, const struct ctl_args *a);
+/* The records as out_records() prints them, with each GID's LID and name
+ * (in JSON also node_guid and node_description); the SA client is open
+ * (ctl_open). An exit status. */
+int whois_records(const struct ctl *c, int partial, int local, const struct sr_record *r, size_t n);
+
+#endif

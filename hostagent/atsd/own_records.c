@@ -38,7 +38,10 @@ static struct {
 	unsigned failures;           /* consecutive failed syncs */
 	int64_t next_verify, next_retry;
 	int terminating;
+	int keep;                    /* shutdown keeping the records (restart) */
 	int delete_sent;             /* shutdown: the deleting sync went out */
+	int shutdown_err;            /* the deleting sync failed: -errno */
+	uint64_t deletes_before;     /* st.deletes when the shutdown began */
 	struct own_stats st;
 } own;
 
@@ -286,10 +289,12 @@ static int64_t backoff_ms(void)
 	return base * 3 / 4 + (int64_t)(random() % (base / 2 + 1));
 }
 
-/* At shutdown: the deleting sync, then the caller's next step. */
+/* At shutdown: the deleting sync, then the caller's next step. A keeping
+ * shutdown sends none: the state file already lists every record of
+ * ours the SA may hold (sync_exec.c writes it before each Set). */
 static void shutdown_step(void)
 {
-	if (!own.delete_sent) {
+	if (!own.delete_sent && !own.keep) {
 		own.delete_sent = 1;
 		submit_sync(0, 1);
 	} else {
@@ -342,8 +347,11 @@ static void sync_done(struct saj *j, void *ctx)
 		if (nosa_applies(j->err) || own.failures == 1)
 			log_warn("SA sync failed: %s; retrying in %" PRId64 " ms",
 				 j->errmsg, wait);
-		if (own.terminating)
+		if (own.terminating) {
+			if (own.delete_sent)
+				own.shutdown_err = j->err;
 			shutdown_step();
+		}
 		return;
 	}
 	own.st.syncs++;
@@ -376,9 +384,11 @@ void own_start(void)
 	own.next_verify = mono_ms() + (int64_t)own.conf->verify_interval * 1000;
 }
 
-void own_shutdown(void)
+void own_shutdown(int keep)
 {
 	own.terminating = 1;
+	own.keep = keep;
+	own.deletes_before = own.st.deletes;
 	/* A running sync finishes first (sync_done). */
 	if (!own.running)
 		shutdown_step();
@@ -474,6 +484,13 @@ int own_primary(struct ats_ip *ip)
 void own_stats(struct own_stats *st)
 {
 	*st = own.st;
+}
+
+int own_exit_result(size_t *deleted, size_t *left)
+{
+	*deleted = (size_t)(own.st.deletes - own.deletes_before);
+	*left = own.nowned;
+	return own.shutdown_err;
 }
 
 int own_state_error(void)

@@ -41,8 +41,14 @@ int own_timers(int64_t now);
 /* The next deadline of own_timers. */
 int64_t own_next_timer(void);
 /* Shutdown: the deleting sync (after a running one); hooks->stopped when
- * it is done. */
-void own_shutdown(void);
+ * it is done. KEEP (a restart, atsd(8) SIGNALS): no deleting sync; the
+ * records stay in the SA and in the state file for the next atsd, and
+ * hooks->stopped comes once a running sync is done. */
+void own_shutdown(int keep);
+/* After hooks->stopped: the records the shutdown deleted and those still
+ * ours (kept, or not deleted); 0, or the deleting sync's error (the SA
+ * did not answer: what is left stays listed in the state file). */
+int own_exit_result(size_t *deleted, size_t *left);
 
 /* Status of a wanted address. */
 enum own_addr {

@@ -168,6 +168,7 @@ static const struct own_hooks own_hooks = {
 	.port = port_poll_set,
 	.synced = on_synced,
 	.stopped = on_stopped,
+	.full_done = ctl_records_full_done,
 };
 
 static const struct subs_hooks subs_hooks = {

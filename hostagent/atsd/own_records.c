@@ -35,6 +35,8 @@ static struct {
 	int adopt_wanted;            /* no usable state file: adopt wanted addresses */
 	int state_err;               /* last state file write error, logged once */
 	int running, again, full_next;
+	uint64_t full_seq;           /* full syncs submitted */
+	uint64_t running_seq;        /* the running sync's, 0 if not full */
 	unsigned failures;           /* consecutive failed syncs */
 	int64_t next_verify, next_retry;
 	int terminating;
@@ -246,6 +248,7 @@ static void submit_sync(int full, int want_nothing)
 	}
 	sources_seen(own.src);
 	own.running = 1;
+	own.running_seq = full ? ++own.full_seq : 0;
 	saj_submit(own.saj, j);
 }
 
@@ -302,12 +305,28 @@ static void shutdown_step(void)
 	}
 }
 
+/* A full sync's outcome, for those waiting on a resync. */
+static void full_done(const struct saj *j, uint64_t seq)
+{
+	const struct saj_sync *s = &j->u.sync;
+	struct own_resync r = {
+		.checked = s->nwant, .sets = s->sets, .deletes = s->deletes,
+		.refused = s->refused, .nrefused = s->nrefused,
+		.err = j->err, .errmsg = j->errmsg,
+	};
+
+	if (seq && own.hooks.full_done)
+		own.hooks.full_done(seq, &r);
+}
+
 static void sync_done(struct saj *j, void *ctx)
 {
 	struct saj_sync *s = &j->u.sync;
+	uint64_t seq = own.running_seq;
 
 	(void)ctx;
 	own.running = 0;
+	own.running_seq = 0;
 	state_done(s);
 	if (s->full && (!j->err || s->result)) {
 		free(own.foreign);
@@ -347,6 +366,7 @@ static void sync_done(struct saj *j, void *ctx)
 		if (nosa_applies(j->err) || own.failures == 1)
 			log_warn("SA sync failed: %s; retrying in %" PRId64 " ms",
 				 j->errmsg, wait);
+		full_done(j, seq);
 		if (own.terminating) {
 			if (own.delete_sent)
 				own.shutdown_err = j->err;
@@ -362,6 +382,7 @@ static void sync_done(struct saj *j, void *ctx)
 		log_info("SA sync succeeded after %u failure(s)", own.failures);
 	own.failures = 0;
 	own.hooks.port(&j->port);
+	full_done(j, seq);
 	if (own.terminating) {
 		shutdown_step();
 		return;
@@ -392,6 +413,18 @@ void own_shutdown(int keep)
 	/* A running sync finishes first (sync_done). */
 	if (!own.running)
 		shutdown_step();
+}
+
+uint64_t own_resync(void)
+{
+	size_t i;
+
+	/* Refused addresses are due now: in this sync's want. */
+	for (i = 0; i < own.nrefused; i++)
+		own.refused[i].retry_at = 0;
+	own_request_sync(1);
+	/* Submitted now, or queued behind the running one (or a backoff). */
+	return own.again ? own.full_seq + 1 : own.full_seq;
 }
 
 int own_timers(int64_t now)

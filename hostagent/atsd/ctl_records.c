@@ -109,11 +109,29 @@ void ctl_records_holds(int slot, char **argv, int argc)
 	free(buf);
 }
 
+/* Drop the waits of clients gone: one that connects, asks and leaves
+ * again and again must not fill the table while a sync takes long. */
+static void resync_prune(void)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < cr.nwait; i++) {
+		if (ctl_sock_live(cr.wait[i].t))
+			cr.wait[n++] = cr.wait[i];
+		else
+			ctl_sock_answered(cr.wait[i].t);
+	}
+	cr.nwait = n;
+}
+
 void ctl_records_resync(int slot, char **argv, int argc)
 {
 	(void)argv;
 	(void)argc;
-	/* One waiting request per client (ctl_sock holds its next ones). */
+	/* One waiting request per live client (ctl_sock holds its next
+	 * ones): after pruning there is room. */
+	if (cr.nwait == CTL_SOCK_MAX_CLIENTS)
+		resync_prune();
 	cr.wait[cr.nwait].seq = own_resync();
 	cr.wait[cr.nwait].t = ctl_sock_defer(slot);
 	cr.nwait++;

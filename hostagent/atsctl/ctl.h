@@ -19,6 +19,7 @@ enum {
 	EXIT_NOTFOUND = 1,
 	EXIT_USAGE = 2,
 	EXIT_SA = 3,
+	EXIT_REFUSED = 4,       /* status, resync: the SA refuses an address */
 };
 
 struct ctl {

@@ -125,8 +125,44 @@ static int agent_only(const struct ctl *c, const char *req)
 	return EXIT_FOUND;
 }
 
+/* status's second part: each hold with the uid that took it. An atsd
+ * without the request (older) leaves it out. */
+static void print_holds(const struct ctl *c, struct json *j)
+{
+	struct atsd_reply rep;
+	struct atsd_hold h;
+	size_t i;
+
+	if (atsd_request(c->socket, "holds", 10000, &rep))
+		return;
+	for (i = 0; rep.ok && i < rep.nlines; i++)
+		if (atsd_hold_parse(rep.lines[i], &h) || has_control(rep.lines[i]))
+			rep.ok = 0;
+	if (c->json && rep.ok)
+		json_arr(j, "holds");
+	else if (rep.ok && rep.nlines)
+		printf("\n%-24s  %-10s  %-16s  %s\n", "HOLD OWNER", "UID", "IP", "PKEY");
+	for (i = 0; rep.ok && i < rep.nlines; i++) {
+		atsd_hold_parse(rep.lines[i], &h);
+		if (c->json) {
+			json_obj(j, NULL);
+			json_str(j, "owner", h.owner);
+			json_u64(j, "uid", h.uid);
+			json_str(j, "ip", h.ip);
+			json_hex16(j, "pkey", (uint16_t)h.pkey);
+			json_end(j);
+		} else {
+			printf("%-24s  %-10lu  %-16s  0x%04x\n", h.owner, h.uid, h.ip, h.pkey);
+		}
+	}
+	if (c->json && rep.ok)
+		json_end(j);
+	atsd_reply_free(&rep);
+}
+
 static int print_status(const struct ctl *c)
 {
+	int refused = 0;
 	struct atsd_reply rep;
 	struct json j;
 	char safe[4 * ATSD_LINE_MAX + 1];
@@ -168,6 +204,7 @@ static int print_status(const struct ctl *c)
 		char lease_s[16];
 
 		atsd_status_parse(rep.lines[i], &sl);
+		refused |= !strcmp(sl.state, "refused");
 		if (sl.lease == SR_LEASE_INFINITE)
 			snprintf(lease_s, sizeof(lease_s), "infinite");
 		else
@@ -193,13 +230,81 @@ static int print_status(const struct ctl *c)
 			       sl.reason[0] ? " (" : "", sl.reason, sl.reason[0] ? ")" : "");
 		}
 	}
+	if (c->json)
+		json_end(&j);
+	atsd_reply_free(&rep);
+	print_holds(c, &j);
+	if (c->json) {
+		json_end(&j);
+		json_fini(&j);
+	}
+	/* For monitoring: an address the SA refuses is not served. */
+	return refused ? EXIT_REFUSED : EXIT_FOUND;
+}
+
+/* resync: atsd answers once the full sync it asked for has ended. */
+static int print_resync(const struct ctl *c)
+{
+	struct atsd_reply rep;
+	struct atsd_resync r;
+	struct atsd_status sl;
+	struct json j;
+	char safe[4 * ATSD_LINE_MAX + 1];
+	size_t i;
+	int ret = atsd_request(c->socket, "verify", 120000, &rep);
+
+	if (ret == -ENOENT || ret == -ECONNREFUSED || ret == -ENOTDIR) {
+		fprintf(stderr, "atsctl: atsd is not running (no socket at %s)\n", c->socket);
+		return EXIT_SA;
+	}
+	if (ret || !rep.ok) {
+		fprintf(stderr, "atsctl: resync: %s\n",
+			ret ? strerror(-ret) : out_clean(rep.message, safe, sizeof(safe)));
+		if (!ret)
+			atsd_reply_free(&rep);
+		return EXIT_SA;
+	}
+	ret = !rep.nlines || atsd_resync_parse(rep.lines[0], &r) ||
+	      r.refused != rep.nlines - 1;
+	for (i = 1; !ret && i < rep.nlines; i++)
+		ret = atsd_status_parse(rep.lines[i], &sl) || has_control(rep.lines[i]);
+	if (ret) {
+		fprintf(stderr, "atsctl: atsd sent a bad resync answer\n");
+		atsd_reply_free(&rep);
+		return EXIT_SA;
+	}
+	if (c->json) {
+		json_init(&j, stdout, 0);
+		json_obj(&j, NULL);
+		json_u64(&j, "checked", r.checked);
+		json_u64(&j, "registered", r.registered);
+		json_u64(&j, "deleted", r.deleted);
+		json_arr(&j, "refused");
+	} else {
+		printf("checked %lu address(es): %lu registered, %lu deleted, %lu still refused\n",
+		       r.checked, r.registered, r.deleted, r.refused);
+	}
+	for (i = 1; i < rep.nlines; i++) {
+		atsd_status_parse(rep.lines[i], &sl);
+		if (c->json) {
+			json_obj(&j, NULL);
+			json_str(&j, "ip", sl.ip);
+			json_hex16(&j, "pkey", (uint16_t)sl.pkey);
+			json_str(&j, "sid", sl.sid);
+			json_str(&j, "reason", sl.reason);
+			json_end(&j);
+		} else {
+			printf("refused: %s PKey 0x%04x SID %s: %s\n", sl.ip, sl.pkey, sl.sid,
+			       sl.reason);
+		}
+	}
 	if (c->json) {
 		json_end(&j);
 		json_end(&j);
 		json_fini(&j);
 	}
 	atsd_reply_free(&rep);
-	return EXIT_FOUND;
+	return r.refused ? EXIT_REFUSED : EXIT_FOUND;
 }
 
 static int hold(const struct ctl *c, const struct ctl_args *a, const char *cmd)
@@ -243,7 +348,7 @@ int cmd_ipoib(struct ctl *c, const struct ctl_args *a)
 int cmd_resync(struct ctl *c, const struct ctl_args *a)
 {
 	(void)a;
-	return agent_only(c, "verify");
+	return print_resync(c);
 }
 
 int cmd_connections(struct ctl *c, const struct ctl_args *a)

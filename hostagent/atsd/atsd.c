@@ -39,6 +39,12 @@
 #include "subs.h"
 #include "wire.h"
 
+/* The restart signal (the units' RestartKillSignal=, systemd.kill(5)):
+ * exit keeping the records in the SA and in the state file, which the
+ * next atsd adopts without a window where they are missing. SIGTERM and
+ * SIGINT delete them (a stop). */
+#define ATSD_KEEP_SIGNAL SIGUSR1
+
 static struct {
 	struct agent_conf conf;
 	const char *conf_path;
@@ -49,6 +55,9 @@ static struct {
 	struct ibsys_port locked; /* the port the lock was taken for */
 	int want_join;          /* (re)join the IPoIB broadcast groups */
 	int terminating, done;
+	int keeping;            /* exiting on ATSD_KEEP_SIGNAL: records stay */
+	int stopped;            /* keeping: own_records is done; the unsubscribe may not be */
+	int sa_silent;          /* the shutdown deadline passed */
 	int64_t metrics_due;    /* mono ms of the next metrics file */
 	int metrics_failing;    /* the last write failed: logged once */
 	char status[160];       /* the last STATUS= sent to systemd */
@@ -127,10 +136,14 @@ static void on_synced(void)
 	}
 }
 
-/* Shutdown: after the deleting sync, leave the groups, then exit. */
+/* Shutdown: after the deleting sync, leave the groups, then exit. A
+ * keeping exit leaves them joined, as a SIGKILL would: the next atsd
+ * joins again (a join of a member is a no-op at the SA). */
 static void on_stopped(void)
 {
-	if (groups_joined())
+	if (ag.keeping)
+		ag.stopped = 1; /* done once the unsubscribe is (run) */
+	else if (groups_joined())
 		groups_submit(SAJ_LEAVE); /* done when the leave comes back */
 	else
 		ag.done = 1;
@@ -155,6 +168,7 @@ static const struct own_hooks own_hooks = {
 	.port = port_poll_set,
 	.synced = on_synced,
 	.stopped = on_stopped,
+	.full_done = ctl_records_full_done,
 };
 
 static const struct subs_hooks subs_hooks = {
@@ -310,6 +324,19 @@ static int state_file_check(const struct agent_conf *c)
 	return ret;
 }
 
+/* --check-config: the start's checks of the configuration (the same
+ * parser, file:line errors) and nothing else: no socket, no lock, no
+ * SA, no state file written (state_file_check only reads). */
+static int check_config(void)
+{
+	struct agent_conf c;
+
+	if (load_config(&c, 1) || state_file_check(&c))
+		return 1;
+	printf("%s: OK\n", ag.conf_path);
+	return 0;
+}
+
 static void reload(void)
 {
 	struct agent_conf c;
@@ -360,17 +387,42 @@ static void on_signal(int sfd, int64_t *shutdown_deadline)
 			notify_status(1);
 			continue;
 		}
-		log_info("signal %u: deleting our records, then exiting", si.ssi_signo);
 		ag.terminating = 1;
+		ag.keeping = si.ssi_signo == ATSD_KEEP_SIGNAL;
 		own_list(&nowned);
-		sdn_sendf("STOPPING=1\nSTATUS=deleting %zu record(s), then exiting", nowned);
+		if (ag.keeping) {
+			log_info("signal %u: exiting, keeping our records for the next atsd",
+				 si.ssi_signo);
+			sdn_sendf("STOPPING=1\nSTATUS=exiting, keeping %zu record(s) for the next atsd",
+				  nowned);
+		} else {
+			log_info("signal %u: deleting our records, then exiting", si.ssi_signo);
+			sdn_sendf("STOPPING=1\nSTATUS=deleting %zu record(s), then exiting", nowned);
+		}
 		/* Records, groups and the two unsubscribes. */
 		*shutdown_deadline = mono_ms() +
 			(int64_t)(ag.conf.sa_retries + 1) * ag.conf.sa_timeout *
 			(2 * nowned + 6) + 2000;
 		subs_shutdown();
-		own_shutdown();
+		own_shutdown(ag.keeping);
 	}
+}
+
+/* The last line atsd logs: what became of its records (atsd(8) SIGNALS). */
+static void exit_summary(void)
+{
+	size_t deleted, left;
+	int err = own_exit_result(&deleted, &left);
+
+	if (ag.keeping)
+		log_info("exiting: %zu records kept for the next atsd", left);
+	else if (err || ag.sa_silent)
+		log_warn("SA silent: %zu records kept in the state file", left);
+	else if (left)
+		log_warn("exiting: %zu records deleted, %zu kept (the SA refused to delete them)",
+			 deleted, left);
+	else
+		log_info("exiting: %zu records deleted", deleted);
 }
 
 #define POLL_FIXED 3 /* signalfd, SA thread, port events */
@@ -380,7 +432,7 @@ static int run(int sfd)
 {
 	struct pollfd pfd[POLL_MAX];
 	int slot_of[POLL_MAX];
-	int64_t shutdown_deadline = 0, next;
+	int64_t shutdown_deadline = 0, next, wd;
 
 	ag.want_join = 1;
 	own_start();
@@ -404,14 +456,18 @@ static int run(int sfd)
 		nifs = n;
 		n += ctl_sock_pollfds(pfd + n, slot_of + n, POLL_MAX - n, !ag.terminating);
 		now = mono_ms();
+		/* Here, not in a thread: a loop that stops turning stops the
+		 * pings, and systemd restarts atsd (WatchdogSec=). */
+		wd = sdn_watchdog(now);
 		if (ag.terminating) {
 			if (now >= shutdown_deadline) {
 				log_warn("shutdown: the SA did not answer in time; records may remain");
+				ag.sa_silent = 1;
 				break;
 			}
-			timeout = (int)(shutdown_deadline - now);
+			timeout = (int)((wd < shutdown_deadline ? wd : shutdown_deadline) - now);
 		} else {
-			int64_t t = next - now;
+			int64_t t = (wd < next ? wd : next) - now;
 
 			timeout = t < 0 ? 0 : t > 60000 ? 60000 : (int)t;
 		}
@@ -451,7 +507,10 @@ static int run(int sfd)
 			own_request_sync(0);
 		if (!ag.terminating)
 			next = timers();
+		if (ag.stopped && !subs_pending())
+			ag.done = 1;
 	}
+	exit_summary();
 	return 0;
 }
 
@@ -470,7 +529,13 @@ static void usage(FILE *f)
 "  -i, --instance CA:PORT  one atsd per port (atsd@.service): the CA and\n"
 "                       port, and a socket and state file of its own\n"
 "  -d, --debug          debug logging\n"
-"  -h, --help\n", AGENT_CONF_DEFAULT, AGENT_SOCKET_DEFAULT);
+"  -t, --check-config [FILE]  check the configuration (FILE, or --config's)\n"
+"                       and exit: 0 when atsd would start with it, 1 if not\n"
+"  -V, --version        print the version and exit\n"
+"  -h, --help\n"
+"Signals: SIGTERM deletes the records and exits; SIGUSR1 exits keeping them\n"
+"for the next atsd (a restart); SIGHUP reloads the configuration.\n",
+		AGENT_CONF_DEFAULT, AGENT_SOCKET_DEFAULT);
 }
 
 int main(int argc, char **argv)
@@ -483,17 +548,19 @@ int main(int argc, char **argv)
 		{ "port", required_argument, NULL, 'P' },
 		{ "instance", required_argument, NULL, 'i' },
 		{ "debug", no_argument, NULL, 'd' },
+		{ "check-config", optional_argument, NULL, 't' },
+		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *sock = NULL, *ca = NULL;
-	int opt, foreground = 0, debug = 0, portnum = -1, sfd, ret;
+	int opt, foreground = 0, debug = 0, portnum = -1, sfd, ret, check = 0;
 	struct saj_opts so = { 0 };
 	int known, lock_fd = -1;
 	sigset_t mask;
 
 	ag.conf_path = AGENT_CONF_DEFAULT;
-	while ((opt = getopt_long(argc, argv, "fc:s:C:P:i:dh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "fc:s:C:P:i:dtVh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'f':
 			foreground = 1;
@@ -531,6 +598,17 @@ int main(int argc, char **argv)
 		case 'd':
 			debug = 1;
 			break;
+		case 't':
+			check = 1;
+			/* --check-config FILE as well as --check-config=FILE. */
+			if (!optarg && optind < argc && argv[optind][0] != '-')
+				optarg = argv[optind++];
+			if (optarg)
+				ag.conf_path = optarg;
+			break;
+		case 'V':
+			printf("atsd %s\n", IBATS_VERSION);
+			return 0;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -551,11 +629,15 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	log_init("atsd", LOG_LVL_INFO);
+	if (check)
+		return check_config();
 	/* Before any thread: it edits the environment. */
 	ret = sdn_init();
 	if (ret)
 		log_err("NOTIFY_SOCKET: %s: systemd will not hear that atsd is ready",
 			strerror(-ret));
+	if (sdn_watchdog_init() < 0)
+		log_err("WATCHDOG_USEC or WATCHDOG_PID is not a number: no watchdog pings");
 	if (load_config(&ag.conf, strcmp(ag.conf_path, AGENT_CONF_DEFAULT) != 0) ||
 	    state_file_check(&ag.conf))
 		return 1;
@@ -574,6 +656,7 @@ int main(int argc, char **argv)
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, ATSD_KEEP_SIGNAL);
 	sigaddset(&mask, SIGPIPE);
 	/* Before any thread starts, so they all inherit the mask. */
 	pthread_sigmask(SIG_BLOCK, &mask, NULL);

@@ -12,9 +12,17 @@
 #include "own_records.h"
 #include "port_poll.h"
 
+/* A resync waiting for the end of full sync seq. */
+struct resync_wait {
+	struct ctl_ticket t;
+	uint64_t seq;
+};
+
 static struct {
 	const struct agent_conf *conf;
 	struct sources *src;
+	struct resync_wait wait[CTL_SOCK_MAX_CLIENTS];
+	size_t nwait;
 } cr;
 
 void ctl_records_init(const struct agent_conf *conf, struct sources *src)
@@ -77,6 +85,58 @@ void ctl_records_hold(int slot, char **argv, int argc)
 	ctl_sock_reply(slot, "OK 0\n");
 }
 
+void ctl_records_holds(int slot, char **argv, int argc)
+{
+	size_t n = sources_nholds(cr.src), k, used;
+	char *buf = malloc(32 + n * 160);
+
+	(void)argv;
+	(void)argc;
+	if (!buf) {
+		ctl_sock_reply_err(slot, ENOMEM, "out of memory");
+		return;
+	}
+	used = (size_t)atsd_ok_format(buf, 32, n);
+	for (k = 0; k < n; k++) {
+		struct ats_ip ip;
+		uint16_t pkey;
+		uid_t uid;
+		const char *owner = sources_hold_at(cr.src, k, &ip, &pkey, &uid);
+
+		used += (size_t)atsd_hold_format(buf + used, 160, owner, (unsigned long)uid, &ip, pkey);
+	}
+	ctl_sock_reply(slot, buf);
+	free(buf);
+}
+
+/* Drop the waits of clients gone: one that connects, asks and leaves
+ * again and again must not fill the table while a sync takes long. */
+static void resync_prune(void)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < cr.nwait; i++) {
+		if (ctl_sock_live(cr.wait[i].t))
+			cr.wait[n++] = cr.wait[i];
+		else
+			ctl_sock_answered(cr.wait[i].t);
+	}
+	cr.nwait = n;
+}
+
+void ctl_records_resync(int slot, char **argv, int argc)
+{
+	(void)argv;
+	(void)argc;
+	/* One waiting request per live client (ctl_sock holds its next
+	 * ones): after pruning there is room. */
+	if (cr.nwait == CTL_SOCK_MAX_CLIENTS)
+		resync_prune();
+	cr.wait[cr.nwait].seq = own_resync();
+	cr.wait[cr.nwait].t = ctl_sock_defer(slot);
+	cr.nwait++;
+}
+
 /* One status line, kept inside buf; its length. */
 static size_t status_line(char *buf, size_t len, uint64_t sid, uint16_t pkey,
 			  const struct ats_ip *ip, const char *state, const char *reason)
@@ -99,6 +159,49 @@ const char *const ctl_rec_state_names[CTL_REC_STATES] = {
 	[OWN_PENDING] = "pending",
 	[CTL_REC_REMOVING] = "removing",
 };
+
+static void resync_answer(int slot, const struct own_resync *r)
+{
+	struct atsd_resync a = { r->checked, r->sets, r->deletes, r->nrefused };
+	size_t cap = 128 + r->nrefused * 320, used, i;
+	char *buf;
+
+	if (r->err) {
+		ctl_sock_reply_err(slot, EIO, "the sync failed: %s", r->errmsg);
+		return;
+	}
+	buf = malloc(cap);
+	if (!buf) {
+		ctl_sock_reply_err(slot, ENOMEM, "out of memory");
+		return;
+	}
+	used = (size_t)atsd_ok_format(buf, 24, 1 + r->nrefused);
+	used += (size_t)atsd_resync_format(buf + used, cap - used, &a);
+	for (i = 0; i < r->nrefused; i++)
+		used += status_line(buf + used, cap - used, r->refused[i].sid, r->refused[i].pkey,
+				    &r->refused[i].ip, ctl_rec_state_names[OWN_REFUSED],
+				    sa_status_str(r->refused[i].sa_status));
+	ctl_sock_reply(slot, buf);
+	free(buf);
+}
+
+void ctl_records_full_done(uint64_t seq, const struct own_resync *r)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < cr.nwait; i++) {
+		struct resync_wait *w = &cr.wait[i];
+
+		if (w->seq > seq) {
+			cr.wait[n++] = *w;
+			continue;
+		}
+		if (ctl_sock_live(w->t))
+			resync_answer(w->t.slot, r);
+		ctl_sock_answered(w->t);
+	}
+	cr.nwait = n;
+}
 
 /* Owned records no wanted address has. */
 static int is_wanted(const struct held_rec *o, const struct want_addr *w, size_t nw)

@@ -1,5 +1,5 @@
-/* Control socket requests about this host's own records: hold, release
- * and status (doc/atsd-protocol.md). */
+/* Control socket requests about this host's own records: hold, release,
+ * holds, status and verify (doc/atsd-protocol.md). */
 #ifndef IBATS_CTL_RECORDS_H
 #define IBATS_CTL_RECORDS_H
 
@@ -21,6 +21,14 @@ void ctl_records_init(const struct agent_conf *conf, struct sources *src);
 void ctl_records_hold(int slot, char **argv, int argc);
 /* Per wanted or owned address: "SID GID PKEY LEASE IP STATE [REASON]". */
 void ctl_records_status(int slot, char **argv, int argc);
+/* holds: "OWNER UID IP PKEY" per hold. */
+void ctl_records_holds(int slot, char **argv, int argc);
+/* verify (atsctl resync): refused addresses retried at once, a full
+ * sync, and the answer when it ends: what it did, then the addresses
+ * still refused as status lines. */
+void ctl_records_resync(int slot, char **argv, int argc);
+/* own_hooks.full_done: answers the resyncs waiting for full sync seq. */
+void ctl_records_full_done(uint64_t seq, const struct own_resync *r);
 /* Addresses in each of those states, as status would list them. 0 or
  * -ENOMEM. */
 int ctl_records_count(uint64_t n[CTL_REC_STATES]);

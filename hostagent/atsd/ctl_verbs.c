@@ -13,7 +13,6 @@
 #include "ctl_verbs.h"
 #include "ipoib.h"
 #include "ipoib_groups.h"
-#include "mono.h"
 #include "own_records.h"
 #include "port_poll.h"
 #include "subs.h"
@@ -123,22 +122,6 @@ static void v_ipoib(int slot, char **argv, int argc)
 	ctl_sock_reply(slot, buf);
 }
 
-static void v_verify(int slot, char **argv, int argc)
-{
-	static int64_t last;
-	int64_t now = mono_ms();
-
-	(void)argv;
-	(void)argc;
-	/* A full sync reads the whole SID block: a script looping on resync
-	 * gets at most one a second (the one under way answers for it). */
-	if (now - last >= 1000 || !last) {
-		last = now;
-		own_request_sync(1);
-	}
-	ctl_sock_reply(slot, "OK 0\n");
-}
-
 static verb_fn *const handlers[ATSD_VERBS] = {
 	[ATSD_V_RESOLVE] = v_resolve,
 	[ATSD_V_REVERSE] = v_resolve,
@@ -149,9 +132,12 @@ static verb_fn *const handlers[ATSD_VERBS] = {
 	[ATSD_V_CONNECTIONS] = ctl_cm_conns,
 	[ATSD_V_HOLD] = ctl_records_hold,
 	[ATSD_V_RELEASE] = ctl_records_hold,
-	[ATSD_V_VERIFY] = v_verify,
+	/* Answered when the full sync ends: a script looping on resync
+	 * waits for each, and requests during one share the next. */
+	[ATSD_V_VERIFY] = ctl_records_resync,
 	[ATSD_V_CONNECT] = ctl_cm_connect,
 	[ATSD_V_DISCONNECT] = ctl_cm_conns,
+	[ATSD_V_HOLDS] = ctl_records_holds,
 };
 
 void ctl_verbs_line(int slot, char *line)

@@ -54,6 +54,14 @@ void host_metrics_fill(struct prom *p, const struct host_metrics *m)
 		prom_family(p, name, fields[i].type, fields[i].help);
 		prom_u64(p, name, l, m->stats[i]);
 	}
+	{
+		const char *const lv[] = { "ca", m->ca, "port", port, "version", IBATS_VERSION,
+					   NULL };
+
+		/* The usual info metric: constant 1, the facts in labels. */
+		prom_family(p, "ibats_host_info", PROM_GAUGE, "atsd's version, in the label.");
+		prom_u64(p, "ibats_host_info", lv, 1);
+	}
 	prom_family(p, "ibats_host_addresses", PROM_GAUGE,
 		    "This host's addresses by state, as atsctl status lists them.");
 	for (i = 0; i < m->nstates; i++) {

@@ -35,10 +35,15 @@ static struct {
 	int adopt_wanted;            /* no usable state file: adopt wanted addresses */
 	int state_err;               /* last state file write error, logged once */
 	int running, again, full_next;
+	uint64_t full_seq;           /* full syncs submitted */
+	uint64_t running_seq;        /* the running sync's, 0 if not full */
 	unsigned failures;           /* consecutive failed syncs */
 	int64_t next_verify, next_retry;
 	int terminating;
+	int keep;                    /* shutdown keeping the records (restart) */
 	int delete_sent;             /* shutdown: the deleting sync went out */
+	int shutdown_err;            /* the deleting sync failed: -errno */
+	uint64_t deletes_before;     /* st.deletes when the shutdown began */
 	struct own_stats st;
 } own;
 
@@ -243,6 +248,7 @@ static void submit_sync(int full, int want_nothing)
 	}
 	sources_seen(own.src);
 	own.running = 1;
+	own.running_seq = full ? ++own.full_seq : 0;
 	saj_submit(own.saj, j);
 }
 
@@ -286,10 +292,12 @@ static int64_t backoff_ms(void)
 	return base * 3 / 4 + (int64_t)(random() % (base / 2 + 1));
 }
 
-/* At shutdown: the deleting sync, then the caller's next step. */
+/* At shutdown: the deleting sync, then the caller's next step. A keeping
+ * shutdown sends none: the state file already lists every record of
+ * ours the SA may hold (sync_exec.c writes it before each Set). */
 static void shutdown_step(void)
 {
-	if (!own.delete_sent) {
+	if (!own.delete_sent && !own.keep) {
 		own.delete_sent = 1;
 		submit_sync(0, 1);
 	} else {
@@ -297,12 +305,28 @@ static void shutdown_step(void)
 	}
 }
 
+/* A full sync's outcome, for those waiting on a resync. */
+static void full_done(const struct saj *j, uint64_t seq)
+{
+	const struct saj_sync *s = &j->u.sync;
+	struct own_resync r = {
+		.checked = s->nwant, .sets = s->sets, .deletes = s->deletes,
+		.refused = s->refused, .nrefused = s->nrefused,
+		.err = j->err, .errmsg = j->errmsg,
+	};
+
+	if (seq && own.hooks.full_done)
+		own.hooks.full_done(seq, &r);
+}
+
 static void sync_done(struct saj *j, void *ctx)
 {
 	struct saj_sync *s = &j->u.sync;
+	uint64_t seq = own.running_seq;
 
 	(void)ctx;
 	own.running = 0;
+	own.running_seq = 0;
 	state_done(s);
 	if (s->full && (!j->err || s->result)) {
 		free(own.foreign);
@@ -342,8 +366,12 @@ static void sync_done(struct saj *j, void *ctx)
 		if (nosa_applies(j->err) || own.failures == 1)
 			log_warn("SA sync failed: %s; retrying in %" PRId64 " ms",
 				 j->errmsg, wait);
-		if (own.terminating)
+		full_done(j, seq);
+		if (own.terminating) {
+			if (own.delete_sent)
+				own.shutdown_err = j->err;
 			shutdown_step();
+		}
 		return;
 	}
 	own.st.syncs++;
@@ -354,6 +382,7 @@ static void sync_done(struct saj *j, void *ctx)
 		log_info("SA sync succeeded after %u failure(s)", own.failures);
 	own.failures = 0;
 	own.hooks.port(&j->port);
+	full_done(j, seq);
 	if (own.terminating) {
 		shutdown_step();
 		return;
@@ -376,12 +405,26 @@ void own_start(void)
 	own.next_verify = mono_ms() + (int64_t)own.conf->verify_interval * 1000;
 }
 
-void own_shutdown(void)
+void own_shutdown(int keep)
 {
 	own.terminating = 1;
+	own.keep = keep;
+	own.deletes_before = own.st.deletes;
 	/* A running sync finishes first (sync_done). */
 	if (!own.running)
 		shutdown_step();
+}
+
+uint64_t own_resync(void)
+{
+	size_t i;
+
+	/* Refused addresses are due now: in this sync's want. */
+	for (i = 0; i < own.nrefused; i++)
+		own.refused[i].retry_at = 0;
+	own_request_sync(1);
+	/* Submitted now, or queued behind the running one (or a backoff). */
+	return own.again ? own.full_seq + 1 : own.full_seq;
 }
 
 int own_timers(int64_t now)
@@ -474,6 +517,13 @@ int own_primary(struct ats_ip *ip)
 void own_stats(struct own_stats *st)
 {
 	*st = own.st;
+}
+
+int own_exit_result(size_t *deleted, size_t *left)
+{
+	*deleted = (size_t)(own.st.deletes - own.deletes_before);
+	*left = own.nowned;
+	return own.shutdown_err;
 }
 
 int own_state_error(void)

@@ -13,12 +13,25 @@
 #include "sa_thread.h"
 #include "sources.h"
 
+/* What a full sync did (own_hooks.full_done). The pointers live as long
+ * as the call. */
+struct own_resync {
+	size_t checked;                     /* addresses it compared with the SA */
+	unsigned sets, deletes;
+	const struct plan_refused *refused; /* refused by the SA in this sync */
+	size_t nrefused;
+	int err;                            /* 0, or the sync failed: errmsg */
+	const char *errmsg;
+};
+
 /* What own_records tells the rest of atsd. */
 struct own_hooks {
 	void (*changed)(void);                       /* records were set or deleted */
 	void (*port)(const struct mport_info *port); /* a sync read the port */
 	void (*synced)(void);                        /* a sync succeeded (not at shutdown) */
 	void (*stopped)(void);                       /* shutdown: the deleting sync is done */
+	/* Full sync number seq ended (own_resync's ticket); may be NULL. */
+	void (*full_done)(uint64_t seq, const struct own_resync *r);
 };
 
 /* conf and src stay the caller's. */
@@ -36,13 +49,23 @@ void own_request_sync(int full);
 /* The port's SM changed or asked for reregistration: no backoff for the
  * next sync. */
 void own_sm_changed(void);
+/* atsctl resync: every refused address due at once and a full sync
+ * (after the running one, if any). The number of the full sync whose
+ * full_done answers it. */
+uint64_t own_resync(void);
 /* Retries, the periodic verify (1 when one went out) and refusals due. */
 int own_timers(int64_t now);
 /* The next deadline of own_timers. */
 int64_t own_next_timer(void);
 /* Shutdown: the deleting sync (after a running one); hooks->stopped when
- * it is done. */
-void own_shutdown(void);
+ * it is done. KEEP (a restart, atsd(8) SIGNALS): no deleting sync; the
+ * records stay in the SA and in the state file for the next atsd, and
+ * hooks->stopped comes once a running sync is done. */
+void own_shutdown(int keep);
+/* After hooks->stopped: the records the shutdown deleted and those still
+ * ours (kept, or not deleted); 0, or the deleting sync's error (the SA
+ * did not answer: what is left stays listed in the state file). */
+int own_exit_result(size_t *deleted, size_t *left);
 
 /* Status of a wanted address. */
 enum own_addr {

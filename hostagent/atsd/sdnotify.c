@@ -6,6 +6,7 @@
  * (SO_PASSCRED on its end), so nothing but the text is sent. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -25,6 +26,8 @@ static struct {
 	int fd;
 	struct sockaddr_un addr;
 	socklen_t addrlen;
+	int64_t wd_half_ms;   /* half the watchdog interval; 0: no watchdog */
+	int64_t wd_due;       /* the next WATCHDOG=1 (CLOCK_MONOTONIC ms) */
 } sdn = { .fd = -1 };
 
 int sdn_init(void)
@@ -101,6 +104,63 @@ int sdn_reloading(void)
 	return sdn_sendf("RELOADING=1\nMONOTONIC_USEC=%llu",
 			 (unsigned long long)ts.tv_sec * 1000000ULL +
 			 (unsigned long long)ts.tv_nsec / 1000ULL);
+}
+
+/* A decimal number filling the whole string, above 0. */
+static int parse_pos(const char *e, uint64_t *v)
+{
+	char *end;
+
+	if (!e || *e < '0' || *e > '9')
+		return -EINVAL;
+	errno = 0;
+	*v = strtoull(e, &end, 10);
+	if (errno || *end || !*v)
+		return -EINVAL;
+	return 0;
+}
+
+int sdn_watchdog_init(void)
+{
+	const char *usec = getenv("WATCHDOG_USEC"), *pid = getenv("WATCHDOG_PID");
+	uint64_t us, p;
+	int ret = 0;
+
+	sdn.wd_half_ms = 0;
+	if (!usec)
+		goto out;
+	if (parse_pos(usec, &us) || (pid && parse_pos(pid, &p))) {
+		ret = -EINVAL;
+		goto out;
+	}
+	/* sd_watchdog_enabled(3): a WATCHDOG_PID of another process means
+	 * the watchdog is that process's, not ours. */
+	if (pid && p != (uint64_t)getpid())
+		goto out;
+	/* sd_watchdog_enabled(3) advises a ping at half the interval. */
+	sdn.wd_half_ms = (int64_t)(us / 2000);
+	if (!sdn.wd_half_ms)
+		sdn.wd_half_ms = 1;
+	sdn.wd_due = 0;
+	ret = 1;
+out:
+	/* As NOTIFY_SOCKET: no child may take the watchdog for its own. */
+	unsetenv("WATCHDOG_USEC");
+	unsetenv("WATCHDOG_PID");
+	return ret;
+}
+
+int64_t sdn_watchdog(int64_t now)
+{
+	if (!sdn.wd_half_ms)
+		return INT64_MAX;
+	if (now >= sdn.wd_due) {
+		/* A lost ping (full queue) is not an error: the next one, half
+		 * an interval on, still comes in time. */
+		sdn_send("WATCHDOG=1");
+		sdn.wd_due = now + sdn.wd_half_ms;
+	}
+	return sdn.wd_due;
 }
 
 void sdn_fini(void)

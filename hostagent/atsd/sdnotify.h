@@ -6,6 +6,8 @@
 #ifndef IBATS_SDNOTIFY_H
 #define IBATS_SDNOTIFY_H
 
+#include <stdint.h>
+
 /* Read $NOTIFY_SOCKET (an absolute path, or '@' for an abstract name)
  * and open a datagram socket. The variable is removed from the
  * environment so that no child notifies in atsd's name. 0: ready (or
@@ -24,6 +26,19 @@ int sdn_sendf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * CLOCK_MONOTONIC, as systemd 253's Type=notify-reload wants it (older
  * managers ignore the extra field). READY=1 must follow. */
 int sdn_reloading(void);
+
+/* The service watchdog, as sd_watchdog_enabled(3) reads it: enabled
+ * when $WATCHDOG_USEC is a positive number and $WATCHDOG_PID, if set,
+ * is this process's pid. Both are removed from the environment. 1:
+ * enabled; 0: not (unset, or another process's); -EINVAL: a value that
+ * is not a number. */
+int sdn_watchdog_init(void);
+
+/* Call from the event loop with the CLOCK_MONOTONIC time in ms: sends
+ * WATCHDOG=1 when due (every half interval), so a loop that stops
+ * turning stops the pings. The next time it is due; INT64_MAX without a
+ * watchdog. */
+int64_t sdn_watchdog(int64_t now);
 
 /* Whether a manager listens: a STATUS= worth formatting. */
 int sdn_enabled(void);

@@ -307,6 +307,15 @@ size_t sources_nholds(const struct sources *s)
 	return s->nholds;
 }
 
+const char *sources_hold_at(const struct sources *s, size_t k, struct ats_ip *ip,
+			    uint16_t *pkey, uid_t *uid)
+{
+	*ip = s->holds[k].ip;
+	*pkey = s->holds[k].pkey;
+	*uid = s->holds[k].uid;
+	return s->holds[k].owner;
+}
+
 int sources_reload(struct sources *s, const struct agent_conf *c)
 {
 	struct sources *n = malloc(sizeof(*n));

@@ -42,6 +42,10 @@ int sources_read(struct sources *s, size_t ifidx);
 int sources_changed(const struct sources *s);
 void sources_seen(struct sources *s);
 size_t sources_nholds(const struct sources *s);
+/* Hold k (< sources_nholds): its owner name (valid until the holds
+ * change), address, PKey and the uid that took it. */
+const char *sources_hold_at(const struct sources *s, size_t k, struct ats_ip *ip,
+			    uint16_t *pkey, uid_t *uid);
 
 /* Holds, by (uid, owner, address): 0, -EEXIST (already held by that
  * owner of that uid), -ENOENT (release of nothing), -EPERM (release of

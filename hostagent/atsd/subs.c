@@ -131,6 +131,11 @@ int subs_active(void)
 	return sb.active;
 }
 
+int subs_pending(void)
+{
+	return sb.running;
+}
+
 void subs_shutdown(void)
 {
 	sb.stopping = 1;

@@ -30,6 +30,9 @@ int subs_active(void);
 /* Shutdown: unsubscribe, if subscribed. The job is queued before the
  * deleting sync, so it is done before atsd exits. */
 void subs_shutdown(void);
+/* A subscribe or unsubscribe is on the SA thread: a shutdown that sends
+ * no deleting sync after it waits for this to clear. */
+int subs_pending(void);
 /* saj_opts.report: one Report from the SA thread. */
 void subs_report(struct saj *j, void *ctx);
 

@@ -9,6 +9,9 @@ enum log_level {
 	LOG_LVL_DEBUG,
 };
 
+/* Under systemd with stderr still the journal's stream ($JOURNAL_STREAM,
+ * sd_journal_stream_fd(3)), each stderr line starts with its sd-daemon(3)
+ * priority, "<3>" to "<7>", so journalctl -p filters them. */
 void log_init(const char *ident, enum log_level level);
 void log_set_level(enum log_level level);
 /* Send messages to syslog (LOG_DAEMON) instead of stderr. */

@@ -21,6 +21,7 @@ const struct atsd_verb_def atsd_verbs[ATSD_VERBS] = {
 	[ATSD_V_VERIFY] = { "verify", 1, 1, 1 },
 	[ATSD_V_CONNECT] = { "connect", 1, ATSD_ARGS_MAX, 1 },
 	[ATSD_V_DISCONNECT] = { "disconnect", 2, 2, 1 },
+	[ATSD_V_HOLDS] = { "holds", 1, 1, 0 },
 };
 
 int atsd_verb_find(const char *name)
@@ -179,6 +180,43 @@ int atsd_status_parse(const char *line, struct atsd_status *st)
 		return -EPROTO;
 	if (n)
 		snprintf(st->reason, sizeof(st->reason), "%s", line + n);
+	return 0;
+}
+
+int atsd_resync_format(char *buf, size_t len, const struct atsd_resync *r)
+{
+	return snprintf(buf, len, "checked %lu registered %lu deleted %lu refused %lu\n",
+			r->checked, r->registered, r->deleted, r->refused);
+}
+
+int atsd_resync_parse(const char *line, struct atsd_resync *r)
+{
+	int n = 0;
+
+	memset(r, 0, sizeof(*r));
+	if (sscanf(line, "checked %lu registered %lu deleted %lu refused %lu%n", &r->checked,
+		   &r->registered, &r->deleted, &r->refused, &n) != 4 || line[n])
+		return -EPROTO;
+	return 0;
+}
+
+int atsd_hold_format(char *buf, size_t len, const char *owner, unsigned long uid,
+		     const struct ats_ip *ip, uint16_t pkey)
+{
+	char ips[ATS_IP_STRLEN];
+
+	return snprintf(buf, len, "%s %lu %s 0x%04x\n", owner, uid,
+			ats_ip_format(ip, ips, sizeof(ips)), pkey);
+}
+
+int atsd_hold_parse(const char *line, struct atsd_hold *h)
+{
+	int n = 0;
+
+	memset(h, 0, sizeof(*h));
+	if (sscanf(line, "%63s %lu %63s %x%n", h->owner, &h->uid, h->ip, &h->pkey, &n) != 4 ||
+	    line[n] || h->pkey > 0xffff)
+		return -EPROTO;
 	return 0;
 }
 

@@ -30,6 +30,7 @@ enum atsd_verb {
 	ATSD_V_VERIFY,
 	ATSD_V_CONNECT,
 	ATSD_V_DISCONNECT,
+	ATSD_V_HOLDS,
 	ATSD_VERBS
 };
 
@@ -111,6 +112,26 @@ int atsd_status_format(char *buf, size_t len, uint64_t sid, const uint8_t *gid,
 		       uint16_t pkey, uint32_t lease, const struct ats_ip *ip,
 		       const char *state, const char *reason);
 int atsd_status_parse(const char *line, struct atsd_status *st);
+
+/* verify's first line: what the full sync it waited for did,
+ * "checked N registered N deleted N refused N"; the refused addresses
+ * follow as status lines. */
+struct atsd_resync {
+	unsigned long checked, registered, deleted, refused;
+};
+int atsd_resync_format(char *buf, size_t len, const struct atsd_resync *r);
+int atsd_resync_parse(const char *line, struct atsd_resync *r);
+
+/* holds lines: "OWNER UID IP PKEY", the uid of the client that took the
+ * hold (SO_PEERCRED). */
+struct atsd_hold {
+	char owner[64], ip[64];
+	unsigned long uid;
+	unsigned pkey;
+};
+int atsd_hold_format(char *buf, size_t len, const char *owner, unsigned long uid,
+		     const struct ats_ip *ip, uint16_t pkey);
+int atsd_hold_parse(const char *line, struct atsd_hold *h);
 
 /* Connection and group lines: plain words, then name=value words. */
 enum atsd_line_kind {

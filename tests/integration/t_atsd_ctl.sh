@@ -106,6 +106,10 @@ check_out "... stats" "^syncs " as 65534 "" stats
 check "... ipoib and connections" sh -c "setpriv --reuid=65534 --regid=65534 --clear-groups $ATSCTL -S $SOCK ipoib && setpriv --reuid=65534 --regid=65534 --clear-groups $ATSCTL -S $SOCK connections"
 check "a member of $GRP (uid 65534) holds 10.0.8.1" as 65534 "$GID_CTL" hold 10.0.8.1 --owner jobA
 check "... it is registered" wait_for "hold" 10 has "$G1" ${P}54 10.0.8.1
+check_out "... status lists the hold with its owner's uid (SO_PEERCRED)" \
+	"^jobA +65534 +10\.0\.8\.1 +0xffff$" atsctl host1 -S "$SOCK" status
+check_out "... --json too" '"holds": \[\{"owner": "jobA", "uid": 65534, "ip": "10\.0\.8\.1", "pkey": "0xffff"\}\]' \
+	atsctl host1 -S "$SOCK" --json status
 check_rc "another member (uid 65533) cannot release uid 65534's hold" 3 "another user" \
 	as 65533 "$GID_CTL" release 10.0.8.1 --owner jobA
 check "... root can" atsctl host1 -S "$SOCK" release 10.0.8.1 --owner jobA
@@ -189,10 +193,10 @@ check "host1 holds host2's primary 10.0.0.2 (the SM refuses it)" \
 check "... and 10.0.8.2 after it" atsctl host1 -S "$SOCK" hold 10.0.8.2 --owner good
 check "... 10.0.8.2 is registered all the same" wait_for "good" 10 sh -c "
 	cd $RUN/scratch && SIM_HOST=host4 LD_PRELOAD='$SIM_PRELOAD' $ATSCTL -n resolve 10.0.8.2 | grep -q '$G1'"
-check_out "... status: 10.0.0.2 refused with the SA's reason" "10\.0\.0\.2 +refused \(request rejected as invalid" \
+check_rc "... status: 10.0.0.2 refused with the SA's reason (exit 4)" 4 "10\.0\.0\.2 +refused \(request rejected as invalid" \
 	atsctl host1 -S "$SOCK" status
-check_out "... status: 10.0.8.2 registered" "10\.0\.8\.2 +registered" atsctl host1 -S "$SOCK" status
-check_out "... --json carries state and reason" '"ip": "10\.0\.0\.2", "primary": false, "state": "refused", "reason": "request rejected' \
+check_rc "... status: 10.0.8.2 registered" 4 "10\.0\.8\.2 +registered" atsctl host1 -S "$SOCK" status
+check_rc "... --json carries state and reason" 4 '"ip": "10\.0\.0\.2", "primary": false, "state": "refused", "reason": "request rejected' \
 	atsctl host1 -S "$SOCK" --json status
 s1=$(atsctl host1 -S "$SOCK" stats | sed -n 's/^syncs //p')
 sleep 2.5
@@ -204,9 +208,25 @@ check "... the refusal is logged with the address ($n1 times: the hold and the n
 	test "$n1" -ge 1 -a "$n1" -le 2
 sleep 2
 check "... and not again at every verification" test "$(grep -c 'refused 10.0.0.2' "$RUN/atsd-host1.log")" -eq "$n1"
+check_rc "... status exits 4 while an address is refused (monitoring)" 4 "10\.0\.0\.2 +refused" \
+	atsctl host1 -S "$SOCK" status
+# resync: the refused address again at once (refused_retry is 600 s), and
+# what the sync did; exit 4 as it is still refused.
+check_rc "resync retries it now and says what it did (exit 4: still refused)" 4 \
+	"^checked 3 address\(es\): 0 registered, 0 deleted, 1 still refused$" \
+	atsctl host1 -S "$SOCK" resync
+check "... the SA was asked again" test "$(grep -c 'refused 10.0.0.2' "$RUN/atsd-host1.log")" -eq $((n1 + 1))
+check_rc "... naming it with the SA's reason" 4 \
+	"^refused: 10\.0\.0\.2 PKey 0xffff SID 0x[0-9a-f]+: request rejected as invalid" \
+	atsctl host1 -S "$SOCK" resync
+check_rc "... --json" 4 '"checked": 3, "registered": 0, "deleted": 0, "refused": \[\{"ip": "10\.0\.0\.2", "pkey": "0xffff", "sid": "0x[0-9a-f]+", "reason": "request rejected' \
+	atsctl host1 -S "$SOCK" --json resync
 atsctl host1 -S "$SOCK" release 10.0.0.2 --owner dup
 atsctl host1 -S "$SOCK" release 10.0.8.2 --owner good
 check "releases: back to one record" wait_for "releases" 10 count "$G1" 1
+check_rc "... status exits 0: nothing refused" 0 "10\.0\.0\.1 +registered" atsctl host1 -S "$SOCK" status
+check_rc "... resync too" 0 "^checked 1 address\(es\): 0 registered, 0 deleted, 0 still refused$" \
+	atsctl host1 -S "$SOCK" resync
 
 # --- Only delete what atsd created: an admin's record on the same GID
 # survives a SIGKILL and restart; atsd's own stale record does not.

@@ -25,6 +25,28 @@ check_rc "--sid is hex, never decimal" 2 "--sid '1152921770542454867': not a Ser
 	"$ATSCTL" dump --sid 1152921770542454867
 check_rc "atsd -c DIR is an error" 1 "is a directory, not a config file" "$ATSD" -f -c "$RUN"
 
+# atsd -V, and --check-config: start-up's parser and checks, nothing else
+# (no socket, no lock, no SA), exit 0 or 1 (atsd(8)).
+check_rc "atsd -V prints its version" 0 "^atsd [0-9]+\.[0-9]+" "$ATSD" -V
+mkdir -m 0755 "$RUN/cc"
+printf 'socket %s\nstate_file %s\naddress 10.0.0.1 primary\n' "$RUN/cc/atsd.sock" \
+	"$RUN/cc/atsd.state" >"$RUN/cc/good.conf"
+check_rc "atsd --check-config FILE: a good file, exit 0" 0 "^$RUN/cc/good\.conf: OK$" \
+	"$ATSD" --check-config "$RUN/cc/good.conf"
+check "... no socket, lock or state file made" sh -c "[ -z \"\$(ls '$RUN/cc' | grep -v good.conf)\" ]"
+{ cat "$RUN/cc/good.conf"; echo "verify_intervall 5"; } >"$RUN/cc/typo.conf"
+check_rc "... an unknown key: exit 1 with file:line" 1 "$RUN/cc/typo\.conf:4: unknown key 'verify_intervall'" \
+	"$ATSD" -t "$RUN/cc/typo.conf"
+check_rc "... -c FILE --check-config: the same" 1 "$RUN/cc/typo\.conf:4: unknown key" \
+	"$ATSD" -c "$RUN/cc/typo.conf" --check-config
+mkdir -m 0777 "$RUN/cc/open"
+printf 'state_file %s\n' "$RUN/cc/open/atsd.state" >"$RUN/cc/open.conf"
+check_rc "... a state file others could swap: exit 1, as at start" 1 \
+	"state_file $RUN/cc/open/atsd\.state: $RUN/cc/open is writable by others" \
+	"$ATSD" --check-config="$RUN/cc/open.conf"
+check_rc "... a missing file: exit 1" 1 "$RUN/cc/none\.conf: No such file" \
+	"$ATSD" --check-config "$RUN/cc/none.conf"
+
 # A fabric without an SM: the port never becomes active.
 mkfifo "$RUN/ibsim.in"
 sleep 1000000 >"$RUN/ibsim.in" &

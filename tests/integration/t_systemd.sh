@@ -27,6 +27,8 @@ for u in atsd.service atsd@.service; do
 	check_out "$u: Type=notify" "^Type=notify$" cat "$UNITS/$u"
 	check_out "$u: no capability" "^CapabilityBoundingSet=$" cat "$UNITS/$u"
 	check_out "$u: the control group's gid" "^Group=ibats$" cat "$UNITS/$u"
+	check_out "$u: a restart keeps the records (SIGUSR1)" "^RestartKillSignal=SIGUSR1$" cat "$UNITS/$u"
+	check_out "$u: a watchdog" "^WatchdogSec=[1-9]" cat "$UNITS/$u"
 done
 
 # systemd-analyze verify: what it checks of a unit file here is its syntax
@@ -211,8 +213,6 @@ r = [i for i, l in enumerate(lines) if l.startswith("RELOADING=1|MONOTONIC_USEC=
 sys.exit(not (len(r) == 1 and any(l.startswith("READY=1|") for l in lines[r[0] + 1:])))
 PYEOF
 
-# SIGTERM: the records go, then atsd exits.
-kill "$P1"
 # Gone or a zombie: exited_with reaps it.
 exited() {
 	! kill -0 "$1" 2>/dev/null || grep -q '^State:[[:space:]]*Z' "/proc/$1/status"
@@ -224,12 +224,62 @@ exited_with() {
 	echo "exit status $rc"
 	[ "$rc" -eq "$1" ]
 }
+# since_line N: the log's lines after the first N.
+since_line() {
+	tail -n +"$(($1 + 1))" "$RUN/atsd-host1.log"
+}
+
+# A restart keeps the records (atsd(8) SIGNALS; the units'
+# RestartKillSignal=SIGUSR1): a peer resolving host1's address every
+# 50 ms through a SIGHUP with the same config, then an exit on SIGUSR1
+# and a new atsd, never misses it. The new atsd adopts the records: no
+# Delete, no Set.
+prober_start host4 10.0.0.1 "$RUN/probe"
+wait_for "the prober's first answer" 10 grep -q " ok " "$RUN/probe"
+kill -HUP "$P1"
+wait_for "the second reload" 10 sh -c "[ \$(grep -c 'reloaded $RUN/atsd-host1.conf' '$RUN/atsd-host1.log') -ge 2 ]"
+N0=$(wc -l <"$RUN/atsd-host1.log")
+kill -USR1 "$P1"
+check "SIGUSR1: atsd exits" wait_for "atsd to exit" 20 exited "$P1"
+check "... with status 0" exited_with 0 "$P1"
+check_out "... saying so last" "^atsd: info: exiting: 2 records kept for the next atsd$" \
+	sh -c "tail -1 '$RUN/atsd-host1.log'"
+check_out "... systemd heard STOPPING=1 first" "^STOPPING=1\|STATUS=exiting, keeping 2 record" \
+	grep "^STOPPING=1" "$RUN/notify.log"
+check_absent "... nothing deleted" "deregistered [0-9.]+ from SID" since_line "$N0"
+check "... the SA still holds both" gid_records "$G1" 2
+# The next atsd as systemd starts it: stderr the journal's stream
+# (sd-daemon(3) priorities), a watchdog (WatchdogSec=).
+N1=$(wc -l <"$RUN/atsd-host1.log")
+JSTREAM=$(stat -c '%d:%i' "$RUN/atsd-host1.log")
+priv_start host1 "--regid=$GID_CTL --clear-groups" NOTIFY_SOCKET="$NOTIFY" \
+	JOURNAL_STREAM="$JSTREAM" WATCHDOG_USEC=1000000 -- \
+	"address 10.0.0.1 primary" "control_group $GRP" "verify_interval 1" "address 10.0.0.2"
+P1=$(agent_pid host1)
+check "the next atsd adopts them" wait_for "adoption" 20 grep -q "adopted 2 record(s)" "$RUN/atsd-host1.log"
+check "... pinging the watchdog (WATCHDOG_USEC 1 s: every 0.5 s)" \
+	wait_for "pings" 5 sh -c "[ \$(grep -c '^WATCHDOG=1\$' '$RUN/notify.log') -ge 3 ]"
+prober_stop "$RUN/probe"
+check_absent "... without a Set or a Delete" "(de)?registered [0-9.]+ (on|from) SID" since_line "$N1"
+check_out "... the prober never missed 10.0.0.1" "^attempts [1-9][0-9]* failures 0 " prober_window "$RUN/probe"
+check_out "... logging with journald priorities when stderr is the journal's stream" \
+	"^<6>atsd: info: adopted 2 record" since_line "$N1"
+
+# SIGTERM: the records go, then atsd exits.
+prober_start host4 10.0.0.1 "$RUN/probe2"
+kill "$P1"
 check "SIGTERM: atsd exits" wait_for "atsd to exit" 20 exited "$P1"
 check "... with status 0" exited_with 0 "$P1"
 check "... after deleting its records" gid_records "$G1" 0
 check_absent "... the SA has none of them" "$G1" on host4 "$SAQUERY" -S
 check_out "... systemd heard STOPPING=1 first" "^STOPPING=1\|STATUS=deleting 2 record" \
 	grep "^STOPPING=1" "$RUN/notify.log"
+check_out "... saying so last" "^<6>atsd: info: exiting: 2 records deleted$" \
+	sh -c "tail -1 '$RUN/atsd-host1.log'"
+wait_for "the prober's miss" 10 grep -q " fail " "$RUN/probe2"
+prober_stop "$RUN/probe2"
+check_out "... a peer's lookup misses it (a stop is not a restart)" "failures [1-9]" \
+	prober_window "$RUN/probe2"
 
 # Without the control group as its gid and without CAP_CHOWN, atsd cannot
 # give its socket that group: it says so, and serves all the same. Under

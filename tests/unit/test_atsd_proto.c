@@ -205,6 +205,38 @@ static void test_ok_line(void **state)
 	assert_int_equal(atsd_ok_parse("ERR ENOENT no", &n), -EPROTO);
 }
 
+/* verify's first line and holds lines: what atsd writes, clients read. */
+static void test_resync_hold(void **state)
+{
+	struct atsd_resync r = { 3, 1, 2, 1 }, back;
+	struct atsd_hold h;
+	struct ats_ip ip;
+	char buf[200];
+
+	(void)state;
+	atsd_resync_format(buf, sizeof(buf), &r);
+	assert_string_equal(buf, "checked 3 registered 1 deleted 2 refused 1\n");
+	buf[strlen(buf) - 1] = '\0';
+	assert_int_equal(atsd_resync_parse(buf, &back), 0);
+	assert_memory_equal(&r, &back, sizeof(r));
+	assert_int_equal(atsd_resync_parse("checked 3 registered 1 deleted 2", &back), -EPROTO);
+	assert_int_equal(atsd_resync_parse("checked 3 registered 1 deleted 2 refused 1 x", &back),
+			 -EPROTO);
+	assert_int_equal(ats_ip_parse("10.0.8.1", &ip), 0);
+	atsd_hold_format(buf, sizeof(buf), "jobA", 65534, &ip, 0xffff);
+	assert_string_equal(buf, "jobA 65534 10.0.8.1 0xffff\n");
+	buf[strlen(buf) - 1] = '\0';
+	assert_int_equal(atsd_hold_parse(buf, &h), 0);
+	assert_string_equal(h.owner, "jobA");
+	assert_int_equal(h.uid, 65534);
+	assert_string_equal(h.ip, "10.0.8.1");
+	assert_int_equal(h.pkey, 0xffff);
+	assert_int_equal(atsd_hold_parse("jobA 65534 10.0.8.1 0x10000", &h), -EPROTO);
+	assert_int_equal(atsd_hold_parse("jobA 65534 10.0.8.1", &h), -EPROTO);
+	assert_int_equal(atsd_verb_find("holds"), ATSD_V_HOLDS);
+	assert_false(atsd_verbs[ATSD_V_HOLDS].privileged);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -217,6 +249,7 @@ int main(void)
 		cmocka_unit_test(test_conn),
 		cmocka_unit_test(test_group),
 		cmocka_unit_test(test_pkey_arg),
+		cmocka_unit_test(test_resync_hold),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -45,6 +45,8 @@ static void test_fill(void **state)
 	assert_non_null(strstr(s, "\nibats_host_local_answers_total{ca=\"mlx5_0\",port=\"2\"} 123\n"));
 	assert_non_null(strstr(s, "\nibats_host_addresses{ca=\"mlx5_0\",port=\"2\",state=\"registered\"} 2\n"
 				  "ibats_host_addresses{ca=\"mlx5_0\",port=\"2\",state=\"refused\"} 1\n"));
+	assert_non_null(strstr(s, "# TYPE ibats_host_info gauge\n"
+				  "ibats_host_info{ca=\"mlx5_0\",port=\"2\",version=\"" IBATS_VERSION "\"} 1\n"));
 	free(s);
 }
 

@@ -173,6 +173,68 @@ static void test_full_queue(void **state)
 	close(fd);
 }
 
+/* sd_watchdog_enabled(3)'s reading of the environment: WATCHDOG_USEC a
+ * positive number, WATCHDOG_PID (if set) ours; both removed. */
+static void test_watchdog_env(void **state)
+{
+	char pid[24];
+
+	(void)state;
+	unsetenv("WATCHDOG_USEC");
+	unsetenv("WATCHDOG_PID");
+	assert_int_equal(sdn_watchdog_init(), 0);
+	assert_true(sdn_watchdog(0) == INT64_MAX);
+	setenv("WATCHDOG_USEC", "30000000", 1);
+	assert_int_equal(sdn_watchdog_init(), 1);
+	assert_null(getenv("WATCHDOG_USEC"));
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	setenv("WATCHDOG_USEC", "30000000", 1);
+	setenv("WATCHDOG_PID", pid, 1);
+	assert_int_equal(sdn_watchdog_init(), 1);
+	assert_null(getenv("WATCHDOG_PID"));
+	/* Another process's watchdog (a parent's, inherited). */
+	snprintf(pid, sizeof(pid), "%d", (int)getpid() + 1);
+	setenv("WATCHDOG_USEC", "30000000", 1);
+	setenv("WATCHDOG_PID", pid, 1);
+	assert_int_equal(sdn_watchdog_init(), 0);
+	assert_null(getenv("WATCHDOG_USEC"));
+	assert_true(sdn_watchdog(0) == INT64_MAX);
+	setenv("WATCHDOG_USEC", "0", 1);
+	assert_int_equal(sdn_watchdog_init(), -EINVAL);
+	setenv("WATCHDOG_USEC", "30s", 1);
+	assert_int_equal(sdn_watchdog_init(), -EINVAL);
+	setenv("WATCHDOG_USEC", "-5", 1);
+	assert_int_equal(sdn_watchdog_init(), -EINVAL);
+	setenv("WATCHDOG_USEC", "1000", 1);
+	setenv("WATCHDOG_PID", "me", 1);
+	assert_int_equal(sdn_watchdog_init(), -EINVAL);
+	assert_true(sdn_watchdog(0) == INT64_MAX);
+}
+
+/* WATCHDOG=1 at once, then each half interval, not between. */
+static void test_watchdog_pings(void **state)
+{
+	char name[64];
+	int fd;
+
+	(void)state;
+	snprintf(name, sizeof(name), "@ibats-test-sdnotify-wd-%d", (int)getpid());
+	fd = listener(name);
+	setenv("NOTIFY_SOCKET", name, 1);
+	assert_int_equal(sdn_init(), 0);
+	unsetenv("WATCHDOG_PID");
+	setenv("WATCHDOG_USEC", "10000000", 1);
+	assert_int_equal(sdn_watchdog_init(), 1);
+	assert_true(sdn_watchdog(1000) == 6000);
+	assert_string_equal(receive(fd), "WATCHDOG=1");
+	assert_true(sdn_watchdog(5999) == 6000);
+	assert_string_equal(receive(fd), "");
+	assert_true(sdn_watchdog(6000) == 11000);
+	assert_string_equal(receive(fd), "WATCHDOG=1");
+	sdn_fini();
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -180,6 +242,8 @@ int main(void)
 		cmocka_unit_test(test_abstract_reloading),
 		cmocka_unit_test(test_unset_and_bad),
 		cmocka_unit_test(test_full_queue),
+		cmocka_unit_test(test_watchdog_env),
+		cmocka_unit_test(test_watchdog_pings),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -87,7 +87,7 @@ LD_PATHS=$(PATH=$PATH:/sbin:/usr/sbin ldconfig -v -N 2>/dev/null |
 # directories those arguments give (autoconf's defaults for the others)
 # and check it against CONF, the atsd.conf the README has the admin write.
 install_way() {
-	local name=$1 conf=$2 a prefix=/usr/local sysconfdir= localstatedir= libdir=
+	local name=$1 conf=$2 a prefix=/usr/local sysconfdir='' localstatedir='' libdir=''
 	shift 2
 	for a in "$@"; do
 		case $a in
@@ -144,12 +144,11 @@ install_way() {
 }
 
 n=0
-for s in AGENT PLUGIN; do
-	eval "text=\$$s"
+for text in "$AGENT" "$PLUGIN"; do
 	while read -r line; do
 		n=$((n + 1))
 		# The configure arguments, up to the first &&.
-		# shellcheck disable=SC2086
+		# shellcheck disable=SC2046 # split into arguments
 		install_way "readme$n" "$CONF" $(printf '%s\n' "$line" | sed 's/&&.*//; s/^\.\/configure//')
 	done <<EOF
 $(printf '%s\n' "$text" | grep '^\./configure ')

@@ -13,6 +13,11 @@ PKGS="build-essential autoconf automake libtool pkg-config
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -q
+# A fresh machine's unattended-upgrades (or another apt) may hold the
+# dpkg lock: wait for it, up to 10 minutes, instead of failing at once
+# (apt.conf(5), DPkg::Lock::Timeout).
+LOCK="-o DPkg::Lock::Timeout=600"
 # shellcheck disable=SC2086
-$SUDO apt-get install -y -q --no-install-recommends $PKGS
+$SUDO apt-get $LOCK update -q
+# shellcheck disable=SC2086
+$SUDO apt-get $LOCK install -y -q --no-install-recommends $PKGS

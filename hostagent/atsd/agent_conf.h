@@ -12,7 +12,9 @@
 #include "cm_ep.h"
 #include "log.h"
 
-#define AGENT_CONF_DEFAULT "/etc/ibats/atsd.conf"
+/* The configured sysconfdir (Makefile.am): the file the installed units
+ * name, /etc/ibats/atsd.conf in the packages' and the system install. */
+#define AGENT_CONF_DEFAULT SYSCONFDIR "/ibats/atsd.conf"
 #define AGENT_SOCKET_DEFAULT ATSD_SOCKET_DEFAULT
 #define AGENT_MAX_IFS 16
 #define AGENT_MAX_STATIC 64

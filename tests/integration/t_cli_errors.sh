@@ -25,6 +25,66 @@ check_rc "--sid is hex, never decimal" 2 "--sid '1152921770542454867': not a Ser
 	"$ATSCTL" dump --sid 1152921770542454867
 check_rc "atsd -c DIR is an error" 1 "is a directory, not a config file" "$ATSD" -f -c "$RUN"
 
+# atsctl CMD --help and atsctl help CMD, every command of the table: its
+# synopsis, exactly its own options (--list-commands) and an example.
+cmd_help() {
+	local cmd=$1 opts o all
+	shift
+	opts=$("$ATSCTL" --list-commands | awk -v c="$cmd" '$1 == c { $1 = ""; print }')
+	"$ATSCTL" "$cmd" --help >"$RUN/help.out" || return 1
+	"$ATSCTL" help "$cmd" | cmp - "$RUN/help.out" || return 1
+	"$ATSCTL" "$cmd" -h | cmp - "$RUN/help.out" || return 1
+	grep -q "^Usage: atsctl \[OPTIONS\] $cmd" "$RUN/help.out" || return 1
+	grep -A1 '^Example:$' "$RUN/help.out" | grep -q "^  atsctl .*$cmd" || return 1
+	for o in $opts; do
+		grep -q -- "${o%=}[ ]" "$RUN/help.out" || { echo "$cmd --help lacks $o"; return 1; }
+	done
+	all=$("$ATSCTL" --list-commands | tr ' ' '\n' | grep '^--' | sort -u)
+	for o in $all; do
+		case " $opts " in *" $o "*) continue ;; esac
+		! grep -q -- "${o%=}[ ]" "$RUN/help.out" || { echo "$cmd --help shows $o"; return 1; }
+	done
+}
+for c in $("$ATSCTL" --list-commands | cut -d' ' -f1); do
+	check "$c --help and help $c: synopsis, its options, an example" cmd_help "$c"
+done
+check_rc "help of an unknown command" 2 "command 'frob': unknown" "$ATSCTL" help frob
+check_out "atsctl help is --help" "^Commands:" "$ATSCTL" help
+check_out "-V prints the version" "^atsctl \(ibats\) [0-9]" "$ATSCTL" -V
+check_out "--version too" "^atsctl \(ibats\) [0-9]" "$ATSCTL" --version
+
+# check-config: the plugin's and atsd's own parsers, file:line, exit 0/1.
+printf 'enforce_lease yes\nlease_max 600\n' >"$RUN/osmats.ok"
+printf 'enforce_lease yes\nlease_mx 600\n' >"$RUN/osmats.bad"
+printf 'ca mlx5_0\nport 1\n' >"$RUN/atsd.ok"
+printf 'ca mlx5_0\nport 300\n' >"$RUN/atsd.bad"
+check_out "check-config --plugin: a valid osmats.conf" "valid osmats.conf" \
+	"$ATSCTL" check-config --plugin "$RUN/osmats.ok"
+check_rc "check-config --plugin: an unknown key, file:line (exit 1)" 1 \
+	"osmats.bad:2: unknown key 'lease_mx'" "$ATSCTL" check-config --plugin "$RUN/osmats.bad"
+check_out "check-config: a valid atsd.conf" "valid atsd.conf" "$ATSCTL" check-config "$RUN/atsd.ok"
+check_rc "check-config: a bad value, file:line (exit 1)" 1 "atsd.bad:2: port" \
+	"$ATSCTL" check-config "$RUN/atsd.bad"
+check_rc "check-config: osmats.conf is not atsd.conf" 1 "osmats.ok:1: unknown key" \
+	"$ATSCTL" check-config "$RUN/osmats.ok"
+check_rc "check-config: a missing file is an error" 1 "nothing.conf: No such file" \
+	"$ATSCTL" check-config "$RUN/nothing.conf"
+
+# The SM_Key's sources refuse what is wrong before any MAD, never
+# printing the key.
+echo 0x5a5a >"$RUN/smkey"
+chmod 644 "$RUN/smkey"
+check_rc "--smkey-file readable by others is refused" 2 "smkey: permissions 0644 are too open" \
+	"$ATSCTL" --smkey-file "$RUN/smkey" port
+chmod 600 "$RUN/smkey"
+check_rc "-k and --smkey-file together" 2 "not both" "$ATSCTL" -k 1 --smkey-file "$RUN/smkey" port
+check_rc "-k - with a line that is no key" 2 "-k -: not an SM_Key" sh -c "echo 0x5a5z | $ATSCTL -k - port"
+check_rc "-k - with nothing on stdin" 2 "-k -: no line on standard input" sh -c "$ATSCTL -k - port </dev/null"
+check_rc "a bad IBATS_SMKEY is named, not echoed" 2 "^atsctl: IBATS_SMKEY: not a 64-bit key" \
+	env IBATS_SMKEY=0x5a5z "$ATSCTL" port
+check_absent "... the value is not printed" "5a5z" env IBATS_SMKEY=0x5a5z "$ATSCTL" port
+check_absent "a bad -k value is not printed" "5a5z" "$ATSCTL" -k 0x5a5z port
+
 # A fabric without an SM: the port never becomes active.
 mkfifo "$RUN/ibsim.in"
 sleep 1000000 >"$RUN/ibsim.in" &

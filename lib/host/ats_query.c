@@ -111,6 +111,7 @@ struct ats_q {
 	int any;                /* keep an ATS SID or the ATS name, not only both */
 	const uint16_t *pkeys;  /* where a SID of one GID in several PKeys is read */
 	size_t npkeys;
+	int both_forms;         /* rec.pkey's other membership form too */
 };
 
 static int ats_set_add(struct ats_set *s, const struct sr_record *r, int any)
@@ -140,6 +141,7 @@ static void ats_query_init(struct ats_q *q, uint16_t pkey, unsigned fields)
 	ats_name_put(q->rec.name);
 	q->rec.pkey = pkey;
 	q->fields = fields;
+	q->both_forms = 1;
 }
 
 /* One SubnAdmGet of k, with more fields; -ENOENT is no error here. */
@@ -292,6 +294,12 @@ static int ats_lookup(struct sa_client *sa, const struct ats_q *q, struct ats_se
 
 	memset(out, 0, sizeof(*out));
 	ret = ats_collect(sa, q, out);
+	if (!ret && q->both_forms && (q->fields & SR_F_PKEY)) {
+		struct ats_q other = *q;
+
+		other.rec.pkey ^= ATS_PKEY_FULL_BIT;
+		ret = ats_collect(sa, &other, out);
+	}
 	if (ret) {
 		ats_set_free(out);
 		return ret;
@@ -353,28 +361,48 @@ int ats_forward(struct sa_client *sa, const struct ats_ip *ip, uint16_t pkey,
 	return 0;
 }
 
-int ats_reverse(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
-		struct ats_set *out)
+static int reverse(struct sa_client *sa, const uint8_t *gid, uint16_t pkey, int both,
+		   struct ats_set *out)
 {
 	struct ats_q q;
 
 	ats_query_init(&q, pkey, SR_F_NAME | SR_F_PKEY | SR_F_GID);
 	memcpy(q.rec.gid, gid, 16);
+	q.both_forms = both;
 	return ats_lookup(sa, &q, out);
+}
+
+int ats_reverse(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
+		struct ats_set *out)
+{
+	return reverse(sa, gid, pkey, 1, out);
+}
+
+int ats_reverse_exact(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
+		      struct ats_set *out)
+{
+	return reverse(sa, gid, pkey, 0, out);
 }
 
 int ats_primary(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
 		struct sr_record *out)
 {
 	struct ats_q q;
+	int ret;
 
 	ats_query_init(&q, pkey, 0);
 	memcpy(q.rec.gid, gid, 16);
 	q.rec.id = ATS_SID_PRIMARY;
-	/* SID + GID + PKey is the record's key: one MAD, no RMPP (ATS 3.4). */
+	/* SID + GID + PKey is the record's key: one MAD, no RMPP (ATS 3.4);
+	 * the plugin keeps one membership form of a SID per GID and
+	 * partition, so the other form is asked only when this one has none. */
+	ret = sa_sr_get(sa, &q.rec,
+			sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY | SR_F_NAME), out);
+	if (ret != -ENOENT)
+		return ret;
+	q.rec.pkey ^= ATS_PKEY_FULL_BIT;
 	return sa_sr_get(sa, &q.rec,
-			 sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY | SR_F_NAME),
-			 out);
+			 sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY | SR_F_NAME), out);
 }
 
 int ats_by_sid(struct sa_client *sa, uint64_t sid, uint16_t pkey,

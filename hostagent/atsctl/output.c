@@ -14,6 +14,15 @@ int out_usage_err(const char *what, const char *arg, const char *why)
 	return EXIT_USAGE;
 }
 
+int out_not_found(const char *arg, const char *detail)
+{
+	char safe[256];
+
+	fprintf(stderr, "atsctl: %s: not found%s%s\n", out_clean(arg, safe, sizeof(safe)),
+		detail ? ": " : "", detail ? detail : "");
+	return EXIT_NOTFOUND;
+}
+
 int out_sa_fail(const struct ctl *c, const char *what, int err)
 {
 	return out_sa_err(c, what, err, c->sa ? sa_client_last_status(c->sa) : 0,

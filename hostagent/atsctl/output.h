@@ -11,6 +11,10 @@
 
 /* "atsctl: WHAT 'ARG': WHY" on stderr; returns EXIT_USAGE. */
 int out_usage_err(const char *what, const char *arg, const char *why);
+/* "atsctl: ARG: not found: DETAIL" on stderr, ARG as the user typed
+ * it, for every command that finds nothing (atsctl.8, EXIT STATUS);
+ * detail may be NULL. Returns EXIT_NOTFOUND. */
+int out_not_found(const char *arg, const char *detail);
 /* What the SA said, or why it said nothing; EXIT_NOTFOUND for -ENOENT,
  * else EXIT_SA. */
 int out_sa_fail(const struct ctl *c, const char *what, int err);

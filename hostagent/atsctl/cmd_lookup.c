@@ -195,6 +195,8 @@ static int report(const struct ctl *c, const char *cmd, const char *arg, uint16_
 		return agent_answer(c, arg, req, ret, &in, recs, n);
 	if (ret && ret != -ENOENT)
 		return sa_fail(c, what, ret, &in);
+	log_info("%s: %zu record(s) in %u SA request(s)%s", what, is_primary ? (size_t)!ret : n,
+		 in.sa_queries, in.sa_walked ? " (SubnAdmGet walk, no RMPP)" : "");
 	if (is_primary) {
 		if (!ret)
 			return print_records(c, 0, 0, recs, 1);
@@ -211,8 +213,6 @@ static int report(const struct ctl *c, const char *cmd, const char *arg, uint16_
 			"(audit --state lists them)\n", what);
 	if (!n && !c->json)
 		out_not_found(arg, "no ATS record");
-	log_info("%s: %zu record(s) in %u SA request(s)%s", what, n, in.sa_queries,
-		 in.sa_walked ? " (SubnAdmGet walk, no RMPP)" : "");
 	return n ? EXIT_FOUND : EXIT_NOTFOUND;
 }
 

@@ -79,6 +79,19 @@ check_count "reverse --pkey 0x7fff: host1's 3 records" 3 atsctl host3 reverse "$
 check_out "primary --pkey 0x7fff" "10\.0\.0\.1 \(primary\)" atsctl host3 primary "$G1" --pkey 0x7fff
 check_count "dump --pkey 0x7fff: as many as dump" "$(atsctl host3 dump | grep -c '^0x')" \
 	atsctl host3 dump --pkey 0x7fff
+# ... in the SA requests of one P_Key: ServiceP_Key stays out of the
+# component mask and the partition is kept locally, so the walk is one
+# SubnAdmGet per SID of the block (not one per SID and membership form),
+# after the GetTable whose cut answer starts it; resolve one GetTable
+# whose one record fits a MAD, primary one SubnAdmGet (atsctl -v counts).
+check_out "reverse --pkey 0x7fff walks the block once: 1 + 256 SA requests" \
+	": 3 record\(s\) in 257 SA request\(s\) \(SubnAdmGet walk" \
+	atsctl host3 -n -v reverse "$G1" --pkey 0x7fff
+check_out "resolve --pkey 0x7fff: one GetTable (one record, not cut)" \
+	": 1 record\(s\) in 1 SA request\(s\)" \
+	atsctl host3 -n -v resolve 10.0.0.1 --pkey 0x7fff
+check_out "primary --pkey 0x7fff: one SubnAdmGet" "primary $G1: 1 record\(s\) in 1 SA request\(s\)" \
+	atsctl host3 -n -v primary "$G1" --pkey 0x7fff
 
 # Output: not found in one style on stderr, the state by name, JSON types.
 no_stdout() { [ -z "$("$@" 2>/dev/null)" ]; }

@@ -36,6 +36,35 @@ enum {
 /* Long options without a short letter. */
 enum { OPT_LIST_COMMANDS = 256, OPT_SMKEY_FILE };
 
+/* atsctl's own options, before the command or after it among its own
+ * (as git and ip take them): no letter of cmd_optdefs but 'j' and 'h'. */
+static const struct option glob_lopts[] = {
+	{ "ca", required_argument, NULL, 'C' },
+	{ "port", required_argument, NULL, 'P' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "timeout", required_argument, NULL, 't' },
+	{ "retries", required_argument, NULL, 'r' },
+	{ "smkey", required_argument, NULL, 'k' },
+	{ "rmpp", required_argument, NULL, 'R' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "socket", required_argument, NULL, 'S' },
+	{ "no-agent", no_argument, NULL, 'n' },
+	{ "version", no_argument, NULL, 'V' },
+	{ "smkey-file", required_argument, NULL, OPT_SMKEY_FILE },
+	{ "list-commands", no_argument, NULL, OPT_LIST_COMMANDS },
+	{ NULL, 0, NULL, 0 },
+};
+
+#define GLOB_SHORT "C:P:t:r:k:vS:nV" /* and j, h */
+#define NGLOB (sizeof(glob_lopts) / sizeof(glob_lopts[0]) - 1)
+
+/* What atsctl's own options leave for after the parse. */
+struct glob {
+	const char *key_arg, *key_file;
+	int verbose;
+};
+
 /* One entry a command: a new command fills every field, its example
  * included (atsctl CMD --help prints it). */
 struct ctl_cmd {
@@ -137,7 +166,7 @@ static const struct ctl_cmd cmds[] = {
 	  0, "NKj", CMD_SA, NULL, cmd_verify },
 	{ "connect", "IP PORT [--service-id SID]", "CM connection by IP through atsd",
 	  "atsctl connect 10.0.0.2 5000",
-	  2, "Sj", 0, check_ip, cmd_connect },
+	  2, "Ej", 0, check_ip, cmd_connect },
 	{ "connections", "", "atsd's CM connections",
 	  "atsctl --json connections",
 	  0, "j", 0, NULL, cmd_connections },
@@ -204,7 +233,8 @@ static void usage(FILE *f)
 "\n"
 "resolve, reverse and primary go through atsd's cache when it runs.\n"
 "IBATS_SMKEY in the environment gives the SM_Key when -k and\n"
-"--smkey-file do not. Options go before the command, its own after it.\n"
+"--smkey-file do not. Options go before or after the command, a\n"
+"command's own after it.\n"
 "GID: IPv6 notation (fe80::2c9:300:1:2) or a port GUID (0x2c903000102),\n"
 "which takes the local port's subnet prefix. Exit status: 0 done, 1 nothing\n"
 "found, 2 usage error, 3 SA, agent or transport error.\n",
@@ -294,7 +324,7 @@ static int command_option(struct ctl *c, const struct ctl_cmd *cmd, int opt,
 	case 'N':
 		a->netns = val;
 		break;
-	case 'S':
+	case 'E':
 		if (cfg_parse_hex64(val, &v))
 			return out_usage_err("--service-id", val, "not a service ID (hex, 1..16 digits)");
 		/* atsd gets one spelling, whatever the user typed. */
@@ -339,7 +369,7 @@ static const struct cmd_opt cmd_optdefs[] = {
 	{ "save", 'w', 0, "FILE", "save the records as an inventory in FILE" },
 	{ "inventory", 'I', 0, "FILE", "compare with an inventory saved before" },
 	{ "state", 'X', 0, "FILE", "the plugin's state file: records of absent ports" },
-	{ "service-id", 'S', 0, "SID", "the listener's CM service ID (default: from PORT)" },
+	{ "service-id", 'E', 0, "SID", "the listener's CM service ID (default: from PORT)" },
 	{ "netns", 'N', 0, "NS", "the neighbours of network namespace NS" },
 	{ "plugin", 'O', 0, NULL, "FILE is the plugin's osmats.conf, not atsd.conf" },
 };
@@ -388,7 +418,8 @@ static void command_help(FILE *f, const struct ctl_cmd *cmd)
 		fprintf(f, "  %-26s%s\n", lhs, o->help);
 	}
 	fprintf(f, "  %-26s%s\n", "-h, --help", "this help");
-	fprintf(f, "\nExample:\n  %s\n\nOptions before the command: atsctl --help.\n",
+	fprintf(f, "\nExample:\n  %s\n\n"
+		"atsctl's own options, before or after the command: atsctl --help.\n",
 		cmd->example);
 }
 
@@ -438,67 +469,6 @@ static void list_commands(void)
 	}
 }
 
-static int run_command(struct ctl *c, int argc, char **argv)
-{
-	const struct ctl_cmd *cmd;
-	const char *gid_arg = NULL;
-	struct option lopts[NOPTS + 2];
-	char sopts[2 * NOPTS + 2];
-	struct ctl_args a;
-	unsigned k;
-	int opt, ret;
-
-	if (!strcmp(argv[0], "help"))
-		return help_command(argc, argv);
-	cmd = find_command(argv[0]);
-	if (!cmd)
-		return out_usage_err("command", argv[0], "unknown (try --help)");
-	memset(&a, 0, sizeof(a));
-	a.pkey = ATS_PKEY_DEFAULT;
-	a.lease = SR_LEASE_INFINITE;
-	a.ping.count = 3;
-	a.ping.interval_ms = 1000;
-	a.ping.type = LIV_ECHO_REQ;
-	a.ping.size = 56;
-	optind = 0; /* 0: GNU getopt reinitializes, permuting again */
-	opterr = 0;
-	cmd_getopt_tables(lopts, sopts);
-	while ((opt = getopt_long(argc, argv, sopts, lopts, NULL)) != -1) {
-		if (opt == 'h') {
-			command_help(stdout, cmd);
-			return EXIT_FOUND;
-		}
-		if (opt == '?' || !strchr(cmd->opts, opt))
-			return out_usage_err(cmd->name, argv[optind - 1],
-					     "option not valid for this command");
-		ret = command_option(c, cmd, opt, optarg, &a, &gid_arg);
-		if (ret)
-			return ret;
-	}
-	if ((unsigned)(argc - optind) != cmd->nargs) {
-		fprintf(stderr, "atsctl: %s takes %u argument%s (try --help)\n",
-			cmd->name, cmd->nargs, cmd->nargs == 1 ? "" : "s");
-		return EXIT_USAGE;
-	}
-	for (k = 0; k < cmd->nargs; k++)
-		a.arg[k] = argv[optind + k];
-	if (gid_arg && a.have_sid && (cmd->flags & CMD_GID_OR_SID))
-		return out_usage_err(cmd->name, "--gid/--sid", "give one of them, not both");
-	if (cmd->check && (ret = cmd->check(a.arg[0])))
-		return ret;
-	if (cmd->flags & CMD_SA) {
-		ret = ctl_open(c);
-		if (ret)
-			return ret;
-		if (gid_arg) {
-			if (ctl_parse_gid(c, gid_arg, a.gid))
-				return out_usage_err("--gid", gid_arg, "not a GID or port GUID");
-			a.have_gid = 1;
-		}
-	}
-	return cmd->run(c, &a);
-}
-
 /* The SM_Key: -k or --smkey-file (not both), else IBATS_SMKEY, else 0.
  * Errors name where the key came from, never the key. */
 static int sm_key(const char *arg, const char *file, uint64_t *key)
@@ -538,30 +508,182 @@ static int sm_key(const char *arg, const char *file, uint64_t *key)
 	return 0;
 }
 
+/* One of atsctl's own options; *stop: exit now with the status returned
+ * (-V, --help before a command, --list-commands). */
+static int global_option(struct ctl *c, struct glob *g, int opt, const char *arg, int *stop)
+{
+	uint64_t v;
+
+	switch (opt) {
+	case 'C':
+		c->ca = arg;
+		break;
+	case 'P':
+		if (cfg_parse_u64(arg, 254, &v) || !v)
+			return out_usage_err("--port", arg, "not a port number (1..254)");
+		c->portnum = (int)v;
+		break;
+	case 'j':
+		c->json = 1;
+		break;
+	case 't':
+		if (cfg_parse_u64(arg, 600000, &v) || !v)
+			return out_usage_err("--timeout", arg, "not a time in ms (1..600000)");
+		c->sa_opts.timeout_ms = (unsigned)v;
+		break;
+	case 'r':
+		if (cfg_parse_u64(arg, 100, &v))
+			return out_usage_err("--retries", arg, "not a count (0..100)");
+		c->sa_opts.retries = (unsigned)v;
+		break;
+	case 'k':
+		g->key_arg = arg;
+		break;
+	case OPT_SMKEY_FILE:
+		g->key_file = arg;
+		break;
+	case 'R':
+		if (!strcmp(arg, "auto"))
+			c->sa_opts.rmpp = SA_RMPP_AUTO;
+		else if (!strcmp(arg, "on"))
+			c->sa_opts.rmpp = SA_RMPP_ON;
+		else if (!strcmp(arg, "off"))
+			c->sa_opts.rmpp = SA_RMPP_OFF;
+		else
+			return out_usage_err("--rmpp", arg, "expected auto, on or off");
+		break;
+	case 'v':
+		g->verbose++;
+		break;
+	case 'S':
+		c->socket = arg;
+		break;
+	case 'n':
+		c->no_agent = 1;
+		break;
+	case 'h':
+		usage(stdout);
+		*stop = 1;
+		break;
+	case 'V':
+		printf("atsctl (ibats) %s\n", IBATS_VERSION);
+		*stop = 1;
+		break;
+	case OPT_LIST_COMMANDS:
+		list_commands();
+		*stop = 1;
+		break;
+	}
+	return 0;
+}
+
+/* After every option, wherever it stood: the SM_Key and the log level. */
+static int globals_done(struct ctl *c, const struct glob *g)
+{
+	enum log_level level;
+	int ret = sm_key(g->key_arg, g->key_file, &c->sa_opts.sm_key);
+
+	if (ret)
+		return ret;
+	level = g->verbose >= 2 ? LOG_LVL_DEBUG : g->verbose ? LOG_LVL_INFO : LOG_LVL_WARN;
+	log_init("atsctl", level);
+	c->log_level = (int)level;
+	return 0;
+}
+
+static int is_global(int opt)
+{
+	size_t i;
+
+	for (i = 0; i < NGLOB; i++)
+		if (glob_lopts[i].val == opt)
+			return 1;
+	return 0;
+}
+
+static int run_command(struct ctl *c, struct glob *g, int argc, char **argv)
+{
+	const struct ctl_cmd *cmd;
+	const char *gid_arg = NULL;
+	struct option lopts[NOPTS + NGLOB + 2];
+	char sopts[2 * NOPTS + sizeof(GLOB_SHORT) + 2];
+	struct ctl_args a;
+	size_t i, n;
+	unsigned k;
+	int opt, ret, stop = 0;
+
+	if (!strcmp(argv[0], "help"))
+		return help_command(argc, argv);
+	cmd = find_command(argv[0]);
+	if (!cmd)
+		return out_usage_err("command", argv[0], "unknown (try --help)");
+	memset(&a, 0, sizeof(a));
+	a.pkey = ATS_PKEY_DEFAULT;
+	a.lease = SR_LEASE_INFINITE;
+	a.ping.count = 3;
+	a.ping.interval_ms = 1000;
+	a.ping.type = LIV_ECHO_REQ;
+	a.ping.size = 56;
+	optind = 0; /* 0: GNU getopt reinitializes, permuting again */
+	opterr = 0;
+	/* One getopt_long pass over the command's words: its options and
+	 * atsctl's own, json and help once (the command's). */
+	cmd_getopt_tables(lopts, sopts);
+	for (n = NOPTS + 1, i = 0; i < NGLOB; i++)
+		if (glob_lopts[i].val != 'j' && glob_lopts[i].val != 'h')
+			lopts[n++] = glob_lopts[i];
+	lopts[n] = (struct option){ NULL, 0, NULL, 0 };
+	strcat(sopts, GLOB_SHORT);
+	while ((opt = getopt_long(argc, argv, sopts, lopts, NULL)) != -1) {
+		if (opt == 'h') {
+			command_help(stdout, cmd);
+			return EXIT_FOUND;
+		}
+		if (opt != '?' && is_global(opt)) {
+			ret = global_option(c, g, opt, optarg, &stop);
+			if (ret || stop)
+				return ret;
+			continue;
+		}
+		if (opt == '?' || !strchr(cmd->opts, opt))
+			return out_usage_err(cmd->name, argv[optind - 1],
+					     "option not valid for this command");
+		ret = command_option(c, cmd, opt, optarg, &a, &gid_arg);
+		if (ret)
+			return ret;
+	}
+	if ((unsigned)(argc - optind) != cmd->nargs) {
+		fprintf(stderr, "atsctl: %s takes %u argument%s (try --help)\n",
+			cmd->name, cmd->nargs, cmd->nargs == 1 ? "" : "s");
+		return EXIT_USAGE;
+	}
+	for (k = 0; k < cmd->nargs; k++)
+		a.arg[k] = argv[optind + k];
+	if (gid_arg && a.have_sid && (cmd->flags & CMD_GID_OR_SID))
+		return out_usage_err(cmd->name, "--gid/--sid", "give one of them, not both");
+	ret = globals_done(c, g);
+	if (ret)
+		return ret;
+	if (cmd->check && (ret = cmd->check(a.arg[0])))
+		return ret;
+	if (cmd->flags & CMD_SA) {
+		ret = ctl_open(c);
+		if (ret)
+			return ret;
+		if (gid_arg) {
+			if (ctl_parse_gid(c, gid_arg, a.gid))
+				return out_usage_err("--gid", gid_arg, "not a GID or port GUID");
+			a.have_gid = 1;
+		}
+	}
+	return cmd->run(c, &a);
+}
+
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "ca", required_argument, NULL, 'C' },
-		{ "port", required_argument, NULL, 'P' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "retries", required_argument, NULL, 'r' },
-		{ "smkey", required_argument, NULL, 'k' },
-		{ "rmpp", required_argument, NULL, 'R' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "socket", required_argument, NULL, 'S' },
-		{ "no-agent", no_argument, NULL, 'n' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "smkey-file", required_argument, NULL, OPT_SMKEY_FILE },
-		{ "list-commands", no_argument, NULL, OPT_LIST_COMMANDS },
-		{ NULL, 0, NULL, 0 },
-	};
-	enum log_level level;
+	struct glob g = { NULL, NULL, 0 };
 	struct ctl c;
-	const char *key_arg = NULL, *key_file = NULL;
-	int opt, verbose = 0, ret;
-	uint64_t v;
+	int opt, ret, stop = 0;
 
 	/* An agent that closes on us is an error to report, not a death. */
 	signal(SIGPIPE, SIG_IGN);
@@ -570,78 +692,20 @@ int main(int argc, char **argv)
 	c.sa_opts.retries = SA_RETRIES_DEFAULT;
 	c.socket = ATSD_SOCKET_DEFAULT;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+C:P:jt:r:k:vhS:nV", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'C':
-			c.ca = optarg;
-			break;
-		case 'P':
-			if (cfg_parse_u64(optarg, 254, &v) || !v)
-				return out_usage_err("--port", optarg, "not a port number (1..254)");
-			c.portnum = (int)v;
-			break;
-		case 'j':
-			c.json = 1;
-			break;
-		case 't':
-			if (cfg_parse_u64(optarg, 600000, &v) || !v)
-				return out_usage_err("--timeout", optarg, "not a time in ms (1..600000)");
-			c.sa_opts.timeout_ms = (unsigned)v;
-			break;
-		case 'r':
-			if (cfg_parse_u64(optarg, 100, &v))
-				return out_usage_err("--retries", optarg, "not a count (0..100)");
-			c.sa_opts.retries = (unsigned)v;
-			break;
-		case 'k':
-			key_arg = optarg;
-			break;
-		case OPT_SMKEY_FILE:
-			key_file = optarg;
-			break;
-		case 'R':
-			if (!strcmp(optarg, "auto"))
-				c.sa_opts.rmpp = SA_RMPP_AUTO;
-			else if (!strcmp(optarg, "on"))
-				c.sa_opts.rmpp = SA_RMPP_ON;
-			else if (!strcmp(optarg, "off"))
-				c.sa_opts.rmpp = SA_RMPP_OFF;
-			else
-				return out_usage_err("--rmpp", optarg, "expected auto, on or off");
-			break;
-		case 'v':
-			verbose++;
-			break;
-		case 'S':
-			c.socket = optarg;
-			break;
-		case 'n':
-			c.no_agent = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return EXIT_FOUND;
-		case 'V':
-			printf("atsctl (ibats) %s\n", IBATS_VERSION);
-			return EXIT_FOUND;
-		case OPT_LIST_COMMANDS:
-			list_commands();
-			return EXIT_FOUND;
-		default:
+	/* Up to the command ("+"): its words are run_command's. */
+	while ((opt = getopt_long(argc, argv, "+jh" GLOB_SHORT, glob_lopts, NULL)) != -1) {
+		if (opt == '?')
 			return out_usage_err("option", argv[optind - 1], "unknown (try --help)");
-		}
+		ret = global_option(&c, &g, opt, optarg, &stop);
+		if (ret || stop)
+			return ret;
 	}
-	ret = sm_key(key_arg, key_file, &c.sa_opts.sm_key);
-	if (ret)
-		return ret;
-	level = verbose >= 2 ? LOG_LVL_DEBUG : verbose ? LOG_LVL_INFO : LOG_LVL_WARN;
-	log_init("atsctl", level);
-	c.log_level = (int)level;
 	if (optind >= argc) {
+		ret = globals_done(&c, &g);
 		usage(stderr);
-		return EXIT_USAGE;
+		return ret ? ret : EXIT_USAGE;
 	}
-	ret = run_command(&c, argc - optind, argv + optind);
+	ret = run_command(&c, &g, argc - optind, argv + optind);
 	ctl_close(&c);
 	return ret;
 }

@@ -85,6 +85,22 @@ check_rc "a bad IBATS_SMKEY is named, not echoed" 2 "^atsctl: IBATS_SMKEY: not a
 check_absent "... the value is not printed" "5a5z" env IBATS_SMKEY=0x5a5z "$ATSCTL" port
 check_absent "a bad -k value is not printed" "5a5z" "$ATSCTL" -k 0x5a5z port
 
+# atsctl's own options after the command too, as git and ip take them;
+# a command's own stay after it.
+check_out "-V after a command" "^atsctl \(ibats\) [0-9]" "$ATSCTL" resolve -V
+check_rc "-t after the command is atsctl's --timeout" 2 "--timeout '0'" "$ATSCTL" resolve 10.0.0.1 -t 0
+check_rc "--rmpp after the command" 2 "--rmpp 'maybe'" "$ATSCTL" dump --rmpp maybe
+check_rc "-S after the command names the socket" 3 "no socket at $RUN/nosock" \
+	"$ATSCTL" status -S "$RUN/nosock"
+check_rc "--socket=PATH after the command and -j" 3 "no socket at $RUN/nosock2" \
+	"$ATSCTL" status -j --socket="$RUN/nosock2"
+check_rc "-k before the command, --smkey-file after: still not both" 2 "not both" \
+	"$ATSCTL" -k 1 port --smkey-file "$RUN/smkey"
+check_rc "a command's option before it is unknown" 2 "option '--pkey': unknown" \
+	"$ATSCTL" --pkey 1 resolve 10.0.0.1
+check_rc "an unknown option after the command names the command" 2 "resolve '--bogus': option not valid" \
+	"$ATSCTL" resolve 10.0.0.1 --bogus
+
 # A fabric without an SM: the port never becomes active.
 mkfifo "$RUN/ibsim.in"
 sleep 1000000 >"$RUN/ibsim.in" &
@@ -94,4 +110,6 @@ T_PIDS="$T_PIDS $!"
 wait_for "ibsim" 20 grep -q 'sim>' "$RUN/ibsim.log" || exit 1
 check_rc "no SM: exit 3 with the reason" 3 "port is not active or has no SM" \
 	atsctl host1 resolve 10.0.0.1
+check_rc "atsctl's own options after the command reach the SA client (-j -v -t -r)" 3 \
+	"port is not active or has no SM" atsctl host1 resolve 10.0.0.1 -j -v -t 100 -r 0
 finish

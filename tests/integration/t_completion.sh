@@ -89,7 +89,11 @@ for m in $MODES; do
 	check "$m: help COMMAND: the commands" offers "$m" "help re" register release resolve resync reverse
 	check "$m: check-config's file" has "$m" "check-config --plugin $RUN/atsc" "$RUN/atsctl"
 	check "$m: --smkey-file completes file names" has "$m" "--smkey-file $RUN/atsc" "$RUN/atsctl"
-	check "$m: no global option after the command" offers "$m" "dump --s" --sid=
+	check "$m: atsctl's own options after the command too, by prefix" \
+		offers "$m" "dump --s" --sid= --smkey= --smkey-file= --socket=
+	check "$m: ... with their values" offers "$m" "dump --rmpp " auto off on
+	check "$m: ... whose argument is none of the command's" \
+		offers "$m" "help -t 100 re" register release resolve resync reverse
 	check "$m: --type values" offers "$m" "ping 3 --type " echo info timestamp
 	check "$m: --type=VALUE" offers "$m" "ping --type=t" timestamp
 	check "$m: --owner takes no completion" offers "$m" "hold --owner "

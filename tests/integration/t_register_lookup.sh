@@ -110,6 +110,10 @@ REC_TYPES='all(type(r["lease"]) is int and type(r["primary"]) is bool and r["sid
 check_json "resolve --json: records are objects, numbers numbers" "len(d['records']) == 1 and $REC_TYPES" \
 	atsctl host3 --json resolve 10.0.0.1
 check_json "dump --json: the same types" "len(d['records']) > 5 and $REC_TYPES" atsctl host3 --json dump
+check_json "resolve IP -j -v -n: atsctl's own options after the command, JSON" \
+	'len(d["records"]) == 1' atsctl host3 resolve 10.0.0.1 -j -v -n
+check_out "... and -v's request count" "resolve 10\.0\.0\.1: 1 record\(s\) in [0-9]+ SA request" \
+	atsctl host3 resolve 10.0.0.1 -j -v -n
 check_json "register -j (after the command): an object" 'd["registered"]["ip"] == "10.0.2.1"' \
 	atsctl host1 register 10.0.2.1 -j
 check_rc "JSON of an empty lookup is an empty list (exit 1)" 1 '^\{"records": \[\]\}$' \

@@ -73,8 +73,11 @@ void metrics_fill(struct prom *p, const struct metrics_src *src)
 {
 	const struct state_summary *sum = src->sum;
 	const struct state_index *idx = src->idx;
+	/* version: the plugin's (AM_CPPFLAGS' IBATS_VERSION = PACKAGE_VERSION),
+	 * so an upgrade shows per SM. */
 	const char *const info[] = { "opensm", src->info->opensm,
-				     "sm_state", src->info->sm_state, NULL };
+				     "sm_state", src->info->sm_state,
+				     "version", IBATS_VERSION, NULL };
 	const char *const ats[] = { "service", "ats", NULL };
 	const char *const other[] = { "service", "other", NULL };
 	const char *const present[] = { "state", "present", NULL };
@@ -84,7 +87,7 @@ void metrics_fill(struct prom *p, const struct metrics_src *src)
 	size_t i;
 
 	prom_family(p, "ibats_sm_info", PROM_GAUGE,
-		    "Always 1: the OpenSM version and the SM's state as labels.");
+		    "Always 1: the OpenSM version, the SM's state and the plugin's version as labels.");
 	prom_u64(p, "ibats_sm_info", info, 1);
 	one(p, "ibats_sm_scan_timestamp_seconds", PROM_GAUGE,
 	    "When the record counts were taken (Unix time).", (double)sum->scanned);

@@ -14,6 +14,7 @@
 #include "cmd_audit.h"
 #include "ctl.h"
 #include "json.h"
+#include "output.h"
 #include "state.h"
 
 static void pkey_union_add(uint16_t *v, size_t *n, uint16_t pkey)
@@ -131,9 +132,14 @@ static int inventory(const char *path, const struct ats_set *r, struct json *j, 
 		if (j) {
 			json_obj(j, NULL);
 			json_str(j, "diff", what);
-			json_str(j, "record", a);
-			if (!strcmp(what, "changed"))
-				json_str(j, "now", b);
+			json_obj(j, "record");
+			out_record_members(j, x);
+			json_end(j);
+			if (!strcmp(what, "changed")) {
+				json_obj(j, "now");
+				out_record_members(j, &other->recs[k]);
+				json_end(j);
+			}
 			json_end(j);
 		} else {
 			printf("inventory %s: %s%s%s\n", what, a,
@@ -216,29 +222,29 @@ static int audit_collect(struct sa_client *sa, const struct state_file *sf,
 	return ret;
 }
 
+/* A finding as one object: what and why, then its record's members as
+ * every --json record has them, and the record it conflicts with as
+ * "other" (atsctl.8, audit). */
 static void finding_json(struct json *j, const struct ats_audit_finding *f,
 			 const struct sr_record *recs)
 {
-	char line[256];
-	size_t k;
-
 	json_obj(j, NULL);
 	json_str(j, "severity", ats_audit_severity_name(f->severity));
 	json_str(j, "kind", ats_audit_kind_name(f->kind));
-	json_str(j, "text", f->text);
-	if (f->kind == AUD_NAME && f->rec[0] != (size_t)-1) {
-		const uint8_t *nm = recs[f->rec[0]].name;
+	json_str(j, "detail", f->text);
+	if (f->rec[0] != (size_t)-1) {
+		const struct sr_record *r = &recs[f->rec[0]];
 
-		json_strn(j, "service_name", nm, strnlen((const char *)nm, SR_NAME_LEN));
+		out_record_members(j, r);
+		if (f->kind == AUD_NAME)
+			json_strn(j, "service_name", r->name,
+				  strnlen((const char *)r->name, SR_NAME_LEN));
 	}
-	json_arr(j, "records");
-	for (k = 0; k < 2; k++) {
-		if (f->rec[k] == (size_t)-1)
-			continue;
-		atsd_format_record(line, sizeof(line), &recs[f->rec[k]]);
-		json_str(j, NULL, line);
+	if (f->rec[1] != (size_t)-1) {
+		json_obj(j, "other");
+		out_record_members(j, &recs[f->rec[1]]);
+		json_end(j);
 	}
-	json_end(j);
 	json_end(j);
 }
 

@@ -133,7 +133,7 @@ static int print_records(const struct ctl *c, int partial, int local,
 }
 
 /* atsd answered: its records, or its ERR line in words. */
-static int agent_answer(const struct ctl *c, const char *req, int ret,
+static int agent_answer(const struct ctl *c, const char *arg, const char *req, int ret,
 			const struct ibats_info *in, const struct ibats_record *recs, size_t n)
 {
 	char safe[4 * sizeof(in->agent_msg) + 1];
@@ -151,11 +151,13 @@ static int agent_answer(const struct ctl *c, const char *req, int ret,
 	}
 	if (ret == -ENOENT && c->json)
 		out_records(1, 0, 0, NULL, 0);
-	/* An "OK 0" answer has no words: exit 1 alone says it. */
+	if (ret == -ENOENT)
+		return out_not_found(arg, in->agent_msg[0] ?
+				     out_clean(in->agent_msg, safe, sizeof(safe)) : NULL);
 	if (in->agent_msg[0])
 		fprintf(stderr, "atsctl: %s: %s\n", req,
 			out_clean(in->agent_msg, safe, sizeof(safe)));
-	else if (ret != -ENOENT)
+	else
 		fprintf(stderr, "atsctl: %s: %s\n", req, strerror(-ret));
 	return ibats_exit_code(ret);
 }
@@ -196,16 +198,17 @@ static int report(const struct ctl *c, const char *cmd, const char *arg, uint16_
 			 in.agent_err == -EBUSY && in.agent_msg[0] ?
 			 out_clean(in.agent_msg, safe, sizeof(safe)) : strerror(-in.agent_err));
 	if (in.source == IBATS_BY_AGENT)
-		return agent_answer(c, req, ret, &in, recs, n);
+		return agent_answer(c, arg, req, ret, &in, recs, n);
 	if (ret && ret != -ENOENT)
 		return sa_fail(c, what, ret, &in);
+	log_info("%s: %zu record(s) in %u SA request(s)%s", what, is_primary ? (size_t)!ret : n,
+		 in.sa_queries, in.sa_walked ? " (SubnAdmGet walk, no RMPP)" : "");
 	if (is_primary) {
 		if (!ret)
 			return print_records(c, 0, 0, recs, 1);
 		if (c->json)
 			out_records(1, 0, 0, NULL, 0);
-		fprintf(stderr, "atsctl: %s: GID has no primary ATS record\n", what);
-		return EXIT_NOTFOUND;
+		return out_not_found(arg, "no primary ATS record");
 	}
 	ret = print_records(c, in.partial, 0, recs, ret ? 0 : n);
 	if (ret)
@@ -215,9 +218,7 @@ static int report(const struct ctl *c, const char *cmd, const char *arg, uint16_
 			"port by port: records of GIDs not on the fabric can be missing "
 			"(audit --state lists them)\n", what);
 	if (!n && !c->json)
-		fprintf(stderr, "atsctl: %s: no ATS record\n", what);
-	log_info("%s: %zu record(s) in %u SA request(s)%s", what, n, in.sa_queries,
-		 in.sa_walked ? " (SubnAdmGet walk, no RMPP)" : "");
+		out_not_found(arg, "no ATS record");
 	return n ? EXIT_FOUND : EXIT_NOTFOUND;
 }
 

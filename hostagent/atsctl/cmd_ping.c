@@ -208,10 +208,8 @@ int cmd_ping(struct ctl *c, const struct ctl_args *a)
 			have_gid = 1;
 		}
 		ats_set_free(&s);
-		if (!have_gid && ip.family == AF_INET) {
-			fprintf(stderr, "atsctl: ping %s: no ATS record of that address\n", arg);
-			return EXIT_NOTFOUND;
-		}
+		if (!have_gid && ip.family == AF_INET)
+			return out_not_found(arg, "no ATS record of that address");
 	}
 	if (!have_gid && ats_gid_parse(arg, gid))
 		return out_usage_err("TARGET", arg, "not a LID, GID or IP address");

@@ -8,6 +8,7 @@
 
 #include "ats.h"
 #include "ats_query.h"
+#include "ibsys.h"
 #include "cmd_records.h"
 #include "cmd_whois.h"
 #include "ctl.h"
@@ -33,7 +34,7 @@ static int print_set(const struct ctl *c, struct ats_set *s, const char *what)
 			"port by port: records of GIDs not on the fabric can be missing "
 			"(audit --state lists them)\n", what);
 	if (!s->n && !c->json)
-		fprintf(stderr, "atsctl: %s: no ATS record\n", what);
+		out_not_found(what, "no ATS record");
 	log_info("%s: %zu record(s) in %u SA request(s)%s", what, s->n,
 		 s->queries, s->walked ? " (SubnAdmGet walk, no RMPP)" : "");
 	ats_set_free(s);
@@ -104,10 +105,8 @@ int cmd_deregister(struct ctl *c, const struct ctl_args *a)
 	ats_ip_parse(arg, &ip);
 	snprintf(buf, sizeof(buf), "deregister %s", arg);
 	ret = ats_deregister(c->sa, own_gid(c, a), a->pkey, &ip, &n);
-	if (ret == -ENOENT) {
-		fprintf(stderr, "atsctl: %s: this GID has no record of that address\n", buf);
-		return EXIT_NOTFOUND;
-	}
+	if (ret == -ENOENT)
+		return out_not_found(arg, "this GID has no record of that address");
 	if (ret)
 		return out_sa_fail(c, buf, ret);
 	if (c->json) {
@@ -138,8 +137,7 @@ int cmd_dump(struct ctl *c, const struct ctl_args *a)
 		return out_sa_fail(c, "dump", ret);
 	if (!c->json && !s.n) {
 		ats_set_free(&s);
-		printf("no ATS records\n");
-		return EXIT_NOTFOUND;
+		return out_not_found("dump", "no ATS records");
 	}
 	return print_set(c, &s, "dump");
 }
@@ -160,14 +158,15 @@ int cmd_port(struct ctl *c, const struct ctl_args *a)
 		json_i64(&j, "port", i->portnum);
 		json_u64(&j, "lid", i->lid);
 		json_u64(&j, "sm_lid", i->sm_lid);
-		json_i64(&j, "state", i->state);
+		json_str(&j, "state", ibsys_state_name(i->state));
+		json_i64(&j, "state_num", i->state);
 		json_str(&j, "gid", gid);
 		json_hex64(&j, "port_guid", i->port_guid);
 		json_end(&j);
 		json_fini(&j);
 	} else
-		printf("CA %s port %d: LID %u, SM LID %u, state %d, GID %s, port GUID 0x%016" PRIx64 "\n",
-		       i->ca, i->portnum, i->lid, i->sm_lid, i->state, gid,
+		printf("CA %s port %d: LID %u, SM LID %u, state %s, GID %s, port GUID 0x%016" PRIx64 "\n",
+		       i->ca, i->portnum, i->lid, i->sm_lid, ibsys_state_name(i->state), gid,
 		       i->port_guid);
 	return EXIT_FOUND;
 }

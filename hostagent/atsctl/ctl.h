@@ -17,6 +17,7 @@ struct ibats;
 enum {
 	EXIT_FOUND = 0,
 	EXIT_NOTFOUND = 1,
+	EXIT_INVALID = 1,       /* check-config: the file has an error */
 	EXIT_USAGE = 2,
 	EXIT_SA = 3,
 	EXIT_REFUSED = 4,       /* status, resync: the SA refuses an address */
@@ -52,6 +53,7 @@ struct ctl_args {
 	char cm_sid_buf[20];
 	const char *netns;
 	int yes;                /* purge: delete, not list */
+	int plugin_conf;        /* check-config --plugin: FILE is osmats.conf */
 	struct ping_opts ping;
 	struct cmd_audit_opts audit;
 };

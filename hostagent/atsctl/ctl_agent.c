@@ -13,22 +13,6 @@
 #include "log.h"
 #include "output.h"
 
-/* Connection and group lines are words and key=value pairs; --json makes
- * each an object, fields named by atsd_proto. */
-static void json_agent_line(struct json *j, const char *line, enum atsd_line_kind kind)
-{
-	struct atsd_field f[ATSD_LINE_MAX / 2];
-	char buf[ATSD_LINE_MAX];
-	size_t i, n;
-
-	snprintf(buf, sizeof(buf), "%s", line);
-	n = atsd_line_fields(buf, kind, f, sizeof(f) / sizeof(f[0]));
-	json_obj(j, NULL);
-	for (i = 0; i < n; i++)
-		json_str(j, f[i].name, f[i].value);
-	json_end(j);
-}
-
 /* A number JSON can carry as one: digits that fit 64 bits. */
 static int all_digits(const char *v)
 {
@@ -38,6 +22,28 @@ static int all_digits(const char *v)
 		return 0;
 	errno = 0;
 	return strtoull(v, &end, 10) != ULLONG_MAX || errno != ERANGE;
+}
+
+/* Connection and group lines are words and key=value pairs; --json makes
+ * each an object, fields named by atsd_proto; decimal values (LIDs, MTU,
+ * SL, QPNs as atsd prints them) as numbers, the rest (hex identifiers
+ * included) as strings. */
+static void json_agent_line(struct json *j, const char *line, enum atsd_line_kind kind)
+{
+	struct atsd_field f[ATSD_LINE_MAX / 2];
+	char buf[ATSD_LINE_MAX];
+	size_t i, n;
+
+	snprintf(buf, sizeof(buf), "%s", line);
+	n = atsd_line_fields(buf, kind, f, sizeof(f) / sizeof(f[0]));
+	json_obj(j, NULL);
+	for (i = 0; i < n; i++) {
+		if (all_digits(f[i].value))
+			json_u64(j, f[i].name, strtoull(f[i].value, NULL, 10));
+		else
+			json_str(j, f[i].name, f[i].value);
+	}
+	json_end(j);
 }
 
 /* stats lines are "name value": --json makes them one object, numbers

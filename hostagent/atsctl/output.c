@@ -14,6 +14,15 @@ int out_usage_err(const char *what, const char *arg, const char *why)
 	return EXIT_USAGE;
 }
 
+int out_not_found(const char *arg, const char *detail)
+{
+	char safe[256];
+
+	fprintf(stderr, "atsctl: %s: not found%s%s\n", out_clean(arg, safe, sizeof(safe)),
+		detail ? ": " : "", detail ? detail : "");
+	return EXIT_NOTFOUND;
+}
+
 int out_sa_fail(const struct ctl *c, const char *what, int err)
 {
 	return out_sa_err(c, what, err, c->sa ? sa_client_last_status(c->sa) : 0,
@@ -36,9 +45,24 @@ int out_sa_err(const struct ctl *c, const char *what, int err, uint16_t st, uint
 	return err == -ENOENT ? EXIT_NOTFOUND : EXIT_SA;
 }
 
-static void records_json(int partial, int local, const struct sr_record *r, size_t n)
+void out_record_members(struct json *j, const struct sr_record *r)
 {
 	char gid[ATS_IP_STRLEN], ip[ATS_IP_STRLEN];
+	struct ats_ip have;
+
+	json_hex64(j, "sid", r->id);
+	json_str(j, "gid", ats_gid_format(r->gid, gid, sizeof(gid)));
+	json_hex16(j, "pkey", r->pkey);
+	json_u64(j, "lease", r->lease);
+	if (ats_ip_decode(r->data8, &have, NULL))
+		json_null(j, "ip");
+	else
+		json_str(j, "ip", ats_ip_format(&have, ip, sizeof(ip)));
+	json_bool(j, "primary", r->id == ATS_SID_PRIMARY);
+}
+
+static void records_json(int partial, int local, const struct sr_record *r, size_t n)
+{
 	struct json j;
 	size_t i;
 
@@ -47,12 +71,7 @@ static void records_json(int partial, int local, const struct sr_record *r, size
 	json_arr(&j, "records");
 	for (i = 0; i < n; i++) {
 		json_obj(&j, NULL);
-		json_hex64(&j, "sid", r[i].id);
-		json_str(&j, "gid", ats_gid_format(r[i].gid, gid, sizeof(gid)));
-		json_hex16(&j, "pkey", r[i].pkey);
-		json_u64(&j, "lease", r[i].lease);
-		json_str(&j, "ip", ats_data8_str(r[i].data8, ip, sizeof(ip)));
-		json_bool(&j, "primary", r[i].id == ATS_SID_PRIMARY);
+		out_record_members(&j, &r[i]);
 		if (local)
 			json_bool(&j, "local", 1);
 		json_end(&j);

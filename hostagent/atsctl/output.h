@@ -7,10 +7,15 @@
 #include <stdint.h>
 
 #include "ctl.h"
+#include "json.h"
 #include "sr.h"
 
 /* "atsctl: WHAT 'ARG': WHY" on stderr; returns EXIT_USAGE. */
 int out_usage_err(const char *what, const char *arg, const char *why);
+/* "atsctl: ARG: not found: DETAIL" on stderr, ARG as the user typed
+ * it, for every command that finds nothing (atsctl.8, EXIT STATUS);
+ * detail may be NULL. Returns EXIT_NOTFOUND. */
+int out_not_found(const char *arg, const char *detail);
 /* What the SA said, or why it said nothing; EXIT_NOTFOUND for -ENOENT,
  * else EXIT_SA. */
 int out_sa_fail(const struct ctl *c, const char *what, int err);
@@ -20,6 +25,10 @@ int out_sa_err(const struct ctl *c, const char *what, int err, uint16_t st, uint
 /* partial: records of GIDs not on the fabric may be missing (JSON only);
  * local: atsd's own records while the SA does not answer (ATS 5.1). */
 void out_records(int json, int partial, int local, const struct sr_record *r, size_t n);
+/* One record's members (sid, gid, pkey, lease, ip, primary) in the JSON
+ * object open in j: what every --json record holds; ip null when
+ * ServiceData8 holds no address. */
+void out_record_members(struct json *j, const struct sr_record *r);
 
 /* Text of atsd's for a terminal: control bytes (an escape sequence from
  * whatever listens on the socket) as \xNN, as JSON escapes them; cut to

@@ -83,7 +83,7 @@ static int read_held(struct sa_client *sa, struct saj *j, struct held_rec **held
 	for (k = 0; k < npk && !ret; k++) {
 		struct ats_set set;
 
-		ret = ats_reverse(sa, j->port.gid, pk[k], &set);
+		ret = ats_reverse_exact(sa, j->port.gid, pk[k], &set);
 		if (ret)
 			break;
 		j->queries += set.queries;

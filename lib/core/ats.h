@@ -13,6 +13,9 @@
 #define ATS_SID_COUNT 256
 #define ATS_SERVICE_NAME "DAPL Address Translation Service"
 #define ATS_PKEY_DEFAULT 0xFFFF
+/* A P_Key's membership bit (IBTA Vol 1 10.9.3): set full, clear limited;
+ * both forms name one partition. */
+#define ATS_PKEY_FULL_BIT 0x8000
 
 /* How ServiceData8 held an address. */
 enum ats_ip_form {

@@ -111,15 +111,23 @@ struct ats_q {
 	int any;                /* keep an ATS SID or the ATS name, not only both */
 	const uint16_t *pkeys;  /* where a SID of one GID in several PKeys is read */
 	size_t npkeys;
+	int part;               /* keep rec.pkey's partition alone (not in fields) */
 };
 
-static int ats_set_add(struct ats_set *s, const struct sr_record *r, int any)
+static int same_part(uint16_t a, uint16_t b)
+{
+	return !((a ^ b) & ~ATS_PKEY_FULL_BIT);
+}
+
+static int ats_set_add(struct ats_set *s, const struct ats_q *q, const struct sr_record *r)
 {
 	int sid = ats_sid_in_block(r->id), name = ats_name_is_ats(r->name);
 
 	/* Spec 3.2/3.3: lookups ignore records outside the block; an audit
 	 * wants every record that claims to be ATS. */
-	if (any ? (!sid && !name) : (!sid || !name))
+	if (q->any ? (!sid && !name) : (!sid || !name))
+		return 0;
+	if (q->part && !same_part(r->pkey, q->rec.pkey))
 		return 0;
 	return ats_set_put(s, r);
 }
@@ -140,55 +148,79 @@ static void ats_query_init(struct ats_q *q, uint16_t pkey, unsigned fields)
 	ats_name_put(q->rec.name);
 	q->rec.pkey = pkey;
 	q->fields = fields;
+	q->part = 1;
 }
 
-/* One SubnAdmGet of k, with more fields; -ENOENT is no error here. */
-static int ats_get_one(struct sa_client *sa, const struct ats_q *q,
-		       const struct sr_record *k, unsigned more, struct ats_set *out)
+/* One SubnAdmGet of k, with more fields, its record kept; -ENOENT when
+ * none matches. */
+static int ats_get(struct sa_client *sa, const struct ats_q *q, const struct sr_record *k,
+		   unsigned more, struct ats_set *out)
 {
 	struct sr_record r;
 	int ret;
 
 	ret = sa_sr_get(sa, k, sr_comp_mask(q->fields | more) & ~q->unmask, &r);
-	if (ret == -ENOENT)
-		return 0;
-	return ret ? ret : ats_set_add(out, &r, q->any);
+	return ret ? ret : ats_set_add(out, q, &r);
 }
 
-/* A SID that matches several records (SubnAdmGet answers one): without
- * a GID, one more request per port GID of the fabric; with one, per
- * PKey the caller knows, or the default PKey alone. */
-static int ats_split(struct sa_client *sa, const struct ats_q *q, struct sr_record *k,
-		     struct sa_port **ports, size_t *nports, struct ats_set *out)
+/* A SID of one GID (both in k) that matches several records, one per
+ * partition the requester shares (a SubnAdmGet answers one, OpenSM
+ * osm_sa_respond(): "C15-0.1.30"): a lookup reads its partition under
+ * the P_Key asked and, when that holds none, under the other membership
+ * form (the plugin keeps one form of a SID per GID and partition); an
+ * audit per PKey it knows, or in the default PKey alone. */
+static int ats_split_pkey(struct sa_client *sa, const struct ats_q *q, struct sr_record *k,
+			  struct ats_set *out)
 {
 	static const uint16_t dflt = ATS_PKEY_DEFAULT;
 	size_t i, n;
 	int ret;
 
-	if (!(q->fields & SR_F_GID)) {
-		if (!out->by_port) {
-			ret = sa_ports(sa, SA_PORTS_GAP, ports, nports);
-			if (ret)
-				return ret;
-			out->by_port = 1;
-		}
-		for (i = 0; i < *nports; i++) {
-			memcpy(k->gid, (*ports)[i].gid, 16);
-			ret = ats_get_one(sa, q, k, SR_F_ID | SR_F_GID, out);
-			if (ret)
-				return ret;
-		}
-		return 0;
-	}
 	if (q->fields & SR_F_PKEY)
 		return -E2BIG;
+	if (q->part) {
+		k->pkey = q->rec.pkey;
+		ret = ats_get(sa, q, k, SR_F_ID | SR_F_GID | SR_F_PKEY, out);
+		if (ret == -ENOENT) {
+			k->pkey ^= ATS_PKEY_FULL_BIT;
+			ret = ats_get(sa, q, k, SR_F_ID | SR_F_GID | SR_F_PKEY, out);
+		}
+		return ret == -ENOENT ? 0 : ret;
+	}
 	if (!q->npkeys)
 		out->pkeys_missed = 1;
 	n = q->npkeys ? q->npkeys : 1;
 	for (i = 0; i < n; i++) {
 		k->pkey = q->npkeys ? q->pkeys[i] : dflt;
-		ret = ats_get_one(sa, q, k, SR_F_ID | SR_F_PKEY, out);
+		ret = ats_get(sa, q, k, SR_F_ID | SR_F_GID | SR_F_PKEY, out);
+		if (ret && ret != -ENOENT)
+			return ret;
+	}
+	return 0;
+}
+
+/* A SID that matches several records: without a GID, one more request
+ * per port GID of the fabric; with one, per partition. */
+static int ats_split(struct sa_client *sa, const struct ats_q *q, struct sr_record *k,
+		     struct sa_port **ports, size_t *nports, struct ats_set *out)
+{
+	size_t i;
+	int ret;
+
+	if (q->fields & SR_F_GID)
+		return ats_split_pkey(sa, q, k, out);
+	if (!out->by_port) {
+		ret = sa_ports(sa, SA_PORTS_GAP, ports, nports);
 		if (ret)
+			return ret;
+		out->by_port = 1;
+	}
+	for (i = 0; i < *nports; i++) {
+		memcpy(k->gid, (*ports)[i].gid, 16);
+		ret = ats_get(sa, q, k, SR_F_ID | SR_F_GID, out);
+		if (ret == -E2BIG)
+			ret = ats_split_pkey(sa, q, k, out);
+		if (ret && ret != -ENOENT)
 			return ret;
 	}
 	return 0;
@@ -206,14 +238,12 @@ static int ats_walk(struct sa_client *sa, const struct ats_q *q,
 
 	out->walked = 1;
 	for (n = first; n < first + count && !ret; n++) {
-		struct sr_record k = q->rec, r;
+		struct sr_record k = q->rec;
 
 		k.id = ats_sid_at(n);
-		ret = sa_sr_get(sa, &k, sr_comp_mask(q->fields | SR_F_ID) & ~q->unmask, &r);
+		ret = ats_get(sa, q, &k, SR_F_ID, out);
 		if (ret == -ENOENT)
 			ret = 0;
-		else if (!ret)
-			ret = ats_set_add(out, &r, q->any);
 		else if (ret == -E2BIG)
 			ret = ats_split(sa, q, &k, &ports, &nports, out);
 	}
@@ -251,7 +281,7 @@ static int ats_walk_names(struct sa_client *sa, const struct ats_q *q, struct at
 	if (shape.truncated)
 		out->name_cut = 1;
 	for (i = 0; !ret && i < shape.nrec; i++)
-		ret = ats_set_add(out, &got[i], q->any);
+		ret = ats_set_add(out, q, &got[i]);
 	free(got);
 	sa_answer_free(&ans);
 	return ret;
@@ -279,7 +309,7 @@ static int ats_collect(struct sa_client *sa, const struct ats_q *q, struct ats_s
 			ret = ats_walk_names(sa, q, out);
 	} else {
 		for (i = 0; i < n && !ret; i++)
-			ret = ats_set_add(out, &recs[i], q->any);
+			ret = ats_set_add(out, q, &recs[i]);
 	}
 	free(recs);
 	out->queries += (unsigned)(sa_client_requests(sa) - sent);
@@ -329,7 +359,7 @@ int ats_forward(struct sa_client *sa, const struct ats_ip *ip, uint16_t pkey,
 	size_t i, k, kept = 0;
 	int ret;
 
-	ats_query_init(&q, pkey, SR_F_NAME | SR_F_PKEY | SR_F_DATA8);
+	ats_query_init(&q, pkey, SR_F_NAME | SR_F_DATA8);
 	ats_ip_encode(ip, q.rec.data8);
 	if (ip->family == AF_INET)
 		q.unmask = 3ull << (SR_CM_DATA8 + 10);
@@ -353,28 +383,56 @@ int ats_forward(struct sa_client *sa, const struct ats_ip *ip, uint16_t pkey,
 	return 0;
 }
 
-int ats_reverse(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
-		struct ats_set *out)
+static int reverse(struct sa_client *sa, const uint8_t *gid, uint16_t pkey, unsigned more,
+		   struct ats_set *out)
 {
 	struct ats_q q;
 
-	ats_query_init(&q, pkey, SR_F_NAME | SR_F_PKEY | SR_F_GID);
+	ats_query_init(&q, pkey, SR_F_NAME | SR_F_GID | more);
 	memcpy(q.rec.gid, gid, 16);
 	return ats_lookup(sa, &q, out);
 }
 
+int ats_reverse(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
+		struct ats_set *out)
+{
+	return reverse(sa, gid, pkey, 0, out);
+}
+
+int ats_reverse_exact(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
+		      struct ats_set *out)
+{
+	return reverse(sa, gid, pkey, SR_F_PKEY, out);
+}
+
+/* SID + GID + PKey is the record's key (ATS 3.4): one SubnAdmGet, no
+ * RMPP. Without the P_Key, which is matched by partition here, a GID
+ * with a primary in one partition the requester shares, as most have,
+ * still takes one; primaries in several are too many for a Get
+ * (ERR_REQ_TOO_MANY_RECORDS, OpenSM osm_sa_respond()), and then ours
+ * is asked for by P_Key. A GetTable would be one request always, but
+ * several records need RMPP, which a Get never does. */
 int ats_primary(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
 		struct sr_record *out)
 {
+	struct ats_set s = { 0 };
+	struct sr_record k;
 	struct ats_q q;
+	int ret;
 
-	ats_query_init(&q, pkey, 0);
+	ats_query_init(&q, pkey, SR_F_ID | SR_F_GID | SR_F_NAME);
 	memcpy(q.rec.gid, gid, 16);
 	q.rec.id = ATS_SID_PRIMARY;
-	/* SID + GID + PKey is the record's key: one MAD, no RMPP (ATS 3.4). */
-	return sa_sr_get(sa, &q.rec,
-			 sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY | SR_F_NAME),
-			 out);
+	k = q.rec;
+	ret = ats_get(sa, &q, &k, 0, &s);
+	if (ret == -E2BIG)
+		ret = ats_split_pkey(sa, &q, &k, &s);
+	if (!ret && !s.n)
+		ret = -ENOENT;
+	if (!ret)
+		*out = s.recs[0];
+	ats_set_free(&s);
+	return ret;
 }
 
 int ats_by_sid(struct sa_client *sa, uint64_t sid, uint16_t pkey,
@@ -384,7 +442,7 @@ int ats_by_sid(struct sa_client *sa, uint64_t sid, uint16_t pkey,
 
 	if (!ats_sid_in_block(sid))
 		return -EINVAL;
-	ats_query_init(&q, pkey, SR_F_ID | SR_F_NAME | SR_F_PKEY);
+	ats_query_init(&q, pkey, SR_F_ID | SR_F_NAME);
 	q.rec.id = sid;
 	return ats_lookup(sa, &q, out);
 }
@@ -393,7 +451,7 @@ int ats_all(struct sa_client *sa, uint16_t pkey, struct ats_set *out)
 {
 	struct ats_q q;
 
-	ats_query_init(&q, pkey, SR_F_NAME | SR_F_PKEY);
+	ats_query_init(&q, pkey, SR_F_NAME);
 	return ats_lookup(sa, &q, out);
 }
 

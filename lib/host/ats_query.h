@@ -33,12 +33,26 @@ void ats_set_free(struct ats_set *s);
 /* Append r unless a record with its key (SID, GID, PKey) is there. */
 int ats_set_put(struct ats_set *s, const struct sr_record *r);
 
+/* The lookups below match a partition, not a P_Key: pkey and its other
+ * membership form (0x7FFF and 0xFFFF) find the same records, as the
+ * plugin's rules compare them (plugin/policy.h, POL_PKEY_BASE); a
+ * record keeps the P_Key it has. The SA compares ServiceP_Key whole
+ * when it is in the component mask, so they leave it out and keep the
+ * partition's records here: the SA answers only records of partitions
+ * the requester shares whatever the mask (OpenSM osm_sa_service_record.c,
+ * get_matching_sr(); the plugin's index answers as it does), so this
+ * costs no request. */
+
 /* IP -> GIDs. Holders with the IP as primary come first. */
 int ats_forward(struct sa_client *sa, const struct ats_ip *ip, uint16_t pkey,
 		struct ats_set *out);
 /* GID -> all its records (all-by-GID, ATS 4.2). */
 int ats_reverse(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
 		struct ats_set *out);
+/* ats_reverse under exactly this P_Key, in the component mask: atsd's
+ * sync, whose records carry the one it registers with. */
+int ats_reverse_exact(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
+		      struct ats_set *out);
 /* GID -> the primary record; -ENOENT when the GID has none. */
 int ats_primary(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
 		struct sr_record *out);

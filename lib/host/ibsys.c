@@ -335,3 +335,11 @@ int ibsys_open_port(struct mport **out, const char *ca, int port, char *why,
 		snprintf(why, len, "%s", strerror(-ret));
 	return ret;
 }
+
+const char *ibsys_state_name(int state)
+{
+	/* infiniband-diags ibstat.c, port_state_str[]. */
+	static const char *const names[] = { "Down", "Initializing", "Armed", "Active" };
+
+	return state >= IBSYS_DOWN && state <= IBSYS_ACTIVE ? names[state - IBSYS_DOWN] : "Unknown";
+}

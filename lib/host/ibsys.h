@@ -19,6 +19,10 @@ enum ibsys_state {
 	IBSYS_ACTIVE = 4,
 };
 
+/* The state's name as ibstat prints it (Down, Initializing, Armed,
+ * Active); "Unknown" for any other value. */
+const char *ibsys_state_name(int state);
+
 struct ibsys_port {
 	char ca[IBSYS_NAME_MAX];
 	int port;

@@ -257,6 +257,8 @@ static int sa_lookup(struct ibats *h, const struct ibl_query *q, uint16_t pkey,
 	pthread_mutex_lock(&h->sa_lock);
 	ret = sa_open(h);
 	if (!ret) {
+		uint64_t sent = sa_client_requests(h->sa);
+
 		if (q->kind == IBL_RESOLVE)
 			ret = ats_forward(h->sa, &q->ip, pkey, &s);
 		else if (q->kind == IBL_REVERSE)
@@ -265,11 +267,12 @@ static int sa_lookup(struct ibats *h, const struct ibl_query *q, uint16_t pkey,
 			ret = ats_primary(h->sa, q->gid, pkey, &r);
 		last.sa_status = sa_client_last_status(h->sa);
 		last.sm_lid = sa_client_port(h->sa)->sm_lid;
+		/* Every request, a primary's fallback by P_Key too. */
+		last.sa_queries = (unsigned)(sa_client_requests(h->sa) - sent);
 	}
 	pthread_mutex_unlock(&h->sa_lock);
 	if (ret)
 		return ret;
-	last.sa_queries = q->kind == IBL_PRIMARY ? 1 : s.queries;
 	last.sa_walked = s.walked;
 	last.partial = s.by_port;
 	if (q->kind == IBL_PRIMARY) {

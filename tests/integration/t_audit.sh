@@ -28,6 +28,10 @@ check_rc "--inventory finds the deleted record" 1 "inventory missing: ${P}54 $G2
 	atsctl host4 audit --inventory "$RUN/inventory"
 check_rc "... and the added one" 1 "inventory extra: ${P}54 $G1 0xffff [0-9]+ 10\.1\.0\.9" \
 	atsctl host4 audit --inventory "$RUN/inventory"
+check_json "--json: the differences hold records as objects" \
+	"sorted((x['diff'], x['record']['ip'], x['record']['gid'], type(x['record']['lease']) is int)
+	        for x in d['inventory']) == [('extra', '10.1.0.9', '$G1', True), ('missing', '10.2.0.2', '$G2', True)]" \
+	atsctl host4 --json audit --inventory "$RUN/inventory"
 check "clean up for the next part" atsctl host1 deregister 10.1.0.9
 
 # One record per kind of finding.
@@ -73,11 +77,20 @@ for kind in sid-block service-name no-primary duplicate-on-port duplicate-primar
 	check "'$kind' reported exactly once" \
 		sh -c "[ \$(grep -c '\"kind\": \"$kind\"' $RUN/audit.json) -eq 1 ]"
 done
-check_out "each finding names its record" \
-	"\"kind\": \"gid-absent\", \"text\": \"no port on the fabric has this GID\", \"records\": \[\"${P}53 $G3 0xffff [0-9]+ 10\.3\.0\.1\"\]" \
+# Findings are objects: the record's members typed as in every --json
+# record, the one it conflicts with as "other".
+finding() { echo "[f for f in d['findings'] if f['kind'] == '$1'][0]"; }
+check_json "each finding names its record, typed" \
+	"$(finding gid-absent) == {'severity': 'error', 'kind': 'gid-absent',
+	 'detail': 'no port on the fabric has this GID', 'sid': '${P}53', 'gid': '$G3', 'pkey': '0xffff',
+	 'lease': 4294967295, 'ip': '10.3.0.1', 'primary': True}" \
 	cat "$RUN/audit.json"
-check_out "the duplicate primary names both records" \
-	"\"kind\": \"duplicate-primary\".*\"records\": \[\"${P}53 $G1 .*10\.1\.0\.1\", \"${P}53 $G2 .*10\.1\.0\.1\"\]" \
+check_json "the duplicate primary names both records" \
+	"[(r['gid'], r['ip'], r['sid']) for r in ($(finding duplicate-primary), $(finding duplicate-primary)['other'])] == [
+	 ('$G1', '10.1.0.1', '${P}53'), ('$G2', '10.1.0.1', '${P}53')]" \
+	cat "$RUN/audit.json"
+check_json "the service-name finding: its record and the name" \
+	"(lambda f: f['sid'] == '${P}60' and f['ip'] == '10.2.0.60' and f['pkey'] == '0xffff')($(finding service-name))" \
 	cat "$RUN/audit.json"
 check_out "the SM-side counters come along (--state)" '"sm_counters": \{' cat "$RUN/audit.json"
 check_out "text output: severity, kind, record" "^error pkey-not-held: the port \(LID [0-9]+\) does not hold PKey 0x8001" \

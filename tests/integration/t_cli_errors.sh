@@ -47,6 +47,82 @@ check_rc "... a state file others could swap: exit 1, as at start" 1 \
 check_rc "... a missing file: exit 1" 1 "$RUN/cc/none\.conf: No such file" \
 	"$ATSD" --check-config "$RUN/cc/none.conf"
 
+# atsctl CMD --help and atsctl help CMD, every command of the table: its
+# synopsis, exactly its own options (--list-commands) and an example.
+cmd_help() {
+	local cmd=$1 opts o all
+	shift
+	opts=$("$ATSCTL" --list-commands | awk -v c="$cmd" '$1 == c { $1 = ""; print }')
+	"$ATSCTL" "$cmd" --help >"$RUN/help.out" || return 1
+	"$ATSCTL" help "$cmd" | cmp - "$RUN/help.out" || return 1
+	"$ATSCTL" "$cmd" -h | cmp - "$RUN/help.out" || return 1
+	grep -q "^Usage: atsctl \[OPTIONS\] $cmd" "$RUN/help.out" || return 1
+	grep -A1 '^Example:$' "$RUN/help.out" | grep -q "^  atsctl .*$cmd" || return 1
+	for o in $opts; do
+		grep -q -- "${o%=}[ ]" "$RUN/help.out" || { echo "$cmd --help lacks $o"; return 1; }
+	done
+	all=$("$ATSCTL" --list-commands | tr ' ' '\n' | grep '^--' | sort -u)
+	for o in $all; do
+		case " $opts " in *" $o "*) continue ;; esac
+		! grep -q -- "${o%=}[ ]" "$RUN/help.out" || { echo "$cmd --help shows $o"; return 1; }
+	done
+}
+for c in $("$ATSCTL" --list-commands | cut -d' ' -f1); do
+	check "$c --help and help $c: synopsis, its options, an example" cmd_help "$c"
+done
+check_rc "help of an unknown command" 2 "command 'frob': unknown" "$ATSCTL" help frob
+check_out "atsctl help is --help" "^Commands:" "$ATSCTL" help
+check_out "-V prints the version" "^atsctl \(ibats\) [0-9]" "$ATSCTL" -V
+check_out "--version too" "^atsctl \(ibats\) [0-9]" "$ATSCTL" --version
+
+# check-config: the plugin's and atsd's own parsers, file:line, exit 0/1.
+printf 'enforce_lease yes\nlease_max 600\n' >"$RUN/osmats.ok"
+printf 'enforce_lease yes\nlease_mx 600\n' >"$RUN/osmats.bad"
+printf 'ca mlx5_0\nport 1\n' >"$RUN/atsd.ok"
+printf 'ca mlx5_0\nport 300\n' >"$RUN/atsd.bad"
+check_out "check-config --plugin: a valid osmats.conf" "valid osmats.conf" \
+	"$ATSCTL" check-config --plugin "$RUN/osmats.ok"
+check_rc "check-config --plugin: an unknown key, file:line (exit 1)" 1 \
+	"osmats.bad:2: unknown key 'lease_mx'" "$ATSCTL" check-config --plugin "$RUN/osmats.bad"
+check_out "check-config: a valid atsd.conf" "valid atsd.conf" "$ATSCTL" check-config "$RUN/atsd.ok"
+check_rc "check-config: a bad value, file:line (exit 1)" 1 "atsd.bad:2: port" \
+	"$ATSCTL" check-config "$RUN/atsd.bad"
+check_rc "check-config: osmats.conf is not atsd.conf" 1 "osmats.ok:1: unknown key" \
+	"$ATSCTL" check-config "$RUN/osmats.ok"
+check_rc "check-config: a missing file is an error" 1 "nothing.conf: No such file" \
+	"$ATSCTL" check-config "$RUN/nothing.conf"
+
+# The SM_Key's sources refuse what is wrong before any MAD, never
+# printing the key.
+echo 0x5a5a >"$RUN/smkey"
+chmod 644 "$RUN/smkey"
+check_rc "--smkey-file readable by others is refused" 2 "smkey: permissions 0644 are too open" \
+	"$ATSCTL" --smkey-file "$RUN/smkey" port
+chmod 600 "$RUN/smkey"
+check_rc "-k and --smkey-file together" 2 "not both" "$ATSCTL" -k 1 --smkey-file "$RUN/smkey" port
+check_rc "-k - with a line that is no key" 2 "-k -: not an SM_Key" sh -c "echo 0x5a5z | $ATSCTL -k - port"
+check_rc "-k - with nothing on stdin" 2 "-k -: no line on standard input" sh -c "$ATSCTL -k - port </dev/null"
+check_rc "a bad IBATS_SMKEY is named, not echoed" 2 "^atsctl: IBATS_SMKEY: not a 64-bit key" \
+	env IBATS_SMKEY=0x5a5z "$ATSCTL" port
+check_absent "... the value is not printed" "5a5z" env IBATS_SMKEY=0x5a5z "$ATSCTL" port
+check_absent "a bad -k value is not printed" "5a5z" "$ATSCTL" -k 0x5a5z port
+
+# atsctl's own options after the command too, as git and ip take them;
+# a command's own stay after it.
+check_out "-V after a command" "^atsctl \(ibats\) [0-9]" "$ATSCTL" resolve -V
+check_rc "-t after the command is atsctl's --timeout" 2 "--timeout '0'" "$ATSCTL" resolve 10.0.0.1 -t 0
+check_rc "--rmpp after the command" 2 "--rmpp 'maybe'" "$ATSCTL" dump --rmpp maybe
+check_rc "-S after the command names the socket" 3 "no socket at $RUN/nosock" \
+	"$ATSCTL" status -S "$RUN/nosock"
+check_rc "--socket=PATH after the command and -j" 3 "no socket at $RUN/nosock2" \
+	"$ATSCTL" status -j --socket="$RUN/nosock2"
+check_rc "-k before the command, --smkey-file after: still not both" 2 "not both" \
+	"$ATSCTL" -k 1 port --smkey-file "$RUN/smkey"
+check_rc "a command's option before it is unknown" 2 "option '--pkey': unknown" \
+	"$ATSCTL" --pkey 1 resolve 10.0.0.1
+check_rc "an unknown option after the command names the command" 2 "resolve '--bogus': option not valid" \
+	"$ATSCTL" resolve 10.0.0.1 --bogus
+
 # A fabric without an SM: the port never becomes active.
 mkfifo "$RUN/ibsim.in"
 sleep 1000000 >"$RUN/ibsim.in" &
@@ -56,4 +132,6 @@ T_PIDS="$T_PIDS $!"
 wait_for "ibsim" 20 grep -q 'sim>' "$RUN/ibsim.log" || exit 1
 check_rc "no SM: exit 3 with the reason" 3 "port is not active or has no SM" \
 	atsctl host1 resolve 10.0.0.1
+check_rc "atsctl's own options after the command reach the SA client (-j -v -t -r)" 3 \
+	"port is not active or has no SM" atsctl host1 resolve 10.0.0.1 -j -v -t 100 -r 0
 finish

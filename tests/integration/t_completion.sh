@@ -71,8 +71,9 @@ ms() {
 	echo $(($(date +%s%3N) - t0))
 }
 
-CMDS=$("$ATSCTL" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z]\{1,\}\).*/\1/p')
-GLOBAL="--ca= --port= --json --timeout= --retries= --smkey= --rmpp= --socket= --no-agent --verbose --help"
+CMDS="$("$ATSCTL" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z-]\{1,\}\).*/\1/p') help"
+GLOBAL="--ca= --port= --json --timeout= --retries= --smkey= --smkey-file= --rmpp= --socket= --no-agent
+	--verbose --version --help"
 for m in $MODES; do
 	# shellcheck disable=SC2086 # lists of words
 	check "$m: every command of atsctl --help at the first word" offers "$m" "" $CMDS
@@ -84,8 +85,15 @@ for m in $MODES; do
 	check "$m: --rmpp values" offers "$m" "--rmpp " auto off on
 	check "$m: hold's own options" offers "$m" "-j hold 10.0.0.1 --" --json --owner= --pkey=
 	check "$m: ping's options" offers "$m" "ping --" --count= --interval= --json --pkey= --size= --type=
-	check "$m: stats takes no option" offers "$m" "stats --"
-	check "$m: no global option after the command" offers "$m" "dump --s" --sid=
+	check "$m: resync takes no option" offers "$m" "resync --"
+	check "$m: help COMMAND: the commands" offers "$m" "help re" register release resolve resync reverse
+	check "$m: check-config's file" has "$m" "check-config --plugin $RUN/atsc" "$RUN/atsctl"
+	check "$m: --smkey-file completes file names" has "$m" "--smkey-file $RUN/atsc" "$RUN/atsctl"
+	check "$m: atsctl's own options after the command too, by prefix" \
+		offers "$m" "dump --s" --sid= --smkey= --smkey-file= --socket=
+	check "$m: ... with their values" offers "$m" "dump --rmpp " auto off on
+	check "$m: ... whose argument is none of the command's" \
+		offers "$m" "help -t 100 re" register release resolve resync reverse
 	check "$m: --type values" offers "$m" "ping 3 --type " echo info timestamp
 	check "$m: --type=VALUE" offers "$m" "ping --type=t" timestamp
 	check "$m: --owner takes no completion" offers "$m" "hold --owner "

@@ -26,6 +26,9 @@ check_out "atsctl ipoib shows the group's Q_Key, MLID, MTU, SL and rate" \
 check_out "--json names the fields" \
 	"\"pkey\": \"0xffff\", \"mgid\": \"$MGID\", \"state\": \"joined\", \"qkey\": \"0x" \
 	agent host1 --json ipoib
+check_json "--json: MTU, SL and rate as numbers, Q_Key and MLID hex strings" \
+	'[type(d[0][k]) for k in ("mtu", "sl", "rate")] == [int] * 3 and d[0]["qkey"].startswith("0x") and d[0]["mlid"].startswith("0x")' \
+	agent host1 --json ipoib
 check_out "a partition without an IPoIB group is reported, not hidden" \
 	"^0x8005 ff12:401b:8005::ffff:ffff error " agent host1 ipoib
 check_out "... with a log line that says what to check" \

@@ -18,7 +18,7 @@ gone() { # no ATS record of GID $1 left in the SA
 	[ $? -eq 1 ]
 }
 active() { # node $1's port is up and has an SM
-	atsctl "$1" --json port | grep -q '"state": 4'
+	atsctl "$1" --json port | grep -q '"state": "Active"'
 }
 
 check "host2 registers 10.0.0.2" atsctl host2 register 10.0.0.2

@@ -69,6 +69,22 @@ check_out "... then a secondary under 0xffff: its primary is found" "SID ${P}54"
 	atsctl host2 register 10.7.2.2 --sid ${P}54
 check_rc "... and the primary's removal waits for it (primary first)" 3 '^status 0x0200$' \
 	srtool host2 --sid ${P}53 --pkey 0x7fff delete
+# Lookups leave the P_Key out of the mask and keep the partition: host1
+# holds primaries in two partitions, too many for one SubnAdmGet
+# (ERR 4C05), so its primary is then asked for by P_Key.
+check_out "primary of host1 in 0x8001, asked by host1 (a member): 10.8.0.1" \
+	"^${P}53 +$G1 +0x8001 .*10\.8\.0\.1 \(primary\)" atsctl host1 primary "$G1" --pkey 0x8001
+check_out "... in 0x7fff: 10.7.0.1 (0xffff), by P_Key in both forms: 3 requests" \
+	"primary $G1: 1 record\(s\) in 3 SA request\(s\)" atsctl host1 -n -v primary "$G1" --pkey 0x7fff
+check_out "host2 sees host1's one primary it may: one SubnAdmGet" \
+	"primary $G1: 1 record\(s\) in 1 SA request\(s\)" atsctl host2 -n -v primary "$G1"
+check_count "reverse of host1 in 0x8001: that record alone" 1 atsctl host1 reverse "$G1" --pkey 0x8001
+check_out "host1's MAD layer without RMPP" ok simhost host1 rmpp off
+check_out "... the walk reads SID ...53 of host1 by P_Key: 1 + 256 + 1 requests" \
+	"reverse $G1: 1 record\(s\) in 258 SA request\(s\)" atsctl host1 -n -v reverse "$G1" --pkey 0x8001
+check_out "host1's MAD layer with RMPP again" ok simhost host1 rmpp on
+check_out "host2's primary under 0x7fff found as 0xffff" "^${P}53 +$G2 +0x7fff .*10\.7\.0\.2" \
+	atsctl host3 primary "$G2"
 
 # Item 3: the default SA key (0x1) buys nothing.
 check_out "a WRN at load: sa_key is the default" "WRN 7A26: OpenSM's sa_key is 0x0000000000000001 \(the default\)" \

@@ -43,6 +43,23 @@ check_out "a trusted request (SA key) deletes host1's record" "deregistered 10\.
 	atsctl host2 -k 0x5a5a deregister 10.0.1.1 --gid "$G1"
 check_rc "a wrong SA key is not trusted (OpenSM ignores the request)" 3 "no answer from the SA" \
 	atsctl host2 -t 200 -r 0 -k 2 register 10.0.1.1 --gid "$G1"
+# The key from a file, the environment or standard input: each is trusted.
+printf '0x5a5a\n' >"$RUN/smkey"
+chmod 600 "$RUN/smkey"
+key_stdin() { echo 0x5a5a | atsctl host2 -k - "$@"; }
+key_env() {
+	local key=$1
+	shift
+	IBATS_SMKEY=$key atsctl host2 "$@"
+}
+check_out "--smkey-file: trusted" "SID ${P}54" \
+	atsctl host2 --smkey-file "$RUN/smkey" register 10.0.1.1 --gid "$G1"
+check_out "IBATS_SMKEY: trusted" "deregistered 10\.0\.1\.1" \
+	key_env 0x5a5a deregister 10.0.1.1 --gid "$G1"
+check_out "-k - reads a line from a pipe: trusted" "SID ${P}54" \
+	key_stdin register 10.0.1.1 --gid "$G1"
+check_out "--smkey-file before IBATS_SMKEY" "deregistered 10\.0\.1\.1" \
+	key_env 2 --smkey-file "$RUN/smkey" deregister 10.0.1.1 --gid "$G1"
 
 # Rule 6, primary first.
 check_rc "host2: secondary before any primary: REQ_INVALID" 3 "SA status 0x0200" \

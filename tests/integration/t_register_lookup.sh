@@ -71,6 +71,51 @@ check_out "the freed SID ...54 is used by the next registration" "SID ${P}54" \
 	atsctl host1 register 10.0.2.1
 check_rc "primary of a GID without records exits 1" 1 "no primary ATS record" \
 	atsctl host3 primary "$(port_gid host3)"
+
+# One partition, two membership forms: lookups match as the rules do.
+check_out "resolve --pkey 0x7fff finds host1's 0xffff record" "$G1 +0xffff .*10\.0\.0\.1" \
+	atsctl host3 resolve 10.0.0.1 --pkey 0x7fff
+check_count "reverse --pkey 0x7fff: host1's 3 records" 3 atsctl host3 reverse "$G1" --pkey 0x7fff
+check_out "primary --pkey 0x7fff" "10\.0\.0\.1 \(primary\)" atsctl host3 primary "$G1" --pkey 0x7fff
+check_count "dump --pkey 0x7fff: as many as dump" "$(atsctl host3 dump | grep -c '^0x')" \
+	atsctl host3 dump --pkey 0x7fff
+# ... in the SA requests of one P_Key: ServiceP_Key stays out of the
+# component mask and the partition is kept locally, so the walk is one
+# SubnAdmGet per SID of the block (not one per SID and membership form),
+# after the GetTable whose cut answer starts it; resolve one GetTable
+# whose one record fits a MAD, primary one SubnAdmGet (atsctl -v counts).
+check_out "reverse --pkey 0x7fff walks the block once: 1 + 256 SA requests" \
+	": 3 record\(s\) in 257 SA request\(s\) \(SubnAdmGet walk" \
+	atsctl host3 -n -v reverse "$G1" --pkey 0x7fff
+check_out "resolve --pkey 0x7fff: one GetTable (one record, not cut)" \
+	": 1 record\(s\) in 1 SA request\(s\)" \
+	atsctl host3 -n -v resolve 10.0.0.1 --pkey 0x7fff
+check_out "primary --pkey 0x7fff: one SubnAdmGet" "primary $G1: 1 record\(s\) in 1 SA request\(s\)" \
+	atsctl host3 -n -v primary "$G1" --pkey 0x7fff
+
+# Output: not found in one style on stderr, the state by name, JSON types.
+no_stdout() { [ -z "$("$@" 2>/dev/null)" ]; }
+check_rc "not found: the address as typed (exit 1)" 1 "^atsctl: 10\.9\.9\.9: not found" \
+	atsctl host3 resolve 10.9.9.9
+check "... on stderr alone" no_stdout atsctl host3 resolve 10.9.9.9
+check_rc "primary not found: the GID as typed" 1 "^atsctl: $(port_gid host3): not found" \
+	atsctl host3 primary "$(port_gid host3)"
+check_rc "dump not found, on stderr" 1 "^atsctl: dump: not found" atsctl host3 dump --sid ${P}99
+check "... on stderr alone" no_stdout atsctl host3 dump --sid ${P}99
+check_out "port prints the state's name" ", state Active, " atsctl host3 port
+check_json "port --json: the state's name and number, LIDs as numbers" \
+	'd["state"] == "Active" and d["state_num"] == 4 and type(d["lid"]) is int and type(d["sm_lid"]) is int and type(d["port"]) is int' \
+	atsctl host3 --json port
+REC_TYPES='all(type(r["lease"]) is int and type(r["primary"]) is bool and r["sid"].startswith("0x") and r["pkey"].startswith("0x") for r in d["records"])'
+check_json "resolve --json: records are objects, numbers numbers" "len(d['records']) == 1 and $REC_TYPES" \
+	atsctl host3 --json resolve 10.0.0.1
+check_json "dump --json: the same types" "len(d['records']) > 5 and $REC_TYPES" atsctl host3 --json dump
+check_json "resolve IP -j -v -n: atsctl's own options after the command, JSON" \
+	'len(d["records"]) == 1' atsctl host3 resolve 10.0.0.1 -j -v -n
+check_out "... and -v's request count" "resolve 10\.0\.0\.1: 1 record\(s\) in [0-9]+ SA request" \
+	atsctl host3 resolve 10.0.0.1 -j -v -n
+check_json "register -j (after the command): an object" 'd["registered"]["ip"] == "10.0.2.1"' \
+	atsctl host1 register 10.0.2.1 -j
 check_rc "JSON of an empty lookup is an empty list (exit 1)" 1 '^\{"records": \[\]\}$' \
 	atsctl host3 --json resolve 10.9.9.9
 finish

@@ -63,7 +63,7 @@ static void test_master(void **state)
 
 	(void)state;
 	has(s, "# TYPE ibats_sm_records gauge\n");
-	has(s, "\nibats_sm_info{opensm=\"OpenSM 5.\\\"x\\\"\",sm_state=\"master\"} 1\n");
+	has(s, "\nibats_sm_info{opensm=\"OpenSM 5.\\\"x\\\"\",sm_state=\"master\",version=\"" IBATS_VERSION "\"} 1\n");
 	has(s, "\nibats_sm_records{service=\"ats\"} 5\n");
 	has(s, "\nibats_sm_ats_records{state=\"present\"} 4\n");
 	has(s, "\nibats_sm_ats_records{state=\"absent\"} 1\n");

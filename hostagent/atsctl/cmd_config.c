@@ -1,0 +1,42 @@
+/* atsctl check-config: the same loaders atsd (agent_conf_load) and the
+ * plugin (conf_load) run at start and reload, so a file that passes here
+ * loads there. A missing file is an error here: both would run on their
+ * defaults, which is not what a check of FILE means. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "agent_conf.h"
+#include "cmd_config.h"
+#include "conf.h"
+#include "ctl.h"
+
+int cmd_check_config(struct ctl *c, const struct ctl_args *a)
+{
+	const char *path = a->arg[0];
+	char err[512] = "";
+	int ret;
+
+	(void)c;
+	if (a->plugin_conf) {
+		struct osmats_conf pc;
+
+		conf_default(&pc);
+		ret = conf_load(path, &pc, err, sizeof(err));
+	} else {
+		struct agent_conf ac;
+
+		agent_conf_default(&ac);
+		ret = agent_conf_load(path, &ac, err, sizeof(err));
+	}
+	if (ret == -ENOENT)
+		snprintf(err, sizeof(err), "%s: %s", path, strerror(ENOENT));
+	else if (ret && !err[0])
+		snprintf(err, sizeof(err), "%s: %s", path, strerror(-ret));
+	if (ret) {
+		fprintf(stderr, "atsctl: %s\n", err);
+		return EXIT_INVALID;
+	}
+	printf("%s: valid %s\n", path, a->plugin_conf ? "osmats.conf" : "atsd.conf");
+	return EXIT_FOUND;
+}

@@ -1,0 +1,110 @@
+/* atsctl's SM_Key from a terminal, a file or the environment (smkey.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "cfg.h"
+#include "smkey.h"
+
+int smkey_parse(const char *s, uint64_t *key)
+{
+	return cfg_parse_u64(s, UINT64_MAX, key) ? -EINVAL : 0;
+}
+
+/* Blanks and the newline off both ends, in place. */
+static char *trim(char *s)
+{
+	size_t n;
+
+	s += strspn(s, " \t");
+	n = strlen(s);
+	while (n && strchr(" \t\r\n", s[n - 1]))
+		s[--n] = '\0';
+	return s;
+}
+
+/* A line from f, wiped from buf once parsed: the key stays in one
+ * place only. */
+static int read_line(FILE *f, uint64_t *key)
+{
+	char buf[128];
+	int ret;
+
+	if (!fgets(buf, sizeof(buf), f))
+		return ferror(f) ? -EIO : -ENODATA;
+	ret = smkey_parse(trim(buf), key);
+	memset(buf, 0, sizeof(buf));
+	return ret;
+}
+
+int smkey_read_stream(FILE *f, int tty, uint64_t *key)
+{
+	struct termios old, quiet;
+	int fd = fileno(f), ret;
+
+	if (!tty)
+		return read_line(f, key);
+	/* getpass(3) is obsolete (POSIX.2 dropped it): the same by hand. */
+	if (tcgetattr(fd, &old))
+		return -errno;
+	quiet = old;
+	quiet.c_lflag &= ~(tcflag_t)ECHO;
+	quiet.c_lflag |= ECHONL;
+	fputs("SM_Key: ", stderr);
+	fflush(stderr);
+	if (tcsetattr(fd, TCSAFLUSH, &quiet))
+		return -errno;
+	ret = read_line(f, key);
+	tcsetattr(fd, TCSAFLUSH, &old);
+	return ret;
+}
+
+int smkey_read_file(const char *path, uint64_t *key, char *err, size_t errlen)
+{
+	struct stat st;
+	FILE *f;
+	int fd, ret;
+
+	fd = open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		if (fd >= 0)
+			close(fd);
+		return ret;
+	}
+	/* ssh's rule for private keys (OpenSSH authfile.c, sshkey_perm_ok): nobody
+	 * else may read or change it. The key makes any SA request trusted
+	 * (libosmats(8), "Trust"). */
+	if (!S_ISREG(st.st_mode) || (st.st_mode & 077) ||
+	    (st.st_uid != getuid() && st.st_uid != 0)) {
+		if (!S_ISREG(st.st_mode))
+			snprintf(err, errlen, "%s: not a regular file", path);
+		else if (st.st_mode & 077)
+			snprintf(err, errlen, "%s: permissions %04o are too open: "
+				 "others can read or change it (chmod 600)", path,
+				 (unsigned)(st.st_mode & 07777));
+		else
+			snprintf(err, errlen, "%s: owned by uid %u, not by you or root", path,
+				 (unsigned)st.st_uid);
+		close(fd);
+		return -EPERM;
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		ret = -errno;
+		close(fd);
+		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		return ret;
+	}
+	ret = read_line(f, key);
+	fclose(f);
+	if (ret)
+		snprintf(err, errlen, "%s: the first line is not an SM_Key (decimal or 0x-hex, 64 bits)",
+			 path);
+	return ret;
+}

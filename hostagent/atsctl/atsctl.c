@@ -17,6 +17,7 @@
 #include "cmd_lookup.h"
 #include "cmd_ping.h"
 #include "cmd_records.h"
+#include "cmd_sm.h"
 #include "cmd_verify.h"
 #include "ctl.h"
 #include "ctl_agent.h"
@@ -125,6 +126,10 @@ static const struct ctl_cmd cmds[] = {
 	{ "ping", "TARGET [-c N] [-i SECONDS] [--type echo|timestamp|info] [--size BYTES]",
 	  "liveness (vendor class 0x34) to a LID, GID or IP",
 	  1, "ciTzKj", CMD_SA, NULL, cmd_ping },
+	{ "sm", "[--lid LID]", "the SM plugin's view: role, replication, counters",
+	  0, "lj", CMD_SA, NULL, cmd_sm },
+	{ "why", "[--lid LID]", "why the SM refused this port's last requests",
+	  0, "lj", CMD_SA, NULL, cmd_sm_why },
 };
 
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
@@ -260,6 +265,11 @@ static int command_option(struct ctl *c, const struct ctl_cmd *cmd, int opt,
 	case 'N':
 		a->netns = val;
 		break;
+	case 'l':
+		if (cfg_parse_u64(val, 0xbfff, &v) || !v)
+			return out_usage_err("--lid", val, "not a unicast LID (1..0xBFFF)");
+		a->lid = (uint16_t)v;
+		break;
 	case 'S':
 		if (cfg_parse_hex64(val, &v))
 			return out_usage_err("--service-id", val, "not a service ID (hex, 1..16 digits)");
@@ -295,6 +305,7 @@ static const struct option cmd_opts[] = {
 	{ "state", required_argument, NULL, 'X' },
 	{ "service-id", required_argument, NULL, 'S' },
 	{ "netns", required_argument, NULL, 'N' },
+	{ "lid", required_argument, NULL, 'l' },
 	{ NULL, 0, NULL, 0 },
 };
 

@@ -9,6 +9,7 @@
 #include "ats.h"
 #include "ats_query.h"
 #include "cmd_records.h"
+#include "cmd_sm.h"
 #include "ctl.h"
 #include "json.h"
 #include "log.h"
@@ -61,8 +62,12 @@ int cmd_register(struct ctl *c, const struct ctl_args *a)
 		fprintf(stderr, "atsctl: %s: all 256 ATS SIDs of this GID are in use\n", buf);
 		return EXIT_SA;
 	}
-	if (ret)
-		return out_sa_fail(c, buf, ret);
+	if (ret) {
+		ret = out_sa_fail(c, buf, ret);
+		if (sa_client_last_status(c->sa))
+			cmd_sm_explain(c, buf, SA_METHOD_SET, gid, a->pkey, &ip);
+		return ret;
+	}
 	if (c->json) {
 		char gs[ATS_IP_STRLEN], ips[ATS_IP_STRLEN];
 		struct json j;
@@ -99,8 +104,12 @@ int cmd_deregister(struct ctl *c, const struct ctl_args *a)
 		fprintf(stderr, "atsctl: %s: this GID has no record of that address\n", buf);
 		return EXIT_NOTFOUND;
 	}
-	if (ret)
-		return out_sa_fail(c, buf, ret);
+	if (ret) {
+		ret = out_sa_fail(c, buf, ret);
+		if (sa_client_last_status(c->sa))
+			cmd_sm_explain(c, buf, SA_METHOD_DELETE, own_gid(c, a), a->pkey, &ip);
+		return ret;
+	}
 	if (c->json) {
 		struct json j;
 

@@ -48,6 +48,7 @@ struct ctl_args {
 	const char *cm_sid;     /* --service-id, as 0x and 16 digits */
 	char cm_sid_buf[20];
 	const char *netns;
+	uint16_t lid;           /* --lid: the SM asked by sm and why */
 	struct ping_opts ping;
 	struct cmd_audit_opts audit;
 };

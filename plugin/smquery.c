@@ -15,6 +15,7 @@
 #include "mono.h"
 #include "ratelim.h"
 #include "refhist.h"
+#include "refusal.h"
 #include "replica.h"
 #include "settings.h"
 #include "smq.h"
@@ -55,6 +56,8 @@ static int key_trusted(uint64_t key)
 	return memeql_sec(a, b, sizeof(a)) && pol_key_trusted(sa, sa);
 }
 
+/* guid 0: a port OpenSM does not know (a standby SM's tables hold
+ * none): it has no refusals here. */
 static void answer_refusals(uint64_t guid, uint32_t page, uint8_t *resp)
 {
 	struct smq_refusal r[REFHIST_PER_PORT];
@@ -85,7 +88,10 @@ static uint8_t role_of(const char *role)
 	       !strcmp(role, "standby") ? SMQ_ROLE_STANDBY : SMQ_ROLE_OFF;
 }
 
-static void answer_info(uint64_t guid, uint64_t key, uint32_t page, uint8_t *resp)
+/* guid 0: a port OpenSM does not know (trusted by the key alone); who
+ * the rate limit's key. */
+static void answer_info(uint64_t guid, uint64_t who, uint16_t lid, uint64_t key,
+			uint32_t page, uint8_t *resp)
 {
 	struct state_counters cnt;
 	struct state_repl repl;
@@ -95,12 +101,12 @@ static void answer_info(uint64_t guid, uint64_t key, uint32_t page, uint8_t *res
 
 	memset(&in, 0, sizeof(in));
 	settings_get(&conf);
-	if (conf_is_trusted(&conf, guid) || key_trusted(key))
+	if ((guid && conf_is_trusted(&conf, guid)) || key_trusted(key))
 		in.flags = SMQ_INFO_TRUSTED;
-	else if (key && !limited(&Q.warned, guid))
+	else if (key && !limited(&Q.warned, who))
 		OSM_LOG(glue_log(), OSM_LOG_INFO,
-			"WRN 7A51: SM query from port GUID 0x%016" PRIx64 " with a key that is not "
-			"the site sa_key: answered its public part only\n", guid);
+			"WRN 7A51: SM query from LID %u port GUID 0x%016" PRIx64 " with a key that "
+			"is not the site sa_key: answered its public part only\n", lid, guid);
 	replica_state(&repl);
 	in.role = role_of(repl.role);
 	in.sm_state = glue_sm_state();
@@ -135,18 +141,17 @@ static size_t on_query(void *ctx, const uint8_t *req, size_t len, uint8_t *resp,
 	struct mport_held h;
 	uint16_t attr;
 	uint32_t page;
-	uint64_t key, guid;
+	uint64_t key, guid, who;
 
 	(void)ctx;
 	if (cap < MAD_SIZE || smq_request_decode(req, len, &attr, &page, &key) ||
 	    mport_requester(Q.port, &h))
 		return 0;
-	/* The requester is the port the fabric says sent it. One OpenSM
-	 * cannot place gets nothing, as OpenSM's SA answers it nothing. */
+	/* The requester is the port the fabric says sent it; a standby SM
+	 * does not sweep, so there it is known by its LID alone. */
 	guid = glue_port_of_lid(h.slid);
-	if (!guid)
-		return 0;
-	if (limited(&Q.answers, guid)) {
+	who = guid ? guid : REFUSAL_LID | h.slid;
+	if (limited(&Q.answers, who)) {
 		smq_answer_init(resp, req, MAD_STATUS_BUSY);
 		return MAD_SIZE;
 	}
@@ -154,7 +159,7 @@ static size_t on_query(void *ctx, const uint8_t *req, size_t len, uint8_t *resp,
 	if (attr == SMQ_ATTR_REFUSALS)
 		answer_refusals(guid, page, resp);
 	else if (attr == SMQ_ATTR_SMINFO)
-		answer_info(guid, key, page, resp);
+		answer_info(guid, who, h.slid, key, page, resp);
 	else
 		smq_answer_init(resp, req, VMAD_STATUS_BAD_ATTR);
 	return MAD_SIZE;

@@ -17,12 +17,13 @@ struct ent {
 struct port {
 	uint64_t guid;        /* 0: free */
 	uint32_t gen;         /* refusals recorded; the newest is ring[(gen - 1) % N] */
-	int64_t last_ms;
+	uint64_t last;        /* order of its last refusal among all ports' */
 	struct ent ring[REFHIST_PER_PORT];
 };
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER; /* ports */
 static struct port *ports;
+static uint64_t order;  /* refusals recorded, all ports */
 
 int refhist_init(void)
 {
@@ -50,7 +51,7 @@ static struct port *slot_of(uint64_t guid)
 		if (!p->guid) {
 			if (!free_slot)
 				free_slot = p;
-		} else if (!oldest || p->last_ms < oldest->last_ms)
+		} else if (!oldest || p->last < oldest->last)
 			oldest = p;
 	}
 	p = free_slot ? free_slot : oldest;
@@ -102,7 +103,7 @@ void refhist_add(uint64_t port_guid, const struct pol_request *req,
 		e = &p->ring[p->gen % REFHIST_PER_PORT];
 		e->r = r;
 		e->at_ms = mono_ms();
-		p->last_ms = e->at_ms;
+		p->last = ++order;
 		p->gen++;
 	}
 	pthread_mutex_unlock(&mu);

@@ -114,6 +114,9 @@ int smq_client_info(struct smq_client *c, uint64_t key, struct smq_info *out)
 			ret = status_err(st);
 		if (ret)
 			return ret;
+		/* The counters' pages and no more, whatever an SM says. */
+		if (pages > 1 + SMQ_MAX_RULES / SMQ_RULES_PER_MAD)
+			pages = 1 + SMQ_MAX_RULES / SMQ_RULES_PER_MAD;
 	}
 	return 0;
 }

@@ -84,6 +84,8 @@ for m in $MODES; do
 	check "$m: --rmpp values" offers "$m" "--rmpp " auto off on
 	check "$m: hold's own options" offers "$m" "-j hold 10.0.0.1 --" --json --owner= --pkey=
 	check "$m: ping's options" offers "$m" "ping --" --count= --interval= --json --pkey= --size= --type=
+	check "$m: sm's and why's options (issue 24)" offers "$m" "sm --" --json --lid=
+	check "$m: ... why's" offers "$m" "-k 1 why --" --json --lid=
 	check "$m: stats takes no option" offers "$m" "stats --"
 	check "$m: no global option after the command" offers "$m" "dump --s" --sid=
 	check "$m: --type values" offers "$m" "ping 3 --type " echo info timestamp

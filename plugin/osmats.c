@@ -19,11 +19,13 @@
 #include "conf.h"
 #include "mirror.h"
 #include "policy.h"
+#include "refhist.h"
 #include "refusal.h"
 #include "replica.h"
 #include "responder.h"
 #include "sadb.h"
 #include "settings.h"
+#include "smquery.h"
 #include "sr_handler.h"
 #include "state.h"
 #include "worker.h"
@@ -58,6 +60,7 @@ static void *osmats_create(osm_opensm_t *osm)
 		.changed = worker_post_state,
 		.behind = worker_post_resync,
 	};
+	const struct responder_ext *ext[2];
 	const char *opts;
 	struct osmats_conf conf;
 	char state_path[CONF_PATH_MAX + 32], err[256];
@@ -69,6 +72,12 @@ static void *osmats_create(osm_opensm_t *osm)
 		"osmats %s for %s loaded, options \"%s\"\n", IBATS_VERSION,
 		OSM_VERSION, opts ? opts : "");
 	refusal_init();
+	/* Without it hosts are not told why: the rules still stand. */
+	if (refhist_init())
+		OSM_LOG(glue_log(), OSM_LOG_ERROR,
+			"ERR 7A50: out of memory keeping refusals for hosts to ask; "
+			"running without it\n");
+	smquery_init();
 	sadb_init();
 	settings_init(glue_log(), opts);
 	if (!pol_key_trusted(glue_sa_key(), glue_sa_key()))
@@ -84,10 +93,13 @@ static void *osmats_create(osm_opensm_t *osm)
 		OSM_LOG(glue_log(), OSM_LOG_ERROR,
 			"ERR 7A45: out of memory starting replication to standby SMs; "
 			"running without it\n");
+	ext[0] = replica_ext();
+	ext[1] = smquery_ext();
 	if (responder_start(&plugin.resp, glue_sm_port_guid(), conf.liveness, sm_is_master,
-			    NULL, replica_ext(), err, sizeof(err)))
+			    NULL, ext, 2, err, sizeof(err)))
 		OSM_LOG(glue_log(), OSM_LOG_ERROR,
-			"ERR 7A25: no responder on the SM port (liveness, replication): %s\n", err);
+			"ERR 7A25: no responder on the SM port (liveness, replication, SM "
+			"query): %s\n", err);
 	if (worker_start(state_path)) {
 		OSM_LOG(glue_log(), OSM_LOG_ERROR, "ERR 7A24: cannot start the plugin thread\n");
 		goto fail;
@@ -101,12 +113,14 @@ static void *osmats_create(osm_opensm_t *osm)
 		responder_stop(plugin.resp);
 		replica_fini();
 		worker_fini();
+		refhist_fini();
 		return NULL;
 	}
 	return &plugin;
 fail:
 	responder_stop(plugin.resp);
 	replica_fini();
+	refhist_fini();
 	return NULL;
 }
 
@@ -130,6 +144,7 @@ static void osmats_delete(void *plugin_data)
 	sadb_fini();
 	mirror_fini();
 	worker_fini();
+	refhist_fini();
 	srh_counters(&cnt);
 	for (r = 1; r < POL_NRULES && used < sizeof(buf); r++)
 		used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%s %" PRIu64,

@@ -61,6 +61,7 @@ void pol_decide_cap(const struct pol_config *c, const struct pol_request *req,
 	    req->charged < c->max_records_per_port)
 		return;
 	d->rule = POL_CAP;
+	d->detail = req->charged;
 	snprintf(d->why, sizeof(d->why),
 		 "the port already holds %" PRIu64 " ServiceRecords (max_records_per_port %" PRIu32 ")",
 		 req->charged, c->max_records_per_port);
@@ -153,6 +154,7 @@ static enum pol_rule check_pkey(const struct pol_config *c,
 		return POL_PASS;
 	if (pol_pkey_invalid(k))
 		return reject(d, POL_PKEY, "P_Key 0x%04x is invalid", k);
+	d->detail = !req->req_has_pkey ? 1 : 2;
 	if (!req->req_has_pkey)
 		return reject(d, POL_PKEY, "requester's port is not a member of P_Key 0x%04x's partition",
 			      k);
@@ -179,6 +181,7 @@ static enum pol_rule check_lease(const struct pol_config *c,
 		d->lease = to;
 		return POL_PASS;
 	}
+	d->detail = (uint64_t)c->lease_min << 32 | c->lease_max;
 	return reject(d, POL_LEASE, "lease %" PRIu32 " s outside %" PRIu32 "..%" PRIu32,
 		      lease, c->lease_min, c->lease_max);
 }
@@ -208,6 +211,7 @@ static enum pol_rule check_set_db(const struct pol_config *c,
 
 		if (!c->enabled[POL_PORT_DUP] || memcmp(p->gid, r->gid, 16))
 			continue;
+		d->detail = p->id; /* read only when refused */
 		if (p->id != r->id && ats_same_ip(p, r))
 			return reject(d, POL_PORT_DUP,
 				      "%s is already registered by this GID on SID 0x%016" PRIx64,
@@ -230,6 +234,7 @@ static enum pol_rule check_set_db(const struct pol_config *c,
 		/* Ports of one system (a failover pair) may share it. */
 		if (peers[i].sys_guid && peers[i].sys_guid == req->sys_guid)
 			continue;
+		memcpy(d->other_gid, p->gid, 16);
 		snprintf(d->why, sizeof(d->why),
 			 "%s is the primary address of %s on system image 0x%016" PRIx64,
 			 ats_data8_str(r->data8, ip, sizeof(ip)),
@@ -257,6 +262,7 @@ static enum pol_rule check_delete_db(const struct pol_config *c,
 		if (!memcmp(peers[i].rec.gid, req->rec.gid, 16) &&
 		    peers[i].rec.id != ATS_SID_PRIMARY)
 			others++;
+	d->detail = others;
 	if (others)
 		return reject(d, POL_PRIMARY_FIRST,
 			      "primary record deleted while the GID holds %zu other record(s); delete those first",

@@ -91,6 +91,14 @@ struct pol_decision {
 	int clamp;           /* accepted with the lease set to `lease` */
 	uint32_t lease;
 	char why[192];
+	/* What a host is told of a refusal (lib/core/smq.h): the GID whose
+	 * primary holds the address (duplicate-address), and a number per
+	 * rule: the other SID (port-duplicate), the other records
+	 * (primary-first Delete), lease_min << 32 | lease_max (lease), which
+	 * port lacks the partition (1 requester, 2 GID's; 0 invalid), the
+	 * records held (record-cap). */
+	uint8_t other_gid[16];
+	uint64_t detail;
 };
 
 void pol_config_default(struct pol_config *c);

@@ -19,8 +19,8 @@ struct responder {
 	int liveness;
 	int (*is_master)(void *, uint16_t *);
 	void *ctx;
-	struct responder_ext ext;
-	int have_ext;
+	struct responder_ext ext[RESPONDER_MAX_EXT];
+	size_t next;
 	struct vmad_identity id;
 	uint64_t answered;  /* atomic: read by responder_answered() */
 };
@@ -29,12 +29,13 @@ static size_t answer(const uint8_t *req, size_t len, uint8_t *resp, size_t cap,
 		     void *ctx)
 {
 	struct responder *r = ctx;
-	size_t n;
+	size_t n, i;
 
 	if (len < MAD_HDR_SIZE)
 		return 0;
-	if (r->have_ext && req[1] == r->ext.mgmt_class)
-		return r->ext.answer(r->ext.ctx, req, len, resp, cap);
+	for (i = 0; i < r->next; i++)
+		if (req[MAD_OFF_MGMT_CLASS] == r->ext[i].mgmt_class)
+			return r->ext[i].answer(r->ext[i].ctx, req, len, resp, cap);
 	if (!r->liveness || !r->is_master(r->ctx, &r->id.lid))
 		return 0;
 	n = vmad_answer(req, len, &r->id, liv_timestamp(), resp, cap);
@@ -43,28 +44,48 @@ static size_t answer(const uint8_t *req, size_t len, uint8_t *resp, size_t cap,
 	return n;
 }
 
+/* Every class's tick; nonzero when one did MAD exchanges. */
+static int tick(struct responder *r)
+{
+	int busy = 0;
+	size_t i;
+
+	for (i = 0; i < r->next; i++)
+		if (r->ext[i].tick && r->ext[i].tick(r->ext[i].ctx))
+			busy = 1;
+	return busy;
+}
+
 static void *serve(void *arg)
 {
 	struct responder *r = arg;
+	size_t i;
 
 	/* Relaxed: the flag carries no data; pthread_join() orders the rest. */
 	while (!__atomic_load_n(&r->stop, __ATOMIC_RELAXED))
-		if (!r->have_ext || !r->ext.tick(r->ext.ctx))
+		if (!tick(r))
 			mport_serve(r->port, SLICE_MS);
-	if (r->have_ext)
-		r->ext.stop(r->ext.ctx);
+	for (i = 0; i < r->next; i++)
+		if (r->ext[i].stop)
+			r->ext[i].stop(r->ext[i].ctx);
 	return NULL;
 }
 
 int responder_start(struct responder **out, uint64_t port_guid, int liveness,
 		    int (*is_master)(void *, uint16_t *), void *ctx,
-		    const struct responder_ext *ext, char *err, size_t errlen)
+		    const struct responder_ext *const *ext, size_t next,
+		    char *err, size_t errlen)
 {
 	struct responder *r = calloc(1, sizeof(*r));
 	int ret, agent = 0;
+	size_t i;
 
 	if (!r)
 		return -ENOMEM;
+	if (next > RESPONDER_MAX_EXT) {
+		free(r);
+		return -EINVAL;
+	}
 	r->liveness = liveness;
 	r->is_master = is_master;
 	r->ctx = ctx;
@@ -90,18 +111,17 @@ int responder_start(struct responder **out, uint64_t port_guid, int liveness,
 			goto fail;
 		}
 	}
-	if (ext) {
-		agent = mport_register_oui(r->port, ext->mgmt_class, ext->class_version, 0,
+	for (i = 0; i < next; i++) {
+		agent = mport_register_oui(r->port, ext[i]->mgmt_class, ext[i]->class_version, 0,
 					   VMAD_OUI_OPENIB, 1);
 		if (agent < 0) {
 			ret = agent;
 			snprintf(err, errlen, "cannot serve vendor class 0x%02x: %s",
-				 ext->mgmt_class, strerror(-ret));
+				 ext[i]->mgmt_class, strerror(-ret));
 			goto fail;
 		}
-		r->ext = *ext;
-		r->have_ext = 1;
-		ext->attach(ext->ctx, r->port, agent);
+		r->ext[r->next++] = *ext[i];
+		ext[i]->attach(ext[i]->ctx, r->port, agent);
 	}
 	ret = -pthread_create(&r->thread, NULL, serve, r);
 	if (ret) {

@@ -27,6 +27,7 @@
 #include "mono.h"
 #include "policy.h"
 #include "ratelim.h"
+#include "refhist.h"
 #include "refusal.h"
 #include "replica.h"
 #include "sa.h"
@@ -410,6 +411,8 @@ static int apply_rules(osm_madw_t *madw, const osm_physp_t *physp, uint8_t *mad,
 		glue_unlock();
 		log_decision(req, &f, d.rule, OSM_LOG_ERROR, "rejected", d.why);
 		count_decision(&d);
+		/* Before the answer: a host that asks at once finds it. */
+		refhist_add(f.req_guid, req, &d, cl_ntoh16(IB_SA_MAD_STATUS_REQ_INVALID));
 		glue_sa_error(madw, IB_SA_MAD_STATUS_REQ_INVALID);
 		return 1;
 	}
@@ -458,6 +461,7 @@ static int apply_cap(osm_madw_t *madw, const osm_physp_t *physp,
 			 " [GIDs on no port]");
 	log_decision(req, &f, POL_CAP, OSM_LOG_ERROR, "rejected", d.why);
 	count_decision(&d);
+	refhist_add(f.req_guid, req, &d, cl_ntoh16(IB_SA_MAD_STATUS_NO_RESOURCES));
 	glue_sa_error(madw, IB_SA_MAD_STATUS_NO_RESOURCES);
 	return 1;
 }

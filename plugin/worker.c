@@ -46,6 +46,7 @@ static struct {
 } P = { .mu = PTHREAD_MUTEX_INITIALIZER };
 static int resync_posted;  /* atomic: want_resync is set or being served */
 static uint64_t flushed_total; /* atomic */
+static uint64_t counted[3];    /* atomic: the last scan's ATS, other, absent */
 
 /* The thread's own. */
 static struct missing *missing;
@@ -108,6 +109,13 @@ void worker_post_departed(const uint8_t *gid)
 uint64_t worker_flushed(void)
 {
 	return __atomic_load_n(&flushed_total, __ATOMIC_RELAXED);
+}
+
+void worker_counts(uint64_t *ats, uint64_t *other, uint64_t *absent_recs)
+{
+	*ats = __atomic_load_n(&counted[0], __ATOMIC_RELAXED);
+	*other = __atomic_load_n(&counted[1], __ATOMIC_RELAXED);
+	*absent_recs = __atomic_load_n(&counted[2], __ATOMIC_RELAXED);
 }
 
 static int is_ats(const struct sr_record *r)
@@ -294,6 +302,9 @@ static void scan_state(void)
 	absent = w.recs;
 	nabsent = w.n;
 	summary = w.sum;
+	__atomic_store_n(&counted[0], w.sum.ats, __ATOMIC_RELAXED);
+	__atomic_store_n(&counted[1], w.sum.other, __ATOMIC_RELAXED);
+	__atomic_store_n(&counted[2], w.sum.absent, __ATOMIC_RELAXED);
 	scanned_sets = srh_sets();
 	scanned_at = (uint64_t)mono_ns();
 }

@@ -23,5 +23,8 @@ void worker_post_resync(void);                 /* the index is behind */
 
 /* ATS records flushed so far. */
 uint64_t worker_flushed(void);
+/* The counts of the last scan (the state file's "records"): ATS
+ * records, other ServiceRecords, ATS records of absent ports. Any thread. */
+void worker_counts(uint64_t *ats, uint64_t *other, uint64_t *absent_recs);
 
 #endif

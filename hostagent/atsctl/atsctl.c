@@ -21,6 +21,7 @@
 #include "cmd_ping.h"
 #include "cmd_purge.h"
 #include "cmd_records.h"
+#include "cmd_sm.h"
 #include "cmd_verify.h"
 #include "cmd_whois.h"
 #include "ctl.h"
@@ -193,6 +194,12 @@ static const struct ctl_cmd cmds[] = {
 	{ "check-config", "FILE [--plugin]", "check atsd.conf (or osmats.conf) offline",
 	  "atsctl check-config --plugin /etc/opensm/osmats.conf",
 	  1, "O", 0, NULL, cmd_check_config },
+	{ "sm", "[--lid LID]", "the SM plugin's view: role, replication, counters",
+	  "atsctl --smkey-file /etc/ibats/smkey sm --json",
+	  0, "lj", CMD_SA, NULL, cmd_sm },
+	{ "why", "[--lid LID]", "why the SM refused this port's last requests",
+	  "atsctl why",
+	  0, "lj", CMD_SA, NULL, cmd_sm_why },
 };
 
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
@@ -333,6 +340,11 @@ static int command_option(struct ctl *c, const struct ctl_cmd *cmd, int opt,
 	case 'N':
 		a->netns = val;
 		break;
+	case 'l':
+		if (cfg_parse_u64(val, 0xbfff, &v) || !v)
+			return out_usage_err("--lid", val, "not a unicast LID (1..0xBFFF)");
+		a->lid = (uint16_t)v;
+		break;
 	case 'y':
 		a->yes = 1;
 		break;
@@ -394,6 +406,7 @@ static const struct cmd_opt cmd_optdefs[] = {
 	{ "yes", 'y', 0, NULL, "purge: delete the records, not only list them" },
 	{ "names", 'D', 0, NULL, "add each GID's node description (SA NodeRecord)" },
 	{ "node-name-map", 'M', 0, "FILE", "names from an infiniband-diags node name map" },
+	{ "lid", 'l', 0, "LID", "ask the SM at LID (default: the port's SM LID)" },
 };
 
 #define NOPTS (sizeof(cmd_optdefs) / sizeof(cmd_optdefs[0]))

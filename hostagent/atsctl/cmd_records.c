@@ -11,6 +11,7 @@
 #include "ibsys.h"
 #include "cmd_records.h"
 #include "cmd_whois.h"
+#include "cmd_sm.h"
 #include "ctl.h"
 #include "json.h"
 #include "log.h"
@@ -71,8 +72,12 @@ int cmd_register(struct ctl *c, const struct ctl_args *a)
 		fprintf(stderr, "atsctl: %s: all 256 ATS SIDs of this GID are in use\n", buf);
 		return EXIT_SA;
 	}
-	if (ret)
-		return out_sa_fail(c, buf, ret);
+	if (ret) {
+		ret = out_sa_fail(c, buf, ret);
+		if (sa_client_last_status(c->sa))
+			cmd_sm_explain(c, buf, SA_METHOD_SET, gid, a->pkey, &ip);
+		return ret;
+	}
 	if (c->json) {
 		char gs[ATS_IP_STRLEN], ips[ATS_IP_STRLEN];
 		struct json j;
@@ -107,8 +112,12 @@ int cmd_deregister(struct ctl *c, const struct ctl_args *a)
 	ret = ats_deregister(c->sa, own_gid(c, a), a->pkey, &ip, &n);
 	if (ret == -ENOENT)
 		return out_not_found(arg, "this GID has no record of that address");
-	if (ret)
-		return out_sa_fail(c, buf, ret);
+	if (ret) {
+		ret = out_sa_fail(c, buf, ret);
+		if (sa_client_last_status(c->sa))
+			cmd_sm_explain(c, buf, SA_METHOD_DELETE, own_gid(c, a), a->pkey, &ip);
+		return ret;
+	}
 	if (c->json) {
 		struct json j;
 

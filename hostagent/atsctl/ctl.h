@@ -54,6 +54,7 @@ struct ctl_args {
 	const char *netns;
 	int yes;                /* purge: delete, not list */
 	int plugin_conf;        /* check-config --plugin: FILE is osmats.conf */
+	uint16_t lid;           /* --lid: the SM asked by sm and why */
 	struct ping_opts ping;
 	struct cmd_audit_opts audit;
 };

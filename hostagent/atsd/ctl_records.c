@@ -236,6 +236,16 @@ int ctl_records_count(uint64_t n[CTL_REC_STATES])
 	return 0;
 }
 
+/* The SA's status, and the SM's reason when it gave one. */
+static const char *refused_reason(const struct want_addr *w, uint16_t st, char *buf,
+				  size_t len)
+{
+	const char *why = own_refused_why(&w->ip, w->pkey);
+
+	snprintf(buf, len, "%s%s%s", sa_status_str(st), why ? "; " : "", why ? why : "");
+	return buf;
+}
+
 /* Per address what the SA holds, as the last Set answer or verify read
  * confirmed it: registered, pending, refused (with the SA's reason),
  * unsaved (not registered: the state file cannot list it; its error as
@@ -246,7 +256,7 @@ void ctl_records_status(int slot, char **argv, int argc)
 	struct want_addr *w = NULL;
 	const struct held_rec *owned;
 	size_t nw = 0, nowned, i, k, n = 0, cap, used;
-	char *buf, unsaved[320];
+	char *buf, unsaved[320], why[256];
 
 	(void)argv;
 	(void)argc;
@@ -255,7 +265,7 @@ void ctl_records_status(int slot, char **argv, int argc)
 		ctl_sock_reply_err(slot, ENOMEM, "out of memory");
 		return;
 	}
-	cap = 32 + (nw + nowned) * 320;
+	cap = 32 + (nw + nowned) * 512;
 	buf = malloc(cap);
 	if (!buf) {
 		free(w);
@@ -271,7 +281,7 @@ void ctl_records_status(int slot, char **argv, int argc)
 		enum own_addr s = own_addr_state(&w[i].ip, w[i].pkey, &sid, &st);
 
 		used += status_line(buf + used, cap - used, sid, w[i].pkey, &w[i].ip,
-				    state_name[s], s == OWN_REFUSED ? sa_status_str(st) :
+				    state_name[s], s == OWN_REFUSED ? refused_reason(&w[i], st, why, sizeof(why)) :
 				    s == OWN_UNSAVED ? unsaved : NULL);
 		n++;
 	}

@@ -465,6 +465,16 @@ int64_t own_next_timer(void)
 	return t;
 }
 
+const char *own_refused_why(const struct ats_ip *ip, uint16_t pkey)
+{
+	size_t k;
+
+	for (k = 0; k < own.nrefused; k++)
+		if (own.refused[k].pkey == pkey && ats_ip_equal(&own.refused[k].ip, ip))
+			return own.refused[k].why[0] ? own.refused[k].why : NULL;
+	return NULL;
+}
+
 enum own_addr own_addr_state(const struct ats_ip *ip, uint16_t pkey, uint64_t *sid,
 			     uint16_t *sa_status)
 {

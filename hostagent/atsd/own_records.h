@@ -78,6 +78,8 @@ enum own_addr {
 };
 enum own_addr own_addr_state(const struct ats_ip *ip, uint16_t pkey, uint64_t *sid,
 			     uint16_t *sa_status);
+/* The SM's reason for a refused address, or NULL when it gave none. */
+const char *own_refused_why(const struct ats_ip *ip, uint16_t pkey);
 /* The records atsd owns. */
 const struct held_rec *own_list(size_t *n);
 /* The primary address of the default partition: 0 or -ENOENT. */

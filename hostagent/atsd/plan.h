@@ -80,6 +80,7 @@ struct plan_refused {
 	uint64_t sid;           /* the SID of the refused Set */
 	uint16_t sa_status;     /* the MAD status of the answer */
 	int64_t retry_at;       /* ms, agent clock */
+	char why[200];          /* the SM's reason (lib/core/smq.h), or "" */
 };
 
 /* A failed Set: refused by the SA (1: mark the address refused, retry it

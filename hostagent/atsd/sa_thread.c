@@ -28,6 +28,8 @@
 struct saj_thread {
 	struct mport *port;
 	struct sa_client *sa;
+	struct smq_client smq;      /* the SM asked why a Set was refused */
+	int have_smq;
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -151,7 +153,7 @@ static void run(struct saj_thread *t, struct saj *j)
 	}
 	switch (j->kind) {
 	case SAJ_SYNC:
-		sync_exec_run(t->sa, j);
+		sync_exec_run(t->sa, t->have_smq ? &t->smq : NULL, j);
 		return;
 	case SAJ_IPOIB:
 		ipoib_exec_run(t->sa, j);
@@ -289,6 +291,11 @@ int saj_start(struct saj_thread **out, const struct saj_opts *o)
 	}
 	if (o->liveness || o->ibping)
 		t->serving = 1;
+	ret = smq_client_init(&t->smq, t->port, 0, o->timeout_ms, 0);
+	if (ret)
+		log_warn("cannot ask the SM why a registration is refused (vendor class 0x36): %s",
+			 strerror(-ret));
+	t->have_smq = !ret;
 	t->report = o->report;
 	t->report_ctx = o->report_ctx;
 	subs_exec_init(t->port, post_report, t);

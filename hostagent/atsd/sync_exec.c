@@ -130,6 +130,40 @@ static int refused_add(struct saj_sync *s, const struct plan_action *a, uint16_t
 	return 0;
 }
 
+/* The SM's reasons for the refused Sets, logged and kept for status.
+ * Nothing when it does not say (no plugin, busy, another rule). */
+static void explain(struct smq_client *smq, struct saj *j)
+{
+	struct saj_sync *s = &j->u.sync;
+	struct smq_refusal v[8];
+	char ip[ATS_IP_STRLEN];
+	size_t n = 0, i;
+	int ret;
+
+	smq->lid = j->port.sm_lid;
+	ret = smq_client_refusals(smq, v, sizeof(v) / sizeof(v[0]), &n);
+	if (ret) {
+		log_info("cannot ask the SM why: %s", ret == -EBUSY ? "it is busy" :
+			 ret == -EPROTONOSUPPORT ? "it does not serve class 0x36 (no plugin)" :
+			 strerror(-ret));
+		return;
+	}
+	for (i = 0; i < s->nrefused; i++) {
+		struct plan_refused *f = &s->refused[i];
+		const struct smq_refusal *r;
+		struct sr_record rec;
+
+		ats_record_init(&rec, f->sid, j->port.gid, f->pkey, s->lease, &f->ip);
+		r = smq_client_match(v, n, SA_METHOD_SET, j->port.gid, f->pkey, rec.data8);
+		if (!r)
+			continue;
+		smq_refusal_str(r, f->why, sizeof(f->why));
+		log_warn("%s on SID 0x%016llx PKey 0x%04x refused by the SM: %s",
+			 ats_ip_format(&f->ip, ip, sizeof(ip)), (unsigned long long)f->sid,
+			 f->pkey, f->why);
+	}
+}
+
 /* Split what the SA holds for our GID: ours (registered by this atsd,
  * known from the last sync or the state file) and foreign (an admin's
  * `atsctl register`, another tool's), which a sync never touches. */
@@ -251,7 +285,7 @@ static size_t hold_unsaved(struct saj_sync *s, struct plan_action *plan, size_t 
 	return n;
 }
 
-void sync_exec_run(struct sa_client *sa, struct saj *j)
+void sync_exec_run(struct sa_client *sa, struct smq_client *smq, struct saj *j)
 {
 	struct saj_sync *s = &j->u.sync;
 	struct held_rec *held = NULL, *all = NULL;
@@ -358,6 +392,8 @@ void sync_exec_run(struct sa_client *sa, struct saj *j)
 	}
 	if (!ret && (nplan || s->adopted || s->adopt_wanted))
 		state_save(j, held, nheld, NULL, 0);
+	if (smq && s->nrefused)
+		explain(smq, j);
 	if (ret) {
 		snprintf(j->errmsg, sizeof(j->errmsg), "%s",
 			 sa_client_last_status(sa) ?

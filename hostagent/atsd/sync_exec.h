@@ -4,9 +4,11 @@
 
 #include "sa_client.h"
 #include "saj.h"
+#include "smq_client.h"
 
 /* Read what the SA holds for j->port.gid, plan and apply the Sets and
- * Deletes; the outcome in j (err, errmsg) and j->u.sync (result, ...). */
-void sync_exec_run(struct sa_client *sa, struct saj *j);
+ * Deletes; the outcome in j (err, errmsg) and j->u.sync (result, ...).
+ * smq (or NULL): the SM asked why a Set was refused. */
+void sync_exec_run(struct sa_client *sa, struct smq_client *smq, struct saj *j);
 
 #endif

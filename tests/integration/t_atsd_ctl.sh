@@ -196,6 +196,12 @@ check "... 10.0.8.2 is registered all the same" wait_for "good" 10 sh -c "
 check_rc "... status: 10.0.0.2 refused with the SA's reason (exit 4)" 4 "10\.0\.0\.2 +refused \(request rejected as invalid" \
 	atsctl host1 -S "$SOCK" status
 check_rc "... status: 10.0.8.2 registered" 4 "10\.0\.8\.2 +registered" atsctl host1 -S "$SOCK" status
+check_rc "... and the SM's reason (issue 24 item 4)" 4 \
+	"10\.0\.0\.2 +refused \(request rejected as invalid.*; rule duplicate-address \(7A08\): 10\.0\.0\.2 is the primary address of $G2 in P_Key 0xffff\)" \
+	atsctl host1 -S "$SOCK" status
+check "... which atsd logged" grep -q \
+	"10\.0\.0\.2 on SID 0x[0-9a-f]* PKey 0xffff refused by the SM: rule duplicate-address (7A08): 10\.0\.0\.2 is the primary address of $G2" \
+	"$RUN/atsd-host1.log"
 check_rc "... --json carries state and reason" 4 '"ip": "10\.0\.0\.2", "primary": false, "state": "refused", "reason": "request rejected' \
 	atsctl host1 -S "$SOCK" --json status
 s1=$(atsctl host1 -S "$SOCK" stats | sed -n 's/^syncs //p')

@@ -60,6 +60,14 @@ check_rc "host2 takes 10.7.0.1 under 0x7fff: REQ_INVALID (duplicate address)" 3 
 check_out "... ERR 7A08" "ERR 7A08: .*PKey 0x7fff IP 10\.7\.0\.1: 10\.7\.0\.1 is the primary address of $G1" \
 	cat "$RUN/osm.log"
 check_count "... 10.7.0.1 resolves to host1 only" 1 atsctl host3 resolve 10.7.0.1
+# Issue 24 item 4: the host is told why (class 0x36), its own refusals only.
+check_rc "... register tells host2 the SM's reason" 3 \
+	"atsctl: register 10\.7\.0\.1: refused by the SM: rule duplicate-address \(7A08\): 10\.7\.0\.1 is the primary address of $G1 in P_Key 0x7fff" \
+	atsctl host2 register 10.7.0.1 --primary --pkey 0x7fff
+check_json "... atsctl why: rule, record, owner (host2 is in the partition)" \
+	"d['refusals'][0]['code'] == '7A08' and d['refusals'][0]['rule'] == 'duplicate-address' and d['refusals'][0]['ip'] == '10.7.0.1' and d['refusals'][0]['pkey'] == '0x7fff' and d['refusals'][0]['owner'] == '$G1' and d['refusals'][0]['method'] == 'Set'" \
+	atsctl host2 why --json
+check_rc "... host4 reads none of host2's refusals" 1 "keeps no refusal" atsctl host4 why
 check_rc "host1: a second primary under 0x7fff: REQ_INVALID (port duplicate)" 3 "SA status 0x0200" \
 	atsctl host1 register 10.7.0.9 --primary --pkey 0x7fff
 check_out "... ERR 7A07 names the other form" "ERR 7A07: .*holds SID ${P}53 in this partition under P_Key 0xffff" \
@@ -95,6 +103,28 @@ check_rc "host2 -k 1 deleting host1's primary: REQ_INVALID" 3 '^status 0x0200$' 
 	srtool host2 --smkey 1 --sid ${P}53 --gid "$G1" delete
 check_out "... host1's primary stays" "10\.7\.0\.1 \(primary\)" atsctl host3 primary "$G1"
 
+# Item 4 of issue 24: a requester outside the partition (its rule off
+# lets the Set reach the duplicate-address rule) learns the rule, not the
+# owner. Then its queries are rate-limited, per port.
+echo "enforce_partition no" >"$RUN/osmats.conf"
+check "reload at a sweep: enforce_partition no" sm_sweep
+check_rc "host3 (not in 0x8001) takes host1's 10.8.0.1 there: the rule, no owner" 3 \
+	"refused by the SM: rule duplicate-address \(7A08\): 10\.8\.0\.1 is the primary address of another port \(not shown" \
+	atsctl host3 register 10.8.0.1 --primary --pkey 0x8001
+check_json "... atsctl why: 7A08, owner withheld" \
+	"d['refusals'][0]['code'] == '7A08' and 'owner' not in d['refusals'][0] and d['refusals'][0]['owner_withheld'] and '$G1' not in json.dumps(d)" \
+	atsctl host3 why --json
+why_busy() {
+	local i
+	for i in $(seq 20); do
+		atsctl host3 why >/dev/null 2>"$RUN/why.err"
+		grep -q "the SM is busy" "$RUN/why.err" && return 0
+	done
+	return 1
+}
+check "... host3 asking on: BUSY within 20 more one-page queries (16 answers per 10 s)" why_busy
+check_out "... host2 is still answered (per port)" "0x7fff: SA status 0x0200: rule duplicate-address" \
+	atsctl host2 why
 # trusted_guids: host4 may register for others, and is capped too.
 cat >"$RUN/osmats.conf" <<CONF
 trusted_guids $GUID4

@@ -6,6 +6,8 @@
 . "$top_srcdir/tests/integration/harness.sh"
 
 repl_sm_opts >"$RUN/opensm.extra"
+SAKEY=0x00000000005EC12E # the site sa_key: atsctl sm's trust
+echo "sa_key $SAKEY" >>"$RUN/opensm.extra"
 fabric_start fabric4.net
 G1=$(port_gid host1)
 G2=$(port_gid host2)
@@ -44,6 +46,37 @@ check "the standby is in sync: applied = the master's head" wait_for "the shadow
 check "... and logs it" grep -Eq "osmats replication: in sync with master LID $LID0 at seq [0-9]+" \
 	"$RUN/sm2/osm.log"
 check "the master waits for one standby" repl_is "$M" standbys_in_sync=1
+
+# Issue 24 item 5: atsctl sm, the plugins' view from a host, is what their
+# state files say (the counters paged over 3 MADs).
+check_rc "host4 registering for host2: refused (ownership), a counter" 3 "rule ownership" \
+	atsctl host4 register 10.9.9.9 --gid "$G2"
+# sm_matches FILE NODE ARGS...: atsctl ARGS on NODE (sm --json) agrees
+# with the state file FILE.
+sm_matches() {
+	local f=$1 node=$2
+	shift 2
+	atsctl "$node" "$@" >"$RUN/sm.json" 2>&1 || return 1
+	"$PYTHON3" -c 'import json, sys
+d = json.load(open(sys.argv[1])); s = json.load(open(sys.argv[2]))
+r, q = d["replication"], s["replication"]
+ok = d["trusted"] and d["plugin"] == s["plugin"] and d["opensm"] == s["opensm"] and \
+	d["services"]["ats"] == s["services"]["ats"] and d["services"]["other"] == s["services"]["other"] and \
+	d["counters"] == s["counters"] and \
+	all(r[k] == q[k] for k in ("role", "epoch", "head", "applied", "in_sync", "standbys_in_sync"))
+sys.exit(0 if ok else 1)' "$RUN/sm.json" "$f"
+}
+check "atsctl -k SAKEY sm: the master's role, replication, counters as its state file" \
+	wait_for "the master's view" 10 sm_matches "$M" host4 -k $SAKEY sm --json
+check_json "... the refusal counted" "d['counters']['rejected']['ownership'] == 1" cat "$RUN/sm.json"
+check "... --lid of the standby: in sync, as its state file" \
+	wait_for "the standby's view" 10 sm_matches "$S" host4 -k $SAKEY sm --json --lid "$(port_lid host3)"
+check_json "... without the key: the public part only" \
+	"not d['trusted'] and 'counters' not in d and d['replication'] == {'role': 'master'} and d['version'] in d['plugin']" \
+	atsctl host4 sm --json
+check_out "... a wrong key: the public part, and WRN 7A51" "public part only" atsctl host4 -k 0x1234 sm
+check "... logged" grep -q "WRN 7A51: SM query from LID [0-9]* port GUID 0x[0-9a-f]* with a key that is not the site sa_key" \
+	"$RUN/osm.log"
 
 # What the SA holds before, finite leases as "finite" (they count down).
 dump() {

@@ -1,0 +1,257 @@
+/* atsctl sm, atsctl why and the reason of a refusal (see cmd_sm.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd_sm.h"
+#include "ctl.h"
+#include "json.h"
+#include "log.h"
+#include "output.h"
+#include "sa.h"
+#include "smq_client.h"
+
+#define MAX_REFUSALS 8 /* what the plugin keeps per port (plugin/refhist.h) */
+
+/* The client for the SM at --lid, else the port's SM. */
+static int open_sm(struct ctl *c, const struct ctl_args *a, struct smq_client *q)
+{
+	uint16_t lid = a && a->lid ? a->lid : sa_client_port(c->sa)->sm_lid;
+
+	q->lid = lid;
+	return smq_client_init(q, c->port, lid, c->sa_opts.timeout_ms ? c->sa_opts.timeout_ms :
+			       SA_TIMEOUT_MS_DEFAULT, c->sa_opts.retries);
+}
+
+static const char *err_str(int err)
+{
+	switch (err) {
+	case -EBUSY:
+		return "the SM is busy (it answers a port a few queries per 10 s); try again later";
+	case -EPROTONOSUPPORT:
+		return "the SM does not serve the ibats SM query (vendor class 0x36): "
+		       "no libosmats plugin, or an older one";
+	case -ETIMEDOUT:
+		return "no answer from the SM";
+	case -ENETDOWN:
+		return "port is not active or has no SM";
+	default:
+		return strerror(-err);
+	}
+}
+
+static int fail(const char *what, uint16_t lid, int err)
+{
+	fprintf(stderr, "atsctl: %s: SM LID %u: %s\n", what, lid, err_str(err));
+	return EXIT_SA;
+}
+
+/* The newest of the port's first max refusals that is this request's. */
+static int find(struct smq_client *q, size_t max, uint8_t method, const uint8_t *gid,
+		uint16_t pkey, const uint8_t *data8, struct smq_refusal *out, size_t *n)
+{
+	struct smq_refusal v[MAX_REFUSALS];
+	const struct smq_refusal *r;
+	int ret = smq_client_refusals(q, v, max, n);
+
+	if (ret)
+		return ret;
+	/* A Delete names the record by SID, GID and P_Key, not by address. */
+	r = smq_client_match(v, *n, method, gid, pkey, method == SA_METHOD_SET ? data8 : NULL);
+	if (!r)
+		return -ENOENT;
+	*out = *r;
+	return 0;
+}
+
+void cmd_sm_explain(struct ctl *c, const char *what, uint8_t method, const uint8_t *gid,
+		    uint16_t pkey, const struct ats_ip *ip)
+{
+	struct smq_refusal r;
+	struct smq_client q;
+	struct sr_record rec;
+	char why[320];
+	size_t n = 0;
+	int ret;
+
+	ats_record_init(&rec, ATS_SID_PRIMARY, gid, pkey, 0, ip);
+	ret = open_sm(c, NULL, &q);
+	/* The newest page first (each page counts against the SM's rate
+	 * limit): the refusal just answered is on it unless others came
+	 * since; the rest only when the page was full. */
+	if (!ret)
+		ret = find(&q, SMQ_REFUSALS_PER_MAD, method, gid, pkey, rec.data8, &r, &n);
+	if (ret == -ENOENT && n == SMQ_REFUSALS_PER_MAD)
+		ret = find(&q, MAX_REFUSALS, method, gid, pkey, rec.data8, &r, &n);
+	if (ret == -ENOENT)
+		log_info("%s: the SM keeps no refusal of it (not one of the plugin's rules)", what);
+	else if (ret)
+		log_info("%s: cannot ask the SM why: %s", what, err_str(ret));
+	else
+		fprintf(stderr, "atsctl: %s: refused by the SM: %s\n", what,
+			smq_refusal_str(&r, why, sizeof(why)));
+}
+
+static const char *method_name(uint8_t m)
+{
+	return m == SA_METHOD_DELETE ? "Delete" : m == SA_METHOD_SET ? "Set" : "?";
+}
+
+static void why_json(uint16_t lid, const struct smq_refusal *v, size_t n)
+{
+	char ip[ATS_IP_STRLEN], gid[ATS_IP_STRLEN], why[320];
+	struct json j;
+	size_t i;
+
+	json_init(&j, stdout, 0);
+	json_obj(&j, NULL);
+	json_u64(&j, "sm_lid", lid);
+	json_arr(&j, "refusals");
+	for (i = 0; i < n; i++) {
+		const struct smq_refusal *r = &v[i];
+
+		json_obj(&j, NULL);
+		json_u64(&j, "age_s", r->age_s);
+		json_str(&j, "method", method_name(r->method));
+		json_str(&j, "rule", r->name);
+		json_fmt(&j, "code", "%04X", r->code);
+		json_str(&j, "ip", ats_data8_str(r->data8, ip, sizeof(ip)));
+		json_hex16(&j, "pkey", r->pkey);
+		json_hex64(&j, "sid", r->sid);
+		json_str(&j, "gid", ats_gid_format(r->gid, gid, sizeof(gid)));
+		json_hex16(&j, "status", r->status);
+		if (r->flags & SMQ_OWNER_SHOWN)
+			json_str(&j, "owner", ats_gid_format(r->owner, gid, sizeof(gid)));
+		json_bool(&j, "owner_withheld", !!(r->flags & SMQ_OWNER_WITHHELD));
+		json_str(&j, "reason", smq_refusal_str(r, why, sizeof(why)));
+		json_end(&j);
+	}
+	json_end(&j);
+	json_end(&j);
+	json_fini(&j);
+}
+
+int cmd_sm_why(struct ctl *c, const struct ctl_args *a)
+{
+	struct smq_refusal v[MAX_REFUSALS];
+	char ip[ATS_IP_STRLEN], why[320];
+	struct smq_client q;
+	size_t n = 0, i;
+	int ret = open_sm(c, a, &q);
+
+	if (!ret)
+		ret = smq_client_refusals(&q, v, MAX_REFUSALS, &n);
+	if (ret)
+		return fail("why", q.lid, ret);
+	if (c->json) {
+		why_json(q.lid, v, n);
+		return n ? EXIT_FOUND : EXIT_NOTFOUND;
+	}
+	if (!n) {
+		printf("the SM (LID %u) keeps no refusal of this port's requests\n", q.lid);
+		return EXIT_NOTFOUND;
+	}
+	for (i = 0; i < n; i++)
+		printf("%" PRIu32 " s ago: %s %s SID 0x%016" PRIx64 " P_Key 0x%04x: SA status "
+		       "0x%04x: %s\n", v[i].age_s, method_name(v[i].method),
+		       ats_data8_str(v[i].data8, ip, sizeof(ip)), v[i].sid, v[i].pkey,
+		       v[i].status, smq_refusal_str(&v[i], why, sizeof(why)));
+	return EXIT_FOUND;
+}
+
+static void sm_json(uint16_t lid, const struct smq_info *in)
+{
+	int trusted = in->flags & SMQ_INFO_TRUSTED;
+	struct json j;
+	size_t i;
+
+	json_init(&j, stdout, 0);
+	json_obj(&j, NULL);
+	json_u64(&j, "sm_lid", lid);
+	json_bool(&j, "trusted", trusted);
+	json_fmt(&j, "plugin", "osmats %s", in->version);
+	json_str(&j, "version", in->version);
+	json_str(&j, "opensm", in->opensm);
+	json_u64(&j, "sm_state", in->sm_state);
+	json_obj(&j, "services");
+	json_u64(&j, "ats", in->ats);
+	json_u64(&j, "other", in->other);
+	json_end(&j);
+	json_obj(&j, "replication");
+	json_str(&j, "role", smq_role_name(in->role));
+	if (trusted) {
+		json_hex64(&j, "epoch", in->epoch);
+		json_u64(&j, "head", in->head);
+		json_u64(&j, "applied", in->applied);
+		json_bool(&j, "in_sync", in->in_sync);
+		json_u64(&j, "standbys_in_sync", in->standbys_in_sync);
+		json_u64(&j, "lag_ms", in->lag_ms);
+	}
+	json_end(&j);
+	if (trusted) {
+		json_u64(&j, "absent", in->absent);
+		json_obj(&j, "counters");
+		json_u64(&j, "accepted", in->accepted);
+		json_obj(&j, "rejected");
+		for (i = 0; i < in->nrules; i++)
+			json_u64(&j, in->rules[i].name, in->rules[i].rejected);
+		json_end(&j);
+		json_obj(&j, "warned");
+		for (i = 0; i < in->nrules; i++)
+			json_u64(&j, in->rules[i].name, in->rules[i].warned);
+		json_end(&j);
+		json_u64(&j, "clamped", in->clamped);
+		json_u64(&j, "flushed", in->flushed);
+		json_end(&j);
+	}
+	json_end(&j);
+	json_fini(&j);
+}
+
+static void sm_text(uint16_t lid, const struct smq_info *in)
+{
+	static const char *const states[] = { "not-active", "discovering", "standby", "master" };
+	size_t i;
+
+	printf("SM LID %u: %s, plugin osmats %s, SM state %s, replication %s\n", lid, in->opensm,
+	       in->version, in->sm_state < 4 ? states[in->sm_state] : "unknown",
+	       smq_role_name(in->role));
+	printf("records: %" PRIu64 " ATS, %" PRIu64 " other\n", in->ats, in->other);
+	if (!(in->flags & SMQ_INFO_TRUSTED)) {
+		printf("(public part only: trusted_guids or the site sa_key, -k, show "
+		       "replication and counters)\n");
+		return;
+	}
+	printf("ATS records of absent ports: %" PRIu64 "\n", in->absent);
+	if (in->role == SMQ_ROLE_MASTER)
+		printf("replication: epoch 0x%016" PRIx64 ", head %" PRIu64 ", standbys in sync %"
+		       PRIu32 "\n", in->epoch, in->head, in->standbys_in_sync);
+	else if (in->role == SMQ_ROLE_STANDBY)
+		printf("replication: epoch 0x%016" PRIx64 ", applied %" PRIu64 " of %" PRIu64
+		       ", %s, lag %" PRIu64 " ms\n", in->epoch, in->applied, in->head,
+		       in->in_sync ? "in sync" : "not in sync", in->lag_ms);
+	printf("accepted %" PRIu64 ", clamped %" PRIu64 ", flushed %" PRIu64 "\n", in->accepted,
+	       in->clamped, in->flushed);
+	printf("%-20s %-5s %10s %10s\n", "rule", "code", "rejected", "warned");
+	for (i = 0; i < in->nrules; i++)
+		printf("%-20s %04X  %10" PRIu64 " %10" PRIu64 "\n", in->rules[i].name,
+		       in->rules[i].code, in->rules[i].rejected, in->rules[i].warned);
+}
+
+int cmd_sm(struct ctl *c, const struct ctl_args *a)
+{
+	struct smq_client q;
+	struct smq_info in;
+	int ret = open_sm(c, a, &q);
+
+	if (!ret)
+		ret = smq_client_info(&q, c->sa_opts.sm_key, &in);
+	if (ret)
+		return fail("sm", q.lid, ret);
+	if (c->json)
+		sm_json(q.lid, &in);
+	else
+		sm_text(q.lid, &in);
+	return EXIT_FOUND;
+}

@@ -1,0 +1,185 @@
+/* The SM query class (see smquery.h); on the responder thread alone. */
+#include "smquery.h"
+
+#include "glue.h"
+
+#include <opensm/osm_version.h>
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nettle/memops.h>
+
+#include "mono.h"
+#include "ratelim.h"
+#include "refhist.h"
+#include "refusal.h"
+#include "replica.h"
+#include "settings.h"
+#include "smq.h"
+#include "sr_handler.h"
+#include "vmad.h"
+#include "wire.h"
+#include "worker.h"
+
+static struct {
+	struct mport *port;
+	struct rl answers;   /* per requester: SMQUERY_BURST per interval */
+	struct rl warned;    /* per requester: one WRN 7A51 per interval */
+} Q;
+
+void smquery_init(void)
+{
+	rl_init(&Q.answers, SMQUERY_BURST, SMQUERY_INTERVAL_NS);
+	rl_init(&Q.warned, 1, SMQUERY_INTERVAL_NS);
+}
+
+static int limited(struct rl *r, uint64_t guid)
+{
+	struct rl_summary sum;
+	int have;
+
+	return !rl_event(r, guid, 0, (uint64_t)mono_ns(), &sum, &have);
+}
+
+/* Whether key is the site's sa_key (not 0, not OpenSM's default one,
+ * pol_key_trusted's rule), compared in constant time. */
+static int key_trusted(uint64_t key)
+{
+	uint64_t sa = glue_sa_key();
+	uint8_t a[8], b[8];
+
+	wire_put64(a, sa);
+	wire_put64(b, key);
+	return memeql_sec(a, b, sizeof(a)) && pol_key_trusted(sa, sa);
+}
+
+/* guid 0: a port OpenSM does not know (a standby SM's tables hold
+ * none): it has no refusals here. */
+static void answer_refusals(uint64_t guid, uint32_t page, uint8_t *resp)
+{
+	struct smq_refusal r[REFHIST_PER_PORT];
+	uint8_t gid[16];
+	uint32_t gen;
+	size_t n = refhist_get(guid, r, REFHIST_PER_PORT, &gen), i, first;
+
+	/* Membership now, not only at the refusal: a port that left the
+	 * partition since sees its owner no more. */
+	wire_put64(gid, glue_subnet_prefix());
+	wire_put64(gid + 8, guid);
+	glue_lock_shared();
+	for (i = 0; i < n; i++)
+		if ((r[i].flags & SMQ_OWNER_SHOWN) && !glue_gid_has_pkey(gid, r[i].pkey)) {
+			r[i].flags = SMQ_OWNER_WITHHELD;
+			memset(r[i].owner, 0, sizeof(r[i].owner));
+		}
+	glue_unlock();
+	first = (size_t)page * SMQ_REFUSALS_PER_MAD;
+	smq_refusals_put(resp, (unsigned)n, gen, first < n ? r + first : r,
+			 first >= n ? 0 : n - first < SMQ_REFUSALS_PER_MAD ? n - first :
+			 SMQ_REFUSALS_PER_MAD);
+}
+
+static uint8_t role_of(const char *role)
+{
+	return !strcmp(role, "master") ? SMQ_ROLE_MASTER :
+	       !strcmp(role, "standby") ? SMQ_ROLE_STANDBY : SMQ_ROLE_OFF;
+}
+
+/* guid 0: a port OpenSM does not know (trusted by the key alone); who
+ * the rate limit's key. */
+static void answer_info(uint64_t guid, uint64_t who, uint16_t lid, uint64_t key,
+			uint32_t page, uint8_t *resp)
+{
+	struct state_counters cnt;
+	struct state_repl repl;
+	struct osmats_conf conf;
+	struct smq_info in;
+	unsigned r;
+
+	memset(&in, 0, sizeof(in));
+	settings_get(&conf);
+	if ((guid && conf_is_trusted(&conf, guid)) || key_trusted(key))
+		in.flags = SMQ_INFO_TRUSTED;
+	else if (key && !limited(&Q.warned, who))
+		OSM_LOG(glue_log(), OSM_LOG_INFO,
+			"WRN 7A51: SM query from LID %u port GUID 0x%016" PRIx64 " with a key that "
+			"is not the site sa_key: answered its public part only\n", lid, guid);
+	replica_state(&repl);
+	in.role = role_of(repl.role);
+	in.sm_state = glue_sm_state();
+	worker_counts(&in.ats, &in.other, &in.absent);
+	snprintf(in.version, sizeof(in.version), "%s", IBATS_VERSION);
+	snprintf(in.opensm, sizeof(in.opensm), "%s", OSM_VERSION);
+	if (in.flags & SMQ_INFO_TRUSTED) {
+		in.in_sync = (uint8_t)repl.in_sync;
+		in.standbys_in_sync = (uint32_t)repl.standbys_in_sync;
+		in.head = repl.head;
+		in.applied = repl.applied;
+		in.lag_ms = repl.lag_ms;
+		in.epoch = repl.epoch;
+		srh_counters(&cnt);
+		in.accepted = cnt.accepted;
+		in.clamped = cnt.clamped;
+		in.flushed = worker_flushed();
+		for (r = 1; r < POL_NRULES && in.nrules < SMQ_MAX_RULES; r++, in.nrules++) {
+			struct smq_rule_count *c = &in.rules[in.nrules];
+
+			snprintf(c->name, sizeof(c->name), "%s", pol_rule_name((enum pol_rule)r));
+			c->code = (uint16_t)strtoul(pol_rule_code((enum pol_rule)r), NULL, 16);
+			c->rejected = cnt.rejected[r];
+			c->warned = cnt.warned[r];
+		}
+	}
+	smq_info_put(resp, page, &in);
+}
+
+static size_t on_query(void *ctx, const uint8_t *req, size_t len, uint8_t *resp, size_t cap)
+{
+	struct mport_held h;
+	uint16_t attr;
+	uint32_t page;
+	uint64_t key, guid, who;
+
+	(void)ctx;
+	if (cap < MAD_SIZE || smq_request_decode(req, len, &attr, &page, &key) ||
+	    mport_requester(Q.port, &h))
+		return 0;
+	/* The requester is the port the fabric says sent it; a standby SM
+	 * does not sweep, so there it is known by its LID alone. */
+	guid = glue_port_of_lid(h.slid);
+	who = guid ? guid : REFUSAL_LID | h.slid;
+	if (limited(&Q.answers, who)) {
+		smq_answer_init(resp, req, MAD_STATUS_BUSY);
+		return MAD_SIZE;
+	}
+	smq_answer_init(resp, req, 0);
+	if (attr == SMQ_ATTR_REFUSALS)
+		answer_refusals(guid, page, resp);
+	else if (attr == SMQ_ATTR_SMINFO)
+		answer_info(guid, who, h.slid, key, page, resp);
+	else
+		smq_answer_init(resp, req, VMAD_STATUS_BAD_ATTR);
+	return MAD_SIZE;
+}
+
+static void on_attach(void *ctx, struct mport *port, int agent)
+{
+	(void)ctx;
+	(void)agent;
+	Q.port = port;
+}
+
+static const struct responder_ext ext = {
+	.mgmt_class = SMQ_CLASS,
+	.class_version = SMQ_CLASS_VERSION,
+	.attach = on_attach,
+	.answer = on_query,
+};
+
+const struct responder_ext *smquery_ext(void)
+{
+	return &ext;
+}

@@ -1,0 +1,21 @@
+/* The SM query class on the plugin's port (lib/core/smq.h): a port asks
+ * why its last requests were refused (its own only: the requester is
+ * the port at the MAD's source LID, which the fabric sets), and what the
+ * plugin sees (`atsctl sm`): role, version and record counts for anyone,
+ * replication and the rule counters for trusted requesters (trusted_guids,
+ * or the site sa_key in the request). Answers are rate-limited per
+ * requester port (BUSY beyond), taken from snapshots: OpenSM's lock only
+ * briefly, to place the requester and check its partitions. */
+#ifndef IBATS_SMQUERY_H
+#define IBATS_SMQUERY_H
+
+#include "responder.h"
+
+/* Answers per requester port and interval before BUSY. */
+#define SMQUERY_BURST 16
+#define SMQUERY_INTERVAL_NS (10 * 1000000000ull)
+
+void smquery_init(void);
+const struct responder_ext *smquery_ext(void);
+
+#endif

@@ -101,10 +101,12 @@ int node_map_load(const char *path, struct node_map **out, char *err, size_t err
 	int ret = 0;
 
 	*out = NULL;
-	f = fopen(path, "r");
+	/* Not a FIFO (infiniband-diags' fopen would wait for a writer). */
+	f = cfg_fopen_regular(path);
 	if (!f) {
 		ret = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		snprintf(err, errlen, "%s: %s", path,
+			 ret == -EINVAL ? "not a regular file" : strerror(-ret));
 		return ret;
 	}
 	m = calloc(1, sizeof(*m));

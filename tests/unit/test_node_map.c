@@ -5,7 +5,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -101,12 +104,36 @@ static void test_limits(void **state)
 	assert_string_equal(err, "/nonexistent/map: No such file or directory");
 }
 
+/* A map path that is no regular file: an error at once, whatever it is
+ * (a FIFO no one writes to must not hang atsctl). */
+static void test_not_a_file(void **state)
+{
+	struct node_map *m;
+	char dir[] = "/tmp/ibats-nodemap-XXXXXX", fifo[64], err[256], want[128];
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	alarm(10); /* a hang fails the test */
+	assert_int_equal(node_map_load(fifo, &m, err, sizeof(err)), -EINVAL);
+	alarm(0);
+	snprintf(want, sizeof(want), "%s: not a regular file", fifo);
+	assert_string_equal(err, want);
+	assert_int_equal(node_map_load(dir, &m, err, sizeof(err)), -EISDIR);
+	snprintf(want, sizeof(want), "%s: Is a directory", dir);
+	assert_string_equal(err, want);
+	unlink(fifo);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_format, teardown),
 		cmocka_unit_test_teardown(test_errors, teardown),
 		cmocka_unit_test_teardown(test_limits, teardown),
+		cmocka_unit_test(test_not_a_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

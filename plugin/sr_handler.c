@@ -512,8 +512,11 @@ static void sr_set(void *context, void *data)
 	ats = ats_sid_in_block(req.rec.id) || ats_name_is_ats(req.rec.name);
 	if (ats && apply_rules(madw, physp, mad, &req))
 		return;
+	/* A Delete finds its record by SID, GID and P_Key: only an ATS SID
+	 * makes it an ATS record's, whatever name the request carries. */
 	why = pkeys_refused(physp, rec, sam->comp_mask,
-			    ats && req.method == SA_METHOD_DELETE && req.trusted);
+			    ats_sid_in_block(req.rec.id) && req.method == SA_METHOD_DELETE &&
+			    req.trusted);
 	if (why) {
 		glue_unlock();
 		refuse(madw, &req, &who, REFUSAL_SA_PKEY, "7A56", why,

@@ -87,6 +87,11 @@ check_rc "a Delete of another service's record of the absent GID: refused" 3 '^s
 check_out "... with an ERR 7A56 (OpenSM's partition check)" \
 	"ERR 7A56: SA rule partition: rejected ServiceRecord Delete from LID [0-9]+ port GUID $(port_guid host2): SID 0x0000000000000100 GID $G3 .*: no port on the fabric has the ServiceGID" \
 	cat "$RUN/osm.log"
+check_rc "... and with the SA key too: the ATS name does not make another SID's record ATS" 3 '^status 0x0200$' \
+	srtool host2 --smkey 0x5a5a --sid 0x100 --gid "$G3" delete
+check_out "... refused by the same check" \
+	"ERR 7A56: SA rule partition: rejected ServiceRecord Delete from LID [0-9]+ port GUID $(port_guid host2): SID 0x0000000000000100 GID $G3 .*: no port on the fabric has the ServiceGID" \
+	sh -c "grep -c 'ERR 7A56: .* SID 0x0000000000000100 GID $G3 ' '$RUN/osm.log' | grep -qx 2 && cat '$RUN/osm.log'"
 check_out "a trusted deregister (SA key) removes host3's 10.0.3.3" "deregistered 10\.0\.3\.3 \(1 record\)" \
 	atsctl host1 -k 0x5a5a deregister 10.0.3.3 --gid "$G3"
 check_out "purge lists the record left (dry run)" "^gid-absent ${P}53 $G3 0xffff [0-9]+ 10\.0\.0\.3$" \

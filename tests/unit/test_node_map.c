@@ -100,6 +100,18 @@ static void test_limits(void **state)
 	assert_int_equal(load(text, &m, err, sizeof(err)), -EINVAL);
 	snprintf(want, sizeof(want), "%s:1: line longer than 256 bytes", path);
 	assert_string_equal(err, want);
+	/* A NUL byte is named as such, not as a long line. */
+	{
+		static const char nul[] = "0x1 \"a\"\n0x2 \"b\0c\"\n";
+		FILE *f = fopen(path, "w");
+
+		assert_non_null(f);
+		assert_int_equal(fwrite(nul, 1, sizeof(nul) - 1, f), sizeof(nul) - 1);
+		assert_int_equal(fclose(f), 0);
+		assert_int_equal(node_map_load(path, &m, err, sizeof(err)), -EINVAL);
+		snprintf(want, sizeof(want), "%s:2: a NUL byte", path);
+		assert_string_equal(err, want);
+	}
 	assert_int_equal(node_map_load("/nonexistent/map", &m, err, sizeof(err)), -ENOENT);
 	assert_string_equal(err, "/nonexistent/map: No such file or directory");
 }

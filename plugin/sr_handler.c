@@ -217,19 +217,24 @@ static void log_unknown_lid(osm_madw_t *madw, const char *outcome)
 
 /* OpenSM's validate_sr(): with the PKey in the mask, the requester and the
  * ServiceGID's port must both hold it. NULL when they do, else why not.
- * A trusted Delete of an ATS record asks the requester only: the record
- * of a port that left the fabric (flush_departed no), or that lost the
- * partition, must stay removable by an administrator. */
+ * ats_delete: 0 for any other request, 1 for a Delete of an ATS record,
+ * 2 when the partition rule is on too: then the requester is asked
+ * whatever the mask, as the rule asks a Set (policy.c check_pkey): the
+ * record is found by its P_Key either way, and trust is about ownership,
+ * not partitions. A trusted Delete of an ATS record asks the requester
+ * only: the record of a port that left the fabric (flush_departed no),
+ * or that lost the partition, must stay removable by an administrator. */
 static const char *pkeys_refused(const osm_physp_t *physp, const ib_service_record_t *rec,
-				 ib_net64_t mask, int trusted_delete)
+				 ib_net64_t mask, int ats_delete, int trusted)
 {
 	uint16_t pkey = cl_ntoh16(rec->service_pkey);
 
-	if (!(mask & IB_SR_COMPMASK_SPKEY))
+	if (!(mask & IB_SR_COMPMASK_SPKEY) && ats_delete < 2)
 		return NULL;
 	if (!glue_physp_has_pkey(physp, pkey))
 		return "requester's port is not a member of the P_Key's partition";
-	if (trusted_delete || !(mask & IB_SR_COMPMASK_SGID) ||
+	if (!(mask & IB_SR_COMPMASK_SPKEY) || (ats_delete && trusted) ||
+	    !(mask & IB_SR_COMPMASK_SGID) ||
 	    ib_gid_is_multicast(&rec->service_gid))
 		return NULL;
 	if (!glue_gid_has_pkey(rec->service_gid.raw, pkey))
@@ -475,9 +480,10 @@ static void sr_set(void *context, void *data)
 	ib_service_record_t *rec = ib_sa_mad_get_payload_ptr(sam);
 	struct pol_request req;
 	const osm_physp_t *physp;
+	struct pol_config pol;
 	struct facts who;
 	const char *why;
-	int ats;
+	int ats, ats_delete;
 
 	(void)context;
 	if (sam->method != IB_MAD_METHOD_SET && sam->method != IB_MAD_METHOD_DELETE) {
@@ -516,8 +522,15 @@ static void sr_set(void *context, void *data)
 	ats = ats_sid_in_block(req.rec.id) || ats_name_is_ats(req.rec.name);
 	if (ats && apply_rules(madw, physp, mad, &req))
 		return;
-	why = pkeys_refused(physp, rec, sam->comp_mask,
-			    ats && req.method == SA_METHOD_DELETE && req.trusted);
+	/* A Delete finds its record by SID, GID and P_Key: only an ATS SID
+	 * makes it an ATS record's, whatever name the request carries. The
+	 * partition rule off, OpenSM's check alone (but for the trusted). */
+	ats_delete = ats_sid_in_block(req.rec.id) && req.method == SA_METHOD_DELETE;
+	if (ats_delete) {
+		settings_get_pol(&pol);
+		ats_delete = pol.enabled[POL_PKEY] ? 2 : 1;
+	}
+	why = pkeys_refused(physp, rec, sam->comp_mask, ats_delete, req.trusted);
 	if (why) {
 		glue_unlock();
 		refuse(madw, &req, &who, REFUSAL_SA_PKEY, "7A56", why,

@@ -8,6 +8,7 @@
 
 #include "afile.h"
 #include "ats.h"
+#include "cfg.h"
 #include "json.h"
 #include "state.h"
 
@@ -516,10 +517,12 @@ static int rd_document(struct state_rd *r, struct state_file *sf)
 	return *r->p ? rd_fail(r, "data after the document") : 0;
 }
 
-/* The file is replaced by rename: one read sees one version. */
+/* The file is replaced by rename: one read sees one version. Only a
+ * regular file: a FIFO would hang the reader, /dev/zero fill its memory
+ * (atsctl audit --state). */
 static int state_slurp(const char *path, char **text, size_t *len)
 {
-	FILE *f = fopen(path, "r"), *m;
+	FILE *f = cfg_fopen_regular(path), *m;
 	char chunk[4096];
 	size_t n;
 	int ret = 0;
@@ -558,6 +561,10 @@ int state_read(const char *path, struct state_file *sf, char *err, size_t errlen
 	if (errlen)
 		err[0] = '\0';
 	ret = state_slurp(path, &text, &len);
+	if (ret == -EINVAL || ret == -EISDIR) {
+		snprintf(err, errlen, "%s", ret == -EISDIR ? "a directory" : "not a regular file");
+		return -EINVAL;
+	}
 	if (ret)
 		return ret;
 	r.p = text;

@@ -11,6 +11,7 @@
 #include "ats_audit.h"
 #include "atsd_client.h"
 #include "ats_query.h"
+#include "cfg.h"
 #include "cmd_audit.h"
 #include "ctl.h"
 #include "json.h"
@@ -90,7 +91,7 @@ static int inventory(const char *path, const struct ats_set *r, struct json *j, 
 {
 	struct ats_set inv = { 0 };
 	char line[256], a[256], b[256];
-	FILE *f = fopen(path, "r");
+	FILE *f = cfg_fopen_regular(path); /* not a FIFO: no hang */
 	size_t i, k;
 
 	*diffs = 0;
@@ -346,7 +347,8 @@ int cmd_audit(struct ctl *c, const struct ctl_args *a)
 		ret = inventory(o->inventory, &in.recs, c->json ? &j : NULL, &diffs);
 		if (ret) {
 			fprintf(stderr, "atsctl: audit --inventory %s: %s\n", o->inventory,
-				ret == -EPROTO ? "not an inventory file" : strerror(-ret));
+				ret == -EPROTO ? "not an inventory file" :
+				ret == -EINVAL ? "not a regular file" : strerror(-ret));
 			ret = 3;
 			goto out;
 		}

@@ -1,7 +1,11 @@
 /* atsctl purge: the records audit reports gid-absent (ats_audit.c decides,
  * over the fabric's CA ports and every ATS record of one partition), each
  * deleted by its RID with the SA key: the plugin lets a trusted requester
- * delete any ATS record, its port present or not (libosmats(8)). */
+ * delete any ATS record, its port present or not (libosmats(8)). So each
+ * GID's port is asked for again just before its record goes: the port
+ * list may be old (a port back since), or short (the walk without RMPP
+ * stops at a gap of SA_PORTS_GAP LIDs), and a present port's record is
+ * its atsd's. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -16,6 +20,7 @@
 #include "ctl.h"
 #include "json.h"
 #include "output.h"
+#include "wire.h"
 
 /* The records to delete: indexes into the set, secondaries first (the
  * plugin's primary-first rule refuses a primary deleted before them). */
@@ -67,8 +72,10 @@ static int purge_find(struct sa_client *sa, const struct ats_set *s, struct purg
 	return 0;
 }
 
+/* error: why a Delete failed, or why the record is kept (its port's LID
+ * when present). */
 static void record_json(struct json *j, const struct sr_record *r, const char *action,
-			const char *error)
+			const char *error, uint16_t lid)
 {
 	char gid[ATS_IP_STRLEN], ip[ATS_IP_STRLEN];
 
@@ -80,9 +87,27 @@ static void record_json(struct json *j, const struct sr_record *r, const char *a
 	json_str(j, "ip", ats_data8_str(r->data8, ip, sizeof(ip)));
 	json_bool(j, "primary", r->id == ATS_SID_PRIMARY);
 	json_str(j, "action", action);
-	if (error)
+	if (lid)
+		json_u64(j, "lid", lid);
+	else if (error)
 		json_str(j, "error", error);
 	json_end(j);
+}
+
+/* Whether the port of r's GID is on the fabric now (NodeRecord by its
+ * PortGUID, the GID's interface ID): 1 with its LID in *lid, 0 when no
+ * port has it, else -errno. */
+static int port_present(struct sa_client *sa, const struct sr_record *r, uint16_t *lid)
+{
+	struct nr_record nr;
+	int ret = sa_node_of_port(sa, wire_get64(r->gid + 8), &nr);
+
+	if (ret == -ENOENT)
+		return 0;
+	if (ret)
+		return ret;
+	*lid = nr.lid;
+	return 1;
 }
 
 /* The SA's words for a failed Delete. */
@@ -103,7 +128,7 @@ int cmd_purge(struct ctl *c, const struct ctl_args *a)
 {
 	struct purge_list l = { 0 };
 	struct ats_set s = { 0 };
-	size_t i, deleted = 0, failed = 0;
+	size_t i, deleted = 0, failed = 0, present = 0;
 	char line[256], err[160];
 	struct json j;
 	int ret;
@@ -128,8 +153,23 @@ int cmd_purge(struct ctl *c, const struct ctl_args *a)
 	for (i = 0; i < l.n; i++) {
 		const struct sr_record *r = &s.recs[l.idx[i]];
 		const char *action = "would-delete", *why = NULL;
+		uint16_t lid = 0;
 
-		if (a->yes) {
+		ret = port_present(c->sa, r, &lid);
+		if (ret) {
+			if (ret > 0) {
+				snprintf(err, sizeof(err), "the port is on the fabric (LID %u): kept",
+					 lid);
+				action = "present";
+				present++;
+			} else {
+				snprintf(err, sizeof(err), "cannot ask for its port: %s",
+					 strerror(-ret));
+				action = "failed";
+				failed++;
+			}
+			why = err;
+		} else if (a->yes) {
 			ret = sa_sr_delete(c->sa, r, sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY |
 								 SR_F_NAME), NULL);
 			if (ret) {
@@ -142,27 +182,33 @@ int cmd_purge(struct ctl *c, const struct ctl_args *a)
 			}
 		}
 		if (c->json) {
-			record_json(&j, r, action, why);
+			record_json(&j, r, action, why, lid);
 			continue;
 		}
 		atsd_format_record(line, sizeof(line), r);
-		printf("%s %s%s%s\n", a->yes ? action : "gid-absent", line, why ? ": " : "",
-		       why ? why : "");
+		printf("%s %s%s%s\n", a->yes || why ? action : "gid-absent", line,
+		       why ? ": " : "", why ? why : "");
 	}
 	if (c->json) {
 		json_end(&j);
-		json_u64(&j, "found", l.n);
+		json_u64(&j, "found", l.n - present);
+		json_u64(&j, "present", present);
 		json_u64(&j, "deleted", deleted);
 		json_u64(&j, "failed", failed);
 		json_end(&j);
 		json_fini(&j);
 	} else if (!a->yes) {
-		printf("would delete %zu record%s%s\n", l.n, l.n == 1 ? "" : "s",
-		       l.n ? " (run with --yes to delete)" : "");
+		size_t n = l.n - present - failed;
+
+		printf("would delete %zu record%s%s\n", n, n == 1 ? "" : "s",
+		       n ? " (run with --yes to delete)" : "");
 	} else {
 		printf("deleted %zu record%s, %zu failed\n", deleted, deleted == 1 ? "" : "s",
 		       failed);
 	}
+	if (present && !c->json)
+		printf("kept %zu record%s: the port is on the fabric\n", present,
+		       present == 1 ? "" : "s");
 	free(l.idx);
 	ats_set_free(&s);
 	return failed ? EXIT_SA : EXIT_FOUND;

@@ -1,11 +1,13 @@
 #include <ctype.h>
 #include <sys/stat.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "cfg.h"
 
@@ -152,26 +154,47 @@ void cfg_split(char *line, char **key, char **val)
 	*val = v;
 }
 
+FILE *cfg_fopen_regular(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), err;
+	struct stat st;
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st))
+		err = errno;
+	else
+		err = S_ISREG(st.st_mode) ? 0 : S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+	if (err) {
+		close(fd);
+		errno = err;
+		return NULL;
+	}
+	/* Reads of a regular file ignore O_NONBLOCK (open(2)). */
+	f = fdopen(fd, "r");
+	if (!f) {
+		err = errno;
+		close(fd);
+		errno = err;
+	}
+	return f;
+}
+
 int cfg_load(const char *path, size_t nkeys, cfg_key_fn key, cfg_set_fn set,
 	     void *ctx, char *err, size_t errlen)
 {
 	char buf[1024], msg[384];
 	unsigned lineno = 0, *seen;
-	FILE *f = fopen(path, "r");
-	struct stat st;
+	FILE *f = cfg_fopen_regular(path);
 	int ret = 0;
 
 	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return errno == ENOENT ? -ENOENT : -EINVAL;
-	}
-	/* A directory opens and reads as an empty file: say what it is. */
-	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
+		/* A directory opens and reads as an empty file: say what it is. */
 		snprintf(err, errlen, "%s: %s", path,
-			 S_ISDIR(st.st_mode) ? "is a directory, not a config file" :
-			 "not a regular file");
-		fclose(f);
-		return -EINVAL;
+			 errno == EISDIR ? "is a directory, not a config file" :
+			 errno == EINVAL ? "not a regular file" : strerror(errno));
+		return errno == ENOENT ? -ENOENT : -EINVAL;
 	}
 	seen = calloc(nkeys, sizeof(*seen));
 	if (!seen) {

@@ -33,6 +33,11 @@ int cfg_next_line(FILE *f, char *buf, size_t len, unsigned *lineno,
 /* Split "key value" or "key = value": *key and *val point into line. */
 void cfg_split(char *line, char **key, char **val);
 
+/* path opened for reading if it is a regular file, else NULL with errno
+ * set (EISDIR a directory, EINVAL a FIFO, socket or device): a FIFO no one
+ * writes to must not hang the open, so it is opened O_NONBLOCK. */
+FILE *cfg_fopen_regular(const char *path);
+
 /* A whole file of "key value" lines against a key table: unknown keys,
  * keys given twice (unless repeatable), keys without a value are errors.
  * key(i, &repeat) names table entry i; set() stores a value or writes

@@ -50,31 +50,46 @@ void log_set_level(enum log_level level)
 	log_level = level;
 }
 
+/* Control bytes of s as \xNN into out (len > 4): a newline inside a
+ * message would start a line of its own, and journald would read a
+ * "<0>" after it as that line's priority (log injection). */
+static void escape(const char *s, char *out, size_t len)
+{
+	size_t n = 0;
+
+	for (; *s && n + 5 < len; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c == 0x7f)
+			n += (size_t)snprintf(out + n, len - n, "\\x%02x", c);
+		else
+			out[n++] = (char)c;
+	}
+	out[n] = '\0';
+}
+
 void log_msg(enum log_level level, const char *fmt, ...)
 {
 	static const char *const tag[] = { "error", "warning", "info", "debug" };
 	/* syslog(3)'s priorities, which sd-daemon(3)'s SD_ERR... are. */
 	static const int prio[] = { LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG };
-	char line[1024];
+	char msg[1024], line[1024];
 	va_list ap;
-	int n;
 
 	if (level > log_level)
 		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	escape(line, msg, sizeof(msg));
 	if (log_syslog) {
-		va_start(ap, fmt);
-		vsyslog(prio[level], fmt, ap);
-		va_end(ap);
+		syslog(prio[level], "%s", msg);
 		return;
 	}
-	if (log_journal)
-		n = snprintf(line, sizeof(line), "<%d>%s: %s: ", prio[level], log_ident, tag[level]);
-	else
-		n = snprintf(line, sizeof(line), "%s: %s: ", log_ident, tag[level]);
-	va_start(ap, fmt);
-	vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
-	va_end(ap);
 	/* One write per line: the SA thread's lines do not split ours, and
 	 * journald sees each prefix at the start of a line. */
-	fprintf(stderr, "%s\n", line);
+	if (log_journal)
+		fprintf(stderr, "<%d>%s: %s: %s\n", prio[level], log_ident, tag[level], msg);
+	else
+		fprintf(stderr, "%s: %s: %s\n", log_ident, tag[level], msg);
 }

@@ -489,7 +489,8 @@ int sa_node_of_port(struct sa_client *sa, uint64_t port_guid, struct nr_record *
 			 nr, sizeof(nr), &ans);
 	if (ret)
 		return ret;
-	ret = nr_decode(ans.data, ans.data_len, out) ? -EPROTO : 0;
+	/* Another port's record is an SA's error, not this port's name. */
+	ret = nr_decode(ans.data, ans.data_len, out) || out->port_guid != port_guid ? -EPROTO : 0;
 	sa_answer_free(&ans);
 	return ret;
 }

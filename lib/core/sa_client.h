@@ -116,7 +116,7 @@ int sa_port_guid(struct sa_client *sa, uint16_t lid, uint64_t *guid);
 
 /* The NodeRecord of the port with port_guid (SubnAdmGet, PortGUID in the
  * mask: its LID, NodeGUID and NodeDescription as saquery -N shows them);
- * -ENOENT when no port has it. */
+ * -ENOENT when no port has it, -EPROTO when the answer is another port's. */
 int sa_node_of_port(struct sa_client *sa, uint64_t port_guid, struct nr_record *out);
 
 /* The first 32 PKeys of a port (PKeyTableRecord block 0, IBTA Vol 1

@@ -101,10 +101,12 @@ int node_map_load(const char *path, struct node_map **out, char *err, size_t err
 	int ret = 0;
 
 	*out = NULL;
-	f = fopen(path, "r");
+	/* Not a FIFO (infiniband-diags' fopen would wait for a writer). */
+	f = cfg_fopen_regular(path);
 	if (!f) {
 		ret = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		snprintf(err, errlen, "%s: %s", path,
+			 ret == -EINVAL ? "not a regular file" : strerror(-ret));
 		return ret;
 	}
 	m = calloc(1, sizeof(*m));
@@ -113,11 +115,17 @@ int node_map_load(const char *path, struct node_map **out, char *err, size_t err
 		snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	while (!ret && fgets(line, sizeof(line), f)) {
+	for (;;) {
+		/* What fgets() read, NUL bytes included (a regular file). */
+		long at = ftell(f);
 		struct node_map_ent e;
 
+		if (ret || !fgets(line, sizeof(line), f))
+			break;
 		lineno++;
-		if (!strchr(line, '\n') && !feof(f))
+		if (at < 0 || ftell(f) - at != (long)strlen(line))
+			why = "a NUL byte";
+		else if (!strchr(line, '\n') && !feof(f))
 			why = "line longer than 256 bytes";
 		else
 			why = parse_line(line, &e);

@@ -46,6 +46,9 @@ check_rc "... a state file others could swap: exit 1, as at start" 1 \
 	"$ATSD" --check-config="$RUN/cc/open.conf"
 check_rc "... a missing file: exit 1" 1 "$RUN/cc/none\.conf: No such file" \
 	"$ATSD" --check-config "$RUN/cc/none.conf"
+mkfifo "$RUN/cc/fifo.conf"
+check_rc "... a FIFO: exit 1 at once, not waiting for a writer" 1 "$RUN/cc/fifo\.conf: not a regular file" \
+	timeout 10 "$ATSD" --check-config "$RUN/cc/fifo.conf"
 
 # atsctl CMD --help and atsctl help CMD, every command of the table: its
 # synopsis, exactly its own options (--list-commands) and an example.

@@ -20,6 +20,9 @@ gone() { # no ATS record of GID $1 left in the SA
 active() { # node $1's port is up and has an SM
 	atsctl "$1" --json port | grep -q '"state": "Active"'
 }
+lid_is() { # node $1's port has LID $2
+	[ "$(port_lid "$1")" = "$2" ]
+}
 
 check "host2 registers 10.0.0.2" atsctl host2 register 10.0.0.2
 check "host3 registers 10.0.0.3" atsctl host3 register 10.0.0.3
@@ -84,6 +87,11 @@ check_rc "a Delete of another service's record of the absent GID: refused" 3 '^s
 check_out "... with an ERR 7A56 (OpenSM's partition check)" \
 	"ERR 7A56: SA rule partition: rejected ServiceRecord Delete from LID [0-9]+ port GUID $(port_guid host2): SID 0x0000000000000100 GID $G3 .*: no port on the fabric has the ServiceGID" \
 	cat "$RUN/osm.log"
+check_rc "... and with the SA key too: the ATS name does not make another SID's record ATS" 3 '^status 0x0200$' \
+	srtool host2 --smkey 0x5a5a --sid 0x100 --gid "$G3" delete
+check_out "... refused by the same check" \
+	"ERR 7A56: SA rule partition: rejected ServiceRecord Delete from LID [0-9]+ port GUID $(port_guid host2): SID 0x0000000000000100 GID $G3 .*: no port on the fabric has the ServiceGID" \
+	sh -c "grep -c 'ERR 7A56: .* SID 0x0000000000000100 GID $G3 ' '$RUN/osm.log' | grep -qx 2 && cat '$RUN/osm.log'"
 check_out "a trusted deregister (SA key) removes host3's 10.0.3.3" "deregistered 10\.0\.3\.3 \(1 record\)" \
 	atsctl host1 -k 0x5a5a deregister 10.0.3.3 --gid "$G3"
 check_out "purge lists the record left (dry run)" "^gid-absent ${P}53 $G3 0xffff [0-9]+ 10\.0\.0\.3$" \
@@ -100,4 +108,27 @@ check_out "purge --yes with the SA key deletes it" "^deleted ${P}53 $G3 0xffff [
 check "... gone from the SA" gone "$G3"
 check_out "the audit is clean again" "^0 finding\(s\): clean$" atsctl host1 -k 0x5a5a audit --state "$STATE"
 check_out "purge finds nothing more" "^would delete 0 records$" atsctl host1 purge
+
+# A present port's records are its atsd's: purge asks for each GID's port
+# again before deleting. Here its port list is short: host3 at LID 200
+# (OpenSM's guid2lid, read at start) and no RMPP, so the walk stops at a
+# gap of 64 LIDs before it, and the audit finds host3's records absent.
+sim 'ReLink "host3"'
+check "host3 plugged back in a third time" wait_for "host3 active" 20 active host3
+sm_stop
+sed -i "s/^$GUID3 .*/$GUID3 200 200/" "$RUN/cache/guid2lid"
+sm_start
+check "host3 gets LID 200 from guid2lid" wait_for "LID 200" 20 lid_is host3 200
+check "host3 registers 10.0.0.3 (primary)" atsctl host3 register 10.0.0.3 --primary
+check "... and 10.0.3.3" atsctl host3 register 10.0.3.3
+check "no node with RMPP" rmpp_off
+check_out "purge asks again: host3's port is present, nothing would go" \
+	"^present ${P}54 $G3 0xffff [0-9]+ 10\.0\.3\.3: the port is on the fabric \(LID 200\): kept" \
+	atsctl host1 purge
+check_out "purge --yes with the SA key keeps them" "^kept 2 records: the port is on the fabric$" \
+	atsctl host1 -k 0x5a5a purge --yes
+check_json "... as JSON: present, with the port's LID" \
+	'd["found"] == 0 and d["present"] == 2 and d["deleted"] == 0 and all(r["action"] == "present" and r["lid"] == 200 for r in d["records"])' \
+	atsctl host1 -k 0x5a5a purge --yes --json
+check_out "... and host3's records are still in the SA" "10\.0\.3\.3" atsctl host1 dump --gid "$G3"
 finish

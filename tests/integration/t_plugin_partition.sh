@@ -138,6 +138,12 @@ check_rc "trusted host4, 0x8001 for host3 (no member): REQ_INVALID" 3 '^status 0
 	srtool host4 --pkey 0x8001 --gid "$G3" --ip 10.3.0.1 --mask $NOPKEY set
 check_out "trusted host4 registers host3's primary" "registered" \
 	atsctl host4 register 10.3.0.1 --primary --gid "$G3"
+check_rc "trusted host4 (not in 0x8001), P_Key bit left out, deleting host1's 0x8001 primary: REQ_INVALID" \
+	3 '^status 0x0200$' srtool host4 --sid ${P}53 --gid "$G1" --pkey 0x8001 --mask $NOPKEY delete
+check_out "... logged as ERR 7A56" \
+	"ERR 7A56: SA rule partition: rejected ServiceRecord Delete from LID [0-9]+ port GUID $GUID4: SID ${P}53 GID $G1 PKey 0x8001 .*: requester's port is not a member" \
+	cat "$RUN/osm.log"
+check_out "... host1's 10.8.0.1 stays" "10\.8\.0\.1" atsctl host1 dump --gid "$G1" --pkey 0x8001
 
 # Item 5: at most 5 records per port, every service, trusted included.
 srtool host3 --sid 0x100 --name "Other Service" --ip 10.3.1.1 --count 10 set >"$RUN/cap.out" 2>&1

@@ -119,6 +119,17 @@ static void test_malformed(void **state)
 	assert_string_equal(logged(), "t: error: a\nt: error: b\n");
 }
 
+/* A string from a peer or a client with a newline and a "<0>" cannot
+ * forge a line of its own, nor its priority: control bytes as \xNN. */
+static void test_injection(void **state)
+{
+	(void)state;
+	set_stream(0, "");
+	log_init("t", LOG_LVL_INFO);
+	log_info("name %s end", "a\n<0>forged\r\x1b[2J\x7f");
+	assert_string_equal(logged(), "<6>t: info: name a\\x0a<0>forged\\x0d\\x1b[2J\\x7f end\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -126,6 +137,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unset, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_other_stream, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_injection, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,7 +5,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -97,8 +100,43 @@ static void test_limits(void **state)
 	assert_int_equal(load(text, &m, err, sizeof(err)), -EINVAL);
 	snprintf(want, sizeof(want), "%s:1: line longer than 256 bytes", path);
 	assert_string_equal(err, want);
+	/* A NUL byte is named as such, not as a long line. */
+	{
+		static const char nul[] = "0x1 \"a\"\n0x2 \"b\0c\"\n";
+		FILE *f = fopen(path, "w");
+
+		assert_non_null(f);
+		assert_int_equal(fwrite(nul, 1, sizeof(nul) - 1, f), sizeof(nul) - 1);
+		assert_int_equal(fclose(f), 0);
+		assert_int_equal(node_map_load(path, &m, err, sizeof(err)), -EINVAL);
+		snprintf(want, sizeof(want), "%s:2: a NUL byte", path);
+		assert_string_equal(err, want);
+	}
 	assert_int_equal(node_map_load("/nonexistent/map", &m, err, sizeof(err)), -ENOENT);
 	assert_string_equal(err, "/nonexistent/map: No such file or directory");
+}
+
+/* A map path that is no regular file: an error at once, whatever it is
+ * (a FIFO no one writes to must not hang atsctl). */
+static void test_not_a_file(void **state)
+{
+	struct node_map *m;
+	char dir[] = "/tmp/ibats-nodemap-XXXXXX", fifo[64], err[256], want[128];
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	alarm(10); /* a hang fails the test */
+	assert_int_equal(node_map_load(fifo, &m, err, sizeof(err)), -EINVAL);
+	alarm(0);
+	snprintf(want, sizeof(want), "%s: not a regular file", fifo);
+	assert_string_equal(err, want);
+	assert_int_equal(node_map_load(dir, &m, err, sizeof(err)), -EISDIR);
+	snprintf(want, sizeof(want), "%s: Is a directory", dir);
+	assert_string_equal(err, want);
+	unlink(fifo);
+	rmdir(dir);
 }
 
 int main(void)
@@ -107,6 +145,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_format, teardown),
 		cmocka_unit_test_teardown(test_errors, teardown),
 		cmocka_unit_test_teardown(test_limits, teardown),
+		cmocka_unit_test(test_not_a_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

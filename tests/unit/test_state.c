@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -367,6 +368,18 @@ static void test_hostile(void **state)
 	assert_string_equal(err, "line 4: \"plugin\": not a string");
 	unlink(path);
 	assert_int_equal(state_read(path, &sf, err, sizeof(err)), -ENOENT);
+	/* No regular file: refused at once, not read (a FIFO would hang,
+	 * /dev/zero fill the memory). */
+	assert_int_equal(mkfifo(path, 0600), 0);
+	alarm(10);
+	assert_int_equal(state_read(path, &sf, err, sizeof(err)), -EINVAL);
+	alarm(0);
+	assert_string_equal(err, "not a regular file");
+	unlink(path);
+	alarm(10);
+	assert_int_equal(state_read("/dev/zero", &sf, err, sizeof(err)), -EINVAL);
+	alarm(0);
+	assert_string_equal(err, "not a regular file");
 	free(bad);
 	free(text);
 	rmdir(dir);

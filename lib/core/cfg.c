@@ -1,11 +1,13 @@
 #include <ctype.h>
 #include <sys/stat.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "cfg.h"
 
@@ -114,17 +116,39 @@ static char *cfg_trim(char *s)
 	return s;
 }
 
-int cfg_next_line(FILE *f, char *buf, size_t len, unsigned *lineno,
-		  char **line, char *msg, size_t msglen)
+/* One line into buf (its newline dropped): 1, 0 at the end, or -EINVAL
+ * with msg. Not fgets(3): a NUL would end its line early, unseen. */
+static int get_line(FILE *f, char *buf, size_t len, char *msg, size_t msglen)
 {
-	while (fgets(buf, (int)len, f)) {
-		char *s;
+	size_t n = 0;
+	int c;
 
-		(*lineno)++;
-		if (!strchr(buf, '\n') && !feof(f)) {
+	while ((c = getc(f)) != EOF && c != '\n') {
+		if (!c) {
+			snprintf(msg, msglen, "a NUL byte: not a text file");
+			return -EINVAL;
+		}
+		if (n + 2 >= len) {
 			snprintf(msg, msglen, "line longer than %zu bytes", len - 2);
 			return -EINVAL;
 		}
+		buf[n++] = (char)c;
+	}
+	buf[n] = '\0';
+	return c != EOF || n;
+}
+
+int cfg_next_line(FILE *f, char *buf, size_t len, unsigned *lineno,
+		  char **line, char *msg, size_t msglen)
+{
+	int ret;
+
+	while ((ret = get_line(f, buf, len, msg, msglen)) != 0) {
+		char *s;
+
+		(*lineno)++;
+		if (ret < 0)
+			return ret;
 		s = strchr(buf, '#');
 		if (s)
 			*s = '\0';
@@ -157,21 +181,33 @@ int cfg_load(const char *path, size_t nkeys, cfg_key_fn key, cfg_set_fn set,
 {
 	char buf[1024], msg[384];
 	unsigned lineno = 0, *seen;
-	FILE *f = fopen(path, "r");
+	/* O_NONBLOCK: a FIFO's open would wait for a writer (OpenSM itself,
+	 * loading the plugin); refused below. */
+	int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC), ret = 0;
 	struct stat st;
-	int ret = 0;
+	FILE *f;
 
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return errno == ENOENT ? -ENOENT : -EINVAL;
+	if (fd < 0) {
+		ret = errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(ret));
+		return ret == ENOENT ? -ENOENT : -EINVAL;
 	}
 	/* A directory opens and reads as an empty file: say what it is. */
-	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st))
+		st.st_mode = 0;
+	if (!S_ISREG(st.st_mode)) {
 		snprintf(err, errlen, "%s: %s", path,
 			 S_ISDIR(st.st_mode) ? "is a directory, not a config file" :
 			 "not a regular file");
-		fclose(f);
+		close(fd);
 		return -EINVAL;
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		ret = errno;
+		close(fd);
+		snprintf(err, errlen, "%s: %s", path, strerror(ret));
+		return -ret;
 	}
 	seen = calloc(nkeys, sizeof(*seen));
 	if (!seen) {

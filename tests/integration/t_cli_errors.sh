@@ -91,6 +91,17 @@ check_rc "check-config: osmats.conf is not atsd.conf" 1 "osmats.ok:1: unknown ke
 	"$ATSCTL" check-config "$RUN/osmats.ok"
 check_rc "check-config: a missing file is an error" 1 "nothing.conf: No such file" \
 	"$ATSCTL" check-config "$RUN/nothing.conf"
+# What a careless admin names: a FIFO is refused at once (OpenSM loading
+# the plugin would wait for a writer), a NUL byte is named, not taken for
+# the end of its line.
+mkfifo -m 600 "$RUN/conf.fifo"
+check_rc "check-config --plugin a FIFO: refused, no wait for a writer" 1 "conf\.fifo: not a regular file" \
+	timeout 10 "$ATSCTL" check-config --plugin "$RUN/conf.fifo"
+check_rc "atsd --check-config a FIFO: the same" 1 "conf\.fifo: not a regular file" \
+	timeout 10 "$ATSD" --check-config "$RUN/conf.fifo"
+printf 'ca mlx5_0\nport 1\0junk' >"$RUN/atsd.nul"
+check_rc "check-config: a NUL byte, file:line (exit 1)" 1 "atsd\.nul:2: a NUL byte" \
+	"$ATSCTL" check-config "$RUN/atsd.nul"
 
 # The SM_Key's sources refuse what is wrong before any MAD, never
 # printing the key.

@@ -148,8 +148,9 @@ static size_t on_query(void *ctx, const uint8_t *req, size_t len, uint8_t *resp,
 	    mport_requester(Q.port, &h))
 		return 0;
 	/* Limited by source LID before OpenSM's lock: a flood costs it
-	 * nothing past the burst. */
-	who = REFUSAL_LID | h.slid;
+	 * nothing past the burst. A port's 2^lmc LIDs are one requester
+	 * (osm_lid_mgr.c aligns them), not that many slots of the limiter. */
+	who = REFUSAL_LID | (h.slid & ~((1u << glue_lmc()) - 1) & 0xffff);
 	if (limited(&Q.answers, who)) {
 		smq_answer_init(resp, req, MAD_STATUS_BUSY);
 		return MAD_SIZE;

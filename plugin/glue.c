@@ -112,6 +112,11 @@ uint64_t glue_subnet_prefix(void)
 	return cl_ntoh64(osm->subn.opt.subnet_prefix);
 }
 
+uint8_t glue_lmc(void)
+{
+	return osm->subn.opt.lmc;
+}
+
 uint64_t glue_sm_port_guid(void)
 {
 	return cl_ntoh64(osm->subn.sm_port_guid);

@@ -26,6 +26,8 @@ const char *glue_dump_dir(void);
 const char *glue_sa_db_file(void);
 uint64_t glue_sa_key(void);
 uint64_t glue_subnet_prefix(void);
+/* OpenSM's lmc: each end port holds 2^lmc LIDs from an aligned base. */
+uint8_t glue_lmc(void);
 uint64_t glue_sm_port_guid(void);
 /* Whether any host reads this SM's SM_Key with SubnGet(SMInfo): M_Key
  * protection is off. */

@@ -147,14 +147,20 @@ static size_t on_query(void *ctx, const uint8_t *req, size_t len, uint8_t *resp,
 	if (cap < MAD_SIZE || smq_request_decode(req, len, &attr, &page, &key) ||
 	    mport_requester(Q.port, &h))
 		return 0;
-	/* The requester is the port the fabric says sent it; a standby SM
-	 * does not sweep, so there it is known by its LID alone. */
-	guid = glue_port_of_lid(h.slid);
-	who = guid ? guid : REFUSAL_LID | h.slid;
+	/* Limited by source LID before OpenSM's lock: a flood costs it
+	 * nothing past the burst. A port's 2^lmc LIDs are one requester
+	 * (osm_lid_mgr.c aligns them), not that many slots of the limiter. */
+	who = REFUSAL_LID | (h.slid & ~((1u << glue_lmc()) - 1) & 0xffff);
 	if (limited(&Q.answers, who)) {
 		smq_answer_init(resp, req, MAD_STATUS_BUSY);
 		return MAD_SIZE;
 	}
+	/* The requester is the port the fabric says sent it. Only the master
+	 * keeps OpenSM's LID table current (osm_lid_mgr.c alone fills it): a
+	 * standby's, left from when it was master, may name a port that left
+	 * and whose LID another now holds, so there a port is known by its
+	 * LID alone (no refusals, trust by key only). */
+	guid = glue_is_master() ? glue_port_of_lid(h.slid) : 0;
 	smq_answer_init(resp, req, 0);
 	if (attr == SMQ_ATTR_REFUSALS)
 		answer_refusals(guid, page, resp);

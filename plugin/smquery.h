@@ -4,14 +4,15 @@
  * plugin sees (`atsctl sm`): role, version and record counts for anyone,
  * replication and the rule counters for trusted requesters (trusted_guids,
  * or the site sa_key in the request). Answers are rate-limited per
- * requester port (BUSY beyond), taken from snapshots: OpenSM's lock only
- * briefly, to place the requester and check its partitions. */
+ * source port (its LIDs under the LMC) before OpenSM's lock (BUSY beyond), taken from snapshots:
+ * OpenSM's lock only briefly, to place the requester and check its
+ * partitions; on the master only, whose LID table is current. */
 #ifndef IBATS_SMQUERY_H
 #define IBATS_SMQUERY_H
 
 #include "responder.h"
 
-/* Answers per requester port and interval before BUSY. */
+/* Answers per source port (LID under the LMC) and interval before BUSY. */
 #define SMQUERY_BURST 16
 #define SMQUERY_INTERVAL_NS (10 * 1000000000ull)
 

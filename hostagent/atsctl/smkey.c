@@ -1,6 +1,7 @@
 /* atsctl's SM_Key from a terminal, a file or the environment (smkey.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -28,23 +29,52 @@ static char *trim(char *s)
 }
 
 /* A line from f, wiped from buf once parsed: the key stays in one
- * place only. */
+ * place only. A line longer than buf, or with a NUL byte, is no key:
+ * fgets(3) would cut it there and take its start. */
 static int read_line(FILE *f, uint64_t *key)
 {
 	char buf[128];
-	int ret;
+	size_t n = 0;
+	int c, bad = 0, ret;
 
-	if (!fgets(buf, sizeof(buf), f))
-		return ferror(f) ? -EIO : -ENODATA;
-	ret = smkey_parse(trim(buf), key);
+	while ((c = getc(f)) != EOF && c != '\n') {
+		if (n == sizeof(buf) - 1 || !c) {
+			bad = 1;
+			break;
+		}
+		buf[n++] = (char)c;
+	}
+	buf[n] = '\0';
+	if (c == EOF && !n && !bad)
+		ret = ferror(f) ? -EIO : -ENODATA;
+	else
+		ret = bad ? -EINVAL : smkey_parse(trim(buf), key);
 	memset(buf, 0, sizeof(buf));
 	return ret;
 }
 
+/* The terminal as it was while the echo is off, for the handler. */
+static struct termios tty_saved;
+static volatile sig_atomic_t tty_fd = -1;
+static const int tty_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+#define NSIG_TTY (sizeof(tty_signals) / sizeof(tty_signals[0]))
+
+/* ^C at the prompt: the echo back on, then the signal's own action
+ * (SA_RESETHAND), as OpenSSH's readpassphrase(3) does. tcsetattr is
+ * async-signal-safe (POSIX.1-2008 2.4.3). */
+static void restore_tty(int sig)
+{
+	if (tty_fd >= 0)
+		tcsetattr(tty_fd, TCSAFLUSH, &tty_saved);
+	raise(sig);
+}
+
 int smkey_read_stream(FILE *f, int tty, uint64_t *key)
 {
+	struct sigaction sa, prev[NSIG_TTY];
 	struct termios old, quiet;
 	int fd = fileno(f), ret;
+	size_t i;
 
 	if (!tty)
 		return read_line(f, key);
@@ -54,12 +84,23 @@ int smkey_read_stream(FILE *f, int tty, uint64_t *key)
 	quiet = old;
 	quiet.c_lflag &= ~(tcflag_t)ECHO;
 	quiet.c_lflag |= ECHONL;
+	tty_saved = old;
+	tty_fd = fd;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = restore_tty;
+	sa.sa_flags = SA_RESETHAND;
+	for (i = 0; i < NSIG_TTY; i++)
+		sigaction(tty_signals[i], &sa, &prev[i]);
 	fputs("SM_Key: ", stderr);
 	fflush(stderr);
 	if (tcsetattr(fd, TCSAFLUSH, &quiet))
-		return -errno;
-	ret = read_line(f, key);
+		ret = -errno;
+	else
+		ret = read_line(f, key);
 	tcsetattr(fd, TCSAFLUSH, &old);
+	tty_fd = -1;
+	for (i = 0; i < NSIG_TTY; i++)
+		sigaction(tty_signals[i], &prev[i], NULL);
 	return ret;
 }
 
@@ -69,7 +110,9 @@ int smkey_read_file(const char *path, uint64_t *key, char *err, size_t errlen)
 	FILE *f;
 	int fd, ret;
 
-	fd = open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO's open would wait for a writer; refused below
+	 * as not a regular file. */
+	fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st)) {
 		ret = -errno;
 		snprintf(err, errlen, "%s: %s", path, strerror(-ret));

@@ -116,17 +116,39 @@ static char *cfg_trim(char *s)
 	return s;
 }
 
-int cfg_next_line(FILE *f, char *buf, size_t len, unsigned *lineno,
-		  char **line, char *msg, size_t msglen)
+/* One line into buf (its newline dropped): 1, 0 at the end, or -EINVAL
+ * with msg. Not fgets(3): a NUL would end its line early, unseen. */
+static int get_line(FILE *f, char *buf, size_t len, char *msg, size_t msglen)
 {
-	while (fgets(buf, (int)len, f)) {
-		char *s;
+	size_t n = 0;
+	int c;
 
-		(*lineno)++;
-		if (!strchr(buf, '\n') && !feof(f)) {
+	while ((c = getc(f)) != EOF && c != '\n') {
+		if (!c) {
+			snprintf(msg, msglen, "a NUL byte: not a text file");
+			return -EINVAL;
+		}
+		if (n + 2 >= len) {
 			snprintf(msg, msglen, "line longer than %zu bytes", len - 2);
 			return -EINVAL;
 		}
+		buf[n++] = (char)c;
+	}
+	buf[n] = '\0';
+	return c != EOF || n;
+}
+
+int cfg_next_line(FILE *f, char *buf, size_t len, unsigned *lineno,
+		  char **line, char *msg, size_t msglen)
+{
+	int ret;
+
+	while ((ret = get_line(f, buf, len, msg, msglen)) != 0) {
+		char *s;
+
+		(*lineno)++;
+		if (ret < 0)
+			return ret;
 		s = strchr(buf, '#');
 		if (s)
 			*s = '\0';
@@ -156,7 +178,7 @@ void cfg_split(char *line, char **key, char **val)
 
 FILE *cfg_fopen_regular(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), err;
+	int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC), err;
 	struct stat st;
 	FILE *f;
 

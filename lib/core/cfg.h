@@ -26,7 +26,8 @@ int cfg_set_choice(const char *key, const char *v, const char *const *names,
 
 /* Reads the next meaningful line: comments (#) and blank lines skipped,
  * blanks trimmed. Returns 1 with *line set, 0 at the end, -EINVAL for an
- * overlong line (msg says so). *lineno counts every line read. */
+ * overlong line or a NUL byte (msg says so). *lineno counts every line
+ * read. */
 int cfg_next_line(FILE *f, char *buf, size_t len, unsigned *lineno,
 		  char **line, char *msg, size_t msglen);
 

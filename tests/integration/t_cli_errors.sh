@@ -94,6 +94,17 @@ check_rc "check-config: osmats.conf is not atsd.conf" 1 "osmats.ok:1: unknown ke
 	"$ATSCTL" check-config "$RUN/osmats.ok"
 check_rc "check-config: a missing file is an error" 1 "nothing.conf: No such file" \
 	"$ATSCTL" check-config "$RUN/nothing.conf"
+# What a careless admin names: a FIFO is refused at once (OpenSM loading
+# the plugin would wait for a writer), a NUL byte is named, not taken for
+# the end of its line.
+mkfifo -m 600 "$RUN/conf.fifo"
+check_rc "check-config --plugin a FIFO: refused, no wait for a writer" 1 "conf\.fifo: not a regular file" \
+	timeout 10 "$ATSCTL" check-config --plugin "$RUN/conf.fifo"
+check_rc "atsd --check-config a FIFO: the same" 1 "conf\.fifo: not a regular file" \
+	timeout 10 "$ATSD" --check-config "$RUN/conf.fifo"
+printf 'ca mlx5_0\nport 1\0junk' >"$RUN/atsd.nul"
+check_rc "check-config: a NUL byte, file:line (exit 1)" 1 "atsd\.nul:2: a NUL byte" \
+	"$ATSCTL" check-config "$RUN/atsd.nul"
 
 # The SM_Key's sources refuse what is wrong before any MAD, never
 # printing the key.
@@ -109,6 +120,40 @@ check_rc "a bad IBATS_SMKEY is named, not echoed" 2 "^atsctl: IBATS_SMKEY: not a
 	env IBATS_SMKEY=0x5a5z "$ATSCTL" port
 check_absent "... the value is not printed" "5a5z" env IBATS_SMKEY=0x5a5z "$ATSCTL" port
 check_absent "a bad -k value is not printed" "5a5z" "$ATSCTL" -k 0x5a5z port
+mkfifo -m 600 "$RUN/smkey.fifo"
+check_rc "--smkey-file a FIFO: refused at once, no wait for a writer" 2 "smkey\.fifo: not a regular file" \
+	timeout 10 "$ATSCTL" --smkey-file "$RUN/smkey.fifo" port
+{ printf '0x5a5a%200s' ''; echo junk; } >"$RUN/smkey.long"
+printf '0x5a5a\0junk\n' >"$RUN/smkey.nul"
+chmod 600 "$RUN/smkey.long" "$RUN/smkey.nul"
+check_rc "--smkey-file: a first line longer than a key is none (not its start)" 2 \
+	"smkey\.long: the first line is not an SM_Key" "$ATSCTL" --smkey-file "$RUN/smkey.long" port
+check_rc "--smkey-file: a NUL in the line is no key" 2 "smkey\.nul: the first line is not an SM_Key" \
+	"$ATSCTL" --smkey-file "$RUN/smkey.nul" port
+# ^C at the "-k -" prompt: atsctl dies of SIGINT with the terminal's echo
+# back on (a pseudo-terminal: its echo is polled off first).
+tty_sigint() {
+	"$PYTHON3" - "$ATSCTL" <<'PY'
+import fcntl, os, pty, signal, sys, termios, time
+m, s = pty.openpty()
+pid = os.fork()
+if pid == 0:
+    os.setsid()
+    fcntl.ioctl(s, termios.TIOCSCTTY, 0)
+    for fd in (0, 1, 2):
+        os.dup2(s, fd)
+    os.execv(sys.argv[1], [sys.argv[1], "-k", "-", "port"])
+echo = lambda: termios.tcgetattr(s)[3] & termios.ECHO
+end = time.monotonic() + 10
+while echo() and time.monotonic() < end:
+    time.sleep(0.01)
+off = not echo()
+os.kill(pid, signal.SIGINT)
+_, st = os.waitpid(pid, 0)
+sys.exit(0 if off and os.WIFSIGNALED(st) and os.WTERMSIG(st) == signal.SIGINT and echo() else 1)
+PY
+}
+check "-k -: ^C at the prompt leaves the terminal's echo on" tty_sigint
 
 # atsctl's own options after the command too, as git and ip take them;
 # a command's own stay after it.

@@ -43,13 +43,21 @@ static int add(struct ats_audit_result *r, enum audit_kind k, size_t a, size_t b
 static int add(struct ats_audit_result *r, enum audit_kind k, size_t a, size_t b,
 	       const char *fmt, ...)
 {
-	struct ats_audit_finding *f = realloc(r->f, (r->n + 1) * sizeof(*f));
+	struct ats_audit_finding *f;
 	va_list ap;
 
-	if (!f)
-		return -ENOMEM;
-	r->f = f;
-	f += r->n++;
+	/* Doubling: a table of many duplicates has findings by the ten
+	 * thousand, and growing by one copied them all each time. */
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 64;
+
+		f = realloc(r->f, cap * sizeof(*f));
+		if (!f)
+			return -ENOMEM;
+		r->f = f;
+		r->cap = cap;
+	}
+	f = &r->f[r->n++];
 	f->kind = k;
 	f->severity = kinds[k].sev;
 	f->rec[0] = a;

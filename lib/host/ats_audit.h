@@ -50,6 +50,7 @@ struct ats_audit_finding {
 struct ats_audit_result {
 	struct ats_audit_finding *f;
 	size_t n;
+	size_t cap;             /* f's room, grown by doubling */
 };
 
 /* recs: every ATS record found (ATS name or ATS SID). */

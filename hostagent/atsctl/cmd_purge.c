@@ -77,15 +77,8 @@ static int purge_find(struct sa_client *sa, const struct ats_set *s, struct purg
 static void record_json(struct json *j, const struct sr_record *r, const char *action,
 			const char *error, uint16_t lid)
 {
-	char gid[ATS_IP_STRLEN], ip[ATS_IP_STRLEN];
-
 	json_obj(j, NULL);
-	json_hex64(j, "sid", r->id);
-	json_str(j, "gid", ats_gid_format(r->gid, gid, sizeof(gid)));
-	json_hex16(j, "pkey", r->pkey);
-	json_u64(j, "lease", r->lease);
-	json_str(j, "ip", ats_data8_str(r->data8, ip, sizeof(ip)));
-	json_bool(j, "primary", r->id == ATS_SID_PRIMARY);
+	out_record_members(j, r);
 	json_str(j, "action", action);
 	if (lid)
 		json_u64(j, "lid", lid);

@@ -94,15 +94,8 @@ static void node_json(struct json *j, const struct whois_node *n)
 static void record_json(struct json *j, const struct sr_record *r, const struct whois_node *n,
 			int local)
 {
-	char gid[ATS_IP_STRLEN], ip[ATS_IP_STRLEN];
-
 	json_obj(j, NULL);
-	json_hex64(j, "sid", r->id);
-	json_str(j, "gid", ats_gid_format(r->gid, gid, sizeof(gid)));
-	json_hex16(j, "pkey", r->pkey);
-	json_u64(j, "lease", r->lease);
-	json_str(j, "ip", ats_data8_str(r->data8, ip, sizeof(ip)));
-	json_bool(j, "primary", r->id == ATS_SID_PRIMARY);
+	out_record_members(j, r);
 	if (local)
 		json_bool(j, "local", 1);
 	node_json(j, n);

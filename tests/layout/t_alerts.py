@@ -17,6 +17,7 @@ import glob
 import os
 import re
 import sys
+from tap import check, plan
 
 srcdir = os.environ.get("top_srcdir", ".")
 RULES = os.path.join(srcdir, "doc/alerts/ibats.rules.yml")
@@ -33,16 +34,7 @@ PROMISED = {
 KEYWORDS = {"and", "or", "unless", "bool", "offset", "inf", "nan"}
 RULE_KEYS = {"alert", "expr", "for", "keep_firing_for", "labels", "annotations"}
 DURATION = re.compile(r"^([0-9]+(ms|s|m|h|d|w|y))+$")
-n = 0
 
-
-def check(desc, diag):
-    """One result; DIAG (lines) empty means ok."""
-    global n
-    n += 1
-    print("%s %d - %s" % ("not ok" if diag else "ok", n, desc))
-    for line in diag[:40]:
-        print("#   " + line)
 
 
 def read(rel):
@@ -147,7 +139,7 @@ def main():
             doc = yaml.safe_load(f)
     except (OSError, yaml.YAMLError) as e:
         check("doc/alerts/ibats.rules.yml parses as YAML", [str(e)])
-        print("1..%d" % n)
+        plan()
         return 0
     check("doc/alerts/ibats.rules.yml parses as YAML", [])
     bad, rules = structure(doc)
@@ -173,7 +165,7 @@ def main():
     for what, metric in PROMISED.items():
         check("an alert on %s (%s)" % (what, metric),
               [] if metric in used else ["no expr uses " + metric])
-    print("1..%d" % n)
+    plan()
     return 0
 
 

@@ -16,6 +16,7 @@ import sys
 import tempfile
 
 import objdeps
+from tap import check as tap_check, plan
 
 MAX_LINES = 800
 SOURCE_DIRS = ["lib", "plugin", "hostagent", "include", "examples", "tests/tools"]
@@ -29,18 +30,10 @@ TODO = {}
 
 srcdir = os.environ.get("top_srcdir", ".")
 builddir = os.environ.get("top_builddir", ".")
-n = 0
 
 
 def check(desc, diag):
-    """One result; DIAG (lines) empty means ok."""
-    global n
-    n += 1
-    todo = TODO.get(desc)
-    print("%s %d - %s%s" % ("not ok" if diag else "ok", n, desc,
-                            " # TODO " + todo if todo else ""))
-    for line in diag[:60]:
-        print("#   " + line)
+    tap_check(desc, diag, TODO.get(desc))
 
 
 def run(*cmd):
@@ -157,7 +150,7 @@ def main():
                     continue
             diag.append("%s/%s has no header of its own" % (d, f))
     check("every module has a header of its own", diag)
-    print("1..%d" % n)
+    plan()
 
 
 if __name__ == "__main__":

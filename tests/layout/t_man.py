@@ -18,26 +18,13 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from tap import check, plan, skip
 
 srcdir = os.environ.get("top_srcdir", ".")
 DOC = os.path.join(srcdir, "doc")
 GRAMMAR = re.compile(r"^\.\\\" grammar begin.*?^\.\\\" grammar end$", re.S | re.M)
-n = 0
 
 
-def check(desc, diag):
-    """One result; DIAG (lines) empty means ok."""
-    global n
-    n += 1
-    print("%s %d - %s" % ("not ok" if diag else "ok", n, desc))
-    for line in diag[:40]:
-        print("#   " + line)
-
-
-def skip(desc, why):
-    global n
-    n += 1
-    print("ok %d - %s # SKIP %s" % (n, desc, why))
 
 
 def pages():
@@ -136,7 +123,7 @@ def main():
     cc = os.environ.get("CC", "cc")
     if not shutil.which(cc.split()[0]):
         skip("the section 3 examples compile", "no C compiler")
-        print("1..%d" % n)
+        plan()
         return 0
     diag = []
     for rel, sec, t in found:
@@ -151,7 +138,7 @@ def main():
         if not examples(t):
             diag.append("%s: no code in EXAMPLES" % rel)
     check("the section 3 examples compile against <ibats/ibats.h>", diag)
-    print("1..%d" % n)
+    plan()
     return 0
 
 

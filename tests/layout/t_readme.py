@@ -13,6 +13,7 @@ import glob
 import os
 import re
 import sys
+from tap import check, plan
 
 srcdir = os.environ.get("top_srcdir", ".")
 SECTIONS = ["Quick starts", "What it is", "Comparison with ibacm", "Troubleshooting",
@@ -31,15 +32,7 @@ MESSAGES = [
     ("control_group: no group\n  'ibats'", "control_group: no group '%s'"),
     ("request rejected as invalid (ERR_REQ_INVALID)", "request rejected as invalid (ERR_REQ_INVALID)"),
 ]
-n = 0
 
-
-def check(desc, diag):
-    global n
-    n += 1
-    print("%s %d - %s" % ("not ok" if diag else "ok", n, desc))
-    for line in diag[:40]:
-        print("#   " + line)
 
 
 def main():
@@ -79,7 +72,7 @@ def main():
     check("the OpenSM pin it quotes is debian/rules' (>= V, << V+~)",
           [] if pin and quoted and quoted.group(1) == quoted.group(2) else
           ["debian/rules: %s, README: %s" % (bool(pin), quoted.group(0) if quoted else None)])
-    print("1..%d" % n)
+    plan()
     return 0
 
 

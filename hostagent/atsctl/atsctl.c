@@ -253,7 +253,8 @@ static void usage(FILE *f)
 "command's own after it.\n"
 "GID: IPv6 notation (fe80::2c9:300:1:2) or a port GUID (0x2c903000102),\n"
 "which takes the local port's subnet prefix. Exit status: 0 done, 1 nothing\n"
-"found, 2 usage error, 3 SA, agent or transport error.\n",
+"found, 2 usage error, 3 SA, agent or transport error, 4 (status, resync)\n"
+"the SA refuses an address of this host.\n",
 		SA_TIMEOUT_MS_DEFAULT, SA_RETRIES_DEFAULT);
 }
 

@@ -75,6 +75,8 @@ for c in $("$ATSCTL" --list-commands | cut -d' ' -f1); do
 done
 check_rc "help of an unknown command" 2 "command 'frob': unknown" "$ATSCTL" help frob
 check_out "atsctl help is --help" "^Commands:" "$ATSCTL" help
+check_out "--help lists exit status 4 (atsctl(8) EXIT STATUS)" "^found, 2 usage error, 3 SA, agent or transport error, 4 \(status, resync\)\$" \
+	"$ATSCTL" --help
 check_out "-V prints the version" "^atsctl \(ibats\) [0-9]" "$ATSCTL" -V
 check_out "--version too" "^atsctl \(ibats\) [0-9]" "$ATSCTL" --version
 

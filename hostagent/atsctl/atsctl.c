@@ -253,7 +253,8 @@ static void usage(FILE *f)
 "command's own after it.\n"
 "GID: IPv6 notation (fe80::2c9:300:1:2) or a port GUID (0x2c903000102),\n"
 "which takes the local port's subnet prefix. Exit status: 0 done, 1 nothing\n"
-"found, 2 usage error, 3 SA, agent or transport error.\n",
+"found, 2 usage error, 3 SA, agent or transport error, 4 (status, resync)\n"
+"the SA refuses an address of this host.\n",
 		SA_TIMEOUT_MS_DEFAULT, SA_RETRIES_DEFAULT);
 }
 
@@ -416,6 +417,7 @@ static void cmd_getopt_tables(struct option *lo, char *so)
 {
 	size_t i;
 
+	*so++ = ':'; /* a missing argument is ':', not '?' (getopt(3)) */
 	for (i = 0; i < NOPTS; i++) {
 		const struct cmd_opt *o = &cmd_optdefs[i];
 
@@ -636,12 +638,32 @@ static int is_global(int opt)
 	return 0;
 }
 
+/* The option getopt_long returned last as the user typed it: "--lid",
+ * not its argument "3" (argv[optind - 1] after "--lid 3"); "-x" for an
+ * unknown letter of a cluster ("-xv": optind still at that word, or
+ * before it). Valid right after the call (GNU getopt permutes at the
+ * next one). */
+static const char *opt_word(char **argv, int opt, char *buf, size_t len)
+{
+	const char *w = argv[optind - 1];
+
+	/* optopt is a letter's, or a long option's given an argument it
+	 * takes none of ("--json=1", that word). */
+	if (opt == '?' && optopt && strncmp(w, "--", 2)) {
+		snprintf(buf, len, "-%c", optopt);
+		return buf;
+	}
+	if (opt == ':')
+		return w;
+	return optarg && optarg == w && optind >= 2 ? argv[optind - 2] : w;
+}
+
 static int run_command(struct ctl *c, struct glob *g, int argc, char **argv)
 {
 	const struct ctl_cmd *cmd;
 	const char *gid_arg = NULL;
 	struct option lopts[NOPTS + NGLOB + 2];
-	char sopts[2 * NOPTS + sizeof(GLOB_SHORT) + 2];
+	char sopts[2 * NOPTS + sizeof(GLOB_SHORT) + 3], word[8];
 	struct ctl_args a;
 	size_t i, n;
 	unsigned k;
@@ -670,6 +692,9 @@ static int run_command(struct ctl *c, struct glob *g, int argc, char **argv)
 	lopts[n] = (struct option){ NULL, 0, NULL, 0 };
 	strcat(sopts, GLOB_SHORT);
 	while ((opt = getopt_long(argc, argv, sopts, lopts, NULL)) != -1) {
+		if (opt == ':')
+			return out_usage_err(cmd->name, opt_word(argv, opt, word, sizeof(word)),
+					     "needs an argument");
 		if (opt == 'h') {
 			command_help(stdout, cmd);
 			return EXIT_FOUND;
@@ -681,7 +706,7 @@ static int run_command(struct ctl *c, struct glob *g, int argc, char **argv)
 			continue;
 		}
 		if (opt == '?' || !strchr(cmd->opts, opt))
-			return out_usage_err(cmd->name, argv[optind - 1],
+			return out_usage_err(cmd->name, opt_word(argv, opt, word, sizeof(word)),
 					     "option not valid for this command");
 		ret = command_option(c, cmd, opt, optarg, &a, &gid_arg);
 		if (ret)
@@ -717,6 +742,7 @@ static int run_command(struct ctl *c, struct glob *g, int argc, char **argv)
 int main(int argc, char **argv)
 {
 	struct glob g = { NULL, NULL, 0 };
+	char word[8];
 	struct ctl c;
 	int opt, ret, stop = 0;
 
@@ -728,9 +754,10 @@ int main(int argc, char **argv)
 	c.socket = ATSD_SOCKET_DEFAULT;
 	opterr = 0;
 	/* Up to the command ("+"): its words are run_command's. */
-	while ((opt = getopt_long(argc, argv, "+jh" GLOB_SHORT, glob_lopts, NULL)) != -1) {
-		if (opt == '?')
-			return out_usage_err("option", argv[optind - 1], "unknown (try --help)");
+	while ((opt = getopt_long(argc, argv, "+:jh" GLOB_SHORT, glob_lopts, NULL)) != -1) {
+		if (opt == '?' || opt == ':')
+			return out_usage_err("option", opt_word(argv, opt, word, sizeof(word)),
+					     opt == ':' ? "needs an argument" : "unknown (try --help)");
 		ret = global_option(&c, &g, opt, optarg, &stop);
 		if (ret || stop)
 			return ret;

@@ -216,10 +216,9 @@ int cmd_whois(struct ctl *c, const struct ctl_args *a)
 	ret = ats_forward(c->sa, &ip, a->pkey, &s);
 	if (ret)
 		ret = out_sa_fail(c, what, ret);
-	else if (!s.n && !c->json) {
-		fprintf(stderr, "atsctl: %s: no ATS record\n", what);
-		ret = EXIT_NOTFOUND;
-	} else {
+	else if (!s.n && !c->json)
+		ret = out_not_found(a->arg[0], "no ATS record");
+	else {
 		ret = show(&w, s.recs, s.n, s.by_port, 0, a->arg[0]);
 		if (!ret && !s.n)
 			ret = EXIT_NOTFOUND;

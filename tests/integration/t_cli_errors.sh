@@ -11,6 +11,15 @@ check_rc "bad lease" 2 "--lease 'soon'" "$ATSCTL" register 10.0.0.1 --lease soon
 check_rc "SID outside the block for dump" 2 "--sid '0x1234': outside the ATS SID block" "$ATSCTL" dump --sid 0x1234
 check_rc "option of another command" 2 "resolve '--primary': option not valid" "$ATSCTL" resolve 10.0.0.1 --primary
 check_rc "missing argument" 2 "resolve takes 1 argument" "$ATSCTL" resolve
+# The option as typed, never its argument; a missing argument said so.
+check_rc "option of another command, its argument apart: the option named" 2 \
+	"resolve '--lid': option not valid" "$ATSCTL" resolve 10.0.0.1 --lid 3
+check_rc "an option's missing argument: named, not called invalid" 2 \
+	"resolve '--pkey': needs an argument" "$ATSCTL" resolve 10.0.0.1 --pkey
+check_rc "... a global one's after the command" 2 "resolve '-t': needs an argument" \
+	"$ATSCTL" resolve 10.0.0.1 -t
+check_rc "... before the command" 2 "option '--ca': needs an argument" "$ATSCTL" --ca
+check_rc "an unknown letter in a cluster: that letter" 2 "option '-x': unknown" "$ATSCTL" -xv dump
 check_rc "unknown global option" 2 "option '--bogus': unknown" "$ATSCTL" --bogus dump
 check_rc "bad timeout" 2 "--timeout '0'" "$ATSCTL" -t 0 dump
 check_rc "bad GID" 2 "GID 'nonsense': not a GID or port GUID" "$ATSCTL" reverse nonsense
@@ -75,6 +84,8 @@ for c in $("$ATSCTL" --list-commands | cut -d' ' -f1); do
 done
 check_rc "help of an unknown command" 2 "command 'frob': unknown" "$ATSCTL" help frob
 check_out "atsctl help is --help" "^Commands:" "$ATSCTL" help
+check_out "--help lists exit status 4 (atsctl(8) EXIT STATUS)" "^found, 2 usage error, 3 SA, agent or transport error, 4 \(status, resync\)\$" \
+	"$ATSCTL" --help
 check_out "-V prints the version" "^atsctl \(ibats\) [0-9]" "$ATSCTL" -V
 check_out "--version too" "^atsctl \(ibats\) [0-9]" "$ATSCTL" --version
 

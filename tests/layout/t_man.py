@@ -7,7 +7,12 @@
   - the config grammar is the same text in atsd.conf(5) and osmats.conf(5)
     (one parser, lib/core/cfg.c);
   - groff finds nothing to warn about (man --warnings);
-  - each section 3 example compiles against <ibats/ibats.h>.
+  - each section 3 example compiles against <ibats/ibats.h>;
+  - the pages name what the code has: every 7Axx code the plugin logs is
+    in libosmats(8)'s LOG CODES once, and nothing else is; every atsctl
+    command and option of its tables is in atsctl(8) (its own options in
+    the bash completion too), every atsd option in atsd(8), every key of
+    the config tables in its section 5 page.
 A page that is only a .so link to another is checked through its target.
 """
 
@@ -23,8 +28,93 @@ from tap import check, plan, skip
 srcdir = os.environ.get("top_srcdir", ".")
 DOC = os.path.join(srcdir, "doc")
 GRAMMAR = re.compile(r"^\.\\\" grammar begin.*?^\.\\\" grammar end$", re.S | re.M)
+# policy.c's code for a rule out of range: no line is ever logged with it.
+CODES_NEVER_LOGGED = {"7AFF"}
 
 
+def source(rel):
+    return open(os.path.join(srcdir, rel), encoding="utf-8").read()
+
+
+def table(text, start):
+    """The body of the C initializer that starts with START, up to its "};"."""
+    m = re.search(re.escape(start) + r"(.*?)^\s*\};", text, re.S | re.M)
+    return m.group(1) if m else ""
+
+
+def roff(word):
+    """WORD as the pages write it: a hyphen escaped."""
+    return word.replace("-", "\\-")
+
+
+def log_codes(texts):
+    """Diagnostics: codes the plugin logs and libosmats(8) does not list
+    once, codes listed that no line logs, the list out of order."""
+    used = set()
+    for path in glob.glob(os.path.join(srcdir, "plugin", "*.[ch]")):
+        used |= set(re.findall(r"\b7A[0-9A-F]{2}\b", open(path, encoding="utf-8").read()))
+    used -= CODES_NEVER_LOGGED
+    m = re.search(r"^\.SH LOG CODES\n(.*?)(?=^\.SH )", texts.get("libosmats.8", ""), re.S | re.M)
+    listed = []
+    for lo, hi in re.findall(r"^\.B (7A[0-9A-F]{2})(?:\.\.(7A[0-9A-F]{2}))?$",
+                             m.group(1) if m else "", re.M):
+        listed += ["%04X" % c for c in range(int(lo, 16), int(hi or lo, 16) + 1)]
+    diag = ["%s: logged by plugin/, not in LOG CODES" % c for c in sorted(used - set(listed))]
+    diag += ["%s: in LOG CODES, logged by no plugin/ source" % c
+             for c in sorted(set(listed) - used)]
+    diag += ["%s: listed %d times" % (c, listed.count(c)) for c in sorted(set(listed))
+             if listed.count(c) > 1]
+    if listed != sorted(listed, key=lambda c: int(c, 16)):
+        diag.append("LOG CODES not in ascending order: " + " ".join(listed))
+    return diag
+
+
+def atsctl_names():
+    """atsctl's commands, its commands' long options and its own, from the
+    tables in atsctl.c (the hidden --list-commands aside)."""
+    c = source("hostagent/atsctl/atsctl.c")
+    cmds = re.findall(r'^\t\{ "([a-z-]+)", "', table(c, "ctl_cmd cmds[] = {"), re.M)
+    opts = re.findall(r'\{ "([a-z-]+)", \'', table(c, "cmd_optdefs[] = {"))
+    own = [o for o in re.findall(r'\{ "([a-z-]+)", \w+_argument', table(c, "glob_lopts[] = {"))
+           if o != "list-commands"]
+    return cmds, opts, own
+
+
+def option_names(texts):
+    """Diagnostics: a command or option of the code missing from its page."""
+    diag = []
+    cmds, opts, own = atsctl_names()
+    page = texts.get("atsctl.8", "")
+    diag += ["atsctl.8: no command \\fB%s\\fR" % roff(c) for c in cmds
+             if "\\fB%s\\fR" % roff(c) not in page]
+    diag += ["atsctl.8: no option \\-\\-%s" % roff(o) for o in opts + own
+             if "\\-\\-%s\\fR" % roff(o) not in page]
+    comp = source("hostagent/atsctl/bash-completion/atsctl")
+    m = re.search(r"local globals=\((.*?)\)", comp, re.S)
+    offered = {w.strip("-=") for w in m.group(1).split()} if m else set()
+    diag += ["bash-completion/atsctl: globals lack --%s" % o for o in own if o not in offered]
+    diag += ["bash-completion/atsctl: --%s is no option of atsctl's" % o
+             for o in sorted(offered - set(own))]
+    atsd = re.findall(r'\{ "([a-z-]+)", \w+_argument',
+                      table(source("hostagent/atsd/atsd.c"), "struct option opts[] = {"))
+    diag += ["atsd.8: no option \\-\\-%s" % roff(o) for o in atsd
+             if "\\-\\-%s\\fR" % roff(o) not in texts.get("atsd.8", "")]
+    if not (cmds and opts and own and atsd):
+        diag.append("the option tables were not found in atsctl.c or atsd.c")
+    return diag
+
+
+def config_keys(texts):
+    """Diagnostics: a key of a config table missing from its page."""
+    diag = []
+    for src, start, page in (("plugin/conf.c", "conf_keys[] = {", "osmats.conf.5"),
+                             ("hostagent/atsd/agent_conf.c", "ac_keys[] = {", "atsd.conf.5")):
+        keys = re.findall(r'(?:\{|RULE\() *"([a-z_]+)"', table(source(src), start))
+        if not keys:
+            diag.append("%s: no keys found in %s" % (src, start))
+        diag += ["%s: no key \\fB%s\\fR (%s)" % (page, k, src) for k in keys
+                 if "\\fB%s\\fR" % k not in texts.get(page, "")]
+    return diag
 
 
 def pages():
@@ -113,6 +203,12 @@ def main():
           [] if len(a) == 1 and a == o else
           ["grammar blocks: %d in atsd.conf.5, %d in osmats.conf.5, %s" %
            (len(a), len(o), "equal" if a == o else "different")])
+    check("libosmats.8 lists every 7Axx code the plugin logs, once, in order",
+          log_codes(texts))
+    check("atsctl.8, atsd.8 and the bash completion name every command and option",
+          option_names(texts))
+    check("atsd.conf.5 and osmats.conf.5 name every key of the config tables",
+          config_keys(texts))
     if shutil.which("man"):
         diag = []
         for rel in [r for r, _, _ in found] + links:

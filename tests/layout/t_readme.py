@@ -66,6 +66,13 @@ def main():
             diag.append("no program writes %r" % written)
     check("the troubleshooting quotes what atsd and atsctl print", diag)
 
+    keyed = re.compile(r"(^|\s)(\\?-k|(\\?-){2}smkey)[ =]\"?\$")
+    diag = ["README.md: " + l.strip() for l in readme.split("\n") if keyed.search(l)]
+    for page in ("atsctl.8", "atsd.8", "libosmats.8"):
+        text = open(os.path.join(srcdir, "doc", page), encoding="utf-8").read()
+        diag += ["%s: %s" % (page, l.strip()) for l in text.split("\n") if keyed.search(l)]
+    check("no command puts the site's SM_Key on the command line (-k \"$KEY\")", diag)
+
     rules = open(os.path.join(srcdir, "debian/rules"), encoding="utf-8").read()
     pin = re.search(r"opensm \(>= \$\(OSM_UPSTREAM\)\), opensm \(<< \$\(OSM_UPSTREAM\)\+~\)", rules)
     quoted = re.search(r"`opensm \(>= ([0-9.]+)\), opensm \(<< ([0-9.]+)\+~\)`", readme)

@@ -607,7 +607,7 @@ int main(int argc, char **argv)
 				ag.conf_path = optarg;
 			break;
 		case 'V':
-			printf("atsd %s\n", IBATS_VERSION);
+			printf("atsd (ibats) %s\n", IBATS_VERSION);
 			return 0;
 		case 'h':
 			usage(stdout);

@@ -36,7 +36,7 @@ check_rc "atsd -c DIR is an error" 1 "is a directory, not a config file" "$ATSD"
 
 # atsd -V, and --check-config: start-up's parser and checks, nothing else
 # (no socket, no lock, no SA), exit 0 or 1 (atsd(8)).
-check_rc "atsd -V prints its version" 0 "^atsd [0-9]+\.[0-9]+" "$ATSD" -V
+check_rc "atsd -V prints its version" 0 "^atsd \(ibats\) [0-9]+\.[0-9]+" "$ATSD" -V
 mkdir -m 0755 "$RUN/cc"
 printf 'socket %s\nstate_file %s\naddress 10.0.0.1 primary\n' "$RUN/cc/atsd.sock" \
 	"$RUN/cc/atsd.state" >"$RUN/cc/good.conf"

@@ -557,10 +557,13 @@ void replica_sweep_start(void)
 	R.changed();
 }
 
+_Static_assert(RLOG_MAX_PEERS <= STATE_MAX_STANDBYS, "every standby in the state file");
+
 void replica_state(struct state_repl *out)
 {
 	struct rlog_stats st;
 	int master = glue_is_master();
+	size_t i;
 
 	memset(out, 0, sizeof(*out));
 	if (!R.on) {
@@ -576,5 +579,14 @@ void replica_state(struct state_repl *out)
 		out->in_sync = 0;
 		out->lag_ms = 0;
 		out->standbys_in_sync = st.in_sync;
+		for (i = 0; i < st.npeers; i++) {
+			struct state_standby *s = &out->standbys[out->nstandbys++];
+
+			s->guid = st.peers[i].guid;
+			s->acked = st.peers[i].acked;
+			s->behind = st.peers[i].behind;
+			s->last_seen_ms = st.peers[i].since_ms;
+			s->in_sync = (uint8_t)st.peers[i].in_sync;
+		}
 	}
 }

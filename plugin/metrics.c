@@ -1,6 +1,7 @@
 /* osmats.prom: counters end in _total, times are seconds, and each
  * family's labels are fixed so a query never meets a missing series. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -36,6 +37,31 @@ static void per_rule(struct prom *p, const char *name, const char *help,
 	}
 }
 
+/* A series per standby pulling the master's log, by its port GUID as
+ * the state file and atsctl sm write it; one gone leaves with its slot. */
+static void per_standby(struct prom *p, const struct state_repl *x)
+{
+	char guid[STATE_MAX_STANDBYS][19];
+	size_t i;
+
+	for (i = 0; i < x->nstandbys && i < STATE_MAX_STANDBYS; i++)
+		snprintf(guid[i], sizeof(guid[i]), "0x%016" PRIx64, x->standbys[i].guid);
+	prom_family(p, "ibats_sm_repl_standby_behind", PROM_GAUGE,
+		    "Changes of the log a standby has yet to ack: the head minus its ack.");
+	for (i = 0; i < x->nstandbys && i < STATE_MAX_STANDBYS; i++) {
+		const char *const l[] = { "guid", guid[i], NULL };
+
+		prom_u64(p, "ibats_sm_repl_standby_behind", l, x->standbys[i].behind);
+	}
+	prom_family(p, "ibats_sm_repl_standby_in_sync", PROM_GAUGE,
+		    "1 while the master waits for the standby's ack of each change.");
+	for (i = 0; i < x->nstandbys && i < STATE_MAX_STANDBYS; i++) {
+		const char *const l[] = { "guid", guid[i], NULL };
+
+		prom_u64(p, "ibats_sm_repl_standby_in_sync", l, x->standbys[i].in_sync ? 1 : 0);
+	}
+}
+
 static void put_repl(struct prom *p, const struct state_repl *x)
 {
 	static const char *const roles[] = { "off", "master", "standby" };
@@ -55,6 +81,7 @@ static void put_repl(struct prom *p, const struct state_repl *x)
 		    "Sequence of the newest change in the change log.", x->head);
 		u64(p, "ibats_sm_repl_standbys_in_sync", PROM_GAUGE,
 		    "Standbys the master waits for.", x->standbys_in_sync);
+		per_standby(p, x);
 	}
 	/* Lag exists only where something follows a master. */
 	if (!strcmp(x->role, "standby")) {

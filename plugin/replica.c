@@ -398,7 +398,7 @@ static size_t on_pull(void *ctx, const uint8_t *req, size_t len, uint8_t *resp, 
 	struct rlog_held h;
 	struct rlog_entry e;
 	uint64_t guid;
-	int in_sync;
+	int in_sync, moved;
 
 	(void)ctx;
 	if (!R.on || cap < MAD_SIZE || repl_pull_decode(req, len, &p))
@@ -446,17 +446,19 @@ static size_t on_pull(void *ctx, const uint8_t *req, size_t len, uint8_t *resp, 
 	else {
 		h.tid = wire_get64(req + MAD_OFF_TID);
 		enum rlog_verdict v = rlog_pull(R.log, guid, p.epoch, p.next, &h, mono_ms(), &e,
-						&in_sync);
+						&in_sync, &moved);
 
 		release(); /* its ack may commit held answers */
 
-		/* The state file shows the standbys the master waits for. */
-		if (in_sync == 2) {
+		if (in_sync == 2)
 			OSM_LOG(glue_log(), OSM_LOG_INFO,
 				"osmats replication: standby SM port 0x%016" PRIx64 " (LID %u) in "
 				"sync at seq %" PRIu64 "\n", guid, h.from.slid, p.next - 1);
+		/* The state file shows the standbys the master waits for and
+		 * how far behind each is: once per change it acks, not at the
+		 * re-pulls of a quiet standby (a held pull ends every HOLD_MS). */
+		if (in_sync == 2 || moved)
 			R.changed();
-		}
 		switch (v) {
 		case RLOG_ANSWER:
 			answer_change(&a, &e, in_sync != 0);
@@ -555,10 +557,13 @@ void replica_sweep_start(void)
 	R.changed();
 }
 
+_Static_assert(RLOG_MAX_PEERS <= STATE_MAX_STANDBYS, "every standby in the state file");
+
 void replica_state(struct state_repl *out)
 {
 	struct rlog_stats st;
 	int master = glue_is_master();
+	size_t i;
 
 	memset(out, 0, sizeof(*out));
 	if (!R.on) {
@@ -574,5 +579,14 @@ void replica_state(struct state_repl *out)
 		out->in_sync = 0;
 		out->lag_ms = 0;
 		out->standbys_in_sync = st.in_sync;
+		for (i = 0; i < st.npeers; i++) {
+			struct state_standby *s = &out->standbys[out->nstandbys++];
+
+			s->guid = st.peers[i].guid;
+			s->acked = st.peers[i].acked;
+			s->behind = st.peers[i].behind;
+			s->last_seen_ms = st.peers[i].since_ms;
+			s->in_sync = (uint8_t)st.peers[i].in_sync;
+		}
 	}
 }

@@ -173,10 +173,11 @@ static struct peer *peer_of(struct rlog *l, uint64_t guid, int create)
 
 enum rlog_verdict rlog_pull(struct rlog *l, uint64_t guid, uint64_t epoch, uint64_t next,
 			    const struct rlog_held *held, int64_t now_ms,
-			    struct rlog_entry *out, int *in_sync)
+			    struct rlog_entry *out, int *in_sync, int *moved)
 {
 	enum rlog_verdict v;
 	struct peer *p;
+	uint64_t acked;
 	int was;
 
 	pthread_mutex_lock(&l->mu);
@@ -188,6 +189,7 @@ enum rlog_verdict rlog_pull(struct rlog *l, uint64_t guid, uint64_t epoch, uint6
 	}
 	p->last_pull_ms = now_ms;
 	was = p->in_sync;
+	acked = p->acked;
 	/* A pull from an earlier epoch, or for a change that left the log or
 	 * never was: it must start over from a snapshot. */
 	if (epoch != l->epoch || !next || next > l->head + 1 ||
@@ -229,6 +231,8 @@ out:
 		p->flagged_ms = now_ms;
 		*in_sync = was ? 1 : 2;
 	}
+	if (moved)
+		*moved = p->acked != acked;
 	pthread_mutex_unlock(&l->mu);
 	return v;
 }
@@ -344,16 +348,33 @@ size_t rlog_tick(struct rlog *l, int64_t now_ms, unsigned ack_ms,
 	return freed;
 }
 
-void rlog_stats(struct rlog *l, struct rlog_stats *out)
+void rlog_stats_at(struct rlog *l, int64_t now_ms, struct rlog_stats *out)
 {
 	size_t i;
 
+	memset(out, 0, sizeof(*out));
 	pthread_mutex_lock(&l->mu);
 	out->epoch = l->epoch;
 	out->head = l->head;
-	out->in_sync = 0;
-	for (i = 0; i < RLOG_MAX_PEERS; i++)
-		out->in_sync += l->peers[i].guid && l->peers[i].in_sync;
+	for (i = 0; i < RLOG_MAX_PEERS; i++) {
+		const struct peer *p = &l->peers[i];
+		struct rlog_peer_stat *s = &out->peers[out->npeers];
+
+		if (!p->guid)
+			continue;
+		out->in_sync += p->in_sync != 0;
+		s->guid = p->guid;
+		s->acked = p->acked;
+		s->behind = l->head - p->acked;
+		s->since_ms = now_ms > p->last_pull_ms ? (uint64_t)(now_ms - p->last_pull_ms) : 0;
+		s->in_sync = p->in_sync;
+		out->npeers++;
+	}
 	out->dropped = l->dropped;
 	pthread_mutex_unlock(&l->mu);
+}
+
+void rlog_stats(struct rlog *l, struct rlog_stats *out)
+{
+	rlog_stats_at(l, mono_ms(), out);
 }

@@ -69,11 +69,12 @@ enum rlog_verdict {
  * next - 1 and keeps its slot; one for a change
  * it acked before (it went back) makes it not in sync, its acks void.
  * *in_sync says whether the master now waits for this standby: 0 no,
- * 1 yes, 2 yes since this pull. A held pull replaces the standby's
- * previous one. */
+ * 1 yes, 2 yes since this pull. *moved (unless NULL): 1 when its acked
+ * position changed (what rlog_stats shows of it). A held pull replaces
+ * the standby's previous one. */
 enum rlog_verdict rlog_pull(struct rlog *l, uint64_t guid, uint64_t epoch, uint64_t next,
 			    const struct rlog_held *held, int64_t now_ms,
-			    struct rlog_entry *out, int *in_sync);
+			    struct rlog_entry *out, int *in_sync, int *moved);
 /* The standby said it stops (or was found gone): no more waits for it. */
 void rlog_leave(struct rlog *l, uint64_t guid);
 
@@ -97,11 +98,25 @@ uint64_t rlog_committed(struct rlog *l, uint64_t *epoch);
 size_t rlog_tick(struct rlog *l, int64_t now_ms, unsigned ack_ms,
 		 uint64_t *dropped, size_t *ndropped);
 
+/* One standby as the master sees it (`atsctl sm`, the state file). */
+struct rlog_peer_stat {
+	uint64_t guid;
+	uint64_t acked;        /* it holds every change up to this */
+	uint64_t behind;       /* head - acked: changes it has yet to ack */
+	uint64_t since_ms;     /* since its last pull */
+	int in_sync;           /* waited for (counted in rlog_stats.in_sync) */
+};
+
 struct rlog_stats {
 	uint64_t epoch, head;
 	uint64_t in_sync;      /* standbys waited for */
 	uint64_t dropped;      /* standbys dropped for acking nothing, ever */
+	struct rlog_peer_stat peers[RLOG_MAX_PEERS]; /* by slot, npeers of them */
+	size_t npeers;
 };
+/* One copy under the log's lock, so head and each ack agree; times
+ * against now_ms (rlog_stats: now). */
+void rlog_stats_at(struct rlog *l, int64_t now_ms, struct rlog_stats *out);
 void rlog_stats(struct rlog *l, struct rlog_stats *out);
 
 #endif

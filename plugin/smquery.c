@@ -88,25 +88,32 @@ static uint8_t role_of(const char *role)
 	       !strcmp(role, "standby") ? SMQ_ROLE_STANDBY : SMQ_ROLE_OFF;
 }
 
-/* guid 0: a port OpenSM does not know (trusted by the key alone); who
+/* SMQ_INFO_TRUSTED for a port in trusted_guids or the site sa_key, else
+ * 0. guid 0: a port OpenSM does not know (trusted by the key alone); who
  * the rate limit's key. */
-static void answer_info(uint64_t guid, uint64_t who, uint16_t lid, uint64_t key,
-			uint32_t page, uint8_t *resp)
+static uint8_t trust(uint64_t guid, uint64_t who, uint16_t lid, uint64_t key)
+{
+	struct osmats_conf conf;
+
+	settings_get(&conf);
+	if ((guid && conf_is_trusted(&conf, guid)) || key_trusted(key))
+		return SMQ_INFO_TRUSTED;
+	if (key && !limited(&Q.warned, who))
+		OSM_LOG(glue_log(), OSM_LOG_INFO,
+			"WRN 7A51: SM query from LID %u port GUID 0x%016" PRIx64 " with a key that "
+			"is not the site sa_key: answered its public part only\n", lid, guid);
+	return 0;
+}
+
+static void answer_info(uint8_t flags, uint32_t page, uint8_t *resp)
 {
 	struct state_counters cnt;
 	struct state_repl repl;
-	struct osmats_conf conf;
 	struct smq_info in;
 	unsigned r;
 
 	memset(&in, 0, sizeof(in));
-	settings_get(&conf);
-	if ((guid && conf_is_trusted(&conf, guid)) || key_trusted(key))
-		in.flags = SMQ_INFO_TRUSTED;
-	else if (key && !limited(&Q.warned, who))
-		OSM_LOG(glue_log(), OSM_LOG_INFO,
-			"WRN 7A51: SM query from LID %u port GUID 0x%016" PRIx64 " with a key that "
-			"is not the site sa_key: answered its public part only\n", lid, guid);
+	in.flags = flags;
 	replica_state(&repl);
 	in.role = role_of(repl.role);
 	in.sm_state = glue_sm_state();
@@ -134,6 +141,33 @@ static void answer_info(uint64_t guid, uint64_t who, uint16_t lid, uint64_t key,
 		}
 	}
 	smq_info_put(resp, page, &in);
+}
+
+_Static_assert(STATE_MAX_STANDBYS <= SMQ_MAX_STANDBYS, "a host reads every standby");
+
+/* The master's standbys, to trusted requesters only (the public part of
+ * SMINFO has no replication either); none on a standby or while off. */
+static void answer_standbys(uint8_t flags, uint32_t page, uint8_t *resp)
+{
+	struct state_repl repl;
+	struct smq_standbys in;
+	size_t i;
+
+	memset(&in, 0, sizeof(in));
+	in.flags = flags;
+	if (flags & SMQ_INFO_TRUSTED) {
+		replica_state(&repl);
+		in.epoch = repl.epoch;
+		in.head = repl.head;
+		for (i = 0; i < repl.nstandbys; i++, in.n++) {
+			in.s[i].guid = repl.standbys[i].guid;
+			in.s[i].acked = repl.standbys[i].acked;
+			in.s[i].seen_ms = repl.standbys[i].last_seen_ms > UINT32_MAX ? UINT32_MAX :
+					  (uint32_t)repl.standbys[i].last_seen_ms;
+			in.s[i].in_sync = repl.standbys[i].in_sync;
+		}
+	}
+	smq_standbys_put(resp, page, &in);
 }
 
 static size_t on_query(void *ctx, const uint8_t *req, size_t len, uint8_t *resp, size_t cap)
@@ -165,7 +199,9 @@ static size_t on_query(void *ctx, const uint8_t *req, size_t len, uint8_t *resp,
 	if (attr == SMQ_ATTR_REFUSALS)
 		answer_refusals(guid, page, resp);
 	else if (attr == SMQ_ATTR_SMINFO)
-		answer_info(guid, who, h.slid, key, page, resp);
+		answer_info(trust(guid, who, h.slid, key), page, resp);
+	else if (attr == SMQ_ATTR_STANDBYS)
+		answer_standbys(trust(guid, who, h.slid, key), page, resp);
 	else
 		smq_answer_init(resp, req, VMAD_STATUS_BAD_ATTR);
 	return MAD_SIZE;

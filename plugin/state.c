@@ -74,6 +74,8 @@ static int repl_role_known(const char *role)
 
 static void put_repl(struct json *j, const struct state_repl *x)
 {
+	size_t i;
+
 	json_obj(j, "replication");
 	json_str(j, "role", x->role);
 	json_hex64(j, "epoch", x->epoch);
@@ -87,6 +89,19 @@ static void put_repl(struct json *j, const struct state_repl *x)
 	json_u64(j, "snapshot_ms", x->snapshot_ms);
 	json_u64(j, "installed", x->installed);
 	json_u64(j, "takeovers", x->takeovers);
+	json_arr(j, "standbys");
+	for (i = 0; i < x->nstandbys && i < STATE_MAX_STANDBYS; i++) {
+		const struct state_standby *s = &x->standbys[i];
+
+		json_obj(j, NULL);
+		json_hex64(j, "guid", s->guid);
+		json_u64(j, "acked", s->acked);
+		json_u64(j, "behind", s->behind);
+		json_bool(j, "in_sync", s->in_sync);
+		json_u64(j, "last_seen_ms", s->last_seen_ms);
+		json_end(j);
+	}
+	json_end(j);
 	json_end(j);
 }
 
@@ -386,31 +401,6 @@ static int rd_index(struct state_rd *r, struct state_index *x)
 	return rd_char(r, '}', "after \"set_avg_ns\"");
 }
 
-static int rd_repl(struct state_rd *r, struct state_repl *x)
-{
-	uint8_t in_sync;
-
-	if (rd_key(r, "replication", 0) || rd_char(r, '{', "replication") ||
-	    rd_key(r, "role", 1) || rd_str(r, "role", x->role, sizeof(x->role)))
-		return -EINVAL;
-	if (!repl_role_known(x->role))
-		return rd_fail(r, "\"role\": not off, master or standby");
-	if (rd_key(r, "epoch", 0) || rd_hex(r, "epoch", 16, &x->epoch) ||
-	    rd_u64_member(r, "head", 0, &x->head) ||
-	    rd_u64_member(r, "applied", 0, &x->applied) ||
-	    rd_key(r, "in_sync", 0) || rd_bool(r, "in_sync", &in_sync) ||
-	    rd_u64_member(r, "standbys_in_sync", 0, &x->standbys_in_sync) ||
-	    rd_u64_member(r, "lag_ms", 0, &x->lag_ms) ||
-	    rd_u64_member(r, "snapshots", 0, &x->snapshots) ||
-	    rd_u64_member(r, "snapshot_records", 0, &x->snapshot_records) ||
-	    rd_u64_member(r, "snapshot_ms", 0, &x->snapshot_ms) ||
-	    rd_u64_member(r, "installed", 0, &x->installed) ||
-	    rd_u64_member(r, "takeovers", 0, &x->takeovers))
-		return -EINVAL;
-	x->in_sync = in_sync;
-	return rd_char(r, '}', "after \"takeovers\"");
-}
-
 /* '[' then elements each read by one(), up to max of them. */
 static int rd_list(struct state_rd *r, const char *key, size_t max, size_t *n,
 		   int (*one)(struct state_rd *r, void *ctx, size_t i), void *ctx)
@@ -434,6 +424,50 @@ static int rd_list(struct state_rd *r, const char *key, size_t max, size_t *n,
 			return rd_char(r, ']', key);
 		r->p++;
 	}
+}
+
+static int rd_standby(struct state_rd *r, void *ctx, size_t i)
+{
+	struct state_standby *s = &((struct state_standby *)ctx)[i];
+
+	if (rd_key(r, "guid", 1) || rd_hex(r, "guid", 16, &s->guid) ||
+	    rd_u64_member(r, "acked", 0, &s->acked) ||
+	    rd_u64_member(r, "behind", 0, &s->behind) ||
+	    rd_key(r, "in_sync", 0) || rd_bool(r, "in_sync", &s->in_sync) ||
+	    rd_u64_member(r, "last_seen_ms", 0, &s->last_seen_ms))
+		return -EINVAL;
+	return 0;
+}
+
+static int rd_repl(struct state_rd *r, struct state_repl *x)
+{
+	uint8_t in_sync;
+
+	if (rd_key(r, "replication", 0) || rd_char(r, '{', "replication") ||
+	    rd_key(r, "role", 1) || rd_str(r, "role", x->role, sizeof(x->role)))
+		return -EINVAL;
+	if (!repl_role_known(x->role))
+		return rd_fail(r, "\"role\": not off, master or standby");
+	if (rd_key(r, "epoch", 0) || rd_hex(r, "epoch", 16, &x->epoch) ||
+	    rd_u64_member(r, "head", 0, &x->head) ||
+	    rd_u64_member(r, "applied", 0, &x->applied) ||
+	    rd_key(r, "in_sync", 0) || rd_bool(r, "in_sync", &in_sync) ||
+	    rd_u64_member(r, "standbys_in_sync", 0, &x->standbys_in_sync) ||
+	    rd_u64_member(r, "lag_ms", 0, &x->lag_ms) ||
+	    rd_u64_member(r, "snapshots", 0, &x->snapshots) ||
+	    rd_u64_member(r, "snapshot_records", 0, &x->snapshot_records) ||
+	    rd_u64_member(r, "snapshot_ms", 0, &x->snapshot_ms) ||
+	    rd_u64_member(r, "installed", 0, &x->installed) ||
+	    rd_u64_member(r, "takeovers", 0, &x->takeovers))
+		return -EINVAL;
+	x->in_sync = in_sync;
+	/* "standbys" came later: a file without it has none. */
+	rd_ws(r);
+	if (*r->p != ',')
+		return rd_char(r, '}', "after \"takeovers\"");
+	if (rd_list(r, "standbys", STATE_MAX_STANDBYS, &x->nstandbys, rd_standby, x->standbys))
+		return -EINVAL;
+	return rd_char(r, '}', "after \"standbys\"");
 }
 
 static int rd_partition(struct state_rd *r, void *ctx, size_t i)

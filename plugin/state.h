@@ -36,6 +36,16 @@ struct state_index {
 	uint64_t set_ns;
 };
 
+/* A standby SM as the master sees it (rlog_stats). */
+struct state_standby {
+	uint64_t guid;          /* its port GUID, written "0x%016" hex */
+	uint64_t acked;         /* it holds every change up to this sequence */
+	uint64_t behind;        /* head - acked */
+	uint64_t last_seen_ms;  /* since its last pull, at the file's time */
+	uint8_t in_sync;        /* the master waits for it (JSON true/false) */
+};
+#define STATE_MAX_STANDBYS 8    /* RLOG_MAX_PEERS */
+
 /* SM-to-SM replication (issue 14). */
 struct state_repl {
 	char role[16];          /* "off", "master", "standby" */
@@ -48,6 +58,10 @@ struct state_repl {
 	uint64_t snapshots, snapshot_records, snapshot_ms; /* standby: count, records and ms of the last */
 	uint64_t installed;     /* records installed at the last takeover */
 	uint64_t takeovers;
+	/* master: each standby pulling its log. The file's "standbys" array,
+	 * absent from files of plugins before it (read back as none). */
+	struct state_standby standbys[STATE_MAX_STANDBYS];
+	size_t nstandbys;
 };
 
 /* What the file shows of one ATS record: the worker copies 100k of these

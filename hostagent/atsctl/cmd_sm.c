@@ -160,7 +160,41 @@ int cmd_sm_why(struct ctl *c, const struct ctl_args *a)
 	return EXIT_FOUND;
 }
 
-static void sm_json(uint16_t lid, const struct smq_info *in)
+/* The master's standbys: sb NULL when its plugin does not list them. */
+static void standbys_json(struct json *j, const struct smq_standbys *sb)
+{
+	size_t i;
+
+	if (!sb)
+		return;
+	json_arr(j, "standbys");
+	for (i = 0; i < sb->n; i++) {
+		json_obj(j, NULL);
+		json_hex64(j, "guid", sb->s[i].guid);
+		json_u64(j, "acked", sb->s[i].acked);
+		json_u64(j, "behind", sb->s[i].behind);
+		json_bool(j, "in_sync", sb->s[i].in_sync);
+		json_u64(j, "last_seen_ms", sb->s[i].seen_ms);
+		json_end(j);
+	}
+	json_end(j);
+}
+
+static void standbys_text(const struct smq_standbys *sb)
+{
+	size_t i;
+
+	if (!sb) {
+		printf("standbys: not listed by this SM's plugin (an older one)\n");
+		return;
+	}
+	printf("%-18s %10s %-7s %s\n", "standby", "behind", "in sync", "last seen");
+	for (i = 0; i < sb->n; i++)
+		printf("0x%016" PRIx64 " %10" PRIu64 " %-7s %" PRIu32 " ms ago\n", sb->s[i].guid,
+		       sb->s[i].behind, sb->s[i].in_sync ? "yes" : "no", sb->s[i].seen_ms);
+}
+
+static void sm_json(uint16_t lid, const struct smq_info *in, const struct smq_standbys *sb)
 {
 	int trusted = in->flags & SMQ_INFO_TRUSTED;
 	struct json j;
@@ -187,6 +221,7 @@ static void sm_json(uint16_t lid, const struct smq_info *in)
 		json_bool(&j, "in_sync", in->in_sync);
 		json_u64(&j, "standbys_in_sync", in->standbys_in_sync);
 		json_u64(&j, "lag_ms", in->lag_ms);
+		standbys_json(&j, sb);
 	}
 	json_end(&j);
 	if (trusted) {
@@ -209,7 +244,7 @@ static void sm_json(uint16_t lid, const struct smq_info *in)
 	json_fini(&j);
 }
 
-static void sm_text(uint16_t lid, const struct smq_info *in)
+static void sm_text(uint16_t lid, const struct smq_info *in, const struct smq_standbys *sb)
 {
 	static const char *const states[] = { "not-active", "discovering", "standby", "master" };
 	size_t i;
@@ -224,10 +259,11 @@ static void sm_text(uint16_t lid, const struct smq_info *in)
 		return;
 	}
 	printf("ATS records of absent ports: %" PRIu64 "\n", in->absent);
-	if (in->role == SMQ_ROLE_MASTER)
+	if (in->role == SMQ_ROLE_MASTER) {
 		printf("replication: epoch 0x%016" PRIx64 ", head %" PRIu64 ", standbys in sync %"
 		       PRIu32 "\n", in->epoch, in->head, in->standbys_in_sync);
-	else if (in->role == SMQ_ROLE_STANDBY)
+		standbys_text(sb);
+	} else if (in->role == SMQ_ROLE_STANDBY)
 		printf("replication: epoch 0x%016" PRIx64 ", applied %" PRIu64 " of %" PRIu64
 		       ", %s, lag %" PRIu64 " ms\n", in->epoch, in->applied, in->head,
 		       in->in_sync ? "in sync" : "not in sync", in->lag_ms);
@@ -241,17 +277,26 @@ static void sm_text(uint16_t lid, const struct smq_info *in)
 
 int cmd_sm(struct ctl *c, const struct ctl_args *a)
 {
+	struct smq_standbys sb, *have = NULL;
 	struct smq_client q;
 	struct smq_info in;
 	int ret = open_sm(c, a, &q);
 
 	if (!ret)
 		ret = smq_client_info(&q, c->sa_opts.sm_key, &in);
+	/* Only a master has standbys, and only a trusted requester sees them. */
+	if (!ret && (in.flags & SMQ_INFO_TRUSTED) && in.role == SMQ_ROLE_MASTER) {
+		ret = smq_client_standbys(&q, c->sa_opts.sm_key, &sb);
+		if (!ret)
+			have = &sb;
+		else if (ret == -EPROTONOSUPPORT)
+			ret = 0; /* a plugin before the list: the rest stands */
+	}
 	if (ret)
 		return fail("sm", q.lid, ret);
 	if (c->json)
-		sm_json(q.lid, &in);
+		sm_json(q.lid, &in, have);
 	else
-		sm_text(q.lid, &in);
+		sm_text(q.lid, &in, have);
 	return EXIT_FOUND;
 }

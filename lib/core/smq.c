@@ -256,6 +256,71 @@ int smq_info_get(const uint8_t *resp, size_t len, uint32_t page, uint16_t *statu
 	return 0;
 }
 
+void smq_standbys_put(uint8_t *resp, uint32_t page, const struct smq_standbys *in)
+{
+	size_t i, first = (size_t)page * SMQ_STANDBYS_PER_MAD;
+
+	resp[SMQ_OFF_TOTAL] = (uint8_t)in->n;
+	resp[SMQ_OFF_FLAGS] = in->flags & SMQ_INFO_TRUSTED;
+	if (!(in->flags & SMQ_INFO_TRUSTED))
+		return;
+	wire_put64(resp + SMQ_S_EPOCH, in->epoch);
+	wire_put64(resp + SMQ_S_HEAD, in->head);
+	for (i = 0; i < SMQ_STANDBYS_PER_MAD && first + i < in->n; i++) {
+		uint8_t *e = resp + SMQ_S_FIRST + i * SMQ_S_SIZE;
+		const struct smq_standby *b = &in->s[first + i];
+
+		wire_put64(e + SMQ_S_GUID, b->guid);
+		wire_put64(e + SMQ_S_ACKED, b->acked);
+		wire_put32(e + SMQ_S_SEEN_MS, b->seen_ms);
+		e[SMQ_S_FLAGS] = b->in_sync ? SMQ_STANDBY_IN_SYNC : 0;
+	}
+	resp[SMQ_OFF_COUNT] = (uint8_t)i;
+}
+
+int smq_standbys_get(const uint8_t *resp, size_t len, uint32_t page, uint16_t *status,
+		     struct smq_standbys *out)
+{
+	struct mad_hdr h;
+	uint64_t head;
+	size_t i, first = (size_t)page * SMQ_STANDBYS_PER_MAD;
+	int ret = check(resp, len, MAD_METHOD_GET | MAD_METHOD_RESP_BIT, &h);
+
+	if (!page)
+		memset(out, 0, sizeof(*out));
+	if (ret)
+		return ret;
+	if (h.attr_id != SMQ_ATTR_STANDBYS || h.attr_mod != page)
+		return -EPROTO;
+	*status = h.status;
+	if (h.status)
+		return 0;
+	if (resp[SMQ_OFF_COUNT] > SMQ_STANDBYS_PER_MAD ||
+	    first + resp[SMQ_OFF_COUNT] > SMQ_MAX_STANDBYS)
+		return -EBADMSG;
+	head = wire_get64(resp + SMQ_S_HEAD);
+	if (!page) {
+		out->flags = resp[SMQ_OFF_FLAGS] & SMQ_INFO_TRUSTED;
+		out->total = resp[SMQ_OFF_TOTAL];
+		out->epoch = wire_get64(resp + SMQ_S_EPOCH);
+		out->head = head;
+	}
+	for (i = 0; i < resp[SMQ_OFF_COUNT]; i++) {
+		const uint8_t *e = resp + SMQ_S_FIRST + i * SMQ_S_SIZE;
+		struct smq_standby *b = &out->s[first + i];
+
+		b->guid = wire_get64(e + SMQ_S_GUID);
+		b->acked = wire_get64(e + SMQ_S_ACKED);
+		/* Against its own page's head: the log may move between pages. */
+		b->behind = head > b->acked ? head - b->acked : 0;
+		b->seen_ms = wire_get32(e + SMQ_S_SEEN_MS);
+		b->in_sync = !!(e[SMQ_S_FLAGS] & SMQ_STANDBY_IN_SYNC);
+	}
+	if (first + i > out->n)
+		out->n = first + i;
+	return 0;
+}
+
 const char *smq_role_name(uint8_t role)
 {
 	return role == SMQ_ROLE_MASTER ? "master" : role == SMQ_ROLE_STANDBY ? "standby" : "off";

@@ -1,6 +1,7 @@
 /* The SM query class: a host asks the plugin on the SM port why its last
  * ServiceRecord requests were refused (attribute REFUSALS) and what the
- * plugin sees (SMINFO: role, replication, records, counters, version).
+ * plugin sees (SMINFO: role, replication, records, counters, version;
+ * STANDBYS: on a master, each standby SM pulling its log).
  * A vendor range-2 class of the OpenIB OUI of its own (IBTA Vol 1
  * 13.4.2, Table 149: RMPP header at 24, OUI at 37, class data 40..255):
  * the public liveness protocol (0x34) keeps its types, and replication
@@ -19,6 +20,7 @@
 #define SMQ_CLASS_VERSION 1
 #define SMQ_ATTR_REFUSALS 0xFF20
 #define SMQ_ATTR_SMINFO 0xFF21
+#define SMQ_ATTR_STANDBYS 0xFF22
 
 /* Byte offsets in the MAD. Both answers start with the page header. */
 enum {
@@ -131,6 +133,42 @@ struct smq_info {
 	size_t nrules;
 };
 
+/* STANDBYS: the page header as SMINFO's (40 standbys the master has,
+ * 41 in this page, 42 flags), then the log's epoch and head; all zero
+ * unless SMQ_INFO_TRUSTED. Entries of SMQ_S_SIZE from SMQ_S_FIRST, in
+ * the master's slot order. */
+enum {
+	SMQ_S_EPOCH = 48,
+	SMQ_S_HEAD = 56,        /* the newest change's sequence */
+	SMQ_S_FIRST = 64,
+};
+enum {
+	SMQ_S_GUID = 0,         /* the standby's port GUID */
+	SMQ_S_ACKED = 8,        /* it holds every change up to this sequence */
+	SMQ_S_SEEN_MS = 16,     /* since its last pull, u32 (saturated) */
+	SMQ_S_FLAGS = 20,       /* SMQ_STANDBY_* */
+	SMQ_S_SIZE = 24,        /* 21..23 zero */
+};
+#define SMQ_STANDBYS_PER_MAD 8
+#define SMQ_MAX_STANDBYS 8      /* a master's (RLOG_MAX_PEERS): one page */
+_Static_assert(SMQ_S_FIRST + SMQ_STANDBYS_PER_MAD * SMQ_S_SIZE <= MAD_SIZE, "standbys fit");
+#define SMQ_STANDBY_IN_SYNC 0x01 /* the master waits for its ack of each change */
+
+struct smq_standby {
+	uint64_t guid, acked;
+	uint64_t behind;        /* the page's head - acked (not on the wire) */
+	uint32_t seen_ms;
+	uint8_t in_sync;
+};
+
+struct smq_standbys {
+	uint8_t flags;          /* SMQ_INFO_TRUSTED */
+	unsigned total;         /* standbys the master has */
+	uint64_t epoch, head;
+	struct smq_standby s[SMQ_MAX_STANDBYS];
+	size_t n;
+};
+
 /* A request: Get of attr, page in the attribute modifier, key at 40. */
 void smq_request_encode(uint8_t *mad, uint16_t attr, uint32_t page, uint64_t key);
 /* -EMSGSIZE (short), -EPROTO (not a request of this class and version). */
@@ -154,6 +192,13 @@ void smq_info_put(uint8_t *resp, uint32_t page, const struct smq_info *in);
 /* Page page of an answer into out (page 0 resets it). */
 int smq_info_get(const uint8_t *resp, size_t len, uint32_t page, uint16_t *status,
 		 unsigned *pages, struct smq_info *out);
+
+/* STANDBYS page of in (in->s[page * SMQ_STANDBYS_PER_MAD ..]). */
+void smq_standbys_put(uint8_t *resp, uint32_t page, const struct smq_standbys *in);
+/* Page page of an answer into out (page 0 resets it); -EBADMSG for
+ * more entries than a page or SMQ_MAX_STANDBYS hold. */
+int smq_standbys_get(const uint8_t *resp, size_t len, uint32_t page, uint16_t *status,
+		     struct smq_standbys *out);
 
 /* "rule duplicate-address (7A08): 10.0.0.5 is the primary address of
  * fe80::2 in P_Key 0x7fff": the reason in words. */

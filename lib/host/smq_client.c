@@ -121,6 +121,32 @@ int smq_client_info(struct smq_client *c, uint64_t key, struct smq_info *out)
 	return 0;
 }
 
+int smq_client_standbys(struct smq_client *c, uint64_t key, struct smq_standbys *out)
+{
+	uint32_t page = 0;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	do {
+		uint8_t *resp = NULL;
+		size_t len = 0;
+		uint16_t st = 0;
+
+		ret = ask(c, SMQ_ATTR_STANDBYS, page, key, &resp, &len);
+		if (!ret)
+			ret = smq_standbys_get(resp, len, page, &st, out);
+		free(resp);
+		if (!ret)
+			ret = status_err(st);
+		if (ret)
+			return ret;
+		page++;
+		/* Up to what a host keeps, whatever an SM says. */
+	} while (out->n < out->total && out->n == page * SMQ_STANDBYS_PER_MAD &&
+		 out->n < SMQ_MAX_STANDBYS);
+	return 0;
+}
+
 const struct smq_refusal *smq_client_match(const struct smq_refusal *v, size_t n,
 					   uint8_t method, const uint8_t *gid, uint16_t pkey,
 					   const uint8_t *data8)

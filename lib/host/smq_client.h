@@ -31,6 +31,11 @@ int smq_client_refusals(struct smq_client *c, struct smq_refusal *out, size_t ma
 /* The plugin's view; key the site sa_key (0: none). Errors as above. */
 int smq_client_info(struct smq_client *c, uint64_t key, struct smq_info *out);
 
+/* On a master, its standbys (trusted requesters: key as above; others
+ * get out->flags 0 and none). Errors as above; -EPROTONOSUPPORT also
+ * from a plugin older than the attribute. */
+int smq_client_standbys(struct smq_client *c, uint64_t key, struct smq_standbys *out);
+
 /* The newest of v[0..n) that refused a Set or Delete of address data8
  * in pkey's partition for gid, or NULL. */
 const struct smq_refusal *smq_client_match(const struct smq_refusal *v, size_t n,

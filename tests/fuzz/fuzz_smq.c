@@ -12,6 +12,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct smq_refusal r[SMQ_REFUSALS_PER_MAD];
 	static struct smq_info info;
+	static struct smq_standbys sb;
 	char buf[320];
 	unsigned total, pages;
 	uint32_t page, gen;
@@ -28,5 +29,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		smq_info_get(data, size, page, &st, &pages, &info);
 	if (info.nrules > SMQ_MAX_RULES)
 		__builtin_trap(); /* never past its table */
+	for (page = 0; page < 2; page++)
+		smq_standbys_get(data, size, page, &st, &sb);
+	if (sb.n > SMQ_MAX_STANDBYS)
+		__builtin_trap();
+	for (i = 0; i < sb.n; i++)
+		if (sb.s[i].acked + sb.s[i].behind > sb.head && sb.s[i].behind)
+			__builtin_trap(); /* behind never past the head */
 	return 0;
 }

@@ -46,13 +46,26 @@ check "the standby is in sync: applied = the master's head" wait_for "the shadow
 check "... and logs it" grep -Eq "osmats replication: in sync with master LID $LID0 at seq [0-9]+" \
 	"$RUN/sm2/osm.log"
 check "the master waits for one standby" repl_is "$M" standbys_in_sync=1
+# standby_listed FILE GUID: the state file FILE lists one standby, GUID,
+# in sync and 0 behind.
+standby_listed() {
+	"$PYTHON3" -c 'import json, sys
+b = json.load(open(sys.argv[1]))["replication"]["standbys"]
+sys.exit(not (len(b) == 1 and b[0]["guid"] == sys.argv[2] and b[0]["in_sync"] is True and
+	      b[0]["behind"] == 0 and type(b[0]["acked"]) is int and type(b[0]["last_seen_ms"]) is int))' \
+		"$1" "$2" 2>/dev/null
+}
+G3=$(port_guid host3)
+check "... it lists host3's port, in sync, 0 behind (issue 24 item 5)" \
+	wait_for "the standbys" 10 standby_listed "$M" "$G3"
 
 # Issue 24 item 5: atsctl sm, the plugins' view from a host, is what their
 # state files say (the counters paged over 3 MADs).
 check_rc "host4 registering for host2: refused (ownership), a counter" 3 "rule ownership" \
 	atsctl host4 register 10.9.9.9 --gid "$G2"
 # sm_matches FILE NODE ARGS...: atsctl ARGS on NODE (sm --json) agrees
-# with the state file FILE.
+# with the state file FILE; each standby's figures but the time since
+# its last pull.
 sm_matches() {
 	local f=$1 node=$2
 	shift 2
@@ -63,12 +76,19 @@ r, q = d["replication"], s["replication"]
 ok = d["trusted"] and d["plugin"] == s["plugin"] and d["opensm"] == s["opensm"] and \
 	d["services"]["ats"] == s["services"]["ats"] and d["services"]["other"] == s["services"]["other"] and \
 	d["counters"] == s["counters"] and \
-	all(r[k] == q[k] for k in ("role", "epoch", "head", "applied", "in_sync", "standbys_in_sync"))
+	all(r[k] == q[k] for k in ("role", "epoch", "head", "applied", "in_sync", "standbys_in_sync")) and \
+	[dict(b, last_seen_ms=0) for b in r.get("standbys", [])] == \
+	[dict(b, last_seen_ms=0) for b in q["standbys"]]
 sys.exit(0 if ok else 1)' "$RUN/sm.json" "$f"
 }
 check "atsctl -k SAKEY sm: the master's role, replication, counters as its state file" \
 	wait_for "the master's view" 10 sm_matches "$M" host4 -k $SAKEY sm --json
 check_json "... the refusal counted" "d['counters']['rejected']['ownership'] == 1" cat "$RUN/sm.json"
+check_json "... host3's port its standby, in sync, 0 behind, numbers as numbers" \
+	"[(b['guid'], b['behind'], b['in_sync'], type(b['acked']), type(b['last_seen_ms'])) for b in d['replication']['standbys']] == [('$G3', 0, True, int, int)]" \
+	cat "$RUN/sm.json"
+check_out "... as a table in text (asked from host2)" "^$G3 +0 +yes +[0-9]+ ms ago\$" \
+	atsctl host2 -k $SAKEY sm
 check "... --lid of the standby: in sync, as its state file" \
 	wait_for "the standby's view" 10 sm_matches "$S" host4 -k $SAKEY sm --json --lid "$(port_lid host3)"
 check_json "... without the key: the public part only" \

@@ -8,7 +8,8 @@
     textfile collector metric; every exact label value a selector asks
     for is a string the code writes;
   - the alerts the README promises are there: refused addresses, standby
-    out of sync, replication lag, absent-port records, a stale textfile.
+    out of sync, replication lag (the standby's own, and each standby's
+    as the master sees it), absent-port records, a stale textfile.
 promtool would check the PromQL itself, but Debian ships it only in the
 whole prometheus server (~100 MB): not a test dependency.
 """
@@ -28,6 +29,7 @@ PROMISED = {
     "refused addresses on a host": "ibats_host_addresses",
     "standby out of sync": "ibats_sm_repl_in_sync",
     "replication lag": "ibats_sm_repl_lag_seconds",
+    "a standby behind, seen from the master": "ibats_sm_repl_standby_behind",
     "absent-port records": "ibats_sm_ats_records",
     "a stale textfile": "node_textfile_mtime_seconds",
 }

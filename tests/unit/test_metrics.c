@@ -58,7 +58,9 @@ static void has(const char *s, const char *line)
 
 static void test_master(void **state)
 {
-	struct state_repl repl = { .role = "master", .head = 42, .lag_ms = 7 };
+	struct state_repl repl = { .role = "master", .head = 42, .lag_ms = 7, .nstandbys = 2,
+				   .standbys = { { 0x0002c90300000003ull, 42, 0, 90, 1 },
+						 { 0x0002c90300000004ull, 30, 12, 5000, 0 } } };
 	char *s = render(&repl);
 
 	(void)state;
@@ -75,6 +77,12 @@ static void test_master(void **state)
 	has(s, "\nibats_sm_repl_role{role=\"master\"} 1\n");
 	has(s, "\nibats_sm_repl_role{role=\"standby\"} 0\n");
 	has(s, "\nibats_sm_repl_head_sequence 42\n");
+	/* Its standbys, by port GUID. */
+	has(s, "# TYPE ibats_sm_repl_standby_behind gauge\n");
+	has(s, "\nibats_sm_repl_standby_behind{guid=\"0x0002c90300000003\"} 0\n");
+	has(s, "\nibats_sm_repl_standby_behind{guid=\"0x0002c90300000004\"} 12\n");
+	has(s, "\nibats_sm_repl_standby_in_sync{guid=\"0x0002c90300000003\"} 1\n");
+	has(s, "\nibats_sm_repl_standby_in_sync{guid=\"0x0002c90300000004\"} 0\n");
 	/* A master has no lag to show. */
 	assert_null(strstr(s, "lag"));
 	free(s);
@@ -90,6 +98,7 @@ static void test_standby(void **state)
 	has(s, "\nibats_sm_repl_in_sync 1\n");
 	has(s, "\nibats_sm_repl_applied_sequence 40\n");
 	assert_null(strstr(s, "head_sequence"));
+	assert_null(strstr(s, "standby_behind"));
 	free(s);
 }
 

@@ -43,7 +43,7 @@ static enum rlog_verdict pull(struct rlog *l, uint64_t guid, uint64_t epoch, uin
 
 	memset(&h, 0, sizeof(h));
 	h.tid = tid;
-	return rlog_pull(l, guid, epoch, next, &h, mono_ms(), e, in_sync);
+	return rlog_pull(l, guid, epoch, next, &h, mono_ms(), e, in_sync, NULL);
 }
 
 static void test_numbering_and_ring(void **state)
@@ -213,7 +213,7 @@ static void test_held(void **state)
 	{
 		struct rlog_held h = { .tid = 13 };
 
-		assert_int_equal(rlog_pull(l, G2, 1, 3, &h, t0, &e, &in_sync), RLOG_HOLD);
+		assert_int_equal(rlog_pull(l, G2, 1, 3, &h, t0, &e, &in_sync, NULL), RLOG_HOLD);
 	}
 	assert_int_equal(rlog_take_stale(l, t0 + 499, 500, out, RLOG_MAX_PEERS), 0);
 	assert_int_equal(rlog_take_stale(l, t0 + 500, 500, out, RLOG_MAX_PEERS), 1);
@@ -326,7 +326,7 @@ static void test_committed_two(void **state)
 		int64_t t = mono_ms() + 1000;
 
 		memset(&h, 0, sizeof(h));
-		assert_int_equal(rlog_pull(l, G2, 1, 3, &h, t, &e, &in_sync), RLOG_HOLD);
+		assert_int_equal(rlog_pull(l, G2, 1, 3, &h, t, &e, &in_sync, NULL), RLOG_HOLD);
 		assert_int_equal(rlog_tick(l, t, 1000, dropped, &nd), 1);
 	}
 	assert_int_equal(nd, 1);
@@ -357,11 +357,11 @@ static void test_pulls_are_no_ack(void **state)
 
 	(void)state;
 	memset(&h, 0, sizeof(h));
-	assert_int_equal(rlog_pull(l, G1, 1, 1, &h, t0, &e, &in_sync), RLOG_HOLD);
+	assert_int_equal(rlog_pull(l, G1, 1, 1, &h, t0, &e, &in_sync, NULL), RLOG_HOLD);
 	seq = rlog_append_at(l, REPL_SET, rec_of(1), 0, t0, NULL);
 	/* It asks for change 1 again and again: answered, never acked. */
 	for (t = t0; t < t0 + RLOG_FRESH_MS - 50 + 1000; t += 50) {
-		assert_int_equal(rlog_pull(l, G1, 1, seq, &h, t, &e, &in_sync), RLOG_ANSWER);
+		assert_int_equal(rlog_pull(l, G1, 1, seq, &h, t, &e, &in_sync, NULL), RLOG_ANSWER);
 		/* Told "in sync" while the change it owes is fresh only. */
 		assert_int_equal(in_sync != 0, t - t0 < RLOG_FRESH_MS);
 		assert_int_equal(rlog_tick(l, t, 1000, dropped, &nd), 0);
@@ -369,14 +369,14 @@ static void test_pulls_are_no_ack(void **state)
 		assert_int_equal(rlog_committed(l, NULL), 0);
 	}
 	/* Last told at t0 + RLOG_FRESH_MS - 50: dropped 1000 ms after. */
-	assert_int_equal(rlog_pull(l, G1, 1, seq, &h, t, &e, &in_sync), RLOG_ANSWER);
+	assert_int_equal(rlog_pull(l, G1, 1, seq, &h, t, &e, &in_sync, NULL), RLOG_ANSWER);
 	assert_int_equal(rlog_tick(l, t, 1000, dropped, &nd), 0);
 	assert_int_equal(nd, 1);
 	assert_int_equal(dropped[0], G1);
 	assert_int_equal(rlog_committed(l, NULL), seq);
 	/* Still pulling, it keeps its slot; back at the head, it is in
 	 * sync again. */
-	assert_int_equal(rlog_pull(l, G1, 1, seq + 1, &h, t + 100, &e, &in_sync), RLOG_HOLD);
+	assert_int_equal(rlog_pull(l, G1, 1, seq + 1, &h, t + 100, &e, &in_sync, NULL), RLOG_HOLD);
 	assert_int_equal(in_sync, 2);
 	rlog_fini(l);
 }
@@ -398,12 +398,12 @@ static void test_slow_acker(void **state)
 
 	(void)state;
 	memset(&h, 0, sizeof(h));
-	assert_int_equal(rlog_pull(l, G1, 1, 1, &h, t0, &e, &in_sync), RLOG_HOLD);
+	assert_int_equal(rlog_pull(l, G1, 1, 1, &h, t0, &e, &in_sync, NULL), RLOG_HOLD);
 	/* Acked while fresh: it stays, however long. */
 	rlog_append_at(l, REPL_SET, rec_of(1), 0, t0 + 10, NULL);
-	assert_int_equal(rlog_pull(l, G1, 1, 2, &h, t0 + 100, &e, &in_sync), RLOG_HOLD);
+	assert_int_equal(rlog_pull(l, G1, 1, 2, &h, t0 + 100, &e, &in_sync, NULL), RLOG_HOLD);
 	assert_int_equal(in_sync, 1);
-	assert_int_equal(rlog_pull(l, G1, 1, 2, &h, t0 + 5000, &e, &in_sync), RLOG_HOLD);
+	assert_int_equal(rlog_pull(l, G1, 1, 2, &h, t0 + 5000, &e, &in_sync, NULL), RLOG_HOLD);
 	assert_int_equal(rlog_tick(l, t0 + 5000, 1000, dropped, &nd), 0);
 	assert_int_equal(nd, 0);
 	assert_int_equal(rlog_committed(l, NULL), 1);
@@ -412,7 +412,7 @@ static void test_slow_acker(void **state)
 	rlog_append_at(l, REPL_SET, rec_of(2), 0, t0, NULL);
 	rlog_append_at(l, REPL_SET, rec_of(3), 0, t0, NULL);
 	rlog_append_at(l, REPL_SET, rec_of(4), 0, t0, NULL);
-	assert_int_equal(rlog_pull(l, G1, 1, 3, &h, t0 + 800, &e, &in_sync), RLOG_ANSWER);
+	assert_int_equal(rlog_pull(l, G1, 1, 3, &h, t0 + 800, &e, &in_sync, NULL), RLOG_ANSWER);
 	assert_int_equal(in_sync, 0); /* it owes change 3, 800 ms old */
 	assert_int_equal(rlog_tick(l, t0 + 899, 1000, dropped, &nd), 0);
 	assert_int_equal(nd, 0);
@@ -441,15 +441,15 @@ static void test_slots_freed(void **state)
 	(void)state;
 	memset(&h, 0, sizeof(h));
 	for (g = 1; g <= RLOG_MAX_PEERS; g++)
-		assert_int_equal(rlog_pull(l, 100 + g, 1, 1, &h, t0, &e, &in_sync), RLOG_HOLD);
-	assert_int_equal(rlog_pull(l, G1, 1, 1, &h, t0, &e, &in_sync), RLOG_FULL);
+		assert_int_equal(rlog_pull(l, 100 + g, 1, 1, &h, t0, &e, &in_sync, NULL), RLOG_HOLD);
+	assert_int_equal(rlog_pull(l, G1, 1, 1, &h, t0, &e, &in_sync, NULL), RLOG_FULL);
 	/* One of them goes on pulling; the rest stop. */
-	assert_int_equal(rlog_pull(l, 101, 1, 1, &h, t0 + 600, &e, &in_sync), RLOG_HOLD);
+	assert_int_equal(rlog_pull(l, 101, 1, 1, &h, t0 + 600, &e, &in_sync, NULL), RLOG_HOLD);
 	assert_int_equal(rlog_tick(l, t0 + 999, 1000, dropped, &nd), 0);
-	assert_int_equal(rlog_pull(l, G1, 1, 1, &h, t0 + 999, &e, &in_sync), RLOG_FULL);
+	assert_int_equal(rlog_pull(l, G1, 1, 1, &h, t0 + 999, &e, &in_sync, NULL), RLOG_FULL);
 	assert_int_equal(rlog_tick(l, t0 + 1000, 1000, dropped, &nd), RLOG_MAX_PEERS - 1);
 	assert_int_equal(nd, 0);
-	assert_int_equal(rlog_pull(l, G1, 1, 1, &h, t0 + 1000, &e, &in_sync), RLOG_HOLD);
+	assert_int_equal(rlog_pull(l, G1, 1, 1, &h, t0 + 1000, &e, &in_sync, NULL), RLOG_HOLD);
 	assert_int_equal(in_sync, 2);
 	rlog_fini(l);
 }
@@ -474,7 +474,7 @@ static void test_silent_owing_dropped(void **state)
 	memset(&h, 0, sizeof(h));
 	t0 = mono_ms();
 	/* Its last pull, 500 ms ago; the change comes now. */
-	assert_int_equal(rlog_pull(l, G1, 1, 1, &h, t0 - 500, &e, &in_sync), RLOG_HOLD);
+	assert_int_equal(rlog_pull(l, G1, 1, 1, &h, t0 - 500, &e, &in_sync, NULL), RLOG_HOLD);
 	seq = rlog_append(l, REPL_SET, rec_of(1), 0, NULL);
 	assert_int_equal(rlog_committed(l, NULL), 0);
 	assert_int_equal(rlog_tick(l, t0 + 500, 1000, dropped, &nd), 1);
@@ -484,7 +484,7 @@ static void test_silent_owing_dropped(void **state)
 	rlog_stats(l, &st);
 	assert_int_equal(st.dropped, 1);
 	/* One that owes nothing just gives its slot back. */
-	assert_int_equal(rlog_pull(l, G2, 1, seq + 1, &h, t0, &e, &in_sync), RLOG_HOLD);
+	assert_int_equal(rlog_pull(l, G2, 1, seq + 1, &h, t0, &e, &in_sync, NULL), RLOG_HOLD);
 	assert_int_equal(rlog_tick(l, t0 + 1000, 1000, dropped, &nd), 1);
 	assert_int_equal(nd, 0);
 	rlog_stats(l, &st);
@@ -522,6 +522,66 @@ static void test_leave_and_reset(void **state)
 	rlog_fini(l);
 }
 
+/* Each standby as `atsctl sm` and the state file show it: its ack, how
+ * far behind the head, since its last pull, waited for or not; and a
+ * pull says when its ack moved (the state file is rewritten then). */
+static void test_peer_stats(void **state)
+{
+	struct rlog *l = new_log(16, 1);
+	struct rlog_entry e;
+	struct rlog_stats st;
+	struct rlog_held h;
+	int in_sync, moved;
+	int64_t t0 = 100000;
+	uint64_t i;
+
+	(void)state;
+	memset(&h, 0, sizeof(h));
+	rlog_stats_at(l, t0, &st);
+	assert_int_equal(st.npeers, 0);
+	for (i = 1; i <= 3; i++)
+		rlog_append_at(l, REPL_SET, rec_of(i), 0, t0, NULL);
+	/* G1 holds everything, G2 is two behind. */
+	assert_int_equal(rlog_pull(l, G1, 1, 4, &h, t0, &e, &in_sync, &moved), RLOG_HOLD);
+	assert_true(moved);
+	assert_int_equal(rlog_pull(l, G2, 1, 2, &h, t0 + 50, &e, &in_sync, &moved), RLOG_ANSWER);
+	assert_true(moved);
+	rlog_stats_at(l, t0 + 300, &st);
+	assert_int_equal(st.head, 3);
+	assert_int_equal(st.npeers, 2);
+	assert_int_equal(st.in_sync, 1);
+	assert_int_equal(st.peers[0].guid, G1);
+	assert_int_equal(st.peers[0].acked, 3);
+	assert_int_equal(st.peers[0].behind, 0);
+	assert_int_equal(st.peers[0].since_ms, 300);
+	assert_true(st.peers[0].in_sync);
+	assert_int_equal(st.peers[1].guid, G2);
+	assert_int_equal(st.peers[1].acked, 1);
+	assert_int_equal(st.peers[1].behind, 2);
+	assert_int_equal(st.peers[1].since_ms, 250);
+	assert_false(st.peers[1].in_sync);
+	/* A quiet standby's next pull moves nothing. */
+	assert_int_equal(rlog_pull(l, G1, 1, 4, &h, t0 + 200, &e, &in_sync, &moved), RLOG_HOLD);
+	assert_false(moved);
+	/* A change: G1 is one behind until it acks it. */
+	rlog_append_at(l, REPL_SET, rec_of(4), 0, t0 + 300, NULL);
+	rlog_stats_at(l, t0 + 300, &st);
+	assert_int_equal(st.peers[0].behind, 1);
+	assert_int_equal(st.peers[0].since_ms, 100);
+	assert_int_equal(rlog_pull(l, G1, 1, 5, &h, t0 + 310, &e, &in_sync, &moved), RLOG_HOLD);
+	assert_true(moved);
+	rlog_stats_at(l, t0 + 310, &st);
+	assert_int_equal(st.peers[0].acked, 4);
+	assert_int_equal(st.peers[0].behind, 0);
+	assert_int_equal(st.peers[0].since_ms, 0);
+	/* Gone: its row too. */
+	rlog_leave(l, G2);
+	rlog_stats_at(l, t0 + 310, &st);
+	assert_int_equal(st.npeers, 1);
+	assert_int_equal(st.peers[0].guid, G1);
+	rlog_fini(l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -537,6 +597,7 @@ int main(void)
 		cmocka_unit_test(test_slots_freed),
 		cmocka_unit_test(test_silent_owing_dropped),
 		cmocka_unit_test(test_leave_and_reset),
+		cmocka_unit_test(test_peer_stats),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,7 @@
 /* The SM query MADs (lib/core/smq.h): golden bytes laid out by hand from
  * the offsets in doc/design.md, round trips, paging, short and foreign
- * MADs, and the reasons in words. */
+ * MADs, the standbys' list to trusted requesters only, and the reasons
+ * in words. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -46,6 +47,27 @@ static const uint8_t refusals_golden[MAD_SIZE] = {
 	[120] = 0, 0, 0, 0, 0, 0, 0, 0,                   /* detail */
 	[128] = 'd', 'u', 'p', 'l', 'i', 'c', 'a', 't', 'e', '-',
 		'a', 'd', 'd', 'r', 'e', 's', 's',
+};
+
+/* The answer to a STANDBYS Get of page 0, trusted: a master at epoch
+ * 0x1122334455667788, head 42, with one standby in sync and one 12
+ * changes behind. */
+static const uint8_t standbys_golden[MAD_SIZE] = {
+	[0] = 0x01, 0x36, 0x01, 0x81,                     /* GetResp */
+	[8] = TID_BYTES,
+	[16] = 0xff, 0x22, 0x00, 0x00,                    /* attribute STANDBYS, page 0 */
+	[37] = 0x00, 0x14, 0x05,
+	[40] = 0x02, 0x02, 0x01, 0x00,                    /* 2 held, 2 here, trusted */
+	[48] = 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, /* epoch */
+	[56] = 0, 0, 0, 0, 0, 0, 0, 42,                   /* head */
+	[64] = 0x00, 0x02, 0xc9, 0x03, 0x00, 0x00, 0x00, 0x03, /* GUID */
+	[72] = 0, 0, 0, 0, 0, 0, 0, 42,                   /* acked */
+	[80] = 0x00, 0x00, 0x00, 0x78,                    /* seen 120 ms ago */
+	[84] = 0x01,                                      /* in sync */
+	[88] = 0x00, 0x02, 0xc9, 0x03, 0x00, 0x00, 0x00, 0x04,
+	[96] = 0, 0, 0, 0, 0, 0, 0, 30,
+	[104] = 0x00, 0x01, 0x86, 0xa0,                   /* 100000 ms */
+	[108] = 0x00,
 };
 
 static void sample(struct smq_refusal *r)
@@ -194,6 +216,89 @@ static void test_info_pages(void **state)
 	assert_int_equal(smq_info_get(resp, MAD_SIZE, 1, &st, &pages, &out), -EPROTO);
 }
 
+static void test_standbys_golden(void **state)
+{
+	uint8_t req[MAD_SIZE], resp[MAD_SIZE];
+	struct smq_standbys in, out;
+	uint16_t st;
+	size_t i;
+
+	(void)state;
+	memset(&in, 0, sizeof(in));
+	in.flags = SMQ_INFO_TRUSTED;
+	in.epoch = 0x1122334455667788ull;
+	in.head = 42;
+	in.s[0] = (struct smq_standby){ 0x0002c90300000003ull, 42, 0, 120, 1 };
+	in.s[1] = (struct smq_standby){ 0x0002c90300000004ull, 30, 12, 100000, 0 };
+	in.n = 2;
+	smq_request_encode(req, SMQ_ATTR_STANDBYS, 0, 0x5ec12eull);
+	memcpy(req + 8, (const uint8_t[]){ TID_BYTES }, 8);
+	smq_answer_init(resp, req, 0);
+	smq_standbys_put(resp, 0, &in);
+	assert_memory_equal(resp, standbys_golden, MAD_SIZE);
+	assert_int_equal(smq_standbys_get(resp, MAD_SIZE, 0, &st, &out), 0);
+	assert_int_equal(st, 0);
+	assert_int_equal(out.total, 2);
+	assert_int_equal(out.flags, SMQ_INFO_TRUSTED);
+	assert_int_equal(out.epoch, in.epoch);
+	assert_int_equal(out.head, 42);
+	assert_int_equal(out.n, 2);
+	for (i = 0; i < 2; i++) {
+		/* behind is not sent: the page's head minus the ack. */
+		assert_int_equal(out.s[i].guid, in.s[i].guid);
+		assert_int_equal(out.s[i].acked, in.s[i].acked);
+		assert_int_equal(out.s[i].behind, in.s[i].behind);
+		assert_int_equal(out.s[i].seen_ms, in.s[i].seen_ms);
+		assert_int_equal(out.s[i].in_sync, in.s[i].in_sync);
+	}
+	/* An acked past the head (a hostile SM) is no negative lag. */
+	resp[72 + 6] = 0x01;
+	assert_int_equal(smq_standbys_get(resp, MAD_SIZE, 0, &st, &out), 0);
+	assert_int_equal(out.s[0].behind, 0);
+	/* More entries than a page, or than a host keeps: refused. */
+	resp[41] = SMQ_STANDBYS_PER_MAD + 1;
+	assert_int_equal(smq_standbys_get(resp, MAD_SIZE, 0, &st, &out), -EBADMSG);
+	smq_request_encode(req, SMQ_ATTR_STANDBYS, 1, 0);
+	smq_answer_init(resp, req, 0);
+	resp[40] = 9, resp[41] = 1, resp[42] = SMQ_INFO_TRUSTED;
+	assert_int_equal(smq_standbys_get(resp, MAD_SIZE, 1, &st, &out), -EBADMSG);
+	/* An answer to another page, or of another attribute: refused. */
+	assert_int_equal(smq_standbys_get(resp, MAD_SIZE, 0, &st, &out), -EPROTO);
+	assert_int_equal(smq_standbys_get(standbys_golden, MAD_SIZE, 0, &st, &out), 0);
+	smq_request_encode(req, SMQ_ATTR_SMINFO, 0, 0);
+	smq_answer_init(resp, req, 0);
+	assert_int_equal(smq_standbys_get(resp, MAD_SIZE, 0, &st, &out), -EPROTO);
+	/* BUSY: the status, no entries. */
+	smq_request_encode(req, SMQ_ATTR_STANDBYS, 0, 0);
+	smq_answer_init(resp, req, MAD_STATUS_BUSY);
+	assert_int_equal(smq_standbys_get(resp, MAD_SIZE, 0, &st, &out), 0);
+	assert_int_equal(st, MAD_STATUS_BUSY);
+	assert_int_equal(out.n, 0);
+}
+
+/* Untrusted: the count and flags zero, nothing else, whatever the
+ * master holds. */
+static void test_standbys_untrusted(void **state)
+{
+	uint8_t req[MAD_SIZE], resp[MAD_SIZE], zero[MAD_SIZE - 40];
+	struct smq_standbys in, out;
+	uint16_t st;
+
+	(void)state;
+	memset(&in, 0, sizeof(in));
+	memset(zero, 0, sizeof(zero));
+	in.head = 42;
+	in.epoch = 7;
+	smq_request_encode(req, SMQ_ATTR_STANDBYS, 0, 0);
+	smq_answer_init(resp, req, 0);
+	smq_standbys_put(resp, 0, &in);
+	assert_memory_equal(resp + 40, zero, sizeof(zero));
+	assert_int_equal(smq_standbys_get(resp, MAD_SIZE, 0, &st, &out), 0);
+	assert_int_equal(out.flags, 0);
+	assert_int_equal(out.n, 0);
+	assert_int_equal(out.head, 0);
+}
+
 static void test_reason_words(void **state)
 {
 	struct smq_refusal r;
@@ -233,6 +338,8 @@ int main(void)
 		cmocka_unit_test(test_request_golden),
 		cmocka_unit_test(test_refusals_golden),
 		cmocka_unit_test(test_info_pages),
+		cmocka_unit_test(test_standbys_golden),
+		cmocka_unit_test(test_standbys_untrusted),
 		cmocka_unit_test(test_reason_words),
 	};
 

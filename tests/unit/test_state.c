@@ -20,7 +20,8 @@ static void test_write_and_read_back(void **state)
 	struct state_counters cnt = { 0 };
 	struct state_index idx = { 2, 1024, 1, 5, 0, 20000, 3, 9000 };
 	struct state_info info = { "master", "OpenSM 3.3.23", 1700000000 };
-	struct state_repl repl = { "master", 0xab, 9, 0, 1, 2, 0, 0, 0, 0, 7, 1 };
+	struct state_repl repl = { .role = "master", .epoch = 0xab, .head = 9, .in_sync = 1,
+				   .standbys_in_sync = 2, .installed = 7, .takeovers = 1 };
 	struct state_rec recs[2];
 	struct state_summary sum;
 	struct sr_record r;
@@ -54,6 +55,8 @@ static void test_write_and_read_back(void **state)
 	cnt.rejected[POL_OWNER] = 3;
 	cnt.warned[POL_DUP_ADDR] = 1;
 	cnt.flushed = 4;
+	repl.standbys[0] = (struct state_standby){ 0x0002c90300000003ull, 8, 1, 120, 1 };
+	repl.nstandbys = 1;
 	assert_int_equal(state_write(path, &info, &sum, recs, 2, &cnt, &idx, &repl), 0);
 
 	f = fopen(path, "r");
@@ -72,7 +75,9 @@ static void test_write_and_read_back(void **state)
 				    "\"epoch\": \"0x00000000000000ab\", \"head\": 9, \"applied\": 0, "
 				    "\"in_sync\": true, \"standbys_in_sync\": 2, \"lag_ms\": 0, "
 				    "\"snapshots\": 0, \"snapshot_records\": 0, \"snapshot_ms\": 0, "
-				    "\"installed\": 7, \"takeovers\": 1},\n  \"services\": {"));
+				    "\"installed\": 7, \"takeovers\": 1, \"standbys\": [{\"guid\": "
+				    "\"0x0002c90300000003\", \"acked\": 8, \"behind\": 1, \"in_sync\": true, "
+				    "\"last_seen_ms\": 120}]},\n  \"services\": {"));
 	assert_non_null(strstr(buf, "{\"sid\": \"0x10000ce100415453\", \"gid\": \"fe80::10:3\", "
 				    "\"pkey\": \"0xffff\", \"lease\": 4294967295, \"ip\": \"10.0.0.1\", "
 				    "\"port_present\": true, \"missing_sweeps\": 0}"));
@@ -137,8 +142,14 @@ static void sample(struct state_summary *sum, struct state_rec *recs,
 	cnt->clamped = 8;
 	cnt->flushed = 9;
 	*idx = (struct state_index){ 2, 1024, 1, 5, 6, 5 * 4000, 3, 3 * 3000 };
-	*repl = (struct state_repl){ "standby", 0xfedcba9876543210ull, UINT64_MAX, 42, 1, 3,
-				     17, 2, 100000, 250, 99999, 4 };
+	*repl = (struct state_repl){ .role = "standby", .epoch = 0xfedcba9876543210ull,
+				     .head = UINT64_MAX, .applied = 42, .in_sync = 1,
+				     .standbys_in_sync = 3, .lag_ms = 17, .snapshots = 2,
+				     .snapshot_records = 100000, .snapshot_ms = 250,
+				     .installed = 99999, .takeovers = 4 };
+	repl->standbys[0] = (struct state_standby){ 0x0002c90300000005ull, 42, 0, 7, 1 };
+	repl->standbys[1] = (struct state_standby){ UINT64_MAX, 0, UINT64_MAX, UINT64_MAX, 0 };
+	repl->nstandbys = 2;
 }
 
 static void assert_repl_equal(const struct state_repl *a, const struct state_repl *b)
@@ -150,6 +161,8 @@ static void assert_repl_equal(const struct state_repl *a, const struct state_rep
 	assert_true(a->snapshots == b->snapshots && a->snapshot_records == b->snapshot_records &&
 		    a->snapshot_ms == b->snapshot_ms);
 	assert_true(a->installed == b->installed && a->takeovers == b->takeovers);
+	assert_int_equal(a->nstandbys, b->nstandbys);
+	assert_memory_equal(a->standbys, b->standbys, a->nstandbys * sizeof(a->standbys[0]));
 }
 
 static char *write_sample(char *dir, char *path, size_t len)
@@ -227,6 +240,33 @@ static void put(const char *path, const char *text, size_t len)
 	assert_non_null(f);
 	assert_int_equal(fwrite(text, 1, len, f), len);
 	fclose(f);
+}
+
+/* A file of a plugin before the standbys' list reads back as none. */
+static void test_without_standbys(void **state)
+{
+	char dir[] = "/tmp/osmats-state-XXXXXX", path[128], err[200];
+	struct state_file sf;
+	char *text, *at, *end;
+	size_t len;
+
+	(void)state;
+	write_sample(dir, path, sizeof(path));
+	text = slurp(path, &len);
+	at = strstr(text, ", \"standbys\": [");
+	assert_non_null(at);
+	end = strstr(at, "]}");
+	assert_non_null(end);
+	memmove(at, end + 1, strlen(end + 1) + 1);
+	assert_null(strstr(text, "standbys\""));
+	put(path, text, strlen(text));
+	assert_int_equal(state_read(path, &sf, err, sizeof(err)), 0);
+	assert_int_equal(sf.repl.nstandbys, 0);
+	assert_int_equal(sf.repl.takeovers, 4);
+	state_file_free(&sf);
+	free(text);
+	unlink(path);
+	rmdir(dir);
 }
 
 /* Every prefix of a good file is refused, and says where it stopped. */
@@ -317,7 +357,19 @@ static void test_hostile(void **state)
 		{ "\"lag_ms\": 17, ", "", "expected \"lag_ms\"" },
 		{ "\"role\": \"standby\", ", "", "expected \"role\"" },
 		{ "\"takeovers\": 4", "\"takeovers\": 4, \"extra\": 0",
-		  "expected '}' after \"takeovers\"" },
+		  "expected \"standbys\"" },
+		{ "\"takeovers\": 4, \"standbys\": [", "\"takeovers\": 4}, \"standbys\": [",
+		  "expected \"services\"" },
+		/* Each standby the master lists. */
+		{ "\"standbys\": [", "\"standbys\": {", "expected '[' standbys" },
+		{ "\"guid\": \"0x0002c90300000005\"", "\"guid\": \"0x2c90300000005\"",
+		  "\"guid\": not 0x and 16 hex digits" },
+		{ "\"acked\": 42", "\"acked\": -1", "\"acked\": not a number" },
+		{ "\"behind\": 0", "\"behind\": 0.5", "expected ',' in_sync" },
+		{ "\"in_sync\": false", "\"in_sync\": 0", "\"in_sync\": not true or false" },
+		{ "\"last_seen_ms\": 7}", "\"last_seen_ms\": 7, \"x\": 1}", "expected '}' standbys" },
+		{ "\"last_seen_ms\": 7}", "\"last_seen_ms\": 7}, 3", "expected '{' standbys" },
+		{ "}]}", "}], \"extra\": 0}", "expected '}' after \"standbys\"" },
 		{ "\"snapshots\": 2, \"snapshot_records\": 100000",
 		  "\"snapshot_records\": 100000, \"snapshots\": 2", "expected \"snapshots\"" },
 	};
@@ -391,7 +443,7 @@ static void test_unwritable(void **state)
 	struct state_index idx = { 0 };
 	struct state_info info = { "master", "OpenSM 3.3.23", 0 };
 	struct state_summary sum = { 0 };
-	struct state_repl repl = { "off", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	struct state_repl repl = { .role = "off" };
 
 	(void)state;
 	assert_int_equal(state_write("/nonexistent/dir/state.json", &info, &sum, NULL, 0, &cnt,
@@ -407,7 +459,7 @@ static void test_symlink(void **state)
 	struct state_index idx = { 0 };
 	struct state_info info = { "master", "OpenSM 3.3.23", 0 };
 	struct state_summary sum = { 0 };
-	struct state_repl repl = { "off", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	struct state_repl repl = { .role = "off" };
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
@@ -458,6 +510,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_role),
 		cmocka_unit_test(test_symlink),
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_without_standbys),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_hostile),
 	};

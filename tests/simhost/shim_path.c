@@ -7,11 +7,14 @@
 #include "shim_path.h"
 
 /* Under /sys: what the node's kernel (simhostd) keeps. A host without
- * ib_cm has no /sys/module/ib_cm: the node's tree decides that too. */
+ * ib_cm has no /sys/module/ib_cm: the node's tree decides that too, and
+ * whether rdma_ucm is there (librdmacm's check_abi_version_sysfs reads
+ * class/misc/rdma_cm/abi_version). */
 static const char *const shim_path_sys[] = {
 	"/sys/class/infiniband",
 	"/sys/class/infiniband_mad",
 	"/sys/class/infiniband_verbs",
+	"/sys/class/misc/rdma_cm",
 	"/sys/module/ib_cm",
 };
 
@@ -56,6 +59,8 @@ int shim_path_map(const char *path, const char *sys, shim_path_net_fn net, void 
 			return SHIM_PATH_UMAD;
 		if ((*num = shim_path_devnum(dev, "issm")) >= 0)
 			return SHIM_PATH_ISSM;
+		if (!strcmp(dev, "rdma_cm"))
+			return SHIM_PATH_UCMA;
 		return SHIM_PATH_HOST;
 	}
 	if (!sys)

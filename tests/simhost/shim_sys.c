@@ -53,6 +53,15 @@ int shim_sys_is_netdir(const char *path)
 	       (!strcmp(path, "/sys/class/net") || !strcmp(path, "/sys/class/net/"));
 }
 
+/* /dev/infiniband/rdma_cm: the node has no rdma_ucm yet (RDMACM.md, next
+ * steps), so it is a host without the module, as its sysfs says (no
+ * class/misc/rdma_cm) -- never the real host's device. */
+static int shim_sys_ucma_open(void)
+{
+	errno = ENOENT;
+	return -1;
+}
+
 /* The open family: the node's path, or a connection for its devices. */
 static int shim_sys_open(shim_open_fn fn, const char *path, int flags, mode_t mode)
 {
@@ -65,6 +74,8 @@ static int shim_sys_open(shim_open_fn fn, const char *path, int flags, mode_t mo
 		return -1;
 	if (kind == SHIM_PATH_UMAD || kind == SHIM_PATH_ISSM)
 		return shim_umad_open(num, kind == SHIM_PATH_ISSM, flags);
+	if (kind == SHIM_PATH_UCMA)
+		return shim_sys_ucma_open();
 	return fn(p, flags, mode);
 }
 
@@ -124,6 +135,8 @@ static int shim_sys_openat(shim_openat_fn fn, int dirfd, const char *path, int f
 		return -1;
 	if (kind == SHIM_PATH_UMAD || kind == SHIM_PATH_ISSM)
 		return shim_umad_open(num, kind == SHIM_PATH_ISSM, flags);
+	if (kind == SHIM_PATH_UCMA)
+		return shim_sys_ucma_open();
 	return fn(dirfd, p, flags, mode);
 }
 

@@ -48,6 +48,10 @@ static void test_path_sys(void **state)
 	assert_int_equal(map("/sys/class/infiniband_verbs/uverbs0/ibdev", out, sizeof(out), &num),
 			 SHIM_PATH_SYS);
 	assert_string_equal(out, SYS "/class/infiniband_verbs/uverbs0/ibdev");
+	/* So is rdma_ucm (librdmacm reads its abi_version). */
+	assert_int_equal(map("/sys/class/misc/rdma_cm/abi_version", out, sizeof(out), &num),
+			 SHIM_PATH_SYS);
+	assert_string_equal(out, SYS "/class/misc/rdma_cm/abi_version");
 	/* ib_cm is the node's to have or not, whatever the host has. */
 	assert_int_equal(map("/sys/module/ib_cm", out, sizeof(out), &num), SHIM_PATH_SYS);
 	assert_string_equal(out, SYS "/module/ib_cm");
@@ -64,6 +68,9 @@ static void test_path_host(void **state)
 	assert_int_equal(map("/sys/class/infiniband_madness/x", out, sizeof(out), &num),
 			 SHIM_PATH_HOST);
 	assert_int_equal(map("/sys/module/ib_cma", out, sizeof(out), &num), SHIM_PATH_HOST);
+	assert_int_equal(map("/sys/class/misc", out, sizeof(out), &num), SHIM_PATH_HOST);
+	assert_int_equal(map("/sys/class/misc/rdma_cmx", out, sizeof(out), &num), SHIM_PATH_HOST);
+	assert_int_equal(map("/sys/class/misc/fuse", out, sizeof(out), &num), SHIM_PATH_HOST);
 	assert_int_equal(map("/sys/module/ib_core", out, sizeof(out), &num), SHIM_PATH_HOST);
 	assert_int_equal(map("/sys/class/net", out, sizeof(out), &num), SHIM_PATH_HOST);
 	assert_int_equal(map("/sys/class/net/", out, sizeof(out), &num), SHIM_PATH_HOST);
@@ -106,11 +113,14 @@ static void test_path_dev(void **state)
 	assert_int_equal(map("/dev/infiniband/umad", out, sizeof(out), &num), SHIM_PATH_HOST);
 	assert_int_equal(map("/dev/infiniband/umad0x", out, sizeof(out), &num), SHIM_PATH_HOST);
 	assert_int_equal(map("/dev/infiniband/uverbs0", out, sizeof(out), &num), SHIM_PATH_HOST);
-	assert_int_equal(map("/dev/infiniband/rdma_cm", out, sizeof(out), &num), SHIM_PATH_HOST);
+	/* rdma_cm is the node's (RDMACM.md): a host's must never answer. */
+	assert_int_equal(map("/dev/infiniband/rdma_cm", out, sizeof(out), &num), SHIM_PATH_UCMA);
+	assert_int_equal(map("/dev/infiniband/rdma_cm0", out, sizeof(out), &num), SHIM_PATH_HOST);
+	assert_int_equal(map("/dev/infiniband/rdma_c", out, sizeof(out), &num), SHIM_PATH_HOST);
 }
 
 /* Without a node, /sys is the host's and the devices are nobody's:
- * the shim never opens a host's umad or issm device. */
+ * the shim never opens a host's umad, issm or rdma_cm device. */
 static void test_path_no_node(void **state)
 {
 	char out[256];
@@ -126,6 +136,9 @@ static void test_path_no_node(void **state)
 	assert_int_equal(shim_path_map("/dev/infiniband/issm0", NULL, has_net, NULL, out,
 				       sizeof(out), &num),
 			 SHIM_PATH_ISSM);
+	assert_int_equal(shim_path_map("/dev/infiniband/rdma_cm", NULL, has_net, NULL, out,
+				       sizeof(out), &num),
+			 SHIM_PATH_UCMA);
 }
 
 static void test_path_too_long(void **state)

@@ -162,8 +162,24 @@ static int rmtree_netdev(const struct ksysfs *s, const char *name)
 
 int ksysfs_cm(struct ksysfs *s, int loaded)
 {
+	int ret;
+
+	if (!loaded) {
+		ret = rmtree(s, "class/misc/rdma_cm");
+		return ret ? ret : rmtree(s, "module/ib_cm");
+	}
 	/* kernel/module/sysfs.c: a live module's initstate. */
-	return loaded ? put(s, "module/ib_cm", "initstate", "live\n") : rmtree(s, "module/ib_cm");
+	if ((ret = put(s, "module/ib_cm", "initstate", "live\n")) < 0)
+		return ret;
+	/* ucma.c registers misc device "rdma_cm" (MISC_DYNAMIC_MINOR; 10:58
+	 * is what hosts get) and its abi_version attribute
+	 * (RDMA_USER_CM_ABI_VERSION, <rdma/rdma_user_cm.h>): librdmacm's
+	 * check_abi_version_sysfs reads it when RDMA netlink is absent. */
+	if ((ret = put(s, "class/misc/rdma_cm", "abi_version", "%d\n", KSYSFS_UCMA_ABI)) < 0 ||
+	    (ret = put(s, "class/misc/rdma_cm", "dev", "%d:%d\n", KSYSFS_UCMA_MAJOR,
+		       KSYSFS_UCMA_MINOR)) < 0)
+		return ret;
+	return 0;
 }
 
 

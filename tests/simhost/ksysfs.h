@@ -21,6 +21,10 @@
 #define KSYSFS_MAX_NETDEVS 8
 #define KSYSFS_MAX_EVENTS 8
 #define KSYSFS_IFINDEX_FIRST 100
+/* rdma_ucm's misc device (RDMACM.md 1): ABI 4, char 10:58. */
+#define KSYSFS_UCMA_ABI 4
+#define KSYSFS_UCMA_MAJOR 10
+#define KSYSFS_UCMA_MINOR 58
 
 /* PortInfo (IBTA Vol 1 14.2.5.6, Table 155) as SIM_CTL_GET_PORTINFO
  * gives it, in wire order. */
@@ -69,7 +73,8 @@ struct ksysfs {
 /* Writes the tree's fixed part (the CA, umad, uverbs). -errno. */
 int ksysfs_init(struct ksysfs *s, const char *root, const char *node,
 		const uint8_t nodeinfo[64]);
-/* /sys/module/ib_cm there (loaded) or not. -errno. */
+/* /sys/module/ib_cm and rdma_ucm's class/misc/rdma_cm/{abi_version,dev}
+ * there (the CM stack loaded) or not. -errno. */
 int ksysfs_cm(struct ksysfs *s, int loaded);
 /* An IPoIB interface: written now once the port is known, else at the
  * first update. -EEXIST for a name in use, -ENOSPC past

@@ -144,11 +144,14 @@ check_rc "deleting it again fails" 1 "^error: No such device" simhost host3 ipoi
 # ib_cm at run time: class 0x07 held, /sys/module/ib_cm there.
 check "host4 has no ib_cm" absent host4 /sys/module/ib_cm
 check "... nor rdma_ucm's class/misc/rdma_cm" absent host4 /sys/class/misc/rdma_cm
+check "... nor /dev/infiniband/rdma_cm" absent host4 /dev/infiniband/rdma_cm
 check_out "simhost host4 modprobe ib_cm" "^ok$" simhost host4 modprobe ib_cm
 check "... /sys/module/ib_cm appears" exists host4 /sys/module/ib_cm
 check_out "... and rdma_ucm's ABI version, as librdmacm reads it" "^4$" \
 	on host4 cat /sys/class/misc/rdma_cm/abi_version
 check_out "... and its misc device number" "^10:58$" on host4 cat /sys/class/misc/rdma_cm/dev
+check_out "... /dev/infiniband/rdma_cm is a character device 10:58 (librdmacm's open_cdev checks)" \
+	"^character special file 10:58$" on host4 stat -c '%F %Hr:%Lr' /dev/infiniband/rdma_cm
 agent_start host4 "address 10.0.0.4 primary" "cm yes"
 check_out "... atsd with cm yes on host4 runs without its CM endpoint (the kernel's CM)" \
 	"the kernel's CM \(ib_cm\) serves class 0x07 on this port, so atsd runs without its CM endpoint" \
@@ -165,6 +168,7 @@ wait "$(agent_pid host4)" 2>/dev/null
 check_out "simhost host4 rmmod ib_cm" "^ok$" simhost host4 rmmod ib_cm
 check "... /sys/module/ib_cm is gone" absent host4 /sys/module/ib_cm
 check "... and class/misc/rdma_cm with it" absent host4 /sys/class/misc/rdma_cm
+check "... and /dev/infiniband/rdma_cm" absent host4 /dev/infiniband/rdma_cm
 check_rc "... rmmod again: not loaded" 1 "^error: " simhost host4 rmmod ib_cm
 agent_start host4 "address 10.0.0.4 primary" "cm yes"
 wait_for "host4's record" 10 host4_registered

@@ -56,6 +56,7 @@ static void shim_init(void)
 	NEXT(read, "read");
 	NEXT(write, "write");
 	NEXT(ioctl, "ioctl");
+	NEXT(socket, "socket");
 
 	if (!dir || !*dir || !node || !*node || strchr(node, '/'))
 		return;

@@ -43,6 +43,7 @@ typedef int (*shim_close_fn)(int);
 typedef ssize_t (*shim_read_fn)(int, void *, size_t);
 typedef ssize_t (*shim_write_fn)(int, const void *, size_t);
 typedef int (*shim_ioctl_fn)(int, unsigned long, ...);
+typedef int (*shim_socket_fn)(int, int, int);
 
 /* libc's functions (never NULL once shim_next() returned, except the
  * __xstat family, gone from newer glibc). */
@@ -73,6 +74,7 @@ struct shim_libc {
 	shim_read_fn read;
 	shim_write_fn write;
 	shim_ioctl_fn ioctl;
+	shim_socket_fn socket;
 };
 
 const struct shim_libc *shim_next(void);

@@ -8,10 +8,14 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
+
+#include <linux/netlink.h>
 
 #include "shim.h"
 #include "shim_path.h"
@@ -61,6 +65,46 @@ static int shim_sys_ucma_open(void)
 	errno = ENOENT;
 	return -1;
 }
+
+/* Whether the node has rdma_ucm: its sysfs has class/misc/rdma_cm
+ * (ksysfs, with ib_cm), as udev makes the device node from it. */
+static int shim_sys_ucma_here(void)
+{
+	const struct shim_node *node = shim_node();
+	char path[SHIM_SYS_LEN];
+	int n;
+
+	if (!node)
+		return 0;
+	n = snprintf(path, sizeof(path), "%s/class/misc/rdma_cm/dev", node->sys);
+	return n > 0 && (size_t)n < sizeof(path) && !shim_next()->access(path, F_OK);
+}
+
+/* access(): the device is there, read-write for all, or ENOENT. */
+static int shim_sys_ucma_access(void)
+{
+	if (shim_sys_ucma_here())
+		return 0;
+	errno = ENOENT;
+	return -1;
+}
+
+/* The device node's attributes (ucma.c: misc device 10:58 here, mode
+ * 0666 by rdma-core's udev rule), filled into a struct stat or stat64;
+ * ENOENT when the node has no rdma_ucm. */
+#define SHIM_SYS_UCMA_STAT(st)                                                 \
+	do {                                                                   \
+		if (!shim_sys_ucma_here()) {                                   \
+			errno = ENOENT;                                        \
+			return -1;                                             \
+		}                                                              \
+		memset((st), 0, sizeof(*(st)));                                \
+		(st)->st_mode = S_IFCHR | 0666;                                \
+		(st)->st_nlink = 1;                                            \
+		(st)->st_rdev = makedev(10, 58);                               \
+		(st)->st_blksize = 4096;                                       \
+		return 0;                                                      \
+	} while (0)
 
 /* The open family: the node's path, or a connection for its devices. */
 static int shim_sys_open(shim_open_fn fn, const char *path, int flags, mode_t mode)
@@ -180,24 +224,32 @@ FILE *fopen64(const char *path, const char *mode)
 int stat(const char *path, struct stat *st)
 {
 	SHIM_SYS_MAPPED(path, buf, -1);
+	if (kind_ == SHIM_PATH_UCMA)
+		SHIM_SYS_UCMA_STAT(st);
 	return shim_next()->stat(mapped_, st);
 }
 
 int lstat(const char *path, struct stat *st)
 {
 	SHIM_SYS_MAPPED(path, buf, -1);
+	if (kind_ == SHIM_PATH_UCMA)
+		SHIM_SYS_UCMA_STAT(st);
 	return shim_next()->lstat(mapped_, st);
 }
 
 int stat64(const char *path, struct stat64 *st)
 {
 	SHIM_SYS_MAPPED(path, buf, -1);
+	if (kind_ == SHIM_PATH_UCMA)
+		SHIM_SYS_UCMA_STAT(st);
 	return shim_next()->stat64(mapped_, st);
 }
 
 int lstat64(const char *path, struct stat64 *st)
 {
 	SHIM_SYS_MAPPED(path, buf, -1);
+	if (kind_ == SHIM_PATH_UCMA)
+		SHIM_SYS_UCMA_STAT(st);
 	return shim_next()->lstat64(mapped_, st);
 }
 
@@ -211,24 +263,32 @@ int __lxstat64(int ver, const char *path, struct stat64 *st);
 int __xstat(int ver, const char *path, struct stat *st)
 {
 	SHIM_SYS_MAPPED(path, buf, -1);
+	if (kind_ == SHIM_PATH_UCMA)
+		SHIM_SYS_UCMA_STAT(st);
 	return shim_next()->xstat(ver, mapped_, st);
 }
 
 int __lxstat(int ver, const char *path, struct stat *st)
 {
 	SHIM_SYS_MAPPED(path, buf, -1);
+	if (kind_ == SHIM_PATH_UCMA)
+		SHIM_SYS_UCMA_STAT(st);
 	return shim_next()->lxstat(ver, mapped_, st);
 }
 
 int __xstat64(int ver, const char *path, struct stat64 *st)
 {
 	SHIM_SYS_MAPPED(path, buf, -1);
+	if (kind_ == SHIM_PATH_UCMA)
+		SHIM_SYS_UCMA_STAT(st);
 	return shim_next()->xstat64(ver, mapped_, st);
 }
 
 int __lxstat64(int ver, const char *path, struct stat64 *st)
 {
 	SHIM_SYS_MAPPED(path, buf, -1);
+	if (kind_ == SHIM_PATH_UCMA)
+		SHIM_SYS_UCMA_STAT(st);
 	return shim_next()->lxstat64(ver, mapped_, st);
 }
 
@@ -236,12 +296,16 @@ int __lxstat64(int ver, const char *path, struct stat64 *st)
 int fstatat(int dirfd, const char *path, struct stat *st, int flags)
 {
 	SHIM_SYS_MAPPED(path, buf, -1);
+	if (kind_ == SHIM_PATH_UCMA)
+		SHIM_SYS_UCMA_STAT(st);
 	return shim_next()->fstatat(dirfd, mapped_, st, flags);
 }
 
 int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
 {
 	SHIM_SYS_MAPPED(path, buf, -1);
+	if (kind_ == SHIM_PATH_UCMA)
+		SHIM_SYS_UCMA_STAT(st);
 	return shim_next()->fstatat64(dirfd, mapped_, st, flags);
 }
 
@@ -249,18 +313,36 @@ int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
 int statx(int dirfd, const char *path, int flags, unsigned int mask, struct statx *stx)
 {
 	SHIM_SYS_MAPPED(path, buf, -1);
+	if (kind_ == SHIM_PATH_UCMA) {
+		struct stat st;
+
+		if (stat(path, &st) < 0)
+			return -1;
+		memset(stx, 0, sizeof(*stx));
+		stx->stx_mask = STATX_BASIC_STATS & ~(unsigned)STATX_INO;
+		stx->stx_mode = (uint16_t)st.st_mode;
+		stx->stx_nlink = (uint32_t)st.st_nlink;
+		stx->stx_blksize = (uint32_t)st.st_blksize;
+		stx->stx_rdev_major = major(st.st_rdev);
+		stx->stx_rdev_minor = minor(st.st_rdev);
+		return 0;
+	}
 	return shim_next()->statx(dirfd, mapped_, flags, mask, stx);
 }
 
 int faccessat(int dirfd, const char *path, int mode, int flags)
 {
 	SHIM_SYS_MAPPED(path, buf, -1);
+	if (kind_ == SHIM_PATH_UCMA)
+		return shim_sys_ucma_access();
 	return shim_next()->faccessat(dirfd, mapped_, mode, flags);
 }
 
 int access(const char *path, int mode)
 {
 	SHIM_SYS_MAPPED(path, buf, -1);
+	if (kind_ == SHIM_PATH_UCMA)
+		return shim_sys_ucma_access();
 	return shim_next()->access(mapped_, mode);
 }
 
@@ -283,4 +365,18 @@ int chdir(const char *path)
 {
 	SHIM_SYS_MAPPED(path, buf, -1);
 	return shim_next()->chdir(mapped_);
+}
+
+/* A node has no RDMA netlink (no ib_core there: the host's would
+ * describe the host's devices). socket() fails as a kernel without the
+ * family's module does (net/netlink/af_netlink.c netlink_create:
+ * EPROTONOSUPPORT), so librdmacm reads the ABI from the node's sysfs
+ * (cma.c check_abi_version_nl fails, check_abi_version_sysfs). */
+int socket(int domain, int type, int protocol)
+{
+	if (domain == AF_NETLINK && protocol == NETLINK_RDMA && shim_node()) {
+		errno = EPROTONOSUPPORT;
+		return -1;
+	}
+	return shim_next()->socket(domain, type, protocol);
 }

@@ -227,6 +227,21 @@ __be64 ibv_get_device_guid(struct ibv_device *dev)
 	return next ? next(dev) : 0;
 }
 
+/* The kernel's index of the device (RDMA_NLDEV_ATTR_DEV_INDEX): the
+ * node's one CA is 0, as rdma_ucm's QUERY answers say (ibdev_index).
+ * libibverbs' own reads memory past the node's struct ibv_device
+ * (verbs_get_device(dev)->sysfs); librdmacm's sync_devices_list calls
+ * it for every device. */
+int ibv_get_device_index(struct ibv_device *dev)
+{
+	int (*next)(struct ibv_device *);
+
+	if (shim_verbs_ours(dev))
+		return (int)((const struct shim_verbs_dev *)dev - shim_verbs_devs);
+	next = (int (*)(struct ibv_device *))shim_verbs_next("ibv_get_device_index");
+	return next ? next(dev) : -1;
+}
+
 /* The data path the node has not: nothing completes, nothing posts. */
 static int shim_verbs_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 {

@@ -35,7 +35,17 @@ int ibv_query_device(struct ibv_context *ctx, struct ibv_device_attr *attr)
 	if (!shim_verbs_attr(ca, v, sizeof(v), "hw_rev"))
 		attr->hw_ver = (uint32_t)strtoul(v, NULL, 16);
 	attr->phys_port_cnt = (uint8_t)shim_verbs_count(ca, "ports");
+	/* The limits librdmacm reads (ucma_init_device): max_qp_wr, and
+	 * max_qp_rd_atom / max_qp_init_rd_atom, which rdma_connect and
+	 * rdma_accept check conn_param's responder_resources and
+	 * initiator_depth against (cma.c ucma_valid_param). A ConnectX-4/5
+	 * (mlx5) answers 32768 work requests and 16 outstanding RDMA
+	 * reads/atomics each way (`ibv_devinfo -v`, mlx5 ib_main.c
+	 * mlx5_ib_query_device: 1 << log_max_ra_res_qp). */
 	attr->max_qp = 4096;
+	attr->max_qp_wr = 32768;
+	attr->max_qp_rd_atom = 16;
+	attr->max_qp_init_rd_atom = 16;
 	attr->max_pkeys = (uint16_t)shim_verbs_count(ca, "ports/1/pkeys");
 	return 0;
 }

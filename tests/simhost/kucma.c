@@ -1,0 +1,468 @@
+/* The simulated node's rdma_ucm: see kucma.h. Offsets are those of
+ * <rdma/rdma_user_cm.h> and <rdma/ib.h> (struct sockaddr_ib); integers
+ * of the ABI are in the process's (host) order except where the kernel
+ * stores network order (node_guid, pkey, sib_pkey, sib_sid,
+ * sib_sid_mask). */
+#include <errno.h>
+#include <string.h>
+
+#include "kucma.h"
+#include "wire.h"
+
+/* enum rdma_ucm_cmd */
+enum {
+	KUCMA_CMD_CREATE_ID = 0,
+	KUCMA_CMD_DESTROY_ID = 1,
+	KUCMA_CMD_GET_EVENT = 12,
+	KUCMA_CMD_QUERY = 19,
+	KUCMA_CMD_BIND = 20,
+	KUCMA_CMD_JOIN_MCAST = 22, /* the table's last */
+};
+
+/* struct rdma_ucm_cmd_hdr */
+enum { KUCMA_HDR_CMD = 0, KUCMA_HDR_IN = 4, KUCMA_HDR_OUT = 6, KUCMA_HDR_LEN = 8 };
+/* struct rdma_ucm_create_id (24) */
+enum { KUCMA_CREATE_UID = 0, KUCMA_CREATE_PS = 16, KUCMA_CREATE_QP_TYPE = 18, KUCMA_CREATE_LEN = 24 };
+/* struct rdma_ucm_destroy_id (16), rdma_ucm_query (16) */
+enum { KUCMA_DESTROY_ID = 8, KUCMA_DESTROY_LEN = 16 };
+enum { KUCMA_QUERY_ID = 8, KUCMA_QUERY_OPTION = 12, KUCMA_QUERY_LEN = 16 };
+/* struct rdma_ucm_bind (136) */
+enum { KUCMA_BIND_ID = 0, KUCMA_BIND_SIZE = 4, KUCMA_BIND_ADDR = 8, KUCMA_BIND_LEN = 136 };
+/* struct rdma_ucm_query_addr_resp (280) */
+enum {
+	KUCMA_QA_NODE_GUID = 0,
+	KUCMA_QA_PORT_NUM = 8,
+	KUCMA_QA_PKEY = 10,
+	KUCMA_QA_SRC_SIZE = 12,
+	KUCMA_QA_DST_SIZE = 14,
+	KUCMA_QA_SRC = 16,
+	KUCMA_QA_DST = 144,
+	KUCMA_QA_IBDEV_INDEX = 272,
+	KUCMA_QA_LEN = 280,
+};
+/* struct rdma_ucm_event_resp */
+enum { KUCMA_EV_UID = 0, KUCMA_EV_ID = 8, KUCMA_EV_EVENT = 12, KUCMA_EV_STATUS = 16 };
+/* struct sockaddr_ib (48) */
+enum {
+	KUCMA_SIB_FAMILY = 0,
+	KUCMA_SIB_PKEY = 2,
+	KUCMA_SIB_ADDR = 8,
+	KUCMA_SIB_SID = 24,
+	KUCMA_SIB_SID_MASK = 32,
+	KUCMA_SIB_LEN = 48,
+};
+#define KUCMA_AF_INET 2
+#define KUCMA_AF_INET6 10
+#define KUCMA_AF_IB 27
+/* enum rdma_ucm_port_space, enum ib_qp_type */
+#define KUCMA_PS_IPOIB 0x0002
+#define KUCMA_PS_IB 0x013F
+#define KUCMA_PS_TCP 0x0106
+#define KUCMA_PS_UDP 0x0111
+#define KUCMA_QPT_RC 2
+#define KUCMA_QPT_UD 4
+/* cma.c: the service ID's port-space part (RDMA_IB_IP_PS_*). */
+#define KUCMA_SID_PS_MASK 0xFFFFFFFFFFFF0000ull
+#define KUCMA_SID_PORT_FIRST 32768 /* ip_local_port_range's default start */
+
+/* The ABI's host-order integers (the process is this machine). */
+static uint16_t get16h(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return v;
+}
+
+static uint32_t get32h(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static uint64_t get64h(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static void put16h(uint8_t *p, uint16_t v)
+{
+	memcpy(p, &v, 2);
+}
+
+static void put32h(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+static void put64h(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+}
+
+void kucma_init(struct kucma *u, const struct kucma_port *port)
+{
+	memset(u, 0, sizeof(*u));
+	u->port = *port;
+	u->next_token = 1;
+	u->next_port = KUCMA_SID_PORT_FIRST;
+}
+
+void kucma_fini(struct kucma *u)
+{
+	memset(u->files, 0, sizeof(u->files));
+	memset(u->ids, 0, sizeof(u->ids));
+}
+
+static struct kucma_file *kucma_file(struct kucma *u, uint32_t token)
+{
+	size_t i;
+
+	for (i = 0; i < KUCMA_FILES; i++)
+		if (u->files[i].used && u->files[i].token == token)
+			return &u->files[i];
+	return NULL;
+}
+
+int kucma_open(struct kucma *u)
+{
+	size_t i;
+
+	for (i = 0; i < KUCMA_FILES; i++)
+		if (!u->files[i].used) {
+			memset(&u->files[i], 0, sizeof(u->files[i]));
+			u->files[i].used = 1;
+			u->files[i].token = u->next_token++;
+			return (int)u->files[i].token;
+		}
+	return -EMFILE;
+}
+
+/* The file's events of id dropped (ucma_cleanup_ctx_events). */
+static void kucma_drop_events(struct kucma_file *f, uint32_t id)
+{
+	struct kucma_event keep[KUCMA_EVENTS];
+	size_t i, n = 0;
+
+	for (i = 0; i < f->n; i++) {
+		const struct kucma_event *e = &f->ev[(f->head + i) % KUCMA_EVENTS];
+
+		if (e->id != id)
+			keep[n++] = *e;
+	}
+	memcpy(f->ev, keep, n * sizeof(keep[0]));
+	f->head = 0;
+	f->n = n;
+}
+
+void kucma_close(struct kucma *u, uint32_t token)
+{
+	struct kucma_file *f = kucma_file(u, token);
+	size_t i;
+
+	if (!f)
+		return;
+	for (i = 0; i < KUCMA_IDS; i++)
+		if (u->ids[i].used && u->ids[i].file == token)
+			u->ids[i].used = 0;
+	f->used = 0;
+}
+
+/* ucma_get_ctx: -ENOENT for no such id, -EINVAL for another file's. */
+static int kucma_id(struct kucma *u, uint32_t token, uint32_t id, struct kucma_id **out)
+{
+	if (id >= KUCMA_IDS || !u->ids[id].used)
+		return -ENOENT;
+	if (u->ids[id].file != token)
+		return -EINVAL;
+	*out = &u->ids[id];
+	return 0;
+}
+
+static int kucma_create_id(struct kucma *u, uint32_t token, const uint8_t *in, uint16_t out,
+			   uint8_t *resp, size_t *rlen)
+{
+	uint16_t ps = get16h(in + KUCMA_CREATE_PS);
+	uint8_t qpt;
+	size_t i;
+
+	if (out < 4)
+		return -ENOSPC;
+	/* ucma_get_qp_type */
+	switch (ps) {
+	case KUCMA_PS_TCP:
+		qpt = KUCMA_QPT_RC;
+		break;
+	case KUCMA_PS_UDP:
+	case KUCMA_PS_IPOIB:
+		qpt = KUCMA_QPT_UD;
+		break;
+	case KUCMA_PS_IB:
+		qpt = in[KUCMA_CREATE_QP_TYPE];
+		break;
+	default:
+		return -EINVAL;
+	}
+	for (i = 0; i < KUCMA_IDS; i++)
+		if (!u->ids[i].used) {
+			memset(&u->ids[i], 0, sizeof(u->ids[i]));
+			u->ids[i].used = 1;
+			u->ids[i].file = token;
+			u->ids[i].uid = get64h(in + KUCMA_CREATE_UID);
+			u->ids[i].ps = ps;
+			u->ids[i].qp_type = qpt;
+			put32h(resp, (uint32_t)i);
+			*rlen = 4;
+			return 0;
+		}
+	return -ENOMEM;
+}
+
+static int kucma_destroy_id(struct kucma *u, uint32_t token, const uint8_t *in, uint16_t out,
+			    uint8_t *resp, size_t *rlen)
+{
+	struct kucma_id *id;
+	uint32_t n = get32h(in + KUCMA_DESTROY_ID);
+	int ret;
+
+	if (out < 4)
+		return -ENOSPC;
+	if ((ret = kucma_id(u, token, n, &id)) < 0)
+		return ret;
+	kucma_drop_events(kucma_file(u, token), n);
+	put32h(resp, id->events_reported);
+	*rlen = 4;
+	id->used = 0;
+	return 0;
+}
+
+/* cma.c cma_select_ib_ps: the port space a service ID names, given the
+ * id's; 0 when none (rdma_bind_addr fails -EPROTONOSUPPORT). */
+static uint64_t kucma_sid_ps(uint16_t ps, uint64_t sid, uint64_t mask)
+{
+	mask &= KUCMA_SID_PS_MASK;
+	sid &= mask;
+	if (ps == KUCMA_PS_IB && sid == ((uint64_t)KUCMA_PS_IB << 16 & mask))
+		return (uint64_t)KUCMA_PS_IB << 16;
+	if ((ps == KUCMA_PS_IB || ps == KUCMA_PS_TCP) && sid == ((uint64_t)KUCMA_PS_TCP << 16 & mask))
+		return (uint64_t)KUCMA_PS_TCP << 16;
+	if ((ps == KUCMA_PS_IB || ps == KUCMA_PS_UDP) && sid == ((uint64_t)KUCMA_PS_UDP << 16 & mask))
+		return (uint64_t)KUCMA_PS_UDP << 16;
+	return 0;
+}
+
+/* Whether a bound id holds service ID sid (cma_use_port without
+ * REUSEADDR: any holder conflicts). */
+static int kucma_sid_used(const struct kucma *u, uint64_t sid)
+{
+	size_t i;
+
+	for (i = 0; i < KUCMA_IDS; i++)
+		if (u->ids[i].used && u->ids[i].bound &&
+		    wire_get64(u->ids[i].src + KUCMA_SIB_SID) == sid)
+			return 1;
+	return 0;
+}
+
+static int kucma_bind(struct kucma *u, uint32_t token, const uint8_t *in)
+{
+	static const uint8_t any[16];
+	const uint8_t *sib = in + KUCMA_BIND_ADDR;
+	uint16_t family = get16h(sib), size = get16h(in + KUCMA_BIND_SIZE);
+	uint64_t ps, port, sid, mask;
+	struct kucma_id *id;
+	int ret, dev = 0;
+	unsigned tries;
+
+	/* ucma_bind: addr_size must be rdma_addr_size(addr). */
+	if (size != (family == KUCMA_AF_IB ? 48 : family == KUCMA_AF_INET ? 16 :
+						 family == KUCMA_AF_INET6 ? 28 : 0) || !size)
+		return -EINVAL;
+	if ((ret = kucma_id(u, token, get32h(in + KUCMA_BIND_ID), &id)) < 0)
+		return ret;
+	if (id->bound)
+		return -EINVAL; /* rdma_bind_addr: only from RDMA_CM_IDLE */
+	if (family != KUCMA_AF_IB)
+		return -EADDRNOTAVAIL; /* the node has no IP address for rdma_cm yet */
+	/* cma_translate_ib + cma_acquire_dev_by_src_ip: a GID names the
+	 * device that has it; :: binds to none. */
+	if (memcmp(sib + KUCMA_SIB_ADDR, any, 16)) {
+		if (memcmp(sib + KUCMA_SIB_ADDR, u->port.gid, 16))
+			return -ENODEV;
+		dev = 1;
+	}
+	sid = wire_get64(sib + KUCMA_SIB_SID);
+	mask = wire_get64(sib + KUCMA_SIB_SID_MASK);
+	if (!(ps = kucma_sid_ps(id->ps, sid, mask)))
+		return -EPROTONOSUPPORT;
+	port = sid & 0xffff;
+	if (port) {
+		if (kucma_sid_used(u, ps | port))
+			return -EADDRINUSE;
+	} else { /* cma_alloc_any_port */
+		for (tries = 0; tries < 0x10000 - KUCMA_SID_PORT_FIRST; tries++) {
+			port = u->next_port++;
+			if (u->next_port < KUCMA_SID_PORT_FIRST)
+				u->next_port = KUCMA_SID_PORT_FIRST;
+			if (!kucma_sid_used(u, ps | port))
+				break;
+		}
+		if (tries == 0x10000 - KUCMA_SID_PORT_FIRST)
+			return -EADDRNOTAVAIL;
+	}
+	memcpy(id->src, sib, KUCMA_SIB_LEN);
+	wire_put64(id->src + KUCMA_SIB_SID, ps | port);
+	wire_put64(id->src + KUCMA_SIB_SID_MASK, KUCMA_SID_PS_MASK | mask);
+	id->bound = 1;
+	id->dev = dev;
+	return 0;
+}
+
+/* ucma_query_addr, ucma_query_gid: for AF_IB both copy the id's
+ * sockaddr_ib (the destination: the family only until resolved), and
+ * the device's fields when the id has one (ucma_query_device_addr). */
+static int kucma_query(struct kucma *u, uint32_t token, const uint8_t *in, uint16_t out,
+		       uint8_t *resp, size_t *rlen)
+{
+	uint32_t opt = get32h(in + KUCMA_QUERY_OPTION);
+	struct kucma_id *id;
+	int ret;
+
+	if ((ret = kucma_id(u, token, get32h(in + KUCMA_QUERY_ID), &id)) < 0)
+		return ret;
+	if (opt != 0 && opt != 2)
+		return -ENOSYS; /* QUERY_PATH: with route resolution (kcma) */
+	if (out < KUCMA_QA_LEN)
+		return -ENOSPC;
+	memset(resp, 0, KUCMA_QA_LEN);
+	if (id->dev) {
+		wire_put64(resp + KUCMA_QA_NODE_GUID, u->port.node_guid);
+		resp[KUCMA_QA_PORT_NUM] = 1;
+		memcpy(resp + KUCMA_QA_PKEY, id->src + KUCMA_SIB_PKEY, 2);
+		put32h(resp + KUCMA_QA_IBDEV_INDEX, 0);
+	}
+	if (id->bound) {
+		put16h(resp + KUCMA_QA_SRC_SIZE, KUCMA_SIB_LEN);
+		put16h(resp + KUCMA_QA_DST_SIZE, KUCMA_SIB_LEN);
+		memcpy(resp + KUCMA_QA_SRC, id->src, KUCMA_SIB_LEN);
+		put16h(resp + KUCMA_QA_DST + KUCMA_SIB_FAMILY, KUCMA_AF_IB);
+	}
+	*rlen = KUCMA_QA_LEN;
+	return 0;
+}
+
+static int kucma_get_event(struct kucma *u, uint32_t token, uint32_t flags, uint16_t out,
+			   uint8_t *resp, size_t *rlen)
+{
+	struct kucma_file *f = kucma_file(u, token);
+	struct kucma_event *e;
+	struct kucma_id *id;
+
+	if (out < KUCMA_EVENT_LEN)
+		return -ENOSPC;
+	if (!f->n)
+		return flags & KUCMA_NONBLOCK ? -EAGAIN : KUCMA_PARK;
+	e = &f->ev[f->head];
+	memcpy(resp, e->b, KUCMA_EVENT_LEN);
+	*rlen = KUCMA_EVENT_LEN;
+	f->head = (f->head + 1) % KUCMA_EVENTS;
+	f->n--;
+	if (!kucma_id(u, token, e->id, &id))
+		id->events_reported++;
+	return 0;
+}
+
+int kucma_write(struct kucma *u, uint32_t token, uint32_t flags, const uint8_t *buf, size_t len,
+		uint8_t *resp, size_t *resp_len)
+{
+	/* The commands' `in` sizes; 0: no handler here (-ENOSYS). */
+	static const uint16_t in_len[KUCMA_CMD_JOIN_MCAST + 1] = {
+		[KUCMA_CMD_CREATE_ID] = KUCMA_CREATE_LEN,
+		[KUCMA_CMD_DESTROY_ID] = KUCMA_DESTROY_LEN,
+		[KUCMA_CMD_GET_EVENT] = 8,
+		[KUCMA_CMD_QUERY] = KUCMA_QUERY_LEN,
+		[KUCMA_CMD_BIND] = KUCMA_BIND_LEN,
+	};
+	uint32_t cmd;
+	uint16_t in, out;
+	const uint8_t *p = buf + KUCMA_HDR_LEN;
+	int ret;
+
+	*resp_len = 0;
+	if (!kucma_file(u, token))
+		return -EBADF;
+	/* ucma_write's checks, in its order. */
+	if (len < KUCMA_HDR_LEN)
+		return -EINVAL;
+	cmd = get32h(buf + KUCMA_HDR_CMD);
+	in = get16h(buf + KUCMA_HDR_IN);
+	out = get16h(buf + KUCMA_HDR_OUT);
+	if (cmd > KUCMA_CMD_JOIN_MCAST || (size_t)in + KUCMA_HDR_LEN > len)
+		return -EINVAL;
+	if (!in_len[cmd])
+		return -ENOSYS;
+	/* The kernel copies sizeof(cmd) from the caller whatever `in`
+	 * says; here only `in` bytes came: a shorter one is refused. */
+	if (in < in_len[cmd])
+		return -EINVAL;
+	switch (cmd) {
+	case KUCMA_CMD_CREATE_ID:
+		ret = kucma_create_id(u, token, p, out, resp, resp_len);
+		break;
+	case KUCMA_CMD_DESTROY_ID:
+		ret = kucma_destroy_id(u, token, p, out, resp, resp_len);
+		break;
+	case KUCMA_CMD_GET_EVENT:
+		ret = kucma_get_event(u, token, flags, out, resp, resp_len);
+		break;
+	case KUCMA_CMD_QUERY:
+		ret = kucma_query(u, token, p, out, resp, resp_len);
+		break;
+	default:
+		ret = kucma_bind(u, token, p);
+		break;
+	}
+	if (ret < 0) {
+		*resp_len = 0;
+		return ret;
+	}
+	return (int)len;
+}
+
+int kucma_queue(struct kucma *u, uint32_t n, uint32_t event, int32_t status)
+{
+	struct kucma_file *f;
+	struct kucma_event *e;
+	int was_empty;
+
+	if (n >= KUCMA_IDS || !u->ids[n].used)
+		return -ENOENT;
+	f = kucma_file(u, u->ids[n].file);
+	if (f->n == KUCMA_EVENTS)
+		return -ENOBUFS;
+	was_empty = !f->n;
+	e = &f->ev[(f->head + f->n) % KUCMA_EVENTS];
+	memset(e, 0, sizeof(*e));
+	e->id = n;
+	put64h(e->b + KUCMA_EV_UID, u->ids[n].uid);
+	put32h(e->b + KUCMA_EV_ID, n);
+	put32h(e->b + KUCMA_EV_EVENT, event);
+	put32h(e->b + KUCMA_EV_STATUS, (uint32_t)status);
+	f->n++;
+	return was_empty;
+}
+
+int kucma_ready(const struct kucma *u, uint32_t token)
+{
+	size_t i;
+
+	for (i = 0; i < KUCMA_FILES; i++)
+		if (u->files[i].used && u->files[i].token == token)
+			return u->files[i].n > 0;
+	return 0;
+}

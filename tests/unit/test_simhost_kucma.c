@@ -1,0 +1,279 @@
+/* The simulated node's rdma_ucm commands (tests/simhost/kucma.c): the
+ * bytes librdmacm 44 writes, built here from the ABI's own structs
+ * (<rdma/rdma_user_cm.h>, <infiniband/ib.h>), and the answers read back
+ * through them -- so kucma's offsets are checked against the ABI, not
+ * against themselves. The order is librdmacm's AF_IB probe
+ * (cma.c ucma_set_af_ib_support), then ucma_write's refusals. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <endian.h>
+
+#include <cmocka.h>
+#include <infiniband/ib.h>
+#include <rdma/rdma_user_cm.h>
+
+#include "kucma.h"
+
+#define GUID 0x0002c90300001234ull
+static const uint8_t GID[16] = { 0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x00, 0x02, 0xc9, 0x03, 0, 0, 0x12, 0x35 };
+
+static struct kucma U;
+
+static int setup(void **state)
+{
+	struct kucma_port p = { .node_guid = GUID, .pkey = 0xffff };
+
+	(void)state;
+	memcpy(p.gid, GID, 16);
+	kucma_init(&U, &p);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	kucma_fini(&U);
+	return 0;
+}
+
+/* One write(): hdr then cmd, as librdmacm's CMA_INIT_CMD does. */
+static int wr(uint32_t tok, uint32_t flags, uint32_t cmd, const void *body, uint16_t in,
+	      uint16_t out, uint8_t *resp, size_t *rlen)
+{
+	uint8_t buf[512];
+	struct rdma_ucm_cmd_hdr h = { .cmd = cmd, .in = in, .out = out };
+
+	memcpy(buf, &h, sizeof(h));
+	memcpy(buf + sizeof(h), body, in);
+	return kucma_write(&U, tok, flags, buf, sizeof(h) + in, resp, rlen);
+}
+
+static uint32_t create(uint32_t tok, uint64_t uid, uint16_t ps, uint8_t qpt)
+{
+	struct rdma_ucm_create_id c = { .uid = uid, .ps = ps, .qp_type = qpt };
+	struct rdma_ucm_create_id_resp r;
+	uint8_t resp[KUCMA_RESP_MAX];
+	size_t n;
+
+	assert_int_equal(wr(tok, 0, RDMA_USER_CM_CMD_CREATE_ID, &c, sizeof(c), sizeof(r), resp, &n),
+			 8 + sizeof(c));
+	assert_int_equal(n, sizeof(r));
+	memcpy(&r, resp, sizeof(r));
+	return r.id;
+}
+
+static int bind_ib(uint32_t tok, uint32_t id, const uint8_t gid[16], uint64_t sid, uint64_t mask)
+{
+	struct rdma_ucm_bind b;
+	struct sockaddr_ib sib;
+	uint8_t resp[KUCMA_RESP_MAX];
+	size_t n;
+
+	memset(&b, 0, sizeof(b));
+	memset(&sib, 0, sizeof(sib));
+	sib.sib_family = AF_IB;
+	sib.sib_pkey = htobe16(0xffff);
+	memcpy(&sib.sib_addr, gid, 16);
+	sib.sib_sid = htobe64(sid);
+	sib.sib_sid_mask = htobe64(mask);
+	b.id = id;
+	b.addr_size = sizeof(sib);
+	memcpy(&b.addr, &sib, sizeof(sib));
+	return wr(tok, 0, RDMA_USER_CM_CMD_BIND, &b, sizeof(b), 0, resp, &n);
+}
+
+static int query(uint32_t tok, uint32_t id, uint32_t opt, struct rdma_ucm_query_addr_resp *r)
+{
+	struct rdma_ucm_query q = { .id = id, .option = opt };
+	uint8_t resp[KUCMA_RESP_MAX];
+	size_t n;
+	int ret = wr(tok, 0, RDMA_USER_CM_CMD_QUERY, &q, sizeof(q), sizeof(*r), resp, &n);
+
+	if (ret >= 0) {
+		assert_int_equal(n, sizeof(*r));
+		memcpy(r, resp, sizeof(*r));
+	}
+	return ret;
+}
+
+static int destroy(uint32_t tok, uint32_t id, uint32_t *reported)
+{
+	struct rdma_ucm_destroy_id d = { .id = id };
+	struct rdma_ucm_destroy_id_resp r;
+	uint8_t resp[KUCMA_RESP_MAX];
+	size_t n;
+	int ret = wr(tok, 0, RDMA_USER_CM_CMD_DESTROY_ID, &d, sizeof(d), sizeof(r), resp, &n);
+
+	if (ret >= 0) {
+		memcpy(&r, resp, sizeof(r));
+		*reported = r.events_reported;
+	}
+	return ret;
+}
+
+/* ucma_set_af_ib_support: CREATE_ID(PS_IB), BIND(AF_IB, ::, TCP sid
+ * port 0), QUERY(ADDR), QUERY(GID), DESTROY_ID. */
+static void test_af_ib_probe(void **state)
+{
+	static const uint8_t any[16];
+	struct rdma_ucm_query_addr_resp r;
+	struct sockaddr_ib sib;
+	uint32_t tok, id, rep = 99;
+
+	(void)state;
+	tok = (uint32_t)kucma_open(&U);
+	id = create(tok, 0x1122334455667788ull, RDMA_PS_IB, 2);
+	assert_int_equal(id, 0); /* handles from 0, as the kernel's xarray */
+	assert_int_equal(bind_ib(tok, id, any, 0x0000000001060000ull, 0xffffffffffff0000ull),
+			 8 + sizeof(struct rdma_ucm_bind));
+	assert_int_equal(query(tok, id, RDMA_USER_CM_QUERY_ADDR, &r), 8 + sizeof(struct rdma_ucm_query));
+	assert_int_equal(r.node_guid, 0); /* no device: bound to :: */
+	assert_int_equal(r.port_num, 0);
+	assert_int_equal(r.src_size, sizeof(sib));
+	assert_int_equal(r.dst_size, sizeof(sib));
+	memcpy(&sib, &r.src_addr, sizeof(sib));
+	assert_int_equal(sib.sib_family, AF_IB);
+	/* an ephemeral port in the TCP space (cma_alloc_any_port) */
+	assert_int_equal(be64toh(sib.sib_sid) & 0xffffffffffff0000ull, 0x0000000001060000ull);
+	assert_true((be64toh(sib.sib_sid) & 0xffff) >= 32768);
+	assert_int_equal(be64toh(sib.sib_sid_mask), 0xffffffffffff0000ull);
+	memcpy(&sib, &r.dst_addr, sizeof(sib));
+	assert_int_equal(sib.sib_family, AF_IB);
+	assert_int_equal(query(tok, id, RDMA_USER_CM_QUERY_GID, &r), 8 + sizeof(struct rdma_ucm_query));
+	assert_int_equal(r.src_size, sizeof(sib));
+	assert_int_equal(destroy(tok, id, &rep), 8 + sizeof(struct rdma_ucm_destroy_id));
+	assert_int_equal(rep, 0);
+	assert_int_equal(query(tok, id, RDMA_USER_CM_QUERY_ADDR, &r), -ENOENT);
+	kucma_close(&U, tok);
+}
+
+/* rdma_bind_addr with the port's GID: the device's fields, in the
+ * kernel's byte order (node_guid and pkey as on the wire). */
+static void test_bind_gid(void **state)
+{
+	static const uint8_t other[16] = { 0xfe, 0x80, [15] = 9 };
+	struct rdma_ucm_query_addr_resp r;
+	struct sockaddr_ib sib;
+	uint32_t tok, id, id2;
+
+	(void)state;
+	tok = (uint32_t)kucma_open(&U);
+	id = create(tok, 1, RDMA_PS_TCP, 0);
+	id2 = create(tok, 2, RDMA_PS_TCP, 0);
+	assert_int_equal(bind_ib(tok, id, other, 0x1061d2f, ~0ull), -ENODEV);
+	assert_true(bind_ib(tok, id, GID, 0x1061d2f, ~0ull) > 0);
+	assert_int_equal(bind_ib(tok, id, GID, 0x1061d2f, ~0ull), -EINVAL); /* not IDLE */
+	assert_int_equal(bind_ib(tok, id2, GID, 0x1061d2f, ~0ull), -EADDRINUSE);
+	assert_int_equal(bind_ib(tok, id2, GID, 0x1111d2f, ~0ull), -EPROTONOSUPPORT);
+	assert_true(query(tok, id, RDMA_USER_CM_QUERY_ADDR, &r) > 0);
+	assert_int_equal(be64toh(r.node_guid), GUID);
+	assert_int_equal(r.port_num, 1);
+	assert_int_equal(be16toh(r.pkey), 0xffff);
+	assert_int_equal(r.ibdev_index, 0);
+	memcpy(&sib, &r.src_addr, sizeof(sib));
+	assert_memory_equal(sib.sib_addr.sib_raw, GID, 16);
+	kucma_close(&U, tok);
+}
+
+/* ucma_write's refusals, in its order, then the handlers'. */
+static void test_refusals(void **state)
+{
+	struct rdma_ucm_create_id c = { .ps = RDMA_PS_TCP };
+	struct rdma_ucm_query_addr_resp r;
+	uint8_t resp[KUCMA_RESP_MAX], buf[64] = { 0 };
+	uint32_t tok, tok2, id;
+	size_t n;
+
+	(void)state;
+	tok = (uint32_t)kucma_open(&U);
+	tok2 = (uint32_t)kucma_open(&U);
+	assert_int_equal(kucma_write(&U, tok, 0, buf, 7, resp, &n), -EINVAL);
+	assert_int_equal(wr(tok, 0, RDMA_USER_CM_CMD_JOIN_MCAST + 1, &c, sizeof(c), 4, resp, &n), -EINVAL);
+	memcpy(buf, &(struct rdma_ucm_cmd_hdr){ .cmd = RDMA_USER_CM_CMD_CREATE_ID, .in = 24, .out = 4 }, 8);
+	assert_int_equal(kucma_write(&U, tok, 0, buf, 8 + 16, resp, &n), -EINVAL); /* in > len */
+	assert_int_equal(wr(tok, 0, RDMA_USER_CM_CMD_GET_OPTION, &c, sizeof(c), 4, resp, &n), -ENOSYS);
+	assert_int_equal(wr(tok, 0, RDMA_USER_CM_CMD_CREATE_ID, &c, sizeof(c), 3, resp, &n), -ENOSPC);
+	assert_int_equal(n, 0);
+	c.ps = 0x0999;
+	assert_int_equal(wr(tok, 0, RDMA_USER_CM_CMD_CREATE_ID, &c, sizeof(c), 4, resp, &n), -EINVAL);
+	id = create(tok, 5, RDMA_PS_UDP, 0);
+	assert_int_equal(query(tok2, id, RDMA_USER_CM_QUERY_ADDR, &r), -EINVAL); /* another file's */
+	assert_int_equal(query(tok, id, RDMA_USER_CM_QUERY_PATH, &r), -ENOSYS);
+	{
+		struct rdma_ucm_query q = { .id = id };
+
+		assert_int_equal(wr(tok, 0, RDMA_USER_CM_CMD_QUERY, &q, sizeof(q), 279, resp, &n), -ENOSPC);
+	}
+	{
+		struct rdma_ucm_bind b = { .id = id, .addr_size = 16 };
+
+		b.addr.ss_family = AF_IB;
+		assert_int_equal(wr(tok, 0, RDMA_USER_CM_CMD_BIND, &b, sizeof(b), 0, resp, &n), -EINVAL);
+	}
+	kucma_close(&U, tok);
+	assert_int_equal(wr(tok, 0, RDMA_USER_CM_CMD_CREATE_ID, &c, sizeof(c), 4, resp, &n), -EBADF);
+	kucma_close(&U, tok2);
+}
+
+/* GET_EVENT: -EAGAIN on O_NONBLOCK, parked when blocking, the event's
+ * uid/id/event/status at the ABI's offsets; DESTROY_ID drops the id's
+ * queued events and says how many it reported. */
+static void test_get_event(void **state)
+{
+	struct rdma_ucm_get_event g = { 0 };
+	struct rdma_ucm_event_resp ev;
+	uint8_t resp[KUCMA_RESP_MAX];
+	uint32_t tok, id, id2, rep;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(sizeof(ev), KUCMA_EVENT_LEN);
+	tok = (uint32_t)kucma_open(&U);
+	id = create(tok, 0xabcdef0012345678ull, RDMA_PS_TCP, 0);
+	id2 = create(tok, 7, RDMA_PS_TCP, 0);
+	assert_int_equal(wr(tok, KUCMA_NONBLOCK, RDMA_USER_CM_CMD_GET_EVENT, &g, sizeof(g), sizeof(ev),
+			    resp, &n), -EAGAIN);
+	assert_int_equal(wr(tok, 0, RDMA_USER_CM_CMD_GET_EVENT, &g, sizeof(g), sizeof(ev), resp, &n),
+			 KUCMA_PARK);
+	assert_false(kucma_ready(&U, tok));
+	assert_int_equal(kucma_queue(&U, id, 1 /* ADDR_ERROR */, -EADDRNOTAVAIL), 1);
+	assert_int_equal(kucma_queue(&U, id2, 0, 0), 0);
+	assert_int_equal(kucma_queue(&U, id2, 2, 0), 0);
+	assert_true(kucma_ready(&U, tok));
+	assert_int_equal(wr(tok, 0, RDMA_USER_CM_CMD_GET_EVENT, &g, sizeof(g), sizeof(ev) - 1, resp, &n),
+			 -ENOSPC);
+	assert_int_equal(wr(tok, 0, RDMA_USER_CM_CMD_GET_EVENT, &g, sizeof(g), sizeof(ev), resp, &n),
+			 8 + sizeof(g));
+	assert_int_equal(n, sizeof(ev));
+	memcpy(&ev, resp, sizeof(ev));
+	assert_int_equal(ev.uid, 0xabcdef0012345678ull);
+	assert_int_equal(ev.id, id);
+	assert_int_equal(ev.event, 1);
+	assert_int_equal((int32_t)ev.status, -EADDRNOTAVAIL);
+	assert_true(destroy(tok, id, &rep) > 0);
+	assert_int_equal(rep, 1);
+	assert_true(wr(tok, KUCMA_NONBLOCK, RDMA_USER_CM_CMD_GET_EVENT, &g, sizeof(g), sizeof(ev), resp,
+		       &n) > 0);
+	memcpy(&ev, resp, sizeof(ev));
+	assert_int_equal(ev.id, id2);
+	assert_true(destroy(tok, id2, &rep) > 0);
+	assert_int_equal(rep, 1); /* its second event dropped, never reported */
+	assert_false(kucma_ready(&U, tok));
+	kucma_close(&U, tok);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_af_ib_probe, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bind_gid, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_get_event, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

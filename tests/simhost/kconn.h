@@ -31,7 +31,7 @@ struct kconn {
 	int fd;
 	uint32_t kind;  /* enum simhost_kind; 0 before the hello */
 	uint32_t pid;
-	uint32_t token; /* UMAD: its own; AGENTS: its UMAD connection's */
+	uint32_t token; /* UMAD, UCMA: its own; AGENTS, UCMA_CMD: its file's */
 	struct kconn_pkt *head, *tail;
 	size_t queued;
 	/* SIMHOST_UMAD */
@@ -39,6 +39,8 @@ struct kconn {
 	uint8_t *rx_buf;       /* its bytes so far */
 	struct krmpp *rmpp;
 	int agents_used; /* an agent was registered (ENABLE_PKEY's check) */
+	/* SIMHOST_UCMA */
+	uint32_t doorbell; /* the last doorbell's gen (proto.h), 0: none yet */
 };
 
 struct kconn_set {

@@ -129,10 +129,14 @@ static struct kucma_file *kucma_file(struct kucma *u, uint32_t token)
 	return NULL;
 }
 
-int kucma_open(struct kucma *u)
+int kucma_open(struct kucma *u, int cm_loaded)
 {
 	size_t i;
 
+	/* rdma_ucm depends on ib_cm (via rdma_cm): without it there is no
+	 * misc device to open (RDMACM.md 4). */
+	if (!cm_loaded)
+		return -ENOENT;
 	for (i = 0; i < KUCMA_FILES; i++)
 		if (!u->files[i].used) {
 			memset(&u->files[i], 0, sizeof(u->files[i]));

@@ -68,8 +68,9 @@ struct kucma {
 
 void kucma_init(struct kucma *u, const struct kucma_port *port);
 void kucma_fini(struct kucma *u);
-/* A new file: its token (> 0), or -EMFILE. */
-int kucma_open(struct kucma *u);
+/* A new file: its token (> 0), -ENOENT while ib_cm (and with it
+ * rdma_ucm) is not loaded, or -EMFILE. */
+int kucma_open(struct kucma *u, int cm_loaded);
 /* The file released: every id of it destroyed (ucma_close). */
 void kucma_close(struct kucma *u, uint32_t token);
 /* One write() of file token: len (the bytes taken) or -errno as

@@ -27,6 +27,17 @@
  *                  simhost_event (the device's async events).
  *   SIMHOST_ADMIN  the bench's console (simhostd -C): one text command
  *                  packet, one text reply packet.
+ *   SIMHOST_UCMA   one per open of /dev/infiniband/rdma_cm (RDMACM.md 6):
+ *                  the fd the process gets, the ucma file, named by the
+ *                  welcome's token. Kernel -> process only: a
+ *                  simhost_doorbell each time the file's event list goes
+ *                  from empty to non-empty, so poll() on the fd is the
+ *                  event channel's readiness. Its hang-up is the file's
+ *                  release (ucma_close).
+ *   SIMHOST_UCMA_CMD  a command connection of the UCMA file whose token
+ *                  its hello names (several per file, one per thread
+ *                  with a write() under way: GET_EVENT may block): one
+ *                  simhost_ucm_req packet, one simhost_ucm_rep packet.
  */
 #ifndef IBATS_SIMHOST_PROTO_H
 #define IBATS_SIMHOST_PROTO_H
@@ -44,6 +55,8 @@ enum simhost_kind {
 	SIMHOST_ISSM = 3,
 	SIMHOST_VERBS = 4,
 	SIMHOST_ADMIN = 5,
+	SIMHOST_UCMA = 6,
+	SIMHOST_UCMA_CMD = 7,
 };
 
 struct simhost_hello {
@@ -143,6 +156,32 @@ struct simhost_frame {
 struct simhost_event {
 	uint32_t type;
 	uint32_t port;
+};
+
+/* SIMHOST_UCMA_CMD: one write() of the rdma_cm fd, the bytes as the
+ * process gave them (struct rdma_ucm_cmd_hdr, then the command; the
+ * response pointer inside is the process's and untouched), len of them
+ * after this header. */
+struct simhost_ucm_req {
+	uint32_t flags; /* SIMHOST_UCM_NONBLOCK: the fd is O_NONBLOCK */
+	uint32_t len;
+};
+
+#define SIMHOST_UCM_NONBLOCK 1u
+
+/* The answer: resp_len bytes of response after it, for the process's
+ * `response` pointer (only when ret >= 0). doorbell: when not 0, the
+ * file's event list is empty now and the doorbells up to this one are
+ * stale (the process drops them from the UCMA socket). */
+struct simhost_ucm_rep {
+	int32_t ret; /* what write() returns: len, or -errno */
+	uint32_t resp_len;
+	uint32_t doorbell;
+};
+
+/* SIMHOST_UCMA: the event list became non-empty (gen counts from 1). */
+struct simhost_doorbell {
+	uint32_t gen;
 };
 
 #endif

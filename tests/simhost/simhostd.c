@@ -4,8 +4,9 @@
  * DIR/NODE/kernel.sock (proto.h, kconn.c). It plays ib_mad and ib_umad
  * (kmad.c: agents, dispatch by registration, hi_tid routing, timeouts;
  * krmpp.c: RMPP), the driver's sysfs and verbs port events (ksysfs.c,
- * PortInfo polled every 50 ms), ib_ipoib's broadcast joins (kipoib.c)
- * and the modules an admin changes at run time (kmod.c). Single-threaded:
+ * PortInfo polled every 50 ms), ib_ipoib's broadcast joins (kipoib.c),
+ * the modules an admin changes at run time (kmod.c) and rdma_ucm's
+ * device (kucma.c, kucmaio.c). Single-threaded:
  * one poll loop; no process can block it.
  *
  *   simhostd -n NODE -d DIR [--kernel-cm] [--ipoib NAME[:PKEY]]... [-v]
@@ -40,6 +41,7 @@
 #include "kmod.h"
 #include "krmpp.h"
 #include "ksysfs.h"
+#include "kucmaio.h"
 #include "mad.h"
 #include "mono.h"
 #include "proto.h"
@@ -63,6 +65,7 @@ struct host {
 	struct kipoib ipoib;
 	struct kmod mod;
 	struct kconn_set cs;
+	struct kucmaio ucma;
 	uint8_t pi[64], pk[64];
 	int64_t next_poll;
 	uint32_t next_token, next_qpn_block;
@@ -401,7 +404,7 @@ static void hello(struct host *h, struct kconn *c, const uint8_t *buf, size_t le
 		goto out;
 	}
 	memcpy(&hi, buf, sizeof(hi));
-	if (hi.magic != SIMHOST_MAGIC || hi.kind < SIMHOST_UMAD || hi.kind > SIMHOST_ADMIN) {
+	if (hi.magic != SIMHOST_MAGIC || hi.kind < SIMHOST_UMAD || hi.kind > SIMHOST_UCMA_CMD) {
 		w.err = -EPROTO;
 		goto out;
 	}
@@ -445,6 +448,11 @@ static void hello(struct host *h, struct kconn *c, const uint8_t *buf, size_t le
 		h->next_qpn_block = h->next_qpn_block % (0xffffff / SIMHOST_QPN_BLOCK - 1) + 1;
 		w.qpn_base = h->next_qpn_block * SIMHOST_QPN_BLOCK;
 		break;
+	case SIMHOST_UCMA:
+	case SIMHOST_UCMA_CMD:
+		w.token = hi.token;
+		w.err = kucmaio_hello(&h->ucma, c, hi.kind, &w.token, h->mod.cm);
+		break;
 	default:
 		break;
 	}
@@ -459,6 +467,8 @@ static void conn_gone(struct host *h, struct kconn *c)
 {
 	if (c->kind == SIMHOST_UMAD)
 		kmad_drop_file(&h->k, c->token);
+	if (c->kind == SIMHOST_UCMA || c->kind == SIMHOST_UCMA_CMD)
+		kucmaio_gone(&h->ucma, c);
 	if (c == h->issm) {
 		/* ib_umad_sm_close: IsSM cleared. */
 		h->issm = NULL;
@@ -497,6 +507,8 @@ static void conn_input(struct host *h, struct kconn *c, int64_t now)
 			kconn_send(&h->cs, c, &rep, sizeof(rep), NULL, 0);
 		} else if (c->kind == SIMHOST_ADMIN) {
 			admin(h, c, buf, len);
+		} else if (c->kind == SIMHOST_UCMA_CMD) {
+			kucmaio_input(&h->ucma, c, buf, len);
 		}
 		free(buf);
 	}
@@ -713,6 +725,7 @@ static int setup(struct host *h, int kernel_cm, char **ipoib, int nipoib)
 	if ((ret = ksysfs_init(&h->fs, path, h->node, ni)) < 0)
 		return ret;
 	kmod_init(&h->mod, &h->k, &h->fs, &h->ipoib);
+	kucmaio_init(&h->ucma, &h->cs, &h->fs);
 	if (kernel_cm && (ret = kmod_cm_load(&h->mod)) < 0)
 		return ret;
 	for (i = 0; i < nipoib; i++)
@@ -795,6 +808,7 @@ int main(int argc, char **argv)
 		unlink(path);
 	kconn_fini(&h.cs);
 	simclient_fini(&h.sc);
+	kucmaio_fini(&h.ucma);
 	kmod_fini(&h.mod);
 	kmad_fini(&h.k);
 	return ret ? 1 : 0;

@@ -125,7 +125,7 @@ static void test_af_ib_probe(void **state)
 	uint32_t tok, id, rep = 99;
 
 	(void)state;
-	tok = (uint32_t)kucma_open(&U);
+	tok = (uint32_t)kucma_open(&U, 1);
 	id = create(tok, 0x1122334455667788ull, RDMA_PS_IB, 2);
 	assert_int_equal(id, 0); /* handles from 0, as the kernel's xarray */
 	assert_int_equal(bind_ib(tok, id, any, 0x0000000001060000ull, 0xffffffffffff0000ull),
@@ -161,7 +161,7 @@ static void test_bind_gid(void **state)
 	uint32_t tok, id, id2;
 
 	(void)state;
-	tok = (uint32_t)kucma_open(&U);
+	tok = (uint32_t)kucma_open(&U, 1);
 	id = create(tok, 1, RDMA_PS_TCP, 0);
 	id2 = create(tok, 2, RDMA_PS_TCP, 0);
 	assert_int_equal(bind_ib(tok, id, other, 0x1061d2f, ~0ull), -ENODEV);
@@ -189,8 +189,8 @@ static void test_refusals(void **state)
 	size_t n;
 
 	(void)state;
-	tok = (uint32_t)kucma_open(&U);
-	tok2 = (uint32_t)kucma_open(&U);
+	tok = (uint32_t)kucma_open(&U, 1);
+	tok2 = (uint32_t)kucma_open(&U, 1);
 	assert_int_equal(kucma_write(&U, tok, 0, buf, 7, resp, &n), -EINVAL);
 	assert_int_equal(wr(tok, 0, RDMA_USER_CM_CMD_JOIN_MCAST + 1, &c, sizeof(c), 4, resp, &n), -EINVAL);
 	memcpy(buf, &(struct rdma_ucm_cmd_hdr){ .cmd = RDMA_USER_CM_CMD_CREATE_ID, .in = 24, .out = 4 }, 8);
@@ -232,7 +232,7 @@ static void test_get_event(void **state)
 
 	(void)state;
 	assert_int_equal(sizeof(ev), KUCMA_EVENT_LEN);
-	tok = (uint32_t)kucma_open(&U);
+	tok = (uint32_t)kucma_open(&U, 1);
 	id = create(tok, 0xabcdef0012345678ull, RDMA_PS_TCP, 0);
 	id2 = create(tok, 7, RDMA_PS_TCP, 0);
 	assert_int_equal(wr(tok, KUCMA_NONBLOCK, RDMA_USER_CM_CMD_GET_EVENT, &g, sizeof(g), sizeof(ev),
@@ -266,6 +266,14 @@ static void test_get_event(void **state)
 	kucma_close(&U, tok);
 }
 
+/* No ib_cm, no rdma_ucm: the device is not there (open: ENOENT). */
+static void test_open_without_cm(void **state)
+{
+	(void)state;
+	assert_int_equal(kucma_open(&U, 0), -ENOENT);
+	assert_true(kucma_open(&U, 1) > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -273,6 +281,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bind_gid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_get_event, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_open_without_cm, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

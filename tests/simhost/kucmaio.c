@@ -1,0 +1,163 @@
+/* simhostd's rdma_cm connections: see kucmaio.h. */
+#include <errno.h>
+#include <string.h>
+
+#include "kucmaio.h"
+#include "proto.h"
+#include "wire.h"
+
+void kucmaio_init(struct kucmaio *io, struct kconn_set *cs, const struct ksysfs *fs)
+{
+	struct kucma_port p;
+
+	memset(io, 0, sizeof(*io));
+	memset(&p, 0, sizeof(p));
+	kucma_init(&io->u, &p);
+	io->cs = cs;
+	io->fs = fs;
+}
+
+void kucmaio_fini(struct kucmaio *io)
+{
+	kucma_fini(&io->u);
+	memset(io->park, 0, sizeof(io->park));
+}
+
+/* The port as the device knows it now: the GID's prefix comes from the
+ * SM, so it is read at each command, not once. */
+static void kucmaio_port(struct kucmaio *io)
+{
+	io->u.port.node_guid = wire_get64(io->fs->nodeinfo + NI_OFF_NODE_GUID);
+	ksysfs_gid(io->fs, io->u.port.gid);
+	io->u.port.pkey = wire_get16(io->fs->pk);
+}
+
+int kucmaio_hello(struct kucmaio *io, struct kconn *c, uint32_t kind, uint32_t *token,
+		  int cm_loaded)
+{
+	int ret;
+
+	if (kind == SIMHOST_UCMA_CMD) {
+		if (!kconn_by_token(io->cs, SIMHOST_UCMA, *token))
+			return -EBADF;
+		c->token = *token;
+		return 0;
+	}
+	if ((ret = kucma_open(&io->u, cm_loaded)) < 0)
+		return ret;
+	c->token = *token = (uint32_t)ret;
+	c->doorbell = 0;
+	return 0;
+}
+
+/* One write() of c's file; -EAGAIN when it parks. */
+static int kucmaio_do(struct kucmaio *io, struct kconn *c, uint32_t flags, const uint8_t *buf,
+		      size_t len)
+{
+	struct simhost_ucm_rep rep = { 0, 0, 0 };
+	uint8_t resp[KUCMA_RESP_MAX];
+	struct kconn *f;
+	size_t rlen = 0;
+	int ret;
+
+	kucmaio_port(io);
+	ret = kucma_write(&io->u, c->token,
+			  flags & SIMHOST_UCM_NONBLOCK ? KUCMA_NONBLOCK : 0, buf, len, resp, &rlen);
+	if (ret == KUCMA_PARK)
+		return -EAGAIN;
+	rep.ret = ret;
+	rep.resp_len = ret < 0 ? 0 : (uint32_t)rlen;
+	/* The list is empty now: the doorbells rung so far are stale. */
+	f = kconn_by_token(io->cs, SIMHOST_UCMA, c->token);
+	if (f && !kucma_ready(&io->u, c->token))
+		rep.doorbell = f->doorbell;
+	kconn_send(io->cs, c, &rep, sizeof(rep), resp, rep.resp_len);
+	return 0;
+}
+
+static void kucmaio_park(struct kucmaio *io, struct kconn *c, uint32_t flags, const uint8_t *buf,
+			 size_t len)
+{
+	struct simhost_ucm_rep rep = { -ENOMEM, 0, 0 };
+	size_t i;
+
+	for (i = 0; i < KUCMAIO_PARKS; i++)
+		if (!io->park[i].c) {
+			io->park[i].c = c;
+			io->park[i].seq = io->next_seq++;
+			io->park[i].flags = flags;
+			io->park[i].len = len;
+			memcpy(io->park[i].buf, buf, len);
+			return;
+		}
+	kconn_send(io->cs, c, &rep, sizeof(rep), NULL, 0);
+}
+
+void kucmaio_input(struct kucmaio *io, struct kconn *c, const uint8_t *buf, size_t len)
+{
+	struct simhost_ucm_rep rep = { -EINVAL, 0, 0 };
+	struct simhost_ucm_req q;
+
+	if (len < sizeof(q)) {
+		kconn_send(io->cs, c, &rep, sizeof(rep), NULL, 0);
+		return;
+	}
+	memcpy(&q, buf, sizeof(q));
+	if (q.len != len - sizeof(q) || q.len > KUCMAIO_REQ_MAX) {
+		kconn_send(io->cs, c, &rep, sizeof(rep), NULL, 0);
+		return;
+	}
+	if (kucmaio_do(io, c, q.flags, buf + sizeof(q), q.len) == -EAGAIN)
+		kucmaio_park(io, c, q.flags, buf + sizeof(q), q.len);
+}
+
+/* The parked GET_EVENTs of file token, oldest first, tried again: as
+ * many are answered as there are events (all of them when the file is
+ * gone: -EBADF). */
+static void kucmaio_wake(struct kucmaio *io, uint32_t token)
+{
+	struct kucmaio_park *p;
+	size_t i;
+
+	for (;;) {
+		p = NULL;
+		for (i = 0; i < KUCMAIO_PARKS; i++)
+			if (io->park[i].c && io->park[i].c->token == token &&
+			    (!p || io->park[i].seq < p->seq))
+				p = &io->park[i];
+		if (!p || kucmaio_do(io, p->c, p->flags, p->buf, p->len) == -EAGAIN)
+			return;
+		p->c = NULL;
+	}
+}
+
+void kucmaio_gone(struct kucmaio *io, struct kconn *c)
+{
+	size_t i;
+
+	if (c->kind == SIMHOST_UCMA) {
+		kucma_close(&io->u, c->token);
+		kucmaio_wake(io, c->token);
+		return;
+	}
+	for (i = 0; i < KUCMAIO_PARKS; i++)
+		if (io->park[i].c == c)
+			io->park[i].c = NULL;
+}
+
+int kucmaio_queue(struct kucmaio *io, uint32_t id, uint32_t event, int32_t status)
+{
+	struct simhost_doorbell d;
+	struct kconn *f;
+	int ret = kucma_queue(&io->u, id, event, status);
+
+	if (ret < 0)
+		return ret;
+	f = kconn_by_token(io->cs, SIMHOST_UCMA, io->u.ids[id].file);
+	if (ret && f) {
+		d.gen = ++f->doorbell ? f->doorbell : ++f->doorbell;
+		kconn_send(io->cs, f, &d, sizeof(d), NULL, 0);
+	}
+	kucmaio_wake(io, io->u.ids[id].file);
+	return 0;
+}

@@ -1,0 +1,55 @@
+/* simhostd's side of the node's rdma_cm device (proto.h SIMHOST_UCMA,
+ * SIMHOST_UCMA_CMD; RDMACM.md 6): a SIMHOST_UCMA connection is a ucma
+ * file of kucma, its command connections carry one write() each, a
+ * blocking GET_EVENT on an empty file is parked until the file has an
+ * event (or goes), and each time a file's event list becomes non-empty
+ * a doorbell goes down its connection, the fd's readability. */
+#ifndef IBATS_SIMHOST_KUCMAIO_H
+#define IBATS_SIMHOST_KUCMAIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kconn.h"
+#include "ksysfs.h"
+#include "kucma.h"
+
+/* The longest write() taken: a command (at most 8 + 296 bytes, ACCEPT)
+ * and SET_OPTION's value. */
+#define KUCMAIO_REQ_MAX 1024
+/* GET_EVENTs blocked at once: one per thread waiting on a channel. */
+#define KUCMAIO_PARKS 64
+
+struct kucmaio_park {
+	struct kconn *c; /* NULL: the slot is free */
+	uint64_t seq;    /* answered in the order they came */
+	uint32_t flags;
+	size_t len;
+	uint8_t buf[KUCMAIO_REQ_MAX];
+};
+
+struct kucmaio {
+	struct kucma u;
+	struct kconn_set *cs;
+	const struct ksysfs *fs;
+	struct kucmaio_park park[KUCMAIO_PARKS];
+	uint64_t next_seq;
+};
+
+void kucmaio_init(struct kucmaio *io, struct kconn_set *cs, const struct ksysfs *fs);
+void kucmaio_fini(struct kucmaio *io);
+/* The hello of a SIMHOST_UCMA (a new file, cm_loaded as kucma_open
+ * takes it; its token in *token) or SIMHOST_UCMA_CMD (for the file
+ * `token`) connection c: 0 or -errno for the welcome. */
+int kucmaio_hello(struct kucmaio *io, struct kconn *c, uint32_t kind, uint32_t *token,
+		  int cm_loaded);
+/* One packet of a SIMHOST_UCMA_CMD connection: answered now, or parked. */
+void kucmaio_input(struct kucmaio *io, struct kconn *c, const uint8_t *buf, size_t len);
+/* c (either kind) is going: a file is released, its parked GET_EVENTs
+ * answered -EBADF; a command connection's park is forgotten. */
+void kucmaio_gone(struct kucmaio *io, struct kconn *c);
+/* The producers' (rdma_cm, ib_cm) way to queue an event: kucma_queue,
+ * then the doorbell and the parked GET_EVENTs of the file. */
+int kucmaio_queue(struct kucmaio *io, uint32_t id, uint32_t event, int32_t status);
+
+#endif

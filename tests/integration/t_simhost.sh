@@ -152,6 +152,11 @@ check_out "... and rdma_ucm's ABI version, as librdmacm reads it" "^4$" \
 check_out "... and its misc device number" "^10:58$" on host4 cat /sys/class/misc/rdma_cm/dev
 check_out "... /dev/infiniband/rdma_cm is a character device 10:58 (librdmacm's open_cdev checks)" \
 	"^character special file 10:58$" on host4 stat -c '%F %Hr:%Lr' /dev/infiniband/rdma_cm
+# The stock librdmacm on it (tests/tools/ucmabind): its AF_IB probe, an id
+# bound to the port's GID, QUERY, a taken service ID, an empty channel.
+UCMABIND="$top_builddir/tests/tools/ucmabind"
+check_out "... the stock librdmacm binds an AF_IB id to host4's GID (ucmabind)" \
+	"^bound 0x0000000001061d2f$" on host4 "$UCMABIND" "$(port_gid host4)"
 agent_start host4 "address 10.0.0.4 primary" "cm yes"
 check_out "... atsd with cm yes on host4 runs without its CM endpoint (the kernel's CM)" \
 	"the kernel's CM \(ib_cm\) serves class 0x07 on this port, so atsd runs without its CM endpoint" \
@@ -169,6 +174,8 @@ check_out "simhost host4 rmmod ib_cm" "^ok$" simhost host4 rmmod ib_cm
 check "... /sys/module/ib_cm is gone" absent host4 /sys/module/ib_cm
 check "... and class/misc/rdma_cm with it" absent host4 /sys/class/misc/rdma_cm
 check "... and /dev/infiniband/rdma_cm" absent host4 /dev/infiniband/rdma_cm
+check_rc "... librdmacm finds no device (ucmabind)" 1 "rdma_create_event_channel" \
+	on host4 "$UCMABIND" "$(port_gid host4)"
 check_rc "... rmmod again: not loaded" 1 "^error: " simhost host4 rmmod ib_cm
 agent_start host4 "address 10.0.0.4 primary" "cm yes"
 wait_for "host4's record" 10 host4_registered

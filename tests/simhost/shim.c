@@ -44,6 +44,8 @@ static void shim_init(void)
 	NEXT(lxstat, "__lxstat");
 	NEXT(xstat64, "__xstat64");
 	NEXT(lxstat64, "__lxstat64");
+	NEXT(fstat, "fstat");
+	NEXT(fstat64, "fstat64");
 	NEXT(fstatat, "fstatat");
 	NEXT(fstatat64, "fstatat64");
 	NEXT(statx, "statx");

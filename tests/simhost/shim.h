@@ -31,6 +31,8 @@ typedef int (*shim_stat_fn)(const char *, struct stat *);
 typedef int (*shim_stat64_fn)(const char *, struct stat64 *);
 typedef int (*shim_xstat_fn)(int, const char *, struct stat *);
 typedef int (*shim_xstat64_fn)(int, const char *, struct stat64 *);
+typedef int (*shim_fstat_fn)(int, struct stat *);
+typedef int (*shim_fstat64_fn)(int, struct stat64 *);
 typedef int (*shim_fstatat_fn)(int, const char *, struct stat *, int);
 typedef int (*shim_fstatat64_fn)(int, const char *, struct stat64 *, int);
 typedef int (*shim_statx_fn)(int, const char *, int, unsigned int, struct statx *);
@@ -62,6 +64,8 @@ struct shim_libc {
 	shim_stat64_fn stat64, lstat64;
 	shim_xstat_fn xstat, lxstat;
 	shim_xstat64_fn xstat64, lxstat64;
+	shim_fstat_fn fstat;
+	shim_fstat64_fn fstat64;
 	shim_fstatat_fn fstatat;
 	shim_fstatat64_fn fstatat64;
 	shim_statx_fn statx;

@@ -20,6 +20,7 @@
 #include "shim.h"
 #include "shim_path.h"
 #include "shim_sys.h"
+#include "shim_ucma.h"
 #include "shim_umad.h"
 
 #define SHIM_SYS_LEN 4608
@@ -55,15 +56,6 @@ int shim_sys_is_netdir(const char *path)
 {
 	return shim_node() && path &&
 	       (!strcmp(path, "/sys/class/net") || !strcmp(path, "/sys/class/net/"));
-}
-
-/* /dev/infiniband/rdma_cm: the node has no rdma_ucm yet (RDMACM.md, next
- * steps), so it is a host without the module, as its sysfs says (no
- * class/misc/rdma_cm) -- never the real host's device. */
-static int shim_sys_ucma_open(void)
-{
-	errno = ENOENT;
-	return -1;
 }
 
 /* Whether the node has rdma_ucm: its sysfs has class/misc/rdma_cm
@@ -119,7 +111,7 @@ static int shim_sys_open(shim_open_fn fn, const char *path, int flags, mode_t mo
 	if (kind == SHIM_PATH_UMAD || kind == SHIM_PATH_ISSM)
 		return shim_umad_open(num, kind == SHIM_PATH_ISSM, flags);
 	if (kind == SHIM_PATH_UCMA)
-		return shim_sys_ucma_open();
+		return shim_ucma_open(flags);
 	return fn(p, flags, mode);
 }
 
@@ -180,7 +172,7 @@ static int shim_sys_openat(shim_openat_fn fn, int dirfd, const char *path, int f
 	if (kind == SHIM_PATH_UMAD || kind == SHIM_PATH_ISSM)
 		return shim_umad_open(num, kind == SHIM_PATH_ISSM, flags);
 	if (kind == SHIM_PATH_UCMA)
-		return shim_sys_ucma_open();
+		return shim_ucma_open(flags);
 	return fn(dirfd, p, flags, mode);
 }
 

@@ -31,6 +31,7 @@
 #include "shim.h"
 #include "shim_conn.h"
 #include "shim_mad.h"
+#include "shim_ucma.h"
 #include "shim_umad.h"
 #include "simframe.h"
 
@@ -411,7 +412,7 @@ ssize_t read(int fd, void *buf, size_t count)
 	ssize_t ret;
 
 	if (!u)
-		return shim_next()->read(fd, buf, count);
+		return shim_ucma_read(fd, buf, count);
 	if (u->issm) {
 		shim_umad_put(u);
 		errno = EINVAL; /* the issm device has no read */
@@ -428,7 +429,7 @@ ssize_t write(int fd, const void *buf, size_t count)
 	ssize_t ret;
 
 	if (!u)
-		return shim_next()->write(fd, buf, count);
+		return shim_ucma_write(fd, buf, count);
 	if (u->issm) {
 		shim_umad_put(u);
 		errno = EINVAL;
@@ -477,5 +478,5 @@ int close(int fd)
 				shim_umad_drop_locked(&shim_umad_tab[i]);
 		shim_umad_unlock();
 	}
-	return shim_next()->close(fd);
+	return shim_ucma_close(fd);
 }

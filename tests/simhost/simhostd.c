@@ -3,11 +3,11 @@
  * (simclient.c); the node's processes reach it through libsimhost.so over
  * DIR/NODE/kernel.sock (proto.h, kconn.c). It plays ib_mad and ib_umad
  * (kmad.c: agents, dispatch by registration, hi_tid routing, timeouts;
- * krmpp.c: RMPP), the driver's sysfs and verbs port events (ksysfs.c,
- * PortInfo polled every 50 ms), ib_ipoib's broadcast joins (kipoib.c),
- * the modules an admin changes at run time (kmod.c) and rdma_ucm's
- * device (kucma.c, kucmaio.c). Single-threaded:
- * one poll loop; no process can block it.
+ * krmpp.c: RMPP; kumad.c: the files' writes, ioctls and reads), the
+ * driver's sysfs and verbs port events (ksysfs.c, PortInfo polled
+ * every 50 ms), ib_ipoib's broadcast joins (kipoib.c), the modules an
+ * admin changes at run time (kmod.c) and rdma_ucm's device (kucma.c,
+ * kucmaio.c). Single-threaded: one poll loop; no process can block it.
  *
  *   simhostd -n NODE -d DIR [--kernel-cm] [--ipoib NAME[:PKEY]]... [-v]
  *   simhostd -n NODE -d DIR -C COMMAND (kadmin.h)
@@ -35,13 +35,13 @@
 
 #include "kadmin.h"
 #include "kconn.h"
-#include "kioctl.h"
 #include "kipoib.h"
 #include "kmad.h"
 #include "kmod.h"
 #include "krmpp.h"
 #include "ksysfs.h"
 #include "kucmaio.h"
+#include "kumad.h"
 #include "mad.h"
 #include "mono.h"
 #include "proto.h"
@@ -53,7 +53,6 @@
 /* A join's SA Set: timeout and retries before ipoib's backoff. */
 #define JOIN_TIMEOUT_MS 1000
 #define JOIN_RETRIES 1
-#define UMAD_HDR ((size_t)sizeof(struct ib_user_mad))
 
 struct host {
 	const char *node;
@@ -66,13 +65,13 @@ struct host {
 	struct kmod mod;
 	struct kconn_set cs;
 	struct kucmaio ucma;
+	struct kumad um;
 	uint8_t pi[64], pk[64];
 	int64_t next_poll;
 	uint32_t next_token, next_qpn_block;
 	struct kconn *issm; /* the one holder of issm0 */
 	uint8_t drop[256]; /* `drop CLASS on`: MADs of the class lost */
-	int no_rmpp;       /* `rmpp off` (kadmin.h) */
-	uint64_t mads_in, mads_out, resp_dropped, unmatched_answered, timeouts, lost;
+	uint64_t mads_in, unmatched_answered, timeouts, lost;
 };
 
 static volatile sig_atomic_t stop;
@@ -101,47 +100,7 @@ static void logf_(struct host *h, const char *fmt, ...)
 			logf_(h, __VA_ARGS__); \
 	} while (0)
 
-/* ---- the wire (ibsim) ---- */
-
-/* One MAD to ibsim from QP sqp to the umad address. */
-static void wire_out(struct host *h, const struct ib_user_mad *u, uint32_t sqp,
-		     const uint8_t *mad, size_t len)
-{
-	if (simclient_send_mad(&h->sc, u->addr.lid, u->addr.qpn, sqp, mad, len) == 0)
-		h->mads_out++;
-}
-
-/* `rmpp off`: the first DATA segment of a message, then nothing, as an SA
- * path without RMPP delivers it (kadmin.h). */
-static void first_segment(struct host *h, const struct ib_user_mad *u, uint32_t sqp,
-			  const uint8_t *mad, size_t len, int64_t now)
-{
-	struct rmpp_cfg cfg;
-	struct rmpp_tx t;
-	uint8_t seg[MAD_SIZE];
-
-	rmpp_cfg_default(&cfg);
-	if (rmpp_tx_init(&t, mad, len, rmpp_hdr_len(mad[MAD_OFF_MGMT_CLASS]), &cfg, now) < 0)
-		return;
-	if (rmpp_tx_next(&t, now, seg) == MAD_SIZE)
-		wire_out(h, u, sqp, seg, MAD_SIZE);
-	rmpp_tx_fini(&t);
-}
-
 /* ---- to the processes ---- */
-
-static void deliver(struct host *h, const struct kmad_agent *a, const struct ib_user_mad *u,
-		    const uint8_t *mad, size_t len)
-{
-	struct kconn *c = kconn_by_token(&h->cs, SIMHOST_UMAD, a->file);
-	struct ib_user_mad hdr = *u;
-
-	if (!c)
-		return;
-	hdr.agent_id = a->id;
-	hdr.length = (uint32_t)(UMAD_HDR + len);
-	kconn_send_msg(&h->cs, c, &hdr, UMAD_HDR, mad, len);
-}
 
 static void raise_event(struct host *h, uint32_t type)
 {
@@ -154,39 +113,17 @@ static void raise_event(struct host *h, uint32_t type)
 			kconn_send(&h->cs, h->cs.c[i], &e, sizeof(e), NULL, 0);
 }
 
-/* ---- RMPP and timeouts: what they send and hand over ---- */
-
-struct rctx {
-	struct host *h;
-	struct kmad_agent *a;
-};
-
-static void rmpp_out(void *ctx, const struct ib_user_mad *u, const uint8_t mad[MAD_SIZE])
-{
-	struct rctx *r = ctx;
-
-	wire_out(r->h, u, 1, mad, MAD_SIZE); /* RMPP is GSI only */
-}
-
-static void rmpp_msg(void *ctx, const struct ib_user_mad *u, const uint8_t *msg, size_t len)
-{
-	struct rctx *r = ctx;
-
-	if (kmad_complete(r->a, msg, len))
-		deliver(r->h, r->a, u, msg, len);
-	else
-		r->h->resp_dropped++;
-}
+/* ---- timeouts: what they send and hand over ---- */
 
 static void wait_resend(void *ctx, struct kmad_agent *a, const uint8_t *buf, size_t len)
 {
 	struct host *h = ctx;
 	struct ib_user_mad u;
 
-	memcpy(&u, buf, UMAD_HDR);
+	memcpy(&u, buf, KUMAD_HDR);
 	DBG(h, "resend tid 0x%016llx",
-	    (unsigned long long)wire_get64(buf + UMAD_HDR + MAD_OFF_TID));
-	wire_out(h, &u, a->reg.qpn, buf + UMAD_HDR, len - UMAD_HDR);
+	    (unsigned long long)wire_get64(buf + KUMAD_HDR + MAD_OFF_TID));
+	kumad_wire(&h->um, &u, a->reg.qpn, buf + KUMAD_HDR, len - KUMAD_HDR);
 }
 
 static void wait_expire(void *ctx, struct kmad_agent *a, const void *hdr, const uint8_t *mad,
@@ -199,7 +136,7 @@ static void wait_expire(void *ctx, struct kmad_agent *a, const void *hdr, const 
 	if (a->file == KMAD_KERNEL)
 		kipoib_answer(&h->ipoib, mad, len, 1, mono_ms());
 	else
-		deliver(h, a, hdr, mad, len);
+		kumad_deliver(&h->um, a, hdr, mad, len);
 }
 
 /* ---- MADs from ibsim ---- */
@@ -211,7 +148,7 @@ static void answer_unmatched(struct host *h, const struct simclient_req *in)
 	kmad_unmatched(in->mad, MAD_SIZE, mad);
 	h->unmatched_answered++;
 	if (simclient_reply(&h->sc, in, mad) == 0)
-		h->mads_out++;
+		h->um.mads_out++;
 }
 
 static void from_wire(struct host *h, struct simclient_req *in, int64_t now)
@@ -241,12 +178,12 @@ static void from_wire(struct host *h, struct simclient_req *in, int64_t now)
 	}
 	if (v == KMAD_DROP) {
 		if (kmad_is_response(mad))
-			h->resp_dropped++;
+			h->um.resp_dropped++;
 		return;
 	}
 	memset(&u, 0, sizeof(u));
 	u.agent_id = a->id;
-	u.length = (uint32_t)(UMAD_HDR + MAD_SIZE);
+	u.length = (uint32_t)(KUMAD_HDR + MAD_SIZE);
 	u.addr.qpn = in->sqp;
 	u.addr.lid = (uint16_t)in->slid;
 	if (a->file == KMAD_KERNEL) {
@@ -254,95 +191,10 @@ static void from_wire(struct host *h, struct simclient_req *in, int64_t now)
 		if (kmad_complete(a, mad, MAD_SIZE))
 			kipoib_answer(&h->ipoib, mad, MAD_SIZE, 0, now);
 		else
-			h->resp_dropped++;
+			h->um.resp_dropped++;
 		return;
 	}
-	if (!h->no_rmpp && kmad_kernel_rmpp(a) && krmpp_class(mad[MAD_OFF_MGMT_CLASS]) &&
-	    kmad_rmpp_active(mad, MAD_SIZE)) {
-		struct kconn *c = kconn_by_token(&h->cs, SIMHOST_UMAD, a->file);
-		struct rctx r = { h, a };
-
-		if (c && c->rmpp)
-			krmpp_recv(c->rmpp, &u, mad, MAD_SIZE, now, rmpp_out, rmpp_msg, &r);
-		return;
-	}
-	if (kmad_complete(a, mad, MAD_SIZE))
-		deliver(h, a, &u, mad, MAD_SIZE);
-	else
-		h->resp_dropped++;
-}
-
-/* ---- a process's umad write ---- */
-
-static void umad_write(struct host *h, struct kconn *c, uint8_t *buf, size_t len, int64_t now)
-{
-	struct ib_user_mad u;
-	struct kmad_agent *a;
-	uint8_t *mad = buf + UMAD_HDR;
-	size_t mlen;
-
-	/* ib_umad_write: at least the header and an RMPP header; an agent
-	 * of this file. Nothing comes back for a refused write (the shim's
-	 * write() has returned): the MAD is lost, its sender times out. */
-	if (len < UMAD_HDR + RMPP_HDR_END)
-		return;
-	memcpy(&u, buf, UMAD_HDR);
-	a = kmad_agent(&h->k, c->token, u.agent_id);
-	if (!a)
-		return;
-	mlen = len - UMAD_HDR;
-	kmad_stamp_tid(a, mad);
-	DBG(h, "out class 0x%02x method 0x%02x attr 0x%04x tid 0x%016llx to lid %u, %zu bytes",
-	    mad[MAD_OFF_MGMT_CLASS], mad[MAD_OFF_METHOD], wire_get16(mad + MAD_OFF_ATTR_ID),
-	    (unsigned long long)wire_get64(mad + MAD_OFF_TID), ntohs(u.addr.lid), mlen);
-	if (u.timeout_ms)
-		kmad_send_wait(a, buf, len, now);
-	if (h->no_rmpp && kmad_kernel_rmpp(a) && krmpp_class(mad[MAD_OFF_MGMT_CLASS]) &&
-	    kmad_rmpp_active(mad, mlen)) {
-		first_segment(h, &u, a->reg.qpn, mad, mlen, now);
-		return;
-	}
-	if (kmad_kernel_rmpp(a) && krmpp_class(mad[MAD_OFF_MGMT_CLASS]) &&
-	    kmad_rmpp_active(mad, mlen)) {
-		struct rctx r = { h, a };
-
-		if (krmpp_send(c->rmpp, &u, mad, mlen, now, rmpp_out, &r) < 0)
-			DBG(h, "RMPP send refused");
-		return;
-	}
-	wire_out(h, &u, a->reg.qpn, mad, mlen);
-}
-
-/* ---- a process's ioctl (SIMHOST_AGENTS) ---- */
-
-static int agents_op(struct host *h, struct kconn *c, const struct simhost_reg_req *q,
-		     struct simhost_reg_rep *rep)
-{
-	struct kconn *f = kconn_by_token(&h->cs, SIMHOST_UMAD, c->token);
-	struct kmad_reg r;
-	int ret;
-
-	if (!f)
-		return -EBADF;
-	if (q->op == SIMHOST_UNREG_AGENT) {
-		ret = kmad_unregister(&h->k, f->token, q->id);
-		if (!ret)
-			krmpp_drop_agent(f->rmpp, q->id);
-		return ret;
-	}
-	/* ib_umad_enable_pkey: only before the first agent. */
-	if (q->op == SIMHOST_ENABLE_PKEY)
-		return f->agents_used ? -EINVAL : 0;
-	if ((ret = kioctl_reg(q, &r, rep)) < 0)
-		return ret;
-	ret = kmad_register(&h->k, f->token, &r, &rep->id);
-	if (!ret) {
-		f->agents_used = 1;
-		rep->v2.id = rep->id;
-	}
-	DBG(h, "pid %u registers class 0x%02x v%u rmpp %u: %d", c->pid, r.mgmt_class,
-	    r.class_version, r.rmpp_version, ret);
-	return ret;
+	kumad_recv(&h->um, a, &u, mad, MAD_SIZE, now);
 }
 
 /* ---- the bench's console ---- */
@@ -365,7 +217,7 @@ static void admin(struct host *h, struct kconn *c, const uint8_t *buf, size_t le
 		else if (cmd.op == KADMIN_DROP)
 			h->drop[cmd.mgmt_class] = (uint8_t)cmd.on;
 		else if (cmd.op == KADMIN_RMPP)
-			h->no_rmpp = !cmd.on;
+			h->um.no_rmpp = !cmd.on;
 		else if (cmd.op == KADMIN_IPOIB_ADD)
 			ret = kmod_ipoib_add(&h->mod, cmd.name, cmd.pkey, mono_ms());
 		else if (cmd.op == KADMIN_IPOIB_DEL)
@@ -380,8 +232,8 @@ static void admin(struct host *h, struct kconn *c, const uint8_t *buf, size_t le
 			 "mads_in=%llu mads_out=%llu resp_dropped=%llu unmatched_answered=%llu "
 			 "timeouts=%llu queue_drops=%llu lost=%llu joins=%llu join_failures=%llu "
 			 "leaves=%llu",
-			 (unsigned long long)h->mads_in, (unsigned long long)h->mads_out,
-			 (unsigned long long)h->resp_dropped,
+			 (unsigned long long)h->mads_in, (unsigned long long)h->um.mads_out,
+			 (unsigned long long)h->um.resp_dropped,
 			 (unsigned long long)h->unmatched_answered,
 			 (unsigned long long)h->timeouts, (unsigned long long)h->cs.drops,
 			 (unsigned long long)h->lost, (unsigned long long)h->ipoib.joins,
@@ -480,8 +332,6 @@ static void conn_gone(struct host *h, struct kconn *c)
 
 static void conn_input(struct host *h, struct kconn *c, int64_t now)
 {
-	struct simhost_reg_rep rep;
-	struct simhost_reg_req q;
 	uint8_t *buf;
 	size_t len;
 	int n, r;
@@ -497,14 +347,9 @@ static void conn_input(struct host *h, struct kconn *c, int64_t now)
 		if (!c->kind) {
 			hello(h, c, buf, len);
 		} else if (c->kind == SIMHOST_UMAD) {
-			umad_write(h, c, buf, len, now);
+			kumad_write(&h->um, c, buf, len, now);
 		} else if (c->kind == SIMHOST_AGENTS) {
-			memset(&rep, 0, sizeof(rep));
-			memset(&q, 0, sizeof(q));
-			memcpy(&q, buf, len < sizeof(q) ? len : sizeof(q));
-			rep.err = len >= offsetof(struct simhost_reg_req, u) ? agents_op(h, c, &q, &rep)
-									  : -EINVAL;
-			kconn_send(&h->cs, c, &rep, sizeof(rep), NULL, 0);
+			kumad_agents(&h->um, c, buf, len);
 		} else if (c->kind == SIMHOST_ADMIN) {
 			admin(h, c, buf, len);
 		} else if (c->kind == SIMHOST_UCMA_CMD) {
@@ -520,7 +365,7 @@ static void join_send(void *ctx, const uint8_t mad[256])
 {
 	struct host *h = ctx;
 	struct kmad_agent *a = kmad_agent(&h->k, KMAD_KERNEL, h->mod.join_agent);
-	uint8_t buf[UMAD_HDR + MAD_SIZE];
+	uint8_t buf[KUMAD_HDR + MAD_SIZE];
 	struct ib_user_mad u;
 
 	if (!h->mod.has_join_agent || !a)
@@ -533,11 +378,11 @@ static void join_send(void *ctx, const uint8_t mad[256])
 	u.addr.qkey = htonl(SA_QKEY);
 	u.addr.lid = htons(wire_get16(h->pi + PI_OFF_SM_LID));
 	u.addr.sl = h->pi[PI_OFF_SM_SL] & 0xf;
-	memcpy(buf, &u, UMAD_HDR);
-	memcpy(buf + UMAD_HDR, mad, MAD_SIZE);
-	kmad_stamp_tid(a, buf + UMAD_HDR);
+	memcpy(buf, &u, KUMAD_HDR);
+	memcpy(buf + KUMAD_HDR, mad, MAD_SIZE);
+	kmad_stamp_tid(a, buf + KUMAD_HDR);
 	kmad_send_wait(a, buf, sizeof(buf), mono_ms());
-	wire_out(h, &u, SA_QP, buf + UMAD_HDR, MAD_SIZE);
+	kumad_wire(&h->um, &u, SA_QP, buf + KUMAD_HDR, MAD_SIZE);
 }
 
 static int port_up(const struct host *h)
@@ -617,16 +462,9 @@ static int64_t next_deadline(struct host *h)
 static void timers(struct host *h, int64_t now)
 {
 	uint8_t gid[16];
-	size_t i;
 
 	kmad_due(&h->k, now, wait_resend, wait_expire, h);
-	for (i = 0; i < KCONN_MAX; i++) {
-		struct kconn *c = h->cs.c[i];
-		struct rctx r = { h, NULL };
-
-		if (c && c->rmpp && krmpp_deadline(c->rmpp) <= now)
-			krmpp_timers(c->rmpp, now, rmpp_out, &r);
-	}
+	kumad_timers(&h->um, now);
 	ksysfs_gid(&h->fs, gid);
 	kipoib_due(&h->ipoib, now, gid, join_send, h);
 }
@@ -720,6 +558,7 @@ static int setup(struct host *h, int kernel_cm, char **ipoib, int nipoib)
 	if ((ret = simclient_nodeinfo(&h->sc, ni)) < 0)
 		return ret;
 	kmad_init(&h->k);
+	kumad_init(&h->um, &h->k, &h->cs, &h->sc, h->node, h->verbose);
 	kipoib_init(&h->ipoib);
 	snprintf(path, sizeof(path), "%s/%s", h->dir, SIMHOST_SYS);
 	if ((ret = ksysfs_init(&h->fs, path, h->node, ni)) < 0)
@@ -809,6 +648,7 @@ int main(int argc, char **argv)
 	kconn_fini(&h.cs);
 	simclient_fini(&h.sc);
 	kucmaio_fini(&h.ucma);
+	kumad_fini(&h.um);
 	kmod_fini(&h.mod);
 	kmad_fini(&h.k);
 	return ret ? 1 : 0;

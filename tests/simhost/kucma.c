@@ -16,6 +16,7 @@ enum {
 	KUCMA_CMD_GET_EVENT = 12,
 	KUCMA_CMD_QUERY = 19,
 	KUCMA_CMD_BIND = 20,
+	KUCMA_CMD_RESOLVE_ADDR = 21,
 	KUCMA_CMD_JOIN_MCAST = 22, /* the table's last */
 };
 
@@ -28,6 +29,17 @@ enum { KUCMA_DESTROY_ID = 8, KUCMA_DESTROY_LEN = 16 };
 enum { KUCMA_QUERY_ID = 8, KUCMA_QUERY_OPTION = 12, KUCMA_QUERY_LEN = 16 };
 /* struct rdma_ucm_bind (136) */
 enum { KUCMA_BIND_ID = 0, KUCMA_BIND_SIZE = 4, KUCMA_BIND_ADDR = 8, KUCMA_BIND_LEN = 136 };
+/* struct rdma_ucm_resolve_addr (272) */
+enum {
+	KUCMA_RA_ID = 0,
+	KUCMA_RA_SRC_SIZE = 8,
+	KUCMA_RA_DST_SIZE = 10,
+	KUCMA_RA_SRC = 16,
+	KUCMA_RA_DST = 144,
+	KUCMA_RA_LEN = 272,
+};
+/* enum rdma_cm_event_type */
+#define KUCMA_EV_ADDR_RESOLVED 0
 /* struct rdma_ucm_query_addr_resp (280) */
 enum {
 	KUCMA_QA_NODE_GUID = 0,
@@ -273,22 +285,24 @@ static int kucma_sid_used(const struct kucma *u, uint64_t sid)
 	return 0;
 }
 
-static int kucma_bind(struct kucma *u, uint32_t token, const uint8_t *in)
+/* rdma_addr_size: 0 for a family rdma_cm does not take. */
+static uint16_t kucma_addr_size(const uint8_t *sa)
+{
+	uint16_t family = get16h(sa);
+
+	return family == KUCMA_AF_IB ? 48 : family == KUCMA_AF_INET ? 16 :
+	       family == KUCMA_AF_INET6 ? 28 : 0;
+}
+
+/* rdma_bind_addr of id to sockaddr sib (its size checked). */
+static int kucma_bind_id(struct kucma *u, struct kucma_id *id, const uint8_t *sib)
 {
 	static const uint8_t any[16];
-	const uint8_t *sib = in + KUCMA_BIND_ADDR;
-	uint16_t family = get16h(sib), size = get16h(in + KUCMA_BIND_SIZE);
+	uint16_t family = get16h(sib);
 	uint64_t ps, port, sid, mask;
-	struct kucma_id *id;
-	int ret, dev = 0;
+	int dev = 0;
 	unsigned tries;
 
-	/* ucma_bind: addr_size must be rdma_addr_size(addr). */
-	if (size != (family == KUCMA_AF_IB ? 48 : family == KUCMA_AF_INET ? 16 :
-						 family == KUCMA_AF_INET6 ? 28 : 0) || !size)
-		return -EINVAL;
-	if ((ret = kucma_id(u, token, get32h(in + KUCMA_BIND_ID), &id)) < 0)
-		return ret;
 	if (id->bound)
 		return -EINVAL; /* rdma_bind_addr: only from RDMA_CM_IDLE */
 	if (family != KUCMA_AF_IB)
@@ -327,6 +341,73 @@ static int kucma_bind(struct kucma *u, uint32_t token, const uint8_t *in)
 	return 0;
 }
 
+static int kucma_bind(struct kucma *u, uint32_t token, const uint8_t *in)
+{
+	const uint8_t *sib = in + KUCMA_BIND_ADDR;
+	uint16_t size = get16h(in + KUCMA_BIND_SIZE);
+	struct kucma_id *id;
+	int ret;
+
+	/* ucma_bind: addr_size must be rdma_addr_size(addr). */
+	if (!size || size != kucma_addr_size(sib))
+		return -EINVAL;
+	if ((ret = kucma_id(u, token, get32h(in + KUCMA_BIND_ID), &id)) < 0)
+		return ret;
+	return kucma_bind_id(u, id, sib);
+}
+
+/* ucma_resolve_addr -> rdma_resolve_addr for AF_IB (cma.c
+ * resolve_prepare_src, cma_resolve_ib_addr): an IDLE id is bound first
+ * (cma_bind_addr: the destination's family and P_Key, any GID, an
+ * ephemeral service ID); the destination must share the port's subnet
+ * prefix and P_Key (cma_resolve_ib_dev, else -ENODEV); the source
+ * becomes the port's GID. No ARP on IB: ADDR_RESOLVED is queued at
+ * once (enqueue_resolve_addr_work), after the write returns. */
+static int kucma_resolve_addr(struct kucma *u, uint32_t token, const uint8_t *in)
+{
+	const uint8_t *src = in + KUCMA_RA_SRC, *dst = in + KUCMA_RA_DST;
+	uint16_t src_size = get16h(in + KUCMA_RA_SRC_SIZE);
+	uint16_t dst_size = get16h(in + KUCMA_RA_DST_SIZE);
+	uint8_t any[KUCMA_SIB_LEN];
+	struct kucma_id *id;
+	int ret;
+
+	if ((src_size && src_size != kucma_addr_size(src)) || !dst_size ||
+	    dst_size != kucma_addr_size(dst))
+		return -EINVAL;
+	if ((ret = kucma_id(u, token, get32h(in + KUCMA_RA_ID), &id)) < 0)
+		return ret;
+	if (id->resolved)
+		return -EINVAL; /* not ADDR_BOUND any more */
+	if (get16h(dst) != KUCMA_AF_IB)
+		return -EADDRNOTAVAIL; /* no IP addresses for rdma_cm yet */
+	if (!id->bound) {
+		if (!src_size || !get16h(src)) {
+			memset(any, 0, sizeof(any));
+			put16h(any + KUCMA_SIB_FAMILY, KUCMA_AF_IB);
+			memcpy(any + KUCMA_SIB_PKEY, dst + KUCMA_SIB_PKEY, 2);
+			src = any;
+		}
+		if ((ret = kucma_bind_id(u, id, src)) < 0)
+			return ret;
+	}
+	if (get16h(id->src) != KUCMA_AF_IB)
+		return -EINVAL;
+	/* cma_resolve_ib_dev: a GID of the same subnet on a port whose
+	 * P_Key table has the destination's P_Key (full member or not). */
+	if (memcmp(dst + KUCMA_SIB_ADDR, u->port.gid, 8) ||
+	    (wire_get16(dst + KUCMA_SIB_PKEY) & 0x7fff) != (u->port.pkey & 0x7fff))
+		return -ENODEV;
+	memcpy(id->dst, dst, KUCMA_SIB_LEN);
+	memcpy(id->src + KUCMA_SIB_ADDR, u->port.gid, 16);
+	id->dev = 1;
+	id->resolved = 1;
+	u->work_id = (uint32_t)(id - u->ids);
+	u->work_event = KUCMA_EV_ADDR_RESOLVED;
+	u->work = 1;
+	return 0;
+}
+
 /* ucma_query_addr, ucma_query_gid: for AF_IB both copy the id's
  * sockaddr_ib (the destination: the family only until resolved), and
  * the device's fields when the id has one (ucma_query_device_addr). */
@@ -354,7 +435,10 @@ static int kucma_query(struct kucma *u, uint32_t token, const uint8_t *in, uint1
 		put16h(resp + KUCMA_QA_SRC_SIZE, KUCMA_SIB_LEN);
 		put16h(resp + KUCMA_QA_DST_SIZE, KUCMA_SIB_LEN);
 		memcpy(resp + KUCMA_QA_SRC, id->src, KUCMA_SIB_LEN);
-		put16h(resp + KUCMA_QA_DST + KUCMA_SIB_FAMILY, KUCMA_AF_IB);
+		if (id->resolved)
+			memcpy(resp + KUCMA_QA_DST, id->dst, KUCMA_SIB_LEN);
+		else
+			put16h(resp + KUCMA_QA_DST + KUCMA_SIB_FAMILY, KUCMA_AF_IB);
 	}
 	*rlen = KUCMA_QA_LEN;
 	return 0;
@@ -391,6 +475,7 @@ int kucma_write(struct kucma *u, uint32_t token, uint32_t flags, const uint8_t *
 		[KUCMA_CMD_GET_EVENT] = 8,
 		[KUCMA_CMD_QUERY] = KUCMA_QUERY_LEN,
 		[KUCMA_CMD_BIND] = KUCMA_BIND_LEN,
+		[KUCMA_CMD_RESOLVE_ADDR] = KUCMA_RA_LEN,
 	};
 	uint32_t cmd;
 	uint16_t in, out;
@@ -398,6 +483,7 @@ int kucma_write(struct kucma *u, uint32_t token, uint32_t flags, const uint8_t *
 	int ret;
 
 	*resp_len = 0;
+	u->work = 0;
 	if (!kucma_file(u, token))
 		return -EBADF;
 	/* ucma_write's checks, in its order. */
@@ -427,12 +513,16 @@ int kucma_write(struct kucma *u, uint32_t token, uint32_t flags, const uint8_t *
 	case KUCMA_CMD_QUERY:
 		ret = kucma_query(u, token, p, out, resp, resp_len);
 		break;
+	case KUCMA_CMD_RESOLVE_ADDR:
+		ret = kucma_resolve_addr(u, token, p);
+		break;
 	default:
 		ret = kucma_bind(u, token, p);
 		break;
 	}
 	if (ret < 0) {
 		*resp_len = 0;
+		u->work = 0;
 		return ret;
 	}
 	return (int)len;

@@ -8,7 +8,8 @@
  * process's byte order: both ends are this machine); the response goes
  * into the caller's buffer, which the shim copies to the process's
  * `response` pointer. Commands so far: CREATE_ID, DESTROY_ID,
- * BIND (AF_IB), QUERY (ADDR, GID), GET_EVENT; the rest -ENOSYS. */
+ * BIND (AF_IB), RESOLVE_ADDR (AF_IB), QUERY (ADDR, GID), GET_EVENT;
+ * the rest -ENOSYS. */
 #ifndef IBATS_SIMHOST_KUCMA_H
 #define IBATS_SIMHOST_KUCMA_H
 
@@ -48,6 +49,8 @@ struct kucma_id {
 	int bound;      /* ADDR_BOUND */
 	int dev;        /* bound to the port's GID (a device) */
 	uint8_t src[48]; /* sockaddr_ib as bound */
+	int resolved;    /* ADDR_RESOLVED or later */
+	uint8_t dst[48]; /* the destination sockaddr_ib, once resolved */
 	uint32_t events_reported;
 };
 
@@ -64,6 +67,10 @@ struct kucma {
 	struct kucma_id ids[KUCMA_IDS];
 	uint32_t next_token;
 	uint16_t next_port; /* ephemeral service ports for sid port 0 */
+	/* The event the last kucma_write left for the caller to queue once
+	 * it has answered (the kernel's cma work item): work != 0. */
+	int work;
+	uint32_t work_id, work_event;
 };
 
 void kucma_init(struct kucma *u, const struct kucma_port *port);

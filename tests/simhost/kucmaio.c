@@ -72,6 +72,12 @@ static int kucmaio_do(struct kucmaio *io, struct kconn *c, uint32_t flags, const
 	if (f && !kucma_ready(&io->u, c->token))
 		rep.doorbell = f->doorbell;
 	kconn_send(io->cs, c, &rep, sizeof(rep), resp, rep.resp_len);
+	/* The command's event follows its answer, as the kernel's work
+	 * item runs after the write() returned. */
+	if (io->u.work) {
+		io->u.work = 0;
+		kucmaio_queue(io, io->u.work_id, io->u.work_event, 0);
+	}
 	return 0;
 }
 

@@ -18,6 +18,10 @@
 
 #include "kucma.h"
 
+/* enum rdma_cm_event_type: <rdma/rdma_cma.h> cannot be included with
+ * <rdma/rdma_user_cm.h> (both declare the port spaces). */
+#define EV_ADDR_RESOLVED 0
+
 #define GUID 0x0002c90300001234ull
 static const uint8_t GID[16] = { 0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x00, 0x02, 0xc9, 0x03, 0, 0, 0x12, 0x35 };
 
@@ -267,6 +271,69 @@ static void test_get_event(void **state)
 }
 
 /* No ib_cm, no rdma_ucm: the device is not there (open: ENOENT). */
+static int resolve(uint32_t tok, uint32_t id, const uint8_t gid[16], uint16_t pkey)
+{
+	struct rdma_ucm_resolve_addr r;
+	struct sockaddr_ib dst;
+	uint8_t resp[KUCMA_RESP_MAX];
+	size_t n;
+
+	memset(&r, 0, sizeof(r));
+	memset(&dst, 0, sizeof(dst));
+	dst.sib_family = AF_IB;
+	dst.sib_pkey = htobe16(pkey);
+	memcpy(&dst.sib_addr, gid, 16);
+	dst.sib_sid = htobe64(0x0000000001060000ull | 7471);
+	dst.sib_sid_mask = htobe64(~0ull);
+	r.id = id;
+	r.timeout_ms = 2000;
+	r.dst_size = sizeof(dst);
+	memcpy(&r.dst_addr, &dst, sizeof(dst));
+	return wr(tok, 0, RDMA_USER_CM_CMD_RESOLVE_ADDR, &r, sizeof(r), 0, resp, &n);
+}
+
+/* rdma_resolve_addr(NULL src, a GID of the subnet) on an IDLE id
+ * (cma.c resolve_prepare_src, cma_resolve_ib_addr): bound on the way
+ * with an ephemeral sid, the source the port's GID, ADDR_RESOLVED left
+ * for the caller to queue; QUERY(ADDR) carries the destination. */
+static void test_resolve_addr(void **state)
+{
+	static const uint8_t peer[16] = { 0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 2, 0xc9, 3, 0, 0, 0x56, 0x79 };
+	static const uint8_t other[16] = { 0xfe, 0x80, 0, 0, 0, 0, 0, 1, 0, 2, 0xc9, 3, 0, 0, 0x56, 0x79 };
+	struct rdma_ucm_query_addr_resp q;
+	struct sockaddr_ib sib;
+	int tok = kucma_open(&U, 1);
+	uint32_t a, b;
+
+	(void)state;
+	a = create((uint32_t)tok, 7, RDMA_PS_TCP, 0);
+	b = create((uint32_t)tok, 8, RDMA_PS_TCP, 0);
+	assert_int_equal(resolve((uint32_t)tok, a, peer, 0xffff), 8 + sizeof(struct rdma_ucm_resolve_addr));
+	assert_int_equal(U.work, 1);
+	assert_int_equal(U.work_id, a);
+	assert_int_equal(U.work_event, EV_ADDR_RESOLVED);
+	/* Another subnet, a P_Key the port lacks: no device, no event. */
+	assert_int_equal(resolve((uint32_t)tok, b, other, 0xffff), -ENODEV);
+	assert_int_equal(U.work, 0);
+	assert_int_equal(resolve((uint32_t)tok, b, peer, 0x8001), -ENODEV);
+	assert_int_equal(query((uint32_t)tok, a, RDMA_USER_CM_QUERY_ADDR, &q), 8 + sizeof(struct rdma_ucm_query));
+	assert_int_equal(U.work, 0);
+	assert_true(q.node_guid == htobe64(GUID));
+	assert_int_equal(q.port_num, 1);
+	memcpy(&sib, &q.src_addr, sizeof(sib));
+	assert_int_equal(sib.sib_family, AF_IB);
+	assert_memory_equal(&sib.sib_addr, GID, 16);
+	assert_true(sib.sib_sid == htobe64(0x0000000001060000ull | 32768));
+	memcpy(&sib, &q.dst_addr, sizeof(sib));
+	assert_int_equal(q.dst_size, sizeof(sib));
+	assert_memory_equal(&sib.sib_addr, peer, 16);
+	/* Resolved once: rdma_resolve_addr needs ADDR_BOUND. */
+	assert_int_equal(resolve((uint32_t)tok, a, peer, 0xffff), -EINVAL);
+	/* The caller queues it: the file's first event. */
+	assert_int_equal(kucma_queue(&U, a, EV_ADDR_RESOLVED, 0), 1);
+	assert_int_equal(kucma_ready(&U, (uint32_t)tok), 1);
+}
+
 static void test_open_without_cm(void **state)
 {
 	(void)state;
@@ -281,6 +348,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bind_gid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_get_event, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_resolve_addr, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_without_cm, setup, teardown),
 	};
 

@@ -6,17 +6,23 @@
  * examples/rdma_ats bind), its device and address as the kernel
  * answered QUERY, a second bind of the same service ID refused
  * (EADDRINUSE), an empty channel's fd not readable and a non-blocking
- * rdma_get_cm_event EAGAIN, then everything destroyed.
+ * rdma_get_cm_event EAGAIN, then everything destroyed. With PEER (a
+ * GID of the subnet): rdma_resolve_addr to it on a new channel, its fd
+ * readable through epoll, ADDR_RESOLVED through a blocking
+ * rdma_get_cm_event (librdmacm's QUERY(ADDR) on the way names the
+ * device, the source GID and the peer), then the fd not readable.
  *
- *   ucmabind GID [PORT]    exit 0: all as said; 1: the failed step named */
+ *   ucmabind GID [PORT [PEER]]   exit 0: all as said; 1: the failed step named */
 #include <arpa/inet.h>
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/epoll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <infiniband/ib.h>
 #include <rdma/rdma_cma.h>
@@ -37,19 +43,72 @@ static void sib_of(struct sockaddr_ib *sib, const struct in6_addr *gid, unsigned
 	sib->sib_sid_mask = htobe64(RDMA_IB_IP_PS_MASK | RDMA_IB_IP_PORT_MASK);
 }
 
+/* rdma_resolve_addr from an unbound id to peer (RDMACM.md 2: AF_IB, no
+ * ARP, the event at once). */
+static int resolve(const struct in6_addr *gid, const struct in6_addr *peer, unsigned port)
+{
+	struct rdma_event_channel *ch;
+	struct epoll_event ee = { .events = EPOLLIN };
+	struct rdma_cm_event *ev;
+	struct sockaddr_ib dst, *got;
+	struct rdma_cm_id *id;
+	struct pollfd pf;
+	int ep;
+
+	if (!(ch = rdma_create_event_channel()))
+		return fail("rdma_create_event_channel (resolve)");
+	if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP))
+		return fail("rdma_create_id (resolve)");
+	sib_of(&dst, peer, port);
+	if (rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst, 2000))
+		return fail("rdma_resolve_addr");
+	if ((ep = epoll_create1(0)) < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, ch->fd, &ee) < 0)
+		return fail("epoll of the channel");
+	errno = ETIMEDOUT;
+	if (epoll_wait(ep, &ee, 1, 5000) != 1)
+		return fail("epoll_wait for ADDR_RESOLVED");
+	if (rdma_get_cm_event(ch, &ev))
+		return fail("rdma_get_cm_event (blocking)");
+	errno = EPROTO;
+	if (ev->event != RDMA_CM_EVENT_ADDR_RESOLVED || ev->status || ev->id != id)
+		return fail("the event is ADDR_RESOLVED of the id, status 0");
+	rdma_ack_cm_event(ev);
+	errno = ENODEV;
+	if (!id->verbs || id->port_num != 1)
+		return fail("the resolved id's device and port");
+	got = (struct sockaddr_ib *)rdma_get_local_addr(id);
+	errno = EPROTO;
+	if (got->sib_family != AF_IB || memcmp(&got->sib_addr, gid, 16))
+		return fail("the source is the port's GID");
+	got = (struct sockaddr_ib *)rdma_get_peer_addr(id);
+	if (got->sib_family != AF_IB || memcmp(&got->sib_addr, peer, 16))
+		return fail("the destination is the peer's GID");
+	/* The doorbell was consumed with the event: not readable now. */
+	pf.fd = ch->fd;
+	pf.events = POLLIN;
+	if (poll(&pf, 1, 0) != 0)
+		return fail("poll after the event");
+	close(ep);
+	if (rdma_destroy_id(id))
+		return fail("rdma_destroy_id (resolve)");
+	rdma_destroy_event_channel(ch);
+	printf("resolved\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct rdma_event_channel *ch;
 	struct rdma_cm_id *id, *id2;
 	struct rdma_cm_event *ev;
 	struct sockaddr_ib sib, *got;
-	struct in6_addr gid;
+	struct in6_addr gid, peer;
 	struct pollfd pf;
 	unsigned port = argc > 2 ? (unsigned)strtoul(argv[2], NULL, 0) : 7471;
 
-	if (argc < 2 || argc > 3 || inet_pton(AF_INET6, argv[1], &gid) != 1 || !port ||
-	    port > 0xffff) {
-		fprintf(stderr, "usage: ucmabind GID [PORT]\n");
+	if (argc < 2 || argc > 4 || inet_pton(AF_INET6, argv[1], &gid) != 1 || !port ||
+	    port > 0xffff || (argc > 3 && inet_pton(AF_INET6, argv[3], &peer) != 1)) {
+		fprintf(stderr, "usage: ucmabind GID [PORT [PEER]]\n");
 		return 2;
 	}
 	if (!(ch = rdma_create_event_channel()))
@@ -89,5 +148,5 @@ int main(int argc, char **argv)
 		return fail("rdma_destroy_id");
 	rdma_destroy_event_channel(ch);
 	printf("bound 0x%016llx\n", (unsigned long long)be64toh(sib.sib_sid));
-	return 0;
+	return argc > 3 ? resolve(&gid, &peer, port) : 0;
 }

@@ -1,8 +1,6 @@
 /* The simulated node's rdma_ucm: see kucma.h. Offsets are those of
- * <rdma/rdma_user_cm.h> and <rdma/ib.h> (struct sockaddr_ib); integers
- * of the ABI are in the process's (host) order except where the kernel
- * stores network order (node_guid, pkey, sib_pkey, sib_sid,
- * sib_sid_mask). */
+ * <rdma/rdma_user_cm.h>; integers of the ABI are in the process's (host)
+ * order. */
 #include <errno.h>
 #include <string.h>
 
@@ -38,31 +36,8 @@ enum {
 	KUCMA_RA_DST = 144,
 	KUCMA_RA_LEN = 272,
 };
-/* enum rdma_cm_event_type */
-#define KUCMA_EV_ADDR_RESOLVED 0
-/* struct rdma_ucm_query_addr_resp (280) */
-enum {
-	KUCMA_QA_NODE_GUID = 0,
-	KUCMA_QA_PORT_NUM = 8,
-	KUCMA_QA_PKEY = 10,
-	KUCMA_QA_SRC_SIZE = 12,
-	KUCMA_QA_DST_SIZE = 14,
-	KUCMA_QA_SRC = 16,
-	KUCMA_QA_DST = 144,
-	KUCMA_QA_IBDEV_INDEX = 272,
-	KUCMA_QA_LEN = 280,
-};
 /* struct rdma_ucm_event_resp */
 enum { KUCMA_EV_UID = 0, KUCMA_EV_ID = 8, KUCMA_EV_EVENT = 12, KUCMA_EV_STATUS = 16 };
-/* struct sockaddr_ib (48) */
-enum {
-	KUCMA_SIB_FAMILY = 0,
-	KUCMA_SIB_PKEY = 2,
-	KUCMA_SIB_ADDR = 8,
-	KUCMA_SIB_SID = 24,
-	KUCMA_SIB_SID_MASK = 32,
-	KUCMA_SIB_LEN = 48,
-};
 #define KUCMA_AF_INET 2
 #define KUCMA_AF_INET6 10
 #define KUCMA_AF_IB 27
@@ -73,9 +48,6 @@ enum {
 #define KUCMA_PS_UDP 0x0111
 #define KUCMA_QPT_RC 2
 #define KUCMA_QPT_UD 4
-/* cma.c: the service ID's port-space part (RDMA_IB_IP_PS_*). */
-#define KUCMA_SID_PS_MASK 0xFFFFFFFFFFFF0000ull
-#define KUCMA_SID_PORT_FIRST 32768 /* ip_local_port_range's default start */
 
 /* The ABI's host-order integers (the process is this machine). */
 static uint16_t get16h(const uint8_t *p)
@@ -102,11 +74,6 @@ static uint64_t get64h(const uint8_t *p)
 	return v;
 }
 
-static void put16h(uint8_t *p, uint16_t v)
-{
-	memcpy(p, &v, 2);
-}
-
 static void put32h(uint8_t *p, uint32_t v)
 {
 	memcpy(p, &v, 4);
@@ -117,16 +84,16 @@ static void put64h(uint8_t *p, uint64_t v)
 	memcpy(p, &v, 8);
 }
 
-void kucma_init(struct kucma *u, const struct kucma_port *port)
+void kucma_init(struct kucma *u, const struct kcma_port *port)
 {
 	memset(u, 0, sizeof(*u));
-	u->port = *port;
+	kcma_init(&u->cma, port);
 	u->next_token = 1;
-	u->next_port = KUCMA_SID_PORT_FIRST;
 }
 
 void kucma_fini(struct kucma *u)
 {
+	kcma_fini(&u->cma);
 	memset(u->files, 0, sizeof(u->files));
 	memset(u->ids, 0, sizeof(u->ids));
 }
@@ -184,13 +151,15 @@ void kucma_close(struct kucma *u, uint32_t token)
 	if (!f)
 		return;
 	for (i = 0; i < KUCMA_IDS; i++)
-		if (u->ids[i].used && u->ids[i].file == token)
+		if (u->ids[i].used && u->ids[i].file == token) {
+			kcma_destroy(&u->cma, (uint32_t)i);
 			u->ids[i].used = 0;
+		}
 	f->used = 0;
 }
 
 /* ucma_get_ctx: -ENOENT for no such id, -EINVAL for another file's. */
-static int kucma_id(struct kucma *u, uint32_t token, uint32_t id, struct kucma_id **out)
+static int kucma_id(struct kucma *u, uint32_t token, uint32_t id, struct kucma_ctx **out)
 {
 	if (id >= KUCMA_IDS || !u->ids[id].used)
 		return -ENOENT;
@@ -230,8 +199,7 @@ static int kucma_create_id(struct kucma *u, uint32_t token, const uint8_t *in, u
 			u->ids[i].used = 1;
 			u->ids[i].file = token;
 			u->ids[i].uid = get64h(in + KUCMA_CREATE_UID);
-			u->ids[i].ps = ps;
-			u->ids[i].qp_type = qpt;
+			kcma_create(&u->cma, (uint32_t)i, ps, qpt);
 			put32h(resp, (uint32_t)i);
 			*rlen = 4;
 			return 0;
@@ -242,7 +210,7 @@ static int kucma_create_id(struct kucma *u, uint32_t token, const uint8_t *in, u
 static int kucma_destroy_id(struct kucma *u, uint32_t token, const uint8_t *in, uint16_t out,
 			    uint8_t *resp, size_t *rlen)
 {
-	struct kucma_id *id;
+	struct kucma_ctx *id;
 	uint32_t n = get32h(in + KUCMA_DESTROY_ID);
 	int ret;
 
@@ -253,35 +221,8 @@ static int kucma_destroy_id(struct kucma *u, uint32_t token, const uint8_t *in, 
 	kucma_drop_events(kucma_file(u, token), n);
 	put32h(resp, id->events_reported);
 	*rlen = 4;
+	kcma_destroy(&u->cma, n);
 	id->used = 0;
-	return 0;
-}
-
-/* cma.c cma_select_ib_ps: the port space a service ID names, given the
- * id's; 0 when none (rdma_bind_addr fails -EPROTONOSUPPORT). */
-static uint64_t kucma_sid_ps(uint16_t ps, uint64_t sid, uint64_t mask)
-{
-	mask &= KUCMA_SID_PS_MASK;
-	sid &= mask;
-	if (ps == KUCMA_PS_IB && sid == ((uint64_t)KUCMA_PS_IB << 16 & mask))
-		return (uint64_t)KUCMA_PS_IB << 16;
-	if ((ps == KUCMA_PS_IB || ps == KUCMA_PS_TCP) && sid == ((uint64_t)KUCMA_PS_TCP << 16 & mask))
-		return (uint64_t)KUCMA_PS_TCP << 16;
-	if ((ps == KUCMA_PS_IB || ps == KUCMA_PS_UDP) && sid == ((uint64_t)KUCMA_PS_UDP << 16 & mask))
-		return (uint64_t)KUCMA_PS_UDP << 16;
-	return 0;
-}
-
-/* Whether a bound id holds service ID sid (cma_use_port without
- * REUSEADDR: any holder conflicts). */
-static int kucma_sid_used(const struct kucma *u, uint64_t sid)
-{
-	size_t i;
-
-	for (i = 0; i < KUCMA_IDS; i++)
-		if (u->ids[i].used && u->ids[i].bound &&
-		    wire_get64(u->ids[i].src + KUCMA_SIB_SID) == sid)
-			return 1;
 	return 0;
 }
 
@@ -294,153 +235,56 @@ static uint16_t kucma_addr_size(const uint8_t *sa)
 	       family == KUCMA_AF_INET6 ? 28 : 0;
 }
 
-/* rdma_bind_addr of id to sockaddr sib (its size checked). */
-static int kucma_bind_id(struct kucma *u, struct kucma_id *id, const uint8_t *sib)
-{
-	static const uint8_t any[16];
-	uint16_t family = get16h(sib);
-	uint64_t ps, port, sid, mask;
-	int dev = 0;
-	unsigned tries;
-
-	if (id->bound)
-		return -EINVAL; /* rdma_bind_addr: only from RDMA_CM_IDLE */
-	if (family != KUCMA_AF_IB)
-		return -EADDRNOTAVAIL; /* the node has no IP address for rdma_cm yet */
-	/* cma_translate_ib + cma_acquire_dev_by_src_ip: a GID names the
-	 * device that has it; :: binds to none. */
-	if (memcmp(sib + KUCMA_SIB_ADDR, any, 16)) {
-		if (memcmp(sib + KUCMA_SIB_ADDR, u->port.gid, 16))
-			return -ENODEV;
-		dev = 1;
-	}
-	sid = wire_get64(sib + KUCMA_SIB_SID);
-	mask = wire_get64(sib + KUCMA_SIB_SID_MASK);
-	if (!(ps = kucma_sid_ps(id->ps, sid, mask)))
-		return -EPROTONOSUPPORT;
-	port = sid & 0xffff;
-	if (port) {
-		if (kucma_sid_used(u, ps | port))
-			return -EADDRINUSE;
-	} else { /* cma_alloc_any_port */
-		for (tries = 0; tries < 0x10000 - KUCMA_SID_PORT_FIRST; tries++) {
-			port = u->next_port++;
-			if (u->next_port < KUCMA_SID_PORT_FIRST)
-				u->next_port = KUCMA_SID_PORT_FIRST;
-			if (!kucma_sid_used(u, ps | port))
-				break;
-		}
-		if (tries == 0x10000 - KUCMA_SID_PORT_FIRST)
-			return -EADDRNOTAVAIL;
-	}
-	memcpy(id->src, sib, KUCMA_SIB_LEN);
-	wire_put64(id->src + KUCMA_SIB_SID, ps | port);
-	wire_put64(id->src + KUCMA_SIB_SID_MASK, KUCMA_SID_PS_MASK | mask);
-	id->bound = 1;
-	id->dev = dev;
-	return 0;
-}
-
 static int kucma_bind(struct kucma *u, uint32_t token, const uint8_t *in)
 {
 	const uint8_t *sib = in + KUCMA_BIND_ADDR;
 	uint16_t size = get16h(in + KUCMA_BIND_SIZE);
-	struct kucma_id *id;
+	uint32_t n = get32h(in + KUCMA_BIND_ID);
+	struct kucma_ctx *id;
 	int ret;
 
 	/* ucma_bind: addr_size must be rdma_addr_size(addr). */
 	if (!size || size != kucma_addr_size(sib))
 		return -EINVAL;
-	if ((ret = kucma_id(u, token, get32h(in + KUCMA_BIND_ID), &id)) < 0)
+	if ((ret = kucma_id(u, token, n, &id)) < 0)
 		return ret;
-	return kucma_bind_id(u, id, sib);
+	return kcma_bind(&u->cma, n, sib);
 }
 
-/* ucma_resolve_addr -> rdma_resolve_addr for AF_IB (cma.c
- * resolve_prepare_src, cma_resolve_ib_addr): an IDLE id is bound first
- * (cma_bind_addr: the destination's family and P_Key, any GID, an
- * ephemeral service ID); the destination must share the port's subnet
- * prefix and P_Key (cma_resolve_ib_dev, else -ENODEV); the source
- * becomes the port's GID. No ARP on IB: ADDR_RESOLVED is queued at
- * once (enqueue_resolve_addr_work), after the write returns. */
+/* ucma_resolve_addr: the sizes checked, then rdma_resolve_addr (kcma). */
 static int kucma_resolve_addr(struct kucma *u, uint32_t token, const uint8_t *in)
 {
 	const uint8_t *src = in + KUCMA_RA_SRC, *dst = in + KUCMA_RA_DST;
 	uint16_t src_size = get16h(in + KUCMA_RA_SRC_SIZE);
 	uint16_t dst_size = get16h(in + KUCMA_RA_DST_SIZE);
-	uint8_t any[KUCMA_SIB_LEN];
-	struct kucma_id *id;
+	uint32_t n = get32h(in + KUCMA_RA_ID);
+	struct kucma_ctx *id;
 	int ret;
 
 	if ((src_size && src_size != kucma_addr_size(src)) || !dst_size ||
 	    dst_size != kucma_addr_size(dst))
 		return -EINVAL;
-	if ((ret = kucma_id(u, token, get32h(in + KUCMA_RA_ID), &id)) < 0)
+	if ((ret = kucma_id(u, token, n, &id)) < 0)
 		return ret;
-	if (id->resolved)
-		return -EINVAL; /* not ADDR_BOUND any more */
-	if (get16h(dst) != KUCMA_AF_IB)
-		return -EADDRNOTAVAIL; /* no IP addresses for rdma_cm yet */
-	if (!id->bound) {
-		if (!src_size || !get16h(src)) {
-			memset(any, 0, sizeof(any));
-			put16h(any + KUCMA_SIB_FAMILY, KUCMA_AF_IB);
-			memcpy(any + KUCMA_SIB_PKEY, dst + KUCMA_SIB_PKEY, 2);
-			src = any;
-		}
-		if ((ret = kucma_bind_id(u, id, src)) < 0)
-			return ret;
-	}
-	if (get16h(id->src) != KUCMA_AF_IB)
-		return -EINVAL;
-	/* cma_resolve_ib_dev: a GID of the same subnet on a port whose
-	 * P_Key table has the destination's P_Key (full member or not). */
-	if (memcmp(dst + KUCMA_SIB_ADDR, u->port.gid, 8) ||
-	    (wire_get16(dst + KUCMA_SIB_PKEY) & 0x7fff) != (u->port.pkey & 0x7fff))
-		return -ENODEV;
-	memcpy(id->dst, dst, KUCMA_SIB_LEN);
-	memcpy(id->src + KUCMA_SIB_ADDR, u->port.gid, 16);
-	id->dev = 1;
-	id->resolved = 1;
-	u->work_id = (uint32_t)(id - u->ids);
-	u->work_event = KUCMA_EV_ADDR_RESOLVED;
-	u->work = 1;
-	return 0;
+	return kcma_resolve_addr(&u->cma, n, src_size ? src : NULL, dst);
 }
 
-/* ucma_query_addr, ucma_query_gid: for AF_IB both copy the id's
- * sockaddr_ib (the destination: the family only until resolved), and
- * the device's fields when the id has one (ucma_query_device_addr). */
+/* ucma_query: ADDR and GID (the same answer for AF_IB) from kcma. */
 static int kucma_query(struct kucma *u, uint32_t token, const uint8_t *in, uint16_t out,
 		       uint8_t *resp, size_t *rlen)
 {
-	uint32_t opt = get32h(in + KUCMA_QUERY_OPTION);
-	struct kucma_id *id;
+	uint32_t n = get32h(in + KUCMA_QUERY_ID), opt = get32h(in + KUCMA_QUERY_OPTION);
+	struct kucma_ctx *id;
 	int ret;
 
-	if ((ret = kucma_id(u, token, get32h(in + KUCMA_QUERY_ID), &id)) < 0)
+	if ((ret = kucma_id(u, token, n, &id)) < 0)
 		return ret;
 	if (opt != 0 && opt != 2)
-		return -ENOSYS; /* QUERY_PATH: with route resolution (kcma) */
-	if (out < KUCMA_QA_LEN)
+		return -ENOSYS; /* QUERY_PATH: with route resolution */
+	if (out < KCMA_QUERY_ADDR_LEN)
 		return -ENOSPC;
-	memset(resp, 0, KUCMA_QA_LEN);
-	if (id->dev) {
-		wire_put64(resp + KUCMA_QA_NODE_GUID, u->port.node_guid);
-		resp[KUCMA_QA_PORT_NUM] = 1;
-		memcpy(resp + KUCMA_QA_PKEY, id->src + KUCMA_SIB_PKEY, 2);
-		put32h(resp + KUCMA_QA_IBDEV_INDEX, 0);
-	}
-	if (id->bound) {
-		put16h(resp + KUCMA_QA_SRC_SIZE, KUCMA_SIB_LEN);
-		put16h(resp + KUCMA_QA_DST_SIZE, KUCMA_SIB_LEN);
-		memcpy(resp + KUCMA_QA_SRC, id->src, KUCMA_SIB_LEN);
-		if (id->resolved)
-			memcpy(resp + KUCMA_QA_DST, id->dst, KUCMA_SIB_LEN);
-		else
-			put16h(resp + KUCMA_QA_DST + KUCMA_SIB_FAMILY, KUCMA_AF_IB);
-	}
-	*rlen = KUCMA_QA_LEN;
+	kcma_query_addr(&u->cma, n, resp);
+	*rlen = KCMA_QUERY_ADDR_LEN;
 	return 0;
 }
 
@@ -449,7 +293,7 @@ static int kucma_get_event(struct kucma *u, uint32_t token, uint32_t flags, uint
 {
 	struct kucma_file *f = kucma_file(u, token);
 	struct kucma_event *e;
-	struct kucma_id *id;
+	struct kucma_ctx *id;
 
 	if (out < KUCMA_EVENT_LEN)
 		return -ENOSPC;
@@ -483,7 +327,6 @@ int kucma_write(struct kucma *u, uint32_t token, uint32_t flags, const uint8_t *
 	int ret;
 
 	*resp_len = 0;
-	u->work = 0;
 	if (!kucma_file(u, token))
 		return -EBADF;
 	/* ucma_write's checks, in its order. */
@@ -522,7 +365,6 @@ int kucma_write(struct kucma *u, uint32_t token, uint32_t flags, const uint8_t *
 	}
 	if (ret < 0) {
 		*resp_len = 0;
-		u->work = 0;
 		return ret;
 	}
 	return (int)len;

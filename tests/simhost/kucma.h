@@ -7,17 +7,21 @@
  * the named offsets of <rdma/rdma_user_cm.h> (ABI 4, x86-64 layout, the
  * process's byte order: both ends are this machine); the response goes
  * into the caller's buffer, which the shim copies to the process's
- * `response` pointer. Commands so far: CREATE_ID, DESTROY_ID,
- * BIND (AF_IB), RESOLVE_ADDR (AF_IB), QUERY (ADDR, GID), GET_EVENT;
- * the rest -ENOSYS. */
+ * `response` pointer. The ids' rdma_cm side (addresses, resolution) is
+ * kcma's; what it queues for later (events) the caller drains with
+ * kcma_work after answering and gives to kucma_queue. Commands so far:
+ * CREATE_ID, DESTROY_ID, BIND (AF_IB), RESOLVE_ADDR (AF_IB), QUERY
+ * (ADDR, GID), GET_EVENT; the rest -ENOSYS. */
 #ifndef IBATS_SIMHOST_KUCMA_H
 #define IBATS_SIMHOST_KUCMA_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kcma.h"
+
 #define KUCMA_FILES 64
-#define KUCMA_IDS 256
+#define KUCMA_IDS KCMA_IDS
 #define KUCMA_EVENTS 64
 /* struct rdma_ucm_event_resp; the largest response of the commands. */
 #define KUCMA_EVENT_LEN 336
@@ -28,29 +32,17 @@
  * the request and repeats it when the file has an event. */
 #define KUCMA_PARK (-4096)
 
-/* The node's port, as the kernel's device knows it. */
-struct kucma_port {
-	uint64_t node_guid;
-	uint8_t gid[16]; /* GID 0 */
-	uint16_t pkey;   /* P_Key index 0 */
-};
-
 struct kucma_event {
 	uint8_t b[KUCMA_EVENT_LEN]; /* rdma_ucm_event_resp; uid, id set at queue time */
 	uint32_t id;
 };
 
-struct kucma_id {
+/* ucma.c's struct ucma_context: the id's handle is its index, in kcma
+ * too. */
+struct kucma_ctx {
 	int used;
 	uint32_t file;
 	uint64_t uid;
-	uint16_t ps;
-	uint8_t qp_type;
-	int bound;      /* ADDR_BOUND */
-	int dev;        /* bound to the port's GID (a device) */
-	uint8_t src[48]; /* sockaddr_ib as bound */
-	int resolved;    /* ADDR_RESOLVED or later */
-	uint8_t dst[48]; /* the destination sockaddr_ib, once resolved */
 	uint32_t events_reported;
 };
 
@@ -62,18 +54,13 @@ struct kucma_file {
 };
 
 struct kucma {
-	struct kucma_port port;
+	struct kcma cma; /* the ids' rdma_cm side; its work is the caller's to queue */
 	struct kucma_file files[KUCMA_FILES];
-	struct kucma_id ids[KUCMA_IDS];
+	struct kucma_ctx ids[KUCMA_IDS];
 	uint32_t next_token;
-	uint16_t next_port; /* ephemeral service ports for sid port 0 */
-	/* The event the last kucma_write left for the caller to queue once
-	 * it has answered (the kernel's cma work item): work != 0. */
-	int work;
-	uint32_t work_id, work_event;
 };
 
-void kucma_init(struct kucma *u, const struct kucma_port *port);
+void kucma_init(struct kucma *u, const struct kcma_port *port);
 void kucma_fini(struct kucma *u);
 /* A new file: its token (> 0), -ENOENT while ib_cm (and with it
  * rdma_ucm) is not loaded, or -EMFILE. */

@@ -8,7 +8,7 @@
 
 void kucmaio_init(struct kucmaio *io, struct kconn_set *cs, const struct ksysfs *fs)
 {
-	struct kucma_port p;
+	struct kcma_port p;
 
 	memset(io, 0, sizeof(*io));
 	memset(&p, 0, sizeof(p));
@@ -27,9 +27,11 @@ void kucmaio_fini(struct kucmaio *io)
  * SM, so it is read at each command, not once. */
 static void kucmaio_port(struct kucmaio *io)
 {
-	io->u.port.node_guid = wire_get64(io->fs->nodeinfo + NI_OFF_NODE_GUID);
-	ksysfs_gid(io->fs, io->u.port.gid);
-	io->u.port.pkey = wire_get16(io->fs->pk);
+	struct kcma_port *p = &io->u.cma.port;
+
+	p->node_guid = wire_get64(io->fs->nodeinfo + NI_OFF_NODE_GUID);
+	ksysfs_gid(io->fs, p->gid);
+	p->pkey = wire_get16(io->fs->pk);
 }
 
 int kucmaio_hello(struct kucmaio *io, struct kconn *c, uint32_t kind, uint32_t *token,
@@ -56,6 +58,7 @@ static int kucmaio_do(struct kucmaio *io, struct kconn *c, uint32_t flags, const
 {
 	struct simhost_ucm_rep rep = { 0, 0, 0 };
 	uint8_t resp[KUCMA_RESP_MAX];
+	struct kcma_work w;
 	struct kconn *f;
 	size_t rlen = 0;
 	int ret;
@@ -72,12 +75,10 @@ static int kucmaio_do(struct kucmaio *io, struct kconn *c, uint32_t flags, const
 	if (f && !kucma_ready(&io->u, c->token))
 		rep.doorbell = f->doorbell;
 	kconn_send(io->cs, c, &rep, sizeof(rep), resp, rep.resp_len);
-	/* The command's event follows its answer, as the kernel's work
+	/* The command's events follow its answer, as the kernel's work
 	 * item runs after the write() returned. */
-	if (io->u.work) {
-		io->u.work = 0;
-		kucmaio_queue(io, io->u.work_id, io->u.work_event, 0);
-	}
+	while (kcma_work(&io->u.cma, &w))
+		kucmaio_queue(io, w.id, w.event, w.status);
 	return 0;
 }
 

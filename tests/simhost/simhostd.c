@@ -7,7 +7,7 @@
  * driver's sysfs and verbs port events (ksysfs.c, PortInfo polled
  * every 50 ms), ib_ipoib's broadcast joins (kipoib.c), the modules an
  * admin changes at run time (kmod.c) and rdma_ucm's device (kucma.c,
- * kucmaio.c). Single-threaded: one poll loop; no process can block it.
+ * kucmaio.c; rdma_cm's ids: kcma.c). Single-threaded: one poll loop; no process can block it.
  *
  *   simhostd -n NODE -d DIR [--kernel-cm] [--ipoib NAME[:PKEY]]... [-v]
  *   simhostd -n NODE -d DIR -C COMMAND (kadmin.h)

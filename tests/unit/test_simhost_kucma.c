@@ -29,7 +29,7 @@ static struct kucma U;
 
 static int setup(void **state)
 {
-	struct kucma_port p = { .node_guid = GUID, .pkey = 0xffff };
+	struct kcma_port p = { .node_guid = GUID, .pkey = 0xffff };
 
 	(void)state;
 	memcpy(p.gid, GID, 16);
@@ -302,6 +302,7 @@ static void test_resolve_addr(void **state)
 	static const uint8_t other[16] = { 0xfe, 0x80, 0, 0, 0, 0, 0, 1, 0, 2, 0xc9, 3, 0, 0, 0x56, 0x79 };
 	struct rdma_ucm_query_addr_resp q;
 	struct sockaddr_ib sib;
+	struct kcma_work w;
 	int tok = kucma_open(&U, 1);
 	uint32_t a, b;
 
@@ -309,15 +310,16 @@ static void test_resolve_addr(void **state)
 	a = create((uint32_t)tok, 7, RDMA_PS_TCP, 0);
 	b = create((uint32_t)tok, 8, RDMA_PS_TCP, 0);
 	assert_int_equal(resolve((uint32_t)tok, a, peer, 0xffff), 8 + sizeof(struct rdma_ucm_resolve_addr));
-	assert_int_equal(U.work, 1);
-	assert_int_equal(U.work_id, a);
-	assert_int_equal(U.work_event, EV_ADDR_RESOLVED);
+	assert_int_equal(kcma_work(&U.cma, &w), 1);
+	assert_int_equal(w.id, a);
+	assert_int_equal(w.event, EV_ADDR_RESOLVED);
+	assert_int_equal(w.status, 0);
+	assert_int_equal(kcma_work(&U.cma, &w), 0);
 	/* Another subnet, a P_Key the port lacks: no device, no event. */
 	assert_int_equal(resolve((uint32_t)tok, b, other, 0xffff), -ENODEV);
-	assert_int_equal(U.work, 0);
 	assert_int_equal(resolve((uint32_t)tok, b, peer, 0x8001), -ENODEV);
 	assert_int_equal(query((uint32_t)tok, a, RDMA_USER_CM_QUERY_ADDR, &q), 8 + sizeof(struct rdma_ucm_query));
-	assert_int_equal(U.work, 0);
+	assert_int_equal(kcma_work(&U.cma, &w), 0);
 	assert_true(q.node_guid == htobe64(GUID));
 	assert_int_equal(q.port_num, 1);
 	memcpy(&sib, &q.src_addr, sizeof(sib));

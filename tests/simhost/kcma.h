@@ -1,0 +1,73 @@
+/* The simulated node's rdma_cm ids (Linux drivers/infiniband/core/cma.c;
+ * RDMACM.md 2, 9): per id its port space and QP type, the AF_IB
+ * addresses (sockaddr_ib as <rdma/ib.h> lays it out), the service-ID
+ * table BIND and RESOLVE_ADDR reserve in, and address resolution. ids
+ * are named by the handles kucma (ucma.c's file layer) allocates. What
+ * the kernel does later from a work item (an event) is not called back:
+ * it goes into a queue the caller drains with kcma_work once it has
+ * answered the command, as the kernel's work runs after the write(). */
+#ifndef IBATS_SIMHOST_KCMA_H
+#define IBATS_SIMHOST_KCMA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define KCMA_IDS 256
+#define KCMA_WORK 64
+/* struct sockaddr_ib; struct rdma_ucm_query_addr_resp */
+#define KCMA_SIB_LEN 48
+#define KCMA_QUERY_ADDR_LEN 280
+/* enum rdma_cm_event_type */
+#define KCMA_EV_ADDR_RESOLVED 0
+
+/* The node's port, as the kernel's device knows it. */
+struct kcma_port {
+	uint64_t node_guid;
+	uint8_t gid[16]; /* GID 0 */
+	uint16_t pkey;   /* P_Key index 0 */
+};
+
+struct kcma_id {
+	int used;
+	uint16_t ps;
+	uint8_t qp_type;
+	int bound;               /* ADDR_BOUND */
+	int dev;                 /* bound to the port's GID (a device) */
+	uint8_t src[KCMA_SIB_LEN]; /* sockaddr_ib as bound */
+	int resolved;            /* ADDR_RESOLVED or later */
+	uint8_t dst[KCMA_SIB_LEN]; /* the destination, once resolved */
+};
+
+/* One event for the file layer to queue. */
+struct kcma_work {
+	uint32_t id, event;
+	int32_t status;
+};
+
+struct kcma {
+	struct kcma_port port;
+	struct kcma_id ids[KCMA_IDS];
+	uint16_t next_port; /* ephemeral service ports for sid port 0 */
+	struct kcma_work work[KCMA_WORK];
+	size_t whead, wn;
+};
+
+void kcma_init(struct kcma *c, const struct kcma_port *port);
+void kcma_fini(struct kcma *c);
+/* rdma_create_id for handle id (< KCMA_IDS, free). */
+void kcma_create(struct kcma *c, uint32_t id, uint16_t ps, uint8_t qp_type);
+/* rdma_destroy_id: its service ID free, its queued work dropped. */
+void kcma_destroy(struct kcma *c, uint32_t id);
+/* rdma_bind_addr to sockaddr sib (its size checked by the caller): 0,
+ * -EINVAL (not IDLE), -EADDRNOTAVAIL (not AF_IB), -ENODEV (a GID not
+ * the port's), -EPROTONOSUPPORT (sid of no port space), -EADDRINUSE. */
+int kcma_bind(struct kcma *c, uint32_t id, const uint8_t *sib);
+/* rdma_resolve_addr for AF_IB (src NULL or of family 0: any): 0 and
+ * ADDR_RESOLVED queued, or -errno as cma.c fails the write. */
+int kcma_resolve_addr(struct kcma *c, uint32_t id, const uint8_t *src, const uint8_t *dst);
+/* ucma_query_addr's answer (KCMA_QUERY_ADDR_LEN bytes) for id. */
+void kcma_query_addr(const struct kcma *c, uint32_t id, uint8_t *resp);
+/* The oldest queued event: 1 (in *w), 0 when none. */
+int kcma_work(struct kcma *c, struct kcma_work *w);
+
+#endif

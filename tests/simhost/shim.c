@@ -59,6 +59,7 @@ static void shim_init(void)
 	NEXT(write, "write");
 	NEXT(ioctl, "ioctl");
 	NEXT(socket, "socket");
+	NEXT(connect, "connect");
 
 	if (!dir || !*dir || !node || !*node || strchr(node, '/'))
 		return;

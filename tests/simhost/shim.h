@@ -46,6 +46,7 @@ typedef ssize_t (*shim_read_fn)(int, void *, size_t);
 typedef ssize_t (*shim_write_fn)(int, const void *, size_t);
 typedef int (*shim_ioctl_fn)(int, unsigned long, ...);
 typedef int (*shim_socket_fn)(int, int, int);
+typedef int (*shim_connect_fn)(int, const struct sockaddr *, socklen_t);
 
 /* libc's functions (never NULL once shim_next() returned, except the
  * __xstat family, gone from newer glibc). */
@@ -79,6 +80,7 @@ struct shim_libc {
 	shim_write_fn write;
 	shim_ioctl_fn ioctl;
 	shim_socket_fn socket;
+	shim_connect_fn connect;
 };
 
 const struct shim_libc *shim_next(void);

@@ -18,6 +18,16 @@ static const char *const shim_path_sys[] = {
 	"/sys/module/ib_cm",
 };
 
+/* A node runs no ibacm: the host's daemon (if any) resolves for the
+ * host's ports, never the node's. librdmacm's acm.c ucma_ib_init reads
+ * the port file, else connects to the socket; with neither,
+ * rdma_resolve_route falls back to the kernel's RESOLVE_ROUTE
+ * (cma.c ucma_set_ib_route fails). */
+static const char *const shim_path_absent[] = {
+	"/run/ibacm.port",
+	"/run/ibacm.sock",
+};
+
 #define SHIM_PATH_NET "/sys/class/net/"
 #define SHIM_PATH_DEV "/dev/infiniband/"
 
@@ -65,6 +75,9 @@ int shim_path_map(const char *path, const char *sys, shim_path_net_fn net, void 
 	}
 	if (!sys)
 		return SHIM_PATH_HOST;
+	for (i = 0; i < sizeof(shim_path_absent) / sizeof(shim_path_absent[0]); i++)
+		if (!strcmp(path, shim_path_absent[i]))
+			return SHIM_PATH_ABSENT;
 	for (i = 0; i < sizeof(shim_path_sys) / sizeof(shim_path_sys[0]); i++)
 		if (shim_path_under(path, shim_path_sys[i]))
 			rest = path + strlen("/sys");

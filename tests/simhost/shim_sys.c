@@ -8,12 +8,15 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+
+#include <sys/un.h>
 
 #include <linux/netlink.h>
 
@@ -44,6 +47,8 @@ const char *shim_sys_path(const char *path, char *buf, size_t len, int *kind, in
 	if (!path)
 		return path;
 	k = shim_path_map(path, node ? node->sys : NULL, shim_sys_net, (void *)node, buf, len, num);
+	if (k == SHIM_PATH_ABSENT)
+		k = -ENOENT;
 	if (k < 0) {
 		errno = -k;
 		return NULL;
@@ -371,4 +376,28 @@ int socket(int domain, int type, int protocol)
 		return -1;
 	}
 	return shim_next()->socket(domain, type, protocol);
+}
+
+/* A node's absent sockets (shim_path.c: ibacm's): connect() fails as to
+ * a socket file that is not there (ENOENT), librdmacm's ibacm client
+ * with it. */
+int connect(int fd, const struct sockaddr *addr, socklen_t len)
+{
+	const struct sockaddr_un *un = (const struct sockaddr_un *)addr;
+	char path[sizeof(un->sun_path) + 1];
+	char buf[SHIM_SYS_LEN];
+	int kind, num;
+
+	if (addr && addr->sa_family == AF_UNIX && len > offsetof(struct sockaddr_un, sun_path) &&
+	    shim_node()) {
+		size_t n = len - offsetof(struct sockaddr_un, sun_path);
+
+		if (n > sizeof(un->sun_path))
+			n = sizeof(un->sun_path);
+		memcpy(path, un->sun_path, n);
+		path[n] = '\0';
+		if (!shim_sys_path(path, buf, sizeof(buf), &kind, &num) && errno == ENOENT)
+			return -1;
+	}
+	return shim_next()->connect(fd, addr, len);
 }

@@ -119,6 +119,24 @@ static void test_path_dev(void **state)
 	assert_int_equal(map("/dev/infiniband/rdma_c", out, sizeof(out), &num), SHIM_PATH_HOST);
 }
 
+/* A node has no ibacm (librdmacm's acm.c ucma_ib_init): its port file
+ * and socket are absent there whatever the host runs, and the host's
+ * own without a node. */
+static void test_path_absent(void **state)
+{
+	char out[256];
+	int num = -1;
+
+	(void)state;
+	assert_int_equal(map("/run/ibacm.port", out, sizeof(out), &num), SHIM_PATH_ABSENT);
+	assert_int_equal(map("/run/ibacm.sock", out, sizeof(out), &num), SHIM_PATH_ABSENT);
+	assert_int_equal(map("/run/ibacm.portx", out, sizeof(out), &num), SHIM_PATH_HOST);
+	assert_int_equal(map("/run/ibacm", out, sizeof(out), &num), SHIM_PATH_HOST);
+	assert_int_equal(shim_path_map("/run/ibacm.port", NULL, has_net, NULL, out, sizeof(out),
+				       &num),
+			 SHIM_PATH_HOST);
+}
+
 /* Without a node, /sys is the host's and the devices are nobody's:
  * the shim never opens a host's umad, issm or rdma_cm device. */
 static void test_path_no_node(void **state)
@@ -245,6 +263,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_path_sys),      cmocka_unit_test(test_path_host),
 		cmocka_unit_test(test_path_net),      cmocka_unit_test(test_path_dev),
+		cmocka_unit_test(test_path_absent),
 		cmocka_unit_test(test_path_no_node), cmocka_unit_test(test_path_too_long), cmocka_unit_test(test_read_one_mad),
 		cmocka_unit_test(test_read_rmpp),     cmocka_unit_test(test_read_send_back),
 		cmocka_unit_test(test_write),

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "kcma.h"
+#include "sa.h"
 #include "wire.h"
 
 /* struct sockaddr_ib (48) */
@@ -34,6 +35,31 @@ enum {
 /* cma.c: the service ID's port-space part (RDMA_IB_IP_PS_*). */
 #define KCMA_SID_PS_MASK 0xFFFFFFFFFFFF0000ull
 #define KCMA_SID_PORT_FIRST 32768 /* ip_local_port_range's default start */
+/* sockaddr_ib's sib_flowinfo (be32: traffic class in bits 20-27). */
+#define KCMA_SIB_FLOWINFO 4
+/* PathRecord (IBTA Vol 1 15.2.5.16, Table 205) byte offsets and the
+ * component mask bits of ib_sa.h (IB_SA_PATH_REC_*). */
+enum {
+	KCMA_PR_SERVICE_ID = 0,
+	KCMA_PR_DGID = 8,
+	KCMA_PR_SGID = 24,
+	KCMA_PR_TCLASS = 48,
+	KCMA_PR_REVERSIBLE_NUMB_PATH = 49,
+	KCMA_PR_PKEY = 50,
+};
+#define KCMA_PR_CM_SERVICE_ID (3ull << 0) /* 8MSB | 56LSB */
+#define KCMA_PR_CM_DGID (1ull << 2)
+#define KCMA_PR_CM_SGID (1ull << 3)
+#define KCMA_PR_CM_TCLASS (1ull << 10)
+#define KCMA_PR_CM_REVERSIBLE (1ull << 11)
+#define KCMA_PR_CM_NUMB_PATH (1ull << 12)
+#define KCMA_PR_CM_PKEY (1ull << 13)
+/* Route queries' TIDs: the upper half of the low 32 bits, clear of
+ * kipoib's (counted from 1) on the same ib_sa agent. */
+#define KCMA_TID_FIRST 0x80000000u
+/* rdma_user_cm.h / ib_user_sa.h: IB_PATH_GMP | IB_PATH_PRIMARY |
+ * IB_PATH_BIDIRECTIONAL (OUTBOUND | INBOUND_REVERSE). */
+#define KCMA_PATH_FLAGS (1u | 2u | 8u | 32u)
 
 /* The ABI's host-order integers (the process is this machine). */
 static uint16_t get16h(const uint8_t *p)
@@ -54,12 +80,13 @@ void kcma_init(struct kcma *c, const struct kcma_port *port)
 	memset(c, 0, sizeof(*c));
 	c->port = *port;
 	c->next_port = KCMA_SID_PORT_FIRST;
+	c->next_tid = KCMA_TID_FIRST;
 }
 
 void kcma_fini(struct kcma *c)
 {
 	memset(c->ids, 0, sizeof(c->ids));
-	c->wn = 0;
+	c->wn = c->sn = 0;
 }
 
 void kcma_create(struct kcma *c, uint32_t id, uint16_t ps, uint8_t qp_type)
@@ -253,4 +280,112 @@ void kcma_query_addr(const struct kcma *c, uint32_t n, uint8_t *resp)
 		else
 			put16h(resp + KCMA_QA_DST + KCMA_SIB_FAMILY, KCMA_AF_IB);
 	}
+}
+
+/* cma_query_ib_route (Linux 6.1): SGID and DGID of the resolved
+ * addresses, the destination's P_Key, numb_path 1, reversible, the
+ * destination's service ID (an SM's QoS policy may pick the SL from it:
+ * cma.c asks no SL) and on AF_IB the source's traffic class; sent by
+ * ib_sa_path_rec_get as a SubnAdmGet(PathRecord), timeout_ms, no
+ * retries. */
+int kcma_resolve_route(struct kcma *c, uint32_t n, uint32_t timeout_ms)
+{
+	struct kcma_id *id = &c->ids[n];
+	struct kcma_send *s;
+	uint8_t *pr;
+	struct sa_hdr h;
+
+	if (!timeout_ms)
+		return -EINVAL; /* rdma_resolve_route */
+	if (!id->resolved || id->route_query || id->routed)
+		return -EINVAL; /* cma_comp_exch(ADDR_RESOLVED, ROUTE_QUERY) */
+	if (c->sn == KCMA_SENDS)
+		return -ENOBUFS;
+	s = &c->sends[(c->shead + c->sn++) % KCMA_SENDS];
+	memset(s, 0, sizeof(*s));
+	s->timeout_ms = timeout_ms;
+	memset(&h, 0, sizeof(h));
+	h.mad.base_version = MAD_BASE_VERSION;
+	h.mad.mgmt_class = SA_CLASS;
+	h.mad.class_version = SA_CLASS_VERSION;
+	h.mad.method = SA_METHOD_GET;
+	h.mad.tid = id->tid_lo = c->next_tid++;
+	if (c->next_tid < KCMA_TID_FIRST)
+		c->next_tid = KCMA_TID_FIRST;
+	h.mad.attr_id = SA_ATTR_PATH_RECORD;
+	h.comp_mask = KCMA_PR_CM_SERVICE_ID | KCMA_PR_CM_DGID | KCMA_PR_CM_SGID |
+		      KCMA_PR_CM_PKEY | KCMA_PR_CM_NUMB_PATH | KCMA_PR_CM_REVERSIBLE |
+		      KCMA_PR_CM_TCLASS;
+	sa_hdr_encode(s->mad, &h);
+	pr = s->mad + SA_OFF_DATA;
+	memcpy(pr + KCMA_PR_SERVICE_ID, id->dst + KCMA_SIB_SID, 8);
+	memcpy(pr + KCMA_PR_DGID, id->dst + KCMA_SIB_ADDR, 16);
+	memcpy(pr + KCMA_PR_SGID, id->src + KCMA_SIB_ADDR, 16);
+	pr[KCMA_PR_TCLASS] = (uint8_t)(wire_get32(id->src + KCMA_SIB_FLOWINFO) >> 20);
+	pr[KCMA_PR_REVERSIBLE_NUMB_PATH] = 0x80 | 1;
+	memcpy(pr + KCMA_PR_PKEY, id->dst + KCMA_SIB_PKEY, 2);
+	id->route_query = 1;
+	return 0;
+}
+
+/* cma_query_handler: the first record becomes the route
+ * (ROUTE_RESOLVED, status 0); sa_query.c's recv_handler fails a
+ * non-zero MAD status with -EINVAL, send_handler a timeout with
+ * -ETIMEDOUT (ROUTE_ERROR, the id back to ADDR_RESOLVED). */
+int kcma_sa_answer(struct kcma *c, const uint8_t *mad, size_t len, int timed_out)
+{
+	uint32_t tid_lo;
+	size_t i;
+
+	if (len < SA_OFF_DATA + KCMA_PATH_LEN)
+		return 0;
+	tid_lo = (uint32_t)wire_get64(mad + MAD_OFF_TID);
+	for (i = 0; i < KCMA_IDS; i++) {
+		struct kcma_id *id = &c->ids[i];
+
+		if (!id->used || !id->route_query || id->tid_lo != tid_lo)
+			continue;
+		id->route_query = 0;
+		if (timed_out) {
+			kcma_work_put(c, (uint32_t)i, KCMA_EV_ROUTE_ERROR, -ETIMEDOUT);
+		} else if (wire_get16(mad + MAD_OFF_STATUS)) {
+			kcma_work_put(c, (uint32_t)i, KCMA_EV_ROUTE_ERROR, -EINVAL);
+		} else {
+			memcpy(id->path, mad + SA_OFF_DATA, KCMA_PATH_LEN);
+			id->routed = 1;
+			kcma_work_put(c, (uint32_t)i, KCMA_EV_ROUTE_RESOLVED, 0);
+		}
+		return 1;
+	}
+	return 0;
+}
+
+/* ucma_query_path: num_paths, then per path {flags, reserved, the
+ * record packed as on the wire} while out has room for a whole one
+ * (the kernel's loop: strictly more than its size left). */
+int kcma_query_path(const struct kcma *c, uint32_t n, uint16_t out, uint8_t *resp)
+{
+	const struct kcma_id *id = &c->ids[n];
+	uint32_t num = id->routed ? 1 : 0;
+
+	if (out < 8)
+		return -ENOSPC;
+	memset(resp, 0, KCMA_QUERY_PATH_LEN);
+	memcpy(resp, &num, 4);
+	if (!num || (size_t)out - 8 <= 8 + KCMA_PATH_LEN)
+		return 8;
+	num = KCMA_PATH_FLAGS; /* flags: a host-order u32 */
+	memcpy(resp + 8, &num, 4);
+	memcpy(resp + 16, id->path, KCMA_PATH_LEN);
+	return KCMA_QUERY_PATH_LEN;
+}
+
+int kcma_send(struct kcma *c, struct kcma_send *s)
+{
+	if (!c->sn)
+		return 0;
+	*s = c->sends[c->shead];
+	c->shead = (c->shead + 1) % KCMA_SENDS;
+	c->sn--;
+	return 1;
 }

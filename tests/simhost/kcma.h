@@ -14,11 +14,18 @@
 
 #define KCMA_IDS 256
 #define KCMA_WORK 64
+#define KCMA_SENDS 64
+#define KCMA_MAD 256
+#define KCMA_PATH_LEN 64 /* a PathRecord on the wire (IBTA Vol 1 15.2.5.16) */
 /* struct sockaddr_ib; struct rdma_ucm_query_addr_resp */
 #define KCMA_SIB_LEN 48
 #define KCMA_QUERY_ADDR_LEN 280
+/* struct rdma_ucm_query_path_resp with one struct ib_path_rec_data */
+#define KCMA_QUERY_PATH_LEN (8 + 8 + KCMA_PATH_LEN)
 /* enum rdma_cm_event_type */
 #define KCMA_EV_ADDR_RESOLVED 0
+#define KCMA_EV_ROUTE_RESOLVED 2
+#define KCMA_EV_ROUTE_ERROR 3
 
 /* The node's port, as the kernel's device knows it. */
 struct kcma_port {
@@ -36,6 +43,17 @@ struct kcma_id {
 	uint8_t src[KCMA_SIB_LEN]; /* sockaddr_ib as bound */
 	int resolved;            /* ADDR_RESOLVED or later */
 	uint8_t dst[KCMA_SIB_LEN]; /* the destination, once resolved */
+	int route_query;         /* ROUTE_QUERY: the PathRecord Get out */
+	uint32_t tid_lo;         /* its TID's low 32 bits */
+	int routed;              /* ROUTE_RESOLVED */
+	uint8_t path[KCMA_PATH_LEN]; /* the route's PathRecord, as the SA sent it */
+};
+
+/* An SA MAD for the caller to send through the kernel's SA agent (the
+ * TID's upper half is the agent's). */
+struct kcma_send {
+	uint8_t mad[KCMA_MAD];
+	uint32_t timeout_ms;
 };
 
 /* One event for the file layer to queue. */
@@ -50,6 +68,9 @@ struct kcma {
 	uint16_t next_port; /* ephemeral service ports for sid port 0 */
 	struct kcma_work work[KCMA_WORK];
 	size_t whead, wn;
+	struct kcma_send sends[KCMA_SENDS];
+	size_t shead, sn;
+	uint32_t next_tid;
 };
 
 void kcma_init(struct kcma *c, const struct kcma_port *port);
@@ -67,7 +88,21 @@ int kcma_bind(struct kcma *c, uint32_t id, const uint8_t *sib);
 int kcma_resolve_addr(struct kcma *c, uint32_t id, const uint8_t *src, const uint8_t *dst);
 /* ucma_query_addr's answer (KCMA_QUERY_ADDR_LEN bytes) for id. */
 void kcma_query_addr(const struct kcma *c, uint32_t id, uint8_t *resp);
+/* rdma_resolve_route on IB (cma.c cma_resolve_ib_route): from
+ * ADDR_RESOLVED (else -EINVAL), one SA PathRecord Get queued for
+ * kcma_send; ROUTE_RESOLVED or ROUTE_ERROR when kcma_sa_answer gets its
+ * answer or timeout. -ENOBUFS when the send queue is full. */
+int kcma_resolve_route(struct kcma *c, uint32_t id, uint32_t timeout_ms);
+/* An SA answer (timed_out 0) or the timeout of a request (timed_out 1,
+ * mad the request), matched by its TID's low 32 bits: 1 when it was a
+ * route query's (its event queued), else 0. */
+int kcma_sa_answer(struct kcma *c, const uint8_t *mad, size_t len, int timed_out);
+/* ucma_query_path's answer for id into resp (out bytes of room):
+ * the length, or -ENOSPC when out < 8. */
+int kcma_query_path(const struct kcma *c, uint32_t id, uint16_t out, uint8_t *resp);
 /* The oldest queued event: 1 (in *w), 0 when none. */
 int kcma_work(struct kcma *c, struct kcma_work *w);
+/* The oldest queued SA MAD: 1 (in *s), 0 when none. */
+int kcma_send(struct kcma *c, struct kcma_send *s);
 
 #endif

@@ -11,6 +11,7 @@
 enum {
 	KUCMA_CMD_CREATE_ID = 0,
 	KUCMA_CMD_DESTROY_ID = 1,
+	KUCMA_CMD_RESOLVE_ROUTE = 4,
 	KUCMA_CMD_GET_EVENT = 12,
 	KUCMA_CMD_QUERY = 19,
 	KUCMA_CMD_BIND = 20,
@@ -25,6 +26,10 @@ enum { KUCMA_CREATE_UID = 0, KUCMA_CREATE_PS = 16, KUCMA_CREATE_QP_TYPE = 18, KU
 /* struct rdma_ucm_destroy_id (16), rdma_ucm_query (16) */
 enum { KUCMA_DESTROY_ID = 8, KUCMA_DESTROY_LEN = 16 };
 enum { KUCMA_QUERY_ID = 8, KUCMA_QUERY_OPTION = 12, KUCMA_QUERY_LEN = 16 };
+/* enum rdma_ucm_query_option */
+enum { KUCMA_QUERY_ADDR = 0, KUCMA_QUERY_PATH = 1, KUCMA_QUERY_GID = 2 };
+/* struct rdma_ucm_resolve_route (8) */
+enum { KUCMA_RR_ID = 0, KUCMA_RR_TIMEOUT = 4, KUCMA_RR_LEN = 8 };
 /* struct rdma_ucm_bind (136) */
 enum { KUCMA_BIND_ID = 0, KUCMA_BIND_SIZE = 4, KUCMA_BIND_ADDR = 8, KUCMA_BIND_LEN = 136 };
 /* struct rdma_ucm_resolve_addr (272) */
@@ -269,7 +274,8 @@ static int kucma_resolve_addr(struct kucma *u, uint32_t token, const uint8_t *in
 	return kcma_resolve_addr(&u->cma, n, src_size ? src : NULL, dst);
 }
 
-/* ucma_query: ADDR and GID (the same answer for AF_IB) from kcma. */
+/* ucma_query: ADDR and GID (the same answer for AF_IB), PATH, from
+ * kcma. */
 static int kucma_query(struct kucma *u, uint32_t token, const uint8_t *in, uint16_t out,
 		       uint8_t *resp, size_t *rlen)
 {
@@ -279,13 +285,30 @@ static int kucma_query(struct kucma *u, uint32_t token, const uint8_t *in, uint1
 
 	if ((ret = kucma_id(u, token, n, &id)) < 0)
 		return ret;
-	if (opt != 0 && opt != 2)
-		return -ENOSYS; /* QUERY_PATH: with route resolution */
+	if (opt == KUCMA_QUERY_PATH) {
+		if ((ret = kcma_query_path(&u->cma, n, out, resp)) < 0)
+			return ret;
+		*rlen = (size_t)ret;
+		return 0;
+	}
+	if (opt != KUCMA_QUERY_ADDR && opt != KUCMA_QUERY_GID)
+		return -ENOSYS;
 	if (out < KCMA_QUERY_ADDR_LEN)
 		return -ENOSPC;
 	kcma_query_addr(&u->cma, n, resp);
 	*rlen = KCMA_QUERY_ADDR_LEN;
 	return 0;
+}
+
+static int kucma_resolve_route(struct kucma *u, uint32_t token, const uint8_t *in)
+{
+	uint32_t n = get32h(in + KUCMA_RR_ID);
+	struct kucma_ctx *id;
+	int ret;
+
+	if ((ret = kucma_id(u, token, n, &id)) < 0)
+		return ret;
+	return kcma_resolve_route(&u->cma, n, get32h(in + KUCMA_RR_TIMEOUT));
 }
 
 static int kucma_get_event(struct kucma *u, uint32_t token, uint32_t flags, uint16_t out,
@@ -316,6 +339,7 @@ int kucma_write(struct kucma *u, uint32_t token, uint32_t flags, const uint8_t *
 	static const uint16_t in_len[KUCMA_CMD_JOIN_MCAST + 1] = {
 		[KUCMA_CMD_CREATE_ID] = KUCMA_CREATE_LEN,
 		[KUCMA_CMD_DESTROY_ID] = KUCMA_DESTROY_LEN,
+		[KUCMA_CMD_RESOLVE_ROUTE] = KUCMA_RR_LEN,
 		[KUCMA_CMD_GET_EVENT] = 8,
 		[KUCMA_CMD_QUERY] = KUCMA_QUERY_LEN,
 		[KUCMA_CMD_BIND] = KUCMA_BIND_LEN,
@@ -358,6 +382,9 @@ int kucma_write(struct kucma *u, uint32_t token, uint32_t flags, const uint8_t *
 		break;
 	case KUCMA_CMD_RESOLVE_ADDR:
 		ret = kucma_resolve_addr(u, token, p);
+		break;
+	case KUCMA_CMD_RESOLVE_ROUTE:
+		ret = kucma_resolve_route(u, token, p);
 		break;
 	default:
 		ret = kucma_bind(u, token, p);

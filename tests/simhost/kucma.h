@@ -10,8 +10,8 @@
  * `response` pointer. The ids' rdma_cm side (addresses, resolution) is
  * kcma's; what it queues for later (events) the caller drains with
  * kcma_work after answering and gives to kucma_queue. Commands so far:
- * CREATE_ID, DESTROY_ID, BIND (AF_IB), RESOLVE_ADDR (AF_IB), QUERY
- * (ADDR, GID), GET_EVENT; the rest -ENOSYS. */
+ * CREATE_ID, DESTROY_ID, BIND (AF_IB), RESOLVE_ADDR (AF_IB),
+ * RESOLVE_ROUTE, QUERY (ADDR, GID, PATH), GET_EVENT; the rest -ENOSYS. */
 #ifndef IBATS_SIMHOST_KUCMA_H
 #define IBATS_SIMHOST_KUCMA_H
 

@@ -21,6 +21,8 @@
 /* enum rdma_cm_event_type: <rdma/rdma_cma.h> cannot be included with
  * <rdma/rdma_user_cm.h> (both declare the port spaces). */
 #define EV_ADDR_RESOLVED 0
+#define EV_ROUTE_RESOLVED 2
+#define EV_ROUTE_ERROR 3
 
 #define GUID 0x0002c90300001234ull
 static const uint8_t GID[16] = { 0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x00, 0x02, 0xc9, 0x03, 0, 0, 0x12, 0x35 };
@@ -206,7 +208,7 @@ static void test_refusals(void **state)
 	assert_int_equal(wr(tok, 0, RDMA_USER_CM_CMD_CREATE_ID, &c, sizeof(c), 4, resp, &n), -EINVAL);
 	id = create(tok, 5, RDMA_PS_UDP, 0);
 	assert_int_equal(query(tok2, id, RDMA_USER_CM_QUERY_ADDR, &r), -EINVAL); /* another file's */
-	assert_int_equal(query(tok, id, RDMA_USER_CM_QUERY_PATH, &r), -ENOSYS);
+	assert_int_equal(query(tok, id, 3 /* no such option */, &r), -ENOSYS);
 	{
 		struct rdma_ucm_query q = { .id = id };
 
@@ -336,6 +338,117 @@ static void test_resolve_addr(void **state)
 	assert_int_equal(kucma_ready(&U, (uint32_t)tok), 1);
 }
 
+static int resolve_route(uint32_t tok, uint32_t id, uint32_t ms)
+{
+	struct rdma_ucm_resolve_route r = { .id = id, .timeout_ms = ms };
+	uint8_t resp[KUCMA_RESP_MAX];
+	size_t n;
+
+	return wr(tok, 0, RDMA_USER_CM_CMD_RESOLVE_ROUTE, &r, sizeof(r), 0, resp, &n);
+}
+
+/* RESOLVE_ROUTE after ADDR_RESOLVED (cma.c cma_query_ib_route): one
+ * SubnAdmGet(PathRecord) whose bytes are checked against IBTA Vol 1
+ * 15.2.5.16 (PathRecord: ServiceID 0, DGID 8, SGID 24, TClass 48,
+ * Reversible|NumbPath 49, P_Key 50) behind the SA header (Table 184;
+ * component mask ServiceID|DGID|SGID|TClass|Reversible|NumbPath|P_Key
+ * = 0x3c0f); the GetResp's record comes back through QUERY(PATH) as
+ * struct ib_path_rec_data; a second query's timeout is ROUTE_ERROR
+ * -ETIMEDOUT, an SA status -EINVAL. */
+static void test_resolve_route(void **state)
+{
+	static const uint8_t peer[16] = { 0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 2, 0xc9, 3, 0, 0, 0x56, 0x79 };
+	static const uint8_t golden[256] = {
+		/* MAD header: base 1, class SA, version 2, Get; TID; PathRecord */
+		0x01, 0x03, 0x02, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0x80, 0, 0, 0,
+		0x00, 0x35, 0, 0, 0, 0, 0, 0,
+		/* RMPP header, SM_Key, AttributeOffset, reserved */
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		/* ComponentMask */
+		0, 0, 0, 0, 0, 0, 0x3c, 0x0f,
+		/* ServiceID: the destination's (TCP port space, 7471) */
+		0, 0, 0, 0, 0x01, 0x06, 0x1d, 0x2f,
+		/* DGID */
+		0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 2, 0xc9, 3, 0, 0, 0x56, 0x79,
+		/* SGID */
+		0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x00, 0x02, 0xc9, 0x03, 0, 0, 0x12, 0x35,
+		/* DLID, SLID, RawTraffic/FlowLabel/HopLimit */
+		0, 0, 0, 0, 0, 0, 0, 0,
+		/* TClass 0, Reversible 1 NumbPath 1, P_Key */
+		0, 0x81, 0xff, 0xff,
+	};
+	struct rdma_ucm_query q = { .option = RDMA_USER_CM_QUERY_PATH };
+	struct rdma_ucm_query_path_resp *pr;
+	struct ib_path_rec_data pd;
+	uint8_t resp[KUCMA_RESP_MAX], answer[256];
+	struct kcma_send snd;
+	struct kcma_work w;
+	int tok = kucma_open(&U, 1);
+	uint32_t a;
+	size_t n;
+
+	(void)state;
+	a = create((uint32_t)tok, 7, RDMA_PS_TCP, 0);
+	/* Not resolved yet: no query. */
+	assert_int_equal(resolve_route((uint32_t)tok, a, 2000), -EINVAL);
+	assert_int_equal(resolve((uint32_t)tok, a, peer, 0xffff), 8 + sizeof(struct rdma_ucm_resolve_addr));
+	assert_int_equal(kcma_work(&U.cma, &w), 1);
+	assert_int_equal(resolve_route((uint32_t)tok, a, 0), -EINVAL);
+	assert_int_equal(resolve_route((uint32_t)tok, a, 2000), 8 + sizeof(struct rdma_ucm_resolve_route));
+	assert_int_equal(kcma_send(&U.cma, &snd), 1);
+	assert_int_equal(snd.timeout_ms, 2000);
+	assert_int_equal(kcma_send(&U.cma, &snd), 0); /* one send, no retries */
+	assert_memory_equal(snd.mad, golden, sizeof(golden));
+	assert_int_equal(kcma_work(&U.cma, &w), 0);
+	/* One query at a time (ROUTE_QUERY). */
+	assert_int_equal(resolve_route((uint32_t)tok, a, 2000), -EINVAL);
+	/* The SM's GetResp: DLID 0x0002 in the record. */
+	memcpy(answer, snd.mad, sizeof(answer));
+	answer[3] = 0x81;
+	answer[56 + 40] = 0x00;
+	answer[56 + 41] = 0x02;
+	answer[12] = 0x7f; /* another TID: not this query's */
+	assert_int_equal(kcma_sa_answer(&U.cma, answer, sizeof(answer), 0), 0);
+	answer[12] = 0x80;
+	assert_int_equal(kcma_sa_answer(&U.cma, answer, sizeof(answer), 0), 1);
+	assert_int_equal(kcma_work(&U.cma, &w), 1);
+	assert_int_equal(w.id, a);
+	assert_int_equal(w.event, EV_ROUTE_RESOLVED);
+	assert_int_equal(w.status, 0);
+	q.id = a;
+	assert_int_equal(wr((uint32_t)tok, 0, RDMA_USER_CM_CMD_QUERY, &q, sizeof(q),
+			    sizeof(*pr) + 6 * sizeof(pd), resp, &n), 8 + sizeof(q));
+	assert_int_equal(n, sizeof(*pr) + sizeof(pd));
+	pr = (struct rdma_ucm_query_path_resp *)resp;
+	assert_int_equal(pr->num_paths, 1);
+	memcpy(&pd, resp + sizeof(*pr), sizeof(pd));
+	assert_int_equal(pd.flags, IB_PATH_GMP | IB_PATH_PRIMARY | IB_PATH_BIDIRECTIONAL);
+	assert_memory_equal(pd.path_rec, answer + 56, 64);
+	assert_int_equal(wr((uint32_t)tok, 0, RDMA_USER_CM_CMD_QUERY, &q, sizeof(q), 7, resp, &n), -ENOSPC);
+	/* Routed: no second query (cma_comp_exch fails). */
+	assert_int_equal(resolve_route((uint32_t)tok, a, 2000), -EINVAL);
+
+	/* Another id: no answer -ETIMEDOUT, an SA status -EINVAL. */
+	a = create((uint32_t)tok, 8, RDMA_PS_TCP, 0);
+	assert_true(resolve((uint32_t)tok, a, peer, 0xffff) > 0);
+	assert_int_equal(kcma_work(&U.cma, &w), 1);
+	assert_true(resolve_route((uint32_t)tok, a, 100) > 0);
+	assert_int_equal(kcma_send(&U.cma, &snd), 1);
+	assert_int_equal(kcma_sa_answer(&U.cma, snd.mad, sizeof(snd.mad), 1), 1);
+	assert_int_equal(kcma_work(&U.cma, &w), 1);
+	assert_int_equal(w.event, EV_ROUTE_ERROR);
+	assert_int_equal(w.status, -ETIMEDOUT);
+	assert_true(resolve_route((uint32_t)tok, a, 100) > 0); /* back to ADDR_RESOLVED */
+	assert_int_equal(kcma_send(&U.cma, &snd), 1);
+	snd.mad[3] = 0x81;
+	snd.mad[4] = 0x03; /* MAD status: SA ERR_NO_RECORDS in bits 8-15 */
+	assert_int_equal(kcma_sa_answer(&U.cma, snd.mad, sizeof(snd.mad), 0), 1);
+	assert_int_equal(kcma_work(&U.cma, &w), 1);
+	assert_int_equal(w.event, EV_ROUTE_ERROR);
+	assert_int_equal(w.status, -EINVAL);
+	kucma_close(&U, (uint32_t)tok);
+}
+
 static void test_open_without_cm(void **state)
 {
 	(void)state;
@@ -351,6 +464,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_get_event, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resolve_addr, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_resolve_route, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_without_cm, setup, teardown),
 	};
 

@@ -28,9 +28,9 @@ void kmod_fini(struct kmod *m)
 {
 	if (m->cm)
 		kmad_unregister(m->k, KMAD_KERNEL, m->cm_agent);
-	if (m->has_join_agent)
-		kmad_unregister(m->k, KMAD_KERNEL, m->join_agent);
-	m->cm = m->has_join_agent = 0;
+	if (m->has_sa_agent)
+		kmad_unregister(m->k, KMAD_KERNEL, m->sa_agent);
+	m->cm = m->has_sa_agent = 0;
 }
 
 int kmod_ipoib_spec(const char *spec, char name[16], uint16_t *pkey)
@@ -54,20 +54,31 @@ int kmod_ipoib_spec(const char *spec, char name[16], uint16_t *pkey)
 	return 0;
 }
 
+/* ib_sa's agent (sa_query.c: a sender only, its answers matched by
+ * TID): the first of ib_ipoib's joins or rdma_cm's route queries
+ * (loaded with ib_cm here) registers it; it stays until kmod_fini. */
+static int kmod_sa(struct kmod *m)
+{
+	struct kmad_reg r;
+	int ret;
+
+	if (m->has_sa_agent)
+		return 0;
+	memset(&r, 0, sizeof(r));
+	r.qpn = 1;
+	if ((ret = kmad_register(m->k, KMAD_KERNEL, &r, &m->sa_agent)) < 0)
+		return ret;
+	m->has_sa_agent = 1;
+	return 0;
+}
+
 int kmod_ipoib_add(struct kmod *m, const char *name, uint16_t pkey, int64_t now)
 {
 	uint16_t pk;
 	int ret;
 
-	if (!m->has_join_agent) {
-		struct kmad_reg r;
-
-		memset(&r, 0, sizeof(r));
-		r.qpn = 1; /* sends only: ib_sa's agent */
-		if ((ret = kmad_register(m->k, KMAD_KERNEL, &r, &m->join_agent)) < 0)
-			return ret;
-		m->has_join_agent = 1;
-	}
+	if ((ret = kmod_sa(m)) < 0)
+		return ret;
 	if ((ret = ksysfs_add_netdev(m->fs, name, pkey, m->next_qpn)) < 0)
 		return ret;
 	if ((ret = kipoib_add(m->ipoib, pkey, now)) < 0) {
@@ -103,6 +114,8 @@ int kmod_cm_load(struct kmod *m)
 	r.mgmt_class = KMOD_CM_CLASS;
 	r.class_version = KMOD_CM_CLASS_VERSION;
 	r.method_mask[0] = 1ull << KMOD_METHOD_SEND;
+	if ((ret = kmod_sa(m)) < 0)
+		return ret;
 	if ((ret = kmad_register(m->k, KMAD_KERNEL, &r, &m->cm_agent)) < 0)
 		return ret;
 	if ((ret = ksysfs_cm(m->fs, 1)) < 0) {

@@ -20,8 +20,8 @@ struct kmod {
 	struct ksysfs *fs;
 	struct kipoib *ipoib;
 	uint32_t next_qpn;
-	uint32_t join_agent; /* valid when has_join_agent */
-	int has_join_agent;
+	uint32_t sa_agent; /* valid when has_sa_agent */
+	int has_sa_agent;
 	uint32_t cm_agent; /* valid when cm */
 	int cm;
 };
@@ -40,7 +40,8 @@ int kmod_ipoib_del(struct kmod *m, const char *name, kipoib_send_fn send, void *
 /* ib_cm loaded: its agent holds class 0x07 (a process's registration
  * overlapping it fails) and /sys/module/ib_cm exists. Loading it again
  * is nothing; -EINVAL when a process holds the class (ib_cm's
- * ib_register_mad_agent would fail). */
+ * ib_register_mad_agent would fail). ib_sa's agent is registered
+ * with it if no ipoib did: rdma_cm's route queries go through it. */
 int kmod_cm_load(struct kmod *m);
 /* ib_cm unloaded: the class is free, /sys/module/ib_cm gone. -ENOENT
  * when it is not loaded (rmmod: "not currently loaded"). */

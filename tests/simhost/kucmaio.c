@@ -6,7 +6,8 @@
 #include "proto.h"
 #include "wire.h"
 
-void kucmaio_init(struct kucmaio *io, struct kconn_set *cs, const struct ksysfs *fs)
+void kucmaio_init(struct kucmaio *io, struct kconn_set *cs, const struct ksysfs *fs,
+		  kucmaio_send_fn send, void *send_ctx)
 {
 	struct kcma_port p;
 
@@ -15,6 +16,8 @@ void kucmaio_init(struct kucmaio *io, struct kconn_set *cs, const struct ksysfs 
 	kucma_init(&io->u, &p);
 	io->cs = cs;
 	io->fs = fs;
+	io->send = send;
+	io->send_ctx = send_ctx;
 }
 
 void kucmaio_fini(struct kucmaio *io)
@@ -52,13 +55,25 @@ int kucmaio_hello(struct kucmaio *io, struct kconn *c, uint32_t kind, uint32_t *
 	return 0;
 }
 
+/* What the kernel does after a command's write() returned (its work
+ * items, ib_sa's sends): the events queued, the SA queries sent. */
+static void kucmaio_drain(struct kucmaio *io)
+{
+	struct kcma_send s;
+	struct kcma_work w;
+
+	while (kcma_send(&io->u.cma, &s))
+		io->send(io->send_ctx, s.mad, s.timeout_ms);
+	while (kcma_work(&io->u.cma, &w))
+		kucmaio_queue(io, w.id, w.event, w.status);
+}
+
 /* One write() of c's file; -EAGAIN when it parks. */
 static int kucmaio_do(struct kucmaio *io, struct kconn *c, uint32_t flags, const uint8_t *buf,
 		      size_t len)
 {
 	struct simhost_ucm_rep rep = { 0, 0, 0 };
 	uint8_t resp[KUCMA_RESP_MAX];
-	struct kcma_work w;
 	struct kconn *f;
 	size_t rlen = 0;
 	int ret;
@@ -75,10 +90,7 @@ static int kucmaio_do(struct kucmaio *io, struct kconn *c, uint32_t flags, const
 	if (f && !kucma_ready(&io->u, c->token))
 		rep.doorbell = f->doorbell;
 	kconn_send(io->cs, c, &rep, sizeof(rep), resp, rep.resp_len);
-	/* The command's events follow its answer, as the kernel's work
-	 * item runs after the write() returned. */
-	while (kcma_work(&io->u.cma, &w))
-		kucmaio_queue(io, w.id, w.event, w.status);
+	kucmaio_drain(io);
 	return 0;
 }
 
@@ -167,4 +179,12 @@ int kucmaio_queue(struct kucmaio *io, uint32_t id, uint32_t event, int32_t statu
 	}
 	kucmaio_wake(io, io->u.ids[id].file);
 	return 0;
+}
+
+int kucmaio_sa_answer(struct kucmaio *io, const uint8_t *mad, size_t len, int timed_out)
+{
+	if (!kcma_sa_answer(&io->u.cma, mad, len, timed_out))
+		return 0;
+	kucmaio_drain(io);
+	return 1;
 }

@@ -28,15 +28,22 @@ struct kucmaio_park {
 	uint8_t buf[KUCMAIO_REQ_MAX];
 };
 
+/* The kernel SA agent's send of mad (kcma's TID low half; the agent
+ * stamps the upper), waiting timeout_ms for its answer. */
+typedef void (*kucmaio_send_fn)(void *ctx, const uint8_t *mad, uint32_t timeout_ms);
+
 struct kucmaio {
 	struct kucma u;
 	struct kconn_set *cs;
 	const struct ksysfs *fs;
 	struct kucmaio_park park[KUCMAIO_PARKS];
 	uint64_t next_seq;
+	kucmaio_send_fn send;
+	void *send_ctx;
 };
 
-void kucmaio_init(struct kucmaio *io, struct kconn_set *cs, const struct ksysfs *fs);
+void kucmaio_init(struct kucmaio *io, struct kconn_set *cs, const struct ksysfs *fs,
+		  kucmaio_send_fn send, void *send_ctx);
 void kucmaio_fini(struct kucmaio *io);
 /* The hello of a SIMHOST_UCMA (a new file, cm_loaded as kucma_open
  * takes it; its token in *token) or SIMHOST_UCMA_CMD (for the file
@@ -51,5 +58,9 @@ void kucmaio_gone(struct kucmaio *io, struct kconn *c);
 /* The producers' (rdma_cm, ib_cm) way to queue an event: kucma_queue,
  * then the doorbell and the parked GET_EVENTs of the file. */
 int kucmaio_queue(struct kucmaio *io, uint32_t id, uint32_t event, int32_t status);
+/* An SA MAD for the kernel's SA agent (timed_out 0: an answer; 1: the
+ * request that got none): 1 when it was an rdma_cm route query's (its
+ * event queued), 0 when it is someone else's (kipoib's). */
+int kucmaio_sa_answer(struct kucmaio *io, const uint8_t *mad, size_t len, int timed_out);
 
 #endif

@@ -133,10 +133,12 @@ static void wait_expire(void *ctx, struct kmad_agent *a, const void *hdr, const 
 
 	h->timeouts++;
 	DBG(h, "tid 0x%016llx: no response, ETIMEDOUT", (unsigned long long)wire_get64(mad + MAD_OFF_TID));
-	if (a->file == KMAD_KERNEL)
-		kipoib_answer(&h->ipoib, mad, len, 1, mono_ms());
-	else
+	if (a->file == KMAD_KERNEL) {
+		if (!kucmaio_sa_answer(&h->ucma, mad, len, 1))
+			kipoib_answer(&h->ipoib, mad, len, 1, mono_ms());
+	} else {
 		kumad_deliver(&h->um, a, hdr, mad, len);
+	}
 }
 
 /* ---- MADs from ibsim ---- */
@@ -187,11 +189,12 @@ static void from_wire(struct host *h, struct simclient_req *in, int64_t now)
 	u.addr.qpn = in->sqp;
 	u.addr.lid = (uint16_t)in->slid;
 	if (a->file == KMAD_KERNEL) {
-		/* The joins' answers; a loaded ib_cm takes its class. */
-		if (kmad_complete(a, mad, MAD_SIZE))
-			kipoib_answer(&h->ipoib, mad, MAD_SIZE, 0, now);
-		else
+		/* ib_sa's answers (rdma_cm's routes by their TIDs, else the
+		 * joins'); a loaded ib_cm takes its class. */
+		if (!kmad_complete(a, mad, MAD_SIZE))
 			h->um.resp_dropped++;
+		else if (!kucmaio_sa_answer(&h->ucma, mad, MAD_SIZE, 0))
+			kipoib_answer(&h->ipoib, mad, MAD_SIZE, 0, now);
 		return;
 	}
 	kumad_recv(&h->um, a, &u, mad, MAD_SIZE, now);
@@ -361,19 +364,20 @@ static void conn_input(struct host *h, struct kconn *c, int64_t now)
 
 /* ---- the port ---- */
 
-static void join_send(void *ctx, const uint8_t mad[256])
+/* ib_sa's send to the SM (sa_query.c send_mad: the SM's LID and SL
+ * from PortInfo), waiting for the answer in kmad. */
+static void sa_send(struct host *h, const uint8_t *mad, uint32_t timeout_ms, uint32_t retries)
 {
-	struct host *h = ctx;
-	struct kmad_agent *a = kmad_agent(&h->k, KMAD_KERNEL, h->mod.join_agent);
+	struct kmad_agent *a = kmad_agent(&h->k, KMAD_KERNEL, h->mod.sa_agent);
 	uint8_t buf[KUMAD_HDR + MAD_SIZE];
 	struct ib_user_mad u;
 
-	if (!h->mod.has_join_agent || !a)
+	if (!h->mod.has_sa_agent || !a)
 		return;
 	memset(&u, 0, sizeof(u));
 	u.agent_id = a->id;
-	u.timeout_ms = JOIN_TIMEOUT_MS;
-	u.retries = JOIN_RETRIES;
+	u.timeout_ms = timeout_ms;
+	u.retries = retries;
 	u.addr.qpn = htonl(SA_QP);
 	u.addr.qkey = htonl(SA_QKEY);
 	u.addr.lid = htons(wire_get16(h->pi + PI_OFF_SM_LID));
@@ -383,6 +387,18 @@ static void join_send(void *ctx, const uint8_t mad[256])
 	kmad_stamp_tid(a, buf + KUMAD_HDR);
 	kmad_send_wait(a, buf, sizeof(buf), mono_ms());
 	kumad_wire(&h->um, &u, SA_QP, buf + KUMAD_HDR, MAD_SIZE);
+}
+
+static void join_send(void *ctx, const uint8_t mad[256])
+{
+	sa_send(ctx, mad, JOIN_TIMEOUT_MS, JOIN_RETRIES);
+}
+
+/* rdma_cm's PathRecord Gets: cma.c gives ib_sa_path_rec_get the
+ * caller's timeout_ms and no retries. */
+static void route_send(void *ctx, const uint8_t *mad, uint32_t timeout_ms)
+{
+	sa_send(ctx, mad, timeout_ms, 0);
 }
 
 static int port_up(const struct host *h)
@@ -564,7 +580,7 @@ static int setup(struct host *h, int kernel_cm, char **ipoib, int nipoib)
 	if ((ret = ksysfs_init(&h->fs, path, h->node, ni)) < 0)
 		return ret;
 	kmod_init(&h->mod, &h->k, &h->fs, &h->ipoib);
-	kucmaio_init(&h->ucma, &h->cs, &h->fs);
+	kucmaio_init(&h->ucma, &h->cs, &h->fs, route_send, h);
 	if (kernel_cm && (ret = kmod_cm_load(&h->mod)) < 0)
 		return ret;
 	for (i = 0; i < nipoib; i++)

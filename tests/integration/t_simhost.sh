@@ -159,9 +159,11 @@ check_out "... the stock librdmacm binds an AF_IB id to host4's GID (ucmabind)" 
 	"^bound 0x0000000001061d2f$" on host4 "$UCMABIND" "$(port_gid host4)"
 # rdma_resolve_addr to host2's GID: ADDR_RESOLVED at once (no ARP on IB),
 # the channel's fd readable through epoll, the event through a blocking
-# rdma_get_cm_event.
-check_out "... and resolves host2's GID: ADDR_RESOLVED through epoll and a blocking get" \
-	"^resolved$" on host4 "$UCMABIND" "$(port_gid host4)" 7471 "$(port_gid host2)"
+# rdma_get_cm_event; then rdma_resolve_route (the kernel's PathRecord Get
+# to the SA) with a blocking get called before the answer: ROUTE_RESOLVED,
+# and the path leads to host2's LID.
+check_out "... and resolves host2's GID and a route to its LID (ADDR_RESOLVED, ROUTE_RESOLVED)" \
+	"^resolved dlid $L2$" on host4 timeout 10 "$UCMABIND" "$(port_gid host4)" 7471 "$(port_gid host2)"
 agent_start host4 "address 10.0.0.4 primary" "cm yes"
 check_out "... atsd with cm yes on host4 runs without its CM endpoint (the kernel's CM)" \
 	"the kernel's CM \(ib_cm\) serves class 0x07 on this port, so atsd runs without its CM endpoint" \

@@ -10,7 +10,11 @@
  * GID of the subnet): rdma_resolve_addr to it on a new channel, its fd
  * readable through epoll, ADDR_RESOLVED through a blocking
  * rdma_get_cm_event (librdmacm's QUERY(ADDR) on the way names the
- * device, the source GID and the peer), then the fd not readable.
+ * device, the source GID and the peer), then the fd not readable;
+ * then rdma_resolve_route and a blocking rdma_get_cm_event called
+ * before the SA answered (parked in the kernel), ROUTE_RESOLVED, the
+ * path (librdmacm's QUERY(PATH)) from the GID to PEER, its DLID
+ * printed.
  *
  *   ucmabind GID [PORT [PEER]]   exit 0: all as said; 1: the failed step named */
 #include <arpa/inet.h>
@@ -44,7 +48,7 @@ static void sib_of(struct sockaddr_ib *sib, const struct in6_addr *gid, unsigned
 }
 
 /* rdma_resolve_addr from an unbound id to peer (RDMACM.md 2: AF_IB, no
- * ARP, the event at once). */
+ * ARP, the event at once), then rdma_resolve_route. */
 static int resolve(const struct in6_addr *gid, const struct in6_addr *peer, unsigned port)
 {
 	struct rdma_event_channel *ch;
@@ -88,11 +92,30 @@ static int resolve(const struct in6_addr *gid, const struct in6_addr *peer, unsi
 	pf.events = POLLIN;
 	if (poll(&pf, 1, 0) != 0)
 		return fail("poll after the event");
+	/* rdma_resolve_route (no ibacm on a node: the kernel's SA query),
+	 * then at once a blocking get: it waits in the kernel before its
+	 * event exists, until the SA answers. */
+	if (rdma_resolve_route(id, 2000))
+		return fail("rdma_resolve_route");
+	if (rdma_get_cm_event(ch, &ev))
+		return fail("rdma_get_cm_event (blocking, before the route)");
+	errno = ev->status < 0 ? -ev->status : EPROTO;
+	if (ev->event != RDMA_CM_EVENT_ROUTE_RESOLVED || ev->status || ev->id != id)
+		return fail("the event is ROUTE_RESOLVED of the id, status 0");
+	rdma_ack_cm_event(ev);
+	/* librdmacm's QUERY(PATH) on the way filled the route. */
+	errno = ENOENT;
+	if (id->route.num_paths != 1 || !id->route.path_rec)
+		return fail("the route has one path");
+	errno = EPROTO;
+	if (memcmp(&id->route.path_rec->sgid, gid, 16) ||
+	    memcmp(&id->route.path_rec->dgid, peer, 16))
+		return fail("the path's SGID and DGID");
 	close(ep);
+	printf("resolved dlid %u\n", be16toh(id->route.path_rec->dlid));
 	if (rdma_destroy_id(id))
 		return fail("rdma_destroy_id (resolve)");
 	rdma_destroy_event_channel(ch);
-	printf("resolved\n");
 	return 0;
 }
 

@@ -337,7 +337,9 @@ int kcma_sa_answer(struct kcma *c, const uint8_t *mad, size_t len, int timed_out
 	uint32_t tid_lo;
 	size_t i;
 
-	if (len < SA_OFF_DATA + KCMA_PATH_LEN)
+	/* A timeout comes with the request's MAD header only (user_mad.c
+	 * send_handler's copy): its TID is all that is matched. */
+	if (len < (timed_out ? (size_t)MAD_HDR_SIZE : (size_t)SA_OFF_DATA + KCMA_PATH_LEN))
 		return 0;
 	tid_lo = (uint32_t)wire_get64(mad + MAD_OFF_TID);
 	for (i = 0; i < KCMA_IDS; i++) {

@@ -94,8 +94,8 @@ void kcma_query_addr(const struct kcma *c, uint32_t id, uint8_t *resp);
  * answer or timeout. -ENOBUFS when the send queue is full. */
 int kcma_resolve_route(struct kcma *c, uint32_t id, uint32_t timeout_ms);
 /* An SA answer (timed_out 0) or the timeout of a request (timed_out 1,
- * mad the request), matched by its TID's low 32 bits: 1 when it was a
- * route query's (its event queued), else 0. */
+ * mad at least the request's MAD header), matched by its TID's low 32
+ * bits: 1 when it was a route query's (its event queued), else 0. */
 int kcma_sa_answer(struct kcma *c, const uint8_t *mad, size_t len, int timed_out);
 /* ucma_query_path's answer for id into resp (out bytes of room):
  * the length, or -ENOSPC when out < 8. */

@@ -434,7 +434,9 @@ static void test_resolve_route(void **state)
 	assert_int_equal(kcma_work(&U.cma, &w), 1);
 	assert_true(resolve_route((uint32_t)tok, a, 100) > 0);
 	assert_int_equal(kcma_send(&U.cma, &snd), 1);
-	assert_int_equal(kcma_sa_answer(&U.cma, snd.mad, sizeof(snd.mad), 1), 1);
+	/* A timeout hands over the MAD header only (kwait_due, as
+	 * user_mad.c's send_handler): the TID is enough. */
+	assert_int_equal(kcma_sa_answer(&U.cma, snd.mad, 24, 1), 1);
 	assert_int_equal(kcma_work(&U.cma, &w), 1);
 	assert_int_equal(w.event, EV_ROUTE_ERROR);
 	assert_int_equal(w.status, -ETIMEDOUT);

@@ -164,6 +164,24 @@ check_out "... the stock librdmacm binds an AF_IB id to host4's GID (ucmabind)" 
 # and the path leads to host2's LID.
 check_out "... and resolves host2's GID and a route to its LID (ADDR_RESOLVED, ROUTE_RESOLVED)" \
 	"^resolved dlid $L2$" on host4 timeout 10 "$UCMABIND" "$(port_gid host4)" 7471 "$(port_gid host2)"
+# With the SA class dropped on host4 the PathRecord Get times out:
+# ROUTE_ERROR, status -ETIMEDOUT (cma.c cma_query_handler); with the drop
+# lifted a retry on the same id resolves (ucmabind -e waits for a line).
+check_out "simhost host4 drop 3 on" "^ok$" simhost host4 drop 3 on
+mkfifo "$RUN/ucmabind.in"
+on host4 timeout 10 "$UCMABIND" -e "$(port_gid host4)" 7471 "$(port_gid host2)" \
+	<"$RUN/ucmabind.in" >"$RUN/ucmabind.out" 2>&1 &
+UCMA_PID=$!
+exec 9>"$RUN/ucmabind.in"
+check "... a short rdma_resolve_route gives ROUTE_ERROR -ETIMEDOUT (ucmabind -e)" \
+	wait_for "ROUTE_ERROR" 5 grep -q "^route error -110$" "$RUN/ucmabind.out"
+check_out "simhost host4 drop 3 off" "^ok$" simhost host4 drop 3 off
+echo go >&9
+exec 9>&-
+wait "$UCMA_PID"
+UCMA_RC=$?
+check_rc "... and the retry on the same id resolves host2's route" 0 \
+	"^resolved dlid $L2$" sh -c 'cat "$1"; exit "$2"' - "$RUN/ucmabind.out" "$UCMA_RC"
 agent_start host4 "address 10.0.0.4 primary" "cm yes"
 check_out "... atsd with cm yes on host4 runs without its CM endpoint (the kernel's CM)" \
 	"the kernel's CM \(ib_cm\) serves class 0x07 on this port, so atsd runs without its CM endpoint" \

@@ -14,9 +14,14 @@
  * then rdma_resolve_route and a blocking rdma_get_cm_event called
  * before the SA answered (parked in the kernel), ROUTE_RESOLVED, the
  * path (librdmacm's QUERY(PATH)) from the GID to PEER, its DLID
- * printed.
+ * printed. With -e (and PEER; the node's SA class dropped, as
+ * `simhost NODE drop 3 on`): first a short rdma_resolve_route that ends
+ * in ROUTE_ERROR, status -ETIMEDOUT (cma.c cma_query_handler passes
+ * sa_query.c's timeout status on), "route error -110" printed; then one
+ * line read from stdin (the caller lifts the drop) and the retry on the
+ * same id (back in ADDR_RESOLVED) resolves as above.
  *
- *   ucmabind GID [PORT [PEER]]   exit 0: all as said; 1: the failed step named */
+ *   ucmabind [-e] GID [PORT [PEER]]   exit 0: all as said; 1: the failed step named */
 #include <arpa/inet.h>
 #include <endian.h>
 #include <errno.h>
@@ -49,7 +54,30 @@ static void sib_of(struct sockaddr_ib *sib, const struct in6_addr *gid, unsigned
 
 /* rdma_resolve_addr from an unbound id to peer (RDMACM.md 2: AF_IB, no
  * ARP, the event at once), then rdma_resolve_route. */
-static int resolve(const struct in6_addr *gid, const struct in6_addr *peer, unsigned port)
+/* -e: a route query nobody answers, then wait for the caller's go. */
+static int route_error(struct rdma_event_channel *ch, struct rdma_cm_id *id)
+{
+	struct rdma_cm_event *ev;
+	char line[16];
+
+	if (rdma_resolve_route(id, 300))
+		return fail("rdma_resolve_route (short)");
+	if (rdma_get_cm_event(ch, &ev))
+		return fail("rdma_get_cm_event (route error)");
+	errno = EPROTO;
+	if (ev->event != RDMA_CM_EVENT_ROUTE_ERROR || ev->status != -ETIMEDOUT || ev->id != id)
+		return fail("the event is ROUTE_ERROR of the id, status -ETIMEDOUT");
+	printf("route error %d\n", ev->status);
+	fflush(stdout);
+	rdma_ack_cm_event(ev);
+	errno = EPIPE;
+	if (!fgets(line, sizeof(line), stdin))
+		return fail("a line on stdin before the retry");
+	return 0;
+}
+
+static int resolve(const struct in6_addr *gid, const struct in6_addr *peer, unsigned port,
+		   int want_error)
 {
 	struct rdma_event_channel *ch;
 	struct epoll_event ee = { .events = EPOLLIN };
@@ -95,6 +123,8 @@ static int resolve(const struct in6_addr *gid, const struct in6_addr *peer, unsi
 	/* rdma_resolve_route (no ibacm on a node: the kernel's SA query),
 	 * then at once a blocking get: it waits in the kernel before its
 	 * event exists, until the SA answers. */
+	if (want_error && route_error(ch, id))
+		return 1;
 	if (rdma_resolve_route(id, 2000))
 		return fail("rdma_resolve_route");
 	if (rdma_get_cm_event(ch, &ev))
@@ -127,11 +157,16 @@ int main(int argc, char **argv)
 	struct sockaddr_ib sib, *got;
 	struct in6_addr gid, peer;
 	struct pollfd pf;
-	unsigned port = argc > 2 ? (unsigned)strtoul(argv[2], NULL, 0) : 7471;
+	int want_error = argc > 1 && !strcmp(argv[1], "-e");
+	unsigned port;
 
-	if (argc < 2 || argc > 4 || inet_pton(AF_INET6, argv[1], &gid) != 1 || !port ||
+	argc -= want_error;
+	argv += want_error;
+	port = argc > 2 ? (unsigned)strtoul(argv[2], NULL, 0) : 7471;
+	if ((want_error && argc != 4) || argc < 2 || argc > 4 ||
+	    inet_pton(AF_INET6, argv[1], &gid) != 1 || !port ||
 	    port > 0xffff || (argc > 3 && inet_pton(AF_INET6, argv[3], &peer) != 1)) {
-		fprintf(stderr, "usage: ucmabind GID [PORT [PEER]]\n");
+		fprintf(stderr, "usage: ucmabind [-e] GID [PORT [PEER]]\n");
 		return 2;
 	}
 	if (!(ch = rdma_create_event_channel()))
@@ -171,5 +206,5 @@ int main(int argc, char **argv)
 		return fail("rdma_destroy_id");
 	rdma_destroy_event_channel(ch);
 	printf("bound 0x%016llx\n", (unsigned long long)be64toh(sib.sib_sid));
-	return argc > 3 ? resolve(&gid, &peer, port) : 0;
+	return argc > 3 ? resolve(&gid, &peer, port, want_error) : 0;
 }

@@ -215,6 +215,24 @@ int kcma_bind(struct kcma *c, uint32_t n, const uint8_t *sib)
 	return 0;
 }
 
+/* cma.c rdma_listen: cma_comp_exch(ADDR_BOUND, LISTEN), else
+ * rdma_bind_addr(INADDR_ANY) (-EINVAL unless IDLE; no IPv4 here:
+ * -EADDRNOTAVAIL); then cma_ib_listen, ib_cm_insert_listen on the
+ * bound service ID, which bind already made the id's own (cma_use_port
+ * without REUSEADDR). */
+int kcma_listen(struct kcma *c, uint32_t n, int backlog)
+{
+	struct kcma_id *id = &c->ids[n];
+
+	if (!id->bound)
+		return -EADDRNOTAVAIL;
+	if (id->resolved || id->listening)
+		return -EINVAL;
+	id->listening = 1;
+	id->backlog = backlog;
+	return 0;
+}
+
 /* rdma_resolve_addr for AF_IB (cma.c resolve_prepare_src,
  * cma_resolve_ib_addr): an IDLE id is bound first (cma_bind_addr: the
  * destination's family and P_Key, any GID, an ephemeral service ID);
@@ -228,7 +246,7 @@ int kcma_resolve_addr(struct kcma *c, uint32_t n, const uint8_t *src, const uint
 	uint8_t any[KCMA_SIB_LEN];
 	int ret;
 
-	if (id->resolved)
+	if (id->resolved || id->listening)
 		return -EINVAL; /* not ADDR_BOUND any more */
 	if (get16h(dst) != KCMA_AF_IB)
 		return -EADDRNOTAVAIL; /* no IP addresses for rdma_cm yet */

@@ -43,6 +43,8 @@ struct kcma_id {
 	uint8_t src[KCMA_SIB_LEN]; /* sockaddr_ib as bound */
 	int resolved;            /* ADDR_RESOLVED or later */
 	uint8_t dst[KCMA_SIB_LEN]; /* the destination, once resolved */
+	int listening;           /* LISTEN */
+	int backlog;
 	int route_query;         /* ROUTE_QUERY: the PathRecord Get out */
 	uint32_t tid_lo;         /* its TID's low 32 bits */
 	int routed;              /* ROUTE_RESOLVED */
@@ -83,6 +85,10 @@ void kcma_destroy(struct kcma *c, uint32_t id);
  * -EINVAL (not IDLE), -EADDRNOTAVAIL (not AF_IB), -ENODEV (a GID not
  * the port's), -EPROTONOSUPPORT (sid of no port space), -EADDRINUSE. */
 int kcma_bind(struct kcma *c, uint32_t id, const uint8_t *sib);
+/* rdma_listen (ucma_listen clamps backlog first): from ADDR_BOUND, or
+ * an IDLE id bound to IPv4 any first (-EADDRNOTAVAIL here), else
+ * -EINVAL; the bound service ID listened on (cma_ib_listen). */
+int kcma_listen(struct kcma *c, uint32_t id, int backlog);
 /* rdma_resolve_addr for AF_IB (src NULL or of family 0: any): 0 and
  * ADDR_RESOLVED queued, or -errno as cma.c fails the write. */
 int kcma_resolve_addr(struct kcma *c, uint32_t id, const uint8_t *src, const uint8_t *dst);

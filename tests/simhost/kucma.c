@@ -12,6 +12,7 @@ enum {
 	KUCMA_CMD_CREATE_ID = 0,
 	KUCMA_CMD_DESTROY_ID = 1,
 	KUCMA_CMD_RESOLVE_ROUTE = 4,
+	KUCMA_CMD_LISTEN = 7,
 	KUCMA_CMD_GET_EVENT = 12,
 	KUCMA_CMD_QUERY = 19,
 	KUCMA_CMD_BIND = 20,
@@ -30,6 +31,10 @@ enum { KUCMA_QUERY_ID = 8, KUCMA_QUERY_OPTION = 12, KUCMA_QUERY_LEN = 16 };
 enum { KUCMA_QUERY_ADDR = 0, KUCMA_QUERY_PATH = 1, KUCMA_QUERY_GID = 2 };
 /* struct rdma_ucm_resolve_route (8) */
 enum { KUCMA_RR_ID = 0, KUCMA_RR_TIMEOUT = 4, KUCMA_RR_LEN = 8 };
+/* struct rdma_ucm_listen (8) */
+enum { KUCMA_LISTEN_ID = 0, KUCMA_LISTEN_BACKLOG = 4, KUCMA_LISTEN_LEN = 8 };
+/* ucma.c: net.rdma_ucm.max_backlog's default */
+#define KUCMA_MAX_BACKLOG 1024
 /* struct rdma_ucm_bind (136) */
 enum { KUCMA_BIND_ID = 0, KUCMA_BIND_SIZE = 4, KUCMA_BIND_ADDR = 8, KUCMA_BIND_LEN = 136 };
 /* struct rdma_ucm_resolve_addr (272) */
@@ -311,6 +316,21 @@ static int kucma_resolve_route(struct kucma *u, uint32_t token, const uint8_t *i
 	return kcma_resolve_route(&u->cma, n, get32h(in + KUCMA_RR_TIMEOUT));
 }
 
+/* ucma_listen: a backlog <= 0 or over max_backlog becomes max_backlog. */
+static int kucma_listen(struct kucma *u, uint32_t token, const uint8_t *in)
+{
+	uint32_t n = get32h(in + KUCMA_LISTEN_ID);
+	int32_t backlog = (int32_t)get32h(in + KUCMA_LISTEN_BACKLOG);
+	struct kucma_ctx *id;
+	int ret;
+
+	if ((ret = kucma_id(u, token, n, &id)) < 0)
+		return ret;
+	if (backlog <= 0 || backlog > KUCMA_MAX_BACKLOG)
+		backlog = KUCMA_MAX_BACKLOG;
+	return kcma_listen(&u->cma, n, backlog);
+}
+
 static int kucma_get_event(struct kucma *u, uint32_t token, uint32_t flags, uint16_t out,
 			   uint8_t *resp, size_t *rlen)
 {
@@ -340,6 +360,7 @@ int kucma_write(struct kucma *u, uint32_t token, uint32_t flags, const uint8_t *
 		[KUCMA_CMD_CREATE_ID] = KUCMA_CREATE_LEN,
 		[KUCMA_CMD_DESTROY_ID] = KUCMA_DESTROY_LEN,
 		[KUCMA_CMD_RESOLVE_ROUTE] = KUCMA_RR_LEN,
+		[KUCMA_CMD_LISTEN] = KUCMA_LISTEN_LEN,
 		[KUCMA_CMD_GET_EVENT] = 8,
 		[KUCMA_CMD_QUERY] = KUCMA_QUERY_LEN,
 		[KUCMA_CMD_BIND] = KUCMA_BIND_LEN,
@@ -385,6 +406,9 @@ int kucma_write(struct kucma *u, uint32_t token, uint32_t flags, const uint8_t *
 		break;
 	case KUCMA_CMD_RESOLVE_ROUTE:
 		ret = kucma_resolve_route(u, token, p);
+		break;
+	case KUCMA_CMD_LISTEN:
+		ret = kucma_listen(u, token, p);
 		break;
 	default:
 		ret = kucma_bind(u, token, p);

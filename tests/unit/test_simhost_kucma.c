@@ -451,6 +451,46 @@ static void test_resolve_route(void **state)
 	kucma_close(&U, (uint32_t)tok);
 }
 
+static int listen_(uint32_t tok, uint32_t id, int backlog)
+{
+	struct rdma_ucm_listen l = { .id = id, .backlog = backlog };
+	uint8_t resp[KUCMA_RESP_MAX];
+	size_t n;
+
+	return wr(tok, 0, RDMA_USER_CM_CMD_LISTEN, &l, sizeof(l), 0, resp, &n);
+}
+
+/* LISTEN (ucma_listen, cma.c rdma_listen): backlog clamped to
+ * max_backlog; from ADDR_BOUND only (an IDLE id would bind IPv4 any:
+ * -EADDRNOTAVAIL here); the service ID stays the id's (EADDRINUSE to
+ * another bind); a listening id resolves nothing. */
+static void test_listen(void **state)
+{
+	static const uint8_t peer[16] = { 0xfe, 0x80, [15] = 2 };
+	struct kcma_work w;
+	uint32_t tok, id, id2, id3;
+
+	(void)state;
+	tok = (uint32_t)kucma_open(&U, 1);
+	id = create(tok, 1, RDMA_PS_TCP, 0);
+	id2 = create(tok, 2, RDMA_PS_TCP, 0);
+	id3 = create(tok, 3, RDMA_PS_TCP, 0);
+	assert_int_equal(listen_(tok, id, 0), -EADDRNOTAVAIL);
+	assert_true(bind_ib(tok, id, GID, 0x1061d2f, ~0ull) > 0);
+	assert_true(listen_(tok, id, -1) > 0);
+	assert_int_equal(U.cma.ids[id].backlog, 1024);
+	assert_int_equal(listen_(tok, id, 5), -EINVAL); /* LISTEN, not ADDR_BOUND */
+	assert_int_equal(bind_ib(tok, id2, GID, 0x1061d2f, ~0ull), -EADDRINUSE);
+	assert_true(bind_ib(tok, id2, GID, 0x1061d30, ~0ull) > 0);
+	assert_true(listen_(tok, id2, 5) > 0);
+	assert_int_equal(U.cma.ids[id2].backlog, 5);
+	assert_true(resolve(tok, id3, peer, 0xffff) > 0);
+	assert_int_equal(kcma_work(&U.cma, &w), 1);
+	assert_int_equal(listen_(tok, id3, 5), -EINVAL); /* ADDR_RESOLVED */
+	assert_int_equal(listen_(tok, 99, 5), -ENOENT);
+	kucma_close(&U, tok);
+}
+
 static void test_open_without_cm(void **state)
 {
 	(void)state;
@@ -467,6 +507,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_get_event, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resolve_addr, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resolve_route, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_listen, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_without_cm, setup, teardown),
 	};
 

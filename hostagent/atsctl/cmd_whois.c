@@ -134,20 +134,10 @@ static void print_json(const struct sr_record *r, const struct whois_node *v, si
 	struct json j;
 	size_t i;
 
-	json_init(&j, stdout, 0);
-	json_obj(&j, NULL);
-	if (ip)
-		json_str(&j, "ip", ip);
-	json_arr(&j, "records");
+	out_records_open(&j, ip);
 	for (i = 0; i < n; i++)
 		record_json(&j, &r[i], &v[i], local);
-	json_end(&j);
-	if (partial)
-		json_bool(&j, "partial", 1);
-	if (local)
-		json_bool(&j, "local", 1);
-	json_end(&j);
-	json_fini(&j);
+	out_records_close(&j, partial, local);
 }
 
 static void print_text(const struct sr_record *r, const struct whois_node *v, size_t n,

@@ -61,14 +61,32 @@ void out_record_members(struct json *j, const struct sr_record *r)
 	json_bool(j, "primary", r->id == ATS_SID_PRIMARY);
 }
 
+void out_records_open(struct json *j, const char *ip)
+{
+	json_init(j, stdout, 0);
+	json_obj(j, NULL);
+	if (ip)
+		json_str(j, "ip", ip);
+	json_arr(j, "records");
+}
+
+void out_records_close(struct json *j, int partial, int local)
+{
+	json_end(j);
+	if (partial)
+		json_bool(j, "partial", 1);
+	if (local)
+		json_bool(j, "local", 1);
+	json_end(j);
+	json_fini(j);
+}
+
 static void records_json(int partial, int local, const struct sr_record *r, size_t n)
 {
 	struct json j;
 	size_t i;
 
-	json_init(&j, stdout, 0);
-	json_obj(&j, NULL);
-	json_arr(&j, "records");
+	out_records_open(&j, NULL);
 	for (i = 0; i < n; i++) {
 		json_obj(&j, NULL);
 		out_record_members(&j, &r[i]);
@@ -76,13 +94,7 @@ static void records_json(int partial, int local, const struct sr_record *r, size
 			json_bool(&j, "local", 1);
 		json_end(&j);
 	}
-	json_end(&j);
-	if (partial)
-		json_bool(&j, "partial", 1);
-	if (local)
-		json_bool(&j, "local", 1);
-	json_end(&j);
-	json_fini(&j);
+	out_records_close(&j, partial, local);
 }
 
 void out_records(int json, int partial, int local, const struct sr_record *r, size_t n)

@@ -29,6 +29,11 @@ void out_records(int json, int partial, int local, const struct sr_record *r, si
  * object open in j: what every --json record holds; ip null when
  * ServiceData8 holds no address. */
 void out_record_members(struct json *j, const struct sr_record *r);
+/* The records document every lookup prints with --json: {"ip" (when
+ * given), "records": [ ... ], "partial", "local"}; the caller writes the
+ * records between the two. */
+void out_records_open(struct json *j, const char *ip);
+void out_records_close(struct json *j, int partial, int local);
 
 /* Text of atsd's for a terminal: control bytes (an escape sequence from
  * whatever listens on the socket) as \xNN, as JSON escapes them; cut to

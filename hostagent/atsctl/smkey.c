@@ -1,6 +1,5 @@
 /* atsctl's SM_Key from a terminal, a file or the environment (smkey.h). */
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -108,41 +107,31 @@ int smkey_read_file(const char *path, uint64_t *key, char *err, size_t errlen)
 {
 	struct stat st;
 	FILE *f;
-	int fd, ret;
+	int ret;
 
-	/* O_NONBLOCK: a FIFO's open would wait for a writer; refused below
-	 * as not a regular file. */
-	fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st)) {
+	/* Regular files only, opened without waiting on a FIFO (cfg.h). */
+	f = cfg_fopen_regular(path);
+	if (!f || fstat(fileno(f), &st)) {
 		ret = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
-		if (fd >= 0)
-			close(fd);
+		snprintf(err, errlen, "%s: %s", path,
+			 ret == -EINVAL || ret == -EISDIR ? "not a regular file" : strerror(-ret));
+		if (f)
+			fclose(f);
 		return ret;
 	}
 	/* ssh's rule for private keys (OpenSSH authfile.c, sshkey_perm_ok): nobody
 	 * else may read or change it. The key makes any SA request trusted
 	 * (libosmats(8), "Trust"). */
-	if (!S_ISREG(st.st_mode) || (st.st_mode & 077) ||
-	    (st.st_uid != getuid() && st.st_uid != 0)) {
-		if (!S_ISREG(st.st_mode))
-			snprintf(err, errlen, "%s: not a regular file", path);
-		else if (st.st_mode & 077)
+	if ((st.st_mode & 077) || (st.st_uid != getuid() && st.st_uid != 0)) {
+		if (st.st_mode & 077)
 			snprintf(err, errlen, "%s: permissions %04o are too open: "
 				 "others can read or change it (chmod 600)", path,
 				 (unsigned)(st.st_mode & 07777));
 		else
 			snprintf(err, errlen, "%s: owned by uid %u, not by you or root", path,
 				 (unsigned)st.st_uid);
-		close(fd);
+		fclose(f);
 		return -EPERM;
-	}
-	f = fdopen(fd, "r");
-	if (!f) {
-		ret = -errno;
-		close(fd);
-		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
-		return ret;
 	}
 	ret = read_line(f, key);
 	fclose(f);

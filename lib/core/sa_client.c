@@ -459,39 +459,44 @@ int sa_ports(struct sa_client *sa, unsigned gap, struct sa_port **ports, size_t 
 	return ret;
 }
 
-int sa_port_guid(struct sa_client *sa, uint16_t lid, uint64_t *guid)
+/* One NodeRecord by the fields of mask set in nr (SubnAdmGet). */
+static int nr_get(struct sa_client *sa, uint64_t mask, const uint8_t *nr,
+		  struct nr_record *out)
 {
-	uint8_t nr[NR_SIZE] = { 0 };
 	struct sa_answer ans;
 	int ret;
 
-	wire_put16(nr + NR_OFF_LID, lid);
-	ret = sa_request(sa, SA_METHOD_GET, SA_ATTR_NODE_RECORD, 1ull << NR_CM_LID,
-			 nr, sizeof(nr), &ans);
+	ret = sa_request(sa, SA_METHOD_GET, SA_ATTR_NODE_RECORD, mask, nr, NR_SIZE, &ans);
 	if (ret)
 		return ret;
-	if (ans.data_len < NR_SIZE)
-		ret = -EPROTO;
-	else
-		*guid = wire_get64(ans.data + NR_OFF_PORT_GUID);
+	ret = nr_decode(ans.data, ans.data_len, out) ? -EPROTO : 0;
 	sa_answer_free(&ans);
+	return ret;
+}
+
+int sa_port_guid(struct sa_client *sa, uint16_t lid, uint64_t *guid)
+{
+	uint8_t nr[NR_SIZE] = { 0 };
+	struct nr_record rec;
+	int ret;
+
+	wire_put16(nr + NR_OFF_LID, lid);
+	ret = nr_get(sa, 1ull << NR_CM_LID, nr, &rec);
+	if (!ret)
+		*guid = rec.port_guid;
 	return ret;
 }
 
 int sa_node_of_port(struct sa_client *sa, uint64_t port_guid, struct nr_record *out)
 {
 	uint8_t nr[NR_SIZE] = { 0 };
-	struct sa_answer ans;
 	int ret;
 
 	wire_put64(nr + NR_OFF_PORT_GUID, port_guid);
-	ret = sa_request(sa, SA_METHOD_GET, SA_ATTR_NODE_RECORD, 1ull << NR_CM_PORT_GUID,
-			 nr, sizeof(nr), &ans);
-	if (ret)
-		return ret;
+	ret = nr_get(sa, 1ull << NR_CM_PORT_GUID, nr, out);
 	/* Another port's record is an SA's error, not this port's name. */
-	ret = nr_decode(ans.data, ans.data_len, out) || out->port_guid != port_guid ? -EPROTO : 0;
-	sa_answer_free(&ans);
+	if (!ret && out->port_guid != port_guid)
+		ret = -EPROTO;
 	return ret;
 }
 

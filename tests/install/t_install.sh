@@ -12,27 +12,10 @@
 # doc/Makefile.inc). The programs are built once; atsd's default config
 # is checked against this tree's own configure.
 set -u
-: "${top_builddir:=$(cd "$(dirname "$0")/../.." && pwd)}"
-: "${top_srcdir:=$top_builddir}"
-T_PASS=0
-T_FAIL=0
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/ibats-t-install.XXXXXX")
-trap 'if [ "$T_FAIL" -eq 0 ]; then rm -rf "$TMP"; else echo "# kept $TMP"; fi' EXIT
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/install/tap.sh" t-install
 # Under make check: not its jobserver.
 unset MAKEFLAGS MFLAGS MAKELEVEL
 
-check() {
-	local desc=$1
-	shift
-	if "$@" >"$TMP/last.out" 2>&1; then
-		T_PASS=$((T_PASS + 1))
-		echo "ok - $desc"
-	else
-		T_FAIL=$((T_FAIL + 1))
-		echo "not ok - $desc"
-		sed 's/^/#   /' "$TMP/last.out"
-	fi
-}
 # equal WHAT GOT WANT
 equal() {
 	[ "$2" = "$3" ] && return 0
@@ -161,5 +144,4 @@ install_way plain "$CONF_LOCAL"
 check "atsd --help: the default config is this tree's sysconfdir's" sh -c \
 	"'$top_builddir/hostagent/atsd/atsd' --help | grep -qF -- '$(mkvar sysconfdir)/ibats/atsd.conf'"
 
-echo "1..$((T_PASS + T_FAIL))"
-[ "$T_FAIL" -eq 0 ]
+tap_end

@@ -3,30 +3,12 @@
 # runs; the installed library is libibats.so.1 and exports ibats_* alone;
 # every exported function has its section 3 manual page.
 set -u
-: "${top_builddir:=$(cd "$(dirname "$0")/../.." && pwd)}"
-: "${top_srcdir:=$top_builddir}"
-T_PASS=0
-T_FAIL=0
 command -v pkg-config >/dev/null || { echo "1..0 # SKIP no pkg-config"; exit 0; }
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/ibats-install.XXXXXX")
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/install/tap.sh" install
 # Under a sanitizer build the library needs the ASan runtime first.
 SAN_RT=$(ldd "$top_builddir/hostagent/atsd/atsd" 2>/dev/null | awk '/libasan/ {print $3}')
 ASAN_OPTIONS=${ASAN_OPTIONS:-}
 DEST="$TMP/root"
-trap 'if [ "$T_FAIL" -eq 0 ]; then rm -rf "$TMP"; else echo "# kept $TMP"; fi' EXIT
-
-check() {
-	local desc=$1
-	shift
-	if "$@" >"$TMP/last.out" 2>&1; then
-		T_PASS=$((T_PASS + 1))
-		echo "ok - $desc"
-	else
-		T_FAIL=$((T_FAIL + 1))
-		echo "not ok - $desc"
-		sed 's/^/#   /' "$TMP/last.out"
-	fi
-}
 
 # The test runs under make check: not its jobserver.
 check "make install DESTDIR=$DEST" env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
@@ -112,5 +94,4 @@ check "every header function is exported" sh -c \
 	"for f in \$(grep -o '^[a-z_ 0-9*]*ibats_[a-z0-9_]*(' '$DEST$prefix/include/ibats/ibats.h' | grep -o 'ibats_[a-z0-9_]*'); do grep -qx \"\$f\" '$TMP/exports' || { echo \"\$f missing\"; exit 1; }; done"
 # TAP: the plan last, after the summary as a diagnostic.
 echo "# t_libibats_install: $T_PASS passed, $T_FAIL failed"
-echo "1..$((T_PASS + T_FAIL))"
-[ "$T_FAIL" -eq 0 ]
+tap_end

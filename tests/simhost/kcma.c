@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include <rdma/ib_user_verbs.h>
+
 #include "kcma.h"
 #include "sa.h"
 #include "wire.h"
@@ -75,16 +77,32 @@ static void put16h(uint8_t *p, uint16_t v)
 	memcpy(p, &v, 2);
 }
 
-void kcma_init(struct kcma *c, const struct kcma_port *port)
+/* ib_cm sends from the port as the device knows it now. */
+static void kcma_cm_port(struct kcma *c)
 {
+	c->cm.port.ca_guid = c->port.node_guid;
+	c->cm.port.lid = c->port.lid;
+	memcpy(c->cm.port.gid, c->port.gid, 16);
+	c->cm.port.hi_tid = c->port.cm_hi_tid;
+}
+
+void kcma_init(struct kcma *c, const struct kcma_port *port, uint32_t cm_retries,
+	       uint8_t cm_timeout)
+{
+	struct kcm_port cp;
+
 	memset(c, 0, sizeof(*c));
 	c->port = *port;
 	c->next_port = KCMA_SID_PORT_FIRST;
 	c->next_tid = KCMA_TID_FIRST;
+	memset(&cp, 0, sizeof(cp));
+	kcm_init(&c->cm, &cp, cm_retries, cm_timeout, (uint32_t)port->node_guid);
+	kcma_cm_port(c);
 }
 
 void kcma_fini(struct kcma *c)
 {
+	kcm_fini(&c->cm);
 	memset(c->ids, 0, sizeof(c->ids));
 	c->wn = c->sn = 0;
 }
@@ -99,18 +117,22 @@ void kcma_create(struct kcma *c, uint32_t id, uint16_t ps, uint8_t qp_type)
 	d->qp_type = qp_type;
 }
 
-static void kcma_work_put(struct kcma *c, uint32_t id, uint32_t event, int32_t status)
+static struct kcma_work *kcma_work_put(struct kcma *c, uint32_t id, uint32_t event,
+				       int32_t status)
 {
 	struct kcma_work *w;
 
-	/* One event per command at most, drained after each: never full
-	 * unless the caller stops draining. */
+	/* Drained after each command, MAD and timer: never full unless
+	 * the caller stops draining (NULL: the event is lost). */
 	if (c->wn == KCMA_WORK)
-		return;
+		return NULL;
 	w = &c->work[(c->whead + c->wn++) % KCMA_WORK];
+	memset(w, 0, sizeof(*w));
 	w->id = id;
+	w->child = id;
 	w->event = event;
 	w->status = status;
+	return w;
 }
 
 int kcma_work(struct kcma *c, struct kcma_work *w)
@@ -137,6 +159,12 @@ void kcma_destroy(struct kcma *c, uint32_t id)
 	memcpy(c->work, keep, n * sizeof(keep[0]));
 	c->whead = 0;
 	c->wn = n;
+	/* cma.c destroy_id: ib_destroy_cm_id sends what the state asks
+	 * (cm_destroy_id), a listener stops listening. */
+	if (c->ids[id].has_conn)
+		kcm_destroy(&c->cm, c->ids[id].conn, 0);
+	if (c->ids[id].listening)
+		kcm_unlisten(&c->cm, id);
 	c->ids[id].used = 0;
 }
 
@@ -228,6 +256,8 @@ int kcma_listen(struct kcma *c, uint32_t n, int backlog)
 		return -EADDRNOTAVAIL;
 	if (id->resolved || id->listening)
 		return -EINVAL;
+	if (kcm_listen(&c->cm, wire_get64(id->src + KCMA_SIB_SID), n) < 0)
+		return -EADDRINUSE;
 	id->listening = 1;
 	id->backlog = backlog;
 	return 0;
@@ -408,4 +438,322 @@ int kcma_send(struct kcma *c, struct kcma_send *s)
 	c->shead = (c->shead + 1) % KCMA_SENDS;
 	c->sn--;
 	return 1;
+}
+
+/* ---- connections (cma.c over ib_cm) ---- */
+
+/* struct rdma_ucm_conn_param (host order) */
+enum {
+	KCMA_CP_QP_NUM = 0,
+	KCMA_CP_PDATA = 8,
+	KCMA_CP_PDATA_LEN = 264,
+	KCMA_CP_SRQ = 265,
+	KCMA_CP_RESP_RES = 266,
+	KCMA_CP_INIT_DEPTH = 267,
+	KCMA_CP_FLOW_CONTROL = 268,
+	KCMA_CP_RETRY = 269,
+	KCMA_CP_RNR_RETRY = 270,
+	KCMA_CP_VALID = 271,
+};
+#define KCMA_REQ_PDATA 92 /* IB_CM_REQ_PRIVATE_DATA_SIZE: AF_IB adds no header */
+#define KCMA_REP_PDATA 196
+#define KCMA_REJ_PDATA 148
+/* enum ib_cm_rej_reason: what rdma_reject may give (ucma_reject) */
+#define KCMA_REJ_CONSUMER 28
+#define KCMA_REJ_VENDOR_OPTION 35
+
+static void kcma_param_in(const uint8_t *cp, size_t max, struct kcm_param *p)
+{
+	memset(p, 0, sizeof(*p));
+	memcpy(&p->qp_num, cp + KCMA_CP_QP_NUM, 4);
+	p->pdata_len = cp[KCMA_CP_PDATA_LEN] > max ? (uint8_t)max : cp[KCMA_CP_PDATA_LEN];
+	memcpy(p->pdata, cp + KCMA_CP_PDATA, p->pdata_len);
+	p->srq = cp[KCMA_CP_SRQ];
+	p->responder_resources = cp[KCMA_CP_RESP_RES];
+	p->initiator_depth = cp[KCMA_CP_INIT_DEPTH];
+	p->flow_control = cp[KCMA_CP_FLOW_CONTROL];
+	p->retry_count = cp[KCMA_CP_RETRY];
+	p->rnr_retry_count = cp[KCMA_CP_RNR_RETRY];
+}
+
+/* ucma_copy_conn_event: the event's conn param from ib_cm's. */
+static void kcma_param_out(const struct kcm_param *p, uint8_t *cp)
+{
+	memset(cp, 0, KCMA_EV_PARAM_LEN);
+	memcpy(cp + KCMA_CP_QP_NUM, &p->qp_num, 4);
+	memcpy(cp + KCMA_CP_PDATA, p->pdata, p->pdata_len);
+	cp[KCMA_CP_PDATA_LEN] = p->pdata_len;
+	cp[KCMA_CP_SRQ] = p->srq;
+	cp[KCMA_CP_RESP_RES] = p->responder_resources;
+	cp[KCMA_CP_INIT_DEPTH] = p->initiator_depth;
+	cp[KCMA_CP_FLOW_CONTROL] = p->flow_control;
+	cp[KCMA_CP_RETRY] = p->retry_count;
+	cp[KCMA_CP_RNR_RETRY] = p->rnr_retry_count;
+}
+
+/* cma.c rdma_connect (from ROUTE_RESOLVED to CONNECT), cma_connect_ib:
+ * ib_cm's REQ on the route, to the destination's service ID, the
+ * caller's private data as it is (AF_IB: cma_user_data_offset 0). */
+int kcma_connect(struct kcma *c, uint32_t n, const uint8_t *param, int64_t now)
+{
+	struct kcma_id *id = &c->ids[n];
+	struct kcm_param p;
+	int ret;
+
+	if (!param[KCMA_CP_VALID])
+		return -EINVAL; /* ucma_connect */
+	if (!id->routed || id->connecting || id->has_conn)
+		return -EINVAL;
+	if (param[KCMA_CP_PDATA_LEN] > KCMA_REQ_PDATA)
+		return -EINVAL;
+	kcma_param_in(param, KCMA_REQ_PDATA, &p);
+	kcma_cm_port(c);
+	ret = kcm_req(&c->cm, n, id->path, wire_get64(id->dst + KCMA_SIB_SID), &p, now);
+	if (ret < 0)
+		return ret;
+	id->has_conn = 1;
+	id->conn = (uint32_t)ret;
+	id->connecting = 1;
+	return 0;
+}
+
+/* cma.c rdma_accept, in CONNECT only: the passive side's REP
+ * (cma_accept_ib), the active side's RTU (cma_rep_recv). */
+int kcma_accept(struct kcma *c, uint32_t n, const uint8_t *param, int64_t now)
+{
+	struct kcma_id *id = &c->ids[n];
+	struct kcm_param p;
+
+	if (!id->has_conn || !id->connecting || id->disconnected)
+		return -EINVAL;
+	kcma_cm_port(c);
+	if (!param)
+		return kcm_rtu(&c->cm, id->conn, now);
+	if (param[KCMA_CP_PDATA_LEN] > KCMA_REP_PDATA)
+		return -EINVAL;
+	kcma_param_in(param, KCMA_REP_PDATA, &p);
+	return kcm_rep(&c->cm, id->conn, &p, now);
+}
+
+/* ucma_reject: reason 0 is consumer-defined; only that and
+ * vendor-option-not-supported are taken. */
+int kcma_reject(struct kcma *c, uint32_t n, uint8_t reason, const uint8_t *pdata, size_t len)
+{
+	struct kcma_id *id = &c->ids[n];
+
+	if (!reason)
+		reason = KCMA_REJ_CONSUMER;
+	if (reason != KCMA_REJ_CONSUMER && reason != KCMA_REJ_VENDOR_OPTION)
+		return -EINVAL;
+	if (!id->has_conn || len > KCMA_REJ_PDATA)
+		return -EINVAL;
+	kcma_cm_port(c);
+	return kcm_rej(&c->cm, id->conn, reason, pdata, len);
+}
+
+/* cma.c rdma_disconnect: a DREQ, or, when the peer's came first, the
+ * DREP; 0 either way once the id has an ib_cm id. */
+int kcma_disconnect(struct kcma *c, uint32_t n, int64_t now)
+{
+	struct kcma_id *id = &c->ids[n];
+
+	if (!id->has_conn)
+		return -EINVAL;
+	kcma_cm_port(c);
+	if (kcm_dreq(&c->cm, id->conn, now) < 0)
+		(void)kcm_drep(&c->cm, id->conn);
+	return 0;
+}
+
+/* ibv_qp_attr_mask bits (the kernel's ib_qp_attr_mask) */
+#define KCMA_QP_STATE 1u
+#define KCMA_QP_ACCESS_FLAGS 8u
+#define KCMA_QP_PKEY_INDEX 16u
+#define KCMA_QP_PORT 32u
+#define KCMA_QP_QKEY 64u
+#define KCMA_UDP_QKEY 0x01234567u /* RDMA_UDP_QKEY */
+#define KCMA_QPS_ERR 6
+
+/* cma.c rdma_init_qp_attr: ib_cm's answer for an RC id with an ib_cm
+ * id, else cma_ib_init_qp_attr (the P_Key's index, the port, no access
+ * or the UD Q_Key) whatever state is asked. */
+int kcma_init_qp_attr(const struct kcma *c, uint32_t n, uint32_t qp_state, uint8_t *resp)
+{
+	const struct kcma_id *id = &c->ids[n];
+	struct ib_uverbs_qp_attr a;
+
+	if (!id->dev || qp_state > KCMA_QPS_ERR)
+		return -EINVAL; /* ucma_init_qp_attr: no device yet */
+	if (id->has_conn && id->qp_type != 4 /* UD */)
+		return kcm_init_qp_attr(&c->cm, id->conn, qp_state, resp);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = qp_state;
+	a.pkey_index = 0; /* the port's one P_Key */
+	a.port_num = 1;
+	a.qp_attr_mask = KCMA_QP_STATE | KCMA_QP_PKEY_INDEX | KCMA_QP_PORT;
+	if (id->qp_type == 4) {
+		a.qkey = id->ps == KCMA_PS_IB ? 0 : KCMA_UDP_QKEY;
+		a.qp_attr_mask |= KCMA_QP_QKEY;
+	} else {
+		a.qp_attr_mask |= KCMA_QP_ACCESS_FLAGS;
+	}
+	memcpy(resp, &a, KCMA_QP_ATTR_LEN);
+	return 0;
+}
+
+_Static_assert(sizeof(struct ib_uverbs_qp_attr) == KCMA_QP_ATTR_LEN, "ib_uverbs_qp_attr");
+
+/* cma_ib_new_conn_id: the REQ's id, bound to the service ID it asked
+ * for on this port, its peer the REQ's primary path's far end. */
+static int kcma_child(struct kcma *c, const struct kcm_event *e, const struct kcma_id *l)
+{
+	struct kcma_id *d;
+	size_t i;
+
+	for (i = 0; i < KCMA_IDS; i++)
+		if (!c->ids[i].used)
+			break;
+	if (i == KCMA_IDS)
+		return -ENOMEM;
+	d = &c->ids[i];
+	memset(d, 0, sizeof(*d));
+	d->used = d->bound = d->dev = d->resolved = d->routed = 1;
+	d->ps = l->ps;
+	d->qp_type = l->qp_type;
+	put16h(d->src + KCMA_SIB_FAMILY, KCMA_AF_IB);
+	memcpy(d->src + KCMA_SIB_PKEY, e->path + KCMA_PR_PKEY, 2);
+	memcpy(d->src + KCMA_SIB_ADDR, e->path + KCMA_PR_SGID, 16);
+	wire_put64(d->src + KCMA_SIB_SID, e->service_id);
+	wire_put64(d->src + KCMA_SIB_SID_MASK, ~0ull);
+	memcpy(d->dst, d->src, KCMA_SIB_LEN);
+	memcpy(d->dst + KCMA_SIB_ADDR, e->path + KCMA_PR_DGID, 16);
+	memcpy(d->path, e->path, KCMA_PATH_LEN);
+	d->has_conn = 1;
+	d->conn = e->conn;
+	d->connecting = 1;
+	d->child = 1;
+	d->listener = e->owner;
+	return (int)i;
+}
+
+/* A REQ for a listener (cma_ib_req_handler, ucma_connect_event_handler):
+ * a child id and CONNECT_REQUEST on the listener, or, past the backlog
+ * or without room, the ib_cm id destroyed (its REJ). */
+static void kcma_req_rcvd(struct kcma *c, const struct kcm_event *e, int64_t now)
+{
+	struct kcma_id *l = e->owner < KCMA_IDS ? &c->ids[e->owner] : NULL;
+	struct kcma_work *w;
+	int ch;
+
+	if (!l || !l->used || !l->listening || l->backlog <= 0 ||
+	    (ch = kcma_child(c, e, l)) < 0) {
+		kcm_destroy(&c->cm, e->conn, now);
+		return;
+	}
+	kcm_set_owner(&c->cm, e->conn, (uint32_t)ch);
+	l->backlog--;
+	if (!(w = kcma_work_put(c, e->owner, KCMA_EV_CONNECT_REQUEST, 0)))
+		return;
+	w->child = (uint32_t)ch;
+	w->has_param = 1;
+	kcma_param_out(&e->param, w->param);
+}
+
+void kcma_fetched(struct kcma *c, uint32_t listener, uint32_t child)
+{
+	if (listener < KCMA_IDS && c->ids[listener].used && c->ids[listener].listening)
+		c->ids[listener].backlog++;
+	if (child < KCMA_IDS)
+		c->ids[child].child = 0;
+}
+
+/* cma_ib_handler: ib_cm's events as rdma_cm's. */
+static void kcma_cm_event(struct kcma *c, const struct kcm_event *e, int64_t now)
+{
+	struct kcma_id *id;
+	struct kcma_work *w;
+	uint32_t ev;
+	int32_t status = 0;
+
+	if (e->type == KCM_EV_REQ_RCVD) {
+		kcma_req_rcvd(c, e, now);
+		return;
+	}
+	if (e->owner >= KCMA_IDS || !(id = &c->ids[e->owner])->used || !id->has_conn ||
+	    id->conn != e->conn)
+		return;
+	switch (e->type) {
+	case KCM_EV_REP_RCVD:
+		/* the QP is the process's: CONNECT_RESPONSE, the library
+		 * moves it and answers with ACCEPT (the RTU) */
+		ev = KCMA_EV_CONNECT_RESPONSE;
+		break;
+	case KCM_EV_RTU_RCVD:
+		ev = KCMA_EV_ESTABLISHED;
+		break;
+	case KCM_EV_REJ_RCVD:
+		ev = KCMA_EV_REJECTED;
+		status = e->status;
+		id->connecting = 0;
+		break;
+	case KCM_EV_REQ_ERROR:
+	case KCM_EV_REP_ERROR:
+		ev = KCMA_EV_UNREACHABLE;
+		status = -ETIMEDOUT;
+		id->connecting = 0;
+		break;
+	case KCM_EV_DREQ_ERROR:
+		status = -ETIMEDOUT;
+		/* fall through */
+	case KCM_EV_DREQ_RCVD:
+	case KCM_EV_DREP_RCVD:
+		/* cma_comp_exch(CONNECT, DISCONNECT): once */
+		if (!id->connecting || id->disconnected)
+			return;
+		id->disconnected = 1;
+		ev = KCMA_EV_DISCONNECTED;
+		break;
+	case KCM_EV_TIMEWAIT_EXIT:
+		ev = KCMA_EV_TIMEWAIT_EXIT;
+		break;
+	default:
+		return;
+	}
+	if (!(w = kcma_work_put(c, e->owner, ev, status)))
+		return;
+	w->has_param = 1;
+	kcma_param_out(&e->param, w->param);
+	if (e->type == KCM_EV_REJ_RCVD) /* cma: always the REJ's whole 148 */
+		w->param[KCMA_CP_PDATA_LEN] = KCMA_REJ_PDATA;
+}
+
+static void kcma_cm_events(struct kcma *c, int64_t now)
+{
+	struct kcm_event e;
+
+	while (kcm_event(&c->cm, &e))
+		kcma_cm_event(c, &e, now);
+}
+
+void kcma_cm_recv(struct kcma *c, const uint8_t *mad, size_t len, uint16_t slid, int64_t now)
+{
+	kcma_cm_port(c);
+	kcm_recv(&c->cm, mad, len, slid, now);
+	kcma_cm_events(c, now);
+}
+
+void kcma_cm_due(struct kcma *c, int64_t now)
+{
+	kcm_due(&c->cm, now);
+	kcma_cm_events(c, now);
+}
+
+int64_t kcma_cm_deadline(const struct kcma *c)
+{
+	return kcm_deadline(&c->cm);
+}
+
+int kcma_cm_send(struct kcma *c, struct kcm_send *s)
+{
+	return kcm_send(&c->cm, s);
 }

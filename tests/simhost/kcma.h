@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kcm.h"
+
 #define KCMA_IDS 256
 #define KCMA_WORK 64
 #define KCMA_SENDS 64
@@ -26,12 +28,26 @@
 #define KCMA_EV_ADDR_RESOLVED 0
 #define KCMA_EV_ROUTE_RESOLVED 2
 #define KCMA_EV_ROUTE_ERROR 3
+#define KCMA_EV_CONNECT_REQUEST 4
+#define KCMA_EV_CONNECT_RESPONSE 5
+#define KCMA_EV_UNREACHABLE 7
+#define KCMA_EV_REJECTED 8
+#define KCMA_EV_ESTABLISHED 9
+#define KCMA_EV_DISCONNECTED 10
+#define KCMA_EV_TIMEWAIT_EXIT 15
+/* struct rdma_ucm_conn_param (272) inside the event's param union
+ * (304, the UD param's size); struct ib_uverbs_qp_attr (144). */
+#define KCMA_CONN_PARAM_LEN 272
+#define KCMA_EV_PARAM_LEN 304
+#define KCMA_QP_ATTR_LEN 144
 
 /* The node's port, as the kernel's device knows it. */
 struct kcma_port {
 	uint64_t node_guid;
 	uint8_t gid[16]; /* GID 0 */
 	uint16_t pkey;   /* P_Key index 0 */
+	uint16_t lid;
+	uint32_t cm_hi_tid; /* ib_cm's MAD agent's */
 };
 
 struct kcma_id {
@@ -49,6 +65,12 @@ struct kcma_id {
 	uint32_t tid_lo;         /* its TID's low 32 bits */
 	int routed;              /* ROUTE_RESOLVED */
 	uint8_t path[KCMA_PATH_LEN]; /* the route's PathRecord, as the SA sent it */
+	int has_conn;            /* an ib_cm id (cm_id.ib) */
+	uint32_t conn;
+	int connecting;          /* RDMA_CM_CONNECT */
+	int disconnected;        /* RDMA_CM_DISCONNECT */
+	int child;               /* a CONNECT_REQUEST's id, not yet fetched */
+	uint32_t listener;       /* a child's, for its backlog */
 };
 
 /* An SA MAD for the caller to send through the kernel's SA agent (the
@@ -58,10 +80,13 @@ struct kcma_send {
 	uint32_t timeout_ms;
 };
 
-/* One event for the file layer to queue. */
+/* One event for the file layer to queue: for CONNECT_REQUEST, id is
+ * the listener's and child the new id; param the event's union. */
 struct kcma_work {
-	uint32_t id, event;
+	uint32_t id, event, child;
 	int32_t status;
+	int has_param;
+	uint8_t param[KCMA_EV_PARAM_LEN];
 };
 
 struct kcma {
@@ -73,9 +98,12 @@ struct kcma {
 	struct kcma_send sends[KCMA_SENDS];
 	size_t shead, sn;
 	uint32_t next_tid;
+	struct kcm cm; /* ib_cm under the ids */
 };
 
-void kcma_init(struct kcma *c, const struct kcma_port *port);
+/* cm_retries, cm_timeout: ib_cm's (kcm_init). */
+void kcma_init(struct kcma *c, const struct kcma_port *port, uint32_t cm_retries,
+	       uint8_t cm_timeout);
 void kcma_fini(struct kcma *c);
 /* rdma_create_id for handle id (< KCMA_IDS, free). */
 void kcma_create(struct kcma *c, uint32_t id, uint16_t ps, uint8_t qp_type);
@@ -106,6 +134,28 @@ int kcma_sa_answer(struct kcma *c, const uint8_t *mad, size_t len, int timed_out
 /* ucma_query_path's answer for id into resp (out bytes of room):
  * the length, or -ENOSPC when out < 8. */
 int kcma_query_path(const struct kcma *c, uint32_t id, uint16_t out, uint8_t *resp);
+/* rdma_connect from ROUTE_RESOLVED (else -EINVAL): the REQ with param
+ * (a struct rdma_ucm_conn_param, valid set; pdata ≤ 92). */
+int kcma_connect(struct kcma *c, uint32_t id, const uint8_t *param, int64_t now);
+/* rdma_accept: param NULL on the active side (the RTU), else the REP. */
+int kcma_accept(struct kcma *c, uint32_t id, const uint8_t *param, int64_t now);
+/* rdma_reject with reason (IB_CM_REJ_*) and private data. */
+int kcma_reject(struct kcma *c, uint32_t id, uint8_t reason, const uint8_t *pdata, size_t len);
+/* rdma_disconnect: a DREQ, or the DREP of one received. */
+int kcma_disconnect(struct kcma *c, uint32_t id, int64_t now);
+/* rdma_init_qp_attr for qp_state into resp (KCMA_QP_ATTR_LEN): from
+ * ib_cm once the id has a connection, else the INIT values of
+ * cma_ib_init_qp_attr. -EINVAL without a device. */
+int kcma_init_qp_attr(const struct kcma *c, uint32_t id, uint32_t qp_state, uint8_t *resp);
+/* A CONNECT_REQUEST fetched (GET_EVENT): its listener's backlog back,
+ * the child a visible id. */
+void kcma_fetched(struct kcma *c, uint32_t listener, uint32_t child);
+/* A CM MAD from the fabric, from slid; ib_cm's timers. */
+void kcma_cm_recv(struct kcma *c, const uint8_t *mad, size_t len, uint16_t slid, int64_t now);
+void kcma_cm_due(struct kcma *c, int64_t now);
+int64_t kcma_cm_deadline(const struct kcma *c);
+/* The oldest CM MAD to send: 1, or 0 when none. */
+int kcma_cm_send(struct kcma *c, struct kcm_send *s);
 /* The oldest queued event: 1 (in *w), 0 when none. */
 int kcma_work(struct kcma *c, struct kcma_work *w);
 /* The oldest queued SA MAD: 1 (in *s), 0 when none. */

@@ -12,8 +12,15 @@ enum {
 	KUCMA_CMD_CREATE_ID = 0,
 	KUCMA_CMD_DESTROY_ID = 1,
 	KUCMA_CMD_RESOLVE_ROUTE = 4,
+	KUCMA_CMD_CONNECT = 6,
 	KUCMA_CMD_LISTEN = 7,
+	KUCMA_CMD_ACCEPT = 8,
+	KUCMA_CMD_REJECT = 9,
+	KUCMA_CMD_DISCONNECT = 10,
+	KUCMA_CMD_INIT_QP_ATTR = 11,
 	KUCMA_CMD_GET_EVENT = 12,
+	KUCMA_CMD_SET_OPTION = 14,
+	KUCMA_CMD_MIGRATE_ID = 18,
 	KUCMA_CMD_QUERY = 19,
 	KUCMA_CMD_BIND = 20,
 	KUCMA_CMD_RESOLVE_ADDR = 21,
@@ -46,8 +53,34 @@ enum {
 	KUCMA_RA_DST = 144,
 	KUCMA_RA_LEN = 272,
 };
+/* struct rdma_ucm_connect (288): conn_param (272), ece, id */
+enum { KUCMA_CONNECT_PARAM = 0, KUCMA_CONNECT_ID = 280, KUCMA_CONNECT_LEN = 288 };
+/* struct rdma_ucm_accept (296): uid, conn_param, id, reserved, ece */
+enum { KUCMA_ACCEPT_UID = 0, KUCMA_ACCEPT_PARAM = 8, KUCMA_ACCEPT_ID = 280, KUCMA_ACCEPT_LEN = 296 };
+#define KUCMA_PARAM_VALID 271 /* rdma_ucm_conn_param.valid */
+/* struct rdma_ucm_reject (264) */
+enum {
+	KUCMA_REJECT_ID = 0,
+	KUCMA_REJECT_PDATA_LEN = 4,
+	KUCMA_REJECT_REASON = 5,
+	KUCMA_REJECT_PDATA = 8,
+	KUCMA_REJECT_LEN = 264,
+};
+/* struct rdma_ucm_disconnect (4); rdma_ucm_init_qp_attr (16) */
+enum { KUCMA_DISCONNECT_ID = 0, KUCMA_DISCONNECT_LEN = 4 };
+enum { KUCMA_IQA_ID = 8, KUCMA_IQA_STATE = 12, KUCMA_IQA_LEN = 16 };
+/* struct rdma_ucm_set_option (24), the option's bytes after it */
+enum { KUCMA_SO_ID = 8, KUCMA_SO_LEVEL = 12, KUCMA_SO_NAME = 16, KUCMA_SO_OPTLEN = 20, KUCMA_SO_LEN = 24 };
+/* struct rdma_ucm_migrate_id (16) */
+enum { KUCMA_MIGRATE_ID = 8, KUCMA_MIGRATE_FD = 12, KUCMA_MIGRATE_LEN = 16 };
 /* struct rdma_ucm_event_resp */
-enum { KUCMA_EV_UID = 0, KUCMA_EV_ID = 8, KUCMA_EV_EVENT = 12, KUCMA_EV_STATUS = 16 };
+enum {
+	KUCMA_EV_UID = 0,
+	KUCMA_EV_ID = 8,
+	KUCMA_EV_EVENT = 12,
+	KUCMA_EV_STATUS = 16,
+	KUCMA_EV_PARAM = 20,
+};
 #define KUCMA_AF_INET 2
 #define KUCMA_AF_INET6 10
 #define KUCMA_AF_IB 27
@@ -94,10 +127,11 @@ static void put64h(uint8_t *p, uint64_t v)
 	memcpy(p, &v, 8);
 }
 
-void kucma_init(struct kucma *u, const struct kcma_port *port)
+void kucma_init(struct kucma *u, const struct kcma_port *port, uint32_t cm_retries,
+		uint8_t cm_timeout)
 {
 	memset(u, 0, sizeof(*u));
-	kcma_init(&u->cma, port);
+	kcma_init(&u->cma, port, cm_retries, cm_timeout);
 	u->next_token = 1;
 }
 
@@ -136,8 +170,9 @@ int kucma_open(struct kucma *u, int cm_loaded)
 	return -EMFILE;
 }
 
-/* The file's events of id dropped (ucma_cleanup_ctx_events). */
-static void kucma_drop_events(struct kucma_file *f, uint32_t id)
+/* The file's events of id dropped (ucma_cleanup_ctx_events): the ids
+ * its CONNECT_REQUESTs made go too, as nobody can fetch them. */
+static void kucma_drop_events(struct kucma *u, struct kucma_file *f, uint32_t id)
 {
 	struct kucma_event keep[KUCMA_EVENTS];
 	size_t i, n = 0;
@@ -145,8 +180,12 @@ static void kucma_drop_events(struct kucma_file *f, uint32_t id)
 	for (i = 0; i < f->n; i++) {
 		const struct kucma_event *e = &f->ev[(f->head + i) % KUCMA_EVENTS];
 
-		if (e->id != id)
+		if (e->id != id) {
 			keep[n++] = *e;
+		} else if (e->child != id && u->ids[e->child].used && u->ids[e->child].pending) {
+			kcma_destroy(&u->cma, e->child);
+			u->ids[e->child].used = 0;
+		}
 	}
 	memcpy(f->ev, keep, n * sizeof(keep[0]));
 	f->head = 0;
@@ -171,7 +210,7 @@ void kucma_close(struct kucma *u, uint32_t token)
 /* ucma_get_ctx: -ENOENT for no such id, -EINVAL for another file's. */
 static int kucma_id(struct kucma *u, uint32_t token, uint32_t id, struct kucma_ctx **out)
 {
-	if (id >= KUCMA_IDS || !u->ids[id].used)
+	if (id >= KUCMA_IDS || !u->ids[id].used || u->ids[id].pending)
 		return -ENOENT;
 	if (u->ids[id].file != token)
 		return -EINVAL;
@@ -228,7 +267,7 @@ static int kucma_destroy_id(struct kucma *u, uint32_t token, const uint8_t *in, 
 		return -ENOSPC;
 	if ((ret = kucma_id(u, token, n, &id)) < 0)
 		return ret;
-	kucma_drop_events(kucma_file(u, token), n);
+	kucma_drop_events(u, kucma_file(u, token), n);
 	put32h(resp, id->events_reported);
 	*rlen = 4;
 	kcma_destroy(&u->cma, n);
@@ -349,19 +388,176 @@ static int kucma_get_event(struct kucma *u, uint32_t token, uint32_t flags, uint
 	f->n--;
 	if (!kucma_id(u, token, e->id, &id))
 		id->events_reported++;
+	/* ucma_get_event: the new id gets its handle, the listener its
+	 * backlog back */
+	if (e->child != e->id && u->ids[e->child].used) {
+		u->ids[e->child].pending = 0;
+		kcma_fetched(&u->cma, e->id, e->child);
+	}
+	return 0;
+}
+
+static int kucma_connect(struct kucma *u, uint32_t token, const uint8_t *in, int64_t now)
+{
+	uint32_t n = get32h(in + KUCMA_CONNECT_ID);
+	struct kucma_ctx *id;
+	int ret;
+
+	if ((ret = kucma_id(u, token, n, &id)) < 0)
+		return ret;
+	return kcma_connect(&u->cma, n, in + KUCMA_CONNECT_PARAM, now);
+}
+
+/* ucma_accept: with a valid param the passive side's REP and the id's
+ * uid (its events reach the process from now on), else the active
+ * side's RTU. */
+static int kucma_accept(struct kucma *u, uint32_t token, const uint8_t *in, int64_t now)
+{
+	uint32_t n = get32h(in + KUCMA_ACCEPT_ID);
+	const uint8_t *param = in + KUCMA_ACCEPT_PARAM;
+	struct kucma_ctx *id;
+	int ret;
+
+	if ((ret = kucma_id(u, token, n, &id)) < 0)
+		return ret;
+	if (!param[KUCMA_PARAM_VALID])
+		return kcma_accept(&u->cma, n, NULL, now);
+	id->uid = get64h(in + KUCMA_ACCEPT_UID);
+	return kcma_accept(&u->cma, n, param, now);
+}
+
+static int kucma_reject(struct kucma *u, uint32_t token, const uint8_t *in)
+{
+	uint32_t n = get32h(in + KUCMA_REJECT_ID);
+	struct kucma_ctx *id;
+	int ret;
+
+	if ((ret = kucma_id(u, token, n, &id)) < 0)
+		return ret;
+	return kcma_reject(&u->cma, n, in[KUCMA_REJECT_REASON], in + KUCMA_REJECT_PDATA,
+			   in[KUCMA_REJECT_PDATA_LEN]);
+}
+
+static int kucma_disconnect(struct kucma *u, uint32_t token, const uint8_t *in, int64_t now)
+{
+	uint32_t n = get32h(in + KUCMA_DISCONNECT_ID);
+	struct kucma_ctx *id;
+	int ret;
+
+	if ((ret = kucma_id(u, token, n, &id)) < 0)
+		return ret;
+	return kcma_disconnect(&u->cma, n, now);
+}
+
+static int kucma_init_qp_attr(struct kucma *u, uint32_t token, const uint8_t *in, uint16_t out,
+			      uint8_t *resp, size_t *rlen)
+{
+	uint32_t n = get32h(in + KUCMA_IQA_ID);
+	struct kucma_ctx *id;
+	int ret;
+
+	if (out < KCMA_QP_ATTR_LEN)
+		return -ENOSPC;
+	if ((ret = kucma_id(u, token, n, &id)) < 0)
+		return ret;
+	if ((ret = kcma_init_qp_attr(&u->cma, n, get32h(in + KUCMA_IQA_STATE), resp)) < 0)
+		return ret;
+	*rlen = KCMA_QP_ATTR_LEN;
+	return 0;
+}
+
+/* ucma_set_option: level RDMA_OPTION_ID takes TOS (u8), REUSEADDR,
+ * AFONLY (int) and ACK_TIMEOUT (u8), which change nothing on this node
+ * (no IP, one id per service ID); RDMA_OPTION_IB's IB_PATH only ibacm's
+ * routes use: -ENOSYS as any other. optlen is what the shim sent. */
+static int kucma_set_option(struct kucma *u, uint32_t token, const uint8_t *in, size_t len)
+{
+	uint32_t n = get32h(in + KUCMA_SO_ID), level = get32h(in + KUCMA_SO_LEVEL);
+	uint32_t name = get32h(in + KUCMA_SO_NAME), optlen = get32h(in + KUCMA_SO_OPTLEN);
+	struct kucma_ctx *id;
+	int ret;
+
+	if (optlen > len - KUCMA_SO_LEN)
+		return -EFAULT; /* the shim could not read optval */
+	if ((ret = kucma_id(u, token, n, &id)) < 0)
+		return ret;
+	if (level != 0)
+		return -ENOSYS;
+	switch (name) {
+	case 0: /* RDMA_OPTION_ID_TOS */
+	case 3: /* RDMA_OPTION_ID_ACK_TIMEOUT */
+		return optlen == 1 ? 0 : -EINVAL;
+	case 1: /* RDMA_OPTION_ID_REUSEADDR */
+	case 2: /* RDMA_OPTION_ID_AFONLY */
+		return optlen == 4 ? 0 : -EINVAL;
+	default:
+		return -ENOSYS;
+	}
+}
+
+/* ucma_migrate_id, written on the new file: id of the file whose token
+ * is cmd.fd (the shim's translation; 0 = not an rdma_cm fd: -EINVAL)
+ * moves here with its events. */
+static int kucma_migrate_id(struct kucma *u, uint32_t token, const uint8_t *in, uint16_t out,
+			    uint8_t *resp, size_t *rlen)
+{
+	uint32_t n = get32h(in + KUCMA_MIGRATE_ID), from = get32h(in + KUCMA_MIGRATE_FD);
+	struct kucma_file *src = kucma_file(u, from), *dst = kucma_file(u, token);
+	struct kucma_ctx *id;
+	size_t i, k = 0;
+	int was_empty = !dst->n, ret;
+
+	if (out < 4)
+		return -ENOSPC;
+	if (!src)
+		return -EINVAL;
+	if ((ret = kucma_id(u, from, n, &id)) < 0)
+		return ret;
+	if (src != dst) {
+		/* ucma_move_events: the id's events, in order, to the new list */
+		struct kucma_event keep[KUCMA_EVENTS];
+
+		for (i = 0; i < src->n; i++) {
+			const struct kucma_event *e = &src->ev[(src->head + i) % KUCMA_EVENTS];
+
+			if (e->id != n)
+				keep[k++] = *e;
+			else if (dst->n < KUCMA_EVENTS)
+				dst->ev[(dst->head + dst->n++) % KUCMA_EVENTS] = *e;
+		}
+		memcpy(src->ev, keep, k * sizeof(keep[0]));
+		src->head = 0;
+		src->n = k;
+		for (i = 0; i < KUCMA_IDS; i++) /* the children it made go along */
+			if (u->ids[i].used && u->ids[i].pending && u->ids[i].file == from &&
+			    u->cma.ids[i].listener == n)
+				u->ids[i].file = token;
+		id->file = token;
+		if (was_empty && dst->n)
+			u->ring = token;
+	}
+	put32h(resp, id->events_reported);
+	*rlen = 4;
 	return 0;
 }
 
 int kucma_write(struct kucma *u, uint32_t token, uint32_t flags, const uint8_t *buf, size_t len,
-		uint8_t *resp, size_t *resp_len)
+		uint8_t *resp, size_t *resp_len, int64_t now)
 {
 	/* The commands' `in` sizes; 0: no handler here (-ENOSYS). */
 	static const uint16_t in_len[KUCMA_CMD_JOIN_MCAST + 1] = {
 		[KUCMA_CMD_CREATE_ID] = KUCMA_CREATE_LEN,
 		[KUCMA_CMD_DESTROY_ID] = KUCMA_DESTROY_LEN,
 		[KUCMA_CMD_RESOLVE_ROUTE] = KUCMA_RR_LEN,
+		[KUCMA_CMD_CONNECT] = KUCMA_CONNECT_LEN,
 		[KUCMA_CMD_LISTEN] = KUCMA_LISTEN_LEN,
+		[KUCMA_CMD_ACCEPT] = KUCMA_ACCEPT_LEN,
+		[KUCMA_CMD_REJECT] = KUCMA_REJECT_LEN,
+		[KUCMA_CMD_DISCONNECT] = KUCMA_DISCONNECT_LEN,
+		[KUCMA_CMD_INIT_QP_ATTR] = KUCMA_IQA_LEN,
 		[KUCMA_CMD_GET_EVENT] = 8,
+		[KUCMA_CMD_SET_OPTION] = KUCMA_SO_LEN,
+		[KUCMA_CMD_MIGRATE_ID] = KUCMA_MIGRATE_LEN,
 		[KUCMA_CMD_QUERY] = KUCMA_QUERY_LEN,
 		[KUCMA_CMD_BIND] = KUCMA_BIND_LEN,
 		[KUCMA_CMD_RESOLVE_ADDR] = KUCMA_RA_LEN,
@@ -410,6 +606,27 @@ int kucma_write(struct kucma *u, uint32_t token, uint32_t flags, const uint8_t *
 	case KUCMA_CMD_LISTEN:
 		ret = kucma_listen(u, token, p);
 		break;
+	case KUCMA_CMD_CONNECT:
+		ret = kucma_connect(u, token, p, now);
+		break;
+	case KUCMA_CMD_ACCEPT:
+		ret = kucma_accept(u, token, p, now);
+		break;
+	case KUCMA_CMD_REJECT:
+		ret = kucma_reject(u, token, p);
+		break;
+	case KUCMA_CMD_DISCONNECT:
+		ret = kucma_disconnect(u, token, p, now);
+		break;
+	case KUCMA_CMD_INIT_QP_ATTR:
+		ret = kucma_init_qp_attr(u, token, p, out, resp, resp_len);
+		break;
+	case KUCMA_CMD_SET_OPTION:
+		ret = kucma_set_option(u, token, p, len - KUCMA_HDR_LEN);
+		break;
+	case KUCMA_CMD_MIGRATE_ID:
+		ret = kucma_migrate_id(u, token, p, out, resp, resp_len);
+		break;
 	default:
 		ret = kucma_bind(u, token, p);
 		break;
@@ -421,27 +638,50 @@ int kucma_write(struct kucma *u, uint32_t token, uint32_t flags, const uint8_t *
 	return (int)len;
 }
 
-int kucma_queue(struct kucma *u, uint32_t n, uint32_t event, int32_t status)
+int kucma_queue_work(struct kucma *u, const struct kcma_work *w)
 {
 	struct kucma_file *f;
 	struct kucma_event *e;
+	uint32_t n = w->id;
 	int was_empty;
 
-	if (n >= KUCMA_IDS || !u->ids[n].used)
+	if (n >= KUCMA_IDS || !u->ids[n].used || w->child >= KUCMA_IDS)
 		return -ENOENT;
+	/* ucma_event_handler: an id nobody accepted has no uid yet */
+	if (!u->ids[n].uid && w->event != KCMA_EV_CONNECT_REQUEST)
+		return 0;
 	f = kucma_file(u, u->ids[n].file);
 	if (f->n == KUCMA_EVENTS)
 		return -ENOBUFS;
+	if (w->child != n) { /* ucma_connect_event_handler: the new context */
+		memset(&u->ids[w->child], 0, sizeof(u->ids[0]));
+		u->ids[w->child].used = u->ids[w->child].pending = 1;
+		u->ids[w->child].file = u->ids[n].file;
+	}
 	was_empty = !f->n;
 	e = &f->ev[(f->head + f->n) % KUCMA_EVENTS];
 	memset(e, 0, sizeof(*e));
 	e->id = n;
+	e->child = w->child;
 	put64h(e->b + KUCMA_EV_UID, u->ids[n].uid);
-	put32h(e->b + KUCMA_EV_ID, n);
-	put32h(e->b + KUCMA_EV_EVENT, event);
-	put32h(e->b + KUCMA_EV_STATUS, (uint32_t)status);
+	put32h(e->b + KUCMA_EV_ID, w->child);
+	put32h(e->b + KUCMA_EV_EVENT, w->event);
+	put32h(e->b + KUCMA_EV_STATUS, (uint32_t)w->status);
+	if (w->has_param)
+		memcpy(e->b + KUCMA_EV_PARAM, w->param, KCMA_EV_PARAM_LEN);
 	f->n++;
 	return was_empty;
+}
+
+int kucma_queue(struct kucma *u, uint32_t n, uint32_t event, int32_t status)
+{
+	struct kcma_work w;
+
+	memset(&w, 0, sizeof(w));
+	w.id = w.child = n;
+	w.event = event;
+	w.status = status;
+	return kucma_queue_work(u, &w);
 }
 
 int kucma_ready(const struct kucma *u, uint32_t token)

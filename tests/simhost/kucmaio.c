@@ -7,16 +7,18 @@
 #include "wire.h"
 
 void kucmaio_init(struct kucmaio *io, struct kconn_set *cs, const struct ksysfs *fs,
-		  kucmaio_send_fn send, void *send_ctx)
+		  kucmaio_send_fn send, kucmaio_cm_send_fn cm_send, void *send_ctx,
+		  uint32_t cm_retries, uint8_t cm_timeout)
 {
 	struct kcma_port p;
 
 	memset(io, 0, sizeof(*io));
 	memset(&p, 0, sizeof(p));
-	kucma_init(&io->u, &p);
+	kucma_init(&io->u, &p, cm_retries, cm_timeout);
 	io->cs = cs;
 	io->fs = fs;
 	io->send = send;
+	io->cm_send = cm_send;
 	io->send_ctx = send_ctx;
 }
 
@@ -35,7 +37,21 @@ static void kucmaio_port(struct kucmaio *io)
 	p->node_guid = wire_get64(io->fs->nodeinfo + NI_OFF_NODE_GUID);
 	ksysfs_gid(io->fs, p->gid);
 	p->pkey = wire_get16(io->fs->pk);
+	p->lid = wire_get16(io->fs->pi + PI_OFF_LID);
 }
+
+static void kucmaio_ring(struct kucmaio *io, uint32_t token)
+{
+	struct simhost_doorbell d;
+	struct kconn *f = kconn_by_token(io->cs, SIMHOST_UCMA, token);
+
+	if (!f)
+		return;
+	d.gen = ++f->doorbell ? f->doorbell : ++f->doorbell;
+	kconn_send(io->cs, f, &d, sizeof(d), NULL, 0);
+}
+
+static void kucmaio_wake(struct kucmaio *io, uint32_t token);
 
 int kucmaio_hello(struct kucmaio *io, struct kconn *c, uint32_t kind, uint32_t *token,
 		  int cm_loaded)
@@ -61,11 +77,20 @@ static void kucmaio_drain(struct kucmaio *io)
 {
 	struct kcma_send s;
 	struct kcma_work w;
+	struct kcm_send m;
+	uint32_t t;
 
 	while (kcma_send(&io->u.cma, &s))
 		io->send(io->send_ctx, s.mad, s.timeout_ms);
+	while (kcma_cm_send(&io->u.cma, &m))
+		io->cm_send(io->send_ctx, &m);
 	while (kcma_work(&io->u.cma, &w))
-		kucmaio_queue(io, w.id, w.event, w.status);
+		kucmaio_queue(io, &w);
+	if ((t = io->u.ring)) { /* MIGRATE_ID filled an empty list */
+		io->u.ring = 0;
+		kucmaio_ring(io, t);
+		kucmaio_wake(io, t);
+	}
 }
 
 /* One write() of c's file; -EAGAIN when it parks. */
@@ -80,7 +105,8 @@ static int kucmaio_do(struct kucmaio *io, struct kconn *c, uint32_t flags, const
 
 	kucmaio_port(io);
 	ret = kucma_write(&io->u, c->token,
-			  flags & SIMHOST_UCM_NONBLOCK ? KUCMA_NONBLOCK : 0, buf, len, resp, &rlen);
+			  flags & SIMHOST_UCM_NONBLOCK ? KUCMA_NONBLOCK : 0, buf, len, resp, &rlen,
+			  io->now);
 	if (ret == KUCMA_PARK)
 		return -EAGAIN;
 	rep.ret = ret;
@@ -112,11 +138,13 @@ static void kucmaio_park(struct kucmaio *io, struct kconn *c, uint32_t flags, co
 	kconn_send(io->cs, c, &rep, sizeof(rep), NULL, 0);
 }
 
-void kucmaio_input(struct kucmaio *io, struct kconn *c, const uint8_t *buf, size_t len)
+void kucmaio_input(struct kucmaio *io, struct kconn *c, const uint8_t *buf, size_t len,
+		   int64_t now)
 {
 	struct simhost_ucm_rep rep = { -EINVAL, 0, 0 };
 	struct simhost_ucm_req q;
 
+	io->now = now;
 	if (len < sizeof(q)) {
 		kconn_send(io->cs, c, &rep, sizeof(rep), NULL, 0);
 		return;
@@ -164,20 +192,17 @@ void kucmaio_gone(struct kucmaio *io, struct kconn *c)
 			io->park[i].c = NULL;
 }
 
-int kucmaio_queue(struct kucmaio *io, uint32_t id, uint32_t event, int32_t status)
+int kucmaio_queue(struct kucmaio *io, const struct kcma_work *w)
 {
-	struct simhost_doorbell d;
-	struct kconn *f;
-	int ret = kucma_queue(&io->u, id, event, status);
+	int ret = kucma_queue_work(&io->u, w);
+	uint32_t file;
 
 	if (ret < 0)
 		return ret;
-	f = kconn_by_token(io->cs, SIMHOST_UCMA, io->u.ids[id].file);
-	if (ret && f) {
-		d.gen = ++f->doorbell ? f->doorbell : ++f->doorbell;
-		kconn_send(io->cs, f, &d, sizeof(d), NULL, 0);
-	}
-	kucmaio_wake(io, io->u.ids[id].file);
+	file = io->u.ids[w->id].file;
+	if (ret)
+		kucmaio_ring(io, file);
+	kucmaio_wake(io, file);
 	return 0;
 }
 
@@ -187,4 +212,32 @@ int kucmaio_sa_answer(struct kucmaio *io, const uint8_t *mad, size_t len, int ti
 		return 0;
 	kucmaio_drain(io);
 	return 1;
+}
+
+void kucmaio_cm_agent(struct kucmaio *io, uint32_t hi_tid)
+{
+	io->u.cma.port.cm_hi_tid = hi_tid;
+}
+
+void kucmaio_cm_recv(struct kucmaio *io, const uint8_t *mad, size_t len, uint16_t slid,
+		     int64_t now)
+{
+	io->now = now;
+	kucmaio_port(io);
+	kcma_cm_recv(&io->u.cma, mad, len, slid, now);
+	kucmaio_drain(io);
+}
+
+void kucmaio_due(struct kucmaio *io, int64_t now)
+{
+	if (kcma_cm_deadline(&io->u.cma) > now)
+		return;
+	io->now = now;
+	kcma_cm_due(&io->u.cma, now);
+	kucmaio_drain(io);
+}
+
+int64_t kucmaio_deadline(const struct kucmaio *io)
+{
+	return kcma_cm_deadline(&io->u.cma);
 }

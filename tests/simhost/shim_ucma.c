@@ -278,14 +278,56 @@ static ssize_t shim_ucma_cmd(struct shim_ucma_file *f, int fd, const uint8_t *bu
 	return r.ret;
 }
 
+/* What the kernel reads beside the command (RDMACM.md 6): SET_OPTION's
+ * option value (optlen bytes at optval) goes after the command; a
+ * MIGRATE_ID's fd becomes that file's token (0: no rdma_cm file). The
+ * framed copy in out; its length, or -errno. */
+static ssize_t shim_ucma_frame(const uint8_t *buf, size_t count, uint8_t *out)
+{
+	uint32_t cmd, fd, optlen, token = 0;
+	struct shim_ucma_file *g;
+	uint64_t optval;
+	uint16_t in;
+
+	memcpy(out, buf, count);
+	if (count < SHIM_UCMA_HDR)
+		return (ssize_t)count;
+	memcpy(&cmd, buf, 4);
+	memcpy(&in, buf + 4, 2);
+	if (cmd == 18 && in >= 16 && count >= SHIM_UCMA_HDR + 16) { /* MIGRATE_ID */
+		memcpy(&fd, buf + SHIM_UCMA_HDR + 12, 4);
+		if ((g = shim_ucma_get((int)fd))) {
+			token = g->token;
+			shim_ucma_put(g);
+		}
+		memcpy(out + SHIM_UCMA_HDR + 12, &token, 4);
+	} else if (cmd == 14 && in >= 24 && count >= SHIM_UCMA_HDR + 24) { /* SET_OPTION */
+		memcpy(&optval, buf + SHIM_UCMA_HDR, 8);
+		memcpy(&optlen, buf + SHIM_UCMA_HDR + 20, 4);
+		if (count + optlen > SHIM_UCMA_REQ_MAX)
+			return -EINVAL;
+		if (optlen && !optval)
+			return -EFAULT;
+		memcpy(out + count, (const void *)(uintptr_t)optval, optlen);
+		count += optlen;
+	}
+	return (ssize_t)count;
+}
+
 ssize_t shim_ucma_write(int fd, const void *buf, size_t count)
 {
 	struct shim_ucma_file *f = shim_ucma_get(fd);
-	ssize_t ret;
+	uint8_t framed[SHIM_UCMA_REQ_MAX];
+	ssize_t ret, n;
 
 	if (!f)
 		return shim_next()->write(fd, buf, count);
-	ret = shim_ucma_cmd(f, fd, buf, count);
+	if (count > SHIM_UCMA_REQ_MAX)
+		ret = -EINVAL;
+	else if ((n = shim_ucma_frame(buf, count, framed)) < 0)
+		ret = n;
+	else if ((ret = shim_ucma_cmd(f, fd, framed, (size_t)n)) == n)
+		ret = (ssize_t)count; /* the process wrote count bytes */
 	shim_ucma_put(f);
 	if (ret < 0) {
 		errno = (int)-ret;

@@ -9,7 +9,8 @@
  * admin changes at run time (kmod.c) and rdma_ucm's device (kucma.c,
  * kucmaio.c; rdma_cm's ids: kcma.c). Single-threaded: one poll loop; no process can block it.
  *
- *   simhostd -n NODE -d DIR [--kernel-cm] [--ipoib NAME[:PKEY]]... [-v]
+ *   simhostd -n NODE -d DIR [--kernel-cm] [--cm-retries N] [--cm-timeout T]
+ *            [--ipoib NAME[:PKEY]]... [-v]
  *   simhostd -n NODE -d DIR -C COMMAND (kadmin.h)
  *
  * IBSIM_SOCKNAME names ibsim's sockets as for umad2sim. DIR/NODE/ready
@@ -33,6 +34,7 @@
 #include <infiniband/umad.h>
 #include <infiniband/verbs.h>
 
+#include "cm.h"
 #include "kadmin.h"
 #include "kconn.h"
 #include "kipoib.h"
@@ -188,9 +190,14 @@ static void from_wire(struct host *h, struct simclient_req *in, int64_t now)
 	u.length = (uint32_t)(KUMAD_HDR + MAD_SIZE);
 	u.addr.qpn = in->sqp;
 	u.addr.lid = (uint16_t)in->slid;
+	if (a->file == KMAD_KERNEL && mad[MAD_OFF_MGMT_CLASS] == CM_CLASS) {
+		/* ib_cm's: every CM message is a Send, matched by comm IDs */
+		kucmaio_cm_recv(&h->ucma, mad, MAD_SIZE, (uint16_t)in->slid, now);
+		return;
+	}
 	if (a->file == KMAD_KERNEL) {
 		/* ib_sa's answers (rdma_cm's routes by their TIDs, else the
-		 * joins'); a loaded ib_cm takes its class. */
+		 * joins'). */
 		if (!kmad_complete(a, mad, MAD_SIZE))
 			h->um.resp_dropped++;
 		else if (!kucmaio_sa_answer(&h->ucma, mad, MAD_SIZE, 0))
@@ -204,6 +211,7 @@ static void from_wire(struct host *h, struct simclient_req *in, int64_t now)
 
 static void port_events(struct host *h, const uint32_t *ev, int n, int64_t now);
 static void join_send(void *ctx, const uint8_t mad[256]);
+static int cm_load(struct host *h);
 
 static void admin(struct host *h, struct kconn *c, const uint8_t *buf, size_t len)
 {
@@ -226,7 +234,7 @@ static void admin(struct host *h, struct kconn *c, const uint8_t *buf, size_t le
 		else if (cmd.op == KADMIN_IPOIB_DEL)
 			ret = kmod_ipoib_del(&h->mod, cmd.name, join_send, h);
 		else if (cmd.op == KADMIN_MODPROBE_CM)
-			ret = kmod_cm_load(&h->mod);
+			ret = cm_load(h);
 		else
 			ret = kmod_cm_unload(&h->mod);
 		snprintf(reply, sizeof(reply), ret ? "error: %s" : "ok", strerror(-ret));
@@ -356,7 +364,7 @@ static void conn_input(struct host *h, struct kconn *c, int64_t now)
 		} else if (c->kind == SIMHOST_ADMIN) {
 			admin(h, c, buf, len);
 		} else if (c->kind == SIMHOST_UCMA_CMD) {
-			kucmaio_input(&h->ucma, c, buf, len);
+			kucmaio_input(&h->ucma, c, buf, len, now);
 		}
 		free(buf);
 	}
@@ -399,6 +407,37 @@ static void join_send(void *ctx, const uint8_t mad[256])
 static void route_send(void *ctx, const uint8_t *mad, uint32_t timeout_ms)
 {
 	sa_send(ctx, mad, timeout_ms, 0);
+}
+
+/* ib_cm's MADs (cm.c cm_alloc_msg: the path's DLID and SL, QP1, the
+ * GSI Q_Key, P_Key index 0); its own retries, not the MAD layer's. */
+static void cm_send(void *ctx, const struct kcm_send *s)
+{
+	struct host *h = ctx;
+	struct kmad_agent *a = kmad_agent(&h->k, KMAD_KERNEL, h->mod.cm_agent);
+	struct ib_user_mad u;
+
+	if (!h->mod.cm || !a)
+		return;
+	memset(&u, 0, sizeof(u));
+	u.agent_id = a->id;
+	u.addr.qpn = htonl(1);
+	u.addr.qkey = htonl(0x80010000);
+	u.addr.lid = htons(s->dlid);
+	u.addr.sl = s->sl & 0xf;
+	kumad_wire(&h->um, &u, 1, s->mad, MAD_SIZE);
+}
+
+static int cm_load(struct host *h)
+{
+	struct kmad_agent *a;
+	int ret;
+
+	if ((ret = kmod_cm_load(&h->mod)) < 0)
+		return ret;
+	if ((a = kmad_agent(&h->k, KMAD_KERNEL, h->mod.cm_agent)))
+		kucmaio_cm_agent(&h->ucma, a->hi_tid);
+	return 0;
 }
 
 static int port_up(const struct host *h)
@@ -469,6 +508,8 @@ static int64_t next_deadline(struct host *h)
 		d = x;
 	if ((x = kipoib_deadline(&h->ipoib)) < d)
 		d = x;
+	if ((x = kucmaio_deadline(&h->ucma)) < d)
+		d = x;
 	for (i = 0; i < KCONN_MAX; i++)
 		if (h->cs.c[i] && h->cs.c[i]->rmpp && (x = krmpp_deadline(h->cs.c[i]->rmpp)) < d)
 			d = x;
@@ -483,6 +524,7 @@ static void timers(struct host *h, int64_t now)
 	kumad_timers(&h->um, now);
 	ksysfs_gid(&h->fs, gid);
 	kipoib_due(&h->ipoib, now, gid, join_send, h);
+	kucmaio_due(&h->ucma, now);
 }
 
 static int run(struct host *h)
@@ -551,13 +593,15 @@ static int run(struct host *h)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: simhostd -n NODE -d DIR [--kernel-cm] [--ipoib NAME[:PKEY]]... [-v]\n"
+	fprintf(stderr, "usage: simhostd -n NODE -d DIR [--kernel-cm] [--cm-retries N] [--cm-timeout T]\n"
+			"         [--ipoib NAME[:PKEY]]... [-v]\n"
 			"       simhostd -n NODE -d DIR -C COMMAND (rereg, status, drop CLASS on|off,\n"
 			"         ipoib add NAME[:PKEY], ipoib del NAME, modprobe ib_cm, rmmod ib_cm)\n");
 	exit(2);
 }
 
-static int setup(struct host *h, int kernel_cm, char **ipoib, int nipoib)
+static int setup(struct host *h, int kernel_cm, char **ipoib, int nipoib, uint32_t cm_retries,
+		 uint8_t cm_timeout)
 {
 	uint8_t ni[64];
 	char path[PATH_MAX + 64], name[16];
@@ -580,8 +624,8 @@ static int setup(struct host *h, int kernel_cm, char **ipoib, int nipoib)
 	if ((ret = ksysfs_init(&h->fs, path, h->node, ni)) < 0)
 		return ret;
 	kmod_init(&h->mod, &h->k, &h->fs, &h->ipoib);
-	kucmaio_init(&h->ucma, &h->cs, &h->fs, route_send, h);
-	if (kernel_cm && (ret = kmod_cm_load(&h->mod)) < 0)
+	kucmaio_init(&h->ucma, &h->cs, &h->fs, route_send, cm_send, h, cm_retries, cm_timeout);
+	if (kernel_cm && (ret = cm_load(h)) < 0)
 		return ret;
 	for (i = 0; i < nipoib; i++)
 		if ((ret = kmod_ipoib_spec(ipoib[i], name, &pkey)) < 0 ||
@@ -605,6 +649,8 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "kernel-cm", no_argument, NULL, 'K' },
 		{ "ipoib", required_argument, NULL, 'I' },
+		{ "cm-retries", required_argument, NULL, 'R' },
+		{ "cm-timeout", required_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct host h;
@@ -612,6 +658,8 @@ int main(int argc, char **argv)
 	const char *dir = NULL, *cmd = NULL;
 	char path[PATH_MAX + 64];
 	int kernel_cm = 0, nipoib = 0, o, ret;
+	unsigned long cm_retries = KCM_MAX_RETRIES, cm_timeout = KCM_RESPONSE_TIMEOUT;
+	char *end;
 	struct sigaction sa;
 	sigset_t block;
 
@@ -622,6 +670,18 @@ int main(int argc, char **argv)
 		case 'C': cmd = optarg; break;
 		case 'v': h.verbose = 1; break;
 		case 'K': kernel_cm = 1; break;
+		/* bench knobs: ib_cm's max_cm_retries and CM response timeout
+		 * (cma.c's 15 and 20), so its bounds are checkable in seconds */
+		case 'R':
+			cm_retries = strtoul(optarg, &end, 10);
+			if (*end || cm_retries > 15)
+				usage();
+			break;
+		case 'T':
+			cm_timeout = strtoul(optarg, &end, 10);
+			if (*end || cm_timeout > 31)
+				usage();
+			break;
 		case 'I':
 			if (nipoib == KSYSFS_MAX_NETDEVS)
 				usage();
@@ -649,7 +709,7 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &block, NULL);
 	h.cs.listen_fd = -1;
 	h.sc.fd_ctl = h.sc.fd_data = -1;
-	ret = setup(&h, kernel_cm, ipoib, nipoib);
+	ret = setup(&h, kernel_cm, ipoib, nipoib, (uint32_t)cm_retries, (uint8_t)cm_timeout);
 	if (ret < 0) {
 		logf_(&h, "setup: %s", strerror(-ret));
 	} else {

@@ -35,7 +35,7 @@ static int setup(void **state)
 
 	(void)state;
 	memcpy(p.gid, GID, 16);
-	kucma_init(&U, &p);
+	kucma_init(&U, &p, KCM_MAX_RETRIES, KCM_RESPONSE_TIMEOUT);
 	return 0;
 }
 
@@ -55,7 +55,7 @@ static int wr(uint32_t tok, uint32_t flags, uint32_t cmd, const void *body, uint
 
 	memcpy(buf, &h, sizeof(h));
 	memcpy(buf + sizeof(h), body, in);
-	return kucma_write(&U, tok, flags, buf, sizeof(h) + in, resp, rlen);
+	return kucma_write(&U, tok, flags, buf, sizeof(h) + in, resp, rlen, 0);
 }
 
 static uint32_t create(uint32_t tok, uint64_t uid, uint16_t ps, uint8_t qpt)
@@ -197,10 +197,10 @@ static void test_refusals(void **state)
 	(void)state;
 	tok = (uint32_t)kucma_open(&U, 1);
 	tok2 = (uint32_t)kucma_open(&U, 1);
-	assert_int_equal(kucma_write(&U, tok, 0, buf, 7, resp, &n), -EINVAL);
+	assert_int_equal(kucma_write(&U, tok, 0, buf, 7, resp, &n, 0), -EINVAL);
 	assert_int_equal(wr(tok, 0, RDMA_USER_CM_CMD_JOIN_MCAST + 1, &c, sizeof(c), 4, resp, &n), -EINVAL);
 	memcpy(buf, &(struct rdma_ucm_cmd_hdr){ .cmd = RDMA_USER_CM_CMD_CREATE_ID, .in = 24, .out = 4 }, 8);
-	assert_int_equal(kucma_write(&U, tok, 0, buf, 8 + 16, resp, &n), -EINVAL); /* in > len */
+	assert_int_equal(kucma_write(&U, tok, 0, buf, 8 + 16, resp, &n, 0), -EINVAL); /* in > len */
 	assert_int_equal(wr(tok, 0, RDMA_USER_CM_CMD_GET_OPTION, &c, sizeof(c), 4, resp, &n), -ENOSYS);
 	assert_int_equal(wr(tok, 0, RDMA_USER_CM_CMD_CREATE_ID, &c, sizeof(c), 3, resp, &n), -ENOSPC);
 	assert_int_equal(n, 0);

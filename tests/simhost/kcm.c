@@ -170,7 +170,6 @@ static void send_outstanding(struct kcm *m, struct kcm_conn *c, int64_t now)
 	c->has_msg = 1;
 	c->msg_ms = c->timeout_ms;
 	c->tries_left = c->max_retries;
-	c->mra_seen = 0;
 	c->deadline = now + c->msg_ms;
 	conn_send(m, c, c->msg);
 }
@@ -617,7 +616,7 @@ static void recv_mra(struct kcm *m, const uint8_t *mad, int64_t now)
 	for (i = 0, c = NULL; i < KCM_CONNS && !c; i++)
 		if (m->conns[i].used && m->conns[i].local_id == r.remote_comm_id)
 			c = &m->conns[i];
-	if (!c || !c->has_msg || c->mra_seen)
+	if (!c || !c->has_msg)
 		return;
 	if (c->state == KCM_REQ_SENT && r.message_mraed == KCM_MSG_REQ)
 		c->state = KCM_MRA_REQ_RCVD;
@@ -626,7 +625,6 @@ static void recv_mra(struct kcm *m, const uint8_t *mad, int64_t now)
 		c->state = KCM_MRA_REP_RCVD;
 	else
 		return;
-	c->mra_seen = 1;
 	c->msg_ms = ms(r.service_timeout) + ms(c->local_ack_timeout);
 	c->deadline = now + c->msg_ms;
 }

@@ -119,7 +119,6 @@ struct kcm_conn {
 	uint32_t timeout_ms; /* cm_id_priv->timeout_ms: each new message's */
 	uint32_t msg_ms;     /* the outstanding one's (an MRA changes it) */
 	uint32_t tries_left;
-	int mra_seen;
 	int dead; /* destroyed in timewait: freed, silently, when it ends */
 };
 

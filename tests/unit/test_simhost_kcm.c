@@ -246,6 +246,16 @@ static void test_exchange(void **state)
 	s = one_send(B, 0x0013);
 	assert_int_equal(s.dlid, 1);
 	assert_int_equal(wire_get64(s.mad + MAD_OFF_TID), req_tid); /* the REQ's */
+	/* ibta_vol1_c12.h CM_REP_*: comm IDs 0/4, QPN 12, PSN 20, resources
+	 * 24/25, CA GUID 28, private data 36 */
+	assert_int_equal(wire_get32(s.mad + 24), kcm_conn(B, b)->local_id);
+	assert_int_equal(wire_get32(s.mad + 28), kcm_conn(A, a)->local_id);
+	assert_int_equal(wire_get32(s.mad + 24 + 12) >> 8, 0x456);
+	assert_int_equal(wire_get32(s.mad + 24 + 20) >> 8, kcm_conn(B, b)->local_psn);
+	assert_int_equal(s.mad[24 + 24], 4);
+	assert_int_equal(s.mad[24 + 25], 2);
+	assert_int_equal(wire_get64(s.mad + 24 + 28), GB);
+	assert_memory_equal(s.mad + 24 + 36, "world", 5);
 	kcm_recv(A, s.mad, KCM_MAD, 2, 1);
 	e = one_event(A, KCM_EV_REP_RCVD);
 	assert_int_equal(e.conn, (uint32_t)a);
@@ -268,6 +278,10 @@ static void test_exchange(void **state)
 	assert_int_equal(kcm_dreq(B, b, 10), 0);
 	s = one_send(B, 0x0015);
 	assert_int_equal(wire_get64(s.mad + MAD_OFF_TID) >> 32, 9); /* B's hi_tid */
+	/* CM_DREQ_*: comm IDs 0/4, remote QPN 8 (24 bits) */
+	assert_int_equal(wire_get32(s.mad + 24), kcm_conn(B, b)->local_id);
+	assert_int_equal(wire_get32(s.mad + 28), kcm_conn(A, a)->local_id);
+	assert_int_equal(wire_get32(s.mad + 24 + 8) >> 8, 0x123);
 	kcm_recv(A, s.mad, KCM_MAD, 2, 10);
 	one_event(A, KCM_EV_DREQ_RCVD);
 	assert_int_equal(kcm_drep(A, (uint32_t)a, 11), 0);
@@ -300,6 +314,11 @@ static void test_rej_invalid_sid(void **state)
 	s = one_send(B, 0x0012);
 	assert_int_equal(s.dlid, 1);
 	assert_int_equal(wire_get64(s.mad + MAD_OFF_TID), (uint64_t)HI_A << 32 | kcm_conn(A, a)->local_id);
+	/* CM_REJ_*: local comm ID 0 (none), remote 4, message rejected 8
+	 * (2 bits: REQ), reason 10 */
+	assert_int_equal(wire_get32(s.mad + 24), 0);
+	assert_int_equal(wire_get32(s.mad + 28), kcm_conn(A, a)->local_id);
+	assert_int_equal(s.mad[24 + 8] >> 6, 0);
 	assert_int_equal(wire_get16(s.mad + 24 + 10), CM_REJ_INVALID_SERVICE_ID);
 	kcm_recv(A, s.mad, KCM_MAD, 2, 1);
 	e = one_event(A, KCM_EV_REJ_RCVD);

@@ -97,6 +97,7 @@ enum kcm_state {
 	KCM_DREQ_SENT,
 	KCM_DREQ_RCVD,
 	KCM_TIMEWAIT,
+	KCM_MRA_REP_RCVD, /* the peer's MRA of our REP (cm.c IB_CM_MRA_REP_RCVD) */
 };
 
 struct kcm_conn {
@@ -105,6 +106,7 @@ struct kcm_conn {
 	enum kcm_state state;
 	int active;
 	uint32_t local_id, remote_id;
+	uint64_t remote_ca_guid; /* with remote_id, names the peer's connection */
 	uint64_t tid, service_id;
 	uint8_t path[KCM_PATH_LEN]; /* primary path, as a PathRecord */
 	uint32_t local_qpn, remote_qpn, local_psn, remote_psn;
@@ -113,9 +115,11 @@ struct kcm_conn {
 	/* the outstanding message, resent until answered */
 	uint8_t msg[KCM_MAD];
 	int has_msg;
-	int64_t deadline;
-	uint32_t timeout_ms, tries_left;
-	int mra_seen;
+	int64_t deadline;   /* the outstanding message's, or timewait's end */
+	uint32_t timeout_ms; /* cm_id_priv->timeout_ms: each new message's */
+	uint32_t msg_ms;     /* the outstanding one's (an MRA changes it) */
+	uint32_t tries_left;
+	int dead; /* destroyed in timewait: freed, silently, when it ends */
 };
 
 struct kcm_listen {
@@ -135,6 +139,8 @@ struct kcm {
 	struct kcm_event events[KCM_EVENTS];
 	size_t ehead, en;
 	uint32_t next_id, random;
+	/* what a full queue or table refused (never silently) */
+	uint32_t send_drops, event_drops, req_drops;
 };
 
 /* retries and cm_timeout: the kernel's KCM_MAX_RETRIES and
@@ -155,21 +161,22 @@ int kcm_req(struct kcm *m, uint32_t owner, const uint8_t path[KCM_PATH_LEN], uin
 int kcm_rep(struct kcm *m, uint32_t conn, const struct kcm_param *p, int64_t now);
 /* ib_send_cm_rtu (active, REP_RCVD): established. */
 int kcm_rtu(struct kcm *m, uint32_t conn, int64_t now);
-/* ib_send_cm_rej (REQ_RCVD, MRA_REQ_SENT, REP_RCVD): reason, pdata ≤ 148. */
-int kcm_rej(struct kcm *m, uint32_t conn, uint16_t reason, const uint8_t *pdata, size_t len);
-/* ib_send_cm_dreq (ESTABLISHED) / ib_send_cm_drep (DREQ_RCVD). */
+/* ib_send_cm_rej (cm_send_rej_locked's states: REQ_SENT, MRA_REQ_RCVD,
+ * REQ_RCVD, MRA_REQ_SENT, REP_RCVD to idle; REP_SENT, MRA_REP_RCVD to
+ * timewait, hence now): reason, pdata ≤ 148. */
+int kcm_rej(struct kcm *m, uint32_t conn, uint16_t reason, const uint8_t *pdata, size_t len,
+	    int64_t now);
+/* ib_send_cm_dreq (ESTABLISHED) / ib_send_cm_drep (DREQ_RCVD; starts
+ * timewait at now). */
 int kcm_dreq(struct kcm *m, uint32_t conn, int64_t now);
-int kcm_drep(struct kcm *m, uint32_t conn);
+int kcm_drep(struct kcm *m, uint32_t conn, int64_t now);
 /* ib_destroy_cm_id: what cm_destroy_id sends in the connection's state
  * (REJ in REQ_RCVD/MRA_REQ_SENT/REP_SENT/REP_RCVD, REJ timeout in
  * REQ_SENT, DREQ in ESTABLISHED, DREP in DREQ_RCVD); no more events. */
 void kcm_destroy(struct kcm *m, uint32_t conn, int64_t now);
 void kcm_set_owner(struct kcm *m, uint32_t conn, uint32_t owner);
 const struct kcm_conn *kcm_conn(const struct kcm *m, uint32_t conn);
-/* ib_cm_init_qp_attr for IB_QPS_INIT/RTR/RTS into resp, a struct
- * ib_uverbs_qp_attr (144 bytes): 0, or -EINVAL in a state that has no
- * such answer. */
-int kcm_init_qp_attr(const struct kcm *m, uint32_t conn, uint32_t qp_state, uint8_t *resp);
+/* ib_cm_init_qp_attr: kcm_qp_init_attr (kcm_qp.h). */
 /* A CM MAD from the fabric (class 0x07), from slid. */
 void kcm_recv(struct kcm *m, const uint8_t *mad, size_t len, uint16_t slid, int64_t now);
 /* Resends what timed out with tries left; fails the others. */

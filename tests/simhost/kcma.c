@@ -6,6 +6,7 @@
 
 #include <rdma/ib_user_verbs.h>
 
+#include "kcm_qp.h"
 #include "kcma.h"
 #include "sa.h"
 #include "wire.h"
@@ -537,7 +538,8 @@ int kcma_accept(struct kcma *c, uint32_t n, const uint8_t *param, int64_t now)
 
 /* ucma_reject: reason 0 is consumer-defined; only that and
  * vendor-option-not-supported are taken. */
-int kcma_reject(struct kcma *c, uint32_t n, uint8_t reason, const uint8_t *pdata, size_t len)
+int kcma_reject(struct kcma *c, uint32_t n, uint8_t reason, const uint8_t *pdata, size_t len,
+		int64_t now)
 {
 	struct kcma_id *id = &c->ids[n];
 
@@ -548,7 +550,7 @@ int kcma_reject(struct kcma *c, uint32_t n, uint8_t reason, const uint8_t *pdata
 	if (!id->has_conn || len > KCMA_REJ_PDATA)
 		return -EINVAL;
 	kcma_cm_port(c);
-	return kcm_rej(&c->cm, id->conn, reason, pdata, len);
+	return kcm_rej(&c->cm, id->conn, reason, pdata, len, now);
 }
 
 /* cma.c rdma_disconnect: a DREQ, or, when the peer's came first, the
@@ -561,7 +563,7 @@ int kcma_disconnect(struct kcma *c, uint32_t n, int64_t now)
 		return -EINVAL;
 	kcma_cm_port(c);
 	if (kcm_dreq(&c->cm, id->conn, now) < 0)
-		(void)kcm_drep(&c->cm, id->conn);
+		(void)kcm_drep(&c->cm, id->conn, now);
 	return 0;
 }
 
@@ -585,7 +587,7 @@ int kcma_init_qp_attr(const struct kcma *c, uint32_t n, uint32_t qp_state, uint8
 	if (!id->dev || qp_state > KCMA_QPS_ERR)
 		return -EINVAL; /* ucma_init_qp_attr: no device yet */
 	if (id->has_conn && id->qp_type != 4 /* UD */)
-		return kcm_init_qp_attr(&c->cm, id->conn, qp_state, resp);
+		return kcm_qp_init_attr(&c->cm, id->conn, qp_state, resp);
 	memset(&a, 0, sizeof(a));
 	a.qp_state = qp_state;
 	a.pkey_index = 0; /* the port's one P_Key */

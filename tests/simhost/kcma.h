@@ -140,7 +140,8 @@ int kcma_connect(struct kcma *c, uint32_t id, const uint8_t *param, int64_t now)
 /* rdma_accept: param NULL on the active side (the RTU), else the REP. */
 int kcma_accept(struct kcma *c, uint32_t id, const uint8_t *param, int64_t now);
 /* rdma_reject with reason (IB_CM_REJ_*) and private data. */
-int kcma_reject(struct kcma *c, uint32_t id, uint8_t reason, const uint8_t *pdata, size_t len);
+int kcma_reject(struct kcma *c, uint32_t id, uint8_t reason, const uint8_t *pdata, size_t len,
+		int64_t now);
 /* rdma_disconnect: a DREQ, or the DREP of one received. */
 int kcma_disconnect(struct kcma *c, uint32_t id, int64_t now);
 /* rdma_init_qp_attr for qp_state into resp (KCMA_QP_ATTR_LEN): from

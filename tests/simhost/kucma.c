@@ -2,7 +2,11 @@
  * <rdma/rdma_user_cm.h>; integers of the ABI are in the process's (host)
  * order. */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
+
+#include <rdma/rdma_user_cm.h>
+#include <stdio.h>
 
 #include "kucma.h"
 #include "wire.h"
@@ -53,8 +57,8 @@ enum {
 	KUCMA_RA_DST = 144,
 	KUCMA_RA_LEN = 272,
 };
-/* struct rdma_ucm_connect (288): conn_param (272), ece, id */
-enum { KUCMA_CONNECT_PARAM = 0, KUCMA_CONNECT_ID = 280, KUCMA_CONNECT_LEN = 288 };
+/* struct rdma_ucm_connect (288): conn_param (272), id, reserved, ece */
+enum { KUCMA_CONNECT_PARAM = 0, KUCMA_CONNECT_ID = 272, KUCMA_CONNECT_LEN = 288 };
 /* struct rdma_ucm_accept (296): uid, conn_param, id, reserved, ece */
 enum { KUCMA_ACCEPT_UID = 0, KUCMA_ACCEPT_PARAM = 8, KUCMA_ACCEPT_ID = 280, KUCMA_ACCEPT_LEN = 296 };
 #define KUCMA_PARAM_VALID 271 /* rdma_ucm_conn_param.valid */
@@ -91,6 +95,32 @@ enum {
 #define KUCMA_PS_UDP 0x0111
 #define KUCMA_QPT_RC 2
 #define KUCMA_QPT_UD 4
+
+/* The named offsets are the header's (ABI 4, this machine's layout). */
+#define KUCMA_AT(s, f, off) _Static_assert(offsetof(struct s, f) == (off), #s "." #f)
+KUCMA_AT(rdma_ucm_connect, id, KUCMA_CONNECT_ID);
+KUCMA_AT(rdma_ucm_accept, uid, KUCMA_ACCEPT_UID);
+KUCMA_AT(rdma_ucm_accept, conn_param, KUCMA_ACCEPT_PARAM);
+KUCMA_AT(rdma_ucm_accept, id, KUCMA_ACCEPT_ID);
+KUCMA_AT(rdma_ucm_conn_param, valid, KUCMA_PARAM_VALID);
+KUCMA_AT(rdma_ucm_reject, private_data_len, KUCMA_REJECT_PDATA_LEN);
+KUCMA_AT(rdma_ucm_reject, reason, KUCMA_REJECT_REASON);
+KUCMA_AT(rdma_ucm_reject, private_data, KUCMA_REJECT_PDATA);
+KUCMA_AT(rdma_ucm_init_qp_attr, id, KUCMA_IQA_ID);
+KUCMA_AT(rdma_ucm_init_qp_attr, qp_state, KUCMA_IQA_STATE);
+KUCMA_AT(rdma_ucm_set_option, id, KUCMA_SO_ID);
+KUCMA_AT(rdma_ucm_set_option, level, KUCMA_SO_LEVEL);
+KUCMA_AT(rdma_ucm_set_option, optname, KUCMA_SO_NAME);
+KUCMA_AT(rdma_ucm_set_option, optlen, KUCMA_SO_OPTLEN);
+KUCMA_AT(rdma_ucm_migrate_id, id, KUCMA_MIGRATE_ID);
+KUCMA_AT(rdma_ucm_migrate_id, fd, KUCMA_MIGRATE_FD);
+KUCMA_AT(rdma_ucm_event_resp, param, KUCMA_EV_PARAM);
+KUCMA_AT(rdma_ucm_bind, addr, KUCMA_BIND_ADDR);
+KUCMA_AT(rdma_ucm_resolve_addr, dst_addr, KUCMA_RA_DST);
+_Static_assert(sizeof(struct rdma_ucm_connect) == KUCMA_CONNECT_LEN, "rdma_ucm_connect");
+_Static_assert(sizeof(struct rdma_ucm_accept) == KUCMA_ACCEPT_LEN, "rdma_ucm_accept");
+_Static_assert(sizeof(struct rdma_ucm_reject) == KUCMA_REJECT_LEN, "rdma_ucm_reject");
+_Static_assert(sizeof(struct rdma_ucm_event_resp) == KUCMA_EVENT_LEN, "rdma_ucm_event_resp");
 
 /* The ABI's host-order integers (the process is this machine). */
 static uint16_t get16h(const uint8_t *p)
@@ -426,7 +456,7 @@ static int kucma_accept(struct kucma *u, uint32_t token, const uint8_t *in, int6
 	return kcma_accept(&u->cma, n, param, now);
 }
 
-static int kucma_reject(struct kucma *u, uint32_t token, const uint8_t *in)
+static int kucma_reject(struct kucma *u, uint32_t token, const uint8_t *in, int64_t now)
 {
 	uint32_t n = get32h(in + KUCMA_REJECT_ID);
 	struct kucma_ctx *id;
@@ -435,7 +465,7 @@ static int kucma_reject(struct kucma *u, uint32_t token, const uint8_t *in)
 	if ((ret = kucma_id(u, token, n, &id)) < 0)
 		return ret;
 	return kcma_reject(&u->cma, n, in[KUCMA_REJECT_REASON], in + KUCMA_REJECT_PDATA,
-			   in[KUCMA_REJECT_PDATA_LEN]);
+			   in[KUCMA_REJECT_PDATA_LEN], now);
 }
 
 static int kucma_disconnect(struct kucma *u, uint32_t token, const uint8_t *in, int64_t now)
@@ -613,7 +643,7 @@ int kucma_write(struct kucma *u, uint32_t token, uint32_t flags, const uint8_t *
 		ret = kucma_accept(u, token, p, now);
 		break;
 	case KUCMA_CMD_REJECT:
-		ret = kucma_reject(u, token, p);
+		ret = kucma_reject(u, token, p, now);
 		break;
 	case KUCMA_CMD_DISCONNECT:
 		ret = kucma_disconnect(u, token, p, now);

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include <rdma/rdma_user_cm.h>
-#include <stdio.h>
 
 #include "kucma.h"
 #include "wire.h"

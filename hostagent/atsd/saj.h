@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "ats.h"
-#include "cm_ep.h"
+#include "rcm.h"
 #include "mcm.h"
 #include "mport.h"
 #include "notice.h"
@@ -100,7 +100,7 @@ struct saj_cm {                 /* SAJ_CONNECT, SAJ_DISCONNECT, SAJ_CONNS */
 	uint64_t sid;
 	struct ats_ip src;
 	uint32_t conn_id;           /* SAJ_DISCONNECT */
-	struct cmep_conn conns[CMEP_MAX_CONNS]; /* SAJ_CONNECT: [0]; SAJ_CONNS */
+	struct rcm_conn conns[RCM_MAX_CONNS]; /* SAJ_CONNECT: [0]; SAJ_CONNS */
 	size_t nconns;
 };
 

@@ -27,7 +27,7 @@ enum saj_kind {
 	SAJ_IPOIB,    /* join, leave or check the IPoIB broadcast groups */
 	SAJ_CONNECT,  /* CM connection to ip:port */
 	SAJ_DISCONNECT,
-	SAJ_CONNS,    /* list the CM endpoint's connections */
+	SAJ_CONNS,    /* list the connections by IP (rcm.h) */
 	SAJ_INFORM,   /* subscribe to traps 64/65 at the SA, or unsubscribe */
 	SAJ_REPORT,   /* a Report the SA sent: posted by the thread, never submitted */
 	SAJ_KINDS

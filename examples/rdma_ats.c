@@ -15,11 +15,12 @@
  * primary (ibats_check_peer), and accepts, or rejects with the reason as
  * the reject's private data.
  *
- * This program cannot run here: it needs RDMA hardware and the kernel's
- * rdma_cm (ibsim simulates MADs only: no verbs, no data path, no kernel
- * CM). It is built to keep it compiling; every libibats function it calls
- * is unit-tested (tests/unit/test_libibats.c) and the lookups behind
- * them run against a simulated fabric (tests/integration/t_libibats.sh). */
+ * It runs on a host with the kernel's rdma_cm (ib_cm, rdma_ucm) and, the
+ * same binary, on the simulated host (tests/simhost/RDMACM.md: simhostd
+ * plays rdma_ucm and ib_cm for the unmodified librdmacm). Its refusals
+ * and its client's errors read as atsd's (hostagent/atsd/rcm.c): the
+ * reason text prefixed "ibats: ", "rejected (reason N): TEXT", the failed
+ * step named. */
 #include <arpa/inet.h>
 #include <endian.h>
 #include <errno.h>
@@ -63,12 +64,20 @@ static int expect(struct rdma_event_channel *ch, enum rdma_cm_event_type want,
 	if (rdma_get_cm_event(ch, &ev))
 		return -errno;
 	if (ev->event != want) {
-		fprintf(stderr, "rdma_ats: %s (status %d), expected %s\n",
-			rdma_event_str(ev->event), ev->status, rdma_event_str(want));
-		if (ev->event == RDMA_CM_EVENT_REJECTED && ev->param.conn.private_data_len)
-			fprintf(stderr, "rdma_ats: rejected: %.*s\n",
-				(int)ev->param.conn.private_data_len,
-				(const char *)ev->param.conn.private_data);
+		const char *t = ev->param.conn.private_data;
+		int n = 0;
+
+		/* status is the REJ's reason (8: nobody listens, 28: the
+		 * listener refused, its text in the private data). */
+		while (ev->event == RDMA_CM_EVENT_REJECTED && t &&
+		       n < ev->param.conn.private_data_len && t[n])
+			n++;
+		if (ev->event == RDMA_CM_EVENT_REJECTED)
+			fprintf(stderr, "rdma_ats: rejected (reason %d): %.*s\n", ev->status,
+				n ? n : (int)sizeof("no reason given") - 1, n ? t : "no reason given");
+		else
+			fprintf(stderr, "rdma_ats: %s (status %d), expected %s\n",
+				rdma_event_str(ev->event), ev->status, rdma_event_str(want));
 		rdma_ack_cm_event(ev);
 		return -ECONNREFUSED;
 	}
@@ -157,7 +166,7 @@ static int on_request(struct ibats *h, struct rdma_cm_event *ev)
 	struct rdma_cm_id *id = ev->id;
 	struct sockaddr_storage src, dst;
 	struct sockaddr_ib peer;
-	char why[REJECT_MAX];
+	char why[REJECT_MAX], text[REJECT_MAX];
 	int ret;
 
 	ret = ibats_a11_decode(ev->param.conn.private_data, ev->param.conn.private_data_len,
@@ -184,8 +193,10 @@ static int on_request(struct ibats *h, struct rdma_cm_event *ev)
 		if (id->qp)
 			rdma_destroy_qp(id);
 	}
-	printf("rejected: %s\n", why);
-	rdma_reject(id, why, (uint8_t)(strlen(why) + 1));
+	/* The REJ text as atsd's listener words it. */
+	snprintf(text, sizeof(text), "ibats: %.*s", (int)sizeof(text) - 8, why);
+	printf("rejected: %s\n", text);
+	rdma_reject(id, text, (uint8_t)(strlen(text) + 1));
 	return 1;
 }
 

@@ -103,7 +103,7 @@ void agent_conf_default(struct agent_conf *c)
 	c->log_level = LOG_LVL_INFO;
 	c->liveness = 1;
 	c->ibping = 1;
-	c->cm.policy = CMEP_ACCEPT_AGREE;
+	c->cm.policy = RCM_ACCEPT_AGREE;
 	c->cm_timeout = 1000;
 	snprintf(c->state_file, sizeof(c->state_file), "%s", AGENT_STATE_DEFAULT);
 	c->refused_retry = 600;
@@ -280,8 +280,8 @@ static int set_value(const struct ac_key *k, struct agent_conf *c, char *v,
 			snprintf(msg, len, "cm_listen: '%s' is not a port or service ID", v);
 			return -EINVAL;
 		}
-		if (c->cm.nlisten == CMEP_MAX_LISTEN) {
-			snprintf(msg, len, "cm_listen: more than %d", CMEP_MAX_LISTEN);
+		if (c->cm.nlisten == RCM_MAX_LISTEN) {
+			snprintf(msg, len, "cm_listen: more than %d", RCM_MAX_LISTEN);
 			return -EINVAL;
 		}
 		c->cm.listen[c->cm.nlisten++] = x <= 0xffff ?
@@ -291,7 +291,7 @@ static int set_value(const struct ac_key *k, struct agent_conf *c, char *v,
 	case AC_CM_POLICY:
 		if (cfg_set_choice(k->name, v, policies, 3, &choice, msg, len))
 			return -EINVAL;
-		c->cm.policy = (enum cmep_policy)choice;
+		c->cm.policy = (enum rcm_policy)choice;
 		return 0;
 	case AC_MEMBERSHIP:
 		if (cfg_set_choice(k->name, v, memberships, 3, &choice, msg, len))
@@ -299,7 +299,7 @@ static int set_value(const struct ac_key *k, struct agent_conf *c, char *v,
 		c->ipoib_membership = (enum agent_membership)choice;
 		return 0;
 	case AC_CM_ACCEPT:
-		if (c->cm.naccept == CMEP_MAX_ACCEPT ||
+		if (c->cm.naccept == RCM_MAX_ACCEPT ||
 		    ats_ip_parse(v, &c->cm.accept[c->cm.naccept])) {
 			snprintf(msg, len, "cm_accept: '%s' is not an IP address", v);
 			return -EINVAL;

@@ -9,7 +9,7 @@
 
 #include "ats.h"
 #include "atsd_proto.h"
-#include "cm_ep.h"
+#include "rcm.h"
 #include "log.h"
 
 /* The configured sysconfdir (Makefile.am): the file the installed units
@@ -63,7 +63,7 @@ struct agent_conf {
 	size_t nifs;
 	struct agent_static addrs[AGENT_MAX_STATIC];
 	size_t naddrs;
-	struct cmep_conf cm;        /* CM endpoint: on when cm_listen is given */
+	struct rcm_conf cm;         /* connections by IP: on with cm or cm_listen */
 	uint32_t cm_timeout;        /* ms per CM attempt */
 	int cm_active;              /* atsctl connect may use the endpoint */
 	char state_file[256];       /* what atsd registered, across restarts */

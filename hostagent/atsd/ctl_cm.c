@@ -17,11 +17,11 @@ void ctl_cm_init(struct saj_thread *saj)
 	cm_saj = saj;
 }
 
-static void conn_line(const struct cmep_conn *c, struct atsd_conn_line *l)
+static void conn_line(const struct rcm_conn *c, struct atsd_conn_line *l)
 {
 	l->id = c->id;
 	l->active = c->active;
-	l->state = cmep_state_name(c->state);
+	l->state = rcm_state_name(c->state);
 	l->sid = c->service_id;
 	memcpy(l->local_gid, c->local_gid, 16);
 	memcpy(l->remote_gid, c->remote_gid, 16);
@@ -39,7 +39,7 @@ static void cm_done(struct saj *j, void *ctx)
 {
 	struct ctl_ticket *t = ctx;
 	struct saj_cm *c = &j->u.cm;
-	char buf[CMEP_MAX_CONNS * 256 + 16];
+	char buf[RCM_MAX_CONNS * 256 + 16];
 	size_t i, used;
 
 	if (!ctl_sock_live(*t)) {

@@ -1,5 +1,5 @@
 /* The CM requests of the control socket: connect, disconnect and
- * connections, done by the SA thread's CM endpoint. */
+ * connections, done on the SA thread through librdmacm (rcm.h). */
 #ifndef IBATS_CTL_CM_H
 #define IBATS_CTL_CM_H
 

@@ -11,6 +11,7 @@
 #include "log.h"
 #include "own_records.h"
 #include "port_poll.h"
+#include "sa.h"
 
 /* A resync waiting for the end of full sync seq. */
 struct resync_wait {

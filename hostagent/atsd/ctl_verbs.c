@@ -15,6 +15,7 @@
 #include "ipoib_groups.h"
 #include "own_records.h"
 #include "port_poll.h"
+#include "sa.h"
 #include "subs.h"
 
 typedef void verb_fn(int slot, char **argv, int argc);

@@ -9,6 +9,7 @@
 #include "ipoib_groups.h"
 #include "log.h"
 #include "nosa.h"
+#include "sa.h"
 
 static struct {
 	struct saj_thread *saj;

@@ -2,14 +2,12 @@
  * thread, the only one that reads the port. */
 #include <errno.h>
 
-#include "cm.h"
 #include "mad_serve.h"
 #include "sa.h"
 #include "subs_exec.h"
 #include "vmad.h"
 
 static struct {
-	struct cmep *cm;
 	struct vmad_identity id;
 } ms;
 
@@ -17,8 +15,6 @@ static size_t answer(const uint8_t *req, size_t len, uint8_t *resp, size_t cap,
 		     void *ctx)
 {
 	(void)ctx;
-	if (len >= MAD_HDR_SIZE && req[MAD_OFF_MGMT_CLASS] == CM_CLASS)
-		return ms.cm ? cmep_answer(ms.cm, req, len, resp, cap) : 0;
 	if (len >= MAD_HDR_SIZE && req[MAD_OFF_MGMT_CLASS] == SA_CLASS)
 		return subs_exec_answer(req, len, resp, cap);
 	return vmad_answer(req, len, &ms.id, liv_timestamp(), resp, cap);
@@ -30,12 +26,11 @@ void mserve_identity(const struct mport_info *pi)
 	ms.id.port_guid = pi->port_guid;
 }
 
-int mserve_init(struct mport *port, struct cmep *cm, int liveness, int ibping)
+int mserve_init(struct mport *port, int liveness, int ibping)
 {
 	struct mport_info pi;
 	int ret;
 
-	ms.cm = cm;
 	mport_set_responder(port, answer, NULL);
 	if (!liveness && !ibping)
 		return 0;

@@ -1,6 +1,5 @@
 /* The MAD responder, on the SA thread: what the port answers to MADs
- * that arrive unsolicited. CM MADs go to the CM endpoint; SA Reports to
- * the subscriptions (subs_exec.h); vendor classes
+ * that arrive unsolicited. SA Reports go to the subscriptions (subs_exec.h); vendor classes
  * 0x34 (liveness) and 0x32 (ibping) are answered from this host's
  * identity. No SMP class is registered: the kernel's SMA answers SMPs. */
 #ifndef IBATS_MAD_SERVE_H
@@ -9,12 +8,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cm_ep.h"
 #include "mport.h"
 
-/* Serve on port: CM MADs to cm (NULL: none), the vendor classes that are
- * on. 0 or -errno (a class already taken, e.g. by ibping -S). */
-int mserve_init(struct mport *port, struct cmep *cm, int liveness, int ibping);
+/* Serve on port the vendor classes that are on. 0 or -errno (a class
+ * already taken, e.g. by ibping -S). */
+int mserve_init(struct mport *port, int liveness, int ibping);
 /* The port's LID and GUID for the vendor class answers. */
 void mserve_identity(const struct mport_info *pi);
 

@@ -1,8 +1,8 @@
 /* The SA thread: a job queue in, a done queue out, and the executor of
  * each job kind (lookups and CM jobs here; syncs in sync_exec.c, group
  * joins in ipoib_exec.c, subscriptions in subs_exec.c). Between jobs it
- * serves unsolicited MADs (mad_serve.c); the SA's Reports come out on
- * the done queue as SAJ_REPORT jobs. */
+ * serves unsolicited MADs (mad_serve.c) and the CM's events (rcm.c);
+ * the SA's Reports come out on the done queue as SAJ_REPORT jobs. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +18,8 @@
 #include "ipoib_exec.h"
 #include "log.h"
 #include "mad_serve.h"
+#include "rcm.h"
+#include "sa.h"
 #include "sa_thread.h"
 #include "subs_exec.h"
 #include "sync_exec.h"
@@ -38,20 +40,21 @@ struct saj_thread {
 	int stop;
 	int pipe[2];
 	int serving;                /* agents for requests registered */
-	struct cmep *cm;
-	int cm_refused;             /* cm asked for, cmep_init's error */
+	struct rcm *cm;
+	int cm_refused;             /* cm asked for, rcm_init's error */
 	unsigned cm_timeout_ms;
 	saj_done_fn *report;
 	void *report_ctx;
 };
 
-/* Why a connect or disconnect finds no CM endpoint. */
+/* Why a connect or disconnect finds no CM. */
 static void cm_off(const struct saj_thread *t, struct saj *j)
 {
-	snprintf(j->errmsg, sizeof(j->errmsg), "%s", t->cm_refused == -EIO ?
-		 "the CM endpoint is off: the port refused the CM class 0x07 (atsd's log says why)" :
-		 t->cm_refused ? "the CM endpoint is off: it could not start (atsd's log says why)" :
-		 "the CM endpoint is off (cm_listen, cm_policy)");
+	const char *missing = rcm_missing_text(t->cm_refused);
+
+	snprintf(j->errmsg, sizeof(j->errmsg), "%s", missing ? missing : t->cm_refused ?
+		 "connecting by IP is off: rdma_cm could not start (atsd's log says why)" :
+		 "connecting by IP is off (cm, cm_listen)");
 }
 
 static void queue_put(struct saj ***tail, struct saj *j)
@@ -116,8 +119,8 @@ static void run_cm(struct saj_thread *t, struct saj *j)
 			cm_off(t, j);
 			return;
 		}
-		j->err = cmep_connect(t->cm, &c->ip, c->port_no, c->sid, &c->src,
-				      t->cm_timeout_ms, &c->conns[0], j->errmsg, sizeof(j->errmsg));
+		j->err = rcm_connect(t->cm, &c->ip, c->port_no, c->sid, &c->src,
+				     t->cm_timeout_ms, &c->conns[0], j->errmsg, sizeof(j->errmsg));
 		c->nconns = j->err ? 0 : 1;
 		return;
 	case SAJ_DISCONNECT:
@@ -126,11 +129,11 @@ static void run_cm(struct saj_thread *t, struct saj *j)
 			cm_off(t, j);
 			return;
 		}
-		j->err = cmep_disconnect(t->cm, c->conn_id, t->cm_timeout_ms, j->errmsg,
-					 sizeof(j->errmsg));
+		j->err = rcm_disconnect(t->cm, c->conn_id, t->cm_timeout_ms, j->errmsg,
+					sizeof(j->errmsg));
 		return;
 	default:
-		c->nconns = t->cm ? cmep_list(t->cm, c->conns, CMEP_MAX_CONNS) : 0;
+		c->nconns = t->cm ? rcm_list(t->cm, c->conns, RCM_MAX_CONNS) : 0;
 		return;
 	}
 }
@@ -215,9 +218,15 @@ static void *thread_main(void *arg)
 				continue;
 			}
 			/* mport_serve waits on the port's fd alone: listen in
-			 * slices, so a new job waits one slice at most. */
+			 * slices, so a new job waits one slice at most, and
+			 * drain the CM's channel after each (a connection
+			 * request waits one slice at most too). The CM stays
+			 * on this thread: its listener asks ATS who is
+			 * calling, through the port this thread owns. */
 			pthread_mutex_unlock(&t->mu);
 			mport_serve(t->port, SERVE_SLICE_MS);
+			if (t->cm)
+				rcm_serve(t->cm);
 			pthread_mutex_lock(&t->mu);
 		}
 		if (t->stop)
@@ -232,20 +241,18 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
-/* On a host with an HCA the kernel's ib_cm serves management class 0x07
- * on every port, and a umad registration for it fails. atsd then runs
- * without its CM endpoint: connecting by IP is librdmacm's there. */
+/* Connecting by IP is librdmacm's: without the kernel's rdma_cm atsd
+ * says once what is missing and runs everything else. */
 static void cm_refused(int err)
 {
-	if (err == -EIO && ibsys_kernel_cm(NULL))
-		log_warn("the kernel's CM (ib_cm) serves class 0x07 on this port, so atsd runs "
-			 "without its CM endpoint (cm_listen, atsctl connect): applications "
-			 "connect by IP with librdmacm over AF_IB, libibats(7) gives them "
-			 "the ATS side; everything else runs");
+	const char *missing = rcm_missing_text(err);
+
+	if (missing)
+		log_warn("%s; atsd runs without connections by IP (cm_listen, atsctl connect), "
+			 "everything else runs", missing);
 	else
-		log_warn("cannot serve the CM class 0x07 (%s), so atsd runs without its CM "
-			 "endpoint (cm_listen, atsctl connect); everything else runs",
-			 err == -EIO ? "the port refused the registration" : strerror(-err));
+		log_warn("cannot start rdma_cm (%s), so atsd runs without connections by IP "
+			 "(cm_listen, atsctl connect); everything else runs", strerror(-err));
 }
 
 int saj_start(struct saj_thread **out, const struct saj_opts *o)
@@ -275,7 +282,7 @@ int saj_start(struct saj_thread **out, const struct saj_opts *o)
 	ret = sa_client_init(&t->sa, t->port, &so);
 	if (ret)
 		goto fail;
-	if (o->cm && (ret = cmep_init(&t->cm, t->port, t->sa, o->cm))) {
+	if (o->cm && (ret = rcm_init(&t->cm, t->sa, o->cm))) {
 		cm_refused(ret);
 		t->cm_refused = ret;
 	}
@@ -283,7 +290,7 @@ int saj_start(struct saj_thread **out, const struct saj_opts *o)
 		t->cm_timeout_ms = o->cm_timeout_ms;
 		t->serving = 1;
 	}
-	ret = mserve_init(t->port, t->cm, o->liveness, o->ibping);
+	ret = mserve_init(t->port, o->liveness, o->ibping);
 	if (ret) {
 		log_err("cannot serve vendor classes 0x34/0x32 (is ibping -S running?): %s",
 			strerror(-ret));
@@ -313,7 +320,7 @@ int saj_start(struct saj_thread **out, const struct saj_opts *o)
 	*out = t;
 	return 0;
 fail:
-	cmep_fini(t->cm);
+	rcm_fini(t->cm);
 	if (t->sa)
 		sa_client_fini(t->sa);
 	mport_close(t->port);
@@ -340,7 +347,7 @@ void saj_stop(struct saj_thread *t)
 		saj_free(j);
 	while ((j = queue_take(&t->done, &t->done_tail)))
 		saj_free(j);
-	cmep_fini(t->cm);
+	rcm_fini(t->cm);
 	sa_client_fini(t->sa);
 	mport_close(t->port);
 	close(t->pipe[0]);

@@ -1,5 +1,5 @@
 /* The agent's SA thread: every MAD goes through it. The port is one umad
- * fd that carries all of atsd's agents (SA client, Reports, CM, vendor
+ * fd that carries all of atsd's agents (SA client, Reports, vendor
  * classes), and the kernel queues what arrives for any of them on that
  * fd, in arrival order: one reader takes each MAD and hands it on (a
  * response to the exchange waiting for it, a request to the responder,
@@ -13,7 +13,7 @@
 #ifndef IBATS_SA_THREAD_H
 #define IBATS_SA_THREAD_H
 
-#include "cm_ep.h"
+#include "rcm.h"
 #include "saj.h"
 
 struct saj_thread;
@@ -25,7 +25,7 @@ struct saj_opts {
 	unsigned retries;
 	int liveness;               /* answer vendor class 0x34 */
 	int ibping;                 /* answer ibping (class 0x32) */
-	const struct cmep_conf *cm; /* CM endpoint, or NULL */
+	const struct rcm_conf *cm;  /* connections by IP (rcm.h), or NULL */
 	unsigned cm_timeout_ms;
 	saj_done_fn *report;        /* each Report the SA sends, on the main thread */
 	void *report_ctx;

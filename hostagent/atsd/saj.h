@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "ats.h"
-#include "cm_ep.h"
+#include "rcm.h"
 #include "mcm.h"
 #include "mport.h"
 #include "notice.h"
@@ -27,7 +27,7 @@ enum saj_kind {
 	SAJ_IPOIB,    /* join, leave or check the IPoIB broadcast groups */
 	SAJ_CONNECT,  /* CM connection to ip:port */
 	SAJ_DISCONNECT,
-	SAJ_CONNS,    /* list the CM endpoint's connections */
+	SAJ_CONNS,    /* list the connections by IP (rcm.h) */
 	SAJ_INFORM,   /* subscribe to traps 64/65 at the SA, or unsubscribe */
 	SAJ_REPORT,   /* a Report the SA sent: posted by the thread, never submitted */
 	SAJ_KINDS
@@ -100,7 +100,7 @@ struct saj_cm {                 /* SAJ_CONNECT, SAJ_DISCONNECT, SAJ_CONNS */
 	uint64_t sid;
 	struct ats_ip src;
 	uint32_t conn_id;           /* SAJ_DISCONNECT */
-	struct cmep_conn conns[CMEP_MAX_CONNS]; /* SAJ_CONNECT: [0]; SAJ_CONNS */
+	struct rcm_conn conns[RCM_MAX_CONNS]; /* SAJ_CONNECT: [0]; SAJ_CONNS */
 	size_t nconns;
 };
 

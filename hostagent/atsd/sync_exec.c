@@ -11,6 +11,7 @@
 #include "ats_query.h"
 #include "log.h"
 #include "nosa.h"
+#include "sa.h"
 #include "sync_exec.h"
 
 static int held_add(struct held_rec **v, size_t *n, const struct sr_record *r)

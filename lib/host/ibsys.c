@@ -311,14 +311,6 @@ int ibsys_ipoib_on_port(const char *root, const uint8_t *gid, uint16_t pkey,
 	return found;
 }
 
-int ibsys_kernel_cm(const char *root)
-{
-	char path[PATH_LEN];
-
-	snprintf(path, sizeof(path), "%s/module/ib_cm", root_of(root));
-	return access(path, F_OK) == 0;
-}
-
 int ibsys_open_port(struct mport **out, const char *ca, int port, char *why,
 		    size_t len)
 {

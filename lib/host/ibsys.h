@@ -76,8 +76,4 @@ struct mport;
 int ibsys_open_port(struct mport **out, const char *ca, int port, char *why,
 		    size_t len);
 
-/* Whether the kernel's CM (ib_cm) is loaded: it then owns management
- * class 0x07 on every port, and a umad registration for it fails. */
-int ibsys_kernel_cm(const char *root);
-
 #endif

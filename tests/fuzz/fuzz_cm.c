@@ -1,11 +1,11 @@
-/* Every CM message decoder, Annex A11 private data, the CM endpoint's
+/* Every CM message decoder, Annex A11 private data, the listener's
  * passive decision and the IPoIB address formats. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "cm.h"
-#include "cm_ep.h"
+#include "rcm.h"
 #include "ipoib.h"
 #include "mcm.h"
 
@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct cm_drep drep;
 	} m;
 	struct cm_ip_pdata pd;
-	struct cmep_conf conf;
+	struct rcm_conf conf;
 	struct ipoib_hwaddr hw;
 	struct ipoib_draft_hwaddr dhw;
 	struct mcm_record mcm;
@@ -36,8 +36,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (cm_ip_service_parse(m.req.service_id, &ps, &port) &&
 		    !cm_ip_pdata_decode(m.req.private_data, sizeof(m.req.private_data), &pd)) {
 			memset(&conf, 0, sizeof(conf));
-			conf.policy = (enum cmep_policy)(size % 3);
-			cmep_judge(&conf, &pd.src, size & 8 ? &pd.dst : NULL, why, sizeof(why));
+			conf.policy = (enum rcm_policy)(size % 3);
+			rcm_judge(&conf, &pd.src, size & 8 ? &pd.dst : NULL, why, sizeof(why));
 		}
 	}
 	cm_mra_decode(data, size, &m.mra);

@@ -27,7 +27,10 @@
 #   prober_fails FILE FROM TO    failed attempts that started >= FROM, ended <= TO
 #   host_ns NAME                 a network namespace `ns NAME` with veth v0 up
 #   agent_start NODE [LINE...]   atsd on NODE, config lines appended (state
-#                                file in $RUN unless AGENT_STATE_FILE)
+#                                file in $RUN unless AGENT_STATE_FILE); with
+#                                a cm or cm_listen line the node's ib_cm is
+#                                loaded first, as on a host (not with
+#                                AGENT_NO_KERNEL_CM=1)
 #   agent NODE ARGS...           atsctl on NODE talking to that agent
 #   on NODE CMD ARGS...          run CMD attached to NODE (its simulated host)
 #   node_up NODE [OPTS]          NODE's simulated kernel (tests/simhost)
@@ -629,6 +632,11 @@ agent_start() {
 		done
 	} >"$RUN/atsd-$node.conf"
 	node_up "$node" || exit 1
+	# Connecting by IP is librdmacm's: the kernel's rdma_cm (ib_cm) is
+	# loaded wherever a host uses it.
+	if [ -z "${AGENT_NO_KERNEL_CM:-}" ] && grep -Eq '^cm(_listen)? ' "$RUN/atsd-$node.conf"; then
+		simhost "$node" modprobe ib_cm >/dev/null || exit 1
+	fi
 	(cd "$RUN/scratch" && SIM_HOST=$node LD_PRELOAD=$SIM_PRELOAD \
 		exec "$ATSD" -f ${AGENT_ARGS:-} -c "$RUN/atsd-$node.conf") >>"$RUN/atsd-$node.log" 2>&1 &
 	pid=$!

@@ -9,7 +9,7 @@
 #include <cmocka.h>
 
 #include "cm.h"
-#include "cm_ep.h"
+#include "rcm.h"
 
 /* A REQ laid out by hand from Table 106 (offsets after the MAD header). */
 static void golden_req(uint8_t *d)
@@ -186,7 +186,7 @@ static void test_service_id(void **state)
 
 static void test_judge(void **state)
 {
-	struct cmep_conf c;
+	struct rcm_conf c;
 	struct ats_ip src, prim, other;
 	char why[200];
 
@@ -195,18 +195,18 @@ static void test_judge(void **state)
 	ats_ip_parse("10.0.0.1", &src);
 	ats_ip_parse("10.0.0.1", &prim);
 	ats_ip_parse("10.0.0.9", &other);
-	c.policy = CMEP_ACCEPT_ANY;
-	assert_int_equal(cmep_judge(&c, &src, NULL, why, sizeof(why)), 0);
-	c.policy = CMEP_ACCEPT_AGREE;
-	assert_int_equal(cmep_judge(&c, &src, &prim, why, sizeof(why)), 0);
-	assert_int_equal(cmep_judge(&c, &src, &other, why, sizeof(why)), -EACCES);
+	c.policy = RCM_ACCEPT_ANY;
+	assert_int_equal(rcm_judge(&c, &src, NULL, why, sizeof(why)), 0);
+	c.policy = RCM_ACCEPT_AGREE;
+	assert_int_equal(rcm_judge(&c, &src, &prim, why, sizeof(why)), 0);
+	assert_int_equal(rcm_judge(&c, &src, &other, why, sizeof(why)), -EACCES);
 	assert_string_equal(why, "ibats: spoofed source: IP 10.0.0.1 is not the requester's ATS primary 10.0.0.9");
-	assert_int_equal(cmep_judge(&c, &src, NULL, why, sizeof(why)), -EACCES);
+	assert_int_equal(rcm_judge(&c, &src, NULL, why, sizeof(why)), -EACCES);
 	assert_string_equal(why, "ibats: the requester's GID has no ATS primary IP");
-	c.policy = CMEP_ACCEPT_LIST;
-	assert_int_equal(cmep_judge(&c, &src, &prim, why, sizeof(why)), -EACCES);
+	c.policy = RCM_ACCEPT_LIST;
+	assert_int_equal(rcm_judge(&c, &src, &prim, why, sizeof(why)), -EACCES);
 	c.accept[c.naccept++] = src;
-	assert_int_equal(cmep_judge(&c, &src, NULL, why, sizeof(why)), 0);
+	assert_int_equal(rcm_judge(&c, &src, NULL, why, sizeof(why)), 0);
 }
 
 int main(void)

@@ -247,14 +247,6 @@ static void test_netdev(void **state)
 	assert_int_equal(ibsys_netdev_read(root, "../x", &nd), -EINVAL);
 }
 
-static void test_kernel_cm(void **state)
-{
-	(void)state;
-	assert_false(ibsys_kernel_cm(root));
-	put("module/ib_cm/refcnt", "2\n");
-	assert_true(ibsys_kernel_cm(root));
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -266,7 +258,6 @@ int main(void)
 		cmocka_unit_test(test_select_roce_only),
 		cmocka_unit_test(test_find_gid),
 		cmocka_unit_test(test_netdev),
-		cmocka_unit_test(test_kernel_cm),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

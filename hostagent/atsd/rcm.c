@@ -1,0 +1,625 @@
+#define _GNU_SOURCE
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <infiniband/ib.h>
+#include <rdma/rdma_cma.h>
+
+#include "ats_query.h"
+#include "cm.h"
+#include "log.h"
+#include "rcm.h"
+#include "sa_client.h"
+
+struct rcm_slot {
+	struct rcm_conn c;
+	struct rdma_cm_id *id;
+	int failed;                 /* active: the step's error, text in rcm.err */
+};
+
+struct rcm {
+	struct sa_client *sa;
+	struct rcm_conf conf;
+	struct rdma_event_channel *ch;
+	struct rdma_cm_id *listeners[RCM_MAX_LISTEN];
+	size_t nlisteners;
+	struct rcm_slot conns[RCM_MAX_CONNS];
+	size_t nconns;
+	uint32_t next_id;
+	unsigned timeout_ms;        /* of the connect under way */
+	char *err;                  /* its error text */
+	size_t errlen;
+};
+
+const char *rcm_state_name(enum rcm_state s)
+{
+	static const char *const n[] = {
+		"resolving", "req-sent", "rep-sent", "established", "dreq-sent",
+	};
+
+	return s <= RCM_DREQ_SENT ? n[s] : "?";
+}
+
+const char *rcm_missing_text(int err)
+{
+	/* librdmacm opens /dev/infiniband/rdma_cm (rdma-core util/open_cdev.c):
+	 * ENOENT when rdma_ucm (and the ib_cm it needs) is not loaded;
+	 * ENODEV when libibverbs lists no device (cma.c ucma_init). */
+	if (err == -ENOENT)
+		return "connecting by IP needs the kernel's rdma_cm: "
+		       "/dev/infiniband/rdma_cm is missing (modprobe rdma_ucm)";
+	if (err == -ENODEV)
+		return "connecting by IP needs the kernel's rdma_cm: librdmacm finds no RDMA device";
+	return NULL;
+}
+
+static void sib_fill(struct sockaddr_ib *s, const uint8_t *gid, uint64_t sid, uint64_t mask)
+{
+	memset(s, 0, sizeof(*s));
+	s->sib_family = AF_IB;
+	s->sib_pkey = htobe16(ATS_PKEY_DEFAULT);
+	memcpy(&s->sib_addr, gid, 16);
+	s->sib_sid = htobe64(sid);
+	s->sib_sid_mask = htobe64(mask);
+}
+
+int rcm_init(struct rcm **out, struct sa_client *sa, const struct rcm_conf *conf)
+{
+	const struct mport_info *pi = sa_client_port(sa);
+	struct rcm *r = calloc(1, sizeof(*r));
+	struct sockaddr_ib sib;
+	size_t i;
+	int ret;
+
+	if (!r)
+		return -ENOMEM;
+	r->sa = sa;
+	r->conf = *conf;
+	r->ch = rdma_create_event_channel();
+	if (!r->ch) {
+		ret = -errno;
+		free(r);
+		return ret;
+	}
+	/* Drained between the SA thread's jobs: never block there. */
+	if (fcntl(r->ch->fd, F_SETFL, fcntl(r->ch->fd, F_GETFL) | O_NONBLOCK)) {
+		ret = -errno;
+		rdma_destroy_event_channel(r->ch);
+		free(r);
+		return ret;
+	}
+	for (i = 0; i < conf->nlisten; i++) {
+		struct rdma_cm_id *id;
+
+		if (rdma_create_id(r->ch, &id, NULL, RDMA_PS_TCP)) {
+			log_warn("CM: cannot listen on service 0x%016" PRIx64 ": %s",
+				 conf->listen[i], strerror(errno));
+			continue;
+		}
+		/* The port's GID: this atsd serves one port. */
+		sib_fill(&sib, pi->gid, conf->listen[i], UINT64_MAX);
+		if (rdma_bind_addr(id, (struct sockaddr *)&sib) || rdma_listen(id, 0)) {
+			log_warn("CM: cannot listen on service 0x%016" PRIx64 ": %s",
+				 conf->listen[i], strerror(errno));
+			rdma_destroy_id(id);
+			continue;
+		}
+		r->listeners[r->nlisteners++] = id;
+	}
+	srandom((unsigned)time(NULL) ^ (unsigned)(uintptr_t)r);
+	r->next_id = (uint32_t)random();
+	*out = r;
+	return 0;
+}
+
+/* The slot out of the table, its QP destroyed; its id is the caller's
+ * to destroy (after the ack of an event of its own: rdma_destroy_id waits
+ * for every event of the id to be acked). */
+static struct rdma_cm_id *slot_take(struct rcm *r, struct rcm_slot *s)
+{
+	struct rdma_cm_id *id = s->id;
+
+	if (id->qp)
+		rdma_destroy_qp(id);
+	*s = r->conns[--r->nconns];
+	return id;
+}
+
+static void slot_del(struct rcm *r, struct rcm_slot *s)
+{
+	rdma_destroy_id(slot_take(r, s));
+}
+
+void rcm_fini(struct rcm *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	/* A connected id's destroy sends the DREQ (cm.c cm_destroy_id). */
+	while (r->nconns)
+		slot_del(r, &r->conns[0]);
+	for (i = 0; i < r->nlisteners; i++)
+		rdma_destroy_id(r->listeners[i]);
+	rdma_destroy_event_channel(r->ch);
+	free(r);
+}
+
+int rcm_fd(const struct rcm *r)
+{
+	return r->ch->fd;
+}
+
+static struct rcm_slot *slot_new(struct rcm *r, struct rdma_cm_id *id)
+{
+	struct rcm_slot *s;
+
+	if (r->nconns == RCM_MAX_CONNS)
+		return NULL;
+	s = &r->conns[r->nconns++];
+	memset(s, 0, sizeof(*s));
+	s->id = id;
+	s->c.id = r->next_id++;
+	return s;
+}
+
+static struct rcm_slot *slot_of(struct rcm *r, const struct rdma_cm_id *id)
+{
+	size_t i;
+
+	for (i = 0; i < r->nconns; i++)
+		if (r->conns[i].id == id)
+			return &r->conns[i];
+	return NULL;
+}
+
+static struct rcm_slot *slot_find(struct rcm *r, uint32_t cid)
+{
+	size_t i;
+
+	for (i = 0; i < r->nconns; i++)
+		if (r->conns[i].c.id == cid)
+			return &r->conns[i];
+	return NULL;
+}
+
+int rcm_judge(const struct rcm_conf *conf, const struct ats_ip *src,
+	      const struct ats_ip *primary, char *why, size_t len)
+{
+	char s[ATS_IP_STRLEN], p[ATS_IP_STRLEN];
+	size_t i;
+
+	ats_ip_format(src, s, sizeof(s));
+	switch (conf->policy) {
+	case RCM_ACCEPT_ANY:
+		return 0;
+	case RCM_ACCEPT_LIST:
+		for (i = 0; i < conf->naccept; i++)
+			if (ats_ip_equal(&conf->accept[i], src))
+				return 0;
+		snprintf(why, len, "ibats: source IP %s is not on the accept list", s);
+		return -EACCES;
+	case RCM_ACCEPT_AGREE:
+		break;
+	}
+	if (!primary) {
+		snprintf(why, len, "ibats: the requester's GID has no ATS primary IP");
+		return -EACCES;
+	}
+	if (!ats_ip_equal(primary, src)) {
+		ats_ip_format(primary, p, sizeof(p));
+		snprintf(why, len, "ibats: spoofed source: IP %s is not the requester's ATS primary %s",
+			 s, p);
+		return -EACCES;
+	}
+	return 0;
+}
+
+/* The path's ends as rdma_cm holds them: on the passive side the REQ's
+ * primary path seen from here (cm.c cm_format_path_from_req: sgid ours). */
+static void path_fill(struct rcm_conn *c, const struct rdma_cm_id *id)
+{
+	const struct ibv_sa_path_rec *p = id->route.path_rec;
+
+	if (!id->route.num_paths || !p)
+		return;
+	memcpy(c->local_gid, p->sgid.raw, 16);
+	memcpy(c->remote_gid, p->dgid.raw, 16);
+	c->local_lid = be16toh(p->slid);
+	c->remote_lid = be16toh(p->dlid);
+	c->pkey = be16toh(p->pkey);
+}
+
+/* The requester's primary path's GID: whose claim the A11 header makes. */
+static int check_req(struct rcm *r, const struct rcm_conn *c,
+		     const struct cm_ip_pdata *pd, char *why, size_t len)
+{
+	struct sr_record rec;
+	struct ats_ip ip;
+	int ret;
+
+	if (r->conf.policy != RCM_ACCEPT_AGREE)
+		return rcm_judge(&r->conf, &pd->src, NULL, why, len);
+	/* Who is calling, by ATS (DAT Collaborative ATS v1 sections 2.2 and
+	 * 5): the requester GID's primary. */
+	ret = ats_primary(r->sa, c->remote_gid, c->pkey | 0x8000, &rec);
+	if (ret && ret != -ENOENT) {
+		snprintf(why, len, "ibats: ATS lookup of the requester failed (%s)",
+			 strerror(-ret));
+		return ret;
+	}
+	if (!ret && ats_ip_decode(rec.data8, &ip, NULL))
+		ret = -ENOENT;
+	return rcm_judge(&r->conf, &pd->src, ret ? NULL : &ip, why, len);
+}
+
+static struct ibv_qp_init_attr qp_attr(void)
+{
+	struct ibv_qp_init_attr a;
+
+	/* No data moves over it: one WR each way, the CQs librdmacm makes. */
+	memset(&a, 0, sizeof(a));
+	a.qp_type = IBV_QPT_RC;
+	a.cap.max_send_wr = 1;
+	a.cap.max_recv_wr = 1;
+	a.cap.max_send_sge = 1;
+	a.cap.max_recv_sge = 1;
+	return a;
+}
+
+static struct rdma_conn_param conn_param(const void *pd, uint8_t len)
+{
+	struct rdma_conn_param p;
+
+	/* No RDMA reads either way: 0 responder resources and initiator
+	 * depth, which every device's limits allow. */
+	memset(&p, 0, sizeof(p));
+	p.private_data = pd;
+	p.private_data_len = len;
+	p.retry_count = 7;
+	p.rnr_retry_count = 7;
+	return p;
+}
+
+/* A CONNECT_REQUEST on a listener: its new id is accepted (kept in the
+ * table) or rejected (destroyed after the event's ack). */
+static struct rdma_cm_id *on_request(struct rcm *r, struct rdma_cm_event *ev)
+{
+	struct rdma_cm_id *id = ev->id;
+	struct ibv_qp_init_attr qa = qp_attr();
+	struct rdma_conn_param cp = conn_param(NULL, 0);
+	struct cm_ip_pdata pd;
+	struct rcm_conn c;
+	struct rcm_slot *s = NULL;
+	char why[RCM_REJ_TEXT_MAX], gid[ATS_IP_STRLEN];
+
+	memset(&c, 0, sizeof(c));
+	path_fill(&c, id);
+	c.service_id = be64toh(((struct sockaddr_ib *)rdma_get_local_addr(id))->sib_sid);
+	c.remote_qpn = ev->param.conn.qp_num;
+	ats_gid_format(c.remote_gid, gid, sizeof(gid));
+	if (!ev->param.conn.private_data ||
+	    cm_ip_pdata_decode(ev->param.conn.private_data, ev->param.conn.private_data_len, &pd))
+		snprintf(why, sizeof(why), "ibats: no RDMA IP CM private data (Annex A11)");
+	else if (!check_req(r, &c, &pd, why, sizeof(why)))
+		why[0] = 0;
+	if (!why[0] && !(s = slot_new(r, id)))
+		snprintf(why, sizeof(why), "ibats: connection table full");
+	if (why[0]) {
+		log_warn("CM: REQ from %s rejected: %s", gid, why);
+		/* Reason 28, consumer defined (rdma_reject, cma.c). */
+		rdma_reject(id, why, (uint8_t)(strlen(why) + 1));
+		return id;
+	}
+	c.id = s->c.id;
+	c.state = RCM_REP_SENT;
+	c.local_ip = pd.dst;
+	c.remote_ip = pd.src;
+	c.src_port = pd.src_port;
+	if (rdma_create_qp(id, NULL, &qa) || rdma_accept(id, &cp)) {
+		snprintf(why, sizeof(why), "ibats: no QP for the connection");
+		log_warn("CM: REQ from %s rejected: %s (%s)", gid, why, strerror(errno));
+		if (id->qp)
+			rdma_destroy_qp(id);
+		r->nconns--;
+		rdma_reject(id, why, (uint8_t)(strlen(why) + 1));
+		return id;
+	}
+	c.local_qpn = id->qp->qp_num;
+	s->c = c;
+	log_info("CM: REQ from %s for service 0x%016" PRIx64 ": accepted, connection 0x%08x",
+		 gid, c.service_id, c.id);
+	return NULL;
+}
+
+/* The active side's step events (connect under way). */
+static void on_active(struct rcm *r, struct rcm_slot *s, struct rdma_cm_event *ev)
+{
+	struct ibv_qp_init_attr qa = qp_attr();
+	uint8_t pd[CM_IP_PDATA_LEN];
+	struct rdma_conn_param cp;
+	struct cm_ip_pdata ip;
+	const char *step = NULL;
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		if (rdma_resolve_route(s->id, (int)r->timeout_ms))
+			step = "route resolution";
+		break;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		path_fill(&s->c, s->id);
+		if (rdma_create_qp(s->id, NULL, &qa)) {
+			step = "QP creation";
+			break;
+		}
+		s->c.local_qpn = s->id->qp->qp_num;
+		memset(&ip, 0, sizeof(ip));
+		ip.src = s->c.local_ip;
+		ip.dst = s->c.remote_ip;
+		ip.src_port = s->c.src_port;
+		cm_ip_pdata_encode(pd, &ip);
+		/* AF_IB: the kernel adds no CMA header, the A11 one is ours
+		 * (cma.c cma_connect_ib, cma_user_data_offset). */
+		cp = conn_param(pd, sizeof(pd));
+		if (rdma_connect(s->id, &cp))
+			step = "connect";
+		else
+			s->c.state = RCM_REQ_SENT;
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		s->c.remote_qpn = ev->param.conn.qp_num;
+		s->c.state = RCM_ESTABLISHED;
+		return;
+	case RDMA_CM_EVENT_REJECTED: {
+		const char *t = ev->param.conn.private_data;
+		int n = 0;
+
+		/* status is the REJ's reason (cma.c cma_ib_handler). */
+		while (t && n < ev->param.conn.private_data_len && t[n])
+			n++;
+		snprintf(r->err, r->errlen, "rejected (reason %d): %.*s", ev->status,
+			 n ? n : (int)sizeof("no reason given") - 1, n ? t : "no reason given");
+		s->failed = -ECONNREFUSED;
+		return;
+	}
+	case RDMA_CM_EVENT_ADDR_ERROR:
+		snprintf(r->err, r->errlen, "address resolution failed: %s", strerror(-ev->status));
+		s->failed = ev->status ? ev->status : -EHOSTUNREACH;
+		return;
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+		snprintf(r->err, r->errlen, "route resolution failed: %s", strerror(-ev->status));
+		s->failed = ev->status ? ev->status : -EHOSTUNREACH;
+		return;
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+		snprintf(r->err, r->errlen, "connect failed: %s: %s", rdma_event_str(ev->event),
+			 strerror(-ev->status));
+		s->failed = ev->status ? ev->status : -EHOSTUNREACH;
+		return;
+	default:
+		return;
+	}
+	if (step) {
+		s->failed = -errno;
+		snprintf(r->err, r->errlen, "%s failed: %s", step, strerror(errno));
+	}
+}
+
+/* One event; the id to destroy once it is acked, or NULL. */
+static struct rdma_cm_id *dispatch(struct rcm *r, struct rdma_cm_event *ev)
+{
+	struct rcm_slot *s;
+
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+		return on_request(r, ev);
+	s = slot_of(r, ev->id);
+	if (!s)
+		return NULL;
+	if (s->c.active && s->c.state < RCM_ESTABLISHED) {
+		on_active(r, s, ev);
+		return NULL;
+	}
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ESTABLISHED:
+		if (s->c.state == RCM_REP_SENT) {
+			s->c.state = RCM_ESTABLISHED;
+			log_info("CM: connection 0x%08x established", s->c.id);
+		}
+		return NULL;
+	case RDMA_CM_EVENT_DISCONNECTED:
+		if (s->c.state != RCM_DREQ_SENT)
+			log_info("CM: connection 0x%08x closed by the peer", s->c.id);
+		break;
+	case RDMA_CM_EVENT_REJECTED:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+		/* Our REP had no RTU (cma.c: IB_CM_REP_ERROR / REJ). */
+		log_info("CM: connection 0x%08x failed: %s", s->c.id, rdma_event_str(ev->event));
+		break;
+	default:
+		return NULL;
+	}
+	return slot_take(r, s);
+}
+
+/* The events that wait; 0, or -EAGAIN when none. */
+static int serve_one(struct rcm *r)
+{
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *gone;
+
+	if (rdma_get_cm_event(r->ch, &ev))
+		return -errno;
+	gone = dispatch(r, ev);
+	rdma_ack_cm_event(ev);
+	if (gone)
+		rdma_destroy_id(gone);
+	return 0;
+}
+
+void rcm_serve(struct rcm *r)
+{
+	while (!serve_one(r))
+		;
+}
+
+/* Serves events until done(r, arg) or timeout_ms pass: -ETIMEDOUT. */
+static int serve_until(struct rcm *r, unsigned timeout_ms,
+		       int (*done)(struct rcm *, uint32_t), uint32_t cid)
+{
+	struct timespec now, end;
+	struct pollfd p = { .fd = r->ch->fd, .events = POLLIN };
+	long left;
+
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += timeout_ms / 1000;
+	end.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+	for (;;) {
+		rcm_serve(r);
+		if (done(r, cid))
+			return 0;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = (end.tv_sec - now.tv_sec) * 1000L + (end.tv_nsec - now.tv_nsec) / 1000000L;
+		if (left <= 0)
+			return -ETIMEDOUT;
+		if (poll(&p, 1, (int)left) < 0 && errno != EINTR)
+			return -errno;
+	}
+}
+
+static int step_over(struct rcm *r, uint32_t cid)
+{
+	struct rcm_slot *s = slot_find(r, cid);
+
+	return !s || s->failed || s->c.state == RCM_ESTABLISHED;
+}
+
+static int gone(struct rcm *r, uint32_t cid)
+{
+	return !slot_find(r, cid);
+}
+
+int rcm_connect(struct rcm *r, const struct ats_ip *dst, uint16_t port,
+		uint64_t sid, const struct ats_ip *src, unsigned timeout_ms,
+		struct rcm_conn *out, char *err, size_t errlen)
+{
+	const struct mport_info *pi = sa_client_port(r->sa);
+	struct sockaddr_ib from, to;
+	struct rdma_cm_id *id;
+	struct rcm_slot *s;
+	struct ats_set set;
+	char ip[ATS_IP_STRLEN];
+	uint32_t cid;
+	int ret;
+
+	ats_ip_format(dst, ip, sizeof(ip));
+	ret = ats_forward(r->sa, dst, ATS_PKEY_DEFAULT, &set);
+	if (ret || !set.n) {
+		snprintf(err, errlen, ret ? "ATS lookup of %s failed: %s" :
+			 "%s has no ATS record: the connection fails locally (ATS 2.2)",
+			 ip, strerror(-ret));
+		ats_set_free(&set);
+		return ret ? ret : -EHOSTUNREACH;
+	}
+	if (!sid)
+		sid = cm_ip_service_id(CM_PS_TCP, port);
+	sib_fill(&to, set.recs[0].gid, sid, UINT64_MAX); /* primary holders first */
+	ats_set_free(&set);
+	if (r->nconns == RCM_MAX_CONNS) {
+		snprintf(err, errlen, "connection table full");
+		return -ENOSPC;
+	}
+	if (rdma_create_id(r->ch, &id, NULL, RDMA_PS_TCP)) {
+		ret = -errno;
+		snprintf(err, errlen, "rdma_create_id failed: %s", strerror(errno));
+		return ret;
+	}
+	s = slot_new(r, id);
+	cid = s->c.id;
+	s->c.active = 1;
+	s->c.state = RCM_RESOLVING;
+	s->c.service_id = sid;
+	s->c.local_ip = *src;
+	s->c.remote_ip = *dst;
+	s->c.src_port = (uint16_t)(0xc000 | (random() & 0x3fff));
+	/* From this port's GID: the kernel picks the device by it (cma.c
+	 * cma_bind_addr); sid 0 takes an ephemeral one. */
+	sib_fill(&from, pi->gid, 0, 0);
+	r->timeout_ms = timeout_ms;
+	r->err = err;
+	r->errlen = errlen;
+	if (rdma_resolve_addr(id, (struct sockaddr *)&from, (struct sockaddr *)&to,
+			      (int)timeout_ms)) {
+		s->failed = -errno;
+		snprintf(err, errlen, "address resolution failed: %s", strerror(errno));
+	}
+	/* Each step (address, route, REQ to REP) within timeout_ms. While
+	 * waiting, the listeners' events are served too; lookups wait. */
+	ret = 0;
+	while (!ret && (s = slot_find(r, cid)) && !s->failed && s->c.state != RCM_ESTABLISHED) {
+		enum rcm_state was = s->c.state;
+
+		ret = serve_until(r, timeout_ms, step_over, cid);
+		if (ret == -ETIMEDOUT && (s = slot_find(r, cid)) && s->c.state != was && !s->failed)
+			ret = 0; /* a step ended at the deadline: the next has its own */
+	}
+	s = slot_find(r, cid);
+	if (s && !ret && !s->failed) {
+		*out = s->c;
+		log_info("CM: connected to %s, connection 0x%08x", ip, cid);
+		return 0;
+	}
+	if (ret == -ETIMEDOUT)
+		snprintf(err, errlen, "%s: no answer within %u ms", s && s->c.state == RCM_REQ_SENT ?
+			 "connect" : "address or route resolution", timeout_ms);
+	else if (ret)
+		snprintf(err, errlen, "CM event channel: %s", strerror(-ret));
+	else
+		ret = s ? s->failed : -ECONNRESET;
+	if (s)
+		slot_del(r, s);
+	return ret;
+}
+
+int rcm_disconnect(struct rcm *r, uint32_t cid, unsigned timeout_ms,
+		   char *err, size_t errlen)
+{
+	struct rcm_slot *s = slot_find(r, cid);
+	int ret;
+
+	if (!s) {
+		snprintf(err, errlen, "no connection 0x%08x", cid);
+		return -ENOENT;
+	}
+	s->c.state = RCM_DREQ_SENT;
+	if (rdma_disconnect(s->id)) {
+		ret = -errno;
+		snprintf(err, errlen, "rdma_disconnect: %s", strerror(errno));
+	} else {
+		/* DISCONNECTED on the DREP (or the DREQ's timeout). */
+		ret = serve_until(r, timeout_ms, gone, cid);
+		if (ret)
+			snprintf(err, errlen, "no DREP within %u ms", timeout_ms);
+	}
+	/* The connection is gone on our side whatever the peer said. */
+	s = slot_find(r, cid);
+	if (s)
+		slot_del(r, s);
+	return ret;
+}
+
+size_t rcm_list(const struct rcm *r, struct rcm_conn *v, size_t max)
+{
+	size_t i, n = r->nconns < max ? r->nconns : max;
+
+	for (i = 0; i < n; i++)
+		v[i] = r->conns[i].c;
+	return n;
+}

@@ -192,7 +192,7 @@ static void from_wire(struct host *h, struct simclient_req *in, int64_t now)
 	u.addr.lid = (uint16_t)in->slid;
 	if (a->file == KMAD_KERNEL && mad[MAD_OFF_MGMT_CLASS] == CM_CLASS) {
 		/* ib_cm's: every CM message is a Send, matched by comm IDs */
-		kucmaio_cm_recv(&h->ucma, mad, MAD_SIZE, (uint16_t)in->slid, now);
+		kucmaio_cm_recv(&h->ucma, mad, MAD_SIZE, ntohs((uint16_t)in->slid), now);
 		return;
 	}
 	if (a->file == KMAD_KERNEL) {

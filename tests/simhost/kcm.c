@@ -506,27 +506,32 @@ static int listener(const struct kcm *m, uint64_t sid)
 	return -1;
 }
 
+#define KCM_REJ_STALE_CONN 10 /* IB_CM_REJ_STALE_CONN */
+
 static void dup_req(struct kcm *m, struct kcm_conn *c)
 {
 	uint8_t mad[KCM_MAD];
 
+	/* Linux 6.1 cm.c cm_dup_req_handler */
 	switch (c->state) {
 	case KCM_REQ_RCVD:
-		/* Linux 6.1 cma: the consumer has not answered yet, so the
-		 * requester is told to wait (CMA_CM_MRA_SETTING) */
+		/* cma's REQ handler asked for a delayed MRA
+		 * (CMA_CM_MRA_SETTING) once the consumer had the request:
+		 * the state is MRA_REQ_SENT and a duplicate gets the MRA */
 		c->state = KCM_MRA_REQ_SENT;
 		/* fall through */
 	case KCM_MRA_REQ_SENT:
 		kcm_msg_mra(mad, c, KCM_MRA_TIMEOUT);
 		conn_send(m, c, mad);
 		break;
-	case KCM_REP_SENT:
-	case KCM_MRA_REP_RCVD:
-		/* IBTA 12.9.7.2 (REP Sent: REQ → resend REP); its timer and
-		 * tries are untouched */
-		conn_send(m, c, c->msg);
+	case KCM_TIMEWAIT:
+		/* the requester still thinks the old connection alive */
+		kcm_msg_rej(mad, c, KCM_REJ_STALE_CONN, NULL, 0, NULL, 0);
+		conn_send(m, c, mad);
 		break;
 	default:
+		/* REP_SENT: the REP's own timer resends it; ESTABLISHED and
+		 * the rest: nothing (cm_dup_req_handler) */
 		break;
 	}
 }

@@ -208,7 +208,7 @@ static void test_exchange(void **state)
 {
 	struct kcm_param p = param(0x456, "world");
 	struct kcm_event e;
-	struct kcm_send s;
+	struct kcm_send s, req;
 	uint64_t req_tid;
 	uint32_t b;
 	int a;
@@ -219,7 +219,7 @@ static void test_exchange(void **state)
 	a = kcm_req(A, 10, PATH, SID, &(struct kcm_param){ .qp_num = 0x123, .responder_resources = 4,
 							  .initiator_depth = 2, .pdata_len = 2,
 							  .pdata = "hi" }, 0);
-	s = one_send(A, 0x0010);
+	s = req = one_send(A, 0x0010);
 	req_tid = wire_get64(s.mad + MAD_OFF_TID);
 	kcm_recv(B, s.mad, KCM_MAD, 1, 0);
 	e = one_event(B, KCM_EV_REQ_RCVD);
@@ -291,6 +291,10 @@ static void test_exchange(void **state)
 	one_event(B, KCM_EV_DREP_RCVD);
 	assert_int_equal(kcm_conn(A, a)->state, KCM_TIMEWAIT);
 	assert_int_equal(kcm_conn(B, b)->state, KCM_TIMEWAIT);
+	/* the old REQ again in timewait: REJ stale connection (10) */
+	kcm_recv(B, req.mad, KCM_MAD, 1, 11);
+	s = one_send(B, 0x0012);
+	assert_int_equal(wire_get16(s.mad + 24 + 10), 10);
 	/* timewait: ms(ACK timeout 19) = 2048 ms */
 	assert_int_equal(kcm_deadline(A), 11 + 2048);
 	kcm_due(A, 11 + 2047);
@@ -419,7 +423,8 @@ static void test_mra_storm(void **state)
 }
 
 /* A duplicate REQ before the consumer answers: MRA (24), again each
- * time; after the REP: the REP again, same bytes. */
+ * time; after the REP nothing: the REP's own timer resends it.
+ * (Linux 6.1 cm_dup_req_handler.) */
 static void test_dup_req(void **state)
 {
 	struct kcm_param p = param(0x456, "x");
@@ -446,12 +451,15 @@ static void test_dup_req(void **state)
 	kcm_recv(A, s.mad, KCM_MAD, 2, 2);
 	assert_int_equal(kcm_conn(A, a)->state, KCM_MRA_REQ_RCVD);
 	assert_false(kcm_send(A, &s));
+	/* after the REP a duplicate goes unanswered (cm_dup_req_handler):
+	 * the REP's own timer resends it, the same bytes */
 	assert_int_equal(kcm_rep(B, b, &p, 3), 0);
 	rep = one_send(B, 0x0013);
 	kcm_recv(B, req.mad, KCM_MAD, 1, 4);
+	assert_false(kcm_send(B, &s));
+	kcm_due(B, kcm_deadline(B));
 	s = one_send(B, 0x0013);
 	assert_memory_equal(s.mad, rep.mad, KCM_MAD);
-	assert_false(kcm_send(B, &s));
 }
 
 /* The RTU lost: B's REP timer resends the REP, A answers the duplicate

@@ -19,7 +19,8 @@
  * CONNECT_REQUEST event to rdma_accept's return: the A11 check (a reverse
  * lookup) and rdma_create_qp.
  * Prints "name p50_us p99_us count" lines: connect_MODE, ats_MODE (client),
- * accept_CHECK and check_CHECK (server). */
+ * accept_CHECK and check_CHECK (server); and "sa_ats_MODE" and
+ * "sa_check_CHECK" lines "name sa_requests lookups" (ibats_lookup_info). */
 #include <arpa/inet.h>
 #include <endian.h>
 #include <errno.h>
@@ -44,6 +45,20 @@ static void report(const char *name, const char *mode, double *v, size_t n)
 		return;
 	qsort(v, n, sizeof(*v), cmp_us);
 	printf("%s_%s %.2f %.2f %zu\n", name, mode, v[n / 2], v[n * 99 / 100], n);
+}
+
+/* SA requests of the calling thread's last lookup on h (0: atsd answered). */
+static unsigned sa_queries(const struct ibats *h)
+{
+	struct ibats_info info;
+
+	return ibats_lookup_info(h, &info) ? 0 : info.sa_queries;
+}
+
+/* "sa_NAME_MODE queries lookups": SA requests over the lookups timed. */
+static void report_sa(const char *name, const char *mode, unsigned long q, size_t n)
+{
+	printf("sa_%s_%s %lu %zu\n", name, mode, q, n);
 }
 
 /* The next event, or -ETIMEDOUT: a lost peer must not hang the bench. */
@@ -156,6 +171,7 @@ static int client(const char *mode, size_t n, uint16_t port, const char *src_s,
 	uint8_t pdata[IBATS_A11_LEN];
 	double *tc = calloc(n, sizeof(*tc)), *ta = calloc(n, sizeof(*ta));
 	int by_gid = !strcmp(mode, "gid"), ret;
+	unsigned long q = 0;
 	size_t i;
 
 	if (!tc || !ta)
@@ -191,6 +207,7 @@ static int client(const char *mode, size_t n, uint16_t port, const char *src_s,
 		if (!by_gid) {
 			ret = ibats_sockaddr_ib(h, (struct sockaddr *)&dst, port, 0, &sib);
 			t1 = now_us();
+			q += sa_queries(h);
 			if (ret) {
 				fprintf(stderr, "cmbench: %s: no ATS holder: %s\n", dst_s,
 					strerror(-ret));
@@ -205,8 +222,10 @@ static int client(const char *mode, size_t n, uint16_t port, const char *src_s,
 		fprintf(stderr, "cmbench: connection %zu: %s\n", i, strerror(-ret));
 	else {
 		report("connect", mode, tc, n);
-		if (!by_gid)
+		if (!by_gid) {
 			report("ats", mode, ta, n);
+			report_sa("ats", mode, q, n);
+		}
 	}
 	rdma_destroy_event_channel(ch);
 	if (h)
@@ -237,7 +256,8 @@ static int check_peer(struct ibats *h, struct rdma_cm_event *ev, char *why, size
 	return ibats_check_peer(h, peer.sib_addr.sib_raw, (struct sockaddr *)&src, why, len);
 }
 
-static int on_request(struct ibats *h, struct rdma_cm_event *ev, double *tk)
+static int on_request(struct ibats *h, struct rdma_cm_event *ev, double *tk,
+		      unsigned long *q)
 {
 	struct rdma_conn_param cp = { .responder_resources = 1, .initiator_depth = 1 };
 	char why[REJECT_MAX] = "";
@@ -245,6 +265,8 @@ static int on_request(struct ibats *h, struct rdma_cm_event *ev, double *tk)
 	int ret = h ? check_peer(h, ev, why, sizeof(why)) : 0;
 
 	*tk = now_us() - t0;
+	if (h)
+		*q += sa_queries(h);
 	if (ret) {
 		fprintf(stderr, "cmbench: rejected: %s\n", why);
 		rdma_reject(ev->id, why, (uint8_t)(strlen(why) + 1));
@@ -264,6 +286,7 @@ static int server(const char *check, size_t n, uint16_t port, const char *sock)
 	struct ibats *h = NULL;
 	double *ta = calloc(n, sizeof(*ta)), *tk = calloc(n, sizeof(*tk));
 	size_t accepted = 0, closed = 0;
+	unsigned long q = 0;
 	int ret = 0;
 
 	if (!ta || !tk)
@@ -295,7 +318,7 @@ static int server(const char *check, size_t n, uint16_t port, const char *sock)
 		if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST && accepted < n) {
 			double t0 = now_us();
 
-			ret = on_request(h, ev, &tk[accepted]);
+			ret = on_request(h, ev, &tk[accepted], &q);
 			ta[accepted++] = now_us() - t0;
 			done = ret != 0;
 		} else if (ev->event == RDMA_CM_EVENT_DISCONNECTED) {
@@ -313,8 +336,10 @@ static int server(const char *check, size_t n, uint16_t port, const char *sock)
 			strerror(-ret));
 	else {
 		report("accept", check, ta, n);
-		if (h)
+		if (h) {
 			report("check", check, tk, n);
+			report_sa("check", check, q, n);
+		}
 	}
 	rdma_destroy_id(listen_id);
 	rdma_destroy_event_channel(ch);

@@ -12,7 +12,8 @@
 #   agent  client asks its atsd (cached), server checks the requester's
 #          A11 source address through its atsd (cached reverse lookup)
 #   sa     the same, both straight to the SA (libibats without atsd: cold)
-# Prints raw lines "phase name p50_us p99_us count", then a summary.
+# Prints raw lines "phase name p50_us p99_us count" and "phase sa_name
+# sa_requests lookups", then a summary ("SA req": SA requests per lookup).
 top_builddir=${top_builddir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_srcdir=${top_srcdir:-$top_builddir}
 export top_builddir top_srcdir
@@ -53,22 +54,26 @@ out=$(mktemp /tmp/ibats-bench-connect.XXXXXX)
 rc=${PIPESTATUS[0]}
 awk '
 	NF == 5 { p50[$2] = $3; p99[$2] = $4 }
+	NF == 4 && $2 ~ /^sa_/ { sa[substr($2, 4)] = $4 ? $3 / $4 : 0 }
 	function line(what, k) {
 		if (!(k in p50))
 			return
-		printf "%-44s %9.1f %9.1f %7.2f %7.2f\n", what, p50[k], p99[k], p50[k] / cpi,
+		printf "%-44s %9.1f %9.1f %7.2f %7.2f", what, p50[k], p99[k], p50[k] / cpi,
 			p50[k] / p50["connect_gid"]
+		if (k in sa)
+			printf " %6.2f", sa[k]
+		printf "\n"
 	}
 	END {
 		cpi = p50["cpi"]
 		printf "\nT_cpi p50 %.1f us\n\n", cpi
-		printf "%-44s %9s %9s %7s %7s\n", "client (rdma_resolve_addr to ESTABLISHED)", "p50 us", "p99 us", "/Tcpi", "/gid"
+		printf "%-44s %9s %9s %7s %7s %6s\n", "client (rdma_resolve_addr to ESTABLISHED)", "p50 us", "p99 us", "/Tcpi", "/gid", "SA req"
 		line("by GID (no ATS)", "connect_gid")
 		line("by IP, atsd cached: total", "connect_agent")
 		line("  of which the ATS lookup", "ats_agent")
 		line("by IP, straight to the SA (cold): total", "connect_sa")
 		line("  of which the ATS lookup", "ats_sa")
-		printf "\n%-44s %9s %9s %7s %7s\n", "server (CONNECT_REQUEST to rdma_accept)", "p50 us", "p99 us", "/Tcpi", "/gid"
+		printf "\n%-44s %9s %9s %7s %7s %6s\n", "server (CONNECT_REQUEST to rdma_accept)", "p50 us", "p99 us", "/Tcpi", "/gid", "SA req"
 		line("no check", "accept_none")
 		line("A11 check, atsd cached: total", "accept_agent")
 		line("  of which ibats_check_peer", "check_agent")

@@ -1,14 +1,12 @@
-/* IB Communication Management MADs (IBTA Vol 1 chapter 12, Tables 106-113)
- * and the RDMA IP CM Service private data (Annex A11). Each message is a
- * table of fields (byte offset, bit offset, width) relative to the data
- * after the 24-byte MAD header, encoded and decoded by one routine. */
+/* IB Communication Management MADs (IBTA Vol 1 chapter 12, Tables 106-113).
+ * Each message is a table of fields (byte offset, bit offset, width)
+ * relative to the data after the 24-byte MAD header, encoded and decoded
+ * by one routine. */
 #ifndef IBATS_CM_H
 #define IBATS_CM_H
 
 #include <stddef.h>
 #include <stdint.h>
-
-#include "ats.h"
 
 #define CM_CLASS 0x07
 #define CM_CLASS_VERSION 2
@@ -118,24 +116,5 @@ void cm_dreq_encode(uint8_t *data, const struct cm_dreq *m);
 int cm_dreq_decode(const uint8_t *data, size_t len, struct cm_dreq *m);
 void cm_drep_encode(uint8_t *data, const struct cm_drep *m);
 int cm_drep_decode(const uint8_t *data, size_t len, struct cm_drep *m);
-
-/* Annex A11: RDMA IP CM Service. A port's service ID is
- * (port space << 16) | port: 0x0000000001061389 is TCP port 5001. */
-#define CM_PS_TCP 0x0106
-#define CM_PS_UDP 0x0111
-#define CM_IP_PDATA_LEN 36
-
-struct cm_ip_pdata {
-	uint8_t version;        /* major << 4 | minor; 0 */
-	struct ats_ip src, dst;
-	uint16_t src_port;
-};
-
-uint64_t cm_ip_service_id(uint16_t ps, uint16_t port);
-/* 1 when sid is an IP CM service ID; *ps and *port then filled. */
-int cm_ip_service_parse(uint64_t sid, uint16_t *ps, uint16_t *port);
-void cm_ip_pdata_encode(uint8_t *pd, const struct cm_ip_pdata *p);
-/* -EINVAL: bad IP version or the two addresses of different families. */
-int cm_ip_pdata_decode(const uint8_t *pd, size_t len, struct cm_ip_pdata *p);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "a11.h"
 #include "cm.h"
 #include "rcm.h"
 #include "ipoib.h"
@@ -22,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct cm_dreq dreq;
 		struct cm_drep drep;
 	} m;
-	struct cm_ip_pdata pd;
+	struct a11_pdata pd;
 	struct rcm_conf conf;
 	struct ipoib_hwaddr hw;
 	struct ipoib_draft_hwaddr dhw;
@@ -33,8 +34,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!cm_req_decode(data, size, &m.req)) {
 		cm_req_encode(out, &m.req);
-		if (cm_ip_service_parse(m.req.service_id, &ps, &port) &&
-		    !cm_ip_pdata_decode(m.req.private_data, sizeof(m.req.private_data), &pd)) {
+		if (a11_service_parse(m.req.service_id, &ps, &port) &&
+		    !a11_pdata_decode(m.req.private_data, sizeof(m.req.private_data), &pd)) {
 			memset(&conf, 0, sizeof(conf));
 			conf.policy = (enum rcm_policy)(size % 3);
 			rcm_judge(&conf, &pd.src, size & 8 ? &pd.dst : NULL, why, sizeof(why));
@@ -46,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cm_rtu_decode(data, size, &m.rtu);
 	cm_dreq_decode(data, size, &m.dreq);
 	cm_drep_decode(data, size, &m.drep);
-	cm_ip_pdata_decode(data, size, &pd);
+	a11_pdata_decode(data, size, &pd);
 	ipoib_hwaddr_decode(data, size, &hw);
 	ipoib_draft_hwaddr_decode(data, size, &dhw);
 	mcm_decode(data, size, &mcm);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "a11.h"
 #include "ats.h"
 #include "cm.h"
 #include "mport.h"
@@ -119,7 +120,7 @@ int main(int argc, char **argv)
 		for (v = CM_DATA_OFF; v < MAD_SIZE; v++)
 			m[v] = (uint8_t)rand();
 		if (i % 16 == 0)
-			wire_put64(m + CM_DATA_OFF + 8, cm_ip_service_id(CM_PS_TCP, 5001));
+			wire_put64(m + CM_DATA_OFF + 8, a11_service_id(A11_PS_TCP, 5001));
 		fire(p, acm, lid, m, 0);
 	}
 	/* SA: ServiceRecord Sets with the ATS name and extreme fields; a Get

@@ -138,52 +138,6 @@ static void test_roundtrips(void **state)
 	assert_memory_equal(d + 8, "\xab\xcd\xef\x00", 4);
 }
 
-static void test_ip_pdata(void **state)
-{
-	static const uint8_t golden[CM_IP_PDATA_LEN] = {
-		0x00, 0x40, 0x13, 0x89,
-		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 10, 0, 0, 1,
-		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 10, 0, 0, 2,
-	};
-	struct cm_ip_pdata p, q;
-	uint8_t pd[CM_IP_PDATA_LEN];
-
-	(void)state;
-	memset(&p, 0, sizeof(p));
-	ats_ip_parse("10.0.0.1", &p.src);
-	ats_ip_parse("10.0.0.2", &p.dst);
-	p.src_port = 5001;
-	cm_ip_pdata_encode(pd, &p);
-	assert_memory_equal(pd, golden, sizeof(golden));
-	assert_int_equal(cm_ip_pdata_decode(pd, sizeof(pd), &q), 0);
-	assert_true(ats_ip_equal(&q.src, &p.src));
-	assert_true(ats_ip_equal(&q.dst, &p.dst));
-	assert_int_equal(q.src_port, 5001);
-	ats_ip_parse("fd00::1", &p.src);
-	ats_ip_parse("fd00::2", &p.dst);
-	cm_ip_pdata_encode(pd, &p);
-	assert_int_equal(pd[1], 0x60);
-	assert_int_equal(pd[4], 0xfd);
-	assert_int_equal(cm_ip_pdata_decode(pd, sizeof(pd), &q), 0);
-	assert_int_equal(q.src.family, AF_INET6);
-	pd[1] = 0x50;
-	assert_int_equal(cm_ip_pdata_decode(pd, sizeof(pd), &q), -EINVAL);
-	assert_int_equal(cm_ip_pdata_decode(pd, 35, &q), -EMSGSIZE);
-}
-
-static void test_service_id(void **state)
-{
-	uint16_t ps, port;
-
-	(void)state;
-	assert_true(cm_ip_service_id(CM_PS_TCP, 5001) == 0x0000000001061389ull);
-	assert_true(cm_ip_service_parse(0x0000000001061389ull, &ps, &port));
-	assert_int_equal(ps, CM_PS_TCP);
-	assert_int_equal(port, 5001);
-	assert_false(cm_ip_service_parse(0x10000CE100415453ull, &ps, &port));
-	assert_false(cm_ip_service_parse(0x0000000001FF0001ull, &ps, &port));
-}
-
 static void test_judge(void **state)
 {
 	struct rcm_conf c;
@@ -214,8 +168,6 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_req_golden),
 		cmocka_unit_test(test_roundtrips),
-		cmocka_unit_test(test_ip_pdata),
-		cmocka_unit_test(test_service_id),
 		cmocka_unit_test(test_judge),
 	};
 

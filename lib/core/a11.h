@@ -1,7 +1,7 @@
 /* RDMA IP CM Service (IBTA Vol 1 Annex A11): the service IDs of IP port
- * spaces and the private data a REQ carries when connecting by IP, as
- * librdmacm over AF_IB (the product's side of connecting by IP). The CM
- * messages themselves are ib_cm's, in the kernel. */
+ * spaces and the private data a REQ carries when connecting by IP with
+ * librdmacm over AF_IB. The CM messages themselves are the kernel's
+ * (ib_cm), so the product has no codec for them. */
 #ifndef IBATS_A11_H
 #define IBATS_A11_H
 

@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "a11.h"
 #include "agent_conf.h"
 #include "agent_state.h"
 #include "cfg.h"
-#include "cm.h"
 
 enum ac_type {
 	AC_STR,
@@ -285,7 +285,7 @@ static int set_value(const struct ac_key *k, struct agent_conf *c, char *v,
 			return -EINVAL;
 		}
 		c->cm.listen[c->cm.nlisten++] = x <= 0xffff ?
-			cm_ip_service_id(CM_PS_TCP, (uint16_t)x) : x;
+			a11_service_id(A11_PS_TCP, (uint16_t)x) : x;
 		c->cm_active = 1;
 		return 0;
 	case AC_CM_POLICY:

@@ -12,8 +12,8 @@
 #include <infiniband/ib.h>
 #include <rdma/rdma_cma.h>
 
+#include "a11.h"
 #include "ats_query.h"
-#include "cm.h"
 #include "log.h"
 #include "rcm.h"
 #include "sa_client.h"
@@ -239,7 +239,7 @@ static void path_fill(struct rcm_conn *c, const struct rdma_cm_id *id)
 
 /* The requester's primary path's GID: whose claim the A11 header makes. */
 static int check_req(struct rcm *r, const struct rcm_conn *c,
-		     const struct cm_ip_pdata *pd, char *why, size_t len)
+		     const struct a11_pdata *pd, char *why, size_t len)
 {
 	struct sr_record rec;
 	struct ats_ip ip;
@@ -295,7 +295,7 @@ static struct rdma_cm_id *on_request(struct rcm *r, struct rdma_cm_event *ev)
 	struct rdma_cm_id *id = ev->id;
 	struct ibv_qp_init_attr qa = qp_attr();
 	struct rdma_conn_param cp = conn_param(NULL, 0);
-	struct cm_ip_pdata pd;
+	struct a11_pdata pd;
 	struct rcm_conn c;
 	struct rcm_slot *s = NULL;
 	char why[RCM_REJ_TEXT_MAX], gid[ATS_IP_STRLEN];
@@ -306,7 +306,7 @@ static struct rdma_cm_id *on_request(struct rcm *r, struct rdma_cm_event *ev)
 	c.remote_qpn = ev->param.conn.qp_num;
 	ats_gid_format(c.remote_gid, gid, sizeof(gid));
 	if (!ev->param.conn.private_data ||
-	    cm_ip_pdata_decode(ev->param.conn.private_data, ev->param.conn.private_data_len, &pd))
+	    a11_pdata_decode(ev->param.conn.private_data, ev->param.conn.private_data_len, &pd))
 		snprintf(why, sizeof(why), "ibats: no RDMA IP CM private data (Annex A11)");
 	else if (!check_req(r, &c, &pd, why, sizeof(why)))
 		why[0] = 0;
@@ -343,9 +343,9 @@ static struct rdma_cm_id *on_request(struct rcm *r, struct rdma_cm_event *ev)
 static void on_active(struct rcm *r, struct rcm_slot *s, struct rdma_cm_event *ev)
 {
 	struct ibv_qp_init_attr qa = qp_attr();
-	uint8_t pd[CM_IP_PDATA_LEN];
+	uint8_t pd[A11_PDATA_LEN];
 	struct rdma_conn_param cp;
-	struct cm_ip_pdata ip;
+	struct a11_pdata ip;
 	const char *step = NULL;
 
 	switch (ev->event) {
@@ -364,7 +364,7 @@ static void on_active(struct rcm *r, struct rcm_slot *s, struct rdma_cm_event *e
 		ip.src = s->c.local_ip;
 		ip.dst = s->c.remote_ip;
 		ip.src_port = s->c.src_port;
-		cm_ip_pdata_encode(pd, &ip);
+		a11_pdata_encode(pd, &ip);
 		/* AF_IB: the kernel adds no CMA header, the A11 one is ours
 		 * (cma.c cma_connect_ib, cma_user_data_offset). */
 		cp = conn_param(pd, sizeof(pd));
@@ -529,7 +529,7 @@ int rcm_connect(struct rcm *r, const struct ats_ip *dst, uint16_t port,
 		return ret ? ret : -EHOSTUNREACH;
 	}
 	if (!sid)
-		sid = cm_ip_service_id(CM_PS_TCP, port);
+		sid = a11_service_id(A11_PS_TCP, port);
 	sib_fill(&to, set.recs[0].gid, sid, UINT64_MAX); /* primary holders first */
 	ats_set_free(&set);
 	if (r->nconns == RCM_MAX_CONNS) {

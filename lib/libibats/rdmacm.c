@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cm.h"
+#include "a11.h"
 #include "priv.h"
 
 /* configure: AC_CHECK_HEADERS([infiniband/ib.h]). */
@@ -36,16 +36,16 @@ struct sockaddr_ib {
 };
 #endif
 
-_Static_assert(IBATS_PS_TCP == CM_PS_TCP && IBATS_PS_UDP == CM_PS_UDP,
+_Static_assert(IBATS_PS_TCP == A11_PS_TCP && IBATS_PS_UDP == A11_PS_UDP,
 	       "one port space numbering");
-_Static_assert(IBATS_A11_LEN == CM_IP_PDATA_LEN, "one A11 header length");
+_Static_assert(IBATS_A11_LEN == A11_PDATA_LEN, "one A11 header length");
 
 /* Annex A11: the IP CM service IDs are 0x0000000001PPpppp, PP the port
  * space (0x06 TCP, 0x11 UDP, 0x3F IB) and pppp the port; rdma_cm's
  * RDMA_IB_IP_PS_TCP etc. are the same numbers. */
 IBATS_EXPORT uint64_t ibats_ip_cm_sid(uint16_t port_space, uint16_t port)
 {
-	return cm_ip_service_id(port_space, port);
+	return a11_service_id(port_space, port);
 }
 
 IBATS_EXPORT int ibats_sockaddr_ib_fill(const struct ibats_record *rec, uint64_t sid,
@@ -83,7 +83,7 @@ IBATS_EXPORT int ibats_sockaddr_ib(struct ibats *h, const struct sockaddr *ip,
 IBATS_EXPORT int ibats_a11_encode(const struct sockaddr *src, const struct sockaddr *dst,
 				  void *buf, size_t len)
 {
-	struct cm_ip_pdata p = { .version = 0 };
+	struct a11_pdata p = { .version = 0 };
 	struct sockaddr_in6 s6;
 	struct sockaddr_in s4;
 	int ret;
@@ -107,7 +107,7 @@ IBATS_EXPORT int ibats_a11_encode(const struct sockaddr *src, const struct socka
 		memcpy(&s6, src, sizeof(s6));
 		p.src_port = ntohs(s6.sin6_port);
 	}
-	cm_ip_pdata_encode(buf, &p);
+	a11_pdata_encode(buf, &p);
 	return IBATS_A11_LEN;
 }
 
@@ -118,12 +118,12 @@ IBATS_EXPORT int ibats_a11_encode(const struct sockaddr *src, const struct socka
 IBATS_EXPORT int ibats_a11_decode(const void *buf, size_t len, struct sockaddr_storage *src,
 				  struct sockaddr_storage *dst)
 {
-	struct cm_ip_pdata p;
+	struct a11_pdata p;
 	int ret;
 
 	if (!buf || !src || !dst)
 		return -EINVAL;
-	ret = cm_ip_pdata_decode(buf, len, &p);
+	ret = a11_pdata_decode(buf, len, &p);
 	if (ret)
 		return ret;
 	if (p.version >> 4)

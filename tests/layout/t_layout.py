@@ -4,7 +4,9 @@
   - no source file over MAX_LINES lines;
   - libosmats.so exports osm_event_plugin alone, libibats.so ibats_* alone;
   - no global symbol of ours has the name of one a system library the
-    program links exports (it would shadow that library's).
+    program links exports (it would shadow that library's);
+  - the product (PRODUCT_DIRS) neither includes nor builds anything of
+    the simulated host (tests/simhost: the kernel it plays, the CM codec).
 The programs come from tests/layout/programs (written by make): the
 linked file, then the objects and libraries it is linked from.
 """
@@ -23,6 +25,10 @@ SOURCE_DIRS = ["lib", "plugin", "hostagent", "include", "examples", "tests/tools
 # Folders of modules: each .c has a header of its own, but a program's
 # main file. libibats implements its public header, <ibats/ibats.h>.
 MODULE_DIRS = ["lib/core", "lib/host", "plugin", "hostagent/atsd", "hostagent/atsctl"]
+
+# What ships; it uses no simulator code (tests/simhost/RDMACM.md).
+PRODUCT_DIRS = ["lib", "plugin", "hostagent", "include", "examples"]
+SIMHOST_DIR = "tests/simhost"
 
 # Checks that fail on today's tree, with why; a "# TODO" result does not
 # fail make check (and passing, it is an XPASS that does: drop it then).
@@ -96,6 +102,32 @@ def only_exports(binary, allowed, desc):
     check(os.path.basename(binary) + " exports " + desc, ["also: " + s for s in bad])
 
 
+def simhost_uses():
+    """Where the product reaches into tests/simhost: a quoted #include of
+    a header only tests/simhost has, or a Makefile.inc naming it."""
+    ours = set()
+    for d in PRODUCT_DIRS:
+        for _, _, files in os.walk(os.path.join(srcdir, d)):
+            ours.update(f for f in files if f.endswith(".h"))
+    sim = set(f for f in os.listdir(os.path.join(srcdir, SIMHOST_DIR))
+              if f.endswith(".h")) - ours
+    diag = []
+    for d in PRODUCT_DIRS:
+        for root, _, files in os.walk(os.path.join(srcdir, d)):
+            for f in sorted(files):
+                if not f.endswith((".c", ".h", "Makefile.inc")):
+                    continue
+                path = os.path.join(root, f)
+                with open(path, errors="replace") as fh:
+                    for n, line in enumerate(fh, 1):
+                        m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
+                        if (m and os.path.basename(m.group(1)) in sim) or \
+                                (f == "Makefile.inc" and SIMHOST_DIR in line):
+                            diag.append("%s:%d: %s" % (os.path.relpath(path, srcdir), n,
+                                                       line.strip()))
+    return diag
+
+
 def self_check():
     """objdeps itself: two archive members of one name (x.c of two
     folders) are two objects, so a cycle between them is seen."""
@@ -150,6 +182,7 @@ def main():
                     continue
             diag.append("%s/%s has no header of its own" % (d, f))
     check("every module has a header of its own", diag)
+    check("the product uses nothing of " + SIMHOST_DIR, simhost_uses())
     plan()
 
 

@@ -1,5 +1,5 @@
 /* The simulated node's ib_cm: the connection state machine of Linux 6.1
- * drivers/infiniband/core/cm.c over the lib/core/cm.c codec (RDMACM.md
+ * drivers/infiniband/core/cm.c over the cmwire.c codec (RDMACM.md
  * 4, 5). Pure: every send and event is queued for the caller. */
 #include <errno.h>
 #include <string.h>
@@ -245,7 +245,7 @@ int kcm_req(struct kcm *m, uint32_t owner, const uint8_t path[KCM_PATH_LEN], uin
 	struct kcm_conn *c;
 	int i;
 
-	if (p->pdata_len > CM_REQ_PDATA)
+	if (p->pdata_len > CMWIRE_REQ_PDATA)
 		return -EINVAL;
 	i = alloc(m);
 	if (i < 0)
@@ -294,7 +294,7 @@ int kcm_rep(struct kcm *m, uint32_t conn, const struct kcm_param *p, int64_t now
 
 	if (!c || (c->state != KCM_REQ_RCVD && c->state != KCM_MRA_REQ_SENT))
 		return -EINVAL;
-	if (p->pdata_len > CM_REP_PDATA)
+	if (p->pdata_len > CMWIRE_REP_PDATA)
 		return -EINVAL;
 	/* ib_send_cm_rep: the QP's values are now the consumer's */
 	c->local_qpn = p->qp_num & 0xffffff;
@@ -314,7 +314,7 @@ int kcm_rej(struct kcm *m, uint32_t conn, uint16_t reason, const uint8_t *pdata,
 {
 	struct kcm_conn *c = get(m, conn);
 
-	if (!c || len > CM_REJ_PDATA)
+	if (!c || len > CMWIRE_REJ_PDATA)
 		return -EINVAL;
 	switch (c->state) {
 	case KCM_REQ_SENT:
@@ -379,16 +379,16 @@ void kcm_destroy(struct kcm *m, uint32_t conn, int64_t now)
 		/* REJ timeout, ARI = our node GUID: the peer finds its
 		 * connection by our comm ID and CA GUID */
 		wire_put64(guid, m->port.ca_guid);
-		send_rej(m, c, CM_REJ_TIMEOUT, guid, 8, NULL, 0);
+		send_rej(m, c, CMWIRE_REJ_TIMEOUT, guid, 8, NULL, 0);
 		break;
 	case KCM_REQ_RCVD:
 	case KCM_MRA_REQ_SENT:
 	case KCM_REP_RCVD:
-		send_rej(m, c, CM_REJ_CONSUMER, NULL, 0, NULL, 0);
+		send_rej(m, c, CMWIRE_REJ_CONSUMER, NULL, 0, NULL, 0);
 		break;
 	case KCM_REP_SENT:
 	case KCM_MRA_REP_RCVD:
-		send_rej(m, c, CM_REJ_CONSUMER, NULL, 0, NULL, 0);
+		send_rej(m, c, CMWIRE_REJ_CONSUMER, NULL, 0, NULL, 0);
 		enter_timewait(c, now);
 		break;
 	case KCM_ESTABLISHED:
@@ -538,12 +538,12 @@ static void dup_req(struct kcm *m, struct kcm_conn *c)
 
 static void recv_req(struct kcm *m, const uint8_t *mad, uint16_t slid)
 {
-	struct cm_req r;
+	struct cmwire_req r;
 	struct kcm_conn *c;
 	struct kcm_event *e;
 	int l, i;
 
-	cm_req_decode(mad + CM_DATA_OFF, CM_DATA_SIZE, &r);
+	cmwire_req_decode(mad + CMWIRE_DATA_OFF, CMWIRE_DATA_SIZE, &r);
 	c = find_remote(m, r.local_comm_id, r.local_ca_guid);
 	if (c) {
 		dup_req(m, c);
@@ -562,7 +562,7 @@ static void recv_req(struct kcm *m, const uint8_t *mad, uint16_t slid)
 		uint8_t out[KCM_MAD];
 
 		kcm_msg_rej_req(out, r.local_comm_id, wire_get64(mad + MAD_OFF_TID),
-				CM_REJ_INVALID_SERVICE_ID);
+				CMWIRE_REJ_INVALID_SERVICE_ID);
 		push_send(m, slid, r.primary.sl, out);
 		return;
 	}
@@ -595,8 +595,8 @@ static void recv_req(struct kcm *m, const uint8_t *mad, uint16_t slid)
 	if (!e)
 		return;
 	e->owner = m->listens[l].owner;
-	memcpy(e->param.pdata, r.private_data, CM_REQ_PDATA);
-	e->param.pdata_len = CM_REQ_PDATA;
+	memcpy(e->param.pdata, r.private_data, CMWIRE_REQ_PDATA);
+	e->param.pdata_len = CMWIRE_REQ_PDATA;
 	e->param.responder_resources = r.responder_resources;
 	e->param.initiator_depth = r.initiator_depth;
 	e->param.flow_control = r.e2e_flow_control;
@@ -613,11 +613,11 @@ static void recv_req(struct kcm *m, const uint8_t *mad, uint16_t slid)
  * and sends nothing. */
 static void recv_mra(struct kcm *m, const uint8_t *mad, int64_t now)
 {
-	struct cm_mra r;
+	struct cmwire_mra r;
 	struct kcm_conn *c;
 	size_t i;
 
-	cm_mra_decode(mad + CM_DATA_OFF, CM_DATA_SIZE, &r);
+	cmwire_mra_decode(mad + CMWIRE_DATA_OFF, CMWIRE_DATA_SIZE, &r);
 	for (i = 0, c = NULL; i < KCM_CONNS && !c; i++)
 		if (m->conns[i].used && m->conns[i].local_id == r.remote_comm_id)
 			c = &m->conns[i];
@@ -636,11 +636,11 @@ static void recv_mra(struct kcm *m, const uint8_t *mad, int64_t now)
 
 static void recv_rep(struct kcm *m, const uint8_t *mad)
 {
-	struct cm_rep r;
+	struct cmwire_rep r;
 	struct kcm_conn *c;
 	struct kcm_event *e;
 
-	cm_rep_decode(mad + CM_DATA_OFF, CM_DATA_SIZE, &r);
+	cmwire_rep_decode(mad + CMWIRE_DATA_OFF, CMWIRE_DATA_SIZE, &r);
 	c = find(m, r.remote_comm_id, 0);
 	if (!c || !c->active || (c->state != KCM_REQ_SENT && c->state != KCM_MRA_REQ_RCVD)) {
 		/* cm_dup_rep_handler: our RTU was lost */
@@ -662,8 +662,8 @@ static void recv_rep(struct kcm *m, const uint8_t *mad)
 	e = push_event(m, c, KCM_EV_REP_RCVD, 0);
 	if (!e)
 		return;
-	memcpy(e->param.pdata, r.private_data, CM_REP_PDATA);
-	e->param.pdata_len = CM_REP_PDATA;
+	memcpy(e->param.pdata, r.private_data, CMWIRE_REP_PDATA);
+	e->param.pdata_len = CMWIRE_REP_PDATA;
 	e->param.responder_resources = r.responder_resources;
 	e->param.initiator_depth = r.initiator_depth;
 	e->param.flow_control = r.e2e_flow_control;
@@ -674,10 +674,10 @@ static void recv_rep(struct kcm *m, const uint8_t *mad)
 
 static void recv_rtu(struct kcm *m, const uint8_t *mad)
 {
-	struct cm_rtu r;
+	struct cmwire_rtu r;
 	struct kcm_conn *c;
 
-	cm_rtu_decode(mad + CM_DATA_OFF, CM_DATA_SIZE, &r);
+	cmwire_rtu_decode(mad + CMWIRE_DATA_OFF, CMWIRE_DATA_SIZE, &r);
 	c = find(m, r.remote_comm_id, r.local_comm_id);
 	if (!c || c->dead || c->active || (c->state != KCM_REP_SENT && c->state != KCM_MRA_REP_RCVD))
 		return;
@@ -688,9 +688,9 @@ static void recv_rtu(struct kcm *m, const uint8_t *mad)
 
 /* cm_acquire_rejected_id: a REJ timeout names us by its ARI (the
  * rejecter's CA GUID), a REJ of our REQ by our comm ID alone. */
-static struct kcm_conn *rejected(struct kcm *m, const struct cm_rej *r)
+static struct kcm_conn *rejected(struct kcm *m, const struct cmwire_rej *r)
 {
-	if (r->reason == CM_REJ_TIMEOUT)
+	if (r->reason == CMWIRE_REJ_TIMEOUT)
 		return r->ari_length >= 8 ? find_remote(m, r->local_comm_id, wire_get64(r->ari)) : NULL;
 	if (r->message_rejected == KCM_MSG_REQ)
 		return find(m, r->remote_comm_id, 0);
@@ -699,11 +699,11 @@ static struct kcm_conn *rejected(struct kcm *m, const struct cm_rej *r)
 
 static void recv_rej(struct kcm *m, const uint8_t *mad, int64_t now)
 {
-	struct cm_rej r;
+	struct cmwire_rej r;
 	struct kcm_conn *c;
 	struct kcm_event *e;
 
-	cm_rej_decode(mad + CM_DATA_OFF, CM_DATA_SIZE, &r);
+	cmwire_rej_decode(mad + CMWIRE_DATA_OFF, CMWIRE_DATA_SIZE, &r);
 	c = rejected(m, &r);
 	if (!c || c->dead)
 		return;
@@ -727,19 +727,19 @@ static void recv_rej(struct kcm *m, const uint8_t *mad, int64_t now)
 	e = push_event(m, c, KCM_EV_REJ_RCVD, r.reason);
 	if (!e)
 		return;
-	memcpy(e->param.pdata, r.private_data, CM_REJ_PDATA);
-	e->param.pdata_len = CM_REJ_PDATA;
-	e->ari_len = r.ari_length > CM_REJ_ARI ? CM_REJ_ARI : r.ari_length;
+	memcpy(e->param.pdata, r.private_data, CMWIRE_REJ_PDATA);
+	e->param.pdata_len = CMWIRE_REJ_PDATA;
+	e->ari_len = r.ari_length > CMWIRE_REJ_ARI ? CMWIRE_REJ_ARI : r.ari_length;
 	memcpy(e->ari, r.ari, e->ari_len);
 }
 
 static void recv_dreq(struct kcm *m, const uint8_t *mad, uint16_t slid)
 {
 	uint64_t tid = wire_get64(mad + MAD_OFF_TID);
-	struct cm_dreq r;
+	struct cmwire_dreq r;
 	struct kcm_conn *c;
 
-	cm_dreq_decode(mad + CM_DATA_OFF, CM_DATA_SIZE, &r);
+	cmwire_dreq_decode(mad + CMWIRE_DATA_OFF, CMWIRE_DATA_SIZE, &r);
 	c = find(m, r.remote_comm_id, r.local_comm_id);
 	if (!c) {
 		/* cm_issue_drep: whoever it was gets its DREP */
@@ -774,10 +774,10 @@ static void recv_dreq(struct kcm *m, const uint8_t *mad, uint16_t slid)
 
 static void recv_drep(struct kcm *m, const uint8_t *mad, int64_t now)
 {
-	struct cm_drep r;
+	struct cmwire_drep r;
 	struct kcm_conn *c;
 
-	cm_drep_decode(mad + CM_DATA_OFF, CM_DATA_SIZE, &r);
+	cmwire_drep_decode(mad + CMWIRE_DATA_OFF, CMWIRE_DATA_SIZE, &r);
 	c = find(m, r.remote_comm_id, r.local_comm_id);
 	if (!c || c->dead || (c->state != KCM_DREQ_SENT && c->state != KCM_DREQ_RCVD))
 		return;
@@ -787,18 +787,18 @@ static void recv_drep(struct kcm *m, const uint8_t *mad, int64_t now)
 
 void kcm_recv(struct kcm *m, const uint8_t *mad, size_t len, uint16_t slid, int64_t now)
 {
-	if (len < CM_DATA_OFF + CM_DATA_SIZE || mad[MAD_OFF_BASE_VERSION] != MAD_BASE_VERSION ||
-	    mad[MAD_OFF_MGMT_CLASS] != CM_CLASS || mad[MAD_OFF_CLASS_VERSION] != CM_CLASS_VERSION ||
+	if (len < CMWIRE_DATA_OFF + CMWIRE_DATA_SIZE || mad[MAD_OFF_BASE_VERSION] != MAD_BASE_VERSION ||
+	    mad[MAD_OFF_MGMT_CLASS] != CMWIRE_CLASS || mad[MAD_OFF_CLASS_VERSION] != CMWIRE_CLASS_VERSION ||
 	    mad[MAD_OFF_METHOD] != KCM_METHOD_SEND)
 		return;
 	switch (wire_get16(mad + MAD_OFF_ATTR_ID)) {
-	case CM_ATTR_REQ: recv_req(m, mad, slid); break;
-	case CM_ATTR_MRA: recv_mra(m, mad, now); break;
-	case CM_ATTR_REJ: recv_rej(m, mad, now); break;
-	case CM_ATTR_REP: recv_rep(m, mad); break;
-	case CM_ATTR_RTU: recv_rtu(m, mad); break;
-	case CM_ATTR_DREQ: recv_dreq(m, mad, slid); break;
-	case CM_ATTR_DREP: recv_drep(m, mad, now); break;
+	case CMWIRE_ATTR_REQ: recv_req(m, mad, slid); break;
+	case CMWIRE_ATTR_MRA: recv_mra(m, mad, now); break;
+	case CMWIRE_ATTR_REJ: recv_rej(m, mad, now); break;
+	case CMWIRE_ATTR_REP: recv_rep(m, mad); break;
+	case CMWIRE_ATTR_RTU: recv_rtu(m, mad); break;
+	case CMWIRE_ATTR_DREQ: recv_dreq(m, mad, slid); break;
+	case CMWIRE_ATTR_DREP: recv_drep(m, mad, now); break;
 	default: break;
 	}
 }

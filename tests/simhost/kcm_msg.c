@@ -1,5 +1,5 @@
 /* ib_cm's messages as Linux 6.1 cm.c formats them (cm_format_req,
- * cm_format_rep, cm_format_rej, ...), through the lib/core/cm.c codec. */
+ * cm_format_rep, cm_format_rej, ...), through the cmwire.c codec. */
 #include <string.h>
 
 #include "kcm_msg.h"
@@ -22,8 +22,8 @@ uint8_t kcm_msg_ack_timeout(uint8_t ca_ack_delay, uint8_t packet_life_time)
 /* The 24-byte header of every CM MAD (IBTA 13.4.2; 12.6: method Send). */
 static void hdr(uint8_t *mad, uint16_t attr, uint64_t tid)
 {
-	struct mad_hdr h = { .base_version = MAD_BASE_VERSION, .mgmt_class = CM_CLASS,
-			     .class_version = CM_CLASS_VERSION, .method = KCM_METHOD_SEND,
+	struct mad_hdr h = { .base_version = MAD_BASE_VERSION, .mgmt_class = CMWIRE_CLASS,
+			     .class_version = CMWIRE_CLASS_VERSION, .method = KCM_METHOD_SEND,
 			     .tid = tid, .attr_id = attr };
 
 	memset(mad, 0, KCM_MAD);
@@ -31,7 +31,7 @@ static void hdr(uint8_t *mad, uint16_t attr, uint64_t tid)
 }
 
 /* cm_format_req's primary path from the route (cma_connect_ib). */
-static void req_path(struct cm_path *p, const uint8_t *path, uint8_t ca_ack_delay)
+static void req_path(struct cmwire_path *p, const uint8_t *path, uint8_t ca_ack_delay)
 {
 	uint8_t hop = path[KCM_PR_HOP_FLOW + 3];
 
@@ -52,7 +52,7 @@ static void req_path(struct cm_path *p, const uint8_t *path, uint8_t ca_ack_dela
 void kcm_msg_req(uint8_t *mad, const struct kcm_conn *c, const struct kcm_port *port,
 		 const struct kcm_param *p)
 {
-	struct cm_req r;
+	struct cmwire_req r;
 
 	memset(&r, 0, sizeof(r));
 	r.local_comm_id = c->local_id;
@@ -74,14 +74,14 @@ void kcm_msg_req(uint8_t *mad, const struct kcm_conn *c, const struct kcm_port *
 	r.srq = p->srq & 1;
 	req_path(&r.primary, c->path, port->ack_delay);
 	memcpy(r.private_data, p->pdata, p->pdata_len);
-	hdr(mad, CM_ATTR_REQ, c->tid);
-	cm_req_encode(mad + CM_DATA_OFF, &r);
+	hdr(mad, CMWIRE_ATTR_REQ, c->tid);
+	cmwire_req_encode(mad + CMWIRE_DATA_OFF, &r);
 }
 
 void kcm_msg_rep(uint8_t *mad, const struct kcm_conn *c, const struct kcm_port *port,
 		 const struct kcm_param *p)
 {
-	struct cm_rep r;
+	struct cmwire_rep r;
 
 	memset(&r, 0, sizeof(r));
 	r.local_comm_id = c->local_id;
@@ -96,14 +96,14 @@ void kcm_msg_rep(uint8_t *mad, const struct kcm_conn *c, const struct kcm_port *
 	r.srq = p->srq & 1;
 	r.local_ca_guid = port->ca_guid;
 	memcpy(r.private_data, p->pdata, p->pdata_len);
-	hdr(mad, CM_ATTR_REP, c->tid);
-	cm_rep_encode(mad + CM_DATA_OFF, &r);
+	hdr(mad, CMWIRE_ATTR_REP, c->tid);
+	cmwire_rep_encode(mad + CMWIRE_DATA_OFF, &r);
 }
 
 void kcm_msg_rej(uint8_t *mad, const struct kcm_conn *c, uint16_t reason, const uint8_t *ari,
 		 uint8_t ari_len, const uint8_t *pdata, size_t len)
 {
-	struct cm_rej r = { .local_comm_id = c->local_id, .remote_comm_id = c->remote_id,
+	struct cmwire_rej r = { .local_comm_id = c->local_id, .remote_comm_id = c->remote_id,
 			    .reason = reason, .ari_length = ari_len };
 
 	/* cm_format_rej: in REQ_RCVD the local comm ID is left 0 */
@@ -125,56 +125,56 @@ void kcm_msg_rej(uint8_t *mad, const struct kcm_conn *c, uint16_t reason, const 
 		memcpy(r.ari, ari, ari_len);
 	if (len)
 		memcpy(r.private_data, pdata, len);
-	hdr(mad, CM_ATTR_REJ, c->tid);
-	cm_rej_encode(mad + CM_DATA_OFF, &r);
+	hdr(mad, CMWIRE_ATTR_REJ, c->tid);
+	cmwire_rej_encode(mad + CMWIRE_DATA_OFF, &r);
 }
 
 void kcm_msg_rej_req(uint8_t *mad, uint32_t remote_id, uint64_t tid, uint16_t reason)
 {
-	struct cm_rej r = { .remote_comm_id = remote_id, .message_rejected = KCM_MSG_REQ,
+	struct cmwire_rej r = { .remote_comm_id = remote_id, .message_rejected = KCM_MSG_REQ,
 			    .reason = reason };
 
-	hdr(mad, CM_ATTR_REJ, tid);
-	cm_rej_encode(mad + CM_DATA_OFF, &r);
+	hdr(mad, CMWIRE_ATTR_REJ, tid);
+	cmwire_rej_encode(mad + CMWIRE_DATA_OFF, &r);
 }
 
 void kcm_msg_rtu(uint8_t *mad, const struct kcm_conn *c)
 {
-	struct cm_rtu r = { .local_comm_id = c->local_id, .remote_comm_id = c->remote_id };
+	struct cmwire_rtu r = { .local_comm_id = c->local_id, .remote_comm_id = c->remote_id };
 
-	hdr(mad, CM_ATTR_RTU, c->tid);
-	cm_rtu_encode(mad + CM_DATA_OFF, &r);
+	hdr(mad, CMWIRE_ATTR_RTU, c->tid);
+	cmwire_rtu_encode(mad + CMWIRE_DATA_OFF, &r);
 }
 
 void kcm_msg_mra(uint8_t *mad, const struct kcm_conn *c, uint8_t service_timeout)
 {
-	struct cm_mra r = { .local_comm_id = c->local_id, .remote_comm_id = c->remote_id,
+	struct cmwire_mra r = { .local_comm_id = c->local_id, .remote_comm_id = c->remote_id,
 			    .message_mraed = KCM_MSG_REQ, .service_timeout = service_timeout };
 
-	hdr(mad, CM_ATTR_MRA, c->tid);
-	cm_mra_encode(mad + CM_DATA_OFF, &r);
+	hdr(mad, CMWIRE_ATTR_MRA, c->tid);
+	cmwire_mra_encode(mad + CMWIRE_DATA_OFF, &r);
 }
 
 void kcm_msg_dreq(uint8_t *mad, const struct kcm_conn *c)
 {
-	struct cm_dreq r = { .local_comm_id = c->local_id, .remote_comm_id = c->remote_id,
+	struct cmwire_dreq r = { .local_comm_id = c->local_id, .remote_comm_id = c->remote_id,
 			     .remote_qpn_eecn = c->remote_qpn };
 
-	hdr(mad, CM_ATTR_DREQ, c->tid);
-	cm_dreq_encode(mad + CM_DATA_OFF, &r);
+	hdr(mad, CMWIRE_ATTR_DREQ, c->tid);
+	cmwire_dreq_encode(mad + CMWIRE_DATA_OFF, &r);
 }
 
 void kcm_msg_drep(uint8_t *mad, uint32_t local_id, uint32_t remote_id, uint64_t tid)
 {
-	struct cm_drep r = { .local_comm_id = local_id, .remote_comm_id = remote_id };
+	struct cmwire_drep r = { .local_comm_id = local_id, .remote_comm_id = remote_id };
 
-	hdr(mad, CM_ATTR_DREP, tid);
-	cm_drep_encode(mad + CM_DATA_OFF, &r);
+	hdr(mad, CMWIRE_ATTR_DREP, tid);
+	cmwire_drep_encode(mad + CMWIRE_DATA_OFF, &r);
 }
 
-void kcm_msg_path_from_req(uint8_t path[KCM_PATH_LEN], const struct cm_req *r)
+void kcm_msg_path_from_req(uint8_t path[KCM_PATH_LEN], const struct cmwire_req *r)
 {
-	const struct cm_path *p = &r->primary;
+	const struct cmwire_path *p = &r->primary;
 	uint8_t plt = p->local_ack_timeout;
 
 	memset(path, 0, KCM_PATH_LEN);

@@ -1,5 +1,5 @@
 /* ib_cm's messages (Linux 6.1 cm.c cm_format_*) built from a kcm
- * connection into full 256-byte CM MADs (IBTA Vol 1 12.6, lib/core/cm.c
+ * connection into full 256-byte CM MADs (IBTA Vol 1 12.6, the cmwire.c
  * codec), and the PathRecord kcm keeps for a connection. Pure formatting:
  * kcm.c decides what is sent and when. */
 #ifndef IBATS_SIMHOST_KCM_MSG_H
@@ -8,8 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cmwire.h"
 #include "kcm.h"
-#include "cm.h"
 
 /* PathRecord (IBTA Vol 1 15.2.5.16; OpenSM ib_path_rec_t) offsets. */
 enum {
@@ -51,6 +51,6 @@ void kcm_msg_dreq(uint8_t *mad, const struct kcm_conn *c);
 void kcm_msg_drep(uint8_t *mad, uint32_t local_id, uint32_t remote_id, uint64_t tid);
 /* cm.c cm_format_path_from_req: r's primary path from the passive node's
  * side (SGID = the REQ's remote GID, DLID = the requester's LID). */
-void kcm_msg_path_from_req(uint8_t path[KCM_PATH_LEN], const struct cm_req *r);
+void kcm_msg_path_from_req(uint8_t path[KCM_PATH_LEN], const struct cmwire_req *r);
 
 #endif

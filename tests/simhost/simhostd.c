@@ -34,7 +34,7 @@
 #include <infiniband/umad.h>
 #include <infiniband/verbs.h>
 
-#include "cm.h"
+#include "cmwire.h"
 #include "kadmin.h"
 #include "kconn.h"
 #include "kipoib.h"
@@ -190,7 +190,7 @@ static void from_wire(struct host *h, struct simclient_req *in, int64_t now)
 	u.length = (uint32_t)(KUMAD_HDR + MAD_SIZE);
 	u.addr.qpn = in->sqp;
 	u.addr.lid = (uint16_t)in->slid;
-	if (a->file == KMAD_KERNEL && mad[MAD_OFF_MGMT_CLASS] == CM_CLASS) {
+	if (a->file == KMAD_KERNEL && mad[MAD_OFF_MGMT_CLASS] == CMWIRE_CLASS) {
 		/* ib_cm's: every CM message is a Send, matched by comm IDs */
 		kucmaio_cm_recv(&h->ucma, mad, MAD_SIZE, ntohs((uint16_t)in->slid), now);
 		return;

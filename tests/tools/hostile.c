@@ -8,8 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "a11.h"
 #include "ats.h"
-#include "cm.h"
+#include "cmwire.h"
 #include "mport.h"
 #include "notice.h"
 #include "sa.h"
@@ -80,7 +81,7 @@ int main(int argc, char **argv)
 		return 3;
 	a34 = mport_register_oui(p, VMAD_CLASS_LIVENESS, VMAD_LIVENESS_VERSION, 1, VMAD_OUI_OPENIB, 0);
 	a32 = mport_register_oui(p, VMAD_CLASS_IBPING, 1, 0, VMAD_OUI_OPENIB, 0);
-	acm = mport_register(p, CM_CLASS, CM_CLASS_VERSION, 0);
+	acm = mport_register(p, CMWIRE_CLASS, CMWIRE_CLASS_VERSION, 0);
 	asa = mport_register(p, SA_CLASS, SA_CLASS_VERSION, 1);
 	if (a34 < 0 || a32 < 0 || acm < 0 || asa < 0)
 		return 3;
@@ -114,12 +115,12 @@ int main(int argc, char **argv)
 	/* CM: every attribute 0x10..0x1f with random bodies, a REQ for an IP
 	 * service with garbage private data, versions 0..3. */
 	for (i = 0; i < 64; i++) {
-		hdr(m, CM_CLASS, (uint8_t)(i % 4 == 0 ? CM_CLASS_VERSION : i % 4), 0x03,
+		hdr(m, CMWIRE_CLASS, (uint8_t)(i % 4 == 0 ? CMWIRE_CLASS_VERSION : i % 4), 0x03,
 		    (uint16_t)(0x10 + i % 16));
-		for (v = CM_DATA_OFF; v < MAD_SIZE; v++)
+		for (v = CMWIRE_DATA_OFF; v < MAD_SIZE; v++)
 			m[v] = (uint8_t)rand();
 		if (i % 16 == 0)
-			wire_put64(m + CM_DATA_OFF + 8, cm_ip_service_id(CM_PS_TCP, 5001));
+			wire_put64(m + CMWIRE_DATA_OFF + 8, a11_service_id(A11_PS_TCP, 5001));
 		fire(p, acm, lid, m, 0);
 	}
 	/* SA: ServiceRecord Sets with the ATS name and extreme fields; a Get

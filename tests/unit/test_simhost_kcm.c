@@ -16,7 +16,7 @@
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_verbs.h>
 
-#include "cm.h"
+#include "cmwire.h"
 #include "kcm.h"
 #include "kcm_qp.h"
 #include "mad.h"
@@ -323,7 +323,7 @@ static void test_rej_invalid_sid(void **state)
 	assert_int_equal(wire_get32(s.mad + 24), 0);
 	assert_int_equal(wire_get32(s.mad + 28), kcm_conn(A, a)->local_id);
 	assert_int_equal(s.mad[24 + 8] >> 6, 0);
-	assert_int_equal(wire_get16(s.mad + 24 + 10), CM_REJ_INVALID_SERVICE_ID);
+	assert_int_equal(wire_get16(s.mad + 24 + 10), CMWIRE_REJ_INVALID_SERVICE_ID);
 	kcm_recv(A, s.mad, KCM_MAD, 2, 1);
 	e = one_event(A, KCM_EV_REJ_RCVD);
 	assert_int_equal(e.status, 8);
@@ -340,7 +340,7 @@ static void test_rej_consumer(void **state)
 
 	(void)state;
 	b = connect_req(&a);
-	assert_int_equal(kcm_rej(B, b, CM_REJ_CONSUMER, (const uint8_t *)"busy", 4, 1), 0);
+	assert_int_equal(kcm_rej(B, b, CMWIRE_REJ_CONSUMER, (const uint8_t *)"busy", 4, 1), 0);
 	assert_int_equal(kcm_conn(B, b)->state, KCM_IDLE);
 	assert_int_equal(pipe_to(B, A, 1), 1);
 	e = one_event(A, KCM_EV_REJ_RCVD);
@@ -380,7 +380,7 @@ static void test_req_timeout(void **state)
 static void test_mra_storm(void **state)
 {
 	struct kcm_param p = param(1, "");
-	struct cm_mra mra = { .message_mraed = 0, .service_timeout = 14 };
+	struct cmwire_mra mra = { .message_mraed = 0, .service_timeout = 14 };
 	uint8_t mad[KCM_MAD];
 	struct kcm_event e;
 	struct kcm_send s;
@@ -402,7 +402,7 @@ static void test_mra_storm(void **state)
 	mad[2] = 2;
 	mad[3] = 0x03;
 	wire_put16(mad + MAD_OFF_ATTR_ID, 0x0011);
-	cm_mra_encode(mad + 24, &mra);
+	cmwire_mra_encode(mad + 24, &mra);
 	for (t = 0; t < 100 * bound; t++) {
 		if (t % 10 == 5)
 			kcm_recv(A, mad, sizeof(mad), 2, t);
@@ -491,14 +491,14 @@ static void test_lost_rtu(void **state)
 /* A DREQ nobody knows: a DREP, ids swapped, the DREQ's TID. */
 static void test_dreq_unknown(void **state)
 {
-	struct cm_dreq d = { .local_comm_id = 0x1111, .remote_comm_id = 0x2222 };
+	struct cmwire_dreq d = { .local_comm_id = 0x1111, .remote_comm_id = 0x2222 };
 	uint8_t mad[KCM_MAD] = { 1, 0x07, 2, 0x03 };
 	struct kcm_send s;
 
 	(void)state;
 	wire_put64(mad + MAD_OFF_TID, 0x0000000500001111ull);
 	wire_put16(mad + MAD_OFF_ATTR_ID, 0x0015);
-	cm_dreq_encode(mad + 24, &d);
+	cmwire_dreq_encode(mad + 24, &d);
 	kcm_recv(B, mad, sizeof(mad), 7, 0);
 	s = one_send(B, 0x0016);
 	assert_int_equal(s.dlid, 7);
@@ -543,18 +543,18 @@ static void test_destroy(void **state)
 	kcm_destroy(A, (uint32_t)a, 1);
 	assert_null(kcm_conn(A, a));
 	s = one_send(A, 0x0012);
-	assert_int_equal(wire_get16(s.mad + 24 + 10), CM_REJ_TIMEOUT);
+	assert_int_equal(wire_get16(s.mad + 24 + 10), CMWIRE_REJ_TIMEOUT);
 	assert_int_equal(wire_get64(s.mad + 24 + 12), GA);
 	kcm_recv(B, s.mad, KCM_MAD, 1, 1);
 	e = one_event(B, KCM_EV_REJ_RCVD);
 	assert_int_equal(e.conn, b);
-	assert_int_equal(e.status, CM_REJ_TIMEOUT);
+	assert_int_equal(e.status, CMWIRE_REJ_TIMEOUT);
 	/* REQ_RCVD (a fresh pair): REJ consumer defined */
 	kcm_destroy(B, b, 1);
 	b = connect_req(&a);
 	kcm_destroy(B, b, 2);
 	s = one_send(B, 0x0012);
-	assert_int_equal(wire_get16(s.mad + 24 + 10), CM_REJ_CONSUMER);
+	assert_int_equal(wire_get16(s.mad + 24 + 10), CMWIRE_REJ_CONSUMER);
 	kcm_recv(A, s.mad, KCM_MAD, 2, 2);
 	one_event(A, KCM_EV_REJ_RCVD);
 	kcm_destroy(A, (uint32_t)a, 2);

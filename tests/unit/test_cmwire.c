@@ -1,4 +1,5 @@
-#include <arpa/inet.h>
+/* The simulated kernel's CM message codec (tests/simhost/cmwire.h):
+ * golden vectors laid out by hand from IBTA Vol 1 Tables 106-113. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,13 +9,12 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cm.h"
-#include "rcm.h"
+#include "cmwire.h"
 
 /* A REQ laid out by hand from Table 106 (offsets after the MAD header). */
 static void golden_req(uint8_t *d)
 {
-	memset(d, 0, CM_DATA_SIZE);
+	memset(d, 0, CMWIRE_DATA_SIZE);
 	memcpy(d + 0, "\x11\x22\x33\x44", 4);                      /* local comm ID */
 	memcpy(d + 8, "\x00\x00\x00\x00\x01\x06\x13\x89", 8);      /* service ID TCP 5001 */
 	memcpy(d + 16, "\x00\x02\xc9\x03\x00\x0a\x0b\x0c", 8);     /* local CA GUID */
@@ -39,12 +39,12 @@ static void golden_req(uint8_t *d)
 
 static void test_req_golden(void **state)
 {
-	uint8_t d[CM_DATA_SIZE], e[CM_DATA_SIZE];
-	struct cm_req m;
+	uint8_t d[CMWIRE_DATA_SIZE], e[CMWIRE_DATA_SIZE];
+	struct cmwire_req m;
 
 	(void)state;
 	golden_req(d);
-	assert_int_equal(cm_req_decode(d, sizeof(d), &m), 0);
+	assert_int_equal(cmwire_req_decode(d, sizeof(d), &m), 0);
 	assert_int_equal(m.local_comm_id, 0x11223344);
 	assert_true(m.service_id == 0x0000000001061389ull);
 	assert_true(m.local_ca_guid == 0x0002c903000a0b0cull);
@@ -70,8 +70,8 @@ static void test_req_golden(void **state)
 	assert_int_equal(m.primary.subnet_local, 1);
 	assert_int_equal(m.primary.local_ack_timeout, 18);
 	assert_memory_equal(m.private_data, "pd", 2);
-	cm_req_encode(e, &m);
-	assert_memory_equal(e, d, CM_DATA_SIZE);
+	cmwire_req_encode(e, &m);
+	assert_memory_equal(e, d, CMWIRE_DATA_SIZE);
 }
 
 /* Every field set to a pattern and back: field tables do not overlap. */
@@ -85,41 +85,41 @@ static void fill(void *p, size_t n, unsigned seed)
 }
 
 #define ROUNDTRIP_WIRE(name, type) do { \
-	uint8_t w1[CM_DATA_SIZE], w2[CM_DATA_SIZE]; \
+	uint8_t w1[CMWIRE_DATA_SIZE], w2[CMWIRE_DATA_SIZE]; \
 	type m, m2; \
 	fill(w1, sizeof(w1), 3); \
-	assert_int_equal(cm_##name##_decode(w1, sizeof(w1), &m), 0); \
-	cm_##name##_encode(w2, &m); \
-	assert_int_equal(cm_##name##_decode(w2, sizeof(w2), &m2), 0); \
+	assert_int_equal(cmwire_##name##_decode(w1, sizeof(w1), &m), 0); \
+	cmwire_##name##_encode(w2, &m); \
+	assert_int_equal(cmwire_##name##_decode(w2, sizeof(w2), &m2), 0); \
 	assert_memory_equal(&m, &m2, sizeof(m)); \
-	cm_##name##_encode(w1, &m2); \
+	cmwire_##name##_encode(w1, &m2); \
 	assert_memory_equal(w1, w2, sizeof(w1)); \
-	assert_int_equal(cm_##name##_decode(w1, CM_DATA_SIZE - 1, &m), -EMSGSIZE); \
+	assert_int_equal(cmwire_##name##_decode(w1, CMWIRE_DATA_SIZE - 1, &m), -EMSGSIZE); \
 } while (0)
 
 static void test_roundtrips(void **state)
 {
-	uint8_t d[CM_DATA_SIZE], e[CM_DATA_SIZE];
-	struct cm_rej rej;
-	struct cm_rep rep;
-	struct cm_dreq dreq;
+	uint8_t d[CMWIRE_DATA_SIZE], e[CMWIRE_DATA_SIZE];
+	struct cmwire_rej rej;
+	struct cmwire_rep rep;
+	struct cmwire_dreq dreq;
 
 	(void)state;
-	ROUNDTRIP_WIRE(req, struct cm_req);
-	ROUNDTRIP_WIRE(mra, struct cm_mra);
-	ROUNDTRIP_WIRE(rej, struct cm_rej);
-	ROUNDTRIP_WIRE(rep, struct cm_rep);
-	ROUNDTRIP_WIRE(rtu, struct cm_rtu);
-	ROUNDTRIP_WIRE(dreq, struct cm_dreq);
-	ROUNDTRIP_WIRE(drep, struct cm_drep);
+	ROUNDTRIP_WIRE(req, struct cmwire_req);
+	ROUNDTRIP_WIRE(mra, struct cmwire_mra);
+	ROUNDTRIP_WIRE(rej, struct cmwire_rej);
+	ROUNDTRIP_WIRE(rep, struct cmwire_rep);
+	ROUNDTRIP_WIRE(rtu, struct cmwire_rtu);
+	ROUNDTRIP_WIRE(dreq, struct cmwire_dreq);
+	ROUNDTRIP_WIRE(drep, struct cmwire_drep);
 	/* REJ: reason at 10..11, ARI from 12, private data from 84. */
 	memset(&rej, 0, sizeof(rej));
 	rej.local_comm_id = 1;
 	rej.remote_comm_id = 2;
 	rej.message_rejected = 0;
-	rej.reason = CM_REJ_CONSUMER;
+	rej.reason = CMWIRE_REJ_CONSUMER;
 	rej.private_data[0] = 'x';
-	cm_rej_encode(d, &rej);
+	cmwire_rej_encode(d, &rej);
 	assert_int_equal(d[11], 28);
 	assert_int_equal(d[84], 'x');
 	/* REP: QPN in the upper 24 bits at 12, CA GUID at 28. */
@@ -127,86 +127,15 @@ static void test_roundtrips(void **state)
 	rep.local_qpn = 0x123456;
 	rep.local_ca_guid = 0x0102030405060708ull;
 	rep.rnr_retry_count = 7;
-	cm_rep_encode(e, &rep);
+	cmwire_rep_encode(e, &rep);
 	assert_memory_equal(e + 12, "\x12\x34\x56", 3);
 	assert_int_equal(e[27], 7 << 5);
 	assert_int_equal(e[28], 1);
 	/* DREQ: remote QPN in the upper 24 bits at 8. */
 	memset(&dreq, 0, sizeof(dreq));
 	dreq.remote_qpn_eecn = 0xabcdef;
-	cm_dreq_encode(d, &dreq);
+	cmwire_dreq_encode(d, &dreq);
 	assert_memory_equal(d + 8, "\xab\xcd\xef\x00", 4);
-}
-
-static void test_ip_pdata(void **state)
-{
-	static const uint8_t golden[CM_IP_PDATA_LEN] = {
-		0x00, 0x40, 0x13, 0x89,
-		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 10, 0, 0, 1,
-		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 10, 0, 0, 2,
-	};
-	struct cm_ip_pdata p, q;
-	uint8_t pd[CM_IP_PDATA_LEN];
-
-	(void)state;
-	memset(&p, 0, sizeof(p));
-	ats_ip_parse("10.0.0.1", &p.src);
-	ats_ip_parse("10.0.0.2", &p.dst);
-	p.src_port = 5001;
-	cm_ip_pdata_encode(pd, &p);
-	assert_memory_equal(pd, golden, sizeof(golden));
-	assert_int_equal(cm_ip_pdata_decode(pd, sizeof(pd), &q), 0);
-	assert_true(ats_ip_equal(&q.src, &p.src));
-	assert_true(ats_ip_equal(&q.dst, &p.dst));
-	assert_int_equal(q.src_port, 5001);
-	ats_ip_parse("fd00::1", &p.src);
-	ats_ip_parse("fd00::2", &p.dst);
-	cm_ip_pdata_encode(pd, &p);
-	assert_int_equal(pd[1], 0x60);
-	assert_int_equal(pd[4], 0xfd);
-	assert_int_equal(cm_ip_pdata_decode(pd, sizeof(pd), &q), 0);
-	assert_int_equal(q.src.family, AF_INET6);
-	pd[1] = 0x50;
-	assert_int_equal(cm_ip_pdata_decode(pd, sizeof(pd), &q), -EINVAL);
-	assert_int_equal(cm_ip_pdata_decode(pd, 35, &q), -EMSGSIZE);
-}
-
-static void test_service_id(void **state)
-{
-	uint16_t ps, port;
-
-	(void)state;
-	assert_true(cm_ip_service_id(CM_PS_TCP, 5001) == 0x0000000001061389ull);
-	assert_true(cm_ip_service_parse(0x0000000001061389ull, &ps, &port));
-	assert_int_equal(ps, CM_PS_TCP);
-	assert_int_equal(port, 5001);
-	assert_false(cm_ip_service_parse(0x10000CE100415453ull, &ps, &port));
-	assert_false(cm_ip_service_parse(0x0000000001FF0001ull, &ps, &port));
-}
-
-static void test_judge(void **state)
-{
-	struct rcm_conf c;
-	struct ats_ip src, prim, other;
-	char why[200];
-
-	(void)state;
-	memset(&c, 0, sizeof(c));
-	ats_ip_parse("10.0.0.1", &src);
-	ats_ip_parse("10.0.0.1", &prim);
-	ats_ip_parse("10.0.0.9", &other);
-	c.policy = RCM_ACCEPT_ANY;
-	assert_int_equal(rcm_judge(&c, &src, NULL, why, sizeof(why)), 0);
-	c.policy = RCM_ACCEPT_AGREE;
-	assert_int_equal(rcm_judge(&c, &src, &prim, why, sizeof(why)), 0);
-	assert_int_equal(rcm_judge(&c, &src, &other, why, sizeof(why)), -EACCES);
-	assert_string_equal(why, "ibats: spoofed source: IP 10.0.0.1 is not the requester's ATS primary 10.0.0.9");
-	assert_int_equal(rcm_judge(&c, &src, NULL, why, sizeof(why)), -EACCES);
-	assert_string_equal(why, "ibats: the requester's GID has no ATS primary IP");
-	c.policy = RCM_ACCEPT_LIST;
-	assert_int_equal(rcm_judge(&c, &src, &prim, why, sizeof(why)), -EACCES);
-	c.accept[c.naccept++] = src;
-	assert_int_equal(rcm_judge(&c, &src, NULL, why, sizeof(why)), 0);
 }
 
 int main(void)
@@ -214,9 +143,6 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_req_golden),
 		cmocka_unit_test(test_roundtrips),
-		cmocka_unit_test(test_ip_pdata),
-		cmocka_unit_test(test_service_id),
-		cmocka_unit_test(test_judge),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

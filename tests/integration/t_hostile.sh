@@ -47,8 +47,9 @@ T_PIDS="$T_PIDS $!"
 check "host1 (no ib_cm) serves the CM class and storms" \
 	wait_for "the storm" 10 grep -q "^storming" "$RUN/storm.out"
 T_PIDS="$T_PIDS $(cat "$RUN/storm.pid")"
+G1=$(port_gid host1)
 T0=$(date +%s%3N)
-on host3 timeout 10 "$UCMATOSE" -f gid -s "$(port_gid host1)" -C 0 >"$RUN/mra.out" 2>&1
+on host3 timeout 10 "$UCMATOSE" -f gid -s "$G1" -C 0 >"$RUN/mra.out" 2>&1
 MRA_MS=$(($(date +%s%3N) - T0))
 stop_pid "$(cat "$RUN/storm.pid")"
 check_out "ucmatose from host3 to host1 fails: UNREACHABLE, -ETIMEDOUT" \

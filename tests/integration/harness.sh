@@ -33,7 +33,11 @@
 #                                AGENT_NO_KERNEL_CM=1)
 #   agent NODE ARGS...           atsctl on NODE talking to that agent
 #   on NODE CMD ARGS...          run CMD attached to NODE (its simulated host)
-#   node_up NODE [OPTS]          NODE's simulated kernel (tests/simhost)
+#   node_up NODE [OPTS]          NODE's simulated kernel (tests/simhost);
+#                                $RUN/simhost-NODE.extra, written before the
+#                                node starts (before fabric_start on a small
+#                                fabric), holds more simhostd options for it
+#                                (--cm-retries 2 --cm-timeout 14, say)
 #   simhost NODE CMD             a command to it (rereg, status, drop, rmpp,
 #                                ipoib add/del, modprobe/rmmod ib_cm)
 #   rmpp_off                     every node without RMPP (an SA without it)
@@ -269,13 +273,16 @@ trap 'exit 1' INT TERM
 # runs (tests/simhost/simhostd: --kernel-cm, --ipoib NAME[:PKEY]; options
 # only at its start: later, `simhost NODE ...` changes it as an admin
 # would). Tracked by its pid file, as on() runs in subshells too.
+# $RUN/simhost-NODE.extra: the test's options for NODE, split into words.
 node_up() {
-	local node=$1 i nowait=
+	local node=$1 i nowait= extra=
 	shift
 	[ "${1:-}" = --no-wait ] && nowait=1 && shift
 	[ -e "$SIMHOST_DIR/$node/ready" ] && return 0
+	[ -f "$RUN/simhost-$node.extra" ] && extra=$(cat "$RUN/simhost-$node.extra")
 	if mkdir "$SIMHOST_DIR/$node.lock" 2>/dev/null; then
-		"$SIMHOSTD" -n "$node" -d "$SIMHOST_DIR" ${SIMHOST_VERBOSE:+-v} "$@" \
+		# shellcheck disable=SC2086 # $extra: one option a word
+		"$SIMHOSTD" -n "$node" -d "$SIMHOST_DIR" ${SIMHOST_VERBOSE:+-v} $extra "$@" \
 			>>"$RUN/simhost-$node.log" 2>&1 </dev/null &
 		echo $! >"$SIMHOST_DIR/$node.pid"
 	fi

@@ -3,7 +3,13 @@
  * SA (ServiceRecord Set/Delete/Get with extreme fields). With "reports",
  * only SA Reports (traps 64/65, forged and garbled) to the node, which
  * must refuse them: they do not come from its SA. Prints what it sent and
- * how many answers came; the test then checks that everybody lives. */
+ * how many answers came; the test then checks that everybody lives.
+ *
+ * hostile mra TIMEOUT: a CM peer that never answers: serves CM Sends
+ * through umad (a node without ib_cm), prints each REQ it receives and
+ * answers every REQ seen with an MRA (service timeout TIMEOUT) every
+ * 20 ms until SIGTERM, never a REP; then prints how many MRAs it sent. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +17,7 @@
 #include "a11.h"
 #include "ats.h"
 #include "cmwire.h"
+#include "mono.h"
 #include "mport.h"
 #include "notice.h"
 #include "sa.h"
@@ -64,6 +71,102 @@ static void reports(struct mport *p, int asa, uint16_t lid)
 	}
 }
 
+#define STORM_MS 20
+#define STORM_PEERS 16
+
+struct storm {
+	struct mport *p;
+	unsigned n;
+	uint32_t comm[STORM_PEERS]; /* the REQs' local comm IDs */
+	uint64_t tid[STORM_PEERS];
+	struct mport_held from[STORM_PEERS];
+};
+
+static volatile sig_atomic_t stop;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+/* Every REQ is printed (a retry is the same comm ID again); the first of
+ * each comm ID is kept to be MRAed. Nothing is answered here. */
+static size_t storm_req(const uint8_t *req, size_t len, uint8_t *resp, size_t cap, void *ctx)
+{
+	struct storm *s = ctx;
+	struct cmwire_req r;
+	unsigned i;
+
+	(void)resp;
+	(void)cap;
+	if (len < CMWIRE_DATA_OFF + CMWIRE_DATA_SIZE || wire_get16(req + MAD_OFF_ATTR_ID) != CMWIRE_ATTR_REQ ||
+	    cmwire_req_decode(req + CMWIRE_DATA_OFF, len - CMWIRE_DATA_OFF, &r))
+		return 0;
+	for (i = 0; i < s->n && s->comm[i] != r.local_comm_id; i++)
+		;
+	if (i == s->n && i < STORM_PEERS && !mport_requester(s->p, &s->from[i])) {
+		s->comm[i] = r.local_comm_id;
+		s->tid[i] = wire_get64(req + MAD_OFF_TID);
+		s->n++;
+	}
+	printf("REQ 0x%08x\n", r.local_comm_id);
+	return 0;
+}
+
+/* IBTA 12.6.6 (Table 107): MRA of a REQ (MessageMRAed 0), with the REQ's
+ * TID as cm.c cm_format_mra does. */
+static void storm_mra(struct storm *s, unsigned i, uint8_t timeout)
+{
+	struct cmwire_mra m = { 0 };
+	uint8_t mad[MAD_SIZE];
+
+	hdr(mad, CMWIRE_CLASS, CMWIRE_CLASS_VERSION, 0x03, CMWIRE_ATTR_MRA);
+	wire_put64(mad + MAD_OFF_TID, s->tid[i]);
+	m.local_comm_id = ~s->comm[i];
+	m.remote_comm_id = s->comm[i];
+	m.message_mraed = 0;
+	m.service_timeout = timeout;
+	cmwire_mra_encode(mad + CMWIRE_DATA_OFF, &m);
+	if (!mport_answer_held(s->p, &s->from[i], mad, MAD_SIZE))
+		sent++;
+}
+
+static int storm(uint8_t timeout)
+{
+	struct storm s = { 0 };
+	struct sigaction sa = { 0 };
+	int64_t next;
+	unsigned i;
+
+	sa.sa_handler = on_term;
+	sigaction(SIGTERM, &sa, NULL);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (mport_open(&s.p, NULL, 0))
+		return 3;
+	if (mport_register_serve(s.p, CMWIRE_CLASS, CMWIRE_CLASS_VERSION, 0x03) < 0) {
+		mport_close(s.p);
+		return 3;
+	}
+	mport_set_responder(s.p, storm_req, &s);
+	printf("storming: an MRA (service timeout %u) to every REQ every %d ms\n", timeout,
+	       STORM_MS);
+	for (next = mono_ms() + STORM_MS; !stop;) {
+		int64_t now = mono_ms();
+
+		if (now < next) {
+			mport_serve(s.p, (int)(next - now));
+			continue;
+		}
+		for (i = 0; i < s.n; i++)
+			storm_mra(&s, i, timeout);
+		next = now + STORM_MS;
+	}
+	printf("sent %u MRAs\n", sent);
+	mport_close(s.p);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	uint16_t lid, sm;
@@ -72,6 +175,8 @@ int main(int argc, char **argv)
 	uint8_t m[MAD_SIZE];
 	unsigned i, v;
 
+	if (argc == 3 && !strcmp(argv[1], "mra"))
+		return storm((uint8_t)(strtoul(argv[2], NULL, 0) & 0x1f));
 	if (argc != 3 && (argc != 4 || strcmp(argv[3], "reports")))
 		return 2;
 	lid = (uint16_t)strtoul(argv[1], NULL, 0);

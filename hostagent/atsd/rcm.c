@@ -15,6 +15,7 @@
 #include "a11.h"
 #include "ats_query.h"
 #include "log.h"
+#include "mono.h"
 #include "rcm.h"
 #include "sa_client.h"
 
@@ -36,7 +37,19 @@ struct rcm {
 	unsigned timeout_ms;        /* of the connect under way */
 	char *err;                  /* its error text */
 	size_t errlen;
+	/* refusal lines: a peer's REQ flood must not flood the log */
+	int64_t rl_start;
+	unsigned rl_lines, rl_quiet;
 };
+
+/* Each refusal is logged, at most RCM_LOG_BURST lines in RCM_LOG_WINDOW_MS;
+ * what was left out is counted in the next line. */
+#define RCM_LOG_BURST 10
+#define RCM_LOG_WINDOW_MS 10000
+/* Connection requests judged per rcm_serve: each may cost an SA round
+ * trip (the requester's ATS primary), and the thread's queued lookups
+ * get their turn between batches. */
+#define RCM_SERVE_BATCH 8
 
 const char *rcm_state_name(enum rcm_state s)
 {
@@ -288,6 +301,28 @@ static struct rdma_conn_param conn_param(const void *pd, uint8_t len)
 	return p;
 }
 
+static void refused(struct rcm *r, const char *gid, const char *why, int err)
+{
+	int64_t now = mono_ms();
+
+	if (now - r->rl_start >= RCM_LOG_WINDOW_MS) {
+		r->rl_start = now;
+		r->rl_lines = 0;
+	}
+	if (r->rl_lines >= RCM_LOG_BURST) {
+		r->rl_quiet++;
+		return;
+	}
+	r->rl_lines++;
+	if (r->rl_quiet)
+		log_warn("CM: REQ from %s rejected: %s%s%s (and %u more refused, not logged)", gid,
+			 why, err ? ": " : "", err ? strerror(err) : "", r->rl_quiet);
+	else
+		log_warn("CM: REQ from %s rejected: %s%s%s", gid, why, err ? ": " : "",
+			 err ? strerror(err) : "");
+	r->rl_quiet = 0;
+}
+
 /* A CONNECT_REQUEST on a listener: its new id is accepted (kept in the
  * table) or rejected (destroyed after the event's ack). */
 static struct rdma_cm_id *on_request(struct rcm *r, struct rdma_cm_event *ev)
@@ -313,7 +348,7 @@ static struct rdma_cm_id *on_request(struct rcm *r, struct rdma_cm_event *ev)
 	if (!why[0] && !(s = slot_new(r, id)))
 		snprintf(why, sizeof(why), "ibats: connection table full");
 	if (why[0]) {
-		log_warn("CM: REQ from %s rejected: %s", gid, why);
+		refused(r, gid, why, 0);
 		/* Reason 28, consumer defined (rdma_reject, cma.c). */
 		rdma_reject(id, why, (uint8_t)(strlen(why) + 1));
 		return id;
@@ -325,7 +360,7 @@ static struct rdma_cm_id *on_request(struct rcm *r, struct rdma_cm_event *ev)
 	c.src_port = pd.src_port;
 	if (rdma_create_qp(id, NULL, &qa) || rdma_accept(id, &cp)) {
 		snprintf(why, sizeof(why), "ibats: no QP for the connection");
-		log_warn("CM: REQ from %s rejected: %s (%s)", gid, why, strerror(errno));
+		refused(r, gid, why, errno);
 		if (id->qp)
 			rdma_destroy_qp(id);
 		r->nconns--;
@@ -464,10 +499,14 @@ static int serve_one(struct rcm *r)
 	return 0;
 }
 
-void rcm_serve(struct rcm *r)
+int rcm_serve(struct rcm *r)
 {
-	while (!serve_one(r))
-		;
+	int i;
+
+	for (i = 0; i < RCM_SERVE_BATCH; i++)
+		if (serve_one(r))
+			return 0;
+	return 1;
 }
 
 /* Serves events until done(r, arg) or timeout_ms pass: -ETIMEDOUT. */

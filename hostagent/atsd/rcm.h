@@ -72,8 +72,9 @@ void rcm_fini(struct rcm *r);
 const char *rcm_missing_text(int err);
 /* The event channel's fd: readable when events wait. */
 int rcm_fd(const struct rcm *r);
-/* Handles the events that wait, without blocking. */
-void rcm_serve(struct rcm *r);
+/* Handles the events that wait, without blocking, a batch at most: 1
+ * when more may wait (the caller serves again without sleeping), else 0. */
+int rcm_serve(struct rcm *r);
 /* Active side, src our address in the A11 private data; each step is
  * bounded by timeout_ms. */
 int rcm_connect(struct rcm *r, const struct ats_ip *dst, uint16_t port,

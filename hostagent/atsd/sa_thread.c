@@ -207,6 +207,7 @@ static void post_report(const struct saj_report *r, void *ctx)
 static void *thread_main(void *arg)
 {
 	struct saj_thread *t = arg;
+	int cm_more = 0; /* connection requests left after a batch */
 
 	pthread_mutex_lock(&t->mu);
 	for (;;) {
@@ -219,14 +220,14 @@ static void *thread_main(void *arg)
 			}
 			/* mport_serve waits on the port's fd alone: listen in
 			 * slices, so a new job waits one slice at most, and
-			 * drain the CM's channel after each (a connection
+			 * drain the CM's channel after each, a batch at a
+			 * time so queued jobs come between (a connection
 			 * request waits one slice at most too). The CM stays
 			 * on this thread: its listener asks ATS who is
 			 * calling, through the port this thread owns. */
 			pthread_mutex_unlock(&t->mu);
-			mport_serve(t->port, SERVE_SLICE_MS);
-			if (t->cm)
-				rcm_serve(t->cm);
+			mport_serve(t->port, cm_more ? 0 : SERVE_SLICE_MS);
+			cm_more = t->cm && rcm_serve(t->cm);
 			pthread_mutex_lock(&t->mu);
 		}
 		if (t->stop)

@@ -200,9 +200,12 @@ ucma_pair() {
 	on host2 timeout 20 "$UCMATOSE" -f gid -b "$G2" -C 0 $2 >"$RUN/ucmatose-$1-server.log" 2>&1 &
 	srv=$!
 	T_PIDS="$T_PIDS $srv"
-	wait_for "ucmatose $1 listening on host2" 10 listening host2
-	on host4 timeout 20 "$UCMATOSE" -f gid -s "$G2" -C 0 $3 >"$RUN/ucmatose-$1-client.log" 2>&1
-	echo $? >"$RUN/ucmatose-$1-client.rc"
+	if wait_for "ucmatose $1 listening on host2" 10 listening host2 >"$RUN/ucmatose-$1-client.log"; then
+		on host4 timeout 20 "$UCMATOSE" -f gid -s "$G2" -C 0 $3 >"$RUN/ucmatose-$1-client.log" 2>&1
+		echo $? >"$RUN/ucmatose-$1-client.rc"
+	else
+		echo "not started: the server never listened" >"$RUN/ucmatose-$1-client.rc"
+	fi
 	wait "$srv"
 	echo $? >"$RUN/ucmatose-$1-server.rc"
 }

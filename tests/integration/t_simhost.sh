@@ -195,6 +195,7 @@ listening() {
 }
 # ucma_pair NAME "SERVER OPTS" "CLIENT OPTS": a server on host2 bound to
 # its GID, a client on host4; each one's exit status in $RUN/ucmatose-NAME-*.rc.
+# shellcheck disable=SC2086 # the OPTS strings split into words
 ucma_pair() {
 	local srv
 	on host2 timeout 20 "$UCMATOSE" -f gid -b "$G2" -C 0 $2 >"$RUN/ucmatose-$1-server.log" 2>&1 &

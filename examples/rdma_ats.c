@@ -19,8 +19,8 @@
  * same binary, on the simulated host (tests/simhost/RDMACM.md: simhostd
  * plays rdma_ucm and ib_cm for the unmodified librdmacm). Its refusals
  * and its client's errors read as atsd's (hostagent/atsd/rcm.c): the
- * reason text prefixed "ibats: ", "rejected (reason N): TEXT", the failed
- * step named. */
+ * reason text (ibats_check_peer's) prefixed "ibats: ", "rejected (reason
+ * N): TEXT", the failed step named. */
 #include <arpa/inet.h>
 #include <endian.h>
 #include <errno.h>
@@ -255,6 +255,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: rdma_ats server [-P PORT] | client [-P PORT] SRC_IP DST_IP\n");
 		return 2;
 	}
+	/* A line at a time: the server's accepts and refusals are read
+	 * while it runs, its output often a file. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	ret = ibats_open(&h, NULL);
 	if (ret) {
 		fprintf(stderr, "rdma_ats: ibats_open: %s\n", strerror(-ret));

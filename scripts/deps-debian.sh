@@ -5,13 +5,13 @@ set -e
 PKGS="build-essential autoconf automake libtool pkg-config
 	opensm libopensm-dev libibumad-dev libibverbs-dev librdmacm-dev libmnl-dev nettle-dev libcmocka-dev
 	ibsim-utils infiniband-diags iproute2 python3 python3-prometheus-client clang libclang-rt-14-dev cppcheck
-	debhelper dpkg-dev lintian systemd man-db bash-completion strace python3-yaml
-	rdmacm-utils"
+	debhelper dpkg-dev lintian systemd man-db bash-completion strace python3-yaml rdmacm-utils"
 # systemd and man-db: t_systemd's systemd-analyze verify (ExecStart=,
 # Documentation= man pages) and security, and systemd-sysusers; strace:
 # the address families and socket calls atsd makes (t_systemd);
-# python3-yaml: tests/layout/t_alerts.py reads doc/alerts/ibats.rules.yml.
-# rdmacm-utils: stock ucmatose over the simulated rdma_cm (t_hostile).
+# python3-yaml: tests/layout/t_alerts.py reads doc/alerts/ibats.rules.yml;
+# rdmacm-utils: the stock ucmatose that t_simhost and t_hostile run
+# across the simulated fabric (interop, the MRA storm bound).
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 export DEBIAN_FRONTEND=noninteractive

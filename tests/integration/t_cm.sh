@@ -58,6 +58,38 @@ check_out "... and host2 logs why" "REQ from .* rejected: ibats: spoofed source"
 	cat "$RUN/atsd-host2.log"
 check_count "host2 holds only host1's connection" 1 agent host2 connections
 
+# examples/rdma_ats, the same connect/listen through librdmacm in a
+# program of its own (ATS from the SA: no atsd socket at its default
+# path), its server on host2 polled by host2's ib_cm listens.
+RDMA_ATS="$top_builddir/examples/rdma_ats"
+[ -x "$top_builddir/examples/.libs/rdma_ats" ] && RDMA_ATS="$top_builddir/examples/.libs/rdma_ats"
+cm_listens() {
+	simhost "$1" status | sed -n 's/.* cm_listens=\([0-9]*\).*/\1/p'
+}
+more_listens() {
+	[ "$(cm_listens "$1")" -gt "$2" ]
+}
+L=$(cm_listens host2)
+on host2 sh -c 'echo $$ >"$0"; exec "$@"' "$RUN/rdma_ats.pid" "$RDMA_ATS" server -P 6001 \
+	>"$RUN/rdma_ats-server.log" 2>&1 &
+T_PIDS="$T_PIDS $!"
+check "rdma_ats server -P 6001 on host2 listens (one more ib_cm listen)" \
+	wait_for "rdma_ats's listen" 10 more_listens host2 "$L"
+T_PIDS="$T_PIDS $(cat "$RUN/rdma_ats.pid")"
+check_out "rdma_ats client on host1 connects to 10.0.0.2 by IP" "^connected to 10\.0\.0\.2$" \
+	on host1 timeout 10 "$RDMA_ATS" client -P 6001 10.0.0.1 10.0.0.2
+check_rc "... a client on host3 claiming 10.0.0.3 (its primary is 10.0.0.33) is refused with the reason" 3 \
+	"rejected \(reason 28\): ibats: A11 source 10\.0\.0\.3 is not the requester's ATS primary 10\.0\.0\.33" \
+	on host3 timeout 10 "$RDMA_ATS" client -P 6001 10.0.0.3 10.0.0.2
+check_out "... the server printed the one it accepted" \
+	"^accepted: A11 source 10\.0\.0\.1 is the requester's ATS primary$" cat "$RUN/rdma_ats-server.log"
+check_out "... and the one it refused, with the reason" \
+	"^rejected: ibats: A11 source 10\.0\.0\.3 is not the requester's ATS primary 10\.0\.0\.33$" cat "$RUN/rdma_ats-server.log"
+stop_pid "$(cat "$RUN/rdma_ats.pid")"
+check_out "... the server gone, host2's ib_cm holds atsd's listen only" "^$L$" cm_listens host2
+check_rc "... and a client gets the kernel's REJ, invalid service ID, at once" 3 \
+	"rejected \(reason 8\)" on host1 timeout 5 "$RDMA_ATS" client -P 6001 10.0.0.1 10.0.0.2
+
 ID=$(agent host1 connections | awk '{print $1}')
 check "host1 disconnects (DREQ/DREP)" agent host1 disconnect "$ID"
 check_count "host1 has no connection left" 0 agent host1 connections

@@ -182,6 +182,60 @@ wait "$UCMA_PID"
 UCMA_RC=$?
 check_rc "... and the retry on the same id resolves host2's route" 0 \
 	"^resolved dlid $L2$" sh -c 'cat "$1"; exit "$2"' - "$RUN/ucmabind.out" "$UCMA_RC"
+# Interop: the stock librdmacm's ucmatose (rdmacm-utils) connects across
+# the simulated fabric through both nodes' simulated rdma_ucm and ib_cm
+# (tests/simhost/RDMACM.md 8), no data (-C 0). The server is polled by
+# its node's ib_cm listens (simhost status), not waited for blindly.
+G2=$(port_gid host2)
+cm_listens() {
+	simhost "$1" status | sed -n 's/.* cm_listens=\([0-9]*\).*/\1/p'
+}
+listening() {
+	[ "$(cm_listens "$1")" -gt 0 ]
+}
+# ucma_pair NAME "SERVER OPTS" "CLIENT OPTS": a server on host2 bound to
+# its GID, a client on host4; each one's exit status in $RUN/ucmatose-NAME-*.rc.
+# shellcheck disable=SC2086 # the OPTS strings split into words
+ucma_pair() {
+	local srv
+	on host2 timeout 20 "$UCMATOSE" -f gid -b "$G2" -C 0 $2 >"$RUN/ucmatose-$1-server.log" 2>&1 &
+	srv=$!
+	T_PIDS="$T_PIDS $srv"
+	if wait_for "ucmatose $1 listening on host2" 10 listening host2 >"$RUN/ucmatose-$1-client.log"; then
+		on host4 timeout 20 "$UCMATOSE" -f gid -s "$G2" -C 0 $3 >"$RUN/ucmatose-$1-client.log" 2>&1
+		echo $? >"$RUN/ucmatose-$1-client.rc"
+	else
+		echo "not started: the server never listened" >"$RUN/ucmatose-$1-client.rc"
+	fi
+	wait "$srv"
+	echo $? >"$RUN/ucmatose-$1-server.rc"
+}
+# ucma_ok NAME SIDE: that side exited 0 and printed "test complete".
+ucma_ok() {
+	cat "$RUN/ucmatose-$1-$2.log"
+	[ "$(cat "$RUN/ucmatose-$1-$2.rc")" = 0 ] && grep -q "^test complete$" "$RUN/ucmatose-$1-$2.log"
+}
+UCMATOSE=$(command -v ucmatose)
+if [ -z "$UCMATOSE" ]; then
+	T_N=$((T_N + 1))
+	echo "ok $T_N # SKIP ucmatose not installed (rdmacm-utils)"
+else
+	check "host2 has no ib_cm listen before" test "$(cm_listens host2)" = 0
+	check_out "simhost host2 modprobe ib_cm" "^ok$" simhost host2 modprobe ib_cm
+	ucma_pair tcp "-c 4 -m" "-c 4 -a 14"
+	check "stock ucmatose: the server on host2 (-c 4 -m: MIGRATE_ID) completes" ucma_ok tcp server
+	check "... and the client on host4 (-c 4 -a 14: SET_OPTION) too" ucma_ok tcp client
+	ucma_pair ib "-P ib" "-P ib"
+	check "ucmatose -P ib (RDMA_PS_IB): the server completes" ucma_ok ib server
+	check "... and the client too" ucma_ok ib client
+	check_out "... host2's ib_cm listens on nothing once the server is gone" "^0$" cm_listens host2
+	# Nobody listens: host2's ib_cm answers the REQ with REJ invalid
+	# service ID (8) at once, not after the REQ's retries (ucmatose exits
+	# with the status: 8).
+	check_rc "a client to host2's GID with no server is REJECTED (reason 8) at once" 8 \
+		"event: RDMA_CM_EVENT_REJECTED, error: 8" \
+		on host4 timeout 5 "$UCMATOSE" -f gid -s "$G2" -C 0
+fi
 agent_start host4 "address 10.0.0.4 primary" "cm yes"
 host4_registered() {
 	agent host4 status | grep -Eq '10\.0\.0\.4 +registered'

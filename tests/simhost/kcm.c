@@ -239,6 +239,16 @@ void kcm_unlisten(struct kcm *m, uint32_t owner)
 			m->listens[i].used = 0;
 }
 
+size_t kcm_listens(const struct kcm *m)
+{
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < KCM_LISTENS; i++)
+		n += m->listens[i].used != 0;
+	return n;
+}
+
 int kcm_req(struct kcm *m, uint32_t owner, const uint8_t path[KCM_PATH_LEN], uint64_t service_id,
 	    const struct kcm_param *p, int64_t now)
 {

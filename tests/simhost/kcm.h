@@ -152,6 +152,9 @@ void kcm_fini(struct kcm *m);
 /* ib_cm_listen: -EBUSY when the service ID is listened on already. */
 int kcm_listen(struct kcm *m, uint64_t service_id, uint32_t owner);
 void kcm_unlisten(struct kcm *m, uint32_t owner);
+/* The service IDs listened on (simhostd's status: a bench waits for a
+ * listener before it starts a client). */
+size_t kcm_listens(const struct kcm *m);
 /* ib_send_cm_req for owner: the route's PathRecord, service ID and the
  * consumer's parameters (pdata ≤ 92). The connection's index, or
  * -EINVAL, -ENOMEM. */

@@ -242,14 +242,14 @@ static void admin(struct host *h, struct kconn *c, const uint8_t *buf, size_t le
 		snprintf(reply, sizeof(reply),
 			 "mads_in=%llu mads_out=%llu resp_dropped=%llu unmatched_answered=%llu "
 			 "timeouts=%llu queue_drops=%llu lost=%llu joins=%llu join_failures=%llu "
-			 "leaves=%llu",
+			 "leaves=%llu cm_listens=%zu",
 			 (unsigned long long)h->mads_in, (unsigned long long)h->um.mads_out,
 			 (unsigned long long)h->um.resp_dropped,
 			 (unsigned long long)h->unmatched_answered,
 			 (unsigned long long)h->timeouts, (unsigned long long)h->cs.drops,
 			 (unsigned long long)h->lost, (unsigned long long)h->ipoib.joins,
 			 (unsigned long long)h->ipoib.failures,
-			 (unsigned long long)h->ipoib.leaves);
+			 (unsigned long long)h->ipoib.leaves, kcm_listens(&h->ucma.u.cma.cm));
 	}
 	kconn_send(&h->cs, c, reply, strlen(reply), NULL, 0);
 }

@@ -214,8 +214,10 @@ static void test_exchange(void **state)
 	int a;
 
 	(void)state;
+	assert_int_equal(kcm_listens(B), 0);
 	assert_int_equal(kcm_listen(B, SID, 50), 0);
 	assert_int_equal(kcm_listen(B, SID, 51), -EBUSY);
+	assert_int_equal(kcm_listens(B), 1);
 	a = kcm_req(A, 10, PATH, SID, &(struct kcm_param){ .qp_num = 0x123, .responder_resources = 4,
 							  .initiator_depth = 2, .pdata_len = 2,
 							  .pdata = "hi" }, 0);
@@ -302,6 +304,8 @@ static void test_exchange(void **state)
 	kcm_due(A, 11 + 2048);
 	one_event(A, KCM_EV_TIMEWAIT_EXIT);
 	assert_int_equal(kcm_conn(A, a)->state, KCM_IDLE);
+	kcm_unlisten(B, 50);
+	assert_int_equal(kcm_listens(B), 0);
 }
 
 static void test_rej_invalid_sid(void **state)

@@ -48,6 +48,29 @@ check_rc "cm_policy list: an unlisted source is refused" 3 \
 ID4=$(agent host1 connections | awk '/10\.0\.0\.4/ {print $1}')
 check "host1 closes that connection" agent host1 disconnect "$ID4"
 
+# A peer's flood of requests without the Annex A11 header (stock
+# ucmatose, 24 connections to host4's 5002; it stops at the first
+# REJECTED): the REJ has the reason, host4's log at most 10 refusal lines
+# in 10 s (the 11th and on are counted, not logged), its lookups go on.
+if command -v ucmatose >/dev/null; then
+	on host3 timeout 20 ucmatose -f gid -s "$(port_gid host4)" -p 5002 -c 24 -C 0 \
+		>"$RUN/flood.out" 2>&1
+	check_out "a flood of 24 requests without A11 data: REJ, consumer reason" \
+		"RDMA_CM_EVENT_REJECTED, error: 28" cat "$RUN/flood.out"
+	ten_lines() {
+		[ "$(grep -c "REQ from .* rejected: " "$RUN/atsd-host4.log")" -ge 10 ]
+	}
+	wait_for "host4's refusal lines" 10 ten_lines
+	check_out "... host4 logs 10 refusal lines of the 25 in 10 s" "^10$" \
+		grep -c "REQ from .* rejected: " "$RUN/atsd-host4.log"
+	check_out "... and still answers lookups" "10\.0\.0\.2" agent host4 resolve 10.0.0.2
+else
+	for _ in 1 2 3; do
+		T_N=$((T_N + 1))
+		echo "ok $T_N # SKIP ucmatose not installed (rdmacm-utils)"
+	done
+fi
+
 # host3's ATS primary becomes 10.0.0.33; its A11 header still says 10.0.0.3.
 check "host3's primary is changed behind its agent" \
 	atsctl host4 -k 0x5a5a register 10.0.0.33 --primary --gid "$(port_gid host3)"

@@ -680,8 +680,17 @@ int kucma_queue_work(struct kucma *u, const struct kcma_work *w)
 	if (!u->ids[n].uid && w->event != KCMA_EV_CONNECT_REQUEST)
 		return 0;
 	f = kucma_file(u, u->ids[n].file);
-	if (f->n == KUCMA_EVENTS)
+	if (f->n == KUCMA_EVENTS) {
+		/* A full list (a process that fetches nothing, a peer's
+		 * REQ flood): a new id nobody could fetch is refused as
+		 * past the backlog -- cma_ib_req_handler fails, cm_req_handler
+		 * destroys the cm_id (REJ) -- not kept for ever. */
+		if (w->child != n) {
+			kcma_fetched(&u->cma, n, w->child);
+			kcma_destroy(&u->cma, w->child);
+		}
 		return -ENOBUFS;
+	}
 	if (w->child != n) { /* ucma_connect_event_handler: the new context */
 		memset(&u->ids[w->child], 0, sizeof(u->ids[0]));
 		u->ids[w->child].used = u->ids[w->child].pending = 1;

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <endian.h>
 
@@ -16,7 +17,10 @@
 #include <infiniband/ib.h>
 #include <rdma/rdma_user_cm.h>
 
+#include "cmwire.h"
 #include "kucma.h"
+#include "mad.h"
+#include "wire.h"
 
 /* enum rdma_cm_event_type: <rdma/rdma_cma.h> cannot be included with
  * <rdma/rdma_user_cm.h> (both declare the port spaces). */
@@ -491,6 +495,64 @@ static void test_listen(void **state)
 	kucma_close(&U, tok);
 }
 
+/* A peer's REQ flood at a listener whose process fetches nothing.
+ * ucma.c keeps every CONNECT_REQUEST the backlog lets in; here a
+ * file's list holds KUCMA_EVENTS: past that room the new id is
+ * refused as past the backlog (cma_ib_req_handler fails, cm_req_handler
+ * destroys the cm_id: REJ consumer defined) and its rdma_cm id freed,
+ * so the node's ids stay for its other processes. */
+static void test_req_flood(void **state)
+{
+	static const uint8_t pgid[16] = { 0xfe, 0x80, [15] = 9 };
+	struct kcm_port pp = { .ca_guid = 9, .lid = 9, .hi_tid = 3 };
+	struct kcm_param prm = { .qp_num = 0x42, .retry_count = 7 };
+	struct kcm *peer = calloc(1, sizeof(*peer));
+	uint8_t path[KCM_PATH_LEN];
+	struct kcma_work w;
+	struct kcm_send s;
+	uint32_t tok, tok2, id, i, rej = 0, used = 0;
+
+	(void)state;
+	assert_non_null(peer);
+	memcpy(pp.gid, pgid, 16);
+	kcm_init(peer, &pp, KCM_MAX_RETRIES, KCM_RESPONSE_TIMEOUT, 5);
+	memset(path, 0, sizeof(path));
+	memcpy(path + 8, GID, 16);
+	memcpy(path + 24, pgid, 16);
+	wire_put16(path + 40, 1);
+	wire_put16(path + 42, 9);
+	wire_put16(path + 50, 0xffff);
+	path[54] = 0x80 | 4;
+	path[56] = 0x80 | 18;
+	tok = (uint32_t)kucma_open(&U, 1);
+	id = create(tok, 1, RDMA_PS_TCP, 0);
+	assert_true(bind_ib(tok, id, GID, 0x1061d2f, ~0ull) > 0);
+	assert_true(listen_(tok, id, 0) > 0);
+	for (i = 0; i < 200; i++) {
+		assert_true(kcm_req(peer, i, path, 0x1061d2f, &prm, 0) >= 0);
+		assert_true(kcm_send(peer, &s));
+		kcma_cm_recv(&U.cma, s.mad, KCM_MAD, 9, 0);
+		while (kcma_work(&U.cma, &w))
+			(void)kucma_queue_work(&U, &w);
+		while (kcma_cm_send(&U.cma, &s))
+			rej += wire_get16(s.mad + MAD_OFF_ATTR_ID) == CMWIRE_ATTR_REJ;
+	}
+	for (i = 0; i < KCMA_IDS; i++)
+		used += U.cma.ids[i].used != 0;
+	assert_int_equal(used, 1 + KUCMA_EVENTS);
+	assert_int_equal(rej, 200 - KUCMA_EVENTS);
+	assert_int_equal(U.cma.ids[id].backlog, 1024 - KUCMA_EVENTS);
+	tok2 = (uint32_t)kucma_open(&U, 1);
+	(void)create(tok2, 2, RDMA_PS_TCP, 0);
+	kucma_close(&U, tok);
+	for (i = 0, used = 0; i < KCMA_IDS; i++)
+		used += U.cma.ids[i].used != 0;
+	assert_int_equal(used, 1);
+	kucma_close(&U, tok2);
+	kcm_fini(peer);
+	free(peer);
+}
+
 static void test_open_without_cm(void **state)
 {
 	(void)state;
@@ -508,6 +570,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_resolve_addr, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resolve_route, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_listen, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_req_flood, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_without_cm, setup, teardown),
 	};
 

@@ -6,7 +6,8 @@
  * examples/rdma_ats bind), its device and address as the kernel
  * answered QUERY, a second bind of the same service ID refused
  * (EADDRINUSE), an empty channel's fd not readable and a non-blocking
- * rdma_get_cm_event EAGAIN, then everything destroyed. With PEER (a
+ * rdma_get_cm_event EAGAIN, raw commands with bad pointers -EFAULT
+ * (bad_pointers), then everything destroyed. With PEER (a
  * GID of the subnet): rdma_resolve_addr to it on a new channel, its fd
  * readable through epoll, ADDR_RESOLVED through a blocking
  * rdma_get_cm_event (librdmacm's QUERY(ADDR) on the way names the
@@ -149,6 +150,66 @@ static int resolve(const struct in6_addr *gid, const struct in6_addr *peer, unsi
 	return 0;
 }
 
+/* One raw command on the channel's fd (struct rdma_ucm_cmd_hdr, then
+ * the command at <rdma/rdma_user_cm.h>'s offsets; that header clashes
+ * with <rdma/rdma_cma.h>): write()'s result. */
+static ssize_t raw(int fd, uint32_t cmd, uint16_t out, const void *body, uint16_t in)
+{
+	uint8_t b[8 + 64];
+
+	memcpy(b, &cmd, 4);
+	memcpy(b + 4, &in, 2);
+	memcpy(b + 6, &out, 2);
+	memcpy(b + 8, body, in);
+	return write(fd, b, 8u + in);
+}
+
+/* A process's bad pointers: ucma.c's copy_from_user/copy_to_user make
+ * them -EFAULT; the process does not fault. CREATE_ID (0) answering
+ * into a good buffer, then into address 8; SET_OPTION (14) REUSEADDR
+ * whose optval is address 8; QUERY (19) answering to address 8;
+ * MIGRATE_ID (18) from a closed fd: -ENOENT (fdget). */
+static int bad_pointers(int fd)
+{
+	uint8_t c[24] = { 0 }, q[16] = { 0 }, o[24] = { 0 };
+	uint64_t bad = 8, good;
+	uint32_t h = UINT32_MAX, four = 4, one = 1, closed;
+	uint16_t ps = RDMA_PS_TCP;
+
+	good = (uintptr_t)&h;
+	memcpy(c + 8, &good, 8);
+	memcpy(c + 16, &ps, 2);
+	if (raw(fd, 0, 4, c, 24) != 32 || h == UINT32_MAX)
+		return fail("raw CREATE_ID");
+	memcpy(c + 8, &bad, 8);
+	errno = 0;
+	if (raw(fd, 0, 4, c, 24) != -1 || errno != EFAULT)
+		return fail("CREATE_ID answering to address 8 (want EFAULT)");
+	memcpy(o, &bad, 8);
+	memcpy(o + 8, &h, 4);
+	memcpy(o + 16, &one, 4); /* RDMA_OPTION_ID_REUSEADDR */
+	memcpy(o + 20, &four, 4);
+	errno = 0;
+	if (raw(fd, 14, 0, o, 24) != -1 || errno != EFAULT)
+		return fail("SET_OPTION with optval 8 (want EFAULT)");
+	memcpy(q, &bad, 8);
+	memcpy(q + 8, &h, 4);
+	errno = 0;
+	if (raw(fd, 19, 280, q, 16) != -1 || errno != EFAULT)
+		return fail("QUERY answering to address 8 (want EFAULT)");
+	if ((int)(closed = (uint32_t)dup(fd)) < 0 || close((int)closed))
+		return fail("dup and close a fd");
+	memcpy(q + 12, &closed, 4);
+	errno = 0;
+	if (raw(fd, 18, 4, q, 16) != -1 || errno != ENOENT)
+		return fail("MIGRATE_ID from a closed fd (want ENOENT)");
+	memset(q, 0, 8);
+	memcpy(q, &good, 8);
+	if (raw(fd, 1, 4, q, 16) != 24)
+		return fail("raw DESTROY_ID");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct rdma_event_channel *ch;
@@ -202,6 +263,8 @@ int main(int argc, char **argv)
 		errno = errno ? errno : EPROTO;
 		return fail("rdma_get_cm_event on an empty channel (want EAGAIN)");
 	}
+	if (bad_pointers(ch->fd))
+		return 1;
 	if (rdma_destroy_id(id2) || rdma_destroy_id(id))
 		return fail("rdma_destroy_id");
 	rdma_destroy_event_channel(ch);

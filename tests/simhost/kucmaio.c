@@ -79,13 +79,21 @@ static void kucmaio_drain(struct kucmaio *io)
 	struct kcma_work w;
 	struct kcm_send m;
 	uint32_t t;
+	int more;
 
-	while (kcma_send(&io->u.cma, &s))
-		io->send(io->send_ctx, s.mad, s.timeout_ms);
-	while (kcma_cm_send(&io->u.cma, &m))
-		io->cm_send(io->send_ctx, &m);
-	while (kcma_work(&io->u.cma, &w))
-		kucmaio_queue(io, &w);
+	/* Queuing an event can send (a CONNECT_REQUEST with no room is
+	 * REJected): until all three are empty. */
+	do {
+		more = 0;
+		while (kcma_send(&io->u.cma, &s))
+			io->send(io->send_ctx, s.mad, s.timeout_ms);
+		while (kcma_cm_send(&io->u.cma, &m))
+			io->cm_send(io->send_ctx, &m);
+		while (kcma_work(&io->u.cma, &w)) {
+			kucmaio_queue(io, &w);
+			more = 1;
+		}
+	} while (more);
 	if ((t = io->u.ring)) { /* MIGRATE_ID filled an empty list */
 		io->u.ring = 0;
 		kucmaio_ring(io, t);
@@ -183,8 +191,10 @@ void kucmaio_gone(struct kucmaio *io, struct kconn *c)
 	size_t i;
 
 	if (c->kind == SIMHOST_UCMA) {
+		/* ucma_close: each id destroyed sends its DREQ/REJ now */
 		kucma_close(&io->u, c->token);
 		kucmaio_wake(io, c->token);
+		kucmaio_drain(io);
 		return;
 	}
 	for (i = 0; i < KUCMAIO_PARKS; i++)

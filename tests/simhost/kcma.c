@@ -163,7 +163,7 @@ void kcma_destroy(struct kcma *c, uint32_t id)
 	/* cma.c destroy_id: ib_destroy_cm_id sends what the state asks
 	 * (cm_destroy_id), a listener stops listening. */
 	if (c->ids[id].has_conn)
-		kcm_destroy(&c->cm, c->ids[id].conn, 0);
+		kcm_destroy(&c->cm, c->ids[id].conn, c->now);
 	if (c->ids[id].listening)
 		kcm_unlisten(&c->cm, id);
 	c->ids[id].used = 0;
@@ -501,6 +501,8 @@ int kcma_connect(struct kcma *c, uint32_t n, const uint8_t *param, int64_t now)
 	struct kcm_param p;
 	int ret;
 
+	c->now = now;
+
 	if (!param[KCMA_CP_VALID])
 		return -EINVAL; /* ucma_connect */
 	if (!id->routed || id->connecting || id->has_conn)
@@ -525,6 +527,8 @@ int kcma_accept(struct kcma *c, uint32_t n, const uint8_t *param, int64_t now)
 	struct kcma_id *id = &c->ids[n];
 	struct kcm_param p;
 
+	c->now = now;
+
 	if (!id->has_conn || !id->connecting || id->disconnected)
 		return -EINVAL;
 	kcma_cm_port(c);
@@ -543,6 +547,7 @@ int kcma_reject(struct kcma *c, uint32_t n, uint8_t reason, const uint8_t *pdata
 {
 	struct kcma_id *id = &c->ids[n];
 
+	c->now = now;
 	if (!reason)
 		reason = KCMA_REJ_CONSUMER;
 	if (reason != KCMA_REJ_CONSUMER && reason != KCMA_REJ_VENDOR_OPTION)
@@ -558,6 +563,8 @@ int kcma_reject(struct kcma *c, uint32_t n, uint8_t reason, const uint8_t *pdata
 int kcma_disconnect(struct kcma *c, uint32_t n, int64_t now)
 {
 	struct kcma_id *id = &c->ids[n];
+
+	c->now = now;
 
 	if (!id->has_conn)
 		return -EINVAL;
@@ -739,6 +746,7 @@ static void kcma_cm_events(struct kcma *c, int64_t now)
 
 void kcma_cm_recv(struct kcma *c, const uint8_t *mad, size_t len, uint16_t slid, int64_t now)
 {
+	c->now = now;
 	kcma_cm_port(c);
 	kcm_recv(&c->cm, mad, len, slid, now);
 	kcma_cm_events(c, now);
@@ -746,6 +754,7 @@ void kcma_cm_recv(struct kcma *c, const uint8_t *mad, size_t len, uint16_t slid,
 
 void kcma_cm_due(struct kcma *c, int64_t now)
 {
+	c->now = now;
 	kcm_due(&c->cm, now);
 	kcma_cm_events(c, now);
 }

@@ -99,6 +99,9 @@ struct kcma {
 	size_t shead, sn;
 	uint32_t next_tid;
 	struct kcm cm; /* ib_cm under the ids */
+	/* the time of the last call that had one: a destroy (DESTROY_ID, a
+	 * file's close) starts ib_cm's timewait from then */
+	int64_t now;
 };
 
 /* cm_retries, cm_timeout: ib_cm's (kcm_init). */

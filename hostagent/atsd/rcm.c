@@ -334,14 +334,19 @@ static struct rdma_cm_id *on_request(struct rcm *r, struct rdma_cm_event *ev)
 	struct rcm_conn c;
 	struct rcm_slot *s = NULL;
 	char why[RCM_REJ_TEXT_MAX], gid[ATS_IP_STRLEN];
+	int ret;
 
 	memset(&c, 0, sizeof(c));
 	path_fill(&c, id);
 	c.service_id = be64toh(((struct sockaddr_ib *)rdma_get_local_addr(id))->sib_sid);
 	c.remote_qpn = ev->param.conn.qp_num;
 	ats_gid_format(c.remote_gid, gid, sizeof(gid));
-	if (!ev->param.conn.private_data ||
-	    a11_pdata_decode(ev->param.conn.private_data, ev->param.conn.private_data_len, &pd))
+	ret = ev->param.conn.private_data ? a11_pdata_decode(ev->param.conn.private_data,
+			ev->param.conn.private_data_len, &pd) : -EMSGSIZE;
+	if (ret == -EPROTONOSUPPORT)
+		snprintf(why, sizeof(why), "ibats: RDMA IP CM (Annex A11) version 0x%02x not supported",
+			 ((const uint8_t *)ev->param.conn.private_data)[0]);
+	else if (ret)
 		snprintf(why, sizeof(why), "ibats: no RDMA IP CM private data (Annex A11)");
 	else if (!check_req(r, &c, &pd, why, sizeof(why)))
 		why[0] = 0;

@@ -23,6 +23,7 @@ struct rcm_slot {
 	struct rcm_conn c;
 	struct rdma_cm_id *id;
 	int failed;                 /* active: the step's error, text in rcm.err */
+	int64_t rtu_due;            /* passive: REP sent, the RTU due by then */
 };
 
 struct rcm {
@@ -34,6 +35,7 @@ struct rcm {
 	struct rcm_slot conns[RCM_MAX_CONNS];
 	size_t nconns;
 	uint32_t next_id;
+	unsigned rtu_timeout_ms;
 	unsigned timeout_ms;        /* of the connect under way */
 	char *err;                  /* its error text */
 	size_t errlen;
@@ -83,7 +85,8 @@ static void sib_fill(struct sockaddr_ib *s, const uint8_t *gid, uint64_t sid, ui
 	s->sib_sid_mask = htobe64(mask);
 }
 
-int rcm_init(struct rcm **out, struct sa_client *sa, const struct rcm_conf *conf)
+int rcm_init(struct rcm **out, struct sa_client *sa, const struct rcm_conf *conf,
+	     unsigned rtu_timeout_ms)
 {
 	const struct mport_info *pi = sa_client_port(sa);
 	struct rcm *r = calloc(1, sizeof(*r));
@@ -95,6 +98,7 @@ int rcm_init(struct rcm **out, struct sa_client *sa, const struct rcm_conf *conf
 		return -ENOMEM;
 	r->sa = sa;
 	r->conf = *conf;
+	r->rtu_timeout_ms = rtu_timeout_ms;
 	r->ch = rdma_create_event_channel();
 	if (!r->ch) {
 		ret = -errno;
@@ -235,6 +239,15 @@ int rcm_judge(const struct rcm_conf *conf, const struct ats_ip *src,
 	return 0;
 }
 
+static unsigned peer_conns(const struct rcm *r, const uint8_t *gid)
+{
+	unsigned i, n = 0;
+
+	for (i = 0; i < r->nconns; i++)
+		n += !r->conns[i].c.active && !memcmp(r->conns[i].c.remote_gid, gid, 16);
+	return n;
+}
+
 /* The path's ends as rdma_cm holds them: on the passive side the REQ's
  * primary path seen from here (cm.c cm_format_path_from_req: sgid ours). */
 static void path_fill(struct rcm_conn *c, const struct rdma_cm_id *id)
@@ -334,18 +347,26 @@ static struct rdma_cm_id *on_request(struct rcm *r, struct rdma_cm_event *ev)
 	struct rcm_conn c;
 	struct rcm_slot *s = NULL;
 	char why[RCM_REJ_TEXT_MAX], gid[ATS_IP_STRLEN];
+	int ret;
 
 	memset(&c, 0, sizeof(c));
 	path_fill(&c, id);
 	c.service_id = be64toh(((struct sockaddr_ib *)rdma_get_local_addr(id))->sib_sid);
 	c.remote_qpn = ev->param.conn.qp_num;
 	ats_gid_format(c.remote_gid, gid, sizeof(gid));
-	if (!ev->param.conn.private_data ||
-	    a11_pdata_decode(ev->param.conn.private_data, ev->param.conn.private_data_len, &pd))
+	ret = ev->param.conn.private_data ? a11_pdata_decode(ev->param.conn.private_data,
+			ev->param.conn.private_data_len, &pd) : -EMSGSIZE;
+	if (ret == -EPROTONOSUPPORT)
+		snprintf(why, sizeof(why), "ibats: RDMA IP CM (Annex A11) version 0x%02x not supported",
+			 ((const uint8_t *)ev->param.conn.private_data)[0]);
+	else if (ret)
 		snprintf(why, sizeof(why), "ibats: no RDMA IP CM private data (Annex A11)");
 	else if (!check_req(r, &c, &pd, why, sizeof(why)))
 		why[0] = 0;
-	if (!why[0] && !(s = slot_new(r, id)))
+	if (!why[0] && peer_conns(r, c.remote_gid) >= RCM_MAX_PER_PEER)
+		snprintf(why, sizeof(why), "ibats: too many connections from this requester (%d)",
+			 RCM_MAX_PER_PEER);
+	else if (!why[0] && !(s = slot_new(r, id)))
 		snprintf(why, sizeof(why), "ibats: connection table full");
 	if (why[0]) {
 		refused(r, gid, why, 0);
@@ -369,6 +390,10 @@ static struct rdma_cm_id *on_request(struct rcm *r, struct rdma_cm_event *ev)
 	}
 	c.local_qpn = id->qp->qp_num;
 	s->c = c;
+	/* The requester chose how long our ib_cm resends the REP (its REQ's
+	 * CM response timeout and retries, IBTA 12.7.27/12.7.29: hours, and
+	 * MRAs extend it): our own bound frees the slot. */
+	s->rtu_due = mono_ms() + r->rtu_timeout_ms;
 	log_info("CM: REQ from %s for service 0x%016" PRIx64 ": accepted, connection 0x%08x",
 		 gid, c.service_id, c.id);
 	return NULL;
@@ -499,9 +524,34 @@ static int serve_one(struct rcm *r)
 	return 0;
 }
 
+/* Passive connections still without the RTU when it is due: destroyed
+ * (ib_cm sends the REJ, cm.c cm_destroy_id in IB_CM_REP_SENT). */
+static void drop_half_open(struct rcm *r)
+{
+	char why[80], gid[ATS_IP_STRLEN];
+	int64_t now = mono_ms();
+	size_t i = 0;
+
+	while (i < r->nconns) {
+		struct rcm_slot *s = &r->conns[i];
+
+		if (s->c.active || s->c.state != RCM_REP_SENT || now < s->rtu_due) {
+			i++;
+			continue;
+		}
+		ats_gid_format(s->c.remote_gid, gid, sizeof(gid));
+		snprintf(why, sizeof(why), "no RTU within %u ms, connection 0x%08x dropped",
+			 r->rtu_timeout_ms, s->c.id);
+		refused(r, gid, why, 0);
+		slot_del(r, s);
+	}
+}
+
 int rcm_serve(struct rcm *r)
 {
 	int i;
+
+	drop_half_open(r);
 
 	for (i = 0; i < RCM_SERVE_BATCH; i++)
 		if (serve_one(r))

@@ -22,6 +22,9 @@
 #define RCM_MAX_LISTEN 16
 #define RCM_MAX_ACCEPT 32
 #define RCM_MAX_CONNS 64
+/* Passive connections from one requester GID: one host cannot take the
+ * whole table. */
+#define RCM_MAX_PER_PEER 8
 /* A REJ carries 148 bytes of private data (IBTA Vol 1 12.6.7). */
 #define RCM_REJ_TEXT_MAX 148
 
@@ -63,10 +66,12 @@ struct rcm;
 struct sa_client;
 
 /* Opens the event channel and listens on conf's service IDs at the port
- * of sa (its GID). -ENOENT/-ENODEV: the kernel's rdma_cm is missing (the
+ * of sa (its GID); an accepted connection without the RTU within
+ * rtu_timeout_ms is dropped. -ENOENT/-ENODEV: the kernel's rdma_cm is missing (the
  * caller says so once: rcm_missing_text). A listen that fails is logged
  * and skipped. */
-int rcm_init(struct rcm **out, struct sa_client *sa, const struct rcm_conf *conf);
+int rcm_init(struct rcm **out, struct sa_client *sa, const struct rcm_conf *conf,
+	     unsigned rtu_timeout_ms);
 void rcm_fini(struct rcm *r);
 /* The text for rcm_init's error err, naming what is missing. */
 const char *rcm_missing_text(int err);

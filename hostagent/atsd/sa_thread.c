@@ -283,7 +283,7 @@ int saj_start(struct saj_thread **out, const struct saj_opts *o)
 	ret = sa_client_init(&t->sa, t->port, &so);
 	if (ret)
 		goto fail;
-	if (o->cm && (ret = rcm_init(&t->cm, t->sa, o->cm))) {
+	if (o->cm && (ret = rcm_init(&t->cm, t->sa, o->cm, o->cm_timeout_ms))) {
 		cm_refused(ret);
 		t->cm_refused = ret;
 	}

@@ -49,6 +49,10 @@ int a11_pdata_decode(const uint8_t *pd, size_t len, struct a11_pdata *p)
 	memset(p, 0, sizeof(*p));
 	if (len < A11_PDATA_LEN)
 		return -EMSGSIZE;
+	/* Only major version 0 is defined (Annex A11 Table 1): another is a
+	 * header this code does not know; a minor one may add fields. */
+	if (pd[IPPD_OFF_VERSION] >> 4)
+		return -EPROTONOSUPPORT;
 	ipver = pd[IPPD_OFF_IPVER] >> 4;
 	if (ipver != 4 && ipver != 6)
 		return -EINVAL;

@@ -26,7 +26,8 @@ uint64_t a11_service_id(uint16_t ps, uint16_t port);
 /* 1 when sid is an IP CM service ID; *ps and *port then filled. */
 int a11_service_parse(uint64_t sid, uint16_t *ps, uint16_t *port);
 void a11_pdata_encode(uint8_t *pd, const struct a11_pdata *p);
-/* -EMSGSIZE: len < A11_PDATA_LEN; -EINVAL: bad IP version. */
+/* -EMSGSIZE: len < A11_PDATA_LEN; -EPROTONOSUPPORT: a major version
+ * other than 0; -EINVAL: bad IP version. */
 int a11_pdata_decode(const uint8_t *pd, size_t len, struct a11_pdata *p);
 
 #endif

@@ -126,8 +126,6 @@ IBATS_EXPORT int ibats_a11_decode(const void *buf, size_t len, struct sockaddr_s
 	ret = a11_pdata_decode(buf, len, &p);
 	if (ret)
 		return ret;
-	if (p.version >> 4)
-		return -EPROTONOSUPPORT;
 	ibl_ip_to_sockaddr(&p.src, p.src_port, src);
 	ibl_ip_to_sockaddr(&p.dst, 0, dst);
 	return 0;

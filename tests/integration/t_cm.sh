@@ -151,6 +151,39 @@ check_rc "... a connect is refused with the reason" 3 \
 check_rc "... and a disconnect too" 1 "disconnect 1: connecting by IP needs the kernel's rdma_cm" \
 	agent host3 disconnect 1
 check_out "... connections lists none" "^\\[\\]$" agent host3 --json connections
+
+# A hostile requester on host3 (no ib_cm now: the CM class is free) sends
+# 12 REQs to host4's 5002 claiming the listed 10.0.0.1, asks for the
+# longest CM response timeout (the REP would stay outstanding for hours)
+# and never sends the RTU: at most 8 are accepted from one GID, the rest
+# refused with the reason; the half-open ones go after cm_timeout (1 s),
+# the kernel's REJ telling the requester.
+on host3 sh -c 'echo $$ >"$0"; exec "$@"' "$RUN/halfopen.pid" \
+	"$top_builddir/tests/tools/hostile" req "$(port_lid host4)" "$(port_gid host4)" \
+	0x000000000106138a 12 10.0.0.1 >"$RUN/halfopen.out" 2>&1 &
+T_PIDS="$T_PIDS $!"
+answered() {
+	[ "$(grep -Ec "^RE[PJ] " "$RUN/halfopen.out")" -ge 12 ]
+}
+check "a requester that never sends the RTU: each of its 12 REQs answered" \
+	wait_for "the answers to the REQs" 5 answered
+T_PIDS="$T_PIDS $(cat "$RUN/halfopen.pid")"
+check_out "... 8 accepted (REP), no more from one requester GID" "^8$" \
+	grep -c "^REP 0x" "$RUN/halfopen.out"
+check_out "... the other 4 refused with the reason" "^4$" \
+	grep -Ec "^REJ 0x[0-9a-f]{8} reason 28: ibats: too many connections from this requester \(8\)$" \
+	"$RUN/halfopen.out"
+host4_none() {
+	[ "$(agent host4 --json connections)" = "[]" ]
+}
+check "... and dropped after cm_timeout without the RTU" \
+	wait_for "host4's half-open connections to go" 5 host4_none
+timeout_rej() {
+	[ "$(grep -c "^REJ 0x[0-9a-f]* reason 28: $" "$RUN/halfopen.out")" -ge 8 ]
+}
+check "... the requester gets the kernel's REJ for each" \
+	wait_for "the REJs of the dropped ones" 5 timeout_rej
+stop_pid "$(cat "$RUN/halfopen.pid")"
 # ib_cm loaded again (agent_start does), a restarted atsd listens.
 kill "$(agent_pid host3)"
 wait "$(agent_pid host3)" 2>/dev/null

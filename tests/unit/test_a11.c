@@ -42,6 +42,13 @@ static void test_ip_pdata(void **state)
 	pd[1] = 0x50;
 	assert_int_equal(a11_pdata_decode(pd, sizeof(pd), &q), -EINVAL);
 	assert_int_equal(a11_pdata_decode(pd, 35, &q), -EMSGSIZE);
+	/* A hostile REQ's header with another major version is refused
+	 * (atsd's listener decodes with this); a minor one is not. */
+	pd[1] = 0x40;
+	pd[0] = 0x10;
+	assert_int_equal(a11_pdata_decode(pd, sizeof(pd), &q), -EPROTONOSUPPORT);
+	pd[0] = 0x01;
+	assert_int_equal(a11_pdata_decode(pd, sizeof(pd), &q), 0);
 }
 
 static void test_service_id(void **state)

@@ -30,8 +30,8 @@ static void per_rule(struct prom *p, const char *name, const char *help,
 	unsigned r;
 
 	prom_family(p, name, PROM_COUNTER, help);
-	for (r = 1; r < POL_NRULES; r++) {
-		const char *const l[] = { "rule", pol_rule_name((enum pol_rule)r), NULL };
+	for (r = 1; r < RULE_COUNT; r++) {
+		const char *const l[] = { "rule", rule_name((enum rule)r), NULL };
 
 		prom_u64(p, name, l, v[r]);
 	}

@@ -7,8 +7,9 @@
 
 #include <stddef.h>
 
+#include "osmats_conf.h"
 #include "prom.h"
-#include "state.h"
+#include "state_file.h"
 
 struct metrics_src {
 	const struct state_info *info;
@@ -21,9 +22,9 @@ struct metrics_src {
 /* The exposition text of src into p. */
 void metrics_fill(struct prom *p, const struct metrics_src *src);
 
-/* The metrics file's name; a state file may not have it (or its
- * temporary's). */
-#define METRICS_NAME "osmats.prom"
+/* The metrics file's name; osmats.conf's state_file may not have it
+ * (or its temporary's): osmats_conf.h holds it for that check. */
+#define METRICS_NAME OSMATS_CONF_METRICS_NAME
 
 /* The metrics file beside state_path: its directory, then osmats.prom.
  * -ENAMETOOLONG when it does not fit len. */

@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "conf.h"
+#include "osmats_conf.h"
 #include "mirror.h"
 #include "policy.h"
 #include "refhist.h"
@@ -27,7 +27,7 @@
 #include "settings.h"
 #include "smquery.h"
 #include "sr_handler.h"
-#include "state.h"
+#include "state_file.h"
 #include "worker.h"
 
 /* What create() hands OpenSM back as the plugin's data. */
@@ -63,7 +63,7 @@ static void *osmats_create(osm_opensm_t *osm)
 	const struct responder_ext *ext[2];
 	const char *opts;
 	struct osmats_conf conf;
-	char state_path[CONF_PATH_MAX + 32], err[256];
+	char state_path[OSMATS_CONF_PATH_MAX + 32], err[256];
 
 	if (glue_init(osm, "osmats"))
 		return NULL;
@@ -146,9 +146,9 @@ static void osmats_delete(void *plugin_data)
 	worker_fini();
 	refhist_fini();
 	srh_counters(&cnt);
-	for (r = 1; r < POL_NRULES && used < sizeof(buf); r++)
+	for (r = 1; r < RULE_COUNT && used < sizeof(buf); r++)
 		used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%s %" PRIu64,
-					 r > 1 ? ", " : "", pol_rule_name((enum pol_rule)r),
+					 r > 1 ? ", " : "", rule_name((enum rule)r),
 					 cnt.rejected[r]);
 	OSM_LOG(glue_log(), OSM_LOG_INFO,
 		"osmats unloaded: %" PRIu64 " ATS request(s) accepted, %" PRIu64

@@ -7,60 +7,19 @@
 #include "policy.h"
 #include "sa.h"
 
-static const struct {
-	const char *name;
-	const char *code;
-} pol_rules[POL_NRULES] = {
-	[POL_PASS] = { "pass", "" },
-	[POL_SID_BLOCK] = { "sid-block", "7A01" },
-	[POL_NAME] = { "service-name", "7A02" },
-	[POL_ADDR] = { "address", "7A03" },
-	[POL_KEY] = { "service-key", "7A04" },
-	[POL_OWNER] = { "ownership", "7A05" },
-	[POL_PRIMARY_FIRST] = { "primary-first", "7A06" },
-	[POL_PORT_DUP] = { "port-duplicate", "7A07" },
-	[POL_DUP_ADDR] = { "duplicate-address", "7A08" },
-	[POL_LEASE] = { "lease", "7A09" },
-	[POL_PKEY] = { "partition", "7A0A" },
-	[POL_CAP] = { "record-cap", "7A0B" },
-};
-
-const char *pol_rule_name(enum pol_rule r)
-{
-	return r < POL_NRULES ? pol_rules[r].name : "?";
-}
-
-const char *pol_rule_code(enum pol_rule r)
-{
-	return r < POL_NRULES ? pol_rules[r].code : "7AFF";
-}
-
-void pol_config_default(struct pol_config *c)
-{
-	unsigned r;
-
-	memset(c, 0, sizeof(*c));
-	for (r = 1; r < POL_NRULES; r++)
-		c->enabled[r] = 1;
-	c->dup_mode = POL_DUP_REJECT;
-	c->lease_min = 0;
-	c->lease_max = SR_LEASE_INFINITE;
-	c->max_records_per_port = POL_MAX_RECORDS_DEFAULT;
-}
-
 int pol_key_trusted(uint64_t sa_key, uint64_t sm_key)
 {
 	return sa_key && sa_key != POL_DEFAULT_SA_KEY && sm_key == sa_key;
 }
 
-void pol_decide_cap(const struct pol_config *c, const struct pol_request *req,
+void pol_decide_cap(const struct rule_config *c, const struct pol_request *req,
 		    struct pol_decision *d)
 {
 	memset(d, 0, sizeof(*d));
 	if (req->method != SA_METHOD_SET || !req->is_new || !c->max_records_per_port ||
 	    req->charged < c->max_records_per_port)
 		return;
-	d->rule = POL_CAP;
+	d->rule = RULE_CAP;
 	d->detail = req->charged;
 	snprintf(d->why, sizeof(d->why),
 		 "the port already holds %" PRIu64 " ServiceRecords (max_records_per_port %" PRIu32 ")",
@@ -94,11 +53,11 @@ int pol_peer_relevant(const struct pol_request *req, const struct sr_record *r)
 	return !memcmp(r->gid, req->rec.gid, 16) || ats_same_ip(r, &req->rec);
 }
 
-static enum pol_rule reject(struct pol_decision *d, enum pol_rule r,
+static enum rule reject(struct pol_decision *d, enum rule r,
 			    const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-static enum pol_rule reject(struct pol_decision *d, enum pol_rule r,
+static enum rule reject(struct pol_decision *d, enum rule r,
 			    const char *fmt, ...)
 {
 	va_list ap;
@@ -110,7 +69,7 @@ static enum pol_rule reject(struct pol_decision *d, enum pol_rule r,
 }
 
 /* Rules on the record alone. */
-static enum pol_rule check_record(const struct pol_config *c,
+static enum rule check_record(const struct rule_config *c,
 				  const struct pol_request *req,
 				  struct pol_decision *d)
 {
@@ -122,21 +81,21 @@ static enum pol_rule check_record(const struct pol_config *c,
 	case ATS_VALID:
 		break;
 	case ATS_BAD_SID:
-		if (c->enabled[POL_SID_BLOCK])
-			return reject(d, POL_SID_BLOCK, "%s", why);
+		if (c->enabled[RULE_SID_BLOCK])
+			return reject(d, RULE_SID_BLOCK, "%s", why);
 		break;
 	case ATS_BAD_NAME:
-		if (c->enabled[POL_NAME])
-			return reject(d, POL_NAME, "%s", why);
+		if (c->enabled[RULE_NAME])
+			return reject(d, RULE_NAME, "%s", why);
 		break;
 	case ATS_BAD_ADDR:
-		if (c->enabled[POL_ADDR])
-			return reject(d, POL_ADDR, "%s", why);
+		if (c->enabled[RULE_ADDR])
+			return reject(d, RULE_ADDR, "%s", why);
 		break;
 	}
-	if (c->enabled[POL_KEY] && memcmp(req->rec.key, zero, 16))
-		return reject(d, POL_KEY, "ServiceKey is reserved and must be 0");
-	return POL_PASS;
+	if (c->enabled[RULE_KEY] && memcmp(req->rec.key, zero, 16))
+		return reject(d, RULE_KEY, "ServiceKey is reserved and must be 0");
+	return RULE_PASS;
 }
 
 /* What OpenSM's validate_sr() checks only when the component mask has
@@ -144,49 +103,49 @@ static enum pol_rule check_record(const struct pol_config *c,
  * its partition only), for every ATS Set whatever the mask: the record
  * goes into the SA with the P_Key received either way. Trusted requesters
  * too: trust is about ownership, not partitions. */
-static enum pol_rule check_pkey(const struct pol_config *c,
+static enum rule check_pkey(const struct rule_config *c,
 				const struct pol_request *req,
 				struct pol_decision *d)
 {
 	uint16_t k = req->rec.pkey;
 
-	if (!c->enabled[POL_PKEY])
-		return POL_PASS;
+	if (!c->enabled[RULE_PKEY])
+		return RULE_PASS;
 	if (pol_pkey_invalid(k))
-		return reject(d, POL_PKEY, "P_Key 0x%04x is invalid", k);
+		return reject(d, RULE_PKEY, "P_Key 0x%04x is invalid", k);
 	d->detail = !req->req_has_pkey ? 1 : 2;
 	if (!req->req_has_pkey)
-		return reject(d, POL_PKEY, "requester's port is not a member of P_Key 0x%04x's partition",
+		return reject(d, RULE_PKEY, "requester's port is not a member of P_Key 0x%04x's partition",
 			      k);
 	if (!req->gid_has_pkey)
-		return reject(d, POL_PKEY,
+		return reject(d, RULE_PKEY,
 			      "the ServiceGID's port is not a member of P_Key 0x%04x's partition",
 			      k);
-	return POL_PASS;
+	return RULE_PASS;
 }
 
-static enum pol_rule check_lease(const struct pol_config *c,
+static enum rule check_lease(const struct rule_config *c,
 				 const struct pol_request *req,
 				 struct pol_decision *d)
 {
 	uint32_t lease = pol_effective_lease(req);
 	uint32_t to;
 
-	if (!c->enabled[POL_LEASE] ||
+	if (!c->enabled[RULE_LEASE] ||
 	    (lease >= c->lease_min && lease <= c->lease_max))
-		return POL_PASS;
+		return RULE_PASS;
 	to = lease < c->lease_min ? c->lease_min : c->lease_max;
 	if (c->lease_clamp) {
 		d->clamp = 1;
 		d->lease = to;
-		return POL_PASS;
+		return RULE_PASS;
 	}
 	d->detail = (uint64_t)c->lease_min << 32 | c->lease_max;
-	return reject(d, POL_LEASE, "lease %" PRIu32 " s outside %" PRIu32 "..%" PRIu32,
+	return reject(d, RULE_LEASE, "lease %" PRIu32 " s outside %" PRIu32 "..%" PRIu32,
 		      lease, c->lease_min, c->lease_max);
 }
 
-static enum pol_rule check_set_db(const struct pol_config *c,
+static enum rule check_set_db(const struct rule_config *c,
 				  const struct pol_request *req,
 				  const struct pol_peer *peers, size_t n,
 				  struct pol_decision *d)
@@ -202,32 +161,32 @@ static enum pol_rule check_set_db(const struct pol_config *c,
 		if (!memcmp(p->gid, r->gid, 16) && p->id == ATS_SID_PRIMARY)
 			have_primary = 1;
 	}
-	if (c->enabled[POL_PRIMARY_FIRST] && !have_primary)
-		return reject(d, POL_PRIMARY_FIRST,
+	if (c->enabled[RULE_PRIMARY_FIRST] && !have_primary)
+		return reject(d, RULE_PRIMARY_FIRST,
 			      "GID has no primary record (SID 0x%016" PRIx64 ") in this partition yet",
 			      (uint64_t)ATS_SID_PRIMARY);
 	for (i = 0; i < n; i++) {
 		const struct sr_record *p = &peers[i].rec;
 
-		if (!c->enabled[POL_PORT_DUP] || memcmp(p->gid, r->gid, 16))
+		if (!c->enabled[RULE_PORT_DUP] || memcmp(p->gid, r->gid, 16))
 			continue;
 		d->detail = p->id; /* read only when refused */
 		if (p->id != r->id && ats_same_ip(p, r))
-			return reject(d, POL_PORT_DUP,
+			return reject(d, RULE_PORT_DUP,
 				      "%s is already registered by this GID on SID 0x%016" PRIx64,
 				      ats_data8_str(r->data8, ip, sizeof(ip)), p->id);
 		/* The same SID under the other membership form is a second
 		 * record for one (GID, SID, partition): refused, whatever its
 		 * address. */
 		if (p->id == r->id && p->pkey != r->pkey)
-			return reject(d, POL_PORT_DUP,
+			return reject(d, RULE_PORT_DUP,
 				      "this GID holds SID 0x%016" PRIx64 " in this partition under P_Key 0x%04x",
 				      p->id, p->pkey);
 	}
 	for (i = 0; i < n; i++) {
 		const struct sr_record *p = &peers[i].rec;
 
-		if (!c->enabled[POL_DUP_ADDR] || c->dup_mode == POL_DUP_ALLOW ||
+		if (!c->enabled[RULE_DUP_ADDR] || c->dup_mode == RULE_DUP_ALLOW ||
 		    p->id != ATS_SID_PRIMARY || !memcmp(p->gid, r->gid, 16) ||
 		    !ats_same_ip(p, r))
 			continue;
@@ -239,43 +198,43 @@ static enum pol_rule check_set_db(const struct pol_config *c,
 			 "%s is the primary address of %s on system image 0x%016" PRIx64,
 			 ats_data8_str(r->data8, ip, sizeof(ip)),
 			 ats_gid_format(p->gid, gid, sizeof(gid)), peers[i].sys_guid);
-		if (c->dup_mode == POL_DUP_WARN) {
+		if (c->dup_mode == RULE_DUP_WARN) {
 			d->warn = 1;
-			d->warn_rule = POL_DUP_ADDR;
-			return POL_PASS;
+			d->warn_rule = RULE_DUP_ADDR;
+			return RULE_PASS;
 		}
-		return POL_DUP_ADDR;
+		return RULE_DUP_ADDR;
 	}
-	return POL_PASS;
+	return RULE_PASS;
 }
 
-static enum pol_rule check_delete_db(const struct pol_config *c,
+static enum rule check_delete_db(const struct rule_config *c,
 				     const struct pol_request *req,
 				     const struct pol_peer *peers, size_t n,
 				     struct pol_decision *d)
 {
 	size_t i, others = 0;
 
-	if (!c->enabled[POL_PRIMARY_FIRST] || req->rec.id != ATS_SID_PRIMARY)
-		return POL_PASS;
+	if (!c->enabled[RULE_PRIMARY_FIRST] || req->rec.id != ATS_SID_PRIMARY)
+		return RULE_PASS;
 	for (i = 0; i < n; i++)
 		if (!memcmp(peers[i].rec.gid, req->rec.gid, 16) &&
 		    peers[i].rec.id != ATS_SID_PRIMARY)
 			others++;
 	d->detail = others;
 	if (others)
-		return reject(d, POL_PRIMARY_FIRST,
+		return reject(d, RULE_PRIMARY_FIRST,
 			      "primary record deleted while the GID holds %zu other record(s); delete those first",
 			      others);
-	return POL_PASS;
+	return RULE_PASS;
 }
 
-void pol_decide(const struct pol_config *c, const struct pol_request *req,
+void pol_decide(const struct rule_config *c, const struct pol_request *req,
 		const struct pol_peer *peers, size_t npeers,
 		struct pol_decision *d)
 {
 	int in_block = ats_sid_in_block(req->rec.id);
-	enum pol_rule r;
+	enum rule r;
 
 	memset(d, 0, sizeof(*d));
 	d->is_ats = in_block || ats_name_is_ats(req->rec.name);
@@ -285,8 +244,8 @@ void pol_decide(const struct pol_config *c, const struct pol_request *req,
 		if (!in_block)
 			return;
 		d->is_ats = 1;
-		if (c->enabled[POL_OWNER] && !req->trusted && !req->owns_gid)
-			r = reject(d, POL_OWNER, "requester does not own the ServiceGID");
+		if (c->enabled[RULE_OWNER] && !req->trusted && !req->owns_gid)
+			r = reject(d, RULE_OWNER, "requester does not own the ServiceGID");
 		else
 			r = check_delete_db(c, req, peers, npeers, d);
 		d->rule = r;
@@ -295,15 +254,15 @@ void pol_decide(const struct pol_config *c, const struct pol_request *req,
 	if (req->method != SA_METHOD_SET || !d->is_ats)
 		return;
 	r = check_record(c, req, d);
-	if (r == POL_PASS && c->enabled[POL_OWNER] && !req->trusted &&
+	if (r == RULE_PASS && c->enabled[RULE_OWNER] && !req->trusted &&
 	    !req->owns_gid)
-		r = reject(d, POL_OWNER, "requester does not own the ServiceGID");
-	if (r == POL_PASS)
+		r = reject(d, RULE_OWNER, "requester does not own the ServiceGID");
+	if (r == RULE_PASS)
 		r = check_pkey(c, req, d);
-	if (r == POL_PASS)
+	if (r == RULE_PASS)
 		r = check_lease(c, req, d);
 	/* The database rules speak of ATS SIDs only. */
-	if (r == POL_PASS && in_block)
+	if (r == RULE_PASS && in_block)
 		r = check_set_db(c, req, peers, npeers, d);
 	d->rule = r;
 }

@@ -8,44 +8,8 @@
 #include <stdint.h>
 
 #include "ats.h"
+#include "rule.h"
 #include "sr.h"
-
-/* Numbered rules: the number is in every log line (ERR 7A0n) and names the
- * rule's counter and config switch. */
-enum pol_rule {
-	POL_PASS = 0,
-	POL_SID_BLOCK,       /* ATS name outside the SID block */
-	POL_NAME,            /* SID in the block, other or unpadded name */
-	POL_ADDR,            /* ServiceData8 is no unicast IPv4/IPv6 */
-	POL_KEY,             /* ServiceKey not zero */
-	POL_OWNER,           /* requester does not own the ServiceGID */
-	POL_PRIMARY_FIRST,   /* secondary without primary, primary removed first */
-	POL_PORT_DUP,        /* same address twice on one (GID, PKey) */
-	POL_DUP_ADDR,        /* another system's primary address */
-	POL_LEASE,           /* lease outside lease_min..lease_max */
-	POL_PKEY,            /* invalid P_Key, or a partition a port lacks */
-	POL_CAP,             /* the ServiceGID's port holds too many records */
-	POL_NRULES,
-};
-
-enum pol_dup_mode {
-	POL_DUP_REJECT = 0,
-	POL_DUP_WARN,
-	POL_DUP_ALLOW,
-};
-
-/* ServiceRecords one port may hold (IBTA leaves it to the SA: status
- * ERR_NO_RESOURCES, Vol 1 Table 193). */
-#define POL_MAX_RECORDS_DEFAULT 4096u
-
-struct pol_config {
-	int enabled[POL_NRULES]; /* per-rule switch; [POL_PASS] unused */
-	enum pol_dup_mode dup_mode;
-	uint32_t lease_min;
-	uint32_t lease_max;
-	int lease_clamp;
-	uint32_t max_records_per_port; /* POL_CAP; 0 = no cap */
-};
 
 /* A P_Key's partition: the low 15 bits. The top bit is the membership
  * type (IBTA Vol 1 10.9.3), so 0x7FFF and 0xFFFF name one partition. */
@@ -84,10 +48,10 @@ struct pol_request {
 };
 
 struct pol_decision {
-	enum pol_rule rule;  /* POL_PASS: hand the request to OpenSM */
+	enum rule rule;  /* RULE_PASS: hand the request to OpenSM */
 	int is_ats;          /* the request concerns an ATS record */
 	int warn;            /* accepted, but rule `warn_rule` asks for a WRN */
-	enum pol_rule warn_rule;
+	enum rule warn_rule;
 	int clamp;           /* accepted with the lease set to `lease` */
 	uint32_t lease;
 	char why[192];
@@ -101,8 +65,6 @@ struct pol_decision {
 	uint64_t detail;
 };
 
-void pol_config_default(struct pol_config *c);
-
 /* Decode a ServiceRecord Set/Delete MAD into req (facts about the
  * requester left zero). -EMSGSIZE when it cannot hold a record. */
 int pol_request_decode(const uint8_t *mad, size_t len, struct pol_request *req);
@@ -111,13 +73,13 @@ int pol_request_decode(const uint8_t *mad, size_t len, struct pol_request *req);
  * same address; the glue passes only those. */
 int pol_peer_relevant(const struct pol_request *req, const struct sr_record *r);
 
-void pol_decide(const struct pol_config *c, const struct pol_request *req,
+void pol_decide(const struct rule_config *c, const struct pol_request *req,
 		const struct pol_peer *peers, size_t npeers,
 		struct pol_decision *d);
 
-/* Any Set, ATS or not: the per-port record cap (POL_CAP). Only a new
+/* Any Set, ATS or not: the per-port record cap (RULE_CAP). Only a new
  * record counts; an update of a held RID never does. */
-void pol_decide_cap(const struct pol_config *c, const struct pol_request *req,
+void pol_decide_cap(const struct rule_config *c, const struct pol_request *req,
 		    struct pol_decision *d);
 
 /* Whether a request's SM_Key earns trust: it must equal OpenSM's sa_key,
@@ -126,8 +88,6 @@ void pol_decide_cap(const struct pol_config *c, const struct pol_request *req,
 int pol_key_trusted(uint64_t sa_key, uint64_t sm_key);
 #define POL_DEFAULT_SA_KEY 1ull /* OpenSM's OSM_DEFAULT_SA_KEY */
 
-const char *pol_rule_name(enum pol_rule r);
-const char *pol_rule_code(enum pol_rule r);
 /* Lease in effect for a Set: OpenSM makes it infinite without the mask bit. */
 uint32_t pol_effective_lease(const struct pol_request *req);
 

@@ -61,9 +61,9 @@ static struct port *slot_of(uint64_t guid)
 }
 
 /* "7A08" as 0x7A08. */
-static uint16_t code_of(enum pol_rule rule)
+static uint16_t code_of(enum rule rule)
 {
-	return (uint16_t)strtoul(pol_rule_code(rule), NULL, 16);
+	return (uint16_t)strtoul(rule_code(rule), NULL, 16);
 }
 
 void refhist_add(uint64_t port_guid, const struct pol_request *req,
@@ -86,11 +86,11 @@ void refhist_add(uint64_t port_guid, const struct pol_request *req,
 	memcpy(r.gid, req->rec.gid, 16);
 	memcpy(r.data8, req->rec.data8, 16);
 	r.detail = d->detail;
-	snprintf(r.name, sizeof(r.name), "%s", pol_rule_name(d->rule));
+	snprintf(r.name, sizeof(r.name), "%s", rule_name(d->rule));
 	/* The owner is of the request's partition (pol_peer_relevant): only
 	 * a member may see it, as only a member's SA query would find it
 	 * (IBTA Vol 1 15.2.5.14). */
-	if (d->rule == POL_DUP_ADDR && memcmp(d->other_gid, zero, 16)) {
+	if (d->rule == RULE_DUP_ADDR && memcmp(d->other_gid, zero, 16)) {
 		if (req->req_has_pkey) {
 			memcpy(r.owner, d->other_gid, 16);
 			r.flags = SMQ_OWNER_SHOWN;

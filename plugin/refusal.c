@@ -28,7 +28,7 @@ void refusal_init(void)
 	rl_init(&rl, BURST, INTERVAL_NS);
 }
 
-_Static_assert((int)REFUSAL_SA_REQUEST == (int)POL_NRULES && REFUSAL_UNKNOWN == RL_KINDS - 1,
+_Static_assert((int)REFUSAL_SA_REQUEST == (int)RULE_COUNT && REFUSAL_UNKNOWN == RL_KINDS - 1,
 	       "refusal kinds follow the rules and end at the limiter's last");
 
 const char *refusal_kind_name(unsigned kind)
@@ -43,7 +43,7 @@ const char *refusal_kind_name(unsigned kind)
 	case REFUSAL_UNKNOWN:
 		return "unknown-requester";
 	}
-	return kind < POL_NRULES ? pol_rule_name((enum pol_rule)kind) : "?";
+	return kind < RULE_COUNT ? rule_name((enum rule)kind) : "?";
 }
 
 static void log_summary(const struct rl_summary *sum)

@@ -10,7 +10,7 @@
  * port GUID). */
 #define REFUSAL_LID (1ull << 63)
 
-/* Kinds of refusal beyond the ATS rules (pol_rule): OpenSM's own checks
+/* Kinds of refusal beyond the ATS rules (rule.h): OpenSM's own checks
  * of a ServiceRecord Set or Delete, which the handler makes for every
  * service (osm_sa_service_record.c). */
 enum refusal_kind {
@@ -23,7 +23,7 @@ enum refusal_kind {
 void refusal_init(void);
 /* A kind's name in the summary line (WRN 7A13). */
 const char *refusal_kind_name(unsigned kind);
-/* Whether a refusal line of kind (a pol_rule or a refusal_kind) from who may be logged now; logs the summary of an
+/* Whether a refusal line of kind (an enum rule or a refusal_kind) from who may be logged now; logs the summary of an
  * earlier interval this one closes. Any lock. */
 int refusal_allowed(uint64_t who, unsigned kind);
 /* When the next summary is due (mono_ns), 0 when none is pending. */

@@ -99,7 +99,7 @@ static uint64_t new_epoch(void)
 
 int replica_init(const struct osmats_conf *c, void (*changed)(void))
 {
-	char err[CONF_PATH_MAX + 128];
+	char err[OSMATS_CONF_PATH_MAX + 128];
 
 	R.on = 0;
 	R.changed = changed;

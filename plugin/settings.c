@@ -19,7 +19,7 @@ struct stamp {
 };
 
 static osm_log_t *log_to;
-static char path[CONF_PATH_MAX];
+static char path[OSMATS_CONF_PATH_MAX];
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER; /* conf, stamp */
 static struct osmats_conf conf;
 static struct stamp conf_stamp;
@@ -51,16 +51,16 @@ static int load_conf(struct osmats_conf *c, struct stamp *stamp)
 	char err[600], desc[1024];
 	int ret;
 
-	conf_default(c);
+	osmats_conf_default(c);
 	stamp_of(stamp);
-	ret = conf_load(path, c, err, sizeof(err));
+	ret = osmats_conf_load(path, c, err, sizeof(err));
 	if (ret == -ENOENT) {
 		OSM_LOG(log_to, OSM_LOG_INFO, "no %s: using defaults\n", path);
 	} else if (ret) {
 		OSM_LOG(log_to, OSM_LOG_ERROR, "ERR 7A20: %s\n", err);
 		return ret;
 	}
-	conf_describe(c, desc, sizeof(desc));
+	osmats_conf_describe(c, desc, sizeof(desc));
 	OSM_LOG(log_to, OSM_LOG_INFO, "config: %s\n", desc);
 	return 0;
 }
@@ -68,7 +68,7 @@ static int load_conf(struct osmats_conf *c, struct stamp *stamp)
 void settings_init(osm_log_t *l, const char *options)
 {
 	log_to = l;
-	conf_path_from_options(options, path, sizeof(path));
+	osmats_conf_path_from_options(options, path, sizeof(path));
 	if (load_conf(&conf, &conf_stamp)) {
 		/* Fail closed: without the plugin every rule would be off. Only
 		 * a setting the file makes explicitly turns a rule off; a file
@@ -76,8 +76,8 @@ void settings_init(osm_log_t *l, const char *options)
 		 * loads it (the stamp stays the broken file's). */
 		char desc[1024];
 
-		conf_default(&conf);
-		conf_describe(&conf, desc, sizeof(desc));
+		osmats_conf_default(&conf);
+		osmats_conf_describe(&conf, desc, sizeof(desc));
 		OSM_LOG(log_to, OSM_LOG_ERROR,
 			"ERR 7A23: %s not used: osmats runs with its built-in defaults, every rule on: %s\n",
 			path, desc);
@@ -106,11 +106,11 @@ void settings_reload(void)
 		return;
 	}
 	pthread_mutex_lock(&mu);
-	if (conf_restart_needed(&conf, &c, &key)) {
+	if (osmats_conf_restart_needed(&conf, &c, &key)) {
 		OSM_LOG(log_to, OSM_LOG_ERROR,
 			"ERR 7A22: %s changed %s, which takes effect at the next OpenSM start\n",
 			path, key);
-		conf_keep_restart_keys(&c, &conf);
+		osmats_conf_keep_restart_keys(&c, &conf);
 	}
 	conf = c;
 	conf_stamp = now;
@@ -131,7 +131,7 @@ void settings_get(struct osmats_conf *out)
 	pthread_mutex_unlock(&mu);
 }
 
-void settings_get_pol(struct pol_config *out)
+void settings_get_pol(struct rule_config *out)
 {
 	pthread_mutex_lock(&mu);
 	*out = conf.pol;

@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-#include "conf.h"
+#include "osmats_conf.h"
 #include "policy.h"
 
 /* Load the file named by options ("osmats_config=PATH"), logging to log
@@ -25,7 +25,7 @@ void settings_reload(void);
 
 const char *settings_path(void);
 void settings_get(struct osmats_conf *out);
-void settings_get_pol(struct pol_config *out);
+void settings_get_pol(struct rule_config *out);
 /* indexed_queries, without a lock (the query path reads it). */
 int settings_indexed_queries(void);
 

@@ -96,7 +96,7 @@ static uint8_t trust(uint64_t guid, uint64_t who, uint16_t lid, uint64_t key)
 	struct osmats_conf conf;
 
 	settings_get(&conf);
-	if ((guid && conf_is_trusted(&conf, guid)) || key_trusted(key))
+	if ((guid && osmats_conf_is_trusted(&conf, guid)) || key_trusted(key))
 		return SMQ_INFO_TRUSTED;
 	if (key && !limited(&Q.warned, who))
 		OSM_LOG(glue_log(), OSM_LOG_INFO,
@@ -131,11 +131,11 @@ static void answer_info(uint8_t flags, uint32_t page, uint8_t *resp)
 		in.accepted = cnt.accepted;
 		in.clamped = cnt.clamped;
 		in.flushed = worker_flushed();
-		for (r = 1; r < POL_NRULES && in.nrules < SMQ_MAX_RULES; r++, in.nrules++) {
+		for (r = 1; r < RULE_COUNT && in.nrules < SMQ_MAX_RULES; r++, in.nrules++) {
 			struct smq_rule_count *c = &in.rules[in.nrules];
 
-			snprintf(c->name, sizeof(c->name), "%s", pol_rule_name((enum pol_rule)r));
-			c->code = (uint16_t)strtoul(pol_rule_code((enum pol_rule)r), NULL, 16);
+			snprintf(c->name, sizeof(c->name), "%s", rule_name((enum rule)r));
+			c->code = (uint16_t)strtoul(rule_code((enum rule)r), NULL, 16);
 			c->rejected = cnt.rejected[r];
 			c->warned = cnt.warned[r];
 		}

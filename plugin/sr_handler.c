@@ -120,7 +120,7 @@ static int gather(const osm_physp_t *physp, const struct osmats_conf *c,
 			wire_get64(req->rec.gid) == glue_subnet_prefix();
 	req->sys_guid = glue_sys_guid_of(req->rec.gid);
 	req->trusted = pol_key_trusted(glue_sa_key(), req->sm_key) ||
-		       conf_is_trusted(c, f->req_guid);
+		       osmats_conf_is_trusted(c, f->req_guid);
 	/* What validate_sr() would ask with the P_Key bit set; the
 	 * base P_Key is what osm_physp_has_pkey() compares. */
 	req->req_has_pkey = !pol_pkey_invalid(req->rec.pkey) &&
@@ -195,14 +195,14 @@ static void log_request(const struct pol_request *req, const struct facts *f,
 }
 
 static void log_decision(const struct pol_request *req, const struct facts *f,
-			 enum pol_rule rule, osm_log_level_t level, const char *what,
+			 enum rule rule, osm_log_level_t level, const char *what,
 			 const char *why)
 {
 	char name[48];
 
-	snprintf(name, sizeof(name), "%s %s", rule == POL_CAP ? "rule" : "ATS rule",
-		 pol_rule_name(rule));
-	log_request(req, f, rule, level, pol_rule_code(rule), name, what, why);
+	snprintf(name, sizeof(name), "%s %s", rule == RULE_CAP ? "rule" : "ATS rule",
+		 rule_name(rule));
+	log_request(req, f, rule, level, rule_code(rule), name, what, why);
 }
 
 static void log_unknown_lid(osm_madw_t *madw, const char *outcome)
@@ -377,7 +377,7 @@ static void do_delete(osm_madw_t *madw, const struct pol_request *req, const str
 static void count_decision(const struct pol_decision *d)
 {
 	pthread_mutex_lock(&mu);
-	if (d->rule != POL_PASS) {
+	if (d->rule != RULE_PASS) {
 		cnt.rejected[d->rule]++;
 	} else {
 		cnt.accepted++;
@@ -412,7 +412,7 @@ static int apply_rules(osm_madw_t *madw, const osm_physp_t *physp, uint8_t *mad,
 	}
 	pol_decide(&conf.pol, req, f.peers, f.npeers, &d);
 	free(f.peers);
-	if (d.rule != POL_PASS) {
+	if (d.rule != RULE_PASS) {
 		glue_unlock();
 		log_decision(req, &f, d.rule, OSM_LOG_ERROR, "rejected", d.why);
 		count_decision(&d);
@@ -428,7 +428,7 @@ static int apply_rules(osm_madw_t *madw, const osm_physp_t *physp, uint8_t *mad,
 
 		snprintf(why, sizeof(why), "lease %" PRIu32 " s clamped to %" PRIu32 " s",
 			 pol_effective_lease(req), d.lease);
-		log_decision(req, &f, POL_LEASE, OSM_LOG_INFO, "accepted with", why);
+		log_decision(req, &f, RULE_LEASE, OSM_LOG_INFO, "accepted with", why);
 		wire_put32(mad + SA_OFF_DATA + SR_OFF_LEASE, d.lease);
 		wire_put64(mad + SA_OFF_COMP_MASK, req->comp_mask | sr_comp_mask(SR_F_LEASE));
 	}
@@ -443,7 +443,7 @@ static int apply_cap(osm_madw_t *madw, const osm_physp_t *physp,
 		     struct pol_request *req, uint64_t charge)
 {
 	const struct srx *idx = mirror_index();
-	struct pol_config pol;
+	struct rule_config pol;
 	struct pol_decision d;
 	struct facts f;
 
@@ -452,7 +452,7 @@ static int apply_cap(osm_madw_t *madw, const osm_physp_t *physp,
 					    osm_madw_get_sa_mad_ptr(madw)));
 	req->charged = srx_charged(idx, charge);
 	pol_decide_cap(&pol, req, &d);
-	if (d.rule == POL_PASS)
+	if (d.rule == RULE_PASS)
 		return 0;
 	glue_unlock();
 	memset(&f, 0, sizeof(f));
@@ -464,7 +464,7 @@ static int apply_cap(osm_madw_t *madw, const osm_physp_t *physp,
 	else
 		snprintf(d.why + strlen(d.why), sizeof(d.why) - strlen(d.why),
 			 " [GIDs on no port]");
-	log_decision(req, &f, POL_CAP, OSM_LOG_ERROR, "rejected", d.why);
+	log_decision(req, &f, RULE_CAP, OSM_LOG_ERROR, "rejected", d.why);
 	count_decision(&d);
 	refhist_add(f.req_guid, req, &d, cl_ntoh16(IB_SA_MAD_STATUS_NO_RESOURCES));
 	glue_sa_error(madw, IB_SA_MAD_STATUS_NO_RESOURCES);
@@ -480,7 +480,7 @@ static void sr_set(void *context, void *data)
 	ib_service_record_t *rec = ib_sa_mad_get_payload_ptr(sam);
 	struct pol_request req;
 	const osm_physp_t *physp;
-	struct pol_config pol;
+	struct rule_config pol;
 	struct facts who;
 	const char *why;
 	int ats, ats_delete;
@@ -528,7 +528,7 @@ static void sr_set(void *context, void *data)
 	ats_delete = ats_sid_in_block(req.rec.id) && req.method == SA_METHOD_DELETE;
 	if (ats_delete) {
 		settings_get_pol(&pol);
-		ats_delete = pol.enabled[POL_PKEY] ? 2 : 1;
+		ats_delete = pol.enabled[RULE_PKEY] ? 2 : 1;
 	}
 	why = pkeys_refused(physp, rec, sam->comp_mask, ats_delete, req.trusted);
 	if (why) {

@@ -21,15 +21,15 @@
 #include "replica.h"
 #include "settings.h"
 #include "sr_handler.h"
-#include "state.h"
+#include "state_file.h"
 
 struct missing {
 	uint8_t gid[16];
 	uint32_t sweeps; /* SUBNET_UPs seen with the port absent */
 };
 
-static char state_path[CONF_PATH_MAX + 32]; /* "" when off */
-static char prom_path[CONF_PATH_MAX + 32];  /* osmats.prom beside it */
+static char state_path[OSMATS_CONF_PATH_MAX + 32]; /* "" when off */
+static char prom_path[OSMATS_CONF_PATH_MAX + 32];  /* osmats.prom beside it */
 static pthread_t thread;
 
 /* The work posted to the thread, from OpenSM's threads and the
@@ -273,13 +273,13 @@ static int scan_one(void *h, const uint8_t *bytes, void *arg)
 	(void)h;
 	sr_decode(bytes, SR_SIZE, &r);
 	ats = is_ats(&r);
-	state_summary_add(&w->sum, &r, ats);
+	state_file_summary_add(&w->sum, &r, ats);
 	if (!ats || glue_gid_on_fabric(r.gid))
 		return 0;
 	w->sum.absent++;
 	if (!w->recs || w->n == STATE_MAX_ABSENT)
 		return 0;
-	state_rec_from(&w->recs[w->n], &r);
+	state_file_rec_from(&w->recs[w->n], &r);
 	m = missing_find(r.gid);
 	w->recs[w->n++].missing_sweeps = m ? m->sweeps : 0;
 	return 0;
@@ -334,7 +334,7 @@ static void write_state(void)
 	srh_counters(&cnt);
 	cnt.flushed = worker_flushed();
 	replica_state(&repl);
-	ret = state_write(state_path, &info, &summary, absent, nabsent, &cnt, &idx, &repl);
+	ret = state_file_write(state_path, &info, &summary, absent, nabsent, &cnt, &idx, &repl);
 	if (ret)
 		OSM_LOG(glue_log(), OSM_LOG_ERROR, "ERR 7A12: cannot write %s: %s\n",
 			state_path, strerror(-ret));

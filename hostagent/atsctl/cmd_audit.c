@@ -16,7 +16,7 @@
 #include "ctl.h"
 #include "json.h"
 #include "output.h"
-#include "state.h"
+#include "state_file.h"
 
 static void pkey_union_add(uint16_t *v, size_t *n, uint16_t pkey)
 {
@@ -52,7 +52,7 @@ static int format_counters(const struct state_counters *cnt, char **out)
 	if (!m)
 		return -errno;
 	json_init(&j, m, 0);
-	state_counters_json(&j, NULL, cnt);
+	state_file_counters_json(&j, NULL, cnt);
 	ret = json_fini(&j);
 	if (fclose(m) && !ret)
 		ret = -ENOMEM;
@@ -277,7 +277,7 @@ static void finding_text(const struct ats_audit_finding *f, const struct sr_reco
 static int audit_state(const char *path, struct state_file *sf, char **counters)
 {
 	char err[200];
-	int ret = state_read(path, sf, err, sizeof(err));
+	int ret = state_file_read(path, sf, err, sizeof(err));
 
 	if (!ret)
 		ret = format_counters(&sf->counters, counters);
@@ -356,7 +356,7 @@ int cmd_audit(struct ctl *c, const struct ctl_args *a)
 	}
 	if (c->json) {
 		if (o->state)
-			state_counters_json(&j, "sm_counters", &sf.counters);
+			state_file_counters_json(&j, "sm_counters", &sf.counters);
 		json_u64(&j, "issues", issues);
 		json_end(&j);
 		json_fini(&j);

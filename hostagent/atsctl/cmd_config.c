@@ -1,5 +1,5 @@
 /* atsctl check-config: the same loaders atsd (agent_conf_load) and the
- * plugin (conf_load) run at start and reload, so a file that passes here
+ * plugin (osmats_conf_load) run at start and reload, so a file that passes here
  * loads there. A missing file is an error here: both would run on their
  * defaults, which is not what a check of FILE means. */
 #include <errno.h>
@@ -8,7 +8,7 @@
 
 #include "agent_conf.h"
 #include "cmd_config.h"
-#include "conf.h"
+#include "osmats_conf.h"
 #include "ctl.h"
 
 int cmd_check_config(struct ctl *c, const struct ctl_args *a)
@@ -21,8 +21,8 @@ int cmd_check_config(struct ctl *c, const struct ctl_args *a)
 	if (a->plugin_conf) {
 		struct osmats_conf pc;
 
-		conf_default(&pc);
-		ret = conf_load(path, &pc, err, sizeof(err));
+		osmats_conf_default(&pc);
+		ret = osmats_conf_load(path, &pc, err, sizeof(err));
 	} else {
 		struct agent_conf ac;
 

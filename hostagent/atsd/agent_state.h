@@ -9,8 +9,6 @@
 
 #include "plan.h"
 
-#define AGENT_STATE_DEFAULT "/var/lib/ibats/atsd.state"
-
 /* Reads the file written for gid. 0 with *out (may be empty); -ENOENT
  * when there is no file; -EBADMSG when it is damaged, written for
  * another GID, a symlink, not a regular file or another user's (what

@@ -18,29 +18,14 @@
 #include <stdint.h>
 
 #include "ats.h"
+#include "rcm_conf.h"
 
-#define RCM_MAX_LISTEN 16
-#define RCM_MAX_ACCEPT 32
 #define RCM_MAX_CONNS 64
 /* Passive connections from one requester GID: one host cannot take the
  * whole table. */
 #define RCM_MAX_PER_PEER 8
 /* A REJ carries 148 bytes of private data (IBTA Vol 1 12.6.7). */
 #define RCM_REJ_TEXT_MAX 148
-
-enum rcm_policy {
-	RCM_ACCEPT_ANY = 0,
-	RCM_ACCEPT_AGREE,       /* A11 source IP = requester's ATS primary */
-	RCM_ACCEPT_LIST,        /* A11 source IP is listed */
-};
-
-struct rcm_conf {
-	uint64_t listen[RCM_MAX_LISTEN];
-	size_t nlisten;
-	enum rcm_policy policy;
-	struct ats_ip accept[RCM_MAX_ACCEPT];
-	size_t naccept;
-};
 
 enum rcm_state {
 	RCM_RESOLVING,          /* active: address and route */

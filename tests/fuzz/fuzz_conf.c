@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "agent_conf.h"
-#include "conf.h"
+#include "osmats_conf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -24,8 +24,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	fwrite(data, 1, size, f);
 	fclose(f);
-	conf_default(&oc);
-	conf_load(path, &oc, err, sizeof(err));
+	osmats_conf_default(&oc);
+	osmats_conf_load(path, &oc, err, sizeof(err));
 	agent_conf_default(&ac);
 	agent_conf_load(path, &ac, err, sizeof(err));
 	return 0;

@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct pol_request req;
 	struct pol_decision d;
-	struct pol_config c;
+	struct rule_config c;
 	struct pol_peer peer;
 	struct sa_table_shape shape;
 	struct sa_hdr h;
@@ -72,7 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			__builtin_trap(); /* decode/encode must round-trip */
 		sr_match(data, enc, ~0ull);
 	}
-	pol_config_default(&c);
+	rule_config_default(&c);
 	if (!pol_request_decode(data, size, &req)) {
 		req.owns_gid = size & 1;
 		req.trusted = size & 2;

@@ -13,12 +13,12 @@
 #define SYS_A 0x1000ull
 #define SYS_B 0x2000ull
 
-static struct pol_config cfg;
+static struct rule_config cfg;
 
 static int setup(void **state)
 {
 	(void)state;
-	pol_config_default(&cfg);
+	rule_config_default(&cfg);
 	return 0;
 }
 
@@ -62,7 +62,7 @@ static void make_peer(struct pol_peer *p, const struct pol_request *like,
 
 #define OWN 0xc2 /* last GID byte of the golden record */
 
-static enum pol_rule decide(const struct pol_request *req,
+static enum rule decide(const struct pol_request *req,
 			    const struct pol_peer *peers, size_t n,
 			    struct pol_decision *d)
 {
@@ -77,7 +77,7 @@ static void test_valid_primary_passes(void **state)
 
 	(void)state;
 	make_req(&req, SA_METHOD_SET, ATS_SID_PRIMARY, "192.168.1.10");
-	assert_int_equal(decide(&req, NULL, 0, &d), POL_PASS);
+	assert_int_equal(decide(&req, NULL, 0, &d), RULE_PASS);
 	assert_true(d.is_ats);
 	assert_false(d.warn);
 	assert_false(d.clamp);
@@ -94,31 +94,31 @@ static void test_record_rules(void **state)
 	mad[SA_OFF_DATA + SR_OFF_ID + 6] = 0x55; /* ...4153 -> ...5553 */
 	pol_request_decode(mad, sizeof(mad), &req);
 	req.owns_gid = req.req_has_pkey = req.gid_has_pkey = 1;
-	assert_int_equal(decide(&req, NULL, 0, &d), POL_SID_BLOCK);
-	assert_string_equal(pol_rule_code(d.rule), "7A01");
-	cfg.enabled[POL_SID_BLOCK] = 0;
-	assert_int_equal(decide(&req, NULL, 0, &d), POL_PASS);
+	assert_int_equal(decide(&req, NULL, 0, &d), RULE_SID_BLOCK);
+	assert_string_equal(rule_code(d.rule), "7A01");
+	cfg.enabled[RULE_SID_BLOCK] = 0;
+	assert_int_equal(decide(&req, NULL, 0, &d), RULE_PASS);
 
 	make_set(mad);
 	memcpy(mad + SA_OFF_DATA + SR_OFF_NAME, "My Service", 11);
 	pol_request_decode(mad, sizeof(mad), &req);
 	req.owns_gid = req.req_has_pkey = req.gid_has_pkey = 1;
-	assert_int_equal(decide(&req, NULL, 0, &d), POL_NAME);
+	assert_int_equal(decide(&req, NULL, 0, &d), RULE_NAME);
 
 	make_set(mad);
 	mad[SA_OFF_DATA + SR_OFF_NAME + 63] = 'x';
 	pol_request_decode(mad, sizeof(mad), &req);
 	req.owns_gid = req.req_has_pkey = req.gid_has_pkey = 1;
-	assert_int_equal(decide(&req, NULL, 0, &d), POL_NAME);
+	assert_int_equal(decide(&req, NULL, 0, &d), RULE_NAME);
 	assert_string_equal(d.why, "ServiceName is not zero-padded");
 
 	make_set(mad);
 	mad[SA_OFF_DATA + SR_OFF_KEY + 15] = 1;
 	pol_request_decode(mad, sizeof(mad), &req);
 	req.owns_gid = req.req_has_pkey = req.gid_has_pkey = 1;
-	assert_int_equal(decide(&req, NULL, 0, &d), POL_KEY);
-	cfg.enabled[POL_KEY] = 0;
-	assert_int_equal(decide(&req, NULL, 0, &d), POL_PASS);
+	assert_int_equal(decide(&req, NULL, 0, &d), RULE_KEY);
+	cfg.enabled[RULE_KEY] = 0;
+	assert_int_equal(decide(&req, NULL, 0, &d), RULE_PASS);
 }
 
 static void test_bad_address(void **state)
@@ -141,11 +141,11 @@ static void test_bad_address(void **state)
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		make_req(&req, SA_METHOD_SET, ATS_SID_PRIMARY, "10.0.0.1");
 		memcpy(req.rec.data8, bad[i], 16);
-		assert_int_equal(decide(&req, NULL, 0, &d), POL_ADDR);
+		assert_int_equal(decide(&req, NULL, 0, &d), RULE_ADDR);
 		assert_true(strlen(d.why) > 0);
 	}
-	cfg.enabled[POL_ADDR] = 0;
-	assert_int_equal(decide(&req, NULL, 0, &d), POL_PASS);
+	cfg.enabled[RULE_ADDR] = 0;
+	assert_int_equal(decide(&req, NULL, 0, &d), RULE_PASS);
 }
 
 static void test_other_services_untouched(void **state)
@@ -157,10 +157,10 @@ static void test_other_services_untouched(void **state)
 	make_req(&req, SA_METHOD_SET, 0x1234, "10.0.0.1");
 	memcpy(req.rec.name, "other", 6);
 	req.owns_gid = 0;
-	assert_int_equal(decide(&req, NULL, 0, &d), POL_PASS);
+	assert_int_equal(decide(&req, NULL, 0, &d), RULE_PASS);
 	assert_false(d.is_ats);
 	req.method = SA_METHOD_DELETE;
-	assert_int_equal(decide(&req, NULL, 0, &d), POL_PASS);
+	assert_int_equal(decide(&req, NULL, 0, &d), RULE_PASS);
 }
 
 static void test_ownership(void **state)
@@ -171,18 +171,18 @@ static void test_ownership(void **state)
 	(void)state;
 	make_req(&req, SA_METHOD_SET, ATS_SID_PRIMARY, "10.0.0.1");
 	req.owns_gid = 0;
-	assert_int_equal(decide(&req, NULL, 0, &d), POL_OWNER);
-	assert_string_equal(pol_rule_code(POL_OWNER), "7A05");
+	assert_int_equal(decide(&req, NULL, 0, &d), RULE_OWNER);
+	assert_string_equal(rule_code(RULE_OWNER), "7A05");
 	req.trusted = 1;
-	assert_int_equal(decide(&req, NULL, 0, &d), POL_PASS);
+	assert_int_equal(decide(&req, NULL, 0, &d), RULE_PASS);
 	req.trusted = 0;
 	req.method = SA_METHOD_DELETE;
-	assert_int_equal(decide(&req, NULL, 0, &d), POL_OWNER);
+	assert_int_equal(decide(&req, NULL, 0, &d), RULE_OWNER);
 	req.trusted = 1;
-	assert_int_equal(decide(&req, NULL, 0, &d), POL_PASS);
-	cfg.enabled[POL_OWNER] = 0;
+	assert_int_equal(decide(&req, NULL, 0, &d), RULE_PASS);
+	cfg.enabled[RULE_OWNER] = 0;
 	req.trusted = 0;
-	assert_int_equal(decide(&req, NULL, 0, &d), POL_PASS);
+	assert_int_equal(decide(&req, NULL, 0, &d), RULE_PASS);
 }
 
 static void test_primary_first(void **state)
@@ -193,25 +193,25 @@ static void test_primary_first(void **state)
 
 	(void)state;
 	make_req(&req, SA_METHOD_SET, ATS_SID_PRIMARY + 1, "10.0.1.1");
-	assert_int_equal(decide(&req, NULL, 0, &d), POL_PRIMARY_FIRST);
+	assert_int_equal(decide(&req, NULL, 0, &d), RULE_PRIMARY_FIRST);
 	/* Another GID's primary does not count. */
 	make_peer(&peers[0], &req, ATS_SID_PRIMARY, "10.0.0.9", 0x01, SYS_B);
-	assert_int_equal(decide(&req, peers, 1, &d), POL_PRIMARY_FIRST);
+	assert_int_equal(decide(&req, peers, 1, &d), RULE_PRIMARY_FIRST);
 	make_peer(&peers[1], &req, ATS_SID_PRIMARY, "10.0.0.1", OWN, SYS_A);
-	assert_int_equal(decide(&req, peers, 2, &d), POL_PASS);
+	assert_int_equal(decide(&req, peers, 2, &d), RULE_PASS);
 
 	/* Deleting the primary while a secondary exists. */
 	make_req(&req, SA_METHOD_DELETE, ATS_SID_PRIMARY, "10.0.0.1");
 	make_peer(&peers[0], &req, ATS_SID_PRIMARY + 1, "10.0.1.1", OWN, SYS_A);
-	assert_int_equal(decide(&req, peers, 2, &d), POL_PRIMARY_FIRST);
+	assert_int_equal(decide(&req, peers, 2, &d), RULE_PRIMARY_FIRST);
 	assert_non_null(strstr(d.why, "1 other record"));
-	assert_int_equal(decide(&req, &peers[1], 1, &d), POL_PASS);
+	assert_int_equal(decide(&req, &peers[1], 1, &d), RULE_PASS);
 	/* Deleting the secondary is fine. */
 	make_req(&req, SA_METHOD_DELETE, ATS_SID_PRIMARY + 1, "10.0.1.1");
-	assert_int_equal(decide(&req, peers, 2, &d), POL_PASS);
-	cfg.enabled[POL_PRIMARY_FIRST] = 0;
+	assert_int_equal(decide(&req, peers, 2, &d), RULE_PASS);
+	cfg.enabled[RULE_PRIMARY_FIRST] = 0;
 	make_req(&req, SA_METHOD_DELETE, ATS_SID_PRIMARY, "10.0.0.1");
-	assert_int_equal(decide(&req, peers, 2, &d), POL_PASS);
+	assert_int_equal(decide(&req, peers, 2, &d), RULE_PASS);
 }
 
 static void test_port_duplicate(void **state)
@@ -224,17 +224,17 @@ static void test_port_duplicate(void **state)
 	make_req(&req, SA_METHOD_SET, ATS_SID_PRIMARY + 2, "10.0.1.1");
 	make_peer(&peers[0], &req, ATS_SID_PRIMARY, "10.0.0.1", OWN, SYS_A);
 	make_peer(&peers[1], &req, ATS_SID_PRIMARY + 1, "10.0.1.1", OWN, SYS_A);
-	assert_int_equal(decide(&req, peers, 2, &d), POL_PORT_DUP);
+	assert_int_equal(decide(&req, peers, 2, &d), RULE_PORT_DUP);
 	/* The same record again (refresh) is fine. */
 	req.rec.id = ATS_SID_PRIMARY + 1;
-	assert_int_equal(decide(&req, peers, 2, &d), POL_PASS);
+	assert_int_equal(decide(&req, peers, 2, &d), RULE_PASS);
 	/* The mapped form is the same address. */
 	req.rec.id = ATS_SID_PRIMARY + 2;
 	memset(req.rec.data8, 0, 10);
 	req.rec.data8[10] = req.rec.data8[11] = 0xff;
-	assert_int_equal(decide(&req, peers, 2, &d), POL_PORT_DUP);
-	cfg.enabled[POL_PORT_DUP] = 0;
-	assert_int_equal(decide(&req, peers, 2, &d), POL_PASS);
+	assert_int_equal(decide(&req, peers, 2, &d), RULE_PORT_DUP);
+	cfg.enabled[RULE_PORT_DUP] = 0;
+	assert_int_equal(decide(&req, peers, 2, &d), RULE_PASS);
 }
 
 static void test_duplicate_address(void **state)
@@ -246,28 +246,28 @@ static void test_duplicate_address(void **state)
 	(void)state;
 	make_req(&req, SA_METHOD_SET, ATS_SID_PRIMARY, "10.0.0.7");
 	make_peer(&peers[0], &req, ATS_SID_PRIMARY, "10.0.0.7", 0x07, SYS_B);
-	assert_int_equal(decide(&req, peers, 1, &d), POL_DUP_ADDR);
+	assert_int_equal(decide(&req, peers, 1, &d), RULE_DUP_ADDR);
 	assert_non_null(strstr(d.why, "10.0.0.7 is the primary address of"));
 	/* Another port of the same system: a failover pair. */
 	peers[0].sys_guid = SYS_A;
-	assert_int_equal(decide(&req, peers, 1, &d), POL_PASS);
+	assert_int_equal(decide(&req, peers, 1, &d), RULE_PASS);
 	/* A port not on the fabric is another system. */
 	peers[0].sys_guid = 0;
 	req.sys_guid = 0;
-	assert_int_equal(decide(&req, peers, 1, &d), POL_DUP_ADDR);
+	assert_int_equal(decide(&req, peers, 1, &d), RULE_DUP_ADDR);
 	peers[0].sys_guid = SYS_B;
 	req.sys_guid = SYS_A;
-	cfg.dup_mode = POL_DUP_WARN;
-	assert_int_equal(decide(&req, peers, 1, &d), POL_PASS);
+	cfg.dup_mode = RULE_DUP_WARN;
+	assert_int_equal(decide(&req, peers, 1, &d), RULE_PASS);
 	assert_true(d.warn);
-	assert_int_equal(d.warn_rule, POL_DUP_ADDR);
-	cfg.dup_mode = POL_DUP_ALLOW;
-	assert_int_equal(decide(&req, peers, 1, &d), POL_PASS);
+	assert_int_equal(d.warn_rule, RULE_DUP_ADDR);
+	cfg.dup_mode = RULE_DUP_ALLOW;
+	assert_int_equal(decide(&req, peers, 1, &d), RULE_PASS);
 	assert_false(d.warn);
 	/* A secondary of the other system does not make it a duplicate. */
-	cfg.dup_mode = POL_DUP_REJECT;
+	cfg.dup_mode = RULE_DUP_REJECT;
 	peers[0].rec.id = ATS_SID_PRIMARY + 1;
-	assert_int_equal(decide(&req, peers, 1, &d), POL_PASS);
+	assert_int_equal(decide(&req, peers, 1, &d), RULE_PASS);
 }
 
 static void test_lease(void **state)
@@ -281,18 +281,18 @@ static void test_lease(void **state)
 	req.rec.lease = 5;
 	assert_true(pol_effective_lease(&req) == SR_LEASE_INFINITE);
 	cfg.lease_max = 3600;
-	assert_int_equal(decide(&req, NULL, 0, &d), POL_LEASE);
+	assert_int_equal(decide(&req, NULL, 0, &d), RULE_LEASE);
 	assert_string_equal(d.why, "lease 4294967295 s outside 0..3600");
 	req.comp_mask |= sr_comp_mask(SR_F_LEASE);
-	assert_int_equal(decide(&req, NULL, 0, &d), POL_PASS);
+	assert_int_equal(decide(&req, NULL, 0, &d), RULE_PASS);
 	cfg.lease_min = 60;
-	assert_int_equal(decide(&req, NULL, 0, &d), POL_LEASE);
+	assert_int_equal(decide(&req, NULL, 0, &d), RULE_LEASE);
 	cfg.lease_clamp = 1;
-	assert_int_equal(decide(&req, NULL, 0, &d), POL_PASS);
+	assert_int_equal(decide(&req, NULL, 0, &d), RULE_PASS);
 	assert_true(d.clamp);
 	assert_int_equal(d.lease, 60);
 	req.rec.lease = 7200;
-	assert_int_equal(decide(&req, NULL, 0, &d), POL_PASS);
+	assert_int_equal(decide(&req, NULL, 0, &d), RULE_PASS);
 	assert_int_equal(d.lease, 3600);
 }
 
@@ -329,31 +329,31 @@ static void test_partition(void **state)
 	req.comp_mask &= ~sr_comp_mask(SR_F_PKEY); /* the mask says nothing */
 	req.rec.pkey = 0x8001;
 	req.req_has_pkey = 0;
-	assert_int_equal(decide(&req, NULL, 0, &d), POL_PKEY);
-	assert_string_equal(pol_rule_code(d.rule), "7A0A");
-	assert_string_equal(pol_rule_name(d.rule), "partition");
+	assert_int_equal(decide(&req, NULL, 0, &d), RULE_PKEY);
+	assert_string_equal(rule_code(d.rule), "7A0A");
+	assert_string_equal(rule_name(d.rule), "partition");
 	req.trusted = 1; /* trust is about ownership, not partitions */
-	assert_int_equal(decide(&req, NULL, 0, &d), POL_PKEY);
+	assert_int_equal(decide(&req, NULL, 0, &d), RULE_PKEY);
 	req.req_has_pkey = 1;
 	req.gid_has_pkey = 0;
-	assert_int_equal(decide(&req, NULL, 0, &d), POL_PKEY);
+	assert_int_equal(decide(&req, NULL, 0, &d), RULE_PKEY);
 	assert_non_null(strstr(d.why, "ServiceGID's port"));
 	req.gid_has_pkey = 1;
-	assert_int_equal(decide(&req, NULL, 0, &d), POL_PASS);
+	assert_int_equal(decide(&req, NULL, 0, &d), RULE_PASS);
 	for (i = 0; i < 2; i++) {
 		req.rec.pkey = invalid[i];
-		assert_int_equal(decide(&req, NULL, 0, &d), POL_PKEY);
+		assert_int_equal(decide(&req, NULL, 0, &d), RULE_PKEY);
 		assert_non_null(strstr(d.why, "invalid"));
 	}
 	/* Only an explicit setting turns it off. */
-	cfg.enabled[POL_PKEY] = 0;
-	assert_int_equal(decide(&req, NULL, 0, &d), POL_PASS);
-	cfg.enabled[POL_PKEY] = 1;
+	cfg.enabled[RULE_PKEY] = 0;
+	assert_int_equal(decide(&req, NULL, 0, &d), RULE_PASS);
+	cfg.enabled[RULE_PKEY] = 1;
 	/* A Delete is cleanup: not held to the partition. */
 	make_req(&req, SA_METHOD_DELETE, ATS_SID_PRIMARY, "10.0.0.1");
 	req.rec.pkey = 0;
 	req.req_has_pkey = req.gid_has_pkey = 0;
-	assert_int_equal(decide(&req, NULL, 0, &d), POL_PASS);
+	assert_int_equal(decide(&req, NULL, 0, &d), RULE_PASS);
 }
 
 /* Item 2: 0x7FFF and 0xFFFF are one partition for every rule. */
@@ -372,25 +372,25 @@ static void test_membership_bit(void **state)
 	make_peer(&p[0], &req, ATS_SID_PRIMARY, "10.0.0.1", 0x01, SYS_B);
 	p[0].rec.pkey = 0xffff;
 	assert_true(pol_peer_relevant(&req, &p[0].rec));
-	assert_int_equal(decide(&req, p, 1, &d), POL_DUP_ADDR);
+	assert_int_equal(decide(&req, p, 1, &d), RULE_DUP_ADDR);
 	/* A secondary finds its primary under the other form. */
 	make_req(&req, SA_METHOD_SET, ATS_SID_PRIMARY + 1, "10.0.0.2");
 	req.rec.pkey = 0xffff;
 	make_peer(&p[0], &req, ATS_SID_PRIMARY, "10.0.0.1", OWN, SYS_A);
 	p[0].rec.pkey = 0x7fff;
-	assert_int_equal(decide(&req, p, 1, &d), POL_PASS);
+	assert_int_equal(decide(&req, p, 1, &d), RULE_PASS);
 	/* The same (GID, SID, partition) twice: refused, any address. */
 	make_req(&req, SA_METHOD_SET, ATS_SID_PRIMARY, "10.0.0.9");
 	req.rec.pkey = 0x7fff;
 	make_peer(&p[0], &req, ATS_SID_PRIMARY, "10.0.0.1", OWN, SYS_A);
 	p[0].rec.pkey = 0xffff;
-	assert_int_equal(decide(&req, p, 1, &d), POL_PORT_DUP);
+	assert_int_equal(decide(&req, p, 1, &d), RULE_PORT_DUP);
 	assert_non_null(strstr(d.why, "0xffff"));
 	req.rec.data8[15] = 1; /* 10.0.0.1, same address */
-	assert_int_equal(decide(&req, p, 1, &d), POL_PORT_DUP);
+	assert_int_equal(decide(&req, p, 1, &d), RULE_PORT_DUP);
 	/* The same RID is a refresh, not a second record. */
 	req.rec.pkey = 0xffff;
-	assert_int_equal(decide(&req, p, 1, &d), POL_PASS);
+	assert_int_equal(decide(&req, p, 1, &d), RULE_PASS);
 	/* Deleting the primary under one form while a secondary sits under
 	 * the other is still primary-first. */
 	make_req(&req, SA_METHOD_DELETE, ATS_SID_PRIMARY, "10.0.0.1");
@@ -398,7 +398,7 @@ static void test_membership_bit(void **state)
 	make_peer(&p[1], &req, ATS_SID_PRIMARY + 1, "10.0.0.2", OWN, SYS_A);
 	p[1].rec.pkey = 0x7fff;
 	assert_true(pol_peer_relevant(&req, &p[1].rec));
-	assert_int_equal(decide(&req, &p[1], 1, &d), POL_PRIMARY_FIRST);
+	assert_int_equal(decide(&req, &p[1], 1, &d), RULE_PRIMARY_FIRST);
 }
 
 /* Item 3: OpenSM's default SA key (and none) earns no trust. */
@@ -422,28 +422,28 @@ static void test_record_cap(void **state)
 	make_req(&req, SA_METHOD_SET, 0x1234, "10.0.0.1"); /* any service */
 	req.trusted = 1;
 	req.is_new = 1;
-	req.charged = POL_MAX_RECORDS_DEFAULT - 1;
+	req.charged = RULE_MAX_RECORDS_DEFAULT - 1;
 	pol_decide_cap(&cfg, &req, &d);
-	assert_int_equal(d.rule, POL_PASS);
-	req.charged = POL_MAX_RECORDS_DEFAULT;
+	assert_int_equal(d.rule, RULE_PASS);
+	req.charged = RULE_MAX_RECORDS_DEFAULT;
 	pol_decide_cap(&cfg, &req, &d);
-	assert_int_equal(d.rule, POL_CAP);
-	assert_string_equal(pol_rule_code(d.rule), "7A0B");
+	assert_int_equal(d.rule, RULE_CAP);
+	assert_string_equal(rule_code(d.rule), "7A0B");
 	req.is_new = 0; /* an update of a held RID */
 	pol_decide_cap(&cfg, &req, &d);
-	assert_int_equal(d.rule, POL_PASS);
+	assert_int_equal(d.rule, RULE_PASS);
 	req.is_new = 1;
 	req.method = SA_METHOD_DELETE;
 	pol_decide_cap(&cfg, &req, &d);
-	assert_int_equal(d.rule, POL_PASS);
+	assert_int_equal(d.rule, RULE_PASS);
 	req.method = SA_METHOD_SET;
 	cfg.max_records_per_port = 0; /* explicitly no cap */
 	pol_decide_cap(&cfg, &req, &d);
-	assert_int_equal(d.rule, POL_PASS);
+	assert_int_equal(d.rule, RULE_PASS);
 	cfg.max_records_per_port = 2;
 	req.charged = 2;
 	pol_decide_cap(&cfg, &req, &d);
-	assert_int_equal(d.rule, POL_CAP);
+	assert_int_equal(d.rule, RULE_CAP);
 }
 
 static void test_short_mad(void **state)

@@ -28,7 +28,7 @@ static void refuse(uint64_t guid, uint8_t last_octet, int member)
 	req.rec.data8[15] = last_octet;
 	memset(req.rec.key, 0x5a, sizeof(req.rec.key)); /* a ServiceKey: never kept */
 	req.req_has_pkey = member;
-	d.rule = POL_DUP_ADDR;
+	d.rule = RULE_DUP_ADDR;
 	d.other_gid[0] = 0xfe;
 	d.other_gid[15] = 0x99;
 	refhist_add(guid, &req, &d, 0x0200);

@@ -63,7 +63,7 @@ static void assert_every_rule_on(void)
 	unsigned r;
 
 	settings_get(&c);
-	for (r = 1; r < POL_NRULES; r++)
+	for (r = 1; r < RULE_COUNT; r++)
 		assert_true(c.pol.enabled[r]);
 }
 
@@ -98,15 +98,15 @@ static void test_broken_at_load_fails_closed(void **state)
 		struct osmats_conf c;
 
 		settings_get(&c);
-		assert_false(c.pol.enabled[POL_SID_BLOCK]);
-		assert_true(c.pol.enabled[POL_NAME]);
+		assert_false(c.pol.enabled[RULE_SID_BLOCK]);
+		assert_true(c.pol.enabled[RULE_NAME]);
 	}
 }
 
 static void test_reload(void **state)
 {
 	struct osmats_conf c;
-	struct pol_config pol;
+	struct rule_config pol;
 
 	(void)state;
 	write_conf("lease_max 600\n");
@@ -119,7 +119,7 @@ static void test_reload(void **state)
 	assert_int_equal(logged("reloaded"), 1);
 	settings_get(&c);
 	assert_int_equal(c.pol.lease_max, 900);
-	assert_false(c.pol.enabled[POL_LEASE]);
+	assert_false(c.pol.enabled[RULE_LEASE]);
 	assert_false(settings_indexed_queries());
 	settings_get_pol(&pol);
 	assert_memory_equal(&pol, &c.pol, sizeof(pol));

@@ -5,21 +5,22 @@
  * from the SA). It stays a few kilobytes with 100k records in the SA, so
  * writing it once a second costs little; the counts come from a scan
  * done at sweeps, flushes and at most every STATE_SCAN_INTERVAL of
- * changes, not at every write. */
-#ifndef IBATS_STATE_H
-#define IBATS_STATE_H
+ * changes, not at every write. The plugin writes it, atsctl audit reads
+ * it: both link this module. */
+#ifndef IBATS_STATE_FILE_H
+#define IBATS_STATE_FILE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "json.h"
-#include "policy.h"
+#include "rule.h"
 #include "sr.h"
 
 struct state_counters {
 	uint64_t accepted;              /* ATS Sets/Deletes handed to OpenSM */
-	uint64_t rejected[POL_NRULES];
-	uint64_t warned[POL_NRULES];
+	uint64_t rejected[RULE_COUNT];
+	uint64_t warned[RULE_COUNT];
 	uint64_t clamped;
 	uint64_t flushed;
 };
@@ -94,9 +95,9 @@ struct state_summary {
 };
 
 /* Count rec (an ATS record, or not) into sum. */
-void state_summary_add(struct state_summary *sum, const struct sr_record *rec, int is_ats);
+void state_file_summary_add(struct state_summary *sum, const struct sr_record *rec, int is_ats);
 
-void state_rec_from(struct state_rec *s, const struct sr_record *r);
+void state_file_rec_from(struct state_rec *s, const struct sr_record *r);
 
 struct state_info {
 	const char *sm_state;   /* "master", "standby", ... */
@@ -107,18 +108,18 @@ struct state_info {
 #define STATE_VERSION 3
 
 /* The counters object as the state file holds it, into j under key. */
-void state_counters_json(struct json *j, const char *key, const struct state_counters *cnt);
+void state_file_counters_json(struct json *j, const char *key, const struct state_counters *cnt);
 
 /* Write to path.tmp, fsync, rename over path. recs are the ATS records
  * of absent ports (at most STATE_MAX_ABSENT of sum->absent). -EINVAL
- * (nothing written) for a role state_read() would refuse; -errno on
+ * (nothing written) for a role state_file_read() would refuse; -errno on
  * failure. */
-int state_write(const char *path, const struct state_info *info,
+int state_file_write(const char *path, const struct state_info *info,
 		const struct state_summary *sum, const struct state_rec *recs, size_t n,
 		const struct state_counters *cnt, const struct state_index *idx,
 		const struct state_repl *repl);
 
-/* A state file read back: what state_write() was given, but for the
+/* A state file read back: what state_file_write() was given, but for the
  * index's get_ns and set_ns, which the file holds as averages (read back
  * as average times count), ServiceData8 that is no address (read back as
  * zeros), and in_sync (read back as 0 or 1). */
@@ -135,11 +136,11 @@ struct state_file {
 	size_t nrecs;
 };
 
-/* Read what state_write() writes, strictly: the members in its order,
+/* Read what state_file_write() writes, strictly: the members in its order,
  * its rule names, its value types and ranges. -EINVAL with the line and
  * member in err when the file is anything else; -errno when it cannot be
  * read. */
-int state_read(const char *path, struct state_file *sf, char *err, size_t errlen);
+int state_file_read(const char *path, struct state_file *sf, char *err, size_t errlen);
 void state_file_free(struct state_file *sf);
 
 #endif

@@ -1,4 +1,6 @@
-/* atsd.conf: strict, table-driven configuration of the host agent. */
+/* atsd.conf: strict, table-driven configuration of the host agent. In
+ * lib/host, not hostagent/atsd, so atsctl check-config runs atsd's own
+ * parser without linking atsd code. */
 #ifndef IBATS_AGENT_CONF_H
 #define IBATS_AGENT_CONF_H
 
@@ -9,13 +11,15 @@
 
 #include "ats.h"
 #include "atsd_proto.h"
-#include "rcm.h"
 #include "log.h"
+#include "rcm_conf.h"
 
 /* The configured sysconfdir (Makefile.am): the file the installed units
  * name, /etc/ibats/atsd.conf in the packages' and the system install. */
 #define AGENT_CONF_DEFAULT SYSCONFDIR "/ibats/atsd.conf"
 #define AGENT_SOCKET_DEFAULT ATSD_SOCKET_DEFAULT
+/* state_file: the records atsd registered (agent_state.c keeps them). */
+#define AGENT_CONF_STATE_DEFAULT "/var/lib/ibats/atsd.state"
 #define AGENT_MAX_IFS 16
 #define AGENT_MAX_STATIC 64
 

@@ -6,8 +6,7 @@
 #include <string.h>
 
 #include "cfg.h"
-#include "conf.h"
-#include "metrics.h"
+#include "osmats_conf.h"
 
 enum conf_type {
 	CT_BOOL,
@@ -27,15 +26,15 @@ static const struct conf_key {
 } conf_keys[] = {
 #define F(m) offsetof(struct osmats_conf, m), sizeof(((struct osmats_conf *)0)->m)
 #define RULE(n, r) { n, CT_BOOL, F(pol.enabled[r]), 0, 0, 1 }
-	RULE("enforce_sid_block", POL_SID_BLOCK),
-	RULE("enforce_service_name", POL_NAME),
-	RULE("enforce_address", POL_ADDR),
-	RULE("enforce_service_key", POL_KEY),
-	RULE("enforce_ownership", POL_OWNER),
-	RULE("enforce_primary_first", POL_PRIMARY_FIRST),
-	RULE("enforce_port_duplicate", POL_PORT_DUP),
-	RULE("enforce_lease", POL_LEASE),
-	RULE("enforce_partition", POL_PKEY),
+	RULE("enforce_sid_block", RULE_SID_BLOCK),
+	RULE("enforce_service_name", RULE_NAME),
+	RULE("enforce_address", RULE_ADDR),
+	RULE("enforce_service_key", RULE_KEY),
+	RULE("enforce_ownership", RULE_OWNER),
+	RULE("enforce_primary_first", RULE_PRIMARY_FIRST),
+	RULE("enforce_port_duplicate", RULE_PORT_DUP),
+	RULE("enforce_lease", RULE_LEASE),
+	RULE("enforce_partition", RULE_PKEY),
 #undef RULE
 	{ "duplicate_address", CT_DUP_MODE, F(pol.dup_mode), 0, 0, 1 },
 	{ "lease_min", CT_U32, F(pol.lease_min), 0, UINT32_MAX, 1 },
@@ -61,10 +60,10 @@ static const struct conf_key {
 
 static const char *const dup_modes[] = { "reject", "warn", "allow" };
 
-void conf_default(struct osmats_conf *c)
+void osmats_conf_default(struct osmats_conf *c)
 {
 	memset(c, 0, sizeof(*c));
-	pol_config_default(&c->pol);
+	rule_config_default(&c->pol);
 	c->flush_departed = 1;
 	c->liveness = 1;
 	c->indexed_queries = 1;
@@ -87,7 +86,7 @@ static int set_value(const struct conf_key *k, struct osmats_conf *c,
 	case CT_DUP_MODE:
 		if (cfg_set_choice(k->name, v, dup_modes, 3, &choice, err, errlen))
 			return -EINVAL;
-		*(enum pol_dup_mode *)field = (enum pol_dup_mode)choice;
+		*(enum rule_dup_mode *)field = (enum rule_dup_mode)choice;
 		return 0;
 	case CT_GUIDS: {
 		char *save = NULL, *tok;
@@ -99,9 +98,9 @@ static int set_value(const struct conf_key *k, struct osmats_conf *c,
 				snprintf(err, errlen, "%s: '%s' is not a port GUID", k->name, tok);
 				return -EINVAL;
 			}
-			if (c->ntrusted == CONF_MAX_TRUSTED) {
+			if (c->ntrusted == OSMATS_CONF_MAX_TRUSTED) {
 				snprintf(err, errlen, "%s: more than %d GUIDs", k->name,
-					 CONF_MAX_TRUSTED);
+					 OSMATS_CONF_MAX_TRUSTED);
 				return -EINVAL;
 			}
 			c->trusted[c->ntrusted++] = x;
@@ -109,26 +108,26 @@ static int set_value(const struct conf_key *k, struct osmats_conf *c,
 		return 0;
 	}
 	case CT_PATH:
-		if (strlen(v) >= CONF_PATH_MAX || (v[0] != '/' && strcmp(v, "none"))) {
+		if (strlen(v) >= OSMATS_CONF_PATH_MAX || (v[0] != '/' && strcmp(v, "none"))) {
 			snprintf(err, errlen, "%s: '%s' is not an absolute path or none",
 				 k->name, v);
 			return -EINVAL;
 		}
 		/* The metrics file, beside it, would replace it. */
-		if (!strncmp(strrchr(v, '/') ? strrchr(v, '/') + 1 : v, METRICS_NAME,
-			     strlen(METRICS_NAME))) {
+		if (!strncmp(strrchr(v, '/') ? strrchr(v, '/') + 1 : v, OSMATS_CONF_METRICS_NAME,
+			     strlen(OSMATS_CONF_METRICS_NAME))) {
 			snprintf(err, errlen, "%s: '%s' is the name of the metrics file",
 				 k->name, v);
 			return -EINVAL;
 		}
-		snprintf(field, CONF_PATH_MAX, "%s", v);
+		snprintf(field, OSMATS_CONF_PATH_MAX, "%s", v);
 		return 0;
 	case CT_FILE:
-		if (strlen(v) >= CONF_PATH_MAX || v[0] != '/') {
+		if (strlen(v) >= OSMATS_CONF_PATH_MAX || v[0] != '/') {
 			snprintf(err, errlen, "%s: '%s' is not an absolute path", k->name, v);
 			return -EINVAL;
 		}
-		snprintf(field, CONF_PATH_MAX, "%s", v);
+		snprintf(field, OSMATS_CONF_PATH_MAX, "%s", v);
 		return 0;
 	}
 	return -EINVAL;
@@ -145,7 +144,7 @@ static int key_set(void *ctx, size_t i, char *val, char *msg, size_t len)
 	return set_value(&conf_keys[i], ctx, val, msg, len);
 }
 
-int conf_load(const char *path, struct osmats_conf *c, char *err, size_t errlen)
+int osmats_conf_load(const char *path, struct osmats_conf *c, char *err, size_t errlen)
 {
 	int ret = cfg_load(path, N_KEYS, key_name, key_set, c, err, errlen);
 
@@ -159,7 +158,7 @@ int conf_load(const char *path, struct osmats_conf *c, char *err, size_t errlen)
 	return 0;
 }
 
-int conf_restart_needed(const struct osmats_conf *a,
+int osmats_conf_restart_needed(const struct osmats_conf *a,
 			const struct osmats_conf *b, const char **key)
 {
 	size_t i;
@@ -179,7 +178,7 @@ int conf_restart_needed(const struct osmats_conf *a,
 	return 0;
 }
 
-void conf_keep_restart_keys(struct osmats_conf *to, const struct osmats_conf *from)
+void osmats_conf_keep_restart_keys(struct osmats_conf *to, const struct osmats_conf *from)
 {
 	size_t i;
 
@@ -189,7 +188,7 @@ void conf_keep_restart_keys(struct osmats_conf *to, const struct osmats_conf *fr
 			       (const char *)from + conf_keys[i].off, conf_keys[i].size);
 }
 
-int conf_is_trusted(const struct osmats_conf *c, uint64_t guid)
+int osmats_conf_is_trusted(const struct osmats_conf *c, uint64_t guid)
 {
 	size_t i;
 
@@ -199,12 +198,12 @@ int conf_is_trusted(const struct osmats_conf *c, uint64_t guid)
 	return 0;
 }
 
-const char *conf_path_from_options(const char *options, char *buf, size_t len)
+const char *osmats_conf_path_from_options(const char *options, char *buf, size_t len)
 {
 	static const char opt[] = "osmats_config=";
 	const char *p = options;
 
-	snprintf(buf, len, "%s", CONF_DEFAULT_PATH);
+	snprintf(buf, len, "%s", OSMATS_CONF_DEFAULT_PATH);
 	/* The option string is shared by every plugin: look for ours only. */
 	while (p && *p) {
 		size_t n;
@@ -221,7 +220,7 @@ const char *conf_path_from_options(const char *options, char *buf, size_t len)
 	return buf;
 }
 
-void conf_describe(const struct osmats_conf *c, char *buf, size_t len)
+void osmats_conf_describe(const struct osmats_conf *c, char *buf, size_t len)
 {
 	size_t i, j, used = 0;
 
@@ -242,7 +241,7 @@ void conf_describe(const struct osmats_conf *c, char *buf, size_t len)
 			break;
 		case CT_DUP_MODE:
 			n = snprintf(buf + used, len - used, "%s=%s ", k->name,
-				     dup_modes[*(const enum pol_dup_mode *)field]);
+				     dup_modes[*(const enum rule_dup_mode *)field]);
 			break;
 		case CT_GUIDS:
 			n = snprintf(buf + used, len - used, "%s=", k->name);

@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "ats.h"
-#include "state.h"
+#include "state_file.h"
 #include "tmpconf.h"
 
 static void test_write_and_read_back(void **state)
@@ -38,26 +38,26 @@ static void test_write_and_read_back(void **state)
 	ats_ip_parse("10.0.0.1", &ip);
 	ats_record_init(&r, ATS_SID_PRIMARY, gid, 0xffff, SR_LEASE_INFINITE, &ip);
 	memset(&sum, 0, sizeof(sum));
-	state_summary_add(&sum, &r, 1);
+	state_file_summary_add(&sum, &r, 1);
 	r.pkey = 0x7fff;
-	state_summary_add(&sum, &r, 1);
-	state_summary_add(&sum, &r, 0);
+	state_file_summary_add(&sum, &r, 1);
+	state_file_summary_add(&sum, &r, 0);
 	r.pkey = 0xffff;
-	state_rec_from(&recs[0], &r);
+	state_file_rec_from(&recs[0], &r);
 	recs[0].port_present = 1;
 	ats_ip_parse("fd00::1", &ip);
 	ats_record_init(&r, ATS_SID_PRIMARY + 1, gid, 0x8001, 60, &ip);
-	state_rec_from(&recs[1], &r);
+	state_file_rec_from(&recs[1], &r);
 	recs[1].missing_sweeps = 2;
 	sum.absent = 7;
 	sum.scanned = 1700000000;
 	cnt.accepted = 7;
-	cnt.rejected[POL_OWNER] = 3;
-	cnt.warned[POL_DUP_ADDR] = 1;
+	cnt.rejected[RULE_OWNER] = 3;
+	cnt.warned[RULE_DUP_ADDR] = 1;
 	cnt.flushed = 4;
 	repl.standbys[0] = (struct state_standby){ 0x0002c90300000003ull, 8, 1, 120, 1 };
 	repl.nstandbys = 1;
-	assert_int_equal(state_write(path, &info, &sum, recs, 2, &cnt, &idx, &repl), 0);
+	assert_int_equal(state_file_write(path, &info, &sum, recs, 2, &cnt, &idx, &repl), 0);
 
 	f = fopen(path, "r");
 	assert_non_null(f);
@@ -92,7 +92,7 @@ static void test_write_and_read_back(void **state)
 
 	/* Empty database, replacing the previous file. */
 	memset(&sum, 0, sizeof(sum));
-	assert_int_equal(state_write(path, &info, &sum, NULL, 0, &cnt, &idx, &repl), 0);
+	assert_int_equal(state_file_write(path, &info, &sum, NULL, 0, &cnt, &idx, &repl), 0);
 	f = fopen(path, "r");
 	n = fread(buf, 1, sizeof(buf) - 1, f);
 	buf[n] = '\0';
@@ -119,23 +119,23 @@ static void sample(struct state_summary *sum, struct state_rec *recs,
 	ats_gid_parse("fe80::2c9:300:1:2", gid);
 	ats_ip_parse("10.1.2.3", &ip);
 	ats_record_init(&r, ATS_SID_PRIMARY, gid, 0xffff, SR_LEASE_INFINITE, &ip);
-	state_summary_add(sum, &r, 1);
+	state_file_summary_add(sum, &r, 1);
 	r.pkey = 0x8001;
-	state_summary_add(sum, &r, 1);
-	state_summary_add(sum, &r, 0);
+	state_file_summary_add(sum, &r, 1);
+	state_file_summary_add(sum, &r, 0);
 	sum->pkeys_more = 5;
 	sum->absent = 4000;
 	sum->scanned = -1;
-	state_rec_from(&recs[0], &r);
+	state_file_rec_from(&recs[0], &r);
 	recs[0].missing_sweeps = 4294967295u;
 	ats_ip_parse("fd00::7", &ip);
 	ats_record_init(&r, ATS_SID_PRIMARY + 3, gid, 0x7fff, 0, &ip);
-	state_rec_from(&recs[1], &r);
+	state_file_rec_from(&recs[1], &r);
 	recs[1].port_present = 1;
 	memset(r.data8, 0, 16);
-	state_rec_from(&recs[2], &r);
+	state_file_rec_from(&recs[2], &r);
 	cnt->accepted = UINT64_MAX;
-	for (i = 1; i < POL_NRULES; i++) {
+	for (i = 1; i < RULE_COUNT; i++) {
 		cnt->rejected[i] = i;
 		cnt->warned[i] = 100 + i;
 	}
@@ -177,7 +177,7 @@ static char *write_sample(char *dir, char *path, size_t len)
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, len, "%s/state.json", dir);
 	sample(&sum, recs, &cnt, &idx, &repl);
-	assert_int_equal(state_write(path, &info, &sum, recs, 3, &cnt, &idx, &repl), 0);
+	assert_int_equal(state_file_write(path, &info, &sum, recs, 3, &cnt, &idx, &repl), 0);
 	return path;
 }
 
@@ -195,7 +195,7 @@ static void test_round_trip(void **state)
 	(void)state;
 	write_sample(dir, path, sizeof(path));
 	sample(&sum, recs, &cnt, &idx, &repl);
-	assert_int_equal(state_read(path, &sf, err, sizeof(err)), 0);
+	assert_int_equal(state_file_read(path, &sf, err, sizeof(err)), 0);
 	assert_string_equal(err, "");
 	assert_string_equal(sf.plugin, "osmats " IBATS_VERSION);
 	assert_string_equal(sf.opensm, "OpenSM \"3.3\"\x01 \xc3\xa9");
@@ -260,7 +260,7 @@ static void test_without_standbys(void **state)
 	memmove(at, end + 1, strlen(end + 1) + 1);
 	assert_null(strstr(text, "standbys\""));
 	put(path, text, strlen(text));
-	assert_int_equal(state_read(path, &sf, err, sizeof(err)), 0);
+	assert_int_equal(state_file_read(path, &sf, err, sizeof(err)), 0);
 	assert_int_equal(sf.repl.nstandbys, 0);
 	assert_int_equal(sf.repl.takeovers, 4);
 	state_file_free(&sf);
@@ -283,7 +283,7 @@ static void test_truncated(void **state)
 	/* The last byte is the newline json_fini ends the line with. */
 	for (cut = 0; cut + 1 < len; cut++) {
 		put(path, text, cut);
-		assert_int_equal(state_read(path, &sf, err, sizeof(err)), -EINVAL);
+		assert_int_equal(state_file_read(path, &sf, err, sizeof(err)), -EINVAL);
 		assert_non_null(strstr(err, "line "));
 		assert_null(sf.recs);
 	}
@@ -393,7 +393,7 @@ static void test_hostile(void **state)
 		strcpy(bad + pre, edits[i].to);
 		strcat(bad, at + strlen(edits[i].from));
 		put(path, bad, strlen(bad));
-		if (state_read(path, &sf, err, sizeof(err)) != -EINVAL)
+		if (state_file_read(path, &sf, err, sizeof(err)) != -EINVAL)
 			fail_msg("edit %zu: read", i);
 		if (!strstr(err, edits[i].why))
 			fail_msg("edit %zu: '%s' does not say '%s'", i, err, edits[i].why);
@@ -402,34 +402,34 @@ static void test_hostile(void **state)
 	/* A file of this version without the replication object. */
 	drop_line(bad, text, "  \"replication\": {");
 	put(path, bad, strlen(bad));
-	assert_int_equal(state_read(path, &sf, err, sizeof(err)), -EINVAL);
+	assert_int_equal(state_file_read(path, &sf, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "expected \"replication\""));
 	assert_null(sf.recs);
 	/* A NUL byte, and a file that is no state file at all. */
 	memcpy(bad, text, len);
 	bad[10] = '\0';
 	put(path, bad, len);
-	assert_int_equal(state_read(path, &sf, err, sizeof(err)), -EINVAL);
+	assert_int_equal(state_file_read(path, &sf, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "line 1: a NUL byte");
 	put(path, "{\"not\": \"a state file\"}\n", 24);
-	assert_int_equal(state_read(path, &sf, err, sizeof(err)), -EINVAL);
+	assert_int_equal(state_file_read(path, &sf, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "line 1: expected \"version\"");
 	/* The line counts. */
 	put(path, "{\n\n  \"version\": 3,\n  \"plugin\": 7", 32);
-	assert_int_equal(state_read(path, &sf, err, sizeof(err)), -EINVAL);
+	assert_int_equal(state_file_read(path, &sf, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "line 4: \"plugin\": not a string");
 	unlink(path);
-	assert_int_equal(state_read(path, &sf, err, sizeof(err)), -ENOENT);
+	assert_int_equal(state_file_read(path, &sf, err, sizeof(err)), -ENOENT);
 	/* No regular file: refused at once, not read (a FIFO would hang,
 	 * /dev/zero fill the memory). */
 	assert_int_equal(mkfifo(path, 0600), 0);
 	alarm(10);
-	assert_int_equal(state_read(path, &sf, err, sizeof(err)), -EINVAL);
+	assert_int_equal(state_file_read(path, &sf, err, sizeof(err)), -EINVAL);
 	alarm(0);
 	assert_string_equal(err, "not a regular file");
 	unlink(path);
 	alarm(10);
-	assert_int_equal(state_read("/dev/zero", &sf, err, sizeof(err)), -EINVAL);
+	assert_int_equal(state_file_read("/dev/zero", &sf, err, sizeof(err)), -EINVAL);
 	alarm(0);
 	assert_string_equal(err, "not a regular file");
 	free(bad);
@@ -446,7 +446,7 @@ static void test_unwritable(void **state)
 	struct state_repl repl = { .role = "off" };
 
 	(void)state;
-	assert_int_equal(state_write("/nonexistent/dir/state.json", &info, &sum, NULL, 0, &cnt,
+	assert_int_equal(state_file_write("/nonexistent/dir/state.json", &info, &sum, NULL, 0, &cnt,
 				     &idx, &repl), -ENOENT);
 }
 
@@ -468,7 +468,7 @@ static void test_symlink(void **state)
 	snprintf(victim, sizeof(victim), "%s/victim", dir);
 	tmpconf_put(victim, "secret\n");
 	assert_int_equal(symlink(victim, tmp), 0);
-	assert_int_equal(state_write(path, &info, &sum, NULL, 0, &cnt, &idx, &repl), 0);
+	assert_int_equal(state_file_write(path, &info, &sum, NULL, 0, &cnt, &idx, &repl), 0);
 	tmpconf_assert(victim, "secret\n");
 	assert_int_equal(access(tmp, F_OK), -1);
 	unlink(path);
@@ -494,7 +494,7 @@ static void test_unknown_role(void **state)
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	for (i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
 		snprintf(repl.role, sizeof(repl.role), "%s", roles[i]);
-		assert_int_equal(state_write(path, &info, &sum, NULL, 0, &cnt, &idx, &repl),
+		assert_int_equal(state_file_write(path, &info, &sum, NULL, 0, &cnt, &idx, &repl),
 				 -EINVAL);
 		assert_int_equal(access(path, F_OK), -1);
 		assert_int_equal(access(tmp, F_OK), -1);

@@ -6,7 +6,6 @@
 
 #include "a11.h"
 #include "agent_conf.h"
-#include "agent_state.h"
 #include "cfg.h"
 
 enum ac_type {
@@ -105,7 +104,7 @@ void agent_conf_default(struct agent_conf *c)
 	c->ibping = 1;
 	c->cm.policy = RCM_ACCEPT_AGREE;
 	c->cm_timeout = 1000;
-	snprintf(c->state_file, sizeof(c->state_file), "%s", AGENT_STATE_DEFAULT);
+	snprintf(c->state_file, sizeof(c->state_file), "%s", AGENT_CONF_STATE_DEFAULT);
 	c->refused_retry = 600;
 	c->max_clients_per_uid = 16;
 	c->client_idle_timeout = 60;

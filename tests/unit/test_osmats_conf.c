@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "conf.h"
+#include "osmats_conf.h"
 #include "tmpconf.h"
 
 static char path[64];
@@ -17,8 +17,8 @@ static char path[64];
 static int load(const char *text, struct osmats_conf *c, char *err, size_t len)
 {
 	tmpconf_write(path, sizeof(path), "osmats-conf-test", text);
-	conf_default(c);
-	return conf_load(path, c, err, len);
+	osmats_conf_default(c);
+	return osmats_conf_load(path, c, err, len);
 }
 
 static int teardown(void **state)
@@ -34,17 +34,17 @@ static void test_defaults(void **state)
 	unsigned r;
 
 	(void)state;
-	conf_default(&c);
-	for (r = 1; r < POL_NRULES; r++)
+	osmats_conf_default(&c);
+	for (r = 1; r < RULE_COUNT; r++)
 		assert_true(c.pol.enabled[r]);
-	assert_int_equal(c.pol.dup_mode, POL_DUP_REJECT);
+	assert_int_equal(c.pol.dup_mode, RULE_DUP_REJECT);
 	assert_int_equal(c.pol.lease_min, 0);
 	assert_true(c.pol.lease_max == 0xFFFFFFFFu);
 	assert_false(c.pol.lease_clamp);
 	assert_true(c.flush_departed);
 	assert_int_equal(c.flush_grace_sweeps, 0);
 	assert_int_equal(c.ntrusted, 0);
-	assert_true(c.pol.enabled[POL_PKEY]);
+	assert_true(c.pol.enabled[RULE_PKEY]);
 	assert_int_equal(c.pol.max_records_per_port, 4096);
 	assert_true(c.replication);
 	assert_int_equal(c.replication_ack_timeout, 0);
@@ -83,23 +83,23 @@ static void test_all_keys(void **state)
 		"replication_ack_timeout 2500\n"
 		"replication_log 0x100\n"
 		"replication_key_file /etc/opensm/osmats.key\n", &c, err, sizeof(err)), 0);
-	assert_false(c.pol.enabled[POL_SID_BLOCK]);
-	assert_false(c.pol.enabled[POL_NAME]);
-	assert_false(c.pol.enabled[POL_ADDR]);
-	assert_false(c.pol.enabled[POL_KEY]);
-	assert_false(c.pol.enabled[POL_OWNER]);
-	assert_false(c.pol.enabled[POL_PRIMARY_FIRST]);
-	assert_false(c.pol.enabled[POL_PORT_DUP]);
-	assert_true(c.pol.enabled[POL_LEASE]);
-	assert_false(c.pol.enabled[POL_PKEY]);
+	assert_false(c.pol.enabled[RULE_SID_BLOCK]);
+	assert_false(c.pol.enabled[RULE_NAME]);
+	assert_false(c.pol.enabled[RULE_ADDR]);
+	assert_false(c.pol.enabled[RULE_KEY]);
+	assert_false(c.pol.enabled[RULE_OWNER]);
+	assert_false(c.pol.enabled[RULE_PRIMARY_FIRST]);
+	assert_false(c.pol.enabled[RULE_PORT_DUP]);
+	assert_true(c.pol.enabled[RULE_LEASE]);
+	assert_false(c.pol.enabled[RULE_PKEY]);
 	assert_int_equal(c.pol.max_records_per_port, 0);
-	assert_int_equal(c.pol.dup_mode, POL_DUP_WARN);
+	assert_int_equal(c.pol.dup_mode, RULE_DUP_WARN);
 	assert_int_equal(c.pol.lease_min, 60);
 	assert_int_equal(c.pol.lease_max, 0x1000);
 	assert_true(c.pol.lease_clamp);
 	assert_int_equal(c.ntrusted, 2);
-	assert_true(conf_is_trusted(&c, 0x0002c90300000002ull));
-	assert_false(conf_is_trusted(&c, 0x0002c90300000003ull));
+	assert_true(osmats_conf_is_trusted(&c, 0x0002c90300000002ull));
+	assert_false(osmats_conf_is_trusted(&c, 0x0002c90300000003ull));
 	assert_false(c.flush_departed);
 	assert_int_equal(c.flush_grace_sweeps, 3);
 	assert_string_equal(c.state_file, "/var/run/osmats.json");
@@ -178,22 +178,22 @@ static void test_missing_file(void **state)
 	char err[256];
 
 	(void)state;
-	conf_default(&c);
-	assert_int_equal(conf_load("/nonexistent/osmats.conf", &c, err, sizeof(err)), -ENOENT);
-	assert_true(c.pol.enabled[POL_OWNER]);
+	osmats_conf_default(&c);
+	assert_int_equal(osmats_conf_load("/nonexistent/osmats.conf", &c, err, sizeof(err)), -ENOENT);
+	assert_true(c.pol.enabled[RULE_OWNER]);
 }
 
 static void test_options(void **state)
 {
-	char buf[CONF_PATH_MAX];
+	char buf[OSMATS_CONF_PATH_MAX];
 
 	(void)state;
-	assert_string_equal(conf_path_from_options(NULL, buf, sizeof(buf)), CONF_DEFAULT_PATH);
-	assert_string_equal(conf_path_from_options("", buf, sizeof(buf)), CONF_DEFAULT_PATH);
-	assert_string_equal(conf_path_from_options("other=1 osmats_config=/etc/x.conf more",
+	assert_string_equal(osmats_conf_path_from_options(NULL, buf, sizeof(buf)), OSMATS_CONF_DEFAULT_PATH);
+	assert_string_equal(osmats_conf_path_from_options("", buf, sizeof(buf)), OSMATS_CONF_DEFAULT_PATH);
+	assert_string_equal(osmats_conf_path_from_options("other=1 osmats_config=/etc/x.conf more",
 						   buf, sizeof(buf)), "/etc/x.conf");
-	assert_string_equal(conf_path_from_options("osmats_config=", buf, sizeof(buf)),
-			    CONF_DEFAULT_PATH);
+	assert_string_equal(osmats_conf_path_from_options("osmats_config=", buf, sizeof(buf)),
+			    OSMATS_CONF_DEFAULT_PATH);
 }
 
 static void test_restart_keys(void **state)
@@ -202,32 +202,32 @@ static void test_restart_keys(void **state)
 	const char *key = NULL;
 
 	(void)state;
-	conf_default(&a);
+	osmats_conf_default(&a);
 	b = a;
 	b.pol.lease_min = 9;
-	assert_false(conf_restart_needed(&a, &b, &key));
+	assert_false(osmats_conf_restart_needed(&a, &b, &key));
 	snprintf(b.state_file, sizeof(b.state_file), "/tmp/x");
-	assert_true(conf_restart_needed(&a, &b, &key));
+	assert_true(osmats_conf_restart_needed(&a, &b, &key));
 	assert_string_equal(key, "state_file");
 	/* The ack timeout is reloadable; replication and its log are not. */
 	b = a;
 	b.replication_ack_timeout = 1000;
-	assert_false(conf_restart_needed(&a, &b, &key));
+	assert_false(osmats_conf_restart_needed(&a, &b, &key));
 	b.replication = 0;
-	assert_true(conf_restart_needed(&a, &b, &key));
+	assert_true(osmats_conf_restart_needed(&a, &b, &key));
 	assert_string_equal(key, "replication");
 	b = a;
 	b.replication_log = 64;
-	assert_true(conf_restart_needed(&a, &b, &key));
+	assert_true(osmats_conf_restart_needed(&a, &b, &key));
 	assert_string_equal(key, "replication_log");
 	b = a;
 	b.liveness = 0;
-	assert_true(conf_restart_needed(&a, &b, &key));
+	assert_true(osmats_conf_restart_needed(&a, &b, &key));
 	assert_string_equal(key, "liveness");
 	/* The key is read at start only. */
 	b = a;
 	snprintf(b.replication_key_file, sizeof(b.replication_key_file), "/etc/opensm/k");
-	assert_true(conf_restart_needed(&a, &b, &key));
+	assert_true(osmats_conf_restart_needed(&a, &b, &key));
 	assert_string_equal(key, "replication_key_file");
 }
 
@@ -239,7 +239,7 @@ static void test_keep_restart_keys(void **state)
 	const char *key = NULL;
 
 	(void)state;
-	conf_default(&a);
+	osmats_conf_default(&a);
 	b = a;
 	snprintf(b.state_file, sizeof(b.state_file), "/tmp/x");
 	b.liveness = 0;
@@ -248,8 +248,8 @@ static void test_keep_restart_keys(void **state)
 	b.replication_ack_timeout = 700;
 	b.pol.lease_min = 9;
 	b.indexed_queries = 0;
-	conf_keep_restart_keys(&b, &a);
-	assert_false(conf_restart_needed(&a, &b, &key));
+	osmats_conf_keep_restart_keys(&b, &a);
+	assert_false(osmats_conf_restart_needed(&a, &b, &key));
 	assert_string_equal(b.state_file, "");
 	assert_true(b.liveness);
 	assert_true(b.replication);
@@ -265,10 +265,10 @@ static void test_describe(void **state)
 	char buf[1024];
 
 	(void)state;
-	conf_default(&c);
+	osmats_conf_default(&c);
 	c.trusted[0] = 0x10;
 	c.ntrusted = 1;
-	conf_describe(&c, buf, sizeof(buf));
+	osmats_conf_describe(&c, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "enforce_ownership=yes"));
 	assert_non_null(strstr(buf, "duplicate_address=reject"));
 	assert_non_null(strstr(buf, "lease_max=4294967295"));

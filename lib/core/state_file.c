@@ -10,9 +10,9 @@
 #include "ats.h"
 #include "cfg.h"
 #include "json.h"
-#include "state.h"
+#include "state_file.h"
 
-void state_rec_from(struct state_rec *s, const struct sr_record *r)
+void state_file_rec_from(struct state_rec *s, const struct sr_record *r)
 {
 	memset(s, 0, sizeof(*s));
 	s->sid = r->id;
@@ -22,7 +22,7 @@ void state_rec_from(struct state_rec *s, const struct sr_record *r)
 	s->pkey = r->pkey;
 }
 
-void state_summary_add(struct state_summary *sum, const struct sr_record *rec, int is_ats)
+void state_file_summary_add(struct state_summary *sum, const struct sr_record *rec, int is_ats)
 {
 	size_t i;
 
@@ -51,12 +51,12 @@ static void put_counters(struct json *j, const char *name, const uint64_t *v)
 	unsigned r;
 
 	json_obj(j, name);
-	for (r = 1; r < POL_NRULES; r++)
-		json_u64(j, pol_rule_name((enum pol_rule)r), v[r]);
+	for (r = 1; r < RULE_COUNT; r++)
+		json_u64(j, rule_name((enum rule)r), v[r]);
 	json_end(j);
 }
 
-void state_counters_json(struct json *j, const char *key, const struct state_counters *cnt)
+void state_file_counters_json(struct json *j, const char *key, const struct state_counters *cnt)
 {
 	json_obj(j, key);
 	json_u64(j, "accepted", cnt->accepted);
@@ -105,7 +105,7 @@ static void put_repl(struct json *j, const struct state_repl *x)
 	json_end(j);
 }
 
-int state_write(const char *path, const struct state_info *info,
+int state_file_write(const char *path, const struct state_info *info,
 		const struct state_summary *sum, const struct state_rec *recs, size_t n,
 		const struct state_counters *cnt, const struct state_index *idx,
 		const struct state_repl *repl)
@@ -132,7 +132,7 @@ int state_write(const char *path, const struct state_info *info,
 	json_str(&j, "opensm", info->opensm);
 	json_i64(&j, "time", info->time);
 	json_str(&j, "sm_state", info->sm_state);
-	state_counters_json(&j, "counters", cnt);
+	state_file_counters_json(&j, "counters", cnt);
 	json_obj(&j, "index");
 	json_u64(&j, "records", idx->records);
 	json_u64(&j, "bytes", idx->bytes);
@@ -365,8 +365,8 @@ static int rd_rules(struct state_rd *r, const char *key, uint64_t *v)
 
 	if (rd_key(r, key, 0) || rd_char(r, '{', key))
 		return -EINVAL;
-	for (i = 1; i < POL_NRULES; i++)
-		if (rd_u64_member(r, pol_rule_name((enum pol_rule)i), i == 1, &v[i]))
+	for (i = 1; i < RULE_COUNT; i++)
+		if (rd_u64_member(r, rule_name((enum rule)i), i == 1, &v[i]))
 			return -EINVAL;
 	return rd_char(r, '}', key);
 }
@@ -584,7 +584,7 @@ static int state_slurp(const char *path, char **text, size_t *len)
 	return ret;
 }
 
-int state_read(const char *path, struct state_file *sf, char *err, size_t errlen)
+int state_file_read(const char *path, struct state_file *sf, char *err, size_t errlen)
 {
 	struct state_rd r = { NULL, 1, err, errlen };
 	char *text;

@@ -1,0 +1,30 @@
+/* What atsd.conf says about atsd's connections by IP (cm_listen,
+ * cm_policy, cm_accept): the part of atsd's CM (hostagent/atsd/rcm.h)
+ * its config parser fills, here so the parser (agent_conf.c) builds
+ * without atsd's sources. */
+#ifndef IBATS_RCM_CONF_H
+#define IBATS_RCM_CONF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ats.h"
+
+#define RCM_MAX_LISTEN 16
+#define RCM_MAX_ACCEPT 32
+
+enum rcm_policy {
+	RCM_ACCEPT_ANY = 0,
+	RCM_ACCEPT_AGREE,       /* A11 source IP = requester's ATS primary */
+	RCM_ACCEPT_LIST,        /* A11 source IP is listed */
+};
+
+struct rcm_conf {
+	uint64_t listen[RCM_MAX_LISTEN];
+	size_t nlisten;
+	enum rcm_policy policy;
+	struct ats_ip accept[RCM_MAX_ACCEPT];
+	size_t naccept;
+};
+
+#endif

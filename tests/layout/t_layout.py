@@ -6,7 +6,9 @@
   - no global symbol of ours has the name of one a system library the
     program links exports (it would shadow that library's);
   - the product (PRODUCT_DIRS) neither includes nor builds anything of
-    the simulated host (tests/simhost: the kernel it plays, the CM codec).
+    the simulated host (tests/simhost: the kernel it plays, the CM codec);
+  - every edge between directories, by link line or #include, is one
+    the layering table allows (layers.py).
 The programs come from tests/layout/programs (written by make): the
 linked file, then the objects and libraries it is linked from.
 """
@@ -17,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 
+import layers
 import objdeps
 from tap import check as tap_check, plan
 
@@ -149,8 +152,22 @@ def self_check():
               ["no cycle among " + " ".join(sorted(found))])
 
 
+def layers_self_check():
+    """layers itself: atsctl given the plugin's library is seen to break
+    the table."""
+    with open(os.path.join(srcdir, "hostagent/atsctl/Makefile.inc")) as f:
+        text = f.read()
+    bad = text.replace("hostagent_atsctl_atsctl_LDADD =",
+                       "hostagent_atsctl_atsctl_LDADD = plugin/libpolicy.la")
+    found = layers.bad_edges(srcdir, {"hostagent/atsctl/Makefile.inc": bad})
+    want = ["LDADD plugin/libpolicy.la (atsctl -> plugin)"]
+    diag = ["not reported: " + w for w in want if not any(w in l for l in found)]
+    check("layers: a link line of atsctl naming plugin/ is found", diag)
+
+
 def main():
     self_check()
+    layers_self_check()
     with open(os.path.join(builddir, "tests/layout/programs")) as f:
         binaries = [program(line) for line in f if line.strip()]
     for b in binaries:
@@ -183,6 +200,8 @@ def main():
             diag.append("%s/%s has no header of its own" % (d, f))
     check("every module has a header of its own", diag)
     check("the product uses nothing of " + SIMHOST_DIR, simhost_uses())
+    check("every edge between directories is one the layering table allows",
+          layers.bad_edges(srcdir))
     plan()
 
 

@@ -28,7 +28,7 @@ from tap import check, plan, skip
 srcdir = os.environ.get("top_srcdir", ".")
 DOC = os.path.join(srcdir, "doc")
 GRAMMAR = re.compile(r"^\.\\\" grammar begin.*?^\.\\\" grammar end$", re.S | re.M)
-# policy.c's code for a rule out of range: no line is ever logged with it.
+# rule.c's code for a rule out of range: no line is ever logged with it.
 CODES_NEVER_LOGGED = {"7AFF"}
 
 
@@ -51,7 +51,9 @@ def log_codes(texts):
     """Diagnostics: codes the plugin logs and libosmats(8) does not list
     once, codes listed that no line logs, the list out of order."""
     used = set()
-    for path in glob.glob(os.path.join(srcdir, "plugin", "*.[ch]")):
+    # The rules' codes are lib/core/rule.c's table; the plugin logs them.
+    for path in glob.glob(os.path.join(srcdir, "plugin", "*.[ch]")) + \
+            [os.path.join(srcdir, "lib/core/rule.c")]:
         used |= set(re.findall(r"\b7A[0-9A-F]{2}\b", open(path, encoding="utf-8").read()))
     used -= CODES_NEVER_LOGGED
     m = re.search(r"^\.SH LOG CODES\n(.*?)(?=^\.SH )", texts.get("libosmats.8", ""), re.S | re.M)
@@ -107,8 +109,8 @@ def option_names(texts):
 def config_keys(texts):
     """Diagnostics: a key of a config table missing from its page."""
     diag = []
-    for src, start, page in (("plugin/conf.c", "conf_keys[] = {", "osmats.conf.5"),
-                             ("hostagent/atsd/agent_conf.c", "ac_keys[] = {", "atsd.conf.5")):
+    for src, start, page in (("lib/core/osmats_conf.c", "conf_keys[] = {", "osmats.conf.5"),
+                             ("lib/host/agent_conf.c", "ac_keys[] = {", "atsd.conf.5")):
         keys = re.findall(r'(?:\{|RULE\() *"([a-z_]+)"', table(source(src), start))
         if not keys:
             diag.append("%s: no keys found in %s" % (src, start))

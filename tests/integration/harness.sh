@@ -60,7 +60,7 @@
 # made): tap (checks, wait_for, finish), setup (programs, $RUN), procs
 # (stop_all, cleanup), host (simulated nodes), fabric (ibsim, OpenSMs),
 # repl, prober, netns, agent (atsd), fixture (one-line preludes:
-# fabric_up, repl_pair).
+# fabric_up, repl_fabric).
 
 set -u
 

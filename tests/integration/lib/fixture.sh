@@ -16,12 +16,11 @@ fabric_up() {
 	done
 }
 
-# repl_pair: two SMs replicating on fabric4 (repl_sm_opts): the master
-# on smhost, a standby second_sm on host3 at priority 10. Write
-# $RUN/osmats.conf before (both SMs read it); the test waits for the
-# standby as it needs (in sync, STANDBY).
-repl_pair() {
+# repl_fabric TOPOLOGY [NODE...]: fabric_up with replication on
+# (repl_sm_opts in $RUN/opensm.extra): the master on smhost; start the
+# standby with second_sm. Write $RUN/osmats.conf before (every SM reads
+# it; repl_key appends its line).
+repl_fabric() {
 	repl_sm_opts >"$RUN/opensm.extra"
-	fabric_start fabric4.net
-	second_sm host3 10
+	fabric_up "$@"
 }

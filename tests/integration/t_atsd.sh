@@ -9,10 +9,7 @@ host_ns h3
 N1=$(ns h1)
 N2=$(ns h2)
 N3=$(ns h3)
-fabric_start fabric4.net
-G1=$(port_gid host1)
-G2=$(port_gid host2)
-G3=$(port_gid host3)
+fabric_up fabric4.net host1 host2 host3
 P=0x10000ce1004154
 COMMON="verify_interval 2
 sm_poll_interval 1

@@ -15,9 +15,7 @@ host_ns h1
 host_ns h2
 N1=$(ns h1)
 N2=$(ns h2)
-fabric_start fabric4.net
-G1=$(port_gid host1)
-G2=$(port_gid host2)
+fabric_up fabric4.net host1 host2
 P=0x10000ce1004154
 GRP="ibats$$"
 groupadd "$GRP" || skip "cannot create a group"

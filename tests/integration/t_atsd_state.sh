@@ -17,8 +17,7 @@ ST=$RUN/st
 mkdir -m 0755 "$ST"
 mount -t tmpfs -o size=64k,mode=0755 ibats-state "$ST" || skip "cannot mount a tmpfs"
 
-fabric_start fabric4.net
-G1=$(port_gid host1)
+fabric_up fabric4.net host1
 P=0x10000ce1004154
 COMMON="verify_interval 1
 sm_poll_interval 1

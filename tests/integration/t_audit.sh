@@ -9,10 +9,7 @@ storage=0x8001 : ALL=full ;
 PART
 # the audit must see what the plugin would refuse
 rules_off
-fabric_start fabric4.net
-G1=$(port_gid host1)
-G2=$(port_gid host2)
-G3=$(port_gid host3)
+fabric_up fabric4.net host1 host2 host3
 G4P2=$(printf '0x%016x' $(( $(port_guid host4) + 1 )))
 P=0x10000ce1004154
 STATE="$RUN/osmats-state.json"

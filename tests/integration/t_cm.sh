@@ -6,9 +6,7 @@
 
 # A non-default SA key: OpenSM's default (0x1) earns no trust.
 echo "sa_key 0x5a5a" >"$RUN/opensm.extra"
-fabric_start fabric4.net
-G1=$(port_gid host1)
-G2=$(port_gid host2)
+fabric_up fabric4.net host1 host2
 agent_start host1 "address 10.0.0.1 primary" "cm yes"
 agent_start host2 "address 10.0.0.2 primary" "cm_listen 5001" "cm_policy agree"
 # host3 gets no resync: its ATS primary is changed behind its back below.

@@ -213,8 +213,7 @@ done
 # A real atsd on ibsim with 10.0.0.1 and 10.0.0.11 on host1.
 host_ns h1
 N1=$(ns h1)
-fabric_start fabric4.net
-G1=$(port_gid host1)
+fabric_up fabric4.net host1
 ip -n "$N1" addr add 10.0.0.1/24 dev v0
 ip -n "$N1" addr add 10.0.0.11/24 dev v0
 agent_start host1 "verify_interval 2" "sm_poll_interval 1" "interface v0 netns $N1"

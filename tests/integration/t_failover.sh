@@ -12,9 +12,7 @@ two_sm_opts >"$RUN/opensm.extra"
 host_ns h1
 N1=$(ns h1)
 ip -n "$N1" addr add 10.0.0.1/24 dev v0
-fabric_start fabric4.net
-G1=$(port_gid host1)
-G2=$(port_gid host2)
+fabric_up fabric4.net host1 host2
 LID3=$(port_lid host3)
 [ -n "$G1" ] && [ -n "$G2" ] && [ -n "$LID3" ] || { echo "no port GIDs"; exit 1; }
 COMMON="verify_interval 30

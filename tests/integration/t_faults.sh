@@ -4,10 +4,7 @@
 # nothing orphaned.
 . "$top_srcdir/tests/integration/harness.sh"
 
-fabric_start fabric4.net
-G1=$(port_gid host1)
-G2=$(port_gid host2)
-G3=$(port_gid host3)
+fabric_up fabric4.net host1 host2 host3
 COMMON="verify_interval 2
 sm_poll_interval 1
 backoff_max 2

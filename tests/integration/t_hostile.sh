@@ -6,8 +6,7 @@
 # subnet_timeout) and host3's ib_cm with few, short REQ retries.
 echo "subnet_timeout 12" >"$RUN/opensm.extra"
 echo "--cm-retries 2 --cm-timeout 14" >"$RUN/simhost-host3.extra"
-fabric_start fabric4.net
-G2=$(port_gid host2)
+fabric_up fabric4.net host2
 agent_start host2 "address 10.0.0.2 primary" "cm_listen 5001"
 check "host2's agent registered" wait_for "record" 10 has_primary host3 "$G2"
 L2=$(port_lid host2)

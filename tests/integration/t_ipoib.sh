@@ -6,8 +6,7 @@
 host_ns h1
 N1=$(ns h1)
 ip -n "$N1" addr add 10.0.0.1/24 dev v0
-fabric_start fabric4.net
-G1=$(port_gid host1)
+fabric_up fabric4.net host1
 MGID=ff12:401b:ffff::ffff:ffff
 
 member() {

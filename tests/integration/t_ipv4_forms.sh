@@ -4,9 +4,7 @@
 # once, as a.b.c.d; every --json output parses.
 . "$top_srcdir/tests/integration/harness.sh"
 
-fabric_start fabric4.net
-G1=$(port_gid host1)
-G2=$(port_gid host2)
+fabric_up fabric4.net host1 host2
 P=0x10000ce1004154
 MAPPED=00000000000000000000ffff0a00002c   # ::ffff:10.0.0.44
 

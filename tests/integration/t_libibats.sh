@@ -36,10 +36,7 @@ _same() {
 # Two holders of 10.0.0.2 (a failover pair): host2 as its primary,
 # host3 as a secondary.
 echo "duplicate_address allow" >"$RUN/osmats.conf"
-fabric_start fabric4.net
-G2=$(port_gid host2)
-G3=$(port_gid host3)
-G4=$(port_gid host4)
+fabric_up fabric4.net host2 host3 host4
 P=0x10000ce1004154
 check "host2 registers 10.0.0.2 (primary)" atsctl host2 register 10.0.0.2 --primary
 check "host2 registers fd00::2" atsctl host2 register fd00::2

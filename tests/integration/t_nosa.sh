@@ -6,9 +6,7 @@
 # registers and the SA answers again, nothing local.
 . "$top_srcdir/tests/integration/harness.sh"
 
-fabric_start fabric4.net
-G2=$(port_gid host2)
-G3=$(port_gid host3)
+fabric_up fabric4.net host2 host3
 sm_stop
 # Short SA timeouts and backoff: the test waits less, nothing else changes.
 agent_start host2 "address 10.0.0.2 primary" "sa_timeout 200" \

@@ -11,8 +11,7 @@ ln -s "$PLUGIN_DIR/libosmats.so" "$RUN/alias/libnotats.so"
 OSM_LD_PATH="$RUN/alias:$OSM_LD_PATH"
 # After fabric_start's own event_plugin_name line: the last one counts.
 echo "event_plugin_name notats" >"$RUN/opensm.extra"
-fabric_start fabric4.net
-G1=$(port_gid host1)
+fabric_up fabric4.net host1
 check_out "the plugin refuses to load: ERR 7A4A names what it read" \
 	'ERR 7A4A: osmats refused: event_plugin_name reads "notats", not its name' cat "$RUN/osm.log"
 check_out "OpenSM goes on without it" "ERR 1000: cannot load plugin 'notats'" cat "$RUN/osm.log"

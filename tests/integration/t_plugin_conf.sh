@@ -4,8 +4,7 @@
 . "$top_srcdir/tests/integration/harness.sh"
 
 printf '# osmats\nenforce_ownership no\nno_such_key yes\n' >"$RUN/osmats.conf"
-fabric_start fabric4.net
-G1=$(port_gid host1)
+fabric_up fabric4.net host1
 check_out "the error names the file, line and key" \
 	"ERR 7A20: $RUN/osmats.conf:3: unknown key 'no_such_key'" cat "$RUN/osm.log"
 check_out "the plugin runs with its defaults, every rule on" \

@@ -7,9 +7,7 @@
 
 # A non-default SA key: OpenSM's default (0x1) earns no trust.
 printf 'sa_db_dump TRUE\nsa_key 0x5a5a\n' >"$RUN/opensm.extra"
-fabric_start fabric4.net
-G2=$(port_gid host2)
-G3=$(port_gid host3)
+fabric_up fabric4.net host2 host3
 GUID3=$(port_guid host3)
 STATE="$RUN/osmats-state.json"
 

@@ -7,10 +7,7 @@
 cat >"$RUN/partitions.conf" <<'PART'
 Default=0x7fff, ipoib : ALL=full ;
 PART
-fabric_start fabric4.net
-G1=$(port_gid host1)
-G2=$(port_gid host2)
-G3=$(port_gid host3)
+fabric_up fabric4.net host1 host2 host3
 GUID1=$(port_guid host1)
 GUID2=$(port_guid host2)
 GUID4=$(port_guid host4)

@@ -6,9 +6,7 @@
 
 # A non-default SA key: OpenSM's default (0x1) earns no trust.
 echo "sa_key 0x5a5a" >"$RUN/opensm.extra"
-fabric_start fabric4.net
-G1=$(port_gid host1)
-G2=$(port_gid host2)
+fabric_up fabric4.net host1 host2
 GUID1=$(port_guid host1)
 STATE="$RUN/osmats-state.json"
 P=0x10000ce1004154

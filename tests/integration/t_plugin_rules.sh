@@ -3,8 +3,7 @@
 # the requester, and the SA keeps nothing of them.
 . "$top_srcdir/tests/integration/harness.sh"
 
-fabric_start fabric4.net
-G1=$(port_gid host1)
+fabric_up fabric4.net host1
 GUID1=$(port_guid host1)
 # The version the OpenSM in use prints (configure made it the headers'),
 # its dots escaped: no test names one.

@@ -8,10 +8,7 @@
 repl_sm_opts >"$RUN/opensm.extra"
 SAKEY=0x00000000005EC12E # the site sa_key: atsctl sm's trust
 echo "sa_key $SAKEY" >>"$RUN/opensm.extra"
-fabric_start fabric4.net
-G1=$(port_gid host1)
-G2=$(port_gid host2)
-G4=$(port_gid host4)
+fabric_up fabric4.net host1 host2 host4
 LID0=$(port_lid smhost)
 [ -n "$G1" ] && [ -n "$G2" ] && [ -n "$G4" ] && [ -n "$LID0" ] || { echo "no port GIDs"; exit 1; }
 P=0x10000ce1004154

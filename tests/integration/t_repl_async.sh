@@ -7,8 +7,7 @@
 # state file and metrics show the head after changes of any service
 # (finding 6).
 . "$top_srcdir/tests/integration/harness.sh"
-repl_sm_opts >"$RUN/opensm.extra"
-fabric_start fabric4.net
+repl_fabric fabric4.net
 REPLTOOL="$top_builddir/tests/tools/repltool"
 MCJOIN="$top_builddir/tests/tools/mcjoin"
 M="$RUN/osmats-state.json"

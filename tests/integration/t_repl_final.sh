@@ -3,8 +3,7 @@
 # SM that handed over for the list it left, and installs that.
 . "$top_srcdir/tests/integration/harness.sh"
 echo "max_records_per_port 0" >"$RUN/osmats.conf"
-repl_sm_opts >"$RUN/opensm.extra"
-fabric_start fabric4.net
+repl_fabric fabric4.net
 check_out "30000 records" "set 30000" srtool host1 --sid 0x100000 --name other --count 30000 set
 check "host2 registers 10.9.0.1" atsctl host2 register 10.9.0.1 --primary
 second_sm host3 10

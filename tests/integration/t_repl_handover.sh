@@ -6,12 +6,7 @@
 # still held from before the handover.
 . "$top_srcdir/tests/integration/harness.sh"
 
-repl_sm_opts >"$RUN/opensm.extra"
-fabric_start fabric4.net
-G1=$(port_gid host1)
-G2=$(port_gid host2)
-G4=$(port_gid host4)
-[ -n "$G1" ] && [ -n "$G2" ] && [ -n "$G4" ] || { echo "no port GIDs"; exit 1; }
+repl_fabric fabric4.net host1 host2 host4
 M="$RUN/osmats-state.json"
 S="$RUN/sm2/osmats-state.json"
 OTHER=0x1234567800000002

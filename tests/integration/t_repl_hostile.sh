@@ -6,8 +6,7 @@
 # host is trusted by design and can read every record (ServiceKeys
 # included), as an SA GetTable with OpenSM's sa_key could.
 . "$top_srcdir/tests/integration/harness.sh"
-repl_sm_opts >"$RUN/opensm.extra"
-fabric_start fabric4.net
+repl_fabric fabric4.net
 REPLTOOL="$top_builddir/tests/tools/repltool"
 rt() { on host2 "$REPLTOOL" "$@"; }
 KEY=$RUN/repl.key

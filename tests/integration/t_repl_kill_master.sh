@@ -1,8 +1,7 @@
 # The master killed during a Set storm: every Set answered to the client
 # is in the copy the standby installs (at most the one in flight more).
 . "$top_srcdir/tests/integration/harness.sh"
-repl_sm_opts >"$RUN/opensm.extra"
-fabric_start fabric4.net
+repl_fabric fabric4.net
 second_sm host3 10
 check "in sync" wait_for "in sync" 30 grep -q "in sync with master" "$RUN/sm2/osm.log"
 srtool host2 --sid 0x20000 --name other --count 4000 set >"$RUN/storm.out" 2>&1 &

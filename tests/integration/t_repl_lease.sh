@@ -2,8 +2,7 @@
 # what was left (not from the takeover, not from the start), and a record
 # whose lease ran out at the old master does not come back.
 . "$top_srcdir/tests/integration/harness.sh"
-repl_sm_opts >"$RUN/opensm.extra"
-fabric_start fabric4.net
+repl_fabric fabric4.net
 second_sm host3 10
 check "in sync" wait_for "in sync" 30 grep -q "in sync with master" "$RUN/sm2/osm.log"
 t0=$(date +%s)

@@ -12,10 +12,7 @@
 
 { repl_sm_opts; printf 'sa_db_dump TRUE\nsa_db_file %s\n' "$RUN/opensm-sa.dump"; } \
 	>"$RUN/opensm.extra"
-fabric_start fabric4.net
-G2=$(port_gid host2)
-G4=$(port_gid host4)
-[ -n "$G2" ] && [ -n "$G4" ] || { echo "no port GIDs"; exit 1; }
+fabric_up fabric4.net host2 host4
 M="$RUN/osmats-state.json"
 S="$RUN/sm2/osmats-state.json"
 GONE=0x1234567800000010

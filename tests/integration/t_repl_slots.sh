@@ -12,8 +12,7 @@ sa_answers() {
 	atsctl h1 -t 200 -r 0 dump >/dev/null 2>&1
 	[ $? -le 1 ]
 }
-repl_sm_opts >"$RUN/opensm.extra"
-fabric_start slots.net
+repl_fabric slots.net
 REPLTOOL="$top_builddir/tests/tools/repltool"
 M="$RUN/osmats-state.json"
 MLID=$(port_lid smhost)

@@ -7,8 +7,7 @@
 # changes came.
 . "$top_srcdir/tests/integration/harness.sh"
 echo "replication_log 64" >"$RUN/osmats.conf"
-repl_sm_opts >"$RUN/opensm.extra"
-fabric_start fabric4.net
+repl_fabric fabric4.net
 check "host1 sets 100 records" srtool host1 --sid 0x1000 --name other --count 100 set
 second_sm host3 10
 check "in sync" wait_for "in sync" 30 grep -q "in sync with master" "$RUN/sm2/osm.log"

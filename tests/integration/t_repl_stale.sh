@@ -6,8 +6,7 @@
 # after the first snapshot must not come back when the master dies during
 # the catch-up.
 . "$top_srcdir/tests/integration/harness.sh"
-repl_sm_opts >"$RUN/opensm.extra"
-fabric_start fabric4.net
+repl_fabric fabric4.net
 check "host1 sets 600 records" srtool host1 --sid 0x1000 --name other --count 600 set
 second_sm host3 10
 check "standby" wait_for "standby" 30 grep -q "Entering STANDBY state" "$RUN/sm2/osm.log"

@@ -5,8 +5,7 @@
 . "$top_srcdir/tests/integration/harness.sh"
 # Storms longer than the per-port cap.
 echo "max_records_per_port 0" >"$RUN/osmats.conf"
-repl_sm_opts >"$RUN/opensm.extra"
-fabric_start fabric4.net
+repl_fabric fabric4.net
 S="$RUN/sm2/osmats-state.json"
 M="$RUN/osmats-state.json"
 syncs() { grep -c "in sync with master" "$RUN/sm2/osm.log" 2>/dev/null; }

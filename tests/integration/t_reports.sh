@@ -10,8 +10,7 @@
 # (# lines).
 . "$top_srcdir/tests/integration/harness.sh"
 
-fabric_start fabric4.net
-G2=$(port_gid host2)
+fabric_up fabric4.net host2
 L1=$(port_lid host1)
 L2=$(port_lid host2)
 agent_start host2 "verify_interval 1" "sm_poll_interval 1" \

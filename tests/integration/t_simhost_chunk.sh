@@ -8,8 +8,8 @@
 . "$top_srcdir/tests/integration/harness.sh"
 [ -n "$SAQUERY" ] || skip "saquery not installed"
 # 30,000 Sets and a 5.3 MB read take 76 s under ASan, a fifth of CI's
-# sanitizer stage; the framing itself runs under it in test_simhost_frame.
-[ -z "$SAN_RT" ] || skip "the 5.3 MB table: plain builds only (test_simhost_frame runs under sanitizers)"
+# sanitizer stage; the framing itself runs under it in test_simframe.
+[ -z "$SAN_RT" ] || skip "the 5.3 MB table: plain builds only (test_simframe runs under sanitizers)"
 rules_off
 fabric_start fabric4.net
 

@@ -8,8 +8,7 @@
 # drop_event_subscriptions: only then does OpenSM drop ServiceRecords with
 # its port (state_mgr_sa_clean).
 printf 'sa_db_dump TRUE\ndrop_event_subscriptions TRUE\n' >"$RUN/opensm.extra"
-fabric_start fabric4.net
-G1=$(port_gid host1)
+fabric_up fabric4.net host1
 STATE="$RUN/osmats-state.json"
 register_all() {
 	check "host1 registers 10.7.0.1 and 10.7.0.2" \

@@ -105,9 +105,7 @@ else
 	echo "# mknod not allowed here: device ownership not checked"
 fi
 
-fabric_start fabric4.net
-G1=$(port_gid host1)
-G2=$(port_gid host2)
+fabric_up fabric4.net host1 host2
 GRP="ibats$$"
 groupadd "$GRP" || skip "cannot create a group"
 GID_CTL=$(getent group "$GRP" | cut -d: -f3)

@@ -15,7 +15,7 @@
 #include "cmd_audit.h"
 #include "ctl.h"
 #include "json.h"
-#include "output.h"
+#include "out.h"
 #include "state_file.h"
 
 static void pkey_union_add(uint16_t *v, size_t *n, uint16_t pkey)

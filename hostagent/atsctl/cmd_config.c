@@ -11,7 +11,7 @@
 #include "osmats_conf.h"
 #include "ctl.h"
 
-int cmd_check_config(struct ctl *c, const struct ctl_args *a)
+int cmd_config_check(struct ctl *c, const struct ctl_args *a)
 {
 	const char *path = a->arg[0];
 	char err[512] = "";

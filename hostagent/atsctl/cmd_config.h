@@ -7,6 +7,6 @@ struct ctl;
 struct ctl_args;
 
 /* 0 valid; 1 with "path:line: what" on stderr. */
-int cmd_check_config(struct ctl *c, const struct ctl_args *a);
+int cmd_config_check(struct ctl *c, const struct ctl_args *a);
 
 #endif

@@ -16,7 +16,7 @@
 #include "ctl.h"
 #include "ibats/ibats.h"
 #include "log.h"
-#include "output.h"
+#include "out.h"
 #include "wire.h"
 
 /* no_agent: the SA alone answers (-n, or a port GUID: atsctl asks the SA
@@ -84,7 +84,7 @@ static int parse_gid(struct ctl *c, const char *s, uint8_t *gid)
 	return 0;
 }
 
-/* The public records in the project's model, for output.c. */
+/* The public records in the project's model, for out.c. */
 static struct sr_record *to_sr(const struct ibats_record *recs, size_t n)
 {
 	struct sr_record *r = calloc(n ? n : 1, sizeof(*r));
@@ -125,7 +125,7 @@ static int print_records(const struct ctl *c, int partial, int local,
 		return EXIT_SA;
 	}
 	if (c->names)
-		ret = whois_records(c, partial, local, r, n);
+		ret = cmd_whois_records(c, partial, local, r, n);
 	else
 		out_records(c->json, partial, local, r, n);
 	free(r);
@@ -222,7 +222,7 @@ static int report(const struct ctl *c, const char *cmd, const char *arg, uint16_
 	return n ? EXIT_FOUND : EXIT_NOTFOUND;
 }
 
-int cmd_resolve(struct ctl *c, const struct ctl_args *a)
+int cmd_lookup_resolve(struct ctl *c, const struct ctl_args *a)
 {
 	struct ibats_record *recs = NULL;
 	size_t n = 0;
@@ -239,7 +239,7 @@ int cmd_resolve(struct ctl *c, const struct ctl_args *a)
 	return ret;
 }
 
-int cmd_reverse(struct ctl *c, const struct ctl_args *a)
+int cmd_lookup_reverse(struct ctl *c, const struct ctl_args *a)
 {
 	struct ibats_record *recs = NULL;
 	uint8_t gid[16];
@@ -254,7 +254,7 @@ int cmd_reverse(struct ctl *c, const struct ctl_args *a)
 	return ret;
 }
 
-int cmd_primary(struct ctl *c, const struct ctl_args *a)
+int cmd_lookup_primary(struct ctl *c, const struct ctl_args *a)
 {
 	struct ibats_record rec;
 	uint8_t gid[16];

@@ -8,8 +8,8 @@ struct ctl;
 struct ctl_args;
 
 /* Each opens the library handle (ctl.ats) and returns an exit status. */
-int cmd_resolve(struct ctl *c, const struct ctl_args *a);
-int cmd_reverse(struct ctl *c, const struct ctl_args *a);
-int cmd_primary(struct ctl *c, const struct ctl_args *a);
+int cmd_lookup_resolve(struct ctl *c, const struct ctl_args *a);
+int cmd_lookup_reverse(struct ctl *c, const struct ctl_args *a);
+int cmd_lookup_primary(struct ctl *c, const struct ctl_args *a);
 
 #endif

@@ -16,7 +16,7 @@
 #include "ctl.h"
 #include "json.h"
 #include "mono.h"
-#include "output.h"
+#include "out.h"
 #include "sa.h"
 
 struct ping_target {

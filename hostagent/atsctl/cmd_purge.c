@@ -19,7 +19,7 @@
 #include "cmd_purge.h"
 #include "ctl.h"
 #include "json.h"
-#include "output.h"
+#include "out.h"
 #include "wire.h"
 
 /* The records to delete: indexes into the set, secondaries first (the

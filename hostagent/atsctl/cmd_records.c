@@ -15,14 +15,14 @@
 #include "ctl.h"
 #include "json.h"
 #include "log.h"
-#include "output.h"
+#include "out.h"
 
 static int print_set(const struct ctl *c, struct ats_set *s, const char *what)
 {
 	int ret = s->n ? EXIT_FOUND : EXIT_NOTFOUND;
 
 	if (c->names) {
-		int err = whois_records(c, s->by_port, 0, s->recs, s->n);
+		int err = cmd_whois_records(c, s->by_port, 0, s->recs, s->n);
 
 		if (err) {
 			ats_set_free(s);
@@ -48,7 +48,7 @@ static const uint8_t *own_gid(const struct ctl *c, const struct ctl_args *a)
 	return a->have_gid ? a->gid : sa_client_port(c->sa)->gid;
 }
 
-int cmd_register(struct ctl *c, const struct ctl_args *a)
+int cmd_records_register(struct ctl *c, const struct ctl_args *a)
 {
 	const uint8_t *gid = own_gid(c, a);
 	const char *arg = a->arg[0];
@@ -99,7 +99,7 @@ int cmd_register(struct ctl *c, const struct ctl_args *a)
 	return EXIT_FOUND;
 }
 
-int cmd_deregister(struct ctl *c, const struct ctl_args *a)
+int cmd_records_deregister(struct ctl *c, const struct ctl_args *a)
 {
 	const char *arg = a->arg[0];
 	struct ats_ip ip;
@@ -131,7 +131,7 @@ int cmd_deregister(struct ctl *c, const struct ctl_args *a)
 	return EXIT_FOUND;
 }
 
-int cmd_dump(struct ctl *c, const struct ctl_args *a)
+int cmd_records_dump(struct ctl *c, const struct ctl_args *a)
 {
 	struct ats_set s;
 	int ret;
@@ -151,7 +151,7 @@ int cmd_dump(struct ctl *c, const struct ctl_args *a)
 	return print_set(c, &s, "dump");
 }
 
-int cmd_port(struct ctl *c, const struct ctl_args *a)
+int cmd_records_port(struct ctl *c, const struct ctl_args *a)
 {
 	const struct mport_info *i = sa_client_port(c->sa);
 	char gid[ATS_IP_STRLEN];

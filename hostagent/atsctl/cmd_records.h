@@ -7,9 +7,9 @@ struct ctl;
 struct ctl_args;
 
 /* Each returns an exit status; the port and SA client are open. */
-int cmd_register(struct ctl *c, const struct ctl_args *a);
-int cmd_deregister(struct ctl *c, const struct ctl_args *a);
-int cmd_dump(struct ctl *c, const struct ctl_args *a);
-int cmd_port(struct ctl *c, const struct ctl_args *a);
+int cmd_records_register(struct ctl *c, const struct ctl_args *a);
+int cmd_records_deregister(struct ctl *c, const struct ctl_args *a);
+int cmd_records_dump(struct ctl *c, const struct ctl_args *a);
+int cmd_records_port(struct ctl *c, const struct ctl_args *a);
 
 #endif

@@ -8,7 +8,7 @@
 #include "ctl.h"
 #include "json.h"
 #include "log.h"
-#include "output.h"
+#include "out.h"
 #include "sa.h"
 #include "smq_client.h"
 

@@ -12,7 +12,7 @@
 #include "ipoib.h"
 #include "json.h"
 
-int verify_ipoib_neigh(const struct ifev_neigh *n, struct ats_ip *ip, uint8_t *gid)
+int cmd_verify_ipoib_neigh(const struct ifev_neigh *n, struct ats_ip *ip, uint8_t *gid)
 {
 	struct ipoib_hwaddr hw;
 
@@ -89,7 +89,7 @@ int cmd_verify(struct ctl *c, const struct ctl_args *a)
 		struct ats_ip ip;
 		uint8_t gid[16];
 
-		if (!verify_ipoib_neigh(&ns.v[i], &ip, gid))
+		if (!cmd_verify_ipoib_neigh(&ns.v[i], &ip, gid))
 			continue;
 		checked++;
 		ret = ats_forward(sa, &ip, pkey, &s);

@@ -12,7 +12,7 @@ struct ctl_args;
 
 /* 1 when n is a resolved IPoIB neighbour (20-byte link-layer address);
  * its IP and GID then in ip and gid. */
-int verify_ipoib_neigh(const struct ifev_neigh *n, struct ats_ip *ip, uint8_t *gid);
+int cmd_verify_ipoib_neigh(const struct ifev_neigh *n, struct ats_ip *ip, uint8_t *gid);
 
 /* Compare every IPoIB neighbour (of --netns, or ours) with ATS forward
  * lookups. Exit status: 0 all agree, 1 disagreements, 3 query errors. */

@@ -15,7 +15,7 @@
 #include "ctl.h"
 #include "json.h"
 #include "node_map.h"
-#include "output.h"
+#include "out.h"
 #include "wire.h"
 
 /* What the SA says of one GID's port; present 0 when no port has it. */
@@ -179,7 +179,7 @@ static int show(struct whois *w, const struct sr_record *r, size_t n, int partia
 	return EXIT_FOUND;
 }
 
-int whois_records(const struct ctl *c, int partial, int local, const struct sr_record *r, size_t n)
+int cmd_whois_records(const struct ctl *c, int partial, int local, const struct sr_record *r, size_t n)
 {
 	struct whois w;
 	int ret = whois_open(&w, c);

@@ -17,6 +17,6 @@ int cmd_whois(struct ctl *c, const struct ctl_args *a);
 /* The records as out_records() prints them, with each GID's LID and name
  * (in JSON also node_guid and node_description); the SA client is open
  * (ctl_open). An exit status. */
-int whois_records(const struct ctl *c, int partial, int local, const struct sr_record *r, size_t n);
+int cmd_whois_records(const struct ctl *c, int partial, int local, const struct sr_record *r, size_t n);
 
 #endif

@@ -67,12 +67,12 @@ static void test_neighbours(void **state)
 	len += neigh_msg(buf + len, "10.0.0.8", ipoib, sizeof(ipoib), NUD_FAILED);
 	assert_int_equal(ifev_parse(buf, len, cb, &g), 0);
 	assert_int_equal(g.k, 4);
-	assert_true(verify_ipoib_neigh(&g.n[0], &ip, gid));
+	assert_true(cmd_verify_ipoib_neigh(&g.n[0], &ip, gid));
 	assert_string_equal(ats_ip_format(&ip, s, sizeof(s)), "10.0.0.5");
 	assert_string_equal(ats_gid_format(gid, s, sizeof(s)), "fe80::2:c903:a:b0c");
-	assert_false(verify_ipoib_neigh(&g.n[1], &ip, gid)); /* Ethernet */
-	assert_false(verify_ipoib_neigh(&g.n[2], &ip, gid)); /* unresolved */
-	assert_false(verify_ipoib_neigh(&g.n[3], &ip, gid)); /* failed */
+	assert_false(cmd_verify_ipoib_neigh(&g.n[1], &ip, gid)); /* Ethernet */
+	assert_false(cmd_verify_ipoib_neigh(&g.n[2], &ip, gid)); /* unresolved */
+	assert_false(cmd_verify_ipoib_neigh(&g.n[3], &ip, gid)); /* failed */
 }
 
 static void test_hostile(void **state)

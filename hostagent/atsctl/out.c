@@ -6,7 +6,7 @@
 
 #include "ats.h"
 #include "json.h"
-#include "output.h"
+#include "out.h"
 
 int out_usage_err(const char *what, const char *arg, const char *why)
 {

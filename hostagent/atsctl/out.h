@@ -1,7 +1,7 @@
 /* atsctl's output shared by its commands: argument errors, SA errors in
  * words, and ATS records as a table or one JSON document. */
-#ifndef IBATS_OUTPUT_H
-#define IBATS_OUTPUT_H
+#ifndef IBATS_OUT_H
+#define IBATS_OUT_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -8,10 +8,10 @@
 
 #include "atsd_client.h"
 #include "ctl.h"
-#include "ctl_agent.h"
+#include "cmd_agent.h"
 #include "json.h"
 #include "log.h"
-#include "output.h"
+#include "out.h"
 
 /* A number JSON can carry as one: digits that fit 64 bits. */
 static int all_digits(const char *v)
@@ -323,47 +323,47 @@ static int hold(const struct ctl *c, const struct ctl_args *a, const char *cmd)
 	return agent_only(c, req);
 }
 
-int cmd_hold(struct ctl *c, const struct ctl_args *a)
+int cmd_agent_hold(struct ctl *c, const struct ctl_args *a)
 {
 	return hold(c, a, "hold");
 }
 
-int cmd_release(struct ctl *c, const struct ctl_args *a)
+int cmd_agent_release(struct ctl *c, const struct ctl_args *a)
 {
 	return hold(c, a, "release");
 }
 
-int cmd_status(struct ctl *c, const struct ctl_args *a)
+int cmd_agent_status(struct ctl *c, const struct ctl_args *a)
 {
 	(void)a;
 	return print_status(c);
 }
 
-int cmd_stats(struct ctl *c, const struct ctl_args *a)
+int cmd_agent_stats(struct ctl *c, const struct ctl_args *a)
 {
 	(void)a;
 	return agent_only(c, "stats");
 }
 
-int cmd_ipoib(struct ctl *c, const struct ctl_args *a)
+int cmd_agent_ipoib(struct ctl *c, const struct ctl_args *a)
 {
 	(void)a;
 	return agent_only(c, "ipoib");
 }
 
-int cmd_resync(struct ctl *c, const struct ctl_args *a)
+int cmd_agent_resync(struct ctl *c, const struct ctl_args *a)
 {
 	(void)a;
 	return print_resync(c);
 }
 
-int cmd_connections(struct ctl *c, const struct ctl_args *a)
+int cmd_agent_connections(struct ctl *c, const struct ctl_args *a)
 {
 	(void)a;
 	return agent_only(c, "connections");
 }
 
-int cmd_connect(struct ctl *c, const struct ctl_args *a)
+int cmd_agent_connect(struct ctl *c, const struct ctl_args *a)
 {
 	char req[ATSD_LINE_MAX];
 
@@ -372,7 +372,7 @@ int cmd_connect(struct ctl *c, const struct ctl_args *a)
 	return agent_only(c, req);
 }
 
-int cmd_disconnect(struct ctl *c, const struct ctl_args *a)
+int cmd_agent_disconnect(struct ctl *c, const struct ctl_args *a)
 {
 	char req[ATSD_LINE_MAX];
 

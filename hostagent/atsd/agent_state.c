@@ -21,7 +21,7 @@
 #define STATE_MAGIC "ibats-atsd-state"
 #define STATE_MAX 4096 /* records: 256 SIDs times a few PKeys */
 
-/* The file itself, a regular file of root's or atsd's: astate_check ran
+/* The file itself, a regular file of root's or atsd's: agent_state_check ran
  * at start or reload, the load comes once the port's GID is known, and a
  * file swapped in between is no list of ours (-EBADMSG). */
 static FILE *open_own(const char *path, const char **why)
@@ -64,7 +64,7 @@ static FILE *open_own(const char *path, const char **why)
 	return f;
 }
 
-int astate_load(const char *path, const uint8_t *gid, struct held_rec **out,
+int agent_state_load(const char *path, const uint8_t *gid, struct held_rec **out,
 		size_t *n, const char **why)
 {
 	char line[256], g[64], want[ATS_IP_STRLEN];
@@ -144,7 +144,7 @@ out:
 	return 0;
 }
 
-int astate_save(const char *path, const uint8_t *gid, const struct held_rec *r,
+int agent_state_save(const char *path, const uint8_t *gid, const struct held_rec *r,
 		size_t n)
 {
 	char tmp[4200], g[ATS_IP_STRLEN], ip[ATS_IP_STRLEN], dir[4096], *slash;
@@ -181,7 +181,7 @@ int astate_save(const char *path, const uint8_t *gid, const struct held_rec *r,
 	return 0;
 }
 
-int astate_check(const char *path, char *why, size_t len)
+int agent_state_check(const char *path, char *why, size_t len)
 {
 	char dir[4096];
 	struct stat st;
@@ -226,7 +226,7 @@ static int filed_has(const struct plan_action *a, const struct held_rec *v, size
 	return 0;
 }
 
-size_t astate_gate(struct plan_action *plan, size_t n, const struct held_rec *filed,
+size_t agent_state_gate(struct plan_action *plan, size_t n, const struct held_rec *filed,
 		   size_t nfiled)
 {
 	size_t i, k, kept = 0;

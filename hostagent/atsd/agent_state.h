@@ -13,11 +13,11 @@
  * when there is no file; -EBADMSG when it is damaged, written for
  * another GID, a symlink, not a regular file or another user's (what
  * for in *why). */
-int astate_load(const char *path, const uint8_t *gid, struct held_rec **out,
+int agent_state_load(const char *path, const uint8_t *gid, struct held_rec **out,
 		size_t *n, const char **why);
 /* Replaces the file atomically (temporary file, fsync, rename, fsync of
  * the directory). 0 or -errno. */
-int astate_save(const char *path, const uint8_t *gid, const struct held_rec *r,
+int agent_state_save(const char *path, const uint8_t *gid, const struct held_rec *r,
 		size_t n);
 
 /* Whether path may serve as the state file: its directory safe from other
@@ -25,14 +25,14 @@ int astate_save(const char *path, const uint8_t *gid, const struct held_rec *r,
  * file, when there, a regular file of root's or atsd's, no symlink (read
  * through it at start, atsd would take another file's lines for its
  * records). 0, or -errno with the reason in why. */
-int astate_check(const char *path, char *why, size_t len);
+int agent_state_check(const char *path, char *why, size_t len);
 
 /* A record the SA holds and no state file knows outlives a crash of atsd
  * for ever: when the file could not list the Sets of a plan, only Sets of
  * records it already lists (filed: as last written or read) may go out.
  * Moves the others to the end of plan, order kept otherwise; the number
  * of actions that may go out. */
-size_t astate_gate(struct plan_action *plan, size_t n, const struct held_rec *filed,
+size_t agent_state_gate(struct plan_action *plan, size_t n, const struct held_rec *filed,
 		   size_t nfiled);
 
 #endif

@@ -49,9 +49,9 @@ static struct {
 	struct agent_conf conf;
 	const char *conf_path;
 	const char *instance;  /* --instance CA:PORT, or NULL */
-	struct saj_thread *saj;
+	struct sa_thread *saj;
 	struct sources *src;
-	struct pev *pev;        /* NULL without a verbs device (port_events.h) */
+	struct port_events *pev;        /* NULL without a verbs device (port_events.h) */
 	struct ibsys_port locked; /* the port the lock was taken for */
 	int want_join;          /* (re)join the IPoIB broadcast groups */
 	int terminating, done;
@@ -68,27 +68,27 @@ static struct {
  * end of a reload. */
 static void notify_status(int ready)
 {
-	uint64_t n[CTL_REC_STATES];
+	uint64_t n[CTL_RECORDS_STATES];
 	const struct mport_info *port;
 	char st[sizeof(ag.status)];
 	int known, ret, len;
 
-	if (!sdn_enabled() || ag.terminating)
+	if (!sdnotify_enabled() || ag.terminating)
 		return;
 	port = port_poll_info(&known);
 	/* Out of memory: READY=1 must go all the same. */
 	if (ctl_records_count(n))
 		memset(n, 0, sizeof(n));
-	len = snprintf(st, sizeof(st), "%" PRIu64 " records registered", n[OWN_REGISTERED]);
-	if (n[OWN_REFUSED])
+	len = snprintf(st, sizeof(st), "%" PRIu64 " records registered", n[OWN_RECORDS_REGISTERED]);
+	if (n[OWN_RECORDS_REFUSED])
 		len += snprintf(st + len, sizeof(st) - (size_t)len, ", %" PRIu64 " refused",
-				n[OWN_REFUSED]);
-	if (n[OWN_UNSAVED])
+				n[OWN_RECORDS_REFUSED]);
+	if (n[OWN_RECORDS_UNSAVED])
 		len += snprintf(st + len, sizeof(st) - (size_t)len,
-				", %" PRIu64 " not registered (state file)", n[OWN_UNSAVED]);
-	if (n[OWN_PENDING])
+				", %" PRIu64 " not registered (state file)", n[OWN_RECORDS_UNSAVED]);
+	if (n[OWN_RECORDS_PENDING])
 		len += snprintf(st + len, sizeof(st) - (size_t)len, ", %" PRIu64 " pending",
-				n[OWN_PENDING]);
+				n[OWN_RECORDS_PENDING]);
 	if (known)
 		snprintf(st + len, sizeof(st) - (size_t)len, ", SM LID %u", port->sm_lid);
 	else
@@ -96,7 +96,7 @@ static void notify_status(int ready)
 	if (!ready && !strcmp(st, ag.status))
 		return;
 	snprintf(ag.status, sizeof(ag.status), "%s", st);
-	ret = sdn_sendf("%sSTATUS=%s", ready ? "READY=1\n" : "", st);
+	ret = sdnotify_sendf("%sSTATUS=%s", ready ? "READY=1\n" : "", st);
 	if (ret)
 		log_warn("cannot notify systemd: %s", strerror(-ret));
 }
@@ -107,8 +107,8 @@ static void recheck(void)
 {
 	ctl_lookup_cache_clear();
 	ag.want_join = 1;
-	own_sm_changed();
-	own_request_sync(1);
+	own_records_sm_changed();
+	own_records_request_sync(1);
 	/* A new SM, or one that asked us to reregister, holds no
 	 * subscription of ours. */
 	subs_request("SM change or reregistration");
@@ -120,7 +120,7 @@ static void on_port_changed(int sm_change)
 	if (sm_change) {
 		recheck();
 	} else {
-		own_request_sync(1);
+		own_records_request_sync(1);
 		subs_request("port back up");
 	}
 }
@@ -132,7 +132,7 @@ static void on_synced(void)
 		subs_request("the SA answers");
 	if (ag.want_join) {
 		ag.want_join = 0;
-		groups_submit(SAJ_JOIN);
+		ipoib_groups_submit(SAJ_JOIN);
 	}
 }
 
@@ -143,8 +143,8 @@ static void on_stopped(void)
 {
 	if (ag.keeping)
 		ag.stopped = 1; /* done once the unsubscribe is (run) */
-	else if (groups_joined())
-		groups_submit(SAJ_LEAVE); /* done when the leave comes back */
+	else if (ipoib_groups_joined())
+		ipoib_groups_submit(SAJ_LEAVE); /* done when the leave comes back */
 	else
 		ag.done = 1;
 }
@@ -159,11 +159,11 @@ static void on_lookup_failed(void)
 {
 	/* An SA that fails lookups may have restarted: check our records
 	 * and our subscription. */
-	own_request_sync(1);
+	own_records_request_sync(1);
 	subs_request("a lookup failed");
 }
 
-static const struct own_hooks own_hooks = {
+static const struct own_records_hooks own_records_hooks = {
 	.changed = ctl_lookup_cache_clear,
 	.port = port_poll_set,
 	.synced = on_synced,
@@ -181,9 +181,9 @@ static const struct subs_hooks subs_hooks = {
  * when it starts and when it ends, not every interval. */
 static int64_t metrics_timer(int64_t now)
 {
-	uint64_t by_state[CTL_REC_STATES];
-	struct host_metrics m = { .state_names = ctl_rec_state_names,
-				  .by_state = by_state, .nstates = CTL_REC_STATES };
+	uint64_t by_state[CTL_RECORDS_STATES];
+	struct host_metrics m = { .state_names = ctl_records_state_names,
+				  .by_state = by_state, .nstates = CTL_RECORDS_STATES };
 	const struct mport_info *port;
 	int ret, known;
 
@@ -195,7 +195,7 @@ static int64_t metrics_timer(int64_t now)
 	m.ca = port->ca;
 	m.port = port->portnum;
 	ag.metrics_due = now + HOST_METRICS_INTERVAL_MS;
-	ctl_stats_collect(m.stats);
+	ctl_verbs_stats_collect(m.stats);
 	ret = ctl_records_count(by_state);
 	if (!ret)
 		ret = host_metrics_write(ag.conf.metrics_file, &m);
@@ -216,13 +216,13 @@ static int64_t timers(void)
 	t = metrics_timer(now);
 	if (t < next)
 		next = t;
-	if (own_timers(now)) {
-		if (groups_started())
-			groups_submit(SAJ_CHECK);
+	if (own_records_timers(now)) {
+		if (ipoib_groups_started())
+			ipoib_groups_submit(SAJ_CHECK);
 		/* A restarted SA forgot us; subscribing again is harmless. */
 		subs_request("verify period");
 	}
-	t = own_next_timer();
+	t = own_records_next_timer();
 	if (t < next)
 		next = t;
 	t = port_poll_timers(now);
@@ -268,7 +268,7 @@ static int lock_port(uint64_t guid)
  * (links coming up at boot) would be served under another's lock. The
  * lock's fd; -ENODEV when sysfs names no port (the lock is taken once
  * the port is open); lock_port's error otherwise. */
-static int lock_selected(struct saj_opts *so)
+static int lock_selected(struct sa_thread_opts *so)
 {
 	char why[128];
 	int fd;
@@ -311,13 +311,13 @@ static int load_config(struct agent_conf *c, int required)
 	return 0;
 }
 
-/* A state file another user could swap (astate_check) would make atsd
+/* A state file another user could swap (agent_state_check) would make atsd
  * delete or adopt records on a stranger's word: refused at start and at
  * each reload, as the socket's directory is (ctl_sock.c). */
 static int state_file_check(const struct agent_conf *c)
 {
 	char why[320];
-	int ret = astate_check(c->state_file, why, sizeof(why));
+	int ret = agent_state_check(c->state_file, why, sizeof(why));
 
 	if (ret)
 		log_err("%s: state_file %s: %s", ag.conf_path, c->state_file, why);
@@ -382,29 +382,29 @@ static void on_signal(int sfd, int64_t *shutdown_deadline)
 		if (si.ssi_signo == SIGHUP) {
 			/* systemd shows the unit reloading until READY=1
 			 * (sd_notify(3)), whether the reload worked or not. */
-			sdn_reloading();
+			sdnotify_reloading();
 			reload();
 			notify_status(1);
 			continue;
 		}
 		ag.terminating = 1;
 		ag.keeping = si.ssi_signo == ATSD_KEEP_SIGNAL;
-		own_list(&nowned);
+		own_records_list(&nowned);
 		if (ag.keeping) {
 			log_info("signal %u: exiting, keeping our records for the next atsd",
 				 si.ssi_signo);
-			sdn_sendf("STOPPING=1\nSTATUS=exiting, keeping %zu record(s) for the next atsd",
+			sdnotify_sendf("STOPPING=1\nSTATUS=exiting, keeping %zu record(s) for the next atsd",
 				  nowned);
 		} else {
 			log_info("signal %u: deleting our records, then exiting", si.ssi_signo);
-			sdn_sendf("STOPPING=1\nSTATUS=deleting %zu record(s), then exiting", nowned);
+			sdnotify_sendf("STOPPING=1\nSTATUS=deleting %zu record(s), then exiting", nowned);
 		}
 		/* Records, groups and the two unsubscribes. */
 		*shutdown_deadline = mono_ms() +
 			(int64_t)(ag.conf.sa_retries + 1) * ag.conf.sa_timeout *
 			(2 * nowned + 6) + 2000;
 		subs_shutdown();
-		own_shutdown(ag.keeping);
+		own_records_shutdown(ag.keeping);
 	}
 }
 
@@ -412,7 +412,7 @@ static void on_signal(int sfd, int64_t *shutdown_deadline)
 static void exit_summary(void)
 {
 	size_t deleted, left;
-	int err = own_exit_result(&deleted, &left);
+	int err = own_records_exit_result(&deleted, &left);
 
 	if (ag.keeping)
 		log_info("exiting: %zu records kept for the next atsd", left);
@@ -435,7 +435,7 @@ static int run(int sfd)
 	int64_t shutdown_deadline = 0, next, wd;
 
 	ag.want_join = 1;
-	own_start();
+	own_records_start();
 	subs_request("start");
 	next = timers();
 	while (!ag.done) {
@@ -444,9 +444,9 @@ static int run(int sfd)
 
 		pfd[n].fd = sfd;
 		pfd[n++].events = POLLIN;
-		pfd[n].fd = saj_fd(ag.saj);
+		pfd[n].fd = sa_thread_fd(ag.saj);
 		pfd[n++].events = POLLIN;
-		pfd[n].fd = ag.pev ? pev_fd(ag.pev) : -1;
+		pfd[n].fd = ag.pev ? port_events_fd(ag.pev) : -1;
 		pfd[n++].events = POLLIN;
 		for (i = 0; i < (int)sources_count(ag.src); i++) {
 			pfd[n].fd = sources_fd(ag.src, (size_t)i);
@@ -458,7 +458,7 @@ static int run(int sfd)
 		now = mono_ms();
 		/* Here, not in a thread: a loop that stops turning stops the
 		 * pings, and systemd restarts atsd (WatchdogSec=). */
-		wd = sdn_watchdog(now);
+		wd = sdnotify_watchdog(now);
 		if (ag.terminating) {
 			if (now >= shutdown_deadline) {
 				log_warn("shutdown: the SA did not answer in time; records may remain");
@@ -480,11 +480,11 @@ static int run(int sfd)
 		if (pfd[0].revents & POLLIN)
 			on_signal(sfd, &shutdown_deadline);
 		if (pfd[1].revents & POLLIN)
-			saj_complete(ag.saj);
+			sa_thread_complete(ag.saj);
 		if (pfd[2].revents & POLLIN) {
 			const char *what;
 
-			if (pev_read(ag.pev, &what)) {
+			if (port_events_read(ag.pev, &what)) {
 				log_info("port event %s: checking our records and groups", what);
 				recheck();
 			}
@@ -504,7 +504,7 @@ static int run(int sfd)
 			}
 		}
 		if (sources_changed(ag.src))
-			own_request_sync(0);
+			own_records_request_sync(0);
 		if (!ag.terminating)
 			next = timers();
 		if (ag.stopped && !subs_pending())
@@ -555,7 +555,7 @@ int main(int argc, char **argv)
 	};
 	const char *sock = NULL, *ca = NULL;
 	int opt, foreground = 0, debug = 0, portnum = -1, sfd, ret, check = 0;
-	struct saj_opts so = { 0 };
+	struct sa_thread_opts so = { 0 };
 	int known, lock_fd = -1;
 	sigset_t mask;
 
@@ -632,11 +632,11 @@ int main(int argc, char **argv)
 	if (check)
 		return check_config();
 	/* Before any thread: it edits the environment. */
-	ret = sdn_init();
+	ret = sdnotify_init();
 	if (ret)
 		log_err("NOTIFY_SOCKET: %s: systemd will not hear that atsd is ready",
 			strerror(-ret));
-	if (sdn_watchdog_init() < 0)
+	if (sdnotify_watchdog_init() < 0)
 		log_err("WATCHDOG_USEC or WATCHDOG_PID is not a number: no watchdog pings");
 	if (load_config(&ag.conf, strcmp(ag.conf_path, AGENT_CONF_DEFAULT) != 0) ||
 	    state_file_check(&ag.conf))
@@ -679,7 +679,7 @@ int main(int argc, char **argv)
 	lock_fd = lock_selected(&so);
 	if (lock_fd < 0 && lock_fd != -ENODEV)
 		return 1;
-	ret = saj_start(&ag.saj, &so);
+	ret = sa_thread_start(&ag.saj, &so);
 	if (ret) {
 		log_err("cannot open CA %s port %d: %s", so.ca ? so.ca : "(default)",
 			so.port, strerror(-ret));
@@ -697,12 +697,12 @@ int main(int argc, char **argv)
 	if (!ret) {
 		const struct mport_info *port = port_poll_info(&known);
 
-		own_state_start(&ag.conf, port->gid);
+		own_records_state_start(&ag.conf, port->gid);
 		ret = sources_open(&ag.src, &ag.conf, port->gid);
 	}
 	if (!ret) {
-		own_init(ag.saj, &ag.conf, ag.src, &own_hooks);
-		groups_init(ag.saj, &ag.conf, ag.src, on_left);
+		own_records_init(ag.saj, &ag.conf, ag.src, &own_records_hooks);
+		ipoib_groups_init(ag.saj, &ag.conf, ag.src, on_left);
 		ctl_cm_init(ag.saj);
 		subs_start(ag.saj);
 		ctl_records_init(&ag.conf, ag.src);
@@ -719,7 +719,7 @@ int main(int argc, char **argv)
 	if (!ret) {
 		const struct mport_info *port = port_poll_info(&known);
 		char gid[ATS_IP_STRLEN];
-		int pe = pev_open(&ag.pev, port->ca, port->portnum);
+		int pe = port_events_open(&ag.pev, port->ca, port->portnum);
 
 		if (pe)
 			log_warn("no port events from the verbs device %s (%s; is ib_uverbs "
@@ -736,12 +736,12 @@ int main(int argc, char **argv)
 	}
 	ctl_sock_close();
 	ctl_lookup_fini();
-	pev_close(ag.pev);
+	port_events_close(ag.pev);
 	sources_close(ag.src);
-	saj_stop(ag.saj);
-	own_fini();
+	sa_thread_stop(ag.saj);
+	own_records_fini();
 	close(sfd);
-	sdn_fini();
+	sdnotify_fini();
 	if (lock_fd >= 0)
 		close(lock_fd);
 	return ret ? 1 : 0;

@@ -4,22 +4,22 @@
 
 #include "cache.h"
 
-struct rc_ent {
-	struct rc_ent *next;
+struct cache_ent {
+	struct cache_ent *next;
 	int64_t expires_ms;
 	struct sr_record *recs; /* NULL with nrecs 0: a negative answer */
 	size_t nrecs;
-	char key[RC_KEY_MAX];
+	char key[CACHE_KEY_MAX];
 };
 
-struct rcache {
-	struct rc_ent **bucket;
+struct cache {
+	struct cache_ent **bucket;
 	size_t nbuckets; /* power of two, at least max */
 	size_t n, max;
 };
 
 /* FNV-1a: keys are short text. */
-static size_t slot(const struct rcache *c, const char *key)
+static size_t slot(const struct cache *c, const char *key)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
 
@@ -28,9 +28,9 @@ static size_t slot(const struct rcache *c, const char *key)
 	return (size_t)(h ^ (h >> 32)) & (c->nbuckets - 1);
 }
 
-int rc_init(struct rcache **out, size_t max)
+int cache_init(struct cache **out, size_t max)
 {
-	struct rcache *c = calloc(1, sizeof(*c));
+	struct cache *c = calloc(1, sizeof(*c));
 
 	if (!c)
 		return -ENOMEM;
@@ -46,9 +46,9 @@ int rc_init(struct rcache **out, size_t max)
 	return 0;
 }
 
-static void drop(struct rcache *c, struct rc_ent **pp)
+static void drop(struct cache *c, struct cache_ent **pp)
 {
-	struct rc_ent *e = *pp;
+	struct cache_ent *e = *pp;
 
 	*pp = e->next;
 	free(e->recs);
@@ -56,7 +56,7 @@ static void drop(struct rcache *c, struct rc_ent **pp)
 	c->n--;
 }
 
-void rc_clear(struct rcache *c)
+void cache_clear(struct cache *c)
 {
 	size_t i;
 
@@ -65,32 +65,32 @@ void rc_clear(struct rcache *c)
 			drop(c, &c->bucket[i]);
 }
 
-void rc_fini(struct rcache *c)
+void cache_fini(struct cache *c)
 {
 	if (!c)
 		return;
-	rc_clear(c);
+	cache_clear(c);
 	free(c->bucket);
 	free(c);
 }
 
-size_t rc_count(const struct rcache *c)
+size_t cache_count(const struct cache *c)
 {
 	return c->n;
 }
 
-static struct rc_ent **find(struct rcache *c, const char *key)
+static struct cache_ent **find(struct cache *c, const char *key)
 {
-	struct rc_ent **pp = &c->bucket[slot(c, key)];
+	struct cache_ent **pp = &c->bucket[slot(c, key)];
 
 	while (*pp && strcmp((*pp)->key, key))
 		pp = &(*pp)->next;
 	return pp;
 }
 
-const struct rc_ent *rc_find(struct rcache *c, const char *key, int64_t now_ms)
+const struct cache_ent *cache_find(struct cache *c, const char *key, int64_t now_ms)
 {
-	struct rc_ent **pp = find(c, key);
+	struct cache_ent **pp = find(c, key);
 
 	if (!*pp)
 		return NULL;
@@ -100,16 +100,16 @@ const struct rc_ent *rc_find(struct rcache *c, const char *key, int64_t now_ms)
 	return NULL;
 }
 
-const struct sr_record *rc_records(const struct rc_ent *e, size_t *n)
+const struct sr_record *cache_records(const struct cache_ent *e, size_t *n)
 {
 	*n = e->nrecs;
 	return e->recs;
 }
 
 /* Only when full: a scan of the whole cache. */
-static void evict_one(struct rcache *c)
+static void evict_one(struct cache *c)
 {
-	struct rc_ent **victim = NULL, **pp;
+	struct cache_ent **victim = NULL, **pp;
 	size_t i;
 
 	for (i = 0; i < c->nbuckets; i++)
@@ -120,13 +120,13 @@ static void evict_one(struct rcache *c)
 		drop(c, victim);
 }
 
-int rc_put(struct rcache *c, const char *key, const struct sr_record *recs,
+int cache_put(struct cache *c, const char *key, const struct sr_record *recs,
 	   size_t n, int64_t expires_ms)
 {
-	struct rc_ent **pp, *e;
+	struct cache_ent **pp, *e;
 	size_t len = strlen(key);
 
-	if (len >= RC_KEY_MAX)
+	if (len >= CACHE_KEY_MAX)
 		return -ENAMETOOLONG;
 	pp = find(c, key);
 	if (*pp)
@@ -154,7 +154,7 @@ int rc_put(struct rcache *c, const char *key, const struct sr_record *recs,
 	return 0;
 }
 
-static int holds_gid(const struct rc_ent *e, const uint8_t *gid)
+static int holds_gid(const struct cache_ent *e, const uint8_t *gid)
 {
 	size_t i;
 
@@ -165,12 +165,12 @@ static int holds_gid(const struct rc_ent *e, const uint8_t *gid)
 }
 
 /* A scan of the whole cache: reports are rare, lookups are not. */
-static size_t drop_where(struct rcache *c, const uint8_t *gid)
+static size_t drop_where(struct cache *c, const uint8_t *gid)
 {
 	size_t i, n = 0;
 
 	for (i = 0; i < c->nbuckets; i++) {
-		struct rc_ent **pp = &c->bucket[i];
+		struct cache_ent **pp = &c->bucket[i];
 
 		while (*pp) {
 			if (gid ? holds_gid(*pp, gid) : !(*pp)->nrecs) {
@@ -184,12 +184,12 @@ static size_t drop_where(struct rcache *c, const uint8_t *gid)
 	return n;
 }
 
-size_t rc_drop_gid(struct rcache *c, const uint8_t gid[16])
+size_t cache_drop_gid(struct cache *c, const uint8_t gid[16])
 {
 	return drop_where(c, gid);
 }
 
-size_t rc_drop_negative(struct rcache *c)
+size_t cache_drop_negative(struct cache *c)
 {
 	return drop_where(c, NULL);
 }

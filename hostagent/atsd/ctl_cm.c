@@ -10,9 +10,9 @@
 #include "ctl_sock.h"
 #include "own_records.h"
 
-static struct saj_thread *cm_saj;
+static struct sa_thread *cm_saj;
 
-void ctl_cm_init(struct saj_thread *saj)
+void ctl_cm_init(struct sa_thread *saj)
 {
 	cm_saj = saj;
 }
@@ -73,7 +73,7 @@ static void cm_submit(int slot, struct saj *j)
 	}
 	*t = ctl_sock_defer(slot);
 	j->ctx = t;
-	saj_submit(cm_saj, j);
+	sa_thread_submit(cm_saj, j);
 }
 
 void ctl_cm_connect(int slot, char **argv, int argc)
@@ -105,7 +105,7 @@ void ctl_cm_connect(int slot, char **argv, int argc)
 		saj_free(j);
 		return;
 	}
-	if (own_primary(&c->src)) {
+	if (own_records_primary(&c->src)) {
 		ctl_sock_reply_err(slot, ENOENT, "this host has no primary ATS address to connect from");
 		saj_free(j);
 		return;

@@ -5,7 +5,7 @@
 
 #include "sa_thread.h"
 
-void ctl_cm_init(struct saj_thread *saj);
+void ctl_cm_init(struct sa_thread *saj);
 /* connect IP PORT [SID]: from this host's primary address in 0xFFFF. */
 void ctl_cm_connect(int slot, char **argv, int argc);
 /* connections (argc 1) or disconnect ID. */

@@ -18,7 +18,7 @@
 
 /* A lookup the SA thread is doing; clients asking the same wait on it. */
 struct pending {
-	char key[RC_KEY_MAX];
+	char key[CACHE_KEY_MAX];
 	struct ctl_ticket *w;
 	size_t nw;
 	int stale_neg;              /* a port came back while the SA was asked */
@@ -36,12 +36,12 @@ struct gone {
 };
 
 static struct {
-	struct saj_thread *saj;
+	struct sa_thread *saj;
 	const struct agent_conf *conf;
 	void (*sa_failed)(void);
 	struct sources *src;
 	int sa_silent;           /* the last lookup found the SA silent */
-	struct rcache *cache;
+	struct cache *cache;
 	struct pending *pending;
 	struct gone gone[GONE_MAX];
 	/* Until then "no record" is not cached: a port came back (trap 64)
@@ -50,19 +50,19 @@ static struct {
 	struct ctl_lookup_stats st;
 } lk;
 
-int ctl_lookup_init(struct saj_thread *saj, const struct agent_conf *conf,
+int ctl_lookup_init(struct sa_thread *saj, const struct agent_conf *conf,
 		    struct sources *src, void (*sa_failed)(void))
 {
 	lk.saj = saj;
 	lk.conf = conf;
 	lk.src = src;
 	lk.sa_failed = sa_failed;
-	return rc_init(&lk.cache, LOOKUP_CACHE_MAX) ? -ENOMEM : 0;
+	return cache_init(&lk.cache, LOOKUP_CACHE_MAX) ? -ENOMEM : 0;
 }
 
 void ctl_lookup_fini(void)
 {
-	rc_fini(lk.cache);
+	cache_fini(lk.cache);
 	lk.cache = NULL;
 	while (lk.pending) {
 		struct pending *p = lk.pending;
@@ -76,7 +76,7 @@ void ctl_lookup_fini(void)
 void ctl_lookup_cache_clear(void)
 {
 	if (lk.cache)
-		rc_clear(lk.cache);
+		cache_clear(lk.cache);
 }
 
 static int holds_gone(const struct sr_record *r, size_t n, int64_t now)
@@ -106,7 +106,7 @@ size_t ctl_lookup_port_gone(const uint8_t gid[16])
 	}
 	memcpy(lk.gone[slot].gid, gid, 16);
 	lk.gone[slot].until_ms = now + (int64_t)lk.conf->report_grace * 1000;
-	return lk.cache ? rc_drop_gid(lk.cache, gid) : 0;
+	return lk.cache ? cache_drop_gid(lk.cache, gid) : 0;
 }
 
 size_t ctl_lookup_port_back(const uint8_t gid[16])
@@ -120,13 +120,13 @@ size_t ctl_lookup_port_back(const uint8_t gid[16])
 	for (p = lk.pending; p; p = p->next)
 		p->stale_neg = 1;
 	lk.back_until_ms = mono_ms() + (int64_t)lk.conf->report_grace * 1000;
-	return lk.cache ? rc_drop_negative(lk.cache) : 0;
+	return lk.cache ? cache_drop_negative(lk.cache) : 0;
 }
 
 void ctl_lookup_stats(struct ctl_lookup_stats *st)
 {
 	*st = lk.st;
-	st->cache_entries = rc_count(lk.cache);
+	st->cache_entries = cache_count(lk.cache);
 }
 
 static void reply_records(int slot, const struct sr_record *r, size_t n, int local)
@@ -150,7 +150,7 @@ static void reply_records(int slot, const struct sr_record *r, size_t n, int loc
 	free(buf);
 }
 
-static void cache_put(const struct pending *p, const struct sr_record *r, size_t n)
+static void cache_answer(const struct pending *p, const struct sr_record *r, size_t n)
 {
 	uint32_t ttl = n ? lk.conf->cache_ttl : lk.conf->negative_ttl;
 	int64_t now = mono_ms();
@@ -160,14 +160,14 @@ static void cache_put(const struct pending *p, const struct sr_record *r, size_t
 		return;
 
 	/* A failed put only costs a later SA lookup. */
-	if (ttl && rc_put(lk.cache, key, r, n, now + (int64_t)ttl * 1000))
+	if (ttl && cache_put(lk.cache, key, r, n, now + (int64_t)ttl * 1000))
 		log_debug("lookup of %s not cached", key);
 }
 
 /* The host's wanted addresses with the SIDs they have or will get. */
 static int self_records(struct held_rec **out, size_t *n)
 {
-	struct want_addr *w;
+	struct plan_want_addr *w;
 	struct held_rec *h;
 	size_t i, nw;
 	uint16_t st;
@@ -183,7 +183,7 @@ static int self_records(struct held_rec **out, size_t *n)
 	for (i = 0; i < nw; i++) {
 		h[i].ip = w[i].ip;
 		h[i].pkey = w[i].pkey;
-		if (own_addr_state(&w[i].ip, w[i].pkey, &h[i].sid, &st) != OWN_REGISTERED)
+		if (own_records_addr_state(&w[i].ip, w[i].pkey, &h[i].sid, &st) != OWN_RECORDS_REGISTERED)
 			h[i].sid = w[i].primary ? ATS_SID_PRIMARY : ats_sid_at((unsigned)i + 1);
 	}
 	free(w);
@@ -233,7 +233,7 @@ static void lookup_done(struct saj *j, void *ctx)
 	if (nosa_applies(j->err))
 		local_answer(j, &loc, &nloc);
 	if (!j->err)
-		cache_put(p, l->recs, l->nrecs);
+		cache_answer(p, l->recs, l->nrecs);
 	/* Out of the list first: answered clients go on with their next
 	 * requests, which may be this same lookup again. */
 	for (pp = &lk.pending; *pp != p; pp = &(*pp)->next)
@@ -288,11 +288,11 @@ static int parse_key(enum saj_kind kind, const char *arg, const char *pk,
 
 void ctl_lookup_request(int slot, enum saj_kind kind, const char *arg, const char *pk)
 {
-	const struct rc_ent *e;
+	const struct cache_ent *e;
 	struct ctl_ticket *w;
 	struct pending *p;
 	struct saj *j;
-	char key[RC_KEY_MAX];
+	char key[CACHE_KEY_MAX];
 
 	j = saj_new(kind, lookup_done, NULL);
 	if (!j) {
@@ -303,13 +303,13 @@ void ctl_lookup_request(int slot, enum saj_kind kind, const char *arg, const cha
 		saj_free(j);
 		return;
 	}
-	e = rc_find(lk.cache, key, mono_ms());
+	e = cache_find(lk.cache, key, mono_ms());
 	if (e) {
 		const struct sr_record *recs;
 		size_t nrecs;
 
 		saj_free(j);
-		recs = rc_records(e, &nrecs);
+		recs = cache_records(e, &nrecs);
 		if (nrecs) {
 			lk.st.cache_hits++;
 			reply_records(slot, recs, nrecs, 0);
@@ -334,7 +334,7 @@ void ctl_lookup_request(int slot, enum saj_kind kind, const char *arg, const cha
 		lk.pending = p;
 		j->ctx = p;
 		lk.st.sa_lookups++;
-		saj_submit(lk.saj, j);
+		sa_thread_submit(lk.saj, j);
 	} else {
 		lk.st.coalesced++;
 		saj_free(j);

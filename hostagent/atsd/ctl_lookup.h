@@ -21,7 +21,7 @@ struct ctl_lookup_stats {
 /* sa_failed: a lookup failed otherwise than "no record" (the SA may
  * have restarted). conf and src (the host's addresses, for local answers
  * while the SA does not answer: nosa.h) stay the caller's. */
-int ctl_lookup_init(struct saj_thread *saj, const struct agent_conf *conf,
+int ctl_lookup_init(struct sa_thread *saj, const struct agent_conf *conf,
 		    struct sources *src, void (*sa_failed)(void));
 void ctl_lookup_fini(void);
 /* kind SAJ_FORWARD (arg an IP), SAJ_REVERSE or SAJ_PRIMARY (a GID); pk

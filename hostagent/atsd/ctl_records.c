@@ -54,8 +54,8 @@ void ctl_records_hold(int slot, char **argv, int argc)
 		ctl_sock_reply_err(slot, EINVAL, "usage: %s OWNER IP [PKEY]", argv[0]);
 		return;
 	}
-	if (strlen(argv[1]) >= SRC_OWNER_LEN) {
-		ctl_sock_reply_err(slot, EINVAL, "owner name longer than %d bytes", SRC_OWNER_LEN - 1);
+	if (strlen(argv[1]) >= SOURCES_OWNER_LEN) {
+		ctl_sock_reply_err(slot, EINVAL, "owner name longer than %d bytes", SOURCES_OWNER_LEN - 1);
 		return;
 	}
 	if (!owner_ok(argv[1])) {
@@ -82,7 +82,7 @@ void ctl_records_hold(int slot, char **argv, int argc)
 	}
 	log_info("%s %s by %s (uid %u)", hold ? "hold of" : "release of", argv[2], argv[1],
 		 (unsigned)uid);
-	own_request_sync(0);
+	own_records_request_sync(0);
 	ctl_sock_reply(slot, "OK 0\n");
 }
 
@@ -133,7 +133,7 @@ void ctl_records_resync(int slot, char **argv, int argc)
 	 * ones): after pruning there is room. */
 	if (cr.nwait == CTL_SOCK_MAX_CLIENTS)
 		resync_prune();
-	cr.wait[cr.nwait].seq = own_resync();
+	cr.wait[cr.nwait].seq = own_records_resync();
 	cr.wait[cr.nwait].t = ctl_sock_defer(slot);
 	cr.nwait++;
 }
@@ -152,16 +152,16 @@ static size_t status_line(char *buf, size_t len, uint64_t sid, uint16_t pkey,
 
 /* The states status shows, and the metrics count: an owned address no
  * longer wanted is being removed. */
-const char *const ctl_rec_state_names[CTL_REC_STATES] = {
-	[OWN_REGISTERED] = "registered",
-	[OWN_REFUSED] = "refused",
-	[OWN_OTHER] = "other",
-	[OWN_UNSAVED] = "unsaved",
-	[OWN_PENDING] = "pending",
-	[CTL_REC_REMOVING] = "removing",
+const char *const ctl_records_state_names[CTL_RECORDS_STATES] = {
+	[OWN_RECORDS_REGISTERED] = "registered",
+	[OWN_RECORDS_REFUSED] = "refused",
+	[OWN_RECORDS_OTHER] = "other",
+	[OWN_RECORDS_UNSAVED] = "unsaved",
+	[OWN_RECORDS_PENDING] = "pending",
+	[CTL_RECORDS_REMOVING] = "removing",
 };
 
-static void resync_answer(int slot, const struct own_resync *r)
+static void resync_answer(int slot, const struct own_records_resync *r)
 {
 	struct atsd_resync a = { r->checked, r->sets, r->deletes, r->nrefused };
 	size_t cap = 128 + r->nrefused * 320, used, i;
@@ -180,13 +180,13 @@ static void resync_answer(int slot, const struct own_resync *r)
 	used += (size_t)atsd_resync_format(buf + used, cap - used, &a);
 	for (i = 0; i < r->nrefused; i++)
 		used += status_line(buf + used, cap - used, r->refused[i].sid, r->refused[i].pkey,
-				    &r->refused[i].ip, ctl_rec_state_names[OWN_REFUSED],
+				    &r->refused[i].ip, ctl_records_state_names[OWN_RECORDS_REFUSED],
 				    sa_status_str(r->refused[i].sa_status));
 	ctl_sock_reply(slot, buf);
 	free(buf);
 }
 
-void ctl_records_full_done(uint64_t seq, const struct own_resync *r)
+void ctl_records_full_done(uint64_t seq, const struct own_records_resync *r)
 {
 	size_t i, n = 0;
 
@@ -205,7 +205,7 @@ void ctl_records_full_done(uint64_t seq, const struct own_resync *r)
 }
 
 /* Owned records no wanted address has. */
-static int is_wanted(const struct held_rec *o, const struct want_addr *w, size_t nw)
+static int is_wanted(const struct held_rec *o, const struct plan_want_addr *w, size_t nw)
 {
 	size_t i;
 
@@ -215,33 +215,33 @@ static int is_wanted(const struct held_rec *o, const struct want_addr *w, size_t
 	return 0;
 }
 
-int ctl_records_count(uint64_t n[CTL_REC_STATES])
+int ctl_records_count(uint64_t n[CTL_RECORDS_STATES])
 {
-	struct want_addr *w = NULL;
+	struct plan_want_addr *w = NULL;
 	const struct held_rec *owned;
 	size_t nw = 0, nowned, i;
 
-	memset(n, 0, CTL_REC_STATES * sizeof(n[0]));
-	owned = own_list(&nowned);
+	memset(n, 0, CTL_RECORDS_STATES * sizeof(n[0]));
+	owned = own_records_list(&nowned);
 	if (sources_want(cr.src, &w, &nw))
 		return -ENOMEM;
 	for (i = 0; i < nw; i++) {
 		uint64_t sid;
 		uint16_t st;
 
-		n[own_addr_state(&w[i].ip, w[i].pkey, &sid, &st)]++;
+		n[own_records_addr_state(&w[i].ip, w[i].pkey, &sid, &st)]++;
 	}
 	for (i = 0; i < nowned; i++)
-		n[CTL_REC_REMOVING] += !is_wanted(&owned[i], w, nw);
+		n[CTL_RECORDS_REMOVING] += !is_wanted(&owned[i], w, nw);
 	free(w);
 	return 0;
 }
 
 /* The SA's status, and the SM's reason when it gave one. */
-static const char *refused_reason(const struct want_addr *w, uint16_t st, char *buf,
+static const char *refused_reason(const struct plan_want_addr *w, uint16_t st, char *buf,
 				  size_t len)
 {
-	const char *why = own_refused_why(&w->ip, w->pkey);
+	const char *why = own_records_refused_why(&w->ip, w->pkey);
 
 	snprintf(buf, len, "%s%s%s", sa_status_str(st), why ? "; " : "", why ? why : "");
 	return buf;
@@ -253,15 +253,15 @@ static const char *refused_reason(const struct want_addr *w, uint16_t st, char *
  * the reason), other (carried by a record atsd did not make), removing. */
 void ctl_records_status(int slot, char **argv, int argc)
 {
-	const char *const *state_name = ctl_rec_state_names;
-	struct want_addr *w = NULL;
+	const char *const *state_name = ctl_records_state_names;
+	struct plan_want_addr *w = NULL;
 	const struct held_rec *owned;
 	size_t nw = 0, nowned, i, k, n = 0, cap, used;
 	char *buf, unsaved[320], why[256];
 
 	(void)argv;
 	(void)argc;
-	owned = own_list(&nowned);
+	owned = own_records_list(&nowned);
 	if (sources_want(cr.src, &w, &nw)) {
 		ctl_sock_reply_err(slot, ENOMEM, "out of memory");
 		return;
@@ -274,23 +274,23 @@ void ctl_records_status(int slot, char **argv, int argc)
 		return;
 	}
 	snprintf(unsaved, sizeof(unsaved), "state file %s: %s", cr.conf->state_file,
-		 strerror(-own_state_error()));
+		 strerror(-own_records_state_error()));
 	used = 24; /* room for the "OK N" line, written last */
 	for (i = 0; i < nw; i++) {
 		uint64_t sid;
 		uint16_t st;
-		enum own_addr s = own_addr_state(&w[i].ip, w[i].pkey, &sid, &st);
+		enum own_records_addr s = own_records_addr_state(&w[i].ip, w[i].pkey, &sid, &st);
 
 		used += status_line(buf + used, cap - used, sid, w[i].pkey, &w[i].ip,
-				    state_name[s], s == OWN_REFUSED ? refused_reason(&w[i], st, why, sizeof(why)) :
-				    s == OWN_UNSAVED ? unsaved : NULL);
+				    state_name[s], s == OWN_RECORDS_REFUSED ? refused_reason(&w[i], st, why, sizeof(why)) :
+				    s == OWN_RECORDS_UNSAVED ? unsaved : NULL);
 		n++;
 	}
 	for (k = 0; k < nowned; k++) {
 		if (is_wanted(&owned[k], w, nw))
 			continue;
 		used += status_line(buf + used, cap - used, owned[k].sid, owned[k].pkey,
-				    &owned[k].ip, state_name[CTL_REC_REMOVING], NULL);
+				    &owned[k].ip, state_name[CTL_RECORDS_REMOVING], NULL);
 		n++;
 	}
 	{

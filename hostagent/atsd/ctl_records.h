@@ -9,11 +9,11 @@
 #include "own_records.h"
 #include "sources.h"
 
-/* The states of status lines: own_addr's, then an owned address that is
+/* The states of status lines: own_records_addr's, then an owned address that is
  * no longer wanted. */
-#define CTL_REC_REMOVING (OWN_PENDING + 1)
-#define CTL_REC_STATES (CTL_REC_REMOVING + 1)
-extern const char *const ctl_rec_state_names[CTL_REC_STATES];
+#define CTL_RECORDS_REMOVING (OWN_RECORDS_PENDING + 1)
+#define CTL_RECORDS_STATES (CTL_RECORDS_REMOVING + 1)
+extern const char *const ctl_records_state_names[CTL_RECORDS_STATES];
 
 /* conf and src stay the caller's. */
 void ctl_records_init(const struct agent_conf *conf, struct sources *src);
@@ -27,10 +27,10 @@ void ctl_records_holds(int slot, char **argv, int argc);
  * sync, and the answer when it ends: what it did, then the addresses
  * still refused as status lines. */
 void ctl_records_resync(int slot, char **argv, int argc);
-/* own_hooks.full_done: answers the resyncs waiting for full sync seq. */
-void ctl_records_full_done(uint64_t seq, const struct own_resync *r);
+/* own_records_hooks.full_done: answers the resyncs waiting for full sync seq. */
+void ctl_records_full_done(uint64_t seq, const struct own_records_resync *r);
 /* Addresses in each of those states, as status would list them. 0 or
  * -ENOMEM. */
-int ctl_records_count(uint64_t n[CTL_REC_STATES]);
+int ctl_records_count(uint64_t n[CTL_RECORDS_STATES]);
 
 #endif

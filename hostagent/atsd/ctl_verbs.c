@@ -39,19 +39,19 @@ static void v_resolve(int slot, char **argv, int argc)
 	ctl_lookup_request(slot, kind, argv[1], argc == 3 ? argv[2] : NULL);
 }
 
-void ctl_stats_collect(uint64_t v[ATSD_STATS])
+void ctl_verbs_stats_collect(uint64_t v[ATSD_STATS])
 {
 	struct ctl_lookup_stats ls;
-	struct own_stats os;
+	struct own_records_stats os;
 	struct subs_stats ss;
 	const struct mport_info *port;
 	size_t nowned;
 	int known;
 
 	ctl_lookup_stats(&ls);
-	own_stats(&os);
+	own_records_stats(&os);
 	subs_stats(&ss);
-	own_list(&nowned);
+	own_records_list(&nowned);
 	port = port_poll_info(&known);
 	v[ATSD_S_CACHE_HITS] = ls.cache_hits;
 	v[ATSD_S_CACHE_MISSES] = ls.cache_misses;
@@ -86,7 +86,7 @@ static void v_stats(int slot, char **argv, int argc)
 
 	(void)argv;
 	(void)argc;
-	ctl_stats_collect(v);
+	ctl_verbs_stats_collect(v);
 	atsd_stats_format(buf, sizeof(buf), v);
 	ctl_sock_reply(slot, buf);
 }
@@ -99,7 +99,7 @@ static void v_ipoib(int slot, char **argv, int argc)
 
 	(void)argv;
 	(void)argc;
-	g = groups_list(&n);
+	g = ipoib_groups_list(&n);
 	used = (size_t)atsd_ok_format(buf, sizeof(buf), n);
 	for (i = 0; i < n && used < sizeof(buf); i++) {
 		struct atsd_group_line l = {

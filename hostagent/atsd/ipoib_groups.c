@@ -12,7 +12,7 @@
 #include "sa.h"
 
 static struct {
-	struct saj_thread *saj;
+	struct sa_thread *saj;
 	const struct agent_conf *conf;
 	const struct sources *src;
 	void (*left)(void);
@@ -26,7 +26,7 @@ static struct {
 	size_t nours;
 } gr;
 
-void groups_init(struct saj_thread *saj, const struct agent_conf *conf,
+void ipoib_groups_init(struct sa_thread *saj, const struct agent_conf *conf,
 		 const struct sources *src, void (*left)(void))
 {
 	gr.saj = saj;
@@ -35,12 +35,12 @@ void groups_init(struct saj_thread *saj, const struct agent_conf *conf,
 	gr.left = left;
 }
 
-int groups_joined(void)
+int ipoib_groups_joined(void)
 {
 	return gr.joined;
 }
 
-int groups_started(void)
+int ipoib_groups_started(void)
 {
 	return gr.started;
 }
@@ -68,7 +68,7 @@ static int manages(size_t i)
 				    name, sizeof(name));
 }
 
-const struct saj_group *groups_list(size_t *n)
+const struct saj_group *ipoib_groups_list(size_t *n)
 {
 	*n = gr.ngroups;
 	return gr.groups;
@@ -160,7 +160,7 @@ static void ipoib_done(struct saj *j, void *ctx)
 	}
 }
 
-void groups_submit(enum saj_ipoib_op op)
+void ipoib_groups_submit(enum saj_ipoib_op op)
 {
 	struct saj_ipoib *p;
 	struct saj *j;
@@ -224,5 +224,5 @@ void groups_submit(enum saj_ipoib_op op)
 		for (k = 0; k < p->ngroups; k++)
 			gr.joined |= p->groups[k].manage;
 	}
-	saj_submit(gr.saj, j);
+	sa_thread_submit(gr.saj, j);
 }

@@ -15,15 +15,15 @@
 
 /* left: a leave came back (the last step of a shutdown). src stays the
  * caller's. */
-void groups_init(struct saj_thread *saj, const struct agent_conf *conf,
+void ipoib_groups_init(struct sa_thread *saj, const struct agent_conf *conf,
 		 const struct sources *src, void (*left)(void));
 /* Join, leave or check the groups of the interfaces' PKeys. */
-void groups_submit(enum saj_ipoib_op op);
+void ipoib_groups_submit(enum saj_ipoib_op op);
 /* A join went out and no leave yet. */
-int groups_joined(void);
+int ipoib_groups_joined(void);
 /* The groups were joined or first read: check them at each verify. */
-int groups_started(void);
+int ipoib_groups_started(void);
 /* The outcome of the last join or check, per group. */
-const struct saj_group *groups_list(size_t *n);
+const struct saj_group *ipoib_groups_list(size_t *n);
 
 #endif

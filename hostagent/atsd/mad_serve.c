@@ -20,13 +20,13 @@ static size_t answer(const uint8_t *req, size_t len, uint8_t *resp, size_t cap,
 	return vmad_answer(req, len, &ms.id, liv_timestamp(), resp, cap);
 }
 
-void mserve_identity(const struct mport_info *pi)
+void mad_serve_identity(const struct mport_info *pi)
 {
 	ms.id.lid = pi->lid;
 	ms.id.port_guid = pi->port_guid;
 }
 
-int mserve_init(struct mport *port, int liveness, int ibping)
+int mad_serve_init(struct mport *port, int liveness, int ibping)
 {
 	struct mport_info pi;
 	int ret;
@@ -38,7 +38,7 @@ int mserve_init(struct mport *port, int liveness, int ibping)
 	ms.id.ibping = ibping;
 	vmad_host_name(ms.id.host, sizeof(ms.id.host));
 	if (!mport_query(port, &pi))
-		mserve_identity(&pi);
+		mad_serve_identity(&pi);
 	ret = mport_register_oui(port, VMAD_CLASS_LIVENESS, VMAD_LIVENESS_VERSION, 1,
 				 VMAD_OUI_OPENIB, 1);
 	if (ret >= 0)

@@ -12,8 +12,8 @@
 
 /* Serve on port the vendor classes that are on. 0 or -errno (a class
  * already taken, e.g. by ibping -S). */
-int mserve_init(struct mport *port, int liveness, int ibping);
+int mad_serve_init(struct mport *port, int liveness, int ibping);
 /* The port's LID and GUID for the vendor class answers. */
-void mserve_identity(const struct mport_info *pi);
+void mad_serve_identity(const struct mport_info *pi);
 
 #endif

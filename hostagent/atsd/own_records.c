@@ -14,10 +14,10 @@
 #include "own_records.h"
 
 static struct {
-	struct saj_thread *saj;
+	struct sa_thread *saj;
 	const struct agent_conf *conf;
 	struct sources *src;
-	struct own_hooks hooks;
+	struct own_records_hooks hooks;
 	struct held_rec *owned;      /* what atsd registered */
 	size_t nowned;
 	struct held_rec *foreign;    /* others' records on our GID (last full read) */
@@ -44,11 +44,11 @@ static struct {
 	int delete_sent;             /* shutdown: the deleting sync went out */
 	int shutdown_err;            /* the deleting sync failed: -errno */
 	uint64_t deletes_before;     /* st.deletes when the shutdown began */
-	struct own_stats st;
+	struct own_records_stats st;
 } own;
 
-void own_init(struct saj_thread *saj, const struct agent_conf *conf,
-	      struct sources *src, const struct own_hooks *hooks)
+void own_records_init(struct sa_thread *saj, const struct agent_conf *conf,
+	      struct sources *src, const struct own_records_hooks *hooks)
 {
 	own.saj = saj;
 	own.conf = conf;
@@ -56,7 +56,7 @@ void own_init(struct saj_thread *saj, const struct agent_conf *conf,
 	own.hooks = *hooks;
 }
 
-void own_fini(void)
+void own_records_fini(void)
 {
 	free(own.owned);
 	free(own.foreign);
@@ -105,7 +105,7 @@ static void refused_update(const struct saj_sync *s)
 
 /* The state file's outcome: its list, the addresses held back, when to
  * try again. A new address is registered only once the file lists it
- * (sync_exec.c, astate_gate), so a write that fails keeps it off the SA,
+ * (sync_exec.c, agent_state_gate), so a write that fails keeps it off the SA,
  * and a sync soon after writes again: 1 s, doubling up to backoff_max. */
 static void state_done(struct saj_sync *s)
 {
@@ -143,7 +143,7 @@ static void state_done(struct saj_sync *s)
 }
 
 /* What this atsd registered before it was stopped or killed. */
-void own_state_start(const struct agent_conf *conf, const uint8_t *gid)
+void own_records_state_start(const struct agent_conf *conf, const uint8_t *gid)
 {
 	char dir[sizeof(conf->state_file)], *slash;
 	const char *why;
@@ -156,7 +156,7 @@ void own_state_start(const struct agent_conf *conf, const uint8_t *gid)
 		if (mkdir(dir, 0755) && errno != EEXIST)
 			log_debug("cannot create %s: %s", dir, strerror(errno));
 	}
-	ret = astate_load(conf->state_file, gid, &own.owned, &own.nowned, &why);
+	ret = agent_state_load(conf->state_file, gid, &own.owned, &own.nowned, &why);
 	if (!ret && own.nowned) {
 		own.filed = malloc(own.nowned * sizeof(*own.filed));
 		if (!own.filed) {
@@ -210,7 +210,7 @@ static void submit_sync(int full, int want_nothing)
 	if (!want_nothing)
 		ret = sources_want(own.src, &s->want, &s->nwant);
 	if (!ret)
-		want_drop_refused(s->want, &s->nwant, own.refused, own.nrefused, mono_ms());
+		plan_want_drop_refused(s->want, &s->nwant, own.refused, own.nrefused, mono_ms());
 	if (!ret && own.nforeign) {
 		s->foreign = malloc(own.nforeign * sizeof(*s->foreign));
 		if (s->foreign) {
@@ -249,17 +249,17 @@ static void submit_sync(int full, int want_nothing)
 	sources_seen(own.src);
 	own.running = 1;
 	own.running_seq = full ? ++own.full_seq : 0;
-	saj_submit(own.saj, j);
+	sa_thread_submit(own.saj, j);
 }
 
-void own_sm_changed(void)
+void own_records_sm_changed(void)
 {
 	/* The backoff waited out the SM that is gone (or that asked us to
 	 * register again): the new one is asked at once. */
 	own.next_retry = 0;
 }
 
-void own_request_sync(int full)
+void own_records_request_sync(int full)
 {
 	if (own.terminating)
 		return;
@@ -309,7 +309,7 @@ static void shutdown_step(void)
 static void full_done(const struct saj *j, uint64_t seq)
 {
 	const struct saj_sync *s = &j->u.sync;
-	struct own_resync r = {
+	struct own_records_resync r = {
 		.checked = s->nwant, .sets = s->sets, .deletes = s->deletes,
 		.refused = s->refused, .nrefused = s->nrefused,
 		.err = j->err, .errmsg = j->errmsg,
@@ -394,18 +394,18 @@ static void sync_done(struct saj *j, void *ctx)
 
 		own.again = 0;
 		own.full_next = 0;
-		own_request_sync(full);
+		own_records_request_sync(full);
 	}
 }
 
 
-void own_start(void)
+void own_records_start(void)
 {
-	own_request_sync(1);
+	own_records_request_sync(1);
 	own.next_verify = mono_ms() + (int64_t)own.conf->verify_interval * 1000;
 }
 
-void own_shutdown(int keep)
+void own_records_shutdown(int keep)
 {
 	own.terminating = 1;
 	own.keep = keep;
@@ -415,19 +415,19 @@ void own_shutdown(int keep)
 		shutdown_step();
 }
 
-uint64_t own_resync(void)
+uint64_t own_records_resync(void)
 {
 	size_t i;
 
 	/* Refused addresses are due now: in this sync's want. */
 	for (i = 0; i < own.nrefused; i++)
 		own.refused[i].retry_at = 0;
-	own_request_sync(1);
+	own_records_request_sync(1);
 	/* Submitted now, or queued behind the running one (or a backoff). */
 	return own.again ? own.full_seq + 1 : own.full_seq;
 }
 
-int own_timers(int64_t now)
+int own_records_timers(int64_t now)
 {
 	int verify = 0;
 	size_t i;
@@ -439,20 +439,20 @@ int own_timers(int64_t now)
 	}
 	if (!own.failures && now >= own.next_verify && !own.running) {
 		own.next_verify = now + (int64_t)own.conf->verify_interval * 1000;
-		own_request_sync(0);
+		own_records_request_sync(0);
 		verify = 1;
 	}
 	for (i = 0; i < own.nrefused; i++)
 		if (now >= own.refused[i].retry_at) {
-			own_request_sync(0);
+			own_records_request_sync(0);
 			break;
 		}
 	if (own.nunsaved && now >= own.unsaved_retry && !own.running)
-		own_request_sync(0);
+		own_records_request_sync(0);
 	return verify;
 }
 
-int64_t own_next_timer(void)
+int64_t own_records_next_timer(void)
 {
 	int64_t t = own.failures ? own.next_retry : own.next_verify;
 	size_t i;
@@ -465,7 +465,7 @@ int64_t own_next_timer(void)
 	return t;
 }
 
-const char *own_refused_why(const struct ats_ip *ip, uint16_t pkey)
+const char *own_records_refused_why(const struct ats_ip *ip, uint16_t pkey)
 {
 	size_t k;
 
@@ -475,7 +475,7 @@ const char *own_refused_why(const struct ats_ip *ip, uint16_t pkey)
 	return NULL;
 }
 
-enum own_addr own_addr_state(const struct ats_ip *ip, uint16_t pkey, uint64_t *sid,
+enum own_records_addr own_records_addr_state(const struct ats_ip *ip, uint16_t pkey, uint64_t *sid,
 			     uint16_t *sa_status)
 {
 	size_t k;
@@ -484,35 +484,35 @@ enum own_addr own_addr_state(const struct ats_ip *ip, uint16_t pkey, uint64_t *s
 	for (k = 0; k < own.nowned; k++)
 		if (own.owned[k].pkey == pkey && ats_ip_equal(&own.owned[k].ip, ip)) {
 			*sid = own.owned[k].sid;
-			return OWN_REGISTERED;
+			return OWN_RECORDS_REGISTERED;
 		}
 	for (k = 0; k < own.nrefused; k++)
 		if (own.refused[k].pkey == pkey && ats_ip_equal(&own.refused[k].ip, ip)) {
 			*sid = own.refused[k].sid;
 			*sa_status = own.refused[k].sa_status;
-			return OWN_REFUSED;
+			return OWN_RECORDS_REFUSED;
 		}
 	for (k = 0; k < own.nunsaved; k++)
 		if (own.unsaved[k].pkey == pkey && ats_ip_equal(&own.unsaved[k].ip, ip)) {
 			*sid = 0;
-			return OWN_UNSAVED;
+			return OWN_RECORDS_UNSAVED;
 		}
 	for (k = 0; k < own.nforeign; k++)
 		if (own.foreign[k].pkey == pkey && ats_ip_equal(&own.foreign[k].ip, ip)) {
 			*sid = own.foreign[k].sid;
-			return OWN_OTHER;
+			return OWN_RECORDS_OTHER;
 		}
 	*sid = 0;
-	return OWN_PENDING;
+	return OWN_RECORDS_PENDING;
 }
 
-const struct held_rec *own_list(size_t *n)
+const struct held_rec *own_records_list(size_t *n)
 {
 	*n = own.nowned;
 	return own.owned;
 }
 
-int own_primary(struct ats_ip *ip)
+int own_records_primary(struct ats_ip *ip)
 {
 	size_t i;
 
@@ -524,19 +524,19 @@ int own_primary(struct ats_ip *ip)
 	return -ENOENT;
 }
 
-void own_stats(struct own_stats *st)
+void own_records_stats(struct own_records_stats *st)
 {
 	*st = own.st;
 }
 
-int own_exit_result(size_t *deleted, size_t *left)
+int own_records_exit_result(size_t *deleted, size_t *left)
 {
 	*deleted = (size_t)(own.st.deletes - own.deletes_before);
 	*left = own.nowned;
 	return own.shutdown_err;
 }
 
-int own_state_error(void)
+int own_records_state_error(void)
 {
 	return own.state_err;
 }

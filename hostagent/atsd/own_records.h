@@ -13,9 +13,9 @@
 #include "sa_thread.h"
 #include "sources.h"
 
-/* What a full sync did (own_hooks.full_done). The pointers live as long
+/* What a full sync did (own_records_hooks.full_done). The pointers live as long
  * as the call. */
-struct own_resync {
+struct own_records_resync {
 	size_t checked;                     /* addresses it compared with the SA */
 	unsigned sets, deletes;
 	const struct plan_refused *refused; /* refused by the SA in this sync */
@@ -25,71 +25,71 @@ struct own_resync {
 };
 
 /* What own_records tells the rest of atsd. */
-struct own_hooks {
+struct own_records_hooks {
 	void (*changed)(void);                       /* records were set or deleted */
 	void (*port)(const struct mport_info *port); /* a sync read the port */
 	void (*synced)(void);                        /* a sync succeeded (not at shutdown) */
 	void (*stopped)(void);                       /* shutdown: the deleting sync is done */
-	/* Full sync number seq ended (own_resync's ticket); may be NULL. */
-	void (*full_done)(uint64_t seq, const struct own_resync *r);
+	/* Full sync number seq ended (own_records_resync's ticket); may be NULL. */
+	void (*full_done)(uint64_t seq, const struct own_records_resync *r);
 };
 
 /* conf and src stay the caller's. */
-void own_init(struct saj_thread *saj, const struct agent_conf *conf,
-	      struct sources *src, const struct own_hooks *hooks);
-void own_fini(void);
-/* Before own_init: read the state file written for gid (or note that
+void own_records_init(struct sa_thread *saj, const struct agent_conf *conf,
+	      struct sources *src, const struct own_records_hooks *hooks);
+void own_records_fini(void);
+/* Before own_records_init: read the state file written for gid (or note that
  * there is none). */
-void own_state_start(const struct agent_conf *conf, const uint8_t *gid);
+void own_records_state_start(const struct agent_conf *conf, const uint8_t *gid);
 
 /* The first sync (full) and the verify period's start. */
-void own_start(void);
+void own_records_start(void);
 /* Ask for a sync now (full: read the SA, not just verify ours). */
-void own_request_sync(int full);
+void own_records_request_sync(int full);
 /* The port's SM changed or asked for reregistration: no backoff for the
  * next sync. */
-void own_sm_changed(void);
+void own_records_sm_changed(void);
 /* atsctl resync: every refused address due at once and a full sync
  * (after the running one, if any). The number of the full sync whose
  * full_done answers it. */
-uint64_t own_resync(void);
+uint64_t own_records_resync(void);
 /* Retries, the periodic verify (1 when one went out) and refusals due. */
-int own_timers(int64_t now);
-/* The next deadline of own_timers. */
-int64_t own_next_timer(void);
+int own_records_timers(int64_t now);
+/* The next deadline of own_records_timers. */
+int64_t own_records_next_timer(void);
 /* Shutdown: the deleting sync (after a running one); hooks->stopped when
  * it is done. KEEP (a restart, atsd(8) SIGNALS): no deleting sync; the
  * records stay in the SA and in the state file for the next atsd, and
  * hooks->stopped comes once a running sync is done. */
-void own_shutdown(int keep);
+void own_records_shutdown(int keep);
 /* After hooks->stopped: the records the shutdown deleted and those still
  * ours (kept, or not deleted); 0, or the deleting sync's error (the SA
  * did not answer: what is left stays listed in the state file). */
-int own_exit_result(size_t *deleted, size_t *left);
+int own_records_exit_result(size_t *deleted, size_t *left);
 
 /* Status of a wanted address. */
-enum own_addr {
-	OWN_REGISTERED,
-	OWN_REFUSED,   /* *reason: the SA's status */
-	OWN_OTHER,     /* carried by a record atsd did not make */
-	OWN_UNSAVED,   /* not registered: the state file cannot list it
-			* (own_state_error) */
-	OWN_PENDING,
+enum own_records_addr {
+	OWN_RECORDS_REGISTERED,
+	OWN_RECORDS_REFUSED,   /* *reason: the SA's status */
+	OWN_RECORDS_OTHER,     /* carried by a record atsd did not make */
+	OWN_RECORDS_UNSAVED,   /* not registered: the state file cannot list it
+			* (own_records_state_error) */
+	OWN_RECORDS_PENDING,
 };
-enum own_addr own_addr_state(const struct ats_ip *ip, uint16_t pkey, uint64_t *sid,
+enum own_records_addr own_records_addr_state(const struct ats_ip *ip, uint16_t pkey, uint64_t *sid,
 			     uint16_t *sa_status);
 /* The SM's reason for a refused address, or NULL when it gave none. */
-const char *own_refused_why(const struct ats_ip *ip, uint16_t pkey);
+const char *own_records_refused_why(const struct ats_ip *ip, uint16_t pkey);
 /* The records atsd owns. */
-const struct held_rec *own_list(size_t *n);
+const struct held_rec *own_records_list(size_t *n);
 /* The primary address of the default partition: 0 or -ENOENT. */
-int own_primary(struct ats_ip *ip);
+int own_records_primary(struct ats_ip *ip);
 
-struct own_stats {
+struct own_records_stats {
 	uint64_t sa_queries, syncs, sync_failures, sets, deletes;
 };
-void own_stats(struct own_stats *st);
+void own_records_stats(struct own_records_stats *st);
 /* The last write of the state file: 0 or -errno. */
-int own_state_error(void);
+int own_records_state_error(void);
 
 #endif

@@ -4,11 +4,11 @@
 
 #include "plan.h"
 
-int want_build(const struct want_cand *c, size_t n, struct want_addr **out,
+int plan_want_build(const struct plan_want_cand *c, size_t n, struct plan_want_addr **out,
 	       size_t *nout)
 {
-	struct want_addr *w = NULL;
-	enum want_prio *prio = NULL;
+	struct plan_want_addr *w = NULL;
+	enum plan_want_prio *prio = NULL;
 	size_t nw = 0, i, j;
 
 	*out = NULL;
@@ -74,7 +74,7 @@ static int push(struct plan_buf *b, enum plan_op op, uint64_t sid,
 	return 0;
 }
 
-static int wanted(const struct want_addr *w, size_t n, uint16_t pkey,
+static int wanted(const struct plan_want_addr *w, size_t n, uint16_t pkey,
 		  const struct ats_ip *ip)
 {
 	size_t i;
@@ -96,7 +96,7 @@ static int foreign_has(const struct held_rec *f, size_t n, uint16_t pkey,
 	return 0;
 }
 
-static int plan_pkey(uint16_t pkey, const struct want_addr *want, size_t nwant,
+static int plan_pkey(uint16_t pkey, const struct plan_want_addr *want, size_t nwant,
 		     const struct held_rec *held, size_t nheld,
 		     const struct held_rec *foreign, size_t nforeign, struct plan_buf *b)
 {
@@ -152,7 +152,7 @@ static int plan_pkey(uint16_t pkey, const struct want_addr *want, size_t nwant,
 	}
 	used[0] = 1;
 	for (i = 0; i < nwant; i++) {
-		const struct want_addr *w = &want[i];
+		const struct plan_want_addr *w = &want[i];
 		int have = 0;
 
 		if (w->pkey != pkey || (primary && ats_ip_equal(primary, &w->ip)) ||
@@ -178,14 +178,14 @@ static int plan_pkey(uint16_t pkey, const struct want_addr *want, size_t nwant,
 	return 0;
 }
 
-int plan_build(const struct want_addr *want, size_t nwant,
+int plan_build(const struct plan_want_addr *want, size_t nwant,
 	       const struct held_rec *held, size_t nheld,
 	       struct plan_action **out, size_t *nout)
 {
 	return plan_build_foreign(want, nwant, held, nheld, NULL, 0, out, nout);
 }
 
-int plan_build_foreign(const struct want_addr *want, size_t nwant,
+int plan_build_foreign(const struct plan_want_addr *want, size_t nwant,
 		       const struct held_rec *held, size_t nheld,
 		       const struct held_rec *foreign, size_t nforeign,
 		       struct plan_action **out, size_t *nout)
@@ -230,7 +230,7 @@ int plan_is_refusal(uint16_t mad_status)
 	return cls && cls != 1; /* 1: ERR_NO_RESOURCES */
 }
 
-void want_drop_refused(struct want_addr *want, size_t *nwant,
+void plan_want_drop_refused(struct plan_want_addr *want, size_t *nwant,
 		       const struct plan_refused *r, size_t nr, int64_t now)
 {
 	size_t i, k, n = 0;

@@ -11,26 +11,26 @@
 
 /* A candidate address from a source (interface, config, hold), in the
  * order sources were read. Higher prio wins the primary SID. */
-enum want_prio {
-	WANT_OTHER = 0,         /* IPv6, secondary IPv4, static, hold */
-	WANT_IF_PRIMARY = 1,    /* an interface's primary IPv4 */
-	WANT_FORCED = 2,        /* marked primary in the config */
+enum plan_want_prio {
+	PLAN_WANT_OTHER = 0,         /* IPv6, secondary IPv4, static, hold */
+	PLAN_WANT_IF_PRIMARY = 1,    /* an interface's primary IPv4 */
+	PLAN_WANT_FORCED = 2,        /* marked primary in the config */
 };
 
-struct want_cand {
+struct plan_want_cand {
 	struct ats_ip ip;
 	uint16_t pkey;
-	enum want_prio prio;
+	enum plan_want_prio prio;
 };
 
-struct want_addr {
+struct plan_want_addr {
 	struct ats_ip ip;
 	uint16_t pkey;
 	int primary;
 };
 
 /* Dedupe candidates per (ip, pkey) and pick one primary per pkey. */
-int want_build(const struct want_cand *c, size_t n, struct want_addr **out,
+int plan_want_build(const struct plan_want_cand *c, size_t n, struct plan_want_addr **out,
 	       size_t *nout);
 
 struct held_rec {
@@ -57,7 +57,7 @@ struct plan_action {
  * ...52), and the primary deleted last when nothing is wanted. Records
  * that already match are left alone. -ENOSPC when a PKey would need more
  * than 256 records. */
-int plan_build(const struct want_addr *want, size_t nwant,
+int plan_build(const struct plan_want_addr *want, size_t nwant,
 	       const struct held_rec *held, size_t nheld,
 	       struct plan_action **out, size_t *nout);
 
@@ -67,7 +67,7 @@ int plan_build(const struct want_addr *want, size_t nwant,
  * already carries (same IP and PKey) counts as registered; when one holds
  * the primary SID with another address, the wanted primary goes to a
  * secondary SID. */
-int plan_build_foreign(const struct want_addr *want, size_t nwant,
+int plan_build_foreign(const struct plan_want_addr *want, size_t nwant,
 		       const struct held_rec *held, size_t nheld,
 		       const struct held_rec *foreign, size_t nforeign,
 		       struct plan_action **out, size_t *nout);
@@ -93,7 +93,7 @@ int plan_is_refusal(uint16_t mad_status);
  * that PKey as primary, so one refused address does not keep the others
  * off the primary SID (DAT Collaborative ATS v1 section 3.1: primary
  * first). */
-void want_drop_refused(struct want_addr *want, size_t *nwant,
+void plan_want_drop_refused(struct plan_want_addr *want, size_t *nwant,
 		       const struct plan_refused *r, size_t nr, int64_t now);
 
 #endif

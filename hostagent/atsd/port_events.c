@@ -6,15 +6,15 @@
 
 #include "port_events.h"
 
-struct pev {
+struct port_events {
 	struct ibv_context *ctx;
 	int port;
 };
 
-int pev_open(struct pev **out, const char *ca, int port)
+int port_events_open(struct port_events **out, const char *ca, int port)
 {
 	struct ibv_device **list;
-	struct pev *p;
+	struct port_events *p;
 	int i, n, fl, ret = -ENODEV;
 
 	list = ibv_get_device_list(&n);
@@ -44,7 +44,7 @@ int pev_open(struct pev **out, const char *ca, int port)
 	return 0;
 }
 
-void pev_close(struct pev *p)
+void port_events_close(struct port_events *p)
 {
 	if (!p)
 		return;
@@ -52,12 +52,12 @@ void pev_close(struct pev *p)
 	free(p);
 }
 
-int pev_fd(const struct pev *p)
+int port_events_fd(const struct port_events *p)
 {
 	return p->ctx->async_fd;
 }
 
-int pev_read(struct pev *p, const char **what)
+int port_events_read(struct port_events *p, const char **what)
 {
 	struct ibv_async_event ev;
 	int resync = 0;

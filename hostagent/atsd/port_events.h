@@ -5,13 +5,13 @@
 #ifndef IBATS_PORT_EVENTS_H
 #define IBATS_PORT_EVENTS_H
 
-struct pev;
+struct port_events;
 
 /* -ENODEV when the CA has no verbs device. */
-int pev_open(struct pev **out, const char *ca, int port);
-void pev_close(struct pev *p);
-int pev_fd(const struct pev *p);
+int port_events_open(struct port_events **out, const char *ca, int port);
+void port_events_close(struct port_events *p);
+int port_events_fd(const struct port_events *p);
 /* Drain pending events; 1 when one asks for a full reconciliation. */
-int pev_read(struct pev *p, const char **what);
+int port_events_read(struct port_events *p, const char **what);
 
 #endif

@@ -7,7 +7,7 @@
 #include "port_poll.h"
 
 static struct {
-	struct saj_thread *saj;
+	struct sa_thread *saj;
 	const struct agent_conf *conf;
 	void (*changed)(int sm_change);
 	struct mport_info port;
@@ -18,7 +18,7 @@ static struct {
 	unsigned sm_changes;
 } pp;
 
-void port_poll_init(struct saj_thread *saj, const struct agent_conf *conf,
+void port_poll_init(struct sa_thread *saj, const struct agent_conf *conf,
 		    void (*changed)(int sm_change))
 {
 	pp.saj = saj;
@@ -42,13 +42,13 @@ int port_poll_first(void)
 
 	if (!j)
 		return -ENOMEM;
-	saj_submit(pp.saj, j);
-	p.fd = saj_fd(pp.saj);
+	sa_thread_submit(pp.saj, j);
+	p.fd = sa_thread_fd(pp.saj);
 	p.events = POLLIN;
 	while (!pp.first_done) {
 		if (poll(&p, 1, -1) < 0 && errno != EINTR)
 			return -errno;
-		saj_complete(pp.saj);
+		sa_thread_complete(pp.saj);
 	}
 	return 0;
 }
@@ -111,7 +111,7 @@ int64_t port_poll_timers(int64_t now)
 		pp.next = now + (int64_t)pp.conf->sm_poll_interval * 1000;
 		if (j) {
 			pp.running = 1;
-			saj_submit(pp.saj, j);
+			sa_thread_submit(pp.saj, j);
 		}
 	}
 	return pp.next;

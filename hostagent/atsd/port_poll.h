@@ -11,7 +11,7 @@
 
 /* changed(sm_change): the SM LID or LID changed (1), or the port came
  * back up (0). conf stays the caller's. */
-void port_poll_init(struct saj_thread *saj, const struct agent_conf *conf,
+void port_poll_init(struct sa_thread *saj, const struct agent_conf *conf,
 		    void (*changed)(int sm_change));
 /* Read the port once, waiting for the answer: its GID is needed before
  * anything else. 0 or -errno; the port may still be down. */

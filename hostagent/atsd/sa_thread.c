@@ -27,7 +27,7 @@
 /* How long the thread listens for requests between looks at its queue. */
 #define SERVE_SLICE_MS 20
 
-struct saj_thread {
+struct sa_thread {
 	struct mport *port;
 	struct sa_client *sa;
 	struct smq_client smq;      /* the SM asked why a Set was refused */
@@ -48,7 +48,7 @@ struct saj_thread {
 };
 
 /* Why a connect or disconnect finds no CM. */
-static void cm_off(const struct saj_thread *t, struct saj *j)
+static void cm_off(const struct sa_thread *t, struct saj *j)
 {
 	const char *missing = rcm_missing_text(t->cm_refused);
 
@@ -76,7 +76,7 @@ static struct saj *queue_take(struct saj **head, struct saj ***tail)
 	return j;
 }
 
-static void run_lookup(struct saj_thread *t, struct saj *j)
+static void run_lookup(struct sa_thread *t, struct saj *j)
 {
 	struct saj_lookup *l = &j->u.lookup;
 	struct ats_set s;
@@ -108,7 +108,7 @@ static void run_lookup(struct saj_thread *t, struct saj *j)
 	ats_set_free(&s);
 }
 
-static void run_cm(struct saj_thread *t, struct saj *j)
+static void run_cm(struct sa_thread *t, struct saj *j)
 {
 	struct saj_cm *c = &j->u.cm;
 
@@ -138,13 +138,13 @@ static void run_cm(struct saj_thread *t, struct saj *j)
 	}
 }
 
-static void run(struct saj_thread *t, struct saj *j)
+static void run(struct sa_thread *t, struct saj *j)
 {
 	int ret;
 
 	ret = mport_query(t->port, &j->port);
 	if (!ret)
-		mserve_identity(&j->port);
+		mad_serve_identity(&j->port);
 	if (!ret && (j->port.state != 4 || !j->port.sm_lid))
 		ret = -ENETDOWN;
 	if (ret || j->kind == SAJ_PORT) {
@@ -181,7 +181,7 @@ static void run(struct saj_thread *t, struct saj *j)
 }
 
 /* With t->mu held: j to the main thread. */
-static void finish(struct saj_thread *t, struct saj *j)
+static void finish(struct sa_thread *t, struct saj *j)
 {
 	queue_put(&t->done_tail, j);
 	if (write(t->pipe[1], "", 1) < 0 && errno != EAGAIN)
@@ -191,7 +191,7 @@ static void finish(struct saj_thread *t, struct saj *j)
 /* A Report arrived (subs_exec.c, on this thread). */
 static void post_report(const struct saj_report *r, void *ctx)
 {
-	struct saj_thread *t = ctx;
+	struct sa_thread *t = ctx;
 	struct saj *j = saj_new(SAJ_REPORT, t->report, t->report_ctx);
 
 	if (!j) {
@@ -206,7 +206,7 @@ static void post_report(const struct saj_report *r, void *ctx)
 
 static void *thread_main(void *arg)
 {
-	struct saj_thread *t = arg;
+	struct sa_thread *t = arg;
 	int cm_more = 0; /* connection requests left after a batch */
 
 	pthread_mutex_lock(&t->mu);
@@ -256,9 +256,9 @@ static void cm_refused(int err)
 			 "(cm_listen, atsctl connect); everything else runs", strerror(-err));
 }
 
-int saj_start(struct saj_thread **out, const struct saj_opts *o)
+int sa_thread_start(struct sa_thread **out, const struct sa_thread_opts *o)
 {
-	struct saj_thread *t = calloc(1, sizeof(*t));
+	struct sa_thread *t = calloc(1, sizeof(*t));
 	struct sa_client_opts so = { 0 };
 	char why[160];
 	int ret;
@@ -291,7 +291,7 @@ int saj_start(struct saj_thread **out, const struct saj_opts *o)
 		t->cm_timeout_ms = o->cm_timeout_ms;
 		t->serving = 1;
 	}
-	ret = mserve_init(t->port, o->liveness, o->ibping);
+	ret = mad_serve_init(t->port, o->liveness, o->ibping);
 	if (ret) {
 		log_err("cannot serve vendor classes 0x34/0x32 (is ibping -S running?): %s",
 			strerror(-ret));
@@ -333,7 +333,7 @@ fail:
 	return ret;
 }
 
-void saj_stop(struct saj_thread *t)
+void sa_thread_stop(struct sa_thread *t)
 {
 	struct saj *j;
 
@@ -358,12 +358,12 @@ void saj_stop(struct saj_thread *t)
 	free(t);
 }
 
-int saj_fd(const struct saj_thread *t)
+int sa_thread_fd(const struct sa_thread *t)
 {
 	return t->pipe[0];
 }
 
-void saj_submit(struct saj_thread *t, struct saj *job)
+void sa_thread_submit(struct sa_thread *t, struct saj *job)
 {
 	pthread_mutex_lock(&t->mu);
 	queue_put(&t->todo_tail, job);
@@ -371,7 +371,7 @@ void saj_submit(struct saj_thread *t, struct saj *job)
 	pthread_mutex_unlock(&t->mu);
 }
 
-void saj_complete(struct saj_thread *t)
+void sa_thread_complete(struct sa_thread *t)
 {
 	char buf[64];
 

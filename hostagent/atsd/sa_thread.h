@@ -8,7 +8,7 @@
  * they never stall the main loop's clients, netlink and signals, and they
  * run one at a time in submission order, the order the SA then sees a
  * record's Sets and Deletes in. The main loop submits jobs (saj.h);
- * finished jobs come back through a pipe and saj_complete() hands each to
+ * finished jobs come back through a pipe and sa_thread_complete() hands each to
  * its completion callback. */
 #ifndef IBATS_SA_THREAD_H
 #define IBATS_SA_THREAD_H
@@ -16,9 +16,9 @@
 #include "rcm.h"
 #include "saj.h"
 
-struct saj_thread;
+struct sa_thread;
 
-struct saj_opts {
+struct sa_thread_opts {
 	const char *ca;
 	int port;
 	unsigned timeout_ms;
@@ -32,12 +32,12 @@ struct saj_opts {
 };
 
 /* Opens the port and starts the thread. */
-int saj_start(struct saj_thread **out, const struct saj_opts *o);
-void saj_stop(struct saj_thread *t);
+int sa_thread_start(struct sa_thread **out, const struct sa_thread_opts *o);
+void sa_thread_stop(struct sa_thread *t);
 /* Readable when finished jobs wait. */
-int saj_fd(const struct saj_thread *t);
-void saj_submit(struct saj_thread *t, struct saj *job);
+int sa_thread_fd(const struct sa_thread *t);
+void sa_thread_submit(struct sa_thread *t, struct saj *job);
 /* Every finished job to its completion callback, then freed. */
-void saj_complete(struct saj_thread *t);
+void sa_thread_complete(struct sa_thread *t);
 
 #endif

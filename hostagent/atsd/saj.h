@@ -50,7 +50,7 @@ struct saj_group {
 
 struct saj_sync {
 	/* in */
-	struct want_addr *want;     /* owned by the job */
+	struct plan_want_addr *want;     /* owned by the job */
 	size_t nwant;
 	int full;                   /* read the SA, not just verify */
 	struct held_rec *owned;     /* what we registered last */
@@ -76,7 +76,7 @@ struct saj_sync {
 	int state_err;              /* 0 or -errno of the last state file write */
 	int state_saved;            /* a write succeeded: filed is the file's */
 	struct held_rec *unsaved;   /* Sets held back: the state file could
-				     * not list them (astate_gate) */
+				     * not list them (agent_state_gate) */
 	size_t nunsaved;
 };
 

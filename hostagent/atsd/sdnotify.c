@@ -30,12 +30,12 @@ static struct {
 	int64_t wd_due;       /* the next WATCHDOG=1 (CLOCK_MONOTONIC ms) */
 } sdn = { .fd = -1 };
 
-int sdn_init(void)
+int sdnotify_init(void)
 {
 	const char *e = getenv("NOTIFY_SOCKET");
 	size_t len;
 
-	sdn_fini();
+	sdnotify_fini();
 	if (!e || !*e)
 		return 0;
 	len = strlen(e);
@@ -62,12 +62,12 @@ int sdn_init(void)
 	return 0;
 }
 
-int sdn_enabled(void)
+int sdnotify_enabled(void)
 {
 	return sdn.fd >= 0;
 }
 
-int sdn_send(const char *msg)
+int sdnotify_send(const char *msg)
 {
 	size_t len = strlen(msg);
 
@@ -79,7 +79,7 @@ int sdn_send(const char *msg)
 	return 0;
 }
 
-int sdn_sendf(const char *fmt, ...)
+int sdnotify_sendf(const char *fmt, ...)
 {
 	char msg[SDN_MSG_MAX];
 	va_list ap;
@@ -92,16 +92,16 @@ int sdn_sendf(const char *fmt, ...)
 	va_end(ap);
 	if (n < 0 || (size_t)n >= sizeof(msg))
 		return -EMSGSIZE;
-	return sdn_send(msg);
+	return sdnotify_send(msg);
 }
 
-int sdn_reloading(void)
+int sdnotify_reloading(void)
 {
 	struct timespec ts;
 
 	if (clock_gettime(CLOCK_MONOTONIC, &ts))
 		return -errno;
-	return sdn_sendf("RELOADING=1\nMONOTONIC_USEC=%llu",
+	return sdnotify_sendf("RELOADING=1\nMONOTONIC_USEC=%llu",
 			 (unsigned long long)ts.tv_sec * 1000000ULL +
 			 (unsigned long long)ts.tv_nsec / 1000ULL);
 }
@@ -120,7 +120,7 @@ static int parse_pos(const char *e, uint64_t *v)
 	return 0;
 }
 
-int sdn_watchdog_init(void)
+int sdnotify_watchdog_init(void)
 {
 	const char *usec = getenv("WATCHDOG_USEC"), *pid = getenv("WATCHDOG_PID");
 	uint64_t us, p;
@@ -150,20 +150,20 @@ out:
 	return ret;
 }
 
-int64_t sdn_watchdog(int64_t now)
+int64_t sdnotify_watchdog(int64_t now)
 {
 	if (!sdn.wd_half_ms)
 		return INT64_MAX;
 	if (now >= sdn.wd_due) {
 		/* A lost ping (full queue) is not an error: the next one, half
 		 * an interval on, still comes in time. */
-		sdn_send("WATCHDOG=1");
+		sdnotify_send("WATCHDOG=1");
 		sdn.wd_due = now + sdn.wd_half_ms;
 	}
 	return sdn.wd_due;
 }
 
-void sdn_fini(void)
+void sdnotify_fini(void)
 {
 	if (sdn.fd >= 0)
 		close(sdn.fd);

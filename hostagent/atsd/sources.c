@@ -28,7 +28,7 @@ struct src_if {
 };
 
 struct src_hold {
-	char owner[SRC_OWNER_LEN];
+	char owner[SOURCES_OWNER_LEN];
 	uid_t uid;            /* of the program that took the hold */
 	struct ats_ip ip;
 	uint16_t pkey;
@@ -347,7 +347,7 @@ int sources_hold(struct sources *s, const char *owner, const struct ats_ip *ip,
 			return -EEXIST;
 	if (s->nholds == SRC_MAX_HOLDS)
 		return -ENOSPC;
-	snprintf(s->holds[s->nholds].owner, SRC_OWNER_LEN, "%s", owner);
+	snprintf(s->holds[s->nholds].owner, SOURCES_OWNER_LEN, "%s", owner);
 	s->holds[s->nholds].ip = *ip;
 	s->holds[s->nholds].pkey = pkey;
 	s->holds[s->nholds].uid = uid;
@@ -398,9 +398,9 @@ static int usable_addr(const struct ifev_addr *a, struct ats_ip *ip)
 	return 1;
 }
 
-int sources_want(const struct sources *s, struct want_addr **out, size_t *n)
+int sources_want(const struct sources *s, struct plan_want_addr **out, size_t *n)
 {
-	struct want_cand *c;
+	struct plan_want_cand *c;
 	size_t nc = 0, cap, k, a;
 	int ret;
 
@@ -418,17 +418,17 @@ int sources_want(const struct sources *s, struct want_addr **out, size_t *n)
 		    (i->flags & (IFF_UP | IFF_RUNNING)) != (IFF_UP | IFF_RUNNING))
 			continue;
 		for (a = 0; a < i->naddrs; a++) {
-			struct want_cand *w = &c[nc];
+			struct plan_want_cand *w = &c[nc];
 
 			if (!usable_addr(&i->addrs[a], &w->ip))
 				continue;
 			w->pkey = i->pkey;
-			w->prio = WANT_OTHER;
+			w->prio = PLAN_WANT_OTHER;
 			if (i->cfg->have_primary && ats_ip_equal(&i->cfg->primary, &w->ip))
-				w->prio = WANT_FORCED;
+				w->prio = PLAN_WANT_FORCED;
 			else if (w->ip.family == AF_INET && !v4_primary_seen &&
 				 !(i->addrs[a].flags & IFA_F_SECONDARY)) {
-				w->prio = WANT_IF_PRIMARY;
+				w->prio = PLAN_WANT_IF_PRIMARY;
 				v4_primary_seen = 1;
 			}
 			nc++;
@@ -437,14 +437,14 @@ int sources_want(const struct sources *s, struct want_addr **out, size_t *n)
 	for (k = 0; k < s->conf->naddrs; k++, nc++) {
 		c[nc].ip = s->conf->addrs[k].ip;
 		c[nc].pkey = s->conf->addrs[k].pkey;
-		c[nc].prio = s->conf->addrs[k].primary ? WANT_FORCED : WANT_OTHER;
+		c[nc].prio = s->conf->addrs[k].primary ? PLAN_WANT_FORCED : PLAN_WANT_OTHER;
 	}
 	for (k = 0; k < s->nholds; k++, nc++) {
 		c[nc].ip = s->holds[k].ip;
 		c[nc].pkey = s->holds[k].pkey;
-		c[nc].prio = WANT_OTHER;
+		c[nc].prio = PLAN_WANT_OTHER;
 	}
-	ret = want_build(c, nc, out, n);
+	ret = plan_want_build(c, nc, out, n);
 	free(c);
 	return ret;
 }

@@ -12,7 +12,7 @@
 #include "ifev.h"
 #include "plan.h"
 
-#define SRC_OWNER_LEN 64
+#define SOURCES_OWNER_LEN 64
 
 struct sources;
 
@@ -56,6 +56,6 @@ int sources_release(struct sources *s, const char *owner,
 		    const struct ats_ip *ip, uint16_t pkey, uid_t uid, int any);
 
 /* Everything wanted now, primaries chosen. */
-int sources_want(const struct sources *s, struct want_addr **out, size_t *n);
+int sources_want(const struct sources *s, struct plan_want_addr **out, size_t *n);
 
 #endif

@@ -24,7 +24,7 @@ struct seen {
 };
 
 static struct {
-	struct saj_thread *saj;
+	struct sa_thread *saj;
 	struct subs_hooks hooks;
 	int running;                /* a subscribe or unsubscribe is out */
 	int again;                  /* subscribe once the running one is back */
@@ -44,7 +44,7 @@ void subs_init(const struct subs_hooks *hooks)
 	sb.hooks = *hooks;
 }
 
-void subs_start(struct saj_thread *saj)
+void subs_start(struct sa_thread *saj)
 {
 	sb.saj = saj;
 }
@@ -112,7 +112,7 @@ static void submit(int subscribe)
 	}
 	j->u.inform.subscribe = subscribe;
 	sb.running = 1;
-	saj_submit(sb.saj, j);
+	sa_thread_submit(sb.saj, j);
 }
 
 void subs_request(const char *why)

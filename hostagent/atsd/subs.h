@@ -22,7 +22,7 @@ struct subs_hooks {
 /* Before the SA thread starts: its Reports go to subs_report. */
 void subs_init(const struct subs_hooks *hooks);
 /* The thread to submit subscriptions to. */
-void subs_start(struct saj_thread *saj);
+void subs_start(struct sa_thread *saj);
 /* Subscribe (again); why goes to the debug log. */
 void subs_request(const char *why);
 /* Whether a subscription is in place. */

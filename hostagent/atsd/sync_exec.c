@@ -251,7 +251,7 @@ static void state_save(struct saj *j, const struct held_rec *r, size_t n,
 			v[nv].ip = plan[i].ip;
 			nv++;
 		}
-	ret = astate_save(s->state_path, j->port.gid, v, nv);
+	ret = agent_state_save(s->state_path, j->port.gid, v, nv);
 	s->state_err = ret;
 	if (ret) {
 		free(v);
@@ -264,11 +264,11 @@ static void state_save(struct saj *j, const struct held_rec *r, size_t n,
 }
 
 /* The state file could not list this plan's Sets: those of records it
- * does not list already stay back (astate_gate); deletes, and Sets it
+ * does not list already stay back (agent_state_gate); deletes, and Sets it
  * knows of, go on. The actions left. */
 static size_t hold_unsaved(struct saj_sync *s, struct plan_action *plan, size_t nplan)
 {
-	size_t n = astate_gate(plan, nplan, s->filed, s->nfiled), i;
+	size_t n = agent_state_gate(plan, nplan, s->filed, s->nfiled), i;
 	struct held_rec *v;
 
 	if (n == nplan)

@@ -35,7 +35,7 @@
 #include "atsd_client.h"
 #include "bulk.h"
 #include "clock.h"
-#include "cache.h"
+#include "state/cache.h"
 #include "mport.h"
 #include "sa.h"
 #include "sa_client.h"

@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "agent_state.h"
+#include "state/agent_state.h"
 #include "tmpconf.h"
 
 static char path[64];

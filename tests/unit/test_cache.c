@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cache.h"
+#include "state/cache.h"
 
 static void test_hit_expire_negative(void **state)
 {

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "plan.h"
+#include "state/plan.h"
 
 #define P ATS_SID_PRIMARY
 #define SID(n) ats_sid_at(n)

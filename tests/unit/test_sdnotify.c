@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "sdnotify.h"
+#include "main/sdnotify.h"
 
 /* A datagram listener on NAME (a path, or '@' + an abstract name), as
  * systemd's notification socket is. */

@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "log.h"
-#include "subs.h"
+#include "state/subs.h"
 
 static struct saj *submitted;
 static size_t nsubmitted, gone_calls, back_calls, lapsed_calls;

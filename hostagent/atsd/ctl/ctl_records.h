@@ -6,8 +6,8 @@
 #include <stdint.h>
 
 #include "agent_conf.h"
-#include "own_records.h"
-#include "sources.h"
+#include "state/own_records.h"
+#include "main/sources.h"
 
 /* The states of status lines: own_records_addr's, then an owned address that is
  * no longer wanted. */

@@ -9,8 +9,8 @@
 #include "ctl_records.h"
 #include "ctl_sock.h"
 #include "log.h"
-#include "own_records.h"
-#include "port_poll.h"
+#include "state/own_records.h"
+#include "main/port_poll.h"
 #include "sa.h"
 
 /* A resync waiting for the end of full sync seq. */

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "agent_conf.h"
-#include "sa_thread.h"
+#include "sa/sa_thread.h"
 
 /* changed(sm_change): the SM LID or LID changed (1), or the port came
  * back up (0). conf stays the caller's. */

@@ -12,7 +12,7 @@
 #include "mcm.h"
 #include "mport.h"
 #include "notice.h"
-#include "plan.h"
+#include "state/plan.h"
 #include "sr.h"
 
 /* Distinct PKeys one sync or join looks at. */

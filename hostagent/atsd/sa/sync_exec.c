@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent_state.h"
+#include "state/agent_state.h"
 #include "ats_query.h"
 #include "log.h"
-#include "nosa.h"
+#include "state/nosa.h"
 #include "sa.h"
 #include "sync_exec.h"
 

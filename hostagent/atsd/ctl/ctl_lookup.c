@@ -6,13 +6,13 @@
 #include <string.h>
 
 #include "atsd_proto.h"
-#include "cache.h"
+#include "state/cache.h"
 #include "ctl_lookup.h"
 #include "ctl_sock.h"
 #include "log.h"
 #include "mono.h"
-#include "nosa.h"
-#include "own_records.h"
+#include "state/nosa.h"
+#include "state/own_records.h"
 
 #define LOOKUP_CACHE_MAX 1024
 

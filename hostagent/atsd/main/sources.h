@@ -10,7 +10,7 @@
 
 #include "agent_conf.h"
 #include "ifev.h"
-#include "plan.h"
+#include "state/plan.h"
 
 #define SOURCES_OWNER_LEN 64
 

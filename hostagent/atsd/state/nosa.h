@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "plan.h"
-#include "saj.h"
+#include "sa/saj.h"
 #include "sr.h"
 
 /* What the host knows without asking. */

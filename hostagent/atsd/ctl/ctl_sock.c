@@ -16,7 +16,7 @@
 #include "ctl_sock.h"
 #include "log.h"
 #include "mono.h"
-#include "safe_dir.h"
+#include "main/safe_dir.h"
 
 /* Non-root clients leave this many slots free: root can always connect,
  * whatever local users do. */

@@ -8,7 +8,7 @@
 
 #include "agent_conf.h"
 #include "atsd_proto.h"
-#include "sources.h"
+#include "main/sources.h"
 
 /* conf and src stay the caller's. */
 void ctl_verbs_init(const struct agent_conf *conf, const struct sources *src);

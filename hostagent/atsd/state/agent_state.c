@@ -16,7 +16,7 @@
 
 #include "afile.h"
 #include "agent_state.h"
-#include "safe_dir.h"
+#include "main/safe_dir.h"
 
 #define STATE_MAGIC "ibats-atsd-state"
 #define STATE_MAX 4096 /* records: 256 SIDs times a few PKeys */

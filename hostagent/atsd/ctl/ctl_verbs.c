@@ -12,11 +12,11 @@
 #include "ctl_sock.h"
 #include "ctl_verbs.h"
 #include "ipoib.h"
-#include "ipoib_groups.h"
-#include "own_records.h"
-#include "port_poll.h"
+#include "state/ipoib_groups.h"
+#include "state/own_records.h"
+#include "main/port_poll.h"
 #include "sa.h"
-#include "subs.h"
+#include "state/subs.h"
 
 typedef void verb_fn(int slot, char **argv, int argc);
 

@@ -8,7 +8,7 @@
 #include "cfg.h"
 #include "ctl_cm.h"
 #include "ctl_sock.h"
-#include "own_records.h"
+#include "state/own_records.h"
 
 static struct sa_thread *cm_saj;
 

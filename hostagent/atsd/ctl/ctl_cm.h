@@ -3,7 +3,7 @@
 #ifndef IBATS_CTL_CM_H
 #define IBATS_CTL_CM_H
 
-#include "sa_thread.h"
+#include "sa/sa_thread.h"
 
 void ctl_cm_init(struct sa_thread *saj);
 /* connect IP PORT [SID]: from this host's primary address in 0xFFFF. */

@@ -10,8 +10,8 @@
 
 #include <stddef.h>
 
-#include "sa_thread.h"
-#include "sources.h"
+#include "sa/sa_thread.h"
+#include "main/sources.h"
 
 /* left: a leave came back (the last step of a shutdown). src stays the
  * caller's. */

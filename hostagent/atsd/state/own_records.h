@@ -10,8 +10,8 @@
 #include <stdint.h>
 
 #include "agent_conf.h"
-#include "sa_thread.h"
-#include "sources.h"
+#include "sa/sa_thread.h"
+#include "main/sources.h"
 
 /* What a full sync did (own_records_hooks.full_done). The pointers live as long
  * as the call. */

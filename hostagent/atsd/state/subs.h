@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sa_thread.h"
+#include "sa/sa_thread.h"
 
 struct subs_hooks {
 	size_t (*gone)(const uint8_t gid[16]); /* trap 65: entries dropped */
@@ -33,7 +33,7 @@ void subs_shutdown(void);
 /* A subscribe or unsubscribe is on the SA thread: a shutdown that sends
  * no deleting sync after it waits for this to clear. */
 int subs_pending(void);
-/* saj_opts.report: one Report from the SA thread. */
+/* sa_thread_opts.report: one Report from the SA thread. */
 void subs_report(struct saj *j, void *ctx);
 
 struct subs_stats {

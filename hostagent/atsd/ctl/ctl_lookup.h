@@ -8,8 +8,8 @@
 #include <stdint.h>
 
 #include "agent_conf.h"
-#include "sa_thread.h"
-#include "sources.h"
+#include "sa/sa_thread.h"
+#include "main/sources.h"
 
 struct ctl_lookup_stats {
 	uint64_t cache_hits, cache_misses, negative_hits, coalesced;

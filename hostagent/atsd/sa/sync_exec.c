@@ -286,35 +286,131 @@ static size_t hold_unsaved(struct saj_sync *s, struct plan_action *plan, size_t 
 	return n;
 }
 
-void sync_exec_run(struct sa_client *sa, struct smq_client *smq, struct saj *j)
+/* Read what the SA holds and plan from it; a second pass reads it all
+ * when the plan must (plan_needs_block). 0 or -errno. */
+static int read_and_plan(struct sa_client *sa, struct saj *j, struct held_rec **held,
+			 size_t *nheld, struct plan_action **plan, size_t *nplan)
 {
 	struct saj_sync *s = &j->u.sync;
-	struct held_rec *held = NULL, *all = NULL;
-	struct plan_action *plan = NULL;
-	size_t nheld = 0, nall = 0, nplan = 0, i, k;
-	char ip[ATS_IP_STRLEN];
-	unsigned timeouts = 0;
-	int ret, err = 0, pass;
+	struct held_rec *all = NULL;
+	size_t nall = 0;
+	int ret = 0, pass;
 
 	for (pass = 0; pass < 2; pass++) {
-		free(held);
-		free(plan);
-		held = NULL;
-		plan = NULL;
-		nheld = nplan = 0;
+		free(*held);
+		free(*plan);
+		*held = NULL;
+		*plan = NULL;
+		*nheld = *nplan = 0;
 		s->adopted = 0;
 		ret = read_held(sa, j, &all, &nall);
 		if (!ret)
-			ret = split_held(s, all, nall, &held, &nheld);
+			ret = split_held(s, all, nall, held, nheld);
 		else
 			free(all);
 		if (!ret)
-			ret = plan_build_foreign(s->want, s->nwant, held, nheld, s->foreign,
-						 s->nforeign, &plan, &nplan);
-		if (ret || s->full || !plan_needs_block(plan, nplan, held, nheld))
+			ret = plan_build_foreign(s->want, s->nwant, *held, *nheld, s->foreign,
+						 s->nforeign, plan, nplan);
+		if (ret || s->full || !plan_needs_block(*plan, *nplan, *held, *nheld))
 			break;
 		s->full = 1;
 	}
+	return ret;
+}
+
+/* The SA did a; what it holds (held) follows. 0 or -errno. */
+static int applied(struct saj_sync *s, const struct plan_action *a, const struct sr_record *r,
+		   struct held_rec **held, size_t *nheld)
+{
+	size_t k = held_find(*held, *nheld, a->sid, a->pkey);
+	char ip[ATS_IP_STRLEN];
+
+	if (a->op == PLAN_SET) {
+		s->sets++;
+		log_info("registered %s on SID 0x%016llx PKey 0x%04x",
+			 ats_ip_format(&a->ip, ip, sizeof(ip)),
+			 (unsigned long long)a->sid, a->pkey);
+		/* Replace what the SA held under that SID. */
+		if (k == *nheld)
+			return held_add(held, nheld, r);
+		(*held)[k].ip = a->ip;
+	} else {
+		s->deletes++;
+		log_info("deregistered %s from SID 0x%016llx PKey 0x%04x",
+			 ats_ip_format(&a->ip, ip, sizeof(ip)),
+			 (unsigned long long)a->sid, a->pkey);
+		if (k < *nheld)
+			(*held)[k] = (*held)[--*nheld];
+	}
+	return 0;
+}
+
+/* One Set or Delete. 0 to go on to the next, 1 to stop (the SA is
+ * plainly gone), -errno on a failure of our own. A failed exchange sets
+ * *err (the sync failed: backoff) and counts in *timeouts. */
+static int apply(struct sa_client *sa, struct saj *j, const struct plan_action *a,
+		 struct held_rec **held, size_t *nheld, int *err, unsigned *timeouts)
+{
+	struct saj_sync *s = &j->u.sync;
+	char ip[ATS_IP_STRLEN];
+	struct sr_record r;
+	uint16_t st;
+	int r1;
+
+	ats_record_init(&r, a->sid, j->port.gid, a->pkey, s->lease, &a->ip);
+	j->queries++;
+	if (a->op == PLAN_SET)
+		r1 = sa_sr_set(sa, &r,
+			       ats_reg_mask(s->lease), NULL);
+	else
+		r1 = sa_sr_delete(sa, &r, sr_comp_mask(SR_F_ID | SR_F_GID |
+							  SR_F_PKEY), NULL);
+	st = r1 ? sa_client_last_status(sa) : 0;
+	if (r1 == -ENOENT && a->op == PLAN_DELETE)
+		r1 = 0; /* gone already: that is what we wanted */
+	if (r1 && a->op == PLAN_SET && plan_is_refusal(st)) {
+		log_warn("the SA refused %s on SID 0x%016llx PKey 0x%04x: %s",
+			 ats_ip_format(&a->ip, ip, sizeof(ip)),
+			 (unsigned long long)a->sid, a->pkey, sa_status_str(st));
+		return refused_add(s, a, st);
+	}
+	if (r1 && plan_is_refusal(st)) {
+		/* E.g. the plugin's primary-first rule keeps our primary
+		 * while another's record of this GID needs it. Not a
+		 * failure to back off from: the record stays ours. Said at
+		 * full reads and at exit, not at every verify. */
+		if (s->full || !s->nwant)
+			log_warn("the SA refused to delete %s from SID 0x%016llx PKey 0x%04x: %s; kept",
+				 ats_ip_format(&a->ip, ip, sizeof(ip)),
+				 (unsigned long long)a->sid, a->pkey, sa_status_str(st));
+		return 0;
+	}
+	if (r1) {
+		/* No answer or a transient error: the sync counts as failed
+		 * (backoff) but the next records still get their turn,
+		 * unless the SA is plainly gone. */
+		snprintf(j->errmsg, sizeof(j->errmsg), "%s %s on SID 0x%016llx: %s",
+			 a->op == PLAN_SET ? "registering" : "deregistering",
+			 ats_ip_format(&a->ip, ip, sizeof(ip)), (unsigned long long)a->sid,
+			 st ? sa_status_str(st) : strerror(-r1));
+		j->sa_status = st;
+		*err = r1;
+		return nosa_applies(r1) && ++*timeouts >= 2;
+	}
+	*timeouts = 0;
+	return applied(s, a, &r, held, nheld);
+}
+
+void sync_exec_run(struct sa_client *sa, struct smq_client *smq, struct saj *j)
+{
+	struct saj_sync *s = &j->u.sync;
+	struct held_rec *held = NULL;
+	struct plan_action *plan = NULL;
+	size_t nheld = 0, nplan = 0, i;
+	unsigned timeouts = 0;
+	int ret, err = 0;
+
+	ret = read_and_plan(sa, j, &held, &nheld, &plan, &nplan);
 	if (!ret && (nplan || s->adopted || s->adopt_wanted))
 		state_save(j, held, nheld, plan, nplan);
 	if (!ret && s->state_err)
@@ -322,73 +418,10 @@ void sync_exec_run(struct sa_client *sa, struct smq_client *smq, struct saj *j)
 	/* Each record on its own: one the SA refuses or loses does not keep
 	 * the others from being registered. */
 	for (i = 0; i < nplan && !ret; i++) {
-		struct plan_action *a = &plan[i];
-		struct sr_record r;
-		uint16_t st;
-		int r1;
-
-		ats_record_init(&r, a->sid, j->port.gid, a->pkey, s->lease, &a->ip);
-		j->queries++;
-		if (a->op == PLAN_SET)
-			r1 = sa_sr_set(sa, &r,
-				       ats_reg_mask(s->lease), NULL);
-		else
-			r1 = sa_sr_delete(sa, &r, sr_comp_mask(SR_F_ID | SR_F_GID |
-								  SR_F_PKEY), NULL);
-		st = r1 ? sa_client_last_status(sa) : 0;
-		if (r1 == -ENOENT && a->op == PLAN_DELETE)
-			r1 = 0; /* gone already: that is what we wanted */
-		if (r1 && a->op == PLAN_SET && plan_is_refusal(st)) {
-			log_warn("the SA refused %s on SID 0x%016llx PKey 0x%04x: %s",
-				 ats_ip_format(&a->ip, ip, sizeof(ip)),
-				 (unsigned long long)a->sid, a->pkey, sa_status_str(st));
-			ret = refused_add(s, a, st);
-			continue;
-		}
-		if (r1 && plan_is_refusal(st)) {
-			/* E.g. the plugin's primary-first rule keeps our primary
-			 * while another's record of this GID needs it. Not a
-			 * failure to back off from: the record stays ours. Said at
-			 * full reads and at exit, not at every verify. */
-			if (s->full || !s->nwant)
-				log_warn("the SA refused to delete %s from SID 0x%016llx PKey 0x%04x: %s; kept",
-					 ats_ip_format(&a->ip, ip, sizeof(ip)),
-					 (unsigned long long)a->sid, a->pkey, sa_status_str(st));
-			continue;
-		}
-		if (r1) {
-			/* No answer or a transient error: the sync counts as failed
-			 * (backoff) but the next records still get their turn,
-			 * unless the SA is plainly gone. */
-			snprintf(j->errmsg, sizeof(j->errmsg), "%s %s on SID 0x%016llx: %s",
-				 a->op == PLAN_SET ? "registering" : "deregistering",
-				 ats_ip_format(&a->ip, ip, sizeof(ip)), (unsigned long long)a->sid,
-				 st ? sa_status_str(st) : strerror(-r1));
-			j->sa_status = st;
-			err = r1;
-			if (nosa_applies(r1) && ++timeouts >= 2)
-				break;
-			continue;
-		}
-		timeouts = 0;
-		k = held_find(held, nheld, a->sid, a->pkey);
-		if (a->op == PLAN_SET) {
-			s->sets++;
-			log_info("registered %s on SID 0x%016llx PKey 0x%04x",
-				 ats_ip_format(&a->ip, ip, sizeof(ip)),
-				 (unsigned long long)a->sid, a->pkey);
-			/* Replace what the SA held under that SID. */
-			if (k == nheld)
-				ret = held_add(&held, &nheld, &r);
-			else
-				held[k].ip = a->ip;
-		} else {
-			s->deletes++;
-			log_info("deregistered %s from SID 0x%016llx PKey 0x%04x",
-				 ats_ip_format(&a->ip, ip, sizeof(ip)),
-				 (unsigned long long)a->sid, a->pkey);
-			if (k < nheld)
-				held[k] = held[--nheld];
+		ret = apply(sa, j, &plan[i], &held, &nheld, &err, &timeouts);
+		if (ret > 0) {
+			ret = 0;
+			break;
 		}
 	}
 	if (!ret && (nplan || s->adopted || s->adopt_wanted))

@@ -336,7 +336,7 @@ static void on_signal(int sfd, int64_t *shutdown_deadline)
 			log_info("signal %u: exiting, keeping our records for the next atsd",
 				 si.ssi_signo);
 			sdnotify_sendf("STOPPING=1\nSTATUS=exiting, keeping %zu record(s) for the next atsd",
-				  nowned);
+				       nowned);
 		} else {
 			log_info("signal %u: deleting our records, then exiting", si.ssi_signo);
 			sdnotify_sendf("STOPPING=1\nSTATUS=deleting %zu record(s), then exiting", nowned);

@@ -102,7 +102,7 @@ int sdnotify_reloading(void)
 	if (clock_gettime(CLOCK_MONOTONIC, &ts))
 		return -errno;
 	return sdnotify_sendf("RELOADING=1\nMONOTONIC_USEC=%llu",
-			 (unsigned long long)ts.tv_sec * 1000000ULL +
+			      (unsigned long long)ts.tv_sec * 1000000ULL +
 			 (unsigned long long)ts.tv_nsec / 1000ULL);
 }
 

@@ -65,7 +65,7 @@ static FILE *open_own(const char *path, const char **why)
 }
 
 int agent_state_load(const char *path, const uint8_t *gid, struct held_rec **out,
-		size_t *n, const char **why)
+		     size_t *n, const char **why)
 {
 	char line[256], g[64], want[ATS_IP_STRLEN];
 	struct held_rec *v = NULL;
@@ -145,7 +145,7 @@ out:
 }
 
 int agent_state_save(const char *path, const uint8_t *gid, const struct held_rec *r,
-		size_t n)
+		     size_t n)
 {
 	char tmp[4200], g[ATS_IP_STRLEN], ip[ATS_IP_STRLEN], dir[4096], *slash;
 	size_t i;
@@ -227,7 +227,7 @@ static int filed_has(const struct plan_action *a, const struct held_rec *v, size
 }
 
 size_t agent_state_gate(struct plan_action *plan, size_t n, const struct held_rec *filed,
-		   size_t nfiled)
+			size_t nfiled)
 {
 	size_t i, k, kept = 0;
 

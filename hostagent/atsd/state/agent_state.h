@@ -14,11 +14,11 @@
  * another GID, a symlink, not a regular file or another user's (what
  * for in *why). */
 int agent_state_load(const char *path, const uint8_t *gid, struct held_rec **out,
-		size_t *n, const char **why);
+		     size_t *n, const char **why);
 /* Replaces the file atomically (temporary file, fsync, rename, fsync of
  * the directory). 0 or -errno. */
 int agent_state_save(const char *path, const uint8_t *gid, const struct held_rec *r,
-		size_t n);
+		     size_t n);
 
 /* Whether path may serve as the state file: its directory safe from other
  * users (safe_dir.h; one that does not exist yet atsd makes 0755) and the
@@ -33,6 +33,6 @@ int agent_state_check(const char *path, char *why, size_t len);
  * Moves the others to the end of plan, order kept otherwise; the number
  * of actions that may go out. */
 size_t agent_state_gate(struct plan_action *plan, size_t n, const struct held_rec *filed,
-		   size_t nfiled);
+			size_t nfiled);
 
 #endif

@@ -121,7 +121,7 @@ static void evict_one(struct cache *c)
 }
 
 int cache_put(struct cache *c, const char *key, const struct sr_record *recs,
-	   size_t n, int64_t expires_ms)
+	      size_t n, int64_t expires_ms)
 {
 	struct cache_ent **pp, *e;
 	size_t len = strlen(key);

@@ -28,7 +28,7 @@ const struct sr_record *cache_records(const struct cache_ent *e, size_t *n);
 /* Store (replacing key's entry). When full, the entry closest to expiry
  * goes. -ENOMEM, -ENAMETOOLONG for a key of CACHE_KEY_MAX bytes or more. */
 int cache_put(struct cache *c, const char *key, const struct sr_record *recs,
-	   size_t n, int64_t expires_ms);
+	      size_t n, int64_t expires_ms);
 
 /* The SA reported a port gone (trap 65) or back (trap 64): drop every
  * answer holding a record of gid, or every negative answer. Each returns

@@ -27,7 +27,7 @@ static struct {
 } gr;
 
 void ipoib_groups_init(struct sa_thread *saj, const struct agent_conf *conf,
-		 const struct sources *src, void (*left)(void))
+		       const struct sources *src, void (*left)(void))
 {
 	gr.saj = saj;
 	gr.conf = conf;

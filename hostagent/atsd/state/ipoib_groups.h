@@ -16,7 +16,7 @@
 /* left: a leave came back (the last step of a shutdown). src stays the
  * caller's. */
 void ipoib_groups_init(struct sa_thread *saj, const struct agent_conf *conf,
-		 const struct sources *src, void (*left)(void));
+		       const struct sources *src, void (*left)(void));
 /* Join, leave or check the groups of the interfaces' PKeys. */
 void ipoib_groups_submit(enum saj_ipoib_op op);
 /* A join went out and no leave yet. */

@@ -48,7 +48,7 @@ static struct {
 } own;
 
 void own_records_init(struct sa_thread *saj, const struct agent_conf *conf,
-	      struct sources *src, const struct own_records_hooks *hooks)
+		      struct sources *src, const struct own_records_hooks *hooks)
 {
 	own.saj = saj;
 	own.conf = conf;
@@ -476,7 +476,7 @@ const char *own_records_refused_why(const struct ats_ip *ip, uint16_t pkey)
 }
 
 enum own_records_addr own_records_addr_state(const struct ats_ip *ip, uint16_t pkey, uint64_t *sid,
-			     uint16_t *sa_status)
+					     uint16_t *sa_status)
 {
 	size_t k;
 

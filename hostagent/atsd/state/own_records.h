@@ -36,7 +36,7 @@ struct own_records_hooks {
 
 /* conf and src stay the caller's. */
 void own_records_init(struct sa_thread *saj, const struct agent_conf *conf,
-	      struct sources *src, const struct own_records_hooks *hooks);
+		      struct sources *src, const struct own_records_hooks *hooks);
 void own_records_fini(void);
 /* Before own_records_init: read the state file written for gid (or note that
  * there is none). */
@@ -77,7 +77,7 @@ enum own_records_addr {
 	OWN_RECORDS_PENDING,
 };
 enum own_records_addr own_records_addr_state(const struct ats_ip *ip, uint16_t pkey, uint64_t *sid,
-			     uint16_t *sa_status);
+					     uint16_t *sa_status);
 /* The SM's reason for a refused address, or NULL when it gave none. */
 const char *own_records_refused_why(const struct ats_ip *ip, uint16_t pkey);
 /* The records atsd owns. */

@@ -5,7 +5,7 @@
 #include "plan.h"
 
 int plan_want_build(const struct plan_want_cand *c, size_t n, struct plan_want_addr **out,
-	       size_t *nout)
+		    size_t *nout)
 {
 	struct plan_want_addr *w = NULL;
 	enum plan_want_prio *prio = NULL;
@@ -231,7 +231,7 @@ int plan_is_refusal(uint16_t mad_status)
 }
 
 void plan_want_drop_refused(struct plan_want_addr *want, size_t *nwant,
-		       const struct plan_refused *r, size_t nr, int64_t now)
+			    const struct plan_refused *r, size_t nr, int64_t now)
 {
 	size_t i, k, n = 0;
 

@@ -31,7 +31,7 @@ struct plan_want_addr {
 
 /* Dedupe candidates per (ip, pkey) and pick one primary per pkey. */
 int plan_want_build(const struct plan_want_cand *c, size_t n, struct plan_want_addr **out,
-	       size_t *nout);
+		    size_t *nout);
 
 struct held_rec {
 	uint64_t sid;
@@ -94,6 +94,6 @@ int plan_is_refusal(uint16_t mad_status);
  * off the primary SID (DAT Collaborative ATS v1 section 3.1: primary
  * first). */
 void plan_want_drop_refused(struct plan_want_addr *want, size_t *nwant,
-		       const struct plan_refused *r, size_t nr, int64_t now);
+			    const struct plan_refused *r, size_t nr, int64_t now);
 
 #endif

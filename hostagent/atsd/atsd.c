@@ -4,7 +4,6 @@
  * notifications together. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -12,32 +11,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "agent_conf.h"
-#include "agent_state.h"
+#include "state/agent_state.h"
 #include "cfg.h"
-#include "ctl_cm.h"
-#include "ctl_lookup.h"
-#include "ctl_records.h"
-#include "ctl_sock.h"
-#include "ctl_verbs.h"
-#include "host_metrics.h"
-#include "ibsys.h"
-#include "ipoib_groups.h"
+#include "ctl/ctl_cm.h"
+#include "ctl/ctl_lookup.h"
+#include "ctl/ctl_records.h"
+#include "ctl/ctl_sock.h"
+#include "ctl/ctl_verbs.h"
+#include "main/host_metrics.h"
+#include "state/ipoib_groups.h"
 #include "log.h"
 #include "mono.h"
-#include "own_records.h"
-#include "port_events.h"
-#include "port_poll.h"
-#include "sa_thread.h"
-#include "sdnotify.h"
-#include "sources.h"
-#include "subs.h"
-#include "wire.h"
+#include "state/own_records.h"
+#include "main/port_events.h"
+#include "main/port_lock.h"
+#include "main/port_poll.h"
+#include "sa/sa_thread.h"
+#include "main/sdnotify.h"
+#include "main/sources.h"
+#include "state/subs.h"
 
 /* The restart signal (the units' RestartKillSignal=, systemd.kill(5)):
  * exit keeping the records in the SA and in the state file, which the
@@ -49,10 +46,9 @@ static struct {
 	struct agent_conf conf;
 	const char *conf_path;
 	const char *instance;  /* --instance CA:PORT, or NULL */
-	struct saj_thread *saj;
+	struct sa_thread *saj;
 	struct sources *src;
-	struct pev *pev;        /* NULL without a verbs device (port_events.h) */
-	struct ibsys_port locked; /* the port the lock was taken for */
+	struct port_events *pev;        /* NULL without a verbs device (port_events.h) */
 	int want_join;          /* (re)join the IPoIB broadcast groups */
 	int terminating, done;
 	int keeping;            /* exiting on ATSD_KEEP_SIGNAL: records stay */
@@ -68,27 +64,27 @@ static struct {
  * end of a reload. */
 static void notify_status(int ready)
 {
-	uint64_t n[CTL_REC_STATES];
+	uint64_t n[CTL_RECORDS_STATES];
 	const struct mport_info *port;
 	char st[sizeof(ag.status)];
 	int known, ret, len;
 
-	if (!sdn_enabled() || ag.terminating)
+	if (!sdnotify_enabled() || ag.terminating)
 		return;
 	port = port_poll_info(&known);
 	/* Out of memory: READY=1 must go all the same. */
 	if (ctl_records_count(n))
 		memset(n, 0, sizeof(n));
-	len = snprintf(st, sizeof(st), "%" PRIu64 " records registered", n[OWN_REGISTERED]);
-	if (n[OWN_REFUSED])
+	len = snprintf(st, sizeof(st), "%" PRIu64 " records registered", n[OWN_RECORDS_REGISTERED]);
+	if (n[OWN_RECORDS_REFUSED])
 		len += snprintf(st + len, sizeof(st) - (size_t)len, ", %" PRIu64 " refused",
-				n[OWN_REFUSED]);
-	if (n[OWN_UNSAVED])
+				n[OWN_RECORDS_REFUSED]);
+	if (n[OWN_RECORDS_UNSAVED])
 		len += snprintf(st + len, sizeof(st) - (size_t)len,
-				", %" PRIu64 " not registered (state file)", n[OWN_UNSAVED]);
-	if (n[OWN_PENDING])
+				", %" PRIu64 " not registered (state file)", n[OWN_RECORDS_UNSAVED]);
+	if (n[OWN_RECORDS_PENDING])
 		len += snprintf(st + len, sizeof(st) - (size_t)len, ", %" PRIu64 " pending",
-				n[OWN_PENDING]);
+				n[OWN_RECORDS_PENDING]);
 	if (known)
 		snprintf(st + len, sizeof(st) - (size_t)len, ", SM LID %u", port->sm_lid);
 	else
@@ -96,7 +92,7 @@ static void notify_status(int ready)
 	if (!ready && !strcmp(st, ag.status))
 		return;
 	snprintf(ag.status, sizeof(ag.status), "%s", st);
-	ret = sdn_sendf("%sSTATUS=%s", ready ? "READY=1\n" : "", st);
+	ret = sdnotify_sendf("%sSTATUS=%s", ready ? "READY=1\n" : "", st);
 	if (ret)
 		log_warn("cannot notify systemd: %s", strerror(-ret));
 }
@@ -107,8 +103,8 @@ static void recheck(void)
 {
 	ctl_lookup_cache_clear();
 	ag.want_join = 1;
-	own_sm_changed();
-	own_request_sync(1);
+	own_records_sm_changed();
+	own_records_request_sync(1);
 	/* A new SM, or one that asked us to reregister, holds no
 	 * subscription of ours. */
 	subs_request("SM change or reregistration");
@@ -120,7 +116,7 @@ static void on_port_changed(int sm_change)
 	if (sm_change) {
 		recheck();
 	} else {
-		own_request_sync(1);
+		own_records_request_sync(1);
 		subs_request("port back up");
 	}
 }
@@ -132,7 +128,7 @@ static void on_synced(void)
 		subs_request("the SA answers");
 	if (ag.want_join) {
 		ag.want_join = 0;
-		groups_submit(SAJ_JOIN);
+		ipoib_groups_submit(SAJ_JOIN);
 	}
 }
 
@@ -143,8 +139,8 @@ static void on_stopped(void)
 {
 	if (ag.keeping)
 		ag.stopped = 1; /* done once the unsubscribe is (run) */
-	else if (groups_joined())
-		groups_submit(SAJ_LEAVE); /* done when the leave comes back */
+	else if (ipoib_groups_joined())
+		ipoib_groups_submit(SAJ_LEAVE); /* done when the leave comes back */
 	else
 		ag.done = 1;
 }
@@ -159,11 +155,11 @@ static void on_lookup_failed(void)
 {
 	/* An SA that fails lookups may have restarted: check our records
 	 * and our subscription. */
-	own_request_sync(1);
+	own_records_request_sync(1);
 	subs_request("a lookup failed");
 }
 
-static const struct own_hooks own_hooks = {
+static const struct own_records_hooks own_records_hooks = {
 	.changed = ctl_lookup_cache_clear,
 	.port = port_poll_set,
 	.synced = on_synced,
@@ -181,9 +177,9 @@ static const struct subs_hooks subs_hooks = {
  * when it starts and when it ends, not every interval. */
 static int64_t metrics_timer(int64_t now)
 {
-	uint64_t by_state[CTL_REC_STATES];
-	struct host_metrics m = { .state_names = ctl_rec_state_names,
-				  .by_state = by_state, .nstates = CTL_REC_STATES };
+	uint64_t by_state[CTL_RECORDS_STATES];
+	struct host_metrics m = { .state_names = ctl_records_state_names,
+				  .by_state = by_state, .nstates = CTL_RECORDS_STATES };
 	const struct mport_info *port;
 	int ret, known;
 
@@ -195,7 +191,7 @@ static int64_t metrics_timer(int64_t now)
 	m.ca = port->ca;
 	m.port = port->portnum;
 	ag.metrics_due = now + HOST_METRICS_INTERVAL_MS;
-	ctl_stats_collect(m.stats);
+	ctl_verbs_stats_collect(m.stats);
 	ret = ctl_records_count(by_state);
 	if (!ret)
 		ret = host_metrics_write(ag.conf.metrics_file, &m);
@@ -216,71 +212,17 @@ static int64_t timers(void)
 	t = metrics_timer(now);
 	if (t < next)
 		next = t;
-	if (own_timers(now)) {
-		if (groups_started())
-			groups_submit(SAJ_CHECK);
+	if (own_records_timers(now)) {
+		if (ipoib_groups_started())
+			ipoib_groups_submit(SAJ_CHECK);
 		/* A restarted SA forgot us; subscribing again is harmless. */
 		subs_request("verify period");
 	}
-	t = own_next_timer();
+	t = own_records_next_timer();
 	if (t < next)
 		next = t;
 	t = port_poll_timers(now);
 	return t < next ? t : next;
-}
-
-/* One atsd per port: a second (atsd.service beside atsd@CA:PORT, say)
- * would adopt the first one's records and delete them when it stops. The
- * lock sits next to the socket (/run/ibats for both units) and is held
- * until exit; the kernel drops it with the process, even on SIGKILL. A
- * symlink planted there is not followed: atsd runs as root. */
-static int lock_port(uint64_t guid)
-{
-	char path[sizeof(ag.conf.socket) + 40];
-	const char *slash = strrchr(ag.conf.socket, '/');
-	int fd;
-
-	snprintf(path, sizeof(path), "%.*s/atsd-0x%016" PRIx64 ".lock",
-		 slash ? (int)(slash - ag.conf.socket) : 1, slash ? ag.conf.socket : ".", guid);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0) {
-		log_err("port lock %s: %s", path, strerror(errno));
-		return -errno;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB)) {
-		int err = errno;
-
-		if (err == EWOULDBLOCK)
-			log_err("another atsd serves port GUID 0x%016" PRIx64 " (it holds %s)",
-				guid, path);
-		else
-			log_err("port lock %s: %s", path, strerror(err));
-		close(fd);
-		return -EBUSY;
-	}
-	return fd;
-}
-
-/* The port lock before the port's agents: a second atsd on the port
- * would otherwise fail at the kernel's refusal of the classes the first
- * one holds, and say less. The SA thread then opens the port locked,
- * not its own pick of a moment later: a port turning ACTIVE in between
- * (links coming up at boot) would be served under another's lock. The
- * lock's fd; -ENODEV when sysfs names no port (the lock is taken once
- * the port is open); lock_port's error otherwise. */
-static int lock_selected(struct saj_opts *so)
-{
-	char why[128];
-	int fd;
-
-	if (ibsys_select(NULL, so->ca, so->port, &ag.locked, why, sizeof(why)))
-		return -ENODEV;
-	fd = lock_port(wire_get64(ag.locked.gid + 8));
-	if (fd >= 0) {
-		so->ca = ag.locked.ca;
-		so->port = ag.locked.port;
-	}
-	return fd;
 }
 
 static int load_config(struct agent_conf *c, int required)
@@ -311,13 +253,13 @@ static int load_config(struct agent_conf *c, int required)
 	return 0;
 }
 
-/* A state file another user could swap (astate_check) would make atsd
+/* A state file another user could swap (agent_state_check) would make atsd
  * delete or adopt records on a stranger's word: refused at start and at
  * each reload, as the socket's directory is (ctl_sock.c). */
 static int state_file_check(const struct agent_conf *c)
 {
 	char why[320];
-	int ret = astate_check(c->state_file, why, sizeof(why));
+	int ret = agent_state_check(c->state_file, why, sizeof(why));
 
 	if (ret)
 		log_err("%s: state_file %s: %s", ag.conf_path, c->state_file, why);
@@ -382,29 +324,29 @@ static void on_signal(int sfd, int64_t *shutdown_deadline)
 		if (si.ssi_signo == SIGHUP) {
 			/* systemd shows the unit reloading until READY=1
 			 * (sd_notify(3)), whether the reload worked or not. */
-			sdn_reloading();
+			sdnotify_reloading();
 			reload();
 			notify_status(1);
 			continue;
 		}
 		ag.terminating = 1;
 		ag.keeping = si.ssi_signo == ATSD_KEEP_SIGNAL;
-		own_list(&nowned);
+		own_records_list(&nowned);
 		if (ag.keeping) {
 			log_info("signal %u: exiting, keeping our records for the next atsd",
 				 si.ssi_signo);
-			sdn_sendf("STOPPING=1\nSTATUS=exiting, keeping %zu record(s) for the next atsd",
-				  nowned);
+			sdnotify_sendf("STOPPING=1\nSTATUS=exiting, keeping %zu record(s) for the next atsd",
+				       nowned);
 		} else {
 			log_info("signal %u: deleting our records, then exiting", si.ssi_signo);
-			sdn_sendf("STOPPING=1\nSTATUS=deleting %zu record(s), then exiting", nowned);
+			sdnotify_sendf("STOPPING=1\nSTATUS=deleting %zu record(s), then exiting", nowned);
 		}
 		/* Records, groups and the two unsubscribes. */
 		*shutdown_deadline = mono_ms() +
 			(int64_t)(ag.conf.sa_retries + 1) * ag.conf.sa_timeout *
 			(2 * nowned + 6) + 2000;
 		subs_shutdown();
-		own_shutdown(ag.keeping);
+		own_records_shutdown(ag.keeping);
 	}
 }
 
@@ -412,7 +354,7 @@ static void on_signal(int sfd, int64_t *shutdown_deadline)
 static void exit_summary(void)
 {
 	size_t deleted, left;
-	int err = own_exit_result(&deleted, &left);
+	int err = own_records_exit_result(&deleted, &left);
 
 	if (ag.keeping)
 		log_info("exiting: %zu records kept for the next atsd", left);
@@ -428,6 +370,62 @@ static void exit_summary(void)
 #define POLL_FIXED 3 /* signalfd, SA thread, port events */
 #define POLL_MAX (POLL_FIXED + AGENT_MAX_IFS + 1 + CTL_SOCK_MAX_CLIENTS)
 
+/* The loop's fds: signals, SA thread, port events, the interfaces'
+ * netlink sockets (slot_of: their index; *nifs: the end of them), then
+ * the control socket's. Their number. */
+static int fill_pollfds(struct pollfd *pfd, int *slot_of, int sfd, int *nifs)
+{
+	int n = 0, i;
+
+	pfd[n].fd = sfd;
+	pfd[n++].events = POLLIN;
+	pfd[n].fd = sa_thread_fd(ag.saj);
+	pfd[n++].events = POLLIN;
+	pfd[n].fd = ag.pev ? port_events_fd(ag.pev) : -1;
+	pfd[n++].events = POLLIN;
+	for (i = 0; i < (int)sources_count(ag.src); i++) {
+		pfd[n].fd = sources_fd(ag.src, (size_t)i);
+		pfd[n].events = POLLIN;
+		slot_of[n++] = i;
+	}
+	*nifs = n;
+	return n + ctl_sock_pollfds(pfd + n, slot_of + n, POLL_MAX - n, !ag.terminating);
+}
+
+/* What poll found ready, in fill_pollfds's order. */
+static void on_ready(const struct pollfd *pfd, const int *slot_of, int n, int nifs, int sfd,
+		     int64_t *shutdown_deadline)
+{
+	int i;
+
+	if (pfd[0].revents & POLLIN)
+		on_signal(sfd, shutdown_deadline);
+	if (pfd[1].revents & POLLIN)
+		sa_thread_complete(ag.saj);
+	if (pfd[2].revents & POLLIN) {
+		const char *what;
+
+		if (port_events_read(ag.pev, &what)) {
+			log_info("port event %s: checking our records and groups", what);
+			recheck();
+		}
+	}
+	for (i = POLL_FIXED; i < n; i++) {
+		if (!(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
+		if (i < nifs) {
+			int ret = sources_read(ag.src, (size_t)slot_of[i]);
+
+			if (ret)
+				log_warn("netlink: %s", strerror(-ret));
+		} else if (slot_of[i] < 0) {
+			ctl_sock_accept();
+		} else {
+			ctl_sock_read(slot_of[i]);
+		}
+	}
+}
+
 static int run(int sfd)
 {
 	struct pollfd pfd[POLL_MAX];
@@ -435,30 +433,18 @@ static int run(int sfd)
 	int64_t shutdown_deadline = 0, next, wd;
 
 	ag.want_join = 1;
-	own_start();
+	own_records_start();
 	subs_request("start");
 	next = timers();
 	while (!ag.done) {
-		int n = 0, nifs, i, timeout;
+		int n, nifs, timeout;
 		int64_t now;
 
-		pfd[n].fd = sfd;
-		pfd[n++].events = POLLIN;
-		pfd[n].fd = saj_fd(ag.saj);
-		pfd[n++].events = POLLIN;
-		pfd[n].fd = ag.pev ? pev_fd(ag.pev) : -1;
-		pfd[n++].events = POLLIN;
-		for (i = 0; i < (int)sources_count(ag.src); i++) {
-			pfd[n].fd = sources_fd(ag.src, (size_t)i);
-			pfd[n].events = POLLIN;
-			slot_of[n++] = i;
-		}
-		nifs = n;
-		n += ctl_sock_pollfds(pfd + n, slot_of + n, POLL_MAX - n, !ag.terminating);
+		n = fill_pollfds(pfd, slot_of, sfd, &nifs);
 		now = mono_ms();
 		/* Here, not in a thread: a loop that stops turning stops the
 		 * pings, and systemd restarts atsd (WatchdogSec=). */
-		wd = sdn_watchdog(now);
+		wd = sdnotify_watchdog(now);
 		if (ag.terminating) {
 			if (now >= shutdown_deadline) {
 				log_warn("shutdown: the SA did not answer in time; records may remain");
@@ -477,34 +463,9 @@ static int run(int sfd)
 			log_err("poll: %s", strerror(errno));
 			return -errno;
 		}
-		if (pfd[0].revents & POLLIN)
-			on_signal(sfd, &shutdown_deadline);
-		if (pfd[1].revents & POLLIN)
-			saj_complete(ag.saj);
-		if (pfd[2].revents & POLLIN) {
-			const char *what;
-
-			if (pev_read(ag.pev, &what)) {
-				log_info("port event %s: checking our records and groups", what);
-				recheck();
-			}
-		}
-		for (i = POLL_FIXED; i < n; i++) {
-			if (!(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
-				continue;
-			if (i < nifs) {
-				int ret = sources_read(ag.src, (size_t)slot_of[i]);
-
-				if (ret)
-					log_warn("netlink: %s", strerror(-ret));
-			} else if (slot_of[i] < 0) {
-				ctl_sock_accept();
-			} else {
-				ctl_sock_read(slot_of[i]);
-			}
-		}
+		on_ready(pfd, slot_of, n, nifs, sfd, &shutdown_deadline);
 		if (sources_changed(ag.src))
-			own_request_sync(0);
+			own_records_request_sync(0);
 		if (!ag.terminating)
 			next = timers();
 		if (ag.stopped && !subs_pending())
@@ -538,7 +499,31 @@ static void usage(FILE *f)
 		AGENT_CONF_DEFAULT, AGENT_SOCKET_DEFAULT);
 }
 
-int main(int argc, char **argv)
+/* What the command line asks for; the config's values give way to it. */
+struct cmdline {
+	const char *sock, *ca;
+	int foreground, debug, portnum, check;
+};
+
+/* What getopt leaves for parse_args to refuse: -1 (fine) or 2. */
+static int args_check(int argc, char **argv, const struct cmdline *cl)
+{
+	if (optind != argc) {
+		fprintf(stderr, "atsd: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	if (ag.instance && (cl->ca || cl->portnum > 0)) {
+		/* The command line's CA or port would win over the instance's,
+		 * serving one port under another port's socket and state file. */
+		fprintf(stderr, "atsd: --instance %s names the CA and port: no --ca or --port with it\n",
+			ag.instance);
+		return 2;
+	}
+	return -1;
+}
+
+/* -1 to go on, else main's exit status (--version, --help, errors). */
+static int parse_args(int argc, char **argv, struct cmdline *cl)
 {
 	static const struct option opts[] = {
 		{ "foreground", no_argument, NULL, 'f' },
@@ -553,26 +538,21 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *sock = NULL, *ca = NULL;
-	int opt, foreground = 0, debug = 0, portnum = -1, sfd, ret, check = 0;
-	struct saj_opts so = { 0 };
-	int known, lock_fd = -1;
-	sigset_t mask;
+	int opt;
 
-	ag.conf_path = AGENT_CONF_DEFAULT;
 	while ((opt = getopt_long(argc, argv, "fc:s:C:P:i:dtVh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'f':
-			foreground = 1;
+			cl->foreground = 1;
 			break;
 		case 'c':
 			ag.conf_path = optarg;
 			break;
 		case 's':
-			sock = optarg;
+			cl->sock = optarg;
 			break;
 		case 'C':
-			ca = optarg;
+			cl->ca = optarg;
 			break;
 		case 'P': {
 			uint64_t v;
@@ -581,7 +561,7 @@ int main(int argc, char **argv)
 				fprintf(stderr, "atsd: --port '%s': not a port number (1..254)\n", optarg);
 				return 2;
 			}
-			portnum = (int)v;
+			cl->portnum = (int)v;
 			break;
 		}
 		case 'i': {
@@ -596,10 +576,10 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'd':
-			debug = 1;
+			cl->debug = 1;
 			break;
 		case 't':
-			check = 1;
+			cl->check = 1;
 			/* --check-config FILE as well as --check-config=FILE. */
 			if (!optarg && optind < argc && argv[optind][0] != '-')
 				optarg = argv[optind++];
@@ -617,40 +597,32 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind != argc) {
-		fprintf(stderr, "atsd: unexpected argument '%s'\n", argv[optind]);
-		return 2;
-	}
-	if (ag.instance && (ca || portnum > 0)) {
-		/* The command line's CA or port would win over the instance's,
-		 * serving one port under another port's socket and state file. */
-		fprintf(stderr, "atsd: --instance %s names the CA and port: no --ca or --port with it\n",
-			ag.instance);
-		return 2;
-	}
-	log_init("atsd", LOG_LVL_INFO);
-	if (check)
-		return check_config();
-	/* Before any thread: it edits the environment. */
-	ret = sdn_init();
-	if (ret)
-		log_err("NOTIFY_SOCKET: %s: systemd will not hear that atsd is ready",
-			strerror(-ret));
-	if (sdn_watchdog_init() < 0)
-		log_err("WATCHDOG_USEC or WATCHDOG_PID is not a number: no watchdog pings");
+	return args_check(argc, argv, cl);
+}
+
+/* The config, then the command line over it; logging as they say. */
+static int configure(const struct cmdline *cl)
+{
 	if (load_config(&ag.conf, strcmp(ag.conf_path, AGENT_CONF_DEFAULT) != 0) ||
 	    state_file_check(&ag.conf))
-		return 1;
-	if (sock)
-		snprintf(ag.conf.socket, sizeof(ag.conf.socket), "%s", sock);
-	if (ca)
-		snprintf(ag.conf.ca, sizeof(ag.conf.ca), "%s", ca);
-	if (portnum > 0)
-		ag.conf.port = (uint32_t)portnum;
-	log_set_level(debug ? LOG_LVL_DEBUG : ag.conf.log_level);
-	if (!foreground)
+		return -1;
+	if (cl->sock)
+		snprintf(ag.conf.socket, sizeof(ag.conf.socket), "%s", cl->sock);
+	if (cl->ca)
+		snprintf(ag.conf.ca, sizeof(ag.conf.ca), "%s", cl->ca);
+	if (cl->portnum > 0)
+		ag.conf.port = (uint32_t)cl->portnum;
+	log_set_level(cl->debug ? LOG_LVL_DEBUG : ag.conf.log_level);
+	if (!cl->foreground)
 		log_to_syslog(1);
-	srandom((unsigned)(getpid() ^ time(NULL)));
+	return 0;
+}
+
+/* The signals atsd handles, read from a signalfd: the fd, or -1. */
+static int signals_open(void)
+{
+	sigset_t mask;
+	int sfd;
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
@@ -662,86 +634,135 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &mask, NULL);
 	sigdelset(&mask, SIGPIPE);
 	sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
-	if (sfd < 0) {
+	if (sfd < 0)
 		log_err("signalfd: %s", strerror(errno));
-		return 1;
+	return sfd;
+}
+
+static void sa_opts_fill(struct sa_thread_opts *so)
+{
+	so->ca = ag.conf.ca[0] ? ag.conf.ca : NULL;
+	so->port = (int)ag.conf.port;
+	so->timeout_ms = ag.conf.sa_timeout;
+	so->retries = ag.conf.sa_retries;
+	so->liveness = ag.conf.liveness;
+	so->ibping = ag.conf.ibping;
+	so->cm = ag.conf.cm_active ? &ag.conf.cm : NULL;
+	so->cm_timeout_ms = ag.conf.cm_timeout;
+	so->report = subs_report;
+}
+
+/* With the SA thread running: the port's lock (unless port_lock_selected
+ * took it), the state file, the sources, the modules and the control
+ * socket. 0 or -errno, logged. */
+static int modules_start(int *lock_fd)
+{
+	const struct mport_info *port;
+	int known, ret;
+
+	port_poll_init(ag.saj, &ag.conf, on_port_changed);
+	ret = port_poll_first();
+	if (ret)
+		return ret;
+	port = port_poll_info(&known);
+	if (*lock_fd < 0)
+		*lock_fd = port_lock_take(ag.conf.socket, port->port_guid);
+	if (*lock_fd < 0)
+		return *lock_fd;
+	port = port_poll_info(&known);
+	own_records_state_start(&ag.conf, port->gid);
+	ret = sources_open(&ag.src, &ag.conf, port->gid);
+	if (ret)
+		return ret;
+	own_records_init(ag.saj, &ag.conf, ag.src, &own_records_hooks);
+	ipoib_groups_init(ag.saj, &ag.conf, ag.src, on_left);
+	ctl_cm_init(ag.saj);
+	subs_start(ag.saj);
+	ctl_records_init(&ag.conf, ag.src);
+	ctl_verbs_init(&ag.conf, ag.src);
+	ret = ctl_lookup_init(ag.saj, &ag.conf, ag.src, on_lookup_failed);
+	if (ret) {
+		log_err("lookup cache: %s", strerror(-ret));
+		return ret;
 	}
-	so.ca = ag.conf.ca[0] ? ag.conf.ca : NULL;
-	so.port = (int)ag.conf.port;
-	so.timeout_ms = ag.conf.sa_timeout;
-	so.retries = ag.conf.sa_retries;
-	so.liveness = ag.conf.liveness;
-	so.ibping = ag.conf.ibping;
-	so.cm = ag.conf.cm_active ? &ag.conf.cm : NULL;
-	so.cm_timeout_ms = ag.conf.cm_timeout;
-	so.report = subs_report;
+	ret = ctl_sock_open(&ag.conf, ctl_verbs_line);
+	if (ret)
+		log_err("socket %s: %s", ag.conf.socket, ret == -EADDRINUSE ?
+			"another atsd is listening there" : strerror(-ret));
+	return ret;
+}
+
+/* The port events (polling alone without them), the start line, READY,
+ * then the loop. */
+static int serve(int sfd)
+{
+	int known;
+	const struct mport_info *port = port_poll_info(&known);
+	char gid[ATS_IP_STRLEN];
+	int pe = port_events_open(&ag.pev, port->ca, port->portnum);
+
+	if (pe)
+		log_warn("no port events from the verbs device %s (%s; is ib_uverbs "
+			 "loaded?): following the port by polling only (sm_poll_interval)",
+			 port->ca, strerror(-pe));
+	log_info("atsd %s on %s port %d, GID %s, %zu interface(s), socket %s",
+		 IBATS_VERSION, port->ca, port->portnum,
+		 ats_gid_format(port->gid, gid, sizeof(gid)), sources_count(ag.src),
+		 ag.conf.socket);
+	/* The socket accepts connections from here on: what
+	 * Type=notify units wait for. */
+	notify_status(1);
+	return run(sfd);
+}
+
+int main(int argc, char **argv)
+{
+	struct cmdline cl = { .portnum = -1 };
+	struct sa_thread_opts so = { 0 };
+	int sfd, ret, lock_fd = -1;
+
+	ag.conf_path = AGENT_CONF_DEFAULT;
+	ret = parse_args(argc, argv, &cl);
+	if (ret >= 0)
+		return ret;
+	log_init("atsd", LOG_LVL_INFO);
+	if (cl.check)
+		return check_config();
+	/* Before any thread: it edits the environment. */
+	ret = sdnotify_init();
+	if (ret)
+		log_err("NOTIFY_SOCKET: %s: systemd will not hear that atsd is ready",
+			strerror(-ret));
+	if (sdnotify_watchdog_init() < 0)
+		log_err("WATCHDOG_USEC or WATCHDOG_PID is not a number: no watchdog pings");
+	if (configure(&cl))
+		return 1;
+	srandom((unsigned)(getpid() ^ time(NULL)));
+	sfd = signals_open();
+	if (sfd < 0)
+		return 1;
+	sa_opts_fill(&so);
 	subs_init(&subs_hooks);
-	lock_fd = lock_selected(&so);
+	lock_fd = port_lock_selected(ag.conf.socket, &so.ca, &so.port);
 	if (lock_fd < 0 && lock_fd != -ENODEV)
 		return 1;
-	ret = saj_start(&ag.saj, &so);
+	ret = sa_thread_start(&ag.saj, &so);
 	if (ret) {
 		log_err("cannot open CA %s port %d: %s", so.ca ? so.ca : "(default)",
 			so.port, strerror(-ret));
 		return 1;
 	}
-	port_poll_init(ag.saj, &ag.conf, on_port_changed);
-	ret = port_poll_first();
-	if (!ret) {
-		const struct mport_info *port = port_poll_info(&known);
-
-		if (lock_fd < 0)
-			lock_fd = lock_port(port->port_guid);
-		ret = lock_fd < 0 ? lock_fd : 0;
-	}
-	if (!ret) {
-		const struct mport_info *port = port_poll_info(&known);
-
-		own_state_start(&ag.conf, port->gid);
-		ret = sources_open(&ag.src, &ag.conf, port->gid);
-	}
-	if (!ret) {
-		own_init(ag.saj, &ag.conf, ag.src, &own_hooks);
-		groups_init(ag.saj, &ag.conf, ag.src, on_left);
-		ctl_cm_init(ag.saj);
-		subs_start(ag.saj);
-		ctl_records_init(&ag.conf, ag.src);
-		ctl_verbs_init(&ag.conf, ag.src);
-	}
-	if (!ret && (ret = ctl_lookup_init(ag.saj, &ag.conf, ag.src, on_lookup_failed)))
-		log_err("lookup cache: %s", strerror(-ret));
-	if (!ret) {
-		ret = ctl_sock_open(&ag.conf, ctl_verbs_line);
-		if (ret)
-			log_err("socket %s: %s", ag.conf.socket, ret == -EADDRINUSE ?
-				"another atsd is listening there" : strerror(-ret));
-	}
-	if (!ret) {
-		const struct mport_info *port = port_poll_info(&known);
-		char gid[ATS_IP_STRLEN];
-		int pe = pev_open(&ag.pev, port->ca, port->portnum);
-
-		if (pe)
-			log_warn("no port events from the verbs device %s (%s; is ib_uverbs "
-				 "loaded?): following the port by polling only (sm_poll_interval)",
-				 port->ca, strerror(-pe));
-		log_info("atsd %s on %s port %d, GID %s, %zu interface(s), socket %s",
-			 IBATS_VERSION, port->ca, port->portnum,
-			 ats_gid_format(port->gid, gid, sizeof(gid)), sources_count(ag.src),
-			 ag.conf.socket);
-		/* The socket accepts connections from here on: what
-		 * Type=notify units wait for. */
-		notify_status(1);
-		ret = run(sfd);
-	}
+	ret = modules_start(&lock_fd);
+	if (!ret)
+		ret = serve(sfd);
 	ctl_sock_close();
 	ctl_lookup_fini();
-	pev_close(ag.pev);
+	port_events_close(ag.pev);
 	sources_close(ag.src);
-	saj_stop(ag.saj);
-	own_fini();
+	sa_thread_stop(ag.saj);
+	own_records_fini();
 	close(sfd);
-	sdn_fini();
+	sdnotify_fini();
 	if (lock_fd >= 0)
 		close(lock_fd);
 	return ret ? 1 : 0;

@@ -1,5 +1,5 @@
 /* What atsd.conf says about atsd's connections by IP (cm_listen,
- * cm_policy, cm_accept): the part of atsd's CM (hostagent/atsd/rcm.h)
+ * cm_policy, cm_accept): the part of atsd's CM (hostagent/atsd/sa/rcm.h)
  * its config parser fills, here so the parser (agent_conf.c) builds
  * without atsd's sources. */
 #ifndef IBATS_RCM_CONF_H

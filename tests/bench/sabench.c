@@ -35,7 +35,7 @@
 #include "atsd_client.h"
 #include "bulk.h"
 #include "clock.h"
-#include "cache.h"
+#include "state/cache.h"
 #include "mport.h"
 #include "sa.h"
 #include "sa_client.h"
@@ -157,21 +157,21 @@ static int cache(size_t n)
 {
 	double *t = calloc(n, sizeof(*t));
 	struct sr_record r;
-	struct rcache *c;
-	char key[RC_KEY_MAX], text[32];
+	struct cache *c;
+	char key[CACHE_KEY_MAX], text[32];
 	size_t i, nrecs;
 
 	memset(&r, 0, sizeof(r));
-	if (rc_init(&c, 1024))
+	if (cache_init(&c, 1024))
 		return 3;
 	for (i = 0; i < 1024; i++) {
 		snprintf(key, sizeof(key), "0 10.9.%zu.%zu ffff", i / 256, i % 256);
-		rc_put(c, key, &r, 1, INT64_MAX);
+		cache_put(c, key, &r, 1, INT64_MAX);
 	}
 	for (i = 0; i < n; i++) {
 		char ipbuf[ATS_IP_STRLEN];
 		struct ats_ip ip;
-		const struct rc_ent *e;
+		const struct cache_ent *e;
 		double t0;
 
 		snprintf(text, sizeof(text), "10.9.%zu.%zu", (i * 7) % 4, (i * 13) % 256);
@@ -179,12 +179,12 @@ static int cache(size_t n)
 		if (ats_ip_parse(text, &ip))
 			return 3;
 		snprintf(key, sizeof(key), "0 %s ffff", ats_ip_format(&ip, ipbuf, sizeof(ipbuf)));
-		e = rc_find(c, key, 0);
-		if (!e || !rc_records(e, &nrecs))
+		e = cache_find(c, key, 0);
+		if (!e || !cache_records(e, &nrecs))
 			return 3;
 		t[i] = now_us() - t0;
 	}
-	rc_fini(c);
+	cache_fini(c);
 	report("cache", t, n, 0);
 	free(t);
 	return 0;

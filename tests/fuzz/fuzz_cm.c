@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "a11.h"
-#include "rcm.h"
+#include "sa/rcm.h"
 #include "ipoib.h"
 #include "mcm.h"
 #include "wire.h"

@@ -3,7 +3,7 @@
   - the file is Prometheus's rule file structure (groups of named rules,
     each with an expr, a severity, a summary; durations where given);
   - every metric an expr names is one ibats exports, taken from the code
-    that writes them (plugin/metrics.c, hostagent/atsd/host_metrics.c and
+    that writes them (plugin/metrics.c, hostagent/atsd/main/host_metrics.c and
     the stats names of lib/host/atsd_proto.c), or node_exporter's own
     textfile collector metric; every exact label value a selector asks
     for is a string the code writes;
@@ -48,13 +48,13 @@ def exported():
     """The metric names ibats writes, and the string literals of that code
     (label values among them)."""
     files = [os.path.join(srcdir, "plugin/metrics.c")] + \
-        glob.glob(os.path.join(srcdir, "hostagent/atsd/*.c"))
+        glob.glob(os.path.join(srcdir, "hostagent/atsd/**/*.c"), recursive=True)
     text = "".join(open(f, encoding="utf-8").read() for f in files)
     names = set(re.findall(r'"(ibats_(?:sm|host)_[a-z0-9_]+)"', text))
     # ibats_host_NAME[_total]: one family per stats field, counters with
     # _total (host_metrics.c's table, atsd_proto.c's names).
     kinds = dict(re.findall(r"\[(ATSD_S_\w+)\]\s*=\s*\{\s*PROM_(COUNTER|GAUGE)",
-                            read("hostagent/atsd/host_metrics.c")))
+                            read("hostagent/atsd/main/host_metrics.c")))
     stats = dict(re.findall(r'\[(ATSD_S_\w+)\]\s*=\s*"(\w+)"', read("lib/host/atsd_proto.c")))
     for k, kind in kinds.items():
         if k in stats:

@@ -30,7 +30,8 @@ MAX_LINES = 800
 SOURCE_DIRS = ["lib", "plugin", "hostagent", "include", "examples", "tests/tools"]
 # Folders of modules: each .c has a header of its own, but a program's
 # main file. libibats implements its public header, <ibats/ibats.h>.
-MODULE_DIRS = ["lib/core", "lib/host", "plugin", "hostagent/atsd", "hostagent/atsctl"]
+MODULE_DIRS = ["lib/core", "lib/host", "plugin", "hostagent/atsd", "hostagent/atsd/ctl",
+               "hostagent/atsd/state", "hostagent/atsd/main", "hostagent/atsd/sa", "hostagent/atsctl"]
 
 # What ships; it uses no simulator code (tests/simhost/RDMACM.md).
 PRODUCT_DIRS = ["lib", "plugin", "hostagent", "include", "examples"]

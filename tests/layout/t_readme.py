@@ -56,6 +56,7 @@ def main():
 
     code = ""
     for f in glob.glob(os.path.join(srcdir, "hostagent/*/*.c")) + \
+            glob.glob(os.path.join(srcdir, "hostagent/atsd/*/*.c")) + \
             glob.glob(os.path.join(srcdir, "lib/*/*.c")):
         code += open(f, encoding="utf-8").read()
     diag = []

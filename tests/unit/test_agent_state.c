@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "agent_state.h"
+#include "state/agent_state.h"
 #include "tmpconf.h"
 
 static char path[64];
@@ -44,15 +44,15 @@ static void test_round_trip(void **state)
 	r[1].pkey = 0x8001;
 	assert_int_equal(ats_ip_parse("fd00::1", &r[1].ip), 0);
 	tmpconf_write(path, sizeof(path), "atsd-state-test", "");
-	assert_int_equal(astate_save(path, gid, r, 2), 0);
-	assert_int_equal(astate_load(path, gid, &out, &n, &why), 0);
+	assert_int_equal(agent_state_save(path, gid, r, 2), 0);
+	assert_int_equal(agent_state_load(path, gid, &out, &n, &why), 0);
 	assert_int_equal(n, 2);
 	assert_true(out[1].sid == r[1].sid && out[1].pkey == 0x8001 &&
 		    ats_ip_equal(&out[1].ip, &r[1].ip));
 	free(out);
 	/* Empty is a valid list: atsd owns nothing. */
-	assert_int_equal(astate_save(path, gid, NULL, 0), 0);
-	assert_int_equal(astate_load(path, gid, &out, &n, &why), 0);
+	assert_int_equal(agent_state_save(path, gid, NULL, 0), 0);
+	assert_int_equal(agent_state_load(path, gid, &out, &n, &why), 0);
 	assert_int_equal(n, 0);
 	free(out);
 }
@@ -70,10 +70,10 @@ static void test_planted_tmp(void **state)
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	unlink(tmp);
 	assert_int_equal(symlink(victim, tmp), 0);
-	assert_int_equal(astate_save(path, gid, NULL, 0), 0);
+	assert_int_equal(agent_state_save(path, gid, NULL, 0), 0);
 	unlink(tmp);
 	assert_int_equal(link(victim, tmp), 0);
-	assert_int_equal(astate_save(path, gid, NULL, 0), 0);
+	assert_int_equal(agent_state_save(path, gid, NULL, 0), 0);
 	tmpconf_assert(victim, "precious\n");
 	unlink(victim);
 }
@@ -86,32 +86,32 @@ static void test_damaged(void **state)
 	size_t n;
 
 	(void)state;
-	assert_int_equal(astate_load("/nonexistent/ibats.state", gid, &out, &n, &why), -ENOENT);
+	assert_int_equal(agent_state_load("/nonexistent/ibats.state", gid, &out, &n, &why), -ENOENT);
 	tmpconf_write(path, sizeof(path), "atsd-state-test", "");
-	assert_int_equal(astate_load(path, gid, &out, &n, &why), -EBADMSG);
+	assert_int_equal(agent_state_load(path, gid, &out, &n, &why), -EBADMSG);
 	tmpconf_write(path, sizeof(path), "atsd-state-test", "garbage\n");
-	assert_int_equal(astate_load(path, gid, &out, &n, &why), -EBADMSG);
+	assert_int_equal(agent_state_load(path, gid, &out, &n, &why), -EBADMSG);
 	/* Cut short: no end line. */
 	tmpconf_write(path, sizeof(path), "atsd-state-test",
 		      "ibats-atsd-state 1 fe80::3\n0x10000ce100415453 0xffff 10.0.0.1\n");
-	assert_int_equal(astate_load(path, gid, &out, &n, &why), -EBADMSG);
+	assert_int_equal(agent_state_load(path, gid, &out, &n, &why), -EBADMSG);
 	assert_non_null(strstr(why, "cut short"));
 	tmpconf_write(path, sizeof(path), "atsd-state-test",
 		      "ibats-atsd-state 1 fe80::3\n0x10000ce100415453 0xffff 10.0.0.1\nend 2\n");
-	assert_int_equal(astate_load(path, gid, &out, &n, &why), -EBADMSG);
+	assert_int_equal(agent_state_load(path, gid, &out, &n, &why), -EBADMSG);
 	/* Outside the SID block: not something atsd registers. */
 	tmpconf_write(path, sizeof(path), "atsd-state-test",
 		      "ibats-atsd-state 1 fe80::3\n0x10000ce100415353 0xffff 10.0.0.1\nend 1\n");
-	assert_int_equal(astate_load(path, gid, &out, &n, &why), -EBADMSG);
+	assert_int_equal(agent_state_load(path, gid, &out, &n, &why), -EBADMSG);
 	tmpconf_write(path, sizeof(path), "atsd-state-test",
 		      "ibats-atsd-state 1 fe80::3\n0x10000ce100415453 0xffff 10.0.0.1\nend 1\n");
-	assert_int_equal(astate_load(path, gid, &out, &n, &why), 0);
+	assert_int_equal(agent_state_load(path, gid, &out, &n, &why), 0);
 	free(out);
 	/* Another port's file. */
-	assert_int_equal(astate_load(path, other, &out, &n, &why), -EBADMSG);
+	assert_int_equal(agent_state_load(path, other, &out, &n, &why), -EBADMSG);
 	assert_non_null(strstr(why, "another GID"));
 	/* A directory that cannot take the file: an error, not a crash. */
-	assert_true(astate_save("/proc/ibats-no/x.state", gid, NULL, 0) < 0);
+	assert_true(agent_state_save("/proc/ibats-no/x.state", gid, NULL, 0) < 0);
 }
 
 static struct plan_action act(enum plan_op op, unsigned slot, const char *ip)
@@ -145,7 +145,7 @@ static void test_gate(void **state)
 	filed[1].sid = ats_sid_at(4);
 	filed[1].pkey = 0xffff;
 	assert_int_equal(ats_ip_parse("10.0.0.5", &filed[1].ip), 0);
-	n = astate_gate(p, 5, filed, 2);
+	n = agent_state_gate(p, 5, filed, 2);
 	assert_int_equal(n, 2);
 	assert_true(p[0].op == PLAN_DELETE && p[0].sid == ats_sid_at(2));
 	assert_true(p[1].op == PLAN_SET && p[1].sid == ats_sid_at(0));
@@ -155,7 +155,7 @@ static void test_gate(void **state)
 	/* Nothing listed: every Set stays back, deletes go. */
 	p[0] = act(PLAN_SET, 0, "10.0.0.1");
 	p[1] = act(PLAN_DELETE, 1, "10.0.0.2");
-	assert_int_equal(astate_gate(p, 2, NULL, 0), 1);
+	assert_int_equal(agent_state_gate(p, 2, NULL, 0), 1);
 	assert_int_equal(p[0].op, PLAN_DELETE);
 }
 
@@ -168,27 +168,27 @@ static void test_check(void **state)
 	(void)state;
 	assert_non_null(mkdtemp(dir));
 	snprintf(file, sizeof(file), "%s/atsd.state", dir);
-	assert_int_equal(astate_check(file, why, sizeof(why)), 0);
+	assert_int_equal(agent_state_check(file, why, sizeof(why)), 0);
 	/* Not there yet: atsd makes it, 0755. */
-	assert_int_equal(astate_check("/nonexistent-ibats/atsd.state", why, sizeof(why)), 0);
+	assert_int_equal(agent_state_check("/nonexistent-ibats/atsd.state", why, sizeof(why)), 0);
 	assert_int_equal(chmod(dir, 0777), 0);
-	assert_int_equal(astate_check(file, why, sizeof(why)), -EPERM);
+	assert_int_equal(agent_state_check(file, why, sizeof(why)), -EPERM);
 	assert_non_null(strstr(why, dir));
 	assert_non_null(strstr(why, "writable by others"));
 	assert_int_equal(chmod(dir, 0770), 0);
-	assert_int_equal(astate_check(file, why, sizeof(why)), -EPERM);
+	assert_int_equal(agent_state_check(file, why, sizeof(why)), -EPERM);
 	/* Sticky, as /tmp: others cannot replace root's file there. */
 	assert_int_equal(chmod(dir, 01777), 0);
-	assert_int_equal(astate_check(file, why, sizeof(why)), 0);
+	assert_int_equal(agent_state_check(file, why, sizeof(why)), 0);
 	assert_int_equal(chmod(dir, 0755), 0);
 	if (geteuid() == 0) {
 		assert_int_equal(chown(dir, 4242, (gid_t)-1), 0);
-		assert_int_equal(astate_check(file, why, sizeof(why)), -EPERM);
+		assert_int_equal(agent_state_check(file, why, sizeof(why)), -EPERM);
 		assert_non_null(strstr(why, "owned by uid 4242"));
 		assert_int_equal(chown(dir, 0, (gid_t)-1), 0);
 	}
 	assert_int_equal(symlink("/etc/passwd", file), 0);
-	assert_int_equal(astate_check(file, why, sizeof(why)), -ELOOP);
+	assert_int_equal(agent_state_check(file, why, sizeof(why)), -ELOOP);
 	assert_non_null(strstr(why, "symbolic link"));
 	unlink(file);
 	rmdir(dir);
@@ -212,21 +212,21 @@ static void test_check_planted(void **state)
 	f = fopen(file, "w");
 	assert_non_null(f);
 	fclose(f);
-	assert_int_equal(astate_check(file, why, sizeof(why)), 0);
+	assert_int_equal(agent_state_check(file, why, sizeof(why)), 0);
 	assert_int_equal(chown(file, 4242, (gid_t)-1), 0);
-	assert_int_equal(astate_check(file, why, sizeof(why)), -EPERM);
+	assert_int_equal(agent_state_check(file, why, sizeof(why)), -EPERM);
 	assert_non_null(strstr(why, file));
 	assert_non_null(strstr(why, "owned by uid 4242"));
 	/* Nor anything but a regular file (a FIFO would hang the start). */
 	unlink(file);
 	assert_int_equal(mkfifo(file, 0600), 0);
-	assert_int_equal(astate_check(file, why, sizeof(why)), -EINVAL);
+	assert_int_equal(agent_state_check(file, why, sizeof(why)), -EINVAL);
 	assert_non_null(strstr(why, "not a regular file"));
 	unlink(file);
 	rmdir(dir);
 }
 
-/* astate_check runs at start and reload, the load later (once the port's
+/* agent_state_check runs at start and reload, the load later (once the port's
  * GID is known): a file planted or swapped for a symlink between them is
  * still not read as atsd's list. */
 static void test_load_foreign(void **state)
@@ -242,17 +242,17 @@ static void test_load_foreign(void **state)
 	r.pkey = 0xffff;
 	assert_int_equal(ats_ip_parse("10.0.0.1", &r.ip), 0);
 	tmpconf_write(path, sizeof(path), "atsd-state-test", "");
-	assert_int_equal(astate_save(path, gid, &r, 1), 0);
+	assert_int_equal(agent_state_save(path, gid, &r, 1), 0);
 	snprintf(lnk, sizeof(lnk), "%s.lnk", path);
 	unlink(lnk);
 	assert_int_equal(symlink(path, lnk), 0);
-	assert_int_equal(astate_load(lnk, gid, &out, &n, &why), -EBADMSG);
+	assert_int_equal(agent_state_load(lnk, gid, &out, &n, &why), -EBADMSG);
 	assert_non_null(strstr(why, "symbolic link"));
 	unlink(lnk);
 	if (geteuid() != 0)
 		return; /* a file of another user needs chown */
 	assert_int_equal(chown(path, 4242, (gid_t)-1), 0);
-	assert_int_equal(astate_load(path, gid, &out, &n, &why), -EBADMSG);
+	assert_int_equal(agent_state_load(path, gid, &out, &n, &why), -EBADMSG);
 	assert_non_null(strstr(why, "owned by uid 4242"));
 }
 

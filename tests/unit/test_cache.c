@@ -9,40 +9,40 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cache.h"
+#include "state/cache.h"
 
 static void test_hit_expire_negative(void **state)
 {
 	struct sr_record r[2];
 	const struct sr_record *got;
-	struct rcache *c;
+	struct cache *c;
 	size_t n;
 
 	(void)state;
 	memset(r, 0, sizeof(r));
 	r[0].id = 1;
 	r[1].id = 2;
-	assert_int_equal(rc_init(&c, 8), 0);
-	assert_int_equal(rc_put(c, "0 10.0.0.1 ffff", r, 2, 1000), 0);
-	assert_int_equal(rc_put(c, "0 10.0.0.9 ffff", NULL, 0, 500), 0);
-	got = rc_records(rc_find(c, "0 10.0.0.1 ffff", 999), &n);
+	assert_int_equal(cache_init(&c, 8), 0);
+	assert_int_equal(cache_put(c, "0 10.0.0.1 ffff", r, 2, 1000), 0);
+	assert_int_equal(cache_put(c, "0 10.0.0.9 ffff", NULL, 0, 500), 0);
+	got = cache_records(cache_find(c, "0 10.0.0.1 ffff", 999), &n);
 	assert_int_equal(n, 2);
 	assert_int_equal(got[1].id, 2);
 	/* Negative entry: found, no records. */
-	assert_null(rc_records(rc_find(c, "0 10.0.0.9 ffff", 10), &n));
+	assert_null(cache_records(cache_find(c, "0 10.0.0.9 ffff", 10), &n));
 	assert_int_equal(n, 0);
-	assert_null(rc_find(c, "0 10.0.0.2 ffff", 0));
+	assert_null(cache_find(c, "0 10.0.0.2 ffff", 0));
 	/* Expired at its deadline, and dropped. */
-	assert_null(rc_find(c, "0 10.0.0.9 ffff", 500));
-	assert_int_equal(rc_count(c), 1);
+	assert_null(cache_find(c, "0 10.0.0.9 ffff", 500));
+	assert_int_equal(cache_count(c), 1);
 	/* Replacing keeps one entry. */
-	assert_int_equal(rc_put(c, "0 10.0.0.1 ffff", r, 1, 2000), 0);
-	assert_int_equal(rc_count(c), 1);
-	rc_records(rc_find(c, "0 10.0.0.1 ffff", 1500), &n);
+	assert_int_equal(cache_put(c, "0 10.0.0.1 ffff", r, 1, 2000), 0);
+	assert_int_equal(cache_count(c), 1);
+	cache_records(cache_find(c, "0 10.0.0.1 ffff", 1500), &n);
 	assert_int_equal(n, 1);
-	rc_clear(c);
-	assert_int_equal(rc_count(c), 0);
-	rc_fini(c);
+	cache_clear(c);
+	assert_int_equal(cache_count(c), 0);
+	cache_fini(c);
 }
 
 /* Reports: trap 65 drops the answers holding the GID (and only those),
@@ -50,7 +50,7 @@ static void test_hit_expire_negative(void **state)
 static void test_drop_gid_negative(void **state)
 {
 	struct sr_record a[2], b;
-	struct rcache *c;
+	struct cache *c;
 	uint8_t g1[16] = { 0xfe, 0x80, [15] = 1 }, g2[16] = { 0xfe, 0x80, [15] = 2 };
 	size_t n;
 
@@ -60,78 +60,78 @@ static void test_drop_gid_negative(void **state)
 	memcpy(a[0].gid, g2, 16);
 	memcpy(a[1].gid, g1, 16);  /* the second record of a two-record answer */
 	memcpy(b.gid, g2, 16);
-	assert_int_equal(rc_init(&c, 8), 0);
-	assert_int_equal(rc_put(c, "0 10.0.0.1 ffff", a, 2, 1000), 0);
-	assert_int_equal(rc_put(c, "0 10.0.0.2 ffff", &b, 1, 1000), 0);
-	assert_int_equal(rc_put(c, "0 10.0.0.3 ffff", NULL, 0, 1000), 0);
-	assert_int_equal(rc_put(c, "0 10.0.0.4 ffff", NULL, 0, 1000), 0);
-	assert_int_equal(rc_drop_gid(c, g1), 1);
-	assert_null(rc_find(c, "0 10.0.0.1 ffff", 0));
-	assert_non_null(rc_find(c, "0 10.0.0.2 ffff", 0));
-	assert_int_equal(rc_drop_gid(c, g1), 0);
-	assert_int_equal(rc_drop_negative(c), 2);
-	assert_int_equal(rc_count(c), 1);
-	rc_records(rc_find(c, "0 10.0.0.2 ffff", 0), &n);
+	assert_int_equal(cache_init(&c, 8), 0);
+	assert_int_equal(cache_put(c, "0 10.0.0.1 ffff", a, 2, 1000), 0);
+	assert_int_equal(cache_put(c, "0 10.0.0.2 ffff", &b, 1, 1000), 0);
+	assert_int_equal(cache_put(c, "0 10.0.0.3 ffff", NULL, 0, 1000), 0);
+	assert_int_equal(cache_put(c, "0 10.0.0.4 ffff", NULL, 0, 1000), 0);
+	assert_int_equal(cache_drop_gid(c, g1), 1);
+	assert_null(cache_find(c, "0 10.0.0.1 ffff", 0));
+	assert_non_null(cache_find(c, "0 10.0.0.2 ffff", 0));
+	assert_int_equal(cache_drop_gid(c, g1), 0);
+	assert_int_equal(cache_drop_negative(c), 2);
+	assert_int_equal(cache_count(c), 1);
+	cache_records(cache_find(c, "0 10.0.0.2 ffff", 0), &n);
 	assert_int_equal(n, 1);
-	assert_int_equal(rc_drop_negative(c), 0);
-	assert_int_equal(rc_drop_gid(c, g2), 1);
-	assert_int_equal(rc_count(c), 0);
-	rc_fini(c);
+	assert_int_equal(cache_drop_negative(c), 0);
+	assert_int_equal(cache_drop_gid(c, g2), 1);
+	assert_int_equal(cache_count(c), 0);
+	cache_fini(c);
 }
 
 static void test_evict_closest_expiry(void **state)
 {
-	struct rcache *c;
+	struct cache *c;
 	char key[32];
 	int i;
 
 	(void)state;
-	assert_int_equal(rc_init(&c, 4), 0);
+	assert_int_equal(cache_init(&c, 4), 0);
 	for (i = 0; i < 4; i++) {
 		snprintf(key, sizeof(key), "k%d", i);
-		assert_int_equal(rc_put(c, key, NULL, 0, i == 2 ? 10 : 100 + i), 0);
+		assert_int_equal(cache_put(c, key, NULL, 0, i == 2 ? 10 : 100 + i), 0);
 	}
-	assert_int_equal(rc_put(c, "k4", NULL, 0, 200), 0);
-	assert_int_equal(rc_count(c), 4);
-	assert_null(rc_find(c, "k2", 0));
-	assert_non_null(rc_find(c, "k0", 0));
-	assert_non_null(rc_find(c, "k4", 0));
-	rc_fini(c);
+	assert_int_equal(cache_put(c, "k4", NULL, 0, 200), 0);
+	assert_int_equal(cache_count(c), 4);
+	assert_null(cache_find(c, "k2", 0));
+	assert_non_null(cache_find(c, "k0", 0));
+	assert_non_null(cache_find(c, "k4", 0));
+	cache_fini(c);
 }
 
 static void test_key_too_long(void **state)
 {
-	char key[RC_KEY_MAX + 1];
-	struct rcache *c;
+	char key[CACHE_KEY_MAX + 1];
+	struct cache *c;
 
 	(void)state;
-	memset(key, 'x', RC_KEY_MAX);
-	key[RC_KEY_MAX] = '\0';
-	assert_int_equal(rc_init(&c, 4), 0);
-	assert_int_equal(rc_put(c, key, NULL, 0, 1), -ENAMETOOLONG);
-	key[RC_KEY_MAX - 1] = '\0';
-	assert_int_equal(rc_put(c, key, NULL, 0, 1), 0);
-	rc_fini(c);
+	memset(key, 'x', CACHE_KEY_MAX);
+	key[CACHE_KEY_MAX] = '\0';
+	assert_int_equal(cache_init(&c, 4), 0);
+	assert_int_equal(cache_put(c, key, NULL, 0, 1), -ENAMETOOLONG);
+	key[CACHE_KEY_MAX - 1] = '\0';
+	assert_int_equal(cache_put(c, key, NULL, 0, 1), 0);
+	cache_fini(c);
 }
 
 /* A full cache of 1024 entries still finds each one. */
 static void test_many(void **state)
 {
-	struct rcache *c;
+	struct cache *c;
 	char key[32];
 	int i;
 
 	(void)state;
-	assert_int_equal(rc_init(&c, 1024), 0);
+	assert_int_equal(cache_init(&c, 1024), 0);
 	for (i = 0; i < 1024; i++) {
 		snprintf(key, sizeof(key), "0 10.0.%d.%d ffff", i / 256, i % 256);
-		assert_int_equal(rc_put(c, key, NULL, 0, 1000 + i), 0);
+		assert_int_equal(cache_put(c, key, NULL, 0, 1000 + i), 0);
 	}
 	for (i = 0; i < 1024; i++) {
 		snprintf(key, sizeof(key), "0 10.0.%d.%d ffff", i / 256, i % 256);
-		assert_non_null(rc_find(c, key, 0));
+		assert_non_null(cache_find(c, key, 0));
 	}
-	rc_fini(c);
+	cache_fini(c);
 }
 
 int main(void)

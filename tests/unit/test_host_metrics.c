@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "host_metrics.h"
+#include "main/host_metrics.h"
 
 static void test_fill(void **state)
 {

@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "ats.h"
-#include "nosa.h"
+#include "state/nosa.h"
 
 #define OUR_GID "fe80::2:c903:0:1"
 #define PEER_GID "fe80::2:c903:0:9"

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "plan.h"
+#include "state/plan.h"
 
 #define P ATS_SID_PRIMARY
 #define SID(n) ats_sid_at(n)
@@ -21,9 +21,9 @@ static struct ats_ip ip(const char *s)
 	return a;
 }
 
-static struct want_addr W(const char *s, uint16_t pkey, int primary)
+static struct plan_want_addr W(const char *s, uint16_t pkey, int primary)
 {
-	struct want_addr w = { ip(s), pkey, primary };
+	struct plan_want_addr w = { ip(s), pkey, primary };
 
 	return w;
 }
@@ -55,7 +55,7 @@ static void render(const struct plan_action *a, size_t n, char *buf, size_t len)
 	}
 }
 
-static void expect(const struct want_addr *w, size_t nw, const struct held_rec *h,
+static void expect(const struct plan_want_addr *w, size_t nw, const struct held_rec *h,
 		   size_t nh, const char *want)
 {
 	struct plan_action *a;
@@ -70,7 +70,7 @@ static void expect(const struct want_addr *w, size_t nw, const struct held_rec *
 
 static void test_fresh_registration(void **state)
 {
-	struct want_addr w[] = { W("10.0.0.1", 0xffff, 1), W("10.0.1.1", 0xffff, 0),
+	struct plan_want_addr w[] = { W("10.0.0.1", 0xffff, 1), W("10.0.1.1", 0xffff, 0),
 				 W("fd00::1", 0xffff, 0) };
 
 	(void)state;
@@ -79,7 +79,7 @@ static void test_fresh_registration(void **state)
 
 static void test_in_sync_does_nothing(void **state)
 {
-	struct want_addr w[] = { W("10.0.0.1", 0xffff, 1), W("10.0.1.1", 0xffff, 0) };
+	struct plan_want_addr w[] = { W("10.0.0.1", 0xffff, 1), W("10.0.1.1", 0xffff, 0) };
 	struct held_rec h[] = { H(SID(1), "10.0.1.1", 0xffff), H(P, "10.0.0.1", 0xffff) };
 
 	(void)state;
@@ -90,7 +90,7 @@ static void test_primary_swap(void **state)
 {
 	/* Y becomes primary, X stays as a secondary (ATS 2.1). The secondary
 	 * holding Y goes first so the SM never sees Y twice on one port. */
-	struct want_addr w[] = { W("10.0.0.2", 0xffff, 1), W("10.0.0.1", 0xffff, 0) };
+	struct plan_want_addr w[] = { W("10.0.0.2", 0xffff, 1), W("10.0.0.1", 0xffff, 0) };
 	struct held_rec h[] = { H(P, "10.0.0.1", 0xffff), H(SID(1), "10.0.0.2", 0xffff) };
 
 	(void)state;
@@ -99,7 +99,7 @@ static void test_primary_swap(void **state)
 
 static void test_primary_replaced(void **state)
 {
-	struct want_addr w[] = { W("10.0.0.9", 0xffff, 1), W("10.0.1.1", 0xffff, 0) };
+	struct plan_want_addr w[] = { W("10.0.0.9", 0xffff, 1), W("10.0.1.1", 0xffff, 0) };
 	struct held_rec h[] = { H(P, "10.0.0.1", 0xffff), H(SID(1), "10.0.1.1", 0xffff) };
 
 	(void)state;
@@ -108,7 +108,7 @@ static void test_primary_replaced(void **state)
 
 static void test_address_removed(void **state)
 {
-	struct want_addr w[] = { W("10.0.0.1", 0xffff, 1), W("fd00::3", 0xffff, 0) };
+	struct plan_want_addr w[] = { W("10.0.0.1", 0xffff, 1), W("fd00::3", 0xffff, 0) };
 	struct held_rec h[] = { H(P, "10.0.0.1", 0xffff), H(SID(1), "10.0.1.1", 0xffff),
 				H(SID(2), "fd00::3", 0xffff) };
 
@@ -128,7 +128,7 @@ static void test_all_removed_primary_last(void **state)
 static void test_sid_not_reused_while_held(void **state)
 {
 	/* ...54 and ...56 are held; the new address takes ...55. */
-	struct want_addr w[] = { W("10.0.0.1", 0xffff, 1), W("10.0.1.1", 0xffff, 0),
+	struct plan_want_addr w[] = { W("10.0.0.1", 0xffff, 1), W("10.0.1.1", 0xffff, 0),
 				 W("10.0.3.1", 0xffff, 0), W("10.0.2.1", 0xffff, 0) };
 	struct held_rec h[] = { H(P, "10.0.0.1", 0xffff), H(SID(1), "10.0.1.1", 0xffff),
 				H(SID(3), "10.0.3.1", 0xffff) };
@@ -141,7 +141,7 @@ static void test_wraparound(void **state)
 {
 	/* Held: primary and ...54..FF (172 records); the next SID is ...00. */
 	struct held_rec h[1 + 172];
-	struct want_addr w[1 + 173];
+	struct plan_want_addr w[1 + 173];
 	struct plan_action *a;
 	size_t n, i;
 	char s[32];
@@ -164,7 +164,7 @@ static void test_wraparound(void **state)
 
 static void test_full_block(void **state)
 {
-	struct want_addr w[257];
+	struct plan_want_addr w[257];
 	struct plan_action *a;
 	size_t n, i;
 	char s[32];
@@ -183,7 +183,7 @@ static void test_full_block(void **state)
 static void test_duplicate_held(void **state)
 {
 	/* An address held twice (a crashed earlier agent): keep the first. */
-	struct want_addr w[] = { W("10.0.0.1", 0xffff, 1), W("10.0.1.1", 0xffff, 0) };
+	struct plan_want_addr w[] = { W("10.0.0.1", 0xffff, 1), W("10.0.1.1", 0xffff, 0) };
 	struct held_rec h[] = { H(P, "10.0.0.1", 0xffff), H(SID(2), "10.0.1.1", 0xffff),
 				H(SID(1), "10.0.1.1", 0xffff) };
 
@@ -193,7 +193,7 @@ static void test_duplicate_held(void **state)
 
 static void test_pkeys_independent(void **state)
 {
-	struct want_addr w[] = { W("10.0.0.1", 0xffff, 1), W("10.8.0.1", 0x8001, 1),
+	struct plan_want_addr w[] = { W("10.0.0.1", 0xffff, 1), W("10.8.0.1", 0x8001, 1),
 				 W("10.8.1.1", 0x8001, 0) };
 	struct held_rec h[] = { H(P, "10.0.0.1", 0xffff), H(P, "10.9.0.1", 0x8002) };
 
@@ -203,19 +203,19 @@ static void test_pkeys_independent(void **state)
 
 static void test_want_build(void **state)
 {
-	struct want_cand c[] = {
-		{ ip("fd00::1"), 0xffff, WANT_OTHER },
-		{ ip("10.0.0.2"), 0xffff, WANT_OTHER },
-		{ ip("10.0.0.1"), 0xffff, WANT_IF_PRIMARY },
-		{ ip("10.0.0.2"), 0xffff, WANT_OTHER },
-		{ ip("10.8.0.5"), 0x8001, WANT_OTHER },
-		{ ip("10.8.0.6"), 0x8001, WANT_OTHER },
+	struct plan_want_cand c[] = {
+		{ ip("fd00::1"), 0xffff, PLAN_WANT_OTHER },
+		{ ip("10.0.0.2"), 0xffff, PLAN_WANT_OTHER },
+		{ ip("10.0.0.1"), 0xffff, PLAN_WANT_IF_PRIMARY },
+		{ ip("10.0.0.2"), 0xffff, PLAN_WANT_OTHER },
+		{ ip("10.8.0.5"), 0x8001, PLAN_WANT_OTHER },
+		{ ip("10.8.0.6"), 0x8001, PLAN_WANT_OTHER },
 	};
-	struct want_addr *w;
+	struct plan_want_addr *w;
 	size_t n;
 
 	(void)state;
-	assert_int_equal(want_build(c, 6, &w, &n), 0);
+	assert_int_equal(plan_want_build(c, 6, &w, &n), 0);
 	assert_int_equal(n, 5);
 	assert_false(w[0].primary);
 	assert_false(w[1].primary);
@@ -224,17 +224,17 @@ static void test_want_build(void **state)
 	assert_false(w[4].primary);
 	free(w);
 	/* A forced primary wins over the interface's. */
-	c[1].prio = WANT_FORCED;
-	assert_int_equal(want_build(c, 6, &w, &n), 0);
+	c[1].prio = PLAN_WANT_FORCED;
+	assert_int_equal(plan_want_build(c, 6, &w, &n), 0);
 	assert_true(w[1].primary);
 	assert_false(w[2].primary);
 	free(w);
-	assert_int_equal(want_build(c, 0, &w, &n), 0);
+	assert_int_equal(plan_want_build(c, 0, &w, &n), 0);
 	assert_int_equal(n, 0);
 	assert_null(w);
 }
 
-static void expect_foreign(const struct want_addr *w, size_t nw, const struct held_rec *h,
+static void expect_foreign(const struct plan_want_addr *w, size_t nw, const struct held_rec *h,
 			   size_t nh, const struct held_rec *f, size_t nf, const char *want)
 {
 	struct plan_action *a;
@@ -250,7 +250,7 @@ static void expect_foreign(const struct want_addr *w, size_t nw, const struct he
 /* An admin's record on our GID: never deleted, its SID never reused. */
 static void test_foreign_left_alone(void **state)
 {
-	struct want_addr w[] = { W("10.0.0.1", 0xffff, 1), W("10.0.1.1", 0xffff, 0) };
+	struct plan_want_addr w[] = { W("10.0.0.1", 0xffff, 1), W("10.0.1.1", 0xffff, 0) };
 	struct held_rec h[] = { H(P, "10.0.0.1", 0xffff), H(SID(1), "10.0.5.5", 0xffff) };
 	struct held_rec f[] = { H(SID(2), "10.0.7.7", 0xffff) };
 
@@ -270,7 +270,7 @@ static void test_foreign_left_alone(void **state)
 
 static void test_foreign_carries_wanted(void **state)
 {
-	struct want_addr w[] = { W("10.0.0.1", 0xffff, 1), W("10.0.1.1", 0xffff, 0) };
+	struct plan_want_addr w[] = { W("10.0.0.1", 0xffff, 1), W("10.0.1.1", 0xffff, 0) };
 	struct held_rec f[] = { H(SID(3), "10.0.1.1", 0xffff) };
 	struct held_rec fp[] = { H(P, "10.0.9.9", 0xffff) };
 
@@ -294,7 +294,7 @@ static void test_refusal_words(void **state)
 /* One refused address leaves the others, and the primary moves on. */
 static void test_want_drop_refused(void **state)
 {
-	struct want_addr w[] = { W("10.0.0.1", 0xffff, 1), W("10.0.0.2", 0xffff, 0),
+	struct plan_want_addr w[] = { W("10.0.0.1", 0xffff, 1), W("10.0.0.2", 0xffff, 0),
 				 W("10.0.0.3", 0xffff, 0) };
 	struct plan_refused r[2];
 	size_t n = 3;
@@ -304,27 +304,27 @@ static void test_want_drop_refused(void **state)
 	r[0].ip = ip("10.0.0.2");
 	r[0].pkey = 0xffff;
 	r[0].retry_at = 1000;
-	want_drop_refused(w, &n, r, 1, 999);
+	plan_want_drop_refused(w, &n, r, 1, 999);
 	assert_int_equal(n, 2);
 	assert_true(w[0].primary);
 	assert_true(ats_ip_equal(&w[1].ip, &r[0].ip) == 0);
 	expect(w, n, NULL, 0, "S53=10.0.0.1 S54=10.0.0.3");
 	/* Due for a retry: kept. */
 	{
-		struct want_addr w2[] = { W("10.0.0.1", 0xffff, 1), W("10.0.0.2", 0xffff, 0) };
+		struct plan_want_addr w2[] = { W("10.0.0.1", 0xffff, 1), W("10.0.0.2", 0xffff, 0) };
 
 		n = 2;
-		want_drop_refused(w2, &n, r, 1, 1000);
+		plan_want_drop_refused(w2, &n, r, 1, 1000);
 		assert_int_equal(n, 2);
 	}
 	/* The primary refused: the next address takes the primary SID. */
 	{
-		struct want_addr w3[] = { W("10.0.0.1", 0xffff, 1), W("10.0.0.2", 0xffff, 0),
+		struct plan_want_addr w3[] = { W("10.0.0.1", 0xffff, 1), W("10.0.0.2", 0xffff, 0),
 					  W("10.0.0.3", 0x8001, 1) };
 
 		r[0].ip = ip("10.0.0.1");
 		n = 3;
-		want_drop_refused(w3, &n, r, 1, 0);
+		plan_want_drop_refused(w3, &n, r, 1, 0);
 		assert_int_equal(n, 2);
 		assert_true(w3[0].primary);
 		assert_true(w3[1].primary);

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "rcm.h"
+#include "sa/rcm.h"
 
 static void test_judge(void **state)
 {

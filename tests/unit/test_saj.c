@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "saj.h"
+#include "sa/saj.h"
 
 /* A lookup job carries no sync, group or connection payload. */
 static void test_sizes(void **state)

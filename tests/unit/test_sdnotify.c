@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "sdnotify.h"
+#include "main/sdnotify.h"
 
 /* A datagram listener on NAME (a path, or '@' + an abstract name), as
  * systemd's notification socket is. */
@@ -58,17 +58,17 @@ static void test_path(void **state)
 	snprintf(sock, sizeof(sock), "%s/notify", path);
 	fd = listener(sock);
 	setenv("NOTIFY_SOCKET", sock, 1);
-	assert_int_equal(sdn_init(), 0);
-	assert_true(sdn_enabled());
+	assert_int_equal(sdnotify_init(), 0);
+	assert_true(sdnotify_enabled());
 	/* Unset: nothing atsd starts talks to the manager in its name. */
 	assert_null(getenv("NOTIFY_SOCKET"));
-	assert_int_equal(sdn_send("READY=1\nSTATUS=starting"), 0);
+	assert_int_equal(sdnotify_send("READY=1\nSTATUS=starting"), 0);
 	assert_string_equal(receive(fd), "READY=1\nSTATUS=starting");
-	assert_int_equal(sdn_sendf("STATUS=%d records registered, SM LID %u", 3, 1u), 0);
+	assert_int_equal(sdnotify_sendf("STATUS=%d records registered, SM LID %u", 3, 1u), 0);
 	assert_string_equal(receive(fd), "STATUS=3 records registered, SM LID 1");
 	assert_string_equal(receive(fd), "");
-	sdn_fini();
-	assert_false(sdn_enabled());
+	sdnotify_fini();
+	assert_false(sdnotify_enabled());
 	close(fd);
 	unlink(sock);
 	rmdir(path);
@@ -86,8 +86,8 @@ static void test_abstract_reloading(void **state)
 	snprintf(name, sizeof(name), "@ibats-test-sdnotify-%d", (int)getpid());
 	fd = listener(name);
 	setenv("NOTIFY_SOCKET", name, 1);
-	assert_int_equal(sdn_init(), 0);
-	assert_int_equal(sdn_reloading(), 0);
+	assert_int_equal(sdnotify_init(), 0);
+	assert_int_equal(sdnotify_reloading(), 0);
 	got = receive(fd);
 	assert_int_equal(sscanf(got, "RELOADING=1\nMONOTONIC_USEC=%llu", &usec), 1);
 	/* The time the reload started, on the manager's clock. */
@@ -95,11 +95,11 @@ static void test_abstract_reloading(void **state)
 	assert_true(usec <= (unsigned long long)ts.tv_sec * 1000000ULL +
 		    (unsigned long long)ts.tv_nsec / 1000ULL);
 	assert_true(usec + 10000000ULL > (unsigned long long)ts.tv_sec * 1000000ULL);
-	assert_int_equal(sdn_send("READY=1"), 0);
+	assert_int_equal(sdnotify_send("READY=1"), 0);
 	assert_string_equal(receive(fd), "READY=1");
-	assert_int_equal(sdn_send("STOPPING=1"), 0);
+	assert_int_equal(sdnotify_send("STOPPING=1"), 0);
 	assert_string_equal(receive(fd), "STOPPING=1");
-	sdn_fini();
+	sdnotify_fini();
 	close(fd);
 }
 
@@ -109,44 +109,44 @@ static void test_unset_and_bad(void **state)
 
 	(void)state;
 	unsetenv("NOTIFY_SOCKET");
-	assert_int_equal(sdn_init(), 0);
-	assert_false(sdn_enabled());
+	assert_int_equal(sdnotify_init(), 0);
+	assert_false(sdnotify_enabled());
 	/* No manager: a successful no-op, as sd_notify(3) without one. */
-	assert_int_equal(sdn_send("READY=1"), 0);
-	assert_int_equal(sdn_reloading(), 0);
+	assert_int_equal(sdnotify_send("READY=1"), 0);
+	assert_int_equal(sdnotify_reloading(), 0);
 	setenv("NOTIFY_SOCKET", "", 1);
-	assert_int_equal(sdn_init(), 0);
-	assert_false(sdn_enabled());
+	assert_int_equal(sdnotify_init(), 0);
+	assert_false(sdnotify_enabled());
 	setenv("NOTIFY_SOCKET", "relative/notify", 1);
-	assert_int_equal(sdn_init(), -EINVAL);
-	assert_false(sdn_enabled());
+	assert_int_equal(sdnotify_init(), -EINVAL);
+	assert_false(sdnotify_enabled());
 	/* A path as long as sun_path leaves no room for its NUL. */
 	memset(longname, 'x', sizeof(longname) - 1);
 	longname[0] = '/';
 	longname[sizeof(longname) - 3] = '\0';
 	assert_int_equal(strlen(longname), sizeof(((struct sockaddr_un *)0)->sun_path) - 1);
 	setenv("NOTIFY_SOCKET", longname, 1);
-	assert_int_equal(sdn_init(), 0);
-	sdn_fini();
+	assert_int_equal(sdnotify_init(), 0);
+	sdnotify_fini();
 	longname[sizeof(longname) - 3] = 'x';
 	longname[sizeof(longname) - 2] = '\0';
 	setenv("NOTIFY_SOCKET", longname, 1);
-	assert_int_equal(sdn_init(), -EINVAL);
+	assert_int_equal(sdnotify_init(), -EINVAL);
 	/* An abstract name may fill sun_path: no NUL after it. */
 	longname[0] = '@';
 	setenv("NOTIFY_SOCKET", longname, 1);
-	assert_int_equal(sdn_init(), 0);
-	sdn_fini();
+	assert_int_equal(sdnotify_init(), 0);
+	sdnotify_fini();
 	longname[sizeof(longname) - 2] = 'x';
 	longname[sizeof(longname) - 1] = '\0';
 	setenv("NOTIFY_SOCKET", longname, 1);
-	assert_int_equal(sdn_init(), -EINVAL);
-	assert_false(sdn_enabled());
+	assert_int_equal(sdnotify_init(), -EINVAL);
+	assert_false(sdnotify_enabled());
 	/* A listener gone away: the send fails with its errno. */
 	setenv("NOTIFY_SOCKET", "/nonexistent/notify", 1);
-	assert_int_equal(sdn_init(), 0);
-	assert_int_equal(sdn_send("READY=1"), -ENOENT);
-	sdn_fini();
+	assert_int_equal(sdnotify_init(), 0);
+	assert_int_equal(sdnotify_send("READY=1"), -ENOENT);
+	sdnotify_fini();
 }
 
 /* A manager that does not read: once its queue is full a send fails
@@ -161,15 +161,15 @@ static void test_full_queue(void **state)
 	snprintf(name, sizeof(name), "@ibats-test-sdnotify-full-%d", (int)getpid());
 	fd = listener(name);
 	setenv("NOTIFY_SOCKET", name, 1);
-	assert_int_equal(sdn_init(), 0);
+	assert_int_equal(sdnotify_init(), 0);
 	alarm(10);
 	for (i = 0; i < 100000 && !ret; i++)
-		ret = sdn_send("STATUS=a status nobody reads");
+		ret = sdnotify_send("STATUS=a status nobody reads");
 	alarm(0);
 	assert_int_equal(ret, -EAGAIN);
 	assert_string_equal(receive(fd), "STATUS=a status nobody reads");
-	assert_int_equal(sdn_send("READY=1"), 0);
-	sdn_fini();
+	assert_int_equal(sdnotify_send("READY=1"), 0);
+	sdnotify_fini();
 	close(fd);
 }
 
@@ -182,33 +182,33 @@ static void test_watchdog_env(void **state)
 	(void)state;
 	unsetenv("WATCHDOG_USEC");
 	unsetenv("WATCHDOG_PID");
-	assert_int_equal(sdn_watchdog_init(), 0);
-	assert_true(sdn_watchdog(0) == INT64_MAX);
+	assert_int_equal(sdnotify_watchdog_init(), 0);
+	assert_true(sdnotify_watchdog(0) == INT64_MAX);
 	setenv("WATCHDOG_USEC", "30000000", 1);
-	assert_int_equal(sdn_watchdog_init(), 1);
+	assert_int_equal(sdnotify_watchdog_init(), 1);
 	assert_null(getenv("WATCHDOG_USEC"));
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
 	setenv("WATCHDOG_USEC", "30000000", 1);
 	setenv("WATCHDOG_PID", pid, 1);
-	assert_int_equal(sdn_watchdog_init(), 1);
+	assert_int_equal(sdnotify_watchdog_init(), 1);
 	assert_null(getenv("WATCHDOG_PID"));
 	/* Another process's watchdog (a parent's, inherited). */
 	snprintf(pid, sizeof(pid), "%d", (int)getpid() + 1);
 	setenv("WATCHDOG_USEC", "30000000", 1);
 	setenv("WATCHDOG_PID", pid, 1);
-	assert_int_equal(sdn_watchdog_init(), 0);
+	assert_int_equal(sdnotify_watchdog_init(), 0);
 	assert_null(getenv("WATCHDOG_USEC"));
-	assert_true(sdn_watchdog(0) == INT64_MAX);
+	assert_true(sdnotify_watchdog(0) == INT64_MAX);
 	setenv("WATCHDOG_USEC", "0", 1);
-	assert_int_equal(sdn_watchdog_init(), -EINVAL);
+	assert_int_equal(sdnotify_watchdog_init(), -EINVAL);
 	setenv("WATCHDOG_USEC", "30s", 1);
-	assert_int_equal(sdn_watchdog_init(), -EINVAL);
+	assert_int_equal(sdnotify_watchdog_init(), -EINVAL);
 	setenv("WATCHDOG_USEC", "-5", 1);
-	assert_int_equal(sdn_watchdog_init(), -EINVAL);
+	assert_int_equal(sdnotify_watchdog_init(), -EINVAL);
 	setenv("WATCHDOG_USEC", "1000", 1);
 	setenv("WATCHDOG_PID", "me", 1);
-	assert_int_equal(sdn_watchdog_init(), -EINVAL);
-	assert_true(sdn_watchdog(0) == INT64_MAX);
+	assert_int_equal(sdnotify_watchdog_init(), -EINVAL);
+	assert_true(sdnotify_watchdog(0) == INT64_MAX);
 }
 
 /* WATCHDOG=1 at once, then each half interval, not between. */
@@ -221,17 +221,17 @@ static void test_watchdog_pings(void **state)
 	snprintf(name, sizeof(name), "@ibats-test-sdnotify-wd-%d", (int)getpid());
 	fd = listener(name);
 	setenv("NOTIFY_SOCKET", name, 1);
-	assert_int_equal(sdn_init(), 0);
+	assert_int_equal(sdnotify_init(), 0);
 	unsetenv("WATCHDOG_PID");
 	setenv("WATCHDOG_USEC", "10000000", 1);
-	assert_int_equal(sdn_watchdog_init(), 1);
-	assert_true(sdn_watchdog(1000) == 6000);
+	assert_int_equal(sdnotify_watchdog_init(), 1);
+	assert_true(sdnotify_watchdog(1000) == 6000);
 	assert_string_equal(receive(fd), "WATCHDOG=1");
-	assert_true(sdn_watchdog(5999) == 6000);
+	assert_true(sdnotify_watchdog(5999) == 6000);
 	assert_string_equal(receive(fd), "");
-	assert_true(sdn_watchdog(6000) == 11000);
+	assert_true(sdnotify_watchdog(6000) == 11000);
 	assert_string_equal(receive(fd), "WATCHDOG=1");
-	sdn_fini();
+	sdnotify_fini();
 	close(fd);
 }
 

@@ -11,13 +11,13 @@
 #include <cmocka.h>
 
 #include "log.h"
-#include "subs.h"
+#include "state/subs.h"
 
 static struct saj *submitted;
 static size_t nsubmitted, gone_calls, back_calls, lapsed_calls;
 static uint8_t last_gid[16];
 
-void saj_submit(struct saj_thread *t, struct saj *job)
+void sa_thread_submit(struct sa_thread *t, struct saj *job)
 {
 	(void)t;
 	saj_free(submitted);
@@ -57,7 +57,7 @@ static int setup(void **state)
 	now_ms = 1000;
 	log_init("test_subs", LOG_LVL_ERR);
 	subs_init(&hooks);
-	subs_start((struct saj_thread *)&hooks); /* any non-NULL thread */
+	subs_start((struct sa_thread *)&hooks); /* any non-NULL thread */
 	return 0;
 }
 

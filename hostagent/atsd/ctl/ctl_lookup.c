@@ -1,0 +1,350 @@
+/* Lookups through the cache and the SA thread (ctl_lookup.h). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "atsd_proto.h"
+#include "state/cache.h"
+#include "ctl_lookup.h"
+#include "ctl_sock.h"
+#include "log.h"
+#include "mono.h"
+#include "state/nosa.h"
+#include "state/own_records.h"
+
+#define LOOKUP_CACHE_MAX 1024
+
+/* A lookup the SA thread is doing; clients asking the same wait on it. */
+struct pending {
+	char key[CACHE_KEY_MAX];
+	struct ctl_ticket *w;
+	size_t nw;
+	int stale_neg;              /* a port came back while the SA was asked */
+	struct pending *next;
+};
+
+/* A port the SA reported out of service (trap 65). Its record may
+ * outlive the report (the plugin flushes it a moment later; a stock SA
+ * keeps it): answers holding it are served but not cached until it comes
+ * back (trap 64) or report_grace passes. */
+#define GONE_MAX 64
+struct gone {
+	uint8_t gid[16];
+	int64_t until_ms;
+};
+
+static struct {
+	struct sa_thread *saj;
+	const struct agent_conf *conf;
+	void (*sa_failed)(void);
+	struct sources *src;
+	int sa_silent;           /* the last lookup found the SA silent */
+	struct cache *cache;
+	struct pending *pending;
+	struct gone gone[GONE_MAX];
+	/* Until then "no record" is not cached: a port came back (trap 64)
+	 * and its host is registering again. */
+	int64_t back_until_ms;
+	struct ctl_lookup_stats st;
+} lk;
+
+int ctl_lookup_init(struct sa_thread *saj, const struct agent_conf *conf,
+		    struct sources *src, void (*sa_failed)(void))
+{
+	lk.saj = saj;
+	lk.conf = conf;
+	lk.src = src;
+	lk.sa_failed = sa_failed;
+	return cache_init(&lk.cache, LOOKUP_CACHE_MAX) ? -ENOMEM : 0;
+}
+
+void ctl_lookup_fini(void)
+{
+	cache_fini(lk.cache);
+	lk.cache = NULL;
+	while (lk.pending) {
+		struct pending *p = lk.pending;
+
+		lk.pending = p->next;
+		free(p->w);
+		free(p);
+	}
+}
+
+void ctl_lookup_cache_clear(void)
+{
+	if (lk.cache)
+		cache_clear(lk.cache);
+}
+
+static int holds_gone(const struct sr_record *r, size_t n, int64_t now)
+{
+	size_t g, i;
+
+	for (g = 0; g < GONE_MAX; g++)
+		for (i = 0; lk.gone[g].until_ms > now && i < n; i++)
+			if (!memcmp(r[i].gid, lk.gone[g].gid, 16))
+				return 1;
+	return 0;
+}
+
+size_t ctl_lookup_port_gone(const uint8_t gid[16])
+{
+	int64_t now = mono_ms();
+	size_t g, slot = 0;
+
+	/* Its own slot, else the one that ends first. */
+	for (g = 0; g < GONE_MAX; g++) {
+		if (!memcmp(lk.gone[g].gid, gid, 16)) {
+			slot = g;
+			break;
+		}
+		if (lk.gone[g].until_ms < lk.gone[slot].until_ms)
+			slot = g;
+	}
+	memcpy(lk.gone[slot].gid, gid, 16);
+	lk.gone[slot].until_ms = now + (int64_t)lk.conf->report_grace * 1000;
+	return lk.cache ? cache_drop_gid(lk.cache, gid) : 0;
+}
+
+size_t ctl_lookup_port_back(const uint8_t gid[16])
+{
+	struct pending *p;
+	size_t g;
+
+	for (g = 0; g < GONE_MAX; g++)
+		if (!memcmp(lk.gone[g].gid, gid, 16))
+			lk.gone[g].until_ms = 0;
+	for (p = lk.pending; p; p = p->next)
+		p->stale_neg = 1;
+	lk.back_until_ms = mono_ms() + (int64_t)lk.conf->report_grace * 1000;
+	return lk.cache ? cache_drop_negative(lk.cache) : 0;
+}
+
+void ctl_lookup_stats(struct ctl_lookup_stats *st)
+{
+	*st = lk.st;
+	st->cache_entries = cache_count(lk.cache);
+}
+
+static void reply_records(int slot, const struct sr_record *r, size_t n, int local)
+{
+	size_t i, used = 0, cap = 32 + n * (128 + sizeof(ATSD_REC_LOCAL));
+	char *buf = malloc(cap);
+
+	if (!buf) {
+		ctl_sock_reply_err(slot, ENOMEM, "out of memory");
+		return;
+	}
+	used = (size_t)atsd_ok_format(buf, cap, n);
+	for (i = 0; i < n; i++) {
+		used += (size_t)atsd_format_record(buf + used, cap - used, &r[i]);
+		if (local)
+			used += (size_t)snprintf(buf + used, cap - used, " %s", ATSD_REC_LOCAL);
+		buf[used++] = '\n';
+		buf[used] = '\0';
+	}
+	ctl_sock_reply(slot, buf);
+	free(buf);
+}
+
+static void cache_answer(const struct pending *p, const struct sr_record *r, size_t n)
+{
+	uint32_t ttl = n ? lk.conf->cache_ttl : lk.conf->negative_ttl;
+	int64_t now = mono_ms();
+	const char *key = p->key;
+
+	if (n ? holds_gone(r, n, now) : p->stale_neg || now < lk.back_until_ms)
+		return;
+
+	/* A failed put only costs a later SA lookup. */
+	if (ttl && cache_put(lk.cache, key, r, n, now + (int64_t)ttl * 1000))
+		log_debug("lookup of %s not cached", key);
+}
+
+/* The host's wanted addresses with the SIDs they have or will get. */
+static int self_records(struct held_rec **out, size_t *n)
+{
+	struct plan_want_addr *w;
+	struct held_rec *h;
+	size_t i, nw;
+	uint16_t st;
+	int ret = sources_want(lk.src, &w, &nw);
+
+	if (ret)
+		return ret;
+	h = calloc(nw ? nw : 1, sizeof(*h));
+	if (!h) {
+		free(w);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nw; i++) {
+		h[i].ip = w[i].ip;
+		h[i].pkey = w[i].pkey;
+		if (own_records_addr_state(&w[i].ip, w[i].pkey, &h[i].sid, &st) != OWN_RECORDS_REGISTERED)
+			h[i].sid = w[i].primary ? ATS_SID_PRIMARY : ats_sid_at((unsigned)i + 1);
+	}
+	free(w);
+	*out = h;
+	*n = nw;
+	return 0;
+}
+
+/* The SA did not answer: *out what the host itself knows, or NULL. */
+static void local_answer(struct saj *j, struct sr_record **out, size_t *n)
+{
+	struct nosa_self self = { .gid = sources_port_gid(lk.src) };
+	struct held_rec *h = NULL;
+	int ret = self_records(&h, &self.nrecs);
+
+	self.recs = h;
+	if (!ret)
+		ret = nosa_answer(j->kind, &j->u.lookup, &self, out, n);
+	if (ret && ret != -ENOENT)
+		log_warn("local answer: %s", strerror(-ret));
+	free(h);
+}
+
+/* Says once when the SA falls silent and when it answers again. */
+static void note_sa(int err)
+{
+	int silent = nosa_applies(err);
+
+	if (silent && !lk.sa_silent)
+		log_warn("the SA does not answer (%s): answering lookups from this host's "
+			 "own records (ATS 5.1)", strerror(-err));
+	else if (!silent && lk.sa_silent)
+		log_info("the SA answers again: lookups go to the SA");
+	lk.sa_silent = silent;
+}
+
+static void lookup_done(struct saj *j, void *ctx)
+{
+	struct saj_lookup *l = &j->u.lookup;
+	struct pending *p = ctx, **pp;
+	struct sr_record *loc = NULL;
+	size_t i, nloc = 0;
+
+	lk.st.sa_queries += j->queries;
+	note_sa(j->err);
+	/* Never cached: the SA did not say it (ATS 5.1). */
+	if (nosa_applies(j->err))
+		local_answer(j, &loc, &nloc);
+	if (!j->err)
+		cache_answer(p, l->recs, l->nrecs);
+	/* Out of the list first: answered clients go on with their next
+	 * requests, which may be this same lookup again. */
+	for (pp = &lk.pending; *pp != p; pp = &(*pp)->next)
+		;
+	*pp = p->next;
+	for (i = 0; i < p->nw; i++) {
+		struct ctl_ticket t = p->w[i];
+
+		if (!ctl_sock_live(t))
+			continue;
+		if (loc)
+			reply_records(t.slot, loc, nloc, 1);
+		else if (j->err)
+			ctl_sock_reply_err(t.slot, -j->err, "%s", j->errmsg);
+		else if (!l->nrecs)
+			ctl_sock_reply_err(t.slot, ENOENT, "no ATS record");
+		else
+			reply_records(t.slot, l->recs, l->nrecs, 0);
+		ctl_sock_answered(t);
+	}
+	if (loc)
+		lk.st.local_answers++;
+	free(loc);
+	free(p->w);
+	free(p);
+	if (j->err && j->err != -ENOENT && lk.sa_failed)
+		lk.sa_failed();
+}
+
+/* Canonical key: the parsed value, not the text. */
+static int parse_key(enum saj_kind kind, const char *arg, const char *pk,
+		     struct saj_lookup *l, char *key, size_t len, int slot)
+{
+	char text[ATS_IP_STRLEN];
+
+	if (atsd_pkey_arg(pk, &l->pkey)) {
+		ctl_sock_reply_err(slot, EINVAL, "'%s' is not a PKey", pk);
+		return -EINVAL;
+	}
+	if (kind == SAJ_FORWARD ? ats_ip_parse(arg, &l->ip) : ats_gid_parse(arg, l->gid)) {
+		ctl_sock_reply_err(slot, EINVAL, "'%s' is not %s", arg,
+				   kind == SAJ_FORWARD ? "an IP address" : "a GID");
+		return -EINVAL;
+	}
+	if (kind == SAJ_FORWARD)
+		ats_ip_format(&l->ip, text, sizeof(text));
+	else
+		ats_gid_format(l->gid, text, sizeof(text));
+	snprintf(key, len, "%d %s %04x", kind, text, l->pkey);
+	return 0;
+}
+
+void ctl_lookup_request(int slot, enum saj_kind kind, const char *arg, const char *pk)
+{
+	const struct cache_ent *e;
+	struct ctl_ticket *w;
+	struct pending *p;
+	struct saj *j;
+	char key[CACHE_KEY_MAX];
+
+	j = saj_new(kind, lookup_done, NULL);
+	if (!j) {
+		ctl_sock_reply_err(slot, ENOMEM, "out of memory");
+		return;
+	}
+	if (parse_key(kind, arg, pk, &j->u.lookup, key, sizeof(key), slot)) {
+		saj_free(j);
+		return;
+	}
+	e = cache_find(lk.cache, key, mono_ms());
+	if (e) {
+		const struct sr_record *recs;
+		size_t nrecs;
+
+		saj_free(j);
+		recs = cache_records(e, &nrecs);
+		if (nrecs) {
+			lk.st.cache_hits++;
+			reply_records(slot, recs, nrecs, 0);
+		} else {
+			lk.st.negative_hits++;
+			ctl_sock_reply_err(slot, ENOENT, "no ATS record (cached)");
+		}
+		return;
+	}
+	lk.st.cache_misses++;
+	for (p = lk.pending; p && strcmp(p->key, key); p = p->next)
+		;
+	if (!p) {
+		p = calloc(1, sizeof(*p));
+		if (!p) {
+			saj_free(j);
+			ctl_sock_reply_err(slot, ENOMEM, "out of memory");
+			return;
+		}
+		snprintf(p->key, sizeof(p->key), "%s", key);
+		p->next = lk.pending;
+		lk.pending = p;
+		j->ctx = p;
+		lk.st.sa_lookups++;
+		sa_thread_submit(lk.saj, j);
+	} else {
+		lk.st.coalesced++;
+		saj_free(j);
+	}
+	w = realloc(p->w, (p->nw + 1) * sizeof(*w));
+	if (!w) {
+		ctl_sock_reply_err(slot, ENOMEM, "out of memory");
+		return;
+	}
+	p->w = w;
+	/* Later requests of this client wait for this answer. */
+	w[p->nw++] = ctl_sock_defer(slot);
+}

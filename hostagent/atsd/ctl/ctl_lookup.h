@@ -1,0 +1,44 @@
+/* Lookups for the control socket (resolve, reverse, primary): answered
+ * from a cache with positive and negative TTLs, else by the SA thread;
+ * identical lookups that miss at the same time share one SA lookup. */
+#ifndef IBATS_CTL_LOOKUP_H
+#define IBATS_CTL_LOOKUP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "agent_conf.h"
+#include "sa/sa_thread.h"
+#include "main/sources.h"
+
+struct ctl_lookup_stats {
+	uint64_t cache_hits, cache_misses, negative_hits, coalesced;
+	uint64_t sa_lookups, sa_queries;
+	uint64_t local_answers;  /* SA silent, answered locally (ATS 5.1) */
+	size_t cache_entries;
+};
+
+/* sa_failed: a lookup failed otherwise than "no record" (the SA may
+ * have restarted). conf and src (the host's addresses, for local answers
+ * while the SA does not answer: nosa.h) stay the caller's. */
+int ctl_lookup_init(struct sa_thread *saj, const struct agent_conf *conf,
+		    struct sources *src, void (*sa_failed)(void));
+void ctl_lookup_fini(void);
+/* kind SAJ_FORWARD (arg an IP), SAJ_REVERSE or SAJ_PRIMARY (a GID); pk
+ * the PKey word or NULL. Answers client slot now or when the SA has;
+ * when the SA does not answer, with local records marked ATSD_REC_LOCAL
+ * if the host knows any. */
+void ctl_lookup_request(int slot, enum saj_kind kind, const char *arg, const char *pk);
+/* The cached answers are stale (records or the SM changed). */
+void ctl_lookup_cache_clear(void);
+/* The SA reported gid out of service (trap 65): its cached answers go,
+ * and answers holding it are not cached for report_grace (its record may
+ * still be in the SA). How many entries went. */
+size_t ctl_lookup_port_gone(const uint8_t gid[16]);
+/* gid came into service (trap 64): every negative answer goes (which
+ * addresses it brings back is not known), and none is cached for
+ * report_grace, while its host registers again. */
+size_t ctl_lookup_port_back(const uint8_t gid[16]);
+void ctl_lookup_stats(struct ctl_lookup_stats *st);
+
+#endif

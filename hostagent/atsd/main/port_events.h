@@ -1,0 +1,17 @@
+/* The port's asynchronous events from the verbs device:
+ * CLIENT_REREGISTER, SM_CHANGE, LID_CHANGE and PORT_ACTIVE all mean the
+ * SA may have lost or moved our records. Without a verbs device (no
+ * ib_uverbs, say) the agent still follows the port by polling it. */
+#ifndef IBATS_PORT_EVENTS_H
+#define IBATS_PORT_EVENTS_H
+
+struct port_events;
+
+/* -ENODEV when the CA has no verbs device. */
+int port_events_open(struct port_events **out, const char *ca, int port);
+void port_events_close(struct port_events *p);
+int port_events_fd(const struct port_events *p);
+/* Drain pending events; 1 when one asks for a full reconciliation. */
+int port_events_read(struct port_events *p, const char **what);
+
+#endif

@@ -1,0 +1,392 @@
+/* The SA thread: a job queue in, a done queue out, and the executor of
+ * each job kind (lookups and CM jobs here; syncs in sync_exec.c, group
+ * joins in ipoib_exec.c, subscriptions in subs_exec.c). Between jobs it
+ * serves unsolicited MADs (mad_serve.c) and the CM's events (rcm.c);
+ * the SA's Reports come out on the done queue as SAJ_REPORT jobs. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ats_query.h"
+#include "ibsys.h"
+#include "ipoib_exec.h"
+#include "log.h"
+#include "mad_serve.h"
+#include "rcm.h"
+#include "sa.h"
+#include "sa_thread.h"
+#include "subs_exec.h"
+#include "sync_exec.h"
+
+/* How long the thread listens for requests between looks at its queue. */
+#define SERVE_SLICE_MS 20
+
+struct sa_thread {
+	struct mport *port;
+	struct sa_client *sa;
+	struct smq_client smq;      /* the SM asked why a Set was refused */
+	int have_smq;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct saj *todo, **todo_tail;
+	struct saj *done, **done_tail;
+	int stop;
+	int pipe[2];
+	int serving;                /* agents for requests registered */
+	struct rcm *cm;
+	int cm_refused;             /* cm asked for, rcm_init's error */
+	unsigned cm_timeout_ms;
+	saj_done_fn *report;
+	void *report_ctx;
+};
+
+/* Why a connect or disconnect finds no CM. */
+static void cm_off(const struct sa_thread *t, struct saj *j)
+{
+	const char *missing = rcm_missing_text(t->cm_refused);
+
+	snprintf(j->errmsg, sizeof(j->errmsg), "%s", missing ? missing : t->cm_refused ?
+		 "connecting by IP is off: rdma_cm could not start (atsd's log says why)" :
+		 "connecting by IP is off (cm, cm_listen)");
+}
+
+static void queue_put(struct saj ***tail, struct saj *j)
+{
+	j->next = NULL;
+	**tail = j;
+	*tail = &j->next;
+}
+
+static struct saj *queue_take(struct saj **head, struct saj ***tail)
+{
+	struct saj *j = *head;
+
+	if (j) {
+		*head = j->next;
+		if (!*head)
+			*tail = head;
+	}
+	return j;
+}
+
+static void run_lookup(struct sa_thread *t, struct saj *j)
+{
+	struct saj_lookup *l = &j->u.lookup;
+	struct ats_set s;
+	int ret;
+
+	memset(&s, 0, sizeof(s));
+	if (j->kind == SAJ_FORWARD) {
+		ret = ats_forward(t->sa, &l->ip, l->pkey, &s);
+	} else if (j->kind == SAJ_REVERSE) {
+		ret = ats_reverse(t->sa, l->gid, l->pkey, &s);
+	} else {
+		s.recs = calloc(1, sizeof(*s.recs));
+		ret = s.recs ? ats_primary(t->sa, l->gid, l->pkey, s.recs) : -ENOMEM;
+		s.n = ret ? 0 : 1;
+		s.queries = 1;
+		if (ret == -ENOENT)
+			ret = 0;
+	}
+	j->err = ret;
+	j->sa_status = sa_client_last_status(t->sa);
+	if (ret)
+		snprintf(j->errmsg, sizeof(j->errmsg), "%s", j->sa_status ?
+			 sa_status_str(j->sa_status) : strerror(-ret));
+	l->recs = s.recs;
+	l->nrecs = s.n;
+	j->queries += s.queries;
+	s.recs = NULL;
+	s.n = 0;
+	ats_set_free(&s);
+}
+
+static void run_cm(struct sa_thread *t, struct saj *j)
+{
+	struct saj_cm *c = &j->u.cm;
+
+	switch (j->kind) {
+	case SAJ_CONNECT:
+		if (!t->cm) {
+			j->err = -ENOTSUP;
+			cm_off(t, j);
+			return;
+		}
+		j->err = rcm_connect(t->cm, &c->ip, c->port_no, c->sid, &c->src,
+				     t->cm_timeout_ms, &c->conns[0], j->errmsg, sizeof(j->errmsg));
+		c->nconns = j->err ? 0 : 1;
+		return;
+	case SAJ_DISCONNECT:
+		if (!t->cm) {
+			j->err = -ENOENT;
+			cm_off(t, j);
+			return;
+		}
+		j->err = rcm_disconnect(t->cm, c->conn_id, t->cm_timeout_ms, j->errmsg,
+					sizeof(j->errmsg));
+		return;
+	default:
+		c->nconns = t->cm ? rcm_list(t->cm, c->conns, RCM_MAX_CONNS) : 0;
+		return;
+	}
+}
+
+static void run(struct sa_thread *t, struct saj *j)
+{
+	int ret;
+
+	ret = mport_query(t->port, &j->port);
+	if (!ret)
+		mad_serve_identity(&j->port);
+	if (!ret && (j->port.state != 4 || !j->port.sm_lid))
+		ret = -ENETDOWN;
+	if (ret || j->kind == SAJ_PORT) {
+		j->err = ret;
+		if (ret)
+			snprintf(j->errmsg, sizeof(j->errmsg), "%s", ret == -ENETDOWN ?
+				 "port is not active or has no SM" : strerror(-ret));
+		return;
+	}
+	switch (j->kind) {
+	case SAJ_SYNC:
+		sync_exec_run(t->sa, t->have_smq ? &t->smq : NULL, j);
+		return;
+	case SAJ_IPOIB:
+		ipoib_exec_run(t->sa, j);
+		return;
+	case SAJ_CONNECT:
+	case SAJ_DISCONNECT:
+	case SAJ_CONNS:
+		run_cm(t, j);
+		return;
+	case SAJ_FORWARD:
+	case SAJ_REVERSE:
+	case SAJ_PRIMARY:
+		run_lookup(t, j);
+		return;
+	case SAJ_INFORM:
+		subs_exec_run(t->sa, j);
+		return;
+	default:
+		j->err = -EINVAL;
+		return;
+	}
+}
+
+/* With t->mu held: j to the main thread. */
+static void finish(struct sa_thread *t, struct saj *j)
+{
+	queue_put(&t->done_tail, j);
+	if (write(t->pipe[1], "", 1) < 0 && errno != EAGAIN)
+		log_err("SA thread: cannot wake the main loop: %s", strerror(errno));
+}
+
+/* A Report arrived (subs_exec.c, on this thread). */
+static void post_report(const struct saj_report *r, void *ctx)
+{
+	struct sa_thread *t = ctx;
+	struct saj *j = saj_new(SAJ_REPORT, t->report, t->report_ctx);
+
+	if (!j) {
+		log_warn("SA Report (TID 0x%016" PRIx64 ") lost: out of memory", r->tid);
+		return;
+	}
+	j->u.report = *r;
+	pthread_mutex_lock(&t->mu);
+	finish(t, j);
+	pthread_mutex_unlock(&t->mu);
+}
+
+static void *thread_main(void *arg)
+{
+	struct sa_thread *t = arg;
+	int cm_more = 0; /* connection requests left after a batch */
+
+	pthread_mutex_lock(&t->mu);
+	for (;;) {
+		struct saj *j;
+
+		while (!t->stop && !t->todo) {
+			if (!t->serving) {
+				pthread_cond_wait(&t->cv, &t->mu);
+				continue;
+			}
+			/* mport_serve waits on the port's fd alone: listen in
+			 * slices, so a new job waits one slice at most, and
+			 * drain the CM's channel after each, a batch at a
+			 * time so queued jobs come between (a connection
+			 * request waits one slice at most too). The CM stays
+			 * on this thread: its listener asks ATS who is
+			 * calling, through the port this thread owns. */
+			pthread_mutex_unlock(&t->mu);
+			mport_serve(t->port, cm_more ? 0 : SERVE_SLICE_MS);
+			cm_more = t->cm && rcm_serve(t->cm);
+			pthread_mutex_lock(&t->mu);
+		}
+		if (t->stop)
+			break;
+		j = queue_take(&t->todo, &t->todo_tail);
+		pthread_mutex_unlock(&t->mu);
+		run(t, j);
+		pthread_mutex_lock(&t->mu);
+		finish(t, j);
+	}
+	pthread_mutex_unlock(&t->mu);
+	return NULL;
+}
+
+/* Connecting by IP is librdmacm's: without the kernel's rdma_cm atsd
+ * says once what is missing and runs everything else. */
+static void cm_refused(int err)
+{
+	const char *missing = rcm_missing_text(err);
+
+	if (missing)
+		log_warn("%s; atsd runs without connections by IP (cm_listen, atsctl connect), "
+			 "everything else runs", missing);
+	else
+		log_warn("cannot start rdma_cm (%s), so atsd runs without connections by IP "
+			 "(cm_listen, atsctl connect); everything else runs", strerror(-err));
+}
+
+int sa_thread_start(struct sa_thread **out, const struct sa_thread_opts *o)
+{
+	struct sa_thread *t = calloc(1, sizeof(*t));
+	struct sa_client_opts so = { 0 };
+	char why[160];
+	int ret;
+
+	if (!t)
+		return -ENOMEM;
+	t->todo_tail = &t->todo;
+	t->done_tail = &t->done;
+	pthread_mutex_init(&t->mu, NULL);
+	pthread_cond_init(&t->cv, NULL);
+	if (pipe2(t->pipe, O_NONBLOCK | O_CLOEXEC)) {
+		ret = -errno;
+		goto fail;
+	}
+	ret = ibsys_open_port(&t->port, o->ca, o->port, why, sizeof(why));
+	if (ret) {
+		log_err("no port to serve: %s", why);
+		goto fail;
+	}
+	so.timeout_ms = o->timeout_ms;
+	so.retries = o->retries;
+	ret = sa_client_init(&t->sa, t->port, &so);
+	if (ret)
+		goto fail;
+	if (o->cm && (ret = rcm_init(&t->cm, t->sa, o->cm, o->cm_timeout_ms))) {
+		cm_refused(ret);
+		t->cm_refused = ret;
+	}
+	if (t->cm) {
+		t->cm_timeout_ms = o->cm_timeout_ms;
+		t->serving = 1;
+	}
+	ret = mad_serve_init(t->port, o->liveness, o->ibping);
+	if (ret) {
+		log_err("cannot serve vendor classes 0x34/0x32 (is ibping -S running?): %s",
+			strerror(-ret));
+		goto fail;
+	}
+	if (o->liveness || o->ibping)
+		t->serving = 1;
+	ret = smq_client_init(&t->smq, t->port, 0, o->timeout_ms, 0);
+	if (ret)
+		log_warn("cannot ask the SM why a registration is refused (vendor class 0x36): %s",
+			 strerror(-ret));
+	t->have_smq = !ret;
+	t->report = o->report;
+	t->report_ctx = o->report_ctx;
+	subs_exec_init(t->port, post_report, t);
+	/* The kernel (ib_mad) hands an unsolicited Report only to an agent
+	 * that registered its method; the SA agent only asks. */
+	ret = mport_register_serve(t->port, SA_CLASS, SA_CLASS_VERSION, SA_METHOD_REPORT);
+	if (ret < 0)
+		log_warn("cannot receive SA Reports (%s): cached answers last their TTL",
+			 strerror(-ret));
+	else
+		t->serving = 1;
+	ret = -pthread_create(&t->thread, NULL, thread_main, t);
+	if (ret)
+		goto fail;
+	*out = t;
+	return 0;
+fail:
+	rcm_fini(t->cm);
+	if (t->sa)
+		sa_client_fini(t->sa);
+	mport_close(t->port);
+	if (t->pipe[0] > 0) {
+		close(t->pipe[0]);
+		close(t->pipe[1]);
+	}
+	free(t);
+	return ret;
+}
+
+void sa_thread_stop(struct sa_thread *t)
+{
+	struct saj *j;
+
+	if (!t)
+		return;
+	pthread_mutex_lock(&t->mu);
+	t->stop = 1;
+	pthread_cond_signal(&t->cv);
+	pthread_mutex_unlock(&t->mu);
+	pthread_join(t->thread, NULL);
+	while ((j = queue_take(&t->todo, &t->todo_tail)))
+		saj_free(j);
+	while ((j = queue_take(&t->done, &t->done_tail)))
+		saj_free(j);
+	rcm_fini(t->cm);
+	sa_client_fini(t->sa);
+	mport_close(t->port);
+	close(t->pipe[0]);
+	close(t->pipe[1]);
+	pthread_cond_destroy(&t->cv);
+	pthread_mutex_destroy(&t->mu);
+	free(t);
+}
+
+int sa_thread_fd(const struct sa_thread *t)
+{
+	return t->pipe[0];
+}
+
+void sa_thread_submit(struct sa_thread *t, struct saj *job)
+{
+	pthread_mutex_lock(&t->mu);
+	queue_put(&t->todo_tail, job);
+	pthread_cond_signal(&t->cv);
+	pthread_mutex_unlock(&t->mu);
+}
+
+void sa_thread_complete(struct sa_thread *t)
+{
+	char buf[64];
+
+	while (read(t->pipe[0], buf, sizeof(buf)) > 0)
+		;
+	for (;;) {
+		struct saj *j;
+
+		pthread_mutex_lock(&t->mu);
+		j = queue_take(&t->done, &t->done_tail);
+		pthread_mutex_unlock(&t->mu);
+		if (!j)
+			return;
+		if (j->done)
+			j->done(j, j->ctx);
+		saj_free(j);
+	}
+}

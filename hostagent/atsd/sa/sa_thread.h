@@ -1,0 +1,43 @@
+/* The agent's SA thread: every MAD goes through it. The port is one umad
+ * fd that carries all of atsd's agents (SA client, Reports, vendor
+ * classes), and the kernel queues what arrives for any of them on that
+ * fd, in arrival order: one reader takes each MAD and hands it on (a
+ * response to the exchange waiting for it, a request to the responder,
+ * mad_serve.h), so that no response is read by the wrong waiter. SA
+ * exchanges block (timeouts, retries, whole RMPP tables): on this thread
+ * they never stall the main loop's clients, netlink and signals, and they
+ * run one at a time in submission order, the order the SA then sees a
+ * record's Sets and Deletes in. The main loop submits jobs (saj.h);
+ * finished jobs come back through a pipe and sa_thread_complete() hands each to
+ * its completion callback. */
+#ifndef IBATS_SA_THREAD_H
+#define IBATS_SA_THREAD_H
+
+#include "rcm.h"
+#include "saj.h"
+
+struct sa_thread;
+
+struct sa_thread_opts {
+	const char *ca;
+	int port;
+	unsigned timeout_ms;
+	unsigned retries;
+	int liveness;               /* answer vendor class 0x34 */
+	int ibping;                 /* answer ibping (class 0x32) */
+	const struct rcm_conf *cm;  /* connections by IP (rcm.h), or NULL */
+	unsigned cm_timeout_ms;
+	saj_done_fn *report;        /* each Report the SA sends, on the main thread */
+	void *report_ctx;
+};
+
+/* Opens the port and starts the thread. */
+int sa_thread_start(struct sa_thread **out, const struct sa_thread_opts *o);
+void sa_thread_stop(struct sa_thread *t);
+/* Readable when finished jobs wait. */
+int sa_thread_fd(const struct sa_thread *t);
+void sa_thread_submit(struct sa_thread *t, struct saj *job);
+/* Every finished job to its completion callback, then freed. */
+void sa_thread_complete(struct sa_thread *t);
+
+#endif

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,19 +35,24 @@
 #include "settings.h"
 #include "wire.h"
 
-static struct srh_events events;
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER; /* cnt */
-static struct state_counters cnt;
-/* Atomic: the SA's own work on requests, from the dispatcher's call until
- * the lock is released with the answer decided; sending it is transport. */
-static uint64_t get_indexed, get_fallback, get_ns;
-static uint64_t sets, set_ns; /* Sets and Deletes carried out */
-static uint64_t lease_seq;    /* the lease timer's last expiry, its own */
+static struct {
+	struct srh_events events;      /* set by srh_init(); read-only after */
+	pthread_mutex_t mu;
+	struct state_counters cnt;     /* under mu */
+	/* Lock-free: the SA's own work on requests, from the dispatcher's
+	 * call until the lock is released with the answer decided; sending
+	 * it is transport. */
+	_Atomic uint64_t get_indexed, get_fallback, get_ns;
+	_Atomic uint64_t sets, set_ns; /* Sets and Deletes carried out */
+	/* The lease timer's last expiry: its own thread's, under the
+	 * exclusive osm->lock. */
+	uint64_t lease_seq;
+} H = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
-static void account(uint64_t *count, uint64_t *ns, uint64_t t0)
+static void account(_Atomic uint64_t *count, _Atomic uint64_t *ns, uint64_t t0)
 {
-	__atomic_add_fetch(count, 1, __ATOMIC_RELAXED);
-	__atomic_add_fetch(ns, (uint64_t)mono_ns() - t0, __ATOMIC_RELAXED);
+	atomic_fetch_add_explicit(count, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(ns, (uint64_t)mono_ns() - t0, memory_order_relaxed);
 }
 
 /* What the rules need to know about the requester and the records held. */
@@ -170,7 +176,7 @@ static int log_allowed(uint64_t who, unsigned kind)
 	int ok = refusal_allowed(who, kind);
 
 	if (!ok)
-		events.changed();
+		H.events.changed();
 	return ok;
 }
 
@@ -343,7 +349,7 @@ static void do_set(osm_madw_t *madw, const struct pol_request *req, const struct
 		glue_sr_lease_started(s);
 	seq = replica_log_set((const uint8_t *)rec, &epoch);
 	glue_unlock();
-	account(&sets, &set_ns, t0);
+	account(&H.sets, &H.set_ns, t0);
 	answer = *rec;
 	if (!(mask & IB_SR_COMPMASK_SPKEY))
 		answer.service_pkey = IB_DEFAULT_PKEY;
@@ -370,24 +376,24 @@ static void do_delete(osm_madw_t *madw, const struct pol_request *req, const str
 	}
 	seq = replica_log_delete((const uint8_t *)&gone, &epoch);
 	glue_unlock();
-	account(&sets, &set_ns, t0);
+	account(&H.sets, &H.set_ns, t0);
 	answer_change(madw, slot, epoch, seq, &gone);
 }
 
 static void count_decision(const struct pol_decision *d)
 {
-	pthread_mutex_lock(&mu);
+	pthread_mutex_lock(&H.mu);
 	if (d->rule != POL_PASS) {
-		cnt.rejected[d->rule]++;
+		H.cnt.rejected[d->rule]++;
 	} else {
-		cnt.accepted++;
+		H.cnt.accepted++;
 		if (d->warn)
-			cnt.warned[d->warn_rule]++;
+			H.cnt.warned[d->warn_rule]++;
 		if (d->clamp)
-			cnt.clamped++;
+			H.cnt.clamped++;
 	}
-	pthread_mutex_unlock(&mu);
-	events.changed();
+	pthread_mutex_unlock(&H.mu);
+	H.events.changed();
 }
 
 /* Exclusive lock held. The ATS rules; nonzero when the request was
@@ -599,11 +605,11 @@ static void sr_get(void *context, void *data)
 	indexed = wanted && mirror_current();
 	if (!indexed) {
 		glue_unlock();
-		__atomic_add_fetch(&get_fallback, 1, __ATOMIC_RELAXED);
+		atomic_fetch_add_explicit(&H.get_fallback, 1, memory_order_relaxed);
 		/* Behind in steady state (leases, a clean): the worker catches
 		 * up, so that one query pays for it, not all of them. */
 		if (wanted && glue_steady())
-			events.behind();
+			H.events.behind();
 		glue_sa_fallback(madw);
 		return;
 	}
@@ -619,7 +625,7 @@ static void sr_get(void *context, void *data)
 		      add_answer, &w) < 0)
 		w.err = -ENOMEM;
 	glue_unlock();
-	account(&get_indexed, &get_ns, t0);
+	account(&H.get_indexed, &H.get_ns, t0);
 	if (w.err) {
 		free_items(&w.list);
 		OSM_LOG(glue_log(), OSM_LOG_ERROR,
@@ -636,38 +642,38 @@ static void sr_get(void *context, void *data)
 /* The lease timer's thread, exclusive lock held. */
 static void lease_expired(const uint8_t *bytes)
 {
-	lease_seq = replica_log_delete(bytes, NULL);
+	H.lease_seq = replica_log_delete(bytes, NULL);
 }
 
 static void lease_done(void)
 {
 	mirror_resync();
-	replica_publish(lease_seq);
+	replica_publish(H.lease_seq);
 }
 
 int srh_init(const struct srh_events *ev)
 {
-	events = *ev;
+	H.events = *ev;
 	return glue_sa_hook(sr_set, sr_get, lease_expired, lease_done);
 }
 
 void srh_counters(struct state_counters *out)
 {
-	pthread_mutex_lock(&mu);
-	*out = cnt;
-	pthread_mutex_unlock(&mu);
+	pthread_mutex_lock(&H.mu);
+	*out = H.cnt;
+	pthread_mutex_unlock(&H.mu);
 }
 
 void srh_index_stats(struct state_index *out)
 {
-	out->gets_indexed = __atomic_load_n(&get_indexed, __ATOMIC_RELAXED);
-	out->gets_fallback = __atomic_load_n(&get_fallback, __ATOMIC_RELAXED);
-	out->get_ns = __atomic_load_n(&get_ns, __ATOMIC_RELAXED);
-	out->sets = __atomic_load_n(&sets, __ATOMIC_RELAXED);
-	out->set_ns = __atomic_load_n(&set_ns, __ATOMIC_RELAXED);
+	out->gets_indexed = atomic_load_explicit(&H.get_indexed, memory_order_relaxed);
+	out->gets_fallback = atomic_load_explicit(&H.get_fallback, memory_order_relaxed);
+	out->get_ns = atomic_load_explicit(&H.get_ns, memory_order_relaxed);
+	out->sets = atomic_load_explicit(&H.sets, memory_order_relaxed);
+	out->set_ns = atomic_load_explicit(&H.set_ns, memory_order_relaxed);
 }
 
 uint64_t srh_sets(void)
 {
-	return __atomic_load_n(&sets, __ATOMIC_RELAXED);
+	return atomic_load_explicit(&H.sets, memory_order_relaxed);
 }

@@ -20,9 +20,14 @@ _Static_assert(sizeof(ib_service_record_t) == SR_SIZE, "ServiceRecord layout");
 /* Exported by the opensm binary, declared in no installed header. */
 void osm_sr_rcv_process(void *context, void *data);
 
-static osm_opensm_t *osm;
-static void (*lease_expired)(const uint8_t *bytes);
-static void (*lease_then)(void);
+/* Set by glue_init() and glue_sa_hook() from create(), before OpenSM's
+ * threads call in; read-only after. OpenSM's own fields are guarded by
+ * osm->lock (glue_lock_*) or read atomically (OSM_READ). */
+static struct {
+	osm_opensm_t *osm;
+	void (*lease_expired)(const uint8_t *bytes);
+	void (*lease_then)(void);
+} G;
 
 /* Whether OpenSM's list of plugin names holds name, whole: load_plugins
  * (osm_opensm.c) splits it at commas and blanks. */
@@ -78,48 +83,48 @@ int glue_init(osm_opensm_t *o, const char *name)
 			"another name\n", name, list ? list : "(null)", OSM_VERSION);
 		return -EPROTO;
 	}
-	osm = o;
+	G.osm = o;
 	return 0;
 }
 
 osm_log_t *glue_log(void)
 {
-	return &osm->log;
+	return &G.osm->log;
 }
 
 const char *glue_plugin_options(void)
 {
-	return osm->subn.opt.event_plugin_options;
+	return G.osm->subn.opt.event_plugin_options;
 }
 
 const char *glue_dump_dir(void)
 {
-	return osm->subn.opt.dump_files_dir;
+	return G.osm->subn.opt.dump_files_dir;
 }
 
 const char *glue_sa_db_file(void)
 {
-	return osm->subn.opt.sa_db_file;
+	return G.osm->subn.opt.sa_db_file;
 }
 
 uint64_t glue_sa_key(void)
 {
-	return cl_ntoh64(osm->subn.opt.sa_key);
+	return cl_ntoh64(G.osm->subn.opt.sa_key);
 }
 
 uint64_t glue_subnet_prefix(void)
 {
-	return cl_ntoh64(osm->subn.opt.subnet_prefix);
+	return cl_ntoh64(G.osm->subn.opt.subnet_prefix);
 }
 
 uint8_t glue_lmc(void)
 {
-	return osm->subn.opt.lmc;
+	return G.osm->subn.opt.lmc;
 }
 
 uint64_t glue_sm_port_guid(void)
 {
-	return cl_ntoh64(osm->subn.sm_port_guid);
+	return cl_ntoh64(G.osm->subn.sm_port_guid);
 }
 
 int glue_sm_key_readable(void)
@@ -129,13 +134,13 @@ int glue_sm_key_readable(void)
 	 * unless that M_Key is set, the MAD's is another and the protect
 	 * bits are 1 (SM_Key zeroed) or more (no answer): osm_sminfo_rcv.c,
 	 * smi_rcv_process_get_request's fill_sm_key. */
-	return !osm->subn.opt.m_key || !osm->subn.opt.m_key_protect_bits;
+	return !G.osm->subn.opt.m_key || !G.osm->subn.opt.m_key_protect_bits;
 }
 
 void glue_polling(unsigned *timeout_ms, unsigned *retries)
 {
-	*timeout_ms = osm->subn.opt.sminfo_polling_timeout;
-	*retries = osm->subn.opt.polling_retry_number;
+	*timeout_ms = G.osm->subn.opt.sminfo_polling_timeout;
+	*retries = G.osm->subn.opt.polling_retry_number;
 }
 
 /* OpenSM's state manager thread writes sm_state, first_time_master_sweep
@@ -145,7 +150,7 @@ void glue_polling(unsigned *timeout_ms, unsigned *retries)
  * plain read). Relaxed: each is a single word that publishes nothing
  * else, and a value a moment old is what a moment earlier would have
  * read; every caller reads again at its next request, tick or sweep. */
-#define OSM_READ(field) __atomic_load_n(&osm->subn.field, __ATOMIC_RELAXED)
+#define OSM_READ(field) __atomic_load_n(&G.osm->subn.field, __ATOMIC_RELAXED)
 
 uint8_t glue_sm_state(void)
 {
@@ -184,15 +189,15 @@ int glue_master_sm(uint16_t *lid, uint64_t *guid)
 	osm_port_t *port;
 	int ret = -ENOENT;
 
-	cl_plock_acquire(&osm->lock);
-	port = osm->sm.master_sm_guid ?
-	       osm_get_port_by_guid(&osm->subn, osm->sm.master_sm_guid) : NULL;
-	if (port && osm->sm.master_sm_guid != osm->subn.sm_port_guid) {
+	cl_plock_acquire(&G.osm->lock);
+	port = G.osm->sm.master_sm_guid ?
+	       osm_get_port_by_guid(&G.osm->subn, G.osm->sm.master_sm_guid) : NULL;
+	if (port && G.osm->sm.master_sm_guid != G.osm->subn.sm_port_guid) {
 		*lid = cl_ntoh16(osm_port_get_base_lid(port));
-		*guid = cl_ntoh64(osm->sm.master_sm_guid);
+		*guid = cl_ntoh64(G.osm->sm.master_sm_guid);
 		ret = *lid ? 0 : -ENOENT;
 	}
-	cl_plock_release(&osm->lock);
+	cl_plock_release(&G.osm->lock);
 	return ret;
 }
 
@@ -201,32 +206,32 @@ uint64_t glue_port_of_lid(uint16_t lid)
 	osm_port_t *port;
 	uint64_t guid = 0;
 
-	cl_plock_acquire(&osm->lock);
-	port = lid ? osm_get_port_by_lid_ho(&osm->subn, lid) : NULL;
+	cl_plock_acquire(&G.osm->lock);
+	port = lid ? osm_get_port_by_lid_ho(&G.osm->subn, lid) : NULL;
 	if (port)
 		guid = cl_ntoh64(osm_port_get_guid(port));
-	cl_plock_release(&osm->lock);
+	cl_plock_release(&G.osm->lock);
 	return guid;
 }
 
 void glue_lock_shared(void)
 {
-	cl_plock_acquire(&osm->lock);
+	cl_plock_acquire(&G.osm->lock);
 }
 
 void glue_lock_excl(void)
 {
-	cl_plock_excl_acquire(&osm->lock);
+	cl_plock_excl_acquire(&G.osm->lock);
 }
 
 void glue_unlock(void)
 {
-	cl_plock_release(&osm->lock);
+	cl_plock_release(&G.osm->lock);
 }
 
 static osm_port_t *port_of(const uint8_t *gid)
 {
-	return osm_get_port_by_alias_guid(&osm->subn, cl_hton64(wire_get64(gid + 8)));
+	return osm_get_port_by_alias_guid(&G.osm->subn, cl_hton64(wire_get64(gid + 8)));
 }
 
 int glue_gid_on_fabric(const uint8_t *gid)
@@ -252,12 +257,12 @@ int glue_gid_has_pkey(const uint8_t *gid, uint16_t pkey)
 {
 	osm_port_t *port = port_of(gid);
 
-	return port && osm_physp_has_pkey(&osm->log, cl_hton16(pkey), port->p_physp);
+	return port && osm_physp_has_pkey(&G.osm->log, cl_hton16(pkey), port->p_physp);
 }
 
 const osm_physp_t *glue_requester(osm_madw_t *madw)
 {
-	return osm_get_physp_by_mad_addr(&osm->log, &osm->subn, &madw->mad_addr);
+	return osm_get_physp_by_mad_addr(&G.osm->log, &G.osm->subn, &madw->mad_addr);
 }
 
 uint64_t glue_physp_guid(const osm_physp_t *physp)
@@ -267,17 +272,17 @@ uint64_t glue_physp_guid(const osm_physp_t *physp)
 
 int glue_physp_has_pkey(const osm_physp_t *physp, uint16_t pkey)
 {
-	return osm_physp_has_pkey(&osm->log, cl_hton16(pkey), physp);
+	return osm_physp_has_pkey(&G.osm->log, cl_hton16(pkey), physp);
 }
 
 size_t glue_sr_count(void)
 {
-	return cl_qlist_count(&osm->subn.sa_sr_list);
+	return cl_qlist_count(&G.osm->subn.sa_sr_list);
 }
 
 void glue_sr_walk(int oldest_first, glue_sr_fn fn, void *arg)
 {
-	cl_qlist_t *l = &osm->subn.sa_sr_list;
+	cl_qlist_t *l = &G.osm->subn.sa_sr_list;
 	cl_list_item_t *it, *next;
 
 	for (it = oldest_first ? cl_qlist_tail(l) : cl_qlist_head(l);
@@ -306,7 +311,7 @@ void *glue_sr_insert(const uint8_t *bytes)
 	osm_svcr_t *s = osm_svcr_new(as_osm(bytes));
 
 	if (s)
-		osm_svcr_insert_to_db(&osm->subn, &osm->log, s);
+		osm_svcr_insert_to_db(&G.osm->subn, &G.osm->log, s);
 	return s;
 }
 
@@ -317,13 +322,13 @@ void glue_sr_replace(void *rec, const uint8_t *bytes)
 
 void glue_sr_remove(void *rec)
 {
-	osm_svcr_remove_from_db(&osm->subn, &osm->log, rec);
+	osm_svcr_remove_from_db(&G.osm->subn, &G.osm->log, rec);
 	osm_svcr_delete(rec);
 }
 
 void glue_sr_lease_started(void *rec)
 {
-	cl_timer_trim(&osm->sa.sr_timer, 1000);
+	cl_timer_trim(&G.osm->sa.sr_timer, 1000);
 	((osm_svcr_t *)rec)->modified_time = cl_get_time_stamp_sec();
 }
 
@@ -344,12 +349,12 @@ void glue_sr_set_lease_left(void *rec, uint32_t left)
 
 	s->lease_period = left;
 	s->modified_time = cl_get_time_stamp_sec();
-	cl_timer_trim(&osm->sa.sr_timer, 1000);
+	cl_timer_trim(&G.osm->sa.sr_timer, 1000);
 }
 
 void glue_sr_dirty(void)
 {
-	osm->sa.dirty = TRUE;
+	G.osm->sa.dirty = TRUE;
 }
 
 /* OpenSM's lease timer (osm_sr_rcv_lease_cb, which it replaces): every
@@ -360,11 +365,11 @@ void glue_sr_dirty(void)
 static void lease_cb(void *context)
 {
 	osm_sa_t *sa = context;
-	cl_qlist_t *l = &osm->subn.sa_sr_list;
+	cl_qlist_t *l = &G.osm->subn.sa_sr_list;
 	cl_list_item_t *it, *next;
 	uint32_t trim = 20;
 
-	cl_plock_excl_acquire(&osm->lock);
+	cl_plock_excl_acquire(&G.osm->lock);
 	for (it = cl_qlist_head(l); it != cl_qlist_end(l); it = next) {
 		osm_svcr_t *s = (osm_svcr_t *)it;
 		uint32_t now = cl_get_time_stamp_sec(), elapsed;
@@ -382,19 +387,19 @@ static void lease_cb(void *context)
 				trim = s->lease_period;
 			continue;
 		}
-		lease_expired((const uint8_t *)&s->service_record);
-		osm_svcr_remove_from_db(&osm->subn, &osm->log, s);
+		G.lease_expired((const uint8_t *)&s->service_record);
+		osm_svcr_remove_from_db(&G.osm->subn, &G.osm->log, s);
 		osm_svcr_delete(s);
 	}
-	cl_plock_release(&osm->lock);
+	cl_plock_release(&G.osm->lock);
 	cl_timer_trim(&sa->sr_timer, (trim ? trim : 1) * 1000);
-	lease_then();
+	G.lease_then();
 }
 
 int glue_sa_hook(cl_pfn_msgrcv_cb_t set, cl_pfn_msgrcv_cb_t get,
 		 void (*expired)(const uint8_t *bytes), void (*after_lease)(void))
 {
-	osm_sa_t *sa = &osm->sa;
+	osm_sa_t *sa = &G.osm->sa;
 	cl_disp_reg_handle_t set_h, get_h;
 
 	/* The SA is initialized but not bound yet, so no request can be in
@@ -419,8 +424,8 @@ int glue_sa_hook(cl_pfn_msgrcv_cb_t set, cl_pfn_msgrcv_cb_t get,
 	sa->sr_set_disp_h = set_h;
 	sa->sr_disp_h = get_h;
 	/* No lease is pending before the SA is bound: the timer is idle. */
-	lease_expired = expired;
-	lease_then = after_lease;
+	G.lease_expired = expired;
+	G.lease_then = after_lease;
 	sa->sr_timer.pfn_callback = lease_cb;
 	sa->sr_timer.context = sa;
 	return 0;
@@ -428,17 +433,17 @@ int glue_sa_hook(cl_pfn_msgrcv_cb_t set, cl_pfn_msgrcv_cb_t get,
 
 void glue_sa_fallback(osm_madw_t *madw)
 {
-	osm_sr_rcv_process(&osm->sa, madw);
+	osm_sr_rcv_process(&G.osm->sa, madw);
 }
 
 void glue_sa_respond(osm_madw_t *madw, cl_qlist_t *list)
 {
-	osm_sa_respond(&osm->sa, madw, sizeof(ib_service_record_t), list);
+	osm_sa_respond(&G.osm->sa, madw, sizeof(ib_service_record_t), list);
 }
 
 void glue_sa_error(osm_madw_t *madw, ib_net16_t status)
 {
-	osm_sa_send_error(&osm->sa, madw, status);
+	osm_sa_send_error(&G.osm->sa, madw, status);
 }
 
 int glue_sa_respond_one(osm_madw_t *madw, const ib_service_record_t *rec)
@@ -447,13 +452,13 @@ int glue_sa_respond_one(osm_madw_t *madw, const ib_service_record_t *rec)
 	cl_qlist_t list;
 
 	if (!item) {
-		osm_sa_send_error(&osm->sa, madw, IB_SA_MAD_STATUS_NO_RESOURCES);
+		osm_sa_send_error(&G.osm->sa, madw, IB_SA_MAD_STATUS_NO_RESOURCES);
 		return -ENOMEM;
 	}
 	item->resp.service_rec = *rec;
 	cl_qlist_init(&list);
 	cl_qlist_insert_tail(&list, &item->list_item);
-	osm_sa_respond(&osm->sa, madw, sizeof(ib_service_record_t), &list);
+	osm_sa_respond(&G.osm->sa, madw, sizeof(ib_service_record_t), &list);
 	return 0;
 }
 
@@ -473,7 +478,7 @@ void glue_req_respond_one(const struct glue_req *req, const ib_service_record_t 
 		return;
 	/* osm_sa_respond reads the request's header, address and bind
 	 * handle (the SA's one), and allocates its answer from the pool. */
-	osm_madw_init(&madw, osm->sa.mad_ctrl.h_bind, req->size, &req->addr);
+	osm_madw_init(&madw, G.osm->sa.mad_ctrl.h_bind, req->size, &req->addr);
 	osm_madw_set_mad(&madw, (const ib_mad_t *)req->mad);
 	glue_sa_respond_one(&madw, rec);
 }

@@ -2,54 +2,60 @@
 #include "mirror.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "glue.h"
 #include "sr.h"
 
-static struct srx *idx;
-static int stale;          /* atomic: rebuild before trusting it */
-static uint64_t rebuilds;  /* atomic */
+static struct {
+	/* Built at init; its records change under the exclusive osm->lock
+	 * and are read under either. */
+	struct srx *idx;
+	/* Lock-free, any thread. */
+	atomic_int stale;          /* rebuild before trusting it */
+	_Atomic uint64_t rebuilds;
+} M;
 
 int mirror_init(void)
 {
-	if (srx_init(&idx))
+	if (srx_init(&M.idx))
 		return -ENOMEM;
-	stale = 1;
+	M.stale = 1;
 	return 0;
 }
 
 void mirror_fini(void)
 {
-	srx_fini(idx);
-	idx = NULL;
+	srx_fini(M.idx);
+	M.idx = NULL;
 }
 
 /* Safe without the lock: the index must be rebuilt before use. */
 static void invalidate(void)
 {
-	__atomic_store_n(&stale, 1, __ATOMIC_RELEASE);
+	atomic_store_explicit(&M.stale, 1, memory_order_release);
 }
 
 int mirror_current(void)
 {
 	if (!glue_steady()) {
-		__atomic_store_n(&stale, 1, __ATOMIC_RELAXED);
+		atomic_store_explicit(&M.stale, 1, memory_order_relaxed);
 		return 0;
 	}
-	return !__atomic_load_n(&stale, __ATOMIC_ACQUIRE) && srx_count(idx) == glue_sr_count();
+	return !atomic_load_explicit(&M.stale, memory_order_acquire) && srx_count(M.idx) == glue_sr_count();
 }
 
 const struct srx *mirror_index(void)
 {
-	return idx;
+	return M.idx;
 }
 
 static int add_one(void *rec, const uint8_t *bytes, void *arg)
 {
 	int *err = arg;
 
-	*err = srx_add_charged(idx, bytes, rec, glue_port_of_gid(bytes + SR_OFF_GID));
+	*err = srx_add_charged(M.idx, bytes, rec, glue_port_of_gid(bytes + SR_OFF_GID));
 	return *err;
 }
 
@@ -61,21 +67,21 @@ int mirror_sync(void)
 
 	if (mirror_current())
 		return 0;
-	srx_clear(idx);
+	srx_clear(M.idx);
 	/* Oldest first: the index, like the list, puts the newest at the head. */
 	glue_sr_walk(1, add_one, &err);
 	if (err) {
-		srx_clear(idx);
-		__atomic_store_n(&stale, 1, __ATOMIC_RELEASE);
+		srx_clear(M.idx);
+		atomic_store_explicit(&M.stale, 1, memory_order_release);
 		OSM_LOG(glue_log(), OSM_LOG_ERROR,
 			"ERR 7A31: out of memory indexing %zu ServiceRecords; "
 			"queries fall back to OpenSM's scan\n", glue_sr_count());
 		return -ENOMEM;
 	}
-	__atomic_add_fetch(&rebuilds, 1, __ATOMIC_RELAXED);
-	__atomic_store_n(&stale, !glue_steady(), __ATOMIC_RELEASE);
+	atomic_fetch_add_explicit(&M.rebuilds, 1, memory_order_relaxed);
+	atomic_store_explicit(&M.stale, !glue_steady(), memory_order_release);
 	OSM_LOG(glue_log(), OSM_LOG_VERBOSE, "ServiceRecord index rebuilt: %zu records\n",
-		srx_count(idx));
+		srx_count(M.idx));
 	return 0;
 }
 
@@ -95,42 +101,42 @@ void mirror_sweep_start(void)
 
 void *mirror_set(const uint8_t *rec, uint64_t charge)
 {
-	struct srx_ent *e = srx_find_rid(idx, rec);
+	struct srx_ent *e = srx_find_rid(M.idx, rec);
 	void *h;
 
 	if (e) {
 		h = srx_handle(e);
-		srx_unhook(idx, e);
+		srx_unhook(M.idx, e);
 		glue_sr_replace(h, rec);
-		srx_rehook(idx, e);
+		srx_rehook(M.idx, e);
 		return h;
 	}
 	h = glue_sr_insert(rec);
-	if (h && srx_add_charged(idx, glue_sr_rec(h), h, charge))
+	if (h && srx_add_charged(M.idx, glue_sr_rec(h), h, charge))
 		invalidate();
 	return h;
 }
 
 int mirror_delete(const uint8_t *rec, uint8_t *gone)
 {
-	struct srx_ent *e = srx_find_rid(idx, rec);
+	struct srx_ent *e = srx_find_rid(M.idx, rec);
 	void *h;
 
 	if (!e)
 		return -ENOENT;
 	h = srx_handle(e);
 	memcpy(gone, glue_sr_rec(h), SR_SIZE);
-	srx_del(idx, e);
+	srx_del(M.idx, e);
 	glue_sr_remove(h);
 	return 0;
 }
 
 void mirror_remove(void *handle)
 {
-	struct srx_ent *e = srx_find_rid(idx, glue_sr_rec(handle));
+	struct srx_ent *e = srx_find_rid(M.idx, glue_sr_rec(handle));
 
 	if (e && srx_handle(e) == handle)
-		srx_del(idx, e);
+		srx_del(M.idx, e);
 	else
 		invalidate();
 	glue_sr_remove(handle);
@@ -138,5 +144,5 @@ void mirror_remove(void *handle)
 
 uint64_t mirror_rebuilds(void)
 {
-	return __atomic_load_n(&rebuilds, __ATOMIC_RELAXED);
+	return atomic_load_explicit(&M.rebuilds, memory_order_relaxed);
 }

@@ -21,20 +21,23 @@ struct port {
 	struct ent ring[REFHIST_PER_PORT];
 };
 
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER; /* ports */
-static struct port *ports;
-static uint64_t order;  /* refusals recorded, all ports */
+/* Written by the Set thread, read by the responder's: all under mu. */
+static struct {
+	pthread_mutex_t mu;
+	struct port *ports;
+	uint64_t order;  /* refusals recorded, all ports */
+} H = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
 int refhist_init(void)
 {
-	ports = calloc(REFHIST_PORTS, sizeof(*ports));
-	return ports ? 0 : -ENOMEM;
+	H.ports = calloc(REFHIST_PORTS, sizeof(*H.ports));
+	return H.ports ? 0 : -ENOMEM;
 }
 
 void refhist_fini(void)
 {
-	free(ports);
-	ports = NULL;
+	free(H.ports);
+	H.ports = NULL;
 }
 
 /* mu held: the port's slot, else a free one, else the one whose last
@@ -45,7 +48,7 @@ static struct port *slot_of(uint64_t guid)
 	size_t i;
 
 	for (i = 0; i < REFHIST_PORTS; i++) {
-		p = &ports[i];
+		p = &H.ports[i];
 		if (p->guid == guid)
 			return p;
 		if (!p->guid) {
@@ -97,16 +100,16 @@ void refhist_add(uint64_t port_guid, const struct pol_request *req,
 		} else
 			r.flags = SMQ_OWNER_WITHHELD;
 	}
-	pthread_mutex_lock(&mu);
-	if (ports) {
+	pthread_mutex_lock(&H.mu);
+	if (H.ports) {
 		p = slot_of(port_guid);
 		e = &p->ring[p->gen % REFHIST_PER_PORT];
 		e->r = r;
 		e->at_ms = mono_ms();
-		p->last = ++order;
+		p->last = ++H.order;
 		p->gen++;
 	}
-	pthread_mutex_unlock(&mu);
+	pthread_mutex_unlock(&H.mu);
 }
 
 size_t refhist_get(uint64_t port_guid, struct smq_refusal *out, size_t max, uint32_t *gen)
@@ -115,9 +118,9 @@ size_t refhist_get(uint64_t port_guid, struct smq_refusal *out, size_t max, uint
 	size_t i, n = 0;
 
 	*gen = 0;
-	pthread_mutex_lock(&mu);
-	for (i = 0; ports && port_guid && i < REFHIST_PORTS; i++) {
-		const struct port *p = &ports[i];
+	pthread_mutex_lock(&H.mu);
+	for (i = 0; H.ports && port_guid && i < REFHIST_PORTS; i++) {
+		const struct port *p = &H.ports[i];
 		uint32_t k;
 
 		if (p->guid != port_guid)
@@ -131,6 +134,6 @@ size_t refhist_get(uint64_t port_guid, struct smq_refusal *out, size_t max, uint
 		}
 		break;
 	}
-	pthread_mutex_unlock(&mu);
+	pthread_mutex_unlock(&H.mu);
 	return n;
 }

@@ -14,18 +14,18 @@
 #define BURST 5
 #define INTERVAL_NS (10 * 1000000000ull)
 
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER; /* rl */
-static struct rl rl;
-
-/* Summaries collected under mu, logged outside it; the one expirer's. */
 static struct {
-	struct rl_summary v[RL_SLOTS + 1];
-	size_t n;
-} due;
+	pthread_mutex_t mu;
+	struct rl rl;           /* under mu */
+	/* Summaries collected under mu, logged outside it; the one
+	 * expirer's (the plugin thread). */
+	struct rl_summary due[RL_SLOTS + 1];
+	size_t ndue;
+} F = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
 void refusal_init(void)
 {
-	rl_init(&rl, BURST, INTERVAL_NS);
+	rl_init(&F.rl, BURST, INTERVAL_NS);
 }
 
 _Static_assert((int)REFUSAL_SA_REQUEST == (int)RULE_COUNT && REFUSAL_UNKNOWN == RL_KINDS - 1,
@@ -75,9 +75,9 @@ int refusal_allowed(uint64_t who, unsigned kind)
 	struct rl_summary sum;
 	int ok, have;
 
-	pthread_mutex_lock(&mu);
-	ok = rl_event(&rl, who, kind, (uint64_t)mono_ns(), &sum, &have);
-	pthread_mutex_unlock(&mu);
+	pthread_mutex_lock(&F.mu);
+	ok = rl_event(&F.rl, who, kind, (uint64_t)mono_ns(), &sum, &have);
+	pthread_mutex_unlock(&F.mu);
 	if (have)
 		log_summary(&sum);
 	return ok;
@@ -87,27 +87,27 @@ uint64_t refusal_next_due(void)
 {
 	uint64_t t;
 
-	pthread_mutex_lock(&mu);
-	t = rl_next_due(&rl);
-	pthread_mutex_unlock(&mu);
+	pthread_mutex_lock(&F.mu);
+	t = rl_next_due(&F.rl);
+	pthread_mutex_unlock(&F.mu);
 	return t;
 }
 
 static void collect(const struct rl_summary *s, void *arg)
 {
 	(void)arg;
-	if (due.n < RL_SLOTS + 1)
-		due.v[due.n++] = *s;
+	if (F.ndue < RL_SLOTS + 1)
+		F.due[F.ndue++] = *s;
 }
 
 void refusal_expire(void)
 {
 	size_t i;
 
-	pthread_mutex_lock(&mu);
-	due.n = 0;
-	rl_expire(&rl, (uint64_t)mono_ns(), collect, NULL);
-	pthread_mutex_unlock(&mu);
-	for (i = 0; i < due.n; i++)
-		log_summary(&due.v[i]);
+	pthread_mutex_lock(&F.mu);
+	F.ndue = 0;
+	rl_expire(&F.rl, (uint64_t)mono_ns(), collect, NULL);
+	pthread_mutex_unlock(&F.mu);
+	for (i = 0; i < F.ndue; i++)
+		log_summary(&F.due[i]);
 }

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -41,14 +42,18 @@ struct snap_rec {
 };
 
 static struct {
+	/* Set by replica_init(); read-only after. The log locks itself
+	 * (rlog.h). */
 	int on;
 	void (*changed)(void);
 	struct mport *port;       /* the responder's */
 	int agent;
 	struct rlog *log;
-	unsigned ack_told;        /* atomic: the largest ack timeout told */
-	int64_t steady_ms;        /* the responder thread's: last seen steady master */
-	uint64_t log_cap;         /* replication_log */
+	atomic_uint ack_told;     /* lock-free: the largest ack timeout told */
+	/* Lock-free: the responder thread's last seen steady master,
+	 * reset by OpenSM's thread at a sweep. */
+	_Atomic int64_t steady_ms;
+	uint64_t log_cap;         /* replication_log; read-only after init */
 
 	/* The master's snapshot, the responder thread's alone. */
 	struct snap_rec *snap;
@@ -82,7 +87,7 @@ static unsigned ack_ms(void)
  * drop one sooner than any we ever told (a reload may lower it). */
 static unsigned ack_ms_told(void)
 {
-	unsigned v = ack_ms(), told = __atomic_load_n(&R.ack_told, __ATOMIC_RELAXED);
+	unsigned v = ack_ms(), told = atomic_load_explicit(&R.ack_told, memory_order_relaxed);
 
 	return v > told ? v : told;
 }
@@ -171,10 +176,11 @@ int replica_reserve(struct defer_slot **slot)
 /* The ack timeout for an answer, remembered as told. */
 static unsigned tell_ack(void)
 {
-	unsigned v = ack_ms(), told = __atomic_load_n(&R.ack_told, __ATOMIC_RELAXED);
+	unsigned v = ack_ms(), told = atomic_load_explicit(&R.ack_told, memory_order_relaxed);
 
-	while (v > told && !__atomic_compare_exchange_n(&R.ack_told, &told, v, 0,
-							 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+	while (v > told && !atomic_compare_exchange_strong_explicit(&R.ack_told, &told, v,
+							 memory_order_relaxed,
+							 memory_order_relaxed))
 		;
 	return v;
 }
@@ -385,7 +391,7 @@ static void refused(uint16_t lid, const char *why)
  * expiry). */
 static int final_ok(const struct repl_pull *p)
 {
-	int64_t steady = __atomic_load_n(&R.steady_ms, __ATOMIC_RELAXED);
+	int64_t steady = atomic_load_explicit(&R.steady_ms, memory_order_relaxed);
 
 	return !glue_is_master() && steady && mono_ms() - steady < FINAL_SERVE_MS &&
 	       (!p->epoch || p->epoch == rlog_epoch(R.log)) && p->flags & REPL_FLAG_SNAPSHOT;
@@ -490,7 +496,7 @@ static int on_tick(void *ctx)
 	if (!R.on)
 		return 0;
 	if (glue_steady())
-		__atomic_store_n(&R.steady_ms, now, __ATOMIC_RELAXED);
+		atomic_store_explicit(&R.steady_ms, now, memory_order_relaxed);
 	n = rlog_take_stale(R.log, now, HOLD_MS, held, RLOG_MAX_PEERS);
 	for (i = 0; i < n; i++)
 		answer_held(&held[i], 0);
@@ -546,7 +552,7 @@ void replica_sweep_start(void)
 {
 	if (!R.on || glue_steady())
 		return;
-	__atomic_store_n(&R.steady_ms, 0, __ATOMIC_RELAXED);
+	atomic_store_explicit(&R.steady_ms, 0, memory_order_relaxed);
 	/* Answers held in an earlier mastership are no one's to send now:
 	 * their clients asked the master since. */
 	defer_release(0, UINT64_MAX, 0);

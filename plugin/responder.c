@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,14 +16,14 @@
 struct responder {
 	struct mport *port;
 	pthread_t thread;
-	int stop;           /* atomic: set by responder_stop() */
+	atomic_int stop;    /* lock-free: set by responder_stop() */
 	int liveness;
 	int (*is_master)(void *, uint16_t *);
 	void *ctx;
 	struct responder_ext ext[RESPONDER_MAX_EXT];
 	size_t next;
 	struct vmad_identity id;
-	uint64_t answered;  /* atomic: read by responder_answered() */
+	_Atomic uint64_t answered; /* lock-free: read by responder_answered() */
 };
 
 static size_t answer(const uint8_t *req, size_t len, uint8_t *resp, size_t cap,
@@ -40,7 +41,7 @@ static size_t answer(const uint8_t *req, size_t len, uint8_t *resp, size_t cap,
 		return 0;
 	n = vmad_answer(req, len, &r->id, liv_timestamp(), resp, cap);
 	if (n)
-		__atomic_add_fetch(&r->answered, 1, __ATOMIC_RELAXED);
+		atomic_fetch_add_explicit(&r->answered, 1, memory_order_relaxed);
 	return n;
 }
 
@@ -62,7 +63,7 @@ static void *serve(void *arg)
 	size_t i;
 
 	/* Relaxed: the flag carries no data; pthread_join() orders the rest. */
-	while (!__atomic_load_n(&r->stop, __ATOMIC_RELAXED))
+	while (!atomic_load_explicit(&r->stop, memory_order_relaxed))
 		if (!tick(r))
 			mport_serve(r->port, SLICE_MS);
 	for (i = 0; i < r->next; i++)
@@ -140,7 +141,7 @@ void responder_stop(struct responder *r)
 {
 	if (!r)
 		return;
-	__atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
+	atomic_store_explicit(&r->stop, 1, memory_order_relaxed);
 	pthread_join(r->thread, NULL);
 	mport_close(r->port);
 	free(r);
@@ -148,5 +149,5 @@ void responder_stop(struct responder *r)
 
 uint64_t responder_answered(const struct responder *r)
 {
-	return r ? __atomic_load_n(&r->answered, __ATOMIC_RELAXED) : 0;
+	return r ? atomic_load_explicit(&r->answered, memory_order_relaxed) : 0;
 }

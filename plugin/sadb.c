@@ -14,6 +14,8 @@ struct rid {
 	uint8_t b[SRX_RID_LEN];
 };
 
+/* OpenSM's state manager thread alone: the takeover's install and the
+ * routing event of the sweep that follows both run on it. */
 static struct {
 	int armed;          /* a copy went in and its sweep's load is ahead */
 	struct rid *rids;   /* the copy's, sorted */

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -18,19 +19,24 @@ struct stamp {
 	int exists;
 };
 
-static osm_log_t *log_to;
-static char path[OSMATS_CONF_PATH_MAX];
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER; /* conf, stamp */
-static struct osmats_conf conf;
-static struct stamp conf_stamp;
-static int indexed_queries; /* atomic: conf.indexed_queries */
+static struct {
+	/* Set by settings_init(); read-only after. */
+	osm_log_t *log_to;
+	char path[OSMATS_CONF_PATH_MAX];
+	/* The settings in force and the file's identity: under mu. */
+	pthread_mutex_t mu;
+	struct osmats_conf conf;
+	struct stamp conf_stamp;
+	/* Lock-free copy of conf.indexed_queries, for every query. */
+	atomic_int indexed_queries;
+} S = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
 static void stamp_of(struct stamp *s)
 {
 	struct stat st;
 
 	memset(s, 0, sizeof(*s));
-	if (stat(path, &st))
+	if (stat(S.path, &st))
 		return;
 	s->exists = 1;
 	s->sec = st.st_mtim.tv_sec;
@@ -53,36 +59,36 @@ static int load_conf(struct osmats_conf *c, struct stamp *stamp)
 
 	osmats_conf_default(c);
 	stamp_of(stamp);
-	ret = osmats_conf_load(path, c, err, sizeof(err));
+	ret = osmats_conf_load(S.path, c, err, sizeof(err));
 	if (ret == -ENOENT) {
-		OSM_LOG(log_to, OSM_LOG_INFO, "no %s: using defaults\n", path);
+		OSM_LOG(S.log_to, OSM_LOG_INFO, "no %s: using defaults\n", S.path);
 	} else if (ret) {
-		OSM_LOG(log_to, OSM_LOG_ERROR, "ERR 7A20: %s\n", err);
+		OSM_LOG(S.log_to, OSM_LOG_ERROR, "ERR 7A20: %s\n", err);
 		return ret;
 	}
 	osmats_conf_describe(c, desc, sizeof(desc));
-	OSM_LOG(log_to, OSM_LOG_INFO, "config: %s\n", desc);
+	OSM_LOG(S.log_to, OSM_LOG_INFO, "config: %s\n", desc);
 	return 0;
 }
 
 void settings_init(osm_log_t *l, const char *options)
 {
-	log_to = l;
-	osmats_conf_path_from_options(options, path, sizeof(path));
-	if (load_conf(&conf, &conf_stamp)) {
+	S.log_to = l;
+	osmats_conf_path_from_options(options, S.path, sizeof(S.path));
+	if (load_conf(&S.conf, &S.conf_stamp)) {
 		/* Fail closed: without the plugin every rule would be off. Only
 		 * a setting the file makes explicitly turns a rule off; a file
 		 * that does not parse sets nothing. A SIGHUP after the fix
 		 * loads it (the stamp stays the broken file's). */
 		char desc[1024];
 
-		osmats_conf_default(&conf);
-		osmats_conf_describe(&conf, desc, sizeof(desc));
-		OSM_LOG(log_to, OSM_LOG_ERROR,
+		osmats_conf_default(&S.conf);
+		osmats_conf_describe(&S.conf, desc, sizeof(desc));
+		OSM_LOG(S.log_to, OSM_LOG_ERROR,
 			"ERR 7A23: %s not used: osmats runs with its built-in defaults, every rule on: %s\n",
-			path, desc);
+			S.path, desc);
 	}
-	indexed_queries = conf.indexed_queries;
+	S.indexed_queries = S.conf.indexed_queries;
 }
 
 void settings_reload(void)
@@ -91,54 +97,54 @@ void settings_reload(void)
 	struct osmats_conf c;
 	const char *key;
 
-	pthread_mutex_lock(&mu);
-	old = conf_stamp;
-	pthread_mutex_unlock(&mu);
+	pthread_mutex_lock(&S.mu);
+	old = S.conf_stamp;
+	pthread_mutex_unlock(&S.mu);
 	stamp_of(&now);
 	if (stamp_equal(&old, &now))
 		return;
 	if (load_conf(&c, &now)) {
-		OSM_LOG(log_to, OSM_LOG_ERROR,
-			"ERR 7A21: %s not reloaded; the previous settings stay in force\n", path);
-		pthread_mutex_lock(&mu);
-		conf_stamp = now;
-		pthread_mutex_unlock(&mu);
+		OSM_LOG(S.log_to, OSM_LOG_ERROR,
+			"ERR 7A21: %s not reloaded; the previous settings stay in force\n", S.path);
+		pthread_mutex_lock(&S.mu);
+		S.conf_stamp = now;
+		pthread_mutex_unlock(&S.mu);
 		return;
 	}
-	pthread_mutex_lock(&mu);
-	if (osmats_conf_restart_needed(&conf, &c, &key)) {
-		OSM_LOG(log_to, OSM_LOG_ERROR,
+	pthread_mutex_lock(&S.mu);
+	if (osmats_conf_restart_needed(&S.conf, &c, &key)) {
+		OSM_LOG(S.log_to, OSM_LOG_ERROR,
 			"ERR 7A22: %s changed %s, which takes effect at the next OpenSM start\n",
-			path, key);
-		osmats_conf_keep_restart_keys(&c, &conf);
+			S.path, key);
+		osmats_conf_keep_restart_keys(&c, &S.conf);
 	}
-	conf = c;
-	conf_stamp = now;
-	__atomic_store_n(&indexed_queries, c.indexed_queries, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&mu);
-	OSM_LOG(log_to, OSM_LOG_INFO, "reloaded %s\n", path);
+	S.conf = c;
+	S.conf_stamp = now;
+	atomic_store_explicit(&S.indexed_queries, c.indexed_queries, memory_order_relaxed);
+	pthread_mutex_unlock(&S.mu);
+	OSM_LOG(S.log_to, OSM_LOG_INFO, "reloaded %s\n", S.path);
 }
 
 const char *settings_path(void)
 {
-	return path;
+	return S.path;
 }
 
 void settings_get(struct osmats_conf *out)
 {
-	pthread_mutex_lock(&mu);
-	*out = conf;
-	pthread_mutex_unlock(&mu);
+	pthread_mutex_lock(&S.mu);
+	*out = S.conf;
+	pthread_mutex_unlock(&S.mu);
 }
 
 void settings_get_pol(struct rule_config *out)
 {
-	pthread_mutex_lock(&mu);
-	*out = conf.pol;
-	pthread_mutex_unlock(&mu);
+	pthread_mutex_lock(&S.mu);
+	*out = S.conf.pol;
+	pthread_mutex_unlock(&S.mu);
 }
 
 int settings_indexed_queries(void)
 {
-	return __atomic_load_n(&indexed_queries, __ATOMIC_RELAXED);
+	return atomic_load_explicit(&S.indexed_queries, memory_order_relaxed);
 }

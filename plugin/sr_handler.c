@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,21 +33,34 @@
 #include "replica.h"
 #include "sa.h"
 #include "settings.h"
+#include "srdecide.h"
 #include "wire.h"
 
-static struct srh_events events;
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER; /* cnt */
-static struct state_counters cnt;
-/* Atomic: the SA's own work on requests, from the dispatcher's call until
- * the lock is released with the answer decided; sending it is transport. */
-static uint64_t get_indexed, get_fallback, get_ns;
-static uint64_t sets, set_ns; /* Sets and Deletes carried out */
-static uint64_t lease_seq;    /* the lease timer's last expiry, its own */
+static struct {
+	struct srh_events events;      /* set by srh_init(); read-only after */
+	pthread_mutex_t mu;
+	struct state_counters cnt;     /* under mu */
+	/* Lock-free: the SA's own work on requests, from the dispatcher's
+	 * call until the lock is released with the answer decided; sending
+	 * it is transport. */
+	_Atomic uint64_t get_indexed, get_fallback, get_ns;
+	_Atomic uint64_t sets, set_ns; /* Sets and Deletes carried out */
+	/* The lease timer's last expiry: its own thread's, under the
+	 * exclusive osm->lock. */
+	uint64_t lease_seq;
+} H = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
-static void account(uint64_t *count, uint64_t *ns, uint64_t t0)
+static void account(_Atomic uint64_t *count, _Atomic uint64_t *ns, uint64_t t0)
 {
-	__atomic_add_fetch(count, 1, __ATOMIC_RELAXED);
-	__atomic_add_fetch(ns, (uint64_t)mono_ns() - t0, __ATOMIC_RELAXED);
+	atomic_fetch_add_explicit(count, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(ns, (uint64_t)mono_ns() - t0, memory_order_relaxed);
+}
+
+/* An SA status (sa.h) in the MAD's Status field: the class-specific
+ * code is bits 8..15 (IBTA Vol 1 Table 185, sa.h). */
+static ib_net16_t mad_status(uint16_t sa_status)
+{
+	return cl_hton16((uint16_t)(sa_status << 8));
 }
 
 /* What the rules need to know about the requester and the records held. */
@@ -170,7 +184,7 @@ static int log_allowed(uint64_t who, unsigned kind)
 	int ok = refusal_allowed(who, kind);
 
 	if (!ok)
-		events.changed();
+		H.events.changed();
 	return ok;
 }
 
@@ -213,35 +227,6 @@ static void log_unknown_lid(osm_madw_t *madw, const char *outcome)
 		OSM_LOG(glue_log(), OSM_LOG_ERROR, "ERR 7A33: ServiceRecord %s from unknown LID %u; "
 			"%s\n", ib_get_sa_method_str(osm_madw_get_sa_mad_ptr(madw)->method),
 			lid, outcome);
-}
-
-/* OpenSM's validate_sr(): with the PKey in the mask, the requester and the
- * ServiceGID's port must both hold it. NULL when they do, else why not.
- * ats_delete: 0 for any other request, 1 for a Delete of an ATS record,
- * 2 when the partition rule is on too: then the requester is asked
- * whatever the mask, as the rule asks a Set (policy.c check_pkey): the
- * record is found by its P_Key either way, and trust is about ownership,
- * not partitions. A trusted Delete of an ATS record asks the requester
- * only: the record of a port that left the fabric (flush_departed no),
- * or that lost the partition, must stay removable by an administrator. */
-static const char *pkeys_refused(const osm_physp_t *physp, const ib_service_record_t *rec,
-				 ib_net64_t mask, int ats_delete, int trusted)
-{
-	uint16_t pkey = cl_ntoh16(rec->service_pkey);
-
-	if (!(mask & IB_SR_COMPMASK_SPKEY) && ats_delete < 2)
-		return NULL;
-	if (!glue_physp_has_pkey(physp, pkey))
-		return "requester's port is not a member of the P_Key's partition";
-	if (!(mask & IB_SR_COMPMASK_SPKEY) || (ats_delete && trusted) ||
-	    !(mask & IB_SR_COMPMASK_SGID) ||
-	    ib_gid_is_multicast(&rec->service_gid))
-		return NULL;
-	if (!glue_gid_has_pkey(rec->service_gid.raw, pkey))
-		return glue_port_of_gid(rec->service_gid.raw) ?
-		       "the ServiceGID's port is not a member of the P_Key's partition" :
-		       "no port on the fabric has the ServiceGID (a trusted requester may delete it)";
-	return NULL;
 }
 
 /* A refusal by OpenSM's own rules, logged as the ATS rules' are; the
@@ -308,26 +293,19 @@ static int reserve(osm_madw_t *madw, struct defer_slot **slot)
 	return -1;
 }
 
-/* Exclusive lock held, released here. OpenSM's sr_rcv_process_set_method. */
-static void do_set(osm_madw_t *madw, const struct pol_request *req, const struct facts *who,
-		   ib_service_record_t *rec, ib_net64_t mask, uint64_t charge, uint64_t t0)
+/* Exclusive lock held, released here. OpenSM's sr_rcv_process_set_method,
+ * its checks made (srdecide.c). */
+static void do_set(osm_madw_t *madw, const struct srdecide_out *o,
+		   ib_service_record_t *rec, uint64_t charge, uint64_t t0)
 {
 	struct defer_slot *slot;
 	ib_service_record_t answer;
 	uint64_t seq, epoch = 0;
 	void *s;
 
-	if ((mask & (IB_SR_COMPMASK_SID | IB_SR_COMPMASK_SGID)) !=
-	    (IB_SR_COMPMASK_SID | IB_SR_COMPMASK_SGID)) {
-		glue_unlock();
-		refuse(madw, req, who, REFUSAL_SA_REQUEST, "7A57",
-		       "a Set needs ServiceID and ServiceGID in the component mask",
-		       IB_SA_MAD_STATUS_REQ_INVALID);
-		return;
-	}
 	if (reserve(madw, &slot))
 		return;
-	if (!(mask & IB_SR_COMPMASK_SLEASE))
+	if (o->lease_infinite)
 		rec->service_lease = SR_LEASE_INFINITE;
 	s = mirror_set((const uint8_t *)rec, charge);
 	if (!s) {
@@ -343,9 +321,9 @@ static void do_set(osm_madw_t *madw, const struct pol_request *req, const struct
 		glue_sr_lease_started(s);
 	seq = replica_log_set((const uint8_t *)rec, &epoch);
 	glue_unlock();
-	account(&sets, &set_ns, t0);
+	account(&H.sets, &H.set_ns, t0);
 	answer = *rec;
-	if (!(mask & IB_SR_COMPMASK_SPKEY))
+	if (o->default_pkey)
 		answer.service_pkey = IB_DEFAULT_PKEY;
 	answer_change(madw, slot, epoch, seq, &answer);
 }
@@ -370,105 +348,127 @@ static void do_delete(osm_madw_t *madw, const struct pol_request *req, const str
 	}
 	seq = replica_log_delete((const uint8_t *)&gone, &epoch);
 	glue_unlock();
-	account(&sets, &set_ns, t0);
+	account(&H.sets, &H.set_ns, t0);
 	answer_change(madw, slot, epoch, seq, &gone);
 }
 
 static void count_decision(const struct pol_decision *d)
 {
-	pthread_mutex_lock(&mu);
+	pthread_mutex_lock(&H.mu);
 	if (d->rule != RULE_PASS) {
-		cnt.rejected[d->rule]++;
+		H.cnt.rejected[d->rule]++;
 	} else {
-		cnt.accepted++;
+		H.cnt.accepted++;
 		if (d->warn)
-			cnt.warned[d->warn_rule]++;
+			H.cnt.warned[d->warn_rule]++;
 		if (d->clamp)
-			cnt.clamped++;
+			H.cnt.clamped++;
 	}
-	pthread_mutex_unlock(&mu);
-	events.changed();
+	pthread_mutex_unlock(&H.mu);
+	H.events.changed();
 }
 
-/* Exclusive lock held. The ATS rules; nonzero when the request was
- * answered (rejected), with the lock released. */
-static int apply_rules(osm_madw_t *madw, const osm_physp_t *physp, uint8_t *mad,
-		       struct pol_request *req)
+/* Exclusive lock held, index current: what srdecide_change() needs.
+ * Nonzero (ERR 7A11 logged, NO_RESOURCES answered, lock released) when
+ * out of memory. */
+static int facts_of(osm_madw_t *madw, const osm_physp_t *physp, const struct osmats_conf *conf,
+		    struct pol_request *req, struct facts *f, struct srdecide_in *in)
 {
-	struct osmats_conf conf;
-	struct pol_decision d;
-	struct facts f;
+	const struct srx *idx = mirror_index();
+	uint64_t charge = glue_port_of_gid(req->rec.gid);
 
-	memset(&f, 0, sizeof(f));
-	f.req_lid = cl_ntoh16(madw->mad_addr.dest_lid);
-	settings_get(&conf);
-	if (gather(physp, &conf, req, &f)) {
+	if ((ats_sid_in_block(req->rec.id) || ats_name_is_ats(req->rec.name)) &&
+	    gather(physp, conf, req, f)) {
 		glue_unlock();
-		free(f.peers);
 		OSM_LOG(glue_log(), OSM_LOG_ERROR,
 			"ERR 7A11: out of memory checking an ATS request; answering NO_RESOURCES\n");
 		glue_sa_error(madw, IB_SA_MAD_STATUS_NO_RESOURCES);
 		return 1;
 	}
-	pol_decide(&conf.pol, req, f.peers, f.npeers, &d);
-	free(f.peers);
-	if (d.rule != RULE_PASS) {
-		glue_unlock();
-		log_decision(req, &f, d.rule, OSM_LOG_ERROR, "rejected", d.why);
-		count_decision(&d);
-		/* Before the answer: a host that asks at once finds it. */
-		refhist_add(f.req_guid, req, &d, cl_ntoh16(IB_SA_MAD_STATUS_REQ_INVALID));
-		glue_sa_error(madw, IB_SA_MAD_STATUS_REQ_INVALID);
-		return 1;
+	if (req->method == SA_METHOD_SET) {
+		req->is_new = !srx_find_rid(idx, (const uint8_t *)ib_sa_mad_get_payload_ptr(
+						    osm_madw_get_sa_mad_ptr(madw)));
+		req->charged = srx_charged(idx, charge);
 	}
-	if (d.warn)
-		log_decision(req, &f, d.warn_rule, OSM_LOG_INFO, "accepted despite", d.why);
-	if (d.clamp) {
-		char why[64];
-
-		snprintf(why, sizeof(why), "lease %" PRIu32 " s clamped to %" PRIu32 " s",
-			 pol_effective_lease(req), d.lease);
-		log_decision(req, &f, RULE_LEASE, OSM_LOG_INFO, "accepted with", why);
-		wire_put32(mad + SA_OFF_DATA + SR_OFF_LEASE, d.lease);
-		wire_put64(mad + SA_OFF_COMP_MASK, req->comp_mask | sr_comp_mask(SR_F_LEASE));
-	}
-	count_decision(&d);
+	in->req = req;
+	in->pol = &conf->pol;
+	in->peers = f->peers;
+	in->npeers = f->npeers;
+	in->req_holds_pkey = glue_physp_has_pkey(physp, req->rec.pkey);
+	in->gid_holds_pkey = glue_gid_has_pkey(req->rec.gid, req->rec.pkey);
+	in->gid_port = charge;
 	return 0;
 }
 
-/* Exclusive lock held, index current: the per-port cap on a new record,
- * for every service (trusted requesters too). Nonzero when the request
- * was answered (NO_RESOURCES), with the lock released. */
-static int apply_cap(osm_madw_t *madw, const osm_physp_t *physp,
-		     struct pol_request *req, uint64_t charge)
+/* Exclusive lock held: the ATS rules' verdict logged and counted; a
+ * refusal answered, with the lock released (nonzero). */
+static int rules_done(osm_madw_t *madw, uint8_t *mad, const struct pol_request *req,
+		      const struct facts *f, const struct pol_decision *d)
 {
-	const struct srx *idx = mirror_index();
-	struct rule_config pol;
-	struct pol_decision d;
-	struct facts f;
+	if (d->rule != RULE_PASS) {
+		glue_unlock();
+		log_decision(req, f, d->rule, OSM_LOG_ERROR, "rejected", d->why);
+		count_decision(d);
+		/* Before the answer: a host that asks at once finds it. */
+		refhist_add(f->req_guid, req, d, cl_ntoh16(IB_SA_MAD_STATUS_REQ_INVALID));
+		glue_sa_error(madw, IB_SA_MAD_STATUS_REQ_INVALID);
+		return 1;
+	}
+	if (d->warn)
+		log_decision(req, f, d->warn_rule, OSM_LOG_INFO, "accepted despite", d->why);
+	if (d->clamp) {
+		char why[64];
 
-	settings_get_pol(&pol);
-	req->is_new = !srx_find_rid(idx, (const uint8_t *)ib_sa_mad_get_payload_ptr(
-					    osm_madw_get_sa_mad_ptr(madw)));
-	req->charged = srx_charged(idx, charge);
-	pol_decide_cap(&pol, req, &d);
-	if (d.rule == RULE_PASS)
-		return 0;
-	glue_unlock();
-	memset(&f, 0, sizeof(f));
-	f.req_lid = cl_ntoh16(madw->mad_addr.dest_lid);
-	f.req_guid = glue_physp_guid(physp);
+		snprintf(why, sizeof(why), "lease %" PRIu32 " s clamped to %" PRIu32 " s",
+			 pol_effective_lease(req), d->lease);
+		log_decision(req, f, RULE_LEASE, OSM_LOG_INFO, "accepted with", why);
+		wire_put32(mad + SA_OFF_DATA + SR_OFF_LEASE, d->lease);
+		wire_put64(mad + SA_OFF_COMP_MASK, req->comp_mask | sr_comp_mask(SR_F_LEASE));
+	}
+	count_decision(d);
+	return 0;
+}
+
+/* Lock released: the per-port cap's refusal, logged, counted and
+ * answered NO_RESOURCES. */
+static void cap_refused(osm_madw_t *madw, const struct pol_request *req,
+			const struct facts *f, struct pol_decision *d, uint64_t charge)
+{
 	if (charge)
-		snprintf(d.why + strlen(d.why), sizeof(d.why) - strlen(d.why),
+		snprintf(d->why + strlen(d->why), sizeof(d->why) - strlen(d->why),
 			 " [port 0x%016" PRIx64 "]", charge);
 	else
-		snprintf(d.why + strlen(d.why), sizeof(d.why) - strlen(d.why),
+		snprintf(d->why + strlen(d->why), sizeof(d->why) - strlen(d->why),
 			 " [GIDs on no port]");
-	log_decision(req, &f, RULE_CAP, OSM_LOG_ERROR, "rejected", d.why);
-	count_decision(&d);
-	refhist_add(f.req_guid, req, &d, cl_ntoh16(IB_SA_MAD_STATUS_NO_RESOURCES));
+	log_decision(req, f, RULE_CAP, OSM_LOG_ERROR, "rejected", d->why);
+	count_decision(d);
+	refhist_add(f->req_guid, req, d, cl_ntoh16(IB_SA_MAD_STATUS_NO_RESOURCES));
 	glue_sa_error(madw, IB_SA_MAD_STATUS_NO_RESOURCES);
-	return 1;
+}
+
+/* Exclusive lock held, released here: the decision carried out. */
+static void carry_out(osm_madw_t *madw, uint8_t *mad, struct pol_request *req,
+		      const struct facts *f, struct srdecide_out *o, uint64_t charge, uint64_t t0)
+{
+	ib_service_record_t *rec = ib_sa_mad_get_payload_ptr(osm_madw_get_sa_mad_ptr(madw));
+
+	if (o->ats && rules_done(madw, mad, req, f, &o->rules))
+		return;
+	switch (o->act) {
+	case SRDECIDE_SET:
+		do_set(madw, o, rec, charge, t0);
+		return;
+	case SRDECIDE_DELETE:
+		do_delete(madw, req, f, rec, t0);
+		return;
+	case SRDECIDE_REFUSE:
+		break;
+	}
+	glue_unlock();
+	if (o->by == SRDECIDE_BY_CAP)
+		cap_refused(madw, req, f, &o->cap, charge);
+	else if (o->by == SRDECIDE_BY_SA)
+		refuse(madw, req, f, o->kind, o->code, o->why, mad_status(o->status));
 }
 
 static void sr_set(void *context, void *data)
@@ -477,13 +477,12 @@ static void sr_set(void *context, void *data)
 	osm_madw_t *madw = data;
 	ib_sa_mad_t *sam = osm_madw_get_sa_mad_ptr(madw);
 	uint8_t *mad = (uint8_t *)sam;
-	ib_service_record_t *rec = ib_sa_mad_get_payload_ptr(sam);
 	struct pol_request req;
 	const osm_physp_t *physp;
-	struct rule_config pol;
-	struct facts who;
-	const char *why;
-	int ats, ats_delete;
+	struct osmats_conf conf;
+	struct srdecide_in in;
+	struct srdecide_out o;
+	struct facts f;
 
 	(void)context;
 	if (sam->method != IB_MAD_METHOD_SET && sam->method != IB_MAD_METHOD_DELETE) {
@@ -516,35 +515,17 @@ static void sr_set(void *context, void *data)
 		glue_sa_error(madw, IB_SA_MAD_STATUS_REQ_INVALID);
 		return;
 	}
-	memset(&who, 0, sizeof(who));
-	who.req_lid = cl_ntoh16(madw->mad_addr.dest_lid);
-	who.req_guid = glue_physp_guid(physp);
-	ats = ats_sid_in_block(req.rec.id) || ats_name_is_ats(req.rec.name);
-	if (ats && apply_rules(madw, physp, mad, &req))
-		return;
-	/* A Delete finds its record by SID, GID and P_Key: only an ATS SID
-	 * makes it an ATS record's, whatever name the request carries. The
-	 * partition rule off, OpenSM's check alone (but for the trusted). */
-	ats_delete = ats_sid_in_block(req.rec.id) && req.method == SA_METHOD_DELETE;
-	if (ats_delete) {
-		settings_get_pol(&pol);
-		ats_delete = pol.enabled[RULE_PKEY] ? 2 : 1;
-	}
-	why = pkeys_refused(physp, rec, sam->comp_mask, ats_delete, req.trusted);
-	if (why) {
-		glue_unlock();
-		refuse(madw, &req, &who, REFUSAL_SA_PKEY, "7A56", why,
-		       IB_SA_MAD_STATUS_REQ_INVALID);
+	memset(&f, 0, sizeof(f));
+	f.req_lid = cl_ntoh16(madw->mad_addr.dest_lid);
+	f.req_guid = glue_physp_guid(physp);
+	settings_get(&conf);
+	if (facts_of(madw, physp, &conf, &req, &f, &in)) {
+		free(f.peers);
 		return;
 	}
-	if (sam->method == IB_MAD_METHOD_SET) {
-		uint64_t charge = glue_port_of_gid(rec->service_gid.raw);
-
-		if (apply_cap(madw, physp, &req, charge))
-			return;
-		do_set(madw, &req, &who, rec, sam->comp_mask, charge, t0);
-	} else
-		do_delete(madw, &req, &who, rec, t0);
+	srdecide_change(&in, &o);
+	free(f.peers);
+	carry_out(madw, mad, &req, &f, &o, in.gid_port, t0);
 }
 
 struct get_walk {
@@ -560,8 +541,8 @@ static int add_answer(const struct srx_ent *e, void *arg)
 	const ib_service_record_t *rec = (const ib_service_record_t *)srx_rec(e);
 	osm_sa_item_t *item;
 
-	if (!ib_pkey_is_invalid(rec->service_pkey) &&
-	    !glue_physp_has_pkey(w->physp, cl_ntoh16(rec->service_pkey)))
+	if (!srdecide_visible(cl_ntoh16(rec->service_pkey),
+			      glue_physp_has_pkey(w->physp, cl_ntoh16(rec->service_pkey))))
 		return 0;
 	item = malloc(SA_ITEM_RESP_SIZE(service_rec));
 	if (!item) {
@@ -588,6 +569,7 @@ static void sr_get(void *context, void *data)
 	struct get_walk w = { .err = 0 };
 	uint64_t t0 = (uint64_t)mono_ns();
 	int indexed, wanted;
+	uint16_t status;
 
 	(void)context;
 	if (sam->method != IB_MAD_METHOD_GET && sam->method != IB_MAD_METHOD_GETTABLE) {
@@ -599,11 +581,11 @@ static void sr_get(void *context, void *data)
 	indexed = wanted && mirror_current();
 	if (!indexed) {
 		glue_unlock();
-		__atomic_add_fetch(&get_fallback, 1, __ATOMIC_RELAXED);
+		atomic_fetch_add_explicit(&H.get_fallback, 1, memory_order_relaxed);
 		/* Behind in steady state (leases, a clean): the worker catches
 		 * up, so that one query pays for it, not all of them. */
 		if (wanted && glue_steady())
-			events.behind();
+			H.events.behind();
 		glue_sa_fallback(madw);
 		return;
 	}
@@ -619,7 +601,7 @@ static void sr_get(void *context, void *data)
 		      add_answer, &w) < 0)
 		w.err = -ENOMEM;
 	glue_unlock();
-	account(&get_indexed, &get_ns, t0);
+	account(&H.get_indexed, &H.get_ns, t0);
 	if (w.err) {
 		free_items(&w.list);
 		OSM_LOG(glue_log(), OSM_LOG_ERROR,
@@ -627,8 +609,10 @@ static void sr_get(void *context, void *data)
 		glue_sa_error(madw, IB_SA_MAD_STATUS_NO_RESOURCES);
 		return;
 	}
-	if (sam->method == IB_MAD_METHOD_GET && !cl_qlist_count(&w.list))
-		glue_sa_error(madw, IB_SA_MAD_STATUS_NO_RECORDS);
+	status = srdecide_get_status(sam->method == IB_MAD_METHOD_GETTABLE,
+				     cl_qlist_count(&w.list));
+	if (status)
+		glue_sa_error(madw, mad_status(status));
 	else
 		respond(madw, &w.list);
 }
@@ -636,38 +620,38 @@ static void sr_get(void *context, void *data)
 /* The lease timer's thread, exclusive lock held. */
 static void lease_expired(const uint8_t *bytes)
 {
-	lease_seq = replica_log_delete(bytes, NULL);
+	H.lease_seq = replica_log_delete(bytes, NULL);
 }
 
 static void lease_done(void)
 {
 	mirror_resync();
-	replica_publish(lease_seq);
+	replica_publish(H.lease_seq);
 }
 
 int srh_init(const struct srh_events *ev)
 {
-	events = *ev;
+	H.events = *ev;
 	return glue_sa_hook(sr_set, sr_get, lease_expired, lease_done);
 }
 
 void srh_counters(struct state_counters *out)
 {
-	pthread_mutex_lock(&mu);
-	*out = cnt;
-	pthread_mutex_unlock(&mu);
+	pthread_mutex_lock(&H.mu);
+	*out = H.cnt;
+	pthread_mutex_unlock(&H.mu);
 }
 
 void srh_index_stats(struct state_index *out)
 {
-	out->gets_indexed = __atomic_load_n(&get_indexed, __ATOMIC_RELAXED);
-	out->gets_fallback = __atomic_load_n(&get_fallback, __ATOMIC_RELAXED);
-	out->get_ns = __atomic_load_n(&get_ns, __ATOMIC_RELAXED);
-	out->sets = __atomic_load_n(&sets, __ATOMIC_RELAXED);
-	out->set_ns = __atomic_load_n(&set_ns, __ATOMIC_RELAXED);
+	out->gets_indexed = atomic_load_explicit(&H.get_indexed, memory_order_relaxed);
+	out->gets_fallback = atomic_load_explicit(&H.get_fallback, memory_order_relaxed);
+	out->get_ns = atomic_load_explicit(&H.get_ns, memory_order_relaxed);
+	out->sets = atomic_load_explicit(&H.sets, memory_order_relaxed);
+	out->set_ns = atomic_load_explicit(&H.set_ns, memory_order_relaxed);
 }
 
 uint64_t srh_sets(void)
 {
-	return __atomic_load_n(&sets, __ATOMIC_RELAXED);
+	return atomic_load_explicit(&H.sets, memory_order_relaxed);
 }

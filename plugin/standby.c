@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,10 +41,11 @@
 enum { FINAL_NONE, FINAL_WANTED, FINAL_DONE, FINAL_FAILED };
 
 static struct {
+	/* Set by standby_init(); read-only after. */
 	void (*changed)(void);
 	struct mport *port;       /* the responder's */
 	int agent;
-	int64_t retry_at_ms;
+	int64_t retry_at_ms;      /* the responder thread's own */
 	pthread_mutex_t mu;       /* the rest */
 	struct shadow *shadow;    /* the master's records as of applied */
 	struct shadow *building;  /* a snapshot coming in */
@@ -59,7 +61,9 @@ static struct {
 	int64_t answered_ms;      /* when the last answered pull was sent */
 	unsigned master_ack_ms;
 	int was_standby;
-	int final;                /* FINAL_*: the takeover's ask for a final copy */
+	/* FINAL_*: the takeover's ask for a final copy; under mu, and read
+	 * lock-free by standby_final_wanted(). */
+	atomic_int final;
 	pthread_cond_t final_cv;  /* on CLOCK_MONOTONIC */
 	uint64_t generation;      /* bumped at each takeover */
 	uint64_t snapshots, snapshot_records, snapshot_ms;
@@ -194,7 +198,7 @@ static void apply_locked(const struct repl_answer *a, int64_t sent_ms)
 
 static int final_wanted(void)
 {
-	return __atomic_load_n(&R.final, __ATOMIC_ACQUIRE) == FINAL_WANTED;
+	return atomic_load_explicit(&R.final, memory_order_acquire) == FINAL_WANTED;
 }
 
 /* Under mu: answers to a pull still go into the copy (a standby's
@@ -526,7 +530,7 @@ static int final_copy_locked(void)
 	int ok;
 
 	restart_locked();
-	__atomic_store_n(&R.final, FINAL_WANTED, __ATOMIC_RELEASE);
+	atomic_store_explicit(&R.final, FINAL_WANTED, memory_order_release);
 	while (R.final == FINAL_WANTED) {
 		int64_t now = mono_ms(), until = moved + FINAL_STALL_MS;
 		struct timespec ts;
@@ -546,7 +550,7 @@ static int final_copy_locked(void)
 		pthread_cond_timedwait(&R.final_cv, &R.mu, &ts);
 	}
 	ok = R.final == FINAL_DONE;
-	__atomic_store_n(&R.final, FINAL_NONE, __ATOMIC_RELEASE);
+	atomic_store_explicit(&R.final, FINAL_NONE, memory_order_release);
 	OSM_LOG(glue_log(), OSM_LOG_INFO,
 		"osmats replication: the final copy of the SM at LID %u that handed over: %s\n",
 		R.master_lid, ok ? "received" : "none (it is gone, or was no master)");

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,13 +29,15 @@ struct missing {
 	uint32_t sweeps; /* SUBNET_UPs seen with the port absent */
 };
 
-static char state_path[OSMATS_CONF_PATH_MAX + 32]; /* "" when off */
-static char prom_path[OSMATS_CONF_PATH_MAX + 32];  /* osmats.prom beside it */
-static pthread_t thread;
-
-/* The work posted to the thread, from OpenSM's threads and the
- * responder's: all of it under mu. */
+/* The module's state, by who may touch it. */
 static struct {
+	/* Set by worker_start() before the thread starts; read-only after. */
+	char state_path[OSMATS_CONF_PATH_MAX + 32]; /* "" when off */
+	char prom_path[OSMATS_CONF_PATH_MAX + 32];  /* osmats.prom beside it */
+	pthread_t thread;
+
+	/* The work posted to the thread, from OpenSM's threads and the
+	 * responder's: under mu. */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;      /* on CLOCK_MONOTONIC */
 	int stop;
@@ -43,27 +46,29 @@ static struct {
 	int want_resync;        /* a query found the index behind: rebuild it */
 	uint8_t (*departed)[16]; /* GIDs of trap 65 not yet handled */
 	size_t ndeparted, capdeparted;
-} P = { .mu = PTHREAD_MUTEX_INITIALIZER };
-static int resync_posted;  /* atomic: want_resync is set or being served */
-static uint64_t flushed_total; /* atomic */
-static uint64_t counted[3];    /* atomic: the last scan's ATS, other, absent */
 
-/* The thread's own. */
-static struct missing *missing;
-static size_t nmissing;
-static struct state_summary summary; /* the state file's last scan */
-static struct state_rec *absent;
-static size_t nabsent;
-static uint64_t scanned_sets;        /* srh_sets() at that scan */
-static uint64_t scanned_at;          /* (uint64_t)mono_ns(), 0 = never */
+	/* Lock-free, any thread. */
+	atomic_int resync_posted;           /* want_resync is set or being served */
+	_Atomic uint64_t flushed_total;
+	_Atomic uint64_t counted[3];        /* the last scan's ATS, other, absent */
+
+	/* The worker thread's own. */
+	struct missing *missing;
+	size_t nmissing;
+	struct state_summary summary; /* the state file's last scan */
+	struct state_rec *absent;
+	size_t nabsent;
+	uint64_t scanned_sets;        /* srh_sets() at that scan */
+	uint64_t scanned_at;          /* (uint64_t)mono_ns(), 0 = never */
+} W = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
 static void post(int sweep, int state)
 {
-	pthread_mutex_lock(&P.mu);
-	P.want_sweep |= sweep;
-	P.want_state |= state;
-	pthread_cond_signal(&P.cv);
-	pthread_mutex_unlock(&P.mu);
+	pthread_mutex_lock(&W.mu);
+	W.want_sweep |= sweep;
+	W.want_state |= state;
+	pthread_cond_signal(&W.cv);
+	pthread_mutex_unlock(&W.mu);
 }
 
 void worker_post_sweep(void)
@@ -78,44 +83,44 @@ void worker_post_state(void)
 
 void worker_post_resync(void)
 {
-	if (__atomic_exchange_n(&resync_posted, 1, __ATOMIC_ACQ_REL))
+	if (atomic_exchange_explicit(&W.resync_posted, 1, memory_order_acq_rel))
 		return;
-	pthread_mutex_lock(&P.mu);
-	P.want_resync = 1;
-	pthread_cond_signal(&P.cv);
-	pthread_mutex_unlock(&P.mu);
+	pthread_mutex_lock(&W.mu);
+	W.want_resync = 1;
+	pthread_cond_signal(&W.cv);
+	pthread_mutex_unlock(&W.mu);
 }
 
 void worker_post_departed(const uint8_t *gid)
 {
-	pthread_mutex_lock(&P.mu);
-	if (P.ndeparted == P.capdeparted) {
-		size_t cap = P.capdeparted ? 2 * P.capdeparted : 8;
-		uint8_t (*n)[16] = realloc(P.departed, cap * sizeof(*n));
+	pthread_mutex_lock(&W.mu);
+	if (W.ndeparted == W.capdeparted) {
+		size_t cap = W.capdeparted ? 2 * W.capdeparted : 8;
+		uint8_t (*n)[16] = realloc(W.departed, cap * sizeof(*n));
 
 		if (!n) {
 			/* The next SUBNET_UP reconciliation still finds it. */
-			pthread_mutex_unlock(&P.mu);
+			pthread_mutex_unlock(&W.mu);
 			return;
 		}
-		P.departed = n;
-		P.capdeparted = cap;
+		W.departed = n;
+		W.capdeparted = cap;
 	}
-	memcpy(P.departed[P.ndeparted++], gid, 16);
-	pthread_cond_signal(&P.cv);
-	pthread_mutex_unlock(&P.mu);
+	memcpy(W.departed[W.ndeparted++], gid, 16);
+	pthread_cond_signal(&W.cv);
+	pthread_mutex_unlock(&W.mu);
 }
 
 uint64_t worker_flushed(void)
 {
-	return __atomic_load_n(&flushed_total, __ATOMIC_RELAXED);
+	return atomic_load_explicit(&W.flushed_total, memory_order_relaxed);
 }
 
 void worker_counts(uint64_t *ats, uint64_t *other, uint64_t *absent_recs)
 {
-	*ats = __atomic_load_n(&counted[0], __ATOMIC_RELAXED);
-	*other = __atomic_load_n(&counted[1], __ATOMIC_RELAXED);
-	*absent_recs = __atomic_load_n(&counted[2], __ATOMIC_RELAXED);
+	*ats = atomic_load_explicit(&W.counted[0], memory_order_relaxed);
+	*other = atomic_load_explicit(&W.counted[1], memory_order_relaxed);
+	*absent_recs = atomic_load_explicit(&W.counted[2], memory_order_relaxed);
 }
 
 static int is_ats(const struct sr_record *r)
@@ -181,9 +186,9 @@ static struct missing *missing_find(const uint8_t *gid)
 {
 	size_t i;
 
-	for (i = 0; i < nmissing; i++)
-		if (!memcmp(missing[i].gid, gid, 16))
-			return &missing[i];
+	for (i = 0; i < W.nmissing; i++)
+		if (!memcmp(W.missing[i].gid, gid, 16))
+			return &W.missing[i];
 	return NULL;
 }
 
@@ -244,9 +249,9 @@ static unsigned reconcile(uint32_t grace)
 	}
 	flushed = flush_gids(gone, ngone, "absent at SUBNET_UP");
 	free(gone);
-	free(missing);
-	missing = w.now;
-	nmissing = w.nnow;
+	free(W.missing);
+	W.missing = w.now;
+	W.nmissing = w.nnow;
 	return flushed;
 }
 
@@ -298,15 +303,15 @@ static void scan_state(void)
 	glue_sr_walk(0, scan_one, &w);
 	glue_unlock();
 	w.sum.scanned = (long long)time(NULL);
-	free(absent);
-	absent = w.recs;
-	nabsent = w.n;
-	summary = w.sum;
-	__atomic_store_n(&counted[0], w.sum.ats, __ATOMIC_RELAXED);
-	__atomic_store_n(&counted[1], w.sum.other, __ATOMIC_RELAXED);
-	__atomic_store_n(&counted[2], w.sum.absent, __ATOMIC_RELAXED);
-	scanned_sets = srh_sets();
-	scanned_at = (uint64_t)mono_ns();
+	free(W.absent);
+	W.absent = w.recs;
+	W.nabsent = w.n;
+	W.summary = w.sum;
+	atomic_store_explicit(&W.counted[0], w.sum.ats, memory_order_relaxed);
+	atomic_store_explicit(&W.counted[1], w.sum.other, memory_order_relaxed);
+	atomic_store_explicit(&W.counted[2], w.sum.absent, memory_order_relaxed);
+	W.scanned_sets = srh_sets();
+	W.scanned_at = (uint64_t)mono_ns();
 }
 
 /* The state file from the last scan and the live counters: a few
@@ -317,10 +322,10 @@ static void write_state(void)
 	struct state_index idx;
 	struct state_info info;
 	struct state_repl repl;
-	const struct metrics_src msrc = { &info, &summary, &cnt, &idx, &repl };
+	const struct metrics_src msrc = { &info, &W.summary, &cnt, &idx, &repl };
 	int ret;
 
-	if (!state_path[0])
+	if (!W.state_path[0])
 		return;
 	glue_lock_shared();
 	idx.records = srx_count(mirror_index());
@@ -334,16 +339,16 @@ static void write_state(void)
 	srh_counters(&cnt);
 	cnt.flushed = worker_flushed();
 	replica_state(&repl);
-	ret = state_file_write(state_path, &info, &summary, absent, nabsent, &cnt, &idx, &repl);
+	ret = state_file_write(W.state_path, &info, &W.summary, W.absent, W.nabsent, &cnt, &idx, &repl);
 	if (ret)
 		OSM_LOG(glue_log(), OSM_LOG_ERROR, "ERR 7A12: cannot write %s: %s\n",
-			state_path, strerror(-ret));
+			W.state_path, strerror(-ret));
 	/* The same figures for Prometheus; a failure of one file does not
 	 * keep the other from being written. */
-	ret = metrics_write(prom_path, &msrc);
+	ret = metrics_write(W.prom_path, &msrc);
 	if (ret)
 		OSM_LOG(glue_log(), OSM_LOG_ERROR, "ERR 7A12: cannot write %s: %s\n",
-			prom_path, strerror(-ret));
+			W.prom_path, strerror(-ret));
 }
 
 /* Changes are coalesced into at most one state file write per interval;
@@ -359,62 +364,62 @@ static void *worker_main(void *arg)
 	uint64_t last_write = 0, next_write, due, scan_due;
 
 	(void)arg;
-	pthread_mutex_lock(&P.mu);
-	while (!P.stop) {
+	pthread_mutex_lock(&W.mu);
+	while (!W.stop) {
 		uint8_t (*gids)[16];
 		size_t ngids;
 		int sweep, state, master;
 		struct osmats_conf conf;
 		unsigned flushed = 0;
 
-		if (P.want_resync) {
-			P.want_resync = 0;
-			pthread_mutex_unlock(&P.mu);
+		if (W.want_resync) {
+			W.want_resync = 0;
+			pthread_mutex_unlock(&W.mu);
 			mirror_resync();
-			__atomic_store_n(&resync_posted, 0, __ATOMIC_RELEASE);
-			pthread_mutex_lock(&P.mu);
+			atomic_store_explicit(&W.resync_posted, 0, memory_order_release);
+			pthread_mutex_lock(&W.mu);
 			continue;
 		}
 		due = refusal_next_due();
 		if (due && (uint64_t)mono_ns() >= due) {
-			pthread_mutex_unlock(&P.mu);
+			pthread_mutex_unlock(&W.mu);
 			refusal_expire();
-			pthread_mutex_lock(&P.mu);
+			pthread_mutex_lock(&W.mu);
 			continue;
 		}
 		/* Sets since the last scan: scan again when the interval is up,
 		 * even if nothing else happens by then. */
-		scan_due = state_path[0] && scanned_at && srh_sets() != scanned_sets ?
-			   scanned_at + STATE_SCAN_INTERVAL_NS : 0;
+		scan_due = W.state_path[0] && W.scanned_at && srh_sets() != W.scanned_sets ?
+			   W.scanned_at + STATE_SCAN_INTERVAL_NS : 0;
 		if (scan_due && (uint64_t)mono_ns() >= scan_due)
-			P.want_state = 1;
+			W.want_state = 1;
 		else if (scan_due && (!due || scan_due < due))
 			due = scan_due;
 		next_write = last_write + STATE_MIN_INTERVAL_NS;
-		if (!P.want_sweep && !P.want_state && !P.ndeparted)
+		if (!W.want_sweep && !W.want_state && !W.ndeparted)
 			next_write = due ? due : UINT64_MAX;
 		else if (due && due < next_write)
 			next_write = due;
-		if (!P.want_sweep && !P.ndeparted && (uint64_t)mono_ns() < next_write) {
+		if (!W.want_sweep && !W.ndeparted && (uint64_t)mono_ns() < next_write) {
 			struct timespec until = {
 				.tv_sec = (time_t)(next_write / 1000000000u),
 				.tv_nsec = (long)(next_write % 1000000000u),
 			};
 
 			if (next_write == UINT64_MAX)
-				pthread_cond_wait(&P.cv, &P.mu);
+				pthread_cond_wait(&W.cv, &W.mu);
 			else
-				pthread_cond_timedwait(&P.cv, &P.mu, &until);
+				pthread_cond_timedwait(&W.cv, &W.mu, &until);
 			continue;
 		}
-		gids = P.departed;
-		ngids = P.ndeparted;
-		P.departed = NULL;
-		P.ndeparted = P.capdeparted = 0;
-		sweep = P.want_sweep;
-		state = P.want_state;
-		P.want_sweep = P.want_state = 0;
-		pthread_mutex_unlock(&P.mu);
+		gids = W.departed;
+		ngids = W.ndeparted;
+		W.departed = NULL;
+		W.ndeparted = W.capdeparted = 0;
+		sweep = W.want_sweep;
+		state = W.want_state;
+		W.want_sweep = W.want_state = 0;
+		pthread_mutex_unlock(&W.mu);
 
 		if (sweep)
 			settings_reload();
@@ -427,23 +432,23 @@ static void *worker_main(void *arg)
 			flushed += reconcile(conf.flush_grace_sweeps);
 		free(gids);
 		if (flushed)
-			__atomic_add_fetch(&flushed_total, flushed, __ATOMIC_RELAXED);
+			atomic_fetch_add_explicit(&W.flushed_total, flushed, memory_order_relaxed);
 		/* Readers cannot rebuild the index: have it current after every
 		 * sweep (a first master sweep may reload the SA). */
 		if (master && sweep)
 			mirror_resync();
-		if (state_path[0] &&
-		    (sweep || flushed || !scanned_at ||
-		     (state && (uint64_t)mono_ns() - scanned_at >= STATE_SCAN_INTERVAL_NS &&
-		      srh_sets() != scanned_sets)))
+		if (W.state_path[0] &&
+		    (sweep || flushed || !W.scanned_at ||
+		     (state && (uint64_t)mono_ns() - W.scanned_at >= STATE_SCAN_INTERVAL_NS &&
+		      srh_sets() != W.scanned_sets)))
 			scan_state();
 		if (sweep || state || flushed) {
 			write_state();
 			last_write = (uint64_t)mono_ns();
 		}
-		pthread_mutex_lock(&P.mu);
+		pthread_mutex_lock(&W.mu);
 	}
-	pthread_mutex_unlock(&P.mu);
+	pthread_mutex_unlock(&W.mu);
 	return NULL;
 }
 
@@ -452,37 +457,37 @@ int worker_start(const char *path)
 	pthread_condattr_t ca;
 	int ret;
 
-	snprintf(state_path, sizeof(state_path), "%s", path);
-	if (metrics_path(prom_path, sizeof(prom_path), state_path))
+	snprintf(W.state_path, sizeof(W.state_path), "%s", path);
+	if (metrics_path(W.prom_path, sizeof(W.prom_path), W.state_path))
 		return -ENAMETOOLONG;
 	/* The timed waits count against (uint64_t)mono_ns(). */
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&P.cv, &ca);
+	pthread_cond_init(&W.cv, &ca);
 	pthread_condattr_destroy(&ca);
-	ret = pthread_create(&thread, NULL, worker_main, NULL);
+	ret = pthread_create(&W.thread, NULL, worker_main, NULL);
 	if (ret)
-		pthread_cond_destroy(&P.cv);
+		pthread_cond_destroy(&W.cv);
 	return -ret;
 }
 
 void worker_stop(void)
 {
-	pthread_mutex_lock(&P.mu);
-	P.stop = 1;
-	pthread_cond_signal(&P.cv);
-	pthread_mutex_unlock(&P.mu);
-	pthread_join(thread, NULL);
+	pthread_mutex_lock(&W.mu);
+	W.stop = 1;
+	pthread_cond_signal(&W.cv);
+	pthread_mutex_unlock(&W.mu);
+	pthread_join(W.thread, NULL);
 }
 
 /* Apart from worker_stop(): the responder thread posts here until it is
  * stopped, after the worker (whose commits answer on its port). */
 void worker_fini(void)
 {
-	pthread_cond_destroy(&P.cv);
-	free(P.departed);
-	P.departed = NULL;
-	P.ndeparted = P.capdeparted = 0;
-	free(missing);
-	free(absent);
+	pthread_cond_destroy(&W.cv);
+	free(W.departed);
+	W.departed = NULL;
+	W.ndeparted = W.capdeparted = 0;
+	free(W.missing);
+	free(W.absent);
 }

@@ -19,7 +19,7 @@ static struct {
 
 int mirror_init(void)
 {
-	if (srx_init(&M.idx))
+	if (srindex_init(&M.idx))
 		return -ENOMEM;
 	M.stale = 1;
 	return 0;
@@ -27,7 +27,7 @@ int mirror_init(void)
 
 void mirror_fini(void)
 {
-	srx_fini(M.idx);
+	srindex_fini(M.idx);
 	M.idx = NULL;
 }
 
@@ -43,7 +43,7 @@ int mirror_current(void)
 		atomic_store_explicit(&M.stale, 1, memory_order_relaxed);
 		return 0;
 	}
-	return !atomic_load_explicit(&M.stale, memory_order_acquire) && srx_count(M.idx) == glue_sr_count();
+	return !atomic_load_explicit(&M.stale, memory_order_acquire) && srindex_count(M.idx) == glue_sr_count();
 }
 
 const struct srx *mirror_index(void)
@@ -55,7 +55,7 @@ static int add_one(void *rec, const uint8_t *bytes, void *arg)
 {
 	int *err = arg;
 
-	*err = srx_add_charged(M.idx, bytes, rec, glue_port_of_gid(bytes + SR_OFF_GID));
+	*err = srindex_add_charged(M.idx, bytes, rec, glue_port_of_gid(bytes + SR_OFF_GID));
 	return *err;
 }
 
@@ -67,11 +67,11 @@ int mirror_sync(void)
 
 	if (mirror_current())
 		return 0;
-	srx_clear(M.idx);
+	srindex_clear(M.idx);
 	/* Oldest first: the index, like the list, puts the newest at the head. */
 	glue_sr_walk(1, add_one, &err);
 	if (err) {
-		srx_clear(M.idx);
+		srindex_clear(M.idx);
 		atomic_store_explicit(&M.stale, 1, memory_order_release);
 		OSM_LOG(glue_log(), OSM_LOG_ERROR,
 			"ERR 7A31: out of memory indexing %zu ServiceRecords; "
@@ -81,7 +81,7 @@ int mirror_sync(void)
 	atomic_fetch_add_explicit(&M.rebuilds, 1, memory_order_relaxed);
 	atomic_store_explicit(&M.stale, !glue_steady(), memory_order_release);
 	OSM_LOG(glue_log(), OSM_LOG_VERBOSE, "ServiceRecord index rebuilt: %zu records\n",
-		srx_count(M.idx));
+		srindex_count(M.idx));
 	return 0;
 }
 
@@ -101,42 +101,42 @@ void mirror_sweep_start(void)
 
 void *mirror_set(const uint8_t *rec, uint64_t charge)
 {
-	struct srx_ent *e = srx_find_rid(M.idx, rec);
+	struct srx_ent *e = srindex_find_rid(M.idx, rec);
 	void *h;
 
 	if (e) {
-		h = srx_handle(e);
-		srx_unhook(M.idx, e);
+		h = srindex_handle(e);
+		srindex_unhook(M.idx, e);
 		glue_sr_replace(h, rec);
-		srx_rehook(M.idx, e);
+		srindex_rehook(M.idx, e);
 		return h;
 	}
 	h = glue_sr_insert(rec);
-	if (h && srx_add_charged(M.idx, glue_sr_rec(h), h, charge))
+	if (h && srindex_add_charged(M.idx, glue_sr_rec(h), h, charge))
 		invalidate();
 	return h;
 }
 
 int mirror_delete(const uint8_t *rec, uint8_t *gone)
 {
-	struct srx_ent *e = srx_find_rid(M.idx, rec);
+	struct srx_ent *e = srindex_find_rid(M.idx, rec);
 	void *h;
 
 	if (!e)
 		return -ENOENT;
-	h = srx_handle(e);
+	h = srindex_handle(e);
 	memcpy(gone, glue_sr_rec(h), SR_SIZE);
-	srx_del(M.idx, e);
+	srindex_del(M.idx, e);
 	glue_sr_remove(h);
 	return 0;
 }
 
 void mirror_remove(void *handle)
 {
-	struct srx_ent *e = srx_find_rid(M.idx, glue_sr_rec(handle));
+	struct srx_ent *e = srindex_find_rid(M.idx, glue_sr_rec(handle));
 
-	if (e && srx_handle(e) == handle)
-		srx_del(M.idx, e);
+	if (e && srindex_handle(e) == handle)
+		srindex_del(M.idx, e);
 	else
 		invalidate();
 	glue_sr_remove(handle);

@@ -80,7 +80,7 @@ static void *osmats_create(osm_opensm_t *osm)
 	smquery_init();
 	sadb_init();
 	settings_init(glue_log(), opts);
-	if (!pol_key_trusted(glue_sa_key(), glue_sa_key()))
+	if (!policy_key_trusted(glue_sa_key(), glue_sa_key()))
 		OSM_LOG(glue_log(), OSM_LOG_INFO,
 			"WRN 7A26: OpenSM's sa_key is 0x%016" PRIx64 " (%s): every host can send it, "
 			"so an SM_Key earns no trust; only trusted_guids in %s do\n",
@@ -104,7 +104,7 @@ static void *osmats_create(osm_opensm_t *osm)
 		OSM_LOG(glue_log(), OSM_LOG_ERROR, "ERR 7A24: cannot start the plugin thread\n");
 		goto fail;
 	}
-	if (mirror_init() || srh_init(&events)) {
+	if (mirror_init() || sr_handler_init(&events)) {
 		OSM_LOG(glue_log(), OSM_LOG_ERROR,
 			"ERR 7A00: cannot hook the ServiceRecord handlers; "
 			"OpenSM's own stay in place\n");
@@ -145,7 +145,7 @@ static void osmats_delete(void *plugin_data)
 	mirror_fini();
 	worker_fini();
 	refhist_fini();
-	srh_counters(&cnt);
+	sr_handler_counters(&cnt);
 	for (r = 1; r < RULE_COUNT && used < sizeof(buf); r++)
 		used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%s %" PRIu64,
 					 r > 1 ? ", " : "", rule_name((enum rule)r),

@@ -7,12 +7,12 @@
 #include "policy.h"
 #include "sa.h"
 
-int pol_key_trusted(uint64_t sa_key, uint64_t sm_key)
+int policy_key_trusted(uint64_t sa_key, uint64_t sm_key)
 {
 	return sa_key && sa_key != POL_DEFAULT_SA_KEY && sm_key == sa_key;
 }
 
-void pol_decide_cap(const struct rule_config *c, const struct pol_request *req,
+void policy_decide_cap(const struct rule_config *c, const struct pol_request *req,
 		    struct pol_decision *d)
 {
 	memset(d, 0, sizeof(*d));
@@ -26,7 +26,7 @@ void pol_decide_cap(const struct rule_config *c, const struct pol_request *req,
 		 req->charged, c->max_records_per_port);
 }
 
-int pol_request_decode(const uint8_t *mad, size_t len, struct pol_request *req)
+int policy_request_decode(const uint8_t *mad, size_t len, struct pol_request *req)
 {
 	struct sa_hdr h;
 
@@ -39,13 +39,13 @@ int pol_request_decode(const uint8_t *mad, size_t len, struct pol_request *req)
 	return sr_decode(mad + SA_OFF_DATA, len - SA_OFF_DATA, &req->rec);
 }
 
-uint32_t pol_effective_lease(const struct pol_request *req)
+uint32_t policy_effective_lease(const struct pol_request *req)
 {
 	return req->comp_mask & sr_comp_mask(SR_F_LEASE) ? req->rec.lease :
 	       SR_LEASE_INFINITE;
 }
 
-int pol_peer_relevant(const struct pol_request *req, const struct sr_record *r)
+int policy_peer_relevant(const struct pol_request *req, const struct sr_record *r)
 {
 	if (!ats_sid_in_block(r->id) || !ats_name_is_ats(r->name) ||
 	    !pol_same_partition(r->pkey, req->rec.pkey))
@@ -128,7 +128,7 @@ static enum rule check_lease(const struct rule_config *c,
 				 const struct pol_request *req,
 				 struct pol_decision *d)
 {
-	uint32_t lease = pol_effective_lease(req);
+	uint32_t lease = policy_effective_lease(req);
 	uint32_t to;
 
 	if (!c->enabled[RULE_LEASE] ||
@@ -229,7 +229,7 @@ static enum rule check_delete_db(const struct rule_config *c,
 	return RULE_PASS;
 }
 
-void pol_decide(const struct rule_config *c, const struct pol_request *req,
+void policy_decide(const struct rule_config *c, const struct pol_request *req,
 		const struct pol_peer *peers, size_t npeers,
 		struct pol_decision *d)
 {

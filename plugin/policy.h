@@ -67,28 +67,28 @@ struct pol_decision {
 
 /* Decode a ServiceRecord Set/Delete MAD into req (facts about the
  * requester left zero). -EMSGSIZE when it cannot hold a record. */
-int pol_request_decode(const uint8_t *mad, size_t len, struct pol_request *req);
+int policy_request_decode(const uint8_t *mad, size_t len, struct pol_request *req);
 
 /* Whether a held record is relevant to req: same PKey and same GID or
  * same address; the glue passes only those. */
-int pol_peer_relevant(const struct pol_request *req, const struct sr_record *r);
+int policy_peer_relevant(const struct pol_request *req, const struct sr_record *r);
 
-void pol_decide(const struct rule_config *c, const struct pol_request *req,
+void policy_decide(const struct rule_config *c, const struct pol_request *req,
 		const struct pol_peer *peers, size_t npeers,
 		struct pol_decision *d);
 
 /* Any Set, ATS or not: the per-port record cap (RULE_CAP). Only a new
  * record counts; an update of a held RID never does. */
-void pol_decide_cap(const struct rule_config *c, const struct pol_request *req,
+void policy_decide_cap(const struct rule_config *c, const struct pol_request *req,
 		    struct pol_decision *d);
 
 /* Whether a request's SM_Key earns trust: it must equal OpenSM's sa_key,
  * and that key must not be 0 or OpenSM's default (every host can send
  * the default). */
-int pol_key_trusted(uint64_t sa_key, uint64_t sm_key);
+int policy_key_trusted(uint64_t sa_key, uint64_t sm_key);
 #define POL_DEFAULT_SA_KEY 1ull /* OpenSM's OSM_DEFAULT_SA_KEY */
 
 /* Lease in effect for a Set: OpenSM makes it infinite without the mask bit. */
-uint32_t pol_effective_lease(const struct pol_request *req);
+uint32_t policy_effective_lease(const struct pol_request *req);
 
 #endif

@@ -2,7 +2,7 @@
 
 #include "ratelim.h"
 
-void rl_init(struct rl *r, unsigned burst, uint64_t interval_ns)
+void ratelim_init(struct rl *r, unsigned burst, uint64_t interval_ns)
 {
 	memset(r, 0, sizeof(*r));
 	r->burst = burst;
@@ -63,7 +63,7 @@ static struct rl_slot *find(struct rl *r, uint64_t who, uint64_t now,
 	return free_slot;
 }
 
-int rl_event(struct rl *r, uint64_t who, unsigned kind, uint64_t now,
+int ratelim_event(struct rl *r, uint64_t who, unsigned kind, uint64_t now,
 	     struct rl_summary *sum, int *have_sum)
 {
 	struct rl_slot *s;
@@ -85,7 +85,7 @@ int rl_event(struct rl *r, uint64_t who, unsigned kind, uint64_t now,
 	return 0;
 }
 
-void rl_expire(struct rl *r, uint64_t now,
+void ratelim_expire(struct rl *r, uint64_t now,
 	       void (*fn)(const struct rl_summary *s, void *arg), void *arg)
 {
 	struct rl_summary sum;
@@ -102,7 +102,7 @@ void rl_expire(struct rl *r, uint64_t now,
 	}
 }
 
-uint64_t rl_next_due(const struct rl *r)
+uint64_t ratelim_next_due(const struct rl *r)
 {
 	uint64_t due = 0;
 	size_t i;

@@ -38,22 +38,22 @@ struct rl {
 	struct rl_slot others;
 };
 
-void rl_init(struct rl *r, unsigned burst, uint64_t interval_ns);
+void ratelim_init(struct rl *r, unsigned burst, uint64_t interval_ns);
 
 /* One refusal of kind (< RL_KINDS, others count as RL_KINDS - 1) from
  * who at now. Returns 1 when it is to be logged. When this ends an
  * earlier interval that left lines out, *sum gets its summary and
  * *have_sum is set: log it first. */
-int rl_event(struct rl *r, uint64_t who, unsigned kind, uint64_t now,
+int ratelim_event(struct rl *r, uint64_t who, unsigned kind, uint64_t now,
 	     struct rl_summary *sum, int *have_sum);
 
 /* Close the intervals that have ended by now; fn gets each summary of
  * lines left out. */
-void rl_expire(struct rl *r, uint64_t now,
+void ratelim_expire(struct rl *r, uint64_t now,
 	       void (*fn)(const struct rl_summary *s, void *arg), void *arg);
 
 /* When the next summary is due (an interval with lines left out ends),
  * or 0 when none is pending. */
-uint64_t rl_next_due(const struct rl *r);
+uint64_t ratelim_next_due(const struct rl *r);
 
 #endif

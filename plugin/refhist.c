@@ -84,13 +84,13 @@ void refhist_add(uint64_t port_guid, const struct pol_request *req,
 	r.method = req->method;
 	r.pkey = req->rec.pkey;
 	r.status = status;
-	r.lease = pol_effective_lease(req);
+	r.lease = policy_effective_lease(req);
 	r.sid = req->rec.id;
 	memcpy(r.gid, req->rec.gid, 16);
 	memcpy(r.data8, req->rec.data8, 16);
 	r.detail = d->detail;
 	snprintf(r.name, sizeof(r.name), "%s", rule_name(d->rule));
-	/* The owner is of the request's partition (pol_peer_relevant): only
+	/* The owner is of the request's partition (policy_peer_relevant): only
 	 * a member may see it, as only a member's SA query would find it
 	 * (IBTA Vol 1 15.2.5.14). */
 	if (d->rule == RULE_DUP_ADDR && memcmp(d->other_gid, zero, 16)) {

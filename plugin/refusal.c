@@ -25,7 +25,7 @@ static struct {
 
 void refusal_init(void)
 {
-	rl_init(&F.rl, BURST, INTERVAL_NS);
+	ratelim_init(&F.rl, BURST, INTERVAL_NS);
 }
 
 _Static_assert((int)REFUSAL_SA_REQUEST == (int)RULE_COUNT && REFUSAL_UNKNOWN == RL_KINDS - 1,
@@ -76,7 +76,7 @@ int refusal_allowed(uint64_t who, unsigned kind)
 	int ok, have;
 
 	pthread_mutex_lock(&F.mu);
-	ok = rl_event(&F.rl, who, kind, (uint64_t)mono_ns(), &sum, &have);
+	ok = ratelim_event(&F.rl, who, kind, (uint64_t)mono_ns(), &sum, &have);
 	pthread_mutex_unlock(&F.mu);
 	if (have)
 		log_summary(&sum);
@@ -88,7 +88,7 @@ uint64_t refusal_next_due(void)
 	uint64_t t;
 
 	pthread_mutex_lock(&F.mu);
-	t = rl_next_due(&F.rl);
+	t = ratelim_next_due(&F.rl);
 	pthread_mutex_unlock(&F.mu);
 	return t;
 }
@@ -106,7 +106,7 @@ void refusal_expire(void)
 
 	pthread_mutex_lock(&F.mu);
 	F.ndue = 0;
-	rl_expire(&F.rl, (uint64_t)mono_ns(), collect, NULL);
+	ratelim_expire(&F.rl, (uint64_t)mono_ns(), collect, NULL);
 	pthread_mutex_unlock(&F.mu);
 	for (i = 0; i < F.ndue; i++)
 		log_summary(&F.due[i]);

@@ -39,7 +39,7 @@ static size_t answer(const uint8_t *req, size_t len, uint8_t *resp, size_t cap,
 			return r->ext[i].answer(r->ext[i].ctx, req, len, resp, cap);
 	if (!r->liveness || !r->is_master(r->ctx, &r->id.lid))
 		return 0;
-	n = vmad_answer(req, len, &r->id, liv_timestamp(), resp, cap);
+	n = vmad_answer(req, len, &r->id, vmad_liv_timestamp(), resp, cap);
 	if (n)
 		atomic_fetch_add_explicit(&r->answered, 1, memory_order_relaxed);
 	return n;

@@ -34,7 +34,7 @@ int shadow_init(struct shadow **out)
 {
 	struct shadow *s = calloc(1, sizeof(*s));
 
-	if (!s || srx_init(&s->idx)) {
+	if (!s || srindex_init(&s->idx)) {
 		free(s);
 		return -ENOMEM;
 	}
@@ -45,7 +45,7 @@ int shadow_init(struct shadow **out)
 static int free_one(const struct srx_ent *e, void *arg)
 {
 	(void)arg;
-	free(srx_handle(e));
+	free(srindex_handle(e));
 	return 0;
 }
 
@@ -53,8 +53,8 @@ static void free_all(struct shadow *s)
 {
 	static const uint8_t any[SR_SIZE];
 
-	srx_query(s->idx, any, 0, free_one, NULL);
-	srx_clear(s->idx);
+	srindex_query(s->idx, any, 0, free_one, NULL);
+	srindex_clear(s->idx);
 }
 
 void shadow_fini(struct shadow *s)
@@ -62,7 +62,7 @@ void shadow_fini(struct shadow *s)
 	if (!s)
 		return;
 	free_all(s);
-	srx_fini(s->idx);
+	srindex_fini(s->idx);
 	free(s);
 }
 
@@ -73,20 +73,20 @@ void shadow_clear(struct shadow *s)
 
 size_t shadow_count(const struct shadow *s)
 {
-	return srx_count(s->idx);
+	return srindex_count(s->idx);
 }
 
 int shadow_set(struct shadow *s, const uint8_t *rec, int64_t lease_end_ms)
 {
-	struct srx_ent *e = srx_find_rid(s->idx, rec);
+	struct srx_ent *e = srindex_find_rid(s->idx, rec);
 	struct srec *r;
 
 	if (e) {
-		r = srx_handle(e);
-		srx_unhook(s->idx, e);
+		r = srindex_handle(e);
+		srindex_unhook(s->idx, e);
 		memcpy(r->rec, rec, SR_SIZE);
 		r->lease_end_ms = lease_end_ms;
-		srx_rehook(s->idx, e);
+		srindex_rehook(s->idx, e);
 		return 0;
 	}
 	r = malloc(sizeof(*r));
@@ -94,7 +94,7 @@ int shadow_set(struct shadow *s, const uint8_t *rec, int64_t lease_end_ms)
 		return -ENOMEM;
 	memcpy(r->rec, rec, SR_SIZE);
 	r->lease_end_ms = lease_end_ms;
-	if (srx_add(s->idx, r->rec, r)) {
+	if (srindex_add(s->idx, r->rec, r)) {
 		free(r);
 		return -ENOMEM;
 	}
@@ -103,13 +103,13 @@ int shadow_set(struct shadow *s, const uint8_t *rec, int64_t lease_end_ms)
 
 int shadow_delete(struct shadow *s, const uint8_t *rec)
 {
-	struct srx_ent *e = srx_find_rid(s->idx, rec);
+	struct srx_ent *e = srindex_find_rid(s->idx, rec);
 	struct srec *r;
 
 	if (!e)
 		return -ENOENT;
-	r = srx_handle(e);
-	srx_del(s->idx, e);
+	r = srindex_handle(e);
+	srindex_del(s->idx, e);
 	free(r);
 	return 0;
 }
@@ -132,7 +132,7 @@ static int collect_one(const struct srx_ent *e, void *arg)
 {
 	struct collect *c = arg;
 
-	c->v[c->n++] = srx_handle(e);
+	c->v[c->n++] = srindex_handle(e);
 	return 0;
 }
 
@@ -140,7 +140,7 @@ int shadow_each_oldest_first(const struct shadow *s, shadow_fn fn, void *arg)
 {
 	static const uint8_t any[SR_SIZE];
 	struct collect c = { .n = 0 };
-	size_t n = srx_count(s->idx), i;
+	size_t n = srindex_count(s->idx), i;
 	int ret = 0;
 
 	if (!n)
@@ -149,7 +149,7 @@ int shadow_each_oldest_first(const struct shadow *s, shadow_fn fn, void *arg)
 	c.v = malloc(n * sizeof(*c.v));
 	if (!c.v)
 		return -ENOMEM;
-	srx_query(s->idx, any, 0, collect_one, &c);
+	srindex_query(s->idx, any, 0, collect_one, &c);
 	for (i = c.n; i-- > 0 && !ret;)
 		ret = fn(c.v[i]->rec, c.v[i]->lease_end_ms, arg);
 	free(c.v);

@@ -32,8 +32,8 @@ static struct {
 
 void smquery_init(void)
 {
-	rl_init(&Q.answers, SMQUERY_BURST, SMQUERY_INTERVAL_NS);
-	rl_init(&Q.warned, 1, SMQUERY_INTERVAL_NS);
+	ratelim_init(&Q.answers, SMQUERY_BURST, SMQUERY_INTERVAL_NS);
+	ratelim_init(&Q.warned, 1, SMQUERY_INTERVAL_NS);
 }
 
 static int limited(struct rl *r, uint64_t guid)
@@ -41,11 +41,11 @@ static int limited(struct rl *r, uint64_t guid)
 	struct rl_summary sum;
 	int have;
 
-	return !rl_event(r, guid, 0, (uint64_t)mono_ns(), &sum, &have);
+	return !ratelim_event(r, guid, 0, (uint64_t)mono_ns(), &sum, &have);
 }
 
 /* Whether key is the site's sa_key (not 0, not OpenSM's default one,
- * pol_key_trusted's rule), compared in constant time. */
+ * policy_key_trusted's rule), compared in constant time. */
 static int key_trusted(uint64_t key)
 {
 	uint64_t sa = glue_sa_key();
@@ -53,7 +53,7 @@ static int key_trusted(uint64_t key)
 
 	wire_put64(a, sa);
 	wire_put64(b, key);
-	return memeql_sec(a, b, sizeof(a)) && pol_key_trusted(sa, sa);
+	return memeql_sec(a, b, sizeof(a)) && policy_key_trusted(sa, sa);
 }
 
 /* guid 0: a port OpenSM does not know (a standby SM's tables hold
@@ -127,7 +127,7 @@ static void answer_info(uint8_t flags, uint32_t page, uint8_t *resp)
 		in.applied = repl.applied;
 		in.lag_ms = repl.lag_ms;
 		in.epoch = repl.epoch;
-		srh_counters(&cnt);
+		sr_handler_counters(&cnt);
 		in.accepted = cnt.accepted;
 		in.clamped = cnt.clamped;
 		in.flushed = worker_flushed();

@@ -37,7 +37,7 @@
 #include "wire.h"
 
 static struct {
-	struct srh_events events;      /* set by srh_init(); read-only after */
+	struct srh_events events;      /* set by sr_handler_init(); read-only after */
 	pthread_mutex_t mu;
 	struct state_counters cnt;     /* under mu */
 	/* Lock-free: the SA's own work on requests, from the dispatcher's
@@ -89,10 +89,10 @@ static int add_peer(const struct srx_ent *e, void *arg)
 	for (i = 0; i < w->nskip; i++)
 		if (e == w->skip[i])
 			return 0;
-	sr_decode(srx_rec(e), SR_SIZE, &peer.rec);
-	if (!pol_peer_relevant(w->req, &peer.rec))
+	sr_decode(srindex_rec(e), SR_SIZE, &peer.rec);
+	if (!policy_peer_relevant(w->req, &peer.rec))
 		return 0;
-	/* pol_decide compares system images of other GIDs' primaries only. */
+	/* policy_decide compares system images of other GIDs' primaries only. */
 	peer.sys_guid = peer.rec.id == ATS_SID_PRIMARY &&
 			memcmp(peer.rec.gid, w->req->rec.gid, 16) ?
 			glue_sys_guid_of(peer.rec.gid) : 0;
@@ -111,7 +111,7 @@ static int add_peer(const struct srx_ent *e, void *arg)
 	return 0;
 }
 
-/* Exclusive lock, index current. Only the peers pol_decide() consults,
+/* Exclusive lock, index current. Only the peers policy_decide() consults,
  * each found by a lookup rather than a walk of the GID's records:
  * - a Set needs the GID's primary in its partition (primary-first), and
  *   the records holding its address in either IPv4 form (the same GID's
@@ -133,7 +133,7 @@ static int gather(const osm_physp_t *physp, const struct osmats_conf *c,
 	req->owns_gid = tgt && tgt == f->req_guid &&
 			wire_get64(req->rec.gid) == glue_subnet_prefix();
 	req->sys_guid = glue_sys_guid_of(req->rec.gid);
-	req->trusted = pol_key_trusted(glue_sa_key(), req->sm_key) ||
+	req->trusted = policy_key_trusted(glue_sa_key(), req->sm_key) ||
 		       osmats_conf_is_trusted(c, f->req_guid);
 	/* What validate_sr() would ask with the P_Key bit set; the
 	 * base P_Key is what osm_physp_has_pkey() compares. */
@@ -144,7 +144,7 @@ static int gather(const osm_physp_t *physp, const struct osmats_conf *c,
 
 	if (req->method == SA_METHOD_DELETE) {
 		if (req->rec.id == ATS_SID_PRIMARY)
-			srx_each_gid(idx, req->rec.gid, add_peer, &w);
+			srindex_each_gid(idx, req->rec.gid, add_peer, &w);
 		return f->err;
 	}
 	/* The GID's primary and, for the port-duplicate rule, this SID, each
@@ -159,7 +159,7 @@ static int gather(const osm_physp_t *physp, const struct osmats_conf *c,
 		wire_put16(key + SR_OFF_PKEY, (uint16_t)(req->rec.pkey ^ (i == 1 ? 0 : 0x8000)));
 		if (i == 2 && req->rec.id == ATS_SID_PRIMARY)
 			break;
-		e = srx_find_rid(idx, key);
+		e = srindex_find_rid(idx, key);
 		for (j = 0; j < nfound && e; j++)
 			if (found[j] == e)
 				e = NULL;
@@ -171,9 +171,9 @@ static int gather(const osm_physp_t *physp, const struct osmats_conf *c,
 	/* Every record of its address in this partition, but those found. */
 	w.nskip = nfound;
 	memcpy(w.skip, found, sizeof(found));
-	srx_each_data8(idx, req->rec.data8, add_peer, &w);
+	srindex_each_data8(idx, req->rec.data8, add_peer, &w);
 	if (!ats_ip_other_form(req->rec.data8, alt))
-		srx_each_data8(idx, alt, add_peer, &w);
+		srindex_each_data8(idx, alt, add_peer, &w);
 	return f->err;
 }
 
@@ -386,9 +386,9 @@ static int facts_of(osm_madw_t *madw, const osm_physp_t *physp, const struct osm
 		return 1;
 	}
 	if (req->method == SA_METHOD_SET) {
-		req->is_new = !srx_find_rid(idx, (const uint8_t *)ib_sa_mad_get_payload_ptr(
+		req->is_new = !srindex_find_rid(idx, (const uint8_t *)ib_sa_mad_get_payload_ptr(
 						    osm_madw_get_sa_mad_ptr(madw)));
-		req->charged = srx_charged(idx, charge);
+		req->charged = srindex_charged(idx, charge);
 	}
 	in->req = req;
 	in->pol = &conf->pol;
@@ -420,7 +420,7 @@ static int rules_done(osm_madw_t *madw, uint8_t *mad, const struct pol_request *
 		char why[64];
 
 		snprintf(why, sizeof(why), "lease %" PRIu32 " s clamped to %" PRIu32 " s",
-			 pol_effective_lease(req), d->lease);
+			 policy_effective_lease(req), d->lease);
 		log_decision(req, f, RULE_LEASE, OSM_LOG_INFO, "accepted with", why);
 		wire_put32(mad + SA_OFF_DATA + SR_OFF_LEASE, d->lease);
 		wire_put64(mad + SA_OFF_COMP_MASK, req->comp_mask | sr_comp_mask(SR_F_LEASE));
@@ -491,7 +491,7 @@ static void sr_set(void *context, void *data)
 	}
 	/* Every change of the list goes through the rules and the
 	 * replication log: none through OpenSM's handler. */
-	if (pol_request_decode(mad, madw->mad_size, &req)) {
+	if (policy_request_decode(mad, madw->mad_size, &req)) {
 		uint16_t lid = cl_ntoh16(madw->mad_addr.dest_lid);
 
 		if (log_allowed(REFUSAL_LID | lid, REFUSAL_SA_REQUEST))
@@ -538,7 +538,7 @@ struct get_walk {
 static int add_answer(const struct srx_ent *e, void *arg)
 {
 	struct get_walk *w = arg;
-	const ib_service_record_t *rec = (const ib_service_record_t *)srx_rec(e);
+	const ib_service_record_t *rec = (const ib_service_record_t *)srindex_rec(e);
 	osm_sa_item_t *item;
 
 	if (!srdecide_visible(cl_ntoh16(rec->service_pkey),
@@ -597,7 +597,7 @@ static void sr_get(void *context, void *data)
 		return;
 	}
 	cl_qlist_init(&w.list);
-	if (srx_query(mirror_index(), ib_sa_mad_get_payload_ptr(sam), cl_ntoh64(sam->comp_mask),
+	if (srindex_query(mirror_index(), ib_sa_mad_get_payload_ptr(sam), cl_ntoh64(sam->comp_mask),
 		      add_answer, &w) < 0)
 		w.err = -ENOMEM;
 	glue_unlock();
@@ -629,20 +629,20 @@ static void lease_done(void)
 	replica_publish(H.lease_seq);
 }
 
-int srh_init(const struct srh_events *ev)
+int sr_handler_init(const struct srh_events *ev)
 {
 	H.events = *ev;
 	return glue_sa_hook(sr_set, sr_get, lease_expired, lease_done);
 }
 
-void srh_counters(struct state_counters *out)
+void sr_handler_counters(struct state_counters *out)
 {
 	pthread_mutex_lock(&H.mu);
 	*out = H.cnt;
 	pthread_mutex_unlock(&H.mu);
 }
 
-void srh_index_stats(struct state_index *out)
+void sr_handler_index_stats(struct state_index *out)
 {
 	out->gets_indexed = atomic_load_explicit(&H.get_indexed, memory_order_relaxed);
 	out->gets_fallback = atomic_load_explicit(&H.get_fallback, memory_order_relaxed);
@@ -651,7 +651,7 @@ void srh_index_stats(struct state_index *out)
 	out->set_ns = atomic_load_explicit(&H.set_ns, memory_order_relaxed);
 }
 
-uint64_t srh_sets(void)
+uint64_t sr_handler_sets(void)
 {
 	return atomic_load_explicit(&H.sets, memory_order_relaxed);
 }

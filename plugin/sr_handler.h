@@ -17,13 +17,13 @@ struct srh_events {
 
 /* Install the handlers (from create(), before the SA is bound; the index
  * must be initialised). -EBUSY leaves OpenSM's own in place. */
-int srh_init(const struct srh_events *ev);
+int sr_handler_init(const struct srh_events *ev);
 
 /* The ATS decisions so far (flushed is not theirs: left 0). */
-void srh_counters(struct state_counters *out);
+void sr_handler_counters(struct state_counters *out);
 /* The Get/GetTable and Set/Delete figures of out (the rest untouched). */
-void srh_index_stats(struct state_index *out);
+void sr_handler_index_stats(struct state_index *out);
 /* Sets and Deletes carried out, any lock. */
-uint64_t srh_sets(void);
+uint64_t sr_handler_sets(void);
 
 #endif

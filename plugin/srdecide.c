@@ -56,7 +56,7 @@ void srdecide_change(const struct srdecide_in *in, struct srdecide_out *out)
 	memset(out, 0, sizeof(*out));
 	out->ats = ats_sid_in_block(req->rec.id) || ats_name_is_ats(req->rec.name);
 	if (out->ats) {
-		pol_decide(in->pol, req, in->peers, in->npeers, &out->rules);
+		policy_decide(in->pol, req, in->peers, in->npeers, &out->rules);
 		if (out->rules.rule != RULE_PASS) {
 			out->act = SRDECIDE_REFUSE;
 			out->status = SA_STATUS_REQ_INVALID;
@@ -80,7 +80,7 @@ void srdecide_change(const struct srdecide_in *in, struct srdecide_out *out)
 		return;
 	}
 	/* The per-port cap on a new record, for every service. */
-	pol_decide_cap(in->pol, req, &out->cap);
+	policy_decide_cap(in->pol, req, &out->cap);
 	if (out->cap.rule != RULE_PASS) {
 		out->act = SRDECIDE_REFUSE;
 		out->status = SA_STATUS_NO_RESOURCES;

@@ -14,12 +14,12 @@
 #include "policy.h"
 
 struct srdecide_in {
-	/* Decoded (pol_request_decode); for an ATS request the facts of
-	 * pol_decide() filled in too (owns_gid, trusted, ...), and for a Set
+	/* Decoded (policy_request_decode); for an ATS request the facts of
+	 * policy_decide() filled in too (owns_gid, trusted, ...), and for a Set
 	 * is_new and charged. */
 	const struct pol_request *req;
 	const struct rule_config *pol;
-	const struct pol_peer *peers; /* the records pol_decide() consults */
+	const struct pol_peer *peers; /* the records policy_decide() consults */
 	size_t npeers;
 	int req_holds_pkey;  /* the requester's port holds the P_Key's base */
 	int gid_holds_pkey;  /* the ServiceGID's port does */

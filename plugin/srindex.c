@@ -25,7 +25,7 @@ struct srx_ent {
 	struct srx_ent *newer, *older;
 };
 
-/* Records charged to one port (srx_add_charged). */
+/* Records charged to one port (srindex_add_charged). */
 struct srx_charge {
 	uint64_t who;
 	size_t n;
@@ -118,7 +118,7 @@ static int alloc_buckets(struct srx_ent **b[SRX_NKEYS], size_t n)
 	return 0;
 }
 
-int srx_init(struct srx **out)
+int srindex_init(struct srx **out)
 {
 	struct srx *x = calloc(1, sizeof(*x));
 
@@ -166,7 +166,7 @@ static void charge_put(struct srx *x, struct srx_charge *c)
 	free(c);
 }
 
-size_t srx_charged(const struct srx *x, uint64_t who)
+size_t srindex_charged(const struct srx *x, uint64_t who)
 {
 	const struct srx_charge *c;
 
@@ -176,7 +176,7 @@ size_t srx_charged(const struct srx *x, uint64_t who)
 	return 0;
 }
 
-void srx_clear(struct srx *x)
+void srindex_clear(struct srx *x)
 {
 	struct srx_ent *e, *next;
 	unsigned k;
@@ -201,30 +201,30 @@ void srx_clear(struct srx *x)
 	x->n = 0;
 }
 
-void srx_fini(struct srx *x)
+void srindex_fini(struct srx *x)
 {
 	unsigned k;
 
 	if (!x)
 		return;
-	srx_clear(x);
+	srindex_clear(x);
 	for (k = 0; k < SRX_NKEYS; k++)
 		free(x->bucket[k]);
 	free(x);
 }
 
-size_t srx_count(const struct srx *x)
+size_t srindex_count(const struct srx *x)
 {
 	return x->n;
 }
 
-size_t srx_bytes(const struct srx *x)
+size_t srindex_bytes(const struct srx *x)
 {
 	return sizeof(*x) + x->n * sizeof(struct srx_ent) +
 	       SRX_NKEYS * x->nbuckets * sizeof(struct srx_ent *);
 }
 
-size_t srx_chain_max(const struct srx *x, enum srx_key k)
+size_t srindex_chain_max(const struct srx *x, enum srx_key k)
 {
 	size_t i, n, max = 0;
 	struct srx_ent *e;
@@ -275,12 +275,12 @@ static void grow(struct srx *x)
 			link_key(x, k, e);
 }
 
-int srx_add(struct srx *x, const uint8_t *rec, void *handle)
+int srindex_add(struct srx *x, const uint8_t *rec, void *handle)
 {
-	return srx_add_charged(x, rec, handle, 0);
+	return srindex_add_charged(x, rec, handle, 0);
 }
 
-int srx_add_charged(struct srx *x, const uint8_t *rec, void *handle, uint64_t who)
+int srindex_add_charged(struct srx *x, const uint8_t *rec, void *handle, uint64_t who)
 {
 	struct srx_ent *e = malloc(sizeof(*e));
 	unsigned k;
@@ -310,7 +310,7 @@ int srx_add_charged(struct srx *x, const uint8_t *rec, void *handle, uint64_t wh
 	return 0;
 }
 
-struct srx_ent *srx_find_rid(const struct srx *x, const uint8_t *rec)
+struct srx_ent *srindex_find_rid(const struct srx *x, const uint8_t *rec)
 {
 	struct srx_ent *e = x->bucket[K_RID][slot(x, K_RID, rec_key(K_RID, rec))];
 
@@ -319,17 +319,17 @@ struct srx_ent *srx_find_rid(const struct srx *x, const uint8_t *rec)
 	return e;
 }
 
-void srx_unhook(struct srx *x, struct srx_ent *e)
+void srindex_unhook(struct srx *x, struct srx_ent *e)
 {
 	unlink_key(x, K_DATA8, e);
 }
 
-void srx_rehook(struct srx *x, struct srx_ent *e)
+void srindex_rehook(struct srx *x, struct srx_ent *e)
 {
 	link_key(x, K_DATA8, e);
 }
 
-void srx_del(struct srx *x, struct srx_ent *e)
+void srindex_del(struct srx *x, struct srx_ent *e)
 {
 	unsigned k;
 
@@ -348,12 +348,12 @@ void srx_del(struct srx *x, struct srx_ent *e)
 	free(e);
 }
 
-const uint8_t *srx_rec(const struct srx_ent *e)
+const uint8_t *srindex_rec(const struct srx_ent *e)
 {
 	return e->rec;
 }
 
-void *srx_handle(const struct srx_ent *e)
+void *srindex_handle(const struct srx_ent *e)
 {
 	return e->handle;
 }
@@ -370,12 +370,12 @@ static void each_key(const struct srx *x, unsigned k, const uint8_t *key,
 	}
 }
 
-void srx_each_gid(const struct srx *x, const uint8_t *gid, srx_visit_fn fn, void *arg)
+void srindex_each_gid(const struct srx *x, const uint8_t *gid, srx_visit_fn fn, void *arg)
 {
 	each_key(x, K_GID, gid, fn, arg);
 }
 
-void srx_each_data8(const struct srx *x, const uint8_t *data8, srx_visit_fn fn, void *arg)
+void srindex_each_data8(const struct srx *x, const uint8_t *data8, srx_visit_fn fn, void *arg)
 {
 	each_key(x, K_DATA8, data8, fn, arg);
 }
@@ -393,7 +393,7 @@ static int newest_first(const void *a, const void *b)
 	return x->seq < y->seq ? 1 : x->seq > y->seq ? -1 : 0;
 }
 
-int srx_query(const struct srx *x, const uint8_t *query, uint64_t mask,
+int srindex_query(const struct srx *x, const uint8_t *query, uint64_t mask,
 	      srx_visit_fn fn, void *arg)
 {
 	const uint64_t rid = cm_bits(SR_CM_ID, 3);
@@ -407,7 +407,7 @@ int srx_query(const struct srx *x, const uint8_t *query, uint64_t mask,
 	/* OpenSM's Get compares neither the reserved field nor the lease. */
 	mask &= ~(cm_bits(SR_CM_RESV, 1) | cm_bits(SR_CM_LEASE, 1));
 	if ((mask & rid) == rid) {
-		e = srx_find_rid(x, query);
+		e = srindex_find_rid(x, query);
 		if (!e || !sr_match(e->rec, query, mask))
 			return 0;
 		fn(e, arg);

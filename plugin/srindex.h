@@ -26,44 +26,44 @@ struct srx_ent;
 /* Return nonzero to stop the walk. */
 typedef int (*srx_visit_fn)(const struct srx_ent *e, void *arg);
 
-int srx_init(struct srx **out);
-void srx_fini(struct srx *x);
-void srx_clear(struct srx *x);
-size_t srx_count(const struct srx *x);
+int srindex_init(struct srx **out);
+void srindex_fini(struct srx *x);
+void srindex_clear(struct srx *x);
+size_t srindex_count(const struct srx *x);
 /* Bytes held by the index, for the memory-per-record figure. */
-size_t srx_bytes(const struct srx *x);
+size_t srindex_bytes(const struct srx *x);
 
 /* The longest hash chain of one key, to check the hash spreads keys. */
 enum srx_key { SRX_BY_RID, SRX_BY_GID, SRX_BY_DATA8 };
-size_t srx_chain_max(const struct srx *x, enum srx_key k);
+size_t srindex_chain_max(const struct srx *x, enum srx_key k);
 
-/* Add rec (SR_SIZE wire bytes, which must stay valid until srx_del) as
+/* Add rec (SR_SIZE wire bytes, which must stay valid until srindex_del) as
  * the newest record. -ENOMEM. */
-int srx_add(struct srx *x, const uint8_t *rec, void *handle);
+int srindex_add(struct srx *x, const uint8_t *rec, void *handle);
 /* The same, charged to `who` (a port GUID, 0 for GIDs on no port): the
  * index counts the records charged to each, for the per-port cap. */
-int srx_add_charged(struct srx *x, const uint8_t *rec, void *handle, uint64_t who);
-size_t srx_charged(const struct srx *x, uint64_t who);
-struct srx_ent *srx_find_rid(const struct srx *x, const uint8_t *rec);
+int srindex_add_charged(struct srx *x, const uint8_t *rec, void *handle, uint64_t who);
+size_t srindex_charged(const struct srx *x, uint64_t who);
+struct srx_ent *srindex_find_rid(const struct srx *x, const uint8_t *rec);
 /* Around an in-place update of an entry's record with one of the same
  * RID (it keeps its place in the order). */
-void srx_unhook(struct srx *x, struct srx_ent *e);
-void srx_rehook(struct srx *x, struct srx_ent *e);
-void srx_del(struct srx *x, struct srx_ent *e);
+void srindex_unhook(struct srx *x, struct srx_ent *e);
+void srindex_rehook(struct srx *x, struct srx_ent *e);
+void srindex_del(struct srx *x, struct srx_ent *e);
 
-const uint8_t *srx_rec(const struct srx_ent *e);
-void *srx_handle(const struct srx_ent *e);
+const uint8_t *srindex_rec(const struct srx_ent *e);
+void *srindex_handle(const struct srx_ent *e);
 
 /* Visit every record matching query on the component mask, byte for byte
  * as OpenSM compares (sr_match), newest first. Narrows by RID, GID or the
  * full ServiceData8 when the mask selects them; scans otherwise. Returns
  * the number visited, or -ENOMEM. */
-int srx_query(const struct srx *x, const uint8_t *query, uint64_t mask,
+int srindex_query(const struct srx *x, const uint8_t *query, uint64_t mask,
 	      srx_visit_fn fn, void *arg);
 
 /* Visit the records whose ServiceGID is gid, or whose ServiceData8 is
  * data8, in no particular order. */
-void srx_each_gid(const struct srx *x, const uint8_t *gid, srx_visit_fn fn, void *arg);
-void srx_each_data8(const struct srx *x, const uint8_t *data8, srx_visit_fn fn, void *arg);
+void srindex_each_gid(const struct srx *x, const uint8_t *gid, srx_visit_fn fn, void *arg);
+void srindex_each_data8(const struct srx *x, const uint8_t *data8, srx_visit_fn fn, void *arg);
 
 #endif

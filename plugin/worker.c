@@ -58,7 +58,7 @@ static struct {
 	struct state_summary summary; /* the state file's last scan */
 	struct state_rec *absent;
 	size_t nabsent;
-	uint64_t scanned_sets;        /* srh_sets() at that scan */
+	uint64_t scanned_sets;        /* sr_handler_sets() at that scan */
 	uint64_t scanned_at;          /* (uint64_t)mono_ns(), 0 = never */
 } W = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
@@ -310,7 +310,7 @@ static void scan_state(void)
 	atomic_store_explicit(&W.counted[0], w.sum.ats, memory_order_relaxed);
 	atomic_store_explicit(&W.counted[1], w.sum.other, memory_order_relaxed);
 	atomic_store_explicit(&W.counted[2], w.sum.absent, memory_order_relaxed);
-	W.scanned_sets = srh_sets();
+	W.scanned_sets = sr_handler_sets();
 	W.scanned_at = (uint64_t)mono_ns();
 }
 
@@ -328,15 +328,15 @@ static void write_state(void)
 	if (!W.state_path[0])
 		return;
 	glue_lock_shared();
-	idx.records = srx_count(mirror_index());
-	idx.bytes = srx_bytes(mirror_index());
+	idx.records = srindex_count(mirror_index());
+	idx.bytes = srindex_bytes(mirror_index());
 	glue_unlock();
 	info.sm_state = sm_state_name(glue_sm_state());
 	idx.rebuilds = mirror_rebuilds();
-	srh_index_stats(&idx);
+	sr_handler_index_stats(&idx);
 	info.opensm = OSM_VERSION;
 	info.time = (long long)time(NULL);
-	srh_counters(&cnt);
+	sr_handler_counters(&cnt);
 	cnt.flushed = worker_flushed();
 	replica_state(&repl);
 	ret = state_file_write(W.state_path, &info, &W.summary, W.absent, W.nabsent, &cnt, &idx, &repl);
@@ -389,7 +389,7 @@ static void *worker_main(void *arg)
 		}
 		/* Sets since the last scan: scan again when the interval is up,
 		 * even if nothing else happens by then. */
-		scan_due = W.state_path[0] && W.scanned_at && srh_sets() != W.scanned_sets ?
+		scan_due = W.state_path[0] && W.scanned_at && sr_handler_sets() != W.scanned_sets ?
 			   W.scanned_at + STATE_SCAN_INTERVAL_NS : 0;
 		if (scan_due && (uint64_t)mono_ns() >= scan_due)
 			W.want_state = 1;
@@ -440,7 +440,7 @@ static void *worker_main(void *arg)
 		if (W.state_path[0] &&
 		    (sweep || flushed || !W.scanned_at ||
 		     (state && (uint64_t)mono_ns() - W.scanned_at >= STATE_SCAN_INTERVAL_NS &&
-		      srh_sets() != W.scanned_sets)))
+		      sr_handler_sets() != W.scanned_sets)))
 			scan_state();
 		if (sweep || state || flushed) {
 			write_state();

@@ -35,7 +35,7 @@ static void json_agent_line(struct json *j, const char *line, enum atsd_line_kin
 	size_t i, n;
 
 	snprintf(buf, sizeof(buf), "%s", line);
-	n = atsd_line_fields(buf, kind, f, sizeof(f) / sizeof(f[0]));
+	n = atsd_proto_line_fields(buf, kind, f, sizeof(f) / sizeof(f[0]));
 	json_obj(j, NULL);
 	for (i = 0; i < n; i++) {
 		if (all_digits(f[i].value))
@@ -57,7 +57,7 @@ static void json_stats(struct json *j, const struct atsd_reply *rep)
 		char name[ATSD_LINE_MAX];
 		const char *v;
 
-		atsd_stats_split(rep->lines[i], name, sizeof(name), &v);
+		atsd_proto_stats_split(rep->lines[i], name, sizeof(name), &v);
 		if (all_digits(v))
 			json_u64(j, name, strtoull(v, NULL, 10));
 		else
@@ -109,7 +109,7 @@ static int agent_only(const struct ctl *c, const char *req)
 	char safe[4 * ATSD_LINE_MAX + 1];
 	int ret;
 
-	ret = atsd_request(c->socket, req, 10000, &rep);
+	ret = atsd_client_request(c->socket, req, 10000, &rep);
 	if (ret == -ENOENT || ret == -ECONNREFUSED || ret == -ENOTDIR) {
 		fprintf(stderr, "atsctl: atsd is not running (no socket at %s)\n", c->socket);
 		return EXIT_SA;
@@ -123,11 +123,11 @@ static int agent_only(const struct ctl *c, const char *req)
 		ret = !strcmp(rep.code, "ENOENT") ? EXIT_NOTFOUND :
 		      !strcmp(rep.code, "EINVAL") ? EXIT_USAGE : EXIT_SA;
 		fprintf(stderr, "atsctl: %s: %s\n", req, out_clean(rep.message, safe, sizeof(safe)));
-		atsd_reply_free(&rep);
+		atsd_client_reply_free(&rep);
 		return ret;
 	}
 	print_agent_lines(c, req, &rep);
-	atsd_reply_free(&rep);
+	atsd_client_reply_free(&rep);
 	return EXIT_FOUND;
 }
 
@@ -139,17 +139,17 @@ static void print_holds(const struct ctl *c, struct json *j)
 	struct atsd_hold h;
 	size_t i;
 
-	if (atsd_request(c->socket, "holds", 10000, &rep))
+	if (atsd_client_request(c->socket, "holds", 10000, &rep))
 		return;
 	for (i = 0; rep.ok && i < rep.nlines; i++)
-		if (atsd_hold_parse(rep.lines[i], &h) || has_control(rep.lines[i]))
+		if (atsd_proto_hold_parse(rep.lines[i], &h) || has_control(rep.lines[i]))
 			rep.ok = 0;
 	if (c->json && rep.ok)
 		json_arr(j, "holds");
 	else if (rep.ok && rep.nlines)
 		printf("\n%-24s  %-10s  %-16s  %s\n", "HOLD OWNER", "UID", "IP", "PKEY");
 	for (i = 0; rep.ok && i < rep.nlines; i++) {
-		atsd_hold_parse(rep.lines[i], &h);
+		atsd_proto_hold_parse(rep.lines[i], &h);
 		if (c->json) {
 			json_obj(j, NULL);
 			json_str(j, "owner", h.owner);
@@ -163,7 +163,7 @@ static void print_holds(const struct ctl *c, struct json *j)
 	}
 	if (c->json && rep.ok)
 		json_end(j);
-	atsd_reply_free(&rep);
+	atsd_client_reply_free(&rep);
 }
 
 static int print_status(const struct ctl *c)
@@ -173,7 +173,7 @@ static int print_status(const struct ctl *c)
 	struct json j;
 	char safe[4 * ATSD_LINE_MAX + 1];
 	size_t i;
-	int ret = atsd_request(c->socket, "status", 10000, &rep);
+	int ret = atsd_client_request(c->socket, "status", 10000, &rep);
 
 	if (ret == -ENOENT || ret == -ECONNREFUSED || ret == -ENOTDIR) {
 		fprintf(stderr, "atsctl: atsd is not running (no socket at %s)\n", c->socket);
@@ -183,17 +183,17 @@ static int print_status(const struct ctl *c)
 		fprintf(stderr, "atsctl: atsd at %s: %s\n", c->socket,
 			ret ? strerror(-ret) : out_clean(rep.message, safe, sizeof(safe)));
 		if (!ret)
-			atsd_reply_free(&rep);
+			atsd_client_reply_free(&rep);
 		return EXIT_SA;
 	}
 	/* Check every line before printing any: no half a document. */
 	for (i = 0; i < rep.nlines; i++) {
 		struct atsd_status sl;
 
-		if (atsd_status_parse(rep.lines[i], &sl) || has_control(rep.lines[i])) {
+		if (atsd_proto_status_parse(rep.lines[i], &sl) || has_control(rep.lines[i])) {
 			fprintf(stderr, "atsctl: atsd sent a bad status line '%s'\n",
 				out_clean(rep.lines[i], safe, sizeof(safe)));
-			atsd_reply_free(&rep);
+			atsd_client_reply_free(&rep);
 			return EXIT_SA;
 		}
 	}
@@ -209,7 +209,7 @@ static int print_status(const struct ctl *c)
 		struct atsd_status sl;
 		char lease_s[16];
 
-		atsd_status_parse(rep.lines[i], &sl);
+		atsd_proto_status_parse(rep.lines[i], &sl);
 		refused |= !strcmp(sl.state, "refused");
 		if (sl.lease == SR_LEASE_INFINITE)
 			snprintf(lease_s, sizeof(lease_s), "infinite");
@@ -238,7 +238,7 @@ static int print_status(const struct ctl *c)
 	}
 	if (c->json)
 		json_end(&j);
-	atsd_reply_free(&rep);
+	atsd_client_reply_free(&rep);
 	print_holds(c, &j);
 	if (c->json) {
 		json_end(&j);
@@ -257,7 +257,7 @@ static int print_resync(const struct ctl *c)
 	struct json j;
 	char safe[4 * ATSD_LINE_MAX + 1];
 	size_t i;
-	int ret = atsd_request(c->socket, "verify", 120000, &rep);
+	int ret = atsd_client_request(c->socket, "verify", 120000, &rep);
 
 	if (ret == -ENOENT || ret == -ECONNREFUSED || ret == -ENOTDIR) {
 		fprintf(stderr, "atsctl: atsd is not running (no socket at %s)\n", c->socket);
@@ -267,16 +267,16 @@ static int print_resync(const struct ctl *c)
 		fprintf(stderr, "atsctl: resync: %s\n",
 			ret ? strerror(-ret) : out_clean(rep.message, safe, sizeof(safe)));
 		if (!ret)
-			atsd_reply_free(&rep);
+			atsd_client_reply_free(&rep);
 		return EXIT_SA;
 	}
-	ret = !rep.nlines || atsd_resync_parse(rep.lines[0], &r) ||
+	ret = !rep.nlines || atsd_proto_resync_parse(rep.lines[0], &r) ||
 	      r.refused != rep.nlines - 1;
 	for (i = 1; !ret && i < rep.nlines; i++)
-		ret = atsd_status_parse(rep.lines[i], &sl) || has_control(rep.lines[i]);
+		ret = atsd_proto_status_parse(rep.lines[i], &sl) || has_control(rep.lines[i]);
 	if (ret) {
 		fprintf(stderr, "atsctl: atsd sent a bad resync answer\n");
-		atsd_reply_free(&rep);
+		atsd_client_reply_free(&rep);
 		return EXIT_SA;
 	}
 	if (c->json) {
@@ -291,7 +291,7 @@ static int print_resync(const struct ctl *c)
 		       r.checked, r.registered, r.deleted, r.refused);
 	}
 	for (i = 1; i < rep.nlines; i++) {
-		atsd_status_parse(rep.lines[i], &sl);
+		atsd_proto_status_parse(rep.lines[i], &sl);
 		if (c->json) {
 			json_obj(&j, NULL);
 			json_str(&j, "ip", sl.ip);
@@ -309,7 +309,7 @@ static int print_resync(const struct ctl *c)
 		json_end(&j);
 		json_fini(&j);
 	}
-	atsd_reply_free(&rep);
+	atsd_client_reply_free(&rep);
 	return r.refused ? EXIT_REFUSED : EXIT_FOUND;
 }
 

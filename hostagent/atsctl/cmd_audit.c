@@ -75,7 +75,7 @@ static int save(const char *path, const struct ats_set *r)
 		return -errno;
 	fprintf(f, "# ibats ATS inventory: SID GID PKEY LEASE IP\n");
 	for (i = 0; i < r->n; i++) {
-		atsd_format_record(line, sizeof(line), &r->recs[i]);
+		atsd_proto_format_record(line, sizeof(line), &r->recs[i]);
 		fprintf(f, "%s\n", line);
 	}
 	return fclose(f) ? -errno : 0;
@@ -103,9 +103,9 @@ static int inventory(const char *path, const struct ats_set *r, struct json *j, 
 		line[strcspn(line, "\n")] = '\0';
 		if (line[0] == '#' || !line[0])
 			continue;
-		if (atsd_parse_record(line, &s) || ats_set_put(&inv, &s)) {
+		if (atsd_proto_parse_record(line, &s) || ats_query_set_put(&inv, &s)) {
 			fclose(f);
-			ats_set_free(&inv);
+			ats_query_set_free(&inv);
 			return -EPROTO;
 		}
 	}
@@ -127,9 +127,9 @@ static int inventory(const char *path, const struct ats_set *r, struct json *j, 
 		if (!what)
 			continue;
 		(*diffs)++;
-		atsd_format_record(a, sizeof(a), x);
+		atsd_proto_format_record(a, sizeof(a), x);
 		if (!strcmp(what, "changed"))
-			atsd_format_record(b, sizeof(b), &other->recs[k]);
+			atsd_proto_format_record(b, sizeof(b), &other->recs[k]);
 		if (j) {
 			json_obj(j, NULL);
 			json_str(j, "diff", what);
@@ -150,7 +150,7 @@ static int inventory(const char *path, const struct ats_set *r, struct json *j, 
 	}
 	if (j)
 		json_end(j);
-	ats_set_free(&inv);
+	ats_query_set_free(&inv);
 	return 0;
 }
 
@@ -164,7 +164,7 @@ struct audit_input {
 static void audit_input_free(struct audit_input *in)
 {
 	free(in->ports);
-	ats_set_free(&in->recs);
+	ats_query_set_free(&in->recs);
 }
 
 /* The ports with their PKeys, then the records of every port's GID and
@@ -179,7 +179,7 @@ static int audit_collect(struct sa_client *sa, const struct state_file *sf,
 	size_t nports = 0, nallpk = 0, i, k;
 	int ret;
 
-	ret = sa_ports(sa, SA_PORTS_GAP, &ports, &nports);
+	ret = sa_client_ports(sa, SA_PORTS_GAP, &ports, &nports);
 	if (ret)
 		return ret;
 	in->ports = calloc(nports + 1, sizeof(*in->ports));
@@ -197,7 +197,7 @@ static int audit_collect(struct sa_client *sa, const struct state_file *sf,
 		p->sys_guid = ports[i].sys_guid;
 		/* OpenSM answers PKeyTableRecord to trusted requesters only. */
 		n = sa_client_keyed(sa) ?
-		    sa_port_pkeys(sa, ports[i].lid, ports[i].port_num, p->pkeys,
+		    sa_client_port_pkeys(sa, ports[i].lid, ports[i].port_num, p->pkeys,
 				  AUDIT_MAX_PKEYS) : -EACCES;
 		if (n >= 0) {
 			p->npkeys = (size_t)n;
@@ -210,13 +210,13 @@ static int audit_collect(struct sa_client *sa, const struct state_file *sf,
 	if (sf)
 		state_pkeys(sf, allpk, &nallpk);
 	for (i = 0; i < nports && !ret; i++)
-		ret = ats_gid_claims(sa, in->ports[i].gid, allpk, nallpk, &in->recs);
+		ret = ats_query_gid_claims(sa, in->ports[i].gid, allpk, nallpk, &in->recs);
 	/* Ports that left the fabric still have records. */
 	for (i = 0; sf && i < sf->nrecs && !ret; i++) {
 		for (k = 0; k < nports && memcmp(in->ports[k].gid, sf->recs[i].gid, 16); k++)
 			;
 		if (k == nports)
-			ret = ats_gid_claims(sa, sf->recs[i].gid, allpk, nallpk, &in->recs);
+			ret = ats_query_gid_claims(sa, sf->recs[i].gid, allpk, nallpk, &in->recs);
 	}
 	/* Every request: the ports and their PKeys too. */
 	in->recs.queries = (unsigned)(sa_client_requests(sa) - sent);
@@ -268,7 +268,7 @@ static void finding_text(const struct ats_audit_finding *f, const struct sr_reco
 	for (k = 0; k < 2; k++) {
 		if (f->rec[k] == (size_t)-1)
 			continue;
-		atsd_format_record(line, sizeof(line), &recs[f->rec[k]]);
+		atsd_proto_format_record(line, sizeof(line), &recs[f->rec[k]]);
 		printf("    %s\n", line);
 	}
 }

@@ -91,8 +91,8 @@ static int ping_run(struct mport *port, const struct ping_target *t,
 
 		if (i && o->interval_ms)
 			usleep(o->interval_ms * 1000u);
-		req_len = liv_build(req, req_cap, o->type, ident, (uint16_t)(i + 1), pattern,
-				    o->type == LIV_ECHO_REQ ? o->size : 0, liv_timestamp());
+		req_len = vmad_liv_build(req, req_cap, o->type, ident, (uint16_t)(i + 1), pattern,
+				    o->type == LIV_ECHO_REQ ? o->size : 0, vmad_liv_timestamp());
 		if (req_len < 0) {
 			free(req);
 			return 3;
@@ -107,7 +107,7 @@ static int ping_run(struct mport *port, const struct ping_target *t,
 				       ret == -ETIMEDOUT ? "timeout" : strerror(-ret));
 			continue;
 		}
-		ret = liv_check(resp, len, o->type, (uint16_t)(i + 1), pattern,
+		ret = vmad_liv_check(resp, len, o->type, (uint16_t)(i + 1), pattern,
 				o->type == LIV_ECHO_REQ ? o->size : 0, &r);
 		if (ret) {
 			if (!o->json)
@@ -128,7 +128,7 @@ static int ping_run(struct mport *port, const struct ping_target *t,
 			json_u64(&j, "seq", i + 1);
 			json_i64(&j, "rtt_us", rtt);
 			if (o->type == LIV_TS_REQ)
-				json_i64(&j, "clock_offset_ms", clock_offset(&r, liv_timestamp()));
+				json_i64(&j, "clock_offset_ms", clock_offset(&r, vmad_liv_timestamp()));
 			if (o->type == LIV_INFO_REQ) {
 				json_u64(&j, "lid", r.lid);
 				json_hex64(&j, "port_guid", r.port_guid);
@@ -139,7 +139,7 @@ static int ping_run(struct mport *port, const struct ping_target *t,
 			       t->lid, i + 1, rtt / 1000, rtt % 1000);
 			if (o->type == LIV_TS_REQ)
 				printf(" clock offset %+" PRId64 " ms%s",
-				       clock_offset(&r, liv_timestamp()),
+				       clock_offset(&r, vmad_liv_timestamp()),
 				       (r.ts_recv & LIV_TS_NONSTANDARD) ? " (peer clock not UT)" : "");
 			if (o->type == LIV_INFO_REQ)
 				printf(" peer LID %u port GUID 0x%016" PRIx64, r.lid, r.port_guid);
@@ -200,20 +200,20 @@ int cmd_ping(struct ctl *c, const struct ctl_args *a)
 	if (!ats_ip_parse(arg, &ip)) {
 		struct ats_set s;
 
-		ret = ats_forward(c->sa, &ip, a->pkey, &s);
+		ret = ats_query_forward(c->sa, &ip, a->pkey, &s);
 		if (ret && ret != -ENOENT)
 			return out_sa_fail(c, "ping: resolve", ret);
 		if (!ret && s.n) {
 			memcpy(gid, s.recs[0].gid, 16);
 			have_gid = 1;
 		}
-		ats_set_free(&s);
+		ats_query_set_free(&s);
 		if (!have_gid && ip.family == AF_INET)
 			return out_not_found(arg, "no ATS record of that address");
 	}
 	if (!have_gid && ats_gid_parse(arg, gid))
 		return out_usage_err("TARGET", arg, "not a LID, GID or IP address");
-	ret = sa_path(c->sa, gid, &pi);
+	ret = sa_client_path(c->sa, gid, &pi);
 	if (ret)
 		return out_sa_fail(c, "ping: path to the target", ret);
 	t.lid = pi.dlid;

@@ -37,7 +37,7 @@ static int purge_find(struct sa_client *sa, const struct ats_set *s, struct purg
 	size_t nports, i, pass;
 	int ret;
 
-	ret = sa_ports(sa, SA_PORTS_GAP, &ports, &nports);
+	ret = sa_client_ports(sa, SA_PORTS_GAP, &ports, &nports);
 	if (ret)
 		return ret;
 	ap = calloc(nports + 1, sizeof(*ap));
@@ -93,7 +93,7 @@ static void record_json(struct json *j, const struct sr_record *r, const char *a
 static int port_present(struct sa_client *sa, const struct sr_record *r, uint16_t *lid)
 {
 	struct nr_record nr;
-	int ret = sa_node_of_port(sa, wire_get64(r->gid + 8), &nr);
+	int ret = sa_client_node_of_port(sa, wire_get64(r->gid + 8), &nr);
 
 	if (ret == -ENOENT)
 		return 0;
@@ -126,11 +126,11 @@ int cmd_purge(struct ctl *c, const struct ctl_args *a)
 	struct json j;
 	int ret;
 
-	ret = ats_all(c->sa, a->pkey, &s);
+	ret = ats_query_all(c->sa, a->pkey, &s);
 	if (!ret)
 		ret = purge_find(c->sa, &s, &l);
 	if (ret) {
-		ats_set_free(&s);
+		ats_query_set_free(&s);
 		return out_sa_fail(c, "purge", ret);
 	}
 	if (s.by_port)
@@ -163,7 +163,7 @@ int cmd_purge(struct ctl *c, const struct ctl_args *a)
 			}
 			why = err;
 		} else if (a->yes) {
-			ret = sa_sr_delete(c->sa, r, sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY |
+			ret = sa_client_sr_delete(c->sa, r, sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY |
 								 SR_F_NAME), NULL);
 			if (ret) {
 				why = delete_error(c->sa, ret, err, sizeof(err));
@@ -178,7 +178,7 @@ int cmd_purge(struct ctl *c, const struct ctl_args *a)
 			record_json(&j, r, action, why, lid);
 			continue;
 		}
-		atsd_format_record(line, sizeof(line), r);
+		atsd_proto_format_record(line, sizeof(line), r);
 		printf("%s %s%s%s\n", a->yes || why ? action : "gid-absent", line,
 		       why ? ": " : "", why ? why : "");
 	}
@@ -203,6 +203,6 @@ int cmd_purge(struct ctl *c, const struct ctl_args *a)
 		printf("kept %zu record%s: the port is on the fabric\n", present,
 		       present == 1 ? "" : "s");
 	free(l.idx);
-	ats_set_free(&s);
+	ats_query_set_free(&s);
 	return failed ? EXIT_SA : EXIT_FOUND;
 }

@@ -25,7 +25,7 @@ static int print_set(const struct ctl *c, struct ats_set *s, const char *what)
 		int err = cmd_whois_records(c, s->by_port, 0, s->recs, s->n);
 
 		if (err) {
-			ats_set_free(s);
+			ats_query_set_free(s);
 			return err;
 		}
 	} else
@@ -38,7 +38,7 @@ static int print_set(const struct ctl *c, struct ats_set *s, const char *what)
 		out_not_found(what, "no ATS record");
 	log_info("%s: %zu record(s) in %u SA request(s)%s", what, s->n,
 		 s->queries, s->walked ? " (SubnAdmGet walk, no RMPP)" : "");
-	ats_set_free(s);
+	ats_query_set_free(s);
 	return ret;
 }
 
@@ -63,9 +63,9 @@ int cmd_records_register(struct ctl *c, const struct ctl_args *a)
 
 		ats_record_init(&r, a->sid, gid, a->pkey, a->lease, &ip);
 		sid = a->sid;
-		ret = sa_sr_set(c->sa, &r, ats_reg_mask(a->lease), NULL);
+		ret = sa_client_sr_set(c->sa, &r, ats_reg_mask(a->lease), NULL);
 	} else {
-		ret = ats_register(c->sa, gid, a->pkey, a->lease, &ip, a->primary, &sid);
+		ret = ats_query_register(c->sa, gid, a->pkey, a->lease, &ip, a->primary, &sid);
 	}
 	snprintf(buf, sizeof(buf), "register %s", arg);
 	if (ret == -ENOSPC) {
@@ -109,7 +109,7 @@ int cmd_records_deregister(struct ctl *c, const struct ctl_args *a)
 
 	ats_ip_parse(arg, &ip);
 	snprintf(buf, sizeof(buf), "deregister %s", arg);
-	ret = ats_deregister(c->sa, own_gid(c, a), a->pkey, &ip, &n);
+	ret = ats_query_deregister(c->sa, own_gid(c, a), a->pkey, &ip, &n);
 	if (ret == -ENOENT)
 		return out_not_found(arg, "this GID has no record of that address");
 	if (ret) {
@@ -137,15 +137,15 @@ int cmd_records_dump(struct ctl *c, const struct ctl_args *a)
 	int ret;
 
 	if (a->have_gid)
-		ret = ats_reverse(c->sa, a->gid, a->pkey, &s);
+		ret = ats_query_reverse(c->sa, a->gid, a->pkey, &s);
 	else if (a->have_sid)
-		ret = ats_by_sid(c->sa, a->sid, a->pkey, &s);
+		ret = ats_query_by_sid(c->sa, a->sid, a->pkey, &s);
 	else
-		ret = ats_all(c->sa, a->pkey, &s);
+		ret = ats_query_all(c->sa, a->pkey, &s);
 	if (ret)
 		return out_sa_fail(c, "dump", ret);
 	if (!c->json && !s.n) {
-		ats_set_free(&s);
+		ats_query_set_free(&s);
 		return out_not_found("dump", "no ATS records");
 	}
 	return print_set(c, &s, "dump");

@@ -92,7 +92,7 @@ int cmd_verify(struct ctl *c, const struct ctl_args *a)
 		if (!cmd_verify_ipoib_neigh(&ns.v[i], &ip, gid))
 			continue;
 		checked++;
-		ret = ats_forward(sa, &ip, pkey, &s);
+		ret = ats_query_forward(sa, &ip, pkey, &s);
 		if (ret && ret != -ENOENT) {
 			fprintf(stderr, "atsctl: verify: ATS lookup failed: %s\n", strerror(-ret));
 			if (out)
@@ -109,7 +109,7 @@ int cmd_verify(struct ctl *c, const struct ctl_args *a)
 			verdict = "gid-differs";
 		if (!ret && s.n)
 			ats_gid_format(s.recs[0].gid, as, sizeof(as));
-		ats_set_free(&s);
+		ats_query_set_free(&s);
 		bad += strcmp(verdict, "agree") != 0;
 		ats_ip_format(&ip, ips, sizeof(ips));
 		ats_gid_format(gid, gs, sizeof(gs));

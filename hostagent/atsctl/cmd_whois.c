@@ -50,7 +50,7 @@ static int whois_node(struct whois *w, const uint8_t *gid, struct whois_node *ou
 
 	memset(out, 0, sizeof(*out));
 	/* The GID's interface ID is its port GUID (IBTA Vol 1 4.1.1). */
-	ret = sa_node_of_port(w->c->sa, wire_get64(gid + 8), &out->nr);
+	ret = sa_client_node_of_port(w->c->sa, wire_get64(gid + 8), &out->nr);
 	if (ret == -ENOENT)
 		return 0;
 	if (ret)
@@ -203,7 +203,7 @@ int cmd_whois(struct ctl *c, const struct ctl_args *a)
 		return ret;
 	ats_ip_parse(a->arg[0], &ip);
 	snprintf(what, sizeof(what), "whois %s", a->arg[0]);
-	ret = ats_forward(c->sa, &ip, a->pkey, &s);
+	ret = ats_query_forward(c->sa, &ip, a->pkey, &s);
 	if (ret)
 		ret = out_sa_fail(c, what, ret);
 	else if (!s.n && !c->json)
@@ -213,7 +213,7 @@ int cmd_whois(struct ctl *c, const struct ctl_args *a)
 		if (!ret && !s.n)
 			ret = EXIT_NOTFOUND;
 	}
-	ats_set_free(&s);
+	ats_query_set_free(&s);
 	node_map_free(w.map);
 	return ret;
 }

@@ -37,7 +37,7 @@ _Static_assert(NT_OFF_ISSUER_GID - NT_OFF_DETAILS == 54, "DataDetails is 54 byte
 /* Traps 64..67 data details, Table 261: 6 reserved bytes, then the GID. */
 #define TRAP64_OFF_GID 6
 
-void inform_encode(uint8_t *b, const struct inform_info *ii)
+void notice_inform_encode(uint8_t *b, const struct inform_info *ii)
 {
 	memset(b, 0, INFORM_SIZE);
 	memcpy(b + II_OFF_GID, ii->gid, 16);
@@ -51,7 +51,7 @@ void inform_encode(uint8_t *b, const struct inform_info *ii)
 	wire_put32(b + II_OFF_PRODUCER, ii->producer_or_vendor & 0xffffff);
 }
 
-int inform_decode(const uint8_t *b, size_t len, struct inform_info *ii)
+int notice_inform_decode(const uint8_t *b, size_t len, struct inform_info *ii)
 {
 	uint32_t w;
 
@@ -72,7 +72,7 @@ int inform_decode(const uint8_t *b, size_t len, struct inform_info *ii)
 	return 0;
 }
 
-void inform_for_trap(struct inform_info *ii, uint16_t trap, int subscribe)
+void notice_inform_for_trap(struct inform_info *ii, uint16_t trap, int subscribe)
 {
 	memset(ii, 0, sizeof(*ii));
 	ii->lid_begin = INFORM_LID_ALL;

@@ -51,11 +51,11 @@ struct notice {
 	uint8_t issuer_gid[16];
 };
 
-void inform_encode(uint8_t *b, const struct inform_info *ii);
+void notice_inform_encode(uint8_t *b, const struct inform_info *ii);
 /* -EMSGSIZE when len < INFORM_SIZE. */
-int inform_decode(const uint8_t *b, size_t len, struct inform_info *ii);
+int notice_inform_decode(const uint8_t *b, size_t len, struct inform_info *ii);
 /* A generic subscription to one trap number from every source. */
-void inform_for_trap(struct inform_info *ii, uint16_t trap, int subscribe);
+void notice_inform_for_trap(struct inform_info *ii, uint16_t trap, int subscribe);
 
 void notice_encode(uint8_t *b, const struct notice *n);
 int notice_decode(const uint8_t *b, size_t len, struct notice *n);

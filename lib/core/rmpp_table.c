@@ -58,10 +58,10 @@ static struct rmpp_entry *oldest_ended(struct rmpp_table *t)
 
 	for (i = 0; i < t->cap; i++) {
 		e = &t->e[i];
-		if (!e->used || rmpp_entry_state(e) == RMPP_ACTIVE ||
+		if (!e->used || rmpp_table_entry_state(e) == RMPP_ACTIVE ||
 		    (e->role == RMPP_TX ? e->u.tx.abort_pending : e->u.rx.reply))
 			continue;
-		if (!best || rmpp_entry_deadline(e) < rmpp_entry_deadline(best))
+		if (!best || rmpp_table_entry_deadline(e) < rmpp_table_entry_deadline(best))
 			best = e;
 	}
 	return best;
@@ -124,24 +124,24 @@ struct rmpp_entry *rmpp_table_lookup(struct rmpp_table *t, const uint8_t *mad, s
 	return rmpp_table_find(t, &k, RMPP_TX);
 }
 
-int rmpp_entry_recv(struct rmpp_entry *e, const uint8_t *mad, size_t len, int64_t now_ms)
+int rmpp_table_entry_recv(struct rmpp_entry *e, const uint8_t *mad, size_t len, int64_t now_ms)
 {
 	return e->role == RMPP_TX ? rmpp_tx_recv(&e->u.tx, mad, len, now_ms)
 				  : rmpp_rx_recv(&e->u.rx, mad, len, now_ms);
 }
 
-size_t rmpp_entry_next(struct rmpp_entry *e, int64_t now_ms, uint8_t out[MAD_SIZE])
+size_t rmpp_table_entry_next(struct rmpp_entry *e, int64_t now_ms, uint8_t out[MAD_SIZE])
 {
 	return e->role == RMPP_TX ? rmpp_tx_next(&e->u.tx, now_ms, out)
 				  : rmpp_rx_next(&e->u.rx, now_ms, out);
 }
 
-int64_t rmpp_entry_deadline(const struct rmpp_entry *e)
+int64_t rmpp_table_entry_deadline(const struct rmpp_entry *e)
 {
 	return e->role == RMPP_TX ? rmpp_tx_deadline(&e->u.tx) : rmpp_rx_deadline(&e->u.rx);
 }
 
-enum rmpp_state rmpp_entry_state(const struct rmpp_entry *e)
+enum rmpp_state rmpp_table_entry_state(const struct rmpp_entry *e)
 {
 	return e->role == RMPP_TX ? rmpp_tx_state(&e->u.tx) : rmpp_rx_state(&e->u.rx);
 }
@@ -154,7 +154,7 @@ int64_t rmpp_table_deadline(const struct rmpp_table *t)
 	for (i = 0; i < t->cap; i++) {
 		if (!t->e[i].used)
 			continue;
-		x = rmpp_entry_deadline(&t->e[i]);
+		x = rmpp_table_entry_deadline(&t->e[i]);
 		if (x < d)
 			d = x;
 	}
@@ -169,10 +169,10 @@ size_t rmpp_table_expire(struct rmpp_table *t, int64_t now_ms)
 
 	for (i = 0; i < t->cap; i++) {
 		e = &t->e[i];
-		if (!e->used || rmpp_entry_state(e) == RMPP_ACTIVE)
+		if (!e->used || rmpp_table_entry_state(e) == RMPP_ACTIVE)
 			continue;
 		pending = e->role == RMPP_TX ? e->u.tx.abort_pending : e->u.rx.reply;
-		if (!pending && rmpp_entry_deadline(e) <= now_ms) {
+		if (!pending && rmpp_table_entry_deadline(e) <= now_ms) {
 			rmpp_table_remove(t, &t->e[i]);
 			n++;
 		}

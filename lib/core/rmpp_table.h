@@ -59,10 +59,10 @@ void rmpp_table_remove(struct rmpp_table *t, struct rmpp_entry *e);
 struct rmpp_entry *rmpp_table_lookup(struct rmpp_table *t, const uint8_t *mad, size_t len,
 				     uint16_t lid);
 /* Dispatch to the entry's tx or rx. */
-int rmpp_entry_recv(struct rmpp_entry *e, const uint8_t *mad, size_t len, int64_t now_ms);
-size_t rmpp_entry_next(struct rmpp_entry *e, int64_t now_ms, uint8_t out[MAD_SIZE]);
-int64_t rmpp_entry_deadline(const struct rmpp_entry *e);
-enum rmpp_state rmpp_entry_state(const struct rmpp_entry *e);
+int rmpp_table_entry_recv(struct rmpp_entry *e, const uint8_t *mad, size_t len, int64_t now_ms);
+size_t rmpp_table_entry_next(struct rmpp_entry *e, int64_t now_ms, uint8_t out[MAD_SIZE]);
+int64_t rmpp_table_entry_deadline(const struct rmpp_entry *e);
+enum rmpp_state rmpp_table_entry_state(const struct rmpp_entry *e);
 /* The earliest deadline of all entries (INT64_MAX when none). */
 int64_t rmpp_table_deadline(const struct rmpp_table *t);
 /* Removes the entries that ended (done or failed, nothing left to send)

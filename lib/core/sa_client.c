@@ -117,7 +117,7 @@ int sa_client_agent(const struct sa_client *sa)
 	return sa->agent;
 }
 
-void sa_answer_free(struct sa_answer *ans)
+void sa_client_answer_free(struct sa_answer *ans)
 {
 	free(ans->mad);
 	memset(ans, 0, sizeof(*ans));
@@ -130,7 +130,7 @@ static uint8_t sa_resp_method(uint8_t method)
 	       SA_METHOD_GET_RESP;
 }
 
-int sa_request(struct sa_client *sa, uint8_t method, uint16_t attr_id,
+int sa_client_request(struct sa_client *sa, uint8_t method, uint16_t attr_id,
 	       uint64_t comp_mask, const uint8_t *rec, size_t rec_len,
 	       struct sa_answer *ans)
 {
@@ -172,20 +172,20 @@ int sa_request(struct sa_client *sa, uint8_t method, uint16_t attr_id,
 		return ret;
 	ret = sa_hdr_decode(ans->mad, ans->mad_len, &ans->hdr);
 	if (ret) {
-		sa_answer_free(ans);
+		sa_client_answer_free(ans);
 		return -EPROTO;
 	}
 	if (ans->hdr.mad.method != sa_resp_method(method) ||
 	    ans->hdr.mad.attr_id != attr_id) {
 		log_debug("SA answered method 0x%02x attribute 0x%04x to 0x%02x/0x%04x",
 			  ans->hdr.mad.method, ans->hdr.mad.attr_id, method, attr_id);
-		sa_answer_free(ans);
+		sa_client_answer_free(ans);
 		return -EPROTO;
 	}
 	sa->last_status = ans->hdr.mad.status;
 	ret = sa_status_to_errno(ans->hdr.mad.status);
 	if (ret) {
-		sa_answer_free(ans);
+		sa_client_answer_free(ans);
 		return ret;
 	}
 	ans->data = ans->mad + SA_OFF_DATA;
@@ -202,7 +202,7 @@ static int sa_sr_single(struct sa_client *sa, uint8_t method,
 	int ret;
 
 	sr_encode(buf, r);
-	ret = sa_request(sa, method, SA_ATTR_SERVICE_RECORD, mask, buf,
+	ret = sa_client_request(sa, method, SA_ATTR_SERVICE_RECORD, mask, buf,
 			 sizeof(buf), &ans);
 	if (ret)
 		return ret;
@@ -213,23 +213,23 @@ static int sa_sr_single(struct sa_client *sa, uint8_t method,
 		ret = -EPROTO;
 	else if (out && sr_decode(ans.data, ans.data_len, out))
 		ret = -EPROTO;
-	sa_answer_free(&ans);
+	sa_client_answer_free(&ans);
 	return ret;
 }
 
-int sa_sr_set(struct sa_client *sa, const struct sr_record *r, uint64_t mask,
+int sa_client_sr_set(struct sa_client *sa, const struct sr_record *r, uint64_t mask,
 	      struct sr_record *out)
 {
 	return sa_sr_single(sa, SA_METHOD_SET, r, mask, out);
 }
 
-int sa_sr_delete(struct sa_client *sa, const struct sr_record *r,
+int sa_client_sr_delete(struct sa_client *sa, const struct sr_record *r,
 		 uint64_t mask, struct sr_record *out)
 {
 	return sa_sr_single(sa, SA_METHOD_DELETE, r, mask, out);
 }
 
-int sa_sr_get(struct sa_client *sa, const struct sr_record *q, uint64_t mask,
+int sa_client_sr_get(struct sa_client *sa, const struct sr_record *q, uint64_t mask,
 	      struct sr_record *out)
 {
 	return sa_sr_single(sa, SA_METHOD_GET, q, mask, out);
@@ -256,7 +256,7 @@ static int sa_table(struct sa_client *sa, const struct sa_answer *ans, size_t re
 	return 0;
 }
 
-int sa_sr_get_table(struct sa_client *sa, const struct sr_record *q,
+int sa_client_sr_get_table(struct sa_client *sa, const struct sr_record *q,
 		    uint64_t mask, struct sr_record **recs, size_t *n)
 {
 	uint8_t buf[SR_SIZE];
@@ -267,7 +267,7 @@ int sa_sr_get_table(struct sa_client *sa, const struct sr_record *q,
 	*recs = NULL;
 	*n = 0;
 	sr_encode(buf, q);
-	ret = sa_request(sa, SA_METHOD_GET_TABLE, SA_ATTR_SERVICE_RECORD, mask,
+	ret = sa_client_request(sa, SA_METHOD_GET_TABLE, SA_ATTR_SERVICE_RECORD, mask,
 			 buf, sizeof(buf), &ans);
 	if (ret == -ENOENT)
 		return 0;
@@ -280,11 +280,11 @@ int sa_sr_get_table(struct sa_client *sa, const struct sr_record *q,
 		ret = sr_table_decode(ans.data, shape.nrec, shape.rec_size, buf, mask, recs);
 	if (!ret)
 		*n = shape.nrec;
-	sa_answer_free(&ans);
+	sa_client_answer_free(&ans);
 	return ret;
 }
 
-int sa_path_decode(const uint8_t *d, size_t len, const uint8_t *dgid, struct sa_path_info *p)
+int sa_client_path_decode(const uint8_t *d, size_t len, const uint8_t *dgid, struct sa_path_info *p)
 {
 	if (len < PR_SIZE)
 		return -ENOENT;
@@ -306,7 +306,7 @@ int sa_path_decode(const uint8_t *d, size_t len, const uint8_t *dgid, struct sa_
 	return 0;
 }
 
-int sa_path(struct sa_client *sa, const uint8_t *dgid, struct sa_path_info *p)
+int sa_client_path(struct sa_client *sa, const uint8_t *dgid, struct sa_path_info *p)
 {
 	uint8_t pr[PR_SIZE] = { 0 };
 	struct sa_answer ans;
@@ -316,12 +316,12 @@ int sa_path(struct sa_client *sa, const uint8_t *dgid, struct sa_path_info *p)
 	memcpy(pr + PR_OFF_SGID, sa->info.gid, 16);
 	/* GetTable: several paths may exist (LMC); the first will do, and
 	 * it is whole even when the answer was cut. */
-	ret = sa_request(sa, SA_METHOD_GET_TABLE, SA_ATTR_PATH_RECORD,
+	ret = sa_client_request(sa, SA_METHOD_GET_TABLE, SA_ATTR_PATH_RECORD,
 			 1ull << PR_CM_DGID | 1ull << PR_CM_SGID, pr, sizeof(pr), &ans);
 	if (ret)
 		return ret;
-	ret = sa_path_decode(ans.data, ans.data_len, dgid, p);
-	sa_answer_free(&ans);
+	ret = sa_client_path_decode(ans.data, ans.data_len, dgid, p);
+	sa_client_answer_free(&ans);
 	return ret;
 }
 
@@ -360,7 +360,7 @@ static int port_by_lid(const void *a, const void *b)
 	return x->lid < y->lid ? -1 : x->lid > y->lid;
 }
 
-int sa_ports_decode(const uint8_t *prefix, const uint8_t *data, size_t nrec, size_t rec_size,
+int sa_client_ports_decode(const uint8_t *prefix, const uint8_t *data, size_t nrec, size_t rec_size,
 		    struct sa_port **ports, size_t *n)
 {
 	struct sa_port *v = NULL;
@@ -396,15 +396,15 @@ static int sa_ports_table(struct sa_client *sa, struct sa_port **ports, size_t *
 	struct sa_answer ans;
 	int ret;
 
-	ret = sa_request(sa, SA_METHOD_GET_TABLE, SA_ATTR_NODE_RECORD, 0, nr, sizeof(nr), &ans);
+	ret = sa_client_request(sa, SA_METHOD_GET_TABLE, SA_ATTR_NODE_RECORD, 0, nr, sizeof(nr), &ans);
 	if (ret == -ENOENT)
 		return 0;
 	if (ret)
 		return ret;
 	ret = sa_table(sa, &ans, NR_SIZE, &shape);
 	if (!ret)
-		ret = sa_ports_decode(sa->info.gid, ans.data, shape.nrec, shape.rec_size, ports, n);
-	sa_answer_free(&ans);
+		ret = sa_client_ports_decode(sa->info.gid, ans.data, shape.nrec, shape.rec_size, ports, n);
+	sa_client_answer_free(&ans);
 	return ret;
 }
 
@@ -423,7 +423,7 @@ static int sa_ports_walk(struct sa_client *sa, unsigned gap, struct sa_port **po
 
 		memset(nr, 0, sizeof(nr));
 		wire_put16(nr + NR_OFF_LID, (uint16_t)lid);
-		ret = sa_request(sa, SA_METHOD_GET, SA_ATTR_NODE_RECORD,
+		ret = sa_client_request(sa, SA_METHOD_GET, SA_ATTR_NODE_RECORD,
 				 1ull << NR_CM_LID, nr, sizeof(nr), &ans);
 		if (ret == -ENOENT) {
 			misses++;
@@ -434,7 +434,7 @@ static int sa_ports_walk(struct sa_client *sa, unsigned gap, struct sa_port **po
 		misses = 0;
 		if (ans.data_len >= NR_SIZE)
 			ret = port_add(sa->info.gid, ans.data, (uint16_t)lid, &v, &cnt, &cap);
-		sa_answer_free(&ans);
+		sa_client_answer_free(&ans);
 		if (ret)
 			goto fail;
 	}
@@ -446,7 +446,7 @@ fail:
 	return ret;
 }
 
-int sa_ports(struct sa_client *sa, unsigned gap, struct sa_port **ports, size_t *n)
+int sa_client_ports(struct sa_client *sa, unsigned gap, struct sa_port **ports, size_t *n)
 {
 	int ret = -EMSGSIZE;
 
@@ -466,15 +466,15 @@ static int nr_get(struct sa_client *sa, uint64_t mask, const uint8_t *nr,
 	struct sa_answer ans;
 	int ret;
 
-	ret = sa_request(sa, SA_METHOD_GET, SA_ATTR_NODE_RECORD, mask, nr, NR_SIZE, &ans);
+	ret = sa_client_request(sa, SA_METHOD_GET, SA_ATTR_NODE_RECORD, mask, nr, NR_SIZE, &ans);
 	if (ret)
 		return ret;
 	ret = nr_decode(ans.data, ans.data_len, out) ? -EPROTO : 0;
-	sa_answer_free(&ans);
+	sa_client_answer_free(&ans);
 	return ret;
 }
 
-int sa_port_guid(struct sa_client *sa, uint16_t lid, uint64_t *guid)
+int sa_client_port_guid(struct sa_client *sa, uint16_t lid, uint64_t *guid)
 {
 	uint8_t nr[NR_SIZE] = { 0 };
 	struct nr_record rec;
@@ -487,7 +487,7 @@ int sa_port_guid(struct sa_client *sa, uint16_t lid, uint64_t *guid)
 	return ret;
 }
 
-int sa_node_of_port(struct sa_client *sa, uint64_t port_guid, struct nr_record *out)
+int sa_client_node_of_port(struct sa_client *sa, uint64_t port_guid, struct nr_record *out)
 {
 	uint8_t nr[NR_SIZE] = { 0 };
 	int ret;
@@ -500,7 +500,7 @@ int sa_node_of_port(struct sa_client *sa, uint64_t port_guid, struct nr_record *
 	return ret;
 }
 
-int sa_port_pkeys(struct sa_client *sa, uint16_t lid, uint8_t port_num,
+int sa_client_port_pkeys(struct sa_client *sa, uint16_t lid, uint8_t port_num,
 		  uint16_t *pkeys, size_t max)
 {
 	uint8_t rec[PKR_SIZE] = { 0 };
@@ -511,13 +511,13 @@ int sa_port_pkeys(struct sa_client *sa, uint16_t lid, uint8_t port_num,
 	wire_put16(rec + PKR_OFF_LID, lid);
 	wire_put16(rec + PKR_OFF_BLOCK, 0);
 	rec[PKR_OFF_PORT] = port_num;
-	ret = sa_request(sa, SA_METHOD_GET, SA_ATTR_PKEY_TABLE_RECORD,
+	ret = sa_client_request(sa, SA_METHOD_GET, SA_ATTR_PKEY_TABLE_RECORD,
 			 1ull << PKR_CM_LID | 1ull << PKR_CM_BLOCK | 1ull << PKR_CM_PORT,
 			 rec, sizeof(rec), &ans);
 	if (ret)
 		return ret;
 	if (ans.data_len < PKR_SIZE) {
-		sa_answer_free(&ans);
+		sa_client_answer_free(&ans);
 		return -EPROTO;
 	}
 	for (i = 0; i < PKR_TABLE_ENTRIES && n < max; i++) {
@@ -526,7 +526,7 @@ int sa_port_pkeys(struct sa_client *sa, uint16_t lid, uint8_t port_num,
 		if (k & 0x7fff)
 			pkeys[n++] = k;
 	}
-	sa_answer_free(&ans);
+	sa_client_answer_free(&ans);
 	return (int)n;
 }
 
@@ -544,31 +544,31 @@ static int sa_mcm_op(struct sa_client *sa, uint8_t method, const uint8_t *mgid,
 	memcpy(q.port_gid, sa_client_port(sa)->gid, 16);
 	q.join_state = MCM_JOIN_FULL;
 	mcm_encode(b, &q);
-	ret = sa_request(sa, method, SA_ATTR_MCMEMBER_RECORD, comp_mask, b, sizeof(b), &ans);
+	ret = sa_client_request(sa, method, SA_ATTR_MCMEMBER_RECORD, comp_mask, b, sizeof(b), &ans);
 	if (ret)
 		return ret;
 	if (out && mcm_decode(ans.data, ans.data_len, out))
 		ret = -EPROTO;
-	sa_answer_free(&ans);
+	sa_client_answer_free(&ans);
 	return ret;
 }
 
 /* Joining a group that exists: its parameters come from the SM. */
 #define SA_MCM_JOIN_MASK (1ull << MCM_CM_MGID | 1ull << MCM_CM_PORT_GID | 1ull << MCM_CM_JOIN_STATE)
 
-int sa_mcm_join(struct sa_client *sa, const uint8_t *mgid, struct mcm_record *out)
+int sa_client_mcm_join(struct sa_client *sa, const uint8_t *mgid, struct mcm_record *out)
 {
 	return sa_mcm_op(sa, SA_METHOD_SET, mgid, SA_MCM_JOIN_MASK, out);
 }
 
-int sa_mcm_leave(struct sa_client *sa, const uint8_t *mgid)
+int sa_client_mcm_leave(struct sa_client *sa, const uint8_t *mgid)
 {
 	return sa_mcm_op(sa, SA_METHOD_DELETE, mgid, SA_MCM_JOIN_MASK, NULL);
 }
 
 /* With the PortGID in the mask OpenSM answers only if that port is a
  * member, to untrusted requesters too. */
-int sa_mcm_member(struct sa_client *sa, const uint8_t *mgid, struct mcm_record *out)
+int sa_client_mcm_member(struct sa_client *sa, const uint8_t *mgid, struct mcm_record *out)
 {
 	return sa_mcm_op(sa, SA_METHOD_GET, mgid,
 		      1ull << MCM_CM_MGID | 1ull << MCM_CM_PORT_GID, out);

@@ -60,22 +60,22 @@ struct sa_answer {
 	const uint8_t *data; /* points into mad */
 	size_t data_len;
 };
-int sa_request(struct sa_client *sa, uint8_t method, uint16_t attr_id,
+int sa_client_request(struct sa_client *sa, uint8_t method, uint16_t attr_id,
 	       uint64_t comp_mask, const uint8_t *rec, size_t rec_len,
 	       struct sa_answer *ans);
-void sa_answer_free(struct sa_answer *ans);
+void sa_client_answer_free(struct sa_answer *ans);
 
 /* ServiceRecord operations. out may be NULL. */
-int sa_sr_set(struct sa_client *sa, const struct sr_record *r, uint64_t mask,
+int sa_client_sr_set(struct sa_client *sa, const struct sr_record *r, uint64_t mask,
 	      struct sr_record *out);
-int sa_sr_delete(struct sa_client *sa, const struct sr_record *r,
+int sa_client_sr_delete(struct sa_client *sa, const struct sr_record *r,
 		 uint64_t mask, struct sr_record *out);
 /* -ENOENT no record, -E2BIG more than one. */
-int sa_sr_get(struct sa_client *sa, const struct sr_record *q, uint64_t mask,
+int sa_client_sr_get(struct sa_client *sa, const struct sr_record *q, uint64_t mask,
 	      struct sr_record *out);
 /* All matches. -EMSGSIZE when the answer was cut (no RMPP); *recs then
  * holds nothing. */
-int sa_sr_get_table(struct sa_client *sa, const struct sr_record *q,
+int sa_client_sr_get_table(struct sa_client *sa, const struct sr_record *q,
 		    uint64_t mask, struct sr_record **recs, size_t *n);
 
 /* A path from this port to a GID (PathRecord, IBTA Vol 1 15.2.5.16). */
@@ -85,10 +85,10 @@ struct sa_path_info {
 	uint32_t flow_label;
 	uint8_t hop_limit, tclass, sl, mtu, rate, pkt_life;
 };
-int sa_path(struct sa_client *sa, const uint8_t *dgid, struct sa_path_info *p);
+int sa_client_path(struct sa_client *sa, const uint8_t *dgid, struct sa_path_info *p);
 /* The first PathRecord (Table 205) of a GetTable answer's data for dgid:
  * -ENOENT when there is none, -EPROTO when it leads elsewhere. */
-int sa_path_decode(const uint8_t *d, size_t len, const uint8_t *dgid, struct sa_path_info *p);
+int sa_client_path_decode(const uint8_t *d, size_t len, const uint8_t *dgid, struct sa_path_info *p);
 
 /* A CA port as NodeRecord shows it. */
 struct sa_port {
@@ -103,35 +103,35 @@ struct sa_port {
  * consecutive empty LIDs. SA_PORTS_GAP is the gap all callers use, so
  * that they all see the same ports. */
 #define SA_PORTS_GAP 64
-int sa_ports(struct sa_client *sa, unsigned gap, struct sa_port **ports, size_t *n);
+int sa_client_ports(struct sa_client *sa, unsigned gap, struct sa_port **ports, size_t *n);
 /* The CA ports of nrec NodeRecords at stride rec_size in data (a GetTable
  * answer's, sa_table_shape), GIDs under prefix, in LID order; -EPROTO when
  * the stride is short of a NodeRecord. */
-int sa_ports_decode(const uint8_t *prefix, const uint8_t *data, size_t nrec, size_t rec_size,
+int sa_client_ports_decode(const uint8_t *prefix, const uint8_t *data, size_t nrec, size_t rec_size,
 		    struct sa_port **ports, size_t *n);
 
 /* The port GUID of the node at lid (NodeRecord SubnAdmGet; a switch's is
  * its port 0's): -ENOENT when no node holds lid. */
-int sa_port_guid(struct sa_client *sa, uint16_t lid, uint64_t *guid);
+int sa_client_port_guid(struct sa_client *sa, uint16_t lid, uint64_t *guid);
 
 /* The NodeRecord of the port with port_guid (SubnAdmGet, PortGUID in the
  * mask: its LID, NodeGUID and NodeDescription as saquery -N shows them);
  * -ENOENT when no port has it, -EPROTO when the answer is another port's. */
-int sa_node_of_port(struct sa_client *sa, uint64_t port_guid, struct nr_record *out);
+int sa_client_node_of_port(struct sa_client *sa, uint64_t port_guid, struct nr_record *out);
 
 /* The first 32 PKeys of a port (PKeyTableRecord block 0, IBTA Vol 1
  * 15.2.5.11). Returns how many non-zero entries it put in pkeys. */
-int sa_port_pkeys(struct sa_client *sa, uint16_t lid, uint8_t port_num,
+int sa_client_port_pkeys(struct sa_client *sa, uint16_t lid, uint8_t port_num,
 		  uint16_t *pkeys, size_t max);
 
 /* Join (SubnAdmSet) or leave (SubnAdmDelete) group mgid as a full member;
  * the group's record comes back in *out. */
-int sa_mcm_join(struct sa_client *sa, const uint8_t *mgid,
+int sa_client_mcm_join(struct sa_client *sa, const uint8_t *mgid,
 		struct mcm_record *out);
-int sa_mcm_leave(struct sa_client *sa, const uint8_t *mgid);
+int sa_client_mcm_leave(struct sa_client *sa, const uint8_t *mgid);
 /* Our port's membership of mgid: 0 (and the record), -ENOENT if the port
  * is no member, or another -errno. */
-int sa_mcm_member(struct sa_client *sa, const uint8_t *mgid,
+int sa_client_mcm_member(struct sa_client *sa, const uint8_t *mgid,
 		  struct mcm_record *out);
 
 #endif

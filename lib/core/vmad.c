@@ -11,7 +11,7 @@
 _Static_assert(VMAD_OFF_DATA == RMPP_HDR_END + 4, "OUI word after RMPP");
 _Static_assert(LIV_OFF_TS_XMIT + 4 <= MAD_SIZE, "timestamps fit");
 _Static_assert(LIV_OFF_GUID + 8 <= MAD_SIZE, "info fits");
-_Static_assert(LIV_OFF_GUID + 8 <= LIV_OFF_TS_XMIT + 4, "liv_parse reads up to 60");
+_Static_assert(LIV_OFF_GUID + 8 <= LIV_OFF_TS_XMIT + 4, "vmad_liv_parse reads up to 60");
 
 uint32_t vmad_get_oui(const uint8_t *mad)
 {
@@ -42,7 +42,7 @@ void vmad_host_name(char *buf, size_t len)
 	}
 }
 
-uint32_t liv_timestamp(void)
+uint32_t vmad_liv_timestamp(void)
 {
 	struct timespec ts;
 
@@ -59,7 +59,7 @@ static void rmpp_active(uint8_t *mad)
 	mad[RMPP_OFF_FLAGS] = RMPP_FLAG_ACTIVE;
 }
 
-int liv_build(uint8_t *mad, size_t cap, enum liv_type type, uint16_t id,
+int vmad_liv_build(uint8_t *mad, size_t cap, enum liv_type type, uint16_t id,
 	      uint16_t seq, const uint8_t *data, size_t len, uint32_t now_ts)
 {
 	size_t total = LIV_OFF_DATA + len < MAD_SIZE ? MAD_SIZE : LIV_OFF_DATA + len;
@@ -162,7 +162,7 @@ size_t vmad_answer(const uint8_t *req, size_t len, const struct vmad_identity *i
 	return MAD_SIZE;
 }
 
-int liv_parse(const uint8_t *mad, size_t len, struct liv_reply *r)
+int vmad_liv_parse(const uint8_t *mad, size_t len, struct liv_reply *r)
 {
 	struct mad_hdr h;
 
@@ -183,10 +183,10 @@ int liv_parse(const uint8_t *mad, size_t len, struct liv_reply *r)
 	return 0;
 }
 
-int liv_check(const uint8_t *resp, size_t len, enum liv_type type, uint16_t seq,
+int vmad_liv_check(const uint8_t *resp, size_t len, enum liv_type type, uint16_t seq,
 	      const uint8_t *data, size_t size, struct liv_reply *r)
 {
-	if (liv_parse(resp, len, r) || r->status || r->type != type + 1 || r->seq != seq)
+	if (vmad_liv_parse(resp, len, r) || r->status || r->type != type + 1 || r->seq != seq)
 		return -EPROTO;
 	if (type == LIV_ECHO_REQ &&
 	    (len < LIV_OFF_DATA + size || memcmp(resp + LIV_OFF_DATA, data, size)))

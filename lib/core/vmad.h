@@ -68,14 +68,14 @@ void vmad_put_oui(uint8_t *mad, uint32_t oui);
 /* Build a liveness request in mad[0..cap). Echo carries data[0..len);
  * beyond one MAD the request is an RMPP transfer (RMPP header active, the
  * kernel segments it). Returns its length (at least MAD_SIZE) or -errno. */
-int liv_build(uint8_t *mad, size_t cap, enum liv_type type, uint16_t id,
+int vmad_liv_build(uint8_t *mad, size_t cap, enum liv_type type, uint16_t id,
 	      uint16_t seq, const uint8_t *data, size_t len, uint32_t now_ts);
 
 /* "host.domain" as infiniband-diags' ibping server answers. */
 void vmad_host_name(char *buf, size_t len);
 
 /* Milliseconds since midnight UT now (the liveness document's "standard value"). */
-uint32_t liv_timestamp(void);
+uint32_t vmad_liv_timestamp(void);
 
 /* Answer a request addressed to us into resp[0..cap). Returns the
  * answer's length (a whole MAD, or as long as an RMPP echo request), or 0
@@ -93,12 +93,12 @@ struct liv_reply {
 	uint16_t lid;
 	uint64_t port_guid;
 };
-int liv_parse(const uint8_t *mad, size_t len, struct liv_reply *r);
+int vmad_liv_parse(const uint8_t *mad, size_t len, struct liv_reply *r);
 /* Whether resp[0..len) answers our request of this type and sequence:
  * status 0, the response type, and an echo's data[0..size) back whole.
  * 0; -EBADMSG when only the echo's data differ (or come back short);
  * -EPROTO for any other mismatch. r holds what parsed. */
-int liv_check(const uint8_t *resp, size_t len, enum liv_type type, uint16_t seq,
+int vmad_liv_check(const uint8_t *resp, size_t len, enum liv_type type, uint16_t seq,
 	      const uint8_t *data, size_t size, struct liv_reply *r);
 
 #endif

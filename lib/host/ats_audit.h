@@ -8,7 +8,7 @@
 
 #include "sr.h"
 
-#define AUDIT_MAX_PKEYS 32 /* one PKeyTable block: what sa_port_pkeys() reads */
+#define AUDIT_MAX_PKEYS 32 /* one PKeyTable block: what sa_client_port_pkeys() reads */
 
 struct ats_audit_port {
 	uint8_t gid[16];

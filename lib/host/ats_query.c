@@ -6,7 +6,7 @@
 #include "ats_query.h"
 #include "log.h"
 
-void ats_set_free(struct ats_set *s)
+void ats_query_set_free(struct ats_set *s)
 {
 	free(s->recs);
 	free(s->idx);
@@ -67,7 +67,7 @@ static int set_reindex(struct ats_set *s, size_t n)
 	return 0;
 }
 
-int ats_set_put(struct ats_set *s, const struct sr_record *r)
+int ats_query_set_put(struct ats_set *s, const struct sr_record *r)
 {
 	size_t slot;
 	int ret;
@@ -129,7 +129,7 @@ static int ats_set_add(struct ats_set *s, const struct ats_q *q, const struct sr
 		return 0;
 	if (q->part && !same_part(r->pkey, q->rec.pkey))
 		return 0;
-	return ats_set_put(s, r);
+	return ats_query_set_put(s, r);
 }
 
 static int ats_rec_cmp(const void *a, const void *b)
@@ -159,7 +159,7 @@ static int ats_get(struct sa_client *sa, const struct ats_q *q, const struct sr_
 	struct sr_record r;
 	int ret;
 
-	ret = sa_sr_get(sa, k, sr_comp_mask(q->fields | more) & ~q->unmask, &r);
+	ret = sa_client_sr_get(sa, k, sr_comp_mask(q->fields | more) & ~q->unmask, &r);
 	return ret ? ret : ats_set_add(out, q, &r);
 }
 
@@ -210,7 +210,7 @@ static int ats_split(struct sa_client *sa, const struct ats_q *q, struct sr_reco
 	if (q->fields & SR_F_GID)
 		return ats_split_pkey(sa, q, k, out);
 	if (!out->by_port) {
-		ret = sa_ports(sa, SA_PORTS_GAP, ports, nports);
+		ret = sa_client_ports(sa, SA_PORTS_GAP, ports, nports);
 		if (ret)
 			return ret;
 		out->by_port = 1;
@@ -267,7 +267,7 @@ static int ats_walk_names(struct sa_client *sa, const struct ats_q *q, struct at
 	ats_name_put(k.name);
 	k.id = 0;
 	sr_encode(buf, &k);
-	ret = sa_request(sa, SA_METHOD_GET_TABLE, SA_ATTR_SERVICE_RECORD, mask, buf,
+	ret = sa_client_request(sa, SA_METHOD_GET_TABLE, SA_ATTR_SERVICE_RECORD, mask, buf,
 			 sizeof(buf), &ans);
 	if (ret == -ENOENT)
 		return 0;
@@ -283,7 +283,7 @@ static int ats_walk_names(struct sa_client *sa, const struct ats_q *q, struct at
 	for (i = 0; !ret && i < shape.nrec; i++)
 		ret = ats_set_add(out, q, &got[i]);
 	free(got);
-	sa_answer_free(&ans);
+	sa_client_answer_free(&ans);
 	return ret;
 }
 
@@ -301,7 +301,7 @@ static int ats_collect(struct sa_client *sa, const struct ats_q *q, struct ats_s
 		count = 1;
 	}
 	if (sa_client_rmpp_state(sa) != 0)
-		ret = sa_sr_get_table(sa, &q->rec, sr_comp_mask(q->fields) & ~q->unmask,
+		ret = sa_client_sr_get_table(sa, &q->rec, sr_comp_mask(q->fields) & ~q->unmask,
 				      &recs, &n);
 	if (ret == -EMSGSIZE) {
 		ret = ats_walk(sa, q, first, count, out);
@@ -323,7 +323,7 @@ static int ats_lookup(struct sa_client *sa, const struct ats_q *q, struct ats_se
 	memset(out, 0, sizeof(*out));
 	ret = ats_collect(sa, q, out);
 	if (ret) {
-		ats_set_free(out);
+		ats_query_set_free(out);
 		return ret;
 	}
 	if (out->n > 1) {
@@ -333,7 +333,7 @@ static int ats_lookup(struct sa_client *sa, const struct ats_q *q, struct ats_se
 	return 0;
 }
 
-int ats_gid_claims(struct sa_client *sa, const uint8_t *gid, const uint16_t *pkeys,
+int ats_query_gid_claims(struct sa_client *sa, const uint8_t *gid, const uint16_t *pkeys,
 		   size_t npkeys, struct ats_set *out)
 {
 	struct ats_q q;
@@ -352,7 +352,7 @@ int ats_gid_claims(struct sa_client *sa, const uint8_t *gid, const uint16_t *pke
  * differ in octets 10 and 11 only, so one query without those two bits
  * finds both; what else it matches (IPv6 ::xxxx:a.b.c.d) is dropped here.
  * A GID that holds the address in both forms is named once. */
-int ats_forward(struct sa_client *sa, const struct ats_ip *ip, uint16_t pkey,
+int ats_query_forward(struct sa_client *sa, const struct ats_ip *ip, uint16_t pkey,
 		struct ats_set *out)
 {
 	struct ats_q q;
@@ -393,13 +393,13 @@ static int reverse(struct sa_client *sa, const uint8_t *gid, uint16_t pkey, unsi
 	return ats_lookup(sa, &q, out);
 }
 
-int ats_reverse(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
+int ats_query_reverse(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
 		struct ats_set *out)
 {
 	return reverse(sa, gid, pkey, 0, out);
 }
 
-int ats_reverse_exact(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
+int ats_query_reverse_exact(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
 		      struct ats_set *out)
 {
 	return reverse(sa, gid, pkey, SR_F_PKEY, out);
@@ -412,7 +412,7 @@ int ats_reverse_exact(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
  * (ERR_REQ_TOO_MANY_RECORDS, OpenSM osm_sa_respond()), and then ours
  * is asked for by P_Key. A GetTable would be one request always, but
  * several records need RMPP, which a Get never does. */
-int ats_primary(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
+int ats_query_primary(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
 		struct sr_record *out)
 {
 	struct ats_set s = { 0 };
@@ -431,11 +431,11 @@ int ats_primary(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
 		ret = -ENOENT;
 	if (!ret)
 		*out = s.recs[0];
-	ats_set_free(&s);
+	ats_query_set_free(&s);
 	return ret;
 }
 
-int ats_by_sid(struct sa_client *sa, uint64_t sid, uint16_t pkey,
+int ats_query_by_sid(struct sa_client *sa, uint64_t sid, uint16_t pkey,
 	       struct ats_set *out)
 {
 	struct ats_q q;
@@ -447,7 +447,7 @@ int ats_by_sid(struct sa_client *sa, uint64_t sid, uint16_t pkey,
 	return ats_lookup(sa, &q, out);
 }
 
-int ats_all(struct sa_client *sa, uint16_t pkey, struct ats_set *out)
+int ats_query_all(struct sa_client *sa, uint16_t pkey, struct ats_set *out)
 {
 	struct ats_q q;
 
@@ -455,7 +455,7 @@ int ats_all(struct sa_client *sa, uint16_t pkey, struct ats_set *out)
 	return ats_lookup(sa, &q, out);
 }
 
-int ats_register(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
+int ats_query_register(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
 		 uint32_t lease, const struct ats_ip *ip, int primary,
 		 uint64_t *sid)
 {
@@ -465,7 +465,7 @@ int ats_register(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
 	size_t i;
 	int ret;
 
-	ret = ats_reverse(sa, gid, pkey, &mine);
+	ret = ats_query_reverse(sa, gid, pkey, &mine);
 	if (ret)
 		return ret;
 	if (!primary) {
@@ -486,21 +486,21 @@ int ats_register(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
 		for (n = mine.n ? 1 : 0; n < ATS_SID_COUNT && used[n]; n++)
 			;
 		if (n == ATS_SID_COUNT) {
-			ats_set_free(&mine);
+			ats_query_set_free(&mine);
 			return -ENOSPC;
 		}
 		use = ats_sid_at(n);
 	}
 found:
-	ats_set_free(&mine);
+	ats_query_set_free(&mine);
 	ats_record_init(&r, use, gid, pkey, lease, ip);
-	ret = sa_sr_set(sa, &r, ats_reg_mask(lease), NULL);
+	ret = sa_client_sr_set(sa, &r, ats_reg_mask(lease), NULL);
 	if (!ret && sid)
 		*sid = use;
 	return ret;
 }
 
-int ats_deregister(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
+int ats_query_deregister(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
 		   const struct ats_ip *ip, unsigned *deleted)
 {
 	struct ats_set mine;
@@ -509,7 +509,7 @@ int ats_deregister(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
 	int ret;
 
 	*deleted = 0;
-	ret = ats_reverse(sa, gid, pkey, &mine);
+	ret = ats_query_reverse(sa, gid, pkey, &mine);
 	if (ret)
 		return ret;
 	/* Secondaries before the primary: the SM may require it. */
@@ -517,7 +517,7 @@ int ats_deregister(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
 		if (ats_ip_decode(mine.recs[i].data8, &have, NULL) ||
 		    !ats_ip_equal(&have, ip))
 			continue;
-		ret = sa_sr_delete(sa, &mine.recs[i],
+		ret = sa_client_sr_delete(sa, &mine.recs[i],
 				   sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY |
 						SR_F_NAME),
 				   NULL);
@@ -525,7 +525,7 @@ int ats_deregister(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
 			break;
 		(*deleted)++;
 	}
-	ats_set_free(&mine);
+	ats_query_set_free(&mine);
 	if (!ret && !*deleted)
 		return -ENOENT;
 	return ret;

@@ -22,16 +22,16 @@ struct ats_set {
 			   * the default PKey only (no PKeys given) */
 	int name_cut;     /* without RMPP, records outside the SID block
 			   * were seen only in the first MAD of the answer */
-	/* ats_set_put's key index (1 + position in recs, 0 free), so that
+	/* ats_query_set_put's key index (1 + position in recs, 0 free), so that
 	 * a set of n records costs O(n); rebuilt when recs or n were
 	 * changed behind its back. Who reorders recs sets idx_recs NULL. */
 	size_t cap, *idx, idx_len, idx_n;
 	const struct sr_record *idx_recs;
 };
 
-void ats_set_free(struct ats_set *s);
+void ats_query_set_free(struct ats_set *s);
 /* Append r unless a record with its key (SID, GID, PKey) is there. */
-int ats_set_put(struct ats_set *s, const struct sr_record *r);
+int ats_query_set_put(struct ats_set *s, const struct sr_record *r);
 
 /* The lookups below match a partition, not a P_Key: pkey and its other
  * membership form (0x7FFF and 0xFFFF) find the same records, as the
@@ -44,39 +44,39 @@ int ats_set_put(struct ats_set *s, const struct sr_record *r);
  * costs no request. */
 
 /* IP -> GIDs. Holders with the IP as primary come first. */
-int ats_forward(struct sa_client *sa, const struct ats_ip *ip, uint16_t pkey,
+int ats_query_forward(struct sa_client *sa, const struct ats_ip *ip, uint16_t pkey,
 		struct ats_set *out);
 /* GID -> all its records (all-by-GID, ATS 4.2). */
-int ats_reverse(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
+int ats_query_reverse(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
 		struct ats_set *out);
-/* ats_reverse under exactly this P_Key, in the component mask: atsd's
+/* ats_query_reverse under exactly this P_Key, in the component mask: atsd's
  * sync, whose records carry the one it registers with. */
-int ats_reverse_exact(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
+int ats_query_reverse_exact(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
 		      struct ats_set *out);
 /* GID -> the primary record; -ENOENT when the GID has none. */
-int ats_primary(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
+int ats_query_primary(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
 		struct sr_record *out);
 /* All records with one SID (ATS 4.1). */
-int ats_by_sid(struct sa_client *sa, uint64_t sid, uint16_t pkey,
+int ats_query_by_sid(struct sa_client *sa, uint64_t sid, uint16_t pkey,
 	       struct ats_set *out);
 /* Every ATS record in the PKey. */
-int ats_all(struct sa_client *sa, uint16_t pkey, struct ats_set *out);
+int ats_query_all(struct sa_client *sa, uint16_t pkey, struct ats_set *out);
 
 /* Every record of one GID that claims to be ATS (an ATS SID or the ATS
  * name, in any PKey), for an audit (ats_audit.h); appended to out, in
  * the order found. pkeys: the partitions a SID with records in several
  * is read in. */
-int ats_gid_claims(struct sa_client *sa, const uint8_t *gid, const uint16_t *pkeys,
+int ats_query_gid_claims(struct sa_client *sa, const uint8_t *gid, const uint16_t *pkeys,
 		   size_t npkeys, struct ats_set *out);
 
 /* Register ip for gid: primary on the primary SID, else on the next SID
  * not in use by that GID. Returns the SID used in *sid. An existing record
  * of the same address is reused. */
-int ats_register(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
+int ats_query_register(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
 		 uint32_t lease, const struct ats_ip *ip, int primary,
 		 uint64_t *sid);
 /* Delete the records of ip on gid; -ENOENT when there are none. */
-int ats_deregister(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
+int ats_query_deregister(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
 		   const struct ats_ip *ip, unsigned *deleted);
 
 #endif

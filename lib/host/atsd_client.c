@@ -12,7 +12,7 @@
 #include "atsd_client.h"
 #include "mono.h"
 
-void atsd_reply_free(struct atsd_reply *rep)
+void atsd_client_reply_free(struct atsd_reply *rep)
 {
 	size_t i;
 
@@ -84,7 +84,7 @@ static int parse_reply(struct atsd_conn *c, int64_t deadline, struct atsd_reply 
 			 (int)sizeof(rep->message) - 1, sp ? sp + 1 : "");
 		return 0;
 	}
-	if (atsd_ok_parse(line, &n))
+	if (atsd_proto_ok_parse(line, &n))
 		return -EPROTO;
 	rep->ok = 1;
 	rep->lines = calloc(n ? n : 1, sizeof(*rep->lines));
@@ -102,7 +102,7 @@ static int parse_reply(struct atsd_conn *c, int64_t deadline, struct atsd_reply 
 	return 0;
 }
 
-int atsd_connect(const char *path, struct atsd_conn **out)
+int atsd_client_connect(const char *path, struct atsd_conn **out)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct atsd_conn *c;
@@ -122,14 +122,14 @@ int atsd_connect(const char *path, struct atsd_conn **out)
 	}
 	if (connect(c->fd, (struct sockaddr *)&sa, sizeof(sa))) {
 		ret = -errno;
-		atsd_disconnect(c);
+		atsd_client_disconnect(c);
 		return ret;
 	}
 	*out = c;
 	return 0;
 }
 
-void atsd_disconnect(struct atsd_conn *c)
+void atsd_client_disconnect(struct atsd_conn *c)
 {
 	if (!c)
 		return;
@@ -137,7 +137,7 @@ void atsd_disconnect(struct atsd_conn *c)
 	free(c);
 }
 
-int atsd_ask(struct atsd_conn *c, const char *request, unsigned timeout_ms,
+int atsd_client_ask(struct atsd_conn *c, const char *request, unsigned timeout_ms,
 	     struct atsd_reply *rep)
 {
 	size_t len = strlen(request);
@@ -161,26 +161,26 @@ int atsd_ask(struct atsd_conn *c, const char *request, unsigned timeout_ms,
 		if ((ret == -EPIPE || ret == -ECONNRESET) &&
 		    !parse_reply(c, mono_ms() + timeout_ms, rep) && !rep->ok)
 			return 0;
-		atsd_reply_free(rep);
+		atsd_client_reply_free(rep);
 		return ret;
 	}
 	ret = parse_reply(c, mono_ms() + timeout_ms, rep);
 	if (ret)
-		atsd_reply_free(rep);
+		atsd_client_reply_free(rep);
 	return ret;
 }
 
-int atsd_request(const char *path, const char *request, unsigned timeout_ms,
+int atsd_client_request(const char *path, const char *request, unsigned timeout_ms,
 		 struct atsd_reply *rep)
 {
 	struct atsd_conn *c;
 	int ret;
 
 	memset(rep, 0, sizeof(*rep));
-	ret = atsd_connect(path, &c);
+	ret = atsd_client_connect(path, &c);
 	if (ret)
 		return ret;
-	ret = atsd_ask(c, request, timeout_ms, rep);
-	atsd_disconnect(c);
+	ret = atsd_client_ask(c, request, timeout_ms, rep);
+	atsd_client_disconnect(c);
 	return ret;
 }

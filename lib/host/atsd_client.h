@@ -18,19 +18,19 @@ struct atsd_reply {
 /* A connection for many requests, one at a time (programs that resolve
  * often keep one open instead of connecting per lookup). */
 struct atsd_conn;
-int atsd_connect(const char *path, struct atsd_conn **out);
+int atsd_client_connect(const char *path, struct atsd_conn **out);
 /* Frees c and closes its fd: no shutdown(2), nothing sent, so a child of
  * fork() can drop its copy while the parent's connection goes on. */
-void atsd_disconnect(struct atsd_conn *c);
+void atsd_client_disconnect(struct atsd_conn *c);
 /* -errno when the agent cannot be reached or answers garbage (the
  * connection is then unusable); 0 with rep filled otherwise. */
-int atsd_ask(struct atsd_conn *c, const char *request, unsigned timeout_ms,
+int atsd_client_ask(struct atsd_conn *c, const char *request, unsigned timeout_ms,
 	     struct atsd_reply *rep);
 
 /* Send one request to the agent at path. -errno when the agent cannot be
  * reached or answers garbage; 0 with rep filled otherwise. */
-int atsd_request(const char *path, const char *request, unsigned timeout_ms,
+int atsd_client_request(const char *path, const char *request, unsigned timeout_ms,
 		 struct atsd_reply *rep);
-void atsd_reply_free(struct atsd_reply *rep);
+void atsd_client_reply_free(struct atsd_reply *rep);
 
 #endif

@@ -8,7 +8,7 @@
 
 /* Privileged verbs change atsd's state or cost SA traffic beyond a
  * lookup. */
-const struct atsd_verb_def atsd_verbs[ATSD_VERBS] = {
+const struct atsd_verb_def atsd_proto_verbs[ATSD_VERBS] = {
 	[ATSD_V_RESOLVE] = { "resolve", 2, 3, 0 },
 	[ATSD_V_REVERSE] = { "reverse", 2, 3, 0 },
 	[ATSD_V_PRIMARY] = { "primary", 2, 3, 0 },
@@ -24,17 +24,17 @@ const struct atsd_verb_def atsd_verbs[ATSD_VERBS] = {
 	[ATSD_V_HOLDS] = { "holds", 1, 1, 0 },
 };
 
-int atsd_verb_find(const char *name)
+int atsd_proto_verb_find(const char *name)
 {
 	int i;
 
 	for (i = 0; i < ATSD_VERBS; i++)
-		if (!strcmp(name, atsd_verbs[i].name))
+		if (!strcmp(name, atsd_proto_verbs[i].name))
 			return i;
 	return -1;
 }
 
-int atsd_pkey_arg(const char *s, uint16_t *pkey)
+int atsd_proto_pkey_arg(const char *s, uint16_t *pkey)
 {
 	if (!s) {
 		*pkey = ATS_PKEY_DEFAULT;
@@ -43,7 +43,7 @@ int atsd_pkey_arg(const char *s, uint16_t *pkey)
 	return ats_pkey_parse(s, pkey);
 }
 
-const char *const atsd_stat_names[ATSD_STATS] = {
+const char *const atsd_proto_stat_names[ATSD_STATS] = {
 	[ATSD_S_CACHE_HITS] = "cache_hits",
 	[ATSD_S_CACHE_MISSES] = "cache_misses",
 	[ATSD_S_NEGATIVE_HITS] = "negative_hits",
@@ -76,12 +76,12 @@ static size_t clamp(int n, size_t len)
 	return n < 0 ? 0 : (size_t)n >= len ? (len ? len - 1 : 0) : (size_t)n;
 }
 
-int atsd_ok_format(char *buf, size_t len, size_t n)
+int atsd_proto_ok_format(char *buf, size_t len, size_t n)
 {
 	return snprintf(buf, len, "OK %zu\n", n);
 }
 
-int atsd_ok_parse(const char *line, size_t *n)
+int atsd_proto_ok_parse(const char *line, size_t *n)
 {
 	char tail;
 
@@ -90,7 +90,7 @@ int atsd_ok_parse(const char *line, size_t *n)
 	return 0;
 }
 
-int atsd_stats_format(char *buf, size_t len, const uint64_t v[ATSD_STATS])
+int atsd_proto_stats_format(char *buf, size_t len, const uint64_t v[ATSD_STATS])
 {
 	size_t used;
 	int i, n, total;
@@ -98,14 +98,14 @@ int atsd_stats_format(char *buf, size_t len, const uint64_t v[ATSD_STATS])
 	total = n = snprintf(buf, len, "OK %d\n", ATSD_STATS);
 	used = clamp(n, len);
 	for (i = 0; i < ATSD_STATS; i++) {
-		n = snprintf(buf + used, len - used, "%s %" PRIu64 "\n", atsd_stat_names[i], v[i]);
+		n = snprintf(buf + used, len - used, "%s %" PRIu64 "\n", atsd_proto_stat_names[i], v[i]);
 		total += n;
 		used += clamp(n, len - used);
 	}
 	return total;
 }
 
-void atsd_stats_split(const char *line, char *name, size_t len, const char **value)
+void atsd_proto_stats_split(const char *line, char *name, size_t len, const char **value)
 {
 	const char *sp = strchr(line, ' ');
 
@@ -113,7 +113,7 @@ void atsd_stats_split(const char *line, char *name, size_t len, const char **val
 	*value = sp ? sp + 1 : "";
 }
 
-int atsd_format_record(char *buf, size_t len, const struct sr_record *r)
+int atsd_proto_format_record(char *buf, size_t len, const struct sr_record *r)
 {
 	char gid[ATS_IP_STRLEN], ip[ATS_IP_STRLEN];
 
@@ -122,7 +122,7 @@ int atsd_format_record(char *buf, size_t len, const struct sr_record *r)
 			ats_gid_format(r->gid, gid, sizeof(gid)), r->pkey, r->lease, ip);
 }
 
-int atsd_parse_record(const char *line, struct sr_record *r)
+int atsd_proto_parse_record(const char *line, struct sr_record *r)
 {
 	char gid[64], ip[64];
 	unsigned long long sid;
@@ -144,7 +144,7 @@ int atsd_parse_record(const char *line, struct sr_record *r)
 	return 0;
 }
 
-int atsd_record_local(const char *line)
+int atsd_proto_record_local(const char *line)
 {
 	char word[8];
 	int n = 0;
@@ -154,7 +154,7 @@ int atsd_record_local(const char *line)
 	return sscanf(line + n, "%7s", word) == 1 && !strcmp(word, ATSD_REC_LOCAL);
 }
 
-int atsd_status_format(char *buf, size_t len, uint64_t sid, const uint8_t *gid,
+int atsd_proto_status_format(char *buf, size_t len, uint64_t sid, const uint8_t *gid,
 		       uint16_t pkey, uint32_t lease, const struct ats_ip *ip,
 		       const char *state, const char *reason)
 {
@@ -170,7 +170,7 @@ int atsd_status_format(char *buf, size_t len, uint64_t sid, const uint8_t *gid,
 			reason ? reason : "");
 }
 
-int atsd_status_parse(const char *line, struct atsd_status *st)
+int atsd_proto_status_parse(const char *line, struct atsd_status *st)
 {
 	int n = 0;
 
@@ -183,13 +183,13 @@ int atsd_status_parse(const char *line, struct atsd_status *st)
 	return 0;
 }
 
-int atsd_resync_format(char *buf, size_t len, const struct atsd_resync *r)
+int atsd_proto_resync_format(char *buf, size_t len, const struct atsd_resync *r)
 {
 	return snprintf(buf, len, "checked %lu registered %lu deleted %lu refused %lu\n",
 			r->checked, r->registered, r->deleted, r->refused);
 }
 
-int atsd_resync_parse(const char *line, struct atsd_resync *r)
+int atsd_proto_resync_parse(const char *line, struct atsd_resync *r)
 {
 	int n = 0;
 
@@ -200,7 +200,7 @@ int atsd_resync_parse(const char *line, struct atsd_resync *r)
 	return 0;
 }
 
-int atsd_hold_format(char *buf, size_t len, const char *owner, unsigned long uid,
+int atsd_proto_hold_format(char *buf, size_t len, const char *owner, unsigned long uid,
 		     const struct ats_ip *ip, uint16_t pkey)
 {
 	char ips[ATS_IP_STRLEN];
@@ -209,7 +209,7 @@ int atsd_hold_format(char *buf, size_t len, const char *owner, unsigned long uid
 			ats_ip_format(ip, ips, sizeof(ips)), pkey);
 }
 
-int atsd_hold_parse(const char *line, struct atsd_hold *h)
+int atsd_proto_hold_parse(const char *line, struct atsd_hold *h)
 {
 	int n = 0;
 
@@ -232,7 +232,7 @@ static const struct line_names {
 			      { "qkey", "mlid", "mtu", "sl", "rate" } },
 };
 
-int atsd_conn_format(char *buf, size_t len, const struct atsd_conn_line *c)
+int atsd_proto_conn_format(char *buf, size_t len, const struct atsd_conn_line *c)
 {
 	const char *const *k = line_names[ATSD_LINE_CONN].keyed;
 	char lg[ATS_IP_STRLEN], rg[ATS_IP_STRLEN], si[ATS_IP_STRLEN], di[ATS_IP_STRLEN];
@@ -249,7 +249,7 @@ int atsd_conn_format(char *buf, size_t len, const struct atsd_conn_line *c)
 			k[4], c->pkey);
 }
 
-int atsd_group_format(char *buf, size_t len, const struct atsd_group_line *g)
+int atsd_proto_group_format(char *buf, size_t len, const struct atsd_group_line *g)
 {
 	const char *const *k = line_names[ATSD_LINE_GROUP].keyed;
 	char mgid[ATS_IP_STRLEN];
@@ -262,7 +262,7 @@ int atsd_group_format(char *buf, size_t len, const struct atsd_group_line *g)
 			g->mlid, k[2], g->mtu, k[3], g->sl, k[4], g->rate);
 }
 
-size_t atsd_line_fields(char *line, enum atsd_line_kind kind, struct atsd_field *f,
+size_t atsd_proto_line_fields(char *line, enum atsd_line_kind kind, struct atsd_field *f,
 			size_t max)
 {
 	const struct line_names *ln = &line_names[kind];

@@ -40,19 +40,19 @@ struct atsd_verb_def {
 	int privileged;      /* root or control_group only */
 };
 
-extern const struct atsd_verb_def atsd_verbs[ATSD_VERBS];
+extern const struct atsd_verb_def atsd_proto_verbs[ATSD_VERBS];
 /* The verb called name, or -1. */
-int atsd_verb_find(const char *name);
+int atsd_proto_verb_find(const char *name);
 
 /* A request's optional PKEY word (s NULL: absent, the default
  * partition 0xFFFF). 0 or -EINVAL. */
-int atsd_pkey_arg(const char *s, uint16_t *pkey);
+int atsd_proto_pkey_arg(const char *s, uint16_t *pkey);
 
 /* An answer's first line, "OK N\n": N lines follow. The parser refuses a
  * count above ATSD_ANSWER_MAX (no answer atsd sends has more). */
 #define ATSD_ANSWER_MAX 100000
-int atsd_ok_format(char *buf, size_t len, size_t n);
-int atsd_ok_parse(const char *line, size_t *n);
+int atsd_proto_ok_format(char *buf, size_t len, size_t n);
+int atsd_proto_ok_parse(const char *line, size_t *n);
 
 /* The stats answer: one "name value" line per field, in this order. */
 enum atsd_stat {
@@ -83,21 +83,21 @@ enum atsd_stat {
 	ATSD_STATS
 };
 
-extern const char *const atsd_stat_names[ATSD_STATS];
+extern const char *const atsd_proto_stat_names[ATSD_STATS];
 /* The whole answer, "OK N" first. Like snprintf. */
-int atsd_stats_format(char *buf, size_t len, const uint64_t v[ATSD_STATS]);
+int atsd_proto_stats_format(char *buf, size_t len, const uint64_t v[ATSD_STATS]);
 /* A stats line: its name into name (truncated to len) and its value. */
-void atsd_stats_split(const char *line, char *name, size_t len, const char **value);
+void atsd_proto_stats_split(const char *line, char *name, size_t len, const char **value);
 
 /* Record lines (resolve, reverse, primary): "SID GID PKEY LEASE IP". */
-int atsd_format_record(char *buf, size_t len, const struct sr_record *r);
-int atsd_parse_record(const char *line, struct sr_record *r);
+int atsd_proto_format_record(char *buf, size_t len, const struct sr_record *r);
+int atsd_proto_parse_record(const char *line, struct sr_record *r);
 /* The word after a record line's fields when atsd answered from the
  * host's own knowledge because the SA did not answer (ATS 5.1, point to
  * point); clients that read the five fields alone ignore it. */
 #define ATSD_REC_LOCAL "local"
 /* 1 when record line carries ATSD_REC_LOCAL, else 0. */
-int atsd_record_local(const char *line);
+int atsd_proto_record_local(const char *line);
 
 /* Status lines: "SID GID PKEY LEASE IP STATE [REASON]", SID "-" when the
  * address has none yet. */
@@ -108,10 +108,10 @@ struct atsd_status {
 };
 
 /* sid 0: none. Like snprintf; the line ends in a newline. */
-int atsd_status_format(char *buf, size_t len, uint64_t sid, const uint8_t *gid,
+int atsd_proto_status_format(char *buf, size_t len, uint64_t sid, const uint8_t *gid,
 		       uint16_t pkey, uint32_t lease, const struct ats_ip *ip,
 		       const char *state, const char *reason);
-int atsd_status_parse(const char *line, struct atsd_status *st);
+int atsd_proto_status_parse(const char *line, struct atsd_status *st);
 
 /* verify's first line: what the full sync it waited for did,
  * "checked N registered N deleted N refused N"; the refused addresses
@@ -119,8 +119,8 @@ int atsd_status_parse(const char *line, struct atsd_status *st);
 struct atsd_resync {
 	unsigned long checked, registered, deleted, refused;
 };
-int atsd_resync_format(char *buf, size_t len, const struct atsd_resync *r);
-int atsd_resync_parse(const char *line, struct atsd_resync *r);
+int atsd_proto_resync_format(char *buf, size_t len, const struct atsd_resync *r);
+int atsd_proto_resync_parse(const char *line, struct atsd_resync *r);
 
 /* holds lines: "OWNER UID IP PKEY", the uid of the client that took the
  * hold (SO_PEERCRED). */
@@ -129,9 +129,9 @@ struct atsd_hold {
 	unsigned long uid;
 	unsigned pkey;
 };
-int atsd_hold_format(char *buf, size_t len, const char *owner, unsigned long uid,
+int atsd_proto_hold_format(char *buf, size_t len, const char *owner, unsigned long uid,
 		     const struct ats_ip *ip, uint16_t pkey);
-int atsd_hold_parse(const char *line, struct atsd_hold *h);
+int atsd_proto_hold_parse(const char *line, struct atsd_hold *h);
 
 /* Connection and group lines: plain words, then name=value words. */
 enum atsd_line_kind {
@@ -164,8 +164,8 @@ struct atsd_group_line {
 };
 
 /* Like snprintf; each line ends in a newline. */
-int atsd_conn_format(char *buf, size_t len, const struct atsd_conn_line *c);
-int atsd_group_format(char *buf, size_t len, const struct atsd_group_line *g);
+int atsd_proto_conn_format(char *buf, size_t len, const struct atsd_conn_line *c);
+int atsd_proto_group_format(char *buf, size_t len, const struct atsd_group_line *g);
 
 struct atsd_field {
 	const char *name;
@@ -176,7 +176,7 @@ struct atsd_field {
 /* Split line (modified in place) into named fields: the first plain words
  * named after the kind's fields, further plain words "fieldN", name=value
  * words by their name. The number of fields (at most max). */
-size_t atsd_line_fields(char *line, enum atsd_line_kind kind, struct atsd_field *f,
+size_t atsd_proto_line_fields(char *line, enum atsd_line_kind kind, struct atsd_field *f,
 			size_t max);
 
 #endif

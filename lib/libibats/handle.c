@@ -90,7 +90,7 @@ IBATS_EXPORT void ibats_close(struct ibats *h)
 {
 	if (!h)
 		return;
-	atsd_disconnect(h->agent);
+	atsd_client_disconnect(h->agent);
 	if (h->sa)
 		sa_client_fini(h->sa);
 	if (h->port)
@@ -114,7 +114,7 @@ IBATS_EXPORT void ibats_close(struct ibats *h)
 static void agent_drop_inherited(struct ibats *h)
 {
 	if (h->agent && h->agent_pid != getpid()) {
-		atsd_disconnect(h->agent);
+		atsd_client_disconnect(h->agent);
 		h->agent = NULL;
 	}
 }
@@ -155,18 +155,18 @@ static int agent_ask(struct ibats *h, const char *req, struct atsd_reply *rep, i
 	for (attempt = 0; attempt < 2; attempt++) {
 		int reused = h->agent != NULL;
 
-		if (!h->agent && (*why = atsd_connect(h->socket_path, &h->agent))) {
+		if (!h->agent && (*why = atsd_client_connect(h->socket_path, &h->agent))) {
 			h->agent = NULL;
 			ret = -ENOTCONN;
 			break;
 		}
 		if (!reused)
 			h->agent_pid = getpid();
-		ret = atsd_ask(h->agent, req, h->o.agent_timeout_ms, rep);
+		ret = atsd_client_ask(h->agent, req, h->o.agent_timeout_ms, rep);
 		if (!ret)
 			break;
 		/* The stream may hold half an answer: never reuse it. */
-		atsd_disconnect(h->agent);
+		atsd_client_disconnect(h->agent);
 		h->agent = NULL;
 		if (ret == -ETIMEDOUT)
 			h->agent_skip_until = mono_ms() + AGENT_BACKOFF_MS;
@@ -199,7 +199,7 @@ static int agent_lookup(struct ibats *h, const char *req, struct ibats_record **
 	r = ibl_records_from_reply(&rep, recs, n, last.agent_msg, sizeof(last.agent_msg));
 	if (!r && ibl_reply_local(&rep))
 		last.flags |= IBATS_INFO_LOCAL;
-	atsd_reply_free(&rep);
+	atsd_client_reply_free(&rep);
 	/* An agent too busy for one more client is no answer either. */
 	if (r == -EBUSY && !(h->o.flags & IBATS_NO_SA)) {
 		last.agent_err = r;
@@ -260,11 +260,11 @@ static int sa_lookup(struct ibats *h, const struct ibl_query *q, uint16_t pkey,
 		uint64_t sent = sa_client_requests(h->sa);
 
 		if (q->kind == IBL_RESOLVE)
-			ret = ats_forward(h->sa, &q->ip, pkey, &s);
+			ret = ats_query_forward(h->sa, &q->ip, pkey, &s);
 		else if (q->kind == IBL_REVERSE)
-			ret = ats_reverse(h->sa, q->gid, pkey, &s);
+			ret = ats_query_reverse(h->sa, q->gid, pkey, &s);
 		else
-			ret = ats_primary(h->sa, q->gid, pkey, &r);
+			ret = ats_query_primary(h->sa, q->gid, pkey, &r);
 		last.sa_status = sa_client_last_status(h->sa);
 		last.sm_lid = sa_client_port(h->sa)->sm_lid;
 		/* Every request, a primary's fallback by P_Key too. */
@@ -281,12 +281,12 @@ static int sa_lookup(struct ibats *h, const struct ibl_query *q, uint16_t pkey,
 		return ret;
 	}
 	if (!s.n) {
-		ats_set_free(&s);
+		ats_query_set_free(&s);
 		return -ENOENT;
 	}
 	ret = ibl_records_from_sr(s.recs, s.n, recs);
 	*n = ret ? 0 : s.n;
-	ats_set_free(&s);
+	ats_query_set_free(&s);
 	return ret;
 }
 

@@ -112,7 +112,7 @@ int ibl_agent_errno(const char *code)
 
 int ibl_reply_local(const struct atsd_reply *rep)
 {
-	return rep->ok && rep->nlines && atsd_record_local(rep->lines[0]);
+	return rep->ok && rep->nlines && atsd_proto_record_local(rep->lines[0]);
 }
 
 int ibl_records_from_reply(const struct atsd_reply *rep,
@@ -136,7 +136,7 @@ int ibl_records_from_reply(const struct atsd_reply *rep,
 	if (!*out)
 		return -ENOMEM;
 	for (i = 0; i < rep->nlines; i++) {
-		if (atsd_parse_record(rep->lines[i], &r)) {
+		if (atsd_proto_parse_record(rep->lines[i], &r)) {
 			snprintf(why, why_len, "%s", rep->lines[i]);
 			free(*out);
 			*out = NULL;

@@ -194,7 +194,7 @@ static int pipe_init(struct pipe *pp, struct mport *p, struct sa_client *sa, uns
 	pp->p = p;
 	pp->agent = sa_client_agent(sa);
 	pp->dst = (struct mport_dest){ info->sm_lid, SA_QP, SA_QKEY, info->sm_sl };
-	/* TIDs sa_client's own requests (sa_ports) will not use. */
+	/* TIDs sa_client's own requests (sa_client_ports) will not use. */
 	pp->base = mport_new_tids(p, 1u << 30);
 	pp->window = window;
 	pp->slot = calloc(window, sizeof(*pp->slot));
@@ -323,7 +323,7 @@ static int table(struct sa_client *sa, double secs, struct gen *g)
 		/* Only GIDs that hold records (g < COUNT). */
 		bulk_rec((size_t)rand_r(&g->seed) % (g->count < g->ngids ? g->count : g->ngids),
 			 g->ngids, g->ports, &q);
-		if (sa_sr_get_table(sa, &q, mask, &recs, &n)) {
+		if (sa_client_sr_get_table(sa, &q, mask, &recs, &n)) {
 			st.failed++;
 			continue;
 		}
@@ -347,7 +347,7 @@ static int dump(struct sa_client *sa)
 
 	memset(&q, 0, sizeof(q));
 	ats_name_put(q.name);
-	if (sa_sr_get_table(sa, &q, sr_comp_mask(SR_F_NAME), &recs, &n))
+	if (sa_client_sr_get_table(sa, &q, sr_comp_mask(SR_F_NAME), &recs, &n))
 		st.failed++;
 	else
 		st.ok++;
@@ -374,7 +374,7 @@ static void *client_run(void *arg)
 	struct atsd_conn *conn;
 	size_t j;
 
-	if (atsd_connect(c->path, &conn)) {
+	if (atsd_client_connect(c->path, &conn)) {
 		c->st.lost++;
 		return NULL;
 	}
@@ -390,7 +390,7 @@ static void *client_run(void *arg)
 		bulk_ip(c->first + j % c->count, c->ngids, &ip);
 		snprintf(req, sizeof(req), "resolve %s", ats_ip_format(&ip, ipbuf, sizeof(ipbuf)));
 		t0 = now_us();
-		if (atsd_ask(conn, req, 10000, &rep)) {
+		if (atsd_client_ask(conn, req, 10000, &rep)) {
 			c->st.lost++;
 			break;
 		}
@@ -400,9 +400,9 @@ static void *client_run(void *arg)
 		} else {
 			c->st.failed++;
 		}
-		atsd_reply_free(&rep);
+		atsd_client_reply_free(&rep);
 	}
-	atsd_disconnect(conn);
+	atsd_client_disconnect(conn);
 	return NULL;
 }
 
@@ -436,14 +436,14 @@ static int atsd_clients(double secs, size_t n, const char *path, size_t first, s
 	return all.lost ? 3 : 0;
 }
 
-/* The GIDs as the 16 bytes of each, in sa_ports' order. */
+/* The GIDs as the 16 bytes of each, in sa_client_ports' order. */
 static int gids_save(struct sa_client *sa, const char *path)
 {
 	struct sa_port *ports;
 	size_t n, i;
 	FILE *f;
 
-	if (sa_ports(sa, SA_PORTS_GAP, &ports, &n))
+	if (sa_client_ports(sa, SA_PORTS_GAP, &ports, &n))
 		return 3;
 	f = fopen(path, "w");
 	for (i = 0; f && i < n; i++)
@@ -460,7 +460,7 @@ static int gids_get(struct sa_client *sa, struct sa_port **ports, size_t *n)
 	FILE *f;
 
 	if (!path)
-		return sa_ports(sa, SA_PORTS_GAP, ports, n);
+		return sa_client_ports(sa, SA_PORTS_GAP, ports, n);
 	f = fopen(path, "r");
 	if (!f)
 		return -errno;

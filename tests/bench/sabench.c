@@ -68,7 +68,7 @@ static int grow(struct sa_client *sa, size_t from, size_t to, size_t ngids)
 		double t0 = now_us();
 
 		bulk_rec(i, ngids, ports, &r);
-		if (sa_sr_set(sa, &r, sr_comp_mask(set_mask_fields), NULL)) {
+		if (sa_client_sr_set(sa, &r, sr_comp_mask(set_mask_fields), NULL)) {
 			fprintf(stderr, "sabench: Set of record %zu refused (status 0x%04x)\n",
 				i, sa_client_last_status(sa));
 			return 3;
@@ -95,7 +95,7 @@ static int get(struct sa_client *sa, size_t n, size_t count, size_t ngids,
 
 		bulk_rec((size_t)rand() % count, ngids, ports, &q);
 		t0 = now_us();
-		if (sa_sr_get(sa, &q, mask, &r))
+		if (sa_client_sr_get(sa, &q, mask, &r))
 			return 3;
 		t[i] = now_us() - t0;
 	}
@@ -116,7 +116,7 @@ static int storm(struct sa_client *sa, double secs, size_t count, size_t ngids)
 		struct sr_record r;
 
 		bulk_rec((size_t)rand() % count, ngids, ports, &r);
-		if (sa_sr_set(sa, &r, sr_comp_mask(set_mask_fields), NULL))
+		if (sa_client_sr_set(sa, &r, sr_comp_mask(set_mask_fields), NULL))
 			return 3;
 		n++;
 	}
@@ -136,16 +136,16 @@ static int sock(const char *path, const char *ip, size_t n, int reconnect)
 		struct atsd_reply rep;
 		double t0 = now_us();
 
-		if ((!c && atsd_connect(path, &c)) || atsd_ask(c, req, 5000, &rep) || !rep.ok)
+		if ((!c && atsd_client_connect(path, &c)) || atsd_client_ask(c, req, 5000, &rep) || !rep.ok)
 			return 3;
 		if (reconnect) {
-			atsd_disconnect(c);
+			atsd_client_disconnect(c);
 			c = NULL;
 		}
 		t[i] = now_us() - t0;
-		atsd_reply_free(&rep);
+		atsd_client_reply_free(&rep);
 	}
-	atsd_disconnect(c);
+	atsd_client_disconnect(c);
 	report(reconnect ? "sockc" : "sock", t, n, 0);
 	free(t);
 	return 0;
@@ -206,7 +206,7 @@ static int restore(struct sa_client *sa, double secs, char **ips, int nips)
 			memset(&q, 0, sizeof(q));
 			ats_name_put(q.name);
 			ats_ip_encode(&ip, q.data8);
-			if (!sa_sr_get(sa, &q, sr_comp_mask(SR_F_NAME | SR_F_DATA8), NULL)) {
+			if (!sa_client_sr_get(sa, &q, sr_comp_mask(SR_F_NAME | SR_F_DATA8), NULL)) {
 				done[i] = 1;
 				left--;
 			}
@@ -235,7 +235,7 @@ static int reset(struct sa_client *sa, size_t n, size_t count, size_t ngids)
 
 		bulk_rec((size_t)rand() % count, ngids, ports, &r);
 		t0 = now_us();
-		if (sa_sr_set(sa, &r, sr_comp_mask(set_mask_fields), NULL)) {
+		if (sa_client_sr_set(sa, &r, sr_comp_mask(set_mask_fields), NULL)) {
 			fprintf(stderr, "sabench: re-Set %zu refused (status 0x%04x)\n", i,
 				sa_client_last_status(sa));
 			return 3;
@@ -275,7 +275,7 @@ static int ip_resolves(struct sa_client *sa, const char *text)
 	memset(&q, 0, sizeof(q));
 	ats_name_put(q.name);
 	ats_ip_encode(&ip, q.data8);
-	return !sa_sr_get(sa, &q, sr_comp_mask(SR_F_NAME | SR_F_DATA8), NULL);
+	return !sa_client_sr_get(sa, &q, sr_comp_mask(SR_F_NAME | SR_F_DATA8), NULL);
 }
 
 /* The master's SIGKILL and what a client sees after it. The new SM LID
@@ -316,9 +316,9 @@ static int takeover(struct mport *p, struct sa_client *sa, double secs, size_t c
 		}
 		if (lid_ms < 0)
 			lid_ms = ms_since(t0);
-		if (!sa_request(sa, SA_METHOD_GET, SA_ATTR_CLASS_PORT_INFO, 0, NULL, 0, &ans)) {
+		if (!sa_client_request(sa, SA_METHOD_GET, SA_ATTR_CLASS_PORT_INFO, 0, NULL, 0, &ans)) {
 			up_ms = ms_since(t0);
-			sa_answer_free(&ans);
+			sa_client_answer_free(&ans);
 		}
 	}
 	/* The records: the registrar's (nobody registers them again) and the
@@ -332,7 +332,7 @@ static int takeover(struct mport *p, struct sa_client *sa, double secs, size_t c
 				if (rdone[i])
 					continue;
 				bulk_rec(sample[i], ngids, ports, &q);
-				if (!sa_sr_get(sa, &q, mask, &r)) {
+				if (!sa_client_sr_get(sa, &q, mask, &r)) {
 					rdone[i] = 1;
 					found++;
 				}
@@ -401,7 +401,7 @@ int main(int argc, char **argv)
 			size_t len;
 			double t0;
 
-			liv_build(req, sizeof(req), LIV_ECHO_REQ, 1, (uint16_t)i, NULL, 0, 0);
+			vmad_liv_build(req, sizeof(req), LIV_ECHO_REQ, 1, (uint16_t)i, NULL, 0, 0);
 			t0 = now_us();
 			if (mport_rpc(p, agent, &d, req, sizeof(req), &ro, &resp, &len))
 				return 3;
@@ -417,10 +417,10 @@ int main(int argc, char **argv)
 			struct sa_answer ans;
 			double t0 = now_us();
 
-			if (sa_request(sa, SA_METHOD_GET, SA_ATTR_CLASS_PORT_INFO, 0, NULL, 0, &ans))
+			if (sa_client_request(sa, SA_METHOD_GET, SA_ATTR_CLASS_PORT_INFO, 0, NULL, 0, &ans))
 				return 3;
 			t[i] = now_us() - t0;
-			sa_answer_free(&ans);
+			sa_client_answer_free(&ans);
 		}
 		report("cpi", t, n, 0);
 		return 0;
@@ -428,7 +428,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "takeover") && argc >= 8) {
 		size_t a = strtoul(argv[3], NULL, 0), ngids = strtoul(argv[4], NULL, 0);
 
-		if (sa_ports(sa, SA_PORTS_GAP, &ports, &nports) || !a || !ngids || ngids > nports)
+		if (sa_client_ports(sa, SA_PORTS_GAP, &ports, &nports) || !a || !ngids || ngids > nports)
 			return 2;
 		/* Short attempts: the time the SA starts answering is measured. */
 		so.timeout_ms = 100;
@@ -439,7 +439,7 @@ int main(int argc, char **argv)
 		return takeover(p, sa, (double)n, a, ngids, (pid_t)strtol(argv[5], NULL, 0),
 				strtoul(argv[6], NULL, 0), atoi(argv[7]), argv + 8, argc - 8);
 	}
-	if (argc != 5 || sa_ports(sa, SA_PORTS_GAP, &ports, &nports))
+	if (argc != 5 || sa_client_ports(sa, SA_PORTS_GAP, &ports, &nports))
 		return 2;
 	{
 		size_t a = strtoul(argv[3], NULL, 0), ngids = strtoul(argv[4], NULL, 0);

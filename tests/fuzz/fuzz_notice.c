@@ -16,9 +16,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct sa_hdr h;
 	uint8_t enc[NOTICE_SIZE], gid[16];
 
-	if (!inform_decode(data, size, &ii)) {
-		inform_encode(enc, &ii);
-		if (inform_decode(enc, INFORM_SIZE, &ii2) || memcmp(&ii, &ii2, sizeof(ii)))
+	if (!notice_inform_decode(data, size, &ii)) {
+		notice_inform_encode(enc, &ii);
+		if (notice_inform_decode(enc, INFORM_SIZE, &ii2) || memcmp(&ii, &ii2, sizeof(ii)))
 			__builtin_trap(); /* decode/encode must round-trip */
 	}
 	if (!notice_decode(data, size, &n)) {

@@ -38,19 +38,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				     h.comp_mask, &recs))
 			free(recs);
 	}
-	/* ... or a PathRecord table (sa_path), for the GID of its first. */
+	/* ... or a PathRecord table (sa_client_path), for the GID of its first. */
 	if (size >= SA_OFF_DATA + 24) {
 		struct sa_path_info pi;
 
-		sa_path_decode(data + SA_OFF_DATA, size - SA_OFF_DATA, data + SA_OFF_DATA + 8, &pi);
+		sa_client_path_decode(data + SA_OFF_DATA, size - SA_OFF_DATA, data + SA_OFF_DATA + 8, &pi);
 	}
-	/* ... or a NodeRecord table (sa_ports). */
+	/* ... or a NodeRecord table (sa_client_ports). */
 	if (!sa_hdr_decode(data, size, &h) &&
 	    !sa_table_shape(&h, size - SA_OFF_DATA, NR_SIZE, &shape)) {
 		struct sa_port *ports;
 		size_t n;
 
-		if (!sa_ports_decode(data, data + SA_OFF_DATA, shape.nrec, shape.rec_size,
+		if (!sa_client_ports_decode(data, data + SA_OFF_DATA, shape.nrec, shape.rec_size,
 				     &ports, &n))
 			free(ports);
 	}
@@ -73,16 +73,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sr_match(data, enc, ~0ull);
 	}
 	rule_config_default(&c);
-	if (!pol_request_decode(data, size, &req)) {
+	if (!policy_request_decode(data, size, &req)) {
 		req.owns_gid = size & 1;
 		req.trusted = size & 2;
 		peer.rec = req.rec;
 		peer.rec.id = ATS_SID_PRIMARY;
 		peer.sys_guid = 1;
-		pol_decide(&c, &req, &peer, 1, &d);
+		policy_decide(&c, &req, &peer, 1, &d);
 		c.lease_clamp = 1;
 		c.lease_max = 60;
-		pol_decide(&c, &req, NULL, 0, &d);
+		policy_decide(&c, &req, NULL, 0, &d);
 	}
 	return 0;
 }

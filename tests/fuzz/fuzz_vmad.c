@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		__builtin_trap(); /* answers are whole MADs */
 	if (vmad_answer(data, size, &id, 0, resp, MAD_SIZE) > MAD_SIZE)
 		__builtin_trap(); /* never past the buffer it was given */
-	liv_parse(data, size, &r);
+	vmad_liv_parse(data, size, &r);
 	free(resp);
 	return 0;
 }

@@ -51,12 +51,7 @@ PREFIX_EXEMPT = {
 
 # Checks that fail on today's tree, with why; a "# TODO" result does not
 # fail make check (and passing, it is an XPASS that does: drop it then).
-TODO = {
-    "every global of libosmats.so starts with its file's name": "issue 26 item 2: renames under way",
-    "every global of atsd starts with its file's name": "issue 26 item 2: renames under way",
-    "every global of atsctl starts with its file's name": "issue 26 item 2: renames under way",
-    "every global of libibats.so starts with its file's name": "issue 26 item 2: renames under way",
-}
+TODO = {}
 
 srcdir = os.environ.get("top_srcdir", ".")
 builddir = os.environ.get("top_builddir", ".")

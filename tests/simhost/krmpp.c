@@ -53,7 +53,7 @@ static void flush(struct krmpp *r, struct rmpp_entry *e, int64_t now, krmpp_out_
 	uint8_t seg[MAD_SIZE];
 	int n;
 
-	for (n = 0; n < 4096 && rmpp_entry_next(e, now, seg); n++)
+	for (n = 0; n < 4096 && rmpp_table_entry_next(e, now, seg); n++)
 		out(ctx, &r->hdr[slot_of(r, e)], seg);
 }
 
@@ -127,7 +127,7 @@ void krmpp_recv(struct krmpp *r, const struct ib_user_mad *hdr, const uint8_t *m
 	}
 	if (!e)
 		return;
-	ret = rmpp_entry_recv(e, mad, len, now);
+	ret = rmpp_table_entry_recv(e, mad, len, now);
 	flush(r, e, now, out, ctx);
 	if (ret == 1 && e->role == RMPP_RX) {
 		size_t mlen;
@@ -148,7 +148,7 @@ void krmpp_timers(struct krmpp *r, int64_t now, krmpp_out_fn out, void *ctx)
 	for (i = 0; i < r->tab.cap; i++) {
 		struct rmpp_entry *e = &r->tab.e[i];
 
-		if (e->used && rmpp_entry_deadline(e) <= now)
+		if (e->used && rmpp_table_entry_deadline(e) <= now)
 			flush(r, e, now, out, ctx);
 	}
 	rmpp_table_expire(&r->tab, now);

@@ -36,11 +36,11 @@ int main(int argc, char **argv)
 	ipoib_bcast_mgid(pkey, mgid);
 	memset(&m, 0, sizeof(m));
 	if (!strcmp(argv[1], "join"))
-		ret = sa_mcm_join(sa, mgid, &m);
+		ret = sa_client_mcm_join(sa, mgid, &m);
 	else if (!strcmp(argv[1], "leave"))
-		ret = sa_mcm_leave(sa, mgid);
+		ret = sa_client_mcm_leave(sa, mgid);
 	else
-		ret = sa_mcm_member(sa, mgid, &m);
+		ret = sa_client_mcm_member(sa, mgid, &m);
 	if (ret) {
 		printf("%s: %s (SA status 0x%04x)\n", argv[1], strerror(-ret),
 		       sa_client_last_status(sa));

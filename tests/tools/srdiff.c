@@ -64,7 +64,7 @@ static int load_gids(struct sa_client *sa)
 	struct sa_port *ports;
 	size_t n, i;
 
-	if (sa_ports(sa, SA_PORTS_GAP, &ports, &n))
+	if (sa_client_ports(sa, SA_PORTS_GAP, &ports, &n))
 		return -1;
 	qsort(ports, n, sizeof(*ports), by_gid);
 	for (i = 0; i < n && ngids < MAX_GIDS - 1; i++)
@@ -164,11 +164,11 @@ static void send_one(struct sa_client *sa, unsigned op, uint8_t method,
 
 	if (!sa)
 		return;
-	ret = sa_request(sa, method, SA_ATTR_SERVICE_RECORD, mask, rec, SR_SIZE, &ans);
+	ret = sa_client_request(sa, method, SA_ATTR_SERVICE_RECORD, mask, rec, SR_SIZE, &ans);
 
 	print_answer(op, method, mask, ret, sa, &ans);
 	if (!ret)
-		sa_answer_free(&ans);
+		sa_client_answer_free(&ans);
 }
 
 static void do_load(struct sa_client *sa, unsigned n)
@@ -317,7 +317,7 @@ static int run(struct sa_client *keyed, struct sa_client *plain, int argc, char 
 
 		memset(&q, 0, sizeof(q));
 		q.id = strtoull(argv[2], NULL, 0);
-		return sa_sr_get(keyed, &q, sr_comp_mask(SR_F_ID), NULL) == -ENOENT ? 0 : 1;
+		return sa_client_sr_get(keyed, &q, sr_comp_mask(SR_F_ID), NULL) == -ENOENT ? 0 : 1;
 	}
 	if (!strcmp(argv[1], "tables") && argc == 2) {
 		if (load_gids(keyed))

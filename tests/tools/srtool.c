@@ -130,7 +130,7 @@ int main(int argc, char **argv)
 			mask = sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY | SR_F_NAME | SR_F_DATA8 |
 					    (r.lease != SR_LEASE_INFINITE ? SR_F_LEASE : 0));
 		for (done = 0; done < repeat; done++)
-			failed += sa_sr_set(sa, &r, mask, NULL) != 0;
+			failed += sa_client_sr_set(sa, &r, mask, NULL) != 0;
 		if (repeat) {
 			printf("failed %lu\n", failed);
 			sa_client_fini(sa);
@@ -138,7 +138,7 @@ int main(int argc, char **argv)
 			return 0;
 		}
 		do
-			ret = sa_sr_set(sa, &r, mask, NULL);
+			ret = sa_client_sr_set(sa, &r, mask, NULL);
 		while (!ret && ++done < count && (r.id++, 1));
 		if (count > 1)
 			printf("set %lu\n", done);
@@ -146,7 +146,7 @@ int main(int argc, char **argv)
 		if (!have_mask)
 			mask = sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY);
 		do
-			ret = sa_sr_delete(sa, &r, mask, NULL);
+			ret = sa_client_sr_delete(sa, &r, mask, NULL);
 		while (!ret && ++done < count && (r.id++, 1));
 		if (count > 1)
 			printf("deleted %lu\n", done);
@@ -156,7 +156,7 @@ int main(int argc, char **argv)
 
 		if (!have_mask)
 			mask = sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY);
-		ret = sa_sr_get(sa, &r, mask, &out);
+		ret = sa_client_sr_get(sa, &r, mask, &out);
 		if (!ret)
 			printf("sid 0x%016llx gid %s pkey 0x%04x lease %u name %.*s ip %s\n",
 			       (unsigned long long)out.id, ats_gid_format(out.gid, g, sizeof(g)),

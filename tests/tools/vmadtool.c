@@ -28,12 +28,12 @@ int main(int argc, char **argv)
 				   VMAD_OUI_OPENIB, 0);
 	if (agent < 0)
 		return 3;
-	liv_build(req, sizeof(req), LIV_ECHO_REQ, 1, 1, NULL, 0, 0);
+	vmad_liv_build(req, sizeof(req), LIV_ECHO_REQ, 1, 1, NULL, 0, 0);
 	req[LIV_OFF_TYPE] = (uint8_t)strtoul(argv[2], NULL, 0);
 	if (argc == 4)
 		req[MAD_OFF_CLASS_VERSION] = (uint8_t)strtoul(argv[3], NULL, 0);
 	if (mport_rpc(port, agent, &dst, req, sizeof(req), &ro, &resp, &len) ||
-	    liv_parse(resp, len, &r)) {
+	    vmad_liv_parse(resp, len, &r)) {
 		printf("no answer\n");
 		free(resp);
 		mport_close(port);

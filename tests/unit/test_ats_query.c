@@ -1,4 +1,4 @@
-/* ats_set_put: records unique by (SID, GID, PKey), in the order put, at
+/* ats_query_set_put: records unique by (SID, GID, PKey), in the order put, at
  * a cost linear in the records (a dump of 100k took 20 s when each put
  * scanned the set), and correct after callers changed the set by hand. */
 #include <stdarg.h>
@@ -33,19 +33,19 @@ static void test_unique_by_key(void **state)
 	struct sr_record r = rec(ATS_SID_PRIMARY, 1, 0xffff);
 
 	(void)state;
-	assert_int_equal(ats_set_put(&s, &r), 0);
+	assert_int_equal(ats_query_set_put(&s, &r), 0);
 	r.lease = 7; /* same key, other content: the first stays */
-	assert_int_equal(ats_set_put(&s, &r), 0);
+	assert_int_equal(ats_query_set_put(&s, &r), 0);
 	assert_int_equal(s.n, 1);
 	assert_int_equal(s.recs[0].lease, 0);
 	r = rec(ATS_SID_PRIMARY, 1, 0x8001);
-	assert_int_equal(ats_set_put(&s, &r), 0);
+	assert_int_equal(ats_query_set_put(&s, &r), 0);
 	r = rec(ATS_SID_PRIMARY + 1, 1, 0xffff);
-	assert_int_equal(ats_set_put(&s, &r), 0);
+	assert_int_equal(ats_query_set_put(&s, &r), 0);
 	r = rec(ATS_SID_PRIMARY, 2, 0xffff);
-	assert_int_equal(ats_set_put(&s, &r), 0);
+	assert_int_equal(ats_query_set_put(&s, &r), 0);
 	assert_int_equal(s.n, 4);
-	ats_set_free(&s);
+	ats_query_set_free(&s);
 }
 
 /* 300k records, each key twice: done in well under a second now (some
@@ -60,15 +60,15 @@ static void test_many(void **state)
 		struct sr_record r = rec(ATS_SID_PRIMARY + i % 16, (i / 2) / 16, 0xffff);
 
 		r.id = ATS_SID_PRIMARY + (i / 2) % 16;
-		assert_int_equal(ats_set_put(&s, &r), 0);
+		assert_int_equal(ats_query_set_put(&s, &r), 0);
 	}
 	assert_int_equal(s.n, 300000);
 	for (i = 0; i < s.n; i++)
 		assert_int_equal(s.recs[i].id, ATS_SID_PRIMARY + i % 16);
-	ats_set_free(&s);
+	ats_query_set_free(&s);
 }
 
-/* ats_forward compacts recs and lowers n; atsd's SA thread hands recs
+/* ats_query_forward compacts recs and lowers n; atsd's SA thread hands recs
  * on and puts its own there: the next put still sees every record. */
 static void test_changed_by_hand(void **state)
 {
@@ -79,15 +79,15 @@ static void test_changed_by_hand(void **state)
 	(void)state;
 	for (i = 0; i < 40; i++) {
 		r = rec(ATS_SID_PRIMARY, i, 0xffff);
-		assert_int_equal(ats_set_put(&s, &r), 0);
+		assert_int_equal(ats_query_set_put(&s, &r), 0);
 	}
 	s.recs[0] = s.recs[39];
 	s.n = 1;
 	r = rec(ATS_SID_PRIMARY, 39, 0xffff);
-	assert_int_equal(ats_set_put(&s, &r), 0);
+	assert_int_equal(ats_query_set_put(&s, &r), 0);
 	assert_int_equal(s.n, 1);
 	r = rec(ATS_SID_PRIMARY, 0, 0xffff);
-	assert_int_equal(ats_set_put(&s, &r), 0);
+	assert_int_equal(ats_query_set_put(&s, &r), 0);
 	assert_int_equal(s.n, 2);
 
 	/* Sorted in place (ats_lookup): the same n, the same array. */
@@ -97,7 +97,7 @@ static void test_changed_by_hand(void **state)
 	s.idx_recs = NULL;
 	for (i = 0; i < 40; i++) {
 		r = rec(ATS_SID_PRIMARY, i, 0xffff);
-		assert_int_equal(ats_set_put(&s, &r), 0);
+		assert_int_equal(ats_query_set_put(&s, &r), 0);
 	}
 	assert_int_equal(s.n, 40);
 
@@ -107,14 +107,14 @@ static void test_changed_by_hand(void **state)
 	s.recs[0] = rec(ATS_SID_PRIMARY, 5, 0xffff);
 	s.n = 1;
 	r = rec(ATS_SID_PRIMARY, 5, 0xffff);
-	assert_int_equal(ats_set_put(&s, &r), 0);
+	assert_int_equal(ats_query_set_put(&s, &r), 0);
 	assert_int_equal(s.n, 1);
 	for (i = 0; i < 20; i++) {
 		r = rec(ATS_SID_PRIMARY + 1, i, 0xffff);
-		assert_int_equal(ats_set_put(&s, &r), 0);
+		assert_int_equal(ats_query_set_put(&s, &r), 0);
 	}
 	assert_int_equal(s.n, 21);
-	ats_set_free(&s);
+	ats_query_set_free(&s);
 }
 
 int main(void)

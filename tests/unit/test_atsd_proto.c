@@ -14,16 +14,16 @@ static void test_verbs(void **state)
 	int i;
 
 	(void)state;
-	assert_int_equal(atsd_verb_find("resolve"), ATSD_V_RESOLVE);
-	assert_int_equal(atsd_verb_find("disconnect"), ATSD_V_DISCONNECT);
-	assert_int_equal(atsd_verb_find("frobnicate"), -1);
+	assert_int_equal(atsd_proto_verb_find("resolve"), ATSD_V_RESOLVE);
+	assert_int_equal(atsd_proto_verb_find("disconnect"), ATSD_V_DISCONNECT);
+	assert_int_equal(atsd_proto_verb_find("frobnicate"), -1);
 	for (i = 0; i < ATSD_VERBS; i++) {
-		assert_non_null(atsd_verbs[i].name);
-		assert_true(atsd_verbs[i].min >= 1);
-		assert_true(atsd_verbs[i].max <= ATSD_ARGS_MAX);
+		assert_non_null(atsd_proto_verbs[i].name);
+		assert_true(atsd_proto_verbs[i].min >= 1);
+		assert_true(atsd_proto_verbs[i].max <= ATSD_ARGS_MAX);
 	}
-	assert_true(atsd_verbs[ATSD_V_HOLD].privileged);
-	assert_false(atsd_verbs[ATSD_V_STATS].privileged);
+	assert_true(atsd_proto_verbs[ATSD_V_HOLD].privileged);
+	assert_false(atsd_proto_verbs[ATSD_V_STATS].privileged);
 }
 
 /* The count line follows the table: "OK 24" and 24 lines. */
@@ -37,7 +37,7 @@ static void test_stats(void **state)
 	(void)state;
 	for (i = 0; i < ATSD_STATS; i++)
 		v[i] = (uint64_t)i * 10;
-	n = atsd_stats_format(buf, sizeof(buf), v);
+	n = atsd_proto_stats_format(buf, sizeof(buf), v);
 	assert_int_equal(n, (int)strlen(buf));
 	assert_int_equal(ATSD_STATS, 24);
 	assert_memory_equal(buf, "OK 24\ncache_hits 0\ncache_misses 10\n", 34);
@@ -46,15 +46,15 @@ static void test_stats(void **state)
 	assert_non_null(strstr(buf, "\nlocal_answers 230\n"));
 	line = strchr(buf, '\n') + 1;
 	for (i = 0; i < ATSD_STATS; i++) {
-		atsd_stats_split(line, name, sizeof(name), &val);
-		assert_string_equal(name, atsd_stat_names[i]);
+		atsd_proto_stats_split(line, name, sizeof(name), &val);
+		assert_string_equal(name, atsd_proto_stat_names[i]);
 		line = strchr(line, '\n') + 1;
 	}
 	assert_string_equal(line, "");
-	atsd_stats_split("records 3", name, sizeof(name), &val);
+	atsd_proto_stats_split("records 3", name, sizeof(name), &val);
 	assert_string_equal(val, "3");
 	/* Too small a buffer: snprintf's count, never past the end. */
-	n = atsd_stats_format(buf, 10, v);
+	n = atsd_proto_stats_format(buf, 10, v);
 	assert_true(n > 10);
 	assert_int_equal(strlen(buf), 9);
 }
@@ -66,11 +66,11 @@ static void test_record(void **state)
 	char buf[ATSD_LINE_MAX];
 
 	(void)state;
-	assert_int_equal(atsd_parse_record(line, &r), 0);
+	assert_int_equal(atsd_proto_parse_record(line, &r), 0);
 	assert_int_equal(r.pkey, 0xffff);
-	atsd_format_record(buf, sizeof(buf), &r);
+	atsd_proto_format_record(buf, sizeof(buf), &r);
 	assert_string_equal(buf, line);
-	assert_int_equal(atsd_parse_record("0x1 nogid 0xffff 1 10.0.0.1", &r), -EPROTO);
+	assert_int_equal(atsd_proto_parse_record("0x1 nogid 0xffff 1 10.0.0.1", &r), -EPROTO);
 }
 
 /* A local answer's record line: the five fields still parse (old
@@ -83,14 +83,14 @@ static void test_record_local(void **state)
 
 	(void)state;
 	snprintf(buf, sizeof(buf), "%s " ATSD_REC_LOCAL, line);
-	assert_int_equal(atsd_parse_record(buf, &r), 0);
+	assert_int_equal(atsd_proto_parse_record(buf, &r), 0);
 	assert_int_equal(r.id, 0x10000ce100415453ull);
-	assert_int_equal(atsd_record_local(buf), 1);
-	assert_int_equal(atsd_record_local(line), 0);
-	assert_int_equal(atsd_record_local("0x1 fe80::1 0xffff 1 10.0.0.1 localx"), 0);
-	assert_int_equal(atsd_record_local("0x1 fe80::1 0xffff 1 10.0.0.1 other"), 0);
-	assert_int_equal(atsd_record_local("local"), 0);
-	assert_int_equal(atsd_record_local(""), 0);
+	assert_int_equal(atsd_proto_record_local(buf), 1);
+	assert_int_equal(atsd_proto_record_local(line), 0);
+	assert_int_equal(atsd_proto_record_local("0x1 fe80::1 0xffff 1 10.0.0.1 localx"), 0);
+	assert_int_equal(atsd_proto_record_local("0x1 fe80::1 0xffff 1 10.0.0.1 other"), 0);
+	assert_int_equal(atsd_proto_record_local("local"), 0);
+	assert_int_equal(atsd_proto_record_local(""), 0);
 }
 
 static void test_status(void **state)
@@ -102,20 +102,20 @@ static void test_status(void **state)
 
 	(void)state;
 	assert_int_equal(ats_ip_parse("10.0.0.2", &ip), 0);
-	atsd_status_format(buf, sizeof(buf), 0, gid, 0xffff, 60, &ip, "refused",
+	atsd_proto_status_format(buf, sizeof(buf), 0, gid, 0xffff, 60, &ip, "refused",
 			   "ERR_REQ_DENIED");
 	assert_string_equal(buf, "- fe80:: 0xffff 60 10.0.0.2 refused ERR_REQ_DENIED\n");
-	assert_int_equal(atsd_status_parse(buf, &st), 0);
+	assert_int_equal(atsd_proto_status_parse(buf, &st), 0);
 	assert_string_equal(st.sid, "-");
 	assert_string_equal(st.state, "refused");
 	assert_string_equal(st.reason, "ERR_REQ_DENIED\n");
-	atsd_status_format(buf, sizeof(buf), 0x10000ce100415453ULL, gid, 0x8001, 60, &ip,
+	atsd_proto_status_format(buf, sizeof(buf), 0x10000ce100415453ULL, gid, 0x8001, 60, &ip,
 			   "registered", NULL);
 	assert_string_equal(buf, "0x10000ce100415453 fe80:: 0x8001 60 10.0.0.2 registered\n");
-	assert_int_equal(atsd_status_parse(buf, &st), 0);
+	assert_int_equal(atsd_proto_status_parse(buf, &st), 0);
 	assert_int_equal(st.pkey, 0x8001);
 	assert_string_equal(st.reason, "");
-	assert_int_equal(atsd_status_parse("- fe80:: 0xffff", &st), -EPROTO);
+	assert_int_equal(atsd_proto_status_parse("- fe80:: 0xffff", &st), -EPROTO);
 }
 
 /* The connection line as doc/atsd-protocol.md shows it, and its fields
@@ -135,12 +135,12 @@ static void test_conn(void **state)
 	c.local_gid[1] = c.remote_gid[1] = 0x80;
 	assert_int_equal(ats_ip_parse("10.0.0.1", &c.src), 0);
 	assert_int_equal(ats_ip_parse("10.0.0.2", &c.dst), 0);
-	atsd_conn_format(buf, sizeof(buf), &c);
+	atsd_proto_conn_format(buf, sizeof(buf), &c);
 	assert_string_equal(buf, "0x00000007 active ESTABLISHED sid=0x10000ce1000012b7 "
 			    "local=fe80::/lid=1/qpn=0x000012 remote=fe80::/lid=2/qpn=0x000034 "
 			    "ip=10.0.0.1:4791->10.0.0.2 pkey=0xffff\n");
 	buf[strlen(buf) - 1] = '\0';
-	n = atsd_line_fields(buf, ATSD_LINE_CONN, f, 16);
+	n = atsd_proto_line_fields(buf, ATSD_LINE_CONN, f, 16);
 	assert_int_equal(n, 8);
 	assert_string_equal(f[0].name, "id");
 	assert_string_equal(f[2].name, "state");
@@ -161,13 +161,13 @@ static void test_group(void **state)
 	(void)state;
 	g.mgid[0] = 0xff;
 	g.mgid[1] = 0x12;
-	atsd_group_format(buf, sizeof(buf), &g);
+	atsd_proto_group_format(buf, sizeof(buf), &g);
 	assert_string_equal(buf, "0xffff ff12:: joined qkey=0x00000b1b mlid=0xc000 mtu=2048 sl=0 rate=3\n");
 	g.error = "ERR_REQ_INVALID (bad request)";
-	atsd_group_format(buf, sizeof(buf), &g);
+	atsd_proto_group_format(buf, sizeof(buf), &g);
 	assert_string_equal(buf, "0xffff ff12:: error ERR_REQ_INVALID (bad request)\n");
 	buf[strlen(buf) - 1] = '\0';
-	n = atsd_line_fields(buf, ATSD_LINE_GROUP, f, 16);
+	n = atsd_proto_line_fields(buf, ATSD_LINE_GROUP, f, 16);
 	assert_int_equal(n, 6);
 	assert_string_equal(f[1].name, "mgid");
 	assert_string_equal(f[3].name, "field3");
@@ -180,11 +180,11 @@ static void test_pkey_arg(void **state)
 	uint16_t pk;
 
 	(void)state;
-	assert_int_equal(atsd_pkey_arg(NULL, &pk), 0);
+	assert_int_equal(atsd_proto_pkey_arg(NULL, &pk), 0);
 	assert_int_equal(pk, 0xffff);
-	assert_int_equal(atsd_pkey_arg("0x7fff", &pk), 0);
+	assert_int_equal(atsd_proto_pkey_arg("0x7fff", &pk), 0);
 	assert_int_equal(pk, 0x7fff);
-	assert_int_equal(atsd_pkey_arg("pk", &pk), -EINVAL);
+	assert_int_equal(atsd_proto_pkey_arg("pk", &pk), -EINVAL);
 }
 
 /* "OK N": written and read by one pair of functions. */
@@ -194,15 +194,15 @@ static void test_ok_line(void **state)
 	size_t n = 0;
 
 	(void)state;
-	assert_int_equal(atsd_ok_format(buf, sizeof(buf), 16), 6);
+	assert_int_equal(atsd_proto_ok_format(buf, sizeof(buf), 16), 6);
 	assert_string_equal(buf, "OK 16\n");
 	buf[5] = '\0';
-	assert_int_equal(atsd_ok_parse(buf, &n), 0);
+	assert_int_equal(atsd_proto_ok_parse(buf, &n), 0);
 	assert_int_equal(n, 16);
-	assert_int_equal(atsd_ok_parse("OK 100001", &n), -EPROTO);
-	assert_int_equal(atsd_ok_parse("OK 3x", &n), -EPROTO);
-	assert_int_equal(atsd_ok_parse("OK", &n), -EPROTO);
-	assert_int_equal(atsd_ok_parse("ERR ENOENT no", &n), -EPROTO);
+	assert_int_equal(atsd_proto_ok_parse("OK 100001", &n), -EPROTO);
+	assert_int_equal(atsd_proto_ok_parse("OK 3x", &n), -EPROTO);
+	assert_int_equal(atsd_proto_ok_parse("OK", &n), -EPROTO);
+	assert_int_equal(atsd_proto_ok_parse("ERR ENOENT no", &n), -EPROTO);
 }
 
 /* verify's first line and holds lines: what atsd writes, clients read. */
@@ -214,27 +214,27 @@ static void test_resync_hold(void **state)
 	char buf[200];
 
 	(void)state;
-	atsd_resync_format(buf, sizeof(buf), &r);
+	atsd_proto_resync_format(buf, sizeof(buf), &r);
 	assert_string_equal(buf, "checked 3 registered 1 deleted 2 refused 1\n");
 	buf[strlen(buf) - 1] = '\0';
-	assert_int_equal(atsd_resync_parse(buf, &back), 0);
+	assert_int_equal(atsd_proto_resync_parse(buf, &back), 0);
 	assert_memory_equal(&r, &back, sizeof(r));
-	assert_int_equal(atsd_resync_parse("checked 3 registered 1 deleted 2", &back), -EPROTO);
-	assert_int_equal(atsd_resync_parse("checked 3 registered 1 deleted 2 refused 1 x", &back),
+	assert_int_equal(atsd_proto_resync_parse("checked 3 registered 1 deleted 2", &back), -EPROTO);
+	assert_int_equal(atsd_proto_resync_parse("checked 3 registered 1 deleted 2 refused 1 x", &back),
 			 -EPROTO);
 	assert_int_equal(ats_ip_parse("10.0.8.1", &ip), 0);
-	atsd_hold_format(buf, sizeof(buf), "jobA", 65534, &ip, 0xffff);
+	atsd_proto_hold_format(buf, sizeof(buf), "jobA", 65534, &ip, 0xffff);
 	assert_string_equal(buf, "jobA 65534 10.0.8.1 0xffff\n");
 	buf[strlen(buf) - 1] = '\0';
-	assert_int_equal(atsd_hold_parse(buf, &h), 0);
+	assert_int_equal(atsd_proto_hold_parse(buf, &h), 0);
 	assert_string_equal(h.owner, "jobA");
 	assert_int_equal(h.uid, 65534);
 	assert_string_equal(h.ip, "10.0.8.1");
 	assert_int_equal(h.pkey, 0xffff);
-	assert_int_equal(atsd_hold_parse("jobA 65534 10.0.8.1 0x10000", &h), -EPROTO);
-	assert_int_equal(atsd_hold_parse("jobA 65534 10.0.8.1", &h), -EPROTO);
-	assert_int_equal(atsd_verb_find("holds"), ATSD_V_HOLDS);
-	assert_false(atsd_verbs[ATSD_V_HOLDS].privileged);
+	assert_int_equal(atsd_proto_hold_parse("jobA 65534 10.0.8.1 0x10000", &h), -EPROTO);
+	assert_int_equal(atsd_proto_hold_parse("jobA 65534 10.0.8.1", &h), -EPROTO);
+	assert_int_equal(atsd_proto_verb_find("holds"), ATSD_V_HOLDS);
+	assert_false(atsd_proto_verbs[ATSD_V_HOLDS].privileged);
 }
 
 int main(void)

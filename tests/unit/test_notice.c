@@ -56,14 +56,14 @@ static void test_inform_golden(void **state)
 	uint8_t buf[INFORM_SIZE];
 
 	(void)state;
-	inform_for_trap(&ii, NOTICE_TRAP_GID_OUT, 1);
-	inform_encode(buf, &ii);
+	notice_inform_for_trap(&ii, NOTICE_TRAP_GID_OUT, 1);
+	notice_inform_encode(buf, &ii);
 	assert_memory_equal(buf, golden_inform_65, INFORM_SIZE);
-	assert_int_equal(inform_decode(golden_inform_65, INFORM_SIZE, &back), 0);
+	assert_int_equal(notice_inform_decode(golden_inform_65, INFORM_SIZE, &back), 0);
 	assert_memory_equal(&back, &ii, sizeof(ii));
 	/* Unsubscribe differs in the Subscribe byte only. */
-	inform_for_trap(&ii, NOTICE_TRAP_GID_OUT, 0);
-	inform_encode(buf, &ii);
+	notice_inform_for_trap(&ii, NOTICE_TRAP_GID_OUT, 0);
+	notice_inform_encode(buf, &ii);
 	assert_int_equal(buf[23], 0);
 	buf[23] = 1;
 	assert_memory_equal(buf, golden_inform_65, INFORM_SIZE);
@@ -105,10 +105,10 @@ static void test_round_trip_extremes(void **state)
 	ii.qpn = 0xffffff;
 	ii.resp_time = 0x1f;
 	ii.producer_or_vendor = 0xabcdef;
-	inform_encode(b, &ii);
+	notice_inform_encode(b, &ii);
 	assert_int_equal(b[31], 0x1f); /* the 3 reserved bits stay 0 */
 	assert_int_equal(b[32], 0);
-	assert_int_equal(inform_decode(b, INFORM_SIZE, &iback), 0);
+	assert_int_equal(notice_inform_decode(b, INFORM_SIZE, &iback), 0);
 	assert_memory_equal(&iback, &ii, sizeof(ii));
 
 	n.is_generic = 1;
@@ -142,7 +142,7 @@ static void test_truncated(void **state)
 
 	(void)state;
 	for (len = 0; len < INFORM_SIZE; len++)
-		assert_int_equal(inform_decode(golden_inform_65, len, &ii), -EMSGSIZE);
+		assert_int_equal(notice_inform_decode(golden_inform_65, len, &ii), -EMSGSIZE);
 	for (len = 0; len < NOTICE_SIZE; len++)
 		assert_int_equal(notice_decode(golden_notice_65, len, &n), -EMSGSIZE);
 }

@@ -39,7 +39,7 @@ static void make_req(struct pol_request *req, uint8_t method, uint64_t sid,
 
 	make_set(mad);
 	mad[MAD_OFF_METHOD] = method;
-	assert_int_equal(pol_request_decode(mad, sizeof(mad), req), 0);
+	assert_int_equal(policy_request_decode(mad, sizeof(mad), req), 0);
 	req->rec.id = sid;
 	assert_int_equal(ats_ip_parse(ip, &a), 0);
 	ats_ip_encode(&a, req->rec.data8);
@@ -66,7 +66,7 @@ static enum rule decide(const struct pol_request *req,
 			    const struct pol_peer *peers, size_t n,
 			    struct pol_decision *d)
 {
-	pol_decide(&cfg, req, peers, n, d);
+	policy_decide(&cfg, req, peers, n, d);
 	return d->rule;
 }
 
@@ -92,7 +92,7 @@ static void test_record_rules(void **state)
 	(void)state;
 	make_set(mad);
 	mad[SA_OFF_DATA + SR_OFF_ID + 6] = 0x55; /* ...4153 -> ...5553 */
-	pol_request_decode(mad, sizeof(mad), &req);
+	policy_request_decode(mad, sizeof(mad), &req);
 	req.owns_gid = req.req_has_pkey = req.gid_has_pkey = 1;
 	assert_int_equal(decide(&req, NULL, 0, &d), RULE_SID_BLOCK);
 	assert_string_equal(rule_code(d.rule), "7A01");
@@ -101,20 +101,20 @@ static void test_record_rules(void **state)
 
 	make_set(mad);
 	memcpy(mad + SA_OFF_DATA + SR_OFF_NAME, "My Service", 11);
-	pol_request_decode(mad, sizeof(mad), &req);
+	policy_request_decode(mad, sizeof(mad), &req);
 	req.owns_gid = req.req_has_pkey = req.gid_has_pkey = 1;
 	assert_int_equal(decide(&req, NULL, 0, &d), RULE_NAME);
 
 	make_set(mad);
 	mad[SA_OFF_DATA + SR_OFF_NAME + 63] = 'x';
-	pol_request_decode(mad, sizeof(mad), &req);
+	policy_request_decode(mad, sizeof(mad), &req);
 	req.owns_gid = req.req_has_pkey = req.gid_has_pkey = 1;
 	assert_int_equal(decide(&req, NULL, 0, &d), RULE_NAME);
 	assert_string_equal(d.why, "ServiceName is not zero-padded");
 
 	make_set(mad);
 	mad[SA_OFF_DATA + SR_OFF_KEY + 15] = 1;
-	pol_request_decode(mad, sizeof(mad), &req);
+	policy_request_decode(mad, sizeof(mad), &req);
 	req.owns_gid = req.req_has_pkey = req.gid_has_pkey = 1;
 	assert_int_equal(decide(&req, NULL, 0, &d), RULE_KEY);
 	cfg.enabled[RULE_KEY] = 0;
@@ -279,7 +279,7 @@ static void test_lease(void **state)
 	make_req(&req, SA_METHOD_SET, ATS_SID_PRIMARY, "10.0.0.1");
 	/* Without the lease bit OpenSM makes it infinite. */
 	req.rec.lease = 5;
-	assert_true(pol_effective_lease(&req) == SR_LEASE_INFINITE);
+	assert_true(policy_effective_lease(&req) == SR_LEASE_INFINITE);
 	cfg.lease_max = 3600;
 	assert_int_equal(decide(&req, NULL, 0, &d), RULE_LEASE);
 	assert_string_equal(d.why, "lease 4294967295 s outside 0..3600");
@@ -304,16 +304,16 @@ static void test_relevance(void **state)
 	(void)state;
 	make_req(&req, SA_METHOD_SET, ATS_SID_PRIMARY, "10.0.0.1");
 	make_peer(&p, &req, ATS_SID_PRIMARY + 1, "10.0.9.9", OWN, SYS_A);
-	assert_true(pol_peer_relevant(&req, &p.rec));   /* same GID */
+	assert_true(policy_peer_relevant(&req, &p.rec));   /* same GID */
 	make_peer(&p, &req, ATS_SID_PRIMARY, "10.0.0.1", 0x01, SYS_B);
-	assert_true(pol_peer_relevant(&req, &p.rec));   /* same IP */
+	assert_true(policy_peer_relevant(&req, &p.rec));   /* same IP */
 	make_peer(&p, &req, ATS_SID_PRIMARY, "10.0.0.2", 0x01, SYS_B);
-	assert_false(pol_peer_relevant(&req, &p.rec));
+	assert_false(policy_peer_relevant(&req, &p.rec));
 	make_peer(&p, &req, ATS_SID_PRIMARY, "10.0.0.1", 0x01, SYS_B);
 	p.rec.pkey = 0x8001;
-	assert_false(pol_peer_relevant(&req, &p.rec));  /* other partition */
+	assert_false(policy_peer_relevant(&req, &p.rec));  /* other partition */
 	make_peer(&p, &req, 0x1234, "10.0.0.1", OWN, SYS_A);
-	assert_false(pol_peer_relevant(&req, &p.rec));  /* not ATS */
+	assert_false(policy_peer_relevant(&req, &p.rec));  /* not ATS */
 }
 
 /* Item 1: every ATS Set is held to the partition, whatever the mask. */
@@ -371,7 +371,7 @@ static void test_membership_bit(void **state)
 	req.rec.pkey = 0x7fff;
 	make_peer(&p[0], &req, ATS_SID_PRIMARY, "10.0.0.1", 0x01, SYS_B);
 	p[0].rec.pkey = 0xffff;
-	assert_true(pol_peer_relevant(&req, &p[0].rec));
+	assert_true(policy_peer_relevant(&req, &p[0].rec));
 	assert_int_equal(decide(&req, p, 1, &d), RULE_DUP_ADDR);
 	/* A secondary finds its primary under the other form. */
 	make_req(&req, SA_METHOD_SET, ATS_SID_PRIMARY + 1, "10.0.0.2");
@@ -397,7 +397,7 @@ static void test_membership_bit(void **state)
 	req.rec.pkey = 0xffff;
 	make_peer(&p[1], &req, ATS_SID_PRIMARY + 1, "10.0.0.2", OWN, SYS_A);
 	p[1].rec.pkey = 0x7fff;
-	assert_true(pol_peer_relevant(&req, &p[1].rec));
+	assert_true(policy_peer_relevant(&req, &p[1].rec));
 	assert_int_equal(decide(&req, &p[1], 1, &d), RULE_PRIMARY_FIRST);
 }
 
@@ -405,11 +405,11 @@ static void test_membership_bit(void **state)
 static void test_key_trust(void **state)
 {
 	(void)state;
-	assert_false(pol_key_trusted(1, 1));
-	assert_false(pol_key_trusted(0, 0));
-	assert_false(pol_key_trusted(0x1234, 1));
-	assert_false(pol_key_trusted(0x1234, 0));
-	assert_true(pol_key_trusted(0x1234, 0x1234));
+	assert_false(policy_key_trusted(1, 1));
+	assert_false(policy_key_trusted(0, 0));
+	assert_false(policy_key_trusted(0x1234, 1));
+	assert_false(policy_key_trusted(0x1234, 0));
+	assert_true(policy_key_trusted(0x1234, 0x1234));
 }
 
 /* Item 5: the per-port cap counts new records only. */
@@ -423,26 +423,26 @@ static void test_record_cap(void **state)
 	req.trusted = 1;
 	req.is_new = 1;
 	req.charged = RULE_MAX_RECORDS_DEFAULT - 1;
-	pol_decide_cap(&cfg, &req, &d);
+	policy_decide_cap(&cfg, &req, &d);
 	assert_int_equal(d.rule, RULE_PASS);
 	req.charged = RULE_MAX_RECORDS_DEFAULT;
-	pol_decide_cap(&cfg, &req, &d);
+	policy_decide_cap(&cfg, &req, &d);
 	assert_int_equal(d.rule, RULE_CAP);
 	assert_string_equal(rule_code(d.rule), "7A0B");
 	req.is_new = 0; /* an update of a held RID */
-	pol_decide_cap(&cfg, &req, &d);
+	policy_decide_cap(&cfg, &req, &d);
 	assert_int_equal(d.rule, RULE_PASS);
 	req.is_new = 1;
 	req.method = SA_METHOD_DELETE;
-	pol_decide_cap(&cfg, &req, &d);
+	policy_decide_cap(&cfg, &req, &d);
 	assert_int_equal(d.rule, RULE_PASS);
 	req.method = SA_METHOD_SET;
 	cfg.max_records_per_port = 0; /* explicitly no cap */
-	pol_decide_cap(&cfg, &req, &d);
+	policy_decide_cap(&cfg, &req, &d);
 	assert_int_equal(d.rule, RULE_PASS);
 	cfg.max_records_per_port = 2;
 	req.charged = 2;
-	pol_decide_cap(&cfg, &req, &d);
+	policy_decide_cap(&cfg, &req, &d);
 	assert_int_equal(d.rule, RULE_CAP);
 }
 
@@ -455,8 +455,8 @@ static void test_short_mad(void **state)
 	(void)state;
 	make_set(mad);
 	for (len = 0; len < SA_OFF_DATA + SR_SIZE; len++)
-		assert_int_equal(pol_request_decode(mad, len, &req), -EMSGSIZE);
-	assert_int_equal(pol_request_decode(mad, sizeof(mad), &req), 0);
+		assert_int_equal(policy_request_decode(mad, len, &req), -EMSGSIZE);
+	assert_int_equal(policy_request_decode(mad, sizeof(mad), &req), 0);
 	assert_int_equal(req.method, SA_METHOD_SET);
 	assert_true(req.comp_mask == 0x7fffc7ull);
 }

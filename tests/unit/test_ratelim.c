@@ -15,7 +15,7 @@ static struct rl r;
 static int setup(void **state)
 {
 	(void)state;
-	rl_init(&r, 3, 10 * S);
+	ratelim_init(&r, 3, 10 * S);
 	return 0;
 }
 
@@ -26,13 +26,13 @@ static void test_burst_then_counted(void **state)
 
 	(void)state;
 	for (i = 0; i < 1000; i++) {
-		logged += rl_event(&r, 0xa, (unsigned)(i % 2 ? 5 : 10), S + (uint64_t)i, &sum, &have);
+		logged += ratelim_event(&r, 0xa, (unsigned)(i % 2 ? 5 : 10), S + (uint64_t)i, &sum, &have);
 		assert_false(have);
 	}
 	assert_int_equal(logged, 3);
-	assert_int_equal(rl_next_due(&r), 11 * S);
+	assert_int_equal(ratelim_next_due(&r), 11 * S);
 	/* The next interval begins with the summary of the last. */
-	assert_true(rl_event(&r, 0xa, 5, 11 * S, &sum, &have));
+	assert_true(ratelim_event(&r, 0xa, 5, 11 * S, &sum, &have));
 	assert_true(have);
 	assert_int_equal(sum.who, 0xa);
 	assert_int_equal(sum.suppressed, 997);
@@ -58,19 +58,19 @@ static void test_expire_summarises_once(void **state)
 	(void)state;
 	nsum = 0;
 	for (i = 0; i < 5; i++)
-		rl_event(&r, 0xb, 1, S, &sum, &have);
-	rl_event(&r, 0xc, 1, S, &sum, &have); /* logged, nothing left out */
-	rl_expire(&r, 5 * S, got, NULL);
+		ratelim_event(&r, 0xb, 1, S, &sum, &have);
+	ratelim_event(&r, 0xc, 1, S, &sum, &have); /* logged, nothing left out */
+	ratelim_expire(&r, 5 * S, got, NULL);
 	assert_int_equal(nsum, 0);
-	rl_expire(&r, 11 * S, got, NULL);
+	ratelim_expire(&r, 11 * S, got, NULL);
 	assert_int_equal(nsum, 1);
 	assert_int_equal(last.who, 0xb);
 	assert_int_equal(last.suppressed, 2);
-	assert_int_equal(rl_next_due(&r), 0);
-	rl_expire(&r, 30 * S, got, NULL);
+	assert_int_equal(ratelim_next_due(&r), 0);
+	ratelim_expire(&r, 30 * S, got, NULL);
 	assert_int_equal(nsum, 1);
 	/* A fresh interval for 0xb: logged again. */
-	assert_true(rl_event(&r, 0xb, 1, 31 * S, &sum, &have));
+	assert_true(ratelim_event(&r, 0xb, 1, 31 * S, &sum, &have));
 	assert_false(have);
 }
 
@@ -83,21 +83,21 @@ static void test_many_requesters_share_a_slot(void **state)
 	(void)state;
 	/* Each of RL_SLOTS ports gets its burst... */
 	for (who = 1; who <= RL_SLOTS; who++)
-		logged += rl_event(&r, who, 1, S, &sum, &have);
+		logged += ratelim_event(&r, who, 1, S, &sum, &have);
 	assert_int_equal(logged, RL_SLOTS);
 	/* ...ports beyond the table share one limit: a flood from many
 	 * ports is bounded too. */
 	logged = 0;
 	for (who = 1000; who < 2000; who++)
-		logged += rl_event(&r, who, 2, S, &sum, &have);
+		logged += ratelim_event(&r, who, 2, S, &sum, &have);
 	assert_int_equal(logged, 3);
 	nsum = 0;
-	rl_expire(&r, 11 * S, got, NULL);
+	ratelim_expire(&r, 11 * S, got, NULL);
 	assert_int_equal(nsum, 1);
 	assert_true(last.who == RL_OTHERS);
 	assert_int_equal(last.suppressed, 997);
 	/* Slots whose interval ended are reused. */
-	assert_true(rl_event(&r, 5000, 1, 12 * S, &sum, &have));
+	assert_true(ratelim_event(&r, 5000, 1, 12 * S, &sum, &have));
 }
 
 static void test_reuse_of_ended_slot_summarises(void **state)
@@ -109,10 +109,10 @@ static void test_reuse_of_ended_slot_summarises(void **state)
 	(void)state;
 	for (who = 1; who <= RL_SLOTS; who++)
 		for (i = 0; i < 4; i++)
-			rl_event(&r, who, 1, S, &sum, &have);
+			ratelim_event(&r, who, 1, S, &sum, &have);
 	/* Table full; after the interval a newcomer takes a slot and its
 	 * previous holder's summary comes out. */
-	assert_true(rl_event(&r, 777, 1, 12 * S, &sum, &have));
+	assert_true(ratelim_event(&r, 777, 1, 12 * S, &sum, &have));
 	assert_true(have);
 	assert_int_equal(sum.suppressed, 1);
 }

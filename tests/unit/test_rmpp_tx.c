@@ -214,29 +214,29 @@ static void test_table(void **state)
 	assert_null(rmpp_table_lookup(&t, in, MAD_SIZE, 7));
 
 	/* The receiver ends; the sender fails at its deadlines. */
-	assert_int_equal(rmpp_entry_recv(rx, segs[0], MAD_SIZE, 0), 0);
-	assert_int_equal(rmpp_entry_recv(rx, segs[1], MAD_SIZE, 0), 0);
-	assert_int_equal(rmpp_entry_recv(rx, segs[2], MAD_SIZE, 0), 1);
-	assert_int_equal(rmpp_entry_state(rx), RMPP_DONE);
+	assert_int_equal(rmpp_table_entry_recv(rx, segs[0], MAD_SIZE, 0), 0);
+	assert_int_equal(rmpp_table_entry_recv(rx, segs[1], MAD_SIZE, 0), 0);
+	assert_int_equal(rmpp_table_entry_recv(rx, segs[2], MAD_SIZE, 0), 1);
+	assert_int_equal(rmpp_table_entry_state(rx), RMPP_DONE);
 	assert_int_equal(rmpp_table_deadline(&t), 0);
-	assert_int_equal(rmpp_entry_next(rx, 0, out), MAD_SIZE);
-	assert_int_equal(rmpp_entry_next(tx, 0, out), MAD_SIZE);
+	assert_int_equal(rmpp_table_entry_next(rx, 0, out), MAD_SIZE);
+	assert_int_equal(rmpp_table_entry_next(tx, 0, out), MAD_SIZE);
 	assert_int_equal(rmpp_table_deadline(&t), 100);
 	assert_int_equal(rmpp_table_expire(&t, 100), 0);
-	while (rmpp_entry_state(tx) == RMPP_ACTIVE)
-		assert_int_equal(rmpp_entry_next(tx, rmpp_entry_deadline(tx), out), MAD_SIZE);
+	while (rmpp_table_entry_state(tx) == RMPP_ACTIVE)
+		assert_int_equal(rmpp_table_entry_next(tx, rmpp_table_entry_deadline(tx), out), MAD_SIZE);
 	assert_int_equal(out[RMPP_OFF_TYPE], RMPP_TYPE_ABORT);
-	assert_int_equal(rmpp_entry_deadline(tx), 600);
+	assert_int_equal(rmpp_table_entry_deadline(tx), 600);
 	assert_int_equal(rmpp_table_expire(&t, 600), 1);
 	assert_null(rmpp_table_find(&t, &k, RMPP_TX));
 	/* An ABORT due: not removed before it is sent. */
 	tx = rmpp_table_add(&t, &k, RMPP_TX);
 	assert_int_equal(rmpp_tx_init(&tx->u.tx, m, len, SA_OFF_DATA, &cfg, 600), 0);
-	assert_int_equal(rmpp_entry_next(tx, 600, out), MAD_SIZE);
+	assert_int_equal(rmpp_table_entry_next(tx, 600, out), MAD_SIZE);
 	ack_of(segs[0], 1, 0, in);
-	assert_int_equal(rmpp_entry_recv(tx, in, MAD_SIZE, 600), -EPROTO);
+	assert_int_equal(rmpp_table_entry_recv(tx, in, MAD_SIZE, 600), -EPROTO);
 	assert_int_equal(rmpp_table_expire(&t, 900), 0);
-	assert_int_equal(rmpp_entry_next(tx, 900, out), MAD_SIZE);
+	assert_int_equal(rmpp_table_entry_next(tx, 900, out), MAD_SIZE);
 	assert_int_equal(out[RMPP_OFF_STATUS], RMPP_STATUS_W2S);
 	assert_int_equal(rmpp_table_expire(&t, 900), 1);
 	/* The receiver lingers to its deadline. */
@@ -279,10 +279,10 @@ static void test_table_room(void **state)
 	k.tid = TID + 2;
 	assert_null(rmpp_table_add(&t, &k, RMPP_RX)); /* both under way */
 	for (i = 0; i < 3; i++)
-		rmpp_entry_recv(a, segs[i], MAD_SIZE, 0);
-	assert_int_equal(rmpp_entry_state(a), RMPP_DONE);
+		rmpp_table_entry_recv(a, segs[i], MAD_SIZE, 0);
+	assert_int_equal(rmpp_table_entry_state(a), RMPP_DONE);
 	assert_null(rmpp_table_add(&t, &k, RMPP_RX)); /* its ACK not sent yet */
-	assert_int_equal(rmpp_entry_next(a, 0, out), MAD_SIZE);
+	assert_int_equal(rmpp_table_entry_next(a, 0, out), MAD_SIZE);
 	assert_ptr_equal(rmpp_table_add(&t, &k, RMPP_RX), a);
 	k.tid = TID;
 	assert_null(rmpp_table_find(&t, &k, RMPP_RX));

@@ -199,7 +199,7 @@ static void test_ports_decode(void **state)
 	d[224 + 1] = 3;
 	d[224 + 4 + 2] = 1;
 	d[224 + 4 + 4 + 7] = 0x77; /* SystemImageGUID */
-	assert_int_equal(sa_ports_decode(prefix, d, 3, 112, &p, &n), 0);
+	assert_int_equal(sa_client_ports_decode(prefix, d, 3, 112, &p, &n), 0);
 	assert_int_equal(n, 2);
 	assert_int_equal(p[0].lid, 3);
 	assert_int_equal(p[0].sys_guid, 0x77);
@@ -209,8 +209,8 @@ static void test_ports_decode(void **state)
 	assert_int_equal(p[1].gid[15], 0x11);
 	free(p);
 	/* A stride short of a NodeRecord; none at all. */
-	assert_int_equal(sa_ports_decode(prefix, d, 3, 104, &p, &n), -EPROTO);
-	assert_int_equal(sa_ports_decode(prefix, d, 0, 0, &p, &n), 0);
+	assert_int_equal(sa_client_ports_decode(prefix, d, 3, 104, &p, &n), -EPROTO);
+	assert_int_equal(sa_client_ports_decode(prefix, d, 0, 0, &p, &n), 0);
 	assert_int_equal(n, 0);
 	assert_null(p);
 }
@@ -255,13 +255,13 @@ static void test_path_decode(void **state)
 	d[41] = 7;    /* DLID */
 	d[53] = 0x13; /* QoS class above SL 3 */
 	d[54] = 0x84; /* selector 2, MTU 4 */
-	assert_int_equal(sa_path_decode(d, 64, dgid, &p), 0);
+	assert_int_equal(sa_client_path_decode(d, 64, dgid, &p), 0);
 	assert_int_equal(p.dlid, 7);
 	assert_int_equal(p.sl, 3);
 	assert_int_equal(p.mtu, 4);
-	assert_int_equal(sa_path_decode(d, 63, dgid, &p), -ENOENT);
+	assert_int_equal(sa_client_path_decode(d, 63, dgid, &p), -ENOENT);
 	d[8 + 15] = 3; /* another port's path */
-	assert_int_equal(sa_path_decode(d, 64, dgid, &p), -EPROTO);
+	assert_int_equal(sa_client_path_decode(d, 64, dgid, &p), -EPROTO);
 }
 
 int main(void)

@@ -31,7 +31,7 @@ static int setup(void **state)
 	memset(mad, 0, sizeof(mad));
 	memcpy(mad, golden_sa_set_hdr, sizeof(golden_sa_set_hdr));
 	memcpy(mad + SA_OFF_DATA, golden_sr_v4, sizeof(golden_sr_v4));
-	assert_int_equal(pol_request_decode(mad, sizeof(mad), &req), 0);
+	assert_int_equal(policy_request_decode(mad, sizeof(mad), &req), 0);
 	req.rec.id = ATS_SID_PRIMARY;
 	req.comp_mask = sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY);
 	req.owns_gid = req.req_has_pkey = req.gid_has_pkey = 1;

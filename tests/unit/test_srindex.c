@@ -71,7 +71,7 @@ static int collect(const struct srx_ent *e, void *arg)
 {
 	struct collect *c = arg;
 
-	c->rec[c->n++] = srx_rec(e);
+	c->rec[c->n++] = srindex_rec(e);
 	return c->stop_after && c->n == c->stop_after;
 }
 
@@ -103,7 +103,7 @@ static void check_query(const struct srx *x, const struct model *m,
 
 	got.n = 0;
 	got.stop_after = 0;
-	ret = srx_query(x, q, mask, collect, &got);
+	ret = srindex_query(x, q, mask, collect, &got);
 	assert_int_equal(ret, (int)got.n);
 	for (i = 0; i < m->n; i++) {
 		if (!sr_match(m->rec[i], q, cmp))
@@ -122,7 +122,7 @@ static void test_random_against_model(void **state)
 	unsigned step;
 
 	(void)state;
-	assert_int_equal(srx_init(&x), 0);
+	assert_int_equal(srindex_init(&x), 0);
 	m.n = 0;
 	for (step = 0; step < 20000; step++) {
 		uint8_t r[SR_SIZE];
@@ -131,35 +131,35 @@ static void test_random_against_model(void **state)
 
 		random_rec(r);
 		i = model_find(&m, r);
-		e = srx_find_rid(x, r);
+		e = srindex_find_rid(x, r);
 		assert_int_equal(i >= 0, e != NULL);
 		if (rnd(3)) {                           /* Set */
 			if (i >= 0) {
-				assert_ptr_equal(srx_rec(e), m.rec[i]);
-				srx_unhook(x, e);
+				assert_ptr_equal(srindex_rec(e), m.rec[i]);
+				srindex_unhook(x, e);
 				memcpy(m.rec[i], r, SR_SIZE);
-				srx_rehook(x, e);
+				srindex_rehook(x, e);
 			} else if (m.n < MODEL_MAX) {
 				memmove(&m.rec[1], &m.rec[0], m.n * sizeof(m.rec[0]));
 				m.rec[0] = malloc(SR_SIZE);
 				assert_non_null(m.rec[0]);
 				memcpy(m.rec[0], r, SR_SIZE);
 				m.n++;
-				assert_int_equal(srx_add(x, m.rec[0], (void *)(uintptr_t)step), 0);
+				assert_int_equal(srindex_add(x, m.rec[0], (void *)(uintptr_t)step), 0);
 			}
 		} else if (i >= 0) {                    /* Delete */
 			uint8_t *gone = m.rec[i];
 
 			memmove(&m.rec[i], &m.rec[i + 1], (m.n - (size_t)i - 1) * sizeof(m.rec[0]));
 			m.n--;
-			srx_del(x, e);
+			srindex_del(x, e);
 			free(gone);
 		}
-		assert_int_equal(srx_count(x), m.n);
+		assert_int_equal(srindex_count(x), m.n);
 		random_rec(r);
 		check_query(x, &m, r, random_mask());
 	}
-	srx_fini(x);
+	srindex_fini(x);
 	while (m.n)
 		free(m.rec[--m.n]);
 }
@@ -172,37 +172,37 @@ static void test_order_and_handles(void **state)
 	int h1, h2;
 
 	(void)state;
-	assert_int_equal(srx_init(&x), 0);
+	assert_int_equal(srindex_init(&x), 0);
 	memset(a, 0, sizeof(a));
 	a[SR_OFF_GID] = 0xfe;
 	memcpy(b, a, SR_SIZE);
 	b[SR_OFF_ID + 7] = 1;
-	assert_int_equal(srx_add(x, a, &h1), 0);
-	assert_int_equal(srx_add(x, b, &h2), 0);
+	assert_int_equal(srindex_add(x, a, &h1), 0);
+	assert_int_equal(srindex_add(x, b, &h2), 0);
 	/* An update in place keeps the record's place: b stays the newest. */
 	memcpy(c, a, SR_SIZE);
-	srx_unhook(x, srx_find_rid(x, a));
+	srindex_unhook(x, srindex_find_rid(x, a));
 	a[SR_OFF_DATA8 + 15] = 9;
-	srx_rehook(x, srx_find_rid(x, a));
-	assert_int_equal(srx_query(x, a, 0x2, collect, &got), 2);
+	srindex_rehook(x, srindex_find_rid(x, a));
+	assert_int_equal(srindex_query(x, a, 0x2, collect, &got), 2);
 	assert_ptr_equal(got.rec[0], b);
 	assert_ptr_equal(got.rec[1], a);
-	assert_ptr_equal(srx_handle(srx_find_rid(x, a)), &h1);
+	assert_ptr_equal(srindex_handle(srindex_find_rid(x, a)), &h1);
 	/* The Data8 key follows the update. */
 	got.n = 0;
-	assert_int_equal(srx_query(x, a, 0x7fff80, collect, &got), 1);
+	assert_int_equal(srindex_query(x, a, 0x7fff80, collect, &got), 1);
 	assert_ptr_equal(got.rec[0], a);
 	got.n = 0;
-	assert_int_equal(srx_query(x, c, 0x7fff80, collect, &got), 1);
+	assert_int_equal(srindex_query(x, c, 0x7fff80, collect, &got), 1);
 	assert_ptr_equal(got.rec[0], b);
 	/* A visitor can stop the walk. */
 	got.n = 0;
 	got.stop_after = 1;
-	assert_int_equal(srx_query(x, a, 0x0, collect, &got), 1);
-	srx_clear(x);
-	assert_int_equal(srx_count(x), 0);
-	assert_null(srx_find_rid(x, a));
-	srx_fini(x);
+	assert_int_equal(srindex_query(x, a, 0x0, collect, &got), 1);
+	srindex_clear(x);
+	assert_int_equal(srindex_count(x), 0);
+	assert_null(srindex_find_rid(x, a));
+	srindex_fini(x);
 }
 
 static int count_visit(const struct srx_ent *e, void *arg)
@@ -224,28 +224,28 @@ static void test_charges(void **state)
 	unsigned i;
 
 	(void)state;
-	assert_int_equal(srx_init(&x), 0);
+	assert_int_equal(srindex_init(&x), 0);
 	for (i = 0; i < 4; i++) {
 		memset(rec[i], 0, SR_SIZE);
 		wire_put64(rec[i] + SR_OFF_ID, i);
-		assert_int_equal(srx_add_charged(x, rec[i], NULL, i < 3 ? 0x77 : 0), 0);
+		assert_int_equal(srindex_add_charged(x, rec[i], NULL, i < 3 ? 0x77 : 0), 0);
 	}
-	assert_int_equal(srx_charged(x, 0x77), 3);
-	assert_int_equal(srx_charged(x, 0), 1);
-	assert_int_equal(srx_charged(x, 0x78), 0);
+	assert_int_equal(srindex_charged(x, 0x77), 3);
+	assert_int_equal(srindex_charged(x, 0), 1);
+	assert_int_equal(srindex_charged(x, 0x78), 0);
 	/* An in-place update keeps its charge. */
-	srx_unhook(x, srx_find_rid(x, rec[1]));
-	srx_rehook(x, srx_find_rid(x, rec[1]));
-	assert_int_equal(srx_charged(x, 0x77), 3);
-	srx_del(x, srx_find_rid(x, rec[0]));
-	assert_int_equal(srx_charged(x, 0x77), 2);
-	srx_del(x, srx_find_rid(x, rec[3]));
-	assert_int_equal(srx_charged(x, 0), 0);
-	srx_clear(x);
-	assert_int_equal(srx_charged(x, 0x77), 0);
-	assert_int_equal(srx_add_charged(x, rec[0], NULL, 0x77), 0);
-	assert_int_equal(srx_charged(x, 0x77), 1);
-	srx_fini(x);
+	srindex_unhook(x, srindex_find_rid(x, rec[1]));
+	srindex_rehook(x, srindex_find_rid(x, rec[1]));
+	assert_int_equal(srindex_charged(x, 0x77), 3);
+	srindex_del(x, srindex_find_rid(x, rec[0]));
+	assert_int_equal(srindex_charged(x, 0x77), 2);
+	srindex_del(x, srindex_find_rid(x, rec[3]));
+	assert_int_equal(srindex_charged(x, 0), 0);
+	srindex_clear(x);
+	assert_int_equal(srindex_charged(x, 0x77), 0);
+	assert_int_equal(srindex_add_charged(x, rec[0], NULL, 0x77), 0);
+	assert_int_equal(srindex_charged(x, 0x77), 1);
+	srindex_fini(x);
 }
 
 static void test_grow(void **state)
@@ -257,7 +257,7 @@ static void test_grow(void **state)
 	int n = 0;
 
 	(void)state;
-	assert_int_equal(srx_init(&x), 0);
+	assert_int_equal(srindex_init(&x), 0);
 	for (i = 0; i < 100000; i++) {
 		unsigned g = i % 400, k = i / 400;
 
@@ -270,21 +270,21 @@ static void test_grow(void **state)
 		recs[i][SR_OFF_DATA8 + 13] = (uint8_t)(k + 1);
 		recs[i][SR_OFF_DATA8 + 14] = (uint8_t)(g >> 8);
 		recs[i][SR_OFF_DATA8 + 15] = (uint8_t)g;
-		assert_int_equal(srx_add(x, recs[i], NULL), 0);
+		assert_int_equal(srindex_add(x, recs[i], NULL), 0);
 	}
-	assert_int_equal(srx_count(x), 100000);
-	assert_true(srx_bytes(x) < 100000 * 112);
-	assert_true(srx_chain_max(x, SRX_BY_RID) <= 16);
-	assert_true(srx_chain_max(x, SRX_BY_DATA8) <= 16);
+	assert_int_equal(srindex_count(x), 100000);
+	assert_true(srindex_bytes(x) < 100000 * 112);
+	assert_true(srindex_chain_max(x, SRX_BY_RID) <= 16);
+	assert_true(srindex_chain_max(x, SRX_BY_DATA8) <= 16);
 	/* A GID's 250 records share its chain; other GIDs stay out of it. */
-	assert_true(srx_chain_max(x, SRX_BY_GID) <= 250 + 16);
+	assert_true(srindex_chain_max(x, SRX_BY_GID) <= 250 + 16);
 	memcpy(r, recs[500], SR_SIZE);
-	srx_each_gid(x, r + SR_OFF_GID, count_visit, &n);
+	srindex_each_gid(x, r + SR_OFF_GID, count_visit, &n);
 	assert_int_equal(n, 250);
 	n = 0;
-	srx_each_data8(x, recs[77777] + SR_OFF_DATA8, count_visit, &n);
+	srindex_each_data8(x, recs[77777] + SR_OFF_DATA8, count_visit, &n);
 	assert_int_equal(n, 1);
-	srx_fini(x);
+	srindex_fini(x);
 }
 
 int main(void)

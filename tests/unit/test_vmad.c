@@ -34,7 +34,7 @@ static struct vmad_identity ident = {
 
 static void make_echo(uint8_t *mad)
 {
-	assert_int_equal(liv_build(mad, MAD_SIZE, LIV_ECHO_REQ, 0x1234, 7,
+	assert_int_equal(vmad_liv_build(mad, MAD_SIZE, LIV_ECHO_REQ, 0x1234, 7,
 				   (const uint8_t *)"abc", 3, 0), MAD_SIZE);
 	mad[8] = 1; mad[9] = 2; mad[10] = 3; mad[11] = 4;
 	mad[12] = 5; mad[13] = 6; mad[14] = 7; mad[15] = 8;
@@ -64,7 +64,7 @@ static void test_echo(void **state)
 	assert_int_equal(resp[MAD_OFF_METHOD], 0x81);
 	assert_memory_equal(resp + MAD_OFF_TID, req + MAD_OFF_TID, 8);
 	assert_memory_equal(resp + LIV_OFF_DATA, "abc", 3);
-	assert_int_equal(liv_parse(resp, sizeof(resp), &r), 0);
+	assert_int_equal(vmad_liv_parse(resp, sizeof(resp), &r), 0);
 	assert_int_equal(r.status, 0);
 	assert_int_equal(r.type, LIV_ECHO_RESP);
 	assert_int_equal(r.id, 0x1234);
@@ -77,14 +77,14 @@ static void test_timestamp(void **state)
 	struct liv_reply r;
 
 	(void)state;
-	assert_int_equal(liv_build(req, sizeof(req), LIV_TS_REQ, 1, 2, NULL, 0, 1000), MAD_SIZE);
+	assert_int_equal(vmad_liv_build(req, sizeof(req), LIV_TS_REQ, 1, 2, NULL, 0, 1000), MAD_SIZE);
 	assert_int_equal(vmad_answer(req, sizeof(req), &ident, 2000, resp, sizeof(resp)), MAD_SIZE);
-	assert_int_equal(liv_parse(resp, sizeof(resp), &r), 0);
+	assert_int_equal(vmad_liv_parse(resp, sizeof(resp), &r), 0);
 	assert_int_equal(r.type, LIV_TS_RESP);
 	assert_int_equal(r.ts_orig, 1000);
 	assert_int_equal(r.ts_recv, 2000);
 	assert_int_equal(r.ts_xmit, 2000);
-	assert_true(liv_timestamp() < 86400000u || (liv_timestamp() & LIV_TS_NONSTANDARD));
+	assert_true(vmad_liv_timestamp() < 86400000u || (vmad_liv_timestamp() & LIV_TS_NONSTANDARD));
 }
 
 static void test_info(void **state)
@@ -93,13 +93,13 @@ static void test_info(void **state)
 	struct liv_reply r;
 
 	(void)state;
-	assert_int_equal(liv_build(req, sizeof(req), LIV_INFO_REQ, 1, 3, NULL, 0, 0), MAD_SIZE);
+	assert_int_equal(vmad_liv_build(req, sizeof(req), LIV_INFO_REQ, 1, 3, NULL, 0, 0), MAD_SIZE);
 	assert_int_equal(vmad_answer(req, sizeof(req), &ident, 0, resp, sizeof(resp)), MAD_SIZE);
 	/* Bytes 48-49 LID, 50-57 port GUID (liveness document). */
 	assert_int_equal(resp[48], 0x00);
 	assert_int_equal(resp[49], 0x05);
 	assert_memory_equal(resp + 50, "\x00\x02\xc9\x03\x00\xa1\xb2\xc3", 8);
-	assert_int_equal(liv_parse(resp, sizeof(resp), &r), 0);
+	assert_int_equal(vmad_liv_parse(resp, sizeof(resp), &r), 0);
 	assert_int_equal(r.type, LIV_INFO_RESP);
 	assert_int_equal(r.lid, 5);
 	assert_true(r.port_guid == ident.port_guid);
@@ -114,21 +114,21 @@ static void test_errors_answered(void **state)
 	make_echo(req);
 	req[LIV_OFF_TYPE] = 9;
 	assert_int_equal(vmad_answer(req, sizeof(req), &ident, 0, resp, sizeof(resp)), MAD_SIZE);
-	liv_parse(resp, sizeof(resp), &r);
+	vmad_liv_parse(resp, sizeof(resp), &r);
 	assert_int_equal(r.status, VMAD_STATUS_BAD_ATTR);
 	req[LIV_OFF_TYPE] = LIV_ECHO_RESP; /* a response type as a request */
 	vmad_answer(req, sizeof(req), &ident, 0, resp, sizeof(resp));
-	liv_parse(resp, sizeof(resp), &r);
+	vmad_liv_parse(resp, sizeof(resp), &r);
 	assert_int_equal(r.status, VMAD_STATUS_BAD_ATTR);
 	make_echo(req);
 	req[MAD_OFF_CLASS_VERSION] = 2;
 	vmad_answer(req, sizeof(req), &ident, 0, resp, sizeof(resp));
-	liv_parse(resp, sizeof(resp), &r);
+	vmad_liv_parse(resp, sizeof(resp), &r);
 	assert_int_equal(r.status, VMAD_STATUS_BAD_VERSION);
 	make_echo(req);
 	req[MAD_OFF_METHOD] = MAD_METHOD_SET;
 	vmad_answer(req, sizeof(req), &ident, 0, resp, sizeof(resp));
-	liv_parse(resp, sizeof(resp), &r);
+	vmad_liv_parse(resp, sizeof(resp), &r);
 	assert_int_equal(r.status, VMAD_STATUS_BAD_METHOD);
 	assert_int_equal(resp[MAD_OFF_METHOD], 0x81);
 }
@@ -167,9 +167,9 @@ static void test_not_ours(void **state)
 	assert_int_equal(vmad_answer(req, sizeof(req), &off, 0, resp, sizeof(resp)), 0);
 	for (len = 0; len < MAD_SIZE; len++)
 		assert_int_equal(vmad_answer(req, len, &ident, 0, resp, sizeof(resp)), 0);
-	assert_int_equal(liv_build(req, sizeof(req), LIV_ECHO_REQ, 0, 0, req,
+	assert_int_equal(vmad_liv_build(req, sizeof(req), LIV_ECHO_REQ, 0, 0, req,
 				   LIV_ECHO_MAX + 1, 0), -EMSGSIZE); /* no room */
-	assert_int_equal(liv_build(req, sizeof(req), LIV_ECHO_RESP, 0, 0, NULL, 0, 0), -EINVAL);
+	assert_int_equal(vmad_liv_build(req, sizeof(req), LIV_ECHO_RESP, 0, 0, NULL, 0, 0), -EINVAL);
 }
 
 static void test_rmpp_echo(void **state)
@@ -181,7 +181,7 @@ static void test_rmpp_echo(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(data); i++)
 		data[i] = (uint8_t)(i * 7);
-	len = liv_build(req, sizeof(req), LIV_ECHO_REQ, 9, 1, data, sizeof(data), 0);
+	len = vmad_liv_build(req, sizeof(req), LIV_ECHO_REQ, 9, 1, data, sizeof(data), 0);
 	assert_int_equal(len, LIV_OFF_DATA + 1000);
 	/* RMPP version 1, DATA, Active: for the kernel to segment. */
 	assert_int_equal(req[RMPP_OFF_VERSION], 1);
@@ -208,27 +208,27 @@ static void test_echo_check(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(data); i++)
 		data[i] = (uint8_t)i;
-	assert_int_equal(liv_build(req, sizeof(req), LIV_ECHO_REQ, 1, 4, data, sizeof(data), 0),
+	assert_int_equal(vmad_liv_build(req, sizeof(req), LIV_ECHO_REQ, 1, 4, data, sizeof(data), 0),
 			 MAD_SIZE);
 	assert_int_equal(vmad_answer(req, sizeof(req), &ident, 0, resp, sizeof(resp)), MAD_SIZE);
-	assert_int_equal(liv_check(resp, sizeof(resp), LIV_ECHO_REQ, 4, data, sizeof(data), &r), 0);
+	assert_int_equal(vmad_liv_check(resp, sizeof(resp), LIV_ECHO_REQ, 4, data, sizeof(data), &r), 0);
 	resp[MAD_SIZE - 1] ^= 0xff;
-	assert_int_equal(liv_check(resp, sizeof(resp), LIV_ECHO_REQ, 4, data, sizeof(data), &r),
+	assert_int_equal(vmad_liv_check(resp, sizeof(resp), LIV_ECHO_REQ, 4, data, sizeof(data), &r),
 			 -EBADMSG);
 	resp[MAD_SIZE - 1] ^= 0xff;
-	assert_int_equal(liv_check(resp, MAD_SIZE - 32, LIV_ECHO_REQ, 4, data, sizeof(data), &r),
+	assert_int_equal(vmad_liv_check(resp, MAD_SIZE - 32, LIV_ECHO_REQ, 4, data, sizeof(data), &r),
 			 -EBADMSG);
-	assert_int_equal(liv_check(resp, sizeof(resp), LIV_ECHO_REQ, 5, data, sizeof(data), &r),
+	assert_int_equal(vmad_liv_check(resp, sizeof(resp), LIV_ECHO_REQ, 5, data, sizeof(data), &r),
 			 -EPROTO);
-	assert_int_equal(liv_check(resp, sizeof(resp), LIV_TS_REQ, 4, NULL, 0, &r), -EPROTO);
+	assert_int_equal(vmad_liv_check(resp, sizeof(resp), LIV_TS_REQ, 4, NULL, 0, &r), -EPROTO);
 	wire_put16(resp + MAD_OFF_STATUS, VMAD_STATUS_BAD_ATTR);
-	assert_int_equal(liv_check(resp, sizeof(resp), LIV_ECHO_REQ, 4, data, sizeof(data), &r),
+	assert_int_equal(vmad_liv_check(resp, sizeof(resp), LIV_ECHO_REQ, 4, data, sizeof(data), &r),
 			 -EPROTO);
 	assert_int_equal(r.status, VMAD_STATUS_BAD_ATTR);
 	/* Non-echo answers carry no data to compare. */
-	assert_int_equal(liv_build(req, sizeof(req), LIV_INFO_REQ, 1, 2, NULL, 0, 0), MAD_SIZE);
+	assert_int_equal(vmad_liv_build(req, sizeof(req), LIV_INFO_REQ, 1, 2, NULL, 0, 0), MAD_SIZE);
 	vmad_answer(req, sizeof(req), &ident, 0, resp, sizeof(resp));
-	assert_int_equal(liv_check(resp, sizeof(resp), LIV_INFO_REQ, 2, NULL, 0, &r), 0);
+	assert_int_equal(vmad_liv_check(resp, sizeof(resp), LIV_INFO_REQ, 2, NULL, 0, &r), 0);
 }
 
 static void test_random_input(void **state)
@@ -248,7 +248,7 @@ static void test_random_input(void **state)
 			vmad_put_oui(req, VMAD_OUI_OPENIB);
 		}
 		vmad_answer(req, sizeof(req), &ident, 0, resp, sizeof(resp));
-		liv_parse(req, sizeof(req), &r);
+		vmad_liv_parse(req, sizeof(req), &r);
 	}
 }
 

@@ -49,12 +49,12 @@ static void cm_done(struct saj *j, void *ctx)
 	if (j->err) {
 		ctl_sock_reply_err(t->slot, -j->err, "%s", j->errmsg);
 	} else {
-		used = (size_t)atsd_ok_format(buf, sizeof(buf), c->nconns);
+		used = (size_t)atsd_proto_ok_format(buf, sizeof(buf), c->nconns);
 		for (i = 0; i < c->nconns && used < sizeof(buf); i++) {
 			struct atsd_conn_line l;
 
 			conn_line(&c->conns[i], &l);
-			used += (size_t)atsd_conn_format(buf + used, sizeof(buf) - used, &l);
+			used += (size_t)atsd_proto_conn_format(buf + used, sizeof(buf) - used, &l);
 		}
 		ctl_sock_reply(t->slot, buf);
 	}

@@ -138,9 +138,9 @@ static void reply_records(int slot, const struct sr_record *r, size_t n, int loc
 		ctl_sock_reply_err(slot, ENOMEM, "out of memory");
 		return;
 	}
-	used = (size_t)atsd_ok_format(buf, cap, n);
+	used = (size_t)atsd_proto_ok_format(buf, cap, n);
 	for (i = 0; i < n; i++) {
-		used += (size_t)atsd_format_record(buf + used, cap - used, &r[i]);
+		used += (size_t)atsd_proto_format_record(buf + used, cap - used, &r[i]);
 		if (local)
 			used += (size_t)snprintf(buf + used, cap - used, " %s", ATSD_REC_LOCAL);
 		buf[used++] = '\n';
@@ -269,7 +269,7 @@ static int parse_key(enum saj_kind kind, const char *arg, const char *pk,
 {
 	char text[ATS_IP_STRLEN];
 
-	if (atsd_pkey_arg(pk, &l->pkey)) {
+	if (atsd_proto_pkey_arg(pk, &l->pkey)) {
 		ctl_sock_reply_err(slot, EINVAL, "'%s' is not a PKey", pk);
 		return -EINVAL;
 	}

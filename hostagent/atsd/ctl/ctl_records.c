@@ -66,7 +66,7 @@ void ctl_records_hold(int slot, char **argv, int argc)
 		ctl_sock_reply_err(slot, EINVAL, "'%s' is not a unicast IP address", argv[2]);
 		return;
 	}
-	if (atsd_pkey_arg(argc == 4 ? argv[3] : NULL, &pkey)) {
+	if (atsd_proto_pkey_arg(argc == 4 ? argv[3] : NULL, &pkey)) {
 		ctl_sock_reply_err(slot, EINVAL, "'%s' is not a PKey", argv[3]);
 		return;
 	}
@@ -97,14 +97,14 @@ void ctl_records_holds(int slot, char **argv, int argc)
 		ctl_sock_reply_err(slot, ENOMEM, "out of memory");
 		return;
 	}
-	used = (size_t)atsd_ok_format(buf, 32, n);
+	used = (size_t)atsd_proto_ok_format(buf, 32, n);
 	for (k = 0; k < n; k++) {
 		struct ats_ip ip;
 		uint16_t pkey;
 		uid_t uid;
 		const char *owner = sources_hold_at(cr.src, k, &ip, &pkey, &uid);
 
-		used += (size_t)atsd_hold_format(buf + used, 160, owner, (unsigned long)uid, &ip, pkey);
+		used += (size_t)atsd_proto_hold_format(buf + used, 160, owner, (unsigned long)uid, &ip, pkey);
 	}
 	ctl_sock_reply(slot, buf);
 	free(buf);
@@ -144,7 +144,7 @@ static size_t status_line(char *buf, size_t len, uint64_t sid, uint16_t pkey,
 {
 	int known;
 	const struct mport_info *port = port_poll_info(&known);
-	int n = atsd_status_format(buf, len, sid, port->gid, pkey, cr.conf->lease, ip,
+	int n = atsd_proto_status_format(buf, len, sid, port->gid, pkey, cr.conf->lease, ip,
 				   state, reason);
 
 	return n < 0 ? 0 : (size_t)n >= len ? len - 1 : (size_t)n;
@@ -176,8 +176,8 @@ static void resync_answer(int slot, const struct own_records_resync *r)
 		ctl_sock_reply_err(slot, ENOMEM, "out of memory");
 		return;
 	}
-	used = (size_t)atsd_ok_format(buf, 24, 1 + r->nrefused);
-	used += (size_t)atsd_resync_format(buf + used, cap - used, &a);
+	used = (size_t)atsd_proto_ok_format(buf, 24, 1 + r->nrefused);
+	used += (size_t)atsd_proto_resync_format(buf + used, cap - used, &a);
 	for (i = 0; i < r->nrefused; i++)
 		used += status_line(buf + used, cap - used, r->refused[i].sid, r->refused[i].pkey,
 				    &r->refused[i].ip, ctl_records_state_names[OWN_RECORDS_REFUSED],
@@ -295,7 +295,7 @@ void ctl_records_status(int slot, char **argv, int argc)
 	}
 	{
 		char head[24];
-		int hl = atsd_ok_format(head, sizeof(head), n);
+		int hl = atsd_proto_ok_format(head, sizeof(head), n);
 
 		memcpy(buf + 24 - hl, head, (size_t)hl);
 		buf[used] = '\0';

@@ -87,7 +87,7 @@ static void v_stats(int slot, char **argv, int argc)
 	(void)argv;
 	(void)argc;
 	ctl_verbs_stats_collect(v);
-	atsd_stats_format(buf, sizeof(buf), v);
+	atsd_proto_stats_format(buf, sizeof(buf), v);
 	ctl_sock_reply(slot, buf);
 }
 
@@ -100,7 +100,7 @@ static void v_ipoib(int slot, char **argv, int argc)
 	(void)argv;
 	(void)argc;
 	g = ipoib_groups_list(&n);
-	used = (size_t)atsd_ok_format(buf, sizeof(buf), n);
+	used = (size_t)atsd_proto_ok_format(buf, sizeof(buf), n);
 	for (i = 0; i < n && used < sizeof(buf); i++) {
 		struct atsd_group_line l = {
 			.pkey = g[i].err ? g[i].pkey : g[i].rec.pkey,
@@ -118,7 +118,7 @@ static void v_ipoib(int slot, char **argv, int argc)
 		else if (g[i].err)
 			l.error = g[i].sa_status ? sa_status_str(g[i].sa_status) :
 				  strerror(-g[i].err);
-		used += (size_t)atsd_group_format(buf + used, sizeof(buf) - used, &l);
+		used += (size_t)atsd_proto_group_format(buf + used, sizeof(buf) - used, &l);
 	}
 	ctl_sock_reply(slot, buf);
 }
@@ -154,12 +154,12 @@ void ctl_verbs_line(int slot, char *line)
 		ctl_sock_reply_err(slot, EINVAL, "empty request");
 		return;
 	}
-	i = atsd_verb_find(argv[0]);
-	if (i < 0 || argc < atsd_verbs[i].min || argc > atsd_verbs[i].max) {
+	i = atsd_proto_verb_find(argv[0]);
+	if (i < 0 || argc < atsd_proto_verbs[i].min || argc > atsd_proto_verbs[i].max) {
 		ctl_sock_reply_err(slot, EINVAL, "unknown request '%.40s' or wrong arguments", argv[0]);
 		return;
 	}
-	v = &atsd_verbs[i];
+	v = &atsd_proto_verbs[i];
 	if (v->privileged && !ctl_sock_privileged(slot)) {
 		struct ctl_peer p = { ctl_sock_uid(slot), 0, ctl_sock_pid(slot) };
 

@@ -49,7 +49,7 @@ void host_metrics_fill(struct prom *p, const struct host_metrics *m)
 	for (i = 0; i < ATSD_STATS; i++) {
 		char name[96];
 
-		snprintf(name, sizeof(name), "ibats_host_%s%s", atsd_stat_names[i],
+		snprintf(name, sizeof(name), "ibats_host_%s%s", atsd_proto_stat_names[i],
 			 fields[i].type == PROM_COUNTER ? "_total" : "");
 		prom_family(p, name, fields[i].type, fields[i].help);
 		prom_u64(p, name, l, m->stats[i]);

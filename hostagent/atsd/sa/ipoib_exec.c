@@ -21,16 +21,16 @@ void ipoib_exec_run(struct sa_client *sa, struct saj *j)
 		ipoib_bcast_mgid(g->pkey, mgid);
 		j->queries++;
 		if (!g->manage) {
-			g->err = sa_mcm_member(sa, mgid, &g->rec);
+			g->err = sa_client_mcm_member(sa, mgid, &g->rec);
 		} else if (p->op == SAJ_LEAVE) {
-			g->err = sa_mcm_leave(sa, mgid);
+			g->err = sa_client_mcm_leave(sa, mgid);
 		} else if (p->op == SAJ_JOIN) {
-			g->err = sa_mcm_join(sa, mgid, &g->rec);
+			g->err = sa_client_mcm_join(sa, mgid, &g->rec);
 		} else {
-			g->err = sa_mcm_member(sa, mgid, &g->rec);
+			g->err = sa_client_mcm_member(sa, mgid, &g->rec);
 			if (g->err == -ENOENT) {
 				j->queries++;
-				g->err = sa_mcm_join(sa, mgid, &g->rec);
+				g->err = sa_client_mcm_join(sa, mgid, &g->rec);
 				g->joined = !g->err;
 			}
 		}

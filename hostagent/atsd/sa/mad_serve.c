@@ -17,7 +17,7 @@ static size_t answer(const uint8_t *req, size_t len, uint8_t *resp, size_t cap,
 	(void)ctx;
 	if (len >= MAD_HDR_SIZE && req[MAD_OFF_MGMT_CLASS] == SA_CLASS)
 		return subs_exec_answer(req, len, resp, cap);
-	return vmad_answer(req, len, &ms.id, liv_timestamp(), resp, cap);
+	return vmad_answer(req, len, &ms.id, vmad_liv_timestamp(), resp, cap);
 }
 
 void mad_serve_identity(const struct mport_info *pi)

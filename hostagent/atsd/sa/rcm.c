@@ -275,7 +275,7 @@ static int check_req(struct rcm *r, const struct rcm_conn *c,
 		return rcm_judge(&r->conf, &pd->src, NULL, why, len);
 	/* Who is calling, by ATS (DAT Collaborative ATS v1 sections 2.2 and
 	 * 5): the requester GID's primary. */
-	ret = ats_primary(r->sa, c->remote_gid, c->pkey | 0x8000, &rec);
+	ret = ats_query_primary(r->sa, c->remote_gid, c->pkey | 0x8000, &rec);
 	if (ret && ret != -ENOENT) {
 		snprintf(why, len, "ibats: ATS lookup of the requester failed (%s)",
 			 strerror(-ret));
@@ -609,18 +609,18 @@ int rcm_connect(struct rcm *r, const struct ats_ip *dst, uint16_t port,
 	int ret;
 
 	ats_ip_format(dst, ip, sizeof(ip));
-	ret = ats_forward(r->sa, dst, ATS_PKEY_DEFAULT, &set);
+	ret = ats_query_forward(r->sa, dst, ATS_PKEY_DEFAULT, &set);
 	if (ret || !set.n) {
 		snprintf(err, errlen, ret ? "ATS lookup of %s failed: %s" :
 			 "%s has no ATS record: the connection fails locally (ATS 2.2)",
 			 ip, strerror(-ret));
-		ats_set_free(&set);
+		ats_query_set_free(&set);
 		return ret ? ret : -EHOSTUNREACH;
 	}
 	if (!sid)
 		sid = a11_service_id(A11_PS_TCP, port);
 	sib_fill(&to, set.recs[0].gid, sid, UINT64_MAX); /* primary holders first */
-	ats_set_free(&set);
+	ats_query_set_free(&set);
 	if (r->nconns == RCM_MAX_CONNS) {
 		snprintf(err, errlen, "connection table full");
 		return -ENOSPC;

@@ -84,12 +84,12 @@ static void run_lookup(struct sa_thread *t, struct saj *j)
 
 	memset(&s, 0, sizeof(s));
 	if (j->kind == SAJ_FORWARD) {
-		ret = ats_forward(t->sa, &l->ip, l->pkey, &s);
+		ret = ats_query_forward(t->sa, &l->ip, l->pkey, &s);
 	} else if (j->kind == SAJ_REVERSE) {
-		ret = ats_reverse(t->sa, l->gid, l->pkey, &s);
+		ret = ats_query_reverse(t->sa, l->gid, l->pkey, &s);
 	} else {
 		s.recs = calloc(1, sizeof(*s.recs));
-		ret = s.recs ? ats_primary(t->sa, l->gid, l->pkey, s.recs) : -ENOMEM;
+		ret = s.recs ? ats_query_primary(t->sa, l->gid, l->pkey, s.recs) : -ENOMEM;
 		s.n = ret ? 0 : 1;
 		s.queries = 1;
 		if (ret == -ENOENT)
@@ -105,7 +105,7 @@ static void run_lookup(struct sa_thread *t, struct saj *j)
 	j->queries += s.queries;
 	s.recs = NULL;
 	s.n = 0;
-	ats_set_free(&s);
+	ats_query_set_free(&s);
 }
 
 static void run_cm(struct sa_thread *t, struct saj *j)

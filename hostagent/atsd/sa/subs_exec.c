@@ -35,9 +35,9 @@ static int set_one(struct sa_client *sa, uint16_t trap, int subscribe)
 	uint8_t rec[INFORM_SIZE];
 	int ret;
 
-	inform_for_trap(&ii, trap, subscribe);
-	inform_encode(rec, &ii);
-	ret = sa_request(sa, SA_METHOD_SET, SA_ATTR_INFORM_INFO, 0, rec, sizeof(rec), &ans);
+	notice_inform_for_trap(&ii, trap, subscribe);
+	notice_inform_encode(rec, &ii);
+	ret = sa_client_request(sa, SA_METHOD_SET, SA_ATTR_INFORM_INFO, 0, rec, sizeof(rec), &ans);
 	/* An SA that holds no such subscription (it restarted since)
 	 * rejects the unsubscribe as invalid (13.4.8.3): nothing to drop. */
 	if (ret == -EINVAL && !subscribe)
@@ -46,11 +46,11 @@ static int set_one(struct sa_client *sa, uint16_t trap, int subscribe)
 		return ret;
 	/* An SA that refuses a subscription clears Subscribe in its answer
 	 * (13.4.8.3, o13-13.1.1), whatever the status says. */
-	if (inform_decode(ans.data, ans.data_len, &back))
+	if (notice_inform_decode(ans.data, ans.data_len, &back))
 		ret = -EPROTO;
 	else if (back.subscribe != ii.subscribe)
 		ret = -EREMOTEIO;
-	sa_answer_free(&ans);
+	sa_client_answer_free(&ans);
 	return ret;
 }
 
@@ -64,7 +64,7 @@ void subs_exec_run(struct sa_client *sa, struct saj *j)
 	/* Which reports the SM issued itself (notice_from_sm) needs its
 	 * port GUID; without it no subscription is worth making. */
 	if (in->subscribe) {
-		ret = sa_port_guid(sa, j->port.sm_lid, &guid);
+		ret = sa_client_port_guid(sa, j->port.sm_lid, &guid);
 		j->queries++;
 		if (ret) {
 			j->err = ret;

@@ -62,7 +62,7 @@ static int read_held(struct sa_client *sa, struct saj *j, struct held_rec **held
 			ats_record_init(&q, s->owned[i].sid, j->port.gid, s->owned[i].pkey,
 					s->lease, &s->owned[i].ip);
 			j->queries++;
-			ret = sa_sr_get(sa, &q, sr_comp_mask(SR_F_ID | SR_F_GID |
+			ret = sa_client_sr_get(sa, &q, sr_comp_mask(SR_F_ID | SR_F_GID |
 							       SR_F_PKEY | SR_F_NAME), &r);
 			if (ret == -ENOENT) {
 				ret = 0;
@@ -84,13 +84,13 @@ static int read_held(struct sa_client *sa, struct saj *j, struct held_rec **held
 	for (k = 0; k < npk && !ret; k++) {
 		struct ats_set set;
 
-		ret = ats_reverse_exact(sa, j->port.gid, pk[k], &set);
+		ret = ats_query_reverse_exact(sa, j->port.gid, pk[k], &set);
 		if (ret)
 			break;
 		j->queries += set.queries;
 		for (i = 0; i < set.n && !ret; i++)
 			ret = held_add(held, nheld, &set.recs[i]);
-		ats_set_free(&set);
+		ats_query_set_free(&set);
 	}
 	return ret;
 }
@@ -360,10 +360,10 @@ static int apply(struct sa_client *sa, struct saj *j, const struct plan_action *
 	ats_record_init(&r, a->sid, j->port.gid, a->pkey, s->lease, &a->ip);
 	j->queries++;
 	if (a->op == PLAN_SET)
-		r1 = sa_sr_set(sa, &r,
+		r1 = sa_client_sr_set(sa, &r,
 			       ats_reg_mask(s->lease), NULL);
 	else
-		r1 = sa_sr_delete(sa, &r, sr_comp_mask(SR_F_ID | SR_F_GID |
+		r1 = sa_client_sr_delete(sa, &r, sr_comp_mask(SR_F_ID | SR_F_GID |
 							  SR_F_PKEY), NULL);
 	st = r1 ? sa_client_last_status(sa) : 0;
 	if (r1 == -ENOENT && a->op == PLAN_DELETE)

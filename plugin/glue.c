@@ -12,8 +12,8 @@
 #include <string.h>
 #include <syslog.h>
 
-#include "sr.h"
-#include "wire.h"
+#include "core/sr.h"
+#include "core/wire.h"
 
 _Static_assert(sizeof(ib_service_record_t) == SR_SIZE, "ServiceRecord layout");
 

@@ -7,9 +7,9 @@
 
 #include <stddef.h>
 
-#include "osmats_conf.h"
-#include "prom.h"
-#include "state_file.h"
+#include "core/osmats_conf.h"
+#include "core/prom.h"
+#include "core/state_file.h"
 
 struct metrics_src {
 	const struct state_info *info;

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "glue.h"
-#include "sr.h"
+#include "core/sr.h"
 
 static struct {
 	/* Built at init; its records change under the exclusive osm->lock

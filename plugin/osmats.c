@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "osmats_conf.h"
+#include "core/osmats_conf.h"
 #include "mirror.h"
 #include "policy.h"
 #include "refhist.h"
@@ -27,7 +27,7 @@
 #include "settings.h"
 #include "smquery.h"
 #include "sr_handler.h"
-#include "state_file.h"
+#include "core/state_file.h"
 #include "worker.h"
 
 /* What create() hands OpenSM back as the plugin's data. */

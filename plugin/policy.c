@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "policy.h"
-#include "sa.h"
+#include "core/sa.h"
 
 int policy_key_trusted(uint64_t sa_key, uint64_t sm_key)
 {

@@ -7,9 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ats.h"
-#include "rule.h"
-#include "sr.h"
+#include "core/ats.h"
+#include "core/rule.h"
+#include "core/sr.h"
 
 /* A P_Key's partition: the low 15 bits. The top bit is the membership
  * type (IBTA Vol 1 10.9.3), so 0x7FFF and 0xFFFF name one partition. */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mono.h"
+#include "core/mono.h"
 
 struct ent {
 	struct smq_refusal r; /* age_s unused: at_ms says when */

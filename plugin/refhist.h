@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "policy.h"
-#include "smq.h"
+#include "core/smq.h"
 
 #define REFHIST_PER_PORT 8
 #define REFHIST_PORTS 256

@@ -7,7 +7,7 @@
 #include <pthread.h>
 #include <stdio.h>
 
-#include "mono.h"
+#include "core/mono.h"
 #include "policy.h"
 #include "ratelim.h"
 

@@ -13,8 +13,8 @@
 #include <nettle/hmac.h>
 #include <nettle/memops.h>
 
-#include "mad.h"
-#include "repl.h"
+#include "core/mad.h"
+#include "core/repl.h"
 
 /* Domain separation: no other MAC made with this key can pass for one
  * of these, nor one of a later layout. */

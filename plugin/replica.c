@@ -18,17 +18,17 @@
 #include <sys/random.h>
 
 #include "defer.h"
-#include "mad.h"
-#include "mono.h"
+#include "core/mad.h"
+#include "core/mono.h"
 #include "ratelim.h"
 #include "refusal.h"
-#include "repl.h"
+#include "core/repl.h"
 #include "replauth.h"
 #include "rlog.h"
 #include "settings.h"
 #include "shadow.h"
 #include "standby.h"
-#include "wire.h"
+#include "core/wire.h"
 
 #define HOLD_MS REPL_HOLD_MS
 /* How long after stepping down an SM serves its final copy. */

@@ -12,10 +12,10 @@
 
 #include <stdint.h>
 
-#include "osmats_conf.h"
+#include "core/osmats_conf.h"
 #include "defer.h"
 #include "responder.h"
-#include "state_file.h"
+#include "core/state_file.h"
 
 /* From create(): on when the configuration asks for it and names a
  * usable replication_key_file (WRN 7A40, ERR 7A48 otherwise). changed() is

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mad.h"
+#include "core/mad.h"
 #include "responder.h"
-#include "vmad.h"
+#include "core/vmad.h"
 
 /* Short, so that a tick (held replication pulls, a standby's next pull)
  * comes round quickly. */

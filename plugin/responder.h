@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mport.h"
+#include "core/mport.h"
 
 struct responder;
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mono.h"
+#include "core/mono.h"
 
 struct peer {
 	uint64_t guid;          /* 0: free slot */

@@ -12,9 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mport.h"
-#include "repl.h"
-#include "sr.h"
+#include "core/mport.h"
+#include "core/repl.h"
+#include "core/sr.h"
 
 #define RLOG_MAX_PEERS 8
 /* A standby that owes a change older than this is no longer told it is

@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-#include "osmats_conf.h"
+#include "core/osmats_conf.h"
 #include "policy.h"
 
 /* Load the file named by options ("osmats_config=PATH"), logging to log

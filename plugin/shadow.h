@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sr.h"
+#include "core/sr.h"
 
 #define SHADOW_LEASE_INFINITE 0 /* lease_end value of a record that never expires */
 

@@ -12,16 +12,16 @@
 
 #include <nettle/memops.h>
 
-#include "mono.h"
+#include "core/mono.h"
 #include "ratelim.h"
 #include "refhist.h"
 #include "refusal.h"
 #include "replica.h"
 #include "settings.h"
-#include "smq.h"
+#include "core/smq.h"
 #include "sr_handler.h"
-#include "vmad.h"
-#include "wire.h"
+#include "core/vmad.h"
+#include "core/wire.h"
 #include "worker.h"
 
 static struct {

@@ -23,18 +23,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ats.h"
+#include "core/ats.h"
 #include "mirror.h"
-#include "mono.h"
+#include "core/mono.h"
 #include "policy.h"
 #include "ratelim.h"
 #include "refhist.h"
 #include "refusal.h"
 #include "replica.h"
-#include "sa.h"
+#include "core/sa.h"
 #include "settings.h"
 #include "srdecide.h"
-#include "wire.h"
+#include "core/wire.h"
 
 static struct {
 	struct srh_events events;      /* set by sr_handler_init(); read-only after */

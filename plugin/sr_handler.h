@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "state_file.h"
+#include "core/state_file.h"
 
 /* What the handlers tell the plugin thread: records or counters changed
  * (write the state file), and a query found the index behind (rebuild

@@ -3,10 +3,10 @@
 
 #include <string.h>
 
-#include "ats.h"
+#include "core/ats.h"
 #include "refusal.h"
-#include "sa.h"
-#include "sr.h"
+#include "core/sa.h"
+#include "core/sr.h"
 
 /* OpenSM's validate_sr(): with the PKey in the mask, the requester and the
  * ServiceGID's port must both hold it. NULL when they do, else why not.

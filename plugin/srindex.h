@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sr.h"
+#include "core/sr.h"
 
 /* Bytes of the RID at the head of a ServiceRecord (what OpenSM's
  * osm_svcr_get_by_rid compares). */

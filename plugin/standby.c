@@ -12,15 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mad.h"
-#include "mono.h"
+#include "core/mad.h"
+#include "core/mono.h"
 #include "ratelim.h"
 #include "refusal.h"
-#include "repl.h"
+#include "core/repl.h"
 #include "replauth.h"
 #include "sadb.h"
 #include "shadow.h"
-#include "wire.h"
+#include "core/wire.h"
 
 /* A master holds an up-to-date standby's pull up to REPL_HOLD_MS; wait
  * a little longer. */

@@ -7,8 +7,8 @@
 
 #include <stdint.h>
 
-#include "mport.h"
-#include "state_file.h"
+#include "core/mport.h"
+#include "core/state_file.h"
 
 /* How long a master holds an up-to-date standby's pull. */
 #define REPL_HOLD_MS 200

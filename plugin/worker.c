@@ -14,15 +14,15 @@
 #include <string.h>
 #include <time.h>
 
-#include "ats.h"
+#include "core/ats.h"
 #include "metrics.h"
 #include "mirror.h"
-#include "mono.h"
+#include "core/mono.h"
 #include "refusal.h"
 #include "replica.h"
 #include "settings.h"
 #include "sr_handler.h"
-#include "state_file.h"
+#include "core/state_file.h"
 
 struct missing {
 	uint8_t gid[16];

@@ -12,9 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ats.h"
-#include "atsd_client.h"
-#include "cfg.h"
+#include "core/ats.h"
+#include "host/atsd_client.h"
+#include "core/cfg.h"
 #include "cmd_audit.h"
 #include "cmd_config.h"
 #include "cmd_lookup.h"
@@ -26,7 +26,7 @@
 #include "cmd_whois.h"
 #include "ctl.h"
 #include "cmd_agent.h"
-#include "log.h"
+#include "core/log.h"
 #include "out.h"
 #include "smkey.h"
 

@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "atsd_client.h"
+#include "host/atsd_client.h"
 #include "ctl.h"
 #include "cmd_agent.h"
-#include "json.h"
-#include "log.h"
+#include "core/json.h"
+#include "core/log.h"
 #include "out.h"
 
 /* A number JSON can carry as one: digits that fit 64 bits. */

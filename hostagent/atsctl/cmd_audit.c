@@ -7,16 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ats.h"
-#include "ats_audit.h"
-#include "atsd_client.h"
-#include "ats_query.h"
-#include "cfg.h"
+#include "core/ats.h"
+#include "host/ats_audit.h"
+#include "host/atsd_client.h"
+#include "host/ats_query.h"
+#include "core/cfg.h"
 #include "cmd_audit.h"
 #include "ctl.h"
-#include "json.h"
+#include "core/json.h"
 #include "out.h"
-#include "state_file.h"
+#include "core/state_file.h"
 
 static void pkey_union_add(uint16_t *v, size_t *n, uint16_t pkey)
 {

@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "agent_conf.h"
+#include "host/agent_conf.h"
 #include "cmd_config.h"
-#include "osmats_conf.h"
+#include "core/osmats_conf.h"
 #include "ctl.h"
 
 int cmd_config_check(struct ctl *c, const struct ctl_args *a)

@@ -9,15 +9,15 @@
 #include <string.h>
 #include <sys/un.h>
 
-#include "ats.h"
-#include "cfg.h"
+#include "core/ats.h"
+#include "core/cfg.h"
 #include "cmd_lookup.h"
 #include "cmd_whois.h"
 #include "ctl.h"
 #include "ibats/ibats.h"
-#include "log.h"
+#include "core/log.h"
 #include "out.h"
-#include "wire.h"
+#include "core/wire.h"
 
 /* no_agent: the SA alone answers (-n, or a port GUID: atsctl asks the SA
  * for those, the local port being open for its prefix anyway). */

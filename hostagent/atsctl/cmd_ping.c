@@ -9,15 +9,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ats.h"
-#include "ats_query.h"
-#include "cfg.h"
+#include "core/ats.h"
+#include "host/ats_query.h"
+#include "core/cfg.h"
 #include "cmd_ping.h"
 #include "ctl.h"
-#include "json.h"
-#include "mono.h"
+#include "core/json.h"
+#include "core/mono.h"
 #include "out.h"
-#include "sa.h"
+#include "core/sa.h"
 
 struct ping_target {
 	uint16_t lid;

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "vmad.h"
+#include "core/vmad.h"
 
 struct ctl;
 struct ctl_args;

@@ -12,15 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ats.h"
-#include "ats_audit.h"
-#include "ats_query.h"
-#include "atsd_proto.h"
+#include "core/ats.h"
+#include "host/ats_audit.h"
+#include "host/ats_query.h"
+#include "host/atsd_proto.h"
 #include "cmd_purge.h"
 #include "ctl.h"
-#include "json.h"
+#include "core/json.h"
 #include "out.h"
-#include "wire.h"
+#include "core/wire.h"
 
 /* The records to delete: indexes into the set, secondaries first (the
  * plugin's primary-first rule refuses a primary deleted before them). */

@@ -6,15 +6,15 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ats.h"
-#include "ats_query.h"
-#include "ibsys.h"
+#include "core/ats.h"
+#include "host/ats_query.h"
+#include "host/ibsys.h"
 #include "cmd_records.h"
 #include "cmd_whois.h"
 #include "cmd_sm.h"
 #include "ctl.h"
-#include "json.h"
-#include "log.h"
+#include "core/json.h"
+#include "core/log.h"
 #include "out.h"
 
 static int print_set(const struct ctl *c, struct ats_set *s, const char *what)

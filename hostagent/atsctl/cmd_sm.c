@@ -6,11 +6,11 @@
 
 #include "cmd_sm.h"
 #include "ctl.h"
-#include "json.h"
-#include "log.h"
+#include "core/json.h"
+#include "core/log.h"
 #include "out.h"
-#include "sa.h"
-#include "smq_client.h"
+#include "core/sa.h"
+#include "host/smq_client.h"
 
 #define MAX_REFUSALS 8 /* what the plugin keeps per port (plugin/refhist.h) */
 

@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "ats.h"
+#include "core/ats.h"
 
 struct ctl;
 struct ctl_args;

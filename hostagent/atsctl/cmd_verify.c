@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ats_query.h"
+#include "host/ats_query.h"
 #include "cmd_verify.h"
 #include "ctl.h"
-#include "ipoib.h"
-#include "json.h"
+#include "core/ipoib.h"
+#include "core/json.h"
 
 int cmd_verify_ipoib_neigh(const struct ifev_neigh *n, struct ats_ip *ip, uint8_t *gid)
 {

@@ -4,8 +4,8 @@
 
 #include <stdint.h>
 
-#include "ats.h"
-#include "ifev.h"
+#include "core/ats.h"
+#include "host/ifev.h"
 
 struct ctl;
 struct ctl_args;

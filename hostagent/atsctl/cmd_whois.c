@@ -9,14 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ats.h"
-#include "ats_query.h"
+#include "core/ats.h"
+#include "host/ats_query.h"
 #include "cmd_whois.h"
 #include "ctl.h"
-#include "json.h"
-#include "node_map.h"
+#include "core/json.h"
+#include "host/node_map.h"
 #include "out.h"
-#include "wire.h"
+#include "core/wire.h"
 
 /* What the SA says of one GID's port; present 0 when no port has it. */
 struct whois_node {

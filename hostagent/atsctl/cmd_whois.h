@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "sr.h"
+#include "core/sr.h"
 
 struct ctl;
 struct ctl_args;

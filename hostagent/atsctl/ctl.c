@@ -3,12 +3,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ats.h"
-#include "cfg.h"
+#include "core/ats.h"
+#include "core/cfg.h"
 #include "ctl.h"
 #include "ibats/ibats.h"
-#include "ibsys.h"
-#include "wire.h"
+#include "host/ibsys.h"
+#include "core/wire.h"
 
 int ctl_open(struct ctl *c)
 {

@@ -8,8 +8,8 @@
 
 #include "cmd_audit.h"
 #include "cmd_ping.h"
-#include "mport.h"
-#include "sa_client.h"
+#include "core/mport.h"
+#include "core/sa_client.h"
 
 struct ibats;
 

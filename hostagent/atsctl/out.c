@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ats.h"
-#include "json.h"
+#include "core/ats.h"
+#include "core/json.h"
 #include "out.h"
 
 int out_usage_err(const char *what, const char *arg, const char *why)

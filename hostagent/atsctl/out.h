@@ -7,8 +7,8 @@
 #include <stdint.h>
 
 #include "ctl.h"
-#include "json.h"
-#include "sr.h"
+#include "core/json.h"
+#include "core/sr.h"
 
 /* "atsctl: WHAT 'ARG': WHY" on stderr; returns EXIT_USAGE. */
 int out_usage_err(const char *what, const char *arg, const char *why);

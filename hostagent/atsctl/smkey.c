@@ -7,7 +7,7 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "cfg.h"
+#include "core/cfg.h"
 #include "smkey.h"
 
 int smkey_parse(const char *s, uint64_t *key)

@@ -15,9 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent_conf.h"
+#include "host/agent_conf.h"
 #include "state/agent_state.h"
-#include "cfg.h"
+#include "core/cfg.h"
 #include "ctl/ctl_cm.h"
 #include "ctl/ctl_lookup.h"
 #include "ctl/ctl_records.h"
@@ -25,8 +25,8 @@
 #include "ctl/ctl_verbs.h"
 #include "main/host_metrics.h"
 #include "state/ipoib_groups.h"
-#include "log.h"
-#include "mono.h"
+#include "core/log.h"
+#include "core/mono.h"
 #include "state/own_records.h"
 #include "main/port_events.h"
 #include "main/port_lock.h"

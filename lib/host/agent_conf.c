@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "a11.h"
+#include "core/a11.h"
 #include "agent_conf.h"
-#include "cfg.h"
+#include "core/cfg.h"
 
 enum ac_type {
 	AC_STR,

@@ -9,9 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ats.h"
+#include "core/ats.h"
 #include "atsd_proto.h"
-#include "log.h"
+#include "core/log.h"
 #include "rcm_conf.h"
 
 /* The configured sysconfdir (Makefile.am): the file the installed units

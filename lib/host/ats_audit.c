@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ats.h"
+#include "core/ats.h"
 #include "ats_audit.h"
 
 static const struct {

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sr.h"
+#include "core/sr.h"
 
 #define AUDIT_MAX_PKEYS 32 /* one PKeyTable block: what sa_client_port_pkeys() reads */
 

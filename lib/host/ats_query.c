@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "ats_query.h"
-#include "log.h"
+#include "core/log.h"
 
 void ats_query_set_free(struct ats_set *s)
 {

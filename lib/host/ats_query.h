@@ -8,8 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ats.h"
-#include "sa_client.h"
+#include "core/ats.h"
+#include "core/sa_client.h"
 
 struct ats_set {
 	struct sr_record *recs; /* ATS records only, primary SIDs first */

@@ -8,9 +8,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ats.h"
+#include "core/ats.h"
 #include "atsd_client.h"
-#include "mono.h"
+#include "core/mono.h"
 
 void atsd_client_reply_free(struct atsd_reply *rep)
 {

@@ -8,8 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ats.h"
-#include "sr.h"
+#include "core/ats.h"
+#include "core/sr.h"
 
 /* A request line: at most ATSD_LINE_MAX - 2 bytes and its newline. */
 #define ATSD_LINE_MAX 512

@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "ibsys.h"
-#include "ipoib.h"
-#include "mport.h"
+#include "core/ipoib.h"
+#include "core/mport.h"
 
 #define PATH_LEN 512
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfg.h"
+#include "core/cfg.h"
 
 /* The names a NodeDescription can hold (IBTA Vol 1 14.2.5.4: 64 bytes);
  * infiniband-diags reads lines of up to 256 bytes, so do we. */

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ats.h"
+#include "core/ats.h"
 
 #define RCM_MAX_LISTEN 16
 #define RCM_MAX_ACCEPT 32

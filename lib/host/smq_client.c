@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sa.h"
+#include "core/sa.h"
 #include "smq_client.h"
-#include "vmad.h"
+#include "core/vmad.h"
 
 int smq_client_init(struct smq_client *c, struct mport *port, uint16_t sm_lid,
 		    unsigned timeout_ms, unsigned retries)

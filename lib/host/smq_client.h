@@ -7,8 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mport.h"
-#include "smq.h"
+#include "core/mport.h"
+#include "core/smq.h"
 
 struct smq_client {
 	struct mport *port;

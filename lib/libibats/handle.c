@@ -9,11 +9,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ats_query.h"
-#include "ibsys.h"
-#include "log.h"
-#include "mono.h"
-#include "mport.h"
+#include "host/ats_query.h"
+#include "host/ibsys.h"
+#include "core/log.h"
+#include "core/mono.h"
+#include "core/mport.h"
 #include "priv.h"
 
 #define AGENT_TIMEOUT_MS_DEFAULT 10000

@@ -9,9 +9,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "ats.h"
-#include "atsd_client.h"
-#include "sa_client.h"
+#include "core/ats.h"
+#include "host/atsd_client.h"
+#include "core/sa_client.h"
 #include "ibats/ibats.h"
 
 /* Exported: the library is built with -fvisibility=hidden and a version

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "a11.h"
+#include "core/a11.h"
 #include "priv.h"
 
 /* configure: AC_CHECK_HEADERS([infiniband/ib.h]). */

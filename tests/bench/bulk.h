@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "ats.h"
-#include "sa_client.h"
+#include "core/ats.h"
+#include "core/sa_client.h"
 
 static inline void bulk_ip(size_t i, size_t ngids, struct ats_ip *ip)
 {

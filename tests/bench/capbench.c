@@ -38,14 +38,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ats.h"
-#include "atsd_client.h"
+#include "core/ats.h"
+#include "host/atsd_client.h"
 #include "bulk.h"
 #include "clock.h"
-#include "mport.h"
-#include "sa.h"
-#include "sa_client.h"
-#include "wire.h"
+#include "core/mport.h"
+#include "core/sa.h"
+#include "core/sa_client.h"
+#include "core/wire.h"
 
 /* run.sh's and sabench's SA key: OpenSM trusts it (sa_key in opensm.conf). */
 #define BENCH_SA_KEY 0x5a5aull

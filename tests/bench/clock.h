@@ -2,7 +2,7 @@
 #ifndef IBATS_BENCH_CLOCK_H
 #define IBATS_BENCH_CLOCK_H
 
-#include "mono.h"
+#include "core/mono.h"
 
 /* Monotonic microseconds, fractional (lib/core/mono.h's clock). */
 static inline double now_us(void)

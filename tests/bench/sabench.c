@@ -31,15 +31,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ats.h"
-#include "atsd_client.h"
+#include "core/ats.h"
+#include "host/atsd_client.h"
 #include "bulk.h"
 #include "clock.h"
 #include "state/cache.h"
-#include "mport.h"
-#include "sa.h"
-#include "sa_client.h"
-#include "vmad.h"
+#include "core/mport.h"
+#include "core/sa.h"
+#include "core/sa_client.h"
+#include "core/vmad.h"
 
 /* total_us: wall time of the run, for a rate. */
 static void report(const char *name, double *v, size_t n, double total_us)

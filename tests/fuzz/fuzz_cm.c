@@ -6,11 +6,11 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "a11.h"
+#include "core/a11.h"
 #include "sa/rcm.h"
-#include "ipoib.h"
-#include "mcm.h"
-#include "wire.h"
+#include "core/ipoib.h"
+#include "core/mcm.h"
+#include "core/wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "agent_conf.h"
-#include "osmats_conf.h"
+#include "host/agent_conf.h"
+#include "core/osmats_conf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ifev.h"
+#include "host/ifev.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -4,8 +4,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "notice.h"
-#include "sa.h"
+#include "core/notice.h"
+#include "core/sa.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -10,11 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mad.h"
-#include "repl.h"
-#include "replauth.h"
-#include "vmad.h"
-#include "wire.h"
+#include "core/mad.h"
+#include "core/repl.h"
+#include "plugin/replauth.h"
+#include "core/vmad.h"
+#include "core/wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

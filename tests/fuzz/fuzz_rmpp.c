@@ -9,10 +9,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "mad.h"
-#include "rmpp.h"
-#include "sa.h"
-#include "wire.h"
+#include "core/mad.h"
+#include "core/rmpp.h"
+#include "core/sa.h"
+#include "core/wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "smq.h"
+#include "core/smq.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

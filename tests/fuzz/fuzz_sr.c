@@ -4,12 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ats.h"
-#include "nr.h"
-#include "policy.h"
-#include "sa.h"
-#include "sa_client.h"
-#include "sr.h"
+#include "core/ats.h"
+#include "core/nr.h"
+#include "plugin/policy.h"
+#include "core/sa.h"
+#include "core/sa_client.h"
+#include "core/sr.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

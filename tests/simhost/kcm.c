@@ -6,8 +6,8 @@
 
 #include "kcm.h"
 #include "kcm_msg.h"
-#include "mad.h"
-#include "wire.h"
+#include "core/mad.h"
+#include "core/wire.h"
 
 /* cm.c cm_convert_to_ms: 4.096 us * 2^t, roughly. */
 static uint32_t ms(unsigned t)

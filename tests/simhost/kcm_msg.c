@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include "kcm_msg.h"
-#include "mad.h"
-#include "wire.h"
+#include "core/mad.h"
+#include "core/wire.h"
 
 #define SA_EQ 2 /* PathRecord selector "exactly" (IBTA 15.2.5.16) */
 

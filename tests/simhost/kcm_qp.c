@@ -8,7 +8,7 @@
 
 #include "kcm_qp.h"
 #include "kcm_msg.h"
-#include "wire.h"
+#include "core/wire.h"
 
 _Static_assert(sizeof(struct ib_uverbs_qp_attr) == KCM_QP_ATTR_LEN, "INIT_QP_ATTR's answer");
 

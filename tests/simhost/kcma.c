@@ -8,8 +8,8 @@
 
 #include "kcm_qp.h"
 #include "kcma.h"
-#include "sa.h"
-#include "wire.h"
+#include "core/sa.h"
+#include "core/wire.h"
 
 /* struct sockaddr_ib (48) */
 enum {

@@ -2,11 +2,11 @@
 #include <errno.h>
 #include <string.h>
 
-#include "ipoib.h"
+#include "core/ipoib.h"
 #include "kipoib.h"
-#include "mcm.h"
-#include "sa.h"
-#include "wire.h"
+#include "core/mcm.h"
+#include "core/sa.h"
+#include "core/wire.h"
 
 /* ipoib_multicast.c: backoff 1 s, doubled per failure, at most 16 s
  * (IPOIB_MAX_BACKOFF_SECONDS). */

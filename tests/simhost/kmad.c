@@ -5,8 +5,8 @@
 #include <infiniband/umad.h>
 
 #include "kmad.h"
-#include "mad.h"
-#include "wire.h"
+#include "core/mad.h"
+#include "core/wire.h"
 
 /* include/rdma/ib_mad.h */
 #define CLASS_SMI 0x01

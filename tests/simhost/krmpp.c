@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include "krmpp.h"
-#include "mad.h"
-#include "wire.h"
+#include "core/mad.h"
+#include "core/wire.h"
 
 /* The kernel waits 2 s for an ACK (rmpp_cfg_default); ibsim answers in
  * well under a millisecond and a client's own timeout (saquery: 1 s)

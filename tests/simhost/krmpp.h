@@ -12,8 +12,8 @@
 
 #include <infiniband/umad.h>
 
-#include "rmpp.h"
-#include "rmpp_table.h"
+#include "core/rmpp.h"
+#include "core/rmpp_table.h"
 
 /* Transfers under way per file; past it a send fails with ENOMEM and a
  * new incoming message is dropped (its sender times out and retries). */

@@ -14,9 +14,9 @@
 
 #include <infiniband/verbs.h>
 
-#include "ipoib.h"
+#include "core/ipoib.h"
 #include "ksysfs.h"
-#include "wire.h"
+#include "core/wire.h"
 
 #define IB_UMAD_ABI_VERSION 5
 #define IB_UVERBS_ABI_VERSION 6

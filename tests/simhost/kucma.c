@@ -8,7 +8,7 @@
 #include <rdma/rdma_user_cm.h>
 
 #include "kucma.h"
-#include "wire.h"
+#include "core/wire.h"
 
 /* enum rdma_ucm_cmd */
 enum {

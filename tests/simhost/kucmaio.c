@@ -4,7 +4,7 @@
 
 #include "kucmaio.h"
 #include "proto.h"
-#include "wire.h"
+#include "core/wire.h"
 
 void kucmaio_init(struct kucmaio *io, struct kconn_set *cs, const struct ksysfs *fs,
 		  kucmaio_send_fn send, kucmaio_cm_send_fn cm_send, void *send_ctx,

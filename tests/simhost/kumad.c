@@ -9,9 +9,9 @@
 #include "kioctl.h"
 #include "krmpp.h"
 #include "kumad.h"
-#include "mad.h"
+#include "core/mad.h"
 #include "proto.h"
-#include "wire.h"
+#include "core/wire.h"
 
 static void dbg(const struct kumad *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void dbg(const struct kumad *m, const char *fmt, ...)

@@ -14,8 +14,8 @@
 #include <infiniband/umad.h>
 
 #include "kwait.h"
-#include "mad.h"
-#include "wire.h"
+#include "core/mad.h"
+#include "core/wire.h"
 
 /* IBTA Vol 1 13.4.5: the response bit of Method; TrapRepress answers a
  * Trap without it. */

@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "mad.h"
+#include "core/mad.h"
 #include "shim_mad.h"
 
 /* IB_MGMT_RMPP_HDR: ib_umad_write reads this much of every MAD. */

@@ -44,12 +44,12 @@
 #include "ksysfs.h"
 #include "kucmaio.h"
 #include "kumad.h"
-#include "mad.h"
-#include "mono.h"
+#include "core/mad.h"
+#include "core/mono.h"
 #include "proto.h"
-#include "sa.h"
+#include "core/sa.h"
 #include "simclient.h"
-#include "wire.h"
+#include "core/wire.h"
 
 #define PORTINFO_POLL_MS 50
 /* A join's SA Set: timeout and retries before ipoib's backoff. */

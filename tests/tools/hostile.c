@@ -21,15 +21,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "a11.h"
-#include "ats.h"
-#include "cmwire.h"
-#include "mono.h"
-#include "mport.h"
-#include "notice.h"
-#include "sa.h"
-#include "vmad.h"
-#include "wire.h"
+#include "core/a11.h"
+#include "core/ats.h"
+#include "tests/simhost/cmwire.h"
+#include "core/mono.h"
+#include "core/mport.h"
+#include "core/notice.h"
+#include "core/sa.h"
+#include "core/vmad.h"
+#include "core/wire.h"
 
 static unsigned sent, answered;
 

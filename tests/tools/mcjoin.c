@@ -8,11 +8,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ats.h"
-#include "ipoib.h"
-#include "mcm.h"
-#include "mport.h"
-#include "sa_client.h"
+#include "core/ats.h"
+#include "core/ipoib.h"
+#include "core/mcm.h"
+#include "core/mport.h"
+#include "core/sa_client.h"
 
 int main(int argc, char **argv)
 {

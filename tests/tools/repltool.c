@@ -18,12 +18,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "mad.h"
-#include "mport.h"
-#include "repl.h"
-#include "replauth.h"
-#include "vmad.h"
-#include "wire.h"
+#include "core/mad.h"
+#include "core/mport.h"
+#include "core/repl.h"
+#include "plugin/replauth.h"
+#include "core/vmad.h"
+#include "core/wire.h"
 
 int main(int argc, char **argv)
 {

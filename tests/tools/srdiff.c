@@ -29,11 +29,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ats.h"
-#include "mport.h"
-#include "sa.h"
-#include "sa_client.h"
-#include "wire.h"
+#include "core/ats.h"
+#include "core/mport.h"
+#include "core/sa.h"
+#include "core/sa_client.h"
+#include "core/wire.h"
 
 #define SHORT_LEASE_SID 0x10000ce1004154eeull
 #define MAX_GIDS 64

@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ats.h"
-#include "mport.h"
-#include "sa_client.h"
+#include "core/ats.h"
+#include "core/mport.h"
+#include "core/sa_client.h"
 
 static int hex16(const char *s, uint8_t *out)
 {

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mport.h"
-#include "sa.h"
-#include "vmad.h"
+#include "core/mport.h"
+#include "core/sa.h"
+#include "core/vmad.h"
 
 int main(int argc, char **argv)
 {

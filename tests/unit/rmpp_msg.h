@@ -5,10 +5,10 @@
 
 #include <stdlib.h>
 
-#include "mad.h"
-#include "rmpp.h"
-#include "sa.h"
-#include "wire.h"
+#include "core/mad.h"
+#include "core/rmpp.h"
+#include "core/sa.h"
+#include "core/wire.h"
 
 #define TID 0x0102030405060708ull
 #define TID_BYTES 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "a11.h"
+#include "core/a11.h"
 
 static void test_ip_pdata(void **state)
 {

@@ -8,7 +8,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "agent_conf.h"
+#include "host/agent_conf.h"
 #include "tmpconf.h"
 
 static char path[64];

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "ats.h"
+#include "core/ats.h"
 
 static void test_sid_block(void **state)
 {

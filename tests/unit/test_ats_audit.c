@@ -6,8 +6,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "ats.h"
-#include "ats_audit.h"
+#include "core/ats.h"
+#include "host/ats_audit.h"
 
 static struct ats_audit_port ports[2];
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "ats_query.h"
+#include "host/ats_query.h"
 
 static struct sr_record rec(uint64_t sid, uint32_t port, uint16_t pkey)
 {

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "atsd_proto.h"
+#include "host/atsd_proto.h"
 
 static void test_verbs(void **state)
 {

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "ifev.h"
-#include "cmd_verify.h"
+#include "host/ifev.h"
+#include "hostagent/atsctl/cmd_verify.h"
 
 /* RTM_NEWNEIGH as the kernel sends it for an IPoIB neighbour (ndmsg,
  * NDA_DST, NDA_LLADDR of 20 bytes), built with libmnl. */

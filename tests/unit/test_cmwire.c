@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cmwire.h"
+#include "tests/simhost/cmwire.h"
 
 /* A REQ laid out by hand from Table 106 (offsets after the MAD header). */
 static void golden_req(uint8_t *d)

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "defer.h"
+#include "plugin/defer.h"
 
 static uint8_t sent[DEFER_MAX + 16];
 static size_t nsent;

@@ -20,7 +20,7 @@
 #include <opensm/osm_sa.h>
 #include <opensm/osm_service.h>
 
-#include "glue.h"
+#include "plugin/glue.h"
 
 /* glue.c's other doors into OpenSM (functions of the opensm binary,
  * not of libopensm): the canary must reach none of them. */

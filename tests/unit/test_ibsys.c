@@ -14,8 +14,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "ats.h"
-#include "ibsys.h"
+#include "core/ats.h"
+#include "host/ibsys.h"
 
 static char root[64];
 

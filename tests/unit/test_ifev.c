@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "ifev.h"
+#include "host/ifev.h"
 
 struct seen {
 	struct ifev_event ev[8];

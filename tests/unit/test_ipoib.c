@@ -6,8 +6,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "ats.h"
-#include "ipoib.h"
+#include "core/ats.h"
+#include "core/ipoib.h"
 
 static void test_rfc4391(void **state)
 {

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "json.h"
+#include "core/json.h"
 
 static void check_escape(const void *in, size_t n, const char *want)
 {

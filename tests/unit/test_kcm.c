@@ -16,11 +16,11 @@
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_verbs.h>
 
-#include "cmwire.h"
-#include "kcm.h"
-#include "kcm_qp.h"
-#include "mad.h"
-#include "wire.h"
+#include "tests/simhost/cmwire.h"
+#include "tests/simhost/kcm.h"
+#include "tests/simhost/kcm_qp.h"
+#include "core/mad.h"
+#include "core/wire.h"
 
 #define GA 0x0002c90300000a01ull
 #define GB 0x0002c90300000b01ull

@@ -14,9 +14,9 @@
 #include <cmocka.h>
 #include <infiniband/umad.h>
 
-#include "kmad.h"
-#include "mad.h"
-#include "wire.h"
+#include "tests/simhost/kmad.h"
+#include "core/mad.h"
+#include "core/wire.h"
 
 #define SA 0x03
 #define PERF 0x04

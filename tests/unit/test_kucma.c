@@ -17,10 +17,10 @@
 #include <infiniband/ib.h>
 #include <rdma/rdma_user_cm.h>
 
-#include "cmwire.h"
-#include "kucma.h"
-#include "mad.h"
-#include "wire.h"
+#include "tests/simhost/cmwire.h"
+#include "tests/simhost/kucma.h"
+#include "core/mad.h"
+#include "core/wire.h"
 
 /* enum rdma_cm_event_type: <rdma/rdma_cma.h> cannot be included with
  * <rdma/rdma_user_cm.h> (both declare the port spaces). */

@@ -12,9 +12,9 @@
 #include <cmocka.h>
 #include <infiniband/umad.h>
 
-#include "mad.h"
-#include "kwait.h"
-#include "wire.h"
+#include "core/mad.h"
+#include "tests/simhost/kwait.h"
+#include "core/wire.h"
 
 /* As a send leaves the kernel: the agent's hi_tid (7) in the top half. */
 #define TID 0x0000000712345678ULL

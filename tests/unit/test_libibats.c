@@ -23,7 +23,7 @@
 
 #include "fake_sock.h"
 
-#include "priv.h"
+#include "libibats/priv.h"
 
 static const uint8_t gid_a[16] = { 0xfe, 0x80, 0, 0, 0, 0, 0, 0,
 				   0, 0x02, 0xc9, 0x03, 0, 0x0a, 0xb1, 0xc2 };

@@ -30,7 +30,7 @@
 
 #include "fake_sock.h"
 #include "ibats/ibats.h"
-#include "priv.h"
+#include "libibats/priv.h"
 
 #define LOOKUPS 3000
 #define GID_A "fe80::2:c903:a:1"

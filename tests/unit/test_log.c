@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "log.h"
+#include "core/log.h"
 
 static char path[] = "/tmp/test_log.XXXXXX";
 static int saved_err = -1;

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "metrics.h"
+#include "plugin/metrics.h"
 
 static char *render(const struct state_repl *repl)
 {

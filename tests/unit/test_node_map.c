@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "node_map.h"
+#include "host/node_map.h"
 #include "tmpconf.h"
 
 static char path[64];

@@ -11,7 +11,7 @@
 #include <sys/socket.h>
 #include <cmocka.h>
 
-#include "ats.h"
+#include "core/ats.h"
 #include "state/nosa.h"
 
 #define OUR_GID "fe80::2:c903:0:1"

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "notice.h"
+#include "core/notice.h"
 
 /* Subscribe to trap 65 from every GID, Reports to QP1, RespTimeValue 18. */
 static const uint8_t golden_inform_65[INFORM_SIZE] = {

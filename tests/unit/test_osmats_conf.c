@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "osmats_conf.h"
+#include "core/osmats_conf.h"
 #include "tmpconf.h"
 
 static char path[64];

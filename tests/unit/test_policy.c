@@ -7,8 +7,8 @@
 #include <cmocka.h>
 
 #include "golden.h"
-#include "policy.h"
-#include "sa.h"
+#include "plugin/policy.h"
+#include "core/sa.h"
 
 #define SYS_A 0x1000ull
 #define SYS_B 0x2000ull

@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "prom.h"
+#include "core/prom.h"
 #include "tmpconf.h"
 
 static char *render(void (*fn)(struct prom *, const void *), int *ret)

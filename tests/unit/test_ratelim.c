@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "ratelim.h"
+#include "plugin/ratelim.h"
 
 #define S 1000000000ull
 

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "refhist.h"
-#include "sa.h"
+#include "plugin/refhist.h"
+#include "core/sa.h"
 
 static void refuse(uint64_t guid, uint8_t last_octet, int member)
 {

@@ -9,9 +9,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "mad.h"
-#include "repl.h"
-#include "wire.h"
+#include "core/mad.h"
+#include "core/repl.h"
+#include "core/wire.h"
 
 #define TID 0x0102030405060708ull
 #define TID_BYTES 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08

@@ -15,10 +15,10 @@
 
 #include <nettle/hmac.h>
 
-#include "mad.h"
-#include "repl.h"
-#include "replauth.h"
-#include "wire.h"
+#include "core/mad.h"
+#include "core/repl.h"
+#include "plugin/replauth.h"
+#include "core/wire.h"
 
 #include "tmpconf.h"
 

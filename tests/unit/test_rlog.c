@@ -10,9 +10,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "mono.h"
-#include "rlog.h"
-#include "wire.h"
+#include "core/mono.h"
+#include "plugin/rlog.h"
+#include "core/wire.h"
 
 #define G1 0x0002c90300000001ull
 #define G2 0x0002c90300000002ull

@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "rmpp_msg.h"
-#include "rmpp_table.h"
+#include "core/rmpp_table.h"
 
 /* A sender at its first segment of three, window 1. */
 static void tx_three(struct rmpp_tx *tx, uint8_t *m, size_t len, uint8_t seg[MAD_SIZE])

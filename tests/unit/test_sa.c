@@ -8,10 +8,10 @@
 #include <cmocka.h>
 
 #include "golden.h"
-#include "nr.h"
-#include "sa.h"
-#include "sa_client.h"
-#include "sr.h"
+#include "core/nr.h"
+#include "core/sa.h"
+#include "core/sa_client.h"
+#include "core/sr.h"
 
 /* Field by field: the structs have padding. */
 static void assert_hdr_equal(const struct sa_hdr *a, const struct sa_hdr *b)

@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "settings.h"
+#include "plugin/settings.h"
 #include "tmpconf.h"
 
 static osm_log_t olog;

@@ -10,9 +10,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "shadow.h"
-#include "srindex.h"
-#include "wire.h"
+#include "plugin/shadow.h"
+#include "plugin/srindex.h"
+#include "core/wire.h"
 
 /* Record i of a test: its RID from i (ServiceID, GID and P_Key all
  * vary), its content (ServiceData32) from version v. */

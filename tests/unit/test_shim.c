@@ -12,9 +12,9 @@
 
 #include <cmocka.h>
 
-#include "mad.h"
-#include "shim_mad.h"
-#include "shim_path.h"
+#include "core/mad.h"
+#include "tests/simhost/shim_mad.h"
+#include "tests/simhost/shim_path.h"
 
 #define SYS "/run/sim/h1/sys"
 #define HDR SHIM_MAD_UMAD_HDR

@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "simframe.h"
+#include "tests/simhost/simframe.h"
 
 #define CHUNK SIMHOST_CHUNK
 #define FIRST SIMHOST_FRAME_FIRST

@@ -11,9 +11,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "ats.h"
-#include "sa.h"
-#include "smq.h"
+#include "core/ats.h"
+#include "core/sa.h"
+#include "core/smq.h"
 
 #define TID_BYTES 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08
 

@@ -8,9 +8,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "ats.h"
+#include "core/ats.h"
 #include "golden.h"
-#include "sr.h"
+#include "core/sr.h"
 
 static void golden_record(struct sr_record *r)
 {

@@ -9,10 +9,10 @@
 #include <cmocka.h>
 
 #include "golden.h"
-#include "refusal.h"
-#include "sa.h"
-#include "sr.h"
-#include "srdecide.h"
+#include "plugin/refusal.h"
+#include "core/sa.h"
+#include "core/sr.h"
+#include "plugin/srdecide.h"
 
 static struct rule_config cfg;
 static struct pol_request req;

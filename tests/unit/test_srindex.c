@@ -10,8 +10,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "srindex.h"
-#include "wire.h"
+#include "plugin/srindex.h"
+#include "core/wire.h"
 
 #define MODEL_MAX 4096
 

@@ -10,8 +10,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "ats.h"
-#include "state_file.h"
+#include "core/ats.h"
+#include "core/state_file.h"
 #include "tmpconf.h"
 
 static void test_write_and_read_back(void **state)

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "log.h"
+#include "core/log.h"
 #include "state/subs.h"
 
 static struct saj *submitted;

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "vmad.h"
-#include "wire.h"
+#include "core/vmad.h"
+#include "core/wire.h"
 
 /* Echo request of "EndPort Liveness and Responsiveness" laid out by hand: vendor range 2 MAD, class
  * 0x34 version 1, Get, TID 0x0102030405060708, OpenIB OUI, type 1,

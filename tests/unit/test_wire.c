@@ -6,8 +6,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "mad.h"
-#include "wire.h"
+#include "core/mad.h"
+#include "core/wire.h"
 
 static void test_put_get(void **state)
 {

@@ -7,7 +7,7 @@
 #include <time.h>
 
 #include "ctl_auth.h"
-#include "log.h"
+#include "core/log.h"
 
 #ifndef SO_PEERGROUPS
 #define SO_PEERGROUPS 59 /* Linux 4.13, asm-generic/socket.h */

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "atsd_proto.h"
-#include "cfg.h"
+#include "host/atsd_proto.h"
+#include "core/cfg.h"
 #include "ctl_cm.h"
 #include "ctl_sock.h"
 #include "state/own_records.h"

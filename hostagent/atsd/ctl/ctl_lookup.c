@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "atsd_proto.h"
+#include "host/atsd_proto.h"
 #include "state/cache.h"
 #include "ctl_lookup.h"
 #include "ctl_sock.h"
-#include "log.h"
-#include "mono.h"
+#include "core/log.h"
+#include "core/mono.h"
 #include "state/nosa.h"
 #include "state/own_records.h"
 

@@ -5,13 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "atsd_proto.h"
+#include "host/atsd_proto.h"
 #include "ctl_records.h"
 #include "ctl_sock.h"
-#include "log.h"
+#include "core/log.h"
 #include "state/own_records.h"
 #include "main/port_poll.h"
-#include "sa.h"
+#include "core/sa.h"
 
 /* A resync waiting for the end of full sync seq. */
 struct resync_wait {

@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "agent_conf.h"
+#include "host/agent_conf.h"
 #include "state/own_records.h"
 #include "main/sources.h"
 

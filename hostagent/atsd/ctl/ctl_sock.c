@@ -11,11 +11,11 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "atsd_proto.h"
+#include "host/atsd_proto.h"
 #include "ctl_auth.h"
 #include "ctl_sock.h"
-#include "log.h"
-#include "mono.h"
+#include "core/log.h"
+#include "core/mono.h"
 #include "main/safe_dir.h"
 
 /* Non-root clients leave this many slots free: root can always connect,

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "agent_conf.h"
+#include "host/agent_conf.h"
 
 #define CTL_SOCK_MAX_CLIENTS 64
 

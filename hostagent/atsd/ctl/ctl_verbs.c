@@ -4,18 +4,18 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "atsd_proto.h"
+#include "host/atsd_proto.h"
 #include "ctl_auth.h"
 #include "ctl_cm.h"
 #include "ctl_lookup.h"
 #include "ctl_records.h"
 #include "ctl_sock.h"
 #include "ctl_verbs.h"
-#include "ipoib.h"
+#include "core/ipoib.h"
 #include "state/ipoib_groups.h"
 #include "state/own_records.h"
 #include "main/port_poll.h"
-#include "sa.h"
+#include "core/sa.h"
 #include "state/subs.h"
 
 typedef void verb_fn(int slot, char **argv, int argc);

@@ -6,8 +6,8 @@
 
 #include <stdint.h>
 
-#include "agent_conf.h"
-#include "atsd_proto.h"
+#include "host/agent_conf.h"
+#include "host/atsd_proto.h"
 #include "main/sources.h"
 
 /* conf and src stay the caller's. */

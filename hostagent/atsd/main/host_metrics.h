@@ -6,8 +6,8 @@
 
 #include <stdint.h>
 
-#include "atsd_proto.h"
-#include "prom.h"
+#include "host/atsd_proto.h"
+#include "core/prom.h"
 
 /* How often atsd rewrites the file. */
 #define HOST_METRICS_INTERVAL_MS 10000

@@ -9,10 +9,10 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include "ibsys.h"
-#include "log.h"
+#include "host/ibsys.h"
+#include "core/log.h"
 #include "port_lock.h"
-#include "wire.h"
+#include "core/wire.h"
 
 /* The port port_lock_selected locked: *ca points into it until exit. */
 static struct ibsys_port locked;

@@ -3,7 +3,7 @@
 #include <poll.h>
 #include <stdlib.h>
 
-#include "log.h"
+#include "core/log.h"
 #include "port_poll.h"
 
 static struct {

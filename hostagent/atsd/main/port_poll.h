@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "agent_conf.h"
+#include "host/agent_conf.h"
 #include "sa/sa_thread.h"
 
 /* changed(sm_change): the SM LID or LID changed (1), or the port came

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ibsys.h"
-#include "ipoib.h"
-#include "log.h"
+#include "host/ibsys.h"
+#include "core/ipoib.h"
+#include "core/log.h"
 #include "sources.h"
 
 #define SRC_MAX_ADDRS 256

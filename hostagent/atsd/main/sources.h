@@ -8,8 +8,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "agent_conf.h"
-#include "ifev.h"
+#include "host/agent_conf.h"
+#include "host/ifev.h"
 #include "state/plan.h"
 
 #define SOURCES_OWNER_LEN 64

@@ -2,9 +2,9 @@
  * (IBTA Vol 1 15.2.5.17), one group per PKey. */
 #include <errno.h>
 
-#include "ipoib.h"
+#include "core/ipoib.h"
 #include "ipoib_exec.h"
-#include "mcm.h"
+#include "core/mcm.h"
 
 void ipoib_exec_run(struct sa_client *sa, struct saj *j)
 {

@@ -2,7 +2,7 @@
 #ifndef IBATS_IPOIB_EXEC_H
 #define IBATS_IPOIB_EXEC_H
 
-#include "sa_client.h"
+#include "core/sa_client.h"
 #include "saj.h"
 
 /* Join, leave or check each group of j->u.ipoib; per group its outcome. */

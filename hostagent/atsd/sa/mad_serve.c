@@ -3,9 +3,9 @@
 #include <errno.h>
 
 #include "mad_serve.h"
-#include "sa.h"
+#include "core/sa.h"
 #include "subs_exec.h"
-#include "vmad.h"
+#include "core/vmad.h"
 
 static struct {
 	struct vmad_identity id;

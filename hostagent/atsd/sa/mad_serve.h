@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mport.h"
+#include "core/mport.h"
 
 /* Serve on port the vendor classes that are on. 0 or -errno (a class
  * already taken, e.g. by ibping -S). */

@@ -12,12 +12,12 @@
 #include <infiniband/ib.h>
 #include <rdma/rdma_cma.h>
 
-#include "a11.h"
-#include "ats_query.h"
-#include "log.h"
-#include "mono.h"
+#include "core/a11.h"
+#include "host/ats_query.h"
+#include "core/log.h"
+#include "core/mono.h"
 #include "rcm.h"
-#include "sa_client.h"
+#include "core/sa_client.h"
 
 struct rcm_slot {
 	struct rcm_conn c;

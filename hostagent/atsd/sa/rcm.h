@@ -17,8 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ats.h"
-#include "rcm_conf.h"
+#include "core/ats.h"
+#include "host/rcm_conf.h"
 
 #define RCM_MAX_CONNS 64
 /* Passive connections from one requester GID: one host cannot take the

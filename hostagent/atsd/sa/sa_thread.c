@@ -13,13 +13,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ats_query.h"
-#include "ibsys.h"
+#include "host/ats_query.h"
+#include "host/ibsys.h"
 #include "ipoib_exec.h"
-#include "log.h"
+#include "core/log.h"
 #include "mad_serve.h"
 #include "rcm.h"
-#include "sa.h"
+#include "core/sa.h"
 #include "sa_thread.h"
 #include "subs_exec.h"
 #include "sync_exec.h"

@@ -7,13 +7,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ats.h"
+#include "core/ats.h"
 #include "rcm.h"
-#include "mcm.h"
-#include "mport.h"
-#include "notice.h"
+#include "core/mcm.h"
+#include "core/mport.h"
+#include "core/notice.h"
 #include "state/plan.h"
-#include "sr.h"
+#include "core/sr.h"
 
 /* Distinct PKeys one sync or join looks at. */
 #define AGENT_PKEYS_MAX 32

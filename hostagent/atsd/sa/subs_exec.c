@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "log.h"
-#include "mono.h"
-#include "notice.h"
-#include "sa.h"
+#include "core/log.h"
+#include "core/mono.h"
+#include "core/notice.h"
+#include "core/sa.h"
 #include "subs_exec.h"
 
 static struct {

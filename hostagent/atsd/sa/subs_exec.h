@@ -8,8 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mport.h"
-#include "sa_client.h"
+#include "core/mport.h"
+#include "core/sa_client.h"
 #include "saj.h"
 
 /* Hands a Report to the main thread, on the SA thread. */

@@ -8,10 +8,10 @@
 #include <string.h>
 
 #include "state/agent_state.h"
-#include "ats_query.h"
-#include "log.h"
+#include "host/ats_query.h"
+#include "core/log.h"
 #include "state/nosa.h"
-#include "sa.h"
+#include "core/sa.h"
 #include "sync_exec.h"
 
 static int held_add(struct held_rec **v, size_t *n, const struct sr_record *r)

@@ -2,9 +2,9 @@
 #ifndef IBATS_SYNC_EXEC_H
 #define IBATS_SYNC_EXEC_H
 
-#include "sa_client.h"
+#include "core/sa_client.h"
 #include "saj.h"
-#include "smq_client.h"
+#include "host/smq_client.h"
 
 /* Read what the SA holds for j->port.gid, plan and apply the Sets and
  * Deletes; the outcome in j (err, errmsg) and j->u.sync (result, ...).

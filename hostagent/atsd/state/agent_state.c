@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "afile.h"
+#include "core/afile.h"
 #include "agent_state.h"
 #include "main/safe_dir.h"
 

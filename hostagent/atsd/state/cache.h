@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sr.h"
+#include "core/sr.h"
 
 #define CACHE_KEY_MAX 160
 

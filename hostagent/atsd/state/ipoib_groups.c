@@ -4,12 +4,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ibsys.h"
-#include "ipoib.h"
+#include "host/ibsys.h"
+#include "core/ipoib.h"
 #include "ipoib_groups.h"
-#include "log.h"
+#include "core/log.h"
 #include "nosa.h"
-#include "sa.h"
+#include "core/sa.h"
 
 static struct {
 	struct sa_thread *saj;

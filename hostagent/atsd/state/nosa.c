@@ -4,7 +4,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "ats.h"
+#include "core/ats.h"
 #include "nosa.h"
 
 int nosa_applies(int err)

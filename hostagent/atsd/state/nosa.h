@@ -11,7 +11,7 @@
 
 #include "plan.h"
 #include "sa/saj.h"
-#include "sr.h"
+#include "core/sr.h"
 
 /* What the host knows without asking. */
 struct nosa_self {

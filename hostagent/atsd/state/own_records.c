@@ -8,9 +8,9 @@
 #include <sys/stat.h>
 
 #include "agent_state.h"
-#include "log.h"
+#include "core/log.h"
 #include "nosa.h"
-#include "mono.h"
+#include "core/mono.h"
 #include "own_records.h"
 
 static struct {

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "agent_conf.h"
+#include "host/agent_conf.h"
 #include "sa/sa_thread.h"
 #include "main/sources.h"
 

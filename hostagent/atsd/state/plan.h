@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ats.h"
+#include "core/ats.h"
 
 /* A candidate address from a source (interface, config, hold), in the
  * order sources were read. Higher prio wins the primary SID. */

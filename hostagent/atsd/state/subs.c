@@ -2,9 +2,9 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "ats.h"
-#include "log.h"
-#include "notice.h"
+#include "core/ats.h"
+#include "core/log.h"
+#include "core/notice.h"
 #include "subs.h"
 
 /* Reports remembered to spot repeats: the SA resends one whose

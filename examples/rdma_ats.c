@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* rdma_ats: connecting by IP address with librdmacm over AF_IB, the
  * address translation done by libibats (the DAT Collaborative ATS).
  *

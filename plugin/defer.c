@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Answers held for the standbys (see defer.h). */
 #include "defer.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Answers to clients' ServiceRecord Sets and Deletes held until every
  * in-sync standby SM has the change (doc/design.md, "Commit"). OpenSM
  * runs every SA Set — ServiceRecords, but also MCMemberRecord joins and

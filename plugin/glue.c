@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The plugin's access to OpenSM's internals (see glue.h). */
 #include "glue.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The plugin's one door into OpenSM's internals: the osm_opensm_t it was
  * created with, osm->lock, the subnet's ports and SM state, the SA's
  * ServiceRecord list (osm_svcr_t) and the SA's dispatcher and lease

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* osmats.prom: counters end in _total, times are seconds, and each
  * family's labels are fixed so a query never meets a missing series. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The plugin's Prometheus metrics: osmats.prom next to the state file,
  * the same figures the state file holds (from the same last scan and
  * live counters), for the node_exporter textfile collector. Names are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The ServiceRecord index mirroring OpenSM's list (see mirror.h). */
 #include "mirror.h"
 

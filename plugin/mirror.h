@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The ServiceRecord index (srindex.c) kept in step with OpenSM's list:
  * changed under the exclusive osm->lock, read under the shared one.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* libosmats: OpenSM event plugin that guards the ATS ServiceRecords.
  *
  * It replaces the SA's ServiceRecord handlers with its own (sr_handler.c),

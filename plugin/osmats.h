@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* libosmats: OpenSM event plugin that guards the ATS ServiceRecords. Its
  * one exported symbol (libosmats.map), which OpenSM looks up by the name
  * OSM_EVENT_PLUGIN_IMPL_NAME once it has loaded the library named by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* ATS rules the SM enforces on ServiceRecord Set and Delete. Pure
  * functions: the OpenSM glue gathers the requester's facts and the ATS
  * records already held, so every decision is unit-tested without OpenSM. */

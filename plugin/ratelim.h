@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Rate limit of the plugin's refusal log lines, per requester: the first
  * `burst` lines of an interval are logged, the rest only counted, and a
  * summary of what was left out follows when the interval ends. A port

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The refusal history (see refhist.h). */
 #include "refhist.h"
 

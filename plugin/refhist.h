@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* What the SM keeps of its refusals for the hosts to ask (smquery.c):
  * per requester port GUID its last REFHIST_PER_PORT refused Sets and
  * Deletes, for at most REFHIST_PORTS ports (the port refused longest ago

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The refusal log lines' limiter (see refusal.h). */
 #include "refusal.h"
 

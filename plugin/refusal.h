@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The refusal log lines' limiter (ratelim.c) and its summaries: the
  * first lines per requester and interval are logged, the rest counted
  * into one WRN 7A13 line when the interval ends. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The replication credential (see replauth.h). Crypto is nettle's: no
  * global state, no init and no atexit handler inside OpenSM's process
  * (doc/design.md, "Credential"). */

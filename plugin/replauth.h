@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The credential of SM-to-SM replication (doc/design.md, "Credential"):
  * a key every SM of the fabric reads from the same key file, and the
  * authentication tag it puts in every replication MAD (lib/core/repl.h,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* SM-to-SM replication (see replica.h and doc/design.md, "Standby SMs").
  *
  * Threads: the responder thread answers pulls (master) and pulls

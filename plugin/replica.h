@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* SM-to-SM replication of the SA's ServiceRecords (doc/design.md,
  * "Standby SMs"). On the master: every change of the list is logged
  * (rlog.c) and a client's Set or Delete is answered only once every

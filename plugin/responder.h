@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The plugin's own umad port on the SM's port, served on a thread:
  * liveness (vendor class 0x34) and ibping (0x32) answers, and more
  * vendor classes for whoever asks (SM-to-SM replication, repl.c; the SM

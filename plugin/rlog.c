@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The master's replication log and its standbys (see rlog.h). */
 #include "rlog.h"
 

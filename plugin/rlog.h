@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The master's side of replication (see repl.h): the numbered log of
  * ServiceRecord changes in one epoch, and the standby SMs pulling it.
  * A standby is "in sync" once it asked for the change after the newest;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* OpenSM's SA database file after a takeover's install (see sadb.h). */
 #include "sadb.h"
 

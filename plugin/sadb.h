@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* OpenSM's SA database file (sa_db_file) against the copy a standby
  * installs when it takes over (standby.c). The first master sweep runs
  * osm_sa_db_file_load after HEAVY_SWEEP_START, where the copy went in

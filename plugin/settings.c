@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The config file, its identity as last read, and the settings in force
  * (see settings.h). */
 #include "settings.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The plugin's settings: the config file named in OpenSM's
  * event_plugin_options, read at create() and reread at SUBNET_UP when it
  * changed (OpenSM's SIGHUP starts a sweep, so that is also when a fixed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The standby's shadow (see shadow.h): the plugin's ServiceRecord index
  * (srindex.c) over records the shadow owns. */
 #include "shadow.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* A standby SM's copy of the master's ServiceRecords (replication, see
  * repl.h): records by RID in the master's list order, each with the
  * monotonic time its lease ends. Pure data structure; repl.c locks. */

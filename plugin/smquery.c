@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The SM query class (see smquery.h); on the responder thread alone. */
 #include "smquery.h"
 

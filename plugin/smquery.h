@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The SM query class on the plugin's port (lib/core/smq.h): a port asks
  * why its last requests were refused (its own only: the requester is
  * the port at the MAD's source LID, which the fabric sets), and what the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The plugin's ServiceRecord handlers. They replace OpenSM's on both SA
  * dispatchers and answer from the plugin's index (mirror.c) instead of
  * scanning osm->subn.sa_sr_list:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The plugin's ServiceRecord handlers, in OpenSM's place on both SA
  * dispatchers, and the counts of what they did. */
 #ifndef IBATS_SR_HANDLER_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The ServiceRecord Set/Delete decision (see srdecide.h). */
 #include "srdecide.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The ServiceRecord Set/Delete decision, pure: from the decoded request,
  * what is known of the requester and what the index holds, which answer
  * the SA gives and what it does. sr_handler.c gathers the inputs under

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The plugin's index of the SA's ServiceRecords: every record of
  * osm->subn.sa_sr_list, hashed by RID (ServiceID, ServiceGID, ServiceP_Key),
  * by ServiceGID and by ServiceData8 (the ATS address), and kept in the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The standby's side of replication (see standby.h): the pulls, the
  * copy, and its installation when this SM takes over. Runs on the
  * responder thread but for the takeover (OpenSM's state manager). */

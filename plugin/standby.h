@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The standby SM's side of replication (replica.h): on the responder
  * thread, pulls of the master's records into a copy (shadow.c); at a
  * takeover, the copy installed in OpenSM's list when it provably holds

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The plugin thread: flushes the ATS records of departed ports, reloads
  * the settings at SUBNET_UP, keeps the index current after sweeps and
  * when a query found it behind, summarises suppressed refusal lines and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Builds ibats's Debian packages (debian/, dpkg-buildpackage -b) from a
 # copy of this tree and puts them, with the .changes and .buildinfo, in
 # DIR (default: ./debs), then runs lintian on them. dpkg-buildpackage

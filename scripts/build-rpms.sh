@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Builds the RPMs of redhat/ibats.spec the way a packager would, from
 # make dist's tarball and the spec inside it, and checks them with
 # rpmlint (errors fail; the warnings kept are listed with their reasons in

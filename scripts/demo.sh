@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Demo: a simulated 8-host fabric (ibsim), OpenSM with the osmats plugin,
 # atsd agents on six hosts registering their addresses, the ATS table as
 # another host reads it from the SA, and a failover to a standby OpenSM.

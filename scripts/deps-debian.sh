@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Installs what ibats needs to build, test and package on Debian 12
 # (systemd for systemd-analyze: nothing here starts it).
 set -e

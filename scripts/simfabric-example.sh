@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # A simulated InfiniBand fabric by hand, for a laptop or a CI job: ibsim,
 # OpenSM with the osmats plugin, atsd on two hosts, a standby OpenSM that
 # takes over with its copy of the ATS records when the master is killed.

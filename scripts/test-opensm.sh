@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # scripts/test-opensm.sh SRC_OR_PREFIX: build ibats against another OpenSM
 # and run the whole suite there (make check, the integration tests
 # included; they need root, and skip without ibsim).

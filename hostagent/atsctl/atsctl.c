@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* atsctl: register and look up ATS records from the command line. One
  * table names the commands, their arguments and options, whom they ask
  * (the SA, atsd, or libibats: atsd before the SA) and their handler, as

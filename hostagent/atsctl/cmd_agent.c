@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The commands atsd alone answers, on its local resolver socket. */
 #include <errno.h>
 #include <limits.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The commands atsd alone answers, on its local resolver socket
  * (hostagent/atsd); the lookups ask it through libibats (cmd_lookup.h). */
 #ifndef IBATS_CMD_AGENT_H

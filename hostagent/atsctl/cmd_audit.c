@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* atsctl audit: every ATS record of the fabric, read by GID through
  * ats_query, checked by ats_audit against the spec, compared with an
  * inventory and with the plugin's state file. */

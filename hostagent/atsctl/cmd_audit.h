@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* atsctl audit: collect every ATS record of the fabric and check it
  * (lib/host/ats_audit.h), like osmtest -f c / -f v for inventories. */
 #ifndef IBATS_CMD_AUDIT_H

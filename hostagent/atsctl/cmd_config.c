@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* atsctl check-config: the same loaders atsd (agent_conf_load) and the
  * plugin (osmats_conf_load) run at start and reload, so a file that passes here
  * loads there. A missing file is an error here: both would run on their

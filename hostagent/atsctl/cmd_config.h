@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* atsctl check-config: atsd.conf or osmats.conf checked offline by the
  * parser atsd or the plugin loads it with, as sshd -t does. */
 #ifndef IBATS_CMD_CONFIG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* atsctl's lookups (resolve, reverse, primary) through libibats, as any
  * application makes them: atsd's cache when it runs, the SA otherwise.
  * ibats_lookup_info(3) tells who answered, so the output and exit status

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* atsctl's lookups through libibats (libibats(7)): resolve, reverse and
  * primary, from atsd's cache when it runs, else from the SA (ATS spec
  * 3.2-3.4, 4.2). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* atsctl ping: liveness requests (vendor class 0x34) to one port named
  * by LID, GID or IP. */
 #include <arpa/inet.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* atsctl ping: liveness requests (vendor class 0x34) to one port. */
 #ifndef IBATS_CMD_PING_H
 #define IBATS_CMD_PING_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* atsctl purge: the records audit reports gid-absent (ats_audit.c decides,
  * over the fabric's CA ports and every ATS record of one partition), each
  * deleted by its RID with the SA key: the plugin lets a trusted requester

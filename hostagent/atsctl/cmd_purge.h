@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* atsctl purge: delete the ATS records of ports that left the fabric
  * (audit's gid-absent finding), which the plugin keeps with
  * flush_departed no. A dry run unless told --yes. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* atsctl's commands on ATS records, through lib/host/ats_query (the
  * lookups go through libibats, cmd_lookup.c). Their arguments come
  * checked by atsctl.c's command table: an IP parses. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* atsctl's commands on ATS records through the SA (ATS spec 3.2-3.4,
  * 4.1-4.2): register, deregister, dump; and port. */
 #ifndef IBATS_CMD_RECORDS_H

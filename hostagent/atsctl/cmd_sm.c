@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* atsctl sm, atsctl why and the reason of a refusal (see cmd_sm.h). */
 #include <errno.h>
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* atsctl's questions to the plugin on the SM (lib/host/smq_client.h):
  * `sm` (its view), `why` (this port's last refusals), and the reason
  * printed when the SA refuses a register or deregister. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* atsctl verify: the kernel's IPoIB neighbours against ATS. */
 #ifndef IBATS_CMD_VERIFY_H
 #define IBATS_CMD_VERIFY_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* atsctl whois and --names: a GID's port by its GUID (NodeRecord
  * SubnAdmGet with PortGUID in the mask, sa_client.h), named as
  * infiniband-diags names nodes: the node name map's entry for the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* atsctl whois, and the NodeDescription column of dump and resolve
  * (--names): each GID's port as the SA's NodeRecord shows it (LID,
  * NodeGUID, NodeDescription, as saquery -N does), its name from an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* atsctl's invocation: the port and SA client, opened once. */
 #include <errno.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* atsctl's invocation: the options every command shares, the port and
  * SA client or the libibats handle opened for it, and the arguments of
  * the one command run. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* atsctl's shared output. */
 #include <errno.h>
 #include <inttypes.h>

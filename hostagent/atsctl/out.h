@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* atsctl's output shared by its commands: argument errors, SA errors in
  * words, and ATS records as a table or one JSON document. */
 #ifndef IBATS_OUT_H

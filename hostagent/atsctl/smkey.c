@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* atsctl's SM_Key from a terminal, a file or the environment (smkey.h). */
 #include <errno.h>
 #include <signal.h>

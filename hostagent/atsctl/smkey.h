@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Where atsctl's SM_Key comes from, so it never has to be on the command
  * line (ps(1) shows it there): "-k -" reads it from the terminal without
  * echo (as saquery's --smkey x prompts), --smkey-file from a file only

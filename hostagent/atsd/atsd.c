@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* atsd: keeps the SA's ATS records equal to this host's addresses and
  * answers local lookups from a cache. This file is the event loop: it
  * starts the modules, polls their fds, routes signals, and ties their

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* libibats: IP <-> GID translation through the DAT Collaborative ATS
  * (ServiceRecords in the subnet administrator), and the ATS side of
  * connecting with librdmacm over AF_IB.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* RDMA IP CM Service (IBTA Vol 1 Annex A11): the service IDs of IP port
  * spaces and the private data a REQ carries when connecting by IP with
  * librdmacm over AF_IB. The CM messages themselves are the kernel's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Atomic file replacement (a temporary, written, fsync'ed if asked,
  * renamed over the file): the plugin's state file and osmats.prom, atsd's metrics
  * file. The plugin and atsd run as root, the directory may be

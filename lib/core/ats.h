@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The ATS record model (DAT Collaborative ATS v1, sections 2.3-2.7, 3.1). */
 #ifndef IBATS_ATS_H
 #define IBATS_ATS_H

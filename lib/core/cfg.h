@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Shared pieces of the strict config parsers (osmats.conf, atsd.conf). */
 #ifndef IBATS_CFG_H
 #define IBATS_CFG_H

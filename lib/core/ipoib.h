@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* IPoIB address formats: the RFC 4391 link-layer address (20 bytes), the
  * hardware address of the IETF draft "IPv4 and ARP over InfiniBand
  * networks" (2001, 26 bytes), and the IPv4 broadcast group's MGID. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The one JSON writer (RFC 8259) behind every --json output and the
  * plugin's state file. It places the commas and escapes every string:
  * quote, backslash and control bytes become escapes, and bytes that are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Logging for the host-side programs (the plugin logs through OSM_LOG). */
 #ifndef IBATS_LOG_H
 #define IBATS_LOG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* MAD common header and RMPP header (IBTA Vol 1 13.4.2 Table 145,
  * 13.6.2.1 Table 168). */
 #ifndef IBATS_MAD_H

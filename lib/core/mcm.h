@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* SA MCMemberRecord (IBTA Vol 1 15.2.5.17, Table 198): the codec. The
  * joins and leaves an IPoIB interface needs are SA requests (sa_client.h). */
 #ifndef IBATS_MCM_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The one clock for timeouts, deadlines and latencies: CLOCK_MONOTONIC,
  * which wall-clock changes (NTP, an admin's date) do not move. */
 #ifndef IBATS_MONO_H

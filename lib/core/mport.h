@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* One CA port opened through libibumad: port attributes, agent
  * registration and request/response exchanges with TID matching,
  * timeouts and retries. Not thread-safe: one caller at a time. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Event forwarding attributes: InformInfo (IBTA Vol 1 13.4.8.3,
  * Table 159), the subscription a client Sets at the SA, and Notice
  * (13.4.8.2, Table 155), what a trap or an SA Report carries. The data

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* SA NodeRecord (IBTA Vol 1 15.2.5.2, Table 193): the LID, the NodeInfo
  * attribute (14.2.5.3, Table 132) and the NodeDescription (Table 133) of
  * one port. The codec; the queries are in sa_client.h. */

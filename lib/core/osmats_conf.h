@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* osmats.conf: strict, table-driven configuration of the plugin. Here,
  * not in plugin/, so atsctl check-config runs the plugin's own parser
  * without linking plugin code. */

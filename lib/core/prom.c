@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Prometheus text exposition, format 0.0.4. */
 #include <errno.h>
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The one writer of Prometheus text exposition (format 0.0.4, what the
  * node_exporter textfile collector reads), behind the plugin's
  * osmats.prom and atsd's metrics_file. It writes # HELP and # TYPE once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The replication MADs (see repl.h). */
 #include <errno.h>
 #include <string.h>

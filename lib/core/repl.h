@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* SM-to-SM replication of the SA's ServiceRecords (doc/design.md,
  * "Standby SMs"): the plugin on a standby SM pulls the master's changes,
  * one per MAD, over a vendor range-2 class of the OpenIB OUI (IBTA Vol 1

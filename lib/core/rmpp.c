@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* RMPP sender and receiver (IBTA Vol 1 13.6), see rmpp.h. The protocol
  * choices follow Linux drivers/infiniband/core/mad_rmpp.c, the RMPP every
  * umad user (OpenSM's SA included) meets on a real fabric. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* RMPP, the reliable multi-packet transaction protocol (IBTA Vol 1 13.6),
  * as the kernel's MAD layer runs it for umad agents registered with an
  * RMPP version: a sender cuts one long MAD into DATA segments and sends

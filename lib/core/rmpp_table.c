@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The RMPP transactions of one agent (rmpp_table.h): a small array
  * searched in full, as an agent has few transfers under way at once. */
 #include <errno.h>

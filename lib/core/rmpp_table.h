@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The RMPP transactions of one agent, for a umad shim. The key names the
  * DATA direction: the whole TID as on the wire, the peer's LID, the class
  * and the DATA segments' method. The MAD layer sets the high 32 TID bits

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The ATS rules the SM enforces on ServiceRecord Set and Delete, by
  * number, name and log code, and what osmats.conf sets about them. The
  * plugin decides with them (plugin/policy.c); the state file names its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Subnet Administration MAD header (IBTA Vol 1 15.2.1.1 Table 184) and
  * SA status codes (Table 185). */
 #ifndef IBATS_SA_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* SA client: SubnAdm Get/Set/Delete/GetTable of ServiceRecords, the
  * records needed to enumerate ports and paths, and multicast joins, over
  * one mport. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The SM query MADs (see smq.h). */
 #include <errno.h>
 #include <inttypes.h>

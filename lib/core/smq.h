@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The SM query class: a host asks the plugin on the SM port why its last
  * ServiceRecord requests were refused (attribute REFUSALS) and what the
  * plugin sees (SMINFO: role, replication, records, counters, version;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* SA ServiceRecord (IBTA Vol 1 15.2.5.14, Table 207) and its component
  * mask (Table 208). */
 #ifndef IBATS_SR_H

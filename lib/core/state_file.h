@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The plugin's state file, one JSON document replaced atomically: the
  * per-rule counters, the index's and replication's figures, how many
  * records each kind of service and each partition holds, and the ATS

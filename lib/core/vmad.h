@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Vendor MADs of the OpenIB OUI: end-port liveness (class 0x34, "InfiniBand
  * EndPort Liveness and Responsiveness", 2005) and infiniband-diags ibping
  * (class 0x32). Vendor range 2 layout, IBTA

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Big-endian field access for MADs. IB wire data is big-endian
  * (IBTA Vol 1 13.4.1); every codec reads and writes through these helpers
  * at named offsets instead of overlaying structs on received bytes. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* atsd.conf: strict, table-driven configuration of the host agent. In
  * lib/host, not hostagent/atsd, so atsctl check-config runs atsd's own
  * parser without linking atsd code. */

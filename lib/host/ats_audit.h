@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Audit of an ATS database against the spec (osmtest-style): pure checks
  * over the records and the fabric's ports, so they are unit-tested. */
 #ifndef IBATS_ATS_AUDIT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* ATS lookups (ATS 3.2-3.4, 4.1-4.2) with the query strategy: a lookup
  * that can match one record is a SubnAdmGet; a multi-record lookup is a
  * SubnAdmGetTable while RMPP works, else a walk of the SID block with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Client side of the atsd local resolver protocol (atsd_proto.h): one
  * request line at a time, its answer read whole. */
 #ifndef IBATS_ATSD_CLIENT_H

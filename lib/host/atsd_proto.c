@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The atsd socket protocol: tables and line formats (atsd_proto.h). */
 #include <errno.h>
 #include <inttypes.h>

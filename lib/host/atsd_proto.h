@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The atsd socket protocol (doc/atsd-protocol.md), defined once for atsd
  * and its clients: the verbs, the stats fields, and the format of every
  * answer line that carries fields. A request is one line; the answer is

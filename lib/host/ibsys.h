@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* CA ports and IPoIB interfaces as the kernel shows them in sysfs
  * (Documentation/ABI/stable/sysfs-class-infiniband, sysfs-class-net).
  * Every function takes the sysfs root ("/sys" when NULL) so that the

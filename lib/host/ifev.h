@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* rtnetlink address and link events (libmnl), optionally from inside
  * another network namespace. */
 #ifndef IBATS_IFEV_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* A node name map as infiniband-diags reads it (ibnetdiscover,
  * ibroute, saquery's --node-name-map; /etc/infiniband-diags/node-name-map
  * or ibnetdiscover.map): one node a line, its NodeGUID then its name in

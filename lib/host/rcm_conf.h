@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* What atsd.conf says about atsd's connections by IP (cm_listen,
  * cm_policy, cm_accept): the part of atsd's CM (hostagent/atsd/sa/rcm.h)
  * its config parser fills, here so the parser (agent_conf.c) builds

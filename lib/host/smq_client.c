@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The SM query from a host (see smq_client.h). */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Asking the plugin on an SM (lib/core/smq.h) from a host: this port's
  * last refusals, and the plugin's view (`atsctl sm`). Each page is one
  * Get/GetResp to the SM's LID on QP1, as ibping and liveness go. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The handle and its lookups: atsd first (its local resolver socket,
  * doc/atsd-protocol.md), the SA when no agent answers. Each path has its
  * own lock so that threads sharing a handle never interleave requests on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* libibats internals: the handle, conversions between the project's
  * record model (lib/core/sr.h, ats.h) and the public records, and the pure
  * decisions the exported functions are built from (unit-tested alone). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The ATS side of connecting by IP with librdmacm over AF_IB: the IP CM
  * service ID of a port, the AF_IB address of an IP's holder, the RDMA IP
  * CM Service private data (IBTA Vol 1 Annex A11), and the passive side's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Public records and addresses: conversions from the project's record
  * model, and the error mapping shared with atsctl. Pure functions. */
 #include <errno.h>

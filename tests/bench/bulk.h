@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The benchmarks' bulk records (sabench, capbench): record i is SID
  * ats_sid_at(i / NGIDS) on the (i % NGIDS)-th CA port, address
  * 10.(k+1).(g>>8).(g&255). Every GID gets its primary first and no

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # make bench-capacity (and make bench, last): capacity of the SA's ATS path
 # (issue 15), stock OpenSM against OpenSM with the plugin, with pipelined
 # load from several client nodes (capbench).

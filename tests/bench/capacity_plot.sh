@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # doc/capacity.svg from capacity_report.sh's data file:
 #   capacity_plot.sh OUT.dat doc/capacity.svg
 # ATS lookups/s and Sets/s at saturation against records (log x), stock

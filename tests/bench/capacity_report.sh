@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # The capacity bench's summary (capacity.sh runs it; also by hand on a
 # kept output): capacity_report.sh OUT. Prints the tables and the issue's
 # goals and writes OUT.dat for capacity_plot.sh: per size, lookups/s and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* capbench: the capacity bench's load generator (tests/bench/capacity.sh,
  * issue 15). SA requests are pipelined: up to WINDOW outstanding from one
  * port, each built with lib/core's codec and told apart by TID, so that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The benchmarks' clock and latency sort (sabench, capbench). */
 #ifndef IBATS_BENCH_CLOCK_H
 #define IBATS_BENCH_CLOCK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* cmbench: connect time by GID and by IP through ATS, with librdmacm over
  * AF_IB (tests/bench/connect.sh), the way examples/rdma_ats connects.
  *

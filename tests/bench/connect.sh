@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # make bench-connect: connect time by GID and by IP through ATS with
 # librdmacm over AF_IB (tests/bench/cmbench.c), between host1 (client)
 # and host2 (server) of fabric4.net, each with ib_cm loaded and an atsd

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # make bench-failover (and make bench, after run.sh): SM failover with the
 # plugin's replication to a standby SM (issue 14), on run.sh's generated
 # fabric plus a second SM node "smhost2".

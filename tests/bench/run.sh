@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # make bench: the SA's ATS path on ibsim with stock OpenSM and with the
 # plugin, every latency also as a ratio to T_cpi (SA ClassPortInfo round
 # trip) measured first in the same run on the same fabric.

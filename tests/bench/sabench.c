@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* sabench: timed round trips for tests/bench/run.sh, on the bulk records
  * of bulk.h.
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # The benchmarks' generated ibsim fabric (sourced by run.sh, failover.sh
 # and capacity.sh): HOSTS CAs "h1".."hHOSTS" of TOPO_PORTS ports each
 # (default 1), their ports on leaf switches of TOPO_PER (default 16) under

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Connecting by IP: Annex A11 service IDs and private data, the
  * listener's passive decision on what they claim, and the IPoIB address
  * formats. The CM messages are the kernel's: the simulated one's codec

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Every decoder of the simulated kernel's CM message codec
  * (tests/simhost/cmwire.h), and a decoded REQ encoded back. */
 #include <stddef.h>

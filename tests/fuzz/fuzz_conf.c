@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Both config parsers: osmats.conf and atsd.conf. */
 #include <stddef.h>
 #include <stdint.h>

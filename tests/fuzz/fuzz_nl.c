@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* rtnetlink address, link and neighbour messages as the kernel might
  * send them (or not). */
 #include <stddef.h>

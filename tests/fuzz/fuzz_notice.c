@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* InformInfo and Notice decoding of any bytes: decode, re-encode, and
  * the trap GID of any notice. */
 #include <stddef.h>

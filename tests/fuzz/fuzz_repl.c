@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The replication pull and answer (lib/core/repl.h) from any bytes: what
  * a decoder accepts holds only known flags and kinds, and encodes back to
  * the same bytes in every field the MAD carries; and their tag

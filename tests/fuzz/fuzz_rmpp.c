@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* An RMPP receiver and sender (lib/core/rmpp.h) fed any segments: each
  * input is a config byte then steps; a step is a clock tick and either
  * raw bytes (up to one MAD) or a segment of a fixed SA message with its

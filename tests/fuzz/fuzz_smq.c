@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The SM query MADs (lib/core/smq.h) from any bytes: requests as the
  * plugin decodes them, answers as a host decodes them, every page. */
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* ServiceRecord, SA header and the plugin's decision on any Set/Delete. */
 #include <stddef.h>
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Liveness and ibping answers to any MAD, and reply parsing. */
 #include <stddef.h>
 #include <stdint.h>

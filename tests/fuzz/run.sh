@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # The fuzz targets (automake check programs), in TAP:
 #   tests/fuzz/run.sh            make check: 20k inputs per target
 #   tests/fuzz/run.sh RUNS       RUNS inputs per target (make fuzz)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The fuzz targets' main() without libFuzzer (gcc builds): runs the target
  * once on each file named on the command line, as a libFuzzer binary does
  * when given files, so make check replays the regression inputs under

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # make install as the README tells an admin, each way it shows: every
 # ./configure line of "Running the host agent" and "Deploying the plugin"
 # and a plain ./configure (prefix /usr/local). Each installs under DESTDIR

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # TAP for the install tests, which run without a fabric (no harness.sh):
 # . tap.sh NAME makes $TMP (kept when a check failed), check DESC CMD...
 # is one result, tap_end prints the plan last.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Integration harness: a private ibsim fabric, OpenSM with the just-built
 # plugin, and commands run on chosen simulated nodes. Source it from a test;
 # it cleans up every process it started when the test exits, pass or fail.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # atsctl against a fake atsd that answers with hostile lines: a clear
 # error or the lines made safe, never a control byte on the terminal,
 # never a number JSON would misread.

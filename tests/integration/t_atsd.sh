@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # atsd on three hosts, each following a veth in its own network namespace:
 # the SA follows their addresses, primaries, links, holds, SIGTERM, SIGKILL
 # and an SM restart; lookups are cached.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # atsd's control socket and its records, as an unprivileged local user and
 # a careless admin would use them: who may change what (control_group,
 # SO_PEERCRED), per-uid connection limit and idle timeout, answers in

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # One atsd per CA port (atsd@.service, instance CA:PORT): --instance picks
 # the port and gives the instance a socket and state file of its own; a
 # config that names another port is refused. The generated units carry

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # atsd registers nothing its state file cannot list (issue 22, finding 8):
 # with the file's filesystem full a new address stays off the SA and
 # status says why; with room again it is registered at the next sync;

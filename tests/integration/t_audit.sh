@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # atsctl audit: a clean fabric audits clean; an inventory catches a deleted
 # and an added record; then, with the plugin's rules off, one record of
 # each kind of finding, each reported exactly once.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # atsctl usage errors name the argument (exit 2); transport errors say
 # what went wrong (exit 3).
 . "$top_srcdir/tests/integration/harness.sh"

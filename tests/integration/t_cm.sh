@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Connections by IP between two agents through librdmacm over AF_IB: the
 # Annex A11 private data, the listener checks the requester by ATS and
 # rejects with the reason; disconnect; without the kernel's rdma_cm, a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # atsctl's bash completion (hostagent/atsctl/bash-completion/atsctl) in a
 # bash without rc files, with bash-completion's helpers loaded and without
 # them: commands and each command's options as atsctl's table has them,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # atsctl dump reads every ATS record with one SubnAdmGetTable when RMPP
 # works (the simulated kernel's, tests/simhost/krmpp.c): 400 records of
 # four GIDs in 1 or 2 SA requests (a 70 KB message: mport grows its 8 KB

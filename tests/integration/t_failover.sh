@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # SM failover: the master SM dies (SIGKILL) and the standby SM on another
 # node takes over, with an empty SA, no multicast groups and a new SM LID.
 # Every agent notices the SM LID change, registers again with the new SM,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Faults: 10% MAD loss on the SM's link and on two agents' links, an agent
 # killed under loss, a link flap, OpenSM killed with SIGKILL. Every
 # agent's records converge, with no duplicates, no stuck state and

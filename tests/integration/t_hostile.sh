@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Malformed MADs from a hostile host to an agent and to the SM: nobody
 # crashes, the SA keeps nothing of them, the plugin's counters move.
 . "$top_srcdir/tests/integration/harness.sh"

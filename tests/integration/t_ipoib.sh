@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # atsd joins the IPoIB IPv4 broadcast group of each interface's partition,
 # joins again when a restarted SM lost it, and leaves it at exit; stock
 # saquery sees the membership.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # ipoib_membership check: on a real host the kernel's IPoIB driver owns
 # the broadcast group membership, and OpenSM drops a port's FullMember
 # state on a leave from that port, whoever joined. tests/tools/mcjoin

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # ipoib_membership across a SIGHUP: manage leaves at exit a group it
 # joined even when the reload took its interface away (and the shutdown
 # does not wait for a leave it never sends); a group joined in manage mode

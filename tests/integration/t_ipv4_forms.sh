@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Both encodings of an IPv4 address in ServiceData8 (ATS 3.1: "the
 # standard encoding of IPv4 in IPv6"): ::a.b.c.d and ::ffff:a.b.c.d. Every
 # lookup finds both, from the SA and through atsd, and prints the address

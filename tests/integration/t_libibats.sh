@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # libibats from a program linked against the built shared library: the
 # same answers through atsd and straight from the SA, threads sharing one
 # handle, a handle shared across fork(), and atsd killed mid-run (no

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # make install DESTDIR=...: a third-party program compiles and links with
 # `pkg-config --cflags --libs ibats` against the installed files only and
 # runs; the installed library is libibats.so.1 and exports ibats_* alone;

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # End-port liveness (vendor class 0x34) and ibping answers from atsd and
 # from the plugin on the SM port; stock ibping as the independent witness.
 . "$top_srcdir/tests/integration/harness.sh"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # The Prometheus files: osmats.prom beside the plugin's state file and
 # atsd's metrics_file parse with the reference Python client's parser,
 # and count what was done.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # No SA (DAT ATS 5.1, point to point): "the initial registration will
 # fail and the IB driver may create local records to satisfy translation
 # requests going forward". With OpenSM stopped, atsd answers its own

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # The layout canary (ERR 7A4A, plugin/glue.c): the plugin refuses an
 # OpenSM whose event_plugin_name does not name it, as it reads in one laid
 # out otherwise than its headers; here OpenSM loads the same file under

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Fail closed: a config error at start names file:line, and the plugin
 # runs with its built-in defaults, every rule on; a fixed file is loaded
 # at the next sweep. Only an explicit setting turns a rule off.

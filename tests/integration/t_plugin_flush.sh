@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Records of a port that leaves the fabric are flushed: at once on trap 65
 # by default, after flush_grace_sweeps sweeps otherwise; the port comes
 # back and registers again; OpenSM's own SA dump follows. With

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Issue 11: partitions whatever the component mask, the membership bit,
 # the default SA key, the per-port record cap and the refusal log limit.
 # OpenSM runs with its default sa_key (0x1) and two partitions: the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Every plugin rule on a live SA: the violating request gets REQ_INVALID,
 # the SA keeps nothing of it (lookup and stock saquery agree), the rule's
 # counter moves in the state file; a legitimate request of the same shape

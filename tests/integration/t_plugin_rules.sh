@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # The plugin rejects ATS records that break the SID-block, name and
 # address rules with REQ_INVALID, logs a numbered line naming the rule and
 # the requester, and the SA keeps nothing of them.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Register primary and secondary records from two hosts, look them up from
 # a third, deregister; a failover pair sharing one primary address.
 # The walk's answers: an SA without RMPP (rmpp_off).

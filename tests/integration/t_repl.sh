@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # SM failover with replication (issue 14): both SMs share a replication
 # key file, the standby's plugin keeps a shadow of every ServiceRecord and
 # installs it when it takes over. The new SA answers with every live record

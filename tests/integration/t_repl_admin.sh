@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Careless admins: no replication key file (replication off, WRN 7A40,
 # nothing pulled: the SM_Key alone never enables it), and SMs with
 # different sm_keys (OpenSM makes both master: nothing is pulled either).

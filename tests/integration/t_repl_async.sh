@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # The master answers a client's ServiceRecord Set or Delete once its
 # in-sync standbys have the change, without holding OpenSM's one SA Set
 # thread (issue 22, finding 1): a standby that pulls but never acks (a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # The replication credential (issue 22): a key file the SMs share, not
 # OpenSM's SM_Key, which any host reads with SubnGet(SMInfo). A key file
 # others may read turns replication off with the reason (ERR 7A48); SMs

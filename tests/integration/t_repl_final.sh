@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # A handover to a standby that has no whole copy yet (it started a moment
 # before, and 30,000 records take it a while): the new master asks the
 # SM that handed over for the list it left, and installs that.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Handover with replication (issue 14): with both SMs in sync the master
 # lowers its priority and hands over; the new master's plugin installs its
 # shadow: every record there, nothing deleted comes back. Changes made on

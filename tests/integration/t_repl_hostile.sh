@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Replication pulls (class 0x35) from a host, not an SM: without the key
 # file the SMs share (no tag, or another key's) they get no answer and are
 # logged (WRN 7A43, rate-limited), and a stream pull of the head makes

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # The master killed during a Set storm: every Set answered to the client
 # is in the copy the standby installs (at most the one in flight more).
 . "$top_srcdir/tests/integration/harness.sh"

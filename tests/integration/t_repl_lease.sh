@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Finite leases across a failover: they count on at the new master from
 # what was left (not from the takeover, not from the start), and a record
 # whose lease ran out at the old master does not come back.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Replication and OpenSM's SA database file (issue 22, finding 3). With
 # sa_db_dump and sa_db_file, the first master sweep after a takeover runs
 # OpenSM's osm_sa_db_file_load after the plugin installed its copy: every

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Standby slots are not held for ever (issue 22, finding 5): eight ports
 # that pull the master's log once each (key holders, here repltool) take
 # the master's eight standby slots; a real standby that comes next is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # replication_log at its minimum (64): a standby that restarts after more
 # than 64 (and at most 1024) changes since the master's last snapshot must
 # still get in sync. The master reused that snapshot (within a minute,

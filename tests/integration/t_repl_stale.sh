@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # A standby SM that restarts within a minute of its first snapshot is
 # served that old snapshot again (the master reuses it while the log can
 # continue it), and the master still counts it as in sync with the acks

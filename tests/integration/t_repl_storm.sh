@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # A Set storm while the standby SM dies (kill -9) and restarts: the
 # master drops it once (WRN 7A41) after the ack timeout, a restarted
 # standby catches up from a snapshot during the storm, and the copy it

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Report subscriptions (Reports reach atsd's agent by registration): atsd
 # subscribes to traps 64/65 at the SA; with cache TTLs of ten minutes only
 # a Report can explain a fresh answer. A host unplugged: the other host's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # SA client behaviour: PKey scoping, the GetTable/walk strategy switch,
 # TOO_MANY_RECORDS on a Get, timeouts with retries when the SM hangs,
 # the kernel's answer when it is gone.

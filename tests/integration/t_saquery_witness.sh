@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Stock saquery, an independent decoder, sees what atsctl registered; and
 # atsctl whois names a holder as saquery -N and smpquery do.
 . "$top_srcdir/tests/integration/harness.sh"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # The simulated kernel times out a request whose response never comes,
 # as the kernel's MAD layer does on a host (tests/simhost/kwait.c; mad.c
 # timeout_sends). The case that needs it: an SM that stopped reading

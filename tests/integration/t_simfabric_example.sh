@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # The README's "simulated fabric by hand" (scripts/simfabric-example.sh)
 # runs as a user runs it, outside this harness's fabric: the README shows
 # the script verbatim, it ends with exit status 0, the standby installs

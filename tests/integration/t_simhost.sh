@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # The simulated host (tests/simhost) behaves as a host's kernel, with
 # stock tools as witnesses: osmtest's whole-MAD SA flows, ibping served
 # by whichever process of a node registered its class, sysfs and verbs

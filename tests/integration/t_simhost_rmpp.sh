@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # The simulated kernel's RMPP (tests/simhost/krmpp.c, as Linux
 # mad_rmpp.c): OpenSM's SA answers a GetTable of 600 ServiceRecords
 # (about 530 segments) and stock saquery gets all of them; on a node

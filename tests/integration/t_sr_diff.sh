@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Differential test of the plugin's indexed ServiceRecord path: the same
 # reproducible workload against stock OpenSM and against OpenSM with the
 # plugin (its ATS rules off, so that only the indexed path differs) must

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # The third change OpenSM makes to its ServiceRecords by itself: an SM that
 # held records, went STANDBY when a higher-priority SM took over, and
 # becomes MASTER again when that one dies cleans its SA

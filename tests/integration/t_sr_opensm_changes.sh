@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # OpenSM changes its ServiceRecords by itself: it empties its SA when its
 # own port goes down, and loads its SA database (sa_db_file) in the first
 # master sweep (lease expiry is in t_sr_diff). The plugin's index must

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Stock infiniband-diags on the simulated host, as on a host: each tool
 # that a host runs against its fabric answers from ibsim's fabric through
 # the node's kernel (tests/simhost). osmtest, ibping and OpenSM itself:

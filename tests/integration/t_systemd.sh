@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # atsd under its systemd units' rules: the units pass systemd-analyze
 # verify (and stay as hardened as they are: security's exposure), and
 # atsd does its whole job without any capability, with no_new_privs and

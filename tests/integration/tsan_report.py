@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 """ThreadSanitizer reports of an integration test, judged and symbolized.
 
     tsan_report.py SRCDIR BUILDDIR FILE...

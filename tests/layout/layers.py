@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 """Which directory may use which: the layering table, and the edges the
 build really has, read from the Makefile.inc fragments (a target's
 SOURCES, LDADD and LIBADD naming another directory's files) and from the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 """Dependencies between object files, and their cycles.
 
     python3 tests/layout/objdeps.py OBJ...

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 """The sample alert rules (doc/alerts/ibats.rules.yml), in TAP (make check):
   - the file is Prometheus's rule file structure (groups of named rules,
     each with an expr, a severity, a summary; durations where given);

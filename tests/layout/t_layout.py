@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 """The tree's layout, in TAP (make check):
   - no cycle between the objects of a program (objdeps.py);
   - no source file over MAX_LINES lines;
@@ -11,7 +12,9 @@
     the layering table allows (layers.py);
   - every global symbol of a module starts with its file's name (x.c:
     x or x_*), so a name leads to its file; PREFIX_EXEMPT lists the
-    exceptions, each with its reason.
+    exceptions, each with its reason;
+  - every source file (C, shell, Python, the build's fragments) has an
+    SPDX licence line at its head (after a #! line).
 The programs come from tests/layout/programs (written by make): the
 linked file, then the objects and libraries it is linked from.
 """
@@ -144,6 +147,28 @@ def only_exports(binary, allowed, desc):
     check(os.path.basename(binary) + " exports " + desc, ["also: " + s for s in bad])
 
 
+SPDX_DIRS = ["lib", "plugin", "hostagent", "include", "examples", "tests", "scripts"]
+SPDX_EXT = (".c", ".h", ".sh", ".py", ".inc")
+
+
+def spdx_missing():
+    """Source files whose first lines (after #!) carry no
+    SPDX-License-Identifier (COPYING: GPL-2.0-only OR Linux-OpenIB)."""
+    diag = []
+    paths = [os.path.join(srcdir, f) for f in ("Makefile.am", "configure.ac")]
+    for d in SPDX_DIRS:
+        for root, _, files in os.walk(os.path.join(srcdir, d)):
+            paths += [os.path.join(root, f) for f in files if f.endswith(SPDX_EXT)]
+    for path in sorted(paths):
+        with open(path, errors="replace") as fh:
+            head = fh.readline()
+            if head.startswith("#!"):
+                head = fh.readline()
+        if "SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB" not in head:
+            diag.append(os.path.relpath(path, srcdir))
+    return diag
+
+
 def simhost_uses():
     """Where the product reaches into tests/simhost: a quoted #include of
     a header only tests/simhost has, or a Makefile.inc naming it."""
@@ -238,6 +263,7 @@ def main():
                     continue
             diag.append("%s/%s has no header of its own" % (d, f))
     check("every module has a header of its own", diag)
+    check("every source file has an SPDX licence line", spdx_missing())
     check("the product uses nothing of " + SIMHOST_DIR, simhost_uses())
     check("every edge between directories is one the layering table allows",
           layers.bad_edges(srcdir))

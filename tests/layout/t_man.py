@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 """The manual pages (doc/), in TAP (make check):
   - every page's NAME line mentions ibats, and `apropos ibats` (man-db's
     index of the pages, built in a scratch directory) lists every page;

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 """The README a site reads first, in TAP (make check):
   - it starts with exactly the two commands for a fresh Debian 12 machine,
     then says what problem ibats solves;

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 """TAP for the layout tests (automake's tap-driver.sh): one numbered
 result per check, the plan printed last."""
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The CM message codec of the simulated kernel's ib_cm (cmwire.h). */
 #include <errno.h>
 #include <stddef.h>

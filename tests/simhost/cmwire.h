@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* IB Communication Management MADs (IBTA Vol 1 chapter 12, Tables 106-113).
  * Each message is a table of fields (byte offset, bit offset, width)
  * relative to the data after the 24-byte MAD header, encoded and decoded

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* simhostd's bench console: see kadmin.h. */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* simhostd's bench console (SIMHOST_ADMIN): `simhostd -d DIR -n NODE -C
  * CMD` sends one command and prints the one reply; the kernel side
  * parses it here. Commands: "rereg" (raise CLIENT_REREGISTER, as an SM's

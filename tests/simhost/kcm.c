@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The simulated node's ib_cm: the connection state machine of Linux 6.1
  * drivers/infiniband/core/cm.c over the cmwire.c codec (RDMACM.md
  * 4, 5). Pure: every send and event is queued for the caller. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The simulated node's ib_cm (Linux drivers/infiniband/core/cm.c;
  * RDMACM.md 4, 5): connection IDs, the REQ/MRA/REJ/REP/RTU/DREQ/DREP
  * exchange of IBTA Vol 1 chapter 12 (12.6 messages, 12.9 state

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* ib_cm's messages as Linux 6.1 cm.c formats them (cm_format_req,
  * cm_format_rep, cm_format_rej, ...), through the cmwire.c codec. */
 #include <string.h>

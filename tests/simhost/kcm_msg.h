@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* ib_cm's messages (Linux 6.1 cm.c cm_format_*) built from a kcm
  * connection into full 256-byte CM MADs (IBTA Vol 1 12.6, the cmwire.c
  * codec), and the PathRecord kcm keeps for a connection. Pure formatting:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* ib_cm_init_qp_attr for a kcm connection (Linux 6.1 cm.c). The masks
  * are libibverbs' enum ibv_qp_attr_mask: the kernel's IB_QP_* bits. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* ib_cm_init_qp_attr (Linux 6.1 cm.c cm_init_qp_init_attr,
  * cm_init_qp_rtr_attr, cm_init_qp_rts_attr) for a kcm connection: the
  * answer to rdma_ucm's INIT_QP_ATTR once ib_cm has the connection. */

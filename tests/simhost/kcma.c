@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The simulated node's rdma_cm ids: see kcma.h. Integers of the ABI are
  * in the process's (host) order except where the kernel stores network
  * order (node_guid, pkey, sib_pkey, sib_sid, sib_sid_mask). */

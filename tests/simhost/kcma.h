@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The simulated node's rdma_cm ids (Linux drivers/infiniband/core/cma.c;
  * RDMACM.md 2, 9): per id its port space and QP type, the AF_IB
  * addresses (sockaddr_ib as <rdma/ib.h> lays it out), the service-ID

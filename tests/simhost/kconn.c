@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* simhostd's process connections: see kconn.h. */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* simhostd's connections from the node's processes (tests/simhost/
  * proto.h): the listening socket DIR/NODE/kernel.sock, each accepted
  * connection's kind and what waits to be sent to it. A process that

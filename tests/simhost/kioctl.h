@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* ib_umad's registration ioctls as they reach simhostd (proto.h
  * SIMHOST_AGENTS): IB_USER_MAD_REGISTER_AGENT and _AGENT2 turned into a
  * kmad registration, with the checks user_mad.c makes before mad.c sees

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The simulated ib_ipoib's broadcast joins: see kipoib.h. */
 #include <errno.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The simulated ib_ipoib's multicast joins (Linux
  * drivers/infiniband/ulp/ipoib/ipoib_multicast.c): each interface is a
  * full member of its P_Key's IPv4 broadcast group (MGID

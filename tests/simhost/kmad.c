@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The simulated kernel's MAD layer: see kmad.h. */
 #include <errno.h>
 #include <string.h>

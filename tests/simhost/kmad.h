@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The simulated kernel's MAD layer for one port (Linux
  * drivers/infiniband/core/mad.c and user_mad.c): the agents processes
  * register through their umad files, which agent a received MAD goes

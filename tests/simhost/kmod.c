@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The simulated node's run-time kernel modules: see kmod.h. */
 #include <errno.h>
 #include <stdio.h>

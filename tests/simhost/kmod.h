@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The simulated node's kernel modules an admin changes at run time:
  * ib_ipoib's interfaces (`ip link add NAME type ipoib` or the parent's
  * create_child, `ip link del NAME`) and ib_cm (modprobe, rmmod). Ties

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The simulated kernel's RMPP for one umad file (Linux
  * drivers/infiniband/core/mad_rmpp.c; IBTA Vol 1 13.6): sends of
  * kernel-RMPP agents cut into DATA segments, received segments ACKed and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The simulated node's sysfs: see ksysfs.h. Formats are the kernel's
  * (drivers/infiniband/core/sysfs.c, user_mad.c, uverbs_main.c,
  * net/core/net-sysfs.c, ulp/ipoib/ipoib_main.c) where libibumad or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The simulated node's sysfs (under DIR/NODE/sys, mapped over /sys by
  * libsimhost.so): what rdma-core's libibumad (Debian 12, rdma-core 44)
  * and atsd's lib/host/ibsys.c read for CA "ibsim0" port 1 (umad2sim's

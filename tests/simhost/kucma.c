@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The simulated node's rdma_ucm: see kucma.h. Offsets are those of
  * <rdma/rdma_user_cm.h>; integers of the ABI are in the process's (host)
  * order. */

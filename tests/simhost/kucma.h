@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The simulated node's rdma_ucm file/context layer (Linux
  * drivers/infiniband/core/ucma.c; RDMACM.md 2, 9): ucma files (one per
  * open of /dev/infiniband/rdma_cm, named by a token), their ids

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* simhostd's rdma_cm connections: see kucmaio.h. */
 #include <errno.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* simhostd's ib_umad files: writes, agent ioctls, deliveries (kumad.h). */
 #define _GNU_SOURCE
 #include <arpa/inet.h>

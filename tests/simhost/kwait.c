@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The simulated kernel's sends that wait for a response (kwait.h).
  *
  * The kernel resends a request `retries` times, each after timeout_ms,

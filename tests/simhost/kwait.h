@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The simulated kernel's sends that wait for a response, one list per
  * agent (Linux drivers/infiniband/core/mad.c: timeout_ms and retries of
  * struct ib_user_mad, the wait list, timeout_sends; user_mad.c

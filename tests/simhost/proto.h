@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The simulated host's wire between a process (libsimhost.so, preloaded)
  * and its node's simulated kernel (simhostd), over AF_UNIX
  * SOCK_SEQPACKET at $SIMHOST_DIR/<node>/kernel.sock. One packet is one

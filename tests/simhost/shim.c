@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* libsimhost.so: libc's functions behind the interposed ones, and the
  * node from the environment, both resolved once (pthread_once). */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* libsimhost.so (tests/simhost): what its modules share. The node's
  * simulated kernel from the environment (SIMHOST_DIR, SIM_HOST), and
  * libc's own functions behind the ones the shim interposes (dlsym

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* A connection to the node's simulated kernel (shim_conn.h). */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* A connection of the process to its node's simulated kernel
  * (kernel.sock, the wire of proto.h). */
 #ifndef IBATS_SIMHOST_SHIM_CONN_H

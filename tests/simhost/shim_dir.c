@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Directory listings on the simulated node: /sys's RDMA classes are
  * the node's (shim_sys_path); /sys/class/net lists the host's
  * interfaces and then the node's simulated IPoIB ones (a host name the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* ib_umad's synchronous answers to read() and write() (shim_mad.h). */
 #include <errno.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* ib_umad's synchronous answers to read() and write(), apart from the
  * I/O so that tests/unit/test_shim holds them to the kernel's
  * (drivers/infiniband/core/user_mad.c: ib_umad_read, copy_recv_mad,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Which paths of a host belong to the simulated node (shim_path.h). */
 #include <errno.h>
 #include <stdio.h>

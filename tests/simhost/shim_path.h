@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Which paths of a host belong to the simulated node, and where they
  * are: the node's sysfs tree ($SIMHOST_DIR/<node>/sys) for the RDMA
  * classes, the simulated ib_cm and the simulated IPoIB interfaces; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* libc's path calls on the simulated node (shim_sys.h). The list is
  * what libibumad, libibverbs, infiniband-diags, OpenSM and atsd call
  * on /sys and /dev/infiniband (umad2sim.c wraps open, opendir and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The host's paths as the simulated node shows them (shim_path.h):
  * libc's path calls interposed, each on the node's path when it is the
  * node's. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The simulated node's rdma_cm device (shim_ucma.h).
  *
  * A table of the open files, each with the fds that name it (dup()s

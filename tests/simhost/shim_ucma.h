@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* /dev/infiniband/rdma_cm of the simulated node (RDMACM.md 6): each
  * open is a SIMHOST_UCMA connection to the node's kernel, the fd the
  * process holds (poll and epoll on it see the file's doorbells); each

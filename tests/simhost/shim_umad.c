@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The simulated node's umad and issm devices (shim_umad.h).
  *
  * A table of the fds that are connections to the kernel, each checked

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* /dev/infiniband/umadN and issmN of the simulated node: each open is a
  * connection to the node's kernel (the fd the process gets is that
  * socket, so poll, O_NONBLOCK and fork work as on the device); read,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Verbs objects librdmacm and its users (ucmatose, rping) create on the
  * node's device; there is no data path (shim_verbs.c), so they carry
  * nothing: see shim_vcm.h. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* libibverbs on the simulated node: what a process of a host uses of
  * it to find its port and follow it (the device list, open and close,
  * the port's async events, queries of the device, port, GID and P_Key

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* libibverbs on the simulated node (shim_verbs.c: devices, contexts,
  * events, objects; shim_vquery.c: the queries), what both share. */
 #ifndef IBATS_SIMHOST_SHIM_VERBS_H

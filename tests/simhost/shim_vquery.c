@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* libibverbs' queries on the simulated node, answered from the node's
  * sysfs as the kernel keeps it (what ib_query_port gives, the kernel
  * prints there: drivers/infiniband/core/sysfs.c). */

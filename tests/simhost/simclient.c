@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* ibsim's client protocol for simhostd: see simclient.h. */
 #define _GNU_SOURCE
 #include <errno.h>

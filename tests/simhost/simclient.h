@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* simhostd's side of ibsim's client protocol (ibsim 0.10: include/ibsim.h,
  * umad2sim/sim_client.c, ibsim/ibsim.c): a control socket for requests
  * answered one by one (SIM_CTL_*), and a data socket carrying one struct

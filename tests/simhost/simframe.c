@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The framing of a SIMHOST_UMAD connection (simframe.h). */
 #define _GNU_SOURCE
 #include <errno.h>

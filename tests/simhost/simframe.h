@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The framing of a SIMHOST_UMAD connection (proto.h, simhost_frame):
  * a message cut into packets and put together again, and the socket I/O
  * of one packet. Shared by libsimhost.so and simhostd; no state of its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* simhostd: one simulated node's kernel RDMA stack for the bench (test
  * code, never linked into the product). One ibsim client for the node
  * (simclient.c); the node's processes reach it through libsimhost.so over

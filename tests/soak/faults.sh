@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # The soak's faults (tests/soak/soak.sh, doc/soak.md). fault_pick draws
 # one kind from $RANDOM (seeded: SOAK_SEED replays the sequence); each
 # fault_KIND injects it and returns once its own steps are done (a killed

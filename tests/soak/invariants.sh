@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # The soak's invariants (tests/soak/soak.sh, doc/soak.md). Each check is
 # one TAP result (harness counters T_N, T_PASS, T_FAIL); a failed one is
 # a violation, listed with its time in $RUN/violations for the report.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # What the live agents want registered (tests/soak/soak.sh), the soak's
 # own bookkeeping: each agent's static primary address (its atsd.conf)
 # and the addresses the soak put on the interface atsd follows (ip addr

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # The soak's prober (tests/soak/soak.sh): resolves the agents' static
 # addresses in turn, straight from the SA (atsctl -n, as prober_start in
 # the harness, but over several addresses), one attempt at a time, one

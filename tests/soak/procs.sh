@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # The processes the soak runs and watches (tests/soak/soak.sh): each by a
 # name (smA, atsd-host1, ibsim...), with its kind, pid and start. A
 # tracked process that is gone was not killed by the soak: a crash. Its

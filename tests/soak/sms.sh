@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # The soak's two OpenSMs with the plugin and replication on (harness
 # repl_sm_opts): A on smhost in $RUN (the harness's first SM), B on host8
 # in $RUN/sm2 (second_sm). Under ibsim the master must stay above the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # The chaos soak (issue 22; doc/soak.md): a private ibsim fabric
 # (fabric8), two OpenSMs with the plugin replicating (harness
 # repl_sm_opts), six atsd agents with addresses, a prober resolving their

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* hostile LID SM_LID [reports]: send malformed MADs, as a broken or
  * malicious host would, to a node (vendor 0x34/0x32, CM 0x07) and to the
  * SA (ServiceRecord Set/Delete/Get with extreme fields). With "reports",

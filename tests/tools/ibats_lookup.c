@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* A third-party program of libibats for the integration tests: it uses
  * <ibats/ibats.h> and the shared library only.
  *

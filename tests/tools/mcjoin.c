@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* mcjoin join|leave|member [PKEY]: what the kernel's IPoIB driver does to
  * the IPv4 broadcast group of a partition (RFC 4391 4, MGID
  * ff12:401b:PPPP::ffff:ffff): a FullMember join with the port's GID, a

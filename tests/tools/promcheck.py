@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 """promcheck FILE NAME=VALUE...: FILE parses with the reference Prometheus
 client's parser and keeps the format's rules that parser does not check
 (strict()), every family has HELP and a counter or gauge TYPE, every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* repltool LID [--key-file F] [--epoch E] [--next N] [--pos P] [--flags F]
  *          [--count C] [--raw-mod M] [--len L] [--stay] [--interval MS]
  * Send replication pulls (class 0x35, lib/core/repl.h) to LID, as a host

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* srdiff: a reproducible stream of ServiceRecord requests for the
  * differential test (t_sr_diff): the same seed gives the same requests,
  * and each answer is printed as one line (status, attribute offset and

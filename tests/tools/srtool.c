@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* srtool: send one raw ServiceRecord Set or Delete, any field value, for
  * tests that need records atsctl refuses to build. Prints the SA status
  * as "status 0xNNNN" and exits 0 on success, 3 on an SA error.

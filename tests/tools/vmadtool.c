@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* vmadtool LID TYPE [VERSION]: send one raw liveness request (vendor class
  * 0x34) of any type and print the answer's MAD status and type, for tests
  * of answers atsctl ping never provokes. Exit 0 answered, 1 no answer. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* A listening AF_UNIX socket in a fresh directory under /tmp, for the
  * unit tests' fake atsd, and its removal. Header only: each test links
  * its own copy. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Golden wire images built by hand from the spec tables, not by the code
  * under test: ATS Table 1 laid out as IBTA Vol 1 Table 207. */
 #ifndef IBATS_GOLDEN_H

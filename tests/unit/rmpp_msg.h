@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Messages for the RMPP tests (test_rmpp, test_rmpp_tx): a SA
  * GetTableResp of ServiceRecords and the segments and ACKs of it. */
 #ifndef IBATS_TEST_RMPP_MSG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Annex A11 (a11.h): the IP CM private data and service IDs, against
  * vectors laid out by hand from A11's Table 1. */
 #include <arpa/inet.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* atsd's state file: what it registered, across crashes. */
 #include <errno.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* ats_query_set_put: records unique by (SID, GID, PKey), in the order put, at
  * a cost linear in the records (a dump of 100k took 20 s when each put
  * scanned the set), and correct after callers changed the set by hand. */

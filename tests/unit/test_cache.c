@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* atsd's lookup cache: hits, expiry, negative entries, replacement and
  * eviction of the entry closest to expiry, drops on reports. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The simulated kernel's CM message codec (tests/simhost/cmwire.h):
  * golden vectors laid out by hand from IBTA Vol 1 Tables 106-113. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The answers held for the standbys (plugin/defer.c): released oldest
  * first up to the committed change and no further, forgotten unsent when
  * this SM is no master or they belong to an earlier epoch, bounded by

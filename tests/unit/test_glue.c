@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugin/glue.c's layout canary (ERR 7A4A): glue_init takes an OpenSM
  * whose log object and event_plugin_name are where the headers put them,
  * and refuses one laid out otherwise, logging through OpenSM's log only

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* atsd's metrics: every stats field has a family (a field added without
  * one fails here), counters end in _total, and addresses by state. */
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Port selection and IPoIB interfaces against fixture sysfs trees laid
  * out as the kernel documents them (Documentation/ABI/stable/
  * sysfs-class-infiniband, sysfs-class-net): a dual-port HCA, a RoCE

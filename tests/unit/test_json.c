@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The JSON writer: escapes of every kind of hostile byte, commas and
  * nesting, and misuse reported rather than written. */
 #include <errno.h>

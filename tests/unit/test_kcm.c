@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* simhostd's ib_cm (tests/simhost/kcm.c) against Linux 6.1 cm.c: two
  * nodes' kcm piped into each other (A active, B passive), the REQ's bytes
  * against the IBTA offsets of include/rdma/ibta_vol1_c12.h, the retry and

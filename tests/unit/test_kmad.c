@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* simhostd's MAD layer (tests/simhost/kmad.c) against the kernel's rules
  * (drivers/infiniband/core/mad.c, user_mad.c): overlapping registrations
  * refused, requests to the agent registered for them in whatever file,

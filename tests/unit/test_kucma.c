@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The simulated node's rdma_ucm commands (tests/simhost/kucma.c): the
  * bytes librdmacm 44 writes, built here from the ABI's own structs
  * (<rdma/rdma_user_cm.h>, <infiniband/ib.h>), and the answers read back

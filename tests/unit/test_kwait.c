@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The simulated kernel's sends waiting for a response
  * (tests/simhost/kwait.c): what waits, what ends a wait, resends and the
  * ETIMEDOUT the kernel's MAD layer hands a sender (mad.c timeout_sends,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* libibats: the service ID layout, AF_IB address filling, the Annex A11
  * header (golden bytes, hostile input), the anti-spoof decision, the
  * error mapping, and the atsd path against a scripted agent on a Unix

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* libibats after fork(): a handle opened and used before the fork is
  * used by parent and child at once. Through atsd each process must get
  * the answers to its own questions (issue 22, finding 4: they shared one

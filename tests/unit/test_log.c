@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* log: stderr lines carry sd-daemon(3) "<N>" priorities exactly when
  * $JOURNAL_STREAM names stderr's device and inode (sd_journal_stream_fd(3)),
  * and none otherwise: unset, another file's, malformed. */

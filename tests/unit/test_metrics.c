@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* osmats.prom: the families and labels the documentation promises, the
  * replication figures only where they exist, and the file's path. */
 #include <errno.h>

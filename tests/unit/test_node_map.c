@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The node name map parser (node_map.c): infiniband-diags' format, and a
  * file:line error for every line that is not in it. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Local answers while the SA does not answer (DAT ATS 5.1): when they
  * stand in, what the host knows (its addresses on its GID, a peer's
  * default GID written as IPv6), and nothing else. */

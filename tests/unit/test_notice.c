@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* InformInfo and Notice codec (lib/core/notice.c) against wire images
  * laid out by hand from IBTA Vol 1 Tables 159, 155 and 261. */
 #include <errno.h>

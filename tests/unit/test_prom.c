@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The Prometheus text writer: golden output, escapes of hostile label
  * values, and misuse reported rather than written. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The refusal log limiter: burst, then counted, then one summary. */
 #include <stdarg.h>
 #include <stddef.h>

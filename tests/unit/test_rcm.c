@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* atsd's connections by IP (rcm.h): the listener's decision on a
  * request's Annex A11 source IP. */
 #include <errno.h>

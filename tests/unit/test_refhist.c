@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The refusal history (plugin/refhist.h): a port sees its own refusals,
  * newest first, at most REFHIST_PER_PORT; at most REFHIST_PORTS ports, the
  * one refused longest ago evicted; the owner only to a member of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The replication MADs (lib/core/repl.h): golden bytes of a pull and of
  * answers laid out by hand from the offsets, round trips of every kind,
  * short and foreign MADs. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The replication credential (plugin/replauth.h): nettle's HMAC-SHA-256
  * truncated as the tag truncates it (RFC 4231), a golden tagged MAD
  * whose tag was computed apart (Python's hmac over the bytes replauth.c

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The master's replication log: numbering, the ring, the verdicts on a
  * standby's pulls, held pulls, and the commit point against standbys
  * that ack, pull without acking, stay silent, leave or are cut off by a

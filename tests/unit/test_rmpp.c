@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* RMPP (lib/core/rmpp.h), the wire and the receiver: golden bytes of a
  * DATA FIRST segment, an ACK and an ABORT laid out by hand from IBTA Vol
  * 1 13.6.2; a sender and a receiver joined by a lossy link on a fake

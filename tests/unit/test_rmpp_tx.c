@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* RMPP (lib/core/rmpp.h), the sender alone: ACKs the spec ABORTs, old
  * ACKs, retries to the end and their reset on progress; and the table
  * of transactions (lookup by type and method, expiry). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* sdnotify: the datagrams a listener on $NOTIFY_SOCKET receives (a path
  * and an abstract name), and the addresses refused (relative, overlong)
  * or absent (no manager: every call a no-op), and a manager that does

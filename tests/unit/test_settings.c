@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugin/settings.c: the config file's load and reload, fail closed
  * (ERR 7A20-7A23), against a real OpenSM log object writing to a file. */
 #include <errno.h>

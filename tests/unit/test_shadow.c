@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The standby's shadow: records by RID, replaced in place, deleted,
  * handed over whole, and walked oldest first; at 10000 records against
  * a plain array model. */

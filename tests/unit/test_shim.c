@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* libsimhost's pure parts (tests/simhost): which paths are the
  * simulated node's and where they are (shim_path.c), and ib_umad's
  * answers to a read buffer that is too short or a write the kernel

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The simulated host's framing of umad messages (tests/simhost/
  * simframe.c, proto.h simhost_frame): how a message is cut into packets,
  * which packets a receiver takes, and a message longer than AF_UNIX's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The SM query MADs (lib/core/smq.h): golden bytes laid out by hand from
  * the offsets in doc/design.md, round trips, paging, short and foreign
  * MADs, the standbys' list to trusted requesters only, and the reasons

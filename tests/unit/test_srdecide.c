@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* srdecide.c: the ServiceRecord Set/Delete decision and the Get's
  * filter, the cases t_policy.sh, t_pkey.sh, t_cap.sh and t_sa.sh drive
  * through OpenSM. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The ServiceRecord index against the obvious model: OpenSM's list, newest
  * first, updated in place, scanned with the SA's matching. Random Sets,
  * Deletes and queries must give the same records in the same order. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* atsd's report subscriptions, main-thread half (subs.c): what a Report
  * does to the cache hooks, repeats and refusals, the subscribe jobs it
  * submits and their outcomes. The SA thread is a stub that keeps the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Files of a given text for the unit tests: config files for the
  * parsers (one per process under /tmp, named by tag; the test's teardown
  * unlinks it), and the victims of planted links, whose text must survive

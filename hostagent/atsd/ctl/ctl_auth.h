@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Who is on the other end of a control socket connection, and whether
  * they may change atsd's state (doc/atsd-protocol.md, "Permissions"). */
 #ifndef IBATS_CTL_AUTH_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* CM requests of the control socket (ctl_cm.h). */
 #include <errno.h>
 #include <stdio.h>

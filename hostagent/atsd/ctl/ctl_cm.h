@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The CM requests of the control socket: connect, disconnect and
  * connections, done on the SA thread through librdmacm (rcm.h). */
 #ifndef IBATS_CTL_CM_H

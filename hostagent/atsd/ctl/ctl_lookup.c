@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Lookups through the cache and the SA thread (ctl_lookup.h). */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Lookups for the control socket (resolve, reverse, primary): answered
  * from a cache with positive and negative TTLs, else by the SA thread;
  * identical lookups that miss at the same time share one SA lookup. */

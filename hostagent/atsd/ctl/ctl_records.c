@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Control socket requests about this host's own records (ctl_records.h). */
 #define _GNU_SOURCE
 #include <errno.h>

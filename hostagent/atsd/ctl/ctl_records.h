@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Control socket requests about this host's own records: hold, release,
  * holds, status and verify (doc/atsd-protocol.md). */
 #ifndef IBATS_CTL_RECORDS_H

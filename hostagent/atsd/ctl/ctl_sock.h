@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The control socket: a Unix socket speaking the line protocol of
  * doc/atsd-protocol.md. Owns the listening socket, the clients, their
  * line buffers, the per-uid and idle limits, and the order of answers: a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The control socket's requests: atsd_proto's verb table bound to the
  * modules that answer them, the privilege check, and the requests that
  * only read atsd's state (stats, ipoib) or poke it (verify). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Each stats field becomes one family: counters as ibats_host_NAME_total,
  * levels as gauges. A new ATSD_S_* field without an entry here has no
  * help text, which makes the write fail (-EINVAL) and test_host_metrics

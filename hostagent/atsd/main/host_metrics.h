@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* atsd's Prometheus metrics file (metrics_file in atsd.conf): the stats
  * request's figures and the own records by state, named ibats_host_*
  * (the plugin's are ibats_sm_*); see atsd(8). */

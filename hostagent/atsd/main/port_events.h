@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The port's asynchronous events from the verbs device:
  * CLIENT_REREGISTER, SM_CHANGE, LID_CHANGE and PORT_ACTIVE all mean the
  * SA may have lost or moved our records. Without a verbs device (no

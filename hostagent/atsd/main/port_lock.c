@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The port lock (port_lock.h). A symlink planted where the lock goes is
  * not followed: atsd runs as root. */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* One atsd per port: a second (atsd.service beside atsd@CA:PORT, say)
  * would adopt the first one's records and delete them when it stops. The
  * lock sits next to the socket (/run/ibats for both units) and is held

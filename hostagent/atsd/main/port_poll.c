@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The port as atsd last saw it (port_poll.h). */
 #include <errno.h>
 #include <poll.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The port as atsd last saw it (LID, SM LID, GID), read every
  * sm_poll_interval: an SM or LID change, or the port coming back up, may
  * have cost us our records. */

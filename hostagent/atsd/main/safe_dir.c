@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* A directory safe from other users (safe_dir.h). */
 #include <errno.h>
 #include <stdio.h>

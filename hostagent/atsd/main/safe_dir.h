@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Whether a directory atsd keeps a file in (its socket, its state file)
  * is safe from other users: a directory another user owns, or one others
  * may write to without the sticky bit, lets them swap atsd's file for

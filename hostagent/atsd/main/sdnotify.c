@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* sd_notify(3) by hand (sdnotify.h). The protocol, as sd_notify(3) and
  * systemd.service(5) describe it: $NOTIFY_SOCKET names an AF_UNIX
  * datagram socket, a filesystem path or, with a leading '@', an abstract

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The service manager's notification protocol (sd_notify(3)), spoken by
  * hand so that atsd needs no libsystemd: one datagram of "KEY=VALUE"
  * lines to the AF_UNIX socket named by $NOTIFY_SOCKET. Without that

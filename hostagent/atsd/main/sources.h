@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The host's addresses as the agent sees them: configured interfaces
  * followed through rtnetlink (possibly in other network namespaces),
  * static addresses from the config, and holds taken by local programs. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* IPoIB broadcast group membership through the SA's MCMemberRecord
  * (IBTA Vol 1 15.2.5.17), one group per PKey. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* IPoIB broadcast group joins (SA thread side of SAJ_IPOIB). */
 #ifndef IBATS_IPOIB_EXEC_H
 #define IBATS_IPOIB_EXEC_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The MAD responder (see mad_serve.h). Its state belongs to the SA
  * thread, the only one that reads the port. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The MAD responder, on the SA thread: what the port answers to MADs
  * that arrive unsolicited. SA Reports go to the subscriptions (subs_exec.h); vendor classes
  * 0x34 (liveness) and 0x32 (ibping) are answered from this host's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 #define _GNU_SOURCE
 #include <endian.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* atsd's connections by IP through librdmacm over AF_IB, as every host
  * connects: the kernel's ib_cm owns the CM class (0x07), rdma_ucm gives
  * it to processes. Passive side: listeners on the cm_listen service IDs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The SA thread: a job queue in, a done queue out, and the executor of
  * each job kind (lookups and CM jobs here; syncs in sync_exec.c, group
  * joins in ipoib_exec.c, subscriptions in subs_exec.c). Between jobs it

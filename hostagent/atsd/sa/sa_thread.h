@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The agent's SA thread: every MAD goes through it. The port is one umad
  * fd that carries all of atsd's agents (SA client, Reports, vendor
  * classes), and the kernel queues what arrives for any of them on that

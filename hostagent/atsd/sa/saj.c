@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Jobs for the SA thread: allocation by kind and release of what a job
  * owns. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* A job for the SA thread: a common header (kind, outcome, completion)
  * and the payload of its kind. saj_new allocates only the header and
  * that payload, so a lookup job is small. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Report subscriptions on the SA thread (subs_exec.h). Its state belongs
  * to the SA thread, the only one that reads the port. */
 #include <errno.h>

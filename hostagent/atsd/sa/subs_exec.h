@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Report subscriptions, the SA thread's half: the InformInfo Sets that
  * subscribe to (or drop) traps 64 and 65, and the answer to each Report
  * the SA sends (IBTA Vol 1 13.4.8.2: a ReportResp, from the subscriber).

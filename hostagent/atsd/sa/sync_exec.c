@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The sync executor, on the SA thread: make the SA hold the wanted
  * addresses for our GID, remove what we registered and no longer want,
  * and leave others' records on the GID alone. */

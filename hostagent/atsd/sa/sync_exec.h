@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The sync executor (SA thread side of SAJ_SYNC). */
 #ifndef IBATS_SYNC_EXEC_H
 #define IBATS_SYNC_EXEC_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Format, one item a line:
  *   ibats-atsd-state 1 GID
  *   SID PKEY IP            (one per record atsd registered)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The records atsd registered, kept in a small file across crashes and
  * restarts, so that a restarted atsd removes only its own stale records
  * and leaves alone what an admin registered by hand on the same GID. */

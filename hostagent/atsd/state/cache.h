@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* atsd's lookup cache: answers (records, or none for a negative entry) by
  * canonical request key, each with an expiry time. Hashed, so that a hit
  * costs one key hash and compare however full the cache is. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The IPoIB broadcast groups (ipoib_groups.h). */
 #define _GNU_SOURCE
 #include <errno.h>

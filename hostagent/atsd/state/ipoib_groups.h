@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The IPoIB broadcast groups of the interfaces' partitions (one per
  * PKey). A group atsd manages is joined after the first sync and after SM
  * changes, checked at each verify (an SM restart we saw no event of loses

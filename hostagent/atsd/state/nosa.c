@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Local answers while the SA does not answer (nosa.h). */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Answers without the SA (DAT ATS 5.1, point to point): when the SA does
  * not answer, atsd answers from what the host itself knows, its own
  * addresses on its port's GID, and an IPv6 address that is a port's

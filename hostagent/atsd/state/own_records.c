@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* This host's own records and the syncs that keep them (own_records.h). */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* This host's own records: what atsd registered (kept in the state file
  * across crashes, atsd(8) "Own records"), what others registered on our
  * GID, the addresses the SA refused, and the syncs that keep the SA equal

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* What the agent wants registered, and the SA operations that take the
  * SA from what it holds to that (DAT Collaborative ATS v1 sections 2.1,
  * 3.1). Pure functions. */

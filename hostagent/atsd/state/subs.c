@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Report subscriptions on the main thread (subs.h). */
 #include <inttypes.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Report subscriptions, the main thread's half: when to subscribe to
  * traps 64 and 65 at the SA (start, SM change, ClientReregister, a
  * reload, each verify period in case the SA restarted) and to drop the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # atsd on a node: start it (agent_start), talk to it (agent, atsctl -S),
 # its pid and readiness (agent_pid, agent_answers), its IPoIB view
 # (ipoib_says).

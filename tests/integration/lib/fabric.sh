@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # The fabric and its SMs: ibsim and OpenSM with the plugin
 # (fabric_start, sm_start, second_sm, osm_launch), their control (sim,
 # sm_stop, sm_kill, sm_sweep), opensm.conf and osmats.conf pieces

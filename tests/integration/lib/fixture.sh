@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Fixtures: the preludes many tests share, one line each, so that a test
 # starts with what it is about.
 # Sourced by harness.sh, in its order: not a script of its own.

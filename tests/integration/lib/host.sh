@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # The simulated hosts (tests/simhost): a node's kernel (node_up, simhost,
 # rmpp_off), running a command on a node (on, atsctl, srtool) and what a
 # node's port reads (port_gid, port_guid, port_lid, bcast_member).

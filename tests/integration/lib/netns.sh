@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Network namespaces standing for a host's IP stack (host_ns, ns):
 # atsd reads interfaces and neighbours there.
 # Sourced by harness.sh, in its order: not a script of its own.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # A resolver in the background (prober_start, prober_stop) and what its
 # attempts show (prober_window, prober_fails): failover benches and
 # tests measure outages with it.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Process bookkeeping: stop what the test started (stop_all), find and
 # kill what outlived it (survivors, reap_survivors), and the EXIT trap
 # (cleanup) that keeps a failed test's directory.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Replication between SMs: the key file (key_file, repl_key,
 # repl_sm_opts) and the state file's "replication" object (repl_field,
 # repl_is, repl_synced).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # The run's setting, at source time: the programs under test (the build
 # tree's, or the installed ones with IBATS_INSTALLED=1), the counters the
 # other files share, the skip when ibsim, OpenSM or the simulated host is

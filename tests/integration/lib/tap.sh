@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # TAP output and checks (automake's tap-driver.sh): one result a check,
 # the plan last, so a test that dies midway has none and counts as an
 # ERROR. wait_for polls for readiness; finish ends every test.

@@ -9,6 +9,8 @@
 #include <complib/cl_timer.h>
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
@@ -28,6 +30,7 @@ static struct {
 	osm_opensm_t *osm;
 	void (*lease_expired)(const uint8_t *bytes);
 	void (*lease_then)(void);
+	glue_sa_fn sr_set, sr_get;
 } G;
 
 /* Whether OpenSM's list of plugin names holds name, whole: load_plugins
@@ -261,19 +264,64 @@ int glue_gid_has_pkey(const uint8_t *gid, uint16_t pkey)
 	return port && osm_physp_has_pkey(&G.osm->log, cl_hton16(pkey), port->p_physp);
 }
 
-const osm_physp_t *glue_requester(osm_madw_t *madw)
+/* The opaque handles of glue.h are OpenSM's own objects. */
+static osm_madw_t *madw_of(const struct glue_sa_req *req)
 {
-	return osm_get_physp_by_mad_addr(&G.osm->log, &G.osm->subn, &madw->mad_addr);
+	return (osm_madw_t *)req;
 }
 
-uint64_t glue_physp_guid(const osm_physp_t *physp)
+static const osm_physp_t *physp_of(const struct glue_port *port)
 {
-	return cl_ntoh64(osm_physp_get_port_guid(physp));
+	return (const osm_physp_t *)port;
 }
 
-int glue_physp_has_pkey(const osm_physp_t *physp, uint16_t pkey)
+const struct glue_port *glue_requester(struct glue_sa_req *req)
 {
-	return osm_physp_has_pkey(&G.osm->log, cl_hton16(pkey), physp);
+	return (const struct glue_port *)osm_get_physp_by_mad_addr(&G.osm->log, &G.osm->subn,
+								  &madw_of(req)->mad_addr);
+}
+
+uint64_t glue_port_guid(const struct glue_port *port)
+{
+	return cl_ntoh64(osm_physp_get_port_guid(physp_of(port)));
+}
+
+int glue_port_has_pkey(const struct glue_port *port, uint16_t pkey)
+{
+	return osm_physp_has_pkey(&G.osm->log, cl_hton16(pkey), physp_of(port));
+}
+
+uint16_t glue_req_lid(const struct glue_sa_req *req)
+{
+	return cl_ntoh16(madw_of(req)->mad_addr.dest_lid);
+}
+
+uint8_t *glue_req_mad(struct glue_sa_req *req, size_t *size)
+{
+	osm_madw_t *madw = madw_of(req);
+
+	*size = madw->mad_size;
+	return (uint8_t *)osm_madw_get_sa_mad_ptr(madw);
+}
+
+const char *glue_method_str(uint8_t method)
+{
+	return ib_get_sa_method_str(method);
+}
+
+void glue_logf(enum glue_log_level level, const char *func, const char *fmt, ...)
+{
+	osm_log_level_t l = level == GLUE_LOG_ERROR ? OSM_LOG_ERROR : OSM_LOG_INFO;
+	char msg[1024];
+	va_list ap;
+
+	if (!osm_log_is_active(&G.osm->log, l))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	/* As OSM_LOG() writes it: "func: " and the line. */
+	osm_log(&G.osm->log, l, "%s: %s", func, msg);
 }
 
 size_t glue_sr_count(void)
@@ -397,11 +445,27 @@ static void lease_cb(void *context)
 	G.lease_then();
 }
 
-int glue_sa_hook(cl_pfn_msgrcv_cb_t set, cl_pfn_msgrcv_cb_t get,
+/* The SA dispatchers' callbacks: the request to the plugin's handlers. */
+static void sr_set(void *context, void *data)
+{
+	(void)context;
+	G.sr_set(data);
+}
+
+static void sr_get(void *context, void *data)
+{
+	(void)context;
+	G.sr_get(data);
+}
+
+int glue_sa_hook(glue_sa_fn set, glue_sa_fn get,
 		 void (*expired)(const uint8_t *bytes), void (*after_lease)(void))
 {
 	osm_sa_t *sa = &G.osm->sa;
 	cl_disp_reg_handle_t set_h, get_h;
+
+	G.sr_set = set;
+	G.sr_get = get;
 
 	/* The SA is initialized but not bound yet, so no request can be in
 	 * flight while the handlers are swapped. The handles go back into
@@ -409,8 +473,8 @@ int glue_sa_hook(cl_pfn_msgrcv_cb_t set, cl_pfn_msgrcv_cb_t get,
 	 * place. */
 	cl_disp_unregister(sa->sr_set_disp_h);
 	cl_disp_unregister(sa->sr_disp_h);
-	set_h = cl_disp_register(sa->p_set_disp, OSM_MSG_MAD_SERVICE_RECORD, set, NULL);
-	get_h = cl_disp_register(sa->p_disp, OSM_MSG_MAD_SERVICE_RECORD, get, NULL);
+	set_h = cl_disp_register(sa->p_set_disp, OSM_MSG_MAD_SERVICE_RECORD, sr_set, NULL);
+	get_h = cl_disp_register(sa->p_disp, OSM_MSG_MAD_SERVICE_RECORD, sr_get, NULL);
 	if (set_h == CL_DISP_INVALID_HANDLE || get_h == CL_DISP_INVALID_HANDLE) {
 		if (set_h != CL_DISP_INVALID_HANDLE)
 			cl_disp_unregister(set_h);
@@ -432,19 +496,44 @@ int glue_sa_hook(cl_pfn_msgrcv_cb_t set, cl_pfn_msgrcv_cb_t get,
 	return 0;
 }
 
-void glue_sa_fallback(osm_madw_t *madw)
+void glue_sa_fallback(struct glue_sa_req *req)
 {
-	osm_sr_rcv_process(&G.osm->sa, madw);
+	osm_sr_rcv_process(&G.osm->sa, madw_of(req));
 }
 
-void glue_sa_respond(osm_madw_t *madw, cl_qlist_t *list)
+int glue_sa_respond(struct glue_sa_req *req, const uint8_t *recs, size_t n)
 {
-	osm_sa_respond(&G.osm->sa, madw, sizeof(ib_service_record_t), list);
+	cl_qlist_t list;
+	size_t i;
+
+	cl_qlist_init(&list);
+	for (i = 0; i < n; i++) {
+		osm_sa_item_t *item = malloc(SA_ITEM_RESP_SIZE(service_rec));
+
+		if (!item) {
+			cl_list_item_t *it;
+
+			while ((it = cl_qlist_remove_head(&list)) != cl_qlist_end(&list))
+				free(it);
+			return -ENOMEM;
+		}
+		memcpy(&item->resp.service_rec, recs + i * SR_SIZE, SR_SIZE);
+		cl_qlist_insert_tail(&list, &item->list_item);
+	}
+	osm_sa_respond(&G.osm->sa, madw_of(req), sizeof(ib_service_record_t), &list);
+	return 0;
 }
 
-void glue_sa_error(osm_madw_t *madw, ib_net16_t status)
+/* The class-specific status is bits 8..15 of the MAD's Status field
+ * (IBTA Vol 1 Table 185, sa.h). */
+void glue_sa_status(struct glue_sa_req *req, uint16_t sa_status)
 {
-	osm_sa_send_error(&G.osm->sa, madw, status);
+	osm_sa_send_error(&G.osm->sa, madw_of(req), cl_hton16((uint16_t)(sa_status << 8)));
+}
+
+osm_madw_t *glue_sa_madw(struct glue_sa_req *req)
+{
+	return madw_of(req);
 }
 
 int glue_sa_respond_one(osm_madw_t *madw, const ib_service_record_t *rec)

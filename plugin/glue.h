@@ -68,10 +68,29 @@ uint64_t glue_port_of_gid(const uint8_t *gid);
 uint64_t glue_sys_guid_of(const uint8_t *gid);
 /* Whether its port holds pkey (base P_Key compared, as OpenSM does). */
 int glue_gid_has_pkey(const uint8_t *gid, uint16_t pkey);
-/* The requester's physical port (NULL when its LID is unknown). */
-const osm_physp_t *glue_requester(osm_madw_t *madw);
-uint64_t glue_physp_guid(const osm_physp_t *physp);
-int glue_physp_has_pkey(const osm_physp_t *physp, uint16_t pkey);
+/* A ServiceRecord request as the SA's dispatcher hands it (OpenSM's
+ * osm_madw_t, opaque to the handlers), and its requester's port
+ * (osm_physp_t, opaque). */
+struct glue_sa_req;
+struct glue_port;
+/* The requester's port (NULL when its LID is unknown), its GUID, and
+ * whether it holds pkey (base P_Key compared, as OpenSM does). */
+const struct glue_port *glue_requester(struct glue_sa_req *req);
+uint64_t glue_port_guid(const struct glue_port *port);
+int glue_port_has_pkey(const struct glue_port *port, uint16_t pkey);
+/* The requester's LID, and the request's SA MAD: its bytes (written in
+ * place by a Set's lease clamp) and their number. */
+uint16_t glue_req_lid(const struct glue_sa_req *req);
+uint8_t *glue_req_mad(struct glue_sa_req *req, size_t *size);
+/* OpenSM's name of an SA method ("SubnAdmSet", ...), for log lines. */
+const char *glue_method_str(uint8_t method);
+
+/* OpenSM's log, for modules that include no OpenSM header: level as
+ * OSM_LOG's, the line prefixed with func as OSM_LOG() does. */
+enum glue_log_level { GLUE_LOG_ERROR, GLUE_LOG_INFO };
+void glue_logf(enum glue_log_level level, const char *func, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+#define GLUE_LOG(level, ...) glue_logf(level, __func__, __VA_ARGS__)
 
 /* The SA's ServiceRecord list (osm->subn.sa_sr_list). A record is an
  * opaque handle whose SR_SIZE wire bytes glue_sr_rec() gives; they stay
@@ -102,13 +121,19 @@ void glue_sr_dirty(void);
  * timer with the same walk that tells expired() of each record it removes
  * (exclusive lock held) and runs after_lease when done. From create(),
  * before the SA is bound. -EBUSY leaves OpenSM's handlers in place. */
-int glue_sa_hook(cl_pfn_msgrcv_cb_t set, cl_pfn_msgrcv_cb_t get,
+typedef void (*glue_sa_fn)(struct glue_sa_req *req);
+int glue_sa_hook(glue_sa_fn set, glue_sa_fn get,
 		 void (*expired)(const uint8_t *bytes), void (*after_lease)(void));
 /* Hand a request to OpenSM's own ServiceRecord handler. */
-void glue_sa_fallback(osm_madw_t *madw);
-/* Answer with the ServiceRecords in list (osm_sa_item_t), or an error. */
-void glue_sa_respond(osm_madw_t *madw, cl_qlist_t *list);
-void glue_sa_error(osm_madw_t *madw, ib_net16_t status);
+void glue_sa_fallback(struct glue_sa_req *req);
+/* Answer with n records of SR_SIZE wire bytes each, in their order, as
+ * osm_sa_respond() does; -ENOMEM when their list cannot be made (then
+ * nothing was sent). */
+int glue_sa_respond(struct glue_sa_req *req, const uint8_t *recs, size_t n);
+/* Answer with an SA status (SA_STATUS_*, sa.h: unshifted). */
+void glue_sa_status(struct glue_sa_req *req, uint16_t sa_status);
+/* The request's osm_madw_t, for the modules that keep it (defer.c). */
+osm_madw_t *glue_sa_madw(struct glue_sa_req *req);
 /* Answer with the one record rec; -ENOMEM (then NO_RESOURCES was sent). */
 int glue_sa_respond_one(osm_madw_t *madw, const ib_service_record_t *rec);
 

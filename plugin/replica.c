@@ -262,10 +262,14 @@ void replica_publish(uint64_t seq)
 	R.changed();
 }
 
-void replica_answer(struct defer_slot *slot, uint64_t epoch, uint64_t seq, osm_madw_t *madw,
-		    const ib_service_record_t *rec)
+void replica_answer(struct defer_slot *slot, uint64_t epoch, uint64_t seq,
+		    struct glue_sa_req *req, const uint8_t *bytes)
 {
+	osm_madw_t *madw = glue_sa_madw(req);
+	ib_service_record_t r, *rec = &r;
 	uint64_t oldest;
+
+	memcpy(&r, bytes, sizeof(r));
 
 	if (!R.on || !seq) {
 		defer_cancel(slot);

@@ -39,13 +39,13 @@ int replica_reserve(struct defer_slot **slot);
  * expiry, flushes: nobody waits for an answer). */
 void replica_publish(uint64_t seq);
 /* Lock released, a client's Set or Delete made change seq of epoch in
- * the place slot reserved: publish it and answer madw with rec once
- * every in-sync standby has it — now when
+ * the place slot reserved: publish it and answer req with rec (SR_SIZE
+ * wire bytes) once every in-sync standby has it — now when
  * none is waited for, else from the thread that sees their acks; never
  * waits (the Set thread serves IPoIB joins too). Unanswered when this
  * SM is no master by then: the client asks the new master. */
-void replica_answer(struct defer_slot *slot, uint64_t epoch, uint64_t seq, osm_madw_t *madw,
-		    const ib_service_record_t *rec);
+void replica_answer(struct defer_slot *slot, uint64_t epoch, uint64_t seq,
+		    struct glue_sa_req *req, const uint8_t *rec);
 
 /* At HEAVY_SWEEP_START, no lock held: a sweep that may make this SM
  * master installs the shadow (when it is a standby's, and whole) and

@@ -8,14 +8,12 @@
  *   finding the record by RID in the index. List and index change together
  *   under the exclusive osm->lock.
  * - Get/GetTable (one thread per CPU, shared lock): matched in the index,
- *   PKey-filtered for the requester, answered with osm_sa_respond() as
- *   OpenSM would, in the list's order. */
+ *   PKey-filtered for the requester, answered through glue.c as
+ *   OpenSM would, in the list's order.
+ * OpenSM itself only through glue.h: requests are bytes (sa.h, sr.h). */
 #include "sr_handler.h"
 
 #include "glue.h"
-
-#include <opensm/osm_helper.h>
-#include <opensm/osm_sa.h>
 
 #include <errno.h>
 #include <inttypes.h>
@@ -55,13 +53,6 @@ static void account(_Atomic uint64_t *count, _Atomic uint64_t *ns, uint64_t t0)
 {
 	atomic_fetch_add_explicit(count, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(ns, (uint64_t)mono_ns() - t0, memory_order_relaxed);
-}
-
-/* An SA status (sa.h) in the MAD's Status field: the class-specific
- * code is bits 8..15 (IBTA Vol 1 Table 185, sa.h). */
-static ib_net16_t mad_status(uint16_t sa_status)
-{
-	return cl_hton16((uint16_t)(sa_status << 8));
 }
 
 /* What the rules need to know about the requester and the records held. */
@@ -118,7 +109,7 @@ static int add_peer(const struct srx_ent *e, void *arg)
  *   the records holding its address in either IPv4 form (the same GID's
  *   for port-duplicate, other GIDs' primaries for duplicate-address);
  * - a Delete of a primary needs the GID's other records. */
-static int gather(const osm_physp_t *physp, const struct osmats_conf *c,
+static int gather(const struct glue_port *port, const struct osmats_conf *c,
 		  struct pol_request *req, struct facts *f)
 {
 	const struct srx *idx = mirror_index();
@@ -128,7 +119,7 @@ static int gather(const osm_physp_t *physp, const struct osmats_conf *c,
 	size_t nfound = 0, i;
 	uint64_t tgt;
 
-	f->req_guid = glue_physp_guid(physp);
+	f->req_guid = glue_port_guid(port);
 	/* The GID's interface ID may be the port GUID or an alias of it. */
 	tgt = glue_port_of_gid(req->rec.gid);
 	req->owns_gid = tgt && tgt == f->req_guid &&
@@ -139,7 +130,7 @@ static int gather(const osm_physp_t *physp, const struct osmats_conf *c,
 	/* What validate_sr() would ask with the P_Key bit set; the
 	 * base P_Key is what osm_physp_has_pkey() compares. */
 	req->req_has_pkey = !pol_pkey_invalid(req->rec.pkey) &&
-			    glue_physp_has_pkey(physp, req->rec.pkey);
+			    glue_port_has_pkey(port, req->rec.pkey);
 	req->gid_has_pkey = !pol_pkey_invalid(req->rec.pkey) &&
 			    glue_gid_has_pkey(req->rec.gid, req->rec.pkey);
 
@@ -192,7 +183,7 @@ static int log_allowed(uint64_t who, unsigned kind)
 /* One line about a request from a known requester, naming it and the
  * record: "ERR 7A05: ATS rule ownership: rejected ServiceRecord Set ...". */
 static void log_request(const struct pol_request *req, const struct facts *f,
-			unsigned kind, osm_log_level_t level, const char *code,
+			unsigned kind, enum glue_log_level level, const char *code,
 			const char *rule, const char *what, const char *why)
 {
 	char gid[ATS_IP_STRLEN], ip[ATS_IP_STRLEN];
@@ -200,17 +191,17 @@ static void log_request(const struct pol_request *req, const struct facts *f,
 	if (!log_allowed(f->req_guid, kind))
 		return;
 	ats_data8_str(req->rec.data8, ip, sizeof(ip));
-	OSM_LOG(glue_log(), level,
+	GLUE_LOG(level,
 		"%s %s: %s: %s ServiceRecord %s from LID %u port GUID 0x%016" PRIx64
 		": SID 0x%016" PRIx64 " GID %s PKey 0x%04x IP %s: %s\n",
-		level == OSM_LOG_ERROR ? "ERR" : "WRN", code, rule, what,
+		level == GLUE_LOG_ERROR ? "ERR" : "WRN", code, rule, what,
 		req->method == SA_METHOD_DELETE ? "Delete" : "Set", f->req_lid,
 		f->req_guid, req->rec.id,
 		ats_gid_format(req->rec.gid, gid, sizeof(gid)), req->rec.pkey, ip, why);
 }
 
 static void log_decision(const struct pol_request *req, const struct facts *f,
-			 enum rule rule, osm_log_level_t level, const char *what,
+			 enum rule rule, enum glue_log_level level, const char *what,
 			 const char *why)
 {
 	char name[48];
@@ -220,20 +211,27 @@ static void log_decision(const struct pol_request *req, const struct facts *f,
 	log_request(req, f, rule, level, rule_code(rule), name, what, why);
 }
 
-static void log_unknown_lid(osm_madw_t *madw, const char *outcome)
+/* The request's method, for log lines. */
+static const char *method_str(struct glue_sa_req *sreq)
 {
-	uint16_t lid = cl_ntoh16(madw->mad_addr.dest_lid);
+	size_t size;
+
+	return glue_method_str(glue_req_mad(sreq, &size)[MAD_OFF_METHOD]);
+}
+
+static void log_unknown_lid(struct glue_sa_req *sreq, const char *outcome)
+{
+	uint16_t lid = glue_req_lid(sreq);
 
 	if (log_allowed(REFUSAL_LID | lid, RL_KINDS - 1))
-		OSM_LOG(glue_log(), OSM_LOG_ERROR, "ERR 7A33: ServiceRecord %s from unknown LID %u; "
-			"%s\n", ib_get_sa_method_str(osm_madw_get_sa_mad_ptr(madw)->method),
-			lid, outcome);
+		GLUE_LOG(GLUE_LOG_ERROR, "ERR 7A33: ServiceRecord %s from unknown LID %u; "
+			 "%s\n", method_str(sreq), lid, outcome);
 }
 
 /* A refusal by OpenSM's own rules, logged as the ATS rules' are; the
- * lock released. */
-static void refuse(osm_madw_t *madw, const struct pol_request *req, const struct facts *who,
-		   unsigned kind, const char *code, const char *why, ib_net16_t status)
+ * lock released. sa_status: SA_STATUS_* (sa.h). */
+static void refuse(struct glue_sa_req *sreq, const struct pol_request *req, const struct facts *who,
+		   unsigned kind, const char *code, const char *why, uint16_t sa_status)
 {
 	static const char *const rule[] = {
 		[REFUSAL_SA_REQUEST - REFUSAL_SA_REQUEST] = "SA rule request",
@@ -241,116 +239,108 @@ static void refuse(osm_madw_t *madw, const struct pol_request *req, const struct
 		[REFUSAL_SA_NO_RECORD - REFUSAL_SA_REQUEST] = "SA rule no-record",
 	};
 
-	log_request(req, who, kind, status == IB_SA_MAD_STATUS_NO_RECORDS ? OSM_LOG_INFO :
-		    OSM_LOG_ERROR, code, rule[kind - REFUSAL_SA_REQUEST], "rejected", why);
-	glue_sa_error(madw, status);
+	log_request(req, who, kind, sa_status == SA_STATUS_NO_RECORDS ? GLUE_LOG_INFO :
+		    GLUE_LOG_ERROR, code, rule[kind - REFUSAL_SA_REQUEST], "rejected", why);
+	glue_sa_status(sreq, sa_status);
 }
 
-/* OpenSM's sr_rcv_respond(): the ServiceKey only to trusted requests. */
-static void respond(osm_madw_t *madw, cl_qlist_t *list)
+/* OpenSM's sr_rcv_respond(): the ServiceKey only to trusted requests
+ * (a nonzero SM_Key in the request). */
+static int untrusted(struct glue_sa_req *sreq)
 {
-	if (!osm_madw_get_sa_mad_ptr(madw)->sm_key) {
-		osm_sa_item_t *it;
+	size_t size;
 
-		for (it = (osm_sa_item_t *)cl_qlist_head(list);
-		     it != (osm_sa_item_t *)cl_qlist_end(list);
-		     it = (osm_sa_item_t *)cl_qlist_next(&it->list_item))
-			memset(it->resp.service_rec.service_key, 0,
-			       sizeof(it->resp.service_rec.service_key));
-	}
-	glue_sa_respond(madw, list);
+	return !wire_get64(glue_req_mad(sreq, &size) + SA_OFF_SM_KEY);
 }
 
-/* A Set's or Delete's answer, as OpenSM's sr_rcv_respond() makes it
- * (the ServiceKey only to trusted requests), once the standbys have the
- * change seq (replica.h). */
-static void answer_change(osm_madw_t *madw, struct defer_slot *slot, uint64_t epoch,
-			  uint64_t seq, ib_service_record_t *rec)
+/* A Set's or Delete's answer, as OpenSM's sr_rcv_respond() makes it,
+ * once the standbys have the change seq (replica.h). */
+static void answer_change(struct glue_sa_req *sreq, struct defer_slot *slot, uint64_t epoch,
+			  uint64_t seq, uint8_t *rec)
 {
-	if (!osm_madw_get_sa_mad_ptr(madw)->sm_key)
-		memset(rec->service_key, 0, sizeof(rec->service_key));
-	replica_answer(slot, epoch, seq, madw, rec);
+	if (untrusted(sreq))
+		memset(rec + SR_OFF_KEY, 0, 16);
+	replica_answer(slot, epoch, seq, sreq, rec);
 }
 
 /* Exclusive lock held: a place for the answer before the change is made
  * (replica.h); released, and the request refused unmade (NO_RESOURCES),
  * when there is none: a client that asks again is refused again until
  * the standbys ack or are dropped. */
-static int reserve(osm_madw_t *madw, struct defer_slot **slot)
+static int reserve(struct glue_sa_req *sreq, struct defer_slot **slot)
 {
-	uint16_t lid = cl_ntoh16(madw->mad_addr.dest_lid);
+	uint16_t lid = glue_req_lid(sreq);
 	int ret = replica_reserve(slot);
 
 	if (!ret)
 		return 0;
 	glue_unlock();
 	if (log_allowed(REFUSAL_LID | lid, RL_KINDS - 1))
-		OSM_LOG(glue_log(), OSM_LOG_INFO,
-			"WRN 7A47: ServiceRecord %s from LID %u refused (NO_RESOURCES): %s\n",
-			ib_get_sa_method_str(osm_madw_get_sa_mad_ptr(madw)->method), lid,
-			ret == -ENOSPC ? "8192 answers wait for standby SMs" :
-					 "out of memory holding its answer");
-	glue_sa_error(madw, IB_SA_MAD_STATUS_NO_RESOURCES);
+		GLUE_LOG(GLUE_LOG_INFO,
+			 "WRN 7A47: ServiceRecord %s from LID %u refused (NO_RESOURCES): %s\n",
+			 method_str(sreq), lid,
+			 ret == -ENOSPC ? "8192 answers wait for standby SMs" :
+					  "out of memory holding its answer");
+	glue_sa_status(sreq, SA_STATUS_NO_RESOURCES);
 	return -1;
 }
 
 /* Exclusive lock held, released here. OpenSM's sr_rcv_process_set_method,
- * its checks made (srdecide.c). */
-static void do_set(osm_madw_t *madw, const struct srdecide_out *o,
-		   ib_service_record_t *rec, uint64_t charge, uint64_t t0)
+ * its checks made (srdecide.c); rec the request's record, in place. */
+static void do_set(struct glue_sa_req *sreq, const struct srdecide_out *o,
+		   uint8_t *rec, uint64_t charge, uint64_t t0)
 {
 	struct defer_slot *slot;
-	ib_service_record_t answer;
+	uint8_t answer[SR_SIZE];
 	uint64_t seq, epoch = 0;
 	void *s;
 
-	if (reserve(madw, &slot))
+	if (reserve(sreq, &slot))
 		return;
 	if (o->lease_infinite)
-		rec->service_lease = SR_LEASE_INFINITE;
-	s = mirror_set((const uint8_t *)rec, charge);
+		wire_put32(rec + SR_OFF_LEASE, SR_LEASE_INFINITE);
+	s = mirror_set(rec, charge);
 	if (!s) {
 		defer_cancel(slot);
 		glue_unlock();
-		OSM_LOG(glue_log(), OSM_LOG_ERROR,
-			"ERR 7A32: out of memory adding a ServiceRecord\n");
-		glue_sa_error(madw, IB_SA_MAD_STATUS_NO_RESOURCES);
+		GLUE_LOG(GLUE_LOG_ERROR, "ERR 7A32: out of memory adding a ServiceRecord\n");
+		glue_sa_status(sreq, SA_STATUS_NO_RESOURCES);
 		return;
 	}
 	/* As OpenSM does: a lease-timer call within a second. */
-	if (rec->service_lease != SR_LEASE_INFINITE)
+	if (wire_get32(rec + SR_OFF_LEASE) != SR_LEASE_INFINITE)
 		glue_sr_lease_started(s);
-	seq = replica_log_set((const uint8_t *)rec, &epoch);
+	seq = replica_log_set(rec, &epoch);
 	glue_unlock();
 	account(&H.sets, &H.set_ns, t0);
-	answer = *rec;
+	memcpy(answer, rec, SR_SIZE);
 	if (o->default_pkey)
-		answer.service_pkey = IB_DEFAULT_PKEY;
-	answer_change(madw, slot, epoch, seq, &answer);
+		wire_put16(answer + SR_OFF_PKEY, 0xffff);
+	answer_change(sreq, slot, epoch, seq, answer);
 }
 
 /* Exclusive lock held, released here. OpenSM's sr_rcv_process_delete_method. */
-static void do_delete(osm_madw_t *madw, const struct pol_request *req, const struct facts *who,
-		      const ib_service_record_t *rec, uint64_t t0)
+static void do_delete(struct glue_sa_req *sreq, const struct pol_request *req,
+		      const struct facts *who, const uint8_t *rec, uint64_t t0)
 {
 	struct defer_slot *slot;
-	ib_service_record_t gone;
+	uint8_t gone[SR_SIZE];
 	uint64_t seq, epoch = 0;
 
-	if (reserve(madw, &slot))
+	if (reserve(sreq, &slot))
 		return;
-	if (mirror_delete((const uint8_t *)rec, (uint8_t *)&gone)) {
+	if (mirror_delete(rec, gone)) {
 		defer_cancel(slot);
 		glue_unlock();
-		refuse(madw, req, who, REFUSAL_SA_NO_RECORD, "7A58",
+		refuse(sreq, req, who, REFUSAL_SA_NO_RECORD, "7A58",
 		       "the SA holds no record of this ServiceID, ServiceGID and P_Key",
-		       IB_SA_MAD_STATUS_NO_RECORDS);
+		       SA_STATUS_NO_RECORDS);
 		return;
 	}
-	seq = replica_log_delete((const uint8_t *)&gone, &epoch);
+	seq = replica_log_delete(gone, &epoch);
 	glue_unlock();
 	account(&H.sets, &H.set_ns, t0);
-	answer_change(madw, slot, epoch, seq, &gone);
+	answer_change(sreq, slot, epoch, seq, gone);
 }
 
 static void count_decision(const struct pol_decision *d)
@@ -372,30 +362,30 @@ static void count_decision(const struct pol_decision *d)
 /* Exclusive lock held, index current: what srdecide_change() needs.
  * Nonzero (ERR 7A11 logged, NO_RESOURCES answered, lock released) when
  * out of memory. */
-static int facts_of(osm_madw_t *madw, const osm_physp_t *physp, const struct osmats_conf *conf,
-		    struct pol_request *req, struct facts *f, struct srdecide_in *in)
+static int facts_of(struct glue_sa_req *sreq, const uint8_t *mad, const struct glue_port *port,
+		    const struct osmats_conf *conf, struct pol_request *req, struct facts *f,
+		    struct srdecide_in *in)
 {
 	const struct srx *idx = mirror_index();
 	uint64_t charge = glue_port_of_gid(req->rec.gid);
 
 	if ((ats_sid_in_block(req->rec.id) || ats_name_is_ats(req->rec.name)) &&
-	    gather(physp, conf, req, f)) {
+	    gather(port, conf, req, f)) {
 		glue_unlock();
-		OSM_LOG(glue_log(), OSM_LOG_ERROR,
-			"ERR 7A11: out of memory checking an ATS request; answering NO_RESOURCES\n");
-		glue_sa_error(madw, IB_SA_MAD_STATUS_NO_RESOURCES);
+		GLUE_LOG(GLUE_LOG_ERROR,
+			 "ERR 7A11: out of memory checking an ATS request; answering NO_RESOURCES\n");
+		glue_sa_status(sreq, SA_STATUS_NO_RESOURCES);
 		return 1;
 	}
 	if (req->method == SA_METHOD_SET) {
-		req->is_new = !srindex_find_rid(idx, (const uint8_t *)ib_sa_mad_get_payload_ptr(
-						    osm_madw_get_sa_mad_ptr(madw)));
+		req->is_new = !srindex_find_rid(idx, mad + SA_OFF_DATA);
 		req->charged = srindex_charged(idx, charge);
 	}
 	in->req = req;
 	in->pol = &conf->pol;
 	in->peers = f->peers;
 	in->npeers = f->npeers;
-	in->req_holds_pkey = glue_physp_has_pkey(physp, req->rec.pkey);
+	in->req_holds_pkey = glue_port_has_pkey(port, req->rec.pkey);
 	in->gid_holds_pkey = glue_gid_has_pkey(req->rec.gid, req->rec.pkey);
 	in->gid_port = charge;
 	return 0;
@@ -403,26 +393,26 @@ static int facts_of(osm_madw_t *madw, const osm_physp_t *physp, const struct osm
 
 /* Exclusive lock held: the ATS rules' verdict logged and counted; a
  * refusal answered, with the lock released (nonzero). */
-static int rules_done(osm_madw_t *madw, uint8_t *mad, const struct pol_request *req,
+static int rules_done(struct glue_sa_req *sreq, uint8_t *mad, const struct pol_request *req,
 		      const struct facts *f, const struct pol_decision *d)
 {
 	if (d->rule != RULE_PASS) {
 		glue_unlock();
-		log_decision(req, f, d->rule, OSM_LOG_ERROR, "rejected", d->why);
+		log_decision(req, f, d->rule, GLUE_LOG_ERROR, "rejected", d->why);
 		count_decision(d);
 		/* Before the answer: a host that asks at once finds it. */
-		refhist_add(f->req_guid, req, d, cl_ntoh16(IB_SA_MAD_STATUS_REQ_INVALID));
-		glue_sa_error(madw, IB_SA_MAD_STATUS_REQ_INVALID);
+		refhist_add(f->req_guid, req, d, SA_STATUS_REQ_INVALID << 8);
+		glue_sa_status(sreq, SA_STATUS_REQ_INVALID);
 		return 1;
 	}
 	if (d->warn)
-		log_decision(req, f, d->warn_rule, OSM_LOG_INFO, "accepted despite", d->why);
+		log_decision(req, f, d->warn_rule, GLUE_LOG_INFO, "accepted despite", d->why);
 	if (d->clamp) {
 		char why[64];
 
 		snprintf(why, sizeof(why), "lease %" PRIu32 " s clamped to %" PRIu32 " s",
 			 policy_effective_lease(req), d->lease);
-		log_decision(req, f, RULE_LEASE, OSM_LOG_INFO, "accepted with", why);
+		log_decision(req, f, RULE_LEASE, GLUE_LOG_INFO, "accepted with", why);
 		wire_put32(mad + SA_OFF_DATA + SR_OFF_LEASE, d->lease);
 		wire_put64(mad + SA_OFF_COMP_MASK, req->comp_mask | sr_comp_mask(SR_F_LEASE));
 	}
@@ -432,7 +422,7 @@ static int rules_done(osm_madw_t *madw, uint8_t *mad, const struct pol_request *
 
 /* Lock released: the per-port cap's refusal, logged, counted and
  * answered NO_RESOURCES. */
-static void cap_refused(osm_madw_t *madw, const struct pol_request *req,
+static void cap_refused(struct glue_sa_req *sreq, const struct pol_request *req,
 			const struct facts *f, struct pol_decision *d, uint64_t charge)
 {
 	if (charge)
@@ -441,97 +431,97 @@ static void cap_refused(osm_madw_t *madw, const struct pol_request *req,
 	else
 		snprintf(d->why + strlen(d->why), sizeof(d->why) - strlen(d->why),
 			 " [GIDs on no port]");
-	log_decision(req, f, RULE_CAP, OSM_LOG_ERROR, "rejected", d->why);
+	log_decision(req, f, RULE_CAP, GLUE_LOG_ERROR, "rejected", d->why);
 	count_decision(d);
-	refhist_add(f->req_guid, req, d, cl_ntoh16(IB_SA_MAD_STATUS_NO_RESOURCES));
-	glue_sa_error(madw, IB_SA_MAD_STATUS_NO_RESOURCES);
+	refhist_add(f->req_guid, req, d, SA_STATUS_NO_RESOURCES << 8);
+	glue_sa_status(sreq, SA_STATUS_NO_RESOURCES);
 }
 
 /* Exclusive lock held, released here: the decision carried out. */
-static void carry_out(osm_madw_t *madw, uint8_t *mad, struct pol_request *req,
+static void carry_out(struct glue_sa_req *sreq, uint8_t *mad, struct pol_request *req,
 		      const struct facts *f, struct srdecide_out *o, uint64_t charge, uint64_t t0)
 {
-	ib_service_record_t *rec = ib_sa_mad_get_payload_ptr(osm_madw_get_sa_mad_ptr(madw));
+	uint8_t *rec = mad + SA_OFF_DATA;
 
-	if (o->ats && rules_done(madw, mad, req, f, &o->rules))
+	if (o->ats && rules_done(sreq, mad, req, f, &o->rules))
 		return;
 	switch (o->act) {
 	case SRDECIDE_SET:
-		do_set(madw, o, rec, charge, t0);
+		do_set(sreq, o, rec, charge, t0);
 		return;
 	case SRDECIDE_DELETE:
-		do_delete(madw, req, f, rec, t0);
+		do_delete(sreq, req, f, rec, t0);
 		return;
 	case SRDECIDE_REFUSE:
 		break;
 	}
 	glue_unlock();
 	if (o->by == SRDECIDE_BY_CAP)
-		cap_refused(madw, req, f, &o->cap, charge);
+		cap_refused(sreq, req, f, &o->cap, charge);
 	else if (o->by == SRDECIDE_BY_SA)
-		refuse(madw, req, f, o->kind, o->code, o->why, mad_status(o->status));
+		refuse(sreq, req, f, o->kind, o->code, o->why, o->status);
 }
 
-static void sr_set(void *context, void *data)
+static void sr_set(struct glue_sa_req *sreq)
 {
 	uint64_t t0 = (uint64_t)mono_ns();
-	osm_madw_t *madw = data;
-	ib_sa_mad_t *sam = osm_madw_get_sa_mad_ptr(madw);
-	uint8_t *mad = (uint8_t *)sam;
+	size_t size;
+	uint8_t *mad = glue_req_mad(sreq, &size);
 	struct pol_request req;
-	const osm_physp_t *physp;
+	const struct glue_port *port;
 	struct osmats_conf conf;
 	struct srdecide_in in;
 	struct srdecide_out o;
 	struct facts f;
 
-	(void)context;
-	if (sam->method != IB_MAD_METHOD_SET && sam->method != IB_MAD_METHOD_DELETE) {
-		glue_sa_fallback(madw);
+	if (mad[MAD_OFF_METHOD] != SA_METHOD_SET && mad[MAD_OFF_METHOD] != SA_METHOD_DELETE) {
+		glue_sa_fallback(sreq);
 		return;
 	}
 	/* Every change of the list goes through the rules and the
 	 * replication log: none through OpenSM's handler. */
-	if (policy_request_decode(mad, madw->mad_size, &req)) {
-		uint16_t lid = cl_ntoh16(madw->mad_addr.dest_lid);
+	if (policy_request_decode(mad, size, &req)) {
+		uint16_t lid = glue_req_lid(sreq);
 
 		if (log_allowed(REFUSAL_LID | lid, REFUSAL_SA_REQUEST))
-			OSM_LOG(glue_log(), OSM_LOG_ERROR,
-				"ERR 7A55: ServiceRecord %s from LID %u: %zu bytes hold no "
-				"ServiceRecord; answering REQ_INVALID\n",
-				ib_get_sa_method_str(sam->method), lid, (size_t)madw->mad_size);
-		glue_sa_error(madw, IB_SA_MAD_STATUS_REQ_INVALID);
+			GLUE_LOG(GLUE_LOG_ERROR,
+				 "ERR 7A55: ServiceRecord %s from LID %u: %zu bytes hold no "
+				 "ServiceRecord; answering REQ_INVALID\n",
+				 glue_method_str(mad[MAD_OFF_METHOD]), lid, size);
+		glue_sa_status(sreq, SA_STATUS_REQ_INVALID);
 		return;
 	}
 	glue_lock_excl();
 	if (mirror_sync()) {
 		glue_unlock();
-		glue_sa_error(madw, IB_SA_MAD_STATUS_NO_RESOURCES);
+		glue_sa_status(sreq, SA_STATUS_NO_RESOURCES);
 		return;
 	}
-	physp = glue_requester(madw);
-	if (!physp) {
+	port = glue_requester(sreq);
+	if (!port) {
 		glue_unlock();
-		log_unknown_lid(madw, "answering REQ_INVALID as OpenSM does");
-		glue_sa_error(madw, IB_SA_MAD_STATUS_REQ_INVALID);
+		log_unknown_lid(sreq, "answering REQ_INVALID as OpenSM does");
+		glue_sa_status(sreq, SA_STATUS_REQ_INVALID);
 		return;
 	}
 	memset(&f, 0, sizeof(f));
-	f.req_lid = cl_ntoh16(madw->mad_addr.dest_lid);
-	f.req_guid = glue_physp_guid(physp);
+	f.req_lid = glue_req_lid(sreq);
+	f.req_guid = glue_port_guid(port);
 	settings_get(&conf);
-	if (facts_of(madw, physp, &conf, &req, &f, &in)) {
+	if (facts_of(sreq, mad, port, &conf, &req, &f, &in)) {
 		free(f.peers);
 		return;
 	}
 	srdecide_change(&in, &o);
 	free(f.peers);
-	carry_out(madw, mad, &req, &f, &o, in.gid_port, t0);
+	carry_out(sreq, mad, &req, &f, &o, in.gid_port, t0);
 }
 
+/* A Get's answer: the records' wire bytes, SR_SIZE each, in order. */
 struct get_walk {
-	const osm_physp_t *physp;
-	cl_qlist_t list;
+	const struct glue_port *port;
+	uint8_t *recs;
+	size_t n, cap;
 	int err;
 };
 
@@ -539,42 +529,59 @@ struct get_walk {
 static int add_answer(const struct srx_ent *e, void *arg)
 {
 	struct get_walk *w = arg;
-	const ib_service_record_t *rec = (const ib_service_record_t *)srindex_rec(e);
-	osm_sa_item_t *item;
+	const uint8_t *rec = srindex_rec(e);
+	uint16_t pkey = wire_get16(rec + SR_OFF_PKEY);
 
-	if (!srdecide_visible(cl_ntoh16(rec->service_pkey),
-			      glue_physp_has_pkey(w->physp, cl_ntoh16(rec->service_pkey))))
+	if (!srdecide_visible(pkey, glue_port_has_pkey(w->port, pkey)))
 		return 0;
-	item = malloc(SA_ITEM_RESP_SIZE(service_rec));
-	if (!item) {
-		w->err = -ENOMEM;
-		return 1;
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? 2 * w->cap : 8;
+		uint8_t *n = realloc(w->recs, cap * SR_SIZE);
+
+		if (!n) {
+			w->err = -ENOMEM;
+			return 1;
+		}
+		w->recs = n;
+		w->cap = cap;
 	}
-	item->resp.service_rec = *rec;
-	cl_qlist_insert_tail(&w->list, &item->list_item);
+	memcpy(w->recs + w->n++ * SR_SIZE, rec, SR_SIZE);
 	return 0;
 }
 
-static void free_items(cl_qlist_t *list)
+/* Lock released: the records found answered (the ServiceKey only to
+ * trusted requests, as OpenSM's sr_rcv_respond()), or the status. */
+static void get_answer(struct glue_sa_req *sreq, uint8_t method, struct get_walk *w)
 {
-	cl_list_item_t *it;
+	uint16_t status;
+	size_t i;
 
-	while ((it = cl_qlist_remove_head(list)) != cl_qlist_end(list))
-		free(it);
+	if (!w->err) {
+		status = srdecide_get_status(method == SA_METHOD_GET_TABLE, w->n);
+		if (status) {
+			glue_sa_status(sreq, status);
+			return;
+		}
+		for (i = 0; untrusted(sreq) && i < w->n; i++)
+			memset(w->recs + i * SR_SIZE + SR_OFF_KEY, 0, 16);
+		w->err = glue_sa_respond(sreq, w->recs, w->n);
+		if (!w->err)
+			return;
+	}
+	GLUE_LOG(GLUE_LOG_ERROR, "ERR 7A32: out of memory answering a ServiceRecord query\n");
+	glue_sa_status(sreq, SA_STATUS_NO_RESOURCES);
 }
 
-static void sr_get(void *context, void *data)
+static void sr_get(struct glue_sa_req *sreq)
 {
-	osm_madw_t *madw = data;
-	ib_sa_mad_t *sam = osm_madw_get_sa_mad_ptr(madw);
+	size_t size;
+	uint8_t *mad = glue_req_mad(sreq, &size);
 	struct get_walk w = { .err = 0 };
 	uint64_t t0 = (uint64_t)mono_ns();
 	int indexed, wanted;
-	uint16_t status;
 
-	(void)context;
-	if (sam->method != IB_MAD_METHOD_GET && sam->method != IB_MAD_METHOD_GETTABLE) {
-		glue_sa_fallback(madw);
+	if (mad[MAD_OFF_METHOD] != SA_METHOD_GET && mad[MAD_OFF_METHOD] != SA_METHOD_GET_TABLE) {
+		glue_sa_fallback(sreq);
 		return;
 	}
 	wanted = settings_indexed_queries();
@@ -587,35 +594,23 @@ static void sr_get(void *context, void *data)
 		 * up, so that one query pays for it, not all of them. */
 		if (wanted && glue_steady())
 			H.events.behind();
-		glue_sa_fallback(madw);
+		glue_sa_fallback(sreq);
 		return;
 	}
-	w.physp = glue_requester(madw);
-	if (!w.physp) {
+	w.port = glue_requester(sreq);
+	if (!w.port) {
 		/* OpenSM does not answer a requester it cannot place. */
 		glue_unlock();
-		log_unknown_lid(madw, "not answered, as OpenSM does");
+		log_unknown_lid(sreq, "not answered, as OpenSM does");
 		return;
 	}
-	cl_qlist_init(&w.list);
-	if (srindex_query(mirror_index(), ib_sa_mad_get_payload_ptr(sam), cl_ntoh64(sam->comp_mask),
-		      add_answer, &w) < 0)
+	if (srindex_query(mirror_index(), mad + SA_OFF_DATA, wire_get64(mad + SA_OFF_COMP_MASK),
+			  add_answer, &w) < 0)
 		w.err = -ENOMEM;
 	glue_unlock();
 	account(&H.get_indexed, &H.get_ns, t0);
-	if (w.err) {
-		free_items(&w.list);
-		OSM_LOG(glue_log(), OSM_LOG_ERROR,
-			"ERR 7A32: out of memory answering a ServiceRecord query\n");
-		glue_sa_error(madw, IB_SA_MAD_STATUS_NO_RESOURCES);
-		return;
-	}
-	status = srdecide_get_status(sam->method == IB_MAD_METHOD_GETTABLE,
-				     cl_qlist_count(&w.list));
-	if (status)
-		glue_sa_error(madw, mad_status(status));
-	else
-		respond(madw, &w.list);
+	get_answer(sreq, mad[MAD_OFF_METHOD], &w);
+	free(w.recs);
 }
 
 /* The lease timer's thread, exclusive lock held. */

@@ -46,133 +46,189 @@ static int64_t clock_offset(const struct liv_reply *r, uint32_t t_back)
 	return d;
 }
 
-/* Per-reply lines and a summary. 0 when at least one answer came, 1 on
- * 100% loss, 3 on local errors. */
-static int ping_run(struct mport *port, const struct ping_target *t,
-		    const struct ping_opts *o)
-{
-	struct mport_dest dst = { t->lid, SA_QP, SA_QKEY, 0 };
-	struct mport_rpc_opts ro = { o->timeout_ms, 0, 0, 0 };
-	uint8_t *req, pattern[LIV_ECHO_RMPP_MAX];
-	size_t req_cap = LIV_OFF_DATA + LIV_ECHO_RMPP_MAX;
-	uint16_t ident = (uint16_t)getpid();
-	int64_t min = -1, max = 0, sum = 0, start = mono_us();
-	unsigned sent = 0, recvd = 0, i;
-	struct json j;
+/* One ping_run(): where it sends, what it sends, and what came back. */
+struct ping_state {
+	struct mport *port;
+	const struct ping_target *t;
+	const struct ping_opts *o;
 	int agent;
+	struct mport_dest dst;
+	struct mport_rpc_opts ro;
+	uint8_t *req, pattern[LIV_ECHO_RMPP_MAX];
+	size_t req_cap;
+	uint16_t ident;
+	int64_t min, max, sum, start;
+	unsigned sent, recvd;
+	struct json j;
+};
 
-	agent = mport_register_oui(port, VMAD_CLASS_LIVENESS, VMAD_LIVENESS_VERSION, 1,
-				   VMAD_OUI_OPENIB, 0);
-	if (agent < 0) {
-		fprintf(stderr, "atsctl: ping: cannot register vendor class 0x34: %s\n",
-			strerror(-agent));
-		return 3;
-	}
-	req = malloc(req_cap);
-	if (!req)
-		return 3;
-	for (i = 0; i < sizeof(pattern); i++)
-		pattern[i] = (uint8_t)i;
+static size_t echo_size(const struct ping_opts *o)
+{
+	return o->type == LIV_ECHO_REQ ? o->size : 0;
+}
+
+static void print_head(struct ping_state *p)
+{
+	const struct ping_target *t = p->t;
+	const struct ping_opts *o = p->o;
+
 	if (o->json) {
-		json_init(&j, stdout, 0);
-		json_obj(&j, NULL);
-		json_str(&j, "target", t->label);
-		json_u64(&j, "lid", t->lid);
-		json_str(&j, "type", type_name(o->type));
-		json_arr(&j, "replies");
+		json_init(&p->j, stdout, 0);
+		json_obj(&p->j, NULL);
+		json_str(&p->j, "target", t->label);
+		json_u64(&p->j, "lid", t->lid);
+		json_str(&p->j, "type", type_name(o->type));
+		json_arr(&p->j, "replies");
 	} else
 		printf("PING %s (LID %u): %s, %zu data bytes\n", t->label, t->lid,
-		       type_name(o->type), o->type == LIV_ECHO_REQ ? o->size : 0);
-	for (i = 0; i < o->count; i++) {
-		struct liv_reply r;
-		uint8_t *resp = NULL;
-		size_t len = 0;
-		int64_t t0, rtt;
-		int ret, req_len;
+		       type_name(o->type), echo_size(o));
+}
 
-		if (i && o->interval_ms)
-			usleep(o->interval_ms * 1000u);
-		req_len = vmad_liv_build(req, req_cap, o->type, ident, (uint16_t)(i + 1), pattern,
-				    o->type == LIV_ECHO_REQ ? o->size : 0, vmad_liv_timestamp());
-		if (req_len < 0) {
-			free(req);
-			return 3;
-		}
-		sent++;
-		t0 = mono_us();
-		ret = mport_rpc(port, agent, &dst, req, (size_t)req_len, &ro, &resp, &len);
-		rtt = mono_us() - t0;
-		if (ret) {
-			if (!o->json)
-				printf("no answer from LID %u: seq=%u (%s)\n", t->lid, i + 1,
-				       ret == -ETIMEDOUT ? "timeout" : strerror(-ret));
-			continue;
-		}
-		ret = vmad_liv_check(resp, len, o->type, (uint16_t)(i + 1), pattern,
-				o->type == LIV_ECHO_REQ ? o->size : 0, &r);
-		if (ret) {
-			if (!o->json)
-				printf("bad answer from LID %u: seq=%u status 0x%04x (%s) type %u%s\n",
-				       t->lid, i + 1, r.status, mad_status_str(r.status), r.type,
-				       ret == -EBADMSG ? ", echo data differs" : "");
-			free(resp);
-			continue;
-		}
-		recvd++;
-		sum += rtt;
-		if (min < 0 || rtt < min)
-			min = rtt;
-		if (rtt > max)
-			max = rtt;
-		if (o->json) {
-			json_obj(&j, NULL);
-			json_u64(&j, "seq", i + 1);
-			json_i64(&j, "rtt_us", rtt);
-			if (o->type == LIV_TS_REQ)
-				json_i64(&j, "clock_offset_ms", clock_offset(&r, vmad_liv_timestamp()));
-			if (o->type == LIV_INFO_REQ) {
-				json_u64(&j, "lid", r.lid);
-				json_hex64(&j, "port_guid", r.port_guid);
-			}
-			json_end(&j);
-		} else {
-			printf("reply from LID %u: seq=%u time=%" PRId64 ".%03" PRId64 " ms",
-			       t->lid, i + 1, rtt / 1000, rtt % 1000);
-			if (o->type == LIV_TS_REQ)
-				printf(" clock offset %+" PRId64 " ms%s",
-				       clock_offset(&r, vmad_liv_timestamp()),
-				       (r.ts_recv & LIV_TS_NONSTANDARD) ? " (peer clock not UT)" : "");
-			if (o->type == LIV_INFO_REQ)
-				printf(" peer LID %u port GUID 0x%016" PRIx64, r.lid, r.port_guid);
-			printf("\n");
-		}
-		free(resp);
-	}
+/* A good answer to request seq, rtt_us after it was sent. */
+static void print_reply(struct ping_state *p, unsigned seq, int64_t rtt,
+			const struct liv_reply *r)
+{
+	const struct ping_opts *o = p->o;
+	struct json *j = &p->j;
+
 	if (o->json) {
-		json_end(&j);
-		json_u64(&j, "sent", sent);
-		json_u64(&j, "received", recvd);
-		json_u64(&j, "loss_pct", sent ? (sent - recvd) * 100 / sent : 0);
-		if (recvd) {
-			json_obj(&j, "rtt_us");
-			json_i64(&j, "min", min);
-			json_i64(&j, "avg", sum / recvd);
-			json_i64(&j, "max", max);
-			json_end(&j);
+		json_obj(j, NULL);
+		json_u64(j, "seq", seq);
+		json_i64(j, "rtt_us", rtt);
+		if (o->type == LIV_TS_REQ)
+			json_i64(j, "clock_offset_ms", clock_offset(r, vmad_liv_timestamp()));
+		if (o->type == LIV_INFO_REQ) {
+			json_u64(j, "lid", r->lid);
+			json_hex64(j, "port_guid", r->port_guid);
 		}
-		json_end(&j);
-		json_fini(&j);
+		json_end(j);
 	} else {
-		printf("\n--- %s (LID %u) liveness statistics ---\n", t->label, t->lid);
+		printf("reply from LID %u: seq=%u time=%" PRId64 ".%03" PRId64 " ms",
+		       p->t->lid, seq, rtt / 1000, rtt % 1000);
+		if (o->type == LIV_TS_REQ)
+			printf(" clock offset %+" PRId64 " ms%s",
+			       clock_offset(r, vmad_liv_timestamp()),
+			       (r->ts_recv & LIV_TS_NONSTANDARD) ? " (peer clock not UT)" : "");
+		if (o->type == LIV_INFO_REQ)
+			printf(" peer LID %u port GUID 0x%016" PRIx64, r->lid, r->port_guid);
+		printf("\n");
+	}
+}
+
+/* Request seq sent and its answer told: 0, or 3 on a local error. */
+static int ping_one(struct ping_state *p, unsigned seq)
+{
+	const struct ping_opts *o = p->o;
+	struct liv_reply r;
+	uint8_t *resp = NULL;
+	size_t len = 0;
+	int64_t t0, rtt;
+	int ret, req_len;
+
+	req_len = vmad_liv_build(p->req, p->req_cap, o->type, p->ident, (uint16_t)seq, p->pattern,
+				 echo_size(o), vmad_liv_timestamp());
+	if (req_len < 0)
+		return 3;
+	p->sent++;
+	t0 = mono_us();
+	ret = mport_rpc(p->port, p->agent, &p->dst, p->req, (size_t)req_len, &p->ro, &resp, &len);
+	rtt = mono_us() - t0;
+	if (ret) {
+		if (!o->json)
+			printf("no answer from LID %u: seq=%u (%s)\n", p->t->lid, seq,
+			       ret == -ETIMEDOUT ? "timeout" : strerror(-ret));
+		return 0;
+	}
+	ret = vmad_liv_check(resp, len, o->type, (uint16_t)seq, p->pattern, echo_size(o), &r);
+	if (ret) {
+		if (!o->json)
+			printf("bad answer from LID %u: seq=%u status 0x%04x (%s) type %u%s\n",
+			       p->t->lid, seq, r.status, mad_status_str(r.status), r.type,
+			       ret == -EBADMSG ? ", echo data differs" : "");
+		free(resp);
+		return 0;
+	}
+	p->recvd++;
+	p->sum += rtt;
+	if (p->min < 0 || rtt < p->min)
+		p->min = rtt;
+	if (rtt > p->max)
+		p->max = rtt;
+	print_reply(p, seq, rtt, &r);
+	free(resp);
+	return 0;
+}
+
+static void print_summary(struct ping_state *p)
+{
+	unsigned sent = p->sent, recvd = p->recvd;
+	int64_t min = p->min, max = p->max, sum = p->sum;
+	struct json *j = &p->j;
+
+	if (p->o->json) {
+		json_end(j);
+		json_u64(j, "sent", sent);
+		json_u64(j, "received", recvd);
+		json_u64(j, "loss_pct", sent ? (sent - recvd) * 100 / sent : 0);
+		if (recvd) {
+			json_obj(j, "rtt_us");
+			json_i64(j, "min", min);
+			json_i64(j, "avg", sum / recvd);
+			json_i64(j, "max", max);
+			json_end(j);
+		}
+		json_end(j);
+		json_fini(j);
+	} else {
+		printf("\n--- %s (LID %u) liveness statistics ---\n", p->t->label, p->t->lid);
 		printf("%u sent, %u received, %u%% loss, time %" PRId64 " ms\n", sent, recvd,
-		       sent ? (sent - recvd) * 100 / sent : 0, (mono_us() - start) / 1000);
+		       sent ? (sent - recvd) * 100 / sent : 0, (mono_us() - p->start) / 1000);
 		if (recvd)
 			printf("rtt min/avg/max = %" PRId64 ".%03" PRId64 "/%" PRId64 ".%03" PRId64
 			       "/%" PRId64 ".%03" PRId64 " ms\n", min / 1000, min % 1000,
 			       sum / recvd / 1000, sum / recvd % 1000, max / 1000, max % 1000);
 	}
-	free(req);
-	return recvd ? 0 : 1;
+}
+
+/* Per-reply lines and a summary. 0 when at least one answer came, 1 on
+ * 100% loss, 3 on local errors. */
+static int ping_run(struct mport *port, const struct ping_target *t,
+		    const struct ping_opts *o)
+{
+	struct ping_state p = {
+		.port = port, .t = t, .o = o,
+		.dst = { t->lid, SA_QP, SA_QKEY, 0 },
+		.ro = { o->timeout_ms, 0, 0, 0 },
+		.req_cap = LIV_OFF_DATA + LIV_ECHO_RMPP_MAX,
+		.ident = (uint16_t)getpid(),
+		.min = -1, .start = mono_us(),
+	};
+	unsigned i;
+
+	p.agent = mport_register_oui(port, VMAD_CLASS_LIVENESS, VMAD_LIVENESS_VERSION, 1,
+				     VMAD_OUI_OPENIB, 0);
+	if (p.agent < 0) {
+		fprintf(stderr, "atsctl: ping: cannot register vendor class 0x34: %s\n",
+			strerror(-p.agent));
+		return 3;
+	}
+	p.req = malloc(p.req_cap);
+	if (!p.req)
+		return 3;
+	for (i = 0; i < sizeof(p.pattern); i++)
+		p.pattern[i] = (uint8_t)i;
+	print_head(&p);
+	for (i = 0; i < o->count; i++) {
+		if (i && o->interval_ms)
+			usleep(o->interval_ms * 1000u);
+		if (ping_one(&p, i + 1)) {
+			free(p.req);
+			return 3;
+		}
+	}
+	print_summary(&p);
+	free(p.req);
+	return p.recvd ? 0 : 1;
 }
 
 /* TARGET: a decimal LID, an IPv4 address, or IPv6 text: the holder of

@@ -360,93 +360,124 @@ static void write_state(void)
 #define STATE_MIN_INTERVAL_NS 1000000000ull
 #define STATE_SCAN_INTERVAL_NS (10 * 1000000000ull)
 
+/* What one pass of the worker does, taken from W under its lock. */
+struct worker_pass {
+	uint8_t (*gids)[16]; /* departed ports' GIDs, the pass's to free */
+	size_t ngids;
+	int sweep, state;
+};
+
+/* Under W.mu: the side jobs (an index resync, the refusal log's
+ * summaries) and the wait until a pass is due. 1 when it did one of
+ * them (the caller looks again), 0 when a pass is due now. */
+static int worker_idle(uint64_t last_write)
+{
+	uint64_t next_write, due, scan_due;
+
+	if (W.want_resync) {
+		W.want_resync = 0;
+		pthread_mutex_unlock(&W.mu);
+		mirror_resync();
+		atomic_store_explicit(&W.resync_posted, 0, memory_order_release);
+		pthread_mutex_lock(&W.mu);
+		return 1;
+	}
+	due = refusal_next_due();
+	if (due && (uint64_t)mono_ns() >= due) {
+		pthread_mutex_unlock(&W.mu);
+		refusal_expire();
+		pthread_mutex_lock(&W.mu);
+		return 1;
+	}
+	/* Sets since the last scan: scan again when the interval is up,
+	 * even if nothing else happens by then. */
+	scan_due = W.state_path[0] && W.scanned_at && sr_handler_sets() != W.scanned_sets ?
+		   W.scanned_at + STATE_SCAN_INTERVAL_NS : 0;
+	if (scan_due && (uint64_t)mono_ns() >= scan_due)
+		W.want_state = 1;
+	else if (scan_due && (!due || scan_due < due))
+		due = scan_due;
+	next_write = last_write + STATE_MIN_INTERVAL_NS;
+	if (!W.want_sweep && !W.want_state && !W.ndeparted)
+		next_write = due ? due : UINT64_MAX;
+	else if (due && due < next_write)
+		next_write = due;
+	if (!W.want_sweep && !W.ndeparted && (uint64_t)mono_ns() < next_write) {
+		struct timespec until = {
+			.tv_sec = (time_t)(next_write / 1000000000u),
+			.tv_nsec = (long)(next_write % 1000000000u),
+		};
+
+		if (next_write == UINT64_MAX)
+			pthread_cond_wait(&W.cv, &W.mu);
+		else
+			pthread_cond_timedwait(&W.cv, &W.mu, &until);
+		return 1;
+	}
+	return 0;
+}
+
+/* Under W.mu: the pass's work, W's requests cleared. */
+static void worker_take(struct worker_pass *p)
+{
+	p->gids = W.departed;
+	p->ngids = W.ndeparted;
+	W.departed = NULL;
+	W.ndeparted = W.capdeparted = 0;
+	p->sweep = W.want_sweep;
+	p->state = W.want_state;
+	W.want_sweep = W.want_state = 0;
+}
+
+/* Without the lock: settings, flushes, the index after a sweep, the
+ * state file. 1 when the state file was written. */
+static int worker_run(struct worker_pass *p)
+{
+	struct osmats_conf conf;
+	unsigned flushed = 0;
+	int master;
+
+	if (p->sweep)
+		settings_reload();
+	settings_get(&conf);
+	/* Only the master's SA database is the subnet's. */
+	master = glue_is_master();
+	if (conf.flush_departed && master && conf.flush_grace_sweeps == 0)
+		flushed += flush_gids(p->gids, p->ngids, "trap 65");
+	if (conf.flush_departed && master && p->sweep)
+		flushed += reconcile(conf.flush_grace_sweeps);
+	free(p->gids);
+	if (flushed)
+		atomic_fetch_add_explicit(&W.flushed_total, flushed, memory_order_relaxed);
+	/* Readers cannot rebuild the index: have it current after every
+	 * sweep (a first master sweep may reload the SA). */
+	if (master && p->sweep)
+		mirror_resync();
+	if (W.state_path[0] &&
+	    (p->sweep || flushed || !W.scanned_at ||
+	     (p->state && (uint64_t)mono_ns() - W.scanned_at >= STATE_SCAN_INTERVAL_NS &&
+	      sr_handler_sets() != W.scanned_sets)))
+		scan_state();
+	if (!p->sweep && !p->state && !flushed)
+		return 0;
+	write_state();
+	return 1;
+}
+
 static void *worker_main(void *arg)
 {
-	uint64_t last_write = 0, next_write, due, scan_due;
+	struct worker_pass p;
+	uint64_t last_write = 0;
 
 	(void)arg;
 	pthread_mutex_lock(&W.mu);
 	while (!W.stop) {
-		uint8_t (*gids)[16];
-		size_t ngids;
-		int sweep, state, master;
-		struct osmats_conf conf;
-		unsigned flushed = 0;
-
-		if (W.want_resync) {
-			W.want_resync = 0;
-			pthread_mutex_unlock(&W.mu);
-			mirror_resync();
-			atomic_store_explicit(&W.resync_posted, 0, memory_order_release);
-			pthread_mutex_lock(&W.mu);
+		if (worker_idle(last_write))
 			continue;
-		}
-		due = refusal_next_due();
-		if (due && (uint64_t)mono_ns() >= due) {
-			pthread_mutex_unlock(&W.mu);
-			refusal_expire();
-			pthread_mutex_lock(&W.mu);
-			continue;
-		}
-		/* Sets since the last scan: scan again when the interval is up,
-		 * even if nothing else happens by then. */
-		scan_due = W.state_path[0] && W.scanned_at && sr_handler_sets() != W.scanned_sets ?
-			   W.scanned_at + STATE_SCAN_INTERVAL_NS : 0;
-		if (scan_due && (uint64_t)mono_ns() >= scan_due)
-			W.want_state = 1;
-		else if (scan_due && (!due || scan_due < due))
-			due = scan_due;
-		next_write = last_write + STATE_MIN_INTERVAL_NS;
-		if (!W.want_sweep && !W.want_state && !W.ndeparted)
-			next_write = due ? due : UINT64_MAX;
-		else if (due && due < next_write)
-			next_write = due;
-		if (!W.want_sweep && !W.ndeparted && (uint64_t)mono_ns() < next_write) {
-			struct timespec until = {
-				.tv_sec = (time_t)(next_write / 1000000000u),
-				.tv_nsec = (long)(next_write % 1000000000u),
-			};
-
-			if (next_write == UINT64_MAX)
-				pthread_cond_wait(&W.cv, &W.mu);
-			else
-				pthread_cond_timedwait(&W.cv, &W.mu, &until);
-			continue;
-		}
-		gids = W.departed;
-		ngids = W.ndeparted;
-		W.departed = NULL;
-		W.ndeparted = W.capdeparted = 0;
-		sweep = W.want_sweep;
-		state = W.want_state;
-		W.want_sweep = W.want_state = 0;
+		worker_take(&p);
 		pthread_mutex_unlock(&W.mu);
-
-		if (sweep)
-			settings_reload();
-		settings_get(&conf);
-		/* Only the master's SA database is the subnet's. */
-		master = glue_is_master();
-		if (conf.flush_departed && master && conf.flush_grace_sweeps == 0)
-			flushed += flush_gids(gids, ngids, "trap 65");
-		if (conf.flush_departed && master && sweep)
-			flushed += reconcile(conf.flush_grace_sweeps);
-		free(gids);
-		if (flushed)
-			atomic_fetch_add_explicit(&W.flushed_total, flushed, memory_order_relaxed);
-		/* Readers cannot rebuild the index: have it current after every
-		 * sweep (a first master sweep may reload the SA). */
-		if (master && sweep)
-			mirror_resync();
-		if (W.state_path[0] &&
-		    (sweep || flushed || !W.scanned_at ||
-		     (state && (uint64_t)mono_ns() - W.scanned_at >= STATE_SCAN_INTERVAL_NS &&
-		      sr_handler_sets() != W.scanned_sets)))
-			scan_state();
-		if (sweep || state || flushed) {
-			write_state();
+		if (worker_run(&p))
 			last_write = (uint64_t)mono_ns();
-		}
 		pthread_mutex_lock(&W.mu);
 	}
 	pthread_mutex_unlock(&W.mu);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* srdecide.c: the ServiceRecord Set/Delete decision and the Get's
- * filter, the cases t_policy.sh, t_pkey.sh, t_cap.sh and t_sa.sh drive
- * through OpenSM. */
+ * filter, the cases t_plugin_policy.sh, t_plugin_partition.sh (P_Keys,
+ * the per-port cap) and t_sr_diff.sh drive through OpenSM. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>

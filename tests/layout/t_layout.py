@@ -134,7 +134,8 @@ def prefix_check(name, objs):
         mod = module_of(obj)
         exempt = PREFIX_EXEMPT.get(mod, (None,))[0]
         for s in sorted(defs):
-            if s == mod or s.startswith(mod + "_") or s == "main":
+            # __*: the compiler's and sanitizers' own (__odr_asan.*)
+            if s == mod or s.startswith(mod + "_") or s == "main" or s.startswith("__"):
                 continue
             if exempt and re.fullmatch(exempt, s):
                 continue

@@ -268,16 +268,56 @@ static int has_control(const char *s)
 	return 0;
 }
 
-/* One option of a command, checked; an exit status. */
-static int command_option(struct ctl *c, const struct ctl_cmd *cmd, int opt,
-			  const char *val, struct ctl_args *a, const char **gid_arg)
+/* ping's --count, --interval, --type and --size, checked; an exit
+ * status. */
+static int ping_option(struct ping_opts *p, int opt, const char *val)
 {
 	uint64_t v;
 
 	switch (opt) {
-	case 'p':
-		a->primary = 1;
+	case 'c':
+		if (cfg_parse_u64(val, 1000000, &v) || !v)
+			return out_usage_err("--count", val, "not a count (1..1000000)");
+		p->count = (unsigned)v;
 		break;
+	case 'i': {
+		char *end;
+		double sec = strtod(val, &end);
+
+		if (*end || end == val || sec < 0 || sec > 3600)
+			return out_usage_err("--interval", val, "not seconds (0..3600)");
+		p->interval_ms = (unsigned)(sec * 1000);
+		break;
+	}
+	case 'T':
+		if (!strcmp(val, "echo"))
+			p->type = LIV_ECHO_REQ;
+		else if (!strcmp(val, "timestamp"))
+			p->type = LIV_TS_REQ;
+		else if (!strcmp(val, "info"))
+			p->type = LIV_INFO_REQ;
+		else
+			return out_usage_err("--type", val, "expected echo, timestamp or info");
+		break;
+	case 'z':
+		if (cfg_parse_u64(val, LIV_ECHO_RMPP_MAX, &v))
+			return out_usage_err("--size", val,
+					     "not an echo size (0..8192 bytes; over 208 needs RMPP)");
+		p->size = (size_t)v;
+		break;
+	}
+	return 0;
+}
+
+/* The options whose value is checked before it names a record or a
+ * target: --pkey, --lease, --sid, --lid, --service-id, --owner; an exit
+ * status. */
+static int value_option(const struct ctl_cmd *cmd, int opt, const char *val,
+			struct ctl_args *a)
+{
+	uint64_t v;
+
+	switch (opt) {
 	case 'K':
 		if (ats_pkey_parse(val, &a->pkey))
 			return out_usage_err("--pkey", val, "not a PKey (1..0xFFFF)");
@@ -287,9 +327,6 @@ static int command_option(struct ctl *c, const struct ctl_cmd *cmd, int opt,
 			return out_usage_err("--lease", val, "not a lease in seconds (0..4294967295)");
 		a->lease = (uint32_t)v;
 		break;
-	case 'g':
-		*gid_arg = val;
-		break;
 	case 's':
 		if (cfg_parse_hex64(val, &a->sid))
 			return out_usage_err("--sid", val, "not a ServiceID (hex, 1..16 digits)");
@@ -297,38 +334,54 @@ static int command_option(struct ctl *c, const struct ctl_cmd *cmd, int opt,
 			return out_usage_err("--sid", val, "outside the ATS SID block 0x10000CE100415400..0x10000CE1004154FF");
 		a->have_sid = 1;
 		break;
-	case 'j':
-		c->json = 1;
+	case 'l':
+		if (cfg_parse_u64(val, 0xbfff, &v) || !v)
+			return out_usage_err("--lid", val, "not a unicast LID (1..0xBFFF)");
+		a->lid = (uint16_t)v;
 		break;
-	case 'c':
-		if (cfg_parse_u64(val, 1000000, &v) || !v)
-			return out_usage_err("--count", val, "not a count (1..1000000)");
-		a->ping.count = (unsigned)v;
+	case 'E':
+		if (cfg_parse_hex64(val, &v))
+			return out_usage_err("--service-id", val, "not a service ID (hex, 1..16 digits)");
+		/* atsd gets one spelling, whatever the user typed. */
+		snprintf(a->cm_sid_buf, sizeof(a->cm_sid_buf), "0x%016" PRIx64, v);
+		a->cm_sid = a->cm_sid_buf;
 		break;
-	case 'i': {
-		char *end;
-		double sec = strtod(val, &end);
-
-		if (*end || end == val || sec < 0 || sec > 3600)
-			return out_usage_err("--interval", val, "not seconds (0..3600)");
-		a->ping.interval_ms = (unsigned)(sec * 1000);
+	case 'o':
+		if (!*val || strpbrk(val, " \t") || strlen(val) > 63 || has_control(val))
+			return out_usage_err("--owner", val,
+					     "not a name (1..63 characters, no blanks or control bytes)");
+		a->owner = val;
 		break;
 	}
+	return 0;
+}
+
+/* One option of a command, checked; an exit status. Flags and paths are
+ * stored as given; values go to the helpers above. */
+static int command_option(struct ctl *c, const struct ctl_cmd *cmd, int opt,
+			  const char *val, struct ctl_args *a, const char **gid_arg)
+{
+	switch (opt) {
+	case 'c':
+	case 'i':
 	case 'T':
-		if (!strcmp(val, "echo"))
-			a->ping.type = LIV_ECHO_REQ;
-		else if (!strcmp(val, "timestamp"))
-			a->ping.type = LIV_TS_REQ;
-		else if (!strcmp(val, "info"))
-			a->ping.type = LIV_INFO_REQ;
-		else
-			return out_usage_err("--type", val, "expected echo, timestamp or info");
-		break;
 	case 'z':
-		if (cfg_parse_u64(val, LIV_ECHO_RMPP_MAX, &v))
-			return out_usage_err("--size", val,
-					     "not an echo size (0..8192 bytes; over 208 needs RMPP)");
-		a->ping.size = (size_t)v;
+		return ping_option(&a->ping, opt, val);
+	case 'K':
+	case 'L':
+	case 's':
+	case 'l':
+	case 'E':
+	case 'o':
+		return value_option(cmd, opt, val, a);
+	case 'p':
+		a->primary = 1;
+		break;
+	case 'g':
+		*gid_arg = val;
+		break;
+	case 'j':
+		c->json = 1;
 		break;
 	case 'w':
 		a->audit.save = val;
@@ -342,11 +395,6 @@ static int command_option(struct ctl *c, const struct ctl_cmd *cmd, int opt,
 	case 'N':
 		a->netns = val;
 		break;
-	case 'l':
-		if (cfg_parse_u64(val, 0xbfff, &v) || !v)
-			return out_usage_err("--lid", val, "not a unicast LID (1..0xBFFF)");
-		a->lid = (uint16_t)v;
-		break;
 	case 'y':
 		a->yes = 1;
 		break;
@@ -357,21 +405,8 @@ static int command_option(struct ctl *c, const struct ctl_cmd *cmd, int opt,
 		c->node_name_map = val;
 		c->names = 1;
 		break;
-	case 'E':
-		if (cfg_parse_hex64(val, &v))
-			return out_usage_err("--service-id", val, "not a service ID (hex, 1..16 digits)");
-		/* atsd gets one spelling, whatever the user typed. */
-		snprintf(a->cm_sid_buf, sizeof(a->cm_sid_buf), "0x%016" PRIx64, v);
-		a->cm_sid = a->cm_sid_buf;
-		break;
 	case 'O':
 		a->plugin_conf = 1;
-		break;
-	case 'o':
-		if (!*val || strpbrk(val, " \t") || strlen(val) > 63 || has_control(val))
-			return out_usage_err("--owner", val,
-					     "not a name (1..63 characters, no blanks or control bytes)");
-		a->owner = val;
 		break;
 	}
 	return 0;

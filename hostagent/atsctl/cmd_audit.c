@@ -290,6 +290,74 @@ static int audit_state(const char *path, struct state_file *sf, char **counters)
 	return ret;
 }
 
+/* The report's head in JSON: what was read, then the findings, in the
+ * array left open for --inventory's differences. */
+static void head_json(struct json *j, struct sa_client *sa, const struct audit_input *in,
+		      const struct ats_audit_result *res)
+{
+	size_t i;
+
+	json_obj(j, NULL);
+	json_u64(j, "ports", in->nports);
+	json_u64(j, "records", in->recs.n);
+	json_u64(j, "sa_queries", in->recs.queries);
+	json_bool(j, "partial", in->recs.name_cut || in->recs.pkeys_missed);
+	json_bool(j, "keyed", sa_client_keyed(sa));
+	json_arr(j, "findings");
+	for (i = 0; i < res->n; i++)
+		finding_json(j, &res->f[i], in->recs.recs);
+	json_end(j);
+}
+
+/* The report's head as text: what was read and what was not checked,
+ * then the findings. */
+static void head_text(struct sa_client *sa, const struct audit_input *in,
+		      const struct ats_audit_result *res)
+{
+	size_t i;
+
+	printf("audited %zu ATS record(s) of %zu port(s) in %u SA request(s)\n",
+	       in->recs.n, in->nports, in->recs.queries);
+	if (in->recs.name_cut)
+		printf("info: without RMPP, records outside the SID block were seen only as the first of each answer\n");
+	if (!sa_client_keyed(sa))
+		printf("info: PKey membership and ServiceKeys not checked: they need the SA key (-k)\n");
+	if (in->recs.pkeys_missed)
+		printf("info: a SID with records in several partitions was read in 0xffff only (PKeys need -k)\n");
+	for (i = 0; i < res->n; i++)
+		finding_text(&res->f[i], in->recs.recs);
+}
+
+/* --inventory: its differences count as issues; 0, or the exit status 3
+ * when the file cannot be read. */
+static int audit_inventory(const char *path, const struct ats_set *recs, struct json *j,
+			   size_t *issues)
+{
+	unsigned diffs = 0;
+	int ret = inventory(path, recs, j, &diffs);
+
+	if (ret) {
+		fprintf(stderr, "atsctl: audit --inventory %s: %s\n", path,
+			ret == -EPROTO ? "not an inventory file" :
+			ret == -EINVAL ? "not a regular file" : strerror(-ret));
+		return 3;
+	}
+	*issues += diffs;
+	return 0;
+}
+
+/* --save: 0, or the exit status 3 when the file cannot be written. */
+static int audit_save(const char *path, const struct ats_set *recs)
+{
+	int ret = save(path, recs);
+
+	if (ret) {
+		fprintf(stderr, "atsctl: audit --save %s: %s\n", path, strerror(-ret));
+		return 3;
+	}
+	return 0;
+}
+
 int cmd_audit(struct ctl *c, const struct ctl_args *a)
 {
 	const struct cmd_audit_opts *o = &a->audit;
@@ -298,7 +366,6 @@ int cmd_audit(struct ctl *c, const struct ctl_args *a)
 	struct audit_input in = { 0 };
 	struct state_file sf = { 0 };
 	size_t i, issues = 0;
-	unsigned diffs = 0;
 	char *counters = NULL, *doc = NULL;
 	size_t doclen = 0;
 	FILE *out = NULL;
@@ -320,40 +387,16 @@ int cmd_audit(struct ctl *c, const struct ctl_args *a)
 			goto fail;
 		}
 		json_init(&j, out, 0);
-		json_obj(&j, NULL);
-		json_u64(&j, "ports", in.nports);
-		json_u64(&j, "records", in.recs.n);
-		json_u64(&j, "sa_queries", in.recs.queries);
-		json_bool(&j, "partial", in.recs.name_cut || in.recs.pkeys_missed);
-		json_bool(&j, "keyed", sa_client_keyed(sa));
-		json_arr(&j, "findings");
-		for (i = 0; i < res.n; i++)
-			finding_json(&j, &res.f[i], in.recs.recs);
-		json_end(&j);
+		head_json(&j, sa, &in, &res);
 	} else {
-		printf("audited %zu ATS record(s) of %zu port(s) in %u SA request(s)\n",
-		       in.recs.n, in.nports, in.recs.queries);
-		if (in.recs.name_cut)
-			printf("info: without RMPP, records outside the SID block were seen only as the first of each answer\n");
-		if (!sa_client_keyed(sa))
-			printf("info: PKey membership and ServiceKeys not checked: they need the SA key (-k)\n");
-		if (in.recs.pkeys_missed)
-			printf("info: a SID with records in several partitions was read in 0xffff only (PKeys need -k)\n");
-		for (i = 0; i < res.n; i++)
-			finding_text(&res.f[i], in.recs.recs);
+		head_text(sa, &in, &res);
 	}
 	for (i = 0; i < res.n; i++)
 		issues += res.f[i].severity != AUDIT_INFO;
 	if (o->inventory) {
-		ret = inventory(o->inventory, &in.recs, c->json ? &j : NULL, &diffs);
-		if (ret) {
-			fprintf(stderr, "atsctl: audit --inventory %s: %s\n", o->inventory,
-				ret == -EPROTO ? "not an inventory file" :
-				ret == -EINVAL ? "not a regular file" : strerror(-ret));
-			ret = 3;
+		ret = audit_inventory(o->inventory, &in.recs, c->json ? &j : NULL, &issues);
+		if (ret)
 			goto out;
-		}
-		issues += diffs;
 	}
 	if (c->json) {
 		if (o->state)
@@ -370,12 +413,9 @@ int cmd_audit(struct ctl *c, const struct ctl_args *a)
 		printf("%zu finding(s)%s\n", issues, issues ? "" : ": clean");
 	}
 	if (o->save) {
-		ret = save(o->save, &in.recs);
-		if (ret) {
-			fprintf(stderr, "atsctl: audit --save %s: %s\n", o->save, strerror(-ret));
-			ret = 3;
+		ret = audit_save(o->save, &in.recs);
+		if (ret)
 			goto out;
-		}
 	}
 	ret = issues ? 1 : 0;
 	goto out;

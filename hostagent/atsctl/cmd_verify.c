@@ -46,31 +46,89 @@ static void collect(const struct ifev_event *ev, void *arg)
 	ns->v[ns->n++] = ev->neigh;
 }
 
+/* The neighbour table of netns (NULL: atsctl's own) into ns; an exit
+ * status, 3 with the cause on stderr and ns freed. */
+static int read_neighbours(const char *netns, struct neighs *ns)
+{
+	struct ifev_sock *nl = NULL;
+	int ret;
+
+	ret = ifev_open(&nl, netns);
+	if (!ret)
+		ret = ifev_dump_all(nl, RTM_GETNEIGH, collect, ns);
+	if (ret) {
+		fprintf(stderr, "atsctl: verify: cannot read the neighbour table%s%s: %s\n",
+			netns ? " of netns " : "", netns ? netns : "", strerror(-ret));
+		ifev_close(nl);
+		free(ns->v);
+		return 3;
+	}
+	ifev_close(nl);
+	return 0;
+}
+
+/* What ATS says of a neighbour's address: "agree", "no-ats-record" or
+ * "gid-differs" in *verdict, the first ATS GID in as (left as it is when
+ * there is none); -errno when the lookup fails for another reason than
+ * no record. */
+static int neigh_verdict(struct sa_client *sa, const struct ats_ip *ip, uint16_t pkey,
+		       const uint8_t *gid, const char **verdict, char *as, size_t aslen)
+{
+	struct ats_set s;
+	size_t k;
+	int ret;
+
+	ret = ats_query_forward(sa, ip, pkey, &s);
+	if (ret && ret != -ENOENT)
+		return ret;
+	for (k = 0; !ret && k < s.n && memcmp(s.recs[k].gid, gid, 16); k++)
+		;
+	*verdict = "agree";
+	if (ret || !s.n)
+		*verdict = "no-ats-record";
+	else if (k == s.n)
+		*verdict = "gid-differs";
+	if (!ret && s.n)
+		ats_gid_format(s.recs[0].gid, as, aslen);
+	ats_query_set_free(&s);
+	return 0;
+}
+
+/* One neighbour's line, or its object in the document when j is set. */
+static void print_neigh(struct json *j, const struct ats_ip *ip, const uint8_t *gid,
+			const char *verdict, const char *as)
+{
+	char ips[ATS_IP_STRLEN], gs[ATS_IP_STRLEN];
+
+	ats_ip_format(ip, ips, sizeof(ips));
+	ats_gid_format(gid, gs, sizeof(gs));
+	if (j) {
+		json_obj(j, NULL);
+		json_str(j, "ip", ips);
+		json_str(j, "neighbour_gid", gs);
+		json_str(j, "ats_gid", as);
+		json_str(j, "verdict", verdict);
+		json_end(j);
+	} else {
+		printf("%-14s %s: neighbour GID %s, ATS GID %s\n", verdict, ips, gs, as);
+	}
+}
+
 int cmd_verify(struct ctl *c, const struct ctl_args *a)
 {
 	struct sa_client *sa = c->sa;
 	uint16_t pkey = a->pkey;
 	int json = c->json;
 	struct neighs ns = { NULL, 0 };
-	struct ifev_sock *nl = NULL;
-	size_t i, k, checked = 0, bad = 0;
+	size_t i, checked = 0, bad = 0;
 	struct json j;
 	char *doc = NULL;
 	size_t doclen = 0;
 	FILE *out = NULL;
 	int ret;
 
-	ret = ifev_open(&nl, a->netns);
-	if (!ret)
-		ret = ifev_dump_all(nl, RTM_GETNEIGH, collect, &ns);
-	if (ret) {
-		fprintf(stderr, "atsctl: verify: cannot read the neighbour table%s%s: %s\n",
-			a->netns ? " of netns " : "", a->netns ? a->netns : "", strerror(-ret));
-		ifev_close(nl);
-		free(ns.v);
+	if (read_neighbours(a->netns, &ns))
 		return 3;
-	}
-	ifev_close(nl);
 	/* The document goes out whole or not at all: a lookup that fails
 	 * halfway must not leave half a document on stdout. */
 	if (json && !(out = open_memstream(&doc, &doclen))) {
@@ -84,17 +142,16 @@ int cmd_verify(struct ctl *c, const struct ctl_args *a)
 		json_arr(&j, "neighbours");
 	}
 	for (i = 0; i < ns.n; i++) {
-		char ips[ATS_IP_STRLEN], gs[ATS_IP_STRLEN], as[ATS_IP_STRLEN] = "-";
-		const char *verdict = "agree";
-		struct ats_set s;
+		char as[ATS_IP_STRLEN] = "-";
+		const char *verdict;
 		struct ats_ip ip;
 		uint8_t gid[16];
 
 		if (!cmd_verify_ipoib_neigh(&ns.v[i], &ip, gid))
 			continue;
 		checked++;
-		ret = ats_query_forward(sa, &ip, pkey, &s);
-		if (ret && ret != -ENOENT) {
+		ret = neigh_verdict(sa, &ip, pkey, gid, &verdict, as, sizeof(as));
+		if (ret) {
 			fprintf(stderr, "atsctl: verify: ATS lookup failed: %s\n", strerror(-ret));
 			if (out)
 				fclose(out);
@@ -102,28 +159,8 @@ int cmd_verify(struct ctl *c, const struct ctl_args *a)
 			free(ns.v);
 			return 3;
 		}
-		for (k = 0; !ret && k < s.n && memcmp(s.recs[k].gid, gid, 16); k++)
-			;
-		if (ret || !s.n)
-			verdict = "no-ats-record";
-		else if (k == s.n)
-			verdict = "gid-differs";
-		if (!ret && s.n)
-			ats_gid_format(s.recs[0].gid, as, sizeof(as));
-		ats_query_set_free(&s);
 		bad += strcmp(verdict, "agree") != 0;
-		ats_ip_format(&ip, ips, sizeof(ips));
-		ats_gid_format(gid, gs, sizeof(gs));
-		if (json) {
-			json_obj(&j, NULL);
-			json_str(&j, "ip", ips);
-			json_str(&j, "neighbour_gid", gs);
-			json_str(&j, "ats_gid", as);
-			json_str(&j, "verdict", verdict);
-			json_end(&j);
-		} else {
-			printf("%-14s %s: neighbour GID %s, ATS GID %s\n", verdict, ips, gs, as);
-		}
+		print_neigh(json ? &j : NULL, &ip, gid, verdict, as);
 	}
 	if (json) {
 		json_end(&j);

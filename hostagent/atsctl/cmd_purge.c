@@ -118,11 +118,78 @@ static const char *delete_error(struct sa_client *sa, int err, char *buf, size_t
 	return buf;
 }
 
+/* What purge did with the records so far. */
+struct purge_counts {
+	size_t deleted, failed, present;
+};
+
+/* One absent port's record: kept when its port is back, deleted with
+ * yes, else only listed. The action's name; *why (in err) says why it
+ * was kept or failed, *lid is the port's when present. */
+static const char *purge_record(struct sa_client *sa, const struct sr_record *r, int yes,
+				struct purge_counts *n, char *err, size_t errlen,
+				uint16_t *lid, const char **why)
+{
+	int ret = port_present(sa, r, lid);
+
+	if (ret > 0) {
+		snprintf(err, errlen, "the port is on the fabric (LID %u): kept", *lid);
+		*why = err;
+		n->present++;
+		return "present";
+	}
+	if (ret) {
+		snprintf(err, errlen, "cannot ask for its port: %s", strerror(-ret));
+		*why = err;
+		n->failed++;
+		return "failed";
+	}
+	if (!yes)
+		return "would-delete";
+	ret = sa_client_sr_delete(sa, r, sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY |
+						      SR_F_NAME), NULL);
+	if (ret) {
+		*why = delete_error(sa, ret, err, errlen);
+		n->failed++;
+		return "failed";
+	}
+	n->deleted++;
+	return "deleted";
+}
+
+/* The closing counts: the document's members, or the text's last lines. */
+static void print_summary(struct json *j, int yes, size_t found, const struct purge_counts *n)
+{
+	if (j) {
+		json_end(j);
+		json_u64(j, "found", found - n->present);
+		json_u64(j, "present", n->present);
+		json_u64(j, "deleted", n->deleted);
+		json_u64(j, "failed", n->failed);
+		json_end(j);
+		json_fini(j);
+		return;
+	}
+	if (!yes) {
+		size_t k = found - n->present - n->failed;
+
+		printf("would delete %zu record%s%s\n", k, k == 1 ? "" : "s",
+		       k ? " (run with --yes to delete)" : "");
+	} else {
+		printf("deleted %zu record%s, %zu failed\n", n->deleted, n->deleted == 1 ? "" : "s",
+		       n->failed);
+	}
+	if (n->present)
+		printf("kept %zu record%s: the port is on the fabric\n", n->present,
+		       n->present == 1 ? "" : "s");
+}
+
 int cmd_purge(struct ctl *c, const struct ctl_args *a)
 {
 	struct purge_list l = { 0 };
 	struct ats_set s = { 0 };
-	size_t i, deleted = 0, failed = 0, present = 0;
+	struct purge_counts n = { 0 };
+	size_t i;
 	char line[256], err[160];
 	struct json j;
 	int ret;
@@ -146,35 +213,10 @@ int cmd_purge(struct ctl *c, const struct ctl_args *a)
 	}
 	for (i = 0; i < l.n; i++) {
 		const struct sr_record *r = &s.recs[l.idx[i]];
-		const char *action = "would-delete", *why = NULL;
+		const char *action, *why = NULL;
 		uint16_t lid = 0;
 
-		ret = port_present(c->sa, r, &lid);
-		if (ret) {
-			if (ret > 0) {
-				snprintf(err, sizeof(err), "the port is on the fabric (LID %u): kept",
-					 lid);
-				action = "present";
-				present++;
-			} else {
-				snprintf(err, sizeof(err), "cannot ask for its port: %s",
-					 strerror(-ret));
-				action = "failed";
-				failed++;
-			}
-			why = err;
-		} else if (a->yes) {
-			ret = sa_client_sr_delete(c->sa, r, sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY |
-								 SR_F_NAME), NULL);
-			if (ret) {
-				why = delete_error(c->sa, ret, err, sizeof(err));
-				action = "failed";
-				failed++;
-			} else {
-				action = "deleted";
-				deleted++;
-			}
-		}
+		action = purge_record(c->sa, r, a->yes, &n, err, sizeof(err), &lid, &why);
 		if (c->json) {
 			record_json(&j, r, action, why, lid);
 			continue;
@@ -183,27 +225,8 @@ int cmd_purge(struct ctl *c, const struct ctl_args *a)
 		printf("%s %s%s%s\n", a->yes || why ? action : "gid-absent", line,
 		       why ? ": " : "", why ? why : "");
 	}
-	if (c->json) {
-		json_end(&j);
-		json_u64(&j, "found", l.n - present);
-		json_u64(&j, "present", present);
-		json_u64(&j, "deleted", deleted);
-		json_u64(&j, "failed", failed);
-		json_end(&j);
-		json_fini(&j);
-	} else if (!a->yes) {
-		size_t n = l.n - present - failed;
-
-		printf("would delete %zu record%s%s\n", n, n == 1 ? "" : "s",
-		       n ? " (run with --yes to delete)" : "");
-	} else {
-		printf("deleted %zu record%s, %zu failed\n", deleted, deleted == 1 ? "" : "s",
-		       failed);
-	}
-	if (present && !c->json)
-		printf("kept %zu record%s: the port is on the fabric\n", present,
-		       present == 1 ? "" : "s");
+	print_summary(c->json ? &j : NULL, a->yes, l.n, &n);
 	free(l.idx);
 	ats_query_set_free(&s);
-	return failed ? EXIT_SA : EXIT_FOUND;
+	return n.failed ? EXIT_SA : EXIT_FOUND;
 }

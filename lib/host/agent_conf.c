@@ -230,6 +230,86 @@ static int parse_address(struct agent_conf *c, char *v, char *msg, size_t len)
 	return 0;
 }
 
+/* A string key: it fits, and socket, state_file and metrics_file are
+ * absolute paths. */
+static int parse_string(const struct ac_key *k, char *field, const char *v,
+			char *msg, size_t len)
+{
+	if (strlen(v) >= k->size) {
+		snprintf(msg, len, "%s: '%s' is longer than %zu bytes", k->name, v,
+			 k->size - 1);
+		return -EINVAL;
+	}
+	if ((!strcmp(k->name, "socket") || !strcmp(k->name, "state_file") ||
+	     !strcmp(k->name, "metrics_file")) && v[0] != '/') {
+		snprintf(msg, len, "%s: '%s' is not an absolute path", k->name, v);
+		return -EINVAL;
+	}
+	snprintf(field, k->size, "%s", v);
+	return 0;
+}
+
+static int parse_lease(uint32_t *lease, const char *v, char *msg, size_t len)
+{
+	uint64_t x;
+
+	if (!strcmp(v, "infinite")) {
+		*lease = SR_LEASE_INFINITE;
+		return 0;
+	}
+	if (cfg_parse_u64(v, UINT32_MAX, &x) || !x) {
+		snprintf(msg, len, "lease: '%s' is not seconds (1..4294967295) or infinite", v);
+		return -EINVAL;
+	}
+	*lease = (uint32_t)x;
+	return 0;
+}
+
+/* A TCP port of the RDMA IP CM service, or a whole service ID. */
+static int parse_cm_listen(struct agent_conf *c, const char *v, char *msg, size_t len)
+{
+	uint64_t x;
+
+	if (cfg_parse_u64(v, UINT64_MAX, &x) || !x) {
+		snprintf(msg, len, "cm_listen: '%s' is not a port or service ID", v);
+		return -EINVAL;
+	}
+	if (c->cm.nlisten == RCM_MAX_LISTEN) {
+		snprintf(msg, len, "cm_listen: more than %d", RCM_MAX_LISTEN);
+		return -EINVAL;
+	}
+	c->cm.listen[c->cm.nlisten++] = x <= 0xffff ?
+		a11_service_id(A11_PS_TCP, (uint16_t)x) : x;
+	c->cm_active = 1;
+	return 0;
+}
+
+static int parse_cm_accept(struct agent_conf *c, const char *v, char *msg, size_t len)
+{
+	if (c->cm.naccept == RCM_MAX_ACCEPT ||
+	    ats_ip_parse(v, &c->cm.accept[c->cm.naccept])) {
+		snprintf(msg, len, "cm_accept: '%s' is not an IP address", v);
+		return -EINVAL;
+	}
+	c->cm.naccept++;
+	return 0;
+}
+
+/* Resolved once here: a group that does not exist is a typo. */
+static int parse_group(const struct ac_key *k, struct agent_conf *c, char *field,
+		       const char *v, char *msg, size_t len)
+{
+	struct group *g = strlen(v) < k->size ? getgrnam(v) : NULL;
+
+	if (!g) {
+		snprintf(msg, len, "control_group: no group '%s'", v);
+		return -EINVAL;
+	}
+	snprintf(field, k->size, "%s", v);
+	c->control_gid = g->gr_gid;
+	return 0;
+}
+
 static int set_value(const struct ac_key *k, struct agent_conf *c, char *v,
 		     char *msg, size_t len)
 {
@@ -237,57 +317,24 @@ static int set_value(const struct ac_key *k, struct agent_conf *c, char *v,
 	static const char *const policies[] = { "any", "agree", "list" };
 	static const char *const memberships[] = { "auto", "check", "manage" };
 	char *field = (char *)c + k->off;
-	uint64_t x;
 	int choice;
 
 	switch (k->type) {
 	case AC_STR:
-		if (strlen(v) >= k->size) {
-			snprintf(msg, len, "%s: '%s' is longer than %zu bytes", k->name, v,
-				 k->size - 1);
-			return -EINVAL;
-		}
-		if ((!strcmp(k->name, "socket") || !strcmp(k->name, "state_file") ||
-		     !strcmp(k->name, "metrics_file")) && v[0] != '/') {
-			snprintf(msg, len, "%s: '%s' is not an absolute path", k->name, v);
-			return -EINVAL;
-		}
-		snprintf(field, k->size, "%s", v);
-		return 0;
+		return parse_string(k, field, v, msg, len);
 	case AC_U32:
 		return cfg_set_u32(k->name, v, k->min, k->max, (uint32_t *)field, msg, len);
 	case AC_BOOL:
 		return cfg_set_bool(k->name, v, (int *)field, msg, len);
 	case AC_LEASE:
-		if (!strcmp(v, "infinite")) {
-			*(uint32_t *)field = SR_LEASE_INFINITE;
-			return 0;
-		}
-		if (cfg_parse_u64(v, UINT32_MAX, &x) || !x) {
-			snprintf(msg, len, "lease: '%s' is not seconds (1..4294967295) or infinite", v);
-			return -EINVAL;
-		}
-		*(uint32_t *)field = (uint32_t)x;
-		return 0;
+		return parse_lease((uint32_t *)field, v, msg, len);
 	case AC_LOGLEVEL:
 		if (cfg_set_choice(k->name, v, levels, 4, &choice, msg, len))
 			return -EINVAL;
 		*(enum log_level *)field = (enum log_level)choice;
 		return 0;
 	case AC_CM_LISTEN:
-		/* A TCP port of the RDMA IP CM service, or a whole service ID. */
-		if (cfg_parse_u64(v, UINT64_MAX, &x) || !x) {
-			snprintf(msg, len, "cm_listen: '%s' is not a port or service ID", v);
-			return -EINVAL;
-		}
-		if (c->cm.nlisten == RCM_MAX_LISTEN) {
-			snprintf(msg, len, "cm_listen: more than %d", RCM_MAX_LISTEN);
-			return -EINVAL;
-		}
-		c->cm.listen[c->cm.nlisten++] = x <= 0xffff ?
-			a11_service_id(A11_PS_TCP, (uint16_t)x) : x;
-		c->cm_active = 1;
-		return 0;
+		return parse_cm_listen(c, v, msg, len);
 	case AC_CM_POLICY:
 		if (cfg_set_choice(k->name, v, policies, 3, &choice, msg, len))
 			return -EINVAL;
@@ -299,25 +346,9 @@ static int set_value(const struct ac_key *k, struct agent_conf *c, char *v,
 		c->ipoib_membership = (enum agent_membership)choice;
 		return 0;
 	case AC_CM_ACCEPT:
-		if (c->cm.naccept == RCM_MAX_ACCEPT ||
-		    ats_ip_parse(v, &c->cm.accept[c->cm.naccept])) {
-			snprintf(msg, len, "cm_accept: '%s' is not an IP address", v);
-			return -EINVAL;
-		}
-		c->cm.naccept++;
-		return 0;
-	case AC_GROUP: {
-		/* Resolved once here: a group that does not exist is a typo. */
-		struct group *g = strlen(v) < k->size ? getgrnam(v) : NULL;
-
-		if (!g) {
-			snprintf(msg, len, "control_group: no group '%s'", v);
-			return -EINVAL;
-		}
-		snprintf(field, k->size, "%s", v);
-		c->control_gid = g->gr_gid;
-		return 0;
-	}
+		return parse_cm_accept(c, v, msg, len);
+	case AC_GROUP:
+		return parse_group(k, c, field, v, msg, len);
 	case AC_INTERFACE:
 		return parse_interface(c, v, msg, len);
 	case AC_ADDRESS:

@@ -268,47 +268,6 @@ static int has_control(const char *s)
 	return 0;
 }
 
-/* ping's --count, --interval, --type and --size, checked; an exit
- * status. */
-static int ping_option(struct ping_opts *p, int opt, const char *val)
-{
-	uint64_t v;
-
-	switch (opt) {
-	case 'c':
-		if (cfg_parse_u64(val, 1000000, &v) || !v)
-			return out_usage_err("--count", val, "not a count (1..1000000)");
-		p->count = (unsigned)v;
-		break;
-	case 'i': {
-		char *end;
-		double sec = strtod(val, &end);
-
-		if (*end || end == val || sec < 0 || sec > 3600)
-			return out_usage_err("--interval", val, "not seconds (0..3600)");
-		p->interval_ms = (unsigned)(sec * 1000);
-		break;
-	}
-	case 'T':
-		if (!strcmp(val, "echo"))
-			p->type = LIV_ECHO_REQ;
-		else if (!strcmp(val, "timestamp"))
-			p->type = LIV_TS_REQ;
-		else if (!strcmp(val, "info"))
-			p->type = LIV_INFO_REQ;
-		else
-			return out_usage_err("--type", val, "expected echo, timestamp or info");
-		break;
-	case 'z':
-		if (cfg_parse_u64(val, LIV_ECHO_RMPP_MAX, &v))
-			return out_usage_err("--size", val,
-					     "not an echo size (0..8192 bytes; over 208 needs RMPP)");
-		p->size = (size_t)v;
-		break;
-	}
-	return 0;
-}
-
 /* The options whose value is checked before it names a record or a
  * target: --pkey, --lease, --sid, --lid, --service-id, --owner; an exit
  * status. */
@@ -366,7 +325,7 @@ static int command_option(struct ctl *c, const struct ctl_cmd *cmd, int opt,
 	case 'i':
 	case 'T':
 	case 'z':
-		return ping_option(&a->ping, opt, val);
+		return cmd_ping_option(&a->ping, opt, val);
 	case 'K':
 	case 'L':
 	case 's':

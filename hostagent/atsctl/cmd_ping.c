@@ -276,3 +276,42 @@ int cmd_ping(struct ctl *c, const struct ctl_args *a)
 	t.lid = pi.dlid;
 	return ping_run(c->port, &t, &o);
 }
+
+int cmd_ping_option(struct ping_opts *o, int opt, const char *val)
+{
+	uint64_t v;
+
+	switch (opt) {
+	case 'c':
+		if (cfg_parse_u64(val, 1000000, &v) || !v)
+			return out_usage_err("--count", val, "not a count (1..1000000)");
+		o->count = (unsigned)v;
+		break;
+	case 'i': {
+		char *end;
+		double sec = strtod(val, &end);
+
+		if (*end || end == val || sec < 0 || sec > 3600)
+			return out_usage_err("--interval", val, "not seconds (0..3600)");
+		o->interval_ms = (unsigned)(sec * 1000);
+		break;
+	}
+	case 'T':
+		if (!strcmp(val, "echo"))
+			o->type = LIV_ECHO_REQ;
+		else if (!strcmp(val, "timestamp"))
+			o->type = LIV_TS_REQ;
+		else if (!strcmp(val, "info"))
+			o->type = LIV_INFO_REQ;
+		else
+			return out_usage_err("--type", val, "expected echo, timestamp or info");
+		break;
+	case 'z':
+		if (cfg_parse_u64(val, LIV_ECHO_RMPP_MAX, &v))
+			return out_usage_err("--size", val,
+					     "not an echo size (0..8192 bytes; over 208 needs RMPP)");
+		o->size = (size_t)v;
+		break;
+	}
+	return 0;
+}

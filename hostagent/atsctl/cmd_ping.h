@@ -23,5 +23,8 @@ struct ping_opts {
 /* Exit status 0 when at least one answer came, 1 on 100% loss or no
  * such target, 2 on a bad target, 3 on local or SA errors. */
 int cmd_ping(struct ctl *c, const struct ctl_args *a);
+/* One of ping's options (--count, --interval, --type, --size), checked
+ * into o as atsctl reads the command line; an exit status. */
+int cmd_ping_option(struct ping_opts *o, int opt, const char *val);
 
 #endif

@@ -8,6 +8,7 @@
 #include <rdma/ib_user_verbs.h>
 
 #include "kcm_qp.h"
+#include "abi.h"
 #include "kcma.h"
 #include "core/sa.h"
 #include "core/wire.h"
@@ -64,20 +65,6 @@ enum {
 /* rdma_user_cm.h / ib_user_sa.h: IB_PATH_GMP | IB_PATH_PRIMARY |
  * IB_PATH_BIDIRECTIONAL (OUTBOUND | INBOUND_REVERSE). */
 #define KCMA_PATH_FLAGS (1u | 2u | 8u | 32u)
-
-/* The ABI's host-order integers (the process is this machine). */
-static uint16_t get16h(const uint8_t *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, 2);
-	return v;
-}
-
-static void put16h(uint8_t *p, uint16_t v)
-{
-	memcpy(p, &v, 2);
-}
 
 /* ib_cm sends from the port as the device knows it now. */
 static void kcma_cm_port(struct kcma *c)
@@ -202,7 +189,7 @@ int kcma_bind(struct kcma *c, uint32_t n, const uint8_t *sib)
 {
 	static const uint8_t any[16];
 	struct kcma_id *id = &c->ids[n];
-	uint16_t family = get16h(sib);
+	uint16_t family = abi_get16(sib);
 	uint64_t ps, port, sid, mask;
 	int dev = 0;
 	unsigned tries;
@@ -280,19 +267,19 @@ int kcma_resolve_addr(struct kcma *c, uint32_t n, const uint8_t *src, const uint
 
 	if (id->resolved || id->listening)
 		return -EINVAL; /* not ADDR_BOUND any more */
-	if (get16h(dst) != KCMA_AF_IB)
+	if (abi_get16(dst) != KCMA_AF_IB)
 		return -EADDRNOTAVAIL; /* no IP addresses for rdma_cm yet */
 	if (!id->bound) {
-		if (!src || !get16h(src)) {
+		if (!src || !abi_get16(src)) {
 			memset(any, 0, sizeof(any));
-			put16h(any + KCMA_SIB_FAMILY, KCMA_AF_IB);
+			abi_put16(any + KCMA_SIB_FAMILY, KCMA_AF_IB);
 			memcpy(any + KCMA_SIB_PKEY, dst + KCMA_SIB_PKEY, 2);
 			src = any;
 		}
 		if ((ret = kcma_bind(c, n, src)) < 0)
 			return ret;
 	}
-	if (get16h(id->src) != KCMA_AF_IB)
+	if (abi_get16(id->src) != KCMA_AF_IB)
 		return -EINVAL;
 	/* cma_resolve_ib_dev: a GID of the same subnet on a port whose
 	 * P_Key table has the destination's P_Key (full member or not). */
@@ -322,13 +309,13 @@ void kcma_query_addr(const struct kcma *c, uint32_t n, uint8_t *resp)
 		memset(resp + KCMA_QA_IBDEV_INDEX, 0, 4);
 	}
 	if (id->bound) {
-		put16h(resp + KCMA_QA_SRC_SIZE, KCMA_SIB_LEN);
-		put16h(resp + KCMA_QA_DST_SIZE, KCMA_SIB_LEN);
+		abi_put16(resp + KCMA_QA_SRC_SIZE, KCMA_SIB_LEN);
+		abi_put16(resp + KCMA_QA_DST_SIZE, KCMA_SIB_LEN);
 		memcpy(resp + KCMA_QA_SRC, id->src, KCMA_SIB_LEN);
 		if (id->resolved)
 			memcpy(resp + KCMA_QA_DST, id->dst, KCMA_SIB_LEN);
 		else
-			put16h(resp + KCMA_QA_DST + KCMA_SIB_FAMILY, KCMA_AF_IB);
+			abi_put16(resp + KCMA_QA_DST + KCMA_SIB_FAMILY, KCMA_AF_IB);
 	}
 }
 
@@ -630,7 +617,7 @@ static int kcma_child(struct kcma *c, const struct kcm_event *e, const struct kc
 	d->used = d->bound = d->dev = d->resolved = d->routed = 1;
 	d->ps = l->ps;
 	d->qp_type = l->qp_type;
-	put16h(d->src + KCMA_SIB_FAMILY, KCMA_AF_IB);
+	abi_put16(d->src + KCMA_SIB_FAMILY, KCMA_AF_IB);
 	memcpy(d->src + KCMA_SIB_PKEY, e->path + KCMA_PR_PKEY, 2);
 	memcpy(d->src + KCMA_SIB_ADDR, e->path + KCMA_PR_SGID, 16);
 	wire_put64(d->src + KCMA_SIB_SID, e->service_id);

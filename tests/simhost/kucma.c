@@ -8,6 +8,7 @@
 
 #include <rdma/rdma_user_cm.h>
 
+#include "abi.h"
 #include "kucma.h"
 #include "core/wire.h"
 
@@ -122,41 +123,6 @@ _Static_assert(sizeof(struct rdma_ucm_accept) == KUCMA_ACCEPT_LEN, "rdma_ucm_acc
 _Static_assert(sizeof(struct rdma_ucm_reject) == KUCMA_REJECT_LEN, "rdma_ucm_reject");
 _Static_assert(sizeof(struct rdma_ucm_event_resp) == KUCMA_EVENT_LEN, "rdma_ucm_event_resp");
 
-/* The ABI's host-order integers (the process is this machine). */
-static uint16_t get16h(const uint8_t *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, 2);
-	return v;
-}
-
-static uint32_t get32h(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint64_t get64h(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static void put32h(uint8_t *p, uint32_t v)
-{
-	memcpy(p, &v, 4);
-}
-
-static void put64h(uint8_t *p, uint64_t v)
-{
-	memcpy(p, &v, 8);
-}
-
 void kucma_init(struct kucma *u, const struct kcma_port *port, uint32_t cm_retries,
 		uint8_t cm_timeout)
 {
@@ -251,7 +217,7 @@ static int kucma_id(struct kucma *u, uint32_t token, uint32_t id, struct kucma_c
 static int kucma_create_id(struct kucma *u, uint32_t token, const uint8_t *in, uint16_t out,
 			   uint8_t *resp, size_t *rlen)
 {
-	uint16_t ps = get16h(in + KUCMA_CREATE_PS);
+	uint16_t ps = abi_get16(in + KUCMA_CREATE_PS);
 	uint8_t qpt;
 	size_t i;
 
@@ -277,9 +243,9 @@ static int kucma_create_id(struct kucma *u, uint32_t token, const uint8_t *in, u
 			memset(&u->ids[i], 0, sizeof(u->ids[i]));
 			u->ids[i].used = 1;
 			u->ids[i].file = token;
-			u->ids[i].uid = get64h(in + KUCMA_CREATE_UID);
+			u->ids[i].uid = abi_get64(in + KUCMA_CREATE_UID);
 			kcma_create(&u->cma, (uint32_t)i, ps, qpt);
-			put32h(resp, (uint32_t)i);
+			abi_put32(resp, (uint32_t)i);
 			*rlen = 4;
 			return 0;
 		}
@@ -290,7 +256,7 @@ static int kucma_destroy_id(struct kucma *u, uint32_t token, const uint8_t *in, 
 			    uint8_t *resp, size_t *rlen)
 {
 	struct kucma_ctx *id;
-	uint32_t n = get32h(in + KUCMA_DESTROY_ID);
+	uint32_t n = abi_get32(in + KUCMA_DESTROY_ID);
 	int ret;
 
 	if (out < 4)
@@ -298,7 +264,7 @@ static int kucma_destroy_id(struct kucma *u, uint32_t token, const uint8_t *in, 
 	if ((ret = kucma_id(u, token, n, &id)) < 0)
 		return ret;
 	kucma_drop_events(u, kucma_file(u, token), n);
-	put32h(resp, id->events_reported);
+	abi_put32(resp, id->events_reported);
 	*rlen = 4;
 	kcma_destroy(&u->cma, n);
 	id->used = 0;
@@ -308,7 +274,7 @@ static int kucma_destroy_id(struct kucma *u, uint32_t token, const uint8_t *in, 
 /* rdma_addr_size: 0 for a family rdma_cm does not take. */
 static uint16_t kucma_addr_size(const uint8_t *sa)
 {
-	uint16_t family = get16h(sa);
+	uint16_t family = abi_get16(sa);
 
 	return family == KUCMA_AF_IB ? 48 : family == KUCMA_AF_INET ? 16 :
 	       family == KUCMA_AF_INET6 ? 28 : 0;
@@ -317,8 +283,8 @@ static uint16_t kucma_addr_size(const uint8_t *sa)
 static int kucma_bind(struct kucma *u, uint32_t token, const uint8_t *in)
 {
 	const uint8_t *sib = in + KUCMA_BIND_ADDR;
-	uint16_t size = get16h(in + KUCMA_BIND_SIZE);
-	uint32_t n = get32h(in + KUCMA_BIND_ID);
+	uint16_t size = abi_get16(in + KUCMA_BIND_SIZE);
+	uint32_t n = abi_get32(in + KUCMA_BIND_ID);
 	struct kucma_ctx *id;
 	int ret;
 
@@ -334,9 +300,9 @@ static int kucma_bind(struct kucma *u, uint32_t token, const uint8_t *in)
 static int kucma_resolve_addr(struct kucma *u, uint32_t token, const uint8_t *in)
 {
 	const uint8_t *src = in + KUCMA_RA_SRC, *dst = in + KUCMA_RA_DST;
-	uint16_t src_size = get16h(in + KUCMA_RA_SRC_SIZE);
-	uint16_t dst_size = get16h(in + KUCMA_RA_DST_SIZE);
-	uint32_t n = get32h(in + KUCMA_RA_ID);
+	uint16_t src_size = abi_get16(in + KUCMA_RA_SRC_SIZE);
+	uint16_t dst_size = abi_get16(in + KUCMA_RA_DST_SIZE);
+	uint32_t n = abi_get32(in + KUCMA_RA_ID);
 	struct kucma_ctx *id;
 	int ret;
 
@@ -353,7 +319,7 @@ static int kucma_resolve_addr(struct kucma *u, uint32_t token, const uint8_t *in
 static int kucma_query(struct kucma *u, uint32_t token, const uint8_t *in, uint16_t out,
 		       uint8_t *resp, size_t *rlen)
 {
-	uint32_t n = get32h(in + KUCMA_QUERY_ID), opt = get32h(in + KUCMA_QUERY_OPTION);
+	uint32_t n = abi_get32(in + KUCMA_QUERY_ID), opt = abi_get32(in + KUCMA_QUERY_OPTION);
 	struct kucma_ctx *id;
 	int ret;
 
@@ -376,20 +342,20 @@ static int kucma_query(struct kucma *u, uint32_t token, const uint8_t *in, uint1
 
 static int kucma_resolve_route(struct kucma *u, uint32_t token, const uint8_t *in)
 {
-	uint32_t n = get32h(in + KUCMA_RR_ID);
+	uint32_t n = abi_get32(in + KUCMA_RR_ID);
 	struct kucma_ctx *id;
 	int ret;
 
 	if ((ret = kucma_id(u, token, n, &id)) < 0)
 		return ret;
-	return kcma_resolve_route(&u->cma, n, get32h(in + KUCMA_RR_TIMEOUT));
+	return kcma_resolve_route(&u->cma, n, abi_get32(in + KUCMA_RR_TIMEOUT));
 }
 
 /* ucma_listen: a backlog <= 0 or over max_backlog becomes max_backlog. */
 static int kucma_listen(struct kucma *u, uint32_t token, const uint8_t *in)
 {
-	uint32_t n = get32h(in + KUCMA_LISTEN_ID);
-	int32_t backlog = (int32_t)get32h(in + KUCMA_LISTEN_BACKLOG);
+	uint32_t n = abi_get32(in + KUCMA_LISTEN_ID);
+	int32_t backlog = (int32_t)abi_get32(in + KUCMA_LISTEN_BACKLOG);
 	struct kucma_ctx *id;
 	int ret;
 
@@ -429,7 +395,7 @@ static int kucma_get_event(struct kucma *u, uint32_t token, uint32_t flags, uint
 
 static int kucma_connect(struct kucma *u, uint32_t token, const uint8_t *in, int64_t now)
 {
-	uint32_t n = get32h(in + KUCMA_CONNECT_ID);
+	uint32_t n = abi_get32(in + KUCMA_CONNECT_ID);
 	struct kucma_ctx *id;
 	int ret;
 
@@ -443,7 +409,7 @@ static int kucma_connect(struct kucma *u, uint32_t token, const uint8_t *in, int
  * side's RTU. */
 static int kucma_accept(struct kucma *u, uint32_t token, const uint8_t *in, int64_t now)
 {
-	uint32_t n = get32h(in + KUCMA_ACCEPT_ID);
+	uint32_t n = abi_get32(in + KUCMA_ACCEPT_ID);
 	const uint8_t *param = in + KUCMA_ACCEPT_PARAM;
 	struct kucma_ctx *id;
 	int ret;
@@ -452,13 +418,13 @@ static int kucma_accept(struct kucma *u, uint32_t token, const uint8_t *in, int6
 		return ret;
 	if (!param[KUCMA_PARAM_VALID])
 		return kcma_accept(&u->cma, n, NULL, now);
-	id->uid = get64h(in + KUCMA_ACCEPT_UID);
+	id->uid = abi_get64(in + KUCMA_ACCEPT_UID);
 	return kcma_accept(&u->cma, n, param, now);
 }
 
 static int kucma_reject(struct kucma *u, uint32_t token, const uint8_t *in, int64_t now)
 {
-	uint32_t n = get32h(in + KUCMA_REJECT_ID);
+	uint32_t n = abi_get32(in + KUCMA_REJECT_ID);
 	struct kucma_ctx *id;
 	int ret;
 
@@ -470,7 +436,7 @@ static int kucma_reject(struct kucma *u, uint32_t token, const uint8_t *in, int6
 
 static int kucma_disconnect(struct kucma *u, uint32_t token, const uint8_t *in, int64_t now)
 {
-	uint32_t n = get32h(in + KUCMA_DISCONNECT_ID);
+	uint32_t n = abi_get32(in + KUCMA_DISCONNECT_ID);
 	struct kucma_ctx *id;
 	int ret;
 
@@ -482,7 +448,7 @@ static int kucma_disconnect(struct kucma *u, uint32_t token, const uint8_t *in, 
 static int kucma_init_qp_attr(struct kucma *u, uint32_t token, const uint8_t *in, uint16_t out,
 			      uint8_t *resp, size_t *rlen)
 {
-	uint32_t n = get32h(in + KUCMA_IQA_ID);
+	uint32_t n = abi_get32(in + KUCMA_IQA_ID);
 	struct kucma_ctx *id;
 	int ret;
 
@@ -490,7 +456,7 @@ static int kucma_init_qp_attr(struct kucma *u, uint32_t token, const uint8_t *in
 		return -ENOSPC;
 	if ((ret = kucma_id(u, token, n, &id)) < 0)
 		return ret;
-	if ((ret = kcma_init_qp_attr(&u->cma, n, get32h(in + KUCMA_IQA_STATE), resp)) < 0)
+	if ((ret = kcma_init_qp_attr(&u->cma, n, abi_get32(in + KUCMA_IQA_STATE), resp)) < 0)
 		return ret;
 	*rlen = KCMA_QP_ATTR_LEN;
 	return 0;
@@ -502,8 +468,8 @@ static int kucma_init_qp_attr(struct kucma *u, uint32_t token, const uint8_t *in
  * routes use: -ENOSYS as any other. optlen is what the shim sent. */
 static int kucma_set_option(struct kucma *u, uint32_t token, const uint8_t *in, size_t len)
 {
-	uint32_t n = get32h(in + KUCMA_SO_ID), level = get32h(in + KUCMA_SO_LEVEL);
-	uint32_t name = get32h(in + KUCMA_SO_NAME), optlen = get32h(in + KUCMA_SO_OPTLEN);
+	uint32_t n = abi_get32(in + KUCMA_SO_ID), level = abi_get32(in + KUCMA_SO_LEVEL);
+	uint32_t name = abi_get32(in + KUCMA_SO_NAME), optlen = abi_get32(in + KUCMA_SO_OPTLEN);
 	struct kucma_ctx *id;
 	int ret;
 
@@ -531,7 +497,7 @@ static int kucma_set_option(struct kucma *u, uint32_t token, const uint8_t *in, 
 static int kucma_migrate_id(struct kucma *u, uint32_t token, const uint8_t *in, uint16_t out,
 			    uint8_t *resp, size_t *rlen)
 {
-	uint32_t n = get32h(in + KUCMA_MIGRATE_ID), from = get32h(in + KUCMA_MIGRATE_FD);
+	uint32_t n = abi_get32(in + KUCMA_MIGRATE_ID), from = abi_get32(in + KUCMA_MIGRATE_FD);
 	struct kucma_file *src = kucma_file(u, from), *dst = kucma_file(u, token);
 	struct kucma_ctx *id;
 	size_t i, k = 0;
@@ -566,7 +532,7 @@ static int kucma_migrate_id(struct kucma *u, uint32_t token, const uint8_t *in, 
 		if (was_empty && dst->n)
 			u->ring = token;
 	}
-	put32h(resp, id->events_reported);
+	abi_put32(resp, id->events_reported);
 	*rlen = 4;
 	return 0;
 }
@@ -603,9 +569,9 @@ int kucma_write(struct kucma *u, uint32_t token, uint32_t flags, const uint8_t *
 	/* ucma_write's checks, in its order. */
 	if (len < KUCMA_HDR_LEN)
 		return -EINVAL;
-	cmd = get32h(buf + KUCMA_HDR_CMD);
-	in = get16h(buf + KUCMA_HDR_IN);
-	out = get16h(buf + KUCMA_HDR_OUT);
+	cmd = abi_get32(buf + KUCMA_HDR_CMD);
+	in = abi_get16(buf + KUCMA_HDR_IN);
+	out = abi_get16(buf + KUCMA_HDR_OUT);
 	if (cmd > KUCMA_CMD_JOIN_MCAST || (size_t)in + KUCMA_HDR_LEN > len)
 		return -EINVAL;
 	if (!in_len[cmd])
@@ -702,10 +668,10 @@ int kucma_queue_work(struct kucma *u, const struct kcma_work *w)
 	memset(e, 0, sizeof(*e));
 	e->id = n;
 	e->child = w->child;
-	put64h(e->b + KUCMA_EV_UID, u->ids[n].uid);
-	put32h(e->b + KUCMA_EV_ID, w->child);
-	put32h(e->b + KUCMA_EV_EVENT, w->event);
-	put32h(e->b + KUCMA_EV_STATUS, (uint32_t)w->status);
+	abi_put64(e->b + KUCMA_EV_UID, u->ids[n].uid);
+	abi_put32(e->b + KUCMA_EV_ID, w->child);
+	abi_put32(e->b + KUCMA_EV_EVENT, w->event);
+	abi_put32(e->b + KUCMA_EV_STATUS, (uint32_t)w->status);
 	if (w->has_param)
 		memcpy(e->b + KUCMA_EV_PARAM, w->param, KCMA_EV_PARAM_LEN);
 	f->n++;

@@ -646,6 +646,7 @@ static void sa_opts_fill(struct sa_thread_opts *so)
 	so->port = (int)ag.conf.port;
 	so->timeout_ms = ag.conf.sa_timeout;
 	so->retries = ag.conf.sa_retries;
+	so->depth = ag.conf.sa_depth;
 	so->liveness = ag.conf.liveness;
 	so->ibping = ag.conf.ibping;
 	so->cm = ag.conf.cm_active ? &ag.conf.cm : NULL;

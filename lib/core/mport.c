@@ -28,7 +28,19 @@ struct mport {
 	uint16_t last_slid;       /* source LID of the last MAD received */
 	int cur_agent;
 	uint64_t answered;
+	/* Responses an exchange received for another request (mport_keep_
+	 * strays): a ring, oldest first, bounded in count and bytes. */
+	struct mport_stray {
+		uint8_t *mad;
+		size_t len;
+	} *strays;
+	unsigned stray_cap, stray_first, nstrays;
+	size_t stray_bytes;
 };
+
+/* A stray answer larger than this, or past it in all, is dropped (its
+ * request is sent again when its time is up). */
+#define STRAY_BYTES_MAX (4u << 20)
 
 #define RBUF_INITIAL 8192
 
@@ -105,8 +117,85 @@ void mport_close(struct mport *p)
 	if (!p)
 		return;
 	umad_close_port(p->fd);
+	while (p->nstrays) {
+		free(p->strays[p->stray_first].mad);
+		p->stray_first = (p->stray_first + 1) % p->stray_cap;
+		p->nstrays--;
+	}
+	free(p->strays);
 	free(p->rbuf);
 	free(p);
+}
+
+int mport_keep_strays(struct mport *p, unsigned n)
+{
+	if (!n)
+		return -EINVAL;
+	if (p->strays)
+		return 0;
+	p->strays = calloc(n, sizeof(*p->strays));
+	if (!p->strays)
+		return -ENOMEM;
+	p->stray_cap = n;
+	return 0;
+}
+
+static void stray_drop_first(struct mport *p)
+{
+	struct mport_stray *s = &p->strays[p->stray_first];
+
+	p->stray_bytes -= s->len;
+	free(s->mad);
+	s->mad = NULL;
+	p->stray_first = (p->stray_first + 1) % p->stray_cap;
+	p->nstrays--;
+}
+
+/* The response in rbuf (len bytes) to someone else's request: kept for
+ * their mport_wait, the oldest giving way. */
+static void stray_keep(struct mport *p, size_t len)
+{
+	struct mport_stray *s;
+
+	if (!p->stray_cap || len > STRAY_BYTES_MAX)
+		return;
+	while (p->nstrays && (p->nstrays == p->stray_cap ||
+			      p->stray_bytes + len > STRAY_BYTES_MAX))
+		stray_drop_first(p);
+	s = &p->strays[(p->stray_first + p->nstrays) % p->stray_cap];
+	s->mad = malloc(len);
+	if (!s->mad)
+		return;
+	memcpy(s->mad, umad_get_mad(p->rbuf), len);
+	s->len = len;
+	p->stray_bytes += len;
+	p->nstrays++;
+}
+
+/* The first kept stray match() accepts, taken out of the ring. */
+static int stray_take(struct mport *p, mport_match_fn match, void *ctx, uint8_t **mad,
+		      size_t *mad_len)
+{
+	unsigned i, k;
+
+	for (i = 0; i < p->nstrays; i++) {
+		struct mport_stray *s = &p->strays[(p->stray_first + i) % p->stray_cap];
+
+		if (!match(s->mad, s->len, ctx))
+			continue;
+		*mad = s->mad;
+		*mad_len = s->len;
+		p->stray_bytes -= s->len;
+		/* Close the gap: the ones before it move up by one. */
+		for (k = i; k > 0; k--)
+			p->strays[(p->stray_first + k) % p->stray_cap] =
+				p->strays[(p->stray_first + k - 1) % p->stray_cap];
+		p->strays[p->stray_first].mad = NULL;
+		p->stray_first = (p->stray_first + 1) % p->stray_cap;
+		p->nstrays--;
+		return 1;
+	}
+	return 0;
 }
 
 int mport_query(struct mport *p, struct mport_info *info)
@@ -283,17 +372,19 @@ static int send_one(struct mport *p, int agent, const struct mport_dest *dst,
 int mport_wait(struct mport *p, int timeout_ms, mport_match_fn match, void *ctx,
 	       uint8_t **mad, size_t *mad_len)
 {
-	uint64_t deadline = mono_ms() + (uint64_t)timeout_ms;
+	uint64_t deadline = mono_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
 
+	if (p->nstrays && stray_take(p, match, ctx, mad, mad_len))
+		return 0;
+	/* One look at the port even with no time left: a caller draining
+	 * what arrived asks with 0. */
 	for (;;) {
 		uint64_t now = mono_ms();
 		const uint8_t *m;
 		size_t len = 0;
 		int agent;
 
-		if (now >= deadline)
-			return -ETIMEDOUT;
-		agent = mport_recv(p, (int)(deadline - now), &len);
+		agent = mport_recv(p, now < deadline ? (int)(deadline - now) : 0, &len);
 		if (agent == -ETIMEDOUT)
 			return -ETIMEDOUT;
 		if (agent < 0)
@@ -450,8 +541,11 @@ int mport_rpc_tid(struct mport *p, int agent, const struct mport_dest *dst,
 				continue;
 			}
 			if ((uint32_t)h.tid != tid ||
-			    h.mgmt_class != req[MAD_OFF_MGMT_CLASS])
+			    h.mgmt_class != req[MAD_OFF_MGMT_CLASS]) {
+				if (umad_status(p->rbuf) == 0)
+					stray_keep(p, len);
 				continue;
+			}
 			if (umad_status(p->rbuf) == ETIMEDOUT) {
 				ret = -ETIMEDOUT; /* kernel gave up */
 				break;

@@ -113,11 +113,17 @@ int mport_send(struct mport *p, int agent, const struct mport_dest *dst,
 int mport_send_req(struct mport *p, int agent, const struct mport_dest *dst,
 		   const uint8_t *mad, size_t len, unsigned timeout_ms);
 
-/* Wait up to timeout_ms for a MAD match() accepts and return a copy;
- * requests that do not match go to the responder meanwhile. */
+/* Wait up to timeout_ms (0: only what has arrived) for a MAD match()
+ * accepts, a kept stray first, and return it (malloc'ed); requests go to
+ * the responder meanwhile, other responses are dropped. */
 typedef int (*mport_match_fn)(const uint8_t *mad, size_t len, void *ctx);
 int mport_wait(struct mport *p, int timeout_ms, mport_match_fn match, void *ctx,
 	       uint8_t **mad, size_t *mad_len);
+
+/* Keep up to n responses that mport_rpc receives for other requests
+ * (a window of requests in flight beside it, host/ats_window.h), for
+ * mport_wait to find: without, they are dropped. Bounded in bytes too. */
+int mport_keep_strays(struct mport *p, unsigned n);
 
 /* Sends req (at least 24 bytes, a full MAD) after stamping a fresh TID,
  * waits for the response with the same TID and class, and returns it in

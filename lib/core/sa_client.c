@@ -131,26 +131,36 @@ static uint8_t sa_resp_method(uint8_t method)
 	       SA_METHOD_GET_RESP;
 }
 
-int sa_client_request(struct sa_client *sa, uint8_t method, uint16_t attr_id,
-	       uint64_t comp_mask, const uint8_t *rec, size_t rec_len,
-	       struct sa_answer *ans)
+int sa_client_refresh(struct sa_client *sa)
 {
-	uint8_t req[MAD_SIZE] = { 0 };
-	struct sa_hdr h = { 0 };
-	struct mport_dest dst;
-	struct mport_rpc_opts ro = { sa->opts.timeout_ms, sa->opts.retries,
-				     method == SA_METHOD_GET_TABLE, 1 };
-	int ret;
+	int ret = mport_query(sa->port, &sa->info);
 
-	memset(ans, 0, sizeof(*ans));
-	if (rec_len > SA_DATA_SIZE)
-		return -EINVAL;
-	/* The SM may have moved since the last request. */
-	ret = mport_query(sa->port, &sa->info);
 	if (ret)
 		return ret;
-	if (sa->info.state != 4 || !sa->info.sm_lid)
-		return -ENETDOWN;
+	return sa->info.state != 4 || !sa->info.sm_lid ? -ENETDOWN : 0;
+}
+
+struct mport *sa_client_mport(const struct sa_client *sa)
+{
+	return sa->port;
+}
+
+void sa_client_rpc_opts(const struct sa_client *sa, uint8_t method, struct mport_rpc_opts *ro)
+{
+	ro->timeout_ms = sa->opts.timeout_ms;
+	ro->retries = sa->opts.retries;
+	ro->grow = method == SA_METHOD_GET_TABLE;
+	ro->follow_sm = 1;
+}
+
+int sa_client_encode(struct sa_client *sa, uint8_t method, uint16_t attr_id, uint64_t comp_mask,
+		     const uint8_t *rec, size_t rec_len, uint8_t *req, struct mport_dest *dst)
+{
+	struct sa_hdr h = { 0 };
+
+	if (rec_len > SA_DATA_SIZE)
+		return -EINVAL;
+	memset(req, 0, MAD_SIZE);
 	h.mad.base_version = MAD_BASE_VERSION;
 	h.mad.mgmt_class = SA_CLASS;
 	h.mad.class_version = SA_CLASS_VERSION;
@@ -160,19 +170,24 @@ int sa_client_request(struct sa_client *sa, uint8_t method, uint16_t attr_id,
 	h.comp_mask = comp_mask;
 	sa_hdr_encode(req, &h);
 	memcpy(req + SA_OFF_DATA, rec, rec_len);
-
-	dst.lid = sa->info.sm_lid;
-	dst.qpn = SA_QP;
-	dst.qkey = SA_QKEY;
-	dst.sl = sa->info.sm_sl;
-	sa->last_status = 0;
+	dst->lid = sa->info.sm_lid;
+	dst->qpn = SA_QP;
+	dst->qkey = SA_QKEY;
+	dst->sl = sa->info.sm_sl;
 	sa->requests++;
-	ret = mport_rpc(sa->port, sa->agent, &dst, req, sizeof(req), &ro,
-			&ans->mad, &ans->mad_len);
-	if (ret)
-		return ret;
-	ret = sa_hdr_decode(ans->mad, ans->mad_len, &ans->hdr);
-	if (ret) {
+	return 0;
+}
+
+int sa_client_decode(struct sa_client *sa, uint8_t method, uint16_t attr_id, uint8_t *mad,
+		     size_t mad_len, struct sa_answer *ans)
+{
+	int ret;
+
+	memset(ans, 0, sizeof(*ans));
+	ans->mad = mad;
+	ans->mad_len = mad_len;
+	sa->last_status = 0;
+	if (sa_hdr_decode(ans->mad, ans->mad_len, &ans->hdr)) {
 		sa_client_answer_free(ans);
 		return -EPROTO;
 	}
@@ -192,6 +207,34 @@ int sa_client_request(struct sa_client *sa, uint8_t method, uint16_t attr_id,
 	ans->data = ans->mad + SA_OFF_DATA;
 	ans->data_len = ans->mad_len - SA_OFF_DATA;
 	return 0;
+}
+
+int sa_client_request(struct sa_client *sa, uint8_t method, uint16_t attr_id,
+	       uint64_t comp_mask, const uint8_t *rec, size_t rec_len,
+	       struct sa_answer *ans)
+{
+	uint8_t req[MAD_SIZE], *mad = NULL;
+	struct mport_dest dst;
+	struct mport_rpc_opts ro;
+	size_t mad_len = 0;
+	int ret;
+
+	memset(ans, 0, sizeof(*ans));
+	if (rec_len > SA_DATA_SIZE)
+		return -EINVAL;
+	/* The SM may have moved since the last request. */
+	ret = sa_client_refresh(sa);
+	if (ret)
+		return ret;
+	ret = sa_client_encode(sa, method, attr_id, comp_mask, rec, rec_len, req, &dst);
+	if (ret)
+		return ret;
+	sa->last_status = 0;
+	sa_client_rpc_opts(sa, method, &ro);
+	ret = mport_rpc(sa->port, sa->agent, &dst, req, sizeof(req), &ro, &mad, &mad_len);
+	if (ret)
+		return ret;
+	return sa_client_decode(sa, method, attr_id, mad, mad_len, ans);
 }
 
 static int sa_sr_single(struct sa_client *sa, uint8_t method,
@@ -236,9 +279,7 @@ int sa_client_sr_get(struct sa_client *sa, const struct sr_record *q, uint64_t m
 	return sa_sr_single(sa, SA_METHOD_GET, q, mask, out);
 }
 
-/* The shape of a GetTable answer; -EMSGSIZE when it was cut (no RMPP on
- * the path: said once, and GetTable is not tried again). */
-static int sa_table(struct sa_client *sa, const struct sa_answer *ans, size_t rec_size,
+int sa_client_table(struct sa_client *sa, const struct sa_answer *ans, size_t rec_size,
 		    struct sa_table_shape *shape)
 {
 	int ret = sa_table_shape(&ans->hdr, ans->data_len, rec_size, shape);
@@ -257,12 +298,29 @@ static int sa_table(struct sa_client *sa, const struct sa_answer *ans, size_t re
 	return 0;
 }
 
+int sa_client_sr_table(struct sa_client *sa, const struct sa_answer *ans, const uint8_t *qbuf,
+		       uint64_t mask, struct sr_record **recs, size_t *n)
+{
+	struct sa_table_shape shape;
+	int ret;
+
+	*recs = NULL;
+	*n = 0;
+	ret = sa_client_table(sa, ans, SR_SIZE, &shape);
+	/* A record the query does not select is no answer to it (a lookup
+	 * would name it as the queried GID's or address's). */
+	if (!ret)
+		ret = sr_table_decode(ans->data, shape.nrec, shape.rec_size, qbuf, mask, recs);
+	if (!ret)
+		*n = shape.nrec;
+	return ret;
+}
+
 int sa_client_sr_get_table(struct sa_client *sa, const struct sr_record *q,
 		    uint64_t mask, struct sr_record **recs, size_t *n)
 {
 	uint8_t buf[SR_SIZE];
 	struct sa_answer ans;
-	struct sa_table_shape shape;
 	int ret;
 
 	*recs = NULL;
@@ -274,13 +332,7 @@ int sa_client_sr_get_table(struct sa_client *sa, const struct sr_record *q,
 		return 0;
 	if (ret)
 		return ret;
-	ret = sa_table(sa, &ans, SR_SIZE, &shape);
-	/* A record the query does not select is no answer to it (a lookup
-	 * would name it as the queried GID's or address's). */
-	if (!ret)
-		ret = sr_table_decode(ans.data, shape.nrec, shape.rec_size, buf, mask, recs);
-	if (!ret)
-		*n = shape.nrec;
+	ret = sa_client_sr_table(sa, &ans, buf, mask, recs, n);
 	sa_client_answer_free(&ans);
 	return ret;
 }
@@ -402,7 +454,7 @@ static int sa_ports_table(struct sa_client *sa, struct sa_port **ports, size_t *
 		return 0;
 	if (ret)
 		return ret;
-	ret = sa_table(sa, &ans, NR_SIZE, &shape);
+	ret = sa_client_table(sa, &ans, NR_SIZE, &shape);
 	if (!ret)
 		ret = sa_client_ports_decode(sa->info.gid, ans.data, shape.nrec, shape.rec_size, ports, n);
 	sa_client_answer_free(&ans);

@@ -66,6 +66,26 @@ int sa_client_request(struct sa_client *sa, uint8_t method, uint16_t attr_id,
 	       struct sa_answer *ans);
 void sa_client_answer_free(struct sa_answer *ans);
 
+/* sa_client_request in steps, for a caller that keeps several requests
+ * in flight (host/ats_window.h). refresh reads the port (the SM may have
+ * moved): -ENETDOWN when it is not active or has no SM. encode builds
+ * the request (MAD_SIZE bytes at req, TID 0 for the caller to stamp)
+ * for the SM refresh last saw, and counts it. rpc_opts gives the
+ * timeouts sa_client_request would use. decode judges the answer mad
+ * (malloc'ed, owned by ans afterwards, freed on error) as
+ * sa_client_request does. */
+int sa_client_refresh(struct sa_client *sa);
+int sa_client_encode(struct sa_client *sa, uint8_t method, uint16_t attr_id, uint64_t comp_mask,
+		     const uint8_t *rec, size_t rec_len, uint8_t *req, struct mport_dest *dst);
+void sa_client_rpc_opts(const struct sa_client *sa, uint8_t method, struct mport_rpc_opts *ro);
+int sa_client_decode(struct sa_client *sa, uint8_t method, uint16_t attr_id, uint8_t *mad,
+		     size_t mad_len, struct sa_answer *ans);
+struct mport *sa_client_mport(const struct sa_client *sa);
+/* The shape of a GetTable answer; -EMSGSIZE when it was cut (no RMPP on
+ * the path: said once, and GetTable is not tried again). */
+int sa_client_table(struct sa_client *sa, const struct sa_answer *ans, size_t rec_size,
+		    struct sa_table_shape *shape);
+
 /* ServiceRecord operations. out may be NULL. */
 int sa_client_sr_set(struct sa_client *sa, const struct sr_record *r, uint64_t mask,
 	      struct sr_record *out);
@@ -78,6 +98,10 @@ int sa_client_sr_get(struct sa_client *sa, const struct sr_record *q, uint64_t m
  * holds nothing. */
 int sa_client_sr_get_table(struct sa_client *sa, const struct sr_record *q,
 		    uint64_t mask, struct sr_record **recs, size_t *n);
+/* The records of a ServiceRecord GetTable answer to the query encoded
+ * at qbuf (SR_SIZE bytes) with mask; -EMSGSIZE when it was cut. */
+int sa_client_sr_table(struct sa_client *sa, const struct sa_answer *ans, const uint8_t *qbuf,
+		       uint64_t mask, struct sr_record **recs, size_t *n);
 
 /* A path from this port to a GID (PathRecord, IBTA Vol 1 15.2.5.16). */
 struct sa_path_info {

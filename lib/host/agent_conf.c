@@ -7,6 +7,7 @@
 
 #include "core/a11.h"
 #include "agent_conf.h"
+#include "ats_window.h"
 #include "core/cfg.h"
 
 enum ac_type {
@@ -52,6 +53,7 @@ static const struct ac_key {
 	{ "report_grace", AC_U32, M(report_grace), 0, 3600, 0, 0 },
 	{ "sa_timeout", AC_U32, M(sa_timeout), 10, 60000, 0, 0 },
 	{ "sa_retries", AC_U32, M(sa_retries), 0, 20, 0, 0 },
+	{ "sa_depth", AC_U32, M(sa_depth), 1, ATS_WINDOW_DEPTH_MAX, 1, 0 },
 	{ "backoff_max", AC_U32, M(backoff_max), 1, 3600, 0, 0 },
 	{ "lease", AC_LEASE, M(lease), 1, UINT32_MAX, 0, 0 },
 	{ "log_level", AC_LOGLEVEL, M(log_level), 0, 0, 0, 0 },
@@ -98,6 +100,7 @@ void agent_conf_default(struct agent_conf *c)
 	c->report_grace = 10;
 	c->sa_timeout = 500;
 	c->sa_retries = 3;
+	c->sa_depth = ATS_WINDOW_DEPTH_DEFAULT;
 	c->backoff_max = 60;
 	c->lease = SR_LEASE_INFINITE;
 	c->log_level = LOG_LVL_INFO;

@@ -59,6 +59,7 @@ struct agent_conf {
 	uint32_t report_grace;      /* s: no caching of what a report made stale */
 	uint32_t sa_timeout;        /* ms */
 	uint32_t sa_retries;
+	uint32_t sa_depth;          /* SA lookups in flight at once */
 	uint32_t backoff_max;       /* s */
 	uint32_t lease;             /* s, 0xFFFFFFFF infinite */
 	int liveness;               /* answer vendor class 0x34 */

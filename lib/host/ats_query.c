@@ -317,6 +317,15 @@ static int ats_collect(struct sa_client *sa, const struct ats_q *q, struct ats_s
 	return ret;
 }
 
+/* Primary SIDs first, then by GID. */
+static void set_sort(struct ats_set *out)
+{
+	if (out->n > 1) {
+		qsort(out->recs, out->n, sizeof(*out->recs), ats_rec_cmp);
+		out->idx_recs = NULL; /* the index points at the old order */
+	}
+}
+
 static int ats_lookup(struct sa_client *sa, const struct ats_q *q, struct ats_set *out)
 {
 	int ret;
@@ -327,10 +336,7 @@ static int ats_lookup(struct sa_client *sa, const struct ats_q *q, struct ats_se
 		ats_query_set_free(out);
 		return ret;
 	}
-	if (out->n > 1) {
-		qsort(out->recs, out->n, sizeof(*out->recs), ats_rec_cmp);
-		out->idx_recs = NULL; /* the index points at the old order */
-	}
+	set_sort(out);
 	return 0;
 }
 
@@ -353,20 +359,19 @@ int ats_query_gid_claims(struct sa_client *sa, const uint8_t *gid, const uint16_
  * differ in octets 10 and 11 only, so one query without those two bits
  * finds both; what else it matches (IPv6 ::xxxx:a.b.c.d) is dropped here.
  * A GID that holds the address in both forms is named once. */
-int ats_query_forward(struct sa_client *sa, const struct ats_ip *ip, uint16_t pkey,
-		struct ats_set *out)
+static void forward_q(struct ats_q *q, const struct ats_ip *ip, uint16_t pkey)
 {
-	struct ats_q q;
-	size_t i, k, kept = 0;
-	int ret;
-
-	ats_query_init(&q, pkey, SR_F_NAME | SR_F_DATA8);
-	ats_ip_encode(ip, q.rec.data8);
+	ats_query_init(q, pkey, SR_F_NAME | SR_F_DATA8);
+	ats_ip_encode(ip, q->rec.data8);
 	if (ip->family == AF_INET)
-		q.unmask = 3ull << (SR_CM_DATA8 + 10);
-	ret = ats_lookup(sa, &q, out);
-	if (ret)
-		return ret;
+		q->unmask = 3ull << (SR_CM_DATA8 + 10);
+}
+
+/* The records of out holding ip itself, one per GID and partition. */
+static void forward_keep(struct ats_set *out, const struct ats_ip *ip)
+{
+	size_t i, k, kept = 0;
+
 	for (i = 0; i < out->n; i++) {
 		struct ats_ip have;
 
@@ -381,7 +386,25 @@ int ats_query_forward(struct sa_client *sa, const struct ats_ip *ip, uint16_t pk
 			out->recs[kept++] = out->recs[i];
 	}
 	out->n = kept;
-	return 0;
+}
+
+int ats_query_forward(struct sa_client *sa, const struct ats_ip *ip, uint16_t pkey,
+		struct ats_set *out)
+{
+	struct ats_q q;
+	int ret;
+
+	forward_q(&q, ip, pkey);
+	ret = ats_lookup(sa, &q, out);
+	if (!ret)
+		forward_keep(out, ip);
+	return ret;
+}
+
+static void reverse_q(struct ats_q *q, const uint8_t *gid, uint16_t pkey, unsigned more)
+{
+	ats_query_init(q, pkey, SR_F_NAME | SR_F_GID | more);
+	memcpy(q->rec.gid, gid, 16);
 }
 
 static int reverse(struct sa_client *sa, const uint8_t *gid, uint16_t pkey, unsigned more,
@@ -389,8 +412,7 @@ static int reverse(struct sa_client *sa, const uint8_t *gid, uint16_t pkey, unsi
 {
 	struct ats_q q;
 
-	ats_query_init(&q, pkey, SR_F_NAME | SR_F_GID | more);
-	memcpy(q.rec.gid, gid, 16);
+	reverse_q(&q, gid, pkey, more);
 	return ats_lookup(sa, &q, out);
 }
 
@@ -413,6 +435,13 @@ int ats_query_reverse_exact(struct sa_client *sa, const uint8_t *gid, uint16_t p
  * (ERR_REQ_TOO_MANY_RECORDS, OpenSM osm_sa_respond()), and then ours
  * is asked for by P_Key. A GetTable would be one request always, but
  * several records need RMPP, which a Get never does. */
+static void primary_q(struct ats_q *q, const uint8_t *gid, uint16_t pkey)
+{
+	ats_query_init(q, pkey, SR_F_ID | SR_F_GID | SR_F_NAME);
+	memcpy(q->rec.gid, gid, 16);
+	q->rec.id = ATS_SID_PRIMARY;
+}
+
 int ats_query_primary(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
 		struct sr_record *out)
 {
@@ -421,9 +450,7 @@ int ats_query_primary(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
 	struct ats_q q;
 	int ret;
 
-	ats_query_init(&q, pkey, SR_F_ID | SR_F_GID | SR_F_NAME);
-	memcpy(q.rec.gid, gid, 16);
-	q.rec.id = ATS_SID_PRIMARY;
+	primary_q(&q, gid, pkey);
 	k = q.rec;
 	ret = ats_get(sa, &q, &k, 0, &s);
 	if (ret == -E2BIG)
@@ -454,6 +481,113 @@ int ats_query_all(struct sa_client *sa, uint16_t pkey, struct ats_set *out)
 
 	ats_query_init(&q, pkey, SR_F_NAME);
 	return ats_lookup(sa, &q, out);
+}
+
+static void lookup_q(const struct ats_lookup *l, struct ats_q *q)
+{
+	if (l->kind == ATS_LOOKUP_FORWARD)
+		forward_q(q, &l->ip, l->pkey);
+	else if (l->kind == ATS_LOOKUP_REVERSE)
+		reverse_q(q, l->gid, l->pkey, 0);
+	else
+		primary_q(q, l->gid, l->pkey);
+}
+
+int ats_query_first(struct sa_client *sa, const struct ats_lookup *l, uint8_t *method,
+		    uint64_t *mask, uint8_t *rec)
+{
+	struct ats_q q;
+
+	lookup_q(l, &q);
+	if (l->kind == ATS_LOOKUP_PRIMARY) {
+		*method = SA_METHOD_GET;
+	} else {
+		/* Without RMPP a multi-record lookup is a walk of many. */
+		if (sa_client_rmpp_state(sa) == 0)
+			return -EAGAIN;
+		*method = SA_METHOD_GET_TABLE;
+	}
+	*mask = sr_comp_mask(q.fields) & ~q.unmask;
+	sr_encode(rec, &q.rec);
+	return 0;
+}
+
+/* A SubnAdmGet's answer: the one record, if the query selects it. */
+static int finish_get(const struct ats_q *q, const struct sa_answer *ans, const uint8_t *qbuf,
+		      uint64_t mask, struct ats_set *out)
+{
+	struct sr_record r;
+	int ret;
+
+	if (ans->data_len < SR_SIZE || !sr_answers(ans->data, qbuf, mask) ||
+	    sr_decode(ans->data, ans->data_len, &r))
+		return -EPROTO;
+	ret = ats_set_add(out, q, &r);
+	return ret ? ret : out->n ? 0 : -ENOENT;
+}
+
+static int finish_table(struct sa_client *sa, const struct ats_q *q, const struct sa_answer *ans,
+			const uint8_t *qbuf, uint64_t mask, struct ats_set *out)
+{
+	struct sr_record *recs = NULL;
+	size_t n = 0, i;
+	int ret = sa_client_sr_table(sa, ans, qbuf, mask, &recs, &n);
+
+	if (ret == -EMSGSIZE)
+		ret = -EAGAIN;
+	for (i = 0; i < n && !ret; i++)
+		ret = ats_set_add(out, q, &recs[i]);
+	free(recs);
+	return ret;
+}
+
+int ats_query_finish(struct sa_client *sa, const struct ats_lookup *l, int err,
+		     const struct sa_answer *ans, struct ats_set *out)
+{
+	uint8_t qbuf[SR_SIZE];
+	uint64_t mask;
+	struct ats_q q;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	out->queries = 1;
+	lookup_q(l, &q);
+	mask = sr_comp_mask(q.fields) & ~q.unmask;
+	sr_encode(qbuf, &q.rec);
+	if (l->kind == ATS_LOOKUP_PRIMARY)
+		/* Primaries in several partitions: too many for a Get. */
+		ret = err == -E2BIG ? -EAGAIN : err ? err : finish_get(&q, ans, qbuf, mask, out);
+	else
+		ret = err == -ENOENT ? 0 : err ? err : finish_table(sa, &q, ans, qbuf, mask, out);
+	if (ret) {
+		ats_query_set_free(out);
+		return ret;
+	}
+	set_sort(out);
+	if (l->kind == ATS_LOOKUP_FORWARD)
+		forward_keep(out, &l->ip);
+	return 0;
+}
+
+int ats_query_lookup(struct sa_client *sa, const struct ats_lookup *l, struct ats_set *out)
+{
+	uint64_t sent = sa_client_requests(sa);
+	int ret;
+
+	if (l->kind == ATS_LOOKUP_FORWARD)
+		return ats_query_forward(sa, &l->ip, l->pkey, out);
+	if (l->kind == ATS_LOOKUP_REVERSE)
+		return ats_query_reverse(sa, l->gid, l->pkey, out);
+	memset(out, 0, sizeof(*out));
+	out->recs = calloc(1, sizeof(*out->recs));
+	if (!out->recs)
+		return -ENOMEM;
+	ret = ats_query_primary(sa, l->gid, l->pkey, out->recs);
+	out->n = ret ? 0 : 1;
+	out->queries = (unsigned)(sa_client_requests(sa) - sent);
+	if (ret)
+		ats_query_set_free(out);
+	return ret;
 }
 
 int ats_query_register(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,

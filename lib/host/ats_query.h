@@ -63,6 +63,34 @@ int ats_query_by_sid(struct sa_client *sa, uint64_t sid, uint16_t pkey,
 /* Every ATS record in the PKey. */
 int ats_query_all(struct sa_client *sa, uint16_t pkey, struct ats_set *out);
 
+/* One lookup of the three a host asks most (atsd's, libibats'), in
+ * steps for a caller that keeps several in flight (host/ats_window.h). */
+enum ats_lookup_kind {
+	ATS_LOOKUP_FORWARD,  /* ip -> records */
+	ATS_LOOKUP_REVERSE,  /* gid -> records */
+	ATS_LOOKUP_PRIMARY,  /* gid -> its primary record */
+};
+struct ats_lookup {
+	enum ats_lookup_kind kind;
+	struct ats_ip ip;
+	uint8_t gid[16];
+	uint16_t pkey;
+};
+/* The one request that answers l whole, if one does: its method,
+ * component mask and record (SR_SIZE bytes at rec). -EAGAIN when l takes
+ * a walk (no RMPP): ats_query_lookup does that. */
+int ats_query_first(struct sa_client *sa, const struct ats_lookup *l, uint8_t *method,
+		    uint64_t *mask, uint8_t *rec);
+/* What that request's answer ans (err: 0 or its -errno, ans unused then)
+ * makes of l in out, as ats_query_lookup would: -ENOENT for a primary
+ * that is not there; -EAGAIN when the answer calls for more requests
+ * (cut: no RMPP after all; a primary in several partitions). */
+int ats_query_finish(struct sa_client *sa, const struct ats_lookup *l, int err,
+		     const struct sa_answer *ans, struct ats_set *out);
+/* l with every strategy, one request after the other: ats_query_forward,
+ * _reverse or _primary (its one record in out). */
+int ats_query_lookup(struct sa_client *sa, const struct ats_lookup *l, struct ats_set *out);
+
 /* Every record of one GID that claims to be ATS (an ATS SID or the ATS
  * name, in any PKey), for an audit (ats_audit.h); appended to out, in
  * the order found. pkeys: the partitions a SID with records in several

@@ -69,6 +69,11 @@ const char *const atsd_proto_stat_names[ATSD_STATS] = {
 	[ATSD_S_REPORTS_REFUSED] = "reports_refused",
 	[ATSD_S_INVALIDATIONS] = "invalidations",
 	[ATSD_S_LOCAL_ANSWERS] = "local_answers",
+	[ATSD_S_SA_DEPTH] = "sa_depth",
+	[ATSD_S_SA_INFLIGHT] = "sa_inflight",
+	[ATSD_S_SA_INFLIGHT_MAX] = "sa_inflight_max",
+	[ATSD_S_SA_RESENT] = "sa_resent",
+	[ATSD_S_SA_TIMEOUTS] = "sa_timeouts",
 };
 
 /* snprintf's count, kept inside buf for the next append. */

@@ -128,6 +128,8 @@ void ctl_lookup_stats(struct ctl_lookup_stats *st)
 {
 	*st = lk.st;
 	st->cache_entries = cache_count(lk.cache);
+	if (lk.saj)
+		sa_thread_window_stats(lk.saj, &st->window);
 }
 
 static void reply_records(int slot, const struct sr_record *r, size_t n, int local)

@@ -17,6 +17,7 @@ struct ctl_lookup_stats {
 	uint64_t sa_lookups, sa_queries;
 	uint64_t local_answers;  /* SA silent, answered locally (ATS 5.1) */
 	size_t cache_entries;
+	struct ats_window_stats window; /* the SA thread's lookups in flight */
 };
 
 /* sa_failed: a lookup failed otherwise than "no record" (the SA may

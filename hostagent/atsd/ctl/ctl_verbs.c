@@ -69,6 +69,11 @@ void ctl_verbs_stats_collect(uint64_t v[ATSD_STATS])
 	v[ATSD_S_HOLDS] = sources_nholds(cv.src);
 	v[ATSD_S_CACHE_ENTRIES] = ls.cache_entries;
 	v[ATSD_S_LOCAL_ANSWERS] = ls.local_answers;
+	v[ATSD_S_SA_DEPTH] = cv.conf->sa_depth;
+	v[ATSD_S_SA_INFLIGHT] = ls.window.inflight;
+	v[ATSD_S_SA_INFLIGHT_MAX] = ls.window.inflight_max;
+	v[ATSD_S_SA_RESENT] = ls.window.resent;
+	v[ATSD_S_SA_TIMEOUTS] = ls.window.timeouts;
 	v[ATSD_S_LID] = known ? port->lid : 0;
 	v[ATSD_S_SM_LID] = known ? port->sm_lid : 0;
 	v[ATSD_S_SUBSCRIBED] = (uint64_t)ss.active;

@@ -35,6 +35,11 @@ static const struct {
 	[ATSD_S_REPORTS_REFUSED] = { PROM_COUNTER, "Reports not acted on (not issued by the SM)." },
 	[ATSD_S_INVALIDATIONS] = { PROM_COUNTER, "Cache entries dropped on a report." },
 	[ATSD_S_LOCAL_ANSWERS] = { PROM_COUNTER, "Lookups answered locally without an SA." },
+	[ATSD_S_SA_DEPTH] = { PROM_GAUGE, "SA lookups the agent keeps in flight at most (sa_depth)." },
+	[ATSD_S_SA_INFLIGHT] = { PROM_GAUGE, "SA lookups in flight now." },
+	[ATSD_S_SA_INFLIGHT_MAX] = { PROM_GAUGE, "SA lookups in flight at once, at most so far." },
+	[ATSD_S_SA_RESENT] = { PROM_COUNTER, "SA lookup requests sent again after a timeout." },
+	[ATSD_S_SA_TIMEOUTS] = { PROM_COUNTER, "SA lookups that ran out of retries." },
 };
 
 /* Every series carries the port (ca, port): the atsd of each port of a

@@ -25,8 +25,10 @@
 #include "subs_exec.h"
 #include "sync_exec.h"
 
-/* How long the thread listens for requests between looks at its queue. */
+/* How long the thread listens for requests between looks at its queue:
+ * idle, and with lookups in flight. */
 #define SERVE_SLICE_MS 20
+#define WINDOW_SLICE_MS 1
 
 struct sa_thread {
 	struct mport *port;
@@ -41,6 +43,9 @@ struct sa_thread {
 	int stop;
 	int pipe[2];
 	int serving;                /* agents for requests registered */
+	struct ats_window *win;     /* the lookups in flight */
+	unsigned depth;
+	struct ats_window_stats wst; /* under mu: as of the last pass */
 	struct rcm *cm;
 	int cm_refused;             /* cm asked for, rcm_init's error */
 	unsigned cm_timeout_ms;
@@ -77,36 +82,52 @@ static struct saj *queue_take(struct saj **head, struct saj ***tail)
 	return j;
 }
 
-static void run_lookup(struct sa_thread *t, struct saj *j)
+static int is_lookup(const struct saj *j)
+{
+	return j->kind == SAJ_FORWARD || j->kind == SAJ_REVERSE || j->kind == SAJ_PRIMARY;
+}
+
+/* Lookup job j into the window. */
+static void lookup_submit(struct sa_thread *t, struct saj *j)
 {
 	struct saj_lookup *l = &j->u.lookup;
-	struct ats_set s;
-	int ret;
+	struct ats_window_req *r = &l->wr;
 
-	memset(&s, 0, sizeof(s));
-	if (j->kind == SAJ_FORWARD) {
-		ret = ats_query_forward(t->sa, &l->ip, l->pkey, &s);
-	} else if (j->kind == SAJ_REVERSE) {
-		ret = ats_query_reverse(t->sa, l->gid, l->pkey, &s);
-	} else {
-		s.recs = calloc(1, sizeof(*s.recs));
-		ret = s.recs ? ats_query_primary(t->sa, l->gid, l->pkey, s.recs) : -ENOMEM;
-		s.n = ret ? 0 : 1;
-		s.queries = 1;
-		if (ret == -ENOENT)
-			ret = 0;
-	}
+	memset(r, 0, sizeof(*r));
+	r->l.kind = j->kind == SAJ_FORWARD ? ATS_LOOKUP_FORWARD :
+		    j->kind == SAJ_REVERSE ? ATS_LOOKUP_REVERSE : ATS_LOOKUP_PRIMARY;
+	r->l.ip = l->ip;
+	memcpy(r->l.gid, l->gid, 16);
+	r->l.pkey = l->pkey;
+	r->ctx = j;
+	ats_window_submit(t->win, r);
+}
+
+/* A lookup the window finished: its job's outcome. */
+static struct saj *lookup_done(struct ats_window_req *r)
+{
+	struct saj *j = r->ctx;
+	struct saj_lookup *l = &j->u.lookup;
+	int ret = r->err;
+
+	if (j->kind == SAJ_PRIMARY && ret == -ENOENT)
+		ret = 0;
 	j->err = ret;
-	j->sa_status = sa_client_last_status(t->sa);
-	if (ret)
+	j->sa_status = r->sa_status;
+	if (ret == -ENETDOWN)
+		snprintf(j->errmsg, sizeof(j->errmsg), "port is not active or has no SM");
+	else if (ret)
 		snprintf(j->errmsg, sizeof(j->errmsg), "%s", j->sa_status ?
 			 sa_status_str(j->sa_status) : strerror(-ret));
-	l->recs = s.recs;
-	l->nrecs = s.n;
-	j->queries += s.queries;
-	s.recs = NULL;
-	s.n = 0;
-	ats_query_set_free(&s);
+	j->queries += r->set.queries;
+	l->recs = ret ? NULL : r->set.recs;
+	l->nrecs = ret ? 0 : r->set.n;
+	if (ret)
+		ats_query_set_free(&r->set);
+	else
+		free(r->set.idx);
+	memset(&r->set, 0, sizeof(r->set));
+	return j;
 }
 
 static void run_cm(struct sa_thread *t, struct saj *j)
@@ -167,11 +188,6 @@ static void run(struct sa_thread *t, struct saj *j)
 	case SAJ_CONNS:
 		run_cm(t, j);
 		return;
-	case SAJ_FORWARD:
-	case SAJ_REVERSE:
-	case SAJ_PRIMARY:
-		run_lookup(t, j);
-		return;
 	case SAJ_INFORM:
 		subs_exec_run(t->sa, j);
 		return;
@@ -205,16 +221,56 @@ static void post_report(const struct saj_report *r, void *ctx)
 	pthread_mutex_unlock(&t->mu);
 }
 
+/* With t->mu held: the lookups at the head of the queue into the window,
+ * while it has room. */
+static void admit(struct sa_thread *t)
+{
+	while (t->todo && is_lookup(t->todo) && ats_window_busy(t->win) < t->depth)
+		lookup_submit(t, queue_take(&t->todo, &t->todo_tail));
+}
+
+/* The window's work for up to ms, the finished lookups handed back. */
+static void window_pass(struct sa_thread *t, int ms)
+{
+	struct ats_window_req *r;
+	int ret = ats_window_run(t->win, ms);
+
+	if (ret && ret != -ETIMEDOUT)
+		log_debug("SA thread: reading the port: %s", strerror(-ret));
+	pthread_mutex_lock(&t->mu);
+	while ((r = ats_window_done(t->win)))
+		finish(t, lookup_done(r));
+	ats_window_stats(t->win, &t->wst);
+	pthread_mutex_unlock(&t->mu);
+}
+
+/* The thread's next step, with t->mu held: a job to run alone (returned),
+ * or NULL with *work set when the window has requests to wait for. A job
+ * runs alone only while the window spares it a request. */
+static struct saj *next_job(struct sa_thread *t, int *work)
+{
+	admit(t);
+	*work = ats_window_busy(t->win) != 0;
+	if (t->todo && !is_lookup(t->todo) && ats_window_inflight(t->win) < t->depth)
+		return queue_take(&t->todo, &t->todo_tail);
+	return NULL;
+}
+
 static void *thread_main(void *arg)
 {
 	struct sa_thread *t = arg;
+	struct ats_window_req *r;
 	int cm_more = 0; /* connection requests left after a batch */
 
 	pthread_mutex_lock(&t->mu);
 	for (;;) {
 		struct saj *j;
+		int work;
 
-		while (!t->stop && !t->todo) {
+		if (t->stop)
+			break;
+		j = next_job(t, &work);
+		if (!j && !work && !t->todo) {
 			if (!t->serving) {
 				pthread_cond_wait(&t->cv, &t->mu);
 				continue;
@@ -230,14 +286,27 @@ static void *thread_main(void *arg)
 			mport_serve(t->port, cm_more ? 0 : SERVE_SLICE_MS);
 			cm_more = t->cm && rcm_serve(t->cm);
 			pthread_mutex_lock(&t->mu);
+			continue;
 		}
-		if (t->stop)
-			break;
-		j = queue_take(&t->todo, &t->todo_tail);
 		pthread_mutex_unlock(&t->mu);
-		run(t, j);
+		if (j) {
+			run(t, j);
+			pthread_mutex_lock(&t->mu);
+			finish(t, j);
+			continue;
+		}
+		/* Lookups in flight: short slices, so that jobs submitted
+		 * meanwhile join the window at once. The CM's check asks
+		 * the SA too, one request at a time: only with one spare. */
+		window_pass(t, cm_more ? 0 : WINDOW_SLICE_MS);
+		cm_more = t->cm && ats_window_inflight(t->win) < t->depth && rcm_serve(t->cm);
 		pthread_mutex_lock(&t->mu);
-		finish(t, j);
+	}
+	/* Stopping: what the window holds goes with the queues. */
+	ats_window_cancel(t->win);
+	while ((r = ats_window_done(t->win))) {
+		ats_query_set_free(&r->set);
+		saj_free(r->ctx);
 	}
 	pthread_mutex_unlock(&t->mu);
 	return NULL;
@@ -284,6 +353,10 @@ int sa_thread_start(struct sa_thread **out, const struct sa_thread_opts *o)
 	ret = sa_client_init(&t->sa, t->port, &so);
 	if (ret)
 		goto fail;
+	t->depth = o->depth ? o->depth : ATS_WINDOW_DEPTH_DEFAULT;
+	ret = ats_window_init(&t->win, t->sa, t->depth);
+	if (ret)
+		goto fail;
 	if (o->cm && (ret = rcm_init(&t->cm, t->sa, o->cm, o->cm_timeout_ms))) {
 		cm_refused(ret);
 		t->cm_refused = ret;
@@ -323,6 +396,7 @@ int sa_thread_start(struct sa_thread **out, const struct sa_thread_opts *o)
 	return 0;
 fail:
 	rcm_fini(t->cm);
+	ats_window_fini(t->win);
 	if (t->sa)
 		sa_client_fini(t->sa);
 	mport_close(t->port);
@@ -350,6 +424,7 @@ void sa_thread_stop(struct sa_thread *t)
 	while ((j = queue_take(&t->done, &t->done_tail)))
 		saj_free(j);
 	rcm_fini(t->cm);
+	ats_window_fini(t->win);
 	sa_client_fini(t->sa);
 	mport_close(t->port);
 	close(t->pipe[0]);
@@ -390,4 +465,11 @@ void sa_thread_complete(struct sa_thread *t)
 			j->done(j, j->ctx);
 		saj_free(j);
 	}
+}
+
+void sa_thread_window_stats(struct sa_thread *t, struct ats_window_stats *st)
+{
+	pthread_mutex_lock(&t->mu);
+	*st = t->wst;
+	pthread_mutex_unlock(&t->mu);
 }

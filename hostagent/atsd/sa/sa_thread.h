@@ -6,9 +6,13 @@
  * response to the exchange waiting for it, a request to the responder,
  * mad_serve.h), so that no response is read by the wrong waiter. SA
  * exchanges block (timeouts, retries, whole RMPP tables): on this thread
- * they never stall the main loop's clients, netlink and signals, and they
- * run one at a time in submission order, the order the SA then sees a
- * record's Sets and Deletes in. The main loop submits jobs (saj.h);
+ * they never stall the main loop's clients, netlink and signals. Lookups
+ * share a window of sa_depth requests in flight (host/ats_window.h) and
+ * finish as their answers come; every other job runs alone, in
+ * submission order (the order the SA then sees a record's Sets and
+ * Deletes in), when the window has a request to spare, so that the
+ * port never has more than sa_depth requests at the SA. The main loop
+ * submits jobs (saj.h);
  * finished jobs come back through a pipe and sa_thread_complete() hands each to
  * its completion callback. */
 #ifndef IBATS_SA_THREAD_H
@@ -24,6 +28,7 @@ struct sa_thread_opts {
 	int port;
 	unsigned timeout_ms;
 	unsigned retries;
+	unsigned depth;             /* SA lookups in flight at once */
 	int liveness;               /* answer vendor class 0x34 */
 	int ibping;                 /* answer ibping (class 0x32) */
 	const struct rcm_conf *cm;  /* connections by IP (rcm.h), or NULL */
@@ -40,5 +45,7 @@ int sa_thread_fd(const struct sa_thread *t);
 void sa_thread_submit(struct sa_thread *t, struct saj *job);
 /* Every finished job to its completion callback, then freed. */
 void sa_thread_complete(struct sa_thread *t);
+/* The lookup window's counters, as of the thread's last pass. */
+void sa_thread_window_stats(struct sa_thread *t, struct ats_window_stats *st);
 
 #endif

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "core/ats.h"
+#include "host/ats_window.h"
 #include "rcm.h"
 #include "core/mcm.h"
 #include "core/mport.h"
@@ -87,6 +88,7 @@ struct saj_lookup {             /* SAJ_FORWARD, SAJ_REVERSE, SAJ_PRIMARY */
 	uint16_t pkey;
 	struct sr_record *recs;     /* out */
 	size_t nrecs;
+	struct ats_window_req wr;   /* the SA thread's: in its window */
 };
 
 struct saj_ipoib {

@@ -55,7 +55,10 @@ struct ibats_opts {
 	unsigned agent_timeout_ms; /* per atsd request; 0: 10000 */
 	unsigned flags;          /* IBATS_NO_AGENT, IBATS_NO_SA, IBATS_RMPP_* */
 	uint64_t sm_key;         /* SM_Key of SA requests (IBTA Vol 1 15.2.1.1); 0 */
-	uint64_t reserved[3];    /* zero */
+	unsigned sa_depth;       /* SA lookups in flight at once for the threads
+				  * sharing the handle; 0: 16, at most 256 */
+	unsigned reserved0;      /* zero */
+	uint64_t reserved[2];    /* zero */
 };
 
 /* One ATS ServiceRecord. */

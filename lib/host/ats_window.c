@@ -226,7 +226,7 @@ static void run_whole(struct ats_window *w)
 	}
 }
 
-int ats_window_pump(struct ats_window *w)
+static int pump(struct ats_window *w, int whole)
 {
 	const struct mport_info *pi = NULL;
 	int64_t now = mono_ms(), next = -1;
@@ -245,7 +245,7 @@ int ats_window_pump(struct ats_window *w)
 		if (due)
 			resend_due(w, now, pi);
 	}
-	if (!w->nfly && w->whole.head)
+	if (whole && !w->nfly && w->whole.head)
 		run_whole(w);
 	/* Whole lookups wait for an empty window: hold the rest back. */
 	if (w->queued.head && w->nfly < w->depth && !w->whole.head) {
@@ -262,7 +262,7 @@ int ats_window_pump(struct ats_window *w)
 			launch(w, r, slot);
 		}
 	}
-	if (!w->nfly && w->whole.head)
+	if (whole && !w->nfly && w->whole.head)
 		run_whole(w);
 	for (i = 0; i < w->depth; i++)
 		if (w->fly[i] && (next < 0 || w->fly[i]->deadline_ms < next))
@@ -271,6 +271,21 @@ int ats_window_pump(struct ats_window *w)
 		return -1;
 	now = mono_ms();
 	return next > now ? (int)(next - now) : 0;
+}
+
+int ats_window_pump(struct ats_window *w)
+{
+	return pump(w, 1);
+}
+
+int ats_window_send(struct ats_window *w)
+{
+	return pump(w, 0);
+}
+
+int ats_window_finished(const struct ats_window_req *r)
+{
+	return r->state == REQ_DONE;
 }
 
 static int sa_response(const uint8_t *mad, size_t len, void *ctx)

@@ -64,6 +64,11 @@ void ats_window_submit(struct ats_window *w, struct ats_window_req *r);
  * Returns the ms until the next request is due, or -1 when none is in
  * flight. */
 int ats_window_pump(struct ats_window *w);
+/* ats_window_pump without the whole lookups, which read the port: for a
+ * thread that submits while another waits in ats_window_recv. */
+int ats_window_send(struct ats_window *w);
+/* r is done (on the done list or taken off it). */
+int ats_window_finished(const struct ats_window_req *r);
 /* Wait up to timeout_ms (0: only what has come) for one SA response
  * (malloc'ed in *mad). -ETIMEDOUT when none came. */
 int ats_window_recv(struct ats_window *w, int timeout_ms, uint8_t **mad, size_t *len);

@@ -54,6 +54,8 @@ IBATS_EXPORT int ibats_open(struct ibats **out, const struct ibats_opts *opts)
 		for (i = 0; i < sizeof(opts->reserved) / sizeof(opts->reserved[0]); i++)
 			if (opts->reserved[i])
 				return -EINVAL;
+		if (opts->reserved0 || opts->sa_depth > ATS_WINDOW_DEPTH_MAX)
+			return -EINVAL;
 		if (opts->flags & ~(unsigned)(IBATS_NO_AGENT | IBATS_NO_SA |
 					      IBATS_RMPP_ON | IBATS_RMPP_OFF) ||
 		    (opts->flags & IBATS_NO_AGENT && opts->flags & IBATS_NO_SA) ||
@@ -69,6 +71,8 @@ IBATS_EXPORT int ibats_open(struct ibats **out, const struct ibats_opts *opts)
 		h->o.pkey = IBATS_PKEY_DEFAULT;
 	if (!h->o.agent_timeout_ms)
 		h->o.agent_timeout_ms = AGENT_TIMEOUT_MS_DEFAULT;
+	if (!h->o.sa_depth)
+		h->o.sa_depth = ATS_WINDOW_DEPTH_DEFAULT;
 	if (snprintf(h->socket_path, sizeof(h->socket_path), "%s",
 		     h->o.socket_path ? h->o.socket_path : IBATS_SOCKET_DEFAULT) >=
 		    (int)sizeof(h->socket_path) ||
@@ -81,6 +85,7 @@ IBATS_EXPORT int ibats_open(struct ibats **out, const struct ibats_opts *opts)
 	h->o.ca = h->o.ca ? h->ca : NULL;
 	pthread_mutex_init(&h->agent_lock, NULL);
 	pthread_mutex_init(&h->sa_lock, NULL);
+	pthread_cond_init(&h->sa_cv, NULL);
 	pthread_once(&log_once, log_quiet);
 	h->id = __atomic_add_fetch(&next_id, 1, __ATOMIC_RELAXED);
 	*out = h;
@@ -92,12 +97,14 @@ IBATS_EXPORT void ibats_close(struct ibats *h)
 	if (!h)
 		return;
 	atsd_client_disconnect(h->agent);
+	ats_window_fini(h->win);
 	if (h->sa)
 		sa_client_fini(h->sa);
 	if (h->port)
 		mport_close(h->port);
 	pthread_mutex_destroy(&h->agent_lock);
 	pthread_mutex_destroy(&h->sa_lock);
+	pthread_cond_destroy(&h->sa_cv);
 	free(h);
 }
 
@@ -122,15 +129,21 @@ static void agent_drop_inherited(struct ibats *h)
 
 /* The same for the SA path (caller holds sa_lock). The next port is
  * opened afresh: its agents are the child's and its TIDs start from a
- * seed of the child's (mport_open), not the parent's sequence. */
+ * seed of the child's (mport_open), not the parent's sequence. The
+ * lookups in the window are the parent's threads', which the child does
+ * not have: the window goes without a look at them, and so does a
+ * reader the fork caught waiting. */
 static void sa_drop_inherited(struct ibats *h)
 {
 	if (h->port && h->sa_pid != getpid()) {
+		ats_window_fini(h->win);
 		if (h->sa)
 			sa_client_fini(h->sa);
 		mport_close(h->port);
+		h->win = NULL;
 		h->sa = NULL;
 		h->port = NULL;
+		h->sa_reader = 0;
 	}
 }
 
@@ -241,15 +254,57 @@ static int sa_open(struct ibats *h)
 	if (ret) {
 		h->sa = NULL;
 		last.sa_failed = IBATS_SA_AGENT;
+		return ret;
+	}
+	ret = ats_window_init(&h->win, h->sa, h->o.sa_depth);
+	if (ret) {
+		sa_client_fini(h->sa);
+		h->sa = NULL;
+		h->win = NULL;
+		last.sa_failed = IBATS_SA_AGENT;
 	}
 	return ret;
+}
+
+/* r through the window, with sa_lock held: its requests are sent at
+ * once when the window has room; then this thread either reads the port
+ * for every thread (one does at a time, without the lock, so that others
+ * send theirs meanwhile) or waits for the one that does. */
+static void sa_window_wait(struct ibats *h, struct ats_window_req *r)
+{
+	ats_window_submit(h->win, r);
+	ats_window_send(h->win);
+	while (!ats_window_finished(r)) {
+		uint8_t *mad;
+		size_t len;
+		int due;
+
+		if (h->sa_reader) {
+			pthread_cond_wait(&h->sa_cv, &h->sa_lock);
+			continue;
+		}
+		due = ats_window_pump(h->win);
+		if (!ats_window_finished(r) && due >= 0) {
+			h->sa_reader = 1;
+			pthread_mutex_unlock(&h->sa_lock);
+			due = ats_window_recv(h->win, due, &mad, &len);
+			pthread_mutex_lock(&h->sa_lock);
+			h->sa_reader = 0;
+			if (!due)
+				ats_window_answer(h->win, mad, len);
+		}
+		/* The finished are their threads' to see: off the list. */
+		while (ats_window_done(h->win))
+			;
+		pthread_cond_broadcast(&h->sa_cv);
+	}
 }
 
 static int sa_lookup(struct ibats *h, const struct ibl_query *q, uint16_t pkey,
 		     struct ibats_record **recs, size_t *n)
 {
+	struct ats_window_req r;
 	struct ats_set s = { 0 };
-	struct sr_record r;
 	int ret;
 
 	if (h->o.flags & IBATS_NO_SA)
@@ -258,29 +313,25 @@ static int sa_lookup(struct ibats *h, const struct ibl_query *q, uint16_t pkey,
 	pthread_mutex_lock(&h->sa_lock);
 	ret = sa_open(h);
 	if (!ret) {
-		uint64_t sent = sa_client_requests(h->sa);
-
-		if (q->kind == IBL_RESOLVE)
-			ret = ats_query_forward(h->sa, &q->ip, pkey, &s);
-		else if (q->kind == IBL_REVERSE)
-			ret = ats_query_reverse(h->sa, q->gid, pkey, &s);
-		else
-			ret = ats_query_primary(h->sa, q->gid, pkey, &r);
-		last.sa_status = sa_client_last_status(h->sa);
+		memset(&r, 0, sizeof(r));
+		r.l.kind = q->kind == IBL_RESOLVE ? ATS_LOOKUP_FORWARD :
+			   q->kind == IBL_REVERSE ? ATS_LOOKUP_REVERSE : ATS_LOOKUP_PRIMARY;
+		r.l.ip = q->ip;
+		memcpy(r.l.gid, q->gid, 16);
+		r.l.pkey = pkey;
+		sa_window_wait(h, &r);
+		ret = r.err;
+		s = r.set;
+		last.sa_status = r.sa_status;
 		last.sm_lid = sa_client_port(h->sa)->sm_lid;
 		/* Every request, a primary's fallback by P_Key too. */
-		last.sa_queries = (unsigned)(sa_client_requests(h->sa) - sent);
+		last.sa_queries = s.queries;
 	}
 	pthread_mutex_unlock(&h->sa_lock);
 	if (ret)
 		return ret;
 	last.sa_walked = s.walked;
 	last.partial = s.by_port;
-	if (q->kind == IBL_PRIMARY) {
-		ret = ibl_records_from_sr(&r, 1, recs);
-		*n = ret ? 0 : 1;
-		return ret;
-	}
 	if (!s.n) {
 		ats_query_set_free(&s);
 		return -ENOENT;

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "core/ats.h"
+#include "host/ats_window.h"
 #include "host/atsd_client.h"
 #include "core/sa_client.h"
 #include "ibats/ibats.h"
@@ -35,10 +36,16 @@ struct ibats {
 			      * answers off the shared stream */
 	int64_t agent_skip_until; /* CLOCK_MONOTONIC ms: a hung atsd is not
 				   * asked again before then */
-	/* The SA path, opened at its first use: mport is not thread-safe. */
+	/* The SA path, opened at its first use. Lookups of the threads
+	 * sharing the handle fly together in win; one thread at a time
+	 * reads the port (sa_reader), without sa_lock, while the others
+	 * send theirs and wait on sa_cv for it to hand them the answer. */
 	pthread_mutex_t sa_lock;
+	pthread_cond_t sa_cv;
 	struct mport *port;
 	struct sa_client *sa;
+	struct ats_window *win;
+	int sa_reader;
 	pid_t sa_pid;        /* the process that opened port, as agent_pid */
 };
 

@@ -3,7 +3,7 @@
  * <ibats/ibats.h> and the shared library only.
  *
  *   ibats_lookup [-S SOCK] [-n] [-A] [-p PKEY] [-T THREADS] [-c COUNT]
- *                [-s SECONDS] [-F IP2] resolve IP | reverse GID |
+ *                [-s SECONDS] [-F IP2] [-R N] [-d DEPTH] resolve IP | reverse GID |
  *                primary GID | check GID IP
  *
  * Prints the records as atsd does ("SID GID PKEY LEASE IP"), exits with
@@ -13,7 +13,10 @@
  * every answer must equal the first. -F: after the first lookup the
  * process forks; the child resolves IP2 COUNT times on the same handle
  * while the parent asks its own question COUNT times; every answer must
- * be the one to the process's own question. */
+ * be the one to the process's own question. -R: thread k resolves the
+ * IPv4 address IP + k % N (its last octet) instead, and every answer
+ * must be one record of that address (answers of lookups in flight
+ * together never cross). -d: ibats_opts.sa_depth. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -83,8 +86,8 @@ static int parse_ip(const char *s, struct sockaddr_storage *ss)
 	return -EINVAL;
 }
 
-/* One lookup; its answer as text in out. */
-static int ask(char *out, size_t len)
+/* One lookup of a (the command's argument); its answer as text in out. */
+static int ask_arg(const char *a, char *out, size_t len)
 {
 	struct ibats_record *r = NULL, one;
 	struct sockaddr_storage ss;
@@ -94,13 +97,13 @@ static int ask(char *out, size_t len)
 
 	out[0] = '\0';
 	if (!strcmp(cmd, "resolve")) {
-		ret = ibats_resolve(h, arg, pkey, &r, &n);
+		ret = ibats_resolve(h, a, pkey, &r, &n);
 		if (!ret)
 			format(r, n, out, len);
 		ibats_records_free(r);
 		return ret;
 	}
-	if (inet_pton(AF_INET6, arg, gid) != 1)
+	if (inet_pton(AF_INET6, a, gid) != 1)
 		return -EINVAL;
 	if (!strcmp(cmd, "reverse")) {
 		ret = ibats_reverse(h, gid, pkey, &r, &n);
@@ -125,8 +128,38 @@ static int ask(char *out, size_t len)
 	return -EINVAL;
 }
 
-static int count = 1;
+static int ask(char *out, size_t len)
+{
+	return ask_arg(arg, out, len);
+}
+
+static int count = 1, spread;
 static double seconds;
+
+/* -R: thread k's address and whether out is its one record. */
+static int spread_arg(long k, char *ip, size_t len)
+{
+	unsigned a, b, c, d;
+
+	if (sscanf(arg, "%u.%u.%u.%u", &a, &b, &c, &d) != 4)
+		return -EINVAL;
+	snprintf(ip, len, "%u.%u.%u.%u", a, b, c, (d + (unsigned)(k % spread)) & 255);
+	return 0;
+}
+
+static int spread_right(const char *out, const char *ip)
+{
+	const char *sp = strrchr(out, ' '), *nl = strchr(out, '\n');
+
+	/* "SID GID PKEY LEASE IP[ (primary)]\n", one line. */
+	if (!nl || nl[1])
+		return 0;
+	if (sp && !strcmp(sp, " (primary)\n"))
+		while (sp > out && *--sp != ' ')
+			;
+	return sp && !strncmp(sp + 1, ip, strlen(ip)) &&
+	       (sp[1 + strlen(ip)] == ' ' || sp[1 + strlen(ip)] == '\n');
+}
 
 static double now(void)
 {
@@ -138,16 +171,17 @@ static double now(void)
 
 static void *worker(void *p)
 {
-	char out[8192];
+	char out[8192], ip[32];
 	double end = now() + seconds;
 	int i;
 
-	(void)p;
+	if (spread && spread_arg((long)p, ip, sizeof(ip)))
+		return NULL;
 	for (i = 0; i < count || (seconds > 0 && now() < end); i++) {
-		int ret = ask(out, sizeof(out));
+		int ret = spread ? ask_arg(ip, out, sizeof(out)) : ask(out, sizeof(out));
 
 		pthread_mutex_lock(&lock);
-		if (ret || strcmp(out, first)) {
+		if (ret || (spread ? !spread_right(out, ip) : strcmp(out, first) != 0)) {
 			if (mismatches++ < 5)
 				fprintf(stderr, "ibats_lookup: answer %d: %s%s", i,
 					ret ? strerror(-ret) : out, ret ? "\n" : "");
@@ -200,7 +234,7 @@ int main(int argc, char **argv)
 	int c, threads = 0, ret, i;
 	pthread_t *t;
 
-	while ((c = getopt(argc, argv, "S:nAp:T:c:s:t:F:")) != -1) {
+	while ((c = getopt(argc, argv, "S:nAp:T:c:s:t:F:R:d:")) != -1) {
 		switch (c) {
 		case 'S': o.socket_path = optarg; break;
 		case 'n': o.flags |= IBATS_NO_AGENT; break;
@@ -211,6 +245,8 @@ int main(int argc, char **argv)
 		case 's': seconds = atof(optarg); break;
 		case 't': o.sa_timeout_ms = (unsigned)atoi(optarg); break;
 		case 'F': fork_ip = optarg; break;
+		case 'R': spread = atoi(optarg); break;
+		case 'd': o.sa_depth = (unsigned)atoi(optarg); break;
 		default: return 2;
 		}
 	}
@@ -235,7 +271,7 @@ int main(int argc, char **argv)
 			threads = 1;
 		t = calloc((size_t)threads, sizeof(*t));
 		for (i = 0; t && i < threads; i++)
-			pthread_create(&t[i], NULL, worker, NULL);
+			pthread_create(&t[i], NULL, worker, (void *)(long)i);
 		for (i = 0; t && i < threads; i++)
 			pthread_join(t[i], NULL);
 		free(t);

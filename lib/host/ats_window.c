@@ -28,8 +28,16 @@ struct ats_window {
 	struct fifo queued, whole, done;
 	struct ats_window_req **fly; /* depth slots, NULL free */
 	unsigned nfly;
+	int64_t read_ms;     /* when the port was last read, its outcome */
+	int read_err;
 	struct ats_window_stats st;
 };
+
+/* How long a reading of the port serves first sends: libibumad reads some
+ * ten sysfs files and the whole P_Key table for it, more than the
+ * lookup's own work; a request sent to an SM that moved within this
+ * time is sent again to the new one by its retry, which reads anew. */
+#define PORT_READ_MS 100
 
 static void fifo_init(struct fifo *f)
 {
@@ -240,8 +248,10 @@ static int pump(struct ats_window *w, int whole)
 			due |= w->fly[i] && w->fly[i]->deadline_ms <= now;
 		/* A retry goes to the SM the port names now (the SA may
 		 * have failed over), as sa_client_request's does. */
-		if (due && !sa_client_refresh(w->sa))
+		if (due && !sa_client_refresh(w->sa)) {
 			pi = sa_client_port(w->sa);
+			w->read_ms = now;
+		}
 		if (due)
 			resend_due(w, now, pi);
 	}
@@ -249,7 +259,11 @@ static int pump(struct ats_window *w, int whole)
 		run_whole(w);
 	/* Whole lookups wait for an empty window: hold the rest back. */
 	if (w->queued.head && w->nfly < w->depth && !w->whole.head) {
-		ret = sa_client_refresh(w->sa);
+		if (pi || !w->read_ms || now - w->read_ms >= PORT_READ_MS || w->read_err) {
+			w->read_err = pi ? 0 : sa_client_refresh(w->sa);
+			w->read_ms = now;
+		}
+		ret = w->read_err;
 		while (w->queued.head && w->nfly < w->depth && !w->whole.head) {
 			struct ats_window_req *r = fifo_take(&w->queued);
 

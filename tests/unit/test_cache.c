@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -100,6 +101,63 @@ static void test_evict_closest_expiry(void **state)
 	cache_fini(c);
 }
 
+/* Against a model: every eviction takes the soonest expiry left, with
+ * replacements and report drops between puts (the heap's removals from
+ * the middle). Key k's record is on GID byte 0 = k % 8. */
+static void test_evict_order_random(void **state)
+{
+	enum { MAX = 64, PUTS = 4000, KEYS = 300 };
+	static int64_t model[KEYS]; /* expiry per key, 0 absent */
+	struct sr_record r;
+	struct cache *c;
+	unsigned seed = 7;
+	char key[32];
+	int i, j, k;
+
+	(void)state;
+	memset(model, 0, sizeof(model));
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(cache_init(&c, MAX), 0);
+	for (i = 0; i < PUTS; i++) {
+		/* Unique expiries: the victim is never a tie. */
+		int64_t exp = 1 + (int64_t)(rand_r(&seed) % 100000) * PUTS + i, min = INT64_MAX;
+		int n = 0, victim = -1;
+
+		k = rand_r(&seed) % KEYS;
+		for (j = 0; j < KEYS; j++) {
+			if (!model[j])
+				continue;
+			n++;
+			if (model[j] < min) {
+				min = model[j];
+				victim = j;
+			}
+		}
+		if (!model[k] && n == MAX)
+			model[victim] = 0;
+		snprintf(key, sizeof(key), "k%d", k);
+		r.gid[0] = (uint8_t)(k % 8);
+		assert_int_equal(cache_put(c, key, &r, 1, exp), 0);
+		model[k] = exp;
+		if (i % 97 == 96) {
+			uint8_t gid[16] = { (uint8_t)(i % 8) };
+			size_t gone = 0;
+
+			for (j = 0; j < KEYS; j++)
+				if (model[j] && j % 8 == i % 8) {
+					model[j] = 0;
+					gone++;
+				}
+			assert_int_equal(cache_drop_gid(c, gid), gone);
+		}
+		for (j = 0; j < KEYS; j++) {
+			snprintf(key, sizeof(key), "k%d", j);
+			assert_int_equal(cache_find(c, key, 0) != NULL, model[j] != 0);
+		}
+	}
+	cache_fini(c);
+}
+
 static void test_key_too_long(void **state)
 {
 	char key[CACHE_KEY_MAX + 1];
@@ -141,6 +199,7 @@ int main(void)
 		cmocka_unit_test(test_hit_expire_negative),
 		cmocka_unit_test(test_drop_gid_negative),
 		cmocka_unit_test(test_evict_closest_expiry),
+		cmocka_unit_test(test_evict_order_random),
 		cmocka_unit_test(test_key_too_long),
 		cmocka_unit_test(test_many),
 	};

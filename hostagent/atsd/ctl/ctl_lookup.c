@@ -15,7 +15,7 @@
 #include "state/nosa.h"
 #include "state/own_records.h"
 
-#define LOOKUP_CACHE_MAX 1024
+#define LOOKUP_CACHE_MAX 16384
 
 /* A lookup the SA thread is doing; clients asking the same wait on it. */
 struct pending {

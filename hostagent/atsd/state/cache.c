@@ -7,6 +7,7 @@
 
 struct cache_ent {
 	struct cache_ent *next;
+	size_t at;              /* its place in the expiry heap */
 	int64_t expires_ms;
 	struct sr_record *recs; /* NULL with nrecs 0: a negative answer */
 	size_t nrecs;
@@ -17,6 +18,10 @@ struct cache {
 	struct cache_ent **bucket;
 	size_t nbuckets; /* power of two, at least max */
 	size_t n, max;
+	/* The entries by expiry, soonest at 0 (a binary min-heap): a full
+	 * cache gives up its soonest one in O(log n), which a cold storm of
+	 * lookups, each a put, asks of it every time. */
+	struct cache_ent **heap;
 };
 
 /* FNV-1a: keys are short text. */
@@ -39,7 +44,10 @@ int cache_init(struct cache **out, size_t max)
 	for (c->nbuckets = 16; c->nbuckets < c->max; c->nbuckets *= 2)
 		;
 	c->bucket = calloc(c->nbuckets, sizeof(*c->bucket));
-	if (!c->bucket) {
+	c->heap = calloc(c->max, sizeof(*c->heap));
+	if (!c->bucket || !c->heap) {
+		free(c->bucket);
+		free(c->heap);
 		free(c);
 		return -ENOMEM;
 	}
@@ -47,10 +55,64 @@ int cache_init(struct cache **out, size_t max)
 	return 0;
 }
 
+static void heap_set(struct cache *c, size_t i, struct cache_ent *e)
+{
+	c->heap[i] = e;
+	e->at = i;
+}
+
+static void heap_up(struct cache *c, size_t i)
+{
+	struct cache_ent *e = c->heap[i];
+
+	while (i && c->heap[(i - 1) / 2]->expires_ms > e->expires_ms) {
+		heap_set(c, i, c->heap[(i - 1) / 2]);
+		i = (i - 1) / 2;
+	}
+	heap_set(c, i, e);
+}
+
+/* Down from i in a heap of n entries. */
+static void heap_down(struct cache *c, size_t i, size_t n)
+{
+	struct cache_ent *e = c->heap[i];
+
+	for (;;) {
+		size_t k = 2 * i + 1;
+
+		if (k >= n)
+			break;
+		if (k + 1 < n && c->heap[k + 1]->expires_ms < c->heap[k]->expires_ms)
+			k++;
+		if (c->heap[k]->expires_ms >= e->expires_ms)
+			break;
+		heap_set(c, i, c->heap[k]);
+		i = k;
+	}
+	heap_set(c, i, e);
+}
+
+/* e out of the heap (c->n counts it still): the last entry takes its
+ * place and moves up or down to where it belongs. */
+static void heap_remove(struct cache *c, struct cache_ent *e)
+{
+	size_t i = e->at, last = c->n - 1;
+	struct cache_ent *m = c->heap[last];
+
+	if (i == last)
+		return;
+	heap_set(c, i, m);
+	if (i && c->heap[(i - 1) / 2]->expires_ms > m->expires_ms)
+		heap_up(c, i);
+	else
+		heap_down(c, i, last);
+}
+
 static void drop(struct cache *c, struct cache_ent **pp)
 {
 	struct cache_ent *e = *pp;
 
+	heap_remove(c, e);
 	*pp = e->next;
 	free(e->recs);
 	free(e);
@@ -72,6 +134,7 @@ void cache_fini(struct cache *c)
 		return;
 	cache_clear(c);
 	free(c->bucket);
+	free(c->heap);
 	free(c);
 }
 
@@ -107,18 +170,11 @@ const struct sr_record *cache_records(const struct cache_ent *e, size_t *n)
 	return e->recs;
 }
 
-/* Only when full: a scan of the whole cache. */
+/* Only when full: the soonest to expire. */
 static void evict_one(struct cache *c)
 {
-	struct cache_ent **victim = NULL, **pp;
-	size_t i;
-
-	for (i = 0; i < c->nbuckets; i++)
-		for (pp = &c->bucket[i]; *pp; pp = &(*pp)->next)
-			if (!victim || (*pp)->expires_ms < (*victim)->expires_ms)
-				victim = pp;
-	if (victim)
-		drop(c, victim);
+	if (c->n)
+		drop(c, find(c, c->heap[0]->key));
 }
 
 int cache_put(struct cache *c, const char *key, const struct sr_record *recs,
@@ -152,6 +208,8 @@ int cache_put(struct cache *c, const char *key, const struct sr_record *recs,
 	e->next = *pp;
 	*pp = e;
 	c->n++;
+	heap_set(c, c->n - 1, e);
+	heap_up(c, c->n - 1);
 	return 0;
 }
 

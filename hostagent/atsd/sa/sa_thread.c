@@ -197,11 +197,15 @@ static void run(struct sa_thread *t, struct saj *j)
 	}
 }
 
-/* With t->mu held: j to the main thread. */
+/* With t->mu held: j to the main thread. The pipe wakes it when the
+ * queue was empty: it takes every job there before it waits again
+ * (sa_thread_complete), so one byte serves a batch. */
 static void finish(struct sa_thread *t, struct saj *j)
 {
+	int wake = !t->done;
+
 	queue_put(&t->done_tail, j);
-	if (write(t->pipe[1], "", 1) < 0 && errno != EAGAIN)
+	if (wake && write(t->pipe[1], "", 1) < 0 && errno != EAGAIN)
 		log_err("SA thread: cannot wake the main loop: %s", strerror(errno));
 }
 

@@ -137,16 +137,22 @@ static void mix(struct ats_window_req *r, unsigned n)
 	}
 }
 
-/* Submit n, run until every one is back (order kept in *order). */
-static void run_all(struct fx *f, struct ats_window_req *r, unsigned n, unsigned *order)
+static void submit(struct fx *f, struct ats_window_req *r, unsigned n)
 {
-	int64_t end = mono_ms() + 10000;
-	unsigned i, got = 0;
+	unsigned i;
 
 	for (i = 0; i < n; i++) {
 		r[i].ctx = &r[i];
 		ats_window_submit(f->w, &r[i]);
 	}
+}
+
+/* Run until the n submitted are back (their order in *order). */
+static void collect(struct fx *f, struct ats_window_req *r, unsigned n, unsigned *order)
+{
+	int64_t end = mono_ms() + 10000;
+	unsigned got = 0;
+
 	while (got < n) {
 		struct ats_window_req *d;
 
@@ -159,6 +165,12 @@ static void run_all(struct fx *f, struct ats_window_req *r, unsigned n, unsigned
 	}
 	assert_int_equal(ats_window_busy(f->w), 0);
 	assert_int_equal(ats_window_inflight(f->w), 0);
+}
+
+static void run_all(struct fx *f, struct ats_window_req *r, unsigned n, unsigned *order)
+{
+	submit(f, r, n);
+	collect(f, r, n, order);
 }
 
 /* r's outcome is what ats_query_lookup makes of its lookup (whether
@@ -400,6 +412,45 @@ static void test_cancel(void **state)
 	fx_close(&f);
 }
 
+/* A hostile or broken SA: an answer of the wrong method or attribute
+ * fails its request as sa_client_request's would (-EPROTO), the rest
+ * are unharmed; every answer twice, the second is dropped; a GetTable
+ * answer of thousands of records is taken whole. */
+static void test_hostile(void **state)
+{
+	struct fx f = fx_open(4, RETRIES);
+	struct ats_window_req r[8], big;
+	unsigned order[8], i, h;
+	struct ats_window_stats st;
+
+	(void)state;
+	fake_mport_set(FAKE_WRONG_METHOD, 1);
+	fake_mport_set(FAKE_WRONG_ATTR, 4);
+	fake_mport_set(FAKE_TWICE, 1);
+	fake_mport_set(FAKE_LIFO, 1);
+	mix(r, 8);
+	run_all(&f, r, 8, order);
+	assert_int_equal(r[1].err, -EPROTO);
+	assert_int_equal(r[4].err, -EPROTO);
+	for (i = 0; i < 8; i++)
+		if (i != 1 && i != 4)
+			assert_as_sync(&f, &r[i]);
+	ats_window_stats(f.w, &st);
+	assert_int_equal(st.resent, 0);
+	free_sets(r, 8);
+
+	fake_mport_set(FAKE_TWICE, 0);
+	for (h = 100; h < 3100; h++)
+		put(h, 1, 0xffff, ip4(9, 9));
+	forward(&big, ip4(9, 9));
+	run_all(&f, &big, 1, order);
+	assert_int_equal(big.err, 0);
+	assert_int_equal(big.set.n, 3000);
+	assert_as_sync(&f, &big);
+	free_sets(&big, 1);
+	fx_close(&f);
+}
+
 /* (h) a depth of none, or past the largest, is refused. */
 static void test_depth_bounds(void **state)
 {
@@ -426,6 +477,7 @@ int main(void)
 		cmocka_unit_test(test_port_down),
 		cmocka_unit_test(test_stale),
 		cmocka_unit_test(test_cancel),
+		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_depth_bounds),
 	};
 

@@ -72,8 +72,8 @@ int ats_window_recv(struct ats_window *w, int timeout_ms, uint8_t **mad, size_t 
 void ats_window_answer(struct ats_window *w, uint8_t *mad, size_t len);
 /* A finished request, oldest first, or NULL. */
 struct ats_window_req *ats_window_done(struct ats_window *w);
-/* pump, then answers for up to timeout_ms, then pump: for a caller that
- * owns the port alone. Returns -errno of the port, else 0. */
+/* The answers that have come, pump, then answers for up to timeout_ms,
+ * then pump: for a caller that owns the port alone. Returns -errno of the port, else 0. */
 int ats_window_run(struct ats_window *w, int timeout_ms);
 /* Every request not handed back yet, finished or not, with err set to
  * -ECANCELED where unfinished, onto the done list. */

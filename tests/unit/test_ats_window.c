@@ -412,6 +412,33 @@ static void test_cancel(void **state)
 	fx_close(&f);
 }
 
+/* Answers that came while the caller was busy elsewhere (a sync job, the
+ * CM's check: atsd's SA thread) are taken before a request is judged
+ * lost: with no retry left, one would fail with its answer waiting. */
+static void test_away(void **state)
+{
+	struct fx f = fx_open(4, 0);
+	struct ats_window_req r[4];
+	unsigned order[4], i;
+	struct ats_window_stats st;
+	struct timespec away = { 0, (TIMEOUT_MS + 20) * 1000000L };
+
+	(void)state;
+	mix(r, 4);
+	submit(&f, r, 4);
+	assert_true(ats_window_pump(f.w) > 0);
+	assert_int_equal(ats_window_inflight(f.w), 4);
+	nanosleep(&away, NULL);
+	collect(&f, r, 4, order);
+	for (i = 0; i < 4; i++)
+		assert_as_sync(&f, &r[i]);
+	ats_window_stats(f.w, &st);
+	assert_int_equal(st.timeouts, 0);
+	assert_int_equal(st.resent, 0);
+	free_sets(r, 4);
+	fx_close(&f);
+}
+
 /* A hostile or broken SA: an answer of the wrong method or attribute
  * fails its request as sa_client_request's would (-EPROTO), the rest
  * are unharmed; every answer twice, the second is dropped; a GetTable
@@ -477,6 +504,7 @@ int main(void)
 		cmocka_unit_test(test_port_down),
 		cmocka_unit_test(test_stale),
 		cmocka_unit_test(test_cancel),
+		cmocka_unit_test(test_away),
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_depth_bounds),
 	};

@@ -6,8 +6,9 @@
  * sa_depth does the same for PathRecords). A lookup one request cannot
  * answer (no RMPP: a walk; a primary in several partitions) runs whole,
  * alone, once the window has emptied. Not thread-safe: the caller
- * serializes every call but ats_window_recv, which touches only the
- * port's receiving side and may run beside the others. */
+ * serializes every call, ats_window_recv too (it reads the port's one
+ * receive buffer and its strays, mport.h, which pump's whole lookups
+ * and the caller's own exchanges on the port use as well). */
 #ifndef IBATS_ATS_WINDOW_H
 #define IBATS_ATS_WINDOW_H
 

@@ -353,12 +353,18 @@ struct ats_window_req *ats_window_done(struct ats_window *w)
 int ats_window_run(struct ats_window *w, int timeout_ms)
 {
 	int64_t end = mono_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+	uint8_t *mad;
+	size_t len;
 	int due, ret;
 
+	/* Answers that came while the caller was away (atsd's SA thread
+	 * runs a sync or the CM's check beside the window) before pump
+	 * judges their requests lost: one without a retry left would fail
+	 * with its answer waiting. */
+	while (w->nfly && !ats_window_recv(w, 0, &mad, &len))
+		ats_window_answer(w, mad, len);
 	for (;;) {
 		int64_t now = mono_ms();
-		uint8_t *mad;
-		size_t len;
 		int wait;
 
 		due = ats_window_pump(w);

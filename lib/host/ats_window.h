@@ -6,8 +6,9 @@
  * sa_depth does the same for PathRecords). A lookup one request cannot
  * answer (no RMPP: a walk; a primary in several partitions) runs whole,
  * alone, once the window has emptied. Not thread-safe: the caller
- * serializes every call but ats_window_recv, which touches only the
- * port's receiving side and may run beside the others. */
+ * serializes every call, ats_window_recv too (it reads the port's one
+ * receive buffer and its strays, mport.h, which pump's whole lookups
+ * and the caller's own exchanges on the port use as well). */
 #ifndef IBATS_ATS_WINDOW_H
 #define IBATS_ATS_WINDOW_H
 
@@ -77,8 +78,8 @@ int ats_window_recv(struct ats_window *w, int timeout_ms, uint8_t **mad, size_t 
 void ats_window_answer(struct ats_window *w, uint8_t *mad, size_t len);
 /* A finished request, oldest first, or NULL. */
 struct ats_window_req *ats_window_done(struct ats_window *w);
-/* pump, then answers for up to timeout_ms, then pump: for a caller that
- * owns the port alone. Returns -errno of the port, else 0. */
+/* The answers that have come, pump, then answers for up to timeout_ms,
+ * then pump: for a caller that owns the port alone. Returns -errno of the port, else 0. */
 int ats_window_run(struct ats_window *w, int timeout_ms);
 /* Every request not handed back yet, finished or not, with err set to
  * -ECANCELED where unfinished, onto the done list. */

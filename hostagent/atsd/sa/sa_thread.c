@@ -87,13 +87,32 @@ static int is_lookup(const struct saj *j)
 	return j->kind == SAJ_FORWARD || j->kind == SAJ_REVERSE || j->kind == SAJ_PRIMARY;
 }
 
-/* Lookup job j into the window. */
+/* With t->mu held: j to the main thread. The pipe wakes it when the
+ * queue was empty: it takes every job there before it waits again
+ * (sa_thread_complete), so one byte serves a batch. */
+static void finish(struct sa_thread *t, struct saj *j)
+{
+	int wake = !t->done;
+
+	queue_put(&t->done_tail, j);
+	if (wake && write(t->pipe[1], "", 1) < 0 && errno != EAGAIN)
+		log_err("SA thread: cannot wake the main loop: %s", strerror(errno));
+}
+
+
+/* With t->mu held: lookup job j into the window. */
 static void lookup_submit(struct sa_thread *t, struct saj *j)
 {
 	struct saj_lookup *l = &j->u.lookup;
-	struct ats_window_req *r = &l->wr;
+	struct ats_window_req *r = calloc(1, sizeof(*r));
 
-	memset(r, 0, sizeof(*r));
+	if (!r) {
+		j->err = -ENOMEM;
+		snprintf(j->errmsg, sizeof(j->errmsg), "%s", strerror(ENOMEM));
+		finish(t, j);
+		return;
+	}
+	l->wr = r;
 	r->l.kind = j->kind == SAJ_FORWARD ? ATS_LOOKUP_FORWARD :
 		    j->kind == SAJ_REVERSE ? ATS_LOOKUP_REVERSE : ATS_LOOKUP_PRIMARY;
 	r->l.ip = l->ip;
@@ -126,7 +145,8 @@ static struct saj *lookup_done(struct ats_window_req *r)
 		ats_query_set_free(&r->set);
 	else
 		free(r->set.idx);
-	memset(&r->set, 0, sizeof(r->set));
+	free(r);
+	l->wr = NULL;
 	return j;
 }
 
@@ -195,18 +215,6 @@ static void run(struct sa_thread *t, struct saj *j)
 		j->err = -EINVAL;
 		return;
 	}
-}
-
-/* With t->mu held: j to the main thread. The pipe wakes it when the
- * queue was empty: it takes every job there before it waits again
- * (sa_thread_complete), so one byte serves a batch. */
-static void finish(struct sa_thread *t, struct saj *j)
-{
-	int wake = !t->done;
-
-	queue_put(&t->done_tail, j);
-	if (wake && write(t->pipe[1], "", 1) < 0 && errno != EAGAIN)
-		log_err("SA thread: cannot wake the main loop: %s", strerror(errno));
 }
 
 /* A Report arrived (subs_exec.c, on this thread). */
@@ -311,6 +319,7 @@ static void *thread_main(void *arg)
 	while ((r = ats_window_done(t->win))) {
 		ats_query_set_free(&r->set);
 		saj_free(r->ctx);
+		free(r);
 	}
 	pthread_mutex_unlock(&t->mu);
 	return NULL;

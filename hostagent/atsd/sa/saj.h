@@ -88,7 +88,9 @@ struct saj_lookup {             /* SAJ_FORWARD, SAJ_REVERSE, SAJ_PRIMARY */
 	uint16_t pkey;
 	struct sr_record *recs;     /* out */
 	size_t nrecs;
-	struct ats_window_req wr;   /* the SA thread's: in its window */
+	/* The SA thread's, while the lookup is in its window: allocated
+	 * then, so that a queued job does not carry a request MAD. */
+	struct ats_window_req *wr;
 };
 
 struct saj_ipoib {

@@ -135,8 +135,12 @@ static unsigned attempt_ms(const struct ats_window *w, const struct ats_window_r
 {
 	struct mport_rpc_opts ro;
 
+	uint64_t ms;
+
 	sa_client_rpc_opts(w->sa, r->method, &ro);
-	return ro.timeout_ms << (ro.grow ? (r->attempt < 4 ? r->attempt : 4) : 0);
+	ms = (uint64_t)ro.timeout_ms << (ro.grow ? (r->attempt < 4 ? r->attempt : 4) : 0);
+	/* A caller's timeout near UINT_MAX (ibats_opts) must not wrap. */
+	return ms > INT32_MAX ? INT32_MAX : (unsigned)ms;
 }
 
 static int send_req(struct ats_window *w, struct ats_window_req *r)

@@ -129,6 +129,19 @@ static int is_ats(const struct sr_record *r)
 	return ats_sid_in_block(r->id) && ats_name_is_ats(r->name);
 }
 
+static int gid_cmp(const void *a, const void *b)
+{
+	return memcmp(a, b, 16);
+}
+
+/* gids (n, sorted by gid_cmp) holds gid: a departure of hundreds of
+ * ports meets every record of the SA, under the lock OpenSM's sweep
+ * waits for. */
+static int gid_in(uint8_t (*gids)[16], size_t n, const uint8_t *gid)
+{
+	return n && bsearch(gid, gids, n, 16, gid_cmp) != NULL;
+}
+
 struct flush_walk {
 	uint8_t (*gids)[16];
 	size_t n;
@@ -142,15 +155,9 @@ static int flush_one(void *h, const uint8_t *bytes, void *arg)
 	struct flush_walk *w = arg;
 	char gid[ATS_IP_STRLEN], ip[ATS_IP_STRLEN];
 	struct sr_record r;
-	size_t i;
 
 	sr_decode(bytes, SR_SIZE, &r);
-	if (!is_ats(&r))
-		return 0;
-	for (i = 0; i < w->n; i++)
-		if (!memcmp(w->gids[i], r.gid, 16))
-			break;
-	if (i == w->n)
+	if (!is_ats(&r) || !gid_in(w->gids, w->n, r.gid))
 		return 0;
 	ats_data8_str(r.data8, ip, sizeof(ip));
 	OSM_LOG(glue_log(), OSM_LOG_INFO,
@@ -163,13 +170,15 @@ static int flush_one(void *h, const uint8_t *bytes, void *arg)
 	return 0;
 }
 
-/* Remove every ATS record of the GIDs in gids[]. Takes osm->lock. */
+/* Remove every ATS record of the GIDs in gids[] (sorted here). Takes
+ * osm->lock. */
 static unsigned flush_gids(uint8_t (*gids)[16], size_t n, const char *why)
 {
 	struct flush_walk w = { .gids = gids, .n = n, .why = why };
 
 	if (!n)
 		return 0;
+	qsort(gids, n, 16, gid_cmp);
 	glue_lock_excl();
 	if (mirror_sync()) {
 		glue_unlock();
@@ -183,44 +192,61 @@ static unsigned flush_gids(uint8_t (*gids)[16], size_t n, const char *why)
 	return w.flushed;
 }
 
+/* W.missing is sorted by GID (gid its first member). */
 static struct missing *missing_find(const uint8_t *gid)
 {
-	size_t i;
-
-	for (i = 0; i < W.nmissing; i++)
-		if (!memcmp(W.missing[i].gid, gid, 16))
-			return &W.missing[i];
-	return NULL;
+	return W.nmissing ? bsearch(gid, W.missing, W.nmissing, sizeof(*W.missing), gid_cmp) :
+	       NULL;
 }
 
 struct absent_walk {
 	struct missing *now;
-	size_t nnow;
+	size_t nnow, cap;
 };
 
+/* Every absent GID, once per record (made unique after the walk): a
+ * search per record would be quadratic in a large departure. */
 static int note_absent(void *h, const uint8_t *bytes, void *arg)
 {
 	struct absent_walk *w = arg;
-	struct missing *n, *m;
 	struct sr_record r;
-	size_t i;
 
 	(void)h;
 	sr_decode(bytes, SR_SIZE, &r);
 	if (!is_ats(&r) || glue_gid_on_fabric(r.gid))
 		return 0;
-	for (i = 0; i < w->nnow; i++)
-		if (!memcmp(w->now[i].gid, r.gid, 16))
-			return 0;
-	n = realloc(w->now, (w->nnow + 1) * sizeof(*n));
-	if (!n)
-		return 1;
-	w->now = n;
-	memcpy(n[w->nnow].gid, r.gid, 16);
-	m = missing_find(r.gid);
-	n[w->nnow].sweeps = (m ? m->sweeps : 0) + 1;
-	w->nnow++;
+	if (w->nnow && !memcmp(w->now[w->nnow - 1].gid, r.gid, 16))
+		return 0;
+	if (w->nnow == w->cap) {
+		size_t cap = w->cap ? 2 * w->cap : 64;
+		struct missing *n = realloc(w->now, cap * sizeof(*n));
+
+		if (!n)
+			return 1;
+		w->now = n;
+		w->cap = cap;
+	}
+	memcpy(w->now[w->nnow++].gid, r.gid, 16);
 	return 0;
+}
+
+/* w's GIDs sorted, once each, with their sweeps absent counted on. */
+static void absent_count(struct absent_walk *w)
+{
+	size_t i, k = 0;
+
+	if (w->nnow)
+		qsort(w->now, w->nnow, sizeof(*w->now), gid_cmp);
+	for (i = 0; i < w->nnow; i++) {
+		struct missing *m;
+
+		if (k && !memcmp(w->now[k - 1].gid, w->now[i].gid, 16))
+			continue;
+		w->now[k] = w->now[i];
+		m = missing_find(w->now[k].gid);
+		w->now[k++].sweeps = (m ? m->sweeps : 0) + 1;
+	}
+	w->nnow = k;
 }
 
 /* At SUBNET_UP: count sweeps for which each ATS GID's port has been
@@ -235,6 +261,7 @@ static unsigned reconcile(uint32_t grace)
 	glue_lock_shared();
 	glue_sr_walk(0, note_absent, &w);
 	glue_unlock();
+	absent_count(&w);
 
 	for (i = 0; i < w.nnow; i++) {
 		uint8_t (*g)[16];

@@ -78,6 +78,7 @@ bench_helpers() {
 	sweep() {
 		local n t0
 		n=$(subnet_ups)
+		SWEEP_BORN=$(born)
 		t0=$(now_us)
 		kill -HUP "$SM_PID"
 		wait_subnet_up "$n" >&2 || exit 1
@@ -98,16 +99,20 @@ bench_helpers() {
 			END { printf "%d %.1f %.0f failed %d lost %d\n", ok, t, (t > 0 ? ok / t : 0), f, l }'
 	}
 	# us of a file's birth and of its last change (the rename), bytes.
+	# ext4 takes them from the coarse clock: steps of a jiffy (4 ms).
 	file_times() {
-		stat -c '%.6W %.6Z %s' "$1" | awk '{ printf "%.0f %.0f %d\n", $1 * 1e6, $2 * 1e6, $3 }'
+		stat -c '%.6W %.6Z %s' "$1" 2>/dev/null | awk '{ printf "%.0f %.0f %d\n", $1 * 1e6, $2 * 1e6, $3 }'
 	}
-	# writes AFTER_US: once the state file was born after AFTER_US, the
-	# worker's pass (AFTER_US to the state file's birth), each file's
-	# write time (birth to rename) and bytes.
+	born() {
+		file_times "$RUN/osmats-state.json" | cut -d' ' -f1
+	}
+	# writes AFTER_US BIRTH: once the state file is a new one (not born
+	# at BIRTH), the worker's pass (AFTER_US to the state file's birth),
+	# each file's write time (birth to rename) and bytes.
 	writes() {
-		local after=$1 st pr
-		born_after() { [ "$(file_times "$RUN/osmats-state.json" | cut -d' ' -f1)" -gt "$after" ]; }
-		wait_for "the state file" 30 born_after || return 1
+		local after=$1 prev=$2 st pr
+		born_anew() { [ "$(born)" != "$prev" ]; }
+		wait_for "the state file" 30 born_anew || return 1
 		# The metrics file follows it at once.
 		sleep 0.2
 		st=$(file_times "$RUN/osmats-state.json")
@@ -119,16 +124,48 @@ bench_helpers() {
 	# worker pass, then over LOOKUP_SECS with the pass a re-Set starts
 	# (the scan interval, 10 s since the last scan, elapsed first).
 	quiet_and_pass() {
-		local n=$1 ng=$2 t0 r
+		local n=$1 ng=$2 t0 r b
 		sleep 10
 		say "lookup_quiet@$n $(on h1 "$CAPBENCH" lookup "$LOOKUP_SECS" 1 "$n" "$ng")"
+		b=$(born)
 		t0=$(now_us)
 		on h1 "$CAPBENCH" lookup "$LOOKUP_SECS" 1 "$n" "$ng" >"$RUN/lookup.out" &
 		r=$!
 		sleep 0.5
 		on h2 "$CAPBENCH" reset 0.001 1 "$n" "$ng" >/dev/null 2>&1
 		wait "$r"
-		say "lookup_pass@$n $(cat "$RUN/lookup.out") $(writes "$t0")"
+		say "lookup_pass@$n $(cat "$RUN/lookup.out") $(writes "$t0" "$b")"
+		say "write_times@$n $(write_times "$n" "$ng")"
+	}
+	# write_times COUNT NGIDS: the state file's and the metrics file's
+	# writes (open of the temporary to the end of its rename, the file
+	# times are in jiffies) in a trace of OpenSM's file calls while a
+	# re-Set has the worker write them (no scan: within 10 s of the last).
+	write_times() {
+		local p c0
+		if ! command -v perf >/dev/null; then
+			echo "state_write_us - prom_write_us - (no perf)"
+			return 0
+		fi
+		c0=$(stat -c %.9Z "$RUN/osmats.prom")
+		perf trace -p "$SM_PID" -e openat,fsync,rename,renameat,renameat2 \
+			-o "$RUN/perf.out" >/dev/null 2>&1 &
+		p=$!
+		# perf attaches to every thread first.
+		sleep 1
+		on h2 "$CAPBENCH" reset 0.001 1 "$1" "$2" >/dev/null 2>&1
+		prom_changed() { [ "$(stat -c %.9Z "$RUN/osmats.prom")" != "$c0" ]; }
+		wait_for "the worker's writes" 5 prom_changed
+		sleep 0.2
+		kill -INT "$p"
+		wait "$p"
+		# "T ( D ms): comm/tid call(...) = R": afile_tmp's open (EXCL,
+		# NOFOLLOW) to the same thread's rename, twice.
+		awk '{ t = $1; d = $0; sub(/^[^(]*\(/, "", d); c = $0; sub(/^[^:]*: */, "", c); split(c, f, " ") }
+			/EXCL/ && n < 2 { n++; t0[n] = t; tid[n] = f[1] }
+			/rename/ && n && f[1] == tid[n] && !t1[n] { t1[n] = t + d }
+			END { printf "state_write_us %.0f prom_write_us %.0f\n", (t1[1] - t0[1]) * 1000, (t1[2] - t0[2]) * 1000 }' \
+			"$RUN/perf.out"
 	}
 }
 
@@ -155,7 +192,7 @@ sweep_one() {
 			say "sweep $i $SWEEP_US"
 		done
 		if [ "$2" -eq 1 ]; then
-			say "writes_sweep@$RECORDS $(writes "$UP_US")"
+			say "writes_sweep@$RECORDS $(writes "$UP_US" "$SWEEP_BORN")"
 			quiet_and_pass "$RECORDS" "$ng"
 		fi
 		# The departures: the last DEPART hosts, far from the clients.
@@ -183,7 +220,7 @@ sweep_one() {
 # big_one: fabric 2, plugin and a standby.
 big_one() {
 	(
-		L=plugin
+		L=big
 		. "$top_srcdir/tests/integration/harness.sh"
 		TOPODIR=$(dirname "$topo2")
 		say() { echo "$L $*"; }
@@ -200,7 +237,7 @@ big_one() {
 		say "load@$BIG ngids $ng $(load 0 "$BIG" "$ng")"
 		sweep
 		say "big_sweep $SWEEP_US"
-		say "writes_sweep@$BIG $(writes "$UP_US")"
+		say "writes_sweep@$BIG $(writes "$UP_US" "$SWEEP_BORN")"
 		quiet_and_pass "$BIG" "$ng"
 		# The standby: its snapshot, then the master's SIGKILL.
 		t0=$(now_us)

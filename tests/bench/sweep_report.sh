@@ -23,6 +23,7 @@ awk -v R="$2" -v B="$3" -v D="$4" '
 	$2 == "flush" { fl = $0 }
 	$2 ~ /^writes_sweep@/ { wr[$2] = $0 }
 	$2 ~ /^lookup_quiet@/ { q50[substr($2, 14)] = $7; q99[substr($2, 14)] = $8; qlost[substr($2, 14)] = $10 }
+	$2 ~ /^write_times@/ { wt[substr($2, 13)] = $0 }
 	$2 ~ /^lookup_pass@/ { k = substr($2, 13); p50[k] = $7; p99[k] = $8; plost[k] = $10; pw[k] = $0 }
 	$2 == "big_sweep" { bigsweep = $3 / 1000 }
 	$2 == "standby_sync" { sync_ms = $4 }
@@ -50,20 +51,19 @@ awk -v R="$2" -v B="$3" -v D="$4" '
 			nfl, kv(fl, "first_us") / 1000, kv(fl, "last_us") / 1000, kv(fl, "span_us") / 1000
 		printf "  the SA then holds (GetTable of every ATS record): stock %d, plugin %d (of %d)\n",
 			held["stock"], held["plugin"], R
-		printf "\nthe worker after a heavy sweep (reconcile, index check, scan, writes):\n"
-		printf "%-10s %10s %10s %12s %10s %12s %10s %10s %10s %10s\n", "records", "pass ms", "state ms",
-			"state bytes", "prom ms", "prom bytes", "quiet p50", "p99", "pass p50", "p99"
+		printf "\nthe worker pass after a heavy sweep (reconcile, index check, scan, writes; file times, 4 ms steps),\n"
+		printf "its writes (perf trace: open of the temporary to the rename), ATS lookups (one outstanding, us)\n"
+		printf "over %s s without a pass and with one (a re-Set 10 s after the last scan):\n", 2
+		printf "%-9s %8s %9s %7s %9s %7s %10s %9s %10s %9s\n", "records", "pass ms", "state ms",
+			"bytes", "prom ms", "bytes", "quiet p50", "p99", "pass p50", "p99"
 		split(R " " B, L, " ")
 		for (i = 1; i <= 2; i++) {
 			k = L[i]; w = wr["writes_sweep@" k]
-			printf "%-10s %10.1f %10.1f %12d %10.1f %12d %10.1f %10.1f %10.1f %10.1f\n", k,
-				kv(w, "pass_us") / 1000, kv(w, "state_us") / 1000, kv(w, "state_bytes"),
-				kv(w, "prom_us") / 1000, kv(w, "prom_bytes"), q50[k], q99[k], p50[k], p99[k]
-			printf "%-10s %10s %10.1f %12d %10.1f %12d   (the scan and writes a re-Set starts, during the lookups)\n", "",
-				"-", kv(pw[k], "state_us") / 1000, kv(pw[k], "state_bytes"),
-				kv(pw[k], "prom_us") / 1000, kv(pw[k], "prom_bytes")
+			printf "%-9s %8.1f %9.2f %7d %9.2f %7d %10.1f %9.1f %10.1f %9.1f\n", k,
+				kv(w, "pass_us") / 1000, kv(wt[k], "state_write_us") / 1000, kv(w, "state_bytes"),
+				kv(wt[k], "prom_write_us") / 1000, kv(w, "prom_bytes"), q50[k], q99[k], p50[k], p99[k]
 		}
-		printf "  (lookups: one outstanding, us; heavy sweep on fabric 2 at %d records: %.1f ms)\n", B, bigsweep
+		printf "(fabric 2: %d GIDs, load %s; its heavy sweep: %.1f ms)\n", ng["big"], load["big load@" B], bigsweep
 		printf "\nreplication at %d records (fabric 2): snapshot %d records in %d ms (log), standby start to in sync %d ms\n",
 			B, snap_n, snap_ms, sync_ms
 		printf "  takeover after SIGKILL: SA answers %s ms, sampled records there %s ms (%s of %s found); install %d records in %s ms\n",

@@ -151,8 +151,8 @@ bench_helpers() {
 		perf trace -p "$SM_PID" -e openat,fsync,rename,renameat,renameat2 \
 			-o "$RUN/perf.out" >/dev/null 2>&1 &
 		p=$!
-		# perf attaches to every thread first.
-		sleep 1
+		# perf attaches to every thread first (seconds on a busy machine).
+		sleep 2
 		on h2 "$CAPBENCH" reset 0.001 1 "$1" "$2" >/dev/null 2>&1
 		prom_changed() { [ "$(stat -c %.9Z "$RUN/osmats.prom")" != "$c0" ]; }
 		wait_for "the worker's writes" 5 prom_changed
@@ -164,7 +164,8 @@ bench_helpers() {
 		awk '{ t = $1; d = $0; sub(/^[^(]*\(/, "", d); c = $0; sub(/^[^:]*: */, "", c); split(c, f, " ") }
 			/EXCL/ && n < 2 { n++; t0[n] = t; tid[n] = f[1] }
 			/rename/ && n && f[1] == tid[n] && !t1[n] { t1[n] = t + d }
-			END { printf "state_write_us %.0f prom_write_us %.0f\n", (t1[1] - t0[1]) * 1000, (t1[2] - t0[2]) * 1000 }' \
+			END { if (!t1[2]) { print "state_write_us - prom_write_us - (not traced)"; exit }
+				printf "state_write_us %.0f prom_write_us %.0f\n", (t1[1] - t0[1]) * 1000, (t1[2] - t0[2]) * 1000 }' \
 			"$RUN/perf.out"
 	}
 }
@@ -177,6 +178,7 @@ sweep_one() {
 		TOPODIR=$(dirname "$topo")
 		say() { echo "$L $*"; }
 		bench_helpers
+		export IBSIM_SOCKNAME="$IBSIM_SOCKNAME-$L"
 		# A SIGHUP makes one heavy sweep: none on the traps of unlinks.
 		printf 'sa_key 0x5a5a\nsweep_on_trap FALSE\n' >"$RUN/opensm.extra"
 		[ "$2" -eq 0 ] && SM_CONF="$RUN/opensm-stock.conf"
@@ -188,13 +190,18 @@ sweep_one() {
 		ng=$(( $(stat -c %s "$RUN/gids") / 16 ))
 		say "load@$RECORDS ngids $ng $(load 0 "$RECORDS" "$ng")"
 		for i in $(seq 1 "$SWEEPS"); do
+			turn "sweep.$i"
 			sweep
 			say "sweep $i $SWEEP_US"
+			turn_done "sweep.$i"
 		done
+		turn extra
 		if [ "$2" -eq 1 ]; then
 			say "writes_sweep@$RECORDS $(writes "$UP_US" "$SWEEP_BORN")"
 			quiet_and_pass "$RECORDS" "$ng"
 		fi
+		turn_done extra
+		turn depart
 		# The departures: the last DEPART hosts, far from the clients.
 		n0=$(grep -c 'sim>' "$RUN/ibsim.log")
 		for i in $(seq $((HOSTS - DEPART + 1)) "$HOSTS"); do
@@ -214,7 +221,33 @@ sweep_one() {
 			say "flush records $(echo "$fl" | grep -c 7A10) first_us $((first - UP_US)) last_us $((last - UP_US)) span_us $((last - first))"
 		fi
 		say "held $(on h1 "$CAPBENCH" dump 240)"
+		turn_done depart
 	)
+}
+
+# Both SMs' fabrics run side by side, each with its own simulator; they
+# take turns for each step (steps below), so that the other load on the
+# machine weighs on stock and plugin alike. turn STEP: wait for this
+# SM's go; turn_done STEP: tell the script.
+SYNC=$(mktemp -d /tmp/ibats-sweep-sync.XXXXXX)
+turn() {
+	wait_for "the turn of $1" 3600 test -e "$SYNC/$L.$1.go" || exit 1
+}
+turn_done() {
+	touch "$SYNC/$L.$1.done"
+}
+# step STEP PID...: the SMs of PIDs (the subshells, stock first) in turn.
+step() {
+	local st=$1 l pid
+	shift
+	for l in stock plugin; do
+		pid=$1
+		shift
+		touch "$SYNC/$l.$st.go"
+		while [ ! -e "$SYNC/$l.$st.done" ] && kill -0 "$pid" 2>/dev/null; do
+			sleep 0.05
+		done
+	done
 }
 
 # big_one: fabric 2, plugin and a standby.
@@ -261,10 +294,16 @@ echo "# ibats sweep bench $(date -u +%F): $NODES nodes (leaves of $LEAF, $HOSTS 
 out=$(mktemp /tmp/ibats-sweep.XXXXXX)
 t_start=$(date +%s)
 {
-	sweep_one stock 0
-	sweep_one plugin 1
+	sweep_one stock 0 &
+	s=$!
+	sweep_one plugin 1 &
+	p=$!
+	for st in $(seq 1 "$SWEEPS" | sed 's/^/sweep./') extra depart; do
+		step "$st" "$s" "$p"
+	done
+	wait "$s" "$p"
 	big_one
 } | tee "$out"
 echo "# took $(( $(date +%s) - t_start )) s; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 sh "$top_srcdir/tests/bench/sweep_report.sh" "$out" "$RECORDS" "$BIG" "$DEPART"
-rm -f "$out" "$topo" "$topo2"
+rm -rf "$out" "$topo" "$topo2" "$SYNC"

@@ -46,3 +46,51 @@ bench_topology() {
 		done
 	} >"$file"
 }
+
+# A two-level fat tree of NODES ibsim nodes in all (sweep.sh): leaf
+# switches of PORTS ports (36 or 64), half down to one-port CAs, half up,
+# one to each of PORTS/2 spines. The CAs are the SM node "smhost" and
+# each further name given, then "h1".."hN" with N as large as NODES
+# allows; FATTREE_HOSTS is set to N.
+#   bench_fattree NODES PORTS FILE [SM_NODE...]
+bench_fattree() {
+	local nodes=$1 ports=$2 file=$3 down up nleaf ncas l s i
+	shift 3
+	down=$((ports / 2))
+	up=$((ports - down))
+	# The most CAs whose leaves and spines still fit in NODES.
+	ncas=$((nodes - up))
+	while [ $((ncas + (ncas + down - 1) / down + up)) -gt "$nodes" ]; do
+		ncas=$((ncas - 1))
+	done
+	nleaf=$(( (ncas + down - 1) / down ))
+	FATTREE_HOSTS=$((ncas - 1 - $#))
+	# CA k (0-based): the SM nodes first, then h1..
+	set -- smhost "$@"
+	awk -v ncas="$ncas" -v nleaf="$nleaf" -v down="$down" -v up="$up" -v ports="$ports" \
+		-v sms="$*" '
+		function ca(k) { return k < nsm ? sm[k + 1] : "h" (k - nsm + 1) }
+		BEGIN {
+			nsm = split(sms, sm, " ")
+			for (s = 1; s <= up; s++) {
+				printf "Switch\t%d \"spine%d\"\n", nleaf, s
+				for (l = 1; l <= nleaf; l++)
+					printf "[%d]\t\"leaf%d\"[%d]\n", l, l, down + s
+				printf "\n"
+			}
+			for (l = 1; l <= nleaf; l++) {
+				printf "Switch\t%d \"leaf%d\"\n", ports, l
+				for (i = 1; i <= down; i++) {
+					k = (l - 1) * down + i - 1
+					if (k < ncas)
+						printf "[%d]\t\"%s\"[1]\n", i, ca(k)
+				}
+				for (s = 1; s <= up; s++)
+					printf "[%d]\t\"spine%d\"[%d]\n", down + s, s, l
+				printf "\n"
+			}
+			for (k = 0; k < ncas; k++)
+				printf "Hca\t1 \"%s\"\n[1]\t\"leaf%d\"[%d]\n\n", ca(k),
+					int(k / down) + 1, k % down + 1
+		}' >"$file"
+}

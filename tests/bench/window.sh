@@ -13,8 +13,9 @@
 # addresses, every address once: each lookup is one SA request. The
 # baseline is the run's pipelined ClassPortInfo capacity (capacity.sh's
 # "cpi": OpenSM answers it without touching the records, the transport's
-# ceiling) and its one-outstanding rate. Prints "depth D lookups/s /cpi
-# /cpi1 p50 p99 inflight_max", then the goal.
+# ceiling), the same from one node alone (cpi_node: the ceiling of one
+# host's port) and the one-outstanding rate. Prints "depth D lookups/s /cpi
+# /cpi_node /cpi1 p50 p99 inflight_max", then the goal.
 top_builddir=${top_builddir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_srcdir=${top_srcdir:-$top_builddir}
 export top_builddir top_srcdir
@@ -52,8 +53,11 @@ TOPO_PER=64 TOPO_PORTS=4 bench_topology $((NGIDS / 4)) "$topo"
 	on h1 "$CAPBENCH" ports "$RUN/gids" || exit 1
 	export CAPBENCH_GIDS="$RUN/gids"
 	cpi1=$(on h1 "$CAPBENCH" cpi "$SECS" 1 | awk '{ print $4 }')
+	# One node's own ceiling: everything a host sends goes through its
+	# one port (here its simulated kernel), whatever the program.
+	cpin=$(on h1 "$CAPBENCH" cpi "$SECS" "$WINDOW" | awk '{ print $4 }')
 	cpi=$(all cpi "$SECS" "$WINDOW" | awk '{ print $1 }')
-	echo "cpi $cpi cpi1 $cpi1"
+	echo "cpi $cpi cpi_node $cpin cpi1 $cpi1"
 	on h1 "$CAPBENCH" load 0 "$RECORDS" "$NGIDS" "$WINDOW" 0 1 >"$RUN/load.out" || exit 1
 	echo "load $(cat "$RUN/load.out")"
 	node=h$((CLIENTS + 1))
@@ -61,8 +65,8 @@ TOPO_PER=64 TOPO_PORTS=4 bench_topology $((NGIDS / 4)) "$topo"
 		agent_start "$node" "address 10.252.0.1 primary" "cache_ttl 3600" "sa_depth $d"
 		r=$(on h1 "$CAPBENCH" atsd "$SECS" 64 "$RUN/atsd-$node.sock" 0 "$RECORDS" "$NGIDS")
 		m=$(agent "$node" stats | awk '$1 == "sa_inflight_max" { print $2 }')
-		echo "$r" | awk -v d="$d" -v cpi="$cpi" -v cpi1="$cpi1" -v m="$m" \
-			'{ printf "depth %d %.0f lookups/s %.2f cpi %.2f cpi1 p50 %s p99 %s inflight_max %s (%d lookups, %d failed)\n", d, $4, $4 / cpi, $4 / cpi1, $5, $6, m, $2, $7 }'
+		echo "$r" | awk -v d="$d" -v cpi="$cpi" -v cpin="$cpin" -v cpi1="$cpi1" -v m="$m" \
+			'{ printf "depth %d %.0f lookups/s %.2f cpi %.2f cpi_node %.2f cpi1 p50 %s p99 %s inflight_max %s (%d lookups, %d failed)\n", d, $4, $4 / cpi, $4 / cpin, $4 / cpi1, $5, $6, m, $2, $7 }'
 		stop_pid "$(agent_pid "$node")"
 	done
 ) | tee "${BENCH_OUT:-$top_builddir/window.out}"

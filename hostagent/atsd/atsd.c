@@ -21,6 +21,7 @@
 #include "core/cfg.h"
 #include "ctl/ctl_cm.h"
 #include "ctl/ctl_lookup.h"
+#include "ctl/ctl_prefetch.h"
 #include "ctl/ctl_records.h"
 #include "ctl/ctl_sock.h"
 #include "ctl/ctl_verbs.h"
@@ -103,6 +104,7 @@ static void notify_status(int ready)
 static void recheck(void)
 {
 	ctl_lookup_cache_clear();
+	ctl_prefetch_sm_changed();
 	ag.want_join = 1;
 	own_records_sm_changed();
 	own_records_request_sync(1);
@@ -125,6 +127,7 @@ static void on_port_changed(int sm_change)
 static void on_synced(void)
 {
 	notify_status(0);
+	ctl_prefetch_start();
 	if (!subs_active())
 		subs_request("the SA answers");
 	if (ag.want_join) {
@@ -220,6 +223,9 @@ static int64_t timers(void)
 		subs_request("verify period");
 	}
 	t = own_records_next_timer();
+	if (t < next)
+		next = t;
+	t = ctl_prefetch_timers(now);
 	if (t < next)
 		next = t;
 	t = port_poll_timers(now);
@@ -682,6 +688,7 @@ static int modules_start(int *lock_fd)
 	subs_start(ag.saj);
 	ctl_records_init(&ag.conf, ag.src);
 	ctl_verbs_init(&ag.conf, ag.src);
+	ctl_prefetch_init(ag.saj, &ag.conf);
 	ret = ctl_lookup_init(ag.saj, &ag.conf, ag.src, on_lookup_failed);
 	if (ret) {
 		log_err("lookup cache: %s", strerror(-ret));

@@ -54,6 +54,7 @@ static const struct ac_key {
 	{ "sa_timeout", AC_U32, M(sa_timeout), 10, 60000, 0, 0 },
 	{ "sa_retries", AC_U32, M(sa_retries), 0, 20, 0, 0 },
 	{ "sa_depth", AC_U32, M(sa_depth), 1, ATS_WINDOW_DEPTH_MAX, 1, 0 },
+	{ "prefetch_max", AC_U32, M(prefetch_max), 0, AGENT_PREFETCH_MAX, 0, 0 },
 	{ "backoff_max", AC_U32, M(backoff_max), 1, 3600, 0, 0 },
 	{ "lease", AC_LEASE, M(lease), 1, UINT32_MAX, 0, 0 },
 	{ "log_level", AC_LOGLEVEL, M(log_level), 0, 0, 0, 0 },

@@ -48,6 +48,9 @@ enum agent_membership {
 	AGENT_MEMBERSHIP_MANAGE,   /* join, rejoin after SM loss, leave at exit */
 };
 
+/* The most records prefetch_max may name: the lookup cache's size. */
+#define AGENT_PREFETCH_MAX 16384
+
 struct agent_conf {
 	char ca[64];
 	uint32_t port;
@@ -60,6 +63,7 @@ struct agent_conf {
 	uint32_t sa_timeout;        /* ms */
 	uint32_t sa_retries;
 	uint32_t sa_depth;          /* SA lookups in flight at once */
+	uint32_t prefetch_max;      /* read the ATS table ahead up to this size */
 	uint32_t backoff_max;       /* s */
 	uint32_t lease;             /* s, 0xFFFFFFFF infinite */
 	int liveness;               /* answer vendor class 0x34 */

@@ -569,6 +569,58 @@ int ats_query_finish(struct sa_client *sa, const struct ats_lookup *l, int err,
 	return 0;
 }
 
+/* Records by the address they hold (undecodable ones last). */
+static int by_ip(const void *a, const void *b)
+{
+	const struct sr_record *x = a, *y = b;
+	struct ats_ip ix, iy;
+	int bx = ats_ip_decode(x->data8, &ix, NULL) != 0, by = ats_ip_decode(y->data8, &iy, NULL) != 0;
+
+	if (bx || by)
+		return bx - by;
+	if (ix.family != iy.family)
+		return ix.family < iy.family ? -1 : 1;
+	return memcmp(&ix.addr, &iy.addr, sizeof(ix.addr));
+}
+
+int ats_query_forward_each(const struct ats_set *all, ats_query_forward_fn *fn, void *ctx)
+{
+	struct sr_record *v;
+	size_t i, k;
+	int ret = 0;
+
+	if (!all->n)
+		return 0;
+	v = malloc(all->n * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	memcpy(v, all->recs, all->n * sizeof(*v));
+	qsort(v, all->n, sizeof(*v), by_ip);
+	for (i = 0; i < all->n && !ret; i = k) {
+		struct ats_set s = { 0 };
+		struct ats_ip ip;
+
+		if (ats_ip_decode(v[i].data8, &ip, NULL))
+			break;
+		for (k = i + 1; k < all->n && !by_ip(&v[i], &v[k]); k++)
+			;
+		/* A forward lookup's answer, as ats_query_forward makes it. */
+		s.recs = malloc((k - i) * sizeof(*s.recs));
+		if (!s.recs) {
+			ret = -ENOMEM;
+			break;
+		}
+		memcpy(s.recs, v + i, (k - i) * sizeof(*s.recs));
+		s.n = k - i;
+		set_sort(&s);
+		forward_keep(&s, &ip);
+		ret = fn(&ip, s.recs, s.n, ctx);
+		ats_query_set_free(&s);
+	}
+	free(v);
+	return ret;
+}
+
 int ats_query_lookup(struct sa_client *sa, const struct ats_lookup *l, struct ats_set *out)
 {
 	uint64_t sent = sa_client_requests(sa);

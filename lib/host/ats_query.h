@@ -91,6 +91,14 @@ int ats_query_finish(struct sa_client *sa, const struct ats_lookup *l, int err,
  * _reverse or _primary (its one record in out). */
 int ats_query_lookup(struct sa_client *sa, const struct ats_lookup *l, struct ats_set *out);
 
+/* Each address of all (ats_query_all's answer) with the answer
+ * ats_query_forward would give for it in that partition: a table read
+ * once answers every forward lookup it holds (atsd's prefetch). Stops at
+ * fn's first non-zero return, which it returns. */
+typedef int ats_query_forward_fn(const struct ats_ip *ip, const struct sr_record *recs,
+				 size_t n, void *ctx);
+int ats_query_forward_each(const struct ats_set *all, ats_query_forward_fn *fn, void *ctx);
+
 /* Every record of one GID that claims to be ATS (an ATS SID or the ATS
  * name, in any PKey), for an audit (ats_audit.h); appended to out, in
  * the order found. pkeys: the partitions a SID with records in several

@@ -74,6 +74,8 @@ const char *const atsd_proto_stat_names[ATSD_STATS] = {
 	[ATSD_S_SA_INFLIGHT_MAX] = "sa_inflight_max",
 	[ATSD_S_SA_RESENT] = "sa_resent",
 	[ATSD_S_SA_TIMEOUTS] = "sa_timeouts",
+	[ATSD_S_PREFETCHES] = "prefetches",
+	[ATSD_S_PREFETCH_RECORDS] = "prefetch_records",
 };
 
 /* snprintf's count, kept inside buf for the next append. */

@@ -10,7 +10,7 @@ LOOKUP="$top_builddir/tests/tools/.libs/ibats_lookup"
 [ -x "$LOOKUP" ] || LOOKUP="$top_builddir/tests/tools/ibats_lookup"
 N=12
 
-fabric_up fabric4.net host1 host3
+fabric_up fabric4.net host1 host2 host3
 addrs=("address 10.0.1.1 primary")
 for i in $(seq 2 $N); do
 	addrs+=("address 10.0.1.$i")
@@ -83,6 +83,29 @@ print(buf.decode().replace(\"\\n\",\" \"))' '$RUN/atsd-host3.sock' '$RUN/pipe.in
 check_out "libibats: threads sharing a handle each get their own address's record" \
 	"^$N thread\(s\): 0 different answer\(s\)$" \
 	on host3 "$LOOKUP" -n -d 4 -T $N -R $N -c 20 resolve 10.0.1.1
+# Read ahead (prefetch_max): host2 reads the table once the SA answers
+# and answers its addresses from the cache, exactly as the SA does.
+agent_start host2 "prefetch_max 100"
+read_ahead() {
+	agent host2 stats | grep -q '^prefetches 1$'
+}
+check "host2 read the ATS table ahead" wait_for "a prefetch" 10 read_ahead
+check_out "... all of host1's records" "^prefetch_records $N$" agent host2 stats
+q0=$(agent host2 stats | awk '$1 == "sa_queries" { print $2 }')
+for i in 1 7 12; do
+	check_out "10.0.1.$i from the table: the SA's own answer" \
+		"^$(agent host3 resolve "10.0.1.$i" | sed 's/[.()]/\\&/g')\$" agent host2 resolve "10.0.1.$i"
+done
+check_out "... without asking the SA" "^sa_queries $q0$" agent host2 stats
+check_rc "an address not in the table still goes to the SA" 1 "no ATS record" \
+	agent host2 resolve 10.0.9.9
+check_out "... one SA lookup" "^sa_lookups 1$" agent host2 stats
+stop_pid "$(agent_pid host2)"
+agent_start host2 "prefetch_max 5"
+check "a table larger than prefetch_max is not kept" wait_for "the log line" 10 \
+	grep -q "holds $N records, more than prefetch_max 5" "$RUN/atsd-host2.log"
+check_out "... and nothing was read ahead" "^prefetches 0$" agent host2 stats
+
 check_rc "libibats: sa_depth above 256 is refused" 2 "Invalid argument" \
 	on host3 "$LOOKUP" -n -d 257 resolve 10.0.1.1
 finish

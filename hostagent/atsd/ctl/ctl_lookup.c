@@ -266,6 +266,13 @@ static void lookup_done(struct saj *j, void *ctx)
 		lk.sa_failed();
 }
 
+/* A cache key: kind, the canonical text of the value, the P_Key. */
+static void lookup_key(enum saj_kind kind, const char *text, uint16_t pkey, char *key,
+		       size_t len)
+{
+	snprintf(key, len, "%d %s %04x", kind, text, pkey);
+}
+
 /* Canonical key: the parsed value, not the text. */
 static int parse_key(enum saj_kind kind, const char *arg, const char *pk,
 		     struct saj_lookup *l, char *key, size_t len, int slot)
@@ -285,8 +292,23 @@ static int parse_key(enum saj_kind kind, const char *arg, const char *pk,
 		ats_ip_format(&l->ip, text, sizeof(text));
 	else
 		ats_gid_format(l->gid, text, sizeof(text));
-	snprintf(key, len, "%d %s %04x", kind, text, l->pkey);
+	lookup_key(kind, text, l->pkey, key, len);
 	return 0;
+}
+
+int ctl_lookup_prefill(const struct ats_ip *ip, uint16_t pkey, const struct sr_record *recs,
+		       size_t n)
+{
+	char key[CACHE_KEY_MAX], text[ATS_IP_STRLEN];
+	int64_t now = mono_ms();
+
+	/* What the SA said; a gone port's records are not kept (as
+	 * cache_answer). */
+	if (!n || !lk.conf->cache_ttl || holds_gone(recs, n, now))
+		return 0;
+	ats_ip_format(ip, text, sizeof(text));
+	lookup_key(SAJ_FORWARD, text, pkey, key, sizeof(key));
+	return cache_put(lk.cache, key, recs, n, now + (int64_t)lk.conf->cache_ttl * 1000);
 }
 
 void ctl_lookup_request(int slot, enum saj_kind kind, const char *arg, const char *pk)

@@ -31,6 +31,11 @@ void ctl_lookup_fini(void);
  * when the SA does not answer, with local records marked ATSD_REC_LOCAL
  * if the host knows any. */
 void ctl_lookup_request(int slot, enum saj_kind kind, const char *arg, const char *pk);
+/* A forward lookup's answer for ip in pkey's partition, read from the
+ * whole table (ctl_prefetch.h), into the cache as if the SA had given it
+ * to that lookup (cache_ttl; never a negative one). 0 or -errno. */
+int ctl_lookup_prefill(const struct ats_ip *ip, uint16_t pkey, const struct sr_record *recs,
+		       size_t n);
 /* The cached answers are stale (records or the SM changed). */
 void ctl_lookup_cache_clear(void);
 /* The SA reported gid out of service (trap 65): its cached answers go,

@@ -9,6 +9,7 @@
 #include "ctl_auth.h"
 #include "ctl_cm.h"
 #include "ctl_lookup.h"
+#include "ctl_prefetch.h"
 #include "ctl_records.h"
 #include "ctl_sock.h"
 #include "ctl_verbs.h"
@@ -43,6 +44,7 @@ static void v_resolve(int slot, char **argv, int argc)
 void ctl_verbs_stats_collect(uint64_t v[ATSD_STATS])
 {
 	struct ctl_lookup_stats ls;
+	struct ctl_prefetch_stats ps;
 	struct own_records_stats os;
 	struct subs_stats ss;
 	const struct mport_info *port;
@@ -74,6 +76,9 @@ void ctl_verbs_stats_collect(uint64_t v[ATSD_STATS])
 	v[ATSD_S_SA_INFLIGHT_MAX] = ls.window.inflight_max;
 	v[ATSD_S_SA_RESENT] = ls.window.resent;
 	v[ATSD_S_SA_TIMEOUTS] = ls.window.timeouts;
+	ctl_prefetch_stats(&ps);
+	v[ATSD_S_PREFETCHES] = ps.tables;
+	v[ATSD_S_PREFETCH_RECORDS] = ps.records;
 	v[ATSD_S_LID] = known ? port->lid : 0;
 	v[ATSD_S_SM_LID] = known ? port->sm_lid : 0;
 	v[ATSD_S_SUBSCRIBED] = (uint64_t)ss.active;

@@ -40,6 +40,8 @@ static const struct {
 	[ATSD_S_SA_INFLIGHT_MAX] = { PROM_GAUGE, "SA lookups in flight at once, at most so far." },
 	[ATSD_S_SA_RESENT] = { PROM_COUNTER, "SA lookup requests sent again after a timeout." },
 	[ATSD_S_SA_TIMEOUTS] = { PROM_COUNTER, "SA lookups that ran out of retries." },
+	[ATSD_S_PREFETCHES] = { PROM_COUNTER, "ATS tables read ahead into the cache (prefetch_max)." },
+	[ATSD_S_PREFETCH_RECORDS] = { PROM_GAUGE, "Records of the last table read ahead." },
 };
 
 /* Every series carries the port (ca, port): the atsd of each port of a

@@ -150,6 +150,34 @@ static struct saj *lookup_done(struct ats_window_req *r)
 	return j;
 }
 
+/* The ATS table of a partition, one SubnAdmGetTable: without RMPP it
+ * would be a walk of the whole SID block per GID, which a prefetch is
+ * not worth. */
+static void run_table(struct sa_thread *t, struct saj *j)
+{
+	struct saj_lookup *l = &j->u.lookup;
+	struct ats_set s;
+	int ret = -EOPNOTSUPP;
+
+	memset(&s, 0, sizeof(s));
+	if (sa_client_rmpp_state(t->sa) != 0)
+		ret = ats_query_all(t->sa, l->pkey, &s);
+	if (!ret && s.walked) {
+		ats_query_set_free(&s);
+		ret = -EOPNOTSUPP;
+	}
+	j->err = ret;
+	j->sa_status = sa_client_last_status(t->sa);
+	j->queries += s.queries;
+	if (ret)
+		snprintf(j->errmsg, sizeof(j->errmsg), "%s", ret == -EOPNOTSUPP ?
+			 "no RMPP on the path to the SA" : j->sa_status ?
+			 sa_status_str(j->sa_status) : strerror(-ret));
+	free(s.idx);
+	l->recs = ret ? NULL : s.recs;
+	l->nrecs = ret ? 0 : s.n;
+}
+
 static void run_cm(struct sa_thread *t, struct saj *j)
 {
 	struct saj_cm *c = &j->u.cm;
@@ -210,6 +238,9 @@ static void run(struct sa_thread *t, struct saj *j)
 		return;
 	case SAJ_INFORM:
 		subs_exec_run(t->sa, j);
+		return;
+	case SAJ_TABLE:
+		run_table(t, j);
 		return;
 	default:
 		j->err = -EINVAL;

@@ -15,6 +15,7 @@ size_t saj_size(enum saj_kind kind)
 	case SAJ_FORWARD:
 	case SAJ_REVERSE:
 	case SAJ_PRIMARY:
+	case SAJ_TABLE:
 		return head + sizeof(struct saj_lookup);
 	case SAJ_IPOIB:
 		return head + sizeof(struct saj_ipoib);
@@ -56,7 +57,7 @@ void saj_free(struct saj *j)
 		free(j->u.sync.filed);
 		free(j->u.sync.unsaved);
 	} else if (j->kind == SAJ_FORWARD || j->kind == SAJ_REVERSE ||
-		   j->kind == SAJ_PRIMARY) {
+		   j->kind == SAJ_PRIMARY || j->kind == SAJ_TABLE) {
 		free(j->u.lookup.recs);
 	}
 	free(j);

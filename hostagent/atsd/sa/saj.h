@@ -32,6 +32,7 @@ enum saj_kind {
 	SAJ_CONNS,    /* list the connections by IP (rcm.h) */
 	SAJ_INFORM,   /* subscribe to traps 64/65 at the SA, or unsubscribe */
 	SAJ_REPORT,   /* a Report the SA sent: posted by the thread, never submitted */
+	SAJ_TABLE,    /* every ATS record of a partition (atsd's prefetch) */
 	SAJ_KINDS
 };
 
@@ -82,7 +83,7 @@ struct saj_sync {
 	size_t nunsaved;
 };
 
-struct saj_lookup {             /* SAJ_FORWARD, SAJ_REVERSE, SAJ_PRIMARY */
+struct saj_lookup {             /* SAJ_FORWARD, SAJ_REVERSE, SAJ_PRIMARY, SAJ_TABLE */
 	struct ats_ip ip;
 	uint8_t gid[16];
 	uint16_t pkey;

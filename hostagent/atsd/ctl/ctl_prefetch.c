@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
+/* The lookup cache filled ahead (ctl_prefetch.h). */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "core/mono.h"
+#include "ctl_lookup.h"
+#include "ctl_prefetch.h"
+#include "host/ats_query.h"
+
+static struct {
+	struct sa_thread *saj;
+	const struct agent_conf *conf;
+	int armed;          /* the SA answered: reads may start */
+	int busy;           /* a read is with the SA thread */
+	int too_large;      /* the last table exceeded prefetch_max */
+	int failing;        /* the last read failed (said once) */
+	int redo;           /* the SM changed during a read */
+	int64_t due_ms;     /* the next read, INT64_MAX none */
+	struct ctl_prefetch_stats st;
+} pf = { .due_ms = INT64_MAX };
+
+void ctl_prefetch_init(struct sa_thread *saj, const struct agent_conf *conf)
+{
+	pf.saj = saj;
+	pf.conf = conf;
+}
+
+void ctl_prefetch_start(void)
+{
+	if (!pf.armed && pf.conf->prefetch_max) {
+		pf.armed = 1;
+		pf.due_ms = mono_ms();
+	}
+}
+
+void ctl_prefetch_sm_changed(void)
+{
+	pf.too_large = 0;
+	pf.redo = pf.busy;
+	if (pf.armed && pf.conf->prefetch_max)
+		pf.due_ms = mono_ms();
+}
+
+static int fill(const struct ats_ip *ip, const struct sr_record *recs, size_t n, void *ctx)
+{
+	const struct saj_lookup *l = ctx;
+
+	/* A failed put costs a lookup later, nothing else. */
+	(void)ctl_lookup_prefill(ip, l->pkey, recs, n);
+	return 0;
+}
+
+static void table_done(struct saj *j, void *ctx)
+{
+	struct saj_lookup *l = &j->u.lookup;
+	struct ats_set all = { .recs = l->recs, .n = l->nrecs };
+	int64_t ttl = (int64_t)(pf.conf->cache_ttl ? pf.conf->cache_ttl : 60) * 1000;
+
+	(void)ctx;
+	pf.busy = 0;
+	pf.due_ms = mono_ms() + (pf.redo ? 0 : ttl);
+	pf.redo = 0;
+	if (j->err) {
+		if (!pf.failing)
+			log_warn("cannot read the ATS table ahead (prefetch_max): %s; "
+				 "lookups ask the SA", j->errmsg);
+		pf.failing = 1;
+		return;
+	}
+	if (pf.failing)
+		log_info("the ATS table is read ahead again");
+	pf.failing = 0;
+	if (l->nrecs > pf.conf->prefetch_max) {
+		log_info("the ATS table holds %zu records, more than prefetch_max %u: "
+			 "not read ahead again until the SM changes; lookups ask the SA",
+			 l->nrecs, pf.conf->prefetch_max);
+		pf.too_large = 1;
+		pf.due_ms = INT64_MAX;
+		return;
+	}
+	if (ats_query_forward_each(&all, fill, l))
+		log_debug("prefetch: out of memory, part of the table cached");
+	pf.st.tables++;
+	pf.st.records = l->nrecs;
+}
+
+int64_t ctl_prefetch_timers(int64_t now)
+{
+	struct saj *j;
+
+	if (!pf.armed || !pf.conf->prefetch_max || pf.too_large || pf.busy)
+		return INT64_MAX;
+	if (now < pf.due_ms)
+		return pf.due_ms;
+	j = saj_new(SAJ_TABLE, table_done, NULL);
+	if (!j)
+		return now + 1000;
+	j->u.lookup.pkey = ATS_PKEY_DEFAULT;
+	pf.busy = 1;
+	sa_thread_submit(pf.saj, j);
+	return INT64_MAX;
+}
+
+void ctl_prefetch_stats(struct ctl_prefetch_stats *st)
+{
+	*st = pf.st;
+}

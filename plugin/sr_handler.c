@@ -604,9 +604,8 @@ static void sr_get(struct glue_sa_req *sreq)
 		log_unknown_lid(sreq, "not answered, as OpenSM does");
 		return;
 	}
-	if (srindex_query(mirror_index(), mad + SA_OFF_DATA, wire_get64(mad + SA_OFF_COMP_MASK),
-			  add_answer, &w) < 0)
-		w.err = -ENOMEM;
+	srindex_query(mirror_index(), mad + SA_OFF_DATA, wire_get64(mad + SA_OFF_COMP_MASK),
+		      add_answer, &w);
 	glue_unlock();
 	account(&H.get_indexed, &H.get_ns, t0);
 	get_answer(sreq, mad[MAD_OFF_METHOD], &w);

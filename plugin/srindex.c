@@ -549,6 +549,23 @@ struct srx_ent *srindex_find_rid(const struct srx *x, const uint8_t *rec)
 	return e ? &x->ent[e - 1] : NULL;
 }
 
+static void prefetch(const struct srx *x, unsigned k, const uint8_t *key)
+{
+	const struct srx_tab *t = &x->tab[k];
+
+	__builtin_prefetch(&t->slot[home(t, key_hash(k, key))]);
+}
+
+void srindex_prefetch_rid(const struct srx *x, const uint8_t *rec)
+{
+	prefetch(x, K_RID, rec_key(K_RID, rec));
+}
+
+void srindex_prefetch_data8(const struct srx *x, const uint8_t *data8)
+{
+	prefetch(x, K_DATA8, data8);
+}
+
 int srindex_unhook(struct srx *x, struct srx_ent *e)
 {
 	/* Room for the new address's key before the old one is let go. */

@@ -51,6 +51,12 @@ int srindex_add(struct srx *x, void *handle);
 int srindex_add_charged(struct srx *x, void *handle, uint64_t who);
 size_t srindex_charged(const struct srx *x, uint64_t who);
 struct srx_ent *srindex_find_rid(const struct srx *x, const uint8_t *rec);
+/* Start loading the table slot where rec's RID, or the address data8, is
+ * looked up, so that the cache misses of the several lookups of one Set
+ * overlap instead of following each other (with 100k records and more
+ * the tables are out of cache: issue 27's profile). */
+void srindex_prefetch_rid(const struct srx *x, const uint8_t *rec);
+void srindex_prefetch_data8(const struct srx *x, const uint8_t *data8);
 /* Around an in-place update of an entry's record with one of the same
  * RID (it keeps its place in the order). unhook: -ENOMEM, and nothing
  * changed, when the address table could not make room for the new one. */

@@ -119,6 +119,21 @@ static int gather(const struct glue_port *port, const struct osmats_conf *c,
 	size_t nfound = 0, nkeys, i;
 	uint64_t tgt;
 
+	/* A Set's peers: the GID's primary and, for the port-duplicate rule,
+	 * this SID, each under both membership forms of the partition, and
+	 * the records of its address. Their table slots are fetched first,
+	 * together: out of cache (100k records and more) the misses overlap,
+	 * with each other and with OpenSM's port lookups below. */
+	nkeys = req->method == SA_METHOD_DELETE ? 0 : req->rec.id == ATS_SID_PRIMARY ? 2 : 3;
+	memset(key, 0, sizeof(key));
+	for (i = 0; i < nkeys; i++) {
+		memcpy(key[i] + SR_OFF_GID, req->rec.gid, 16);
+		wire_put64(key[i] + SR_OFF_ID, i < 2 ? ATS_SID_PRIMARY : req->rec.id);
+		wire_put16(key[i] + SR_OFF_PKEY, (uint16_t)(req->rec.pkey ^ (i == 1 ? 0 : 0x8000)));
+		srindex_prefetch_rid(idx, key[i]);
+	}
+	if (nkeys)
+		srindex_prefetch_data8(idx, req->rec.data8);
 	f->req_guid = glue_port_guid(port);
 	/* The GID's interface ID may be the port GUID or an alias of it. */
 	tgt = glue_port_of_gid(req->rec.gid);
@@ -139,19 +154,6 @@ static int gather(const struct glue_port *port, const struct osmats_conf *c,
 			srindex_each_gid(idx, req->rec.gid, add_peer, &w);
 		return f->err;
 	}
-	/* The GID's primary and, for the port-duplicate rule, this SID, each
-	 * under both membership forms of the partition. Their table slots and
-	 * the address's are fetched together: out of cache (100k records and
-	 * more), the misses overlap. */
-	nkeys = req->rec.id == ATS_SID_PRIMARY ? 2 : 3;
-	memset(key, 0, sizeof(key));
-	for (i = 0; i < nkeys; i++) {
-		memcpy(key[i] + SR_OFF_GID, req->rec.gid, 16);
-		wire_put64(key[i] + SR_OFF_ID, i < 2 ? ATS_SID_PRIMARY : req->rec.id);
-		wire_put16(key[i] + SR_OFF_PKEY, (uint16_t)(req->rec.pkey ^ (i == 1 ? 0 : 0x8000)));
-		srindex_prefetch_rid(idx, key[i]);
-	}
-	srindex_prefetch_data8(idx, req->rec.data8);
 	for (i = 0; i < nkeys; i++) {
 		const struct srx_ent *e;
 		size_t j;

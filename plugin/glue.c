@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -347,6 +348,11 @@ void glue_sr_walk(int oldest_first, glue_sr_fn fn, void *arg)
 const uint8_t *glue_sr_rec(const void *rec)
 {
 	return (const uint8_t *)&((const osm_svcr_t *)rec)->service_record;
+}
+
+size_t glue_sr_rec_offset(void)
+{
+	return offsetof(osm_svcr_t, service_record);
 }
 
 /* The SR_SIZE wire bytes as OpenSM's record (the layouts are the same). */

@@ -101,6 +101,8 @@ size_t glue_sr_count(void);
 typedef int (*glue_sr_fn)(void *rec, const uint8_t *bytes, void *arg);
 void glue_sr_walk(int oldest_first, glue_sr_fn fn, void *arg);
 const uint8_t *glue_sr_rec(const void *rec);
+/* Where those bytes are in every record: glue_sr_rec(rec) - rec. */
+size_t glue_sr_rec_offset(void);
 /* Exclusive lock: a new record at the head (NULL when out of memory),
  * one replaced in place by bytes of the same RID, one removed and
  * freed. */

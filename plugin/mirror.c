@@ -20,7 +20,7 @@ static struct {
 
 int mirror_init(void)
 {
-	if (srindex_init(&M.idx))
+	if (srindex_init(&M.idx, glue_sr_rec_offset()))
 		return -ENOMEM;
 	M.stale = 1;
 	return 0;
@@ -56,7 +56,7 @@ static int add_one(void *rec, const uint8_t *bytes, void *arg)
 {
 	int *err = arg;
 
-	*err = srindex_add_charged(M.idx, bytes, rec, glue_port_of_gid(bytes + SR_OFF_GID));
+	*err = srindex_add_charged(M.idx, rec, glue_port_of_gid(bytes + SR_OFF_GID));
 	return *err;
 }
 
@@ -106,14 +106,15 @@ void *mirror_set(const uint8_t *rec, uint64_t charge)
 	void *h;
 
 	if (e) {
-		h = srindex_handle(e);
-		srindex_unhook(M.idx, e);
+		h = srindex_handle(M.idx, e);
+		if (srindex_unhook(M.idx, e))
+			return NULL;
 		glue_sr_replace(h, rec);
 		srindex_rehook(M.idx, e);
 		return h;
 	}
 	h = glue_sr_insert(rec);
-	if (h && srindex_add_charged(M.idx, glue_sr_rec(h), h, charge))
+	if (h && srindex_add_charged(M.idx, h, charge))
 		invalidate();
 	return h;
 }
@@ -125,7 +126,7 @@ int mirror_delete(const uint8_t *rec, uint8_t *gone)
 
 	if (!e)
 		return -ENOENT;
-	h = srindex_handle(e);
+	h = srindex_handle(M.idx, e);
 	memcpy(gone, glue_sr_rec(h), SR_SIZE);
 	srindex_del(M.idx, e);
 	glue_sr_remove(h);
@@ -136,7 +137,7 @@ void mirror_remove(void *handle)
 {
 	struct srx_ent *e = srindex_find_rid(M.idx, glue_sr_rec(handle));
 
-	if (e && srindex_handle(e) == handle)
+	if (e && srindex_handle(M.idx, e) == handle)
 		srindex_del(M.idx, e);
 	else
 		invalidate();

@@ -4,6 +4,7 @@
 #include "shadow.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,7 +36,7 @@ int shadow_init(struct shadow **out)
 {
 	struct shadow *s = calloc(1, sizeof(*s));
 
-	if (!s || srindex_init(&s->idx)) {
+	if (!s || srindex_init(&s->idx, offsetof(struct srec, rec))) {
 		free(s);
 		return -ENOMEM;
 	}
@@ -45,8 +46,7 @@ int shadow_init(struct shadow **out)
 
 static int free_one(const struct srx_ent *e, void *arg)
 {
-	(void)arg;
-	free(srindex_handle(e));
+	free(srindex_handle(arg, e));
 	return 0;
 }
 
@@ -54,7 +54,7 @@ static void free_all(struct shadow *s)
 {
 	static const uint8_t any[SR_SIZE];
 
-	srindex_query(s->idx, any, 0, free_one, NULL);
+	srindex_query(s->idx, any, 0, free_one, s->idx);
 	srindex_clear(s->idx);
 }
 
@@ -83,8 +83,9 @@ int shadow_set(struct shadow *s, const uint8_t *rec, int64_t lease_end_ms)
 	struct srec *r;
 
 	if (e) {
-		r = srindex_handle(e);
-		srindex_unhook(s->idx, e);
+		r = srindex_handle(s->idx, e);
+		if (srindex_unhook(s->idx, e))
+			return -ENOMEM;
 		memcpy(r->rec, rec, SR_SIZE);
 		r->lease_end_ms = lease_end_ms;
 		srindex_rehook(s->idx, e);
@@ -95,7 +96,7 @@ int shadow_set(struct shadow *s, const uint8_t *rec, int64_t lease_end_ms)
 		return -ENOMEM;
 	memcpy(r->rec, rec, SR_SIZE);
 	r->lease_end_ms = lease_end_ms;
-	if (srindex_add(s->idx, r->rec, r)) {
+	if (srindex_add(s->idx, r)) {
 		free(r);
 		return -ENOMEM;
 	}
@@ -109,7 +110,7 @@ int shadow_delete(struct shadow *s, const uint8_t *rec)
 
 	if (!e)
 		return -ENOENT;
-	r = srindex_handle(e);
+	r = srindex_handle(s->idx, e);
 	srindex_del(s->idx, e);
 	free(r);
 	return 0;
@@ -125,6 +126,7 @@ void shadow_move(struct shadow *to, struct shadow *from)
 }
 
 struct collect {
+	const struct srx *idx;
 	const struct srec **v;
 	size_t n;
 };
@@ -133,14 +135,14 @@ static int collect_one(const struct srx_ent *e, void *arg)
 {
 	struct collect *c = arg;
 
-	c->v[c->n++] = srindex_handle(e);
+	c->v[c->n++] = srindex_handle(c->idx, e);
 	return 0;
 }
 
 int shadow_each_oldest_first(const struct shadow *s, shadow_fn fn, void *arg)
 {
 	static const uint8_t any[SR_SIZE];
-	struct collect c = { .n = 0 };
+	struct collect c = { .idx = s->idx, .n = 0 };
 	size_t n = srindex_count(s->idx), i;
 	int ret = 0;
 

@@ -17,38 +17,69 @@ static const struct {
 	[K_DATA8] = { SR_OFF_DATA8, 16 },
 };
 
+#define NIL UINT32_MAX
+
+/* Entries live in one array, in the order they were added (the index is
+ * the age: larger is newer), so the list's newest-first order costs no
+ * sequence number and no list links. A deleted entry leaves a hole
+ * (rec NULL) until the array is compacted. */
 struct srx_ent {
-	const uint8_t *rec;              /* the caller's record, not a copy */
-	void *handle;
-	struct srx_charge *charge;
-	uint64_t seq;                    /* larger is newer */
-	struct srx_ent *chain[SRX_NKEYS];
-	struct srx_ent *newer, *older;
+	const uint8_t *rec;              /* in the caller's object, not a copy */
 };
 
-/* Records charged to one port (srindex_add_charged). */
+/* The rest of an entry, apart so that srx_ent stays one pointer: the
+ * charge it counts in and, for the two keys many records share, the next
+ * older entry of the same key. */
+struct srx_link {
+	uint32_t charge;
+	uint32_t next[2];                /* [0] GID, [1] ServiceData8 */
+};
+
+/* Open addressing, linear probing, one slot per distinct key: the key's
+ * 32-bit hash (which gives its home slot, kept so that a probe rejects
+ * other keys without touching their records, and so that growth and
+ * deletion rehome without rehashing) and its newest entry + 1 (0: empty).
+ * 8 bytes a key against a chained table's pointer per bucket plus one per
+ * entry and key. */
+struct srx_slot {
+	uint32_t hash;
+	uint32_t ent;
+};
+
+struct srx_tab {
+	struct srx_slot *slot;
+	uint32_t size;                   /* slots, any number: see home() */
+	uint32_t keys;
+};
+
+/* Records charged to one port (srindex_add_charged): in an array, chained
+ * by bucket, deleted ones on a free list. */
 struct srx_charge {
 	uint64_t who;
-	size_t n;
-	struct srx_charge *next;
+	uint32_t n;
+	uint32_t next;
 };
 
 #define SRX_CHARGE_BUCKETS 4096 /* ports of a subnet: at most 48K LIDs */
 
 struct srx {
-	struct srx_charge *charge[SRX_CHARGE_BUCKETS];
-	struct srx_ent **bucket[SRX_NKEYS];
-	size_t nbuckets;                 /* power of two */
-	size_t n;
-	uint64_t seq;
-	struct srx_ent *newest, *oldest;
+	size_t rec_off;
+	struct srx_ent *ent;
+	struct srx_link *link;
+	uint32_t cap, top;               /* allocated, used (with holes) */
+	uint32_t n;
+	struct srx_tab tab[SRX_NKEYS];
+	uint32_t charge_head[SRX_CHARGE_BUCKETS];
+	struct srx_charge *charge;
+	uint32_t charge_cap, charge_top, charge_free;
 };
 
-#define SRX_MIN_BUCKETS 64
+#define SRX_MIN_SLOTS 64
+#define SRX_MIN_ENTS 64
 
 /* MurmurHash3's 64-bit finalizer: every input bit reaches every output
  * bit, so keys that differ only in a few high bytes (GIDs on one subnet,
- * IPv4 addresses in ServiceData8) still spread over all buckets. */
+ * IPv4 addresses in ServiceData8) still spread over all slots. */
 static uint64_t fmix64(uint64_t h)
 {
 	h ^= h >> 33;
@@ -83,11 +114,11 @@ static const uint8_t *rec_key(unsigned k, const uint8_t *rec)
 
 /* ServiceData8 octets 10 and 11 are where the two encodings of an IPv4
  * address differ (::a.b.c.d, ::ffff:a.b.c.d; ATS 3.1). They are left out
- * of its hash, so a lookup of either form, which leaves them out of the
- * component mask, narrows to one bucket. */
+ * of its key, so a lookup of either form, which leaves them out of the
+ * component mask, finds one key's records. */
 #define DATA8_FORM_OCTET 10
 
-static size_t slot(const struct srx *x, unsigned k, const uint8_t *key)
+static uint32_t key_hash(unsigned k, const uint8_t *key)
 {
 	uint8_t d8[16];
 
@@ -96,7 +127,7 @@ static size_t slot(const struct srx *x, unsigned k, const uint8_t *key)
 		d8[DATA8_FORM_OCTET] = d8[DATA8_FORM_OCTET + 1] = 0;
 		key = d8;
 	}
-	return hash_bytes(key, srx_keys[k].len) & (x->nbuckets - 1);
+	return (uint32_t)(hash_bytes(key, srx_keys[k].len) >> 32);
 }
 
 static int has_key(unsigned k, const uint8_t *rec, const uint8_t *key)
@@ -104,102 +135,214 @@ static int has_key(unsigned k, const uint8_t *rec, const uint8_t *key)
 	return !memcmp(rec_key(k, rec), key, srx_keys[k].len);
 }
 
-static int alloc_buckets(struct srx_ent **b[SRX_NKEYS], size_t n)
+/* Whether rec is under key in table k: for ServiceData8, equal but for
+ * the form octets. */
+static int same_key(unsigned k, const uint8_t *rec, const uint8_t *key)
 {
-	unsigned k;
+	const uint8_t *r = rec_key(k, rec);
 
-	for (k = 0; k < SRX_NKEYS; k++) {
-		b[k] = calloc(n, sizeof(*b[k]));
-		if (!b[k]) {
-			while (k--)
-				free(b[k]);
-			return -ENOMEM;
-		}
-	}
+	if (k != K_DATA8)
+		return has_key(k, rec, key);
+	return !memcmp(r, key, DATA8_FORM_OCTET) &&
+	       !memcmp(r + DATA8_FORM_OCTET + 2, key + DATA8_FORM_OCTET + 2,
+		       16 - DATA8_FORM_OCTET - 2);
+}
+
+static int tab_alloc(struct srx_tab *t, uint32_t slots)
+{
+	t->slot = calloc(slots, sizeof(*t->slot));
+	if (!t->slot)
+		return -ENOMEM;
+	t->size = slots;
+	t->keys = 0;
 	return 0;
 }
 
-int srindex_init(struct srx **out)
+/* The hash scaled to the table (Lemire's multiply-shift range
+ * reduction): no power-of-two size, so a table is sized to its keys, not
+ * up to twice that. */
+static uint32_t home(const struct srx_tab *t, uint32_t h)
+{
+	return (uint32_t)(((uint64_t)h * t->size) >> 32);
+}
+
+static uint32_t step(const struct srx_tab *t, uint32_t i)
+{
+	return i + 1 == t->size ? 0 : i + 1;
+}
+
+/* Slots from a to b going forward. */
+static uint32_t dist(const struct srx_tab *t, uint32_t a, uint32_t b)
+{
+	return b >= a ? b - a : b + t->size - a;
+}
+
+/* The slot of key in table k, or of the empty slot where it would go. */
+static uint32_t tab_find(const struct srx *x, unsigned k, const uint8_t *key, uint32_t h)
+{
+	const struct srx_tab *t = &x->tab[k];
+	uint32_t i;
+
+	for (i = home(t, h); t->slot[i].ent; i = step(t, i))
+		if (t->slot[i].hash == h && same_key(k, x->ent[t->slot[i].ent - 1].rec, key))
+			break;
+	return i;
+}
+
+/* At most 7/8 full, grown to 5/8: linear probing then takes on average
+ * 1.5 to 4.5 slots a hit, 3.8 to 32 a miss (Knuth 6.4), eight slots to
+ * a cache line; a slot costs 9 to 13 bytes a key. */
+static int tab_full(const struct srx_tab *t)
+{
+	return (uint64_t)(t->keys + 1) * 8 > (uint64_t)t->size * 7;
+}
+
+/* Room for one more key: -ENOMEM when the table had to grow and could not. */
+static int tab_reserve(struct srx_tab *t)
+{
+	struct srx_tab n;
+	uint32_t i, j;
+
+	if (!tab_full(t))
+		return 0;
+	if (t->keys >= UINT32_MAX / 2 || tab_alloc(&n, (uint32_t)((uint64_t)t->keys * 8 / 5)))
+		return -ENOMEM;
+	for (i = 0; i < t->size; i++) {
+		if (!t->slot[i].ent)
+			continue;
+		for (j = home(&n, t->slot[i].hash); n.slot[j].ent; j = step(&n, j))
+			;
+		n.slot[j] = t->slot[i];
+	}
+	n.keys = t->keys;
+	free(t->slot);
+	*t = n;
+	return 0;
+}
+
+/* Empty slot i by shifting back the entries after it that may live
+ * there (deletion without tombstones, Knuth 6.4 Algorithm R). */
+static void tab_remove(struct srx_tab *t, uint32_t i)
+{
+	uint32_t j;
+
+	for (j = step(t, i); t->slot[j].ent; j = step(t, j)) {
+		if (dist(t, home(t, t->slot[j].hash), j) >= dist(t, i, j)) {
+			t->slot[i] = t->slot[j];
+			i = j;
+		}
+	}
+	t->slot[i].ent = 0;
+	t->keys--;
+}
+
+static uint32_t *charge_bucket(struct srx *x, uint64_t who)
+{
+	return &x->charge_head[fmix64(who) & (SRX_CHARGE_BUCKETS - 1)];
+}
+
+static uint32_t charge_find(const struct srx *x, uint64_t who)
+{
+	uint32_t c = x->charge_head[fmix64(who) & (SRX_CHARGE_BUCKETS - 1)];
+
+	while (c != NIL && x->charge[c].who != who)
+		c = x->charge[c].next;
+	return c;
+}
+
+/* The charge of who, made if new: its number, or NIL when out of memory. */
+static uint32_t charge_get(struct srx *x, uint64_t who)
+{
+	uint32_t c = charge_find(x, who), *b;
+
+	if (c != NIL)
+		return c;
+	if (x->charge_free != NIL) {
+		c = x->charge_free;
+		x->charge_free = x->charge[c].next;
+	} else {
+		if (x->charge_top == x->charge_cap) {
+			uint32_t cap = x->charge_cap ? 2 * x->charge_cap : 64;
+			struct srx_charge *n = realloc(x->charge, cap * sizeof(*n));
+
+			if (!n)
+				return NIL;
+			x->charge = n;
+			x->charge_cap = cap;
+		}
+		c = x->charge_top++;
+	}
+	b = charge_bucket(x, who);
+	x->charge[c].who = who;
+	x->charge[c].n = 0;
+	x->charge[c].next = *b;
+	*b = c;
+	return c;
+}
+
+static void charge_put(struct srx *x, uint32_t c)
+{
+	uint32_t *pp;
+
+	if (--x->charge[c].n)
+		return;
+	for (pp = charge_bucket(x, x->charge[c].who); *pp != c; pp = &x->charge[*pp].next)
+		;
+	*pp = x->charge[c].next;
+	x->charge[c].next = x->charge_free;
+	x->charge_free = c;
+}
+
+size_t srindex_charged(const struct srx *x, uint64_t who)
+{
+	uint32_t c = charge_find(x, who);
+
+	return c == NIL ? 0 : x->charge[c].n;
+}
+
+static void charges_reset(struct srx *x)
+{
+	memset(x->charge_head, 0xff, sizeof(x->charge_head));
+	x->charge_top = 0;
+	x->charge_free = NIL;
+}
+
+int srindex_init(struct srx **out, size_t rec_off)
 {
 	struct srx *x = calloc(1, sizeof(*x));
+	unsigned k;
 
 	if (!x)
 		return -ENOMEM;
-	x->nbuckets = SRX_MIN_BUCKETS;
-	if (alloc_buckets(x->bucket, x->nbuckets)) {
-		free(x);
-		return -ENOMEM;
+	x->rec_off = rec_off;
+	charges_reset(x);
+	for (k = 0; k < SRX_NKEYS; k++) {
+		if (tab_alloc(&x->tab[k], SRX_MIN_SLOTS)) {
+			while (k--)
+				free(x->tab[k].slot);
+			free(x);
+			return -ENOMEM;
+		}
 	}
 	*out = x;
 	return 0;
 }
 
-static struct srx_charge **charge_slot(const struct srx *x, uint64_t who)
+static void tabs_reset(struct srx *x)
 {
-	return (struct srx_charge **)&x->charge[fmix64(who) & (SRX_CHARGE_BUCKETS - 1)];
-}
+	unsigned k;
 
-static struct srx_charge *charge_get(struct srx *x, uint64_t who)
-{
-	struct srx_charge **b = charge_slot(x, who), *c;
-
-	for (c = *b; c; c = c->next)
-		if (c->who == who)
-			return c;
-	c = calloc(1, sizeof(*c));
-	if (!c)
-		return NULL;
-	c->who = who;
-	c->next = *b;
-	*b = c;
-	return c;
-}
-
-static void charge_put(struct srx *x, struct srx_charge *c)
-{
-	struct srx_charge **pp;
-
-	if (--c->n)
-		return;
-	for (pp = charge_slot(x, c->who); *pp != c; pp = &(*pp)->next)
-		;
-	*pp = c->next;
-	free(c);
-}
-
-size_t srindex_charged(const struct srx *x, uint64_t who)
-{
-	const struct srx_charge *c;
-
-	for (c = *charge_slot(x, who); c; c = c->next)
-		if (c->who == who)
-			return c->n;
-	return 0;
+	for (k = 0; k < SRX_NKEYS; k++) {
+		memset(x->tab[k].slot, 0, x->tab[k].size * sizeof(*x->tab[k].slot));
+		x->tab[k].keys = 0;
+	}
 }
 
 void srindex_clear(struct srx *x)
 {
-	struct srx_ent *e, *next;
-	unsigned k;
-	size_t i;
-
-	for (i = 0; i < SRX_CHARGE_BUCKETS; i++) {
-		struct srx_charge *c, *cn;
-
-		for (c = x->charge[i]; c; c = cn) {
-			cn = c->next;
-			free(c);
-		}
-		x->charge[i] = NULL;
-	}
-	for (e = x->newest; e; e = next) {
-		next = e->older;
-		free(e);
-	}
-	for (k = 0; k < SRX_NKEYS; k++)
-		memset(x->bucket[k], 0, x->nbuckets * sizeof(*x->bucket[k]));
-	x->newest = x->oldest = NULL;
-	x->n = 0;
+	charges_reset(x);
+	tabs_reset(x);
+	x->top = x->n = 0;
 }
 
 void srindex_fini(struct srx *x)
@@ -208,9 +351,11 @@ void srindex_fini(struct srx *x)
 
 	if (!x)
 		return;
-	srindex_clear(x);
 	for (k = 0; k < SRX_NKEYS; k++)
-		free(x->bucket[k]);
+		free(x->tab[k].slot);
+	free(x->ent);
+	free(x->link);
+	free(x->charge);
 	free(x);
 }
 
@@ -219,134 +364,235 @@ size_t srindex_count(const struct srx *x)
 	return x->n;
 }
 
+/* The entry arrays count to their top: the rest, never written, is
+ * address space (realloc moves large arrays with mremap) that the
+ * kernel backs only when the array fills. */
 size_t srindex_bytes(const struct srx *x)
 {
-	return sizeof(*x) + x->n * sizeof(struct srx_ent) +
-	       SRX_NKEYS * x->nbuckets * sizeof(struct srx_ent *);
+	size_t b = sizeof(*x) + (size_t)x->top * (sizeof(*x->ent) + sizeof(*x->link)) +
+		   (size_t)x->charge_cap * sizeof(*x->charge);
+	unsigned k;
+
+	for (k = 0; k < SRX_NKEYS; k++)
+		b += (size_t)x->tab[k].size * sizeof(*x->tab[k].slot);
+	return b;
 }
 
-size_t srindex_chain_max(const struct srx *x, enum srx_key k)
+size_t srindex_probe_max(const struct srx *x, enum srx_key k)
 {
-	size_t i, n, max = 0;
-	struct srx_ent *e;
+	const struct srx_tab *t = &x->tab[k];
+	size_t max = 0;
+	uint32_t i;
 
-	for (i = 0; i < x->nbuckets; i++) {
-		for (n = 0, e = x->bucket[k][i]; e; e = e->chain[k])
-			n++;
-		if (n > max)
-			max = n;
+	for (i = 0; i < t->size; i++) {
+		uint32_t d = dist(t, home(t, t->slot[i].hash), i);
+
+		if (t->slot[i].ent && d + 1 > max)
+			max = d + 1;
 	}
 	return max;
 }
 
-static void link_key(struct srx *x, unsigned k, struct srx_ent *e)
+static uint32_t ent_index(const struct srx *x, const struct srx_ent *e)
 {
-	struct srx_ent **b = &x->bucket[k][slot(x, k, rec_key(k, e->rec))];
-
-	e->chain[k] = *b;
-	*b = e;
+	return (uint32_t)(e - x->ent);
 }
 
-static void unlink_key(struct srx *x, unsigned k, struct srx_ent *e)
+/* Put entry i under its key in table k (which has room). RIDs are
+ * unique (the caller looks first), so a RID goes to the first empty slot.
+ * A shared key's entries stay newest first: a new entry goes to the head,
+ * one updated in place (srindex_rehook) back where its age puts it. */
+static void link_key(struct srx *x, unsigned k, uint32_t i)
 {
-	struct srx_ent **pp = &x->bucket[k][slot(x, k, rec_key(k, e->rec))];
+	const uint8_t *key = rec_key(k, x->ent[i].rec);
+	struct srx_tab *t = &x->tab[k];
+	uint32_t h = key_hash(k, key), s, *pp;
 
-	while (*pp && *pp != e)
-		pp = &(*pp)->chain[k];
-	if (*pp)
-		*pp = e->chain[k];
-}
-
-/* Double the tables at load factor 1; a failed grow only lengthens chains. */
-static void grow(struct srx *x)
-{
-	struct srx_ent **b[SRX_NKEYS];
-	struct srx_ent *e;
-	unsigned k;
-
-	if (x->n < x->nbuckets || alloc_buckets(b, 2 * x->nbuckets))
+	if (k == K_RID)
+		for (s = home(t, h); t->slot[s].ent; s = step(t, s))
+			;
+	else
+		s = tab_find(x, k, key, h);
+	if (!t->slot[s].ent) {
+		t->slot[s].hash = h;
+		t->slot[s].ent = i + 1;
+		t->keys++;
+		if (k != K_RID)
+			x->link[i].next[k - 1] = NIL;
 		return;
-	for (k = 0; k < SRX_NKEYS; k++) {
-		free(x->bucket[k]);
-		x->bucket[k] = b[k];
 	}
-	x->nbuckets *= 2;
-	for (e = x->oldest; e; e = e->newer)
-		for (k = 0; k < SRX_NKEYS; k++)
-			link_key(x, k, e);
+	if (t->slot[s].ent - 1 < i) {
+		x->link[i].next[k - 1] = t->slot[s].ent - 1;
+		t->slot[s].ent = i + 1;
+		return;
+	}
+	for (pp = &x->link[t->slot[s].ent - 1].next[k - 1]; *pp != NIL && *pp > i;
+	     pp = &x->link[*pp].next[k - 1])
+		;
+	x->link[i].next[k - 1] = *pp;
+	*pp = i;
 }
 
-int srindex_add(struct srx *x, const uint8_t *rec, void *handle)
+static void unlink_key(struct srx *x, unsigned k, uint32_t i)
 {
-	return srindex_add_charged(x, rec, handle, 0);
+	const uint8_t *key = rec_key(k, x->ent[i].rec);
+	struct srx_tab *t = &x->tab[k];
+	uint32_t h = key_hash(k, key), s, *pp;
+
+	if (k == K_RID) {
+		for (s = home(t, h); t->slot[s].ent != i + 1; s = step(t, s))
+			;
+		tab_remove(t, s);
+		return;
+	}
+	s = tab_find(x, k, key, h);
+	if (t->slot[s].ent - 1 == i) {
+		if (x->link[i].next[k - 1] == NIL)
+			tab_remove(t, s);
+		else
+			t->slot[s].ent = x->link[i].next[k - 1] + 1;
+		return;
+	}
+	for (pp = &x->link[t->slot[s].ent - 1].next[k - 1]; *pp != i; pp = &x->link[*pp].next[k - 1])
+		;
+	*pp = x->link[i].next[k - 1];
 }
 
-int srindex_add_charged(struct srx *x, const uint8_t *rec, void *handle, uint64_t who)
+static void link_all(struct srx *x, uint32_t i)
 {
-	struct srx_ent *e = malloc(sizeof(*e));
 	unsigned k;
 
+	for (k = 0; k < SRX_NKEYS; k++)
+		link_key(x, k, i);
+}
+
+/* Close the holes, keeping the order, and index the entries again under
+ * their new numbers. The tables keep their size: the keys are the same. */
+static void compact(struct srx *x)
+{
+	uint32_t i, w = 0;
+
+	for (i = 0; i < x->top; i++) {
+		if (!x->ent[i].rec)
+			continue;
+		x->ent[w] = x->ent[i];
+		x->link[w].charge = x->link[i].charge;
+		w++;
+	}
+	x->top = w;
+	tabs_reset(x);
+	for (i = 0; i < x->top; i++)
+		link_all(x, i);
+}
+
+/* Room for one more entry at the top: compact when a quarter or more of
+ * the array is holes, else double it. Amortized O(1) a Set. */
+static int ent_reserve(struct srx *x)
+{
+	uint32_t cap = x->cap ? 2 * x->cap : SRX_MIN_ENTS;
+	struct srx_ent *e;
+	struct srx_link *l;
+
+	if (x->top < x->cap)
+		return 0;
+	if (x->top - x->n >= x->cap / 4 && x->top > x->n) {
+		compact(x);
+		return 0;
+	}
+	if (x->cap >= UINT32_MAX / 2)
+		return -ENOMEM;
+	e = realloc(x->ent, cap * sizeof(*e));
 	if (!e)
 		return -ENOMEM;
-	e->charge = charge_get(x, who);
-	if (!e->charge) {
-		free(e);
+	x->ent = e;
+	l = realloc(x->link, cap * sizeof(*l));
+	if (!l)
 		return -ENOMEM;
-	}
-	e->charge->n++;
-	e->rec = rec;
-	e->handle = handle;
-	e->seq = ++x->seq;
-	e->newer = NULL;
-	e->older = x->newest;
-	if (x->newest)
-		x->newest->newer = e;
-	else
-		x->oldest = e;
-	x->newest = e;
-	x->n++;
+	x->link = l;
+	x->cap = cap;
+	return 0;
+}
+
+int srindex_add(struct srx *x, void *handle)
+{
+	return srindex_add_charged(x, handle, 0);
+}
+
+int srindex_add_charged(struct srx *x, void *handle, uint64_t who)
+{
+	uint32_t i, c;
+	unsigned k;
+
 	for (k = 0; k < SRX_NKEYS; k++)
-		link_key(x, k, e);
-	grow(x);
+		if (tab_reserve(&x->tab[k]))
+			return -ENOMEM;
+	if (ent_reserve(x))
+		return -ENOMEM;
+	c = charge_get(x, who);
+	if (c == NIL)
+		return -ENOMEM;
+	x->charge[c].n++;
+	i = x->top++;
+	x->ent[i].rec = (const uint8_t *)handle + x->rec_off;
+	x->link[i].charge = c;
+	x->n++;
+	link_all(x, i);
 	return 0;
 }
 
 struct srx_ent *srindex_find_rid(const struct srx *x, const uint8_t *rec)
 {
-	struct srx_ent *e = x->bucket[K_RID][slot(x, K_RID, rec_key(K_RID, rec))];
+	const uint8_t *key = rec_key(K_RID, rec);
+	uint32_t s = tab_find(x, K_RID, key, key_hash(K_RID, key));
+	uint32_t e = x->tab[K_RID].slot[s].ent;
 
-	while (e && !has_key(K_RID, e->rec, rec_key(K_RID, rec)))
-		e = e->chain[K_RID];
-	return e;
+	return e ? &x->ent[e - 1] : NULL;
 }
 
-void srindex_unhook(struct srx *x, struct srx_ent *e)
+static void prefetch(const struct srx *x, unsigned k, const uint8_t *key)
 {
-	unlink_key(x, K_DATA8, e);
+	const struct srx_tab *t = &x->tab[k];
+
+	__builtin_prefetch(&t->slot[home(t, key_hash(k, key))]);
+}
+
+void srindex_prefetch_rid(const struct srx *x, const uint8_t *rec)
+{
+	prefetch(x, K_RID, rec_key(K_RID, rec));
+}
+
+void srindex_prefetch_data8(const struct srx *x, const uint8_t *data8)
+{
+	prefetch(x, K_DATA8, data8);
+}
+
+int srindex_unhook(struct srx *x, struct srx_ent *e)
+{
+	/* Room for the new address's key before the old one is let go. */
+	if (tab_reserve(&x->tab[K_DATA8]))
+		return -ENOMEM;
+	unlink_key(x, K_DATA8, ent_index(x, e));
+	return 0;
 }
 
 void srindex_rehook(struct srx *x, struct srx_ent *e)
 {
-	link_key(x, K_DATA8, e);
+	link_key(x, K_DATA8, ent_index(x, e));
 }
 
 void srindex_del(struct srx *x, struct srx_ent *e)
 {
+	uint32_t i = ent_index(x, e);
 	unsigned k;
 
 	for (k = 0; k < SRX_NKEYS; k++)
-		unlink_key(x, k, e);
-	if (e->newer)
-		e->newer->older = e->older;
-	else
-		x->newest = e->older;
-	if (e->older)
-		e->older->newer = e->newer;
-	else
-		x->oldest = e->newer;
+		unlink_key(x, k, i);
+	charge_put(x, x->link[i].charge);
+	e->rec = NULL;
 	x->n--;
-	charge_put(x, e->charge);
-	free(e);
+	/* Holes at the top are given back at once. */
+	while (x->top && !x->ent[x->top - 1].rec)
+		x->top--;
 }
 
 const uint8_t *srindex_rec(const struct srx_ent *e)
@@ -354,21 +600,33 @@ const uint8_t *srindex_rec(const struct srx_ent *e)
 	return e->rec;
 }
 
-void *srindex_handle(const struct srx_ent *e)
+void *srindex_handle(const struct srx *x, const struct srx_ent *e)
 {
-	return e->handle;
+	return (void *)(e->rec - x->rec_off);
+}
+
+/* The newest entry of key in table k, then its older ones; NIL: none
+ * (an empty slot's 0 less one). */
+static uint32_t key_first(const struct srx *x, unsigned k, const uint8_t *key)
+{
+	uint32_t s = tab_find(x, k, key, key_hash(k, key));
+
+	return x->tab[k].slot[s].ent - 1;
+}
+
+static uint32_t key_next(const struct srx *x, unsigned k, uint32_t i)
+{
+	return x->link[i].next[k - 1];
 }
 
 static void each_key(const struct srx *x, unsigned k, const uint8_t *key,
 		     srx_visit_fn fn, void *arg)
 {
-	struct srx_ent *e, *next;
+	uint32_t i;
 
-	for (e = x->bucket[k][slot(x, k, key)]; e; e = next) {
-		next = e->chain[k];
-		if (has_key(k, e->rec, key) && fn(e, arg))
+	for (i = key_first(x, k, key); i != NIL; i = key_next(x, k, i))
+		if (has_key(k, x->ent[i].rec, key) && fn(&x->ent[i], arg))
 			return;
-	}
 }
 
 void srindex_each_gid(const struct srx *x, const uint8_t *gid, srx_visit_fn fn, void *arg)
@@ -386,24 +644,16 @@ static uint64_t cm_bits(unsigned first, unsigned n)
 	return ((1ull << n) - 1) << first;
 }
 
-static int newest_first(const void *a, const void *b)
-{
-	const struct srx_ent *x = *(const struct srx_ent *const *)a;
-	const struct srx_ent *y = *(const struct srx_ent *const *)b;
-
-	return x->seq < y->seq ? 1 : x->seq > y->seq ? -1 : 0;
-}
-
-int srindex_query(const struct srx *x, const uint8_t *query, uint64_t mask,
-	      srx_visit_fn fn, void *arg)
+size_t srindex_query(const struct srx *x, const uint8_t *query, uint64_t mask,
+		     srx_visit_fn fn, void *arg)
 {
 	const uint64_t rid = cm_bits(SR_CM_ID, 3);
 	const uint64_t data8 = cm_bits(SR_CM_DATA8, 16) &
 			       ~cm_bits(SR_CM_DATA8 + DATA8_FORM_OCTET, 2);
-	struct srx_ent *stack[64], **hits = stack, *e;
-	const uint8_t *k;
-	size_t n = 0, cap = 64, i;
-	int key = -1;
+	struct srx_ent *e;
+	uint32_t i;
+	unsigned k;
+	size_t n = 0;
 
 	/* OpenSM's Get compares neither the reserved field nor the lease. */
 	mask &= ~(cm_bits(SR_CM_RESV, 1) | cm_bits(SR_CM_LEASE, 1));
@@ -415,43 +665,22 @@ int srindex_query(const struct srx *x, const uint8_t *query, uint64_t mask,
 		return 1;
 	}
 	if (mask & cm_bits(SR_CM_GID, 1))
-		key = K_GID;
+		k = K_GID;
 	else if ((mask & data8) == data8)
-		key = K_DATA8;
-	if (key < 0) {
-		for (e = x->newest; e; e = e->older)
-			if (sr_match(e->rec, query, mask) && (n++, fn(e, arg)))
+		k = K_DATA8;
+	else {
+		/* Newest first is from the top down. */
+		for (i = x->top; i-- > 0;) {
+			e = &x->ent[i];
+			if (e->rec && sr_match(e->rec, query, mask) && (n++, fn(e, arg)))
 				break;
-		return (int)n;
-	}
-	k = rec_key((unsigned)key, query);
-	for (e = x->bucket[key][slot(x, (unsigned)key, k)]; e; e = e->chain[key]) {
-		/* The bucket holds every record that can match; for ServiceData8
-		 * sr_match alone compares the octets the mask names. */
-		if ((key != K_DATA8 && !has_key((unsigned)key, e->rec, k)) ||
-		    !sr_match(e->rec, query, mask))
-			continue;
-		if (n == cap) {
-			struct srx_ent **h = malloc(2 * cap * sizeof(*h));
-
-			if (!h) {
-				if (hits != stack)
-					free(hits);
-				return -ENOMEM;
-			}
-			memcpy(h, hits, n * sizeof(*h));
-			if (hits != stack)
-				free(hits);
-			hits = h;
-			cap *= 2;
 		}
-		hits[n++] = e;
+		return n;
 	}
-	qsort(hits, n, sizeof(*hits), newest_first);
-	for (i = 0; i < n; i++)
-		if (fn(hits[i], arg))
+	/* The key's entries, newest first, hold every record that can match;
+	 * for ServiceData8 sr_match alone compares the octets the mask names. */
+	for (i = key_first(x, k, rec_key(k, query)); i != NIL; i = key_next(x, k, i))
+		if (sr_match(x->ent[i].rec, query, mask) && (n++, fn(&x->ent[i], arg)))
 			break;
-	if (hits != stack)
-		free(hits);
-	return (int)i;
+	return n;
 }

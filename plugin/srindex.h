@@ -5,10 +5,11 @@
  * list's order (OpenSM inserts at the head, so newest first) so that
  * answers come out in the order OpenSM's own scan gives.
  *
- * Entries point at the records, which stay where they are (OpenSM's
- * osm_svcr_t, the entry's opaque handle): the index costs one small entry
- * per record, not a second copy. Pure data structure: its keeper
- * (mirror.c) does the locking. */
+ * Entries point at the records, which stay where they are, inside the
+ * caller's objects (OpenSM's osm_svcr_t, the entry's opaque handle): the
+ * index costs about 20 bytes per record and 8 per distinct key at most
+ * 7/8 full, not a second copy. Pure data structure: its keeper (mirror.c)
+ * does the locking. */
 #ifndef IBATS_SRINDEX_H
 #define IBATS_SRINDEX_H
 
@@ -27,40 +28,51 @@ struct srx_ent;
 /* Return nonzero to stop the walk. */
 typedef int (*srx_visit_fn)(const struct srx_ent *e, void *arg);
 
-int srindex_init(struct srx **out);
+/* Every handle added holds its record's SR_SIZE wire bytes rec_off bytes
+ * in. */
+int srindex_init(struct srx **out, size_t rec_off);
 void srindex_fini(struct srx *x);
 void srindex_clear(struct srx *x);
 size_t srindex_count(const struct srx *x);
 /* Bytes held by the index, for the memory-per-record figure. */
 size_t srindex_bytes(const struct srx *x);
 
-/* The longest hash chain of one key, to check the hash spreads keys. */
+/* The longest probe of one key's table (slots stepped over to find a key),
+ * to check the hash spreads keys. */
 enum srx_key { SRX_BY_RID, SRX_BY_GID, SRX_BY_DATA8 };
-size_t srindex_chain_max(const struct srx *x, enum srx_key k);
+size_t srindex_probe_max(const struct srx *x, enum srx_key k);
 
-/* Add rec (SR_SIZE wire bytes, which must stay valid until srindex_del) as
- * the newest record. -ENOMEM. */
-int srindex_add(struct srx *x, const uint8_t *rec, void *handle);
+/* Add handle's record (which must stay valid until srindex_del, and whose
+ * RID must not be in the index) as the newest record. -ENOMEM. Adding
+ * moves the entries: an entry pointer is good until the next add. */
+int srindex_add(struct srx *x, void *handle);
 /* The same, charged to `who` (a port GUID, 0 for GIDs on no port): the
  * index counts the records charged to each, for the per-port cap. */
-int srindex_add_charged(struct srx *x, const uint8_t *rec, void *handle, uint64_t who);
+int srindex_add_charged(struct srx *x, void *handle, uint64_t who);
 size_t srindex_charged(const struct srx *x, uint64_t who);
 struct srx_ent *srindex_find_rid(const struct srx *x, const uint8_t *rec);
+/* Start loading the table slot where rec's RID, or the address data8, is
+ * looked up, so that the cache misses of the several lookups of one Set
+ * overlap instead of following each other (with 100k records and more
+ * the tables are out of cache: issue 27's profile). */
+void srindex_prefetch_rid(const struct srx *x, const uint8_t *rec);
+void srindex_prefetch_data8(const struct srx *x, const uint8_t *data8);
 /* Around an in-place update of an entry's record with one of the same
- * RID (it keeps its place in the order). */
-void srindex_unhook(struct srx *x, struct srx_ent *e);
+ * RID (it keeps its place in the order). unhook: -ENOMEM, and nothing
+ * changed, when the address table could not make room for the new one. */
+int srindex_unhook(struct srx *x, struct srx_ent *e);
 void srindex_rehook(struct srx *x, struct srx_ent *e);
 void srindex_del(struct srx *x, struct srx_ent *e);
 
 const uint8_t *srindex_rec(const struct srx_ent *e);
-void *srindex_handle(const struct srx_ent *e);
+void *srindex_handle(const struct srx *x, const struct srx_ent *e);
 
 /* Visit every record matching query on the component mask, byte for byte
  * as OpenSM compares (sr_match), newest first. Narrows by RID, GID or the
  * full ServiceData8 when the mask selects them; scans otherwise. Returns
- * the number visited, or -ENOMEM. */
-int srindex_query(const struct srx *x, const uint8_t *query, uint64_t mask,
-	      srx_visit_fn fn, void *arg);
+ * the number visited. */
+size_t srindex_query(const struct srx *x, const uint8_t *query, uint64_t mask,
+		     srx_visit_fn fn, void *arg);
 
 /* Visit the records whose ServiceGID is gid, or whose ServiceData8 is
  * data8, in no particular order. */

@@ -117,6 +117,11 @@ awk -v dat="$out.dat" '
 		for (i = ns; i >= 1 && !(("stock "size[i]) in rss); i--)
 			;
 		if (i >= 1)
-			printf "  plugin memory per record <= 2x stock (at %s%s): %s %s\n", size[i],
-				size[i] == top ? "" : ", the largest size stock was loaded to", mem[size[i]], ok(mem[size[i]] <= 2)
+			printf "  plugin memory per record <= 1.25x stock (at %s%s): %s %s\n", size[i],
+				size[i] == top ? "" : ", the largest size stock was loaded to", mem[size[i]], ok(mem[size[i]] <= 1.25)
+		# OpenSM CPU per re-Set, the plugin flat from the smallest size to the largest.
+		a = us["plugin reset@"top]; b = us["plugin reset@"lo]
+		if (top != lo && b > 0)
+			printf "  plugin re-Set CPU at %s within 10%% of %s: %.1f us against %.1f us, %+.1f%% %s\n", top, lo,
+				a, b, (a / b - 1) * 100, ok(a <= 1.1 * b)
 	}' "$out"

@@ -170,11 +170,43 @@ static int flush_one(void *h, const uint8_t *bytes, void *arg)
 	return 0;
 }
 
+/* One GID's records, found by the index. */
+struct gid_recs {
+	const struct srx *x;
+	void **h;
+	size_t n, cap;
+	int oom;
+};
+
+static int gid_rec(const struct srx_ent *e, void *arg)
+{
+	struct gid_recs *g = arg;
+
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? 2 * g->cap : 64;
+		void **v = realloc(g->h, cap * sizeof(*v));
+
+		if (!v) {
+			g->oom = 1;
+			return 1;
+		}
+		g->h = v;
+		g->cap = cap;
+	}
+	g->h[g->n++] = srindex_handle(g->x, e);
+	return 0;
+}
+
 /* Remove every ATS record of the GIDs in gids[] (sorted here). Takes
- * osm->lock. */
+ * osm->lock. The index names each GID's records: the lock OpenSM's sweep
+ * waits for is held for the records flushed, not for every record of
+ * the SA (the walk is left for an index out of memory). */
 static unsigned flush_gids(uint8_t (*gids)[16], size_t n, const char *why)
 {
 	struct flush_walk w = { .gids = gids, .n = n, .why = why };
+	struct gid_recs g = { 0 };
+	size_t i, k;
+	int walk = 0;
 
 	if (!n)
 		return 0;
@@ -184,7 +216,18 @@ static unsigned flush_gids(uint8_t (*gids)[16], size_t n, const char *why)
 		glue_unlock();
 		return 0;
 	}
-	glue_sr_walk(0, flush_one, &w);
+	g.x = mirror_index();
+	for (i = 0; i < n && !walk; i++) {
+		g.n = 0;
+		/* Collected first: a removal moves the index's entries. */
+		srindex_each_gid(g.x, gids[i], gid_rec, &g);
+		walk = g.oom;
+		for (k = 0; k < g.n && !walk; k++)
+			flush_one(g.h[k], glue_sr_rec(g.h[k]), &w);
+	}
+	free(g.h);
+	if (walk)
+		glue_sr_walk(0, flush_one, &w);
 	if (w.flushed)
 		glue_sr_dirty(); /* so sa_db_dump writes the change */
 	glue_unlock();

@@ -432,6 +432,8 @@ static int ask_atsd(struct client *c, const char *ip)
 	if (atsd_client_ask(c->conn, req, 10000, &rep))
 		return -1;
 	ret = !rep.ok;
+	if (ret) /* why, for the bench's report */
+		fprintf(stderr, "capbench: resolve %s: %s %s\n", ip, rep.code, rep.message);
 	atsd_client_reply_free(&rep);
 	return ret;
 }
@@ -445,8 +447,10 @@ static int ask_libibats(struct client *c, const char *ip)
 
 	if (!ibats_lookup_info(c->cs->h, &info))
 		c->sa_queries += info.sa_queries;
-	if (ret)
+	if (ret) {
+		fprintf(stderr, "capbench: resolve %s: %s\n", ip, strerror(-ret));
 		return ret == -ETIMEDOUT ? -1 : 1;
+	}
 	ibats_records_free(recs);
 	return 0;
 }

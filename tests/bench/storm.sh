@@ -215,6 +215,8 @@ storm() {
 			"coalesced $(( $(sum_stat coalesced) - c0 )) drops $(( $(drops) - d0 ))"
 		for i in $(seq 1 "$AGENTS"); do
 			say "agent h$i $(grep '^atsd ' "$RUN/lookups.$i")"
+			# The first few failures, atsd's reason.
+			grep '^capbench: ' "$RUN/lookups.$i.err" | head -n 3 | sed "s/^/storm failure h$i /"
 		done
 
 		d0=$(drops)

@@ -5,7 +5,7 @@
 # goals (issue 27, goal 2). Raw lines "storm KEY ...": capbench lines
 # (cpi, lookup@N: "WHAT ok secs per_second p50 p99 failed lost"), the
 # storm's and the prefetch's summaries (key value pairs), one line per
-# agent.
+# agent and its first failures (atsd's reason).
 awk '
 	function ok(c) { return c ? "met" : "NOT MET" }
 	function kv(arr, from, i) { for (i = from; i < NF; i += 2) arr[$i] = $(i + 1) }
@@ -18,6 +18,7 @@ awk '
 	$2 == "note" { note = $0 }
 	$2 == "lookups" { kv(s, 4) }
 	$2 == "prefetch" { kv(p, 4) }
+	$2 == "failure" { nf++; fail[nf] = $0; sub(/^storm failure /, "", fail[nf]) }
 	$2 == "agent" { na++; line[na] = sprintf("  %-4s %8.3f s %7d ok %4d failed %4d lost  %9.0f/s  p50 %8.0f us  p99 %8.0f us",
 		$3, $6, $5, $10, $11, $7, $8, $9) }
 	END {
@@ -35,6 +36,7 @@ awk '
 			s["secs"], (bound > 0 ? s["secs"] / bound : 0), (bound1 > 0 ? s["secs"] / bound1 : 0)
 		printf "  %d answered, %d failed, %d lost; SA requests %d (%.3f per address and agent), coalesced %d\n",
 			s["ok"], s["failed"], s["lost"], s["sa_queries"], (total ? s["sa_queries"] / total : 0), s["coalesced"]
+		for (i = 1; i <= nf; i++) printf "  failed on %s\n", fail[i]
 		printf "  SA queue depth: at most %d requests held at OpenSM (the SM node: SA requests in - answers out, 50 ms samples); agents sa_inflight sum max %s\n",
 			s["backlog"], s["inflight"]
 		printf "  OpenSM max_msg_fifo_timeout drops (\"Dropping MAD since the dispatcher is already overloaded\"): %d\n", s["drops"]

@@ -25,7 +25,8 @@
 # of it. The SA's queue depth: the SM node's MADs received minus sent
 # (its simulated kernel's counters: requests OpenSM holds unanswered),
 # sampled every 50 ms, and the agents' sa_inflight summed where atsctl
-# stats has it. OpenSM's max_msg_fifo_timeout drops: the lines
+# stats has it and gets through (atsd takes 64 connections: with 64
+# local clients, only at BENCH_STORM_CLIENTS=63). OpenSM's max_msg_fifo_timeout drops: the lines
 # osm_sa_mad_ctrl.c (sa_mad_ctrl_process) logs for each, counted.
 top_builddir=${top_builddir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_srcdir=${top_srcdir:-$top_builddir}

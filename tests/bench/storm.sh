@@ -206,14 +206,26 @@ storm() {
 			wait_for "h$i's record" 30 has_set "h$i" || exit 1
 		done
 		INFLIGHT=$(st h1 sa_inflight)
-		say "agents ${depth:-sa_depth default} sa_inflight ${INFLIGHT:+yes}${INFLIGHT:-no}"
+		say "agents sa_depth $(st h1 sa_depth | grep . || echo 'none (one outstanding)')" \
+			"sa_inflight ${INFLIGHT:+yes}${INFLIGHT:-no}"
 
 		q0=$(sum_stat sa_queries)
 		c0=$(sum_stat coalesced)
 		d0=$(drops)
+		# An atsd with a window: its resends and timeouts, and the most it
+		# had in flight (per agent; their sum bounds the total at once).
+		win=
+		if [ -n "$INFLIGHT" ]; then
+			r0=$(sum_stat sa_resent)
+			t0=$(sum_stat sa_timeouts)
+		fi
 		together lookups atsd 600 "$LOCAL" @SOCK@ 0 "$RECORDS" "$NGIDS"
+		if [ -n "$INFLIGHT" ]; then
+			win="inflight_max_sum $(sum_stat sa_inflight_max) resent $(( $(sum_stat sa_resent) - r0 ))"
+			win="$win timeouts $(( $(sum_stat sa_timeouts) - t0 ))"
+		fi
 		say "$(summary lookups atsd) sa_queries $(( $(sum_stat sa_queries) - q0 ))" \
-			"coalesced $(( $(sum_stat coalesced) - c0 )) drops $(( $(drops) - d0 ))"
+			"coalesced $(( $(sum_stat coalesced) - c0 )) drops $(( $(drops) - d0 ))" $win
 		for i in $(seq 1 "$AGENTS"); do
 			say "agent h$i $(grep '^atsd ' "$RUN/lookups.$i")"
 			# The first few failures, atsd's reason.

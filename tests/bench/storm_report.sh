@@ -39,6 +39,9 @@ awk '
 		for (i = 1; i <= nf; i++) printf "  failed on %s\n", fail[i]
 		printf "  SA queue depth: at most %d requests held at OpenSM (the SM node: SA requests in - answers out, 50 ms samples); agents sa_inflight sum max %s\n",
 			s["backlog"], s["inflight"]
+		if ("inflight_max_sum" in s)
+			printf "  agents: sa_inflight_max summed %d (at most what they had out at once), SA requests resent %d, timed out %d\n",
+				s["inflight_max_sum"], s["resent"], s["timeouts"]
 		printf "  OpenSM max_msg_fifo_timeout drops (\"Dropping MAD since the dispatcher is already overloaded\"): %d\n", s["drops"]
 		printf "prefetch: one SubnAdmGetTable of every ATS record on each agent node at once: all had the table after %.3f s\n", p["secs"]
 		printf "  (%d of %d tables read, the smallest %d records, %d lost; %d drops) = %.2f x the storm time, %.2f x the bound\n",

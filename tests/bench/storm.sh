@@ -123,6 +123,9 @@ storm() {
 			done
 			echo "inflight $s"
 		}
+		ready_or_gone() { # ready_or_gone FILE PID: capbench is ready or gone
+			grep -q '^ready' "$1" || ! kill -0 "$2" 2>/dev/null
+		}
 		has_set() {
 			[ "$(st "$1" sets)" -ge 1 ] 2>/dev/null
 		}
@@ -142,8 +145,11 @@ storm() {
 					>"$RUN/$name.$i" 2>"$RUN/$name.$i.err" &
 				pids="$pids $!"
 			done
+			set -- $pids
 			for i in $(seq 1 "$AGENTS"); do
-				wait_for "$name clients on h$i" 60 grep -q '^ready' "$RUN/$name.$i" || exit 1
+				wait_for "$name clients on h$i" 60 ready_or_gone "$RUN/$name.$i" "$1"
+				grep -q '^ready' "$RUN/$name.$i" || { cat "$RUN/$name.$i.err" >&2; exit 1; }
+				shift
 			done
 			base=$(sm_backlog)
 			(
@@ -207,7 +213,7 @@ storm() {
 		done
 		INFLIGHT=$(st h1 sa_inflight)
 		say "agents sa_depth $(st h1 sa_depth | grep . || echo 'none (one outstanding)')" \
-			"sa_inflight ${INFLIGHT:+yes}${INFLIGHT:-no}"
+			"sa_inflight $([ -n "$INFLIGHT" ] && echo yes || echo no)"
 
 		q0=$(sum_stat sa_queries)
 		c0=$(sum_stat coalesced)

@@ -21,7 +21,8 @@
 # every MAD on one thread), ATS lookups/s with one record, then per size:
 # the pipelined load (Sets/s), lookups/s, re-Sets/s, GetTable of one GID's
 # records, a full dump, OpenSM's RSS and CPU time per request, ibsim's CPU
-# share. At the largest size: atsd with 64 local clients, hot and cold.
+# share. At the largest size: atsd with 64 local clients, hot and cold,
+# and libibats' direct path (no atsd) with 64 threads on one handle, cold.
 # Prints raw lines "SM what ...", then a summary with the issue's goals.
 top_builddir=${top_builddir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_srcdir=${top_srcdir:-$top_builddir}
@@ -160,6 +161,10 @@ cap_one() { # cap_one LABEL PLUGIN(0/1)
 		q0=$(st sa_queries)
 		r=$(on h1 "$CAPBENCH" atsd "$SECS" 64 "$sock" 64 $((prev - 64)) "$NGIDS")
 		say "atsd_cold@$prev $r sa_queries $(( $(st sa_queries) - q0 ))"
+		# libibats without atsd: 64 threads on one handle, each lookup
+		# straight to the SA (IBATS_NO_AGENT; capbench counts the SA
+		# requests).
+		say "libibats_cold@$prev $(on h1 "$CAPBENCH" libibats "$SECS" 64 64 $((prev - 64)) "$NGIDS")"
 	)
 }
 

@@ -28,6 +28,14 @@
  *                                            FIRST+COUNT-1 in turn: a small
  *                                            COUNT is hot (cached), a large
  *                                            one cold (each address once)
+ *   capbench libibats SECS CLIENTS FIRST COUNT NGIDS
+ *                                            the same through one libibats
+ *                                            handle all threads share,
+ *                                            opened with IBATS_NO_AGENT:
+ *                                            every lookup asks the SA;
+ *                                            "sa_queries N" follows
+ * With CAPBENCH_GO=PATH, atsd, libibats and dump start when PATH exists
+ * (go_wait).
  * Prints "name ok seconds per_second p50_us p99_us failed lost [extra]":
  * ok the requests answered with success, failed those answered with an
  * error status, lost those never answered (1 s without any answer). */
@@ -38,6 +46,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <ibats/ibats.h>
 
 #include "core/ats.h"
 #include "host/atsd_client.h"
@@ -307,6 +317,33 @@ static int load(struct pipe *pp, struct gen *g, size_t to)
 	return pp->st.failed || pp->st.lost ? 3 : 0;
 }
 
+/* CAPBENCH_GO=PATH (storm.sh): every node's clients start together. Set
+ * up (connected, SA port open), capbench prints "ready" and waits for PATH
+ * to exist; its report then ends with "start_ns S end_ns E", the
+ * CLOCK_REALTIME of the start and of the last answer, for the time over
+ * all nodes. */
+static int go_wait(void)
+{
+	const char *path = getenv("CAPBENCH_GO");
+	struct timespec ts = { 0, 100000 };
+
+	if (!path)
+		return 0;
+	printf("ready\n");
+	fflush(stdout);
+	while (access(path, F_OK))
+		nanosleep(&ts, NULL);
+	return 1;
+}
+
+static long long real_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 /* RMPP: GetTable answers of many segments (the kernel reassembles them). */
 static int table(struct sa_client *sa, double secs, struct gen *g)
 {
@@ -342,9 +379,11 @@ static int dump(struct sa_client *sa)
 {
 	struct stats st = { 0 };
 	struct sr_record q, *recs;
+	int go = go_wait();
 	double t0 = now_us();
+	long long s_ns = real_ns();
 	size_t n = 0;
-	char extra[64];
+	char extra[96];
 
 	memset(&q, 0, sizeof(q));
 	ats_name_put(q.name);
@@ -354,87 +393,187 @@ static int dump(struct sa_client *sa)
 		st.ok++;
 	free(recs);
 	stats_add(&st, now_us() - t0);
-	snprintf(extra, sizeof(extra), "records %zu", n);
+	if (go)
+		snprintf(extra, sizeof(extra), "records %zu start_ns %lld end_ns %lld", n, s_ns,
+			 real_ns());
+	else
+		snprintf(extra, sizeof(extra), "records %zu", n);
 	report("dump", &st, (now_us() - t0) / 1e6, extra);
 	return st.ok ? 0 : 3;
 }
 
+/* Local clients resolving addresses: through atsd (path, a connection
+ * each) or straight to the SA through one shared libibats handle (h). */
+struct clients {
+	const char *path;
+	struct ibats *h;
+	size_t n, first, count, ngids;
+	double t_end;
+	pthread_barrier_t ready, start;
+};
+
 struct client {
 	pthread_t th;
-	const char *path;
-	size_t id, nclients, first, count, ngids;
-	double t_end;
+	struct clients *cs;
+	struct atsd_conn *conn;
+	size_t id;
+	unsigned long sa_queries;
 	struct stats st;
 };
 
-/* One local client: one connection, one lookup at a time, as a program
- * linked with libibats does. */
+/* 0: a record; 1: answered without one; -1: no answer. */
+static int ask_atsd(struct client *c, const char *ip)
+{
+	struct atsd_reply rep;
+	char req[64];
+	int ret;
+
+	snprintf(req, sizeof(req), "resolve %s", ip);
+	if (atsd_client_ask(c->conn, req, 10000, &rep))
+		return -1;
+	ret = !rep.ok;
+	if (ret) /* why, for the bench's report */
+		fprintf(stderr, "capbench: resolve %s: %s %s\n", ip, rep.code, rep.message);
+	atsd_client_reply_free(&rep);
+	return ret;
+}
+
+static int ask_libibats(struct client *c, const char *ip)
+{
+	struct ibats_record *recs;
+	struct ibats_info info;
+	size_t n;
+	int ret = ibats_resolve(c->cs->h, ip, 0, &recs, &n);
+
+	if (!ibats_lookup_info(c->cs->h, &info))
+		c->sa_queries += info.sa_queries;
+	if (ret) {
+		fprintf(stderr, "capbench: resolve %s: %s\n", ip, strerror(-ret));
+		return ret == -ETIMEDOUT ? -1 : 1;
+	}
+	ibats_records_free(recs);
+	return 0;
+}
+
+/* One local client: one lookup at a time, as a program linked with
+ * libibats does. */
 static void *client_run(void *arg)
 {
 	struct client *c = arg;
-	struct atsd_conn *conn;
+	struct clients *cs = c->cs;
+	int down = !cs->h && atsd_client_connect(cs->path, &c->conn);
 	size_t j;
 
-	if (atsd_client_connect(c->path, &conn)) {
+	pthread_barrier_wait(&cs->ready);
+	pthread_barrier_wait(&cs->start);
+	if (down) {
 		c->st.lost++;
 		return NULL;
 	}
-	for (j = c->id; now_us() < c->t_end; j += c->nclients) {
-		char req[64], ipbuf[ATS_IP_STRLEN];
-		struct atsd_reply rep;
+	for (j = c->id; now_us() < cs->t_end; j += cs->n) {
+		char ipbuf[ATS_IP_STRLEN];
 		struct ats_ip ip;
 		double t0;
+		int r;
 
 		/* Cold: each address once, so stop when they run out. */
-		if (j >= c->count && c->count > c->nclients)
+		if (j >= cs->count && cs->count > cs->n)
 			break;
-		bulk_ip(c->first + j % c->count, c->ngids, &ip);
-		snprintf(req, sizeof(req), "resolve %s", ats_ip_format(&ip, ipbuf, sizeof(ipbuf)));
+		bulk_ip(cs->first + j % cs->count, cs->ngids, &ip);
+		ats_ip_format(&ip, ipbuf, sizeof(ipbuf));
 		t0 = now_us();
-		if (atsd_client_ask(conn, req, 10000, &rep)) {
+		r = cs->h ? ask_libibats(c, ipbuf) : ask_atsd(c, ipbuf);
+		if (r < 0) {
 			c->st.lost++;
-			break;
-		}
-		if (rep.ok) {
+			if (c->conn)
+				break; /* the connection's state is unknown */
+		} else if (r) {
+			c->st.failed++;
+		} else {
 			c->st.ok++;
 			stats_add(&c->st, now_us() - t0);
-		} else {
-			c->st.failed++;
 		}
-		atsd_client_reply_free(&rep);
 	}
-	atsd_client_disconnect(conn);
+	if (c->conn)
+		atsd_client_disconnect(c->conn);
 	return NULL;
 }
 
-static int atsd_clients(double secs, size_t n, const char *path, size_t first, size_t count,
-			size_t ngids)
+static int clients_run(const char *name, struct clients *cs, double secs)
 {
-	struct client *c = calloc(n, sizeof(*c));
+	struct client *c = calloc(cs->n, sizeof(*c));
 	struct stats all = { 0 };
-	double t0 = now_us();
+	unsigned long q = 0;
+	long long s_ns, e_ns;
+	char extra[96] = "";
+	double t0;
 	size_t i, j;
+	int go;
 
-	if (!c || !count || !ngids)
+	if (!c || !cs->count || !cs->ngids || pthread_barrier_init(&cs->ready, NULL, cs->n + 1) ||
+	    pthread_barrier_init(&cs->start, NULL, cs->n + 1))
 		return 2;
-	for (i = 0; i < n; i++) {
-		c[i] = (struct client){ .path = path, .id = i, .nclients = n, .first = first,
-					.count = count, .ngids = ngids, .t_end = t0 + secs * 1e6 };
-		if (pthread_create(&c[i].th, NULL, client_run, &c[i]))
-			return 2;
+	for (i = 0; i < cs->n; i++) {
+		c[i] = (struct client){ .cs = cs, .id = i };
+		if (pthread_create(&c[i].th, NULL, client_run, &c[i])) {
+			fprintf(stderr, "capbench: pthread_create failed\n");
+			exit(2); /* the barriers would wait for it forever */
+		}
 	}
-	for (i = 0; i < n; i++) {
+	pthread_barrier_wait(&cs->ready);
+	go = go_wait();
+	t0 = now_us();
+	s_ns = real_ns();
+	cs->t_end = t0 + secs * 1e6;
+	pthread_barrier_wait(&cs->start);
+	for (i = 0; i < cs->n; i++) {
 		pthread_join(c[i].th, NULL);
 		all.ok += c[i].st.ok;
 		all.failed += c[i].st.failed;
 		all.lost += c[i].st.lost;
+		q += c[i].sa_queries;
 		for (j = 0; j < c[i].st.nlat; j++)
 			stats_add(&all, c[i].st.lat[j]);
 		free(c[i].st.lat);
 	}
+	e_ns = real_ns();
 	free(c);
-	report("atsd", &all, (now_us() - t0) / 1e6, NULL);
+	if (cs->h)
+		snprintf(extra, sizeof(extra), "sa_queries %lu", q);
+	if (go)
+		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra), "%sstart_ns %lld end_ns %lld",
+			 *extra ? " " : "", s_ns, e_ns);
+	report(name, &all, (now_us() - t0) / 1e6, *extra ? extra : NULL);
 	return all.lost ? 3 : 0;
+}
+
+static int local_clients(char **argv)
+{
+	struct clients cs = { 0 };
+	int lib = !strcmp(argv[1], "libibats"), a = lib ? 4 : 5, ret;
+
+	cs.n = strtoul(argv[3], NULL, 0);
+	cs.first = strtoul(argv[a], NULL, 0);
+	cs.count = strtoul(argv[a + 1], NULL, 0);
+	cs.ngids = strtoul(argv[a + 2], NULL, 0);
+	if (!cs.n)
+		return 2;
+	if (!lib) {
+		cs.path = argv[4];
+	} else {
+		/* One handle for every thread, the SA only (IBATS_NO_AGENT). */
+		struct ibats_opts o = { .flags = IBATS_NO_AGENT, .sm_key = BENCH_SA_KEY };
+
+		ret = ibats_open(&cs.h, &o);
+		if (ret) {
+			fprintf(stderr, "capbench: ibats_open: %s\n", strerror(-ret));
+			return 2;
+		}
+	}
+	ret = clients_run(argv[1], &cs, atof(argv[2]));
+	if (cs.h)
+		ibats_close(cs.h);
+	return ret;
 }
 
 /* The GIDs as the 16 bytes of each, in sa_client_ports' order. */
@@ -498,10 +637,8 @@ int main(int argc, char **argv)
 	double secs = argc > 2 ? atof(argv[2]) : 0, t;
 	int need_ports = !strcmp(m, "load") || !strcmp(m, "reset") || !strcmp(m, "table");
 
-	if (!strcmp(m, "atsd") && argc == 8)
-		return atsd_clients(secs, strtoul(argv[3], NULL, 0), argv[4],
-				    strtoul(argv[5], NULL, 0), strtoul(argv[6], NULL, 0),
-				    strtoul(argv[7], NULL, 0));
+	if ((!strcmp(m, "atsd") && argc == 8) || (!strcmp(m, "libibats") && argc == 7))
+		return local_clients(argv);
 	if (!strcmp(m, "table") || !strcmp(m, "dump")) {
 		/* The kernel reassembles; a big table takes many segments. */
 		so.rmpp = SA_RMPP_ON;

@@ -260,6 +260,19 @@ wait_for "host4's record" 10 host4_registered
 check_rc "... without it atsd on host4 answers a connect with what is missing" 3 \
 	"/dev/infiniband/rdma_cm is missing \(modprobe rdma_ucm\)" agent host4 connect 10.0.0.2 5001
 
+# The SM node's SA counters (storm.sh's backlog): a GetTable from host1
+# is one request in and one answer out, its RMPP ACKs no request.
+sa_counts() {
+	simhost smhost status | sed -n 's/.* sa_requests_in=\([0-9]*\) sa_answers_out=\([0-9]*\).*/\1 \2/p'
+}
+sa_one_more() { # sa_one_more "IN OUT" "IN OUT"
+	set -- $1 $2
+	[ -n "${4:-}" ] && [ "$3" -eq $(($1 + 1)) ] && [ "$4" -eq $(($2 + 1)) ]
+}
+c0=$(sa_counts)
+atsctl host1 -n dump >/dev/null 2>&1
+check "simhost smhost status: a GetTable is one SA request in, one answer out" \
+	sa_one_more "$c0" "$(sa_counts)"
 for n in smhost host1 host2 host3 host4; do
 	check_out "simhost $n status: no queue drops" "queue_drops=0 " simhost "$n" status
 done

@@ -3,7 +3,9 @@
  * CMD` sends one command and prints the one reply; the kernel side
  * parses it here. Commands: "rereg" (raise CLIENT_REREGISTER, as an SM's
  * ClientReregister would), "status" (one line of counters; cm_listens=N, the
- * service IDs ib_cm listens on, for a bench to wait for a listener), "drop CLASS
+ * service IDs ib_cm listens on, for a bench to wait for a listener;
+ * sa_requests_in and sa_answers_out, SA requests received and answers
+ * sent, for a bench to see an SM's backlog), "drop CLASS
  * on|off" (every MAD of the class reaching the node is lost: one-way
  * loss), "ipoib add NAME[:PKEY]"
  * and "ipoib del NAME" (an IPoIB interface created or deleted, as `ip

@@ -12,6 +12,7 @@
 #include "kumad.h"
 #include "core/mad.h"
 #include "proto.h"
+#include "core/sa.h"
 #include "core/wire.h"
 
 static void dbg(const struct kumad *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -155,6 +156,8 @@ void kumad_write(struct kumad *m, struct kconn *c, uint8_t *buf, size_t len, int
 	if (!a)
 		return;
 	mlen = len - KUMAD_HDR;
+	if (mad[MAD_OFF_MGMT_CLASS] == SA_CLASS && (mad[MAD_OFF_METHOD] & MAD_METHOD_RESP_BIT))
+		m->sa_answers_out++;
 	kmad_stamp_tid(a, mad);
 	dbg(m, "out class 0x%02x method 0x%02x attr 0x%04x tid 0x%016llx to lid %u, %zu bytes",
 	    mad[MAD_OFF_MGMT_CLASS], mad[MAD_OFF_METHOD], wire_get16(mad + MAD_OFF_ATTR_ID),

@@ -27,6 +27,10 @@ struct kumad {
 	int verbose;
 	int no_rmpp; /* `rmpp off` (kadmin.h) */
 	uint64_t mads_out, resp_dropped;
+	/* SA answers the node's processes sent, whole (before RMPP
+	 * segmentation): against the SA requests the node received, what
+	 * an SM node holds unanswered (storm.sh). */
+	uint64_t sa_answers_out;
 };
 
 void kumad_init(struct kumad *m, struct kmad *k, struct kconn_set *cs, struct simclient *sc,

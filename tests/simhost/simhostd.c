@@ -75,6 +75,7 @@ struct host {
 	struct kconn *issm; /* the one holder of issm0 */
 	uint8_t drop[256]; /* `drop CLASS on`: MADs of the class lost */
 	uint64_t mads_in, unmatched_answered, timeouts, lost;
+	uint64_t sa_requests_in; /* SA requests (no response bit, no RMPP ACK) */
 };
 
 static volatile sig_atomic_t stop;
@@ -164,6 +165,10 @@ static void from_wire(struct host *h, struct simclient_req *in, int64_t now)
 	enum kmad_verdict v;
 
 	h->mads_in++;
+	/* A requester's RMPP ACKs to a GetTableResp are not requests. */
+	if (mad[MAD_OFF_MGMT_CLASS] == SA_CLASS && !(mad[MAD_OFF_METHOD] & MAD_METHOD_RESP_BIT) &&
+	    !(kmad_rmpp_active(mad, MAD_SIZE) && mad[RMPP_OFF_TYPE] != RMPP_TYPE_DATA))
+		h->sa_requests_in++;
 	if (h->drop[mad[MAD_OFF_MGMT_CLASS]]) {
 		h->lost++;
 		return;
@@ -243,14 +248,16 @@ static void admin(struct host *h, struct kconn *c, const uint8_t *buf, size_t le
 		snprintf(reply, sizeof(reply),
 			 "mads_in=%llu mads_out=%llu resp_dropped=%llu unmatched_answered=%llu "
 			 "timeouts=%llu queue_drops=%llu lost=%llu joins=%llu join_failures=%llu "
-			 "leaves=%llu cm_listens=%zu",
+			 "leaves=%llu cm_listens=%zu sa_requests_in=%llu sa_answers_out=%llu",
 			 (unsigned long long)h->mads_in, (unsigned long long)h->um.mads_out,
 			 (unsigned long long)h->um.resp_dropped,
 			 (unsigned long long)h->unmatched_answered,
 			 (unsigned long long)h->timeouts, (unsigned long long)h->cs.drops,
 			 (unsigned long long)h->lost, (unsigned long long)h->ipoib.joins,
 			 (unsigned long long)h->ipoib.failures,
-			 (unsigned long long)h->ipoib.leaves, kcm_listens(&h->ucma.u.cma.cm));
+			 (unsigned long long)h->ipoib.leaves, kcm_listens(&h->ucma.u.cma.cm),
+			 (unsigned long long)h->sa_requests_in,
+			 (unsigned long long)h->um.sa_answers_out);
 	}
 	kconn_send(&h->cs, c, reply, strlen(reply), NULL, 0);
 }

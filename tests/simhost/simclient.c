@@ -15,6 +15,7 @@
 #include <arpa/inet.h>
 #include <endian.h>
 
+#include "core/mono.h"
 #include "simclient.h"
 
 /* The MAD header's class byte (IBTA Vol 1 13.4.3); directed-route SMPs. */
@@ -74,6 +75,64 @@ static socklen_t make_name(struct sockaddr_un *a, const char *base, const char *
 	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 2 + (size_t)k);
 }
 
+/* The most MADs kept while a control request waits: past it they are
+ * dropped, as a full receive queue drops them. */
+#define SIMCLIENT_BACKLOG_MAX 65536
+
+/* Every datagram waiting on the data socket into the backlog. */
+static void drain_data(struct simclient *c)
+{
+	for (;;) {
+		struct simclient_req *slot;
+		ssize_t n;
+
+		if (c->back_n == c->back_cap) {
+			size_t cap = c->back_cap ? 2 * c->back_cap : 64, i;
+			struct simclient_req *v;
+
+			if (cap > SIMCLIENT_BACKLOG_MAX)
+				return;
+			v = malloc(cap * sizeof(*v));
+			if (!v)
+				return;
+			for (i = 0; i < c->back_n; i++)
+				v[i] = c->back[(c->back_first + i) % c->back_cap];
+			free(c->back);
+			c->back = v;
+			c->back_cap = cap;
+			c->back_first = 0;
+		}
+		slot = &c->back[(c->back_first + c->back_n) % c->back_cap];
+		n = recv(c->fd_data, slot, sizeof(*slot), MSG_DONTWAIT);
+		if (n != (ssize_t)sizeof(*slot))
+			return;
+		c->back_n++;
+	}
+}
+
+/* The control answer, the data socket drained meanwhile. */
+static ssize_t ctl_read(struct simclient *c, struct sim_ctl *m)
+{
+	int64_t end = mono_ms() + SIMCLIENT_CTL_TIMEOUT_S * 1000;
+
+	for (;;) {
+		struct pollfd p[2] = { { .fd = c->fd_ctl, .events = POLLIN },
+				       { .fd = c->fd_data, .events = POLLIN } };
+		int64_t left = end - mono_ms();
+
+		if (left <= 0) {
+			errno = ETIMEDOUT;
+			return -1;
+		}
+		if (poll(p, c->fd_data >= 0 ? 2 : 1, (int)left) < 0 && errno != EINTR)
+			return -1;
+		if (p[1].revents & POLLIN)
+			drain_data(c);
+		if (p[0].revents & POLLIN)
+			return read(c->fd_ctl, m, sizeof(*m));
+	}
+}
+
 static int ctl(struct simclient *c, uint32_t clientid, uint32_t type, void *data, size_t len)
 {
 	struct sim_ctl m;
@@ -88,7 +147,7 @@ static int ctl(struct simclient *c, uint32_t clientid, uint32_t type, void *data
 	if (write(c->fd_ctl, &m, sizeof(m)) != (ssize_t)sizeof(m))
 		return errno ? -errno : -EIO;
 	m.type = SIM_CTL_ERROR;
-	if (read(c->fd_ctl, &m, sizeof(m)) != (ssize_t)sizeof(m))
+	if (ctl_read(c, &m) != (ssize_t)sizeof(m))
 		return errno ? -errno : -EIO;
 	if (m.type == SIM_CTL_ERROR)
 		return -ECONNREFUSED;
@@ -197,6 +256,9 @@ void simclient_fini(struct simclient *c)
 	if (c->fd_data >= 0)
 		close(c->fd_data);
 	c->fd_ctl = c->fd_data = -1;
+	free(c->back);
+	c->back = NULL;
+	c->back_first = c->back_n = c->back_cap = 0;
 }
 
 int simclient_nodeinfo(struct simclient *c, uint8_t out[SIMCLIENT_DATA])
@@ -282,9 +344,22 @@ int simclient_send(struct simclient *c, const struct simclient_req *r)
 	return n == (ssize_t)sizeof(*r) ? 0 : -EIO;
 }
 
+size_t simclient_backlog(const struct simclient *c)
+{
+	return c->back_n;
+}
+
 int simclient_recv(struct simclient *c, struct simclient_req *r)
 {
-	ssize_t n = recv(c->fd_data, r, sizeof(*r), MSG_DONTWAIT);
+	ssize_t n;
+
+	if (c->back_n) {
+		*r = c->back[c->back_first];
+		c->back_first = (c->back_first + 1) % c->back_cap;
+		c->back_n--;
+		return 1;
+	}
+	n = recv(c->fd_data, r, sizeof(*r), MSG_DONTWAIT);
 
 	if (n < 0)
 		return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -errno;

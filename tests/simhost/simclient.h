@@ -37,6 +37,13 @@ struct simclient {
 	char base[64];    /* IBSIM_SOCKNAME */
 	char node[32];
 	int issm; /* IsSM set by us */
+	/* MADs read off the data socket while a control request waited
+	 * (ctl): ibsim's writes to a full data socket block it, so a client
+	 * that stops reading data while it waits on ibsim deadlocks with it
+	 * (the kernel's max_dgram_qlen is 10). Served first by
+	 * simclient_recv. */
+	struct simclient_req *back;
+	size_t back_first, back_n, back_cap;
 };
 
 /* Connects as node's client with issm = 1 (IBSIM_SOCKNAME names ibsim's
@@ -68,5 +75,7 @@ int simclient_send_mad(struct simclient *c, uint16_t dlid_be, uint32_t dqp_be, u
 int simclient_reply(struct simclient *c, const struct simclient_req *in, const uint8_t *mad);
 /* One MAD in, without waiting: 1, 0 when none, -errno. */
 int simclient_recv(struct simclient *c, struct simclient_req *r);
+/* MADs simclient_recv has in hand without reading the socket. */
+size_t simclient_backlog(const struct simclient *c);
 
 #endif

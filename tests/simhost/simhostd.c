@@ -570,16 +570,16 @@ static int run(struct host *h)
 			n++;
 		}
 		d = next_deadline(h) - mono_ms();
-		d = d < 0 ? 0 : d > PORTINFO_POLL_MS ? PORTINFO_POLL_MS : d;
+		d = d < 0 || simclient_backlog(&h->sc) ? 0 : d > PORTINFO_POLL_MS ? PORTINFO_POLL_MS : d;
 		ts.tv_sec = 0;
 		ts.tv_nsec = (long)d * 1000000L;
 		r = ppoll(pf, 2 + n, &ts, &none);
 		if (r < 0 && errno != EINTR)
 			return 1;
-		if (r <= 0)
+		if (r <= 0 && !simclient_backlog(&h->sc))
 			continue;
 		now = mono_ms();
-		if (pf[0].revents & POLLIN)
+		if ((pf[0].revents & POLLIN) || simclient_backlog(&h->sc))
 			for (i = 0; i < 256 && simclient_recv(&h->sc, &req) > 0; i++)
 				from_wire(h, &req, now);
 		if (pf[1].revents & POLLIN)

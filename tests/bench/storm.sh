@@ -176,7 +176,7 @@ storm() {
 					for (i = 9; i < NF; i++) if ($i == "end_ns" && $(i + 1) > e) e = $(i + 1) }
 				$1 == what && what == "dump" { if (min == "" || $10 + 0 < min + 0) min = $10 }
 				$1 == "backlog" && $2 > b { b = $2 }
-				$1 == "inflight" && $2 != "" { has = 1; if ($2 + 0 > q) q = $2 + 0 }
+				$1 == "inflight" && $2 != "" { if (!has || $2 + 0 > q) q = $2 + 0; has = 1 }
 				END { printf "%s %s agents %d ok %d failed %d lost %d secs %.3f slowest %.3f backlog %d inflight %s%s\n",
 					name, what, n, ok, f, l, (e - t0) / 1e9, slow, b, has ? q : "-",
 					what == "dump" ? " min_records " min : "" }'

@@ -241,6 +241,26 @@ storm() {
 		d0=$(drops)
 		together prefetch dump 120
 		say "$(summary prefetch dump) drops $(( $(drops) - d0 ))"
+
+		# atsd's own read-ahead (prefetch_max): the agents again, each
+		# reading the table once the SA answers; the storm then.
+		if [ -n "$INFLIGHT" ]; then
+			read_ahead() {
+				[ "$(st "$1" prefetches)" -ge 1 ] 2>/dev/null
+			}
+			for i in $(seq 1 "$AGENTS"); do
+				stop_pid "$(agent_pid "h$i")"
+				agent_start "h$i" "address 10.253.0.$i primary" "cache_ttl 3600" \
+					"sm_poll_interval 1" "prefetch_max 16384" $depth
+			done
+			for i in $(seq 1 "$AGENTS"); do
+				wait_for "h$i's read-ahead" 60 read_ahead "h$i" || exit 1
+			done
+			q0=$(sum_stat sa_queries)
+			together readahead atsd 600 "$LOCAL" @SOCK@ 0 "$RECORDS" "$NGIDS"
+			say "$(summary readahead atsd) sa_queries $(( $(sum_stat sa_queries) - q0 ))" \
+				"records $(st h1 prefetch_records)"
+		fi
 	)
 }
 

@@ -18,6 +18,7 @@ awk '
 	$2 == "note" { note = $0 }
 	$2 == "lookups" { kv(s, 4) }
 	$2 == "prefetch" { kv(p, 4) }
+	$2 == "readahead" { kv(r, 4) }
 	$2 == "failure" { nf++; fail[nf] = $0; sub(/^storm failure /, "", fail[nf]) }
 	$2 == "agent" { na++; line[na] = sprintf("  %-4s %8.3f s %7d ok %4d failed %4d lost  %9.0f/s  p50 %8.0f us  p99 %8.0f us",
 		$3, $6, $5, $10, $11, $7, $8, $9) }
@@ -47,10 +48,17 @@ awk '
 		printf "  (%d of %d tables read, the smallest %d records, %d lost; %d drops) = %.2f x the storm time, %.2f x the bound\n",
 			p["ok"], p["agents"], p["min_records"], p["failed"] + p["lost"], p["drops"],
 			(s["secs"] > 0 ? p["secs"] / s["secs"] : 0), (bound > 0 ? p["secs"] / bound : 0)
+		if ("secs" in r)
+			printf "atsd read-ahead (prefetch_max): the agents read the table (%s records) once the SA answered; the storm then: every lookup answered after %.3f s = %.2f x the bound, %d answered, %d failed, %d lost, SA requests %d\n",
+				r["records"], r["secs"], (bound > 0 ? r["secs"] / bound : 0), r["ok"], r["failed"], r["lost"], r["sa_queries"]
 		printf "\ngoals:\n"
 		printf "  storm answered within 1.25x of the bound: %.2f %s\n", (bound > 0 ? s["secs"] / bound : 0),
 			ok(bound > 0 && s["secs"] <= 1.25 * bound && s["ok"] > 0)
 		printf "  storm lookups failed: %d %s\n", s["failed"] + s["lost"], ok(s["failed"] + s["lost"] == 0 && s["ok"] == total)
+		if ("secs" in r)
+			printf "  storm with atsd'"'"'s read-ahead within 1.25x of the bound, none failed: %.2f %s\n",
+				(bound > 0 ? r["secs"] / bound : 0),
+				ok(bound > 0 && r["secs"] <= 1.25 * bound && r["ok"] == total && r["failed"] + r["lost"] == 0)
 		printf "  prefetch faster than the storm: %s (%.3f s against %.3f s)\n",
 			(p["ok"] == a && p["min_records"] >= n && p["secs"] < s["secs"] ? "yes" : "no"), p["secs"], s["secs"]
 	}' "$1"

@@ -31,6 +31,7 @@
 top_builddir=${top_builddir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_srcdir=${top_srcdir:-$top_builddir}
 export top_builddir top_srcdir
+TCK=$(getconf CLK_TCK)
 if [ -n "${BENCH_STORM_QUICK:-}" ]; then
 	RECORDS=${BENCH_STORM_RECORDS:-1000}
 	SECS=${BENCH_SECS:-2}
@@ -96,6 +97,22 @@ storm() {
 			wait $pids
 			cat "$RUN"/load.* | awk '$1 == "load" { ok += $2; f += $7 + $8 } END { print "load", ok, "bad", f + 0 }'
 		}
+		cpu_by_comm() { # utime+stime ticks of every process, summed by name
+			local f
+			for f in /proc/[0-9]*/stat; do
+				cat "$f" 2>/dev/null
+			done | awk '{ sub(/^[0-9]+ \(/, ""); c = $0; sub(/\).*/, "", c)
+				n = split($0, a, ") "); split(a[n], v, " ")
+				t[c] += v[12] + v[13] } END { for (c in t) print c, t[c] }'
+		}
+		# cpu_share BEFORE AFTER MS: each named process group's share of
+		# the machine's CPU time over MS (of all cores together).
+		cpu_share() {
+			awk -v ms="$3" -v tck="$TCK" -v cores="$(nproc)" 'FNR == NR { b[$1] = $2; next }
+				{ d = $2 - b[$1]; if (d > 0) s[$1] = d }
+				END { for (c in s) if (c ~ /^(opensm|ibsim|simhostd|atsd|capbench)$/)
+					printf " %s %.0f%%", c, s[c] * 100000 / tck / ms / cores }' "$1" "$2"
+		}
 		st() { # st NODE KEY: a counter of the agent on NODE
 			agent "$1" stats | awk -v k="$2" '$1 == k { print $2 }'
 		}
@@ -160,10 +177,13 @@ storm() {
 				done
 			) >"$RUN/$name.depth" &
 			sampler=$!
+			cpu_by_comm >"$RUN/$name.cpu0"
 			date +%s%N >"$RUN/$name.t0"
 			touch "$RUN/$name.go"
 			wait $pids
 			touch "$RUN/$name.stop"
+			cpu_by_comm >"$RUN/$name.cpu1"
+			echo $(( ($(date +%s%N) - $(cat "$RUN/$name.t0")) / 1000000 )) >"$RUN/$name.ms"
 			wait "$sampler"
 		}
 		# summary NAME WHAT: one line "NAME WHAT agents ok failed lost secs
@@ -232,6 +252,7 @@ storm() {
 		fi
 		say "$(summary lookups atsd) sa_queries $(( $(sum_stat sa_queries) - q0 ))" \
 			"coalesced $(( $(sum_stat coalesced) - c0 )) drops $(( $(drops) - d0 ))" $win
+		say "cpu lookups$(cpu_share "$RUN/lookups.cpu0" "$RUN/lookups.cpu1" "$(cat "$RUN/lookups.ms")")"
 		for i in $(seq 1 "$AGENTS"); do
 			say "agent h$i $(grep '^atsd ' "$RUN/lookups.$i")"
 			# The first few failures, atsd's reason.

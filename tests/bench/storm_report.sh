@@ -19,6 +19,7 @@ awk '
 	$2 == "lookups" { kv(s, 4) }
 	$2 == "prefetch" { kv(p, 4) }
 	$2 == "readahead" { kv(r, 4) }
+	$2 == "cpu" && $3 == "lookups" { cpu = $0; sub(/^storm cpu lookups /, "", cpu) }
 	$2 == "failure" { nf++; fail[nf] = $0; sub(/^storm failure /, "", fail[nf]) }
 	$2 == "agent" { na++; line[na] = sprintf("  %-4s %8.3f s %7d ok %4d failed %4d lost  %9.0f/s  p50 %8.0f us  p99 %8.0f us",
 		$3, $6, $5, $10, $11, $7, $8, $9) }
@@ -43,6 +44,8 @@ awk '
 		if ("inflight_max_sum" in s)
 			printf "  agents: sa_inflight_max summed %d (at most what they had out at once), SA requests resent %d, timed out %d\n",
 				s["inflight_max_sum"], s["resent"], s["timeouts"]
+		if (cpu != "")
+			printf "  the machine'"'"'s CPU during the storm, by program (all cores = 100%%): %s\n", cpu
 		printf "  OpenSM max_msg_fifo_timeout drops (\"Dropping MAD since the dispatcher is already overloaded\"): %d\n", s["drops"]
 		printf "prefetch: one SubnAdmGetTable of every ATS record on each agent node at once: all had the table after %.3f s\n", p["secs"]
 		printf "  (%d of %d tables read, the smallest %d records, %d lost; %d drops) = %.2f x the storm time, %.2f x the bound\n",

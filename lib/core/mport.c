@@ -446,6 +446,11 @@ uint32_t mport_new_tids(struct mport *p, unsigned n)
 	return first;
 }
 
+int mport_fd(const struct mport *p)
+{
+	return p->fd;
+}
+
 uint16_t mport_last_slid(const struct mport *p)
 {
 	return p->last_slid;

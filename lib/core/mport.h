@@ -97,6 +97,9 @@ int mport_requester(const struct mport *p, struct mport_held *h);
 int mport_answer_held(struct mport *p, const struct mport_held *h,
 		      const uint8_t *mad, size_t len);
 
+/* The port's file (the umad device), for poll(2) beside other files:
+ * readable when a MAD waits. */
+int mport_fd(const struct mport *p);
 /* Wait up to timeout_ms for one MAD; answer it if it is a request.
  * 0 (something handled or nothing came), or -errno. */
 int mport_serve(struct mport *p, int timeout_ms);

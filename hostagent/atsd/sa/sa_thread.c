@@ -8,10 +8,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "host/ats_query.h"
@@ -25,9 +27,8 @@
 #include "subs_exec.h"
 #include "sync_exec.h"
 
-/* How long the thread listens for requests between looks at its queue:
- * idle, and with lookups in flight. */
-#define SERVE_SLICE_MS 20
+/* How long the thread waits with lookups in flight before it looks at
+ * its queue: each answer wakes it sooner. */
 #define WINDOW_SLICE_MS 1
 
 struct sa_thread {
@@ -42,6 +43,7 @@ struct sa_thread {
 	struct saj *done, **done_tail;
 	int stop;
 	int pipe[2];
+	int wake;                   /* eventfd: a job came while the thread waits */
 	int serving;                /* agents for requests registered */
 	struct ats_window *win;     /* the lookups in flight */
 	unsigned depth;
@@ -61,6 +63,14 @@ static void cm_off(const struct sa_thread *t, struct saj *j)
 	snprintf(j->errmsg, sizeof(j->errmsg), "%s", missing ? missing : t->cm_refused ?
 		 "connecting by IP is off: rdma_cm could not start (atsd's log says why)" :
 		 "connecting by IP is off (cm, cm_listen)");
+}
+
+/* The thread out of its idle poll (idle_wait). */
+static void sa_thread_wake(struct sa_thread *t)
+{
+	uint64_t one = 1;
+
+	(void)!write(t->wake, &one, sizeof(one));
 }
 
 static void queue_put(struct saj ***tail, struct saj *j)
@@ -299,6 +309,23 @@ static struct saj *next_job(struct sa_thread *t, int *work)
 	return NULL;
 }
 
+/* Until the port, the CM's channel or the wake-up has something (the
+ * CM's at once when it has events left). */
+static void idle_wait(struct sa_thread *t, int cm_more)
+{
+	struct pollfd p[3] = { { .fd = mport_fd(t->port), .events = POLLIN },
+			       { .fd = t->wake, .events = POLLIN },
+			       { .fd = t->cm ? rcm_fd(t->cm) : -1, .events = POLLIN } };
+	uint64_t n;
+
+	if (poll(p, 3, cm_more ? 0 : -1) < 0)
+		return;
+	if (p[1].revents & POLLIN)
+		(void)!read(t->wake, &n, sizeof(n));
+	if (p[0].revents & (POLLIN | POLLERR | POLLHUP))
+		mport_serve(t->port, 0);
+}
+
 static void *thread_main(void *arg)
 {
 	struct sa_thread *t = arg;
@@ -318,15 +345,15 @@ static void *thread_main(void *arg)
 				pthread_cond_wait(&t->cv, &t->mu);
 				continue;
 			}
-			/* mport_serve waits on the port's fd alone: listen in
-			 * slices, so a new job waits one slice at most, and
-			 * drain the CM's channel after each, a batch at a
-			 * time so queued jobs come between (a connection
-			 * request waits one slice at most too). The CM stays
-			 * on this thread: its listener asks ATS who is
-			 * calling, through the port this thread owns. */
+			/* Idle: the port, the CM's channel and the wake-up
+			 * of sa_thread_submit, so that a job, a request or a
+			 * connection request is taken at once. The CM's
+			 * events go a batch at a time so queued jobs come
+			 * between. The CM stays on this thread: its listener
+			 * asks ATS who is calling, through the port this
+			 * thread owns. */
 			pthread_mutex_unlock(&t->mu);
-			mport_serve(t->port, cm_more ? 0 : SERVE_SLICE_MS);
+			idle_wait(t, cm_more);
 			cm_more = t->cm && rcm_serve(t->cm);
 			pthread_mutex_lock(&t->mu);
 			continue;
@@ -383,7 +410,13 @@ int sa_thread_start(struct sa_thread **out, const struct sa_thread_opts *o)
 	t->done_tail = &t->done;
 	pthread_mutex_init(&t->mu, NULL);
 	pthread_cond_init(&t->cv, NULL);
+	t->wake = -1;
 	if (pipe2(t->pipe, O_NONBLOCK | O_CLOEXEC)) {
+		ret = -errno;
+		goto fail;
+	}
+	t->wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (t->wake < 0) {
 		ret = -errno;
 		goto fail;
 	}
@@ -448,6 +481,8 @@ fail:
 		close(t->pipe[0]);
 		close(t->pipe[1]);
 	}
+	if (t->wake >= 0)
+		close(t->wake);
 	free(t);
 	return ret;
 }
@@ -462,6 +497,7 @@ void sa_thread_stop(struct sa_thread *t)
 	t->stop = 1;
 	pthread_cond_signal(&t->cv);
 	pthread_mutex_unlock(&t->mu);
+	sa_thread_wake(t);
 	pthread_join(t->thread, NULL);
 	while ((j = queue_take(&t->todo, &t->todo_tail)))
 		saj_free(j);
@@ -473,6 +509,7 @@ void sa_thread_stop(struct sa_thread *t)
 	mport_close(t->port);
 	close(t->pipe[0]);
 	close(t->pipe[1]);
+	close(t->wake);
 	pthread_cond_destroy(&t->cv);
 	pthread_mutex_destroy(&t->mu);
 	free(t);
@@ -489,6 +526,7 @@ void sa_thread_submit(struct sa_thread *t, struct saj *job)
 	queue_put(&t->todo_tail, job);
 	pthread_cond_signal(&t->cv);
 	pthread_mutex_unlock(&t->mu);
+	sa_thread_wake(t);
 }
 
 void sa_thread_complete(struct sa_thread *t)

@@ -266,6 +266,20 @@ static int sa_open(struct ibats *h)
 	return ret;
 }
 
+/* Finished requests off the window's list, with sa_lock held, before
+ * the lock is let go: each lives on its thread's stack, which the thread
+ * leaves as soon as it sees its own finished (at once when the window
+ * failed it before sending: the port down). Their threads are woken. */
+static void sa_window_reap(struct ibats *h)
+{
+	int any = 0;
+
+	while (ats_window_done(h->win))
+		any = 1;
+	if (any)
+		pthread_cond_broadcast(&h->sa_cv);
+}
+
 /* r through the window, with sa_lock held: its requests are sent at
  * once when the window has room; then this thread either reads the port
  * for every thread (one does at a time, without the lock, so that others
@@ -274,6 +288,7 @@ static void sa_window_wait(struct ibats *h, struct ats_window_req *r)
 {
 	ats_window_submit(h->win, r);
 	ats_window_send(h->win);
+	sa_window_reap(h);
 	while (!ats_window_finished(r)) {
 		uint8_t *mad;
 		size_t len;
@@ -284,6 +299,7 @@ static void sa_window_wait(struct ibats *h, struct ats_window_req *r)
 			continue;
 		}
 		due = ats_window_pump(h->win);
+		sa_window_reap(h);
 		if (!ats_window_finished(r) && due >= 0) {
 			h->sa_reader = 1;
 			pthread_mutex_unlock(&h->sa_lock);
@@ -292,11 +308,10 @@ static void sa_window_wait(struct ibats *h, struct ats_window_req *r)
 			h->sa_reader = 0;
 			if (!due)
 				ats_window_answer(h->win, mad, len);
+			sa_window_reap(h);
+			/* The port is free to read: another may take it. */
+			pthread_cond_broadcast(&h->sa_cv);
 		}
-		/* The finished are their threads' to see: off the list. */
-		while (ats_window_done(h->win))
-			;
-		pthread_cond_broadcast(&h->sa_cv);
 	}
 }
 

@@ -28,10 +28,15 @@ inflight() {
 	agent host3 stats | grep -q "^sa_inflight $1\$"
 }
 
-# A hung SA (SIGSTOP): the kernel queues the requests, nothing answers.
 stat_is() {
 	agent host3 stats | grep -q "^$1 $2\$"
 }
+# Its start-up jobs done first (the sync, then the subscription): one of
+# them caught by the hung SA below would hold the lookups behind it for
+# its timeouts (12 s), and none would fly.
+check "host3 subscribed to the SA's reports" wait_for "subscription" 20 stat_is subscribed 1
+
+# A hung SA (SIGSTOP): the kernel queues the requests, nothing answers.
 
 kill -STOP "$SM_PID"
 clients=

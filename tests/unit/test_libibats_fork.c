@@ -8,7 +8,8 @@
  * The umad calls of the SA path are faked below: the executable's
  * definitions come before libibumad's, so the library's mport code talks
  * to them. Every request times out at once (no SA here); what is checked
- * is which fd carried it, with which TID, from which process. */
+ * is which fd carried it, with which TID, from which process, and that a
+ * lookup failed before it was sent leaves the SA window sound. */
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -173,6 +174,7 @@ static void test_fork_agent(void **state)
 #define FK_FDS 1024
 
 static pid_t fk_opener[FK_FDS]; /* the process that opened each fd */
+static int fk_state = 4;         /* the port's state: 4 Active */
 /* Counts of this process. */
 static struct {
 	unsigned opens;           /* in this process */
@@ -195,7 +197,7 @@ int umad_get_port(const char *ca_name, int portnum, umad_port_t *port)
 	port->portnum = portnum ? portnum : 1;
 	port->base_lid = 2;
 	port->sm_lid = 1;
-	port->state = 4;
+	port->state = fk_state;
 	port->gid_prefix = htobe64(0xfe80000000000000ULL);
 	port->port_guid = htobe64(0x0002c903000a0001ULL);
 	return 0;
@@ -345,11 +347,53 @@ static void test_fork_sa(void **state)
 	ibats_close(h);
 }
 
+/* A resolve from a frame far below the caller's: what the lookup left on
+ * its stack stays there, untouched by the caller's next calls. */
+static __attribute__((noinline)) int resolve_deep(struct ibats *h)
+{
+	volatile char pad[64 * 1024];
+	struct ibats_record *r = NULL;
+	size_t n;
+
+	pad[0] = 0;
+	return ibats_resolve(h, "10.0.0.9", 0, &r, &n) + pad[0];
+}
+
+/* Lookups that fail before their request is sent (the port not Active:
+ * -ENETDOWN), then one that is sent: each request lives on its caller's
+ * stack, so the window may not keep it once the lookup returned (it kept
+ * them on its list of finished requests, the second linked to itself:
+ * the next lookup spun on that list forever, sa_lock held). */
+static void test_sa_down_then_up(void **state)
+{
+	struct ibats_opts o = { .flags = IBATS_NO_AGENT, .sa_timeout_ms = 1,
+				.sa_retries = -1 };
+	struct ibats_record *r = NULL;
+	struct ibats *h;
+	size_t n;
+
+	(void)state;
+	alarm(10); /* a spin is a failure, not a hung test */
+	assert_int_equal(ibats_open(&h, &o), 0);
+	assert_int_equal(ibats_resolve(h, "10.0.0.9", 0, &r, &n), -ETIMEDOUT);
+	fk_state = 2;
+	/* The window reads the port anew after PORT_READ_MS (ats_window.c). */
+	usleep(150 * 1000);
+	assert_int_equal(resolve_deep(h), -ENETDOWN);
+	assert_int_equal(resolve_deep(h), -ENETDOWN);
+	fk_state = 4;
+	assert_int_equal(ibats_resolve(h, "10.0.0.9", 0, &r, &n), -ETIMEDOUT);
+	assert_int_equal(ibats_resolve(h, "10.0.0.9", 0, &r, &n), -ETIMEDOUT);
+	alarm(0);
+	ibats_close(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_fork_agent, fa_setup, fa_teardown),
 		cmocka_unit_test(test_fork_sa),
+		cmocka_unit_test(test_sa_down_then_up),
 	};
 
 	/* A child's output is its exit status; nothing buffered twice. */

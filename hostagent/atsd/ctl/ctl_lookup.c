@@ -48,6 +48,7 @@ static struct {
 	/* Until then "no record" is not cached: a port came back (trap 64)
 	 * and its host is registering again. */
 	int64_t back_until_ms;
+	uint64_t clears;         /* ctl_lookup_cache_clear's calls */
 	struct ctl_lookup_stats st;
 } lk;
 
@@ -76,8 +77,14 @@ void ctl_lookup_fini(void)
 
 void ctl_lookup_cache_clear(void)
 {
+	lk.clears++;
 	if (lk.cache)
 		cache_clear(lk.cache);
+}
+
+uint64_t ctl_lookup_clears(void)
+{
+	return lk.clears;
 }
 
 static int holds_gone(const struct sr_record *r, size_t n, int64_t now)

@@ -38,6 +38,8 @@ int ctl_lookup_prefill(const struct ats_ip *ip, uint16_t pkey, const struct sr_r
 		       size_t n);
 /* The cached answers are stale (records or the SM changed). */
 void ctl_lookup_cache_clear(void);
+/* Clears so far: an answer read before the last one is stale too. */
+uint64_t ctl_lookup_clears(void);
 /* The SA reported gid out of service (trap 65): its cached answers go,
  * and answers holding it are not cached for report_grace (its record may
  * still be in the SA). How many entries went. */

@@ -17,7 +17,7 @@ static struct {
 	int busy;           /* a read is with the SA thread */
 	int too_large;      /* the last table exceeded prefetch_max */
 	int failing;        /* the last read failed (said once) */
-	int redo;           /* the SM changed during a read */
+	uint64_t clears;    /* ctl_lookup_clears() when the read started */
 	int64_t due_ms;     /* the next read, INT64_MAX none */
 	struct ctl_prefetch_stats st;
 } pf = { .due_ms = INT64_MAX };
@@ -39,7 +39,6 @@ void ctl_prefetch_start(void)
 void ctl_prefetch_sm_changed(void)
 {
 	pf.too_large = 0;
-	pf.redo = pf.busy;
 	if (pf.armed && pf.conf->prefetch_max)
 		pf.due_ms = mono_ms();
 }
@@ -61,8 +60,14 @@ static void table_done(struct saj *j, void *ctx)
 
 	(void)ctx;
 	pf.busy = 0;
-	pf.due_ms = mono_ms() + (pf.redo ? 0 : ttl);
-	pf.redo = 0;
+	pf.due_ms = mono_ms() + ttl;
+	/* The cache was cleared while the SA read it (a new SM, records
+	 * changed): the table may hold what the clear threw away, and would
+	 * serve it for cache_ttl. Read it again now. */
+	if (!j->err && ctl_lookup_clears() != pf.clears) {
+		pf.due_ms = mono_ms();
+		return;
+	}
 	if (j->err) {
 		if (!pf.failing)
 			log_warn("cannot read the ATS table ahead (prefetch_max): %s; "
@@ -100,6 +105,7 @@ int64_t ctl_prefetch_timers(int64_t now)
 		return now + 1000;
 	j->u.lookup.pkey = ATS_PKEY_DEFAULT;
 	pf.busy = 1;
+	pf.clears = ctl_lookup_clears();
 	sa_thread_submit(pf.saj, j);
 	return INT64_MAX;
 }

@@ -392,7 +392,7 @@ int ats_window_run(struct ats_window *w, int timeout_ms)
 	}
 }
 
-void ats_window_cancel(struct ats_window *w)
+void ats_window_fail(struct ats_window *w, int err)
 {
 	struct ats_window_req *r;
 	unsigned i;
@@ -401,12 +401,17 @@ void ats_window_cancel(struct ats_window *w)
 		if (w->fly[i]) {
 			r = w->fly[i];
 			fly_drop(w, i);
-			finish(w, r, -ECANCELED);
+			finish(w, r, err);
 		}
 	while ((r = fifo_take(&w->whole)))
-		finish(w, r, -ECANCELED);
+		finish(w, r, err);
 	while ((r = fifo_take(&w->queued)))
-		finish(w, r, -ECANCELED);
+		finish(w, r, err);
+}
+
+void ats_window_cancel(struct ats_window *w)
+{
+	ats_window_fail(w, -ECANCELED);
 }
 
 unsigned ats_window_busy(const struct ats_window *w)

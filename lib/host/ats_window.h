@@ -84,6 +84,9 @@ int ats_window_run(struct ats_window *w, int timeout_ms);
 /* Every request not handed back yet, finished or not, with err set to
  * -ECANCELED where unfinished, onto the done list. */
 void ats_window_cancel(struct ats_window *w);
+/* The same with err: the port failed (ats_window_recv's -errno other
+ * than -ETIMEDOUT), and no answer will come. */
+void ats_window_fail(struct ats_window *w, int err);
 
 /* Requests queued, in flight or waiting for a whole lookup. */
 unsigned ats_window_busy(const struct ats_window *w);

@@ -308,6 +308,8 @@ static void sa_window_wait(struct ibats *h, struct ats_window_req *r)
 			h->sa_reader = 0;
 			if (!due)
 				ats_window_answer(h->win, mad, len);
+			else if (due != -ETIMEDOUT)
+				ats_window_fail(h->win, due); /* not a spin until the retries end */
 			sa_window_reap(h);
 			/* The port is free to read: another may take it. */
 			pthread_cond_broadcast(&h->sa_cv);

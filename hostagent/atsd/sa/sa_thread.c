@@ -44,6 +44,7 @@ struct sa_thread {
 	int stop;
 	int pipe[2];
 	int wake;                   /* eventfd: a job came while the thread waits */
+	int port_err;               /* the last read of the port failed */
 	int serving;                /* agents for requests registered */
 	struct ats_window *win;     /* the lookups in flight */
 	unsigned depth;
@@ -288,8 +289,15 @@ static void window_pass(struct sa_thread *t, int ms)
 	struct ats_window_req *r;
 	int ret = ats_window_run(t->win, ms);
 
-	if (ret && ret != -ETIMEDOUT)
-		log_debug("SA thread: reading the port: %s", strerror(-ret));
+	if (ret && ret != -ETIMEDOUT) {
+		/* No answer will come through a failed port: the lookups
+		 * fail now, not in a spin until their retries end. Said
+		 * when it starts. */
+		if (!t->port_err)
+			log_warn("SA thread: reading the port: %s", strerror(-ret));
+		ats_window_fail(t->win, ret);
+	}
+	t->port_err = ret && ret != -ETIMEDOUT;
 	pthread_mutex_lock(&t->mu);
 	while ((r = ats_window_done(t->win)))
 		finish(t, lookup_done(r));

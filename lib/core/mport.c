@@ -429,7 +429,9 @@ static int mport_recv(struct mport *p, int timeout_ms, size_t *mad_len)
 			p->rbuf_len = need;
 			continue;
 		}
-		if (ret == -ETIMEDOUT || errno == ETIMEDOUT)
+		/* libibumad reads at once for a timeout of 0: a port with
+		 * nothing to read answers EAGAIN then. */
+		if (ret == -ETIMEDOUT || errno == ETIMEDOUT || ret == -EAGAIN || errno == EAGAIN)
 			return -ETIMEDOUT;
 		return ret < -1 ? ret : -errno;
 	}

@@ -621,6 +621,30 @@ int ats_query_forward_each(const struct ats_set *all, ats_query_forward_fn *fn, 
 	return ret;
 }
 
+int ats_query_rest(struct sa_client *sa, const struct ats_lookup *l, struct ats_set *out)
+{
+	uint64_t sent = sa_client_requests(sa);
+	struct ats_q q;
+	struct sr_record k;
+	int ret;
+
+	if (l->kind != ATS_LOOKUP_PRIMARY)
+		return ats_query_lookup(sa, l, out);
+	/* Its Get found primaries in several partitions: by P_Key. */
+	memset(out, 0, sizeof(*out));
+	primary_q(&q, l->gid, l->pkey);
+	k = q.rec;
+	ret = ats_split_pkey(sa, &q, &k, out);
+	if (!ret && !out->n)
+		ret = -ENOENT;
+	if (!ret && out->n > 1)
+		out->n = 1;
+	out->queries = (unsigned)(sa_client_requests(sa) - sent);
+	if (ret)
+		ats_query_set_free(out);
+	return ret;
+}
+
 int ats_query_lookup(struct sa_client *sa, const struct ats_lookup *l, struct ats_set *out)
 {
 	uint64_t sent = sa_client_requests(sa);

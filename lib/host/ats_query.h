@@ -90,6 +90,10 @@ int ats_query_finish(struct sa_client *sa, const struct ats_lookup *l, int err,
 /* l with every strategy, one request after the other: ats_query_forward,
  * _reverse or _primary (its one record in out). */
 int ats_query_lookup(struct sa_client *sa, const struct ats_lookup *l, struct ats_set *out);
+/* What l still takes after ats_query_finish said -EAGAIN: a primary
+ * asked by P_Key, a walk without RMPP; out as ats_query_lookup's, its
+ * queries these requests alone. */
+int ats_query_rest(struct sa_client *sa, const struct ats_lookup *l, struct ats_set *out);
 
 /* Each address of all (ats_query_all's answer) with the answer
  * ats_query_forward would give for it in that partition: a table read

@@ -108,6 +108,7 @@ void ats_window_fini(struct ats_window *w)
 void ats_window_submit(struct ats_window *w, struct ats_window_req *r)
 {
 	r->err = 0;
+	r->spent = 0;
 	r->sa_status = 0;
 	memset(&r->set, 0, sizeof(r->set));
 	r->attempt = 0;
@@ -232,8 +233,11 @@ static void run_whole(struct ats_window *w)
 
 		w->st.whole++;
 		ats_query_set_free(&r->set);
-		ret = ats_query_lookup(w->sa, &r->l, &r->set);
+		ret = r->spent ? ats_query_rest(w->sa, &r->l, &r->set) :
+				 ats_query_lookup(w->sa, &r->l, &r->set);
 		r->sa_status = sa_client_last_status(w->sa);
+		/* The lookup's own count: the request that sent it here too. */
+		r->set.queries += r->spent;
 		finish(w, r, ret);
 	}
 }
@@ -342,6 +346,7 @@ void ats_window_answer(struct ats_window *w, uint8_t *mad, size_t len)
 	if (ans.mad)
 		sa_client_answer_free(&ans);
 	if (ret == -EAGAIN) {
+		r->spent = 1;
 		r->state = REQ_WHOLE;
 		fifo_put(&w->whole, r);
 		return;

@@ -35,6 +35,7 @@ struct ats_window_req {
 	/* the window's */
 	int state;
 	unsigned attempt;
+	unsigned spent;             /* requests answered before it went whole */
 	int64_t deadline_ms;
 	uint8_t method;
 	uint8_t mad[MAD_SIZE];

@@ -73,17 +73,13 @@ cap_one() { # cap_one LABEL PLUGIN(0/1)
 		# sm_cpu% ibsim_cpu% machine_idle%" (rates summed, latencies of
 		# h1; CPU shares of one CPU, the idle share of all).
 		par() {
-			local what=$1 i pids="" s0 i0 t0 ms
+			local what=$1 s0 i0 t0 ms
 			shift
 			s0=$(cpu_ticks "$SM_PID")
 			i0=$(cpu_ticks "$IBSIM_PID")
 			m0=$(machine_idle)
 			t0=$(date +%s%N)
-			for i in $(seq 1 "$CLIENTS"); do
-				on "h$i" "$CAPBENCH" "$what" "$@" >"$RUN/par.$i" 2>&1 &
-				pids="$pids $!"
-			done
-			wait $pids
+			bench_clients par "$what" "$@"
 			ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 			cat "$RUN"/par.* | awk -v what="$what" -v sm=$(( $(cpu_ticks "$SM_PID") - s0 )) \
 				-v ib=$(( $(cpu_ticks "$IBSIM_PID") - i0 )) -v tck="$TCK" -v ms="$ms" \
@@ -96,14 +92,9 @@ cap_one() { # cap_one LABEL PLUGIN(0/1)
 		# load FROM TO: the records FROM..TO-1, by CLIENTS nodes (split by
 		# GID); "load ok secs per_second ... " over the wall time.
 		load() {
-			local i pids="" s0
+			local s0
 			s0=$(cpu_ticks "$SM_PID")
-			for i in $(seq 1 "$CLIENTS"); do
-				on "h$i" "$CAPBENCH" load "$1" "$2" "$NGIDS" "$WINDOW" $((i - 1)) "$CLIENTS" \
-					>"$RUN/load.$i" 2>&1 &
-				pids="$pids $!"
-			done
-			wait $pids
+			bench_clients load load "$1" "$2" "$NGIDS" "$WINDOW" @I@ "$CLIENTS"
 			# The rate over the slowest client's time: the clients start
 			# together and keep their windows full to the end.
 			cat "$RUN"/load.* | awk -v sm=$(( $(cpu_ticks "$SM_PID") - s0 )) -v tck="$TCK" '

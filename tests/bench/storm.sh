@@ -73,13 +73,9 @@ storm() {
 		# par WHAT ARGS...: capbench WHAT on CLIENTS nodes at once; "WHAT
 		# ok secs per_second p50 p99 failed lost" (rates summed).
 		par() {
-			local what=$1 i pids=""
+			local what=$1
 			shift
-			for i in $(seq 1 "$CLIENTS"); do
-				on "h$i" "$CAPBENCH" "$what" "$@" >"$RUN/par.$i" 2>&1 &
-				pids="$pids $!"
-			done
-			wait $pids
+			bench_clients par "$what" "$@"
 			cat "$RUN"/par.* | awk -v what="$what" '
 				$1 == what { ok += $2; rate += $4; f += $7; l += $8; if ($3 > t) t = $3
 					if (!p50) { p50 = $5; p99 = $6 } n++ }
@@ -88,13 +84,7 @@ storm() {
 		}
 		# load FROM TO: the records FROM..TO-1 from CLIENTS nodes.
 		load() {
-			local i pids=""
-			for i in $(seq 1 "$CLIENTS"); do
-				on "h$i" "$CAPBENCH" load "$1" "$2" "$NGIDS" "$WINDOW" $((i - 1)) "$CLIENTS" \
-					>"$RUN/load.$i" 2>&1 &
-				pids="$pids $!"
-			done
-			wait $pids
+			bench_clients load load "$1" "$2" "$NGIDS" "$WINDOW" @I@ "$CLIENTS"
 			cat "$RUN"/load.* | awk '$1 == "load" { ok += $2; f += $7 + $8 } END { print "load", ok, "bad", f + 0 }'
 		}
 		cpu_by_comm() { # utime+stime ticks of every process, summed by name

@@ -88,13 +88,7 @@ bench_helpers() {
 	# load FROM TO NGIDS: capbench's pipelined load from CLIENTS nodes
 	# (split by GID); "ok secs per_second failed lost".
 	load() {
-		local i pids=""
-		for i in $(seq 1 "$CLIENTS"); do
-			on "h$i" "$CAPBENCH" load "$1" "$2" "$3" "$WINDOW" $((i - 1)) "$CLIENTS" \
-				>"$RUN/load.$i" 2>&1 &
-			pids="$pids $!"
-		done
-		wait $pids
+		bench_clients load load "$1" "$2" "$3" "$WINDOW" @I@ "$CLIENTS"
 		cat "$RUN"/load.* | awk '$1 == "load" { ok += $2; f += $7; l += $8; if ($3 > t) t = $3 }
 			END { printf "%d %.1f %.0f failed %d lost %d\n", ok, t, (t > 0 ? ok / t : 0), f, l }'
 	}

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
-# The benchmarks' generated ibsim fabric (sourced by run.sh, failover.sh
-# and capacity.sh): HOSTS CAs "h1".."hHOSTS" of TOPO_PORTS ports each
+# The benchmarks' generated ibsim fabrics and their clients (sourced by
+# every bench script; bench_clients at the end): HOSTS CAs "h1".."hHOSTS" of TOPO_PORTS ports each
 # (default 1), their ports on leaf switches of TOPO_PER (default 16) under
 # one spine, the SM node "smhost" on the spine, and each further name
 # given (failover.sh: "smhost2") as one more CA on the spine. ibsim takes
@@ -93,4 +93,24 @@ bench_fattree() {
 				printf "Hca\t1 \"%s\"\n[1]\t\"leaf%d\"[%d]\n\n", ca(k),
 					int(k / down) + 1, k % down + 1
 		}' >"$file"
+}
+
+# bench_clients OUT ARGS...: capbench ARGS on h1..hCLIENTS at once (the
+# harness's on(), CAPBENCH and RUN), node i's output in $RUN/OUT.i; @I@
+# in ARGS becomes i - 1, the node's share of a split load. Returns when
+# every node's is done.
+bench_clients() {
+	local out=$1 i a pids=""
+	local -a args
+	shift
+	for i in $(seq 1 "$CLIENTS"); do
+		args=()
+		for a in "$@"; do
+			args+=("${a//@I@/$((i - 1))}")
+		done
+		on "h$i" "$CAPBENCH" "${args[@]}" >"$RUN/$out.$i" 2>&1 &
+		pids="$pids $!"
+	done
+	# shellcheck disable=SC2086
+	wait $pids
 }

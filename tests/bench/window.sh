@@ -39,13 +39,9 @@ TOPO_PER=64 TOPO_PORTS=4 bench_topology $((NGIDS / 4)) "$topo"
 	}
 	# all WHAT ARGS...: capbench on h1..hCLIENTS at once, rates summed.
 	all() {
-		local what=$1 i pids=""
+		local what=$1
 		shift
-		for i in $(seq 1 "$CLIENTS"); do
-			on "h$i" "$CAPBENCH" "$what" "$@" >"$RUN/all.$i" 2>&1 &
-			pids="$pids $!"
-		done
-		wait $pids
+		bench_clients all "$what" "$@"
 		cat "$RUN"/all.* | awk -v what="$what" '$1 == what { ok += $2; r += $4 } END { printf "%.0f %d\n", r, ok }'
 	}
 	echo "sa_key 0x5a5a" >"$RUN/opensm.extra"

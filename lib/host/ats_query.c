@@ -442,21 +442,40 @@ static void primary_q(struct ats_q *q, const uint8_t *gid, uint16_t pkey)
 	q->rec.id = ATS_SID_PRIMARY;
 }
 
+/* The primary of gid as a set of one record, its requests counted: one
+ * SubnAdmGet, by P_Key when that finds primaries in several partitions;
+ * split: straight by P_Key (the Get was asked already). */
+static int primary_set(struct sa_client *sa, const uint8_t *gid, uint16_t pkey, int split,
+		       struct ats_set *out)
+{
+	uint64_t sent = sa_client_requests(sa);
+	struct sr_record k;
+	struct ats_q q;
+	int ret = -E2BIG;
+
+	memset(out, 0, sizeof(*out));
+	primary_q(&q, gid, pkey);
+	k = q.rec;
+	if (!split)
+		ret = ats_get(sa, &q, &k, 0, out);
+	if (ret == -E2BIG)
+		ret = ats_split_pkey(sa, &q, &k, out);
+	if (!ret && !out->n)
+		ret = -ENOENT;
+	if (!ret && out->n > 1)
+		out->n = 1;
+	out->queries = (unsigned)(sa_client_requests(sa) - sent);
+	if (ret)
+		ats_query_set_free(out);
+	return ret;
+}
+
 int ats_query_primary(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
 		struct sr_record *out)
 {
-	struct ats_set s = { 0 };
-	struct sr_record k;
-	struct ats_q q;
-	int ret;
+	struct ats_set s;
+	int ret = primary_set(sa, gid, pkey, 0, &s);
 
-	primary_q(&q, gid, pkey);
-	k = q.rec;
-	ret = ats_get(sa, &q, &k, 0, &s);
-	if (ret == -E2BIG)
-		ret = ats_split_pkey(sa, &q, &k, &s);
-	if (!ret && !s.n)
-		ret = -ENOENT;
 	if (!ret)
 		*out = s.recs[0];
 	ats_query_set_free(&s);
@@ -623,47 +642,20 @@ int ats_query_forward_each(const struct ats_set *all, ats_query_forward_fn *fn, 
 
 int ats_query_rest(struct sa_client *sa, const struct ats_lookup *l, struct ats_set *out)
 {
-	uint64_t sent = sa_client_requests(sa);
-	struct ats_q q;
-	struct sr_record k;
-	int ret;
-
-	if (l->kind != ATS_LOOKUP_PRIMARY)
-		return ats_query_lookup(sa, l, out);
-	/* Its Get found primaries in several partitions: by P_Key. */
-	memset(out, 0, sizeof(*out));
-	primary_q(&q, l->gid, l->pkey);
-	k = q.rec;
-	ret = ats_split_pkey(sa, &q, &k, out);
-	if (!ret && !out->n)
-		ret = -ENOENT;
-	if (!ret && out->n > 1)
-		out->n = 1;
-	out->queries = (unsigned)(sa_client_requests(sa) - sent);
-	if (ret)
-		ats_query_set_free(out);
-	return ret;
+	/* A primary's Get found primaries in several partitions: by P_Key;
+	 * anything else is a walk, RMPP now known missing. */
+	if (l->kind == ATS_LOOKUP_PRIMARY)
+		return primary_set(sa, l->gid, l->pkey, 1, out);
+	return ats_query_lookup(sa, l, out);
 }
 
 int ats_query_lookup(struct sa_client *sa, const struct ats_lookup *l, struct ats_set *out)
 {
-	uint64_t sent = sa_client_requests(sa);
-	int ret;
-
 	if (l->kind == ATS_LOOKUP_FORWARD)
 		return ats_query_forward(sa, &l->ip, l->pkey, out);
 	if (l->kind == ATS_LOOKUP_REVERSE)
 		return ats_query_reverse(sa, l->gid, l->pkey, out);
-	memset(out, 0, sizeof(*out));
-	out->recs = calloc(1, sizeof(*out->recs));
-	if (!out->recs)
-		return -ENOMEM;
-	ret = ats_query_primary(sa, l->gid, l->pkey, out->recs);
-	out->n = ret ? 0 : 1;
-	out->queries = (unsigned)(sa_client_requests(sa) - sent);
-	if (ret)
-		ats_query_set_free(out);
-	return ret;
+	return primary_set(sa, l->gid, l->pkey, 0, out);
 }
 
 int ats_query_register(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,

@@ -17,7 +17,7 @@
  * the reject's private data.
  *
  * It runs on a host with the kernel's rdma_cm (ib_cm, rdma_ucm) and, the
- * same binary, on the simulated host (tests/simhost/RDMACM.md: simhostd
+ * same binary, on the simulated host (simhost/RDMACM.md: simhostd
  * plays rdma_ucm and ib_cm for the unmodified librdmacm). Its refusals
  * and its client's errors read as atsd's (hostagent/atsd/sa/rcm.c): the
  * reason text (ibats_check_peer's) prefixed "ibats: ", "rejected (reason

@@ -8,11 +8,11 @@
 top_builddir=$(cd "$(dirname "$0")/.." && pwd)
 top_srcdir=$top_builddir
 export top_builddir top_srcdir
-# Every node runs on a simulated host (tests/simhost, README): its kernel
+# Every node runs on a simulated host (simhost, README): its kernel
 # and the library its processes preload. make check builds them; so does
 # this, as the demo needs them.
-make -s -C "$top_builddir" tests/simhost/simhostd tests/simhost/libsimhost.la >/dev/null ||
-	{ echo "cannot build the simulated host (tests/simhost)" >&2; exit 1; }
+make -s -C "$top_builddir" simhost/daemon/simhostd simhost/preload/libsimhost.la >/dev/null ||
+	{ echo "cannot build the simulated host (simhost)" >&2; exit 1; }
 . "$top_srcdir/tests/integration/harness.sh"
 say() { printf '\n== %s\n' "$*"; }
 records() { atsctl host8 -n dump 2>/dev/null | grep -c '^0x'; }

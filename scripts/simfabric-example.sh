@@ -4,7 +4,7 @@
 # OpenSM with the osmats plugin, atsd on two hosts, a standby OpenSM that
 # takes over with its copy of the ATS records when the master is killed.
 # No hardware, no root. Run it from the build tree after make:
-#   make tests/simhost/simhostd tests/simhost/libsimhost.la
+#   make simhost/daemon/simhostd simhost/preload/libsimhost.la
 #   ./scripts/simfabric-example.sh
 # Needs ibsim (ibsim-utils) and opensm. Everything it starts is stopped at
 # exit, and its scratch directory removed.
@@ -26,9 +26,9 @@ W=$(mktemp -d "${TMPDIR:-/tmp}/simfabric.XXXXXX")
 # simulated kernel (simhostd: umad, RMPP, sysfs, port events), and every
 # process on that node preloads libsimhost.so, which connects it to its
 # node's kernel (SIM_HOST names the node). A sanitizer build puts its
-# runtime first: SIM_PRELOAD="/path/libasan.so $B/tests/simhost/.libs/libsimhost.so".
+# runtime first: SIM_PRELOAD="/path/libasan.so $B/simhost/preload/.libs/libsimhost.so".
 export SIMHOST_DIR=$W/hosts
-PRELOAD=${SIM_PRELOAD:-$B/tests/simhost/.libs/libsimhost.so}
+PRELOAD=${SIM_PRELOAD:-$B/simhost/preload/.libs/libsimhost.so}
 AGENTS= SMS= FABRIC=  # pids, stopped in this order at exit
 
 on() { # on NODE CMD...: run CMD on NODE's simulated host
@@ -75,7 +75,7 @@ wait_for 20 grep -q 'sim>' "$W/ibsim.log"
 echo "== a simulated kernel per node: smhost, host1, host2, host3"
 mkdir -p "$SIMHOST_DIR"
 for n in smhost host1 host2 host3; do
-	"$B/tests/simhost/simhostd" -n "$n" -d "$SIMHOST_DIR" >"$W/simhost-$n.log" 2>&1 &
+	"$B/simhost/daemon/simhostd" -n "$n" -d "$SIMHOST_DIR" >"$W/simhost-$n.log" 2>&1 &
 	FABRIC="$! $FABRIC"
 done
 for n in smhost host1 host2 host3; do

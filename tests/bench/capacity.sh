@@ -15,7 +15,7 @@
 #                  build directory); capacity_report.sh summarizes them and
 #                  writes BENCH_OUT.dat, capacity_plot.sh plots that
 # Everything (OpenSM, capbench, atsd) runs on the simulated host
-# (tests/simhost), whose kernel does RMPP: GetTable answers of many
+# (simhost), whose kernel does RMPP: GetTable answers of many
 # records arrive whole.
 # Per SM: ClassPortInfo capacity (the transport's ceiling: ibsim forwards
 # every MAD on one thread), ATS lookups/s with one record, then per size:

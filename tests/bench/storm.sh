@@ -6,7 +6,7 @@
 # on every agent 64 local clients asking for all N addresses (capbench
 # atsd, each client its share). Against it the prefetch alternative: every
 # agent's node reads the whole ATS table with one SubnAdmGetTable, at once
-# (capbench dump). Everything runs on the simulated host (tests/simhost).
+# (capbench dump). Everything runs on the simulated host (simhost).
 #   BENCH_STORM_RECORDS  N, the table (default 4000)
 #   BENCH_STORM_AGENTS   agents, one a node (default 9: ibsim's limit)
 #   BENCH_STORM_CLIENTS  local clients per agent (default 64)

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* Every decoder of the simulated kernel's CM message codec
- * (tests/simhost/cmwire.h), and a decoded REQ encoded back. */
+ * (simhost/wire/cmwire.h), and a decoded REQ encoded back. */
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tests/simhost/cmwire.h"
+#include "simhost/wire/cmwire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
-/* An RMPP receiver and sender (lib/core/rmpp.h) fed any segments: each
+/* An RMPP receiver and sender (simhost/kernel/rmpp.h) fed any segments: each
  * input is a config byte then steps; a step is a clock tick and either
  * raw bytes (up to one MAD) or a segment of a fixed SA message with its
  * RMPP header fields chosen by the input, so a session gets deep within
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "core/mad.h"
-#include "core/rmpp.h"
+#include "simhost/kernel/rmpp.h"
 #include "core/sa.h"
 #include "core/wire.h"
 

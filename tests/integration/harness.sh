@@ -34,7 +34,7 @@
 #                                AGENT_NO_KERNEL_CM=1)
 #   agent NODE ARGS...           atsctl on NODE talking to that agent
 #   on NODE CMD ARGS...          run CMD attached to NODE (its simulated host)
-#   node_up NODE [OPTS]          NODE's simulated kernel (tests/simhost);
+#   node_up NODE [OPTS]          NODE's simulated kernel (simhost);
 #                                $RUN/simhost-NODE.extra, written before the
 #                                node starts (before fabric_start on a small
 #                                fabric), holds more simhostd options for it

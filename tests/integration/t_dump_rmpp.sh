@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # atsctl dump reads every ATS record with one SubnAdmGetTable when RMPP
-# works (the simulated kernel's, tests/simhost/krmpp.c): 400 records of
+# works (the simulated kernel's, simhost/kernel/krmpp.c): 400 records of
 # four GIDs in 1 or 2 SA requests (a 70 KB message: mport grows its 8 KB
 # buffer on ENOSPC, as ib_umad answers a short read), the list stock
 # saquery -S reads; audit reads the ports with one GetTable too. On a

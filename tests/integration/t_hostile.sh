@@ -25,7 +25,7 @@ check "a real connection still works afterwards" \
 	agent host2 connections
 
 # An MRA storm cannot hold a requester for ever (issue 25 item 3;
-# tests/simhost/RDMACM.md 5). ib_cm (Linux cm.c) sends a REQ with timeout
+# simhost/RDMACM.md 5). ib_cm (Linux cm.c) sends a REQ with timeout
 # 2*ms(PLT) + ms(CM response timeout) and max_cm_retries retries, ms(t) =
 # 2^(t-8) (cm_convert_to_ms); the first MRA of the REQ makes each try wait
 # ms(MRA service timeout) + ms(PLT + 1) instead, for the retries too; every

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # The simulated kernel times out a request whose response never comes,
-# as the kernel's MAD layer does on a host (tests/simhost/kwait.c; mad.c
+# as the kernel's MAD layer does on a host (simhost/kernel/kwait.c; mad.c
 # timeout_sends). The case that needs it: an SM that stopped reading
 # (SIGSTOP: hung). Its agents stay registered, so a new SM's SMInfo Get
 # reaches its queue and is never answered; the Get times out in the new

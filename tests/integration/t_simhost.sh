@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
-# The simulated host (tests/simhost) behaves as a host's kernel, with
+# The simulated host (simhost) behaves as a host's kernel, with
 # stock tools as witnesses: osmtest's whole-MAD SA flows, ibping served
 # by whichever process of a node registered its class, sysfs and verbs
 # events that follow the port, ClientReregister, ib_ipoib's broadcast
@@ -185,7 +185,7 @@ check_rc "... and the retry on the same id resolves host2's route" 0 \
 	"^resolved dlid $L2$" sh -c 'cat "$1"; exit "$2"' - "$RUN/ucmabind.out" "$UCMA_RC"
 # Interop: the stock librdmacm's ucmatose (rdmacm-utils) connects across
 # the simulated fabric through both nodes' simulated rdma_ucm and ib_cm
-# (tests/simhost/RDMACM.md 8), no data (-C 0). The server is polled by
+# (simhost/RDMACM.md 8), no data (-C 0). The server is polled by
 # its node's ib_cm listens (simhost status), not waited for blindly.
 G2=$(port_gid host2)
 cm_listens() {

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
-# The simulated kernel's RMPP (tests/simhost/krmpp.c, as Linux
+# The simulated kernel's RMPP (simhost/kernel/krmpp.c, as Linux
 # mad_rmpp.c): OpenSM's SA answers a GetTable of 600 ServiceRecords
 # (about 530 segments) and stock saquery gets all of them; on a node
 # whose MAD layer has no RMPP (`simhost NODE rmpp off`) saquery sees the

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Stock infiniband-diags on the simulated host, as on a host: each tool
 # that a host runs against its fabric answers from ibsim's fabric through
-# the node's kernel (tests/simhost). osmtest, ibping and OpenSM itself:
+# the node's kernel (simhost). osmtest, ibping and OpenSM itself:
 # t_simhost and every other test. Not here: ibccquery/ibccconfig and
 # vendstat (ibsim implements no congestion-control or Mellanox vendor
 # agent), ibcacheedit (edits a file), and the scripts that need a dump

@@ -21,6 +21,12 @@ LAYER_OF = {
     "hostagent/atsctl": "atsctl",
     "examples": "examples",
     "tests": "tests",
+    # The simulated host (simhost/README.md): the bench's kernel.
+    "simhost/wire": "simwire",
+    "simhost/kernel": "simkernel",
+    "simhost/daemon": "simdaemon",
+    "simhost/preload": "simpreload",
+    "simhost/tests": "tests",
 }
 
 # core <- host <- {libibats, atsd, atsctl}; core <- plugin; nothing uses
@@ -35,11 +41,18 @@ ALLOWED = {
     "plugin": {"core"},
     "examples": {"libibats"},
     "tests": None,
+    # simhost: wire <- kernel <- daemon; wire <- preload. Each may use
+    # lib/core's codecs (the wire is the same fabric's), never the product's
+    # host half, plugin or agents.
+    "simwire": {"core"},
+    "simkernel": {"core", "simwire"},
+    "simdaemon": {"core", "simwire", "simkernel"},
+    "simpreload": {"core", "simwire"},
 }
 
 FRAGMENTS = ["Makefile.am", "lib/Makefile.inc", "plugin/Makefile.inc",
              "hostagent/atsd/Makefile.inc", "hostagent/atsctl/Makefile.inc",
-             "examples/Makefile.inc", "tests/Makefile.inc"]
+             "examples/Makefile.inc", "simhost/Makefile.inc", "tests/Makefile.inc"]
 
 _ASSIGN = re.compile(r"^([A-Za-z0-9_]+)\s*(\+?=)\s*(.*)$")
 _VAR = re.compile(r"\$\(([A-Za-z0-9_]+)\)")

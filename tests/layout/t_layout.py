@@ -7,7 +7,7 @@
   - no global symbol of ours has the name of one a system library the
     program links exports (it would shadow that library's);
   - the product (PRODUCT_DIRS) neither includes nor builds anything of
-    the simulated host (tests/simhost: the kernel it plays, the CM codec);
+    the simulated host (simhost: the kernel it plays, the CM codec);
   - every edge between directories, by link line or #include, is one
     the layering table allows (layers.py);
   - every global symbol of a module starts with its file's name (x.c:
@@ -30,15 +30,16 @@ import objdeps
 from tap import check as tap_check, plan
 
 MAX_LINES = 800
-SOURCE_DIRS = ["lib", "plugin", "hostagent", "include", "examples", "tests/tools"]
+SOURCE_DIRS = ["lib", "plugin", "hostagent", "include", "examples", "tests/tools", "simhost"]
 # Folders of modules: each .c has a header of its own, but a program's
 # main file. libibats implements its public header, <ibats/ibats.h>.
 MODULE_DIRS = ["lib/core", "lib/host", "plugin", "hostagent/atsd", "hostagent/atsd/ctl",
-               "hostagent/atsd/state", "hostagent/atsd/main", "hostagent/atsd/sa", "hostagent/atsctl"]
+               "hostagent/atsd/state", "hostagent/atsd/main", "hostagent/atsd/sa", "hostagent/atsctl",
+               "simhost/wire", "simhost/kernel", "simhost/daemon", "simhost/preload"]
 
-# What ships; it uses no simulator code (tests/simhost/RDMACM.md).
+# What ships; it uses no simulator code (simhost/RDMACM.md).
 PRODUCT_DIRS = ["lib", "plugin", "hostagent", "include", "examples"]
-SIMHOST_DIR = "tests/simhost"
+SIMHOST_DIR = "simhost"
 
 # Globals that do not start with their file's name, by module, and why.
 PREFIX_EXEMPT = {
@@ -148,7 +149,7 @@ def only_exports(binary, allowed, desc):
     check(os.path.basename(binary) + " exports " + desc, ["also: " + s for s in bad])
 
 
-SPDX_DIRS = ["lib", "plugin", "hostagent", "include", "examples", "tests", "scripts"]
+SPDX_DIRS = ["lib", "plugin", "hostagent", "include", "examples", "tests", "scripts", "simhost"]
 SPDX_EXT = (".c", ".h", ".sh", ".py", ".inc")
 
 
@@ -171,14 +172,14 @@ def spdx_missing():
 
 
 def simhost_uses():
-    """Where the product reaches into tests/simhost: a quoted #include of
-    a header only tests/simhost has, or a Makefile.inc naming it."""
+    """Where the product reaches into simhost: a quoted #include of
+    a header only simhost has, or a Makefile.inc naming it."""
     ours = set()
     for d in PRODUCT_DIRS:
         for _, _, files in os.walk(os.path.join(srcdir, d)):
             ours.update(f for f in files if f.endswith(".h"))
-    sim = set(f for f in os.listdir(os.path.join(srcdir, SIMHOST_DIR))
-              if f.endswith(".h")) - ours
+    sim = set(f for _, _, files in os.walk(os.path.join(srcdir, SIMHOST_DIR))
+              for f in files if f.endswith(".h")) - ours
     diag = []
     for d in PRODUCT_DIRS:
         for root, _, files in os.walk(os.path.join(srcdir, d)):
@@ -189,8 +190,9 @@ def simhost_uses():
                 with open(path, errors="replace") as fh:
                     for n, line in enumerate(fh, 1):
                         m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
-                        if (m and os.path.basename(m.group(1)) in sim) or \
-                                (f == "Makefile.inc" and SIMHOST_DIR in line):
+                        if (m and (os.path.basename(m.group(1)) in sim or
+                                   m.group(1).startswith(SIMHOST_DIR + "/"))) or \
+                                (f == "Makefile.inc" and SIMHOST_DIR + "/" in line):
                             diag.append("%s:%d: %s" % (os.path.relpath(path, srcdir), n,
                                                        line.strip()))
     return diag
@@ -228,6 +230,16 @@ def layers_self_check():
     want = ["LDADD plugin/libpolicy.la (atsctl -> plugin)"]
     diag = ["not reported: " + w for w in want if not any(w in l for l in found)]
     check("layers: a link line of atsctl naming plugin/ is found", diag)
+    # The simulated kernel stands below its daemon: a kernel model linked
+    # with the daemon's connections breaks simhost's own table.
+    with open(os.path.join(srcdir, "simhost/Makefile.inc")) as f:
+        text = f.read()
+    bad = text.replace("simhost/kernel/kmod.c simhost/kernel/kmod.h",
+                       "simhost/kernel/kmod.c simhost/kernel/kmod.h simhost/daemon/kconn.c")
+    found = layers.bad_edges(srcdir, {"simhost/Makefile.inc": bad})
+    want = "SOURCES simhost/daemon/kconn.c (simkernel -> simdaemon)"
+    check("layers: simhost's kernel built with its daemon's file is found",
+          [] if any(want in l for l in found) else ["not reported: " + want])
 
 
 def main():

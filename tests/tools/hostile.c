@@ -24,7 +24,7 @@
 
 #include "core/a11.h"
 #include "core/ats.h"
-#include "tests/simhost/cmwire.h"
+#include "simhost/wire/cmwire.h"
 #include "core/mono.h"
 #include "core/mport.h"
 #include "core/notice.h"

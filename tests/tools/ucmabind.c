@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* ucmabind: the stock librdmacm (rdma-core 44) on a node's rdma_cm
- * device, up to a bound id (tests/simhost/RDMACM.md 1-2): the AF_IB
+ * device, up to a bound id (simhost/RDMACM.md 1-2): the AF_IB
  * probe librdmacm runs at its first call must succeed, or it refuses
  * every sockaddr_ib; then an id of RDMA_PS_TCP bound to the port's GID
  * and a service ID of the TCP space (as ucmatose -f gid and

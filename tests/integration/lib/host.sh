@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
-# The simulated hosts (tests/simhost): a node's kernel (node_up, simhost,
+# The simulated hosts (simhost): a node's kernel (node_up, simhost,
 # rmpp_off), running a command on a node (on, atsctl, srtool) and what a
 # node's port reads (port_gid, port_guid, port_lid, bcast_member).
 # Sourced by harness.sh, in its order: not a script of its own.
 
 # node_up NODE [--no-wait] [SIMHOSTD-OPTION...]: NODE's simulated kernel
-# runs (tests/simhost/simhostd: --kernel-cm, --ipoib NAME[:PKEY]; options
+# runs (simhost/daemon/simhostd: --kernel-cm, --ipoib NAME[:PKEY]; options
 # only at its start: later, `simhost NODE ...` changes it as an admin
 # would). Tracked by its pid file, as on() runs in subshells too.
 # $RUN/simhost-NODE.extra: the test's options for NODE, split into words.
@@ -34,7 +34,7 @@ node_up() {
 
 # simhost NODE CMD...: a command to NODE's simulated kernel (rereg,
 # status, drop CLASS on|off, ipoib add NAME[:PKEY], ipoib del NAME,
-# modprobe ib_cm, rmmod ib_cm: tests/simhost/kadmin.h).
+# modprobe ib_cm, rmmod ib_cm: simhost/daemon/kadmin.h).
 simhost() {
 	local node=$1
 	shift

@@ -39,10 +39,10 @@ for need in "$IBSIM" "$OPENSM"; do
 	[ -n "$need" ] && [ -e "$need" ] || skip "ibsim or opensm not installed"
 done
 [ -x "$SIMHOSTD" ] && [ -e "$SIMHOST_LIB" ] ||
-	skip "the simulated host is not built (make check builds tests/simhost)"
+	skip "the simulated host is not built (make check builds simhost)"
 
 # Every process on the simulated fabric runs on a simulated host
-# (tests/simhost, doc/design.md "Testing under ibsim"): its node's
+# (simhost, doc/design.md "Testing under ibsim"): its node's
 # simulated kernel (simhostd, node_up) and libsimhost.so preloaded, which
 # give it what the kernel's RDMA stack gives a process on a host.
 # A sanitizer build needs its runtime first in the preload list; foreign

@@ -15,7 +15,7 @@ static struct {
 	const struct agent_conf *conf;
 	int armed;          /* the SA answered: reads may start */
 	int busy;           /* a read is with the SA thread */
-	int too_large;      /* the last table exceeded prefetch_max */
+	unsigned too_large; /* tables in a row that exceeded prefetch_max */
 	int failing;        /* the last read failed (said once) */
 	uint64_t clears;    /* ctl_lookup_clears() when the read started */
 	int64_t due_ms;     /* the next read, INT64_MAX none */
@@ -79,13 +79,21 @@ static void table_done(struct saj *j, void *ctx)
 		log_info("the ATS table is read ahead again");
 	pf.failing = 0;
 	if (l->nrecs > pf.conf->prefetch_max) {
-		log_info("the ATS table holds %zu records, more than prefetch_max %u: "
-			 "not read ahead again until the SM changes; lookups ask the SA",
-			 l->nrecs, pf.conf->prefetch_max);
-		pf.too_large = 1;
-		pf.due_ms = INT64_MAX;
+		/* Any host can grow the table (its own GID's records): tried
+		 * again after cache_ttl, 2x, then 4x at most, so that one host
+		 * keeps the read-ahead off for the others no longer than
+		 * that, while a table that stays large costs the SA little. */
+		if (!pf.too_large)
+			log_info("the ATS table holds %zu records, more than prefetch_max %u: "
+				 "lookups ask the SA; read again after cache_ttl, with backoff",
+				 l->nrecs, pf.conf->prefetch_max);
+		pf.due_ms = mono_ms() + (ttl << (pf.too_large < 2 ? pf.too_large : 2));
+		pf.too_large++;
 		return;
 	}
+	if (pf.too_large)
+		log_info("the ATS table holds %zu records again: read ahead", l->nrecs);
+	pf.too_large = 0;
 	if (ats_query_forward_each(&all, fill, l))
 		log_debug("prefetch: out of memory, part of the table cached");
 	pf.st.tables++;
@@ -96,7 +104,7 @@ int64_t ctl_prefetch_timers(int64_t now)
 {
 	struct saj *j;
 
-	if (!pf.armed || !pf.conf->prefetch_max || pf.too_large || pf.busy)
+	if (!pf.armed || !pf.conf->prefetch_max || pf.busy)
 		return INT64_MAX;
 	if (now < pf.due_ms)
 		return pf.due_ms;

@@ -14,6 +14,7 @@
 #include <nettle/memops.h>
 
 #include "core/mono.h"
+#include "lidlim.h"
 #include "ratelim.h"
 #include "refhist.h"
 #include "refusal.h"
@@ -27,14 +28,14 @@
 
 static struct {
 	struct mport *port;
-	struct rl answers;   /* per requester: SMQUERY_BURST per interval */
+	struct lidlim answers; /* per requesting port: SMQUERY_BURST per interval */
 	struct rl warned;    /* per requester: one WRN 7A51 per interval */
 } Q;
 
 void smquery_init(void)
 {
-	ratelim_init(&Q.answers, SMQUERY_BURST, SMQUERY_INTERVAL_NS);
-	ratelim_init(&Q.warned, 1, SMQUERY_INTERVAL_NS);
+	lidlim_init(&Q.answers, SMQUERY_BURST, SMQUERY_INTERVAL_S);
+	ratelim_init(&Q.warned, 1, SMQUERY_INTERVAL_S * 1000000000ull);
 }
 
 static int limited(struct rl *r, uint64_t guid)
@@ -186,7 +187,7 @@ static size_t on_query(void *ctx, const uint8_t *req, size_t len, uint8_t *resp,
 	 * nothing past the burst. A port's 2^lmc LIDs are one requester
 	 * (osm_lid_mgr.c aligns them), not that many slots of the limiter. */
 	who = REFUSAL_LID | (h.slid & ~((1u << glue_lmc()) - 1) & 0xffff);
-	if (limited(&Q.answers, who)) {
+	if (!lidlim_allow(&Q.answers, (uint16_t)who, (uint64_t)mono_ns())) {
 		smq_answer_init(resp, req, MAD_STATUS_BUSY);
 		return MAD_SIZE;
 	}

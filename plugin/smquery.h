@@ -13,9 +13,11 @@
 
 #include "responder.h"
 
-/* Answers per source port (LID under the LMC) and interval before BUSY. */
+/* Answers per source port (LID under the LMC) and interval before BUSY,
+ * counted per LID (lidlim.h): a port that asks rarely is answered
+ * however many others flood. */
 #define SMQUERY_BURST 16
-#define SMQUERY_INTERVAL_NS (10 * 1000000000ull)
+#define SMQUERY_INTERVAL_S 10
 
 void smquery_init(void);
 const struct responder_ext *smquery_ext(void);

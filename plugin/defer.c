@@ -5,10 +5,12 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct defer_slot {
 	struct defer_slot *next;
 	uint64_t epoch, seq;
+	uint16_t lid;             /* whose place: its port's count */
 	struct glue_req req;
 	ib_service_record_t rec;
 };
@@ -20,6 +22,7 @@ static struct {
 	struct defer_slot *head, **tail;
 	size_t n;                 /* held */
 	size_t taken;             /* held and reserved */
+	uint16_t per_port[DEFER_LIDS]; /* taken, by base LID */
 } D = {
 	.send_mu = PTHREAD_MUTEX_INITIALIZER,
 	.mu = PTHREAD_MUTEX_INITIALIZER,
@@ -41,6 +44,7 @@ void defer_init(void)
 	D.head = NULL;
 	D.tail = &D.head;
 	D.n = D.taken = 0;
+	memset(D.per_port, 0, sizeof(D.per_port));
 	pthread_mutex_unlock(&D.mu);
 }
 
@@ -53,39 +57,56 @@ void defer_fini(void)
 	D.head = NULL;
 	D.tail = &D.head;
 	D.n = D.taken = 0;
+	memset(D.per_port, 0, sizeof(D.per_port));
 	pthread_mutex_unlock(&D.mu);
 	free_all(h);
 }
 
-int defer_reserve(struct defer_slot **out)
+/* D.mu held: a place given back. */
+static void give_back(uint16_t lid)
+{
+	D.taken--;
+	if (lid < DEFER_LIDS && D.per_port[lid])
+		D.per_port[lid]--;
+}
+
+int defer_reserve(uint16_t lid, struct defer_slot **out)
 {
 	struct defer_slot *s;
+	size_t i = lid < DEFER_LIDS ? lid : 0;
 
 	pthread_mutex_lock(&D.mu);
-	if (D.taken >= DEFER_MAX) {
+	if (D.per_port[i] >= DEFER_PER_PORT || D.taken >= DEFER_MAX) {
+		int ret = D.per_port[i] >= DEFER_PER_PORT ? -EDQUOT : -ENOSPC;
+
 		pthread_mutex_unlock(&D.mu);
-		return -ENOSPC;
+		return ret;
 	}
 	D.taken++;
+	D.per_port[i]++;
 	pthread_mutex_unlock(&D.mu);
 	s = malloc(sizeof(*s));
 	if (!s) {
 		pthread_mutex_lock(&D.mu);
-		D.taken--;
+		give_back((uint16_t)i);
 		pthread_mutex_unlock(&D.mu);
 		return -ENOMEM;
 	}
+	s->lid = (uint16_t)i;
 	*out = s;
 	return 0;
 }
 
 void defer_cancel(struct defer_slot *s)
 {
+	uint16_t lid;
+
 	if (!s)
 		return;
+	lid = s->lid;
 	free(s);
 	pthread_mutex_lock(&D.mu);
-	D.taken--;
+	give_back(lid);
 	pthread_mutex_unlock(&D.mu);
 }
 
@@ -125,7 +146,8 @@ size_t defer_release(uint64_t epoch, uint64_t seq, int send)
 		if (!D.head)
 			D.tail = &D.head;
 		D.n -= n;
-		D.taken -= n;
+		for (h = first; h; h = h->next)
+			give_back(h->lid);
 	}
 	pthread_mutex_unlock(&D.mu);
 	for (h = first; send && h; h = h->next)

@@ -20,6 +20,12 @@
 /* Held answers at most: beyond it Sets are refused before they are made
  * (the client asks again) rather than OpenSM's memory grown. */
 #define DEFER_MAX 8192
+/* Held answers of one requesting port (its base LID) at most: a port
+ * that floods is refused alone, and it takes sixteen of them to fill
+ * the queue for everyone (issue 35: one host's flood held all 8192). */
+#define DEFER_PER_PORT (DEFER_MAX / 16)
+/* Base LIDs counted one by one: the unicast range. */
+#define DEFER_LIDS 0xC000u
 
 struct defer_slot;
 
@@ -27,9 +33,10 @@ void defer_init(void);
 /* Every held answer forgotten, none sent. */
 void defer_fini(void);
 
-/* A place for one answer: -ENOSPC when DEFER_MAX are held or taken,
- * -ENOMEM. */
-int defer_reserve(struct defer_slot **out);
+/* A place for one answer to the port at base LID lid: -EDQUOT when
+ * DEFER_PER_PORT of its answers are held or taken, -ENOSPC when
+ * DEFER_MAX are, -ENOMEM. */
+int defer_reserve(uint16_t lid, struct defer_slot **out);
 /* Give a place back unused (NULL: nothing). */
 void defer_cancel(struct defer_slot *s);
 /* Hold in place s the answer rec to madw's request until change seq of

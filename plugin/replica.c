@@ -166,10 +166,10 @@ uint64_t replica_log_delete(const uint8_t *rec, uint64_t *epoch)
 	return R.on ? rlog_append(R.log, REPL_DELETE, rec, SHADOW_LEASE_INFINITE, epoch) : 0;
 }
 
-int replica_reserve(struct defer_slot **slot)
+int replica_reserve(uint16_t lid, struct defer_slot **slot)
 {
 	*slot = NULL;
-	return R.on ? defer_reserve(slot) : 0;
+	return R.on ? defer_reserve(lid, slot) : 0;
 }
 
 /* ---- master: answers ---- */

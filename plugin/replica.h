@@ -32,9 +32,11 @@ const struct responder_ext *replica_ext(void);
 uint64_t replica_log_set(const uint8_t *rec, uint64_t *epoch);
 uint64_t replica_log_delete(const uint8_t *rec, uint64_t *epoch);
 /* Exclusive lock held, before a client's Set or Delete is made: a place
- * for its answer (NULL while not replicating). -ENOSPC when DEFER_MAX
- * answers wait for the standbys, -ENOMEM: refuse the request unmade. */
-int replica_reserve(struct defer_slot **slot);
+ * for its answer to the port at base LID lid (NULL while not
+ * replicating). -EDQUOT when that port's share of the held answers is
+ * taken (DEFER_PER_PORT), -ENOSPC when DEFER_MAX answers wait for the
+ * standbys, -ENOMEM: refuse the request unmade. */
+int replica_reserve(uint16_t lid, struct defer_slot **slot);
 /* Lock released: hand change seq to the standbys' held pulls (lease
  * expiry, flushes: nobody waits for an answer). */
 void replica_publish(uint64_t seq);

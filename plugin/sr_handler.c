@@ -277,7 +277,8 @@ static void answer_change(struct glue_sa_req *sreq, struct defer_slot *slot, uin
 static int reserve(struct glue_sa_req *sreq, struct defer_slot **slot)
 {
 	uint16_t lid = glue_req_lid(sreq);
-	int ret = replica_reserve(slot);
+	/* A port's 2^lmc LIDs are one requester (osm_lid_mgr.c aligns them). */
+	int ret = replica_reserve(lid & ~((1u << glue_lmc()) - 1), slot);
 
 	if (!ret)
 		return 0;
@@ -286,6 +287,8 @@ static int reserve(struct glue_sa_req *sreq, struct defer_slot **slot)
 		GLUE_LOG(GLUE_LOG_INFO,
 			 "WRN 7A47: ServiceRecord %s from LID %u refused (NO_RESOURCES): %s\n",
 			 method_str(sreq), lid,
+			 ret == -EDQUOT ? "this port's share of the answers waiting for standby "
+					  "SMs (512) is taken" :
 			 ret == -ENOSPC ? "8192 answers wait for standby SMs" :
 					  "out of memory holding its answer");
 	glue_sa_status(sreq, SA_STATUS_NO_RESOURCES);

@@ -40,7 +40,7 @@ int glue_sa_respond_one(osm_madw_t *madw, const ib_service_record_t *rec)
 #define E1 0x1111
 #define E2 0x2222
 
-static int add_in(uint64_t epoch, uint64_t seq, uint8_t tag)
+static int add_from(uint16_t lid, uint64_t epoch, uint64_t seq, uint8_t tag)
 {
 	static uint8_t mad[MAD_BLOCK_SIZE];
 	struct defer_slot *slot;
@@ -53,10 +53,16 @@ static int add_in(uint64_t epoch, uint64_t seq, uint8_t tag)
 	mad[0] = tag;
 	madw.p_mad = (const ib_mad_t *)mad;
 	rec.service_lease = tag;
-	ret = defer_reserve(&slot);
+	ret = defer_reserve(lid, &slot);
 	if (!ret)
 		defer_hold(slot, epoch, seq, &madw, &rec);
 	return ret;
+}
+
+/* From ports 1..64 in turn: none reaches its own share. */
+static int add_in(uint64_t epoch, uint64_t seq, uint8_t tag)
+{
+	return add_from((uint16_t)(1 + seq % 64), epoch, seq, tag);
 }
 
 static int add(uint64_t seq, uint8_t tag)
@@ -136,10 +142,10 @@ static void test_bounded(void **state)
 	uint64_t oldest, s;
 
 	(void)state;
-	assert_int_equal(defer_reserve(&a), 0);
+	assert_int_equal(defer_reserve(100, &a), 0);
 	for (s = 1; s < DEFER_MAX; s++)
 		assert_int_equal(add(s, (uint8_t)s), 0);
-	assert_int_equal(defer_reserve(&b), -ENOSPC);
+	assert_int_equal(defer_reserve(100, &b), -ENOSPC);
 	assert_int_equal(add(s, 0), -ENOSPC);
 	assert_int_equal(defer_count(&oldest), DEFER_MAX - 1);
 	defer_cancel(a);
@@ -150,6 +156,31 @@ static void test_bounded(void **state)
 	assert_int_equal(add(s + 1, (uint8_t)(s + 1)), 0);
 	assert_int_equal(defer_release(E1, UINT64_MAX, 1), DEFER_MAX);
 	assert_int_equal(nsent, DEFER_MAX + 1);
+}
+
+/* One port's flood takes its share and is refused alone: others are
+ * held; its places come back as its answers leave or are cancelled. */
+static void test_per_port_share(void **state)
+{
+	struct defer_slot *a;
+	uint64_t s;
+
+	(void)state;
+	for (s = 1; s <= DEFER_PER_PORT; s++)
+		assert_int_equal(add_from(7, E1, s, 1), 0);
+	assert_int_equal(add_from(7, E1, s, 1), -EDQUOT);
+	assert_int_equal(defer_reserve(7, &a), -EDQUOT);
+	/* everyone else is still held */
+	assert_int_equal(add_from(8, E1, s, 2), 0);
+	assert_int_equal(defer_reserve(9, &a), 0);
+	defer_cancel(a);
+	/* two of port 7's answers leave: two places come back to it */
+	assert_int_equal(defer_release(E1, 2, 1), 2);
+	assert_int_equal(add_from(7, E1, s + 1, 1), 0);
+	assert_int_equal(add_from(7, E1, s + 2, 1), 0);
+	assert_int_equal(add_from(7, E1, s + 3, 1), -EDQUOT);
+	/* an out-of-range LID is one requester, never past the array */
+	assert_int_equal(add_from(0xffff, E1, s + 4, 3), 0);
 }
 
 /* A change of an earlier epoch (held by a Set that raced the new epoch)
@@ -178,6 +209,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_release_in_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_forgotten_unsent, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bounded, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_per_port_share, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_epochs, setup, teardown),
 	};
 

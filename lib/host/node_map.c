@@ -40,38 +40,51 @@ static const char *skip_blank(const char *p)
 }
 
 /* One line into e; NULL when it holds an entry (or nothing: e->line 0),
- * else why not. */
+ * else why not. The syntax is infiniband-diags' (rdma-core
+ * util/node_name_map.c, parse_node_map_wrap and map_name): a GUID as
+ * strtoull base 0 reads it, blanks, then the name: in double quotes, or
+ * bare up to a '#' or the line's end (its trailing blanks dropped). */
 static const char *parse_line(const char *line, struct node_map_ent *e)
 {
 	const char *p = skip_blank(line), *end;
-	char guid[24];
+	char guid[24], *stop;
 	size_t len;
 
 	e->line = 0;
 	if (!*p || *p == '\n' || *p == '#')
 		return NULL;
-	len = strcspn(p, " \t\r\n");
+	len = strcspn(p, " \t\r\n#");
 	if (len >= sizeof(guid))
-		return "not a GUID (0x and up to 16 hex digits)";
+		return "not a GUID (0x and up to 16 hex digits, or decimal)";
 	memcpy(guid, p, len);
 	guid[len] = '\0';
-	/* infiniband-diags takes the GUID with strtoull base 0: 0x hex. */
-	if (strncmp(guid, "0x", 2) || cfg_parse_hex64(guid, &e->guid))
-		return "not a GUID (0x and up to 16 hex digits)";
+	errno = 0;
+	if (!strncmp(guid, "0x", 2) || !strncmp(guid, "0X", 2)) {
+		if (cfg_parse_hex64(guid, &e->guid))
+			return "not a GUID (0x and up to 16 hex digits, or decimal)";
+	} else {
+		if (guid[0] < '0' || guid[0] > '9')
+			return "not a GUID (0x and up to 16 hex digits, or decimal)";
+		e->guid = strtoull(guid, &stop, 0);
+		if (*stop || errno)
+			return "not a GUID (0x and up to 16 hex digits, or decimal)";
+	}
 	p = skip_blank(p + len);
-	if (*p != '"')
-		return "the name must follow in double quotes";
-	end = strchr(p + 1, '"');
-	if (!end)
-		return "the name's closing quote is missing";
-	len = (size_t)(end - p - 1);
+	if (*p == '"') {
+		end = strchr(p + 1, '"');
+		if (!end)
+			return "the name's closing quote is missing";
+		p++;
+	} else {
+		end = p + strcspn(p, "#\n");
+		while (end > p && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+			end--;
+	}
+	len = (size_t)(end - p);
 	if (!len || len > NAME_MAX_LEN)
 		return "the name must be 1..64 bytes";
-	memcpy(e->name, p + 1, len);
+	memcpy(e->name, p, len);
 	e->name[len] = '\0';
-	p = skip_blank(end + 1);
-	if (*p && *p != '\n' && *p != '#')
-		return "text after the name (a comment starts with #)";
 	e->line = 1;
 	return NULL;
 }

@@ -23,5 +23,8 @@ fi
 	DEB_BUILD_OPTIONS="${DEB_BUILD_OPTIONS:-parallel=$(nproc)}" dpkg-buildpackage -b -us -uc)
 mv "$tmp"/*.deb "$tmp"/*.changes "$tmp"/*.buildinfo "$out"/
 ls -l "$out"
+# What the docs name is what the packages ship (dh_compress would gzip it).
+dpkg-deb -c "$out"/ibats-agent_*.deb | grep -q ' \./usr/share/doc/ibats-agent/alerts/ibats\.rules\.yml$' ||
+	{ echo "ibats-agent does not ship alerts/ibats.rules.yml uncompressed" >&2; exit 1; }
 # Errors fail the build; warnings and the rest are shown.
 lintian --fail-on error --display-info "$out"/*.changes

@@ -24,3 +24,17 @@ LOCK="-o DPkg::Lock::Timeout=600"
 $SUDO apt-get $LOCK update -q
 # shellcheck disable=SC2086
 $SUDO apt-get $LOCK install -y -q --no-install-recommends $PKGS
+# Debian's opensm package enables opensm.service with PORTS=ALL
+# (/etc/default/opensm): a subnet manager on every port of this machine.
+# A build or test machine needs none (the tests start their own): it is
+# disabled, and stopped where systemd runs, unless IBATS_KEEP_OPENSM=1.
+if [ "${IBATS_KEEP_OPENSM:-0}" != 1 ] && command -v systemctl >/dev/null &&
+	systemctl is-enabled --quiet opensm.service 2>/dev/null; then
+	$SUDO systemctl disable opensm.service >/dev/null 2>&1 || true
+	case "$(systemctl is-system-running 2>/dev/null)" in
+	offline | "") ;;
+	*) $SUDO systemctl stop opensm.service || true ;;
+	esac
+	echo "deps-debian.sh: opensm.service disabled (a subnet manager on every port);" \
+		"IBATS_KEEP_OPENSM=1 keeps it"
+fi

@@ -12,14 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define REPLAUTH_KEY_MIN 32  /* bytes: SHA-256's output (RFC 2104 3) */
-#define REPLAUTH_KEY_MAX 64  /* its block: a longer key is hashed to 32 */
-
-/* Load the key from path: hex digits on one line (a newline may end
- * it), in a regular file, not a symbolic link, owned by root or by
- * this process's effective user, that neither group nor others may
- * read or write. 0, or -errno with err set to "path: why" or
- * "path:line: why". */
+/* Load the key from path (lib/core/keyfile.h: one line of hex digits, a
+ * file only root or this process's user can read). 0, or -errno with
+ * err set to "path: why" or "path:line: why". */
 int replauth_init(const char *path, char *err, size_t errlen);
 /* Forget the key (zeroed). */
 void replauth_fini(void);

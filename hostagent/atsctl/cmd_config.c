@@ -9,6 +9,7 @@
 
 #include "host/agent_conf.h"
 #include "cmd_config.h"
+#include "core/keyfile.h"
 #include "core/osmats_conf.h"
 #include "ctl.h"
 
@@ -24,6 +25,21 @@ int cmd_config_check(struct ctl *c, const struct ctl_args *a)
 
 		osmats_conf_default(&pc);
 		ret = osmats_conf_load(path, &pc, err, sizeof(err));
+		/* What the plugin reads at start: a key file it would refuse
+		 * turns replication off (ERR 7A48) though the file parses. */
+		if (!ret && pc.replication_key_file[0]) {
+			uint8_t key[KEYFILE_MAX];
+			char why[400];
+			size_t len;
+
+			ret = keyfile_read(pc.replication_key_file, key, &len, why, sizeof(why));
+			explicit_bzero(key, sizeof(key));
+			if (ret) {
+				fprintf(stderr, "atsctl: %s: replication_key_file %s: replication to "
+					"standby SMs would be off (ERR 7A48)\n", path, why);
+				return EXIT_INVALID;
+			}
+		}
 	} else {
 		struct agent_conf ac;
 

@@ -106,6 +106,18 @@ check_rc "check-config: osmats.conf is not atsd.conf" 1 "osmats.ok:1: unknown ke
 	"$ATSCTL" check-config "$RUN/osmats.ok"
 check_rc "check-config: a missing file is an error" 1 "nothing.conf: No such file" \
 	"$ATSCTL" check-config "$RUN/nothing.conf"
+# The replication key file, read as the plugin reads it at start: one it
+# would refuse turns replication off (ERR 7A48) though osmats.conf parses.
+printf 'replication_key_file %s\n' "$RUN/repl.key" >"$RUN/osmats.key"
+check_rc "check-config --plugin: a missing replication key file (exit 1)" 1 \
+	"osmats.key: replication_key_file .*repl\.key: No such file.*would be off \(ERR 7A48\)" \
+	"$ATSCTL" check-config --plugin "$RUN/osmats.key"
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$RUN/repl.key"
+chmod 644 "$RUN/repl.key"
+check_rc "... one others can read (exit 1)" 1 "repl\.key: mode 0644 lets group or others" \
+	"$ATSCTL" check-config --plugin "$RUN/osmats.key"
+chmod 600 "$RUN/repl.key"
+check_out "... a good one: valid" "valid osmats.conf" "$ATSCTL" check-config --plugin "$RUN/osmats.key"
 # What a careless admin names: a FIFO is refused at once (OpenSM loading
 # the plugin would wait for a writer), a NUL byte is named, not taken for
 # the end of its line.

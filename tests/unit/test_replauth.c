@@ -16,6 +16,8 @@
 
 #include <nettle/hmac.h>
 
+#include "core/keyfile.h"
+
 #include "core/mad.h"
 #include "core/repl.h"
 #include "plugin/replauth.h"
@@ -209,7 +211,7 @@ static void test_tid_high_half(void **state)
 
 static void test_key_accepted(void **state)
 {
-	char longest[2 * REPLAUTH_KEY_MAX + 2];
+	char longest[2 * KEYFILE_MAX + 2];
 
 	(void)state;
 	load(KEY_HEX);
@@ -255,7 +257,7 @@ static void test_key_owner(void **state)
 
 static void test_key_text(void **state)
 {
-	char longer[2 * REPLAUTH_KEY_MAX + 3];
+	char longer[2 * KEYFILE_MAX + 3];
 
 	(void)state;
 	key_file(KEY_HEX "\n", 0600);

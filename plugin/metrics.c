@@ -65,7 +65,7 @@ static void per_standby(struct prom *p, const struct state_repl *x)
 
 static void put_repl(struct prom *p, const struct state_repl *x)
 {
-	static const char *const roles[] = { "off", "master", "standby" };
+	static const char *const roles[] = { "off", "master", "standby", "error" };
 	size_t i;
 
 	prom_family(p, "ibats_sm_repl_role", PROM_GAUGE,

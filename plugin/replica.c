@@ -46,6 +46,7 @@ static struct {
 	/* Set by replica_init(); read-only after. The log locks itself
 	 * (rlog.h). */
 	int on;
+	int error;                /* asked for (a key file named) but off: 7A48 */
 	void (*changed)(void);
 	struct mport *port;       /* the responder's */
 	int agent;
@@ -108,6 +109,7 @@ int replica_init(const struct osmats_conf *c, void (*changed)(void))
 	char err[OSMATS_CONF_PATH_MAX + 128];
 
 	R.on = 0;
+	R.error = 0;
 	R.changed = changed;
 	if (!c->replication)
 		return 0;
@@ -128,6 +130,7 @@ int replica_init(const struct osmats_conf *c, void (*changed)(void))
 		OSM_LOG(glue_log(), OSM_LOG_ERROR,
 			"ERR 7A48: replication to standby SMs is off: replication_key_file %s\n",
 			err);
+		R.error = 1;
 		return 0;
 	}
 	defer_init();
@@ -578,7 +581,9 @@ void replica_state(struct state_repl *out)
 
 	memset(out, 0, sizeof(*out));
 	if (!R.on) {
-		strcpy(out->role, "off");
+		/* "error": a site that asked for replication sees it is off
+		 * (state file, metrics, atsctl sm), not a quiet "off". */
+		strcpy(out->role, R.error ? "error" : "off");
 		return;
 	}
 	standby_state(out);

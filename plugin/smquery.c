@@ -87,7 +87,8 @@ static void answer_refusals(uint64_t guid, uint32_t page, uint8_t *resp)
 static uint8_t role_of(const char *role)
 {
 	return !strcmp(role, "master") ? SMQ_ROLE_MASTER :
-	       !strcmp(role, "standby") ? SMQ_ROLE_STANDBY : SMQ_ROLE_OFF;
+	       !strcmp(role, "standby") ? SMQ_ROLE_STANDBY :
+	       !strcmp(role, "error") ? SMQ_ROLE_ERROR : SMQ_ROLE_OFF;
 }
 
 /* SMQ_INFO_TRUSTED for a port in trusted_guids or the site sa_key, else

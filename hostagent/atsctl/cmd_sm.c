@@ -276,6 +276,28 @@ static void sm_text(uint16_t lid, const struct smq_info *in, const struct smq_st
 		       in->rules[i].code, in->rules[i].rejected, in->rules[i].warned);
 }
 
+/* What a monitoring script asks of `atsctl sm`: 0 when all is well,
+ * EXIT_UNHEALTHY with the reason on standard error when the key given
+ * was not taken (it saw the public part only), when replication was asked
+ * for but is off (ERR 7A48), or when a master has no standby in sync. */
+static int health(const struct ctl *c, const struct smq_info *in)
+{
+	const char *why = NULL;
+
+	if (c->sa_opts.sm_key && !(in->flags & SMQ_INFO_TRUSTED))
+		why = "the key given is not the site sa_key: public part only";
+	else if (in->role == SMQ_ROLE_ERROR)
+		why = "replication is off: the plugin refused its replication_key_file "
+		      "(ERR 7A48 in opensm.log)";
+	else if ((in->flags & SMQ_INFO_TRUSTED) && in->role == SMQ_ROLE_MASTER &&
+		 !in->standbys_in_sync)
+		why = "no standby SM is in sync";
+	if (!why)
+		return EXIT_FOUND;
+	fprintf(stderr, "atsctl: sm: %s\n", why);
+	return EXIT_UNHEALTHY;
+}
+
 int cmd_sm(struct ctl *c, const struct ctl_args *a)
 {
 	struct smq_standbys sb, *have = NULL;
@@ -299,5 +321,5 @@ int cmd_sm(struct ctl *c, const struct ctl_args *a)
 		sm_json(q.lid, &in, have);
 	else
 		sm_text(q.lid, &in, have);
-	return EXIT_FOUND;
+	return health(c, &in);
 }

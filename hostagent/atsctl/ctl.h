@@ -22,6 +22,7 @@ enum {
 	EXIT_USAGE = 2,
 	EXIT_SA = 3,
 	EXIT_REFUSED = 4,       /* status, resync: the SA refuses an address */
+	EXIT_UNHEALTHY = 5,     /* sm: a key not taken, replication off or unsynced */
 };
 
 struct ctl {

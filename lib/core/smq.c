@@ -324,7 +324,8 @@ int smq_standbys_get(const uint8_t *resp, size_t len, uint32_t page, uint16_t *s
 
 const char *smq_role_name(uint8_t role)
 {
-	return role == SMQ_ROLE_MASTER ? "master" : role == SMQ_ROLE_STANDBY ? "standby" : "off";
+	return role == SMQ_ROLE_MASTER ? "master" : role == SMQ_ROLE_STANDBY ? "standby" :
+	       role == SMQ_ROLE_ERROR ? "error" : "off";
 }
 
 /* The words after "rule NAME (CODE): ", from the fields the rule

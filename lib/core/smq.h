@@ -115,7 +115,8 @@ _Static_assert(SMQ_OFF_BODY + SMQ_RULES_PER_MAD * SMQ_C_SIZE <= MAD_SIZE, "count
 
 #define SMQ_INFO_TRUSTED 0x01
 
-enum smq_role { SMQ_ROLE_OFF = 0, SMQ_ROLE_MASTER = 1, SMQ_ROLE_STANDBY = 2 };
+/* ERROR: asked for (a replication_key_file named) but off (ERR 7A48). */
+enum smq_role { SMQ_ROLE_OFF = 0, SMQ_ROLE_MASTER = 1, SMQ_ROLE_STANDBY = 2, SMQ_ROLE_ERROR = 3 };
 
 struct smq_rule_count {
 	char name[SMQ_NAME_LEN + 1];

@@ -70,7 +70,8 @@ void state_file_counters_json(struct json *j, const char *key, const struct stat
 
 static int repl_role_known(const char *role)
 {
-	return !strcmp(role, "off") || !strcmp(role, "master") || !strcmp(role, "standby");
+	return !strcmp(role, "off") || !strcmp(role, "master") || !strcmp(role, "standby") ||
+	       !strcmp(role, "error");
 }
 
 static void put_repl(struct json *j, const struct state_repl *x)
@@ -448,7 +449,7 @@ static int rd_repl(struct state_rd *r, struct state_repl *x)
 	    rd_key(r, "role", 1) || rd_str(r, "role", x->role, sizeof(x->role)))
 		return -EINVAL;
 	if (!repl_role_known(x->role))
-		return rd_fail(r, "\"role\": not off, master or standby");
+		return rd_fail(r, "\"role\": not off, error, master or standby");
 	if (rd_key(r, "epoch", 0) || rd_hex(r, "epoch", 16, &x->epoch) ||
 	    rd_u64_member(r, "head", 0, &x->head) ||
 	    rd_u64_member(r, "applied", 0, &x->applied) ||

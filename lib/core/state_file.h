@@ -50,7 +50,7 @@ struct state_standby {
 
 /* SM-to-SM replication (issue 14). */
 struct state_repl {
-	char role[16];          /* "off", "master", "standby" */
+	char role[16];          /* "off", "error" (asked for, off: 7A48), "master", "standby" */
 	uint64_t epoch;         /* written as a "0x%016" hex string */
 	uint64_t head;          /* master: newest change's sequence */
 	uint64_t applied;       /* standby: last sequence in its shadow */

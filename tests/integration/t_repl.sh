@@ -94,7 +94,9 @@ check "... --lid of the standby: in sync, as its state file" \
 check_json "... without the key: the public part only" \
 	"not d['trusted'] and 'counters' not in d and d['replication'] == {'role': 'master'} and d['version'] in d['plugin']" \
 	atsctl host1 sm --json
-check_out "... a wrong key: the public part, and WRN 7A51" "public part only" atsctl host1 -k 0x1234 sm
+check_rc "... a wrong key: the public part, and WRN 7A51" 5 "public part only" atsctl host1 -k 0x1234 sm
+check_rc "... and exit 5, saying the key was not taken" 5 "atsctl: sm: the key given is not the site sa_key" \
+	atsctl host2 -k 0x1234 sm
 check "... logged" grep -q "WRN 7A51: SM query from LID [0-9]* port GUID 0x[0-9a-f]* with a key that is not the site sa_key" \
 	"$RUN/osm.log"
 

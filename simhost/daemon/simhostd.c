@@ -468,6 +468,8 @@ static void port_events(struct host *h, const uint32_t *ev, int n, int64_t now)
 	int i, rejoin = 0;
 
 	for (i = 0; i < n; i++) {
+		logf_(h, "port event %s (%s)", kdriver_event_name(ev[i]),
+		      kdriver_name(h->fs.driver));
 		raise_event(h, ev[i]);
 		rejoin |= ev[i] == IBV_EVENT_CLIENT_REREGISTER || ev[i] == IBV_EVENT_SM_CHANGE ||
 			  ev[i] == IBV_EVENT_LID_CHANGE;

@@ -82,6 +82,20 @@ int kdriver_events(enum kdriver d, const struct kdriver_change *c, uint32_t *ev)
 	return d == KDRIVER_QIB ? qib(c, ev) : mellanox(c, ev);
 }
 
+const char *kdriver_event_name(uint32_t ev)
+{
+	switch (ev) {
+	case IBV_EVENT_PORT_ACTIVE: return "port active";
+	case IBV_EVENT_PORT_ERR: return "port error";
+	case IBV_EVENT_LID_CHANGE: return "LID change";
+	case IBV_EVENT_PKEY_CHANGE: return "P_Key change";
+	case IBV_EVENT_SM_CHANGE: return "SM change";
+	case IBV_EVENT_CLIENT_REREGISTER: return "client reregistration";
+	case IBV_EVENT_GID_CHANGE: return "GID table change";
+	default: return "unknown";
+	}
+}
+
 /* A GMP's BTH carries the sender's P_Key and the HCA reports the index
  * of the entry it matched (user_mad.c recv_handler copies
  * wc->pkey_index). ibsim's sim_request (include/ibsim.h: dlid, slid, dqp,

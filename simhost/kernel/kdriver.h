@@ -51,6 +51,9 @@ struct kdriver_change {
  * order) into ev, at most KDRIVER_MAX_EVENTS; how many. */
 int kdriver_events(enum kdriver d, const struct kdriver_change *c, uint32_t *ev);
 
+/* An event's name as libibverbs' ibv_event_type_str gives it, for logs. */
+const char *kdriver_event_name(uint32_t ev);
+
 /* wc->pkey_index of a received GMP: the index of the default P_Key in
  * the port's table pk (block 0, 32 entries, wire order), the full member
  * first, else the limited one (core/device.c ib_find_pkey's order); 0

@@ -26,6 +26,7 @@ struct mport {
 	void *answer_ctx;
 	const uint8_t *cur_req;   /* in the answer function: the request */
 	uint16_t last_slid;       /* source LID of the last MAD received */
+	uint16_t pkey_index;      /* our requests' (mport_default_pkey_index) */
 	int cur_agent;
 	uint64_t answered;
 	/* Responses an exchange received for another request (mport_keep_
@@ -62,6 +63,7 @@ int mport_open(struct mport **out, const char *ca, int portnum)
 	}
 	memcpy(p->ca, port.ca_name, sizeof(p->ca));
 	p->portnum = port.portnum;
+	p->pkey_index = mport_default_pkey_index(port.pkeys, port.pkeys_size);
 	umad_release_port(&port);
 
 	p->fd = umad_open_port(p->ca, p->portnum);
@@ -198,6 +200,24 @@ static int stray_take(struct mport *p, mport_match_fn match, void *ctx, uint8_t 
 	return 0;
 }
 
+/* core/device.c ib_find_pkey(IB_DEFAULT_PKEY_FULL), as sa_query.c
+ * update_sm_ah picks the kernel's own SA queries' index. */
+uint16_t mport_default_pkey_index(const uint16_t *pkeys, unsigned n)
+{
+	unsigned i;
+	int limited = -1;
+
+	for (i = 0; pkeys && i < n; i++) {
+		if ((pkeys[i] & 0x7fff) != 0x7fff)
+			continue;
+		if (pkeys[i] & 0x8000)
+			return (uint16_t)i;
+		if (limited < 0)
+			limited = (int)i;
+	}
+	return limited >= 0 ? (uint16_t)limited : 0;
+}
+
 int mport_query(struct mport *p, struct mport_info *info)
 {
 	umad_port_t port;
@@ -223,6 +243,7 @@ int mport_query(struct mport *p, struct mport_info *info)
 	memcpy(info->gid, &prefix, 8);
 	memcpy(info->gid + 8, &guid, 8);
 	info->port_guid = wire_get64(info->gid + 8);
+	p->pkey_index = mport_default_pkey_index(port.pkeys, port.pkeys_size);
 	umad_release_port(&port);
 	return 0;
 }
@@ -363,6 +384,7 @@ static int send_one(struct mport *p, int agent, const struct mport_dest *dst,
 		return -ENOMEM;
 	memcpy(umad_get_mad(sbuf), mad, len);
 	umad_set_addr(sbuf, dst->lid, (int)dst->qpn, dst->sl, (int)dst->qkey);
+	umad_set_pkey(sbuf, p->pkey_index);
 	if (umad_send(p->fd, agent, sbuf, (int)len, (int)timeout_ms, 0) < 0)
 		ret = -EIO;
 	free(sbuf);
@@ -518,6 +540,7 @@ int mport_rpc_tid(struct mport *p, int agent, const struct mport_dest *dst,
 		memcpy(umad_get_mad(sbuf), req, req_len);
 		umad_set_addr(sbuf, dst->lid, (int)dst->qpn, dst->sl,
 			      (int)dst->qkey);
+		umad_set_pkey(sbuf, p->pkey_index);
 		/* A timeout on the send lets the kernel match the response
 		 * to it; with 0 it drops responses as unsolicited. */
 		if (umad_send(p->fd, agent, sbuf, (int)req_len, (int)wait_ms, 0) < 0) {

@@ -50,6 +50,14 @@ int mport_open_guid(struct mport **out, uint64_t guid);
  * child of fork() drops its copy of a parent's port with it, and the
  * parent's agents stay registered. */
 void mport_close(struct mport *p);
+/* The index our requests go out at: that of the default P_Key in the
+ * port's table (n entries, host order), the full member first, else the
+ * limited one, else 0, as the kernel's own SA client picks it (sa_query.c
+ * update_sm_ah, device.c ib_find_pkey). OpenSM keeps the default P_Key
+ * at index 0 (osm_pkey_mgr.c), where a limited member's 0x7FFF reaches
+ * the SA's full 0xFFFF; a partition configured indx0 takes index 0, and
+ * the default moves. Set at open and at each mport_query. */
+uint16_t mport_default_pkey_index(const uint16_t *pkeys, unsigned n);
 /* The port as its sysfs files show it now: the kernel rewrites them as
  * the port's PortInfo changes (LID, SM LID and SL, LMC, state). */
 int mport_query(struct mport *p, struct mport_info *info);

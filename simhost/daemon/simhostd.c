@@ -11,7 +11,8 @@
  * kucmaio.c; rdma_cm's ids: kcma.c). Single-threaded: one poll loop; no process can block it.
  *
  *   simhostd -n NODE -d DIR [--kernel-cm] [--cm-retries N] [--cm-timeout T]
- *            [--ipoib NAME[:PKEY]]... [-v]
+ *            [--ipoib NAME[:PKEY]]... [--driver mlx5|mlx4|qib]
+ *            [--no-client-rereg] [-v]
  *   simhostd -n NODE -d DIR -C COMMAND (kadmin.h)
  *
  * IBSIM_SOCKNAME names ibsim's sockets as for umad2sim. DIR/NODE/ready
@@ -38,6 +39,7 @@
 #include "simhost/wire/cmwire.h"
 #include "kadmin.h"
 #include "kconn.h"
+#include "simhost/kernel/kdriver.h"
 #include "simhost/kernel/kipoib.h"
 #include "simhost/kernel/kmad.h"
 #include "simhost/kernel/kmod.h"
@@ -70,6 +72,7 @@ struct host {
 	struct kucmaio ucma;
 	struct kumad um;
 	uint8_t pi[64], pk[64];
+	int driver, no_rereg; /* ksysfs's: kdriver.h */
 	int64_t next_poll;
 	uint32_t next_token, next_qpn_block;
 	struct kconn *issm; /* the one holder of issm0 */
@@ -196,6 +199,13 @@ static void from_wire(struct host *h, struct simclient_req *in, int64_t now)
 	u.length = (uint32_t)(KUMAD_HDR + MAD_SIZE);
 	u.addr.qpn = in->sqp;
 	u.addr.lid = (uint16_t)in->slid;
+	/* user_mad.c recv_handler: the work completion's P_Key index and
+	 * DLID path bits (kdriver.h); its SL and GRH are not on ibsim's
+	 * wire (sim_request): 0, as no sender on the bench sets them. */
+	u.addr.pkey_index = kdriver_recv_pkey_index(h->pk);
+	if (ntohs((uint16_t)in->dlid) != 0xffff)
+		u.addr.path_bits = kdriver_recv_path_bits(ntohs((uint16_t)in->dlid),
+							  h->pi[PI_OFF_LMC]);
 	if (a->file == KMAD_KERNEL && mad[MAD_OFF_MGMT_CLASS] == CMWIRE_CLASS) {
 		/* ib_cm's: every CM message is a Send, matched by comm IDs */
 		kucmaio_cm_recv(&h->ucma, mad, MAD_SIZE, ntohs((uint16_t)in->slid), now);
@@ -458,6 +468,8 @@ static void port_events(struct host *h, const uint32_t *ev, int n, int64_t now)
 	int i, rejoin = 0;
 
 	for (i = 0; i < n; i++) {
+		logf_(h, "port event %s (%s)", kdriver_event_name(ev[i]),
+		      kdriver_name(h->fs.driver));
 		raise_event(h, ev[i]);
 		rejoin |= ev[i] == IBV_EVENT_CLIENT_REREGISTER || ev[i] == IBV_EVENT_SM_CHANGE ||
 			  ev[i] == IBV_EVENT_LID_CHANGE;
@@ -602,7 +614,7 @@ static int run(struct host *h)
 static void usage(void)
 {
 	fprintf(stderr, "usage: simhostd -n NODE -d DIR [--kernel-cm] [--cm-retries N] [--cm-timeout T]\n"
-			"         [--ipoib NAME[:PKEY]]... [-v]\n"
+			"         [--ipoib NAME[:PKEY]]... [--driver mlx5|mlx4|qib] [--no-client-rereg] [-v]\n"
 			"       simhostd -n NODE -d DIR -C COMMAND (rereg, status, drop CLASS on|off,\n"
 			"         ipoib add NAME[:PKEY], ipoib del NAME, modprobe ib_cm, rmmod ib_cm)\n");
 	exit(2);
@@ -631,6 +643,8 @@ static int setup(struct host *h, int kernel_cm, char **ipoib, int nipoib, uint32
 	snprintf(path, sizeof(path), "%s/%s", h->dir, SIMHOST_SYS);
 	if ((ret = ksysfs_init(&h->fs, path, h->node, ni)) < 0)
 		return ret;
+	h->fs.driver = (enum kdriver)h->driver;
+	h->fs.no_rereg = h->no_rereg;
 	kmod_init(&h->mod, &h->k, &h->fs, &h->ipoib);
 	kucmaio_init(&h->ucma, &h->cs, &h->fs, route_send, cm_send, h, cm_retries, cm_timeout);
 	if (kernel_cm && (ret = cm_load(h)) < 0)
@@ -659,6 +673,8 @@ int main(int argc, char **argv)
 		{ "ipoib", required_argument, NULL, 'I' },
 		{ "cm-retries", required_argument, NULL, 'R' },
 		{ "cm-timeout", required_argument, NULL, 'T' },
+		{ "driver", required_argument, NULL, 'D' },
+		{ "no-client-rereg", no_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct host h;
@@ -690,6 +706,13 @@ int main(int argc, char **argv)
 			if (*end || cm_timeout > 31)
 				usage();
 			break;
+		/* the port's driver (its async events) and an SM that sets no
+		 * ClientReregister on it (OpenSM's no_clients_rereg) */
+		case 'D':
+			if ((h.driver = kdriver_parse(optarg)) < 0)
+				usage();
+			break;
+		case 'N': h.no_rereg = 1; break;
 		case 'I':
 			if (nipoib == KSYSFS_MAX_NETDEVS)
 				usage();
@@ -721,7 +744,8 @@ int main(int argc, char **argv)
 	if (ret < 0) {
 		logf_(&h, "setup: %s", strerror(-ret));
 	} else {
-		logf_(&h, "ready (ibsim client %u)", h.sc.id);
+		logf_(&h, "ready (ibsim client %u, driver %s)", h.sc.id,
+		      kdriver_name((enum kdriver)h.driver));
 		ret = run(&h);
 	}
 	snprintf(path, sizeof(path), "%s/ready", h.dir);

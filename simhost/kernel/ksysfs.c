@@ -16,6 +16,7 @@
 #include <infiniband/verbs.h>
 
 #include "core/ipoib.h"
+#include "kdriver.h"
 #include "ksysfs.h"
 #include "core/wire.h"
 
@@ -342,18 +343,34 @@ int ksysfs_del_netdev(struct ksysfs *s, const char *name, uint16_t *pkey)
 
 int ksysfs_update(struct ksysfs *s, const uint8_t pi[64], const uint8_t pk[64], uint32_t *ev)
 {
-	int first = !s->have, n = 0, ret;
+	int first = !s->have, ret;
 	size_t i;
 	int was_active = !first && (s->pi[PI_OFF_STATE] & 0xf) == PI_STATE_ACTIVE;
 	int active = (pi[PI_OFF_STATE] & 0xf) == PI_STATE_ACTIVE;
-	int lid = !first && memcmp(s->pi + PI_OFF_LID, pi + PI_OFF_LID, 2);
-	int sm_lid = !first && memcmp(s->pi + PI_OFF_SM_LID, pi + PI_OFF_SM_LID, 2);
-	int sm = sm_lid || (!first && (s->pi[PI_OFF_SM_SL] & 0xf) != (pi[PI_OFF_SM_SL] & 0xf));
-	int gid = !first && memcmp(s->pi + PI_OFF_GID_PREFIX, pi + PI_OFF_GID_PREFIX, 8);
-	int pkey = !first && memcmp(s->pk, pk, 64);
+	struct kdriver_change c;
 
-	if (!first && !memcmp(s->pi, pi, 64) && !pkey)
+	if (!first && !memcmp(s->pi, pi, 64) && !memcmp(s->pk, pk, 64))
 		return 0;
+	memset(&c, 0, sizeof(c));
+	if (!first) {
+		c.down = was_active && !active;
+		c.up = !was_active && active;
+		c.lid = !!memcmp(s->pi + PI_OFF_LID, pi + PI_OFF_LID, 2);
+		c.lmc = (s->pi[PI_OFF_LMC] & 7) != (pi[PI_OFF_LMC] & 7);
+		c.sm_lid = !!memcmp(s->pi + PI_OFF_SM_LID, pi + PI_OFF_SM_LID, 2);
+		c.sm_sl = (s->pi[PI_OFF_SM_SL] & 0xf) != (pi[PI_OFF_SM_SL] & 0xf);
+		c.gid_prefix = !!memcmp(s->pi + PI_OFF_GID_PREFIX, pi + PI_OFF_GID_PREFIX, 8);
+		c.pkeys = !!memcmp(s->pk, pk, 64);
+		/* ibsim keeps no ClientReregister bit (sim_mad.c do_portinfo
+		 * takes a Set field by field). OpenSM sets it when the port's
+		 * SM LID is not its own and when a port comes up to it
+		 * (osm_lid_mgr.c lid_mgr_set_physp_pi), on ports that advertise
+		 * IsClientReregistrationSupported, as HCAs do: so a new SM LID,
+		 * or the port up with an SM, is taken for it, unless the node
+		 * says its SM sets none (ksysfs.no_rereg). */
+		c.rereg = !s->no_rereg && active && wire_get16(pi + PI_OFF_SM_LID) &&
+			  (c.sm_lid || c.up);
+	}
 	memcpy(s->pi, pi, 64);
 	memcpy(s->pk, pk, 64);
 	s->have = 1;
@@ -364,24 +381,5 @@ int ksysfs_update(struct ksysfs *s, const uint8_t pi[64], const uint8_t pk[64], 
 		s->have = 0; /* written again, whole, next time */
 		return ret;
 	}
-	/* The order a driver raises them in (mlx5 port change events): the
-	 * port going down first, CLIENT_REREGISTER last. ibsim keeps no
-	 * ClientReregister bit: an SM sets it at its first sweep of a port
-	 * and when it takes over, so it is raised when the port comes up
-	 * with an SM and when the SM LID changes. */
-	if (was_active && !active)
-		ev[n++] = IBV_EVENT_PORT_ERR;
-	if (lid)
-		ev[n++] = IBV_EVENT_LID_CHANGE;
-	if (pkey)
-		ev[n++] = IBV_EVENT_PKEY_CHANGE;
-	if (gid)
-		ev[n++] = IBV_EVENT_GID_CHANGE;
-	if (sm)
-		ev[n++] = IBV_EVENT_SM_CHANGE;
-	if (!first && !was_active && active)
-		ev[n++] = IBV_EVENT_PORT_ACTIVE;
-	if (active && wire_get16(pi + PI_OFF_SM_LID) && (sm_lid || (!first && !was_active)))
-		ev[n++] = IBV_EVENT_CLIENT_REREGISTER;
-	return n;
+	return kdriver_events(s->driver, &c, ev);
 }

@@ -10,7 +10,8 @@
  * rename) so a reader never sees half of one.
  *
  * ksysfs_update also says what changed as the verbs async events the
- * driver would raise (enum ibv_event_type values, in order). */
+ * node's driver (kdriver.h: driver) raises (enum ibv_event_type values,
+ * in order). */
 #ifndef IBATS_KSYSFS_H
 #define IBATS_KSYSFS_H
 
@@ -18,9 +19,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kdriver.h"
+
 #define KSYSFS_CA "ibsim0"
 #define KSYSFS_MAX_NETDEVS 8
-#define KSYSFS_MAX_EVENTS 8
+#define KSYSFS_MAX_EVENTS KDRIVER_MAX_EVENTS
 #define KSYSFS_IFINDEX_FIRST 100
 /* rdma_ucm's misc device (RDMACM.md 1): ABI 4, char 10:58. */
 #define KSYSFS_UCMA_ABI 4
@@ -69,6 +72,8 @@ struct ksysfs {
 	struct ksysfs_netdev nd[KSYSFS_MAX_NETDEVS];
 	size_t nnd;
 	int next_ifindex;
+	enum kdriver driver; /* the port's events: KDRIVER_MLX5 after init */
+	int no_rereg; /* the node's SM sets no ClientReregister */
 };
 
 /* Writes the tree's fixed part (the CA, umad, uverbs). -errno. */

@@ -272,6 +272,23 @@ static void test_wait_zero(void **state)
 	mport_close(p);
 }
 
+/* Our requests' P_Key index: the default P_Key's, as ib_find_pkey finds
+ * it for the kernel's SA client. */
+static void test_default_pkey_index(void **state)
+{
+	const uint16_t full[] = { 0xffff, 0 }, limited[] = { 0x7fff, 0x8001 },
+		       indx0[] = { 0x8001, 0x7fff, 0 }, both[] = { 0x7fff, 0x8001, 0xffff },
+		       none[] = { 0x8001 };
+
+	(void)state;
+	assert_int_equal(mport_default_pkey_index(full, 2), 0);
+	assert_int_equal(mport_default_pkey_index(limited, 2), 0);
+	assert_int_equal(mport_default_pkey_index(indx0, 3), 1);
+	assert_int_equal(mport_default_pkey_index(both, 3), 2);
+	assert_int_equal(mport_default_pkey_index(none, 1), 0);
+	assert_int_equal(mport_default_pkey_index(NULL, 0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -279,6 +296,7 @@ int main(void)
 		cmocka_unit_test(test_take_middle),
 		cmocka_unit_test(test_bytes),
 		cmocka_unit_test(test_wait_zero),
+		cmocka_unit_test(test_default_pkey_index),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,7 +5,9 @@
 # Sourced by harness.sh, in its order: not a script of its own.
 
 # node_up NODE [--no-wait] [SIMHOSTD-OPTION...]: NODE's simulated kernel
-# runs (simhost/daemon/simhostd: --kernel-cm, --ipoib NAME[:PKEY]; options
+# runs (simhost/daemon/simhostd: --kernel-cm, --ipoib NAME[:PKEY], --driver
+# mlx5|mlx4|qib for the port's async events, mlx5 when not given,
+# --no-client-rereg for an SM that sets no ClientReregister there; options
 # only at its start: later, `simhost NODE ...` changes it as an admin
 # would). Tracked by its pid file, as on() runs in subshells too.
 # $RUN/simhost-NODE.extra: the test's options for NODE, split into words.

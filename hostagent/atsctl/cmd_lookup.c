@@ -16,12 +16,12 @@
 #include "cmd_whois.h"
 #include "ctl.h"
 #include "ibats/ibats.h"
+#include "host/ibsys.h"
 #include "core/log.h"
 #include "out.h"
 #include "core/wire.h"
 
-/* no_agent: the SA alone answers (-n, or a port GUID: atsctl asks the SA
- * for those, the local port being open for its prefix anyway). */
+/* no_agent: the SA alone answers (-n). */
 static int lib_open(struct ctl *c, int no_agent)
 {
 	struct ibats_opts o = { 0 };
@@ -57,15 +57,8 @@ static int lib_open(struct ctl *c, int no_agent)
 	return 0;
 }
 
-static int is_guid(const char *s)
-{
-	uint8_t gid[16];
-	uint64_t guid;
-
-	return ats_gid_parse(s, gid) && !cfg_parse_hex64(s, &guid);
-}
-
-/* A GID, or a port GUID under the local port's subnet prefix. */
+/* A GID, or a port GUID under the local port's subnet prefix (from
+ * sysfs: a user's lookup by GUID goes to atsd like any other). */
 static int parse_gid(struct ctl *c, const char *s, uint8_t *gid)
 {
 	uint64_t guid;
@@ -77,8 +70,8 @@ static int parse_gid(struct ctl *c, const char *s, uint8_t *gid)
 		return out_usage_err("GID", s, "not a GID or port GUID");
 	ret = ibats_port_gid(c->ats, gid);
 	if (ret) {
-		fprintf(stderr, "atsctl: cannot open CA %s port %d: %s\n",
-			c->ca ? c->ca : "(default)", c->portnum, strerror(-ret));
+		fprintf(stderr, "atsctl: %s: no subnet prefix for the port GUID: CA %s port %d: %s\n",
+			s, c->ca ? c->ca : "(default)", c->portnum, strerror(-ret));
 		return EXIT_SA;
 	}
 	wire_put64(gid + 8, guid);
@@ -166,6 +159,22 @@ static int agent_answer(const struct ctl *c, const char *arg, const char *req, i
 /* The SA path failed before or while asking. */
 static int sa_fail(const struct ctl *c, const char *what, int ret, const struct ibats_info *in)
 {
+	char why[160];
+
+	/* Lookups are every user's through atsd; the SA itself only
+	 * through the umad device, root's on distributions. */
+	if (in->sa_failed == IBATS_SA_PORT && ret == -EACCES) {
+		if (ibsys_umad_denied(c->ca, c->portnum, why, sizeof(why)) != -EACCES)
+			snprintf(why, sizeof(why), "%s", strerror(-ret));
+		if (c->no_agent)
+			fprintf(stderr, "atsctl: %s: cannot ask the SA: %s: run as root, "
+				"or ask atsd (without -n)\n", what, why);
+		else
+			fprintf(stderr, "atsctl: %s: atsd at %s: %s; cannot ask the SA: %s: "
+				"run as root or start atsd\n", what, c->socket,
+				strerror(in->agent_err ? -in->agent_err : ECONNREFUSED), why);
+		return EXIT_SA;
+	}
 	if (in->sa_failed == IBATS_SA_PORT) {
 		fprintf(stderr, "atsctl: cannot open CA %s port %d: %s\n",
 			c->ca ? c->ca : "(default)", c->portnum, strerror(-ret));
@@ -245,7 +254,7 @@ int cmd_lookup_reverse(struct ctl *c, const struct ctl_args *a)
 	struct ibats_record *recs = NULL;
 	uint8_t gid[16];
 	size_t n = 0;
-	int ret = lib_open(c, is_guid(a->arg[0]));
+	int ret = lib_open(c, 0);
 
 	if (ret || (ret = parse_gid(c, a->arg[0], gid)))
 		return ret;
@@ -259,7 +268,7 @@ int cmd_lookup_primary(struct ctl *c, const struct ctl_args *a)
 {
 	struct ibats_record rec;
 	uint8_t gid[16];
-	int ret = lib_open(c, is_guid(a->arg[0]));
+	int ret = lib_open(c, 0);
 
 	if (ret || (ret = parse_gid(c, a->arg[0], gid)))
 		return ret;

@@ -17,8 +17,9 @@ int ctl_open(struct ctl *c)
 	int ret = ibsys_open_port(&c->port, c->ca, c->portnum, why, sizeof(why));
 
 	if (ret) {
-		fprintf(stderr, "atsctl: cannot open CA %s port %d: %s\n",
-			c->ca ? c->ca : "(default)", c->portnum, why);
+		fprintf(stderr, "atsctl: cannot open CA %s port %d: %s%s\n",
+			c->ca ? c->ca : "(default)", c->portnum, why,
+			ret == -EACCES ? ": run as root" : "");
 		return EXIT_SA;
 	}
 	ret = sa_client_init(&c->sa, c->port, &c->sa_opts);

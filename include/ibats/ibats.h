@@ -113,8 +113,8 @@ struct ibats_info {
 #define IBATS_INFO_LOCAL 0x1
 /* -ENOENT when this thread made no lookup on h yet. */
 int ibats_lookup_info(const struct ibats *h, struct ibats_info *info);
-/* The GID of the handle's local port (opening it), for port GUIDs under
- * its subnet prefix. */
+/* The GID of the handle's local port, for port GUIDs under its subnet
+ * prefix: read from sysfs, so any user may call it (no umad device). */
 int ibats_port_gid(struct ibats *h, uint8_t gid[16]);
 
 /* The library's own diagnostics (SA retries, RMPP walks) on stderr as

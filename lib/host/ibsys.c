@@ -312,11 +312,55 @@ int ibsys_ipoib_on_port(const char *root, const uint8_t *gid, uint16_t pkey,
 	return found;
 }
 
+int ibsys_umad_path(const char *root, const char *ca, int port, char *path, size_t len)
+{
+	struct dirent **ents = NULL;
+	char dir[PATH_LEN], v[IBSYS_NAME_MAX];
+	int n, i, ret = -ENOENT;
+
+	/* user_mad.c ib_umad_init_port: class infiniband_mad, device umadN
+	 * with attributes ibdev and port; umad_devnode puts its node at
+	 * /dev/infiniband/umadN (libibumad's dev_to_umad_id reads the same). */
+	if (!ca)
+		return -ENOENT;
+	snprintf(dir, sizeof(dir), "%s/class/infiniband_mad", root_of(root));
+	n = scandir(dir, &ents, not_dot, by_name);
+	for (i = 0; i < n; i++) {
+		const char *name = ents[i]->d_name;
+
+		if (ret == -ENOENT && !strncmp(name, "umad", 4) &&
+		    !read_attr(v, sizeof(v), "%s/%s/ibdev", dir, name) && !strcmp(v, ca) &&
+		    !read_attr(v, sizeof(v), "%s/%s/port", dir, name) &&
+		    leading_number(v, 10) == port)
+			ret = snprintf(path, len, "/dev/infiniband/%s", name) < (int)len ?
+			      0 : -ENAMETOOLONG;
+		free(ents[i]);
+	}
+	free(ents);
+	return ret;
+}
+
+int ibsys_umad_denied(const char *ca, int port, char *why, size_t len)
+{
+	char dev[PATH_LEN], w[160];
+	struct ibsys_port p;
+
+	/* faccessat(AT_EACCESS): the effective ids, as open() checks them. */
+	if (ibsys_select(NULL, ca && *ca ? ca : NULL, port, &p, w, sizeof(w)) ||
+	    ibsys_umad_path(NULL, p.ca, p.port, dev, sizeof(dev)) ||
+	    !faccessat(AT_FDCWD, dev, R_OK | W_OK, AT_EACCESS) ||
+	    (errno != EACCES && errno != EPERM))
+		return 0;
+	snprintf(why, len, "permission denied on %s", dev);
+	return -EACCES;
+}
+
 int ibsys_open_port(struct mport **out, const char *ca, int port, char *why,
 		    size_t len)
 {
 	struct ibsys_port p;
 	int ret = ibsys_select(NULL, ca && *ca ? ca : NULL, port, &p, why, len);
+	int picked = !ret;
 
 	if (ret == -EPROTONOSUPPORT)
 		return ret;
@@ -324,6 +368,11 @@ int ibsys_open_port(struct mport **out, const char *ca, int port, char *why,
 		ret = mport_open(out, ca && *ca ? ca : NULL, port);
 	else
 		ret = mport_open(out, p.ca, p.port);
+	/* libibumad's umad_open_port answers -EIO to any failed open(2)
+	 * (umad.c), its errno lost: the device's mode says whether it was
+	 * the caller's rights (umad is root's on distributions). */
+	if (ret == -EIO && picked && ibsys_umad_denied(p.ca, p.port, why, len) == -EACCES)
+		return -EACCES;
 	if (ret)
 		snprintf(why, len, "%s", strerror(-ret));
 	return ret;

@@ -70,9 +70,20 @@ int ibsys_netdev_read(const char *root, const char *ifname,
 int ibsys_ipoib_on_port(const char *root, const uint8_t *gid, uint16_t pkey,
 			char *name, size_t len);
 
+/* The umad device of a CA port ("/dev/infiniband/umadN", named from its
+ * class/infiniband_mad entry). -ENOENT when sysfs has none. */
+int ibsys_umad_path(const char *root, const char *ca, int port, char *path, size_t len);
+
+/* -EACCES, why "permission denied on /dev/infiniband/umadN", when the
+ * caller may not open the umad device of the port ibsys_select picks
+ * (ca NULL or "", port 0: any) for reading and writing (distributions
+ * make it root's, mode 0600); 0 otherwise. */
+int ibsys_umad_denied(const char *ca, int port, char *why, size_t len);
+
 /* Open the port to use (ibsys_select), through libibumad. When sysfs
  * shows no port at all, libibumad's own choice is taken. -EPROTONOSUPPORT
- * (a RoCE port asked for) or mport_open's error; why says which. */
+ * (a RoCE port asked for), -EACCES (ibsys_umad_denied) or mport_open's
+ * error; why says which. */
 struct mport;
 int ibsys_open_port(struct mport **out, const char *ca, int port, char *why,
 		    size_t len);

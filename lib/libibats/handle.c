@@ -457,24 +457,37 @@ IBATS_EXPORT int ibats_set_log(const char *ident, int level)
 
 IBATS_EXPORT int ibats_port_gid(struct ibats *h, uint8_t gid[16])
 {
+	static const uint8_t none[16];
+	struct ibsys_port p;
 	struct mport_info mi;
-	int ret = 0;
+	char why[160];
+	int ret = 0, open_port;
 
 	if (!h || !gid)
 		return -EINVAL;
+	/* From sysfs (gids/0, world-readable on a host), never the umad
+	 * device, which distributions make root's: a user's lookup by port
+	 * GUID goes to atsd, and needs no more than atsd's socket. The port
+	 * is the one a lookup's SA path opens (ibsys_open_port's choice), or
+	 * has opened. */
 	pthread_mutex_lock(&h->sa_lock);
 	sa_drop_inherited(h);
-	if (!h->port) {
-		ret = mport_open(&h->port, h->o.ca, h->o.port);
-		if (ret)
-			h->port = NULL;
-		else
-			h->sa_pid = getpid();
-	}
-	if (!ret)
+	open_port = h->port != NULL;
+	if (open_port)
 		ret = mport_query(h->port, &mi);
 	pthread_mutex_unlock(&h->sa_lock);
-	if (!ret)
-		memcpy(gid, mi.gid, 16);
-	return ret;
+	if (open_port) {
+		if (!ret)
+			memcpy(gid, mi.gid, 16);
+		return ret;
+	}
+	ret = ibsys_select(NULL, h->o.ca && *h->o.ca ? h->o.ca : NULL, h->o.port, &p, why,
+			   sizeof(why));
+	if (ret)
+		return ret;
+	/* gids/0 unreadable: no GID to give. */
+	if (!memcmp(p.gid, none, 16))
+		return -ENODATA;
+	memcpy(gid, p.gid, 16);
+	return 0;
 }

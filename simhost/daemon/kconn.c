@@ -2,13 +2,18 @@
 /* simhostd's process connections: see kconn.h. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "kconn.h"
+#include "simhost/wire/devnode.h"
+#include "simhost/wire/proto.h"
 
 /* A long message goes out in SIMHOST_CHUNK packets (proto.h); a big send
  * buffer lets a table of megabytes stream without a poll round per
@@ -29,8 +34,11 @@ int kconn_listen(struct kconn_set *s, const char *path)
 	if (s->listen_fd < 0)
 		return -errno;
 	unlink(path);
+	/* Every process may call into its kernel (connect() needs write
+	 * permission on the socket): what it may open is decided per device
+	 * at its hello (kconn_may_open), as the VFS decides at open(). */
 	if (bind(s->listen_fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
-	    listen(s->listen_fd, 64) < 0) {
+	    chmod(path, 0666) < 0 || listen(s->listen_fd, 64) < 0) {
 		int ret = -errno;
 
 		close(s->listen_fd);
@@ -55,6 +63,8 @@ void kconn_fini(struct kconn_set *s)
 struct kconn *kconn_accept(struct kconn_set *s)
 {
 	int sz = KCONN_SNDBUF, fd;
+	struct ucred cr;
+	socklen_t crlen = sizeof(cr);
 	struct kconn *c;
 	size_t i;
 
@@ -71,9 +81,72 @@ struct kconn *kconn_accept(struct kconn_set *s)
 	/* As root the limit (wmem_max) does not apply. */
 	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &sz, sizeof(sz)) < 0)
 		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+	/* The process's credentials as the kernel recorded them at its
+	 * connect() (net/unix/af_unix.c unix_stream_connect, copied from
+	 * current_cred(): euid and egid). Without them it is nobody's. */
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) == 0 && crlen == sizeof(cr)) {
+		c->peer_pid = cr.pid;
+		c->peer_uid = cr.uid;
+		c->peer_gid = cr.gid;
+	} else {
+		c->peer_uid = c->peer_gid = 65534;
+	}
 	c->fd = fd;
 	s->c[i] = c;
 	return c;
+}
+
+/* CapEff and the supplementary groups from /proc/PID/status; nothing
+ * when the process is gone or not visible from here (pid 0). */
+static void proc_cred(pid_t pid, uint32_t node_gid, struct devnode_cred *out)
+{
+	char path[64], buf[8192], *p;
+	ssize_t n;
+	int fd;
+
+	if (pid <= 0)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	if ((p = strstr(buf, "\nCapEff:")))
+		out->caps = strtoull(p + 8, NULL, 16);
+	if ((p = strstr(buf, "\nGroups:"))) {
+		char *end, *eol;
+
+		p += 8;
+		eol = p + strcspn(p, "\n");
+		*eol = '\0';
+		for (;;) {
+			unsigned long g = strtoul(p, &end, 10);
+
+			if (end == p)
+				break;
+			if (g == node_gid)
+				out->in_group = 1;
+			p = end;
+		}
+	}
+}
+
+int kconn_may_open(const struct kconn *c, uint32_t kind)
+{
+	const struct devnode *d = devnode_of_kind(kind);
+	struct devnode_cred cr = { c->peer_uid, c->peer_gid, 0, 0 };
+
+	if (!d)
+		return kind == SIMHOST_ADMIN && c->peer_uid ? -EACCES : 0;
+	if (c->peer_uid != d->uid)
+		proc_cred(c->peer_pid, d->gid, &cr);
+	/* Each file here both reads and writes (every program opens these
+	 * nodes O_RDWR), so the check asks for both. */
+	return devnode_permission(d, &cr, DEVNODE_MAY_READ | DEVNODE_MAY_WRITE);
 }
 
 static void queue_clear(struct kconn *c)

@@ -32,6 +32,9 @@ struct kconn {
 	int fd;
 	uint32_t kind;  /* enum simhost_kind; 0 before the hello */
 	uint32_t pid;
+	/* SO_PEERCRED: who connected, as the socket recorded it */
+	int32_t peer_pid;
+	uint32_t peer_uid, peer_gid;
 	uint32_t token; /* UMAD, UCMA: its own; AGENTS, UCMA_CMD: its file's */
 	struct kconn_pkt *head, *tail;
 	size_t queued;
@@ -55,6 +58,13 @@ int kconn_listen(struct kconn_set *s, const char *path);
 void kconn_fini(struct kconn_set *s);
 /* A new connection: NULL when there is none or no room. */
 struct kconn *kconn_accept(struct kconn_set *s);
+/* Whether c's process may open what a connection of kind (proto.h)
+ * stands for: its device node's owner and mode (simhost/wire/devnode.h)
+ * against c's credentials (SO_PEERCRED; supplementary groups and
+ * effective capabilities from /proc/PID/status), as the VFS checks an
+ * open() (fs/namei.c generic_permission). The bench's console (no
+ * device) is root's. 0 or -EACCES. */
+int kconn_may_open(const struct kconn *c, uint32_t kind);
 /* Closes it and frees its queue (the caller drops its agents first). */
 void kconn_close(struct kconn_set *s, struct kconn *c);
 /* The next packet from c into a new buffer (*len bytes), on a

@@ -290,6 +290,10 @@ static void hello(struct host *h, struct kconn *c, const uint8_t *buf, size_t le
 		goto out;
 	}
 	c->pid = hi.pid;
+	/* The device node's owner and mode against who connected (the
+	 * VFS's check at open(), before the device's own open). */
+	if ((w.err = kconn_may_open(c, hi.kind)) < 0)
+		goto out;
 	switch (hi.kind) {
 	case SIMHOST_UMAD:
 		if (hi.port != 1) {

@@ -72,6 +72,8 @@ int shim_path_map(const char *path, const char *sys, shim_path_net_fn net, void 
 			return SHIM_PATH_ISSM;
 		if (!strcmp(dev, "rdma_cm"))
 			return SHIM_PATH_UCMA;
+		if ((*num = shim_path_devnum(dev, "uverbs")) >= 0)
+			return SHIM_PATH_UVERBS;
 		return SHIM_PATH_HOST;
 	}
 	if (!sys)

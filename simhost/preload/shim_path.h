@@ -15,6 +15,8 @@ enum shim_path_kind {
 	SHIM_PATH_ISSM = 3, /* /dev/infiniband/issmN */
 	SHIM_PATH_UCMA = 4, /* /dev/infiniband/rdma_cm (RDMACM.md) */
 	SHIM_PATH_ABSENT = 5, /* a host's file the node has not: ENOENT */
+	SHIM_PATH_UVERBS = 6, /* /dev/infiniband/uverbsN: stat() and access()
+			       * only (libibverbs' calls are interposed) */
 };
 
 /* Whether the node has network interface `name` (its sysfs tree's
@@ -24,7 +26,8 @@ typedef int (*shim_path_net_fn)(const char *name, size_t len, void *ctx);
 /* Where path is: SHIM_PATH_SYS with the node's path in out (len bytes),
  * never without a node (sys NULL: the devices are still the node's, and
  * without one there are none),
- * SHIM_PATH_UMAD or SHIM_PATH_ISSM with the device's number in *num,
+ * SHIM_PATH_UMAD, SHIM_PATH_ISSM or SHIM_PATH_UVERBS with the device's
+ * number in *num,
  * SHIM_PATH_UCMA, SHIM_PATH_ABSENT (only with a node), SHIM_PATH_HOST;
  * -ENAMETOOLONG when out is too short. */
 int shim_path_map(const char *path, const char *sys, shim_path_net_fn net, void *ctx, char *out,

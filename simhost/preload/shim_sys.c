@@ -21,6 +21,7 @@
 
 #include <linux/netlink.h>
 
+#include "simhost/wire/devnode.h"
 #include "shim.h"
 #include "shim_path.h"
 #include "shim_sys.h"
@@ -64,42 +65,100 @@ int shim_sys_is_netdir(const char *path)
 	       (!strcmp(path, "/sys/class/net") || !strcmp(path, "/sys/class/net/"));
 }
 
-/* Whether the node has rdma_ucm: its sysfs has class/misc/rdma_cm
- * (ksysfs, with ib_cm), as udev makes the device node from it. */
-static int shim_sys_ucma_here(void)
+/* A /dev/infiniband path's kind (shim_path.h) that is a device node. */
+static int shim_sys_is_dev(int kind)
+{
+	return kind == SHIM_PATH_UMAD || kind == SHIM_PATH_ISSM || kind == SHIM_PATH_UCMA ||
+	       kind == SHIM_PATH_UVERBS;
+}
+
+/* The device node of such a path: its owner and mode (devnode.h) and
+ * its numbers from the node's sysfs (CLASS/NAME[N]/dev, where udev reads
+ * them to make the node); NULL with ENOENT when the node's kernel has no
+ * such device (rdma_cm: no rdma_ucm without ib_cm). */
+static const struct devnode *shim_sys_dev(int kind, int num, dev_t *rdev)
 {
 	const struct shim_node *node = shim_node();
-	char path[SHIM_SYS_LEN];
-	int n;
+	const struct devnode *d;
+	char path[SHIM_SYS_LEN], v[32] = "";
+	unsigned ma, mi;
+	ssize_t n = -1;
+	int fd;
 
+	d = devnode_get(kind == SHIM_PATH_UMAD ? DEVNODE_UMAD :
+			kind == SHIM_PATH_ISSM ? DEVNODE_ISSM :
+			kind == SHIM_PATH_UVERBS ? DEVNODE_UVERBS : DEVNODE_RDMA_CM);
 	if (!node)
-		return 0;
-	n = snprintf(path, sizeof(path), "%s/class/misc/rdma_cm/dev", node->sys);
-	return n > 0 && (size_t)n < sizeof(path) && !shim_next()->access(path, F_OK);
-}
-
-/* access(): the device is there, read-write for all, or ENOENT. */
-static int shim_sys_ucma_access(void)
-{
-	if (shim_sys_ucma_here())
-		return 0;
+		goto none;
+	if (d->numbered)
+		n = snprintf(path, sizeof(path), "%s/%s/%s%d/dev", node->sys, d->sysdir, d->name,
+			     num);
+	else
+		n = snprintf(path, sizeof(path), "%s/%s/%s/dev", node->sys, d->sysdir, d->name);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		goto none;
+	fd = shim_next()->open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		goto none;
+	n = shim_next()->read(fd, v, sizeof(v) - 1);
+	shim_next()->close(fd);
+	if (n <= 0 || sscanf(v, "%u:%u", &ma, &mi) != 2)
+		goto none;
+	*rdev = makedev(ma, mi);
+	return d;
+none:
 	errno = ENOENT;
-	return -1;
+	return NULL;
 }
 
-/* The device node's attributes (ucma.c: misc device 10:58 here, mode
- * 0666 by rdma-core's udev rule), filled into a struct stat or stat64;
- * ENOENT when the node has no rdma_ucm. */
-#define SHIM_SYS_UCMA_STAT(st)                                                 \
+/* access() and faccessat() of a device node: whether it is there, then
+ * its mode against the real ids (access: fs/open.c do_faccessat with
+ * access_override_creds, which also clears a non-root caller's
+ * capabilities and gives root its permitted ones) or the effective ones
+ * (AT_EACCESS: taken as root's all or none). */
+static int shim_sys_dev_access(int kind, int num, int mode, int effective)
+{
+	struct devnode_cred cr;
+	const struct devnode *d;
+	gid_t groups[256];
+	dev_t rdev;
+	int n, i, ret;
+
+	d = shim_sys_dev(kind, num, &rdev);
+	if (!d)
+		return -1;
+	if (mode == F_OK)
+		return 0;
+	memset(&cr, 0, sizeof(cr));
+	cr.uid = effective ? geteuid() : getuid();
+	cr.gid = effective ? getegid() : getgid();
+	cr.caps = cr.uid ? 0 : ~0ull;
+	n = getgroups(sizeof(groups) / sizeof(groups[0]), groups);
+	for (i = 0; i < n; i++)
+		if (groups[i] == d->gid)
+			cr.in_group = 1;
+	ret = devnode_permission(d, &cr, mode & (R_OK | W_OK | X_OK));
+	if (ret) {
+		errno = -ret;
+		return -1;
+	}
+	return 0;
+}
+
+/* stat() of a device node: a character device of the node's numbers,
+ * with its owner and mode, filled into a struct stat or stat64. */
+#define SHIM_SYS_DEV_STAT(kind, num, st)                                       \
 	do {                                                                   \
-		if (!shim_sys_ucma_here()) {                                   \
-			errno = ENOENT;                                        \
+		const struct devnode *d_;                                      \
+		dev_t rdev_;                                                   \
+		if (!(d_ = shim_sys_dev((kind), (num), &rdev_)))               \
 			return -1;                                             \
-		}                                                              \
 		memset((st), 0, sizeof(*(st)));                                \
-		(st)->st_mode = S_IFCHR | 0666;                                \
+		(st)->st_mode = S_IFCHR | d_->mode;                            \
+		(st)->st_uid = d_->uid;                                        \
+		(st)->st_gid = d_->gid;                                        \
 		(st)->st_nlink = 1;                                            \
-		(st)->st_rdev = makedev(10, 58);                               \
+		(st)->st_rdev = rdev_;                                         \
 		(st)->st_blksize = 4096;                                       \
 		return 0;                                                      \
 	} while (0)
@@ -202,7 +261,7 @@ int openat64(int dirfd, const char *path, int flags, ...)
  * /dev/infiniband is neither here (it exists as a connection only). */
 #define SHIM_SYS_MAPPED(path, buf, fail)                                       \
 	char buf[SHIM_SYS_LEN];                                                \
-	int kind_, num_;                                                       \
+	int kind_, num_ = 0;                                                   \
 	const char *mapped_ = shim_sys_path(path, buf, sizeof(buf), &kind_, &num_); \
 	if (!mapped_)                                                          \
 		return fail
@@ -222,32 +281,32 @@ FILE *fopen64(const char *path, const char *mode)
 int stat(const char *path, struct stat *st)
 {
 	SHIM_SYS_MAPPED(path, buf, -1);
-	if (kind_ == SHIM_PATH_UCMA)
-		SHIM_SYS_UCMA_STAT(st);
+	if (shim_sys_is_dev(kind_))
+		SHIM_SYS_DEV_STAT(kind_, num_, st);
 	return shim_next()->stat(mapped_, st);
 }
 
 int lstat(const char *path, struct stat *st)
 {
 	SHIM_SYS_MAPPED(path, buf, -1);
-	if (kind_ == SHIM_PATH_UCMA)
-		SHIM_SYS_UCMA_STAT(st);
+	if (shim_sys_is_dev(kind_))
+		SHIM_SYS_DEV_STAT(kind_, num_, st);
 	return shim_next()->lstat(mapped_, st);
 }
 
 int stat64(const char *path, struct stat64 *st)
 {
 	SHIM_SYS_MAPPED(path, buf, -1);
-	if (kind_ == SHIM_PATH_UCMA)
-		SHIM_SYS_UCMA_STAT(st);
+	if (shim_sys_is_dev(kind_))
+		SHIM_SYS_DEV_STAT(kind_, num_, st);
 	return shim_next()->stat64(mapped_, st);
 }
 
 int lstat64(const char *path, struct stat64 *st)
 {
 	SHIM_SYS_MAPPED(path, buf, -1);
-	if (kind_ == SHIM_PATH_UCMA)
-		SHIM_SYS_UCMA_STAT(st);
+	if (shim_sys_is_dev(kind_))
+		SHIM_SYS_DEV_STAT(kind_, num_, st);
 	return shim_next()->lstat64(mapped_, st);
 }
 
@@ -261,32 +320,32 @@ int __lxstat64(int ver, const char *path, struct stat64 *st);
 int __xstat(int ver, const char *path, struct stat *st)
 {
 	SHIM_SYS_MAPPED(path, buf, -1);
-	if (kind_ == SHIM_PATH_UCMA)
-		SHIM_SYS_UCMA_STAT(st);
+	if (shim_sys_is_dev(kind_))
+		SHIM_SYS_DEV_STAT(kind_, num_, st);
 	return shim_next()->xstat(ver, mapped_, st);
 }
 
 int __lxstat(int ver, const char *path, struct stat *st)
 {
 	SHIM_SYS_MAPPED(path, buf, -1);
-	if (kind_ == SHIM_PATH_UCMA)
-		SHIM_SYS_UCMA_STAT(st);
+	if (shim_sys_is_dev(kind_))
+		SHIM_SYS_DEV_STAT(kind_, num_, st);
 	return shim_next()->lxstat(ver, mapped_, st);
 }
 
 int __xstat64(int ver, const char *path, struct stat64 *st)
 {
 	SHIM_SYS_MAPPED(path, buf, -1);
-	if (kind_ == SHIM_PATH_UCMA)
-		SHIM_SYS_UCMA_STAT(st);
+	if (shim_sys_is_dev(kind_))
+		SHIM_SYS_DEV_STAT(kind_, num_, st);
 	return shim_next()->xstat64(ver, mapped_, st);
 }
 
 int __lxstat64(int ver, const char *path, struct stat64 *st)
 {
 	SHIM_SYS_MAPPED(path, buf, -1);
-	if (kind_ == SHIM_PATH_UCMA)
-		SHIM_SYS_UCMA_STAT(st);
+	if (shim_sys_is_dev(kind_))
+		SHIM_SYS_DEV_STAT(kind_, num_, st);
 	return shim_next()->lxstat64(ver, mapped_, st);
 }
 
@@ -294,16 +353,16 @@ int __lxstat64(int ver, const char *path, struct stat64 *st)
 int fstatat(int dirfd, const char *path, struct stat *st, int flags)
 {
 	SHIM_SYS_MAPPED(path, buf, -1);
-	if (kind_ == SHIM_PATH_UCMA)
-		SHIM_SYS_UCMA_STAT(st);
+	if (shim_sys_is_dev(kind_))
+		SHIM_SYS_DEV_STAT(kind_, num_, st);
 	return shim_next()->fstatat(dirfd, mapped_, st, flags);
 }
 
 int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
 {
 	SHIM_SYS_MAPPED(path, buf, -1);
-	if (kind_ == SHIM_PATH_UCMA)
-		SHIM_SYS_UCMA_STAT(st);
+	if (shim_sys_is_dev(kind_))
+		SHIM_SYS_DEV_STAT(kind_, num_, st);
 	return shim_next()->fstatat64(dirfd, mapped_, st, flags);
 }
 
@@ -311,7 +370,7 @@ int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
 int statx(int dirfd, const char *path, int flags, unsigned int mask, struct statx *stx)
 {
 	SHIM_SYS_MAPPED(path, buf, -1);
-	if (kind_ == SHIM_PATH_UCMA) {
+	if (shim_sys_is_dev(kind_)) {
 		struct stat st;
 
 		if (stat(path, &st) < 0)
@@ -319,6 +378,8 @@ int statx(int dirfd, const char *path, int flags, unsigned int mask, struct stat
 		memset(stx, 0, sizeof(*stx));
 		stx->stx_mask = STATX_BASIC_STATS & ~(unsigned)STATX_INO;
 		stx->stx_mode = (uint16_t)st.st_mode;
+		stx->stx_uid = st.st_uid;
+		stx->stx_gid = st.st_gid;
 		stx->stx_nlink = (uint32_t)st.st_nlink;
 		stx->stx_blksize = (uint32_t)st.st_blksize;
 		stx->stx_rdev_major = major(st.st_rdev);
@@ -331,16 +392,16 @@ int statx(int dirfd, const char *path, int flags, unsigned int mask, struct stat
 int faccessat(int dirfd, const char *path, int mode, int flags)
 {
 	SHIM_SYS_MAPPED(path, buf, -1);
-	if (kind_ == SHIM_PATH_UCMA)
-		return shim_sys_ucma_access();
+	if (shim_sys_is_dev(kind_))
+		return shim_sys_dev_access(kind_, num_, mode, flags & AT_EACCESS);
 	return shim_next()->faccessat(dirfd, mapped_, mode, flags);
 }
 
 int access(const char *path, int mode)
 {
 	SHIM_SYS_MAPPED(path, buf, -1);
-	if (kind_ == SHIM_PATH_UCMA)
-		return shim_sys_ucma_access();
+	if (shim_sys_is_dev(kind_))
+		return shim_sys_dev_access(kind_, num_, mode, 0);
 	return shim_next()->access(mapped_, mode);
 }
 

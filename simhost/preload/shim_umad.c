@@ -47,7 +47,7 @@ struct shim_umad_fd {
 	int fd, issm;
 	ino_t ino;
 	uint32_t token, port;
-	int agents_fd; /* SIMHOST_AGENTS, from the first ioctl; -1 before */
+	int agents_fd; /* SIMHOST_AGENTS, opened with the fd (issm: -1) */
 	struct shim_mad_agent agent[SHIM_MAD_MAX_AGENTS];
 	pthread_mutex_t rd_mu; /* one reader takes a message at a time */
 	pthread_mutex_t wr_mu; /* one writer sends a message at a time */
@@ -164,14 +164,22 @@ static uint32_t shim_umad_port(int num, int issm)
 int shim_umad_open(int num, int issm, int flags)
 {
 	uint32_t port = shim_umad_port(num, issm);
-	struct simhost_welcome w;
+	struct simhost_welcome w, aw;
 	struct shim_umad_fd *u = NULL;
-	int fd, i;
+	int fd, afd = -1, i;
 
 	pthread_once(&shim_umad_once, shim_umad_init);
 	fd = shim_conn_open(issm ? SIMHOST_ISSM : SIMHOST_UMAD, 0, port, flags & O_CLOEXEC, &w);
 	if (fd < 0) {
 		errno = -fd;
+		return -1;
+	}
+	/* The fd's ioctl connection now, with the credentials the open was
+	 * checked with: the kernel checks them at open() only, and a
+	 * process that drops root afterwards keeps its fd's ioctls. */
+	if (!issm && (afd = shim_conn_open(SIMHOST_AGENTS, w.token, port, 1, &aw)) < 0) {
+		shim_next()->close(fd);
+		errno = afd == -ENOENT ? EIO : -afd;
 		return -1;
 	}
 	if (flags & O_NONBLOCK)
@@ -192,12 +200,14 @@ int shim_umad_open(int num, int issm, int flags)
 		u->ino = shim_umad_ino(fd);
 		u->token = w.token;
 		u->port = port;
-		u->agents_fd = -1;
+		u->agents_fd = afd;
 		memset(u->agent, 0, sizeof(u->agent));
 		__atomic_add_fetch(&shim_umad_n, 1, __ATOMIC_RELEASE);
 	}
 	shim_umad_unlock();
 	if (!u) {
+		if (afd >= 0)
+			shim_next()->close(afd);
 		shim_next()->close(fd);
 		errno = EMFILE;
 		return -1;
@@ -334,18 +344,9 @@ static ssize_t shim_umad_write(struct shim_umad_fd *u, const void *buf, size_t c
 static int shim_umad_reg(struct shim_umad_fd *u, struct simhost_reg_req *req,
 			 struct simhost_reg_rep *rep)
 {
-	struct simhost_welcome w;
 	int ret;
 
 	pthread_mutex_lock(&u->io_mu);
-	if (u->agents_fd < 0) {
-		ret = shim_conn_open(SIMHOST_AGENTS, u->token, u->port, 1, &w);
-		if (ret < 0) {
-			pthread_mutex_unlock(&u->io_mu);
-			return ret == -ENOENT ? -EIO : ret;
-		}
-		u->agents_fd = ret;
-	}
 	ret = shim_conn_call(u->agents_fd, req, sizeof(*req), rep, sizeof(*rep));
 	pthread_mutex_unlock(&u->io_mu);
 	return ret ? ret : rep->err;

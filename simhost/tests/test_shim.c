@@ -113,7 +113,10 @@ static void test_path_dev(void **state)
 	assert_int_equal(num, 1);
 	assert_int_equal(map("/dev/infiniband/umad", out, sizeof(out), &num), SHIM_PATH_HOST);
 	assert_int_equal(map("/dev/infiniband/umad0x", out, sizeof(out), &num), SHIM_PATH_HOST);
-	assert_int_equal(map("/dev/infiniband/uverbs0", out, sizeof(out), &num), SHIM_PATH_HOST);
+	/* uverbs: the node's for stat() and access() (its owner and mode). */
+	assert_int_equal(map("/dev/infiniband/uverbs0", out, sizeof(out), &num), SHIM_PATH_UVERBS);
+	assert_int_equal(num, 0);
+	assert_int_equal(map("/dev/infiniband/uverbs", out, sizeof(out), &num), SHIM_PATH_HOST);
 	/* rdma_cm is the node's (RDMACM.md): a host's must never answer. */
 	assert_int_equal(map("/dev/infiniband/rdma_cm", out, sizeof(out), &num), SHIM_PATH_UCMA);
 	assert_int_equal(map("/dev/infiniband/rdma_cm0", out, sizeof(out), &num), SHIM_PATH_HOST);

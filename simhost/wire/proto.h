@@ -5,7 +5,9 @@
  * message; every integer is in host order (both ends are this machine).
  *
  * A connection starts with one simhost_hello from the process and one
- * simhost_welcome from the kernel; then, by kind:
+ * simhost_welcome from the kernel, which refuses it with EACCES when the
+ * process (its SO_PEERCRED) may not open the device node the kind stands
+ * for (devnode.h; the console is root's); then, by kind:
  *
  *   SIMHOST_UMAD   one per open of /dev/infiniband/umadN: the fd the
  *                  process gets. Its messages, after the welcome, either
@@ -17,7 +19,7 @@
  *                  returns (struct ib_user_mad, then the whole MAD or
  *                  reassembled RMPP message; status ETIMEDOUT with the
  *                  sent MAD for a send that timed out).
- *   SIMHOST_AGENTS one per umad fd, opened at its first ioctl: agent
+ *   SIMHOST_AGENTS one per umad fd, opened with it: agent
  *                  registration, request/reply (simhost_reg_req and
  *                  simhost_reg_rep), for the UMAD connection whose welcome
  *                  token it names in its hello.

@@ -62,6 +62,11 @@ as() {
 		setpriv --reuid="$uid" --regid="$uid" --clear-groups "$ATSCTL" -S "$SOCK" "$@"
 	fi
 }
+# user ARGS...: atsctl on host1 itself (its simulated kernel and sysfs)
+# as uid 65534 without groups: an ordinary user of that host.
+user() {
+	on host1 setpriv --reuid=65534 --regid=65534 --clear-groups "$ATSCTL" "$@"
+}
 # sock PY-EXPR...: a raw client of host1's socket (python as root).
 sock() {
 	"$PY" - "$SOCK" "$@" <<'PYEOF'
@@ -103,6 +108,43 @@ check_out "uid 65534 may look up (resolve through atsd)" "10\.0\.0\.2" as 65534 
 check_out "... status" "10\.0\.0\.1 +registered" as 65534 "" status
 check_out "... stats" "^syncs " as 65534 "" stats
 check "... ipoib and connections" sh -c "setpriv --reuid=65534 --regid=65534 --clear-groups $ATSCTL -S $SOCK ipoib && setpriv --reuid=65534 --regid=65534 --clear-groups $ATSCTL -S $SOCK connections"
+# --- A user of host1 itself: the umad device is root's (0600, as
+# distributions create it), lookups are public through atsd. The port
+# GUID's subnet prefix comes from sysfs.
+GUID2=$(port_guid host2)
+check_out "host1's umad and issm are root's, mode 0600; uverbs everyone's, 0666 (stat)" \
+	"^600 root root /dev/infiniband/umad0,600 root root /dev/infiniband/issm0,666 root root /dev/infiniband/uverbs0\$" \
+	on host1 sh -c 'stat -c "%a %U %G %n" /dev/infiniband/umad0 /dev/infiniband/issm0 /dev/infiniband/uverbs0 | paste -sd,'
+check_rc "uid 65534 on host1 cannot open umad0 (EACCES, as on a host)" 1 \
+	"/dev/infiniband/umad0.*Permission denied" \
+	on host1 setpriv --reuid=65534 --regid=65534 --clear-groups dd if=/dev/infiniband/umad0 count=0
+check "... root can" on host1 dd if=/dev/infiniband/umad0 count=0
+check "... and so can uid 65534 with CAP_DAC_OVERRIDE (fs/namei.c generic_permission)" \
+	on host1 setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=+dac_override \
+	--ambient-caps=+dac_override dd if=/dev/infiniband/umad0 count=0
+check_rc "... so stock saquery fails for uid 65534" 255 "" \
+	on host1 setpriv --reuid=65534 --regid=65534 --clear-groups "$SAQUERY" -g
+check_out "... sysfs stays everyone's: ibstat as uid 65534 shows host1's port" \
+	"Port GUID: $(port_guid host1)" \
+	on host1 setpriv --reuid=65534 --regid=65534 --clear-groups ibstat
+simhost host4 modprobe ib_cm >/dev/null
+check_out "host4's rdma_cm (ib_cm loaded) is everyone's, mode 0666" \
+	"^666 root root /dev/infiniband/rdma_cm\$" on host4 stat -c "%a %U %G %n" /dev/infiniband/rdma_cm
+check "... uid 65534 opens it" \
+	on host4 setpriv --reuid=65534 --regid=65534 --clear-groups dd if=/dev/infiniband/rdma_cm count=0
+check_out "uid 65534 on host1 reverses host2's port GUID: atsd answers" \
+	"reverse $GUID2 0xffff: answered by atsd" user -v -S "$SOCK" reverse "$GUID2"
+check_out "... with its address" "^${P}53 +$G2 .*10\.0\.0\.2 \(primary\)$" user -S "$SOCK" reverse "$GUID2"
+check_out "... primary by port GUID too" "^${P}53 +$G2 .*10\.0\.0\.2 \(primary\)$" \
+	user -S "$SOCK" primary "$GUID2"
+check_rc "... without atsd (no socket) the SA is not open to uid 65534: it says why (exit 3)" 3 \
+	"^atsctl: reverse $GUID2: atsd at $RUN/pub/none\.sock: No such file or directory; cannot ask the SA: permission denied on /dev/infiniband/umad0: run as root or start atsd\$" \
+	user -S "$RUN/pub/none.sock" reverse "$GUID2"
+check_rc "... -n alike" 3 "cannot ask the SA: permission denied on /dev/infiniband/umad0: run as root, or ask atsd \(without -n\)" \
+	user -n reverse "$GUID2"
+check_rc "... an SA command says so too" 3 \
+	"^atsctl: cannot open CA \(default\) port 0: permission denied on /dev/infiniband/umad0: run as root\$" \
+	user dump
 check "a member of $GRP (uid 65534) holds 10.0.8.1" as 65534 "$GID_CTL" hold 10.0.8.1 --owner jobA
 check "... it is registered" wait_for "hold" 10 has "$G1" ${P}54 10.0.8.1
 check_out "... status lists the hold with its owner's uid (SO_PEERCRED)" \
@@ -308,4 +350,9 @@ check "SIGTERM: host1 exits" wait_for "exit" 10 sh -c "! kill -0 $(agent_pid hos
 check "... the admin's 10.0.9.9 stays" has "$G1" "${P}5[0-9a-f]" 10.0.9.9
 check "... and so does the primary it needs (the SM refuses its delete: primary first)" \
 	grep -q "the SA refused to delete 10.0.0.1" "$RUN/atsd-host1.log"
+check_rc "atsd stopped: uid 65534's lookup on host1 fails and says why (exit 3)" 3 \
+	"^atsctl: reverse $GUID2: atsd at $SOCK: .*; cannot ask the SA: permission denied on /dev/infiniband/umad0: run as root or start atsd\$" \
+	user -S "$SOCK" reverse "$GUID2"
+check_out "... root's goes to the SA" "^${P}53 +$G2 .*10\.0\.0\.2 \(primary\)$" \
+	atsctl host1 -S "$SOCK" reverse "$GUID2"
 finish

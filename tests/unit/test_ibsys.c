@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
-/* Port selection and IPoIB interfaces against fixture sysfs trees laid
+/* Port selection, umad devices and IPoIB interfaces against fixture sysfs trees laid
  * out as the kernel documents them (Documentation/ABI/stable/
  * sysfs-class-infiniband, sysfs-class-net): a dual-port HCA, a RoCE
  * device that sorts first, and a kernel without link_layer. */
@@ -77,6 +77,15 @@ static int setup(void **state)
 	     "fe80:0000:0000:0000:0002:c903:000a:b1c2\n");
 	/* IPoIB on port 1, a child interface of partition 0x8001, Ethernet. */
 	put("class/net/ib0/type", "32\n");
+	/* ib_umad's devices: one per IB port, issm beside them, the class's
+	 * abi_version among them. */
+	put("class/infiniband_mad/abi_version", "5\n");
+	put("class/infiniband_mad/umad0/ibdev", "mlx5_0\n");
+	put("class/infiniband_mad/umad0/port", "1\n");
+	put("class/infiniband_mad/issm1/ibdev", "mlx5_0\n");
+	put("class/infiniband_mad/issm1/port", "2\n");
+	put("class/infiniband_mad/umad1/ibdev", "mlx5_0\n");
+	put("class/infiniband_mad/umad1/port", "2\n");
 	put("class/net/ib0/address",
 	    "80:00:00:48:fe:80:00:00:00:00:00:00:00:02:c9:03:00:0a:b1:c1\n");
 	put("class/net/ib0/pkey", "0xffff\n");
@@ -117,6 +126,38 @@ static void test_port_read(void **state)
 	assert_int_equal(ibsys_port_read(root, "mlx5_0", 3, &p), -ENOENT);
 	assert_int_equal(ibsys_port_read(root, "nosuch", 1, &p), -ENOENT);
 	assert_int_equal(ibsys_port_read(root, "../etc", 1, &p), -EINVAL);
+}
+
+/* The port's umad device, as udev names it from sysfs (user_mad.c
+ * ib_umad_init_port, umad_devnode). */
+static void test_umad_path(void **state)
+{
+	char path[64];
+
+	(void)state;
+	assert_int_equal(ibsys_umad_path(root, "mlx5_0", 1, path, sizeof(path)), 0);
+	assert_string_equal(path, "/dev/infiniband/umad0");
+	/* issm1 names the same port: not the umad device. */
+	assert_int_equal(ibsys_umad_path(root, "mlx5_0", 2, path, sizeof(path)), 0);
+	assert_string_equal(path, "/dev/infiniband/umad1");
+	assert_int_equal(ibsys_umad_path(root, "mlx5_0", 3, path, sizeof(path)), -ENOENT);
+	assert_int_equal(ibsys_umad_path(root, "bnxt_re0", 1, path, sizeof(path)), -ENOENT);
+	assert_int_equal(ibsys_umad_path("/nonexistent", "mlx5_0", 1, path, sizeof(path)), -ENOENT);
+	assert_int_equal(ibsys_umad_path(root, "mlx5_0", 1, path, 10), -ENAMETOOLONG);
+}
+
+/* What ibats_port_gid gives for a port GUID's prefix: the selected
+ * port's gids/0, read from sysfs alone. */
+static void test_select_gid(void **state)
+{
+	struct ibsys_port p;
+	char why[160], g[ATS_IP_STRLEN];
+
+	(void)state;
+	assert_int_equal(ibsys_select(root, NULL, 0, &p, why, sizeof(why)), 0);
+	assert_string_equal(ats_gid_format(p.gid, g, sizeof(g)), "fe80::2:c903:a:b1c1");
+	assert_int_equal(ibsys_select(root, "mlx5_0", 2, &p, why, sizeof(why)), 0);
+	assert_string_equal(ats_gid_format(p.gid, g, sizeof(g)), "fe80::2:c903:a:b1c2");
 }
 
 static void test_ipoib_on_port(void **state)
@@ -252,6 +293,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_port_read),
+		cmocka_unit_test(test_umad_path),
+		cmocka_unit_test(test_select_gid),
 		cmocka_unit_test(test_ipoib_on_port),
 		cmocka_unit_test(test_select_skips_roce),
 		cmocka_unit_test(test_select_prefers_link_up),

@@ -2,6 +2,7 @@
 /* RMPP (simhost/kernel/rmpp.h), the sender alone: ACKs the spec ABORTs, old
  * ACKs, retries to the end and their reset on progress; and the table
  * of transactions (lookup by type and method, expiry). */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,7 @@
 #include <cmocka.h>
 
 #include "rmpp_msg.h"
+#include "simhost/kernel/krmpp.h"
 #include "simhost/kernel/rmpp_table.h"
 
 /* A sender at its first segment of three, window 1. */
@@ -294,12 +296,72 @@ static void test_table_room(void **state)
 	free(m);
 }
 
+static unsigned krmpp_segs;
+
+static void krmpp_count(void *ctx, const struct ib_user_mad *hdr, const uint8_t mad[MAD_SIZE])
+{
+	(void)ctx;
+	(void)hdr;
+	(void)mad;
+	krmpp_segs++;
+}
+
+/* The kernel's sender takes its ACK wait and retries from the umad
+ * header (mad_rmpp.c send_next_seg: timeout_ms, 2 s when 0 or longer;
+ * ib_post_send_mad: retries); a transfer under way to a destination is
+ * what is_duplicate refuses a response of the same TID for. */
+static void test_krmpp_header(void **state)
+{
+	static struct krmpp r;
+	struct ib_user_mad u, other;
+	struct rmpp_cfg cfg;
+	size_t len;
+	uint8_t *m = sa_table(3, &len);
+
+	(void)state;
+	memset(&u, 0, sizeof(u));
+	krmpp_send_cfg(&cfg, &u);
+	assert_int_equal(cfg.ack_ms, 2000);
+	assert_int_equal(cfg.retries, 0);
+	u.timeout_ms = 500;
+	u.retries = 3;
+	krmpp_send_cfg(&cfg, &u);
+	assert_int_equal(cfg.ack_ms, 500);
+	assert_int_equal(cfg.retries, 3);
+	u.timeout_ms = 5000;
+	krmpp_send_cfg(&cfg, &u);
+	assert_int_equal(cfg.ack_ms, 2000);
+
+	assert_int_equal(krmpp_init(&r), 0);
+	u.timeout_ms = 0;
+	u.retries = 1;
+	u.addr.lid = htons(7);
+	other = u;
+	other.addr.lid = htons(8);
+	assert_int_equal(krmpp_sending(&r, &u, m), 0);
+	assert_int_equal(krmpp_send(&r, &u, m, len, 0, krmpp_count, NULL), 0);
+	assert_int_equal(krmpp_segs, 1); /* the first window: one segment */
+	assert_int_equal(krmpp_deadline(&r), 2000);
+	assert_int_equal(krmpp_sending(&r, &u, m), 1);
+	assert_int_equal(krmpp_sending(&r, &other, m), 0);
+	/* One retry, then the transfer fails quietly: no longer sending. */
+	krmpp_timers(&r, 2000, krmpp_count, NULL);
+	assert_int_equal(krmpp_segs, 2);
+	assert_int_equal(krmpp_deadline(&r), 4000);
+	krmpp_timers(&r, 4000, krmpp_count, NULL);
+	assert_int_equal(krmpp_segs, 2);
+	assert_int_equal(krmpp_sending(&r, &u, m), 0);
+	krmpp_fini(&r);
+	free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bad_ack),
 		cmocka_unit_test(test_old_ack),
 		cmocka_unit_test(test_retries),
+		cmocka_unit_test(test_krmpp_header),
 		cmocka_unit_test(test_retries_reset),
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_table_room),

@@ -293,6 +293,29 @@ void mport_set_responder(struct mport *p, mport_answer_fn fn, void *ctx)
 
 static int mport_recv(struct mport *p, int timeout_ms, size_t *mad_len);
 
+/* The retries of a send in its umad header. The kernel spends them on a
+ * kernel-RMPP transfer only as its segments go unACKed (mad_rmpp.c
+ * ib_retry_rmpp resends from the last ACK, each wait at most 2 s:
+ * send_next_seg; process_rmpp_ack gives them back on progress); with
+ * none, one lost segment or ACK ends the transfer. A MAD without RMPP
+ * gets none: a response is not resent, and a request's retries are
+ * ours (a fresh TID each, mport_rpc). OpenSM gives its answers its
+ * transaction_retries (osm_vendor_ibumad.c osm_vendor_send), 3 by
+ * default: the same here. */
+#define MPORT_RMPP_RETRIES 3
+
+static int send_retries(const uint8_t *mad)
+{
+	uint8_t c = mad[MAD_OFF_MGMT_CLASS];
+	/* mad.h ib_is_mad_class_rmpp: SA, DevMgt, DevAdm, BIS, vendor 2 */
+	int rmpp_class = c == 0x03 || c == 0x06 || c == 0x10 || c == 0x12 ||
+			 (c >= 0x30 && c <= 0x4f);
+
+	return rmpp_class && (mad[RMPP_OFF_FLAGS] & RMPP_FLAG_ACTIVE) && mad[RMPP_OFF_VERSION]
+		       ? MPORT_RMPP_RETRIES
+		       : 0;
+}
+
 /* Answer the request in p->rbuf through the agent it came in on, to the
  * address it came from. */
 static void mport_reply(struct mport *p, int agent, size_t len)
@@ -318,7 +341,7 @@ static void mport_reply(struct mport *p, int agent, size_t len)
 	p->cur_req = NULL;
 	if (n) {
 		memcpy(sbuf, req, umad_size());
-		if (umad_send(p->fd, agent, sbuf, (int)n, 0, 0) < 0)
+		if (umad_send(p->fd, agent, sbuf, (int)n, 0, send_retries(umad_get_mad(sbuf))) < 0)
 			log_debug("cannot send an answer: %s", strerror(errno));
 		else
 			p->answered++;
@@ -353,7 +376,7 @@ int mport_answer_held(struct mport *p, const struct mport_held *h,
 		return -ENOMEM;
 	memcpy(sbuf, h->umad, umad_size());
 	memcpy(umad_get_mad(sbuf), mad, len);
-	if (umad_send(p->fd, h->agent, sbuf, (int)len, 0, 0) < 0)
+	if (umad_send(p->fd, h->agent, sbuf, (int)len, 0, send_retries(mad)) < 0)
 		ret = -EIO;
 	free(sbuf);
 	return ret;
@@ -495,24 +518,41 @@ int mport_serve(struct mport *p, int timeout_ms)
 	return 0;
 }
 
-int mport_rpc(struct mport *p, int agent, const struct mport_dest *dst,
-	      uint8_t *req, size_t req_len, const struct mport_rpc_opts *o,
-	      uint8_t **resp, size_t *resp_len)
+/* TIDs of one exchange whose answers it still takes (its last attempts'). */
+#define MPORT_RPC_TIDS 8
+/* How long past its own deadline an attempt whose TID stays waits for
+ * the kernel to hand its send back (its timer runs from the send's
+ * completion, a little after ours): a safety net, the kernel's
+ * ETIMEDOUT ends the attempt first. */
+#define MPORT_KERNEL_GRACE_MS 1000
+
+static int rpc_ours(const uint32_t *tids, unsigned n, uint32_t tid)
 {
-	if (req_len < MAD_HDR_SIZE)
-		return -EINVAL;
-	wire_put64(req + MAD_OFF_TID, p->next_tid++);
-	return mport_rpc_tid(p, agent, dst, req, req_len, o, resp, resp_len);
+	unsigned i;
+
+	for (i = 0; i < n && i < MPORT_RPC_TIDS; i++)
+		if (tids[i] == tid)
+			return 1;
+	return 0;
 }
 
-int mport_rpc_tid(struct mport *p, int agent, const struct mport_dest *dst,
-		  const uint8_t *req, size_t req_len, const struct mport_rpc_opts *o,
-		  uint8_t **resp, size_t *resp_len)
+/* The exchange of mport_rpc (fresh: a new TID each attempt) and of
+ * mport_rpc_tid (the TID req holds, every attempt). ib_umad refuses a
+ * request whose TID and class another still waiting has (user_mad.c
+ * ib_umad_write, is_duplicate: EINVAL), and the kernel's timer for the
+ * last attempt runs out a little after ours: so a retry either takes a
+ * new TID, or waits for the kernel to hand the last one back
+ * (ETIMEDOUT). Either way the answer to an earlier attempt, late, is
+ * still taken. */
+static int rpc(struct mport *p, int agent, const struct mport_dest *dst, const uint8_t *req,
+	       size_t req_len, const struct mport_rpc_opts *o, int fresh, uint8_t **resp,
+	       size_t *resp_len)
 {
+	uint32_t tids[MPORT_RPC_TIDS];
 	struct mport_dest to = *dst;
 	uint8_t *sbuf;
 	uint32_t tid;
-	unsigned attempt;
+	unsigned attempt, ntids = 0;
 	int ret = -ETIMEDOUT;
 
 	if (req_len < MAD_HDR_SIZE)
@@ -525,7 +565,11 @@ int mport_rpc_tid(struct mport *p, int agent, const struct mport_dest *dst,
 	for (attempt = 0; attempt <= o->retries; attempt++) {
 		unsigned wait_ms = o->timeout_ms << (o->grow ? (attempt < 4 ? attempt : 4) : 0);
 		uint64_t deadline = mono_ms() + wait_ms;
+		uint64_t limit = deadline + (fresh ? 0 : MPORT_KERNEL_GRACE_MS);
 
+		if (attempt && fresh)
+			tid = p->next_tid++;
+		tids[ntids++ % MPORT_RPC_TIDS] = tid;
 		if (attempt && o->follow_sm) {
 			struct mport_info info;
 
@@ -538,12 +582,16 @@ int mport_rpc_tid(struct mport *p, int agent, const struct mport_dest *dst,
 		}
 		memset(sbuf, 0, umad_size());
 		memcpy(umad_get_mad(sbuf), req, req_len);
+		wire_put64(umad_get_mad(sbuf) + MAD_OFF_TID, tid);
 		umad_set_addr(sbuf, dst->lid, (int)dst->qpn, dst->sl,
 			      (int)dst->qkey);
 		umad_set_pkey(sbuf, p->pkey_index);
 		/* A timeout on the send lets the kernel match the response
 		 * to it; with 0 it drops responses as unsolicited. */
-		if (umad_send(p->fd, agent, sbuf, (int)req_len, (int)wait_ms, 0) < 0) {
+		if (umad_send(p->fd, agent, sbuf, (int)req_len, (int)wait_ms,
+			      send_retries(req)) < 0) {
+			log_debug("TID 0x%08x to LID %u: the port refused the send: %s", tid,
+				  dst->lid, strerror(errno));
 			ret = -EIO;
 			goto out;
 		}
@@ -553,11 +601,11 @@ int mport_rpc_tid(struct mport *p, int agent, const struct mport_dest *dst,
 			size_t len = 0;
 			struct mad_hdr h;
 
-			if (now >= deadline) {
+			if (now >= limit) {
 				ret = -ETIMEDOUT;
 				break;
 			}
-			ret = mport_recv(p, (int)(deadline - now), &len);
+			ret = mport_recv(p, (int)(limit - now), &len);
 			if (ret == -ETIMEDOUT)
 				break;
 			if (ret < 0)
@@ -570,14 +618,16 @@ int mport_rpc_tid(struct mport *p, int agent, const struct mport_dest *dst,
 				mport_reply(p, ret, len);
 				continue;
 			}
-			if ((uint32_t)h.tid != tid ||
+			if (!rpc_ours(tids, ntids, (uint32_t)h.tid) ||
 			    h.mgmt_class != req[MAD_OFF_MGMT_CLASS]) {
 				if (umad_status(p->rbuf) == 0)
 					stray_keep(p, len);
 				continue;
 			}
 			if (umad_status(p->rbuf) == ETIMEDOUT) {
-				ret = -ETIMEDOUT; /* kernel gave up */
+				if ((uint32_t)h.tid != tid)
+					continue; /* an earlier attempt's, handed back */
+				ret = -ETIMEDOUT; /* the kernel gave up: the TID is free */
 				break;
 			}
 			if (!(h.method & MAD_METHOD_RESP_BIT))
@@ -598,4 +648,21 @@ int mport_rpc_tid(struct mport *p, int agent, const struct mport_dest *dst,
 out:
 	free(sbuf);
 	return ret;
+}
+
+int mport_rpc(struct mport *p, int agent, const struct mport_dest *dst,
+	      uint8_t *req, size_t req_len, const struct mport_rpc_opts *o,
+	      uint8_t **resp, size_t *resp_len)
+{
+	if (req_len < MAD_HDR_SIZE)
+		return -EINVAL;
+	wire_put64(req + MAD_OFF_TID, p->next_tid++);
+	return rpc(p, agent, dst, req, req_len, o, 1, resp, resp_len);
+}
+
+int mport_rpc_tid(struct mport *p, int agent, const struct mport_dest *dst,
+		  const uint8_t *req, size_t req_len, const struct mport_rpc_opts *o,
+		  uint8_t **resp, size_t *resp_len)
+{
+	return rpc(p, agent, dst, req, req_len, o, 0, resp, resp_len);
 }

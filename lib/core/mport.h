@@ -138,14 +138,19 @@ int mport_keep_strays(struct mport *p, unsigned n);
 
 /* Sends req (at least 24 bytes, a full MAD) after stamping a fresh TID,
  * waits for the response with the same TID and class, and returns it in
- * *resp (malloc'ed, *resp_len bytes). Retries on timeout with the same
- * TID. Requests that arrive meanwhile go to the responder. -ETIMEDOUT
- * when every attempt timed out. */
+ * *resp (malloc'ed, *resp_len bytes). Retries on timeout with a fresh
+ * TID each time (the kernel refuses a request whose TID another still
+ * waiting has), still taking a late answer to an earlier attempt.
+ * Requests that arrive meanwhile go to the responder. -ETIMEDOUT when
+ * every attempt timed out, -EIO when the port refused a send. */
 int mport_rpc(struct mport *p, int agent, const struct mport_dest *dst,
 	      uint8_t *req, size_t req_len, const struct mport_rpc_opts *o,
 	      uint8_t **resp, size_t *resp_len);
-/* mport_rpc with the TID req holds (one of mport_new_tids'): for a
- * request signed over its TID. */
+/* mport_rpc with the TID req holds (one of mport_new_tids'), every
+ * attempt: for a request signed over its TID. A retry waits for the
+ * kernel to hand the last attempt back (its ETIMEDOUT, a little after
+ * the attempt's own time: the kernel's timer starts when the send
+ * completes), so an attempt may last up to a second longer. */
 int mport_rpc_tid(struct mport *p, int agent, const struct mport_dest *dst,
 		  const uint8_t *req, size_t req_len, const struct mport_rpc_opts *o,
 		  uint8_t **resp, size_t *resp_len);

@@ -147,6 +147,14 @@ static unsigned attempt_ms(const struct ats_window *w, const struct ats_window_r
 static int send_req(struct ats_window *w, struct ats_window_req *r)
 {
 	unsigned ms = attempt_ms(w, r);
+	uint32_t tid = mport_new_tids(w->port, 1);
+
+	/* A fresh TID each attempt: ib_umad refuses a request whose TID and
+	 * class one still waiting has (user_mad.c is_duplicate, EINVAL), and
+	 * the kernel's timer for the last attempt ends after ours (it starts
+	 * when the send completes). */
+	wire_put64(r->mad + MAD_OFF_TID, tid);
+	r->tids[r->attempt % 4] = tid;
 	int ret = mport_send_req(w->port, sa_client_agent(w->sa), &r->dst, r->mad, MAD_SIZE, ms);
 
 	r->deadline_ms = mono_ms() + ms;
@@ -171,7 +179,7 @@ static int launch(struct ats_window *w, struct ats_window_req *r, unsigned slot)
 		ret = sa_client_encode(w->sa, r->method, SA_ATTR_SERVICE_RECORD, mask, rec,
 				       sizeof(rec), r->mad, &r->dst);
 	if (!ret) {
-		wire_put64(r->mad + MAD_OFF_TID, mport_new_tids(w->port, 1));
+		memset(r->tids, 0, sizeof(r->tids));
 		ret = send_req(w, r);
 	}
 	if (ret) {
@@ -322,6 +330,18 @@ int ats_window_recv(struct ats_window *w, int timeout_ms, uint8_t **mad, size_t 
 	return mport_wait(w->port, timeout_ms, sa_response, NULL, mad, len);
 }
 
+/* tid is one of r's attempts' (a late answer to an earlier one counts:
+ * the kernel still waited for it, and it answers the same question). */
+static int answers(const struct ats_window_req *r, uint32_t tid)
+{
+	unsigned i, n = r->attempt + 1 < 4 ? r->attempt + 1 : 4;
+
+	for (i = 0; i < n; i++)
+		if (r->tids[i] == tid)
+			return 1;
+	return 0;
+}
+
 void ats_window_answer(struct ats_window *w, uint8_t *mad, size_t len)
 {
 	uint32_t tid = (uint32_t)wire_get64(mad + MAD_OFF_TID);
@@ -331,7 +351,7 @@ void ats_window_answer(struct ats_window *w, uint8_t *mad, size_t len)
 	int ret;
 
 	for (i = 0; i < w->depth; i++)
-		if (w->fly[i] && (uint32_t)wire_get64(w->fly[i]->mad + MAD_OFF_TID) == tid) {
+		if (w->fly[i] && answers(w->fly[i], tid)) {
 			r = w->fly[i];
 			break;
 		}

@@ -35,6 +35,9 @@ struct ats_window_req {
 	/* the window's */
 	int state;
 	unsigned attempt;
+	/* Each attempt's TID (a fresh one: ib_umad refuses one another
+	 * still waiting has); an answer to any of the last ones counts. */
+	uint32_t tids[4];
 	unsigned spent;             /* requests answered before it went whole */
 	int64_t deadline_ms;
 	uint8_t method;

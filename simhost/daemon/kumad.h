@@ -27,6 +27,7 @@ struct kumad {
 	int verbose;
 	int no_rmpp; /* `rmpp off` (kadmin.h) */
 	uint64_t mads_out, resp_dropped;
+	uint64_t dup_refused; /* writes is_duplicate refused (EINVAL) */
 	/* SA answers the node's processes sent, whole (before RMPP
 	 * segmentation): against the SA requests the node received, what
 	 * an SM node holds unanswered (storm.sh). */
@@ -50,9 +51,15 @@ void kumad_recv(struct kumad *m, struct kmad_agent *a, const struct ib_user_mad 
 		uint8_t *mad, size_t len, int64_t now);
 /* The RMPP timers of every file that are due at now. */
 void kumad_timers(struct kumad *m, int64_t now);
-/* One packet of a SIMHOST_UMAD connection: the write() of a MAD. */
-void kumad_write(struct kumad *m, struct kconn *c, uint8_t *buf, size_t len, int64_t now);
-/* One packet of a SIMHOST_AGENTS connection: the ioctl, answered. */
-void kumad_agents(struct kumad *m, struct kconn *c, const uint8_t *buf, size_t len);
+/* The write() of a MAD on umad file c (one message of its SIMHOST_UMAD
+ * connection, or a SIMHOST_WRITE): 0 when the kernel took it, else
+ * -EINVAL as ib_umad_write refuses it (no such agent, too short, or
+ * is_duplicate). A refused message of the SIMHOST_UMAD connection is
+ * lost: its write() has returned. */
+int kumad_write(struct kumad *m, struct kconn *c, uint8_t *buf, size_t len, int64_t now);
+/* One packet of a SIMHOST_AGENTS connection: the ioctl or SIMHOST_WRITE,
+ * answered. The caller has taken in what the file's SIMHOST_UMAD
+ * connection holds before it (the process wrote it first). */
+void kumad_agents(struct kumad *m, struct kconn *c, const uint8_t *buf, size_t len, int64_t now);
 
 #endif

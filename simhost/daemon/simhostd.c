@@ -214,7 +214,9 @@ static void from_wire(struct host *h, struct simclient_req *in, int64_t now)
 	if (a->file == KMAD_KERNEL) {
 		/* ib_sa's answers (rdma_cm's routes by their TIDs, else the
 		 * joins'). */
-		if (!kmad_complete(a, mad, MAD_SIZE))
+		struct kwait_src src = { 0, u.addr.path_bits, h->k.lmc };
+
+		if (!kmad_complete(a, mad, MAD_SIZE, &src))
 			h->um.resp_dropped++;
 		else if (!kucmaio_sa_answer(&h->ucma, mad, MAD_SIZE, 0))
 			kipoib_answer(&h->ipoib, mad, MAD_SIZE, 0, now);
@@ -258,7 +260,8 @@ static void admin(struct host *h, struct kconn *c, const uint8_t *buf, size_t le
 		snprintf(reply, sizeof(reply),
 			 "mads_in=%llu mads_out=%llu resp_dropped=%llu unmatched_answered=%llu "
 			 "timeouts=%llu queue_drops=%llu lost=%llu joins=%llu join_failures=%llu "
-			 "leaves=%llu cm_listens=%zu sa_requests_in=%llu sa_answers_out=%llu",
+			 "leaves=%llu cm_listens=%zu sa_requests_in=%llu sa_answers_out=%llu "
+			 "dup_refused=%llu",
 			 (unsigned long long)h->mads_in, (unsigned long long)h->um.mads_out,
 			 (unsigned long long)h->um.resp_dropped,
 			 (unsigned long long)h->unmatched_answered,
@@ -267,7 +270,8 @@ static void admin(struct host *h, struct kconn *c, const uint8_t *buf, size_t le
 			 (unsigned long long)h->ipoib.failures,
 			 (unsigned long long)h->ipoib.leaves, kcm_listens(&h->ucma.u.cma.cm),
 			 (unsigned long long)h->sa_requests_in,
-			 (unsigned long long)h->um.sa_answers_out);
+			 (unsigned long long)h->um.sa_answers_out,
+			 (unsigned long long)h->um.dup_refused);
 	}
 	kconn_send(&h->cs, c, reply, strlen(reply), NULL, 0);
 }
@@ -363,6 +367,22 @@ static void conn_gone(struct host *h, struct kconn *c)
 	kconn_close(&h->cs, c);
 }
 
+/* The writes a umad file's process made before its call on the AGENTS
+ * connection, taken in first: one file's writes and calls are in the
+ * order the process made them (a SIMHOST_WRITE's is_duplicate sees the
+ * writes before it). A broken connection is left to the main loop. */
+static void drain_umad(struct host *h, uint32_t token, int64_t now)
+{
+	struct kconn *f = kconn_by_token(&h->cs, SIMHOST_UMAD, token);
+	uint8_t *buf;
+	size_t len;
+
+	while (f && kconn_recv(f, &buf, &len) > 0) {
+		kumad_write(&h->um, f, buf, len, now);
+		free(buf);
+	}
+}
+
 static void conn_input(struct host *h, struct kconn *c, int64_t now)
 {
 	uint8_t *buf;
@@ -382,7 +402,8 @@ static void conn_input(struct host *h, struct kconn *c, int64_t now)
 		} else if (c->kind == SIMHOST_UMAD) {
 			kumad_write(&h->um, c, buf, len, now);
 		} else if (c->kind == SIMHOST_AGENTS) {
-			kumad_agents(&h->um, c, buf, len);
+			drain_umad(h, c->token, now);
+			kumad_agents(&h->um, c, buf, len, now);
 		} else if (c->kind == SIMHOST_ADMIN) {
 			admin(h, c, buf, len);
 		} else if (c->kind == SIMHOST_UCMA_CMD) {
@@ -495,6 +516,7 @@ static int poll_port(struct host *h, int64_t now)
 	ret = ksysfs_update(&h->fs, pi, pk, ev);
 	memcpy(h->pi, pi, 64);
 	memcpy(h->pk, pk, 64);
+	h->k.lmc = pi[PI_OFF_LMC] & 0x7;
 	if (ret < 0)
 		logf_(h, "sysfs: %s", strerror(-ret));
 	else

@@ -213,10 +213,11 @@ void kmad_stamp_tid(const struct kmad_agent *a, uint8_t *mad)
 /* An RMPP send waits for its response too (mad.c ib_post_send_mad: every
  * send with a timeout). Its retries belong to the transfer: mad_rmpp.c
  * ib_retry_rmpp resumes from the last ACK (krmpp resends unACKed segments
- * itself) and, all of it ACKed, gives up: the response timed out, ETIMEDOUT
- * without a resend. So the wait keeps the umad header and the first MAD
- * (what an expiry hands back) and no retries. Its clock starts at the
- * write, not at the last ACK (process_rmpp_ack): ibsim ACKs at once. */
+ * itself, krmpp_send_cfg) and, all of it ACKed, gives up: the response
+ * timed out, ETIMEDOUT without a resend. So the wait keeps the umad
+ * header and the first MAD (what an expiry hands back) and no retries.
+ * Its clock starts again at the last ACK (process_rmpp_ack,
+ * ib_reset_mad_timeout: kmad_rmpp_sent). */
 int kmad_send_wait(struct kmad_agent *a, const uint8_t *buf, size_t len, int64_t now)
 {
 	uint8_t first[sizeof(struct ib_user_mad) + MAD_SIZE];
@@ -230,6 +231,33 @@ int kmad_send_wait(struct kmad_agent *a, const uint8_t *buf, size_t len, int64_t
 	u.retries = 0;
 	memcpy(first, &u, sizeof(u));
 	return kwait_add(&a->waits, first, sizeof(first), now);
+}
+
+void kmad_rmpp_sent(struct kmad_agent *a, const uint8_t *mad, int64_t now)
+{
+	kwait_restart(&a->waits, (uint32_t)wire_get64(mad + MAD_OFF_TID), mad[MAD_OFF_MGMT_CLASS],
+		      now);
+}
+
+int kmad_duplicate(const struct kmad_agent *a, const uint8_t *buf, size_t len)
+{
+	const uint8_t *mad = buf + sizeof(struct ib_user_mad);
+	size_t mlen;
+
+	if (len < sizeof(struct ib_user_mad) + MAD_HDR_SIZE)
+		return 0;
+	mlen = len - sizeof(struct ib_user_mad);
+	/* ib_umad_write: an agent doing its own RMPP sends its active RMPP
+	 * MADs without the check. */
+	if (!kmad_kernel_rmpp(a) && is_rmpp_class(mad[MAD_OFF_MGMT_CLASS]) &&
+	    kmad_rmpp_active(mad, mlen))
+		return 0;
+	/* A request: any other request with its TID and class (a response
+	 * with them is no duplicate of it). */
+	if (kmad_is_response(mad))
+		return 0;
+	return kwait_pending(&a->waits, (uint32_t)wire_get64(mad + MAD_OFF_TID),
+			     mad[MAD_OFF_MGMT_CLASS]);
 }
 
 /* mad.c validate_mad: base version 1; SMPs on QP0 only, the rest never
@@ -303,11 +331,12 @@ enum kmad_verdict kmad_route(struct kmad *k, uint8_t *mad, size_t len, uint32_t 
 	return KMAD_DROP;
 }
 
-int kmad_complete(struct kmad_agent *a, const uint8_t *mad, size_t len)
+int kmad_complete(struct kmad_agent *a, const uint8_t *mad, size_t len,
+		  const struct kwait_src *src)
 {
 	if (!kmad_is_response(mad))
 		return 1;
-	if (kwait_answered(&a->waits, mad, len))
+	if (kwait_answered(&a->waits, mad, len, src))
 		return 1;
 	/* user_mad.c: user RMPP in effect and an active RMPP MAD. */
 	return !kmad_kernel_rmpp(a) && kmad_rmpp_active(mad, len);

@@ -47,6 +47,7 @@ struct kmad_agent {
 struct kmad {
 	struct kmad_agent a[KMAD_MAX_AGENTS];
 	uint32_t last_hi_tid;
+	uint8_t lmc; /* the port's LMC (PortInfo), for kmad_complete */
 };
 
 enum kmad_verdict {
@@ -86,6 +87,17 @@ void kmad_stamp_tid(const struct kmad_agent *a, uint8_t *mad);
  * its response, a kernel-RMPP message too (no retries: see kmad.c): 1,
  * 0 when it does not wait, -errno. */
 int kmad_send_wait(struct kmad_agent *a, const uint8_t *buf, size_t len, int64_t now);
+/* The last segment of a's RMPP request with mad's TID and class was
+ * ACKed at now: its response's wait starts (kwait_restart). */
+void kmad_rmpp_sent(struct kmad_agent *a, const uint8_t *mad, int64_t now);
+/* user_mad.c ib_umad_write's is_duplicate for a request of agent a (buf:
+ * the umad header then the MAD, TID stamped): 1 when a request with its
+ * TID and class still waits for its response or timeout, so the write
+ * fails with EINVAL. A response's duplicates (the same TID, class and
+ * destination still being sent: an RMPP transfer) are the caller's
+ * (krmpp_sending). An active RMPP MAD of an agent doing its own RMPP is
+ * never one. */
+int kmad_duplicate(const struct kmad_agent *a, const uint8_t *buf, size_t len);
 
 /* Where a MAD received on QP qpn goes (mad.c ib_mad_recv_done,
  * validate_mad, find_mad_agent): a response to the agent whose hi_tid
@@ -95,10 +107,12 @@ int kmad_send_wait(struct kmad_agent *a, const uint8_t *buf, size_t len, int64_t
 enum kmad_verdict kmad_route(struct kmad *k, uint8_t *mad, size_t len, uint32_t qpn,
 			     struct kmad_agent **agent);
 /* A whole MAD (or reassembled message) for agent a: 1 to hand to it, 0
- * to drop. A response ends the send waiting for it, and one that
- * matches no waiting send is dropped (mad.c ib_mad_complete_recv,
+ * to drop. A response ends the send waiting for it (kwait_answered:
+ * TID, class, and the way it came, src), and one that matches no
+ * waiting send is dropped (mad.c ib_mad_complete_recv,
  * ib_find_send_mad), except active RMPP for an agent doing its own. */
-int kmad_complete(struct kmad_agent *a, const uint8_t *mad, size_t len);
+int kmad_complete(struct kmad_agent *a, const uint8_t *mad, size_t len,
+		  const struct kwait_src *src);
 /* The GetResp with status 0x000C (unsupported method/attribute, with
  * the D bit for a directed-route SMP) mad.c generate_unmatched_resp
  * makes of an unmatched Get or Set, into out; 256. */

@@ -7,24 +7,24 @@
 #include "core/mad.h"
 #include "core/wire.h"
 
-/* The kernel waits 2 s for an ACK (rmpp_cfg_default); ibsim answers in
- * well under a millisecond and a client's own timeout (saquery: 1 s)
- * must leave room for resends after a loss the bench makes (simhostd
- * `drop`): the values the suite was tuned with. A window
- * of 16 lets an ACK through more often under loss than the kernel's 64. */
-#define KRMPP_ACK_MS 20
-#define KRMPP_WINDOW 16
-#define KRMPP_LINGER_MS 2000
-/* A received message is capped by memory alone in mad_rmpp.c; the bench's
- * largest is a GetTable of 1M ServiceRecords, some 180 MB. The whole
- * transfer keeps rmpp_cfg_default's 40 s (start_rmpp's timeout_work). */
+/* mad_rmpp.c: a receiver opens windows of window_size() segments (the
+ * GSI receive queue's 512 >> 3: 64) and lingers 10 s after the end
+ * (complete_rmpp's cleanup_work); a whole transfer gets 40 s
+ * (start_rmpp's timeout_work, rmpp_cfg_default). A sender's ACK wait and
+ * retries come from each send's umad header (krmpp_send). A received
+ * message is capped by memory alone in mad_rmpp.c; the bench's largest
+ * is a GetTable of 1M ServiceRecords, some 180 MB. */
+#define KRMPP_WINDOW 64
+#define KRMPP_LINGER_MS 10000
 #define KRMPP_MAX_LEN (256u << 20)
+/* mad_rmpp.c send_next_seg: "2 seconds for an ACK until we can find the
+ * packet lifetime", or the send's own timeout_ms when shorter. */
+#define KRMPP_ACK_MAX_MS 2000
 
 int krmpp_init(struct krmpp *r)
 {
 	memset(r, 0, sizeof(*r));
 	rmpp_cfg_default(&r->cfg);
-	r->cfg.ack_ms = KRMPP_ACK_MS;
 	r->cfg.window = KRMPP_WINDOW;
 	r->cfg.max_len = KRMPP_MAX_LEN;
 	r->cfg.linger_ms = KRMPP_LINGER_MS;
@@ -67,11 +67,46 @@ static void key_of(struct rmpp_key *k, const struct ib_user_mad *hdr, const uint
 	k->method = mad[MAD_OFF_METHOD];
 }
 
+void krmpp_send_cfg(struct rmpp_cfg *cfg, const struct ib_user_mad *hdr)
+{
+	/* send_next_seg: the ACK wait is timeout_ms, 2 s when it is 0 or
+	 * longer; ib_post_send_mad: retries_left = the header's retries
+	 * (process_rmpp_ack gives them back on progress; timeout_sends'
+	 * retry_send spends one per wait without an ACK, ib_retry_rmpp
+	 * resends from the last ACK). */
+	cfg->ack_ms = hdr->timeout_ms && hdr->timeout_ms <= KRMPP_ACK_MAX_MS ? hdr->timeout_ms
+									   : KRMPP_ACK_MAX_MS;
+	cfg->retries = hdr->retries;
+}
+
+int krmpp_sending(const struct krmpp *r, const struct ib_user_mad *hdr, const uint8_t *mad)
+{
+	uint64_t tid = wire_get64(mad + MAD_OFF_TID);
+	size_t i;
+
+	/* user_mad.c is_duplicate for a response: one with the TID and
+	 * class still on the send list to the same destination
+	 * (same_destination: the LID, neither with a GRH). A kernel RMPP
+	 * send stays there until its last ACK (or its failure). */
+	for (i = 0; i < r->tab.cap; i++) {
+		const struct rmpp_entry *e = &r->tab.e[i];
+
+		if (e->used && e->role == RMPP_TX && e->key.tid == tid &&
+		    e->key.mgmt_class == mad[MAD_OFF_MGMT_CLASS] &&
+		    rmpp_tx_state(&e->u.tx) == RMPP_ACTIVE &&
+		    r->hdr[i].addr.lid == hdr->addr.lid &&
+		    !r->hdr[i].addr.grh_present && !hdr->addr.grh_present)
+			return 1;
+	}
+	return 0;
+}
+
 int krmpp_send(struct krmpp *r, const struct ib_user_mad *hdr, const uint8_t *mad, size_t len,
 	       int64_t now, krmpp_out_fn out, void *ctx)
 {
 	size_t hdr_len = rmpp_hdr_len(mad[MAD_OFF_MGMT_CLASS]);
 	struct rmpp_entry *e;
+	struct rmpp_cfg cfg = r->cfg;
 	struct rmpp_key k;
 	int ret;
 
@@ -82,7 +117,8 @@ int krmpp_send(struct krmpp *r, const struct ib_user_mad *hdr, const uint8_t *ma
 	e = rmpp_table_add(&r->tab, &k, RMPP_TX);
 	if (!e)
 		return -ENOMEM;
-	ret = rmpp_tx_init(&e->u.tx, mad, len, hdr_len, &r->cfg, now);
+	krmpp_send_cfg(&cfg, hdr);
+	ret = rmpp_tx_init(&e->u.tx, mad, len, hdr_len, &cfg, now);
 	if (ret) {
 		rmpp_table_remove(&r->tab, e);
 		return ret;
@@ -92,16 +128,17 @@ int krmpp_send(struct krmpp *r, const struct ib_user_mad *hdr, const uint8_t *ma
 	return 0;
 }
 
-void krmpp_recv(struct krmpp *r, const struct ib_user_mad *hdr, const uint8_t *mad, size_t len,
-		int64_t now, krmpp_out_fn out, krmpp_msg_fn msg, void *ctx)
+int krmpp_recv(struct krmpp *r, const struct ib_user_mad *hdr, const uint8_t *mad, size_t len,
+	       int64_t now, krmpp_out_fn out, krmpp_msg_fn msg, void *ctx)
 {
 	size_t hdr_len = rmpp_hdr_len(mad[MAD_OFF_MGMT_CLASS]);
 	struct rmpp_entry *e;
 	uint8_t reply[MAD_SIZE];
+	enum rmpp_state was;
 	int type, ret;
 
 	if (!hdr_len || len < RMPP_HDR_END)
-		return;
+		return 0;
 	type = rmpp_type(mad, len);
 	/* mad_rmpp.c ib_process_rmpp_recv_wc: another version is ABORTed
 	 * (UNV) at once, no transfer takes it. */
@@ -110,7 +147,7 @@ void krmpp_recv(struct krmpp *r, const struct ib_user_mad *hdr, const uint8_t *m
 			rmpp_reply(mad, hdr_len, RMPP_TYPE_ABORT, RMPP_STATUS_UNV, reply);
 			out(ctx, hdr, reply);
 		}
-		return;
+		return 0;
 	}
 	e = rmpp_table_lookup(&r->tab, mad, len, ntohs(hdr->addr.lid));
 	/* Only the FIRST segment starts a receiver (13.6.5.1); anything
@@ -127,9 +164,12 @@ void krmpp_recv(struct krmpp *r, const struct ib_user_mad *hdr, const uint8_t *m
 		}
 	}
 	if (!e)
-		return;
+		return 0;
+	was = rmpp_table_entry_state(e);
 	ret = rmpp_table_entry_recv(e, mad, len, now);
 	flush(r, e, now, out, ctx);
+	if (e->role == RMPP_TX && was == RMPP_ACTIVE && rmpp_table_entry_state(e) == RMPP_DONE)
+		return KRMPP_SENT;
 	if (ret == 1 && e->role == RMPP_RX) {
 		size_t mlen;
 		const uint8_t *m = rmpp_rx_message(&e->u.rx, &mlen);
@@ -140,6 +180,7 @@ void krmpp_recv(struct krmpp *r, const struct ib_user_mad *hdr, const uint8_t *m
 			msg(ctx, &h, m, mlen);
 		}
 	}
+	return 0;
 }
 
 void krmpp_timers(struct krmpp *r, int64_t now, krmpp_out_fn out, void *ctx)

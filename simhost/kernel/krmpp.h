@@ -40,14 +40,24 @@ void krmpp_fini(struct krmpp *r);
 /* Whether a send of this class goes by RMPP at all: a class whose
  * segment header rmpp.c knows (SA, vendor range 2). */
 int krmpp_class(uint8_t mgmt_class);
+/* A send's ACK wait and retries from its umad header, as mad_rmpp.c
+ * takes them (send_next_seg, ib_post_send_mad), into cfg. */
+void krmpp_send_cfg(struct rmpp_cfg *cfg, const struct ib_user_mad *hdr);
+/* A transfer of the TID and class of mad to hdr's destination is under
+ * way (user_mad.c is_duplicate of a response). */
+int krmpp_sending(const struct krmpp *r, const struct ib_user_mad *hdr, const uint8_t *mad);
 /* A send (hdr: the process's umad header; mad: the whole message, TID
- * stamped) as DATA segments; the first window goes out now. -errno. */
+ * stamped) as DATA segments, with the header's timeout and retries
+ * (krmpp_send_cfg); the first window goes out now. -errno. */
 int krmpp_send(struct krmpp *r, const struct ib_user_mad *hdr, const uint8_t *mad, size_t len,
 	       int64_t now, krmpp_out_fn out, void *ctx);
 /* An active RMPP MAD received for this file's agent (hdr: the umad
  * header it would be read with). ACKs, resends and ABORTs go out; a
- * message made whole goes to msg. */
-void krmpp_recv(struct krmpp *r, const struct ib_user_mad *hdr, const uint8_t *mad, size_t len,
+ * message made whole goes to msg. KRMPP_SENT when it was the ACK that
+ * ended a send (its response's wait starts now: mad_rmpp.c
+ * process_rmpp_ack, ib_reset_mad_timeout), else 0. */
+#define KRMPP_SENT 1
+int krmpp_recv(struct krmpp *r, const struct ib_user_mad *hdr, const uint8_t *mad, size_t len,
 		int64_t now, krmpp_out_fn out, krmpp_msg_fn msg, void *ctx);
 /* What fell due: resends, ACKs, ABORTs on timeout; ended transfers go. */
 void krmpp_timers(struct krmpp *r, int64_t now, krmpp_out_fn out, void *ctx);

@@ -4,10 +4,13 @@
  * The kernel resends a request `retries` times, each after timeout_ms,
  * then hands the sender its MAD header back with status ETIMEDOUT
  * (mad.c timeout_sends, user_mad.c send_handler); OpenSM's receiver and
- * libibmad take that as the request's failure. A response of the same
- * class whose TID matches in its low 32 bits ends the wait (mad.c
- * ib_find_send_mad; the upper half is the agent's hi_tid, which routed
- * the response to this agent's list). */
+ * libibmad take that as the request's failure. The clock starts when the
+ * send completes (mad.c ib_mad_complete_send_wr, wait_for_response),
+ * never before the write reached the kernel. A response of the same
+ * class whose TID matches in its low 32 bits and that came the same way
+ * ends the wait (mad.c ib_find_send_mad, rcv_has_same_gid; the upper
+ * half is the agent's hi_tid, which routed the response to this
+ * agent's list). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +24,7 @@
 /* IBTA Vol 1 13.4.5: the response bit of Method; TrapRepress answers a
  * Trap without it. */
 #define KWAIT_METHOD_TRAP_REPRESS 0x07
+#define KWAIT_CLASS_SMI_DR 0x81
 
 _Static_assert(sizeof(struct ib_user_mad) == 64, "kwait.buf holds a umad header of 64 bytes");
 
@@ -67,6 +71,8 @@ int kwait_add(struct kwaits *ws, const void *buf, size_t len, int64_t now)
 	w->tid_lo = (uint32_t)wire_get64(mad + MAD_OFF_TID);
 	w->timeout_ms = u->timeout_ms;
 	w->retries = u->retries;
+	w->grh = u->addr.grh_present ? 1 : 0;
+	w->path_bits = u->addr.path_bits;
 	w->deadline = now + u->timeout_ms;
 	w->len = len;
 	memcpy(w->buf, buf, len);
@@ -78,7 +84,31 @@ static void drop(struct kwaits *ws, size_t i)
 	ws->w[i] = ws->w[--ws->n];
 }
 
-int kwait_answered(struct kwaits *ws, const uint8_t *mad, size_t len)
+/* mad.c rcv_has_same_gid, a request sent and a response received: a GRH
+ * on both or on neither; without, the path bits the request left with
+ * and those of the DLID the response reached agree under the LMC (with
+ * one, the SGID it left from is the response's DGID: ibsim's wire
+ * carries no GRH, so none comes). Directed-route SMPs are not checked
+ * (ib_find_send_mad: permissive LIDs). */
+static int same_way(const struct kwait *w, const uint8_t *mad, const struct kwait_src *src)
+{
+	static const struct kwait_src base = { 0, 0, 0 };
+	unsigned mask;
+
+	if (mad[MAD_OFF_MGMT_CLASS] == KWAIT_CLASS_SMI_DR)
+		return 1;
+	if (!src)
+		src = &base;
+	if (w->grh != (src->grh ? 1 : 0))
+		return 0;
+	if (w->grh)
+		return 1;
+	mask = src->lmc >= 8 ? 0xffu : (1u << src->lmc) - 1;
+	return !src->lmc || !((w->path_bits ^ src->path_bits) & mask);
+}
+
+int kwait_answered(struct kwaits *ws, const uint8_t *mad, size_t len,
+		   const struct kwait_src *src)
 {
 	uint32_t tid_lo;
 	size_t i;
@@ -87,11 +117,31 @@ int kwait_answered(struct kwaits *ws, const uint8_t *mad, size_t len)
 		return 0;
 	tid_lo = (uint32_t)wire_get64(mad + MAD_OFF_TID);
 	for (i = 0; i < ws->n; i++)
-		if (ws->w[i].tid_lo == tid_lo && ws->w[i].mgmt_class == mad[MAD_OFF_MGMT_CLASS]) {
+		if (ws->w[i].tid_lo == tid_lo && ws->w[i].mgmt_class == mad[MAD_OFF_MGMT_CLASS] &&
+		    same_way(&ws->w[i], mad, src)) {
 			drop(ws, i);
 			return 1;
 		}
 	return 0;
+}
+
+int kwait_pending(const struct kwaits *ws, uint32_t tid_lo, uint8_t mgmt_class)
+{
+	size_t i;
+
+	for (i = 0; i < ws->n; i++)
+		if (ws->w[i].tid_lo == tid_lo && ws->w[i].mgmt_class == mgmt_class)
+			return 1;
+	return 0;
+}
+
+void kwait_restart(struct kwaits *ws, uint32_t tid_lo, uint8_t mgmt_class, int64_t now)
+{
+	size_t i;
+
+	for (i = 0; i < ws->n; i++)
+		if (ws->w[i].tid_lo == tid_lo && ws->w[i].mgmt_class == mgmt_class)
+			ws->w[i].deadline = now + ws->w[i].timeout_ms;
 }
 
 int64_t kwait_deadline(const struct kwaits *ws)

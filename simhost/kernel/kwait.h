@@ -14,6 +14,7 @@ struct kwait {
 	int64_t deadline;
 	uint32_t tid_lo, timeout_ms, retries;
 	uint8_t mgmt_class;
+	uint8_t grh, path_bits; /* the address it went with (umad header) */
 	size_t len;
 	uint8_t buf[64 + 256]; /* umad header, MAD */
 };
@@ -37,8 +38,30 @@ void kwait_fini(struct kwaits *ws);
  * response if it has a timeout and is a request: 1, or 0 when not;
  * -errno when it cannot. */
 int kwait_add(struct kwaits *ws, const void *buf, size_t len, int64_t now);
-/* A response routed to this agent: 1 when it ended a wait. */
-int kwait_answered(struct kwaits *ws, const uint8_t *mad, size_t len);
+/* How a response came in, as the work completion tells the kernel: with
+ * a GRH or not, the path bits of the DLID it reached (wc->dlid_path_bits),
+ * and the port's LMC. */
+struct kwait_src {
+	uint8_t grh, path_bits, lmc;
+};
+
+/* A response routed to this agent (src NULL: no GRH, to the base LID):
+ * 1 when it ended a wait. It ends the wait of a request with its TID
+ * (low 32 bits) and class (mad.c ib_find_send_mad, rcv_has_same_class)
+ * that went the same way (rcv_has_same_gid for a request/response: both
+ * with a GRH or both without, and without one the same path bits under
+ * the port's LMC). Not its source LID: the kernel does not compare the
+ * LID a response comes from with the one the request went to. */
+int kwait_answered(struct kwaits *ws, const uint8_t *mad, size_t len,
+		   const struct kwait_src *src);
+/* A request with this TID (low 32 bits) and class waits: a write of
+ * another is refused (user_mad.c is_duplicate: it stays on the file's
+ * send list until its response or its timeout). */
+int kwait_pending(const struct kwaits *ws, uint32_t tid_lo, uint8_t mgmt_class);
+/* The request with this TID (low 32 bits) and class waits timeout_ms
+ * from now on: its last RMPP segment was ACKed (mad_rmpp.c
+ * process_rmpp_ack, ib_reset_mad_timeout). */
+void kwait_restart(struct kwaits *ws, uint32_t tid_lo, uint8_t mgmt_class, int64_t now);
 /* The earliest deadline, INT64_MAX when none. */
 int64_t kwait_deadline(const struct kwaits *ws);
 /* Resends what timed out with retries left; hands expire() the others. */

@@ -190,9 +190,13 @@ size_t rmpp_tx_next(struct rmpp_tx *t, int64_t now_ms, uint8_t seg[MAD_SIZE])
 			return 0;
 		/* No ACK in time: resend from the first segment not ACKed
 		 * (13.6), even past a closed window (a probe). */
+		/* Out of retries the kernel gives up without a word on the
+		 * wire (mad.c timeout_sends: retry_send fails, the send
+		 * completes with a timeout; no ABORT): the receiver ends by
+		 * its own total timeout. */
 		if (!t->retries_left) {
-			tx_fail(t, RMPP_STATUS_TMR, 1, now_ms);
-			return rmpp_tx_next(t, now_ms, seg);
+			tx_fail(t, RMPP_STATUS_TMR, 0, now_ms);
+			return 0;
 		}
 		t->retries_left--;
 		t->sent = t->last_ack;

@@ -79,11 +79,12 @@ struct rmpp_tx {
 int rmpp_tx_init(struct rmpp_tx *t, const uint8_t *mad, size_t len, size_t hdr_len,
 		 const struct rmpp_cfg *cfg, int64_t now_ms);
 void rmpp_tx_fini(struct rmpp_tx *t);
-/* The next MAD to send now (a DATA segment, or an ABORT after too many
- * retries or a bad ACK) into seg: MAD_SIZE, or 0 when nothing is due
+/* The next MAD to send now (a DATA segment, or an ABORT after a bad
+ * ACK) into seg: MAD_SIZE, or 0 when nothing is due
  * before rmpp_tx_deadline(). Call until 0: a window gives several. No
  * ACK by the deadline: the segments from the first one not ACKed go
- * again; after cfg.retries such rounds without progress, ABORT (TMR). */
+ * again; after cfg.retries such rounds without progress the transfer
+ * fails (TMR) with no ABORT sent, as the kernel's sender does. */
 size_t rmpp_tx_next(struct rmpp_tx *t, int64_t now_ms, uint8_t seg[MAD_SIZE]);
 /* An ACK, STOP or ABORT of this transaction. Returns 0; -EPROTO when it
  * ended the transfer (ABORT or STOP received, or an ACK the spec aborts:

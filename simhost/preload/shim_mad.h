@@ -33,4 +33,39 @@ struct shim_mad_agent {
  * -EINVAL as it fails before sending anything. */
 int shim_mad_write_check(const uint8_t *buf, size_t count, const struct shim_mad_agent *agents);
 
+/* The requests with a timeout this fd's writes sent and its reads have
+ * not yet seen answered or timed out: those the kernel may still hold on
+ * the file's send list (user_mad.c is_duplicate). The kernel drops one
+ * there before the reader sees its answer, never after, so a request not
+ * here is surely no duplicate and its write needs no verdict; one here
+ * asks the kernel (SIMHOST_WRITE). Past SHIM_MAD_SENT_MAX, or while an
+ * entry the set could not keep may still wait, every write asks. */
+#define SHIM_MAD_SENT_MAX 128
+
+struct shim_mad_sent {
+	uint32_t n;
+	int64_t blind_until; /* ms: an entry not kept may wait until then */
+	struct {
+		uint32_t tid;
+		uint8_t agent, mgmt_class;
+		int64_t until; /* ms: the kernel is surely done with it */
+	} e[SHIM_MAD_SENT_MAX];
+};
+
+/* 1 when the write of buf (count bytes: umad header, MAD) must wait for
+ * the kernel's verdict at now (ms): a request the set may hold, or a
+ * response an RMPP transfer of the kernel's sends (it may still be
+ * sending one with its TID to the same place). */
+int shim_mad_sent_ask(const struct shim_mad_sent *s, const uint8_t *buf, size_t count,
+		      const struct shim_mad_agent *agents, int64_t now);
+/* A request with a timeout about to be written (taken out again with
+ * shim_mad_sent_read's rule if the write fails: shim_mad_sent_forget). */
+void shim_mad_sent_add(struct shim_mad_sent *s, const uint8_t *buf, size_t count, int64_t now);
+void shim_mad_sent_forget(struct shim_mad_sent *s, const uint8_t *buf, size_t count);
+/* What a read returned (len bytes: umad header, MAD): a response or a
+ * send handed back (status set) ends its request's entry. */
+void shim_mad_sent_read(struct shim_mad_sent *s, const uint8_t *buf, size_t len);
+/* An agent unregistered: the kernel drops its sends (mad.c cancel_mads). */
+void shim_mad_sent_agent_gone(struct shim_mad_sent *s, uint32_t agent);
+
 #endif

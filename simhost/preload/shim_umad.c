@@ -24,6 +24,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rdma/ib_user_mad.h>
@@ -49,6 +50,7 @@ struct shim_umad_fd {
 	uint32_t token, port;
 	int agents_fd; /* SIMHOST_AGENTS, opened with the fd (issm: -1) */
 	struct shim_mad_agent agent[SHIM_MAD_MAX_AGENTS];
+	struct shim_mad_sent sent; /* requests the kernel may hold (shim_mad.h) */
 	pthread_mutex_t rd_mu; /* one reader takes a message at a time */
 	pthread_mutex_t wr_mu; /* one writer sends a message at a time */
 	pthread_mutex_t io_mu; /* one ioctl round trip at a time */
@@ -202,6 +204,7 @@ int shim_umad_open(int num, int issm, int flags)
 		u->port = port;
 		u->agents_fd = afd;
 		memset(u->agent, 0, sizeof(u->agent));
+		memset(&u->sent, 0, sizeof(u->sent));
 		__atomic_add_fetch(&shim_umad_n, 1, __ATOMIC_RELEASE);
 	}
 	shim_umad_unlock();
@@ -305,7 +308,40 @@ static ssize_t shim_umad_read(struct shim_umad_fd *u, void *buf, size_t count)
 		errno = (int)-v;
 		return -1;
 	}
+	shim_umad_lock();
+	shim_mad_sent_read(&u->sent, buf, (size_t)v);
+	shim_umad_unlock();
 	return v;
+}
+
+static int64_t shim_umad_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int shim_umad_call(struct shim_umad_fd *u, const void *req, size_t req_len,
+			  struct simhost_reg_rep *rep);
+
+/* A write whose verdict the kernel gives (SIMHOST_WRITE): 0 or -errno. */
+static int shim_umad_write_verdict(struct shim_umad_fd *u, const void *buf, size_t count)
+{
+	struct simhost_reg_req req;
+	struct simhost_reg_rep rep;
+	uint8_t *pkt = malloc(sizeof(req) + count);
+	int ret;
+
+	if (!pkt)
+		return -ENOMEM;
+	memset(&req, 0, sizeof(req));
+	req.op = SIMHOST_WRITE;
+	memcpy(pkt, &req, sizeof(req));
+	memcpy(pkt + sizeof(req), buf, count);
+	ret = shim_umad_call(u, pkt, sizeof(req) + count, &rep);
+	free(pkt);
+	return ret;
 }
 
 /* ib_umad_write: refused at once as the kernel refuses, else one
@@ -315,41 +351,64 @@ static ssize_t shim_umad_write(struct shim_umad_fd *u, const void *buf, size_t c
 {
 	struct shim_mad_agent agent[SHIM_MAD_MAX_AGENTS];
 	struct pollfd p = { u->fd, POLLOUT, 0 };
+	int64_t now = shim_umad_now();
 	size_t off = 0;
-	int ret, old;
+	int ret, old, ask;
 
 	shim_umad_lock();
 	memcpy(agent, u->agent, sizeof(agent));
-	shim_umad_unlock();
 	ret = shim_mad_write_check(buf, count, agent);
+	ask = !ret && shim_mad_sent_ask(&u->sent, buf, count, agent, now);
+	if (!ret)
+		shim_mad_sent_add(&u->sent, buf, count, now);
+	shim_umad_unlock();
 	if (ret) {
 		errno = -ret;
 		return -1;
 	}
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
-	pthread_mutex_lock(&u->wr_mu);
-	/* The device never says EAGAIN to a write: wait for room. */
-	while ((ret = simframe_send(u->fd, buf, count, &off)) == 0)
-		(void)poll(&p, 1, -1);
-	pthread_mutex_unlock(&u->wr_mu);
+	if (ask && count <= SIMHOST_CHUNK) {
+		/* is_duplicate may refuse it: the kernel's verdict first. */
+		ret = shim_umad_write_verdict(u, buf, count);
+	} else {
+		pthread_mutex_lock(&u->wr_mu);
+		/* The device never says EAGAIN to a write: wait for room. */
+		while ((ret = simframe_send(u->fd, buf, count, &off)) == 0)
+			(void)poll(&p, 1, -1);
+		pthread_mutex_unlock(&u->wr_mu);
+		if (ret > 0)
+			ret = 0;
+		else
+			ret = ret == -EMSGSIZE || ret == -ENOBUFS ? -ENOMEM : ret == -EPIPE ? -EIO : ret;
+	}
 	pthread_setcancelstate(old, NULL);
 	if (ret < 0) {
-		errno = ret == -EMSGSIZE || ret == -ENOBUFS ? ENOMEM : ret == -EPIPE ? EIO : -ret;
+		shim_umad_lock();
+		shim_mad_sent_forget(&u->sent, buf, count);
+		shim_umad_unlock();
+		errno = -ret;
 		return -1;
 	}
 	return (ssize_t)count;
 }
 
-/* The registration round trip, on the fd's SIMHOST_AGENTS connection. */
-static int shim_umad_reg(struct shim_umad_fd *u, struct simhost_reg_req *req,
-			 struct simhost_reg_rep *rep)
+/* One round trip on the fd's SIMHOST_AGENTS connection (opened with the
+ * fd): a registration or a SIMHOST_WRITE; its rep.err. */
+static int shim_umad_call(struct shim_umad_fd *u, const void *req, size_t req_len,
+			  struct simhost_reg_rep *rep)
 {
 	int ret;
 
 	pthread_mutex_lock(&u->io_mu);
-	ret = shim_conn_call(u->agents_fd, req, sizeof(*req), rep, sizeof(*rep));
+	ret = shim_conn_call(u->agents_fd, req, req_len, rep, sizeof(*rep));
 	pthread_mutex_unlock(&u->io_mu);
 	return ret ? ret : rep->err;
+}
+
+static int shim_umad_reg(struct shim_umad_fd *u, struct simhost_reg_req *req,
+			 struct simhost_reg_rep *rep)
+{
+	return shim_umad_call(u, req, sizeof(*req), rep);
 }
 
 static void shim_umad_agent(struct shim_umad_fd *u, uint32_t id, int used, uint8_t rmpp_version)
@@ -359,6 +418,8 @@ static void shim_umad_agent(struct shim_umad_fd *u, uint32_t id, int used, uint8
 	shim_umad_lock();
 	u->agent[id].used = (uint8_t)used;
 	u->agent[id].rmpp_version = rmpp_version;
+	if (!used)
+		shim_mad_sent_agent_gone(&u->sent, id);
 	shim_umad_unlock();
 }
 

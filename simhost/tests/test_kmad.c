@@ -163,7 +163,7 @@ static void requests_by_registration(void **state)
 	assert_int_equal(a->file, 4);
 	/* A request's TID is the requester's: untouched. */
 	assert_int_equal(wire_get64(m + MAD_OFF_TID), 0xabcd000000000042ULL);
-	assert_int_equal(kmad_complete(a, m, 256), 1);
+	assert_int_equal(kmad_complete(a, m, 256, NULL), 1);
 	mad(m, PERF, 1, MAD_METHOD_GET, 1);
 	assert_int_equal(kmad_route(k, m, 256, 1, &a), KMAD_DELIVER);
 	assert_int_equal(a->file, 3);
@@ -225,15 +225,15 @@ static void responses_by_hi_tid(void **state)
 	assert_int_equal(kmad_route(k, resp, 256, 1, &to), KMAD_DELIVER);
 	assert_ptr_equal(to, a2);
 	assert_int_equal(wire_get64(resp + MAD_OFF_TID), (uint64_t)a2->hi_tid << 32 | 0x77);
-	assert_int_equal(kmad_complete(to, resp, 256), 1);
+	assert_int_equal(kmad_complete(to, resp, 256, NULL), 1);
 	/* The same answer again: no send waits for it any more. */
-	assert_int_equal(kmad_complete(to, resp, 256), 0);
+	assert_int_equal(kmad_complete(to, resp, 256, NULL), 0);
 	/* An answer to an agent that never asked, and to no agent. */
 	assert_int_equal(kmad_route(k, resp, 256, 1, &to), KMAD_DELIVER);
 	wire_put64(resp + MAD_OFF_TID, (uint64_t)a1->hi_tid << 32 | 0x77);
 	assert_int_equal(kmad_route(k, resp, 256, 1, &to), KMAD_DELIVER);
 	assert_ptr_equal(to, a1);
-	assert_int_equal(kmad_complete(to, resp, 256), 0);
+	assert_int_equal(kmad_complete(to, resp, 256, NULL), 0);
 	wire_put64(resp + MAD_OFF_TID, 0xfffeULL << 32 | 0x77);
 	assert_int_equal(kmad_route(k, resp, 256, 1, &to), KMAD_DROP);
 }
@@ -256,9 +256,9 @@ static void user_rmpp_response_kept(void **state)
 	resp[RMPP_OFF_VERSION] = 1;
 	resp[RMPP_OFF_TYPE] = RMPP_TYPE_DATA;
 	resp[RMPP_OFF_FLAGS] = RMPP_FLAG_ACTIVE | RMPP_FLAG_FIRST;
-	assert_int_equal(kmad_complete(a, resp, 256), 1);
+	assert_int_equal(kmad_complete(a, resp, 256, NULL), 1);
 	a->reg.flags = 0; /* kernel RMPP: the message must match a send */
-	assert_int_equal(kmad_complete(a, resp, 256), 0);
+	assert_int_equal(kmad_complete(a, resp, 256, NULL), 0);
 }
 
 static void unmatched_answer(void **state)
@@ -365,7 +365,7 @@ static void rmpp_send_waits(void **state)
 	assert_int_equal(kmad_send_wait(a, buf, sizeof(buf), 0), 1);
 	memcpy(resp, m, sizeof(resp));
 	resp[MAD_OFF_METHOD] = 0x81;
-	assert_int_equal(kmad_complete(a, resp, sizeof(resp)), 1);
+	assert_int_equal(kmad_complete(a, resp, sizeof(resp), NULL), 1);
 	assert_int_equal(kmad_deadline(k), INT64_MAX);
 	/* Again, unanswered: ETIMEDOUT after timeout_ms, no resend. */
 	assert_int_equal(kmad_send_wait(a, buf, sizeof(buf), 0), 1);
@@ -374,6 +374,61 @@ static void rmpp_send_waits(void **state)
 	assert_int_equal(s.expires, 1);
 	assert_int_equal(s.status, ETIMEDOUT);
 	assert_int_equal(s.tid, (uint64_t)a->hi_tid << 32 | 11);
+}
+
+/* user_mad.c is_duplicate: a second request with the TID and class of
+ * one still waiting is refused, until the first is answered; a response
+ * with them is none, nor is a request of another agent (its hi_tid
+ * makes another TID), and an agent doing its own RMPP is not checked
+ * for its active RMPP MADs. */
+static void duplicate_requests(void **state)
+{
+	struct kmad_reg r = reg(SA, 2, MAD_METHOD_GET);
+	uint8_t buf[sizeof(struct ib_user_mad) + 256], resp[256];
+	uint8_t *m = buf + sizeof(struct ib_user_mad);
+	struct kmad_agent *a, *b;
+	struct ib_user_mad u;
+	uint32_t ia, ib;
+
+	(void)state;
+	r.rmpp_version = 1;
+	assert_int_equal(kmad_register(k, 20, &r, &ia), 0);
+	r.method_mask[0] = 0;
+	r.mgmt_class = 0;
+	assert_int_equal(kmad_register(k, 20, &r, &ib), 0);
+	a = kmad_agent(k, 20, ia);
+	b = kmad_agent(k, 20, ib);
+	memset(&u, 0, sizeof(u));
+	u.agent_id = ia;
+	u.timeout_ms = 500;
+	memcpy(buf, &u, sizeof(u));
+	mad(m, SA, 2, MAD_METHOD_GET, 42);
+	kmad_stamp_tid(a, m);
+	assert_int_equal(kmad_duplicate(a, buf, sizeof(buf)), 0);
+	assert_int_equal(kmad_send_wait(a, buf, sizeof(buf), 0), 1);
+	assert_int_equal(kmad_duplicate(a, buf, sizeof(buf)), 1);
+	/* Without a timeout the same: it is on the send list all the same. */
+	u.timeout_ms = 0;
+	memcpy(buf, &u, sizeof(u));
+	assert_int_equal(kmad_duplicate(a, buf, sizeof(buf)), 1);
+	assert_int_equal(kmad_duplicate(b, buf, sizeof(buf)), 0);
+	memcpy(resp, m, sizeof(resp));
+	resp[MAD_OFF_METHOD] |= MAD_METHOD_RESP_BIT;
+	memcpy(m, resp, sizeof(resp));
+	assert_int_equal(kmad_duplicate(a, buf, sizeof(buf)), 0);
+	/* Answered: the TID is free again. */
+	assert_int_equal(kmad_complete(a, resp, sizeof(resp), NULL), 1);
+	m[MAD_OFF_METHOD] = MAD_METHOD_GET;
+	assert_int_equal(kmad_duplicate(a, buf, sizeof(buf)), 0);
+	/* User RMPP: its active RMPP MADs go unchecked. */
+	u.timeout_ms = 500;
+	memcpy(buf, &u, sizeof(u));
+	assert_int_equal(kmad_send_wait(a, buf, sizeof(buf), 0), 1);
+	m[RMPP_OFF_VERSION] = 1;
+	m[RMPP_OFF_FLAGS] = RMPP_FLAG_ACTIVE;
+	assert_int_equal(kmad_duplicate(a, buf, sizeof(buf)), 1);
+	a->reg.flags |= KMAD_USER_RMPP;
+	assert_int_equal(kmad_duplicate(a, buf, sizeof(buf)), 0);
 }
 
 int main(void)
@@ -389,6 +444,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(unmatched_answer, setup, teardown),
 		cmocka_unit_test_setup_teardown(timeout_keeps_stamped_tid, setup, teardown),
 		cmocka_unit_test_setup_teardown(rmpp_send_waits, setup, teardown),
+		cmocka_unit_test_setup_teardown(duplicate_requests, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

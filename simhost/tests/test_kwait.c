@@ -104,13 +104,13 @@ static void test_answered(void **state)
 	resp[MAD_OFF_METHOD] |= MAD_METHOD_RESP_BIT;
 	wire_put64(resp + MAD_OFF_TID, TID);
 	resp[MAD_OFF_MGMT_CLASS] = 0x04;
-	assert_int_equal(kwait_answered(&ws, resp, MAD_SIZE), 0);
+	assert_int_equal(kwait_answered(&ws, resp, MAD_SIZE, NULL), 0);
 	resp[MAD_OFF_MGMT_CLASS] = 0x03;
-	assert_int_equal(kwait_answered(&ws, resp, MAD_HDR_SIZE - 1), 0);
-	assert_int_equal(kwait_answered(&ws, buf + sizeof(struct ib_user_mad), MAD_SIZE), 0);
+	assert_int_equal(kwait_answered(&ws, resp, MAD_HDR_SIZE - 1, NULL), 0);
+	assert_int_equal(kwait_answered(&ws, buf + sizeof(struct ib_user_mad), MAD_SIZE, NULL), 0);
 	assert_int_equal(ws.n, 1);
-	assert_int_equal(kwait_answered(&ws, resp, MAD_SIZE), 1);
-	assert_int_equal(kwait_answered(&ws, resp, MAD_SIZE), 0);
+	assert_int_equal(kwait_answered(&ws, resp, MAD_SIZE, NULL), 1);
+	assert_int_equal(kwait_answered(&ws, resp, MAD_SIZE, NULL), 0);
 	assert_int_equal(ws.n, 0);
 	kwait_fini(&ws);
 }
@@ -167,11 +167,102 @@ static void test_many(void **state)
 	resp[MAD_OFF_METHOD] |= MAD_METHOD_RESP_BIT;
 	for (i = 0; i < KWAIT_MAX; i += 2) {
 		wire_put64(resp + MAD_OFF_TID, TID + i);
-		assert_int_equal(kwait_answered(&ws, resp, MAD_SIZE), 1);
+		assert_int_equal(kwait_answered(&ws, resp, MAD_SIZE, NULL), 1);
 	}
 	kwait_due(&ws, 100 + KWAIT_MAX, on_resend, on_expire, &s);
 	assert_int_equal(s.expires, KWAIT_MAX / 2);
 	assert_int_equal(ws.n, 0);
+	kwait_fini(&ws);
+}
+
+/* user_mad.c is_duplicate: a request with the TID and class waits
+ * until its response or its timeout, then the TID is free again. */
+static void test_pending(void **state)
+{
+	struct kwaits ws;
+	uint8_t buf[sizeof(struct ib_user_mad) + MAD_SIZE], resp[MAD_SIZE];
+	size_t n = request(buf, MAD_METHOD_GET, 100, 1);
+	struct seen s = { 0 };
+
+	(void)state;
+	kwait_init(&ws);
+	assert_int_equal(kwait_pending(&ws, (uint32_t)TID, 0x03), 0);
+	assert_int_equal(kwait_add(&ws, buf, n, 0), 1);
+	assert_int_equal(kwait_pending(&ws, (uint32_t)TID, 0x03), 1);
+	assert_int_equal(kwait_pending(&ws, (uint32_t)TID, 0x04), 0);
+	assert_int_equal(kwait_pending(&ws, (uint32_t)TID + 1, 0x03), 0);
+	/* A resend keeps it; only the end frees the TID. */
+	kwait_due(&ws, 100, on_resend, on_expire, &s);
+	assert_int_equal(kwait_pending(&ws, (uint32_t)TID, 0x03), 1);
+	kwait_due(&ws, 200, on_resend, on_expire, &s);
+	assert_int_equal(s.expires, 1);
+	assert_int_equal(kwait_pending(&ws, (uint32_t)TID, 0x03), 0);
+	assert_int_equal(kwait_add(&ws, buf, n, 300), 1);
+	memcpy(resp, buf + sizeof(struct ib_user_mad), MAD_SIZE);
+	resp[MAD_OFF_METHOD] |= MAD_METHOD_RESP_BIT;
+	assert_int_equal(kwait_answered(&ws, resp, MAD_SIZE, NULL), 1);
+	assert_int_equal(kwait_pending(&ws, (uint32_t)TID, 0x03), 0);
+	kwait_fini(&ws);
+}
+
+/* mad.c rcv_has_same_gid for a request and its response: not the source
+ * LID (the response of any port ends the wait), but a GRH on both or
+ * neither, and the path bits under the LMC. */
+static void test_same_way(void **state)
+{
+	struct kwaits ws;
+	uint8_t buf[sizeof(struct ib_user_mad) + MAD_SIZE], resp[MAD_SIZE];
+	size_t n = request(buf, MAD_METHOD_GET, 100, 0);
+	struct ib_user_mad u;
+	struct kwait_src grh = { 1, 0, 0 }, bits0 = { 0, 0, 2 }, bits1 = { 0, 1, 2 };
+	struct kwait_src bits4 = { 0, 4, 2 };
+
+	(void)state;
+	kwait_init(&ws);
+	memcpy(resp, buf + sizeof(struct ib_user_mad), MAD_SIZE);
+	resp[MAD_OFF_METHOD] |= MAD_METHOD_RESP_BIT;
+	assert_int_equal(kwait_add(&ws, buf, n, 0), 1);
+	assert_int_equal(kwait_answered(&ws, resp, MAD_SIZE, &grh), 0);
+	assert_int_equal(kwait_answered(&ws, resp, MAD_SIZE, &bits1), 0);
+	/* Bits above the LMC (2: bits 0..1) do not count. */
+	assert_int_equal(kwait_answered(&ws, resp, MAD_SIZE, &bits4), 1);
+	/* Sent with path bits 1: the response to LID base+1 ends it. */
+	memcpy(&u, buf, sizeof(u));
+	u.addr.path_bits = 1;
+	memcpy(buf, &u, sizeof(u));
+	assert_int_equal(kwait_add(&ws, buf, n, 0), 1);
+	assert_int_equal(kwait_answered(&ws, resp, MAD_SIZE, &bits0) +
+				 kwait_answered(&ws, resp, MAD_SIZE, &bits4),
+			 0);
+	assert_int_equal(kwait_answered(&ws, resp, MAD_SIZE, &bits1), 1);
+	/* Sent with a GRH: only a response with one. */
+	u.addr.path_bits = 0;
+	u.addr.grh_present = 1;
+	memcpy(buf, &u, sizeof(u));
+	assert_int_equal(kwait_add(&ws, buf, n, 0), 1);
+	assert_int_equal(kwait_answered(&ws, resp, MAD_SIZE, NULL), 0);
+	assert_int_equal(kwait_answered(&ws, resp, MAD_SIZE, &grh), 1);
+	/* A directed-route SMP's response is not checked (permissive LIDs). */
+	buf[sizeof(u) + MAD_OFF_MGMT_CLASS] = 0x81;
+	resp[MAD_OFF_MGMT_CLASS] = 0x81;
+	assert_int_equal(kwait_add(&ws, buf, n, 0), 1);
+	assert_int_equal(kwait_answered(&ws, resp, MAD_SIZE, NULL), 1);
+	kwait_fini(&ws);
+}
+
+/* An RMPP request's wait starts over at its last ACK. */
+static void test_restart(void **state)
+{
+	struct kwaits ws;
+	uint8_t buf[sizeof(struct ib_user_mad) + MAD_SIZE];
+	size_t n = request(buf, MAD_METHOD_GET, 100, 0);
+
+	(void)state;
+	kwait_init(&ws);
+	assert_int_equal(kwait_add(&ws, buf, n, 0), 1);
+	assert_int_equal(kwait_deadline(&ws), 100);
+	kwait_restart(&ws, (uint32_t)TID, 0x03, 2000);
+	assert_int_equal(kwait_deadline(&ws), 2100);
 	kwait_fini(&ws);
 }
 
@@ -182,6 +273,9 @@ int main(void)
 		cmocka_unit_test(test_answered),
 		cmocka_unit_test(test_resend_then_timeout),
 		cmocka_unit_test(test_many),
+		cmocka_unit_test(test_pending),
+		cmocka_unit_test(test_same_way),
+		cmocka_unit_test(test_restart),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

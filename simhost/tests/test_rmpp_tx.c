@@ -2,6 +2,7 @@
 /* RMPP (simhost/kernel/rmpp.h), the sender alone: ACKs the spec ABORTs, old
  * ACKs, retries to the end and their reset on progress; and the table
  * of transactions (lookup by type and method, expiry). */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,7 @@
 #include <cmocka.h>
 
 #include "rmpp_msg.h"
+#include "simhost/kernel/krmpp.h"
 #include "simhost/kernel/rmpp_table.h"
 
 /* A sender at its first segment of three, window 1. */
@@ -107,7 +109,8 @@ static void test_old_ack(void **state)
 }
 
 /* No ACK ever: the first segment goes 1 + retries times, each at its
- * deadline, then an ABORT (too many retries); then nothing is due. */
+ * deadline, then the sender gives up without an ABORT (mad.c
+ * timeout_sends: no word on the wire); then nothing is due. */
 static void test_retries(void **state)
 {
 	struct rmpp_tx tx;
@@ -122,16 +125,13 @@ static void test_retries(void **state)
 	for (;;) {
 		assert_int_equal(rmpp_tx_next(&tx, rmpp_tx_deadline(&tx) - 1, out), 0);
 		now = rmpp_tx_deadline(&tx);
-		assert_int_equal(rmpp_tx_next(&tx, now, out), MAD_SIZE);
-		if (out[RMPP_OFF_TYPE] != RMPP_TYPE_DATA)
+		if (rmpp_tx_next(&tx, now, out) == 0)
 			break;
 		assert_memory_equal(out, seg, MAD_SIZE);
 		sent++;
 	}
 	assert_int_equal(sent, 1 + 5);
 	assert_int_equal(now, 6 * 100);
-	assert_int_equal(out[RMPP_OFF_TYPE], RMPP_TYPE_ABORT);
-	assert_int_equal(out[RMPP_OFF_STATUS], RMPP_STATUS_TMR);
 	assert_int_equal(rmpp_tx_state(&tx), RMPP_FAILED);
 	assert_int_equal(rmpp_tx_next(&tx, now + 100000, out), 0);
 	assert_int_equal(rmpp_tx_deadline(&tx), now);
@@ -162,8 +162,9 @@ static void test_retries_reset(void **state)
 		assert_int_equal(out[RMPP_OFF_TYPE], RMPP_TYPE_DATA);
 		assert_int_equal(wire_get32(out + RMPP_OFF_DATA1), 2);
 	}
-	assert_int_equal(rmpp_tx_next(&tx, rmpp_tx_deadline(&tx), out), MAD_SIZE);
-	assert_int_equal(out[RMPP_OFF_TYPE], RMPP_TYPE_ABORT);
+	/* Out of retries again: the sender gives up, nothing on the wire. */
+	assert_int_equal(rmpp_tx_next(&tx, rmpp_tx_deadline(&tx), out), 0);
+	assert_int_equal(rmpp_tx_state(&tx), RMPP_FAILED);
 	rmpp_tx_fini(&tx);
 	free(m);
 }
@@ -225,8 +226,8 @@ static void test_table(void **state)
 	assert_int_equal(rmpp_table_deadline(&t), 100);
 	assert_int_equal(rmpp_table_expire(&t, 100), 0);
 	while (rmpp_table_entry_state(tx) == RMPP_ACTIVE)
-		assert_int_equal(rmpp_table_entry_next(tx, rmpp_table_entry_deadline(tx), out), MAD_SIZE);
-	assert_int_equal(out[RMPP_OFF_TYPE], RMPP_TYPE_ABORT);
+		(void)rmpp_table_entry_next(tx, rmpp_table_entry_deadline(tx), out);
+	assert_int_equal(out[RMPP_OFF_TYPE], RMPP_TYPE_DATA); /* no ABORT after it */
 	assert_int_equal(rmpp_table_entry_deadline(tx), 600);
 	assert_int_equal(rmpp_table_expire(&t, 600), 1);
 	assert_null(rmpp_table_find(&t, &k, RMPP_TX));
@@ -295,12 +296,72 @@ static void test_table_room(void **state)
 	free(m);
 }
 
+static unsigned krmpp_segs;
+
+static void krmpp_count(void *ctx, const struct ib_user_mad *hdr, const uint8_t mad[MAD_SIZE])
+{
+	(void)ctx;
+	(void)hdr;
+	(void)mad;
+	krmpp_segs++;
+}
+
+/* The kernel's sender takes its ACK wait and retries from the umad
+ * header (mad_rmpp.c send_next_seg: timeout_ms, 2 s when 0 or longer;
+ * ib_post_send_mad: retries); a transfer under way to a destination is
+ * what is_duplicate refuses a response of the same TID for. */
+static void test_krmpp_header(void **state)
+{
+	static struct krmpp r;
+	struct ib_user_mad u, other;
+	struct rmpp_cfg cfg;
+	size_t len;
+	uint8_t *m = sa_table(3, &len);
+
+	(void)state;
+	memset(&u, 0, sizeof(u));
+	krmpp_send_cfg(&cfg, &u);
+	assert_int_equal(cfg.ack_ms, 2000);
+	assert_int_equal(cfg.retries, 0);
+	u.timeout_ms = 500;
+	u.retries = 3;
+	krmpp_send_cfg(&cfg, &u);
+	assert_int_equal(cfg.ack_ms, 500);
+	assert_int_equal(cfg.retries, 3);
+	u.timeout_ms = 5000;
+	krmpp_send_cfg(&cfg, &u);
+	assert_int_equal(cfg.ack_ms, 2000);
+
+	assert_int_equal(krmpp_init(&r), 0);
+	u.timeout_ms = 0;
+	u.retries = 1;
+	u.addr.lid = htons(7);
+	other = u;
+	other.addr.lid = htons(8);
+	assert_int_equal(krmpp_sending(&r, &u, m), 0);
+	assert_int_equal(krmpp_send(&r, &u, m, len, 0, krmpp_count, NULL), 0);
+	assert_int_equal(krmpp_segs, 1); /* the first window: one segment */
+	assert_int_equal(krmpp_deadline(&r), 2000);
+	assert_int_equal(krmpp_sending(&r, &u, m), 1);
+	assert_int_equal(krmpp_sending(&r, &other, m), 0);
+	/* One retry, then the transfer fails quietly: no longer sending. */
+	krmpp_timers(&r, 2000, krmpp_count, NULL);
+	assert_int_equal(krmpp_segs, 2);
+	assert_int_equal(krmpp_deadline(&r), 4000);
+	krmpp_timers(&r, 4000, krmpp_count, NULL);
+	assert_int_equal(krmpp_segs, 2);
+	assert_int_equal(krmpp_sending(&r, &u, m), 0);
+	krmpp_fini(&r);
+	free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bad_ack),
 		cmocka_unit_test(test_old_ack),
 		cmocka_unit_test(test_retries),
+		cmocka_unit_test(test_krmpp_header),
 		cmocka_unit_test(test_retries_reset),
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_table_room),

@@ -262,6 +262,79 @@ static void test_write(void **state)
 			 0);
 }
 
+/* A umad write: agent 1, SA Get of TID tid, timeout_ms. */
+static void sent_req(uint8_t *buf, uint32_t tid, uint32_t timeout_ms, uint8_t method)
+{
+	uint32_t id = 1;
+
+	memset(buf, 0, SHIM_MAD_UMAD_HDR + MAD_SIZE);
+	memcpy(buf, &id, sizeof(id));
+	memcpy(buf + 8, &timeout_ms, sizeof(timeout_ms));
+	buf[SHIM_MAD_UMAD_HDR + MAD_OFF_BASE_VERSION] = 1;
+	buf[SHIM_MAD_UMAD_HDR + MAD_OFF_MGMT_CLASS] = 0x03;
+	buf[SHIM_MAD_UMAD_HDR + MAD_OFF_METHOD] = method;
+	buf[SHIM_MAD_UMAD_HDR + MAD_OFF_TID + 7] = (uint8_t)tid;
+}
+
+/* Which writes wait for the kernel's is_duplicate verdict: a request
+ * whose TID a request of the fd may still have outstanding, until its
+ * answer or timeout is read. */
+static void test_sent(void **state)
+{
+	static struct shim_mad_sent s;
+	struct shim_mad_agent agents[SHIM_MAD_MAX_AGENTS] = { { 0, 0 }, { 1, 1 } };
+	uint8_t buf[SHIM_MAD_UMAD_HDR + MAD_SIZE], in[SHIM_MAD_UMAD_HDR + MAD_SIZE];
+	uint32_t st = 110, i;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	sent_req(buf, 9, 500, MAD_METHOD_GET);
+	assert_int_equal(shim_mad_sent_ask(&s, buf, sizeof(buf), agents, 0), 0);
+	shim_mad_sent_add(&s, buf, sizeof(buf), 0);
+	assert_int_equal(shim_mad_sent_ask(&s, buf, sizeof(buf), agents, 0), 1);
+	sent_req(in, 10, 500, MAD_METHOD_GET);
+	assert_int_equal(shim_mad_sent_ask(&s, in, sizeof(in), agents, 0), 0);
+	/* Its answer read: no longer. */
+	sent_req(in, 9, 0, MAD_METHOD_GET | MAD_METHOD_RESP_BIT);
+	shim_mad_sent_read(&s, in, sizeof(in));
+	assert_int_equal(shim_mad_sent_ask(&s, buf, sizeof(buf), agents, 0), 0);
+	/* Its timeout read (status set, the MAD header as sent): no longer. */
+	shim_mad_sent_add(&s, buf, sizeof(buf), 0);
+	memcpy(in, buf, SHIM_MAD_UMAD_HDR + MAD_HDR_SIZE);
+	memcpy(in + 4, &st, sizeof(st));
+	shim_mad_sent_read(&s, in, SHIM_MAD_UMAD_HDR + MAD_HDR_SIZE);
+	assert_int_equal(shim_mad_sent_ask(&s, buf, sizeof(buf), agents, 0), 0);
+	/* No timeout: never held. A failed write takes it out again. */
+	sent_req(in, 11, 0, MAD_METHOD_GET);
+	shim_mad_sent_add(&s, in, sizeof(in), 0);
+	assert_int_equal(s.n, 0);
+	shim_mad_sent_add(&s, buf, sizeof(buf), 0);
+	shim_mad_sent_forget(&s, buf, sizeof(buf));
+	assert_int_equal(s.n, 0);
+	/* The agent unregistered: its sends are cancelled. */
+	shim_mad_sent_add(&s, buf, sizeof(buf), 0);
+	shim_mad_sent_agent_gone(&s, 1);
+	assert_int_equal(s.n, 0);
+	/* An RMPP response of a kernel-RMPP agent: the kernel may still send
+	 * one of its TID, so it asks. */
+	sent_req(in, 12, 0, 0x92);
+	in[SHIM_MAD_UMAD_HDR + RMPP_OFF_FLAGS] = RMPP_FLAG_ACTIVE;
+	assert_int_equal(shim_mad_sent_ask(&s, in, sizeof(in), agents, 0), 1);
+	/* Full: past it every request asks while an entry not kept may
+	 * wait; entries surely over make room. */
+	for (i = 0; i < SHIM_MAD_SENT_MAX; i++) {
+		sent_req(buf, 100 + i, 500, MAD_METHOD_GET);
+		shim_mad_sent_add(&s, buf, sizeof(buf), 0);
+	}
+	sent_req(buf, 99, 500, MAD_METHOD_GET);
+	shim_mad_sent_add(&s, buf, sizeof(buf), 0);
+	sent_req(in, 98, 500, MAD_METHOD_GET);
+	assert_int_equal(shim_mad_sent_ask(&s, in, sizeof(in), agents, 1000), 1);
+	assert_int_equal(shim_mad_sent_ask(&s, in, sizeof(in), agents, 60000), 0);
+	shim_mad_sent_add(&s, buf, sizeof(buf), 60000);
+	assert_int_equal(s.n, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -271,6 +344,7 @@ int main(void)
 		cmocka_unit_test(test_path_no_node), cmocka_unit_test(test_path_too_long), cmocka_unit_test(test_read_one_mad),
 		cmocka_unit_test(test_read_rmpp),     cmocka_unit_test(test_read_send_back),
 		cmocka_unit_test(test_write),
+		cmocka_unit_test(test_sent),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -22,7 +22,8 @@
  *   SIMHOST_AGENTS one per umad fd, opened with it: agent
  *                  registration, request/reply (simhost_reg_req and
  *                  simhost_reg_rep), for the UMAD connection whose welcome
- *                  token it names in its hello.
+ *                  token it names in its hello; and the writes whose
+ *                  verdict the process waits for (SIMHOST_WRITE).
  *   SIMHOST_ISSM   one per open of /dev/infiniband/issmN: IsSM is set in
  *                  the port's CapabilityMask while any is open (ib_umad's
  *                  issm device); no packets after the welcome.
@@ -85,6 +86,12 @@ enum simhost_reg_op {
 	SIMHOST_REG_AGENT2 = 2, /* IB_USER_MAD_REGISTER_AGENT2: req.v2 */
 	SIMHOST_UNREG_AGENT = 3, /* IB_USER_MAD_UNREGISTER_AGENT: req.id */
 	SIMHOST_ENABLE_PKEY = 4, /* IB_USER_MAD_ENABLE_PKEY */
+	/* A write() that needs ib_umad_write's verdict before it returns
+	 * (is_duplicate may refuse it): the write's bytes (umad header and
+	 * MAD) follow the simhost_reg_req in the packet; rep.err is 0 or
+	 * -EINVAL. The kernel first takes in whatever the UMAD connection
+	 * holds, so it comes after the process's earlier writes. */
+	SIMHOST_WRITE = 5,
 };
 
 /* The ioctl arguments as <rdma/ib_user_mad.h> lays them out (uapi). */

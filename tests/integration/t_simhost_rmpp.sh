@@ -54,10 +54,10 @@ check "OpenSM still answers a one-record Get" srtool host4 --sid $((0x1000 + 599
 
 # 10% of the MADs reaching host2's port dropped (ibsim's error rate on
 # the port): segments are lost and resent, each loss costing the sender
-# one ACK wait (20 ms, krmpp.c); a transfer takes under a second, well
-# within saquery's -t 5000. A
-# lost GetTable request is a clean failure (saquery times out); so is
-# an ABORT after too many resends.
+# one ACK wait (2 s: OpenSM's answers go with timeout 0, mad_rmpp.c
+# send_next_seg), so a transfer of 530 segments rarely fits saquery's
+# -t 5000, as on a host. A lost GetTable request is a clean failure
+# (saquery times out); so is a sender out of retries (OpenSM's 3).
 sim 'Error "host2"[1] 10'
 ok=0
 for i in 1 2 3; do
@@ -99,5 +99,26 @@ check_out "host2 loses nothing" ok simhost host2 drop 0x03 off
 sr_count host2
 check "after the loss stops saquery -S on host2 prints all 600 (got $SAQ_N)" \
 	test "$SAQ_N" -eq 600
+
+# One segment of the answer lost (host2 loses SA MADs until one is
+# lost; the first window is one segment): OpenSM's kernel waits 2 s for
+# the ACK that never comes, resends from the last ACK (ib_retry_rmpp),
+# and the GetTable completes then, within saquery's -t 5000.
+lost() { "$SIMHOSTD" -n host2 -d "$SIMHOST_DIR" -C status | tr ' ' '\n' | sed -n 's/^lost=//p'; }
+lost_more() { [ "$(lost)" -gt "$1" ]; }
+L0=$(lost)
+check_out "host2 loses SA MADs" ok simhost host2 drop 0x03 on
+t0=$(date +%s%N)
+sr_count host2 -t 5000 &
+SR_PID=$!
+check "one segment lost on host2" wait_for "a lost SA MAD" 10 lost_more "$L0"
+check_out "host2 loses nothing again" ok simhost host2 drop 0x03 off
+wait "$SR_PID"
+sr_count_rc=$?
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+N=$(grep -c '^ServiceRecord dump' "$RUN/saq.out")
+echo "# saquery -S with its first segment lost: $N records, $ms ms"
+check "with one segment lost the GetTable completes after the kernel's ACK wait ($N records, $ms ms)" \
+	test "$N" -eq 600 -a "$ms" -ge 1900 -a "$ms" -lt 5000
 check "OpenSM is still up" kill -0 "$SM_PID"
 finish

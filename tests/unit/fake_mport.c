@@ -18,7 +18,8 @@ struct mport {
 };
 
 struct fake_req {
-	uint32_t tid;
+	uint32_t tid;     /* its last send's */
+	uint8_t body[MAD_SIZE]; /* the request, TID zeroed */
 	unsigned sends;
 	int64_t expires;  /* the kernel's send timeout */
 	int answered;
@@ -188,16 +189,27 @@ static struct fake_req *req_find(uint32_t tid)
 	return NULL;
 }
 
-static struct fake_req *req_of(uint32_t tid, unsigned *nth)
+/* The request mad is a send of: one with its TID, or a resend of one
+ * that timed out unanswered (the same request with a fresh TID); else a
+ * new one. */
+static struct fake_req *req_of(const uint8_t *mad, unsigned *nth)
 {
+	uint32_t tid = (uint32_t)wire_get64(mad + MAD_OFF_TID);
+	uint8_t body[MAD_SIZE];
+	int64_t now = mono_ms();
 	unsigned i;
 
+	memcpy(body, mad, MAD_SIZE);
+	wire_put64(body + MAD_OFF_TID, 0);
 	for (i = 0; i < F.nreqs; i++)
-		if (F.reqs[i].tid == tid)
+		if (F.reqs[i].tid == tid ||
+		    (!F.reqs[i].answered && F.reqs[i].expires <= now &&
+		     !memcmp(F.reqs[i].body, body, MAD_SIZE)))
 			break;
 	if (i == F.nreqs) {
 		if (F.nreqs == FAKE_MAX_REQS)
 			return NULL;
+		memcpy(F.reqs[F.nreqs].body, body, MAD_SIZE);
 		F.reqs[F.nreqs++].tid = tid;
 	}
 	*nth = i;
@@ -267,8 +279,12 @@ int mport_send_req(struct mport *p, int agent, const struct mport_dest *dst,
 	(void)p;
 	(void)agent;
 	(void)len;
-	if (dst->lid != 1 || !(r = req_of(tid, &nth)))
+	if (dst->lid != 1 || !(r = req_of(mad, &nth)))
 		return -EIO;
+	/* user_mad.c is_duplicate: its TID still waiting, EINVAL. */
+	if (r->tid == tid && r->sends && !r->answered && r->expires > now)
+		return -EINVAL;
+	r->tid = tid;
 	r->sends++;
 	r->expires = now + (timeout_ms ? timeout_ms : 1);
 	r->answered = 0;

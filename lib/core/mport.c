@@ -28,6 +28,8 @@ struct mport {
 	uint16_t last_slid;       /* source LID of the last MAD received */
 	int cur_agent;
 	uint64_t answered;
+	mport_expired_fn *expired;  /* mport_on_expired */
+	void *expired_ctx;
 	/* Responses an exchange received for another request (mport_keep_
 	 * strays): a ring, oldest first, bounded in count and bytes. */
 	struct mport_stray {
@@ -473,6 +475,12 @@ int mport_serve(struct mport *p, int timeout_ms)
 	return 0;
 }
 
+void mport_on_expired(struct mport *p, mport_expired_fn *fn, void *ctx)
+{
+	p->expired = fn;
+	p->expired_ctx = ctx;
+}
+
 int mport_rpc(struct mport *p, int agent, const struct mport_dest *dst,
 	      uint8_t *req, size_t req_len, const struct mport_rpc_opts *o,
 	      uint8_t **resp, size_t *resp_len)
@@ -571,6 +579,8 @@ int mport_rpc_tid(struct mport *p, int agent, const struct mport_dest *dst,
 		}
 		log_debug("TID 0x%08x to LID %u: no answer within %u ms (attempt %u of %u)",
 			  tid, dst->lid, wait_ms, attempt + 1, o->retries + 1);
+		if (p->expired)
+			p->expired(p->expired_ctx, req, req_len);
 	}
 out:
 	free(sbuf);

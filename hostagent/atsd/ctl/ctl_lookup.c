@@ -281,6 +281,11 @@ void ctl_lookup_sa_state(struct saj *j, void *ctx)
 			 "own records (ATS 5.1)", j->errmsg);
 	else if (!j->err && lk.sa_down)
 		log_info("the SA answers again: lookups go to the SA");
+	if (!j->err && lk.sa_down && lk.sa_failed)
+		/* Back after a silence, it may be a new SA that lost our
+		 * records and subscription: check them now, not at the
+		 * sync's next backoff. */
+		lk.sa_failed();
 	lk.sa_down = j->err != 0;
 	if (!lk.sa_down)
 		return;

@@ -20,8 +20,8 @@ struct ctl_lookup_stats {
 	struct ats_window_stats window; /* the SA thread's lookups in flight */
 };
 
-/* sa_failed: a lookup failed otherwise than "no record" (the SA may
- * have restarted). conf and src (the host's addresses, for local answers
+/* sa_failed: a lookup failed otherwise than "no record", or the SA
+ * answers again after a silence (it may have restarted). conf and src (the host's addresses, for local answers
  * while the SA does not answer: nosa.h) stay the caller's. */
 int ctl_lookup_init(struct sa_thread *saj, const struct agent_conf *conf,
 		    struct sources *src, void (*sa_failed)(void));

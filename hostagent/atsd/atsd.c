@@ -228,6 +228,9 @@ static int64_t timers(void)
 	t = ctl_prefetch_timers(now);
 	if (t < next)
 		next = t;
+	t = ctl_lookup_timers(now);
+	if (t < next)
+		next = t;
 	t = port_poll_timers(now);
 	return t < next ? t : next;
 }
@@ -658,6 +661,7 @@ static void sa_opts_fill(struct sa_thread_opts *so)
 	so->cm = ag.conf.cm_active ? &ag.conf.cm : NULL;
 	so->cm_timeout_ms = ag.conf.cm_timeout;
 	so->report = subs_report;
+	so->sa_state = ctl_lookup_sa_state;
 }
 
 /* With the SA thread running: the port's lock (unless port_lock_selected

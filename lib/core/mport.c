@@ -29,6 +29,8 @@ struct mport {
 	uint16_t pkey_index;      /* our requests' (mport_default_pkey_index) */
 	int cur_agent;
 	uint64_t answered;
+	mport_expired_fn *expired;  /* mport_on_expired */
+	void *expired_ctx;
 	/* Responses an exchange received for another request (mport_keep_
 	 * strays): a ring, oldest first, bounded in count and bytes. */
 	struct mport_stray {
@@ -518,6 +520,12 @@ int mport_serve(struct mport *p, int timeout_ms)
 	return 0;
 }
 
+void mport_on_expired(struct mport *p, mport_expired_fn *fn, void *ctx)
+{
+	p->expired = fn;
+	p->expired_ctx = ctx;
+}
+
 /* TIDs of one exchange whose answers it still takes (its last attempts'). */
 #define MPORT_RPC_TIDS 8
 /* How long past its own deadline an attempt whose TID stays waits for
@@ -644,6 +652,8 @@ static int rpc(struct mport *p, int agent, const struct mport_dest *dst, const u
 		}
 		log_debug("TID 0x%08x to LID %u: no answer within %u ms (attempt %u of %u)",
 			  tid, dst->lid, wait_ms, attempt + 1, o->retries + 1);
+		if (p->expired)
+			p->expired(p->expired_ctx, req, req_len);
 	}
 out:
 	free(sbuf);

@@ -146,6 +146,12 @@ int mport_keep_strays(struct mport *p, unsigned n);
 int mport_rpc(struct mport *p, int agent, const struct mport_dest *dst,
 	      uint8_t *req, size_t req_len, const struct mport_rpc_opts *o,
 	      uint8_t **resp, size_t *resp_len);
+/* Called by mport_rpc each time an attempt's time passes without its
+ * answer (req: the request), before the next attempt or the -ETIMEDOUT:
+ * a caller learns of a silent peer after one timeout, not after all the
+ * retries (atsd's SA thread: sa_thread.c). */
+typedef void mport_expired_fn(void *ctx, const uint8_t *req, size_t len);
+void mport_on_expired(struct mport *p, mport_expired_fn *fn, void *ctx);
 /* mport_rpc with the TID req holds (one of mport_new_tids'), every
  * attempt: for a request signed over its TID. A retry waits for the
  * kernel to hand the last attempt back (its ETIMEDOUT, a little after

@@ -18,6 +18,18 @@
 /* Words of a request, the verb included. */
 #define ATSD_ARGS_MAX 8
 
+/* atsd answers a lookup (resolve, reverse, primary) within this long
+ * whatever the SA does: the SA's answer, a local one (ATS 5.1), else
+ * ERR ETIMEDOUT. The SA lookup's own worst case with atsd's defaults is
+ * 7500 ms (a SubnAdmGetTable: 500 ms, then 1, 2, 4 s: sa_client.h);
+ * larger sa_timeout or sa_retries go on in the background, for the
+ * cache. */
+#define ATSD_LOOKUP_REPLY_MS 8000
+/* How long a client waits for that answer by default: atsd's bound and
+ * room for a loaded host's scheduling, so that a client never gives up
+ * on a working atsd to ask the SA itself. */
+#define ATSD_LOOKUP_WAIT_MS (ATSD_LOOKUP_REPLY_MS + 2000)
+
 enum atsd_verb {
 	ATSD_V_RESOLVE,
 	ATSD_V_REVERSE,

@@ -17,7 +17,9 @@
 #include "core/mport.h"
 #include "priv.h"
 
-#define AGENT_TIMEOUT_MS_DEFAULT 10000
+/* atsd answers lookups within ATSD_LOOKUP_REPLY_MS: wait that long and
+ * some slack (atsd_proto.h). */
+#define AGENT_TIMEOUT_MS_DEFAULT ATSD_LOOKUP_WAIT_MS
 /* After atsd let a request time out, the SA answers for this long
  * without asking atsd first: a hung agent costs one timeout, not one per
  * lookup. */

@@ -137,10 +137,46 @@ static void test_reverse_primary(void **state)
 	assert_int_equal(nosa_answer(SAJ_REVERSE, &q, &self, &r, &n), -ENOENT);
 }
 
+/* What an exchange says of the SA: silence is a timeout, the port down,
+ * or the SM's port answering "unsupported" (mad.c generate_unmatched_resp,
+ * status 0x000C); an answer is any SA status of its own, busy included;
+ * atsd's own "not supported" (no RMPP, no CM) is no evidence. */
+static void test_evidence(void **state)
+{
+	(void)state;
+	assert_int_equal(nosa_evidence(-ETIMEDOUT, 0), NOSA_EV_SILENT);
+	assert_int_equal(nosa_evidence(-ENETDOWN, 0), NOSA_EV_SILENT);
+	assert_int_equal(nosa_evidence(-EOPNOTSUPP, 0x000c), NOSA_EV_SILENT);
+	assert_int_equal(nosa_evidence(-EOPNOTSUPP, 0), NOSA_EV_NONE);
+	assert_int_equal(nosa_evidence(0, 0), NOSA_EV_ANSWERED);
+	assert_int_equal(nosa_evidence(-ENOENT, 0x0300), NOSA_EV_ANSWERED);
+	assert_int_equal(nosa_evidence(-EACCES, 0x0700), NOSA_EV_ANSWERED);
+	assert_int_equal(nosa_evidence(-EBUSY, 0x0001), NOSA_EV_ANSWERED);
+	assert_int_equal(nosa_evidence(-EIO, 0), NOSA_EV_NONE);
+	assert_int_equal(nosa_evidence(-ENOMEM, 0), NOSA_EV_NONE);
+	assert_int_equal(nosa_evidence(-EPROTO, 0), NOSA_EV_NONE);
+}
+
+/* While the SA is down, what the host knows is answered at once, with
+ * one SA lookup at a time in the background; the rest, and everything
+ * while the SA answers, goes to the SA. */
+static void test_route(void **state)
+{
+	(void)state;
+	assert_int_equal(nosa_route(0, 1, 0), NOSA_ASK);
+	assert_int_equal(nosa_route(0, 0, 1), NOSA_ASK);
+	assert_int_equal(nosa_route(1, 0, 0), NOSA_ASK);
+	assert_int_equal(nosa_route(1, 0, 1), NOSA_ASK);
+	assert_int_equal(nosa_route(1, 1, 0), NOSA_LOCAL_PROBE);
+	assert_int_equal(nosa_route(1, 1, 1), NOSA_LOCAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_applies),
+		cmocka_unit_test(test_evidence),
+		cmocka_unit_test(test_route),
 		cmocka_unit_test_setup(test_forward_own, setup),
 		cmocka_unit_test_setup(test_forward_default_gid, setup),
 		cmocka_unit_test_setup(test_reverse_primary, setup),

@@ -17,6 +17,8 @@ static void test_sizes(void **state)
 	assert_int_equal(saj_size(SAJ_CONNS), offsetof(struct saj, u) + sizeof(struct saj_cm));
 	assert_true(saj_size(SAJ_IPOIB) <= sizeof(struct saj));
 	assert_int_equal(saj_size(SAJ_REPORT), offsetof(struct saj, u) + sizeof(struct saj_report));
+	/* The SA's state is the header's err alone. */
+	assert_int_equal(saj_size(SAJ_SA_STATE), offsetof(struct saj, u));
 }
 
 static void job_done(struct saj *j, void *ctx)

@@ -20,6 +20,9 @@
 /* A lookup the SA thread is doing; clients asking the same wait on it. */
 struct pending {
 	char key[CACHE_KEY_MAX];
+	enum saj_kind kind;         /* the lookup, for a local answer */
+	struct saj_lookup q;        /* its query only: no records */
+	int64_t asked_ms;           /* when the SA thread got it */
 	struct ctl_ticket *w;
 	size_t nw;
 	int stale_neg;              /* a port came back while the SA was asked */
@@ -41,7 +44,7 @@ static struct {
 	const struct agent_conf *conf;
 	void (*sa_failed)(void);
 	struct sources *src;
-	int sa_silent;           /* the last lookup found the SA silent */
+	int sa_down;             /* the SA thread last found the SA silent */
 	struct cache *cache;
 	struct pending *pending;
 	struct gone gone[GONE_MAX];
@@ -179,7 +182,7 @@ static int self_records(struct held_rec **out, size_t *n)
 {
 	struct plan_want_addr *w;
 	struct held_rec *h;
-	size_t i, nw;
+	size_t i, k, nw;
 	uint16_t st;
 	int ret = sources_want(lk.src, &w, &nw);
 
@@ -190,44 +193,131 @@ static int self_records(struct held_rec **out, size_t *n)
 		free(w);
 		return -ENOMEM;
 	}
-	for (i = 0; i < nw; i++) {
-		h[i].ip = w[i].ip;
-		h[i].pkey = w[i].pkey;
-		if (own_records_addr_state(&w[i].ip, w[i].pkey, &h[i].sid, &st) != OWN_RECORDS_REGISTERED)
-			h[i].sid = w[i].primary ? ATS_SID_PRIMARY : ats_sid_at((unsigned)i + 1);
+	for (i = k = 0; i < nw; i++) {
+		int state = own_records_addr_state(&w[i].ip, w[i].pkey, &h[k].sid, &st);
+
+		/* The SA said no to it (another host holds it, say): not
+		 * this host's to answer for. */
+		if (state == OWN_RECORDS_REFUSED)
+			continue;
+		h[k].ip = w[i].ip;
+		h[k].pkey = w[i].pkey;
+		if (state != OWN_RECORDS_REGISTERED)
+			h[k].sid = w[i].primary ? ATS_SID_PRIMARY : ats_sid_at((unsigned)i + 1);
+		k++;
 	}
 	free(w);
 	*out = h;
-	*n = nw;
+	*n = k;
 	return 0;
 }
 
 /* The SA did not answer: *out what the host itself knows, or NULL. */
-static void local_answer(struct saj *j, struct sr_record **out, size_t *n)
+static void local_answer(enum saj_kind kind, const struct saj_lookup *q,
+			 struct sr_record **out, size_t *n)
 {
 	struct nosa_self self = { .gid = sources_port_gid(lk.src) };
 	struct held_rec *h = NULL;
 	int ret = self_records(&h, &self.nrecs);
 
+	*out = NULL;
 	self.recs = h;
 	if (!ret)
-		ret = nosa_answer(j->kind, &j->u.lookup, &self, out, n);
+		ret = nosa_answer(kind, q, &self, out, n);
 	if (ret && ret != -ENOENT)
 		log_warn("local answer: %s", strerror(-ret));
 	free(h);
 }
 
-/* Says once when the SA falls silent and when it answers again. */
-static void note_sa(int err)
+/* p's waiting clients: the local records loc, else err with msg. */
+static void answer_waiters(struct pending *p, const struct sr_record *loc, size_t nloc,
+			   int err, const char *msg)
 {
-	int silent = nosa_applies(err);
+	size_t i;
 
-	if (silent && !lk.sa_silent)
+	for (i = 0; i < p->nw; i++) {
+		struct ctl_ticket t = p->w[i];
+
+		if (!ctl_sock_live(t))
+			continue;
+		if (loc) {
+			reply_records(t.slot, loc, nloc, 1);
+			lk.st.local_answers++;
+		} else {
+			ctl_sock_reply_err(t.slot, err, "%s", msg);
+		}
+		ctl_sock_answered(t);
+	}
+	free(p->w);
+	p->w = NULL;
+	p->nw = 0;
+}
+
+/* The clients of p, waiting for an SA that does not answer: the local
+ * answer now if the host has one (1), else they wait on (0). The SA
+ * lookup goes on; its answer is cached when it comes. */
+static int answer_locally(struct pending *p)
+{
+	struct sr_record *loc;
+	size_t nloc;
+
+	if (!p->nw)
+		return 0;
+	local_answer(p->kind, &p->q, &loc, &nloc);
+	if (!loc)
+		return 0;
+	answer_waiters(p, loc, nloc, 0, NULL);
+	free(loc);
+	return 1;
+}
+
+void ctl_lookup_sa_state(struct saj *j, void *ctx)
+{
+	struct pending *p;
+
+	(void)ctx;
+	if (j->err && !lk.sa_down)
 		log_warn("the SA does not answer (%s): answering lookups from this host's "
-			 "own records (ATS 5.1)", strerror(-err));
-	else if (!silent && lk.sa_silent)
+			 "own records (ATS 5.1)", j->errmsg);
+	else if (!j->err && lk.sa_down)
 		log_info("the SA answers again: lookups go to the SA");
-	lk.sa_silent = silent;
+	if (!j->err && lk.sa_down && lk.sa_failed)
+		/* Back after a silence, it may be a new SA that lost our
+		 * records and subscription: check them now, not at the
+		 * sync's next backoff. */
+		lk.sa_failed();
+	lk.sa_down = j->err != 0;
+	if (!lk.sa_down)
+		return;
+	/* Whoever waits for the SA and has a local answer gets it now, not
+	 * after the SA thread's retries (ATS 5.1: "going forward"). */
+	for (p = lk.pending; p; p = p->next)
+		answer_locally(p);
+}
+
+int64_t ctl_lookup_timers(int64_t now)
+{
+	int64_t next = INT64_MAX;
+	struct pending *p;
+	char msg[96];
+
+	/* atsd answers a lookup within ATSD_LOOKUP_REPLY_MS whatever the
+	 * SA does (atsd_proto.h): its clients wait that long and a little
+	 * more, never falling back to the SA themselves meanwhile. */
+	snprintf(msg, sizeof(msg), "no answer from the SA within %u ms", ATSD_LOOKUP_REPLY_MS);
+	for (p = lk.pending; p; p = p->next) {
+		int64_t due = p->asked_ms + ATSD_LOOKUP_REPLY_MS;
+
+		if (!p->nw)
+			continue;
+		if (now < due) {
+			next = due < next ? due : next;
+			continue;
+		}
+		if (!answer_locally(p))
+			answer_waiters(p, NULL, 0, ETIMEDOUT, msg);
+	}
+	return next;
 }
 
 static void lookup_done(struct saj *j, void *ctx)
@@ -238,10 +328,9 @@ static void lookup_done(struct saj *j, void *ctx)
 	size_t i, nloc = 0;
 
 	lk.st.sa_queries += j->queries;
-	note_sa(j->err);
 	/* Never cached: the SA did not say it (ATS 5.1). */
-	if (nosa_applies(j->err))
-		local_answer(j, &loc, &nloc);
+	if (nosa_applies(j->err) && p->nw)
+		local_answer(j->kind, l, &loc, &nloc);
 	if (!j->err)
 		cache_answer(p, l->recs, l->nrecs);
 	/* Out of the list first: answered clients go on with their next
@@ -254,9 +343,10 @@ static void lookup_done(struct saj *j, void *ctx)
 
 		if (!ctl_sock_live(t))
 			continue;
-		if (loc)
+		if (loc) {
 			reply_records(t.slot, loc, nloc, 1);
-		else if (j->err)
+			lk.st.local_answers++;
+		} else if (j->err)
 			ctl_sock_reply_err(t.slot, -j->err, "%s", j->errmsg);
 		else if (!l->nrecs)
 			ctl_sock_reply_err(t.slot, ENOENT, "no ATS record");
@@ -264,8 +354,6 @@ static void lookup_done(struct saj *j, void *ctx)
 			reply_records(t.slot, l->recs, l->nrecs, 0);
 		ctl_sock_answered(t);
 	}
-	if (loc)
-		lk.st.local_answers++;
 	free(loc);
 	free(p->w);
 	free(p);
@@ -324,6 +412,9 @@ void ctl_lookup_request(int slot, enum saj_kind kind, const char *arg, const cha
 	struct ctl_ticket *w;
 	struct pending *p;
 	struct saj *j;
+	struct sr_record *loc = NULL;
+	size_t nloc = 0;
+	enum nosa_route route;
 	char key[CACHE_KEY_MAX];
 
 	j = saj_new(kind, lookup_done, NULL);
@@ -352,16 +443,32 @@ void ctl_lookup_request(int slot, enum saj_kind kind, const char *arg, const cha
 		return;
 	}
 	lk.st.cache_misses++;
+	if (lk.sa_down)
+		local_answer(kind, &j->u.lookup, &loc, &nloc);
+	route = nosa_route(lk.sa_down, loc != NULL, lk.pending != NULL);
+	if (loc) {
+		reply_records(slot, loc, nloc, 1);
+		lk.st.local_answers++;
+		free(loc);
+	}
+	if (route == NOSA_LOCAL) {
+		saj_free(j);
+		return;
+	}
 	for (p = lk.pending; p && strcmp(p->key, key); p = p->next)
 		;
 	if (!p) {
 		p = calloc(1, sizeof(*p));
 		if (!p) {
 			saj_free(j);
-			ctl_sock_reply_err(slot, ENOMEM, "out of memory");
+			if (route == NOSA_ASK)
+				ctl_sock_reply_err(slot, ENOMEM, "out of memory");
 			return;
 		}
 		snprintf(p->key, sizeof(p->key), "%s", key);
+		p->kind = kind;
+		p->q = j->u.lookup;
+		p->asked_ms = mono_ms();
 		p->next = lk.pending;
 		lk.pending = p;
 		j->ctx = p;
@@ -371,6 +478,9 @@ void ctl_lookup_request(int slot, enum saj_kind kind, const char *arg, const cha
 		lk.st.coalesced++;
 		saj_free(j);
 	}
+	/* A probe: the client has its answer, nobody waits for the SA's. */
+	if (route == NOSA_LOCAL_PROBE)
+		return;
 	w = realloc(p->w, (p->nw + 1) * sizeof(*w));
 	if (!w) {
 		ctl_sock_reply_err(slot, ENOMEM, "out of memory");

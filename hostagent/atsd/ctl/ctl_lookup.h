@@ -20,8 +20,8 @@ struct ctl_lookup_stats {
 	struct ats_window_stats window; /* the SA thread's lookups in flight */
 };
 
-/* sa_failed: a lookup failed otherwise than "no record" (the SA may
- * have restarted). conf and src (the host's addresses, for local answers
+/* sa_failed: a lookup failed otherwise than "no record", or the SA
+ * answers again after a silence (it may have restarted). conf and src (the host's addresses, for local answers
  * while the SA does not answer: nosa.h) stay the caller's. */
 int ctl_lookup_init(struct sa_thread *saj, const struct agent_conf *conf,
 		    struct sources *src, void (*sa_failed)(void));
@@ -49,5 +49,13 @@ size_t ctl_lookup_port_gone(const uint8_t gid[16]);
  * report_grace, while its host registers again. */
 size_t ctl_lookup_port_back(const uint8_t gid[16]);
 void ctl_lookup_stats(struct ctl_lookup_stats *st);
+/* The SA thread's SAJ_SA_STATE (sa_thread.h): while the SA is silent,
+ * lookups the host can answer are answered locally at once (those
+ * waiting for the SA too), one at a time still asked of the SA in the
+ * background; when it answers again, lookups go to it. A saj_done_fn. */
+void ctl_lookup_sa_state(struct saj *j, void *ctx);
+/* Lookups waiting since ATSD_LOOKUP_REPLY_MS get their answer (local,
+ * else ETIMEDOUT); the next deadline (mono ms), INT64_MAX for none. */
+int64_t ctl_lookup_timers(int64_t now);
 
 #endif

@@ -23,6 +23,7 @@
 #include "mad_serve.h"
 #include "rcm.h"
 #include "core/sa.h"
+#include "state/nosa.h"
 #include "sa_thread.h"
 #include "subs_exec.h"
 #include "sync_exec.h"
@@ -54,6 +55,10 @@ struct sa_thread {
 	unsigned cm_timeout_ms;
 	saj_done_fn *report;
 	void *report_ctx;
+	saj_done_fn *sa_state;
+	void *sa_state_ctx;
+	int sa_down;                /* under mu: the last SAJ_SA_STATE told silence */
+	uint64_t expired;           /* under mu: the window's attempts that timed out */
 };
 
 /* Why a connect or disconnect finds no CM. */
@@ -110,6 +115,54 @@ static void finish(struct sa_thread *t, struct saj *j)
 		log_err("SA thread: cannot wake the main loop: %s", strerror(errno));
 }
 
+/* With t->mu held: evidence ev (nosa.h) of the SA, told to the main
+ * thread when it changes what is known. */
+static void sa_seen(struct sa_thread *t, enum nosa_evidence ev, int err)
+{
+	int down = ev == NOSA_EV_SILENT;
+	struct saj *j;
+
+	if (ev == NOSA_EV_NONE || down == t->sa_down || !t->sa_state)
+		return;
+	j = saj_new(SAJ_SA_STATE, t->sa_state, t->sa_state_ctx);
+	if (!j)
+		return; /* told at the next evidence */
+	t->sa_down = down;
+	j->err = down ? err : 0;
+	snprintf(j->errmsg, sizeof(j->errmsg), "%s", !down ? "" : err == -ENETDOWN ?
+		 "port is not active or has no SM" : err == -EOPNOTSUPP ?
+		 "the SM's port has no SA agent" : strerror(-err));
+	finish(t, j);
+}
+
+/* With t->mu held: what finished job j says of the SA. CM jobs talk to
+ * other hosts, not to the SA; a job that asked nothing says only that
+ * the port is down. */
+static void job_seen(struct sa_thread *t, const struct saj *j)
+{
+	enum nosa_evidence ev;
+
+	if (j->kind == SAJ_CONNECT || j->kind == SAJ_DISCONNECT || j->kind == SAJ_CONNS ||
+	    j->kind == SAJ_REPORT || j->kind == SAJ_SA_STATE)
+		return;
+	ev = nosa_evidence(j->err, j->sa_status);
+	if (ev != NOSA_EV_ANSWERED || j->queries)
+		sa_seen(t, ev, j->err);
+}
+
+/* mport_rpc's attempt went its timeout without an answer (a sync's Set,
+ * a subscription, a whole lookup): a request of the SA class says the
+ * SA is silent now, not after its retries. */
+static void rpc_expired(void *ctx, const uint8_t *req, size_t len)
+{
+	struct sa_thread *t = ctx;
+
+	if (len <= MAD_OFF_MGMT_CLASS || req[MAD_OFF_MGMT_CLASS] != SA_CLASS)
+		return;
+	pthread_mutex_lock(&t->mu);
+	sa_seen(t, NOSA_EV_SILENT, -ETIMEDOUT);
+	pthread_mutex_unlock(&t->mu);
+}
 
 /* With t->mu held: lookup job j into the window. */
 static void lookup_submit(struct sa_thread *t, struct saj *j)
@@ -299,9 +352,19 @@ static void window_pass(struct sa_thread *t, int ms)
 	}
 	t->port_err = ret && ret != -ETIMEDOUT;
 	pthread_mutex_lock(&t->mu);
-	while ((r = ats_window_done(t->win)))
-		finish(t, lookup_done(r));
 	ats_window_stats(t->win, &t->wst);
+	/* An attempt of the window went its timeout unanswered: the SA
+	 * is silent as of now (the lookup itself retries). Before the
+	 * answers of this pass, which say it is not. */
+	if (t->wst.resent + t->wst.timeouts != t->expired)
+		sa_seen(t, NOSA_EV_SILENT, -ETIMEDOUT);
+	t->expired = t->wst.resent + t->wst.timeouts;
+	while ((r = ats_window_done(t->win))) {
+		struct saj *j = lookup_done(r);
+
+		job_seen(t, j);
+		finish(t, j);
+	}
 	pthread_mutex_unlock(&t->mu);
 }
 
@@ -370,6 +433,7 @@ static void *thread_main(void *arg)
 		if (j) {
 			run(t, j);
 			pthread_mutex_lock(&t->mu);
+			job_seen(t, j);
 			finish(t, j);
 			continue;
 		}
@@ -465,6 +529,9 @@ int sa_thread_start(struct sa_thread **out, const struct sa_thread_opts *o)
 	t->have_smq = !ret;
 	t->report = o->report;
 	t->report_ctx = o->report_ctx;
+	t->sa_state = o->sa_state;
+	t->sa_state_ctx = o->sa_state_ctx;
+	mport_on_expired(t->port, rpc_expired, t);
 	subs_exec_init(t->port, post_report, t);
 	/* The kernel (ib_mad) hands an unsolicited Report only to an agent
 	 * that registered its method; the SA agent only asks. */

@@ -35,6 +35,14 @@ struct sa_thread_opts {
 	unsigned cm_timeout_ms;
 	saj_done_fn *report;        /* each Report the SA sends, on the main thread */
 	void *report_ctx;
+	/* What is known of the SA, on the main thread when it changes: a
+	 * SAJ_SA_STATE job, err the silence's (-ETIMEDOUT: a request of
+	 * the SA class went one timeout without its answer; -EOPNOTSUPP:
+	 * the SM's port has no SA agent; -ENETDOWN: the port is down or
+	 * has no SM) or 0 (the SA answered again). Before the job that
+	 * showed it; never for a silence it already told. */
+	saj_done_fn *sa_state;
+	void *sa_state_ctx;
 };
 
 /* Opens the port and starts the thread. */

@@ -33,6 +33,8 @@ enum saj_kind {
 	SAJ_INFORM,   /* subscribe to traps 64/65 at the SA, or unsubscribe */
 	SAJ_REPORT,   /* a Report the SA sent: posted by the thread, never submitted */
 	SAJ_TABLE,    /* every ATS record of a partition (atsd's prefetch) */
+	SAJ_SA_STATE, /* the SA fell silent (err) or answers again (0): posted
+		       * by the thread, never submitted (sa_thread.h) */
 	SAJ_KINDS
 };
 

@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 
 #include "core/ats.h"
+#include "core/mad.h"
 #include "nosa.h"
 
 int nosa_applies(int err)
@@ -14,6 +15,29 @@ int nosa_applies(int err)
 	 * for an SA query every SA serves: its kernel has no SA agent (the
 	 * SM process is gone, its port up; mad.c generate_unmatched_resp). */
 	return err == -ETIMEDOUT || err == -ENETDOWN || err == -EOPNOTSUPP;
+}
+
+enum nosa_evidence nosa_evidence(int err, uint16_t sa_status)
+{
+	if (err == -ETIMEDOUT || err == -ENETDOWN)
+		return NOSA_EV_SILENT;
+	if (err == -EOPNOTSUPP)
+		return MAD_STATUS_CODE(sa_status) ? NOSA_EV_SILENT : NOSA_EV_NONE;
+	/* An answer of the SA's own, whatever it says: busy and class
+	 * statuses included (sa.c sa_status_to_errno). */
+	return !err || sa_status ? NOSA_EV_ANSWERED : NOSA_EV_NONE;
+}
+
+enum nosa_route nosa_route(int down, int have_local, int inflight)
+{
+	/* ATS 5.1: once registration failed, local records "satisfy
+	 * translation requests going forward"; one SA lookup at a time
+	 * finds out whether the SA is back without piling silent requests
+	 * into the window. What the host does not know still goes to the
+	 * SA, which alone may answer it. */
+	if (!down || !have_local)
+		return NOSA_ASK;
+	return inflight ? NOSA_LOCAL : NOSA_LOCAL_PROBE;
 }
 
 /* PKeys match on the partition number, whatever the membership bit. */

@@ -28,6 +28,32 @@ struct nosa_self {
  * (common status "unsupported") is no SA. */
 int nosa_applies(int err);
 
+/* What an SA exchange's outcome says of the SA: */
+enum nosa_evidence {
+	NOSA_EV_NONE,     /* nothing (a local error, a garbled answer) */
+	NOSA_EV_SILENT,   /* it is silent or gone: no answer in time, no
+			   * SA agent at the SM's port, the port down */
+	NOSA_EV_ANSWERED, /* it answered: records, "no record", a refusal */
+};
+
+/* err and sa_status (the answer's MAD status, 0 without one) of an SA
+ * exchange. -EOPNOTSUPP is evidence only with its status (the port's
+ * kernel answered "unsupported", mad.c generate_unmatched_resp): atsd
+ * also says it for things it does not do itself. */
+enum nosa_evidence nosa_evidence(int err, uint16_t sa_status);
+
+/* How a lookup the cache cannot answer goes, by what is known of the
+ * SA (down: the last evidence was NOSA_EV_SILENT), whether the host
+ * has a local answer, and whether an SA lookup is in flight already. */
+enum nosa_route {
+	NOSA_ASK,          /* to the SA; the client waits for its answer */
+	NOSA_LOCAL,        /* the local answer now, nothing asked */
+	NOSA_LOCAL_PROBE,  /* the local answer now, and the SA asked in the
+			    * background: its answer says it is back */
+};
+
+enum nosa_route nosa_route(int down, int have_local, int inflight);
+
 /* The local answer to lookup kind (SAJ_FORWARD, SAJ_REVERSE,
  * SAJ_PRIMARY) of q: 0 with *out (malloc'ed) and *n, -ENOENT when the
  * host knows nothing of it, -ENOMEM. */

@@ -46,6 +46,7 @@ struct rcm_conn {
 	uint32_t local_qpn, remote_qpn;
 	struct ats_ip local_ip, remote_ip;
 	uint16_t src_port;
+	int ib_form; /* the A11 identity went in its AF_IB form (a11.h) */
 };
 
 struct rcm;

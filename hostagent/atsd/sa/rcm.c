@@ -702,7 +702,7 @@ static int attempt(struct rcm *r, const struct rcm_target *t, int ib_form, unsig
 	return ret;
 }
 
-int rcm_connect(struct rcm *r, const struct ats_ip *dst, uint16_t port,
+int rcm_connect(struct rcm *r, const struct ats_ip *dst, uint16_t port, uint16_t pkey,
 		uint64_t sid, const struct ats_ip *src, unsigned timeout_ms,
 		struct rcm_conn *out, char *err, size_t errlen)
 {
@@ -712,10 +712,9 @@ int rcm_connect(struct rcm *r, const struct ats_ip *dst, uint16_t port,
 	int ret, krej;
 
 	ats_ip_format(dst, ip, sizeof(ip));
-	/* The forward lookup finds the address in every partition we may
-	 * see (ServiceP_Key is not in its mask); the connection goes where
-	 * the record is. */
-	ret = ats_query_forward(r->sa, dst, ATS_PKEY_DEFAULT, &set);
+	/* The forward lookup reads pkey's partition; the connection goes
+	 * where the record is. */
+	ret = ats_query_forward(r->sa, dst, pkey, &set);
 	if (ret || !set.n) {
 		snprintf(err, errlen, ret ? "ATS lookup of %s failed: %s" :
 			 "%s has no ATS record: the connection fails locally (ATS 2.2)",

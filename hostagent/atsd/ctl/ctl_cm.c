@@ -104,10 +104,12 @@ void ctl_cm_connect(int slot, char **argv, int argc)
 	c->port_no = (uint16_t)port;
 	c->pkey = ATS_PKEY_DEFAULT;
 	for (i = 3; i < argc; i++) {
-		if (!strncmp(argv[i], "pkey=", 5) ? atsd_proto_pkey_arg(argv[i] + 5, &c->pkey) :
-		    cfg_parse_hex64(argv[i], &c->sid)) {
-			ctl_sock_reply_err(slot, EINVAL, "'%s' is neither a service ID (hex, 1..16 digits) nor pkey=P",
-					   argv[i]);
+		int pk = !strncmp(argv[i], "pkey=", 5);
+
+		if (pk ? atsd_proto_pkey_arg(argv[i] + 5, &c->pkey) :
+			 cfg_parse_hex64(argv[i], &c->sid)) {
+			ctl_sock_reply_err(slot, EINVAL, pk ? "'%s' is not pkey=P (1..0xffff)" :
+					   "service ID '%s' is not hex (1..16 digits)", argv[i]);
 			saj_free(j);
 			return;
 		}

@@ -9,7 +9,12 @@
  * ATS holder (the GID, primary holders first, the service ID of PORT in
  * the TCP port space); rdma_resolve_addr, rdma_resolve_route, and
  * rdma_connect with the IBTA Vol 1 Annex A11 header (ibats_a11_encode)
- * as the private data: with AF_IB the kernel adds none.
+ * as the private data: with AF_IB the kernel adds none. The server's
+ * kernel reads that header all the same (cma.c cma_ib_id_from_event):
+ * it passes the request on only when DST_IP is on the server's IPoIB
+ * interface at the path's P_Key, else it rejects it itself (reason 28,
+ * no private data). atsd then asks again in its AF_IB form (core/a11.h);
+ * this example keeps to the standard's one.
  * Server: rdma_listen on AF_IB with the same service ID; on each
  * CONNECT_REQUEST it decodes the A11 header (ibats_a11_decode), checks
  * that the requester's GID has the claimed source address as its ATS

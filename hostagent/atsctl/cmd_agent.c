@@ -368,8 +368,8 @@ int cmd_agent_connect(struct ctl *c, const struct ctl_args *a)
 {
 	char req[ATSD_LINE_MAX];
 
-	snprintf(req, sizeof(req), "connect %s %s%s%s", a->arg[0], a->arg[1],
-		 a->cm_sid ? " " : "", a->cm_sid ? a->cm_sid : "");
+	snprintf(req, sizeof(req), "connect %s %s%s%s pkey=0x%04x", a->arg[0], a->arg[1],
+		 a->cm_sid ? " " : "", a->cm_sid ? a->cm_sid : "", a->pkey);
 	return agent_only(c, req);
 }
 

@@ -149,7 +149,9 @@ int ibats_sockaddr_ib(struct ibats *h, const struct sockaddr *ip, uint16_t port,
 
 /* Annex A11 private data header: src with its port, dst (port ignored),
  * both of one family. Encode returns IBATS_A11_LEN; decode fills src
- * (with the source port) and dst. */
+ * (with the source port) and dst, from the A11 header or from atsd's
+ * AF_IB form of it (sent where the listener's kernel refuses A11: the
+ * destination is not on its IPoIB interface at the path's P_Key). */
 int ibats_a11_encode(const struct sockaddr *src, const struct sockaddr *dst,
 		     void *buf, size_t len);
 int ibats_a11_decode(const void *buf, size_t len, struct sockaddr_storage *src,

@@ -31,7 +31,9 @@ enum {
 	IPPD_OFF_PORT = 2,
 	IPPD_OFF_SRC = 4,
 	IPPD_OFF_DST = 20,
+	IPPD_OFF_TAG = 36, /* the AF_IB form's */
 };
+static const uint8_t a11_ib_tag[4] = { 'I', 'B', 'A', 'T' };
 
 void a11_pdata_encode(uint8_t *pd, const struct a11_pdata *p)
 {
@@ -43,9 +45,18 @@ void a11_pdata_encode(uint8_t *pd, const struct a11_pdata *p)
 	ats_ip_encode(&p->dst, pd + IPPD_OFF_DST);
 }
 
+void a11_pdata_encode_ib(uint8_t *pd, const struct a11_pdata *p)
+{
+	a11_pdata_encode(pd, p);
+	/* cma.c cma_get_ip_ver reads the upper nibble: 0 is not IP */
+	pd[IPPD_OFF_IPVER] >>= 4;
+	memcpy(pd + IPPD_OFF_TAG, a11_ib_tag, sizeof(a11_ib_tag));
+}
+
 int a11_pdata_decode(const uint8_t *pd, size_t len, struct a11_pdata *p)
 {
 	unsigned ipver;
+	int ib = 0;
 
 	memset(p, 0, sizeof(*p));
 	if (len < A11_PDATA_LEN)
@@ -55,8 +66,17 @@ int a11_pdata_decode(const uint8_t *pd, size_t len, struct a11_pdata *p)
 	if (pd[IPPD_OFF_VERSION] >> 4)
 		return -EPROTONOSUPPORT;
 	ipver = pd[IPPD_OFF_IPVER] >> 4;
+	if (!ipver) {
+		if (len < A11_IB_PDATA_LEN)
+			return -EMSGSIZE;
+		if (memcmp(pd + IPPD_OFF_TAG, a11_ib_tag, sizeof(a11_ib_tag)))
+			return -EINVAL;
+		ipver = pd[IPPD_OFF_IPVER] & 0x0f;
+		ib = 1;
+	}
 	if (ipver != 4 && ipver != 6)
 		return -EINVAL;
+	p->ib_form = ib;
 	p->version = pd[IPPD_OFF_VERSION];
 	p->src_port = wire_get16(pd + IPPD_OFF_PORT);
 	p->src.family = p->dst.family = ipver == 4 ? AF_INET : AF_INET6;

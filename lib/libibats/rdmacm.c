@@ -4,11 +4,15 @@
  * CM Service private data (IBTA Vol 1 Annex A11), and the passive side's
  * check that the requester owns the source address it claims.
  *
- * With AF_IB the kernel's rdma_cm neither writes nor checks the Annex A11
- * header (it does for AF_INET/AF_INET6 only): the application sends it as
- * the first IBATS_A11_LEN bytes of its private data and the listener
- * checks it here. No librdmacm call is made, so the library does not
- * depend on librdmacm. */
+ * With AF_IB the kernel's rdma_cm does not write the Annex A11 header:
+ * the application sends it as the first IBATS_A11_LEN bytes of its
+ * private data and the listener checks it here. The listener's kernel
+ * reads it though (cma.c cma_ib_id_from_event): an A11 request reaches
+ * a listener only when its destination is on the port's IPoIB interface
+ * at the path's P_Key; anywhere else that kernel answers REJ 28 with no
+ * private data. ibats_a11_decode also takes atsd's AF_IB form of the
+ * same header (core/a11.h), which it sends then. No librdmacm call is
+ * made, so the library does not depend on librdmacm. */
 #include <endian.h>
 #include <errno.h>
 #include <netinet/in.h>

@@ -53,6 +53,24 @@ int kadmin_parse(const uint8_t *buf, size_t len, struct kadmin_cmd *cmd, char *e
 		snprintf(err, errlen, "error: \"%s\": not NAME[:PKEY]", spec);
 		return -EINVAL;
 	}
+	if (sscanf(line, "ipoib addr del %63s %63s %1s", spec, cmd->addr, extra) == 2 ||
+	    sscanf(line, "ipoib addr %63s %63s %1s", spec, cmd->addr, extra) == 2) {
+		cmd->op = KADMIN_IPOIB_ADDR;
+		cmd->on = strncmp(line, "ipoib addr del ", 15) != 0;
+		if (strlen(spec) < sizeof(cmd->name)) {
+			memcpy(cmd->name, spec, strlen(spec) + 1);
+			return 0;
+		}
+		snprintf(err, errlen, "error: \"%s\": interface name too long", spec);
+		return -EINVAL;
+	}
+	if (sscanf(line, "ipoib link %63s %7s %1s", spec, onoff, extra) == 2 &&
+	    strlen(spec) < sizeof(cmd->name) && (!strcmp(onoff, "up") || !strcmp(onoff, "down"))) {
+		cmd->op = KADMIN_IPOIB_LINK;
+		cmd->on = !strcmp(onoff, "up");
+		memcpy(cmd->name, spec, strlen(spec) + 1);
+		return 0;
+	}
 	if (sscanf(line, "ipoib del %63s %1s", spec, extra) == 1 && strlen(spec) < sizeof(cmd->name)) {
 		cmd->op = KADMIN_IPOIB_DEL;
 		memcpy(cmd->name, spec, strlen(spec) + 1); /* fits: checked above */
@@ -60,7 +78,8 @@ int kadmin_parse(const uint8_t *buf, size_t len, struct kadmin_cmd *cmd, char *e
 	}
 	snprintf(err, errlen,
 		 "error: unknown command \"%s\" (rereg, status, drop CLASS on|off, rmpp on|off, "
-		 "ipoib add NAME[:PKEY], ipoib del NAME, modprobe ib_cm, rmmod ib_cm)",
+		 "ipoib add NAME[:PKEY], ipoib del NAME, ipoib addr [del] NAME IP/PREFIX, "
+		 "ipoib link NAME up|down, modprobe ib_cm, rmmod ib_cm)",
 		 line);
 	return -EINVAL;
 }

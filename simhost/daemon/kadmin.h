@@ -9,7 +9,11 @@
  * on|off" (every MAD of the class reaching the node is lost: one-way
  * loss), "ipoib add NAME[:PKEY]"
  * and "ipoib del NAME" (an IPoIB interface created or deleted, as `ip
- * link add NAME type ipoib` and `ip link del NAME`), "modprobe ib_cm"
+ * link add NAME type ipoib` and `ip link del NAME`), "ipoib addr NAME
+ * IP/PREFIX" and "ipoib addr del NAME IP/PREFIX" (`ip addr add|del
+ * IP/PREFIX dev NAME`: what rdma_cm checks an IP connection request
+ * against, kinet.h; the bench mirrors it where atsd reads addresses),
+ * "ipoib link NAME up|down" (`ip link set NAME up|down`), "modprobe ib_cm"
  * and "rmmod ib_cm" (kmod.h), "rmpp off|on" (off: the node's MAD layer
  * without RMPP, as an SA path that loses it is: a long send goes out as
  * its first MAD, RMPP MADs reach the reader unACKed, one by one; for the
@@ -29,6 +33,8 @@ enum kadmin_op {
 	KADMIN_MODPROBE_CM,
 	KADMIN_RMMOD_CM,
 	KADMIN_RMPP,
+	KADMIN_IPOIB_ADDR,
+	KADMIN_IPOIB_LINK,
 };
 
 struct kadmin_cmd {
@@ -37,6 +43,7 @@ struct kadmin_cmd {
 	int on; /* KADMIN_DROP, KADMIN_RMPP */
 	char name[16]; /* KADMIN_IPOIB_ADD, _DEL */
 	uint16_t pkey; /* KADMIN_IPOIB_ADD */
+	char addr[64]; /* KADMIN_IPOIB_ADDR: IP/PREFIX; on: add (1) or del (0) */
 };
 
 /* One command packet (len bytes, no terminator needed): 0, or -EINVAL

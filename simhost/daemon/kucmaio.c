@@ -34,10 +34,13 @@ void kucmaio_fini(struct kucmaio *io)
 static void kucmaio_port(struct kucmaio *io)
 {
 	struct kcma_port *p = &io->u.cma.port;
+	size_t i;
 
 	p->node_guid = wire_get64(io->fs->nodeinfo + NI_OFF_NODE_GUID);
 	ksysfs_gid(io->fs, p->gid);
 	p->pkey = wire_get16(io->fs->pk);
+	for (i = 0; i < KINET_PKEYS; i++)
+		p->pkeys[i] = wire_get16(io->fs->pk + 2 * i);
 	p->lid = wire_get16(io->fs->pi + PI_OFF_LID);
 }
 

@@ -251,6 +251,10 @@ static void admin(struct host *h, struct kconn *c, const uint8_t *buf, size_t le
 			ret = kmod_ipoib_add(&h->mod, cmd.name, cmd.pkey, mono_ms());
 		else if (cmd.op == KADMIN_IPOIB_DEL)
 			ret = kmod_ipoib_del(&h->mod, cmd.name, join_send, h);
+		else if (cmd.op == KADMIN_IPOIB_ADDR)
+			ret = kmod_ipoib_addr(&h->mod, cmd.name, cmd.addr, cmd.on);
+		else if (cmd.op == KADMIN_IPOIB_LINK)
+			ret = kmod_ipoib_link(&h->mod, cmd.name, cmd.on);
 		else if (cmd.op == KADMIN_MODPROBE_CM)
 			ret = cm_load(h);
 		else
@@ -261,7 +265,7 @@ static void admin(struct host *h, struct kconn *c, const uint8_t *buf, size_t le
 			 "mads_in=%llu mads_out=%llu resp_dropped=%llu unmatched_answered=%llu "
 			 "timeouts=%llu queue_drops=%llu lost=%llu joins=%llu join_failures=%llu "
 			 "leaves=%llu cm_listens=%zu sa_requests_in=%llu sa_answers_out=%llu "
-			 "dup_refused=%llu",
+			 "dup_refused=%llu cma_ip_refused=%llu",
 			 (unsigned long long)h->mads_in, (unsigned long long)h->um.mads_out,
 			 (unsigned long long)h->um.resp_dropped,
 			 (unsigned long long)h->unmatched_answered,
@@ -271,7 +275,8 @@ static void admin(struct host *h, struct kconn *c, const uint8_t *buf, size_t le
 			 (unsigned long long)h->ipoib.leaves, kcm_listens(&h->ucma.u.cma.cm),
 			 (unsigned long long)h->sa_requests_in,
 			 (unsigned long long)h->um.sa_answers_out,
-			 (unsigned long long)h->um.dup_refused);
+			 (unsigned long long)h->um.dup_refused,
+			 (unsigned long long)h->ucma.u.cma.ip_refused);
 	}
 	kconn_send(&h->cs, c, reply, strlen(reply), NULL, 0);
 }
@@ -642,7 +647,8 @@ static void usage(void)
 	fprintf(stderr, "usage: simhostd -n NODE -d DIR [--kernel-cm] [--cm-retries N] [--cm-timeout T]\n"
 			"         [--ipoib NAME[:PKEY]]... [--driver mlx5|mlx4|qib] [--no-client-rereg] [-v]\n"
 			"       simhostd -n NODE -d DIR -C COMMAND (rereg, status, drop CLASS on|off,\n"
-			"         ipoib add NAME[:PKEY], ipoib del NAME, modprobe ib_cm, rmmod ib_cm)\n");
+			"         ipoib add NAME[:PKEY], ipoib del NAME, ipoib addr [del] NAME IP/PREFIX,\n"
+			"         ipoib link NAME up|down, modprobe ib_cm, rmmod ib_cm)\n");
 	exit(2);
 }
 
@@ -673,6 +679,9 @@ static int setup(struct host *h, int kernel_cm, char **ipoib, int nipoib, uint32
 	h->fs.no_rereg = h->no_rereg;
 	kmod_init(&h->mod, &h->k, &h->fs, &h->ipoib);
 	kucmaio_init(&h->ucma, &h->cs, &h->fs, route_send, cm_send, h, cm_retries, cm_timeout);
+	/* rdma_cm's IP requests meet ib_ipoib's interfaces (none until one
+	 * is added: ib_get_net_dev_by_params finds nothing) */
+	h->ucma.u.cma.net = &h->mod.net;
 	if (kernel_cm && (ret = cm_load(h)) < 0)
 		return ret;
 	for (i = 0; i < nipoib; i++)

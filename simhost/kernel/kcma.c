@@ -67,6 +67,21 @@ enum {
  * IB_PATH_BIDIRECTIONAL (OUTBOUND | INBOUND_REVERSE). */
 #define KCMA_PATH_FLAGS (1u | 2u | 8u | 32u)
 
+/* core/cache.c ib_find_cached_pkey on the port's table: a full
+ * member's index, else a limited member's; -ENOENT. */
+static int kcma_pkey_index(const struct kcma *c, uint16_t pkey)
+{
+	int i, partial = -1;
+
+	for (i = 0; i < KINET_PKEYS; i++)
+		if (c->port.pkeys[i] && (c->port.pkeys[i] & 0x7fff) == (pkey & 0x7fff)) {
+			if (c->port.pkeys[i] & 0x8000)
+				return i;
+			partial = i;
+		}
+	return partial >= 0 ? partial : -ENOENT;
+}
+
 /* ib_cm sends from the port as the device knows it now. */
 static void kcma_cm_port(struct kcma *c)
 {
@@ -285,7 +300,7 @@ int kcma_resolve_addr(struct kcma *c, uint32_t n, const uint8_t *src, const uint
 	/* cma_resolve_ib_dev: a GID of the same subnet on a port whose
 	 * P_Key table has the destination's P_Key (full member or not). */
 	if (memcmp(dst + KCMA_SIB_ADDR, c->port.gid, 8) ||
-	    (wire_get16(dst + KCMA_SIB_PKEY) & 0x7fff) != (c->port.pkey & 0x7fff))
+	    kcma_pkey_index(c, wire_get16(dst + KCMA_SIB_PKEY)) < 0)
 		return -ENODEV;
 	memcpy(id->dst, dst, KCMA_SIB_LEN);
 	memcpy(id->src + KCMA_SIB_ADDR, c->port.gid, 16);
@@ -579,6 +594,7 @@ int kcma_init_qp_attr(const struct kcma *c, uint32_t n, uint32_t qp_state, uint8
 {
 	const struct kcma_id *id = &c->ids[n];
 	struct ib_uverbs_qp_attr a;
+	int pk;
 
 	if (!id->dev || qp_state > KCMA_QPS_ERR)
 		return -EINVAL; /* ucma_init_qp_attr: no device yet */
@@ -586,7 +602,10 @@ int kcma_init_qp_attr(const struct kcma *c, uint32_t n, uint32_t qp_state, uint8
 		return kcm_qp_init_attr(&c->cm, id->conn, qp_state, resp);
 	memset(&a, 0, sizeof(a));
 	a.qp_state = qp_state;
-	a.pkey_index = 0; /* the port's one P_Key */
+	/* ib_find_cached_pkey of the id's P_Key (the port's own at index 0
+	 * when it is not in the table: an id bound to any) */
+	pk = kcma_pkey_index(c, wire_get16(id->src + KCMA_SIB_PKEY));
+	a.pkey_index = (uint16_t)(pk < 0 ? 0 : pk);
 	a.port_num = 1;
 	a.qp_attr_mask = KCMA_QP_STATE | KCMA_QP_PKEY_INDEX | KCMA_QP_PORT;
 	if (id->qp_type == 4) {
@@ -635,14 +654,25 @@ static int kcma_child(struct kcma *c, const struct kcm_event *e, const struct kc
 }
 
 /* A REQ for a listener (cma_ib_req_handler, ucma_connect_event_handler):
- * a child id and CONNECT_REQUEST on the listener, or, past the backlog
- * or without room, the ib_cm id destroyed (its REJ). */
+ * first cma_ib_id_from_event's check of an IP request against ib_ipoib's
+ * interfaces (kinet_cma_req: a REJ, reason 28 and no private data, the
+ * listener never told); then a child id and CONNECT_REQUEST on the
+ * listener, or, past the backlog or without room, the ib_cm id destroyed
+ * (its REJ). Every listener here is AF_IB: cma_match_private_data takes
+ * any request for it, cma_match_net_dev one without a net device too. */
 static void kcma_req_rcvd(struct kcma *c, const struct kcm_event *e, int64_t now)
 {
 	struct kcma_id *l = e->owner < KCMA_IDS ? &c->ids[e->owner] : NULL;
 	struct kcma_work *w;
+	size_t ifidx;
 	int ch;
 
+	if (kinet_cma_req(c->net, e->param.pdata, e->param.pdata_len, c->port.pkeys,
+			  wire_get16(e->path + KCMA_PR_PKEY), &ifidx) < 0) {
+		c->ip_refused++;
+		kcm_destroy(&c->cm, e->conn, now);
+		return;
+	}
 	if (!l || !l->used || !l->listening || l->backlog <= 0 ||
 	    (ch = kcma_child(c, e, l)) < 0) {
 		kcm_destroy(&c->cm, e->conn, now);

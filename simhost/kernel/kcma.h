@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "kcm.h"
+#include "kinet.h"
 
 #define KCMA_IDS 256
 #define KCMA_WORK 64
@@ -47,6 +48,7 @@ struct kcma_port {
 	uint64_t node_guid;
 	uint8_t gid[16]; /* GID 0 */
 	uint16_t pkey;   /* P_Key index 0 */
+	uint16_t pkeys[KINET_PKEYS]; /* the P_Key table (its first block) */
 	uint16_t lid;
 	uint32_t cm_hi_tid; /* ib_cm's MAD agent's */
 };
@@ -100,6 +102,10 @@ struct kcma {
 	size_t shead, sn;
 	uint32_t next_tid;
 	struct kcm cm; /* ib_cm under the ids */
+	/* ib_ipoib's interfaces, which an IP request must reach
+	 * (kinet_cma_req); NULL: ib_ipoib not loaded */
+	const struct kinet *net;
+	uint64_t ip_refused; /* REQs refused by that check */
 	/* the time of the last call that had one: a destroy (DESTROY_ID, a
 	 * file's close) starts ib_cm's timewait from then */
 	int64_t now;

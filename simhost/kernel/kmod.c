@@ -22,6 +22,7 @@ void kmod_init(struct kmod *m, struct kmad *k, struct ksysfs *fs, struct kipoib 
 	m->k = k;
 	m->fs = fs;
 	m->ipoib = ipoib;
+	kinet_init(&m->net);
 	m->next_qpn = KMOD_IPOIB_QPN_FIRST;
 }
 
@@ -82,7 +83,12 @@ int kmod_ipoib_add(struct kmod *m, const char *name, uint16_t pkey, int64_t now)
 		return ret;
 	if ((ret = ksysfs_add_netdev(m->fs, name, pkey, m->next_qpn)) < 0)
 		return ret;
+	if ((ret = kinet_if_add(&m->net, name, pkey)) < 0) {
+		ksysfs_del_netdev(m->fs, name, &pk);
+		return ret;
+	}
 	if ((ret = kipoib_add(m->ipoib, pkey, now)) < 0) {
+		kinet_if_del(&m->net, name);
 		ksysfs_del_netdev(m->fs, name, &pk);
 		return ret;
 	}
@@ -98,9 +104,24 @@ int kmod_ipoib_del(struct kmod *m, const char *name, kipoib_send_fn send, void *
 
 	if ((ret = ksysfs_del_netdev(m->fs, name, &pkey)) < 0)
 		return ret;
+	kinet_if_del(&m->net, name);
 	ksysfs_gid(m->fs, gid);
 	ret = kipoib_del(m->ipoib, pkey, gid, send, ctx);
 	return ret < 0 ? ret : 0;
+}
+
+int kmod_ipoib_addr(struct kmod *m, const char *name, const char *spec, int add)
+{
+	struct kinet_addr a;
+
+	if (kinet_addr_parse(spec, &a) < 0)
+		return -EINVAL;
+	return kinet_addr(&m->net, name, &a, add);
+}
+
+int kmod_ipoib_link(struct kmod *m, const char *name, int up)
+{
+	return kinet_link(&m->net, name, up);
 }
 
 int kmod_cm_load(struct kmod *m)

@@ -3,7 +3,8 @@
  * ib_ipoib's interfaces (`ip link add NAME type ipoib` or the parent's
  * create_child, `ip link del NAME`) and ib_cm (modprobe, rmmod). Ties
  * each change to its three faces: the node's sysfs (ksysfs), ipoib's
- * broadcast joins and leaves (kipoib) and the MAD agents the module
+ * broadcast joins and leaves (kipoib), their IP side (kinet: state and
+ * addresses, what rdma_cm checks an IP request against) and the MAD agents the module
  * holds in the kernel's MAD layer (kmad: ib_sa's sender of the joins,
  * ib_cm's class 0x07). simhostd's --ipoib and --kernel-cm go through
  * here too. */
@@ -12,6 +13,7 @@
 
 #include <stdint.h>
 
+#include "kinet.h"
 #include "kipoib.h"
 #include "kmad.h"
 #include "ksysfs.h"
@@ -20,6 +22,7 @@ struct kmod {
 	struct kmad *k;
 	struct ksysfs *fs;
 	struct kipoib *ipoib;
+	struct kinet net; /* the interfaces as IP sees them (rdma_cm's check) */
 	uint32_t next_qpn;
 	uint32_t sa_agent; /* valid when has_sa_agent */
 	int has_sa_agent;
@@ -38,6 +41,11 @@ int kmod_ipoib_add(struct kmod *m, const char *name, uint16_t pkey, int64_t now)
 /* Interface name gone; the leave (given to send) when it was the last
  * of its P_Key. -ENODEV when there is none. */
 int kmod_ipoib_del(struct kmod *m, const char *name, kipoib_send_fn send, void *ctx);
+/* `ip addr add|del IP/PREFIX dev NAME` (spec "IP/PREFIX") on an IPoIB
+ * interface; `ip link set NAME up|down`. kinet_addr's errors, -EINVAL
+ * for a bad spec. */
+int kmod_ipoib_addr(struct kmod *m, const char *name, const char *spec, int add);
+int kmod_ipoib_link(struct kmod *m, const char *name, int up);
 /* ib_cm loaded: its agent holds class 0x07 (a process's registration
  * overlapping it fails) and /sys/module/ib_cm exists. Loading it again
  * is nothing; -EINVAL when a process holds the class (ib_cm's

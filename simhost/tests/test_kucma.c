@@ -13,12 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <endian.h>
+#include <netinet/in.h>
 
 #include <cmocka.h>
 #include <infiniband/ib.h>
 #include <rdma/rdma_user_cm.h>
 
 #include "simhost/wire/cmwire.h"
+#include "simhost/kernel/kinet.h"
 #include "simhost/kernel/kucma.h"
 #include "core/mad.h"
 #include "core/wire.h"
@@ -36,7 +38,7 @@ static struct kucma U;
 
 static int setup(void **state)
 {
-	struct kcma_port p = { .node_guid = GUID, .pkey = 0xffff };
+	struct kcma_port p = { .node_guid = GUID, .pkey = 0xffff, .pkeys = { 0xffff, 0x8001 } };
 
 	(void)state;
 	memcpy(p.gid, GID, 16);
@@ -322,9 +324,10 @@ static void test_resolve_addr(void **state)
 	assert_int_equal(w.event, EV_ADDR_RESOLVED);
 	assert_int_equal(w.status, 0);
 	assert_int_equal(kcma_work(&U.cma, &w), 0);
-	/* Another subnet, a P_Key the port lacks: no device, no event. */
+	/* Another subnet, a P_Key the port lacks (its table: 0xffff, 0x8001): no
+	 * device, no event. */
 	assert_int_equal(resolve((uint32_t)tok, b, other, 0xffff), -ENODEV);
-	assert_int_equal(resolve((uint32_t)tok, b, peer, 0x8001), -ENODEV);
+	assert_int_equal(resolve((uint32_t)tok, b, peer, 0x8002), -ENODEV);
 	assert_int_equal(query((uint32_t)tok, a, RDMA_USER_CM_QUERY_ADDR, &q), 8 + sizeof(struct rdma_ucm_query));
 	assert_int_equal(kcma_work(&U.cma, &w), 0);
 	assert_true(q.node_guid == htobe64(GUID));
@@ -554,6 +557,197 @@ static void test_req_flood(void **state)
 	free(peer);
 }
 
+/* cma.c cma_ib_id_from_event before any listener: a REQ whose private
+ * data reads as cma_hdr version 0, IP version 4 or 6, needs an up
+ * IPoIB interface at the path's P_Key that the destination is routed
+ * to (cma_get_net_dev -> ipoib_get_net_dev_by_params, IFF_UP,
+ * validate_net_dev); IP version 0 is AF_IB, taken by an AF_IB listener;
+ * another cma_version is refused. A refusal is ib_cm's REJ 28 with no
+ * private data (cm.c cm_destroy_id) and no CONNECT_REQUEST. */
+static struct kcm *ip_peer;
+static uint32_t ip_n;
+
+/* One REQ to 0x1061d2f with pdata at pkey: 1 CONNECT_REQUEST, 0 REJ. */
+static int ip_req(const uint8_t *pdata, size_t len, uint16_t pkey)
+{
+	static const uint8_t pgid[16] = { 0xfe, 0x80, [15] = 9 };
+	struct kcm_param prm = { .qp_num = 0x42, .retry_count = 7 };
+	uint8_t path[KCM_PATH_LEN];
+	struct cmwire_rej rej;
+	struct kcma_work w;
+	struct kcm_send s;
+	int got = -1;
+	size_t i;
+
+	memset(path, 0, sizeof(path));
+	memcpy(path + 8, GID, 16);
+	memcpy(path + 24, pgid, 16);
+	wire_put16(path + 40, 1);
+	wire_put16(path + 42, 9);
+	wire_put16(path + 50, pkey);
+	path[54] = 0x80 | 4;
+	path[56] = 0x80 | 18;
+	memcpy(prm.pdata, pdata, len);
+	prm.pdata_len = (uint8_t)len;
+	assert_true(kcm_req(ip_peer, ip_n++, path, 0x1061d2f, &prm, 0) >= 0);
+	assert_true(kcm_send(ip_peer, &s));
+	kcma_cm_recv(&U.cma, s.mad, KCM_MAD, 9, 0);
+	while (kcma_work(&U.cma, &w))
+		if (w.event == KCMA_EV_CONNECT_REQUEST) {
+			got = 1;
+			kcma_fetched(&U.cma, w.id, w.child);
+			kcma_destroy(&U.cma, w.child);
+		}
+	while (kcma_cm_send(&U.cma, &s))
+		if (wire_get16(s.mad + MAD_OFF_ATTR_ID) == CMWIRE_ATTR_REJ && got < 0) {
+			assert_int_equal(cmwire_rej_decode(s.mad + CMWIRE_DATA_OFF, KCM_MAD -
+							   CMWIRE_DATA_OFF, &rej), 0);
+			if (rej.reason != 28)
+				continue;
+			for (i = 0; i < CMWIRE_REJ_PDATA; i++)
+				assert_int_equal(rej.private_data[i], 0);
+			got = 0;
+		}
+	assert_true(got >= 0);
+	return got;
+}
+
+static void hdr(uint8_t *pd, uint8_t ver, uint8_t ipver, const char *src, const char *dst)
+{
+	struct kinet_addr a;
+
+	memset(pd, 0, 40);
+	pd[0] = ver;
+	pd[1] = ipver;
+	assert_int_equal(kinet_addr_parse(src, &a), 0);
+	memcpy(pd + (a.family == AF_INET ? 16 : 4), a.addr, a.family == AF_INET ? 4 : 16);
+	assert_int_equal(kinet_addr_parse(dst, &a), 0);
+	memcpy(pd + (a.family == AF_INET ? 32 : 20), a.addr, a.family == AF_INET ? 4 : 16);
+}
+
+static void test_ip_check(void **state)
+{
+	static const uint8_t pgid[16] = { 0xfe, 0x80, [15] = 9 };
+	struct kcm_port pp = { .ca_guid = 9, .lid = 9, .hi_tid = 3 };
+	struct kinet *net = calloc(1, sizeof(*net));
+	struct kinet_addr a;
+	uint8_t pd[40];
+	uint32_t tok, id;
+
+	(void)state;
+	ip_peer = calloc(1, sizeof(*ip_peer));
+	assert_non_null(ip_peer);
+	assert_non_null(net);
+	memcpy(pp.gid, pgid, 16);
+	kcm_init(ip_peer, &pp, KCM_MAX_RETRIES, KCM_RESPONSE_TIMEOUT, 5);
+	tok = (uint32_t)kucma_open(&U, 1);
+	id = create(tok, 1, RDMA_PS_TCP, 0);
+	assert_true(bind_ib(tok, id, GID, 0x1061d2f, ~0ull) > 0);
+	assert_true(listen_(tok, id, 0) > 0);
+
+	hdr(pd, 0, 0x40, "10.0.0.1", "10.0.0.2");
+	/* no ib_ipoib at all: no net device */
+	assert_int_equal(ip_req(pd, sizeof(pd), 0xffff), 0);
+	U.cma.net = net;
+	kinet_init(net);
+	assert_int_equal(ip_req(pd, sizeof(pd), 0xffff), 0); /* no interface */
+	assert_int_equal(kinet_if_add(net, "ib0", 0xffff), 0);
+	/* one interface at the P_Key: the net device whatever it holds;
+	 * validate_net_dev then finds no route to 10.0.0.2 */
+	assert_int_equal(ip_req(pd, sizeof(pd), 0xffff), 0);
+	assert_int_equal(kinet_addr_parse("10.0.0.2/24", &a), 0);
+	assert_int_equal(kinet_addr(net, "ib0", &a, 1), 0);
+	assert_int_equal(ip_req(pd, sizeof(pd), 0xffff), 1);
+	/* the full member form or the limited one: the same table entry */
+	assert_int_equal(ip_req(pd, sizeof(pd), 0x7fff), 1);
+	/* a destination routed elsewhere (no route: a static or service
+	 * address, Ethernet), bad sources */
+	hdr(pd, 0, 0x40, "10.0.0.1", "192.168.7.7");
+	assert_int_equal(ip_req(pd, sizeof(pd), 0xffff), 0);
+	hdr(pd, 0, 0x40, "127.0.0.1", "10.0.0.2");
+	assert_int_equal(ip_req(pd, sizeof(pd), 0xffff), 0);
+	hdr(pd, 0, 0x40, "224.0.0.1", "10.0.0.2");
+	assert_int_equal(ip_req(pd, sizeof(pd), 0xffff), 0);
+	/* another partition: no interface at 0x8001 (one not in the table
+	 * at all neither) */
+	hdr(pd, 0, 0x40, "10.0.0.1", "10.0.0.2");
+	assert_int_equal(ip_req(pd, sizeof(pd), 0x8001), 0);
+	assert_int_equal(ip_req(pd, sizeof(pd), 0x8002), 0);
+	/* a P_Key child holding 10.1.0.2: reached at its P_Key only */
+	assert_int_equal(kinet_if_add(net, "ib0.8001", 0x8001), 0);
+	assert_int_equal(kinet_addr_parse("10.1.0.2/16", &a), 0);
+	assert_int_equal(kinet_addr(net, "ib0.8001", &a, 1), 0);
+	hdr(pd, 0, 0x40, "10.1.0.1", "10.1.0.2");
+	assert_int_equal(ip_req(pd, sizeof(pd), 0x8001), 1);
+	assert_int_equal(ip_req(pd, sizeof(pd), 0xffff), 0);
+	/* downed: IFF_UP first */
+	assert_int_equal(kinet_link(net, "ib0.8001", 0), 0);
+	assert_int_equal(ip_req(pd, sizeof(pd), 0x8001), 0);
+	/* IPv6 on ib0 */
+	assert_int_equal(kinet_addr_parse("fd00::2/64", &a), 0);
+	assert_int_equal(kinet_addr(net, "ib0", &a, 1), 0);
+	hdr(pd, 0, 0x60, "fd00::1", "fd00::2");
+	assert_int_equal(ip_req(pd, sizeof(pd), 0xffff), 1);
+	hdr(pd, 0, 0x60, "fd00::1", "fd01::2");
+	assert_int_equal(ip_req(pd, sizeof(pd), 0xffff), 0);
+	/* AF_IB (IP version 0: -EAFNOSUPPORT) reaches the AF_IB listener
+	 * whatever the addresses; a cma_version other than 0 never does */
+	hdr(pd, 0, 0x04, "10.0.0.1", "192.168.7.7");
+	assert_int_equal(ip_req(pd, sizeof(pd), 0xffff), 1);
+	memset(pd, 0, sizeof(pd));
+	assert_int_equal(ip_req(pd, sizeof(pd), 0xffff), 1);
+	hdr(pd, 1, 0x40, "10.0.0.1", "10.0.0.2");
+	assert_int_equal(ip_req(pd, sizeof(pd), 0xffff), 0);
+	pd[1] = 0;
+	assert_int_equal(ip_req(pd, sizeof(pd), 0xffff), 0);
+	assert_int_equal(U.cma.ip_refused, 13);
+	/* addresses go as they came */
+	assert_int_equal(kinet_addr_parse("10.0.0.2/24", &a), 0);
+	assert_int_equal(kinet_addr(net, "ib0", &a, 0), 0);
+	assert_int_equal(kinet_addr(net, "ib0", &a, 0), -EADDRNOTAVAIL);
+	assert_int_equal(kinet_addr(net, "ib9", &a, 1), -ENODEV);
+	hdr(pd, 0, 0x40, "10.0.0.1", "10.0.0.2");
+	assert_int_equal(ip_req(pd, sizeof(pd), 0xffff), 0);
+	U.cma.net = NULL;
+	kucma_close(&U, tok);
+	kcm_fini(ip_peer);
+	free(ip_peer);
+	free(net);
+}
+
+/* ipoib_get_net_dev_by_params: one interface by L2 is the answer; two at
+ * one P_Key are told apart by who holds the destination. */
+static void test_ip_l3(void **state)
+{
+	static const uint16_t pk[KINET_PKEYS] = { 0xffff };
+	struct kinet net;
+	struct kinet_addr a;
+	uint8_t pd[40];
+	size_t ifidx;
+
+	(void)state;
+	kinet_init(&net);
+	assert_int_equal(kinet_if_add(&net, "ib0", 0xffff), 0);
+	assert_int_equal(kinet_if_add(&net, "ib1", 0xffff), 0);
+	assert_int_equal(kinet_if_add(&net, "ib1", 0xffff), -EEXIST);
+	assert_int_equal(kinet_addr_parse("10.0.0.2/24", &a), 0);
+	assert_int_equal(kinet_addr(&net, "ib0", &a, 1), 0);
+	assert_int_equal(kinet_addr_parse("10.2.0.2/24", &a), 0);
+	assert_int_equal(kinet_addr(&net, "ib1", &a, 1), 0);
+	hdr(pd, 0, 0x40, "10.2.0.1", "10.2.0.2");
+	assert_int_equal(kinet_cma_req(&net, pd, sizeof(pd), pk, 0xffff, &ifidx), KINET_REQ_IP);
+	assert_int_equal(ifidx, 1);
+	hdr(pd, 0, 0x40, "10.2.0.1", "10.2.0.9"); /* held by neither */
+	assert_int_equal(kinet_cma_req(&net, pd, sizeof(pd), pk, 0xffff, &ifidx), -ENODEV);
+	hdr(pd, 0, 0x40, "10.2.0.1", "0.0.0.0");
+	assert_int_equal(kinet_addr_parse("0.0.0.0", &a), 0);
+	assert_int_equal(kinet_addr_parse("10.0.0.1/33", &a), -EINVAL);
+	assert_int_equal(kinet_addr_parse("nope/8", &a), -EINVAL);
+	assert_int_equal(kinet_if_del(&net, "ib1"), 0);
+	hdr(pd, 0, 0x40, "10.2.0.1", "10.2.0.2"); /* ib0 alone: no route */
+	assert_int_equal(kinet_cma_req(&net, pd, sizeof(pd), pk, 0xffff, &ifidx), -EHOSTUNREACH);
+}
+
 static void test_open_without_cm(void **state)
 {
 	(void)state;
@@ -572,6 +766,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_resolve_route, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_listen, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_req_flood, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ip_check, setup, teardown),
+		cmocka_unit_test(test_ip_l3),
 		cmocka_unit_test_setup_teardown(test_open_without_cm, setup, teardown),
 	};
 

@@ -98,6 +98,12 @@ T_PIDS="$T_PIDS $!"
 check "rdma_ats server -P 6001 on host2 listens (one more ib_cm listen)" \
 	wait_for "rdma_ats's listen" 10 more_listens host2 "$L"
 T_PIDS="$T_PIDS $(cat "$RUN/rdma_ats.pid")"
+# rdma_ats sends Annex A11 only: host2's rdma_cm refuses it before the
+# server sees it while 10.0.0.2 is on no IPoIB interface of host2 (cma.c
+# cma_ib_id_from_event: REJ 28, no private data), as a host does.
+check_rc "rdma_ats client to 10.0.0.2, on no IPoIB interface of host2: its kernel's REJ 28, no reason" 3 \
+	"rejected \(reason 28\)" on host1 timeout 10 "$RDMA_ATS" client -P 6001 10.0.0.1 10.0.0.2
+check "... host2's admin puts 10.0.0.2 on its IPoIB interface ib0" ipoib_addr host2 ib0 10.0.0.2/24
 check_out "rdma_ats client on host1 connects to 10.0.0.2 by IP" "^connected to 10\.0\.0\.2$" \
 	on host1 timeout 10 "$RDMA_ATS" client -P 6001 10.0.0.1 10.0.0.2
 check_rc "... a client on host3 claiming 10.0.0.3 (its primary is 10.0.0.33) is refused with the reason" 3 \

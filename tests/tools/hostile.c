@@ -241,7 +241,9 @@ static int half_open(char **argv)
 		memcpy(r.primary.remote_gid, gid, 16);
 		r.primary.subnet_local = 1;
 		r.primary.local_ack_timeout = 14;
-		a11_pdata_encode(r.private_data, &ip);
+		/* the AF_IB form: the listener's kernel takes it whatever
+		 * its IPoIB holds (a11.h), as atsd's retry does */
+		a11_pdata_encode_ib(r.private_data, &ip);
 		hdr(mad, CMWIRE_CLASS, CMWIRE_CLASS_VERSION, 0x03, CMWIRE_ATTR_REQ);
 		wire_put64(mad + MAD_OFF_TID, 0x5eed000000000000ull + i);
 		cmwire_req_encode(mad + CMWIRE_DATA_OFF, &r);

@@ -52,6 +52,34 @@ static void test_ip_pdata(void **state)
 	assert_int_equal(a11_pdata_decode(pd, sizeof(pd), &q), 0);
 }
 
+/* The AF_IB form: what cma.c's cma_hdr reads as version 0, IP version 0
+ * (not an IP request), the identity still there behind the tag. */
+static void test_ib_form(void **state)
+{
+	struct a11_pdata p = { 0 }, q;
+	uint8_t pd[A11_IB_PDATA_LEN];
+
+	(void)state;
+	ats_ip_parse("10.0.0.1", &p.src);
+	ats_ip_parse("10.0.0.9", &p.dst);
+	p.src_port = 0xc001;
+	a11_pdata_encode_ib(pd, &p);
+	assert_int_equal(pd[0], 0);
+	assert_int_equal(pd[1] >> 4, 0); /* cma_get_ip_ver: not 4 or 6 */
+	assert_int_equal(pd[1], 4);
+	assert_memory_equal(pd + 36, "IBAT", 4);
+	assert_int_equal(a11_pdata_decode(pd, sizeof(pd), &q), 0);
+	assert_int_equal(q.ib_form, 1);
+	assert_true(ats_ip_equal(&q.src, &p.src) && ats_ip_equal(&q.dst, &p.dst));
+	assert_int_equal(q.src_port, 0xc001);
+	assert_int_equal(a11_pdata_decode(pd, 39, &q), -EMSGSIZE);
+	pd[36] = 'X'; /* a stock AF_IB client's zeros or data: no identity */
+	assert_int_equal(a11_pdata_decode(pd, sizeof(pd), &q), -EINVAL);
+	a11_pdata_encode(pd, &p);
+	assert_int_equal(a11_pdata_decode(pd, sizeof(pd), &q), 0);
+	assert_int_equal(q.ib_form, 0);
+}
+
 static void test_service_id(void **state)
 {
 	uint16_t ps, port;
@@ -69,6 +97,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ip_pdata),
+		cmocka_unit_test(test_ib_form),
 		cmocka_unit_test(test_service_id),
 	};
 

@@ -83,9 +83,10 @@ void ctl_cm_connect(int slot, char **argv, int argc)
 	struct saj *j;
 	char *end;
 	unsigned long port;
+	int i;
 
-	if (argc < 3 || argc > 4) {
-		ctl_sock_reply_err(slot, EINVAL, "usage: connect IP PORT [SERVICE_ID]");
+	if (argc < 3 || argc > 5) {
+		ctl_sock_reply_err(slot, EINVAL, "usage: connect IP PORT [SERVICE_ID] [pkey=P]");
 		return;
 	}
 	j = saj_new(SAJ_CONNECT, cm_done, NULL);
@@ -101,10 +102,17 @@ void ctl_cm_connect(int slot, char **argv, int argc)
 		return;
 	}
 	c->port_no = (uint16_t)port;
-	if (argc == 4 && cfg_parse_hex64(argv[3], &c->sid)) {
-		ctl_sock_reply_err(slot, EINVAL, "service ID '%s' is not hex (1..16 digits)", argv[3]);
-		saj_free(j);
-		return;
+	c->pkey = ATS_PKEY_DEFAULT;
+	for (i = 3; i < argc; i++) {
+		int pk = !strncmp(argv[i], "pkey=", 5);
+
+		if (pk ? atsd_proto_pkey_arg(argv[i] + 5, &c->pkey) :
+			 cfg_parse_hex64(argv[i], &c->sid)) {
+			ctl_sock_reply_err(slot, EINVAL, pk ? "'%s' is not pkey=P (1..0xffff)" :
+					   "service ID '%s' is not hex (1..16 digits)", argv[i]);
+			saj_free(j);
+			return;
+		}
 	}
 	if (own_records_primary(&c->src)) {
 		ctl_sock_reply_err(slot, ENOENT, "this host has no primary ATS address to connect from");

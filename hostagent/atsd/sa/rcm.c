@@ -24,6 +24,8 @@ struct rcm_slot {
 	struct rcm_conn c;
 	struct rdma_cm_id *id;
 	int failed;                 /* active: the step's error, text in rcm.err */
+	int ib_form;                /* active: the REQ carries the AF_IB form */
+	int kernel_rej;             /* active: REJ 28 without private data */
 	int64_t rtu_due;            /* passive: REP sent, the RTU due by then */
 };
 
@@ -76,11 +78,12 @@ const char *rcm_missing_text(int err)
 	return NULL;
 }
 
-static void sib_fill(struct sockaddr_ib *s, const uint8_t *gid, uint64_t sid, uint64_t mask)
+static void sib_fill(struct sockaddr_ib *s, const uint8_t *gid, uint16_t pkey, uint64_t sid,
+		     uint64_t mask)
 {
 	memset(s, 0, sizeof(*s));
 	s->sib_family = AF_IB;
-	s->sib_pkey = htobe16(ATS_PKEY_DEFAULT);
+	s->sib_pkey = htobe16(pkey);
 	memcpy(&s->sib_addr, gid, 16);
 	s->sib_sid = htobe64(sid);
 	s->sib_sid_mask = htobe64(mask);
@@ -122,7 +125,7 @@ int rcm_init(struct rcm **out, struct sa_client *sa, const struct rcm_conf *conf
 			continue;
 		}
 		/* The port's GID: this atsd serves one port. */
-		sib_fill(&sib, pi->gid, conf->listen[i], UINT64_MAX);
+		sib_fill(&sib, pi->gid, ATS_PKEY_DEFAULT, conf->listen[i], UINT64_MAX);
 		if (rdma_bind_addr(id, (struct sockaddr *)&sib) || rdma_listen(id, 0)) {
 			log_warn("CM: cannot listen on service 0x%016" PRIx64 ": %s",
 				 conf->listen[i], strerror(errno));
@@ -264,7 +267,9 @@ static void path_fill(struct rcm_conn *c, const struct rdma_cm_id *id)
 	c->pkey = be16toh(p->pkey);
 }
 
-/* The requester's primary path's GID: whose claim the A11 header makes. */
+/* The requester's primary path's GID: whose claim the A11 header makes
+ * (in either form: the AF_IB one when our kernel would not hand us the
+ * IP request, a11.h). */
 static int check_req(struct rcm *r, const struct rcm_conn *c,
 		     const struct a11_pdata *pd, char *why, size_t len)
 {
@@ -380,6 +385,7 @@ static struct rdma_cm_id *on_request(struct rcm *r, struct rdma_cm_event *ev)
 	c.local_ip = pd.dst;
 	c.remote_ip = pd.src;
 	c.src_port = pd.src_port;
+	c.ib_form = pd.ib_form;
 	if (rdma_create_qp(id, NULL, &qa) || rdma_accept(id, &cp)) {
 		snprintf(why, sizeof(why), "ibats: no QP for the connection");
 		refused(r, gid, why, errno);
@@ -395,16 +401,26 @@ static struct rdma_cm_id *on_request(struct rcm *r, struct rdma_cm_event *ev)
 	 * CM response timeout and retries, IBTA 12.7.27/12.7.29: hours, and
 	 * MRAs extend it): our own bound frees the slot. */
 	s->rtu_due = mono_ms() + r->rtu_timeout_ms;
-	log_info("CM: REQ from %s for service 0x%016" PRIx64 ": accepted, connection 0x%08x",
-		 gid, c.service_id, c.id);
+	log_info("CM: REQ from %s for service 0x%016" PRIx64 ": accepted, connection 0x%08x%s",
+		 gid, c.service_id, c.id, c.ib_form ? " (AF_IB form)" : "");
 	return NULL;
+}
+
+static int all_zero(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	while (n--)
+		if (*b++)
+			return 0;
+	return 1;
 }
 
 /* The active side's step events (connect under way). */
 static void on_active(struct rcm *r, struct rcm_slot *s, struct rdma_cm_event *ev)
 {
 	struct ibv_qp_init_attr qa = qp_attr();
-	uint8_t pd[A11_PDATA_LEN];
+	uint8_t pd[A11_IB_PDATA_LEN];
 	struct rdma_conn_param cp;
 	struct a11_pdata ip;
 	const char *step = NULL;
@@ -425,10 +441,14 @@ static void on_active(struct rcm *r, struct rcm_slot *s, struct rdma_cm_event *e
 		ip.src = s->c.local_ip;
 		ip.dst = s->c.remote_ip;
 		ip.src_port = s->c.src_port;
-		a11_pdata_encode(pd, &ip);
 		/* AF_IB: the kernel adds no CMA header, the A11 one is ours
-		 * (cma.c cma_connect_ib, cma_user_data_offset). */
-		cp = conn_param(pd, sizeof(pd));
+		 * (cma.c cma_connect_ib, cma_user_data_offset); the peer's
+		 * kernel reads it all the same (a11.h). */
+		if (s->ib_form)
+			a11_pdata_encode_ib(pd, &ip);
+		else
+			a11_pdata_encode(pd, &ip);
+		cp = conn_param(pd, s->ib_form ? A11_IB_PDATA_LEN : A11_PDATA_LEN);
 		if (rdma_connect(s->id, &cp))
 			step = "connect";
 		else
@@ -442,9 +462,13 @@ static void on_active(struct rcm *r, struct rcm_slot *s, struct rdma_cm_event *e
 		const char *t = ev->param.conn.private_data;
 		int n = 0;
 
-		/* status is the REJ's reason (cma.c cma_ib_handler). */
+		/* status is the REJ's reason (cma.c cma_ib_handler). The
+		 * peer's rdma_cm refuses a request before any listener with
+		 * ib_cm's REJ 28 and no private data (cm.c cm_destroy_id). */
 		while (t && n < ev->param.conn.private_data_len && t[n])
 			n++;
+		s->kernel_rej = ev->status == 28 &&
+				(!t || all_zero(t, ev->param.conn.private_data_len));
 		snprintf(r->err, r->errlen, "rejected (reason %d): %.*s", ev->status,
 			 n ? n : (int)sizeof("no reason given") - 1, n ? t : "no reason given");
 		s->failed = -ECONNREFUSED;
@@ -596,32 +620,30 @@ static int gone(struct rcm *r, uint32_t cid)
 	return !slot_find(r, cid);
 }
 
-int rcm_connect(struct rcm *r, const struct ats_ip *dst, uint16_t port,
-		uint64_t sid, const struct ats_ip *src, unsigned timeout_ms,
-		struct rcm_conn *out, char *err, size_t errlen)
+/* What the connection is to: the destination, its holder's AF_IB
+ * address at the record's P_Key, our source. */
+struct rcm_target {
+	const struct ats_ip *dst, *src;
+	struct sockaddr_ib to;
+	uint16_t pkey, src_port;
+	uint64_t sid;
+	const char *ip;
+};
+
+/* One REQ in one form, on an id of its own (a rejected id cannot
+ * connect again: cma.c rdma_connect wants ROUTE_RESOLVED): 0 and *out,
+ * or -errno with err set; *kernel_rej for the peer kernel's REJ. */
+static int attempt(struct rcm *r, const struct rcm_target *t, int ib_form, unsigned timeout_ms,
+		   struct rcm_conn *out, char *err, size_t errlen, int *kernel_rej)
 {
 	const struct mport_info *pi = sa_client_port(r->sa);
-	struct sockaddr_ib from, to;
+	struct sockaddr_ib from;
 	struct rdma_cm_id *id;
 	struct rcm_slot *s;
-	struct ats_set set;
-	char ip[ATS_IP_STRLEN];
 	uint32_t cid;
 	int ret;
 
-	ats_ip_format(dst, ip, sizeof(ip));
-	ret = ats_query_forward(r->sa, dst, ATS_PKEY_DEFAULT, &set);
-	if (ret || !set.n) {
-		snprintf(err, errlen, ret ? "ATS lookup of %s failed: %s" :
-			 "%s has no ATS record: the connection fails locally (ATS 2.2)",
-			 ip, strerror(-ret));
-		ats_query_set_free(&set);
-		return ret ? ret : -EHOSTUNREACH;
-	}
-	if (!sid)
-		sid = a11_service_id(A11_PS_TCP, port);
-	sib_fill(&to, set.recs[0].gid, sid, UINT64_MAX); /* primary holders first */
-	ats_query_set_free(&set);
+	*kernel_rej = 0;
 	if (r->nconns == RCM_MAX_CONNS) {
 		snprintf(err, errlen, "connection table full");
 		return -ENOSPC;
@@ -635,17 +657,18 @@ int rcm_connect(struct rcm *r, const struct ats_ip *dst, uint16_t port,
 	cid = s->c.id;
 	s->c.active = 1;
 	s->c.state = RCM_RESOLVING;
-	s->c.service_id = sid;
-	s->c.local_ip = *src;
-	s->c.remote_ip = *dst;
-	s->c.src_port = (uint16_t)(0xc000 | (random() & 0x3fff));
-	/* From this port's GID: the kernel picks the device by it (cma.c
-	 * cma_bind_addr); sid 0 takes an ephemeral one. */
-	sib_fill(&from, pi->gid, 0, 0);
+	s->c.service_id = t->sid;
+	s->c.local_ip = *t->src;
+	s->c.remote_ip = *t->dst;
+	s->c.src_port = t->src_port;
+	s->ib_form = s->c.ib_form = ib_form;
+	/* From this port's GID at the record's P_Key: the kernel picks the
+	 * device by it (cma.c cma_bind_addr); sid 0 takes an ephemeral one. */
+	sib_fill(&from, pi->gid, t->pkey, 0, 0);
 	r->timeout_ms = timeout_ms;
 	r->err = err;
 	r->errlen = errlen;
-	if (rdma_resolve_addr(id, (struct sockaddr *)&from, (struct sockaddr *)&to,
+	if (rdma_resolve_addr(id, (struct sockaddr *)&from, (struct sockaddr *)&t->to,
 			      (int)timeout_ms)) {
 		s->failed = -errno;
 		snprintf(err, errlen, "address resolution failed: %s", strerror(errno));
@@ -663,7 +686,6 @@ int rcm_connect(struct rcm *r, const struct ats_ip *dst, uint16_t port,
 	s = slot_find(r, cid);
 	if (s && !ret && !s->failed) {
 		*out = s->c;
-		log_info("CM: connected to %s, connection 0x%08x", ip, cid);
 		return 0;
 	}
 	if (ret == -ETIMEDOUT)
@@ -673,8 +695,62 @@ int rcm_connect(struct rcm *r, const struct ats_ip *dst, uint16_t port,
 		snprintf(err, errlen, "CM event channel: %s", strerror(-ret));
 	else
 		ret = s ? s->failed : -ECONNRESET;
-	if (s)
+	if (s) {
+		*kernel_rej = s->kernel_rej;
 		slot_del(r, s);
+	}
+	return ret;
+}
+
+int rcm_connect(struct rcm *r, const struct ats_ip *dst, uint16_t port, uint16_t pkey,
+		uint64_t sid, const struct ats_ip *src, unsigned timeout_ms,
+		struct rcm_conn *out, char *err, size_t errlen)
+{
+	struct rcm_target t;
+	struct ats_set set;
+	char ip[ATS_IP_STRLEN];
+	int ret, krej;
+
+	ats_ip_format(dst, ip, sizeof(ip));
+	/* The forward lookup reads pkey's partition; the connection goes
+	 * where the record is. */
+	ret = ats_query_forward(r->sa, dst, pkey, &set);
+	if (ret || !set.n) {
+		snprintf(err, errlen, ret ? "ATS lookup of %s failed: %s" :
+			 "%s has no ATS record: the connection fails locally (ATS 2.2)",
+			 ip, strerror(-ret));
+		ats_query_set_free(&set);
+		return ret ? ret : -EHOSTUNREACH;
+	}
+	memset(&t, 0, sizeof(t));
+	t.dst = dst;
+	t.src = src;
+	t.ip = ip;
+	t.sid = sid ? sid : a11_service_id(A11_PS_TCP, port);
+	t.pkey = set.recs[0].pkey; /* primary holders first */
+	sib_fill(&t.to, set.recs[0].gid, t.pkey, t.sid, UINT64_MAX);
+	ats_query_set_free(&set);
+	t.src_port = (uint16_t)(0xc000 | (random() & 0x3fff));
+	/* Annex A11 first: what every IP listener takes when the address is
+	 * on the peer's IPoIB interface at this P_Key. Anywhere else (a
+	 * static or service address, another partition's interface, a
+	 * downed one) the peer's kernel refuses it before any listener
+	 * (cma.c cma_ib_id_from_event: REJ 28, no private data): the same
+	 * identity again in the AF_IB form, which it hands to an AF_IB
+	 * listener as atsd's (a11.h). */
+	ret = attempt(r, &t, 0, timeout_ms, out, err, errlen, &krej);
+	if (ret == -ECONNREFUSED && krej) {
+		log_info("CM: %s is not on the peer's IPoIB interface at P_Key 0x%04x (its kernel refused the Annex A11 request): asking again in the AF_IB form",
+			 ip, t.pkey);
+		ret = attempt(r, &t, 1, timeout_ms, out, err, errlen, &krej);
+		if (ret == -ECONNREFUSED && krej)
+			snprintf(err, errlen,
+				 "%s is not on the peer's IPoIB interface at P_Key 0x%04x: its kernel refuses IP connections to it (REJ 28, no private data), and no AF_IB listener of service 0x%016" PRIx64 " took the request in the AF_IB form",
+				 ip, t.pkey, t.sid);
+	}
+	if (!ret)
+		log_info("CM: connected to %s%s, connection 0x%08x", ip,
+			 out->ib_form ? " (AF_IB form: not on the peer's IPoIB)" : "", out->id);
 	return ret;
 }
 

@@ -46,6 +46,7 @@ struct rcm_conn {
 	uint32_t local_qpn, remote_qpn;
 	struct ats_ip local_ip, remote_ip;
 	uint16_t src_port;
+	int ib_form; /* the A11 identity went in its AF_IB form (a11.h) */
 };
 
 struct rcm;
@@ -66,9 +67,10 @@ int rcm_fd(const struct rcm *r);
 /* Handles the events that wait, without blocking, a batch at most: 1
  * when more may wait (the caller serves again without sleeping), else 0. */
 int rcm_serve(struct rcm *r);
-/* Active side, src our address in the A11 private data; each step is
+/* Active side, src our address in the A11 private data, dst looked up in
+ * pkey's partition and connected to at its record's P_Key; each step is
  * bounded by timeout_ms. */
-int rcm_connect(struct rcm *r, const struct ats_ip *dst, uint16_t port,
+int rcm_connect(struct rcm *r, const struct ats_ip *dst, uint16_t port, uint16_t pkey,
 		uint64_t sid, const struct ats_ip *src, unsigned timeout_ms,
 		struct rcm_conn *out, char *err, size_t errlen);
 int rcm_disconnect(struct rcm *r, uint32_t id, unsigned timeout_ms,

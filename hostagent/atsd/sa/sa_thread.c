@@ -253,7 +253,7 @@ static void run_cm(struct sa_thread *t, struct saj *j)
 			cm_off(t, j);
 			return;
 		}
-		j->err = rcm_connect(t->cm, &c->ip, c->port_no, c->sid, &c->src,
+		j->err = rcm_connect(t->cm, &c->ip, c->port_no, c->pkey, c->sid, &c->src,
 				     t->cm_timeout_ms, &c->conns[0], j->errmsg, sizeof(j->errmsg));
 		c->nconns = j->err ? 0 : 1;
 		return;

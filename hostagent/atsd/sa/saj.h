@@ -105,6 +105,7 @@ struct saj_ipoib {
 struct saj_cm {                 /* SAJ_CONNECT, SAJ_DISCONNECT, SAJ_CONNS */
 	struct ats_ip ip;           /* SAJ_CONNECT: to ip:port_no */
 	uint16_t port_no;
+	uint16_t pkey;              /* SAJ_CONNECT: the partition to look in */
 	uint64_t sid;
 	struct ats_ip src;
 	uint32_t conn_id;           /* SAJ_DISCONNECT */

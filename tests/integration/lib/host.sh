@@ -35,7 +35,8 @@ node_up() {
 }
 
 # simhost NODE CMD...: a command to NODE's simulated kernel (rereg,
-# status, drop CLASS on|off, ipoib add NAME[:PKEY], ipoib del NAME,
+# status, drop CLASS on|off, ipoib add NAME[:PKEY], ipoib del NAME, ipoib addr
+# [del] NAME IP/PREFIX, ipoib link NAME up|down,
 # modprobe ib_cm, rmmod ib_cm: simhost/daemon/kadmin.h).
 simhost() {
 	local node=$1

@@ -17,3 +17,32 @@ host_ns() {
 ns() {
 	echo "ibats-$$-$1"
 }
+
+# ipoib_addr NODE NAME IP/PREFIX [NS]: IP/PREFIX on NODE's IPoIB
+# interface NAME (`ip addr add IP/PREFIX dev NAME` on a host). The
+# simulated kernel holds it (simhost NODE ipoib addr: what its rdma_cm
+# checks an IP connection request against; NAME is added first at the
+# default P_Key when the node has none of that name); with NS, an
+# interface NAME in that namespace (host_ns) gets it too, as rtnetlink
+# shows a host's ib0 to atsd (the bench's netns have no IPoIB devices:
+# a veth stands for it there).
+ipoib_addr() {
+	local node=$1 name=$2 addr=$3 ns=${4:-}
+	if ! simhost "$node" ipoib addr "$name" "$addr" >/dev/null 2>&1; then
+		simhost "$node" ipoib add "$name" >/dev/null || return 1
+		simhost "$node" ipoib addr "$name" "$addr" >/dev/null || return 1
+	fi
+	[ -n "$ns" ] || return 0
+	if ! ip -n "$ns" link show "$name" >/dev/null 2>&1; then
+		ip -n "$ns" link add "$name" type veth peer name "$name-p" || return 1
+		ip -n "$ns" link set "$name-p" up
+		ip -n "$ns" link set "$name" up
+	fi
+	ip -n "$ns" addr add "$addr" dev "$name"
+}
+
+# ipoib_unaddr NODE NAME IP/PREFIX [NS]: the address gone again.
+ipoib_unaddr() {
+	simhost "$1" ipoib addr del "$2" "$3" >/dev/null || return 1
+	[ -z "${4:-}" ] || ip -n "$4" addr del "$3" dev "$2"
+}

@@ -51,8 +51,8 @@ check_out "resolve --names: the NodeDescription column" "fd00::7 +$L1 +$DESC \(p
 	atsctl host3 resolve fd00::7 --names
 check_out "dump --names with the map" "fd00::7 +$L1 +rack7 node1 \(primary\)\$" \
 	atsctl host3 dump --gid "$G1" --node-name-map "$RUN/node.map"
-printf '%s rack7\n' "$NGUID" >"$RUN/bad.map"
-check_rc "a bad map line: file:line, usage error" 2 "$RUN/bad.map:1: the name must follow in double quotes" \
+printf 'g%s "rack7"\n' "$NGUID" >"$RUN/bad.map"
+check_rc "a bad map line: file:line, usage error" 2 "$RUN/bad.map:1: not a GUID" \
 	atsctl host3 whois fd00::7 --node-name-map "$RUN/bad.map"
 check_rc "whois of an address nobody holds: exit 1" 1 "^atsctl: 10\.9\.9\.9: not found: no ATS record$" \
 	atsctl host3 whois 10.9.9.9

@@ -183,8 +183,17 @@ static void test_a11_decode(void **state)
 	memcpy(buf, a11_v4, sizeof(buf));
 	buf[1] = 0x50;
 	assert_int_equal(ibats_a11_decode(buf, sizeof(buf), &s, &d), -EINVAL);
+	/* IP version 0: the AF_IB form (40 bytes, "IBAT" at 36), so 36
+	 * bytes are short and 40 without the tag are not it. */
 	buf[1] = 0x00;
-	assert_int_equal(ibats_a11_decode(buf, sizeof(buf), &s, &d), -EINVAL);
+	assert_int_equal(ibats_a11_decode(buf, IBATS_A11_LEN, &s, &d), -EMSGSIZE);
+	{
+		uint8_t ib[40] = { 0 };
+
+		memcpy(ib, a11_v4, IBATS_A11_LEN);
+		ib[1] = 0x00;
+		assert_int_equal(ibats_a11_decode(ib, sizeof(ib), &s, &d), -EINVAL);
+	}
 	/* A major version this code does not know; a minor one it ignores. */
 	memcpy(buf, a11_v4, sizeof(buf));
 	buf[0] = 0x10;

@@ -333,9 +333,9 @@ static void test_hostile(void **state)
 		/* The replication object, member by member. */
 		{ "\"replication\": {", "\"replication\": [", "expected '{' replication" },
 		{ "\"role\": \"standby\"", "\"role\": \"slave\"",
-		  "\"role\": not off, master or standby" },
+		  "\"role\": not off, error, master or standby" },
 		{ "\"role\": \"standby\"", "\"role\": \"Standby\"",
-		  "\"role\": not off, master or standby" },
+		  "\"role\": not off, error, master or standby" },
 		{ "\"role\": \"standby\"", "\"role\": \"standby-standby!\"",
 		  "\"role\": longer than 15 bytes" },
 		{ "\"role\": \"standby\"", "\"role\": 1", "\"role\": not a string" },

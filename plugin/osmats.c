@@ -117,6 +117,10 @@ static void *osmats_create(osm_opensm_t *osm)
 		refhist_fini();
 		return NULL;
 	}
+	/* The state file once at start, the index in place, whatever
+	 * OpenSM's state: a standby whose replication is off gets no pass
+	 * otherwise, and its role ("error": a refused key file) must show. */
+	worker_post_state();
 	return &plugin;
 fail:
 	responder_stop(plugin.resp);

@@ -562,10 +562,6 @@ int worker_start(const char *path)
 	snprintf(W.state_path, sizeof(W.state_path), "%s", path);
 	if (metrics_path(W.prom_path, sizeof(W.prom_path), W.state_path))
 		return -ENAMETOOLONG;
-	/* Written once at start whatever OpenSM's state: a standby whose
-	 * replication is off gets no pass otherwise, and its role ("error"
-	 * for a refused key file) must show (issue 37). */
-	W.want_state = 1;
 	/* The timed waits count against (uint64_t)mono_ns(). */
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);

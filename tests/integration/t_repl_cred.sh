@@ -15,7 +15,7 @@ check "M_Key protection off: the SM_Key is no secret (WRN 7A46)" grep -q "WRN 7A
 check "a group-readable key file: replication off, saying why (ERR 7A48)" grep -q \
 	"ERR 7A48: replication to standby SMs is off: replication_key_file $RUN/repl.key: mode 0640 lets group or others at the key" \
 	"$RUN/osm.log"
-check "... and the state file says off" wait_for "the state file" 10 repl_is "$M" role=off
+check "... and the state file says error (asked for, off)" wait_for "the state file" 10 repl_is "$M" role=error
 chmod 600 "$RUN/repl.key"
 sm_stop
 sm_start

@@ -52,7 +52,9 @@ check "its SA answers" wait_for "the SA" 20 sa_answers host4
 # The SM query places a requester by OpenSM's LID table on the master
 # only: a former master's is left from its sweeps and may name a port
 # whose LID another holds now.
-check_out "atsctl sm: the new master answers trusted host4 in full" "^replication: epoch" \
+check_rc "atsctl sm: the new master answers trusted host4 in full" 5 "^replication: epoch" \
+	atsctl host4 sm --lid "$(port_lid host3)"
+check_rc "... and exits 5: no standby is in sync with it yet" 5 "^atsctl: sm: no standby SM is in sync" \
 	atsctl host4 sm --lid "$(port_lid host3)"
 check_out "... the first SM, now standby, only the public part (trust by key alone)" \
 	"public part only" atsctl host4 sm --lid "$(port_lid smhost)"

@@ -39,9 +39,25 @@ node_up() {
 # [del] NAME IP/PREFIX, ipoib link NAME up|down,
 # modprobe ib_cm, rmmod ib_cm: simhost/daemon/kadmin.h).
 simhost() {
-	local node=$1
+	local node=$1 ns
 	shift
-	"$SIMHOSTD" -n "$node" -d "$SIMHOST_DIR" -C "$*"
+	"$SIMHOSTD" -n "$node" -d "$SIMHOST_DIR" -C "$*" || return
+	# An address on a node's IPoIB interface is on the host's ib0 for
+	# atsd too: where the node has an IP stack of its own (host_ns), the
+	# interface of that name there gets it, as rtnetlink shows ib0's on a
+	# host (the simulated kernel has no netdevs: a veth stands for it).
+	ns="ibats-$$-$node"
+	[ "${1:-} ${2:-}" = "ipoib addr" ] && ip netns list 2>/dev/null | grep -q "^$ns\b" || return 0
+	if [ "${3:-}" = del ]; then
+		ip -n "$ns" addr del "$5" dev "$4" 2>/dev/null
+		return 0
+	fi
+	if ! ip -n "$ns" link show "$3" >/dev/null 2>&1; then
+		ip -n "$ns" link add "$3" type veth peer name "$3-p" || return 1
+		ip -n "$ns" link set "$3-p" up
+		ip -n "$ns" link set "$3" up
+	fi
+	ip -n "$ns" addr add "$4" dev "$3" 2>/dev/null || true
 }
 
 # rmpp_off: every node's MAD layer without RMPP (simhost's `rmpp off`):

@@ -22,7 +22,8 @@ ns() {
 # interface NAME (`ip addr add IP/PREFIX dev NAME` on a host). The
 # simulated kernel holds it (simhost NODE ipoib addr: what its rdma_cm
 # checks an IP connection request against; NAME is added first at the
-# default P_Key when the node has none of that name); with NS, an
+# default P_Key when the node has none of that name; `simhost NODE ipoib
+# addr` alone gives it to the node's own namespace, host_ns NODE); with NS, an
 # interface NAME in that namespace (host_ns) gets it too, as rtnetlink
 # shows a host's ib0 to atsd (the bench's netns have no IPoIB devices:
 # a veth stands for it there).
@@ -32,7 +33,8 @@ ipoib_addr() {
 		simhost "$node" ipoib add "$name" >/dev/null || return 1
 		simhost "$node" ipoib addr "$name" "$addr" >/dev/null || return 1
 	fi
-	[ -n "$ns" ] || return 0
+	# simhost mirrors it into the node's own namespace (host_ns NODE)
+	[ -n "$ns" ] && [ "$ns" != "ibats-$$-$node" ] || return 0
 	if ! ip -n "$ns" link show "$name" >/dev/null 2>&1; then
 		ip -n "$ns" link add "$name" type veth peer name "$name-p" || return 1
 		ip -n "$ns" link set "$name-p" up
@@ -44,5 +46,5 @@ ipoib_addr() {
 # ipoib_unaddr NODE NAME IP/PREFIX [NS]: the address gone again.
 ipoib_unaddr() {
 	simhost "$1" ipoib addr del "$2" "$3" >/dev/null || return 1
-	[ -z "${4:-}" ] || ip -n "$4" addr del "$3" dev "$2"
+	[ -z "${4:-}" ] || [ "$4" = "ibats-$$-$1" ] || ip -n "$4" addr del "$3" dev "$2"
 }

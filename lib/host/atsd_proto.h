@@ -24,7 +24,7 @@
  * 7500 ms (a SubnAdmGetTable: 500 ms, then 1, 2, 4 s: sa_client.h);
  * larger sa_timeout or sa_retries go on in the background, for the
  * cache. */
-#define ATSD_LOOKUP_REPLY_MS 8000
+#define ATSD_LOOKUP_REPLY_MS 8000u
 /* How long a client waits for that answer by default: atsd's bound and
  * room for a loaded host's scheduling, so that a client never gives up
  * on a working atsd to ask the SA itself. */

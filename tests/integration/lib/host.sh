@@ -52,12 +52,7 @@ simhost() {
 		ip -n "$ns" addr del "$5" dev "$4" 2>/dev/null
 		return 0
 	fi
-	if ! ip -n "$ns" link show "$3" >/dev/null 2>&1; then
-		ip -n "$ns" link add "$3" type veth peer name "$3-p" || return 1
-		ip -n "$ns" link set "$3-p" up
-		ip -n "$ns" link set "$3" up
-	fi
-	ip -n "$ns" addr add "$4" dev "$3" 2>/dev/null || true
+	ns_addr "$ns" "$3" "$4" 2>/dev/null || true
 }
 
 # rmpp_off: every node's MAD layer without RMPP (simhost's `rmpp off`):

@@ -35,12 +35,19 @@ ipoib_addr() {
 	fi
 	# simhost mirrors it into the node's own namespace (host_ns NODE)
 	[ -n "$ns" ] && [ "$ns" != "ibats-$$-$node" ] || return 0
-	if ! ip -n "$ns" link show "$name" >/dev/null 2>&1; then
-		ip -n "$ns" link add "$name" type veth peer name "$name-p" || return 1
-		ip -n "$ns" link set "$name-p" up
-		ip -n "$ns" link set "$name" up
+	ns_addr "$ns" "$name" "$addr"
+}
+
+# ns_addr NS NAME IP/PREFIX: IP/PREFIX on interface NAME in NS, a veth
+# made up for it when NS has none of that name (the bench's netns have
+# no IPoIB devices: a veth stands for ib0 there).
+ns_addr() {
+	if ! ip -n "$1" link show "$2" >/dev/null 2>&1; then
+		ip -n "$1" link add "$2" type veth peer name "$2-p" || return 1
+		ip -n "$1" link set "$2-p" up
+		ip -n "$1" link set "$2" up
 	fi
-	ip -n "$ns" addr add "$addr" dev "$name"
+	ip -n "$1" addr add "$3" dev "$2"
 }
 
 # ipoib_unaddr NODE NAME IP/PREFIX [NS]: the address gone again.

@@ -64,6 +64,7 @@ static const struct ac_key {
 	{ "cm_policy", AC_CM_POLICY, M(cm.policy), 0, 0, 1, 0 },
 	{ "cm_accept", AC_CM_ACCEPT, SPAN(cm.accept, cm.naccept), 0, 0, 1, 1 },
 	{ "cm_timeout", AC_U32, M(cm_timeout), 10, 60000, 1, 0 },
+	{ "cm_idle_timeout", AC_U32, M(cm.idle_timeout), 1, 86400, 1, 0 },
 	{ "cm", AC_BOOL, M(cm_active), 0, 0, 1, 0 },
 	{ "state_file", AC_STR, M(state_file), 0, 0, 1, 0 },
 	{ "metrics_file", AC_STR, M(metrics_file), 0, 0, 0, 0 },
@@ -109,6 +110,7 @@ void agent_conf_default(struct agent_conf *c)
 	c->ibping = 1;
 	c->cm.policy = RCM_ACCEPT_AGREE;
 	c->cm_timeout = 1000;
+	c->cm.idle_timeout = AGENT_CM_IDLE_DEFAULT;
 	snprintf(c->state_file, sizeof(c->state_file), "%s", AGENT_CONF_STATE_DEFAULT);
 	c->refused_retry = 600;
 	c->max_clients_per_uid = 16;

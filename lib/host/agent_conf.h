@@ -50,6 +50,11 @@ enum agent_membership {
 
 /* The most records prefetch_max may name: the lookup cache's size. */
 #define AGENT_PREFETCH_MAX 16384
+/* cm_idle_timeout's default, s: atsd moves no data over a connection, so
+ * a passive one is closed this long after it is established, and
+ * requesters that leave without a DREQ cannot hold the listener's table
+ * (IB CM has no keepalive). */
+#define AGENT_CM_IDLE_DEFAULT 120
 
 struct agent_conf {
 	char ca[64];

@@ -26,6 +26,8 @@ struct rcm_conf {
 	enum rcm_policy policy;
 	struct ats_ip accept[RCM_MAX_ACCEPT];
 	size_t naccept;
+	uint32_t idle_timeout;  /* s: a passive connection closes this long
+				 * after it is established (cm_idle_timeout) */
 };
 
 #endif

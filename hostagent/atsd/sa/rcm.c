@@ -18,6 +18,7 @@
 #include "core/log.h"
 #include "core/mono.h"
 #include "rcm.h"
+#include "rcm_peer.h"
 #include "core/sa_client.h"
 
 struct rcm_slot {
@@ -26,8 +27,12 @@ struct rcm_slot {
 	int failed;                 /* active: the step's error, text in rcm.err */
 	int ib_form;                /* active: the REQ carries the AF_IB form */
 	int kernel_rej;             /* active: REJ 28 without private data */
-	int64_t rtu_due;            /* passive: REP sent, the RTU due by then */
+	uint64_t peer_guid;         /* passive: the verified requester port */
+	int64_t due;                /* passive: the RTU due by then (REP sent), or
+				     * closed then (established: idle) */
 };
+
+_Static_assert(RCM_MAX_PASSIVE < RCM_MAX_CONNS, "slots kept for atsd's own connects");
 
 struct rcm {
 	struct sa_client *sa;
@@ -39,6 +44,7 @@ struct rcm {
 	size_t nconns;
 	uint32_t next_id;
 	unsigned rtu_timeout_ms;
+	int64_t idle_ms;            /* conf.idle_timeout */
 	unsigned timeout_ms;        /* of the connect under way */
 	char *err;                  /* its error text */
 	size_t errlen;
@@ -103,6 +109,7 @@ int rcm_init(struct rcm **out, struct sa_client *sa, const struct rcm_conf *conf
 	r->sa = sa;
 	r->conf = *conf;
 	r->rtu_timeout_ms = rtu_timeout_ms;
+	r->idle_ms = (int64_t)conf->idle_timeout * 1000;
 	r->ch = rdma_create_event_channel();
 	if (!r->ch) {
 		ret = -errno;
@@ -211,44 +218,18 @@ static struct rcm_slot *slot_find(struct rcm *r, uint32_t cid)
 	return NULL;
 }
 
-int rcm_judge(const struct rcm_conf *conf, const struct ats_ip *src,
-	      const struct ats_ip *primary, char *why, size_t len)
-{
-	char s[ATS_IP_STRLEN], p[ATS_IP_STRLEN];
-	size_t i;
-
-	ats_ip_format(src, s, sizeof(s));
-	switch (conf->policy) {
-	case RCM_ACCEPT_ANY:
-		return 0;
-	case RCM_ACCEPT_LIST:
-		for (i = 0; i < conf->naccept; i++)
-			if (ats_ip_equal(&conf->accept[i], src))
-				return 0;
-		snprintf(why, len, "ibats: source IP %s is not on the accept list", s);
-		return -EACCES;
-	case RCM_ACCEPT_AGREE:
-		break;
-	}
-	if (!primary) {
-		snprintf(why, len, "ibats: the requester's GID has no ATS primary IP");
-		return -EACCES;
-	}
-	if (!ats_ip_equal(primary, src)) {
-		ats_ip_format(primary, p, sizeof(p));
-		snprintf(why, len, "ibats: spoofed source: IP %s is not the requester's ATS primary %s",
-			 s, p);
-		return -EACCES;
-	}
-	return 0;
-}
-
-static unsigned peer_conns(const struct rcm *r, const uint8_t *gid)
+/* Passive connections held, and those of one requester port. */
+static unsigned peer_conns(const struct rcm *r, uint64_t port_guid, size_t *passive)
 {
 	unsigned i, n = 0;
 
-	for (i = 0; i < r->nconns; i++)
-		n += !r->conns[i].c.active && !memcmp(r->conns[i].c.remote_gid, gid, 16);
+	*passive = 0;
+	for (i = 0; i < r->nconns; i++) {
+		if (r->conns[i].c.active)
+			continue;
+		++*passive;
+		n += r->conns[i].peer_guid == port_guid;
+	}
 	return n;
 }
 
@@ -265,31 +246,6 @@ static void path_fill(struct rcm_conn *c, const struct rdma_cm_id *id)
 	c->local_lid = be16toh(p->slid);
 	c->remote_lid = be16toh(p->dlid);
 	c->pkey = be16toh(p->pkey);
-}
-
-/* The requester's primary path's GID: whose claim the A11 header makes
- * (in either form: the AF_IB one when our kernel would not hand us the
- * IP request, a11.h). */
-static int check_req(struct rcm *r, const struct rcm_conn *c,
-		     const struct a11_pdata *pd, char *why, size_t len)
-{
-	struct sr_record rec;
-	struct ats_ip ip;
-	int ret;
-
-	if (r->conf.policy != RCM_ACCEPT_AGREE)
-		return rcm_judge(&r->conf, &pd->src, NULL, why, len);
-	/* Who is calling, by ATS (DAT Collaborative ATS v1 sections 2.2 and
-	 * 5): the requester GID's primary. */
-	ret = ats_query_primary(r->sa, c->remote_gid, c->pkey | 0x8000, &rec);
-	if (ret && ret != -ENOENT) {
-		snprintf(why, len, "ibats: ATS lookup of the requester failed (%s)",
-			 strerror(-ret));
-		return ret;
-	}
-	if (!ret && ats_ip_decode(rec.data8, &ip, NULL))
-		ret = -ENOENT;
-	return rcm_judge(&r->conf, &pd->src, ret ? NULL : &ip, why, len);
 }
 
 static struct ibv_qp_init_attr qp_attr(void)
@@ -342,6 +298,35 @@ static void refused(struct rcm *r, const char *gid, const char *why, int err)
 	r->rl_quiet = 0;
 }
 
+/* The REQ's judgement, cheapest refusals first: the Annex A11 header, the
+ * listener's room, who is calling (the SA), that port's share, then ATS
+ * (the SA again). "" and *peer, or the REJ text in why. */
+static void judge_req(struct rcm *r, const struct rdma_cm_event *ev, const struct rcm_conn *c,
+		      struct a11_pdata *pd, struct rcm_peer *peer, char *why, size_t len)
+{
+	size_t passive, all;
+	int ret;
+
+	ret = ev->param.conn.private_data ? a11_pdata_decode(ev->param.conn.private_data,
+			ev->param.conn.private_data_len, pd) : -EMSGSIZE;
+	if (ret == -EPROTONOSUPPORT) {
+		snprintf(why, len, "ibats: RDMA IP CM (Annex A11) version 0x%02x not supported",
+			 ((const uint8_t *)ev->param.conn.private_data)[0]);
+		return;
+	}
+	if (ret) {
+		snprintf(why, len, "ibats: no RDMA IP CM private data (Annex A11)");
+		return;
+	}
+	peer_conns(r, 0, &all);
+	if (rcm_peer_admit(all, 0, why, len) ||
+	    rcm_peer_verify(r->sa, &r->conf, c->remote_gid, c->remote_lid, peer, why, len) ||
+	    rcm_peer_admit(all, peer_conns(r, peer->port_guid, &passive), why, len) ||
+	    rcm_peer_check(r->sa, &r->conf, c->remote_gid, c->pkey, &pd->src, why, len))
+		return;
+	why[0] = 0;
+}
+
 /* A CONNECT_REQUEST on a listener: its new id is accepted (kept in the
  * table) or rejected (destroyed after the event's ack). */
 static struct rdma_cm_id *on_request(struct rcm *r, struct rdma_cm_event *ev)
@@ -350,29 +335,18 @@ static struct rdma_cm_id *on_request(struct rcm *r, struct rdma_cm_event *ev)
 	struct ibv_qp_init_attr qa = qp_attr();
 	struct rdma_conn_param cp = conn_param(NULL, 0);
 	struct a11_pdata pd;
+	struct rcm_peer peer;
 	struct rcm_conn c;
 	struct rcm_slot *s = NULL;
 	char why[RCM_REJ_TEXT_MAX], gid[ATS_IP_STRLEN];
-	int ret;
 
 	memset(&c, 0, sizeof(c));
 	path_fill(&c, id);
 	c.service_id = be64toh(((struct sockaddr_ib *)rdma_get_local_addr(id))->sib_sid);
 	c.remote_qpn = ev->param.conn.qp_num;
 	ats_gid_format(c.remote_gid, gid, sizeof(gid));
-	ret = ev->param.conn.private_data ? a11_pdata_decode(ev->param.conn.private_data,
-			ev->param.conn.private_data_len, &pd) : -EMSGSIZE;
-	if (ret == -EPROTONOSUPPORT)
-		snprintf(why, sizeof(why), "ibats: RDMA IP CM (Annex A11) version 0x%02x not supported",
-			 ((const uint8_t *)ev->param.conn.private_data)[0]);
-	else if (ret)
-		snprintf(why, sizeof(why), "ibats: no RDMA IP CM private data (Annex A11)");
-	else if (!check_req(r, &c, &pd, why, sizeof(why)))
-		why[0] = 0;
-	if (!why[0] && peer_conns(r, c.remote_gid) >= RCM_MAX_PER_PEER)
-		snprintf(why, sizeof(why), "ibats: too many connections from this requester (%d)",
-			 RCM_MAX_PER_PEER);
-	else if (!why[0] && !(s = slot_new(r, id)))
+	judge_req(r, ev, &c, &pd, &peer, why, sizeof(why));
+	if (!why[0] && !(s = slot_new(r, id)))
 		snprintf(why, sizeof(why), "ibats: connection table full");
 	if (why[0]) {
 		refused(r, gid, why, 0);
@@ -397,10 +371,11 @@ static struct rdma_cm_id *on_request(struct rcm *r, struct rdma_cm_event *ev)
 	}
 	c.local_qpn = id->qp->qp_num;
 	s->c = c;
+	s->peer_guid = peer.port_guid;
 	/* The requester chose how long our ib_cm resends the REP (its REQ's
 	 * CM response timeout and retries, IBTA 12.7.27/12.7.29: hours, and
 	 * MRAs extend it): our own bound frees the slot. */
-	s->rtu_due = mono_ms() + r->rtu_timeout_ms;
+	s->due = mono_ms() + r->rtu_timeout_ms;
 	log_info("CM: REQ from %s for service 0x%016" PRIx64 ": accepted, connection 0x%08x%s",
 		 gid, c.service_id, c.id, c.ib_form ? " (AF_IB form)" : "");
 	return NULL;
@@ -515,6 +490,7 @@ static struct rdma_cm_id *dispatch(struct rcm *r, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_ESTABLISHED:
 		if (s->c.state == RCM_REP_SENT) {
 			s->c.state = RCM_ESTABLISHED;
+			s->due = mono_ms() + r->idle_ms;
 			log_info("CM: connection 0x%08x established", s->c.id);
 		}
 		return NULL;
@@ -549,34 +525,62 @@ static int serve_one(struct rcm *r)
 	return 0;
 }
 
-/* Passive connections still without the RTU when it is due: destroyed
- * (ib_cm sends the REJ, cm.c cm_destroy_id in IB_CM_REP_SENT). */
-static void drop_half_open(struct rcm *r)
+/* Passive connections past their due time: without the RTU (ib_cm sends
+ * the REJ, cm.c cm_destroy_id in IB_CM_REP_SENT), or established and
+ * idle for cm_idle_timeout (the DREQ: atsd moves no data over them, and
+ * IB CM has no keepalive to find a requester that left). */
+static void expire(struct rcm *r)
 {
-	char why[80], gid[ATS_IP_STRLEN];
+	char why[96], gid[ATS_IP_STRLEN];
 	int64_t now = mono_ms();
 	size_t i = 0;
 
 	while (i < r->nconns) {
 		struct rcm_slot *s = &r->conns[i];
 
-		if (s->c.active || s->c.state != RCM_REP_SENT || now < s->rtu_due) {
+		if (s->c.active || now < s->due ||
+		    (s->c.state == RCM_ESTABLISHED && !r->idle_ms) ||
+		    (s->c.state != RCM_REP_SENT && s->c.state != RCM_ESTABLISHED)) {
 			i++;
 			continue;
 		}
 		ats_gid_format(s->c.remote_gid, gid, sizeof(gid));
-		snprintf(why, sizeof(why), "no RTU within %u ms, connection 0x%08x dropped",
-			 r->rtu_timeout_ms, s->c.id);
-		refused(r, gid, why, 0);
+		if (s->c.state == RCM_REP_SENT) {
+			snprintf(why, sizeof(why), "no RTU within %u ms, connection 0x%08x dropped",
+				 r->rtu_timeout_ms, s->c.id);
+			refused(r, gid, why, 0);
+		} else {
+			log_info("CM: connection 0x%08x from %s closed: established %" PRId64
+				 " s ago (cm_idle_timeout)", s->c.id, gid, r->idle_ms / 1000);
+		}
 		slot_del(r, s);
 	}
+}
+
+int rcm_next_due(const struct rcm *r)
+{
+	int64_t next = -1, now = mono_ms();
+	size_t i;
+
+	for (i = 0; i < r->nconns; i++) {
+		const struct rcm_slot *s = &r->conns[i];
+
+		if (s->c.active || (s->c.state == RCM_ESTABLISHED && !r->idle_ms) ||
+		    (s->c.state != RCM_REP_SENT && s->c.state != RCM_ESTABLISHED))
+			continue;
+		if (next < 0 || s->due < next)
+			next = s->due;
+	}
+	if (next < 0)
+		return -1;
+	return next <= now ? 0 : next - now > INT32_MAX ? INT32_MAX : (int)(next - now);
 }
 
 int rcm_serve(struct rcm *r)
 {
 	int i;
 
-	drop_half_open(r);
+	expire(r);
 
 	for (i = 0; i < RCM_SERVE_BATCH; i++)
 		if (serve_one(r))

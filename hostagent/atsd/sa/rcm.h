@@ -22,9 +22,6 @@
 #include "host/rcm_conf.h"
 
 #define RCM_MAX_CONNS 64
-/* Passive connections from one requester GID: one host cannot take the
- * whole table. */
-#define RCM_MAX_PER_PEER 8
 /* A REJ carries 148 bytes of private data (IBTA Vol 1 12.6.7). */
 #define RCM_REJ_TEXT_MAX 148
 
@@ -54,7 +51,8 @@ struct sa_client;
 
 /* Opens the event channel and listens on conf's service IDs at the port
  * of sa (its GID); an accepted connection without the RTU within
- * rtu_timeout_ms is dropped. -ENOENT/-ENODEV: the kernel's rdma_cm is missing (the
+ * rtu_timeout_ms is dropped, an established one after conf's
+ * idle_timeout. -ENOENT/-ENODEV: the kernel's rdma_cm is missing (the
  * caller says so once: rcm_missing_text). A listen that fails is logged
  * and skipped. */
 int rcm_init(struct rcm **out, struct sa_client *sa, const struct rcm_conf *conf,
@@ -64,9 +62,14 @@ void rcm_fini(struct rcm *r);
 const char *rcm_missing_text(int err);
 /* The event channel's fd: readable when events wait. */
 int rcm_fd(const struct rcm *r);
-/* Handles the events that wait, without blocking, a batch at most: 1
- * when more may wait (the caller serves again without sleeping), else 0. */
+/* Handles the events that wait, without blocking, a batch at most, and
+ * drops the passive connections that are due (no RTU in time, or idle
+ * for cm_idle_timeout): 1 when more may wait (the caller serves again
+ * without sleeping), else 0. */
 int rcm_serve(struct rcm *r);
+/* Milliseconds until rcm_serve has a connection to drop (0: now), -1
+ * when none is due: the caller's longest sleep. */
+int rcm_next_due(const struct rcm *r);
 /* Active side, src our address in the A11 private data, dst looked up in
  * pkey's partition and connected to at its record's P_Key; each step is
  * bounded by timeout_ms. */
@@ -78,11 +81,5 @@ int rcm_disconnect(struct rcm *r, uint32_t id, unsigned timeout_ms,
 size_t rcm_list(const struct rcm *r, struct rcm_conn *v, size_t max);
 
 const char *rcm_state_name(enum rcm_state s);
-
-/* The passive side's decision on a request with Annex A11 source IP src,
- * given the requester's ATS primary (NULL: none). 0 accept, else -EACCES
- * with the REJ text in why. */
-int rcm_judge(const struct rcm_conf *conf, const struct ats_ip *src,
-	      const struct ats_ip *primary, char *why, size_t len);
 
 #endif

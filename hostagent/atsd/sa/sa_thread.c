@@ -381,7 +381,7 @@ static struct saj *next_job(struct sa_thread *t, int *work)
 }
 
 /* Until the port, the CM's channel or the wake-up has something (the
- * CM's at once when it has events left). */
+ * CM's at once when it has events left), or a CM connection falls due. */
 static void idle_wait(struct sa_thread *t, int cm_more)
 {
 	struct pollfd p[3] = { { .fd = mport_fd(t->port), .events = POLLIN },
@@ -389,7 +389,9 @@ static void idle_wait(struct sa_thread *t, int cm_more)
 			       { .fd = t->cm ? rcm_fd(t->cm) : -1, .events = POLLIN } };
 	uint64_t n;
 
-	if (poll(p, 3, cm_more ? 0 : -1) < 0)
+	/* The CM's passive connections that fall due (no RTU, idle) go
+	 * then, whether or not an event comes. */
+	if (poll(p, 3, cm_more ? 0 : t->cm ? rcm_next_due(t->cm) : -1) < 0)
 		return;
 	if (p[1].revents & POLLIN)
 		(void)!read(t->wake, &n, sizeof(n));

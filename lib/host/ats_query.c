@@ -367,6 +367,17 @@ static void forward_q(struct ats_q *q, const struct ats_ip *ip, uint16_t pkey)
 		q->unmask = 3ull << (SR_CM_DATA8 + 10);
 }
 
+uint64_t ats_query_forward_primary(const struct ats_ip *ip, uint8_t *rec)
+{
+	struct ats_q q;
+
+	forward_q(&q, ip, 0);
+	q.fields |= SR_F_ID;
+	q.rec.id = ATS_SID_PRIMARY;
+	sr_encode(rec, &q.rec);
+	return sr_comp_mask(q.fields) & ~q.unmask;
+}
+
 /* The records of out holding ip itself, one per GID and partition. */
 static void forward_keep(struct ats_set *out, const struct ats_ip *ip)
 {

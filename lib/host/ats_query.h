@@ -87,6 +87,11 @@ int ats_query_first(struct sa_client *sa, const struct ats_lookup *l, uint8_t *m
  * (cut: no RMPP after all; a primary in several partitions). */
 int ats_query_finish(struct sa_client *sa, const struct ats_lookup *l, int err,
 		     const struct sa_answer *ans, struct ats_set *out);
+/* The SubnAdmGet of ip's primary record (the primary SID holding ip,
+ * any partition the requester shares): its component mask, its record
+ * at rec (SR_SIZE bytes). One MAD answers it, where a forward lookup
+ * takes a table (a resolver whose SA answers fit one MAD: ibacm's). */
+uint64_t ats_query_forward_primary(const struct ats_ip *ip, uint8_t *rec);
 /* l with every strategy, one request after the other: ats_query_forward,
  * _reverse or _primary (its one record in out). */
 int ats_query_lookup(struct sa_client *sa, const struct ats_lookup *l, struct ats_set *out);

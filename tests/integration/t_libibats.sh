@@ -75,7 +75,7 @@ GUID2=$(port_guid host2)
 GUID3=$(port_guid host3)
 for how in -A -n; do
 	check_out "check_peer_lid $how: host2's GID from host2's LID, claiming 10.0.0.2, is accepted" \
-		"is the requester's ATS primary; its GID's port holds LID" \
+		"^A11 source 10\.0\.0\.2 is the requester's ATS primary\$" \
 		lib host1 "$how" checklid "$G2" "$L2" 10.0.0.2
 	check_rc "check_peer_lid $how: host2's GID from host3's LID is refused (exit 3), both ports named" 3 \
 		"requester LID $(printf 0x%04x "$L3") is port $GUID3's .*not claimed GID $G2's port $GUID2" \

@@ -34,6 +34,7 @@ struct mport {
 	/* Responses an exchange received for another request (mport_keep_
 	 * strays): a ring, oldest first, bounded in count and bytes. */
 	struct mport_stray {
+		uint16_t slid;
 		uint8_t *mad;
 		size_t len;
 	} *strays;
@@ -172,6 +173,7 @@ static void stray_keep(struct mport *p, size_t len)
 		return;
 	memcpy(s->mad, umad_get_mad(p->rbuf), len);
 	s->len = len;
+	s->slid = p->last_slid;
 	p->stray_bytes += len;
 	p->nstrays++;
 }
@@ -189,6 +191,7 @@ static int stray_take(struct mport *p, mport_match_fn match, void *ctx, uint8_t 
 			continue;
 		*mad = s->mad;
 		*mad_len = s->len;
+		p->last_slid = s->slid;
 		p->stray_bytes -= s->len;
 		/* Close the gap: the ones before it move up by one. */
 		for (k = i; k > 0; k--)
@@ -561,11 +564,13 @@ static int rpc(struct mport *p, int agent, const struct mport_dest *dst, const u
 	uint8_t *sbuf;
 	uint32_t tid;
 	unsigned attempt, ntids = 0;
+	uint16_t first_lid;
 	int ret = -ETIMEDOUT;
 
 	if (req_len < MAD_HDR_SIZE)
 		return -EINVAL;
 	dst = &to;
+	first_lid = to.lid;
 	tid = (uint32_t)wire_get64(req + MAD_OFF_TID);
 	sbuf = calloc(1, umad_size() + req_len);
 	if (!sbuf)
@@ -630,6 +635,15 @@ static int rpc(struct mport *p, int agent, const struct mport_dest *dst, const u
 			    h.mgmt_class != req[MAD_OFF_MGMT_CLASS]) {
 				if (umad_status(p->rbuf) == 0)
 					stray_keep(p, len);
+				continue;
+			}
+			/* The kernel matches a response by TID and class only
+			 * (mad.c ib_find_send_mad): any port that guesses the
+			 * TID could answer for the one we asked. */
+			if (umad_status(p->rbuf) == 0 && p->last_slid != to.lid &&
+			    p->last_slid != first_lid) {
+				log_debug("TID 0x%08x: an answer from LID %u, not %u's: dropped",
+					  (uint32_t)h.tid, p->last_slid, to.lid);
 				continue;
 			}
 			if (umad_status(p->rbuf) == ETIMEDOUT) {

@@ -7,8 +7,9 @@
 # held for cm_timeout and counted against the *victim's* port. Resent
 # every half second, this locks the victim out of the listener (its
 # share, 8) or the whole listener (48 passive, by naming 6+ ports:
-# switches and hosts alike under cm_policy list/any).
-# These checks state what should hold; they fail on df5ac52.
+# switches and hosts alike under cm_policy list/any). They failed on
+# df5ac52; now half-open requests count against no share and wait in a
+# pool of 8 whose oldest makes room (rcm_peer.h).
 . "$top_srcdir/tests/integration/harness.sh"
 
 echo "sa_key 0x5a5a" >"$RUN/opensm.extra"
@@ -38,7 +39,7 @@ eight_halfopen() {
 check "[attack] host2 holds 8 half-open connections 'from host1' that host1 never asked for" \
 	wait_for "8 half-open" 5 eight_halfopen
 agent host2 connections >"$RUN/host2-conns.txt" 2>&1
-check_out "host1 still connects to host2 while host3 impersonates it (fails on df5ac52: host1's share is taken)" \
+check_out "host1 still connects to host2 while host3 impersonates it (its share counts established connections only)" \
 	" active established " agent host1 connect 10.0.0.2 5001
 T_PIDS="$T_PIDS $(cat "$RUN/victim.pid")"
 stop_pid "$(cat "$RUN/victim.pid")"
@@ -58,12 +59,16 @@ on host3 sh -c 'echo $$ >"$0"; exec "$@"' "$RUN/fill.pid" \
 	"$top_builddir/tests/tools/hostile" req "$(port_lid host4)" "$G4" \
 	0x000000000106138a 8 10.0.0.1 claims "$RUN/claims.txt" every 500 >"$RUN/fill.out" 2>&1 &
 T_PIDS="$T_PIDS $!"
-full48() {
-	[ "$(agent host4 connections | grep -c " passive rep-sent ")" -ge 48 ]
+pool_full() {
+	[ "$(agent host4 connections | grep -c " passive rep-sent ")" -ge 8 ]
 }
-check "[attack] host4 holds 48 half-open connections, none asked for by their named ports" \
-	wait_for "48 half-open" 5 full48
-check_out "host1 (not named) still connects to host4 (fails on df5ac52: the listener is full)" \
+check "[attack] host4's half-open pool fills (8) with requests their named ports never sent" \
+	wait_for "8 half-open" 5 pool_full
+half_open() {
+	agent host4 connections | grep -c " passive rep-sent "
+}
+check_out "... and holds no more than that" "^[0-8]$" half_open
+check_out "host1 (not named) still connects to host4" \
 	" active established " agent host1 connect 10.0.0.4 5002
 agent host4 connections >"$RUN/host4-conns.txt" 2>&1
 T_PIDS="$T_PIDS $(cat "$RUN/fill.pid")"

@@ -216,6 +216,8 @@ static size_t req_answer(const uint8_t *mad, size_t len, uint8_t *resp, size_t c
 		wire_put64(m + MAD_OFF_TID, 0x5eed100000000000ull | rep.remote_comm_id);
 		cmwire_rtu_encode(m + CMWIRE_DATA_OFF, &rtu);
 		mport_send(q->p, q->agent, &q->d, m, MAD_SIZE);
+	} else if (attr == CMWIRE_ATTR_DREQ) {
+		printf("DREQ\n");
 	} else if (attr == CMWIRE_ATTR_REJ &&
 		 !cmwire_rej_decode(mad + CMWIRE_DATA_OFF, len - CMWIRE_DATA_OFF, &rej))
 		printf("REJ 0x%08x reason %u: %.*s\n", rej.remote_comm_id, rej.reason,

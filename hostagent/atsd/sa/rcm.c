@@ -318,21 +318,29 @@ static void judge_req(struct rcm *r, const struct rdma_cm_event *ev, const struc
 	why[0] = 0;
 }
 
-/* Room for one more half-open connection: the oldest goes when the pool
- * is full (its REP went where its REQ said, and no RTU came back). */
-static void half_open_room(struct rcm *r)
+/* Room for one more half-open connection: when the pool is full, its
+ * oldest goes if it waited RCM_HALF_OPEN_MIN_MS for its RTU (an RTU may
+ * be in the channel behind the requests read first); else the newcomer
+ * is refused. 0, or -EBUSY with the REJ text in why. */
+static int half_open_room(struct rcm *r, char *why, size_t len)
 {
-	char why[96], gid[ATS_IP_STRLEN];
+	char gid[ATS_IP_STRLEN];
 	struct rcm_count n;
+	struct rcm_slot *o;
 
 	count(r, 0, NULL, &n);
 	if (n.half_open < RCM_MAX_HALF_OPEN)
-		return;
-	ats_gid_format(n.oldest_half->c.remote_gid, gid, sizeof(gid));
-	snprintf(why, sizeof(why), "no RTU yet and %d newer requests wait: connection 0x%08x dropped",
-		 RCM_MAX_HALF_OPEN, n.oldest_half->c.id);
-	refused(r, gid, why, 0);
-	rcm_slot_del(r, n.oldest_half);
+		return 0;
+	o = n.oldest_half;
+	if (mono_ms() - (o->due - r->rtu_timeout_ms) < RCM_HALF_OPEN_MIN_MS) {
+		snprintf(why, len, "ibats: %d requests wait for their RTU", RCM_MAX_HALF_OPEN);
+		return -EBUSY;
+	}
+	ats_gid_format(o->c.remote_gid, gid, sizeof(gid));
+	log_info("CM: connection 0x%08x from %s dropped: no RTU, and %d half-open requests "
+		 "wait with a new one", o->c.id, gid, RCM_MAX_HALF_OPEN);
+	rcm_slot_del(r, o);
+	return 0;
 }
 
 /* A CONNECT_REQUEST on a listener: its new id is accepted (kept in the
@@ -354,9 +362,7 @@ static struct rdma_cm_id *on_request(struct rcm *r, struct rdma_cm_event *ev)
 	c.remote_qpn = ev->param.conn.qp_num;
 	ats_gid_format(c.remote_gid, gid, sizeof(gid));
 	judge_req(r, ev, &c, &pd, &peer, why, sizeof(why));
-	if (!why[0])
-		half_open_room(r);
-	if (!why[0] && !(s = rcm_slot_new(r, id)))
+	if (!why[0] && !half_open_room(r, why, sizeof(why)) && !(s = rcm_slot_new(r, id)))
 		snprintf(why, sizeof(why), "ibats: connection table full");
 	if (why[0]) {
 		refused(r, gid, why, 0);
@@ -391,6 +397,97 @@ static struct rdma_cm_id *on_request(struct rcm *r, struct rdma_cm_event *ev)
 	return NULL;
 }
 
+static int all_zero(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	while (n--)
+		if (*b++)
+			return 0;
+	return 1;
+}
+
+/* The active side's step events (connect under way). */
+static void on_active(struct rcm *r, struct rcm_slot *s, struct rdma_cm_event *ev)
+{
+	struct ibv_qp_init_attr qa = rcm_qp_attr();
+	uint8_t pd[A11_IB_PDATA_LEN];
+	struct rdma_conn_param cp;
+	struct a11_pdata ip;
+	const char *step = NULL;
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		if (rdma_resolve_route(s->id, (int)r->timeout_ms))
+			step = "route resolution";
+		break;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		rcm_path_fill(&s->c, s->id);
+		if (rdma_create_qp(s->id, NULL, &qa)) {
+			step = "QP creation";
+			break;
+		}
+		s->c.local_qpn = s->id->qp->qp_num;
+		memset(&ip, 0, sizeof(ip));
+		ip.src = s->c.local_ip;
+		ip.dst = s->c.remote_ip;
+		ip.src_port = s->c.src_port;
+		/* AF_IB: the kernel adds no CMA header, the A11 one is ours
+		 * (cma.c cma_connect_ib, cma_user_data_offset); the peer's
+		 * kernel reads it all the same (a11.h). */
+		if (s->ib_form)
+			a11_pdata_encode_ib(pd, &ip);
+		else
+			a11_pdata_encode(pd, &ip);
+		cp = rcm_conn_param(pd, s->ib_form ? A11_IB_PDATA_LEN : A11_PDATA_LEN);
+		if (rdma_connect(s->id, &cp))
+			step = "connect";
+		else
+			s->c.state = RCM_REQ_SENT;
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		s->c.remote_qpn = ev->param.conn.qp_num;
+		s->c.state = RCM_ESTABLISHED;
+		return;
+	case RDMA_CM_EVENT_REJECTED: {
+		const char *t = ev->param.conn.private_data;
+		int n = 0;
+
+		/* status is the REJ's reason (cma.c cma_ib_handler). The
+		 * peer's rdma_cm refuses a request before any listener with
+		 * ib_cm's REJ 28 and no private data (cm.c cm_destroy_id). */
+		while (t && n < ev->param.conn.private_data_len && t[n])
+			n++;
+		s->kernel_rej = ev->status == 28 &&
+				(!t || all_zero(t, ev->param.conn.private_data_len));
+		snprintf(r->err, r->errlen, "rejected (reason %d): %.*s", ev->status,
+			 n ? n : (int)sizeof("no reason given") - 1, n ? t : "no reason given");
+		s->failed = -ECONNREFUSED;
+		return;
+	}
+	case RDMA_CM_EVENT_ADDR_ERROR:
+		snprintf(r->err, r->errlen, "address resolution failed: %s", strerror(-ev->status));
+		s->failed = ev->status ? ev->status : -EHOSTUNREACH;
+		return;
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+		snprintf(r->err, r->errlen, "route resolution failed: %s", strerror(-ev->status));
+		s->failed = ev->status ? ev->status : -EHOSTUNREACH;
+		return;
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+		snprintf(r->err, r->errlen, "connect failed: %s: %s", rdma_event_str(ev->event),
+			 strerror(-ev->status));
+		s->failed = ev->status ? ev->status : -EHOSTUNREACH;
+		return;
+	default:
+		return;
+	}
+	if (step) {
+		s->failed = -errno;
+		snprintf(r->err, r->errlen, "%s failed: %s", step, strerror(errno));
+	}
+}
+
 /* A passive connection's RTU: the REP reached the port its REQ named,
  * whose share it now takes, if there is room (others may have come
  * through since the REQ). The id to destroy (DREQ), or NULL. */
@@ -422,7 +519,7 @@ static struct rdma_cm_id *dispatch(struct rcm *r, struct rdma_cm_event *ev)
 	if (!s)
 		return NULL;
 	if (s->c.active && s->c.state < RCM_ESTABLISHED) {
-		rcm_on_active(r, s, ev);
+		on_active(r, s, ev);
 		return NULL;
 	}
 	switch (ev->event) {
@@ -465,7 +562,7 @@ static int serve_one(struct rcm *r)
  * the REJ, cm.c cm_destroy_id in IB_CM_REP_SENT), or established and
  * idle for cm_idle_timeout (the DREQ: atsd moves no data over them, and
  * IB CM has no keepalive to find a requester that left). */
-static void expire(struct rcm *r)
+void rcm_expire(struct rcm *r)
 {
 	char why[96], gid[ATS_IP_STRLEN];
 	int64_t now = mono_ms();
@@ -514,7 +611,7 @@ int rcm_serve(struct rcm *r)
 {
 	int i;
 
-	expire(r);
+	rcm_expire(r);
 
 	for (i = 0; i < RCM_SERVE_BATCH; i++)
 		if (serve_one(r))

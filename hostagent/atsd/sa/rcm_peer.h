@@ -37,6 +37,11 @@ struct sa_client;
 #define RCM_MAX_HALF_OPEN 8
 #define RCM_MAX_PASSIVE (RCM_MAX_ESTABLISHED + RCM_MAX_HALF_OPEN)
 #define RCM_MAX_PER_PEER 8
+/* A half-open request younger than this is not dropped for a newer one
+ * (its RTU may already wait behind the requests read first): the newer
+ * one is refused instead. A few CM round trips: longer would let a
+ * requester that resends fast enough keep every newcomer out. */
+#define RCM_HALF_OPEN_MIN_MS 20
 
 /* The verified requester: the port that owns the REQ's LID. */
 struct rcm_peer {

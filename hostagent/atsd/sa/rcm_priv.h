@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
-/* rcm's table and the helpers its two halves share: rcm.c (the table,
- * the listener, the event loop) and rcm_active.c (connecting by IP). */
+/* rcm's table and the helpers rcm.c (the table, the listener, the event
+ * loop) gives rcm_connect.c (connecting by IP), which sits above it. */
 #ifndef IBATS_RCM_PRIV_H
 #define IBATS_RCM_PRIV_H
 
@@ -58,7 +58,5 @@ struct rdma_conn_param rcm_conn_param(const void *pd, uint8_t len);
 /* Serves events until done(r, cid) or timeout_ms pass: -ETIMEDOUT. */
 int rcm_serve_until(struct rcm *r, unsigned timeout_ms, int (*done)(struct rcm *, uint32_t),
 		    uint32_t cid);
-/* The active side's step events (a connect under way). */
-void rcm_on_active(struct rcm *r, struct rcm_slot *s, struct rdma_cm_event *ev);
 
 #endif

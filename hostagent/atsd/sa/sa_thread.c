@@ -22,6 +22,7 @@
 #include "core/log.h"
 #include "mad_serve.h"
 #include "rcm.h"
+#include "rcm_connect.h"
 #include "core/sa.h"
 #include "state/nosa.h"
 #include "sa_thread.h"
@@ -469,6 +470,8 @@ static void *thread_main(void *arg)
 		 * the SA too, one request at a time: only with one spare. */
 		window_pass(t, cm_more ? 0 : WINDOW_SLICE_MS);
 		cm_more = t->cm && ats_window_inflight(t->win) < t->depth && rcm_serve(t->cm);
+		if (t->cm && !cm_more)
+			rcm_expire(t->cm); /* due connections go, served or not */
 		pthread_mutex_lock(&t->mu);
 	}
 	/* Stopping: what the window holds goes with the queues. */

@@ -17,15 +17,16 @@
  * this example keeps to the standard's one.
  * Server: rdma_listen on AF_IB with the same service ID; on each
  * CONNECT_REQUEST it decodes the A11 header (ibats_a11_decode), checks
- * that the requester's GID has the claimed source address as its ATS
- * primary (ibats_check_peer), and accepts, or rejects with the reason as
- * the reject's private data.
+ * that the requester's GID is the port that holds the request's LID and
+ * has the claimed source address as its ATS primary
+ * (ibats_check_peer_lid), and accepts, or rejects with the reason as the
+ * reject's private data.
  *
  * It runs on a host with the kernel's rdma_cm (ib_cm, rdma_ucm) and, the
  * same binary, on the simulated host (simhost/RDMACM.md: simhostd
  * plays rdma_ucm and ib_cm for the unmodified librdmacm). Its refusals
  * and its client's errors read as atsd's (hostagent/atsd/sa/rcm.c): the
- * reason text (ibats_check_peer's) prefixed "ibats: ", "rejected (reason
+ * reason text (ibats_check_peer_lid's) prefixed "ibats: ", "rejected (reason
  * N): TEXT", the failed step named. */
 #include <arpa/inet.h>
 #include <endian.h>
@@ -163,8 +164,11 @@ static int client(struct ibats *h, uint16_t port, const char *src_s, const char 
 	return ret ? 3 : 0;
 }
 
-/* One connection request: accept it when the requester's GID owns the
- * A11 source address as its ATS primary, else reject with the reason.
+/* One connection request: accept it when the requester's GID is the
+ * port that holds the request's LID and owns the A11 source address as
+ * its ATS primary, else reject with the reason. On the passive side the
+ * kernel puts the REQ's primary local LID (the requester's, where the
+ * REP goes) in the path's DLID (cm.c cm_format_paths_from_req).
  * Returns 1 when the id is to be destroyed (after the event is acked:
  * rdma_destroy_id waits for that). */
 static int on_request(struct ibats *h, struct rdma_cm_event *ev)
@@ -182,10 +186,14 @@ static int on_request(struct ibats *h, struct rdma_cm_event *ev)
 	} else if (rdma_get_peer_addr(id)->sa_family != AF_IB) {
 		snprintf(why, sizeof(why), "not an AF_IB request");
 		ret = -EAFNOSUPPORT;
+	} else if (!id->route.path_rec) {
+		snprintf(why, sizeof(why), "no path in the request");
+		ret = -EINVAL;
 	} else {
 		memcpy(&peer, rdma_get_peer_addr(id), sizeof(peer));
-		ret = ibats_check_peer(h, peer.sib_addr.sib_raw, (struct sockaddr *)&src,
-				       why, sizeof(why));
+		ret = ibats_check_peer_lid(h, peer.sib_addr.sib_raw,
+					   be16toh(id->route.path_rec->dlid),
+					   (struct sockaddr *)&src, why, sizeof(why));
 	}
 	if (!ret) {
 		struct rdma_conn_param cp = { .responder_resources = 1, .initiator_depth = 1 };

@@ -196,6 +196,8 @@ static void answer_head(struct repl_answer *a, enum repl_kind kind)
 	a->epoch = rlog_epoch(R.log);
 	a->head = rlog_head(R.log);
 	a->ack_ms = tell_ack();
+	/* Standbys send REPL_FLAG_NOACK windows once they read it. */
+	a->caps = REPL_CAP_WINDOW;
 }
 
 static void answer_change(struct repl_answer *a, const struct rlog_entry *e, int in_sync)
@@ -386,6 +388,26 @@ static void answer_snapshot(const struct repl_pull *p, struct repl_answer *a)
 	}
 }
 
+/* A window's pull after its first (REPL_FLAG_NOACK): answered at once
+ * from the log, never held, no ack taken and no "in sync" told (pos 0):
+ * the standby has not applied the changes before it yet. */
+static void answer_noack(const struct repl_pull *p, struct repl_answer *a)
+{
+	struct rlog_entry e;
+
+	switch (rlog_peek(R.log, p->epoch, p->next, &e)) {
+	case RLOG_ANSWER:
+		answer_change(a, &e, 0);
+		break;
+	case RLOG_NOT_YET:
+		answer_head(a, REPL_NONE);
+		a->seq = p->next - 1;
+		break;
+	default:
+		answer_head(a, REPL_SNAP_NEEDED);
+	}
+}
+
 static void refused(uint16_t lid, const char *why)
 {
 	if (refusal_allowed(REFUSAL_LID | lid, RL_KINDS - 1))
@@ -456,8 +478,9 @@ static size_t on_pull(void *ctx, const uint8_t *req, size_t len, uint8_t *resp, 
 			release();
 		}
 		answer_snapshot(&p, &a);
-	}
-	else {
+	} else if (p.flags & REPL_FLAG_NOACK) {
+		answer_noack(&p, &a);
+	} else {
 		h.tid = wire_get64(req + MAD_OFF_TID);
 		enum rlog_verdict v = rlog_pull(R.log, guid, p.epoch, p.next, &h, mono_ms(), &e,
 						&in_sync, &moved);

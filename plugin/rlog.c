@@ -238,6 +238,22 @@ out:
 	return v;
 }
 
+enum rlog_verdict rlog_peek(struct rlog *l, uint64_t epoch, uint64_t next,
+			    struct rlog_entry *out)
+{
+	enum rlog_verdict v;
+
+	pthread_mutex_lock(&l->mu);
+	if (epoch != l->epoch || !next)
+		v = RLOG_SNAP_NEEDED;
+	else if (next > l->head)
+		v = RLOG_NOT_YET;
+	else
+		v = get_locked(l, next, out) ? RLOG_SNAP_NEEDED : RLOG_ANSWER;
+	pthread_mutex_unlock(&l->mu);
+	return v;
+}
+
 void rlog_leave(struct rlog *l, uint64_t guid)
 {
 	struct peer *p;

@@ -64,6 +64,7 @@ enum rlog_verdict {
 	RLOG_HOLD,         /* up to date: held (or answer NONE when hold fails) */
 	RLOG_SNAP_NEEDED,  /* another epoch, or the change left the log */
 	RLOG_FULL,         /* no room for another standby */
+	RLOG_NOT_YET,      /* rlog_peek: past the head */
 };
 
 /* A stream pull from the standby guid (epoch, next) at now_ms. It acks
@@ -76,6 +77,13 @@ enum rlog_verdict {
 enum rlog_verdict rlog_pull(struct rlog *l, uint64_t guid, uint64_t epoch, uint64_t next,
 			    const struct rlog_held *held, int64_t now_ms,
 			    struct rlog_entry *out, int *in_sync, int *moved);
+/* A pull that acks nothing (REPL_FLAG_NOACK: a window's after its
+ * first, repl.h): the change next of epoch into *out, no standby's
+ * state touched and nothing held, whatever next is: RLOG_ANSWER,
+ * RLOG_NOT_YET past the head, RLOG_SNAP_NEEDED for another epoch, 0 or
+ * a change that left the log. */
+enum rlog_verdict rlog_peek(struct rlog *l, uint64_t epoch, uint64_t next,
+			    struct rlog_entry *out);
 /* The standby said it stops (or was found gone): no more waits for it. */
 void rlog_leave(struct rlog *l, uint64_t guid);
 

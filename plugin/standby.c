@@ -38,6 +38,16 @@
 /* Snapshot records asked for at once: each answer is a round trip of its
  * own through the master's responder, so a window hides the latency. */
 #define SNAP_WINDOW 32
+/* Changes asked for at once while behind (REPL_FLAG_NOACK, repl.h). One
+ * change per round trip is slower than the master's Set thread makes
+ * them: under a flood the standby fell further behind until the master
+ * dropped it (issue 35). The master's responder thread, not its SA
+ * thread, answers a window back to back from its log: 32 MADs of 256
+ * bytes, 8 KiB in flight, as a snapshot's window. The ack moves once a
+ * window, so a held answer waits a window's round trip more; a larger
+ * window would hold them longer and ask the receive queues for more. */
+#define STREAM_WINDOW 32
+#define WINDOW_MAX (SNAP_WINDOW > STREAM_WINDOW ? SNAP_WINDOW : STREAM_WINDOW)
 
 enum { FINAL_NONE, FINAL_WANTED, FINAL_DONE, FINAL_FAILED };
 
@@ -59,6 +69,10 @@ static struct {
 	uint32_t snap_pos;
 	int64_t snap_t0;
 	int in_sync;              /* the master waits for this standby */
+	uint32_t master_caps;     /* REPL_CAP_*, as its last answer without
+				   * a record said */
+	int behind;               /* the last change applied came from the
+				   * stream: more may wait, pull a window */
 	int64_t answered_ms;      /* when the last answered pull was sent */
 	unsigned master_ack_ms;
 	int was_standby;
@@ -117,15 +131,20 @@ static void restart_locked(void)
 	R.snapshotting = 1;
 	R.snap_seq_in = 0;
 	R.snap_pos = 0;
+	R.behind = 0;
 	shadow_clear(R.building);
 }
 
-/* Under mu: the master's answer to the pull sent at sent_ms. */
-static void apply_locked(const struct repl_answer *a, int64_t sent_ms)
+/* Under mu: the master's answer to the pull sent at sent_ms; acks: the
+ * pull acked (not a window's NOACK one), its answer says whether the
+ * master waits for us. */
+static void apply_locked(const struct repl_answer *a, int64_t sent_ms, int acks)
 {
 	int64_t now = mono_ms();
 
 	R.master_ack_ms = a->ack_ms ? a->ack_ms : R.master_ack_ms;
+	if (!repl_kind_has_record(a->kind))
+		R.master_caps = a->caps;
 	/* An answer with a record has no room for the head (repl.h). */
 	R.master_head = !repl_kind_has_record(a->kind) ? a->head :
 			a->seq > R.master_head ? a->seq : R.master_head;
@@ -135,6 +154,7 @@ static void apply_locked(const struct repl_answer *a, int64_t sent_ms)
 			restart_locked();
 			return;
 		}
+		R.behind = 0;
 		break;
 	case REPL_SET:
 	case REPL_DELETE:
@@ -149,6 +169,7 @@ static void apply_locked(const struct repl_answer *a, int64_t sent_ms)
 			return;
 		}
 		R.applied = a->seq;
+		R.behind = 1;
 		break;
 	case REPL_SNAP_NEEDED:
 		restart_locked();
@@ -189,6 +210,10 @@ static void apply_locked(const struct repl_answer *a, int64_t sent_ms)
 	default:
 		return;
 	}
+	/* A NOACK pull's answer tells nothing of the master's wait: the
+	 * takeover counts from the last pull that acked (untrusted_locked). */
+	if (!acks)
+		return;
 	if (a->pos && !R.in_sync)
 		OSM_LOG(glue_log(), OSM_LOG_INFO,
 			"osmats replication: in sync with master LID %u at seq %" PRIu64 "\n",
@@ -228,9 +253,9 @@ static void final_check_locked(int fin, int answered)
 
 struct window {
 	uint32_t tid0;
-	uint16_t lid;
-	struct repl_answer ans[SNAP_WINDOW];
-	int got[SNAP_WINDOW];
+	unsigned n;
+	struct repl_answer ans[WINDOW_MAX];
+	int got[WINDOW_MAX];
 };
 
 static int window_match(const uint8_t *mad, size_t len, void *ctx)
@@ -240,35 +265,47 @@ static int window_match(const uint8_t *mad, size_t len, void *ctx)
 
 	return len >= MAD_HDR_SIZE && mad[1] == REPL_CLASS &&
 	       mad[MAD_OFF_METHOD] == (MAD_METHOD_GET | MAD_METHOD_RESP_BIT) &&
-	       i < SNAP_WINDOW;
+	       i < w->n;
 }
 
-/* Snapshot records pos .. pos + SNAP_WINDOW - 1 of snapshot seq at
- * once; applied in order up to the first missing one. Nonzero when any
- * came. */
-static int pull_window(const struct mport_dest *d, uint64_t seq, uint32_t pos,
-		       uint64_t gen)
+/* Whether answers after this one in a window can still be applied. */
+static int window_goes_on(enum repl_kind k)
 {
-	struct repl_pull p = { .next = seq,
-			       .flags = REPL_FLAG_SNAPSHOT | (final_wanted() ? REPL_FLAG_FINAL : 0) };
-	struct window *w = calloc(1, sizeof(*w));
-	int64_t sent = mono_ms(), deadline = sent + PULL_TIMEOUT_MS, now;
-	uint8_t req[MAD_SIZE], *resp;
-	size_t len, i, got = 0;
+	return k == REPL_SNAP_RECORD || k == REPL_SET || k == REPL_DELETE;
+}
 
-	if (!w)
-		return 0;
-	w->tid0 = mport_new_tids(R.port, SNAP_WINDOW);
-	w->lid = d->lid;
-	for (i = 0; i < SNAP_WINDOW; i++) {
-		p.pos = pos + (uint32_t)i;
-		repl_pull_encode(req, w->tid0 + i, &p);
+/* Done when every answer came, or the answers in order up to one that
+ * ends the window (the snapshot's end, "nothing yet", "snapshot
+ * needed"): those after it are not applied. */
+static int window_done(const struct window *w)
+{
+	unsigned i;
+
+	for (i = 0; i < w->n && w->got[i] && window_goes_on(w->ans[i].kind); i++)
+		;
+	return i == w->n || w->got[i];
+}
+
+/* Send the w->n pulls p[] to d at once (TIDs from w->tid0 on), and
+ * collect their answers from d's port, signed with our key, until
+ * window_done or PULL_TIMEOUT_MS. */
+static void window_exchange(const struct mport_dest *d, struct window *w,
+			    const struct repl_pull *p)
+{
+	int64_t deadline = mono_ms() + PULL_TIMEOUT_MS, now;
+	uint8_t req[MAD_SIZE], *resp;
+	size_t len;
+	unsigned i;
+
+	w->tid0 = mport_new_tids(R.port, w->n);
+	for (i = 0; i < w->n; i++) {
+		repl_pull_encode(req, w->tid0 + i, &p[i]);
 		replauth_sign(req);
 		/* With a timeout: the kernel drops a response to a request
 		 * sent without one (mport_send_req). */
 		mport_send_req(R.port, R.agent, d, req, sizeof(req), PULL_TIMEOUT_MS);
 	}
-	while (got < SNAP_WINDOW && (now = mono_ms()) < deadline &&
+	while (!window_done(w) && (now = mono_ms()) < deadline &&
 	       !mport_wait(R.port, (int)(deadline - now), window_match, w, &resp, &len)) {
 		struct repl_answer a;
 
@@ -277,24 +314,78 @@ static int pull_window(const struct mport_dest *d, uint64_t seq, uint32_t pos,
 		    !replauth_verify(resp, len) && !w->got[i]) {
 			w->ans[i] = a;
 			w->got[i] = 1;
-			got++;
-			/* Past the end the master answers "start over". */
-			if (a.kind == REPL_SNAP_END)
-				got = SNAP_WINDOW;
 		}
 		free(resp);
 	}
+}
+
+/* Snapshot records pos .. pos + SNAP_WINDOW - 1 of snapshot seq at
+ * once; applied in order up to the first missing one. Nonzero when any
+ * came. */
+static int pull_window(const struct mport_dest *d, uint64_t seq, uint32_t pos,
+		       uint64_t gen)
+{
+	struct repl_pull p[SNAP_WINDOW];
+	struct window *w = calloc(1, sizeof(*w));
+	int64_t sent = mono_ms();
+	int fin = final_wanted(), got;
+	size_t i;
+
+	if (!w)
+		return 0;
+	w->n = SNAP_WINDOW;
+	for (i = 0; i < SNAP_WINDOW; i++)
+		p[i] = (struct repl_pull){ .next = seq, .pos = pos + (uint32_t)i,
+					   .flags = REPL_FLAG_SNAPSHOT |
+						    (fin ? REPL_FLAG_FINAL : 0) };
+	window_exchange(d, w, p);
 	pthread_mutex_lock(&R.mu);
 	for (i = 0; i < SNAP_WINDOW && w->got[i] && gen == R.generation &&
-		    still_ours(p.flags & REPL_FLAG_FINAL) && R.snapshotting; i++)
-		apply_locked(&w->ans[i], sent);
-	final_check_locked(p.flags & REPL_FLAG_FINAL, w->got[0]);
+		    still_ours(fin) && R.snapshotting; i++)
+		apply_locked(&w->ans[i], sent, 1);
+	final_check_locked(fin, w->got[0]);
 	pthread_mutex_unlock(&R.mu);
 	got = w->got[0];
 	free(w);
 	if (got)
 		R.changed();
-	return (int)got;
+	return got;
+}
+
+/* Changes next .. next + STREAM_WINDOW - 1 of epoch at once: the first
+ * pull acks next - 1, the others carry REPL_FLAG_NOACK (the ack moves
+ * only with what is applied). Applied in order up to the first missing
+ * answer or one that ends the window; the next window starts there, so
+ * a lost answer is asked again. Nonzero when the first was answered. */
+static int stream_window(const struct mport_dest *d, uint64_t epoch, uint64_t next,
+			 uint64_t gen)
+{
+	struct repl_pull p[STREAM_WINDOW];
+	struct window *w = calloc(1, sizeof(*w));
+	int64_t sent = mono_ms();
+	int got;
+	size_t i;
+
+	if (!w)
+		return 0;
+	w->n = STREAM_WINDOW;
+	for (i = 0; i < STREAM_WINDOW; i++)
+		p[i] = (struct repl_pull){ .epoch = epoch, .next = next + i,
+					   .flags = i ? REPL_FLAG_NOACK : 0 };
+	window_exchange(d, w, p);
+	pthread_mutex_lock(&R.mu);
+	for (i = 0; i < STREAM_WINDOW && w->got[i] && gen == R.generation && still_ours(0) &&
+		    !R.snapshotting && R.epoch == epoch && R.applied == next - 1 + i; i++) {
+		apply_locked(&w->ans[i], sent, !i);
+		if (!window_goes_on(w->ans[i].kind))
+			break;
+	}
+	pthread_mutex_unlock(&R.mu);
+	got = w->got[0];
+	free(w);
+	if (got)
+		R.changed();
+	return got;
 }
 
 /* One pull; nonzero when it got an answer. */
@@ -310,7 +401,7 @@ static int pull(void)
 	uint64_t guid, gen;
 	uint16_t lid;
 	int64_t sent;
-	int ret;
+	int ret, window = 0;
 
 	if (final_wanted()) {
 		/* The SM that handed over: OpenSM names this one master now. */
@@ -325,6 +416,7 @@ static int pull(void)
 			/* Another master: its log is not the one the shadow
 			 * follows. */
 			R.master_guid = guid;
+			R.master_caps = 0;
 			restart_locked();
 		}
 		R.master_lid = lid;
@@ -338,12 +430,18 @@ static int pull(void)
 	} else {
 		p.epoch = R.epoch;
 		p.next = R.applied + 1;
+		/* Behind a master that serves windows: a window; up to date,
+		 * one pull the master holds until a change comes. */
+		window = !(p.flags & REPL_FLAG_FINAL) && R.behind &&
+			 R.master_caps & REPL_CAP_WINDOW;
 	}
 	pthread_mutex_unlock(&R.mu);
 	d.lid = lid;
 	/* The first record names the snapshot; the rest come in windows. */
 	if (p.flags & REPL_FLAG_SNAPSHOT && p.pos)
 		return pull_window(&d, p.next, p.pos, gen);
+	if (window)
+		return stream_window(&d, p.epoch, p.next, gen);
 	/* Signed over its TID, which mport_rpc_tid keeps. */
 	repl_pull_encode(req, mport_new_tids(R.port, 1), &p);
 	replauth_sign(req);
@@ -365,7 +463,7 @@ static int pull(void)
 		refused(mport_last_slid(R.port), why);
 	/* A takeover since the pull was sent owns the shadow now. */
 	else if (gen == R.generation && still_ours(p.flags & REPL_FLAG_FINAL))
-		apply_locked(&a, sent);
+		apply_locked(&a, sent, 1);
 	final_check_locked(p.flags & REPL_FLAG_FINAL, ret);
 	pthread_mutex_unlock(&R.mu);
 	if (!ret)

@@ -160,9 +160,21 @@ int ibats_a11_decode(const void *buf, size_t len, struct sockaddr_storage *src,
 /* Passive side anti-spoof check: the ATS primary address of the
  * requester's GID must be the A11 source address. 0 accepted, -EACCES
  * not that address, -ENOENT the GID has no primary; why (if not NULL)
- * says why in words. */
+ * says why in words. It takes the GID as claimed: it does not check that
+ * the GID sent the REQ (ibats_check_peer_lid does). */
 int ibats_check_peer(struct ibats *h, const uint8_t req_gid[16],
 		     const struct sockaddr *a11_src, char *why, size_t why_len);
+/* ibats_check_peer with the check that ibats_check_peer does not make:
+ * the claimed GID is the port the REQ came from. req_lid is the REQ's
+ * primary local LID (the requester's, where the REP and the data go); on
+ * a passive rdma_cm_id: be16toh(id->route.path_rec->dlid). The GID must
+ * be under this port's subnet prefix and the port that holds req_lid (the
+ * SA's NodeRecord, through atsd when it runs) must have the GID's
+ * interface ID as its GUID, else -EACCES; a failed LID lookup is its
+ * -errno (refuse then too). Then ibats_check_peer's judgement. Since
+ * libibats 1.3 (IBATS_1.3). */
+int ibats_check_peer_lid(struct ibats *h, const uint8_t req_gid[16], uint16_t req_lid,
+			 const struct sockaddr *a11_src, char *why, size_t why_len);
 
 #ifdef __cplusplus
 }

@@ -34,6 +34,7 @@ struct mport {
 	/* Responses an exchange received for another request (mport_keep_
 	 * strays): a ring, oldest first, bounded in count and bytes. */
 	struct mport_stray {
+		uint16_t slid;
 		uint8_t *mad;
 		size_t len;
 	} *strays;
@@ -172,6 +173,7 @@ static void stray_keep(struct mport *p, size_t len)
 		return;
 	memcpy(s->mad, umad_get_mad(p->rbuf), len);
 	s->len = len;
+	s->slid = p->last_slid;
 	p->stray_bytes += len;
 	p->nstrays++;
 }
@@ -189,6 +191,7 @@ static int stray_take(struct mport *p, mport_match_fn match, void *ctx, uint8_t 
 			continue;
 		*mad = s->mad;
 		*mad_len = s->len;
+		p->last_slid = s->slid;
 		p->stray_bytes -= s->len;
 		/* Close the gap: the ones before it move up by one. */
 		for (k = i; k > 0; k--)
@@ -534,14 +537,15 @@ void mport_on_expired(struct mport *p, mport_expired_fn *fn, void *ctx)
  * ETIMEDOUT ends the attempt first. */
 #define MPORT_KERNEL_GRACE_MS 1000
 
+/* Whether tid is one of the attempts' (-1: no), their index. */
 static int rpc_ours(const uint32_t *tids, unsigned n, uint32_t tid)
 {
 	unsigned i;
 
 	for (i = 0; i < n && i < MPORT_RPC_TIDS; i++)
 		if (tids[i] == tid)
-			return 1;
-	return 0;
+			return (int)i;
+	return -1;
 }
 
 /* The exchange of mport_rpc (fresh: a new TID each attempt) and of
@@ -561,7 +565,8 @@ static int rpc(struct mport *p, int agent, const struct mport_dest *dst, const u
 	uint8_t *sbuf;
 	uint32_t tid;
 	unsigned attempt, ntids = 0;
-	int ret = -ETIMEDOUT;
+	uint16_t lids[MPORT_RPC_TIDS];
+	int ret = -ETIMEDOUT, k;
 
 	if (req_len < MAD_HDR_SIZE)
 		return -EINVAL;
@@ -577,7 +582,7 @@ static int rpc(struct mport *p, int agent, const struct mport_dest *dst, const u
 
 		if (attempt && fresh)
 			tid = p->next_tid++;
-		tids[ntids++ % MPORT_RPC_TIDS] = tid;
+		tids[ntids % MPORT_RPC_TIDS] = tid;
 		if (attempt && o->follow_sm) {
 			struct mport_info info;
 
@@ -588,6 +593,7 @@ static int rpc(struct mport *p, int agent, const struct mport_dest *dst, const u
 				to.sl = info.sm_sl;
 			}
 		}
+		lids[ntids++ % MPORT_RPC_TIDS] = to.lid;
 		memset(sbuf, 0, umad_size());
 		memcpy(umad_get_mad(sbuf), req, req_len);
 		wire_put64(umad_get_mad(sbuf) + MAD_OFF_TID, tid);
@@ -626,10 +632,20 @@ static int rpc(struct mport *p, int agent, const struct mport_dest *dst, const u
 				mport_reply(p, ret, len);
 				continue;
 			}
-			if (!rpc_ours(tids, ntids, (uint32_t)h.tid) ||
-			    h.mgmt_class != req[MAD_OFF_MGMT_CLASS]) {
+			k = rpc_ours(tids, ntids, (uint32_t)h.tid);
+			if (k < 0 || h.mgmt_class != req[MAD_OFF_MGMT_CLASS]) {
 				if (umad_status(p->rbuf) == 0)
 					stray_keep(p, len);
+				continue;
+			}
+			/* The kernel matches a response by TID and class only
+			 * (mad.c ib_find_send_mad): any port that guesses the
+			 * TID could answer for the one we asked. It costs the
+			 * attempt (the kernel took the forgery as its
+			 * answer), not a false answer. */
+			if (umad_status(p->rbuf) == 0 && p->last_slid != lids[k]) {
+				log_debug("TID 0x%08x: an answer from LID %u, not %u's: dropped",
+					  (uint32_t)h.tid, p->last_slid, lids[k]);
 				continue;
 			}
 			if (umad_status(p->rbuf) == ETIMEDOUT) {

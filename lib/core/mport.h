@@ -164,8 +164,9 @@ int mport_rpc_tid(struct mport *p, int agent, const struct mport_dest *dst,
  * that mport_rpc will not use, for requests sent with mport_send_req and
  * collected with mport_wait or with mport_rpc_tid. */
 uint32_t mport_new_tids(struct mport *p, unsigned n);
-/* The source LID of the last MAD received (mport_rpc's answer, say): the
- * fabric sets it, not the sender. */
+/* The source LID of the last MAD received (mport_rpc's answer, say) or
+ * handed back by mport_wait (a kept stray's too): the fabric sets it, not
+ * the sender. mport_rpc takes an answer only from the LID it asked. */
 uint16_t mport_last_slid(const struct mport *p);
 
 #endif

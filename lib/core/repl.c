@@ -60,7 +60,8 @@ int repl_pull_decode(const uint8_t *mad, size_t len, struct repl_pull *p)
 	memset(p, 0, sizeof(*p));
 	if (ret)
 		return ret;
-	if (mod & ~(uint32_t)REPL_FLAGS)
+	if (mod & ~(uint32_t)REPL_FLAGS ||
+	    (mod & REPL_FLAG_NOACK && mod != REPL_FLAG_NOACK))
 		return -EPROTO;
 	p->flags = (uint8_t)mod;
 	p->epoch = wire_get64(mad + REPL_OFF_EPOCH);
@@ -81,6 +82,7 @@ void repl_answer_encode(uint8_t *mad, uint64_t tid, const struct repl_answer *a)
 	} else {
 		wire_put64(mad + REPL_OFF_HEAD, a->head);
 		wire_put32(mad + REPL_OFF_ACK_MS, a->ack_ms);
+		wire_put32(mad + REPL_OFF_CAPS, a->caps);
 	}
 }
 
@@ -105,6 +107,7 @@ int repl_answer_decode(const uint8_t *mad, size_t len, struct repl_answer *a)
 	} else {
 		a->head = wire_get64(mad + REPL_OFF_HEAD);
 		a->ack_ms = wire_get32(mad + REPL_OFF_ACK_MS);
+		a->caps = wire_get32(mad + REPL_OFF_CAPS);
 	}
 	return 0;
 }

@@ -38,19 +38,34 @@ enum {
 	REPL_OFF_HEAD = 80,      /* answers without a record: the master's
 				  * newest sequence */
 	REPL_OFF_ACK_MS = 88,    /* and its ack timeout in ms */
+	REPL_OFF_CAPS = 92,      /* and what it serves (REPL_CAP_*); an
+				  * earlier master left it 0 */
 };
 #define REPL_TAG_SIZE 16
 _Static_assert(REPL_OFF_SEQ + 8 == REPL_OFF_LEASE && REPL_OFF_LEASE + 4 == REPL_OFF_POS &&
 	       REPL_OFF_POS + 4 == REPL_OFF_TAG, "the fields before the tag are packed");
 _Static_assert(REPL_OFF_TAG + REPL_TAG_SIZE == REPL_OFF_RECORD, "the tag ends where the record starts");
 _Static_assert(REPL_OFF_RECORD + SR_SIZE == 256, "one record fills one MAD");
-_Static_assert(REPL_OFF_HEAD + 8 == REPL_OFF_ACK_MS, "head, then ack_ms");
+_Static_assert(REPL_OFF_HEAD + 8 == REPL_OFF_ACK_MS && REPL_OFF_ACK_MS + 4 == REPL_OFF_CAPS,
+	       "head, ack_ms, then caps");
 
 #define REPL_FLAG_SNAPSHOT 0x01  /* pull: the snapshot record at pos */
 #define REPL_FLAG_LEAVING 0x02   /* pull: this standby stops; no answer */
 #define REPL_FLAG_FINAL 0x04     /* snapshot pull to an SM that just stepped
 				  * down: its list as it left it */
-#define REPL_FLAGS (REPL_FLAG_SNAPSHOT | REPL_FLAG_LEAVING | REPL_FLAG_FINAL)
+/* Stream pull: not an ack. A standby pulls a window of changes at once
+ * (next = N, N + 1, ...): only the first acks (N - 1); the others must
+ * not, since the standby has not applied what they ask after. The master
+ * answers them at once, NONE when the change is not made yet, never
+ * holds them. Sent only to a master that announced REPL_CAP_WINDOW: an
+ * earlier one refuses the unknown flag (no answer). Alone, or with no
+ * other flag. */
+#define REPL_FLAG_NOACK 0x08
+#define REPL_FLAGS (REPL_FLAG_SNAPSHOT | REPL_FLAG_LEAVING | REPL_FLAG_FINAL | REPL_FLAG_NOACK)
+
+/* Answers without a record: what the master serves. The field was 0
+ * before, and an earlier standby never reads it. */
+#define REPL_CAP_WINDOW 0x00000001u /* REPL_FLAG_NOACK pulls */
 
 enum repl_kind {
 	REPL_NONE = 0,          /* up to date: nothing after next - 1 */
@@ -75,6 +90,8 @@ struct repl_answer {
 	uint32_t pos;
 	uint64_t head;            /* kinds without a record */
 	uint32_t ack_ms;          /* kinds without a record */
+	uint32_t caps;            /* kinds without a record: REPL_CAP_*, any
+				   * bit (later ones kept, unread) */
 	uint8_t rec[SR_SIZE];     /* kinds with one, byte for byte */
 };
 
@@ -85,7 +102,8 @@ int repl_kind_has_record(enum repl_kind k);
 void repl_pull_encode(uint8_t *mad, uint64_t tid, const struct repl_pull *p);
 void repl_answer_encode(uint8_t *mad, uint64_t tid, const struct repl_answer *a);
 /* -EMSGSIZE short, -EPROTO another class, version, attribute, OUI or
- * method, or an unknown kind. The tag is not looked at (replauth_verify). */
+ * method, an unknown kind or pull flag, or NOACK with another flag. The
+ * tag is not looked at (replauth_verify). */
 int repl_pull_decode(const uint8_t *mad, size_t len, struct repl_pull *p);
 int repl_answer_decode(const uint8_t *mad, size_t len, struct repl_answer *a);
 

@@ -527,14 +527,20 @@ static int nr_get(struct sa_client *sa, uint64_t mask, const uint8_t *nr,
 	return ret;
 }
 
-int sa_client_port_guid(struct sa_client *sa, uint16_t lid, uint64_t *guid)
+int sa_client_node_at_lid(struct sa_client *sa, uint16_t lid, struct nr_record *out)
 {
 	uint8_t nr[NR_SIZE] = { 0 };
+
+	wire_put16(nr + NR_OFF_LID, lid);
+	return nr_get(sa, 1ull << NR_CM_LID, nr, out);
+}
+
+int sa_client_port_guid(struct sa_client *sa, uint16_t lid, uint64_t *guid)
+{
 	struct nr_record rec;
 	int ret;
 
-	wire_put16(nr + NR_OFF_LID, lid);
-	ret = nr_get(sa, 1ull << NR_CM_LID, nr, &rec);
+	ret = sa_client_node_at_lid(sa, lid, &rec);
 	if (!ret)
 		*guid = rec.port_guid;
 	return ret;

@@ -138,6 +138,11 @@ int sa_client_ports_decode(const uint8_t *prefix, const uint8_t *data, size_t nr
 /* The port GUID of the node at lid (NodeRecord SubnAdmGet; a switch's is
  * its port 0's): -ENOENT when no node holds lid. */
 int sa_client_port_guid(struct sa_client *sa, uint16_t lid, uint64_t *guid);
+/* The NodeRecord of the port that holds lid (SubnAdmGet by LID): OpenSM
+ * matches any LID of the port's range, base to base + 2^LMC - 1
+ * (osm_sa_node_record.c), and answers with the base LID; -ENOENT when no
+ * port holds it. */
+int sa_client_node_at_lid(struct sa_client *sa, uint16_t lid, struct nr_record *out);
 
 /* The NodeRecord of the port with port_guid (SubnAdmGet, PortGUID in the
  * mask: its LID, NodeGUID and NodeDescription as saquery -N shows them);

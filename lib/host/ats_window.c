@@ -24,6 +24,7 @@ struct fifo {
 struct ats_window {
 	struct sa_client *sa;
 	struct mport *port;
+	uint16_t from;          /* the source LID of what ats_window_recv gave */
 	unsigned depth;
 	struct fifo queued, whole, done;
 	struct ats_window_req **fly; /* depth slots, NULL free */
@@ -155,6 +156,7 @@ static int send_req(struct ats_window *w, struct ats_window_req *r)
 	 * when the send completes). */
 	wire_put64(r->mad + MAD_OFF_TID, tid);
 	r->tids[r->attempt % 4] = tid;
+	r->lids[r->attempt % 4] = r->dst.lid;
 	int ret = mport_send_req(w->port, sa_client_agent(w->sa), &r->dst, r->mad, MAD_SIZE, ms);
 
 	r->deadline_ms = mono_ms() + ms;
@@ -327,17 +329,23 @@ static int sa_response(const uint8_t *mad, size_t len, void *ctx)
 
 int ats_window_recv(struct ats_window *w, int timeout_ms, uint8_t **mad, size_t *len)
 {
-	return mport_wait(w->port, timeout_ms, sa_response, NULL, mad, len);
+	int ret = mport_wait(w->port, timeout_ms, sa_response, NULL, mad, len);
+
+	w->from = mport_last_slid(w->port);
+	return ret;
 }
 
 /* tid is one of r's attempts' (a late answer to an earlier one counts:
- * the kernel still waited for it, and it answers the same question). */
-static int answers(const struct ats_window_req *r, uint32_t tid)
+ * the kernel still waited for it, and it answers the same question),
+ * from the LID that attempt asked: the kernel matches a response by TID
+ * and class alone (mad.c ib_find_send_mad), so another port that
+ * guesses the TID could answer in the SA's name. */
+static int answers(const struct ats_window_req *r, uint32_t tid, uint16_t from)
 {
 	unsigned i, n = r->attempt + 1 < 4 ? r->attempt + 1 : 4;
 
 	for (i = 0; i < n; i++)
-		if (r->tids[i] == tid)
+		if (r->tids[i] == tid && r->lids[i] == from)
 			return 1;
 	return 0;
 }
@@ -351,12 +359,12 @@ void ats_window_answer(struct ats_window *w, uint8_t *mad, size_t len)
 	int ret;
 
 	for (i = 0; i < w->depth; i++)
-		if (w->fly[i] && answers(w->fly[i], tid)) {
+		if (w->fly[i] && answers(w->fly[i], tid, w->from)) {
 			r = w->fly[i];
 			break;
 		}
 	if (!r) {
-		free(mad); /* a late answer to one that timed out */
+		free(mad); /* a late answer to one that timed out, or a forgery */
 		return;
 	}
 	fly_drop(w, i);

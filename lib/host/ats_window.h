@@ -38,6 +38,7 @@ struct ats_window_req {
 	/* Each attempt's TID (a fresh one: ib_umad refuses one another
 	 * still waiting has); an answer to any of the last ones counts. */
 	uint32_t tids[4];
+	uint16_t lids[4];           /* where each went: its answer comes from there */
 	unsigned spent;             /* requests answered before it went whole */
 	int64_t deadline_ms;
 	uint8_t method;

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The atsd socket protocol: tables and line formats (atsd_proto.h). */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "atsd_proto.h"
@@ -23,6 +25,9 @@ const struct atsd_verb_def atsd_proto_verbs[ATSD_VERBS] = {
 	[ATSD_V_CONNECT] = { "connect", 1, ATSD_ARGS_MAX, 1 },
 	[ATSD_V_DISCONNECT] = { "disconnect", 2, 2, 1 },
 	[ATSD_V_HOLDS] = { "holds", 1, 1, 0 },
+	/* One SA query, as a lookup: a listener that is not root checks
+	 * its callers with it. */
+	[ATSD_V_LID] = { "lid", 2, 2, 0 },
 };
 
 int atsd_proto_verb_find(const char *name)
@@ -225,6 +230,59 @@ int atsd_proto_hold_parse(const char *line, struct atsd_hold *h)
 	if (sscanf(line, "%63s %lu %63s %x%n", h->owner, &h->uid, h->ip, &h->pkey, &n) != 4 ||
 	    line[n] || h->pkey > 0xffff)
 		return -EPROTO;
+	return 0;
+}
+
+int atsd_proto_lid_arg(const char *s, uint16_t *lid)
+{
+	unsigned long v;
+	char *end;
+
+	/* strtoul takes a sign and blanks: a LID word has neither. */
+	if (!s || !(*s >= '0' && *s <= '9'))
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno || *end || !v || v > ATSD_LID_UNICAST_MAX)
+		return -EINVAL;
+	*lid = (uint16_t)v;
+	return 0;
+}
+
+int atsd_proto_lid_format(char *buf, size_t len, uint64_t port_guid, uint16_t base_lid)
+{
+	return snprintf(buf, len, "0x%016" PRIx64 " 0x%04x\n", port_guid, base_lid);
+}
+
+/* One "0x" and 1..16 hex digits at s: its end, or NULL. */
+static const char *hex_word(const char *s, size_t max_digits, uint64_t *v)
+{
+	size_t n = 0;
+
+	if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
+		return NULL;
+	*v = 0;
+	for (s += 2; isxdigit((unsigned char)*s); s++, n++) {
+		if (n == max_digits)
+			return NULL;
+		*v = *v << 4 | (uint64_t)(isdigit((unsigned char)*s) ? *s - '0' :
+					  (tolower((unsigned char)*s) - 'a' + 10));
+	}
+	return n ? s : NULL;
+}
+
+int atsd_proto_lid_parse(const char *line, uint64_t *port_guid, uint16_t *base_lid)
+{
+	uint64_t guid, lid;
+	const char *p = hex_word(line, 16, &guid);
+
+	if (!p || *p != ' ')
+		return -EPROTO;
+	p = hex_word(p + 1, 4, &lid);
+	if (!p || *p || !lid || lid > ATSD_LID_UNICAST_MAX)
+		return -EPROTO;
+	*port_guid = guid;
+	*base_lid = (uint16_t)lid;
 	return 0;
 }
 

@@ -44,6 +44,7 @@ enum atsd_verb {
 	ATSD_V_CONNECT,
 	ATSD_V_DISCONNECT,
 	ATSD_V_HOLDS,
+	ATSD_V_LID,
 	ATSD_VERBS
 };
 
@@ -152,6 +153,21 @@ struct atsd_hold {
 int atsd_proto_hold_format(char *buf, size_t len, const char *owner, unsigned long uid,
 		     const struct ats_ip *ip, uint16_t pkey);
 int atsd_proto_hold_parse(const char *line, struct atsd_hold *h);
+
+/* lid LID: the port that holds a unicast LID, as the SA's NodeRecord
+ * says (IBTA Vol 1 15.2.5.2), for a listener's check that a requester's
+ * GID is the port its REQ came from (ibats_check_peer_lid(3)). One answer
+ * line "PORT_GUID BASE_LID", both hex: "0x0002c9030000a1b2 0x0012". A
+ * LID outside 1..0xBFFF (0 reserved, 0xC000 up multicast, 0xFFFF
+ * permissive: IBTA Vol 1 4.1.3) is no port's. */
+#define ATSD_LID_UNICAST_MAX 0xBFFF
+/* A request's LID word, decimal or 0x hex: 0, or -EINVAL when it is not a
+ * unicast LID. */
+int atsd_proto_lid_arg(const char *s, uint16_t *lid);
+/* Like snprintf; the line ends in a newline. */
+int atsd_proto_lid_format(char *buf, size_t len, uint64_t port_guid, uint16_t base_lid);
+/* -EPROTO unless the line is exactly two hex words, the base LID unicast. */
+int atsd_proto_lid_parse(const char *line, uint64_t *port_guid, uint16_t *base_lid);
 
 /* Connection and group lines: plain words, then name=value words. */
 enum atsd_line_kind {

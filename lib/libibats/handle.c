@@ -384,6 +384,68 @@ static int lookup(struct ibats *h, const struct ibl_query *q, uint16_t pkey,
 	return sa_lookup(h, q, pkey, recs, n);
 }
 
+/* NodeRecord by LID through the handle's port: one request, sent and
+ * read by this thread once no other reads the port (the window's
+ * answers that come meanwhile are kept for it: ats_window.h). */
+static int sa_lid_owner(struct ibats *h, uint16_t lid, struct nr_record *nr)
+{
+	uint64_t sent;
+	int ret;
+
+	if (h->o.flags & IBATS_NO_SA)
+		return -ECONNREFUSED;
+	last.source = IBATS_BY_SA;
+	pthread_mutex_lock(&h->sa_lock);
+	ret = sa_open(h);
+	if (!ret) {
+		while (h->sa_reader)
+			pthread_cond_wait(&h->sa_cv, &h->sa_lock);
+		sent = sa_client_requests(h->sa);
+		ret = sa_client_node_at_lid(h->sa, lid, nr);
+		last.sa_status = sa_client_last_status(h->sa);
+		last.sm_lid = sa_client_port(h->sa)->sm_lid;
+		last.sa_queries = (unsigned)(sa_client_requests(h->sa) - sent);
+	}
+	pthread_mutex_unlock(&h->sa_lock);
+	return ret;
+}
+
+int ibl_lid_owner(struct ibats *h, uint16_t lid, uint64_t *guid, uint16_t *base)
+{
+	struct atsd_reply rep;
+	struct nr_record nr;
+	char req[32];
+	int r, why = 0;
+
+	memset(&last, 0, sizeof(last));
+	last_h = h->id;
+	if (!(h->o.flags & IBATS_NO_AGENT)) {
+		snprintf(req, sizeof(req), "lid 0x%04x", lid);
+		r = agent_ask(h, req, &rep, &why);
+		if (!r) {
+			r = ibl_lid_from_reply(&rep, guid, base, last.agent_msg,
+					       sizeof(last.agent_msg));
+			atsd_client_reply_free(&rep);
+			/* Busy, or an atsd from before the verb: the SA
+			 * answers. Anything else is atsd's word. */
+			if ((r != -EBUSY && r != -EINVAL) || h->o.flags & IBATS_NO_SA) {
+				last.source = IBATS_BY_AGENT;
+				return r;
+			}
+		} else if (h->o.flags & IBATS_NO_SA) {
+			last.agent_err = r == -ENOTCONN ? why : r;
+			return r == -ENOTCONN ? -ECONNREFUSED : r;
+		}
+		last.agent_err = r == -ENOTCONN ? why : r;
+	}
+	r = sa_lid_owner(h, lid, &nr);
+	if (!r) {
+		*guid = nr.port_guid;
+		*base = nr.lid;
+	}
+	return r;
+}
+
 IBATS_EXPORT int ibats_resolve_addr(struct ibats *h, const struct sockaddr *addr,
 				    uint16_t pkey, struct ibats_record **recs, size_t *n)
 {

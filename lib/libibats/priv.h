@@ -67,6 +67,28 @@ int ibl_records_from_reply(const struct atsd_reply *rep,
 			   struct ibats_record **out, size_t *n,
 			   char *why, size_t why_len);
 
+/* atsd's answer to "lid LID": 0 with the port GUID and base LID; the ERR
+ * code as -errno; -EPROTO for an answer that is not one such line. why
+ * gets atsd's ERR text or the line it could not parse. */
+int ibl_lid_from_reply(const struct atsd_reply *rep, uint64_t *guid, uint16_t *base,
+		       char *why, size_t why_len);
+/* The port that holds a unicast lid, its GUID and base LID: atsd's "lid"
+ * when atsd runs, else the SA's NodeRecord (as lookup(): ibats_lookup_info
+ * tells how it went). -ENOENT when no port holds it. */
+int ibl_lid_owner(struct ibats *h, uint16_t lid, uint64_t *guid, uint16_t *base);
+
+/* The checks of ibats_check_peer_lid before the LID's owner is asked:
+ * the claimed GID under the local port's subnet prefix, a unicast LID.
+ * 0 to go on, -EACCES with why filled. */
+int ibl_peer_claim_check(const uint8_t local_gid[16], const uint8_t req_gid[16],
+			 uint16_t req_lid, char *why, size_t why_len);
+/* Whether the port that holds req_lid is the claimed GID's: lookup is
+ * what ibl_lid_owner returned (0 with guid and base). 0 when it is;
+ * -EACCES when another port or none holds the LID; the lookup's -errno
+ * when it failed. why says which. */
+int ibl_peer_lid_decide(const uint8_t req_gid[16], uint16_t req_lid, int lookup,
+			uint64_t guid, uint16_t base, char *why, size_t why_len);
+
 /* The anti-spoof decision of ibats_check_peer: lookup is what the primary
  * lookup of the requester's GID returned (0 with *primary filled). */
 int ibl_peer_decide(int lookup, const struct ibats_record *primary,

@@ -2,7 +2,10 @@
 /* The ATS side of connecting by IP with librdmacm over AF_IB: the IP CM
  * service ID of a port, the AF_IB address of an IP's holder, the RDMA IP
  * CM Service private data (IBTA Vol 1 Annex A11), and the passive side's
- * check that the requester owns the source address it claims.
+ * check that the requester owns the source address it claims and, with
+ * ibats_check_peer_lid, that the GID it claims is the port its REQ came
+ * from: the port that holds the REQ's primary local LID (IBTA Vol 1
+ * 12.6.5: where the REP and the data go), by the SA's NodeRecord.
  *
  * With AF_IB the kernel's rdma_cm does not write the Annex A11 header:
  * the application sends it as the first IBATS_A11_LEN bytes of its
@@ -15,11 +18,14 @@
  * made, so the library does not depend on librdmacm. */
 #include <endian.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "core/a11.h"
+#include "core/wire.h"
+#include "host/atsd_proto.h"
 #include "priv.h"
 
 /* configure: AC_CHECK_HEADERS([infiniband/ib.h]). */
@@ -147,6 +153,10 @@ static const char *lookup_words(int err)
 		return "no atsd and no SA";
 	case EINVAL:
 		return "bad request";
+	case EPROTO:
+		return "atsd's answer is garbled";
+	case ENOTCONN:
+		return "atsd is not reachable";
 	default:
 		return "lookup failed";
 	}
@@ -205,4 +215,90 @@ IBATS_EXPORT int ibats_check_peer(struct ibats *h, const uint8_t req_gid[16],
 		return -EINVAL;
 	ret = ibats_primary(h, req_gid, 0, &primary);
 	return ibl_peer_decide(ret, &primary, a11_src, why, why_len);
+}
+
+int ibl_peer_claim_check(const uint8_t local_gid[16], const uint8_t req_gid[16],
+			 uint16_t req_lid, char *why, size_t why_len)
+{
+	char gid[ATS_IP_STRLEN];
+
+	ats_gid_format(req_gid, gid, sizeof(gid));
+	/* A REQ from another subnet comes through a router with the
+	 * router's LID as its source (the kernel's cm_process_routed_req):
+	 * the LID says nothing of the GID then. */
+	if (memcmp(local_gid, req_gid, 8)) {
+		snprintf(why, why_len, "requester GID %s is off this subnet: the claim cannot be verified",
+			 gid);
+		return -EACCES;
+	}
+	if (!req_lid || req_lid > ATSD_LID_UNICAST_MAX) {
+		snprintf(why, why_len, "requester LID 0x%04x is not a unicast LID: no port holds it (claims GID %s)",
+			 req_lid, gid);
+		return -EACCES;
+	}
+	return 0;
+}
+
+int ibl_peer_lid_decide(const uint8_t req_gid[16], uint16_t req_lid, int lookup,
+			uint64_t guid, uint16_t base, char *why, size_t why_len)
+{
+	uint64_t claimed = wire_get64(req_gid + 8);
+	char gid[ATS_IP_STRLEN];
+
+	ats_gid_format(req_gid, gid, sizeof(gid));
+	if (lookup == -ENOENT) {
+		snprintf(why, why_len, "no port holds requester LID 0x%04x (claims GID %s)",
+			 req_lid, gid);
+		return -EACCES;
+	}
+	if (lookup) {
+		snprintf(why, why_len, "cannot read which port holds LID 0x%04x: %s (errno %d)",
+			 req_lid, lookup_words(lookup), -lookup);
+		return lookup;
+	}
+	if (guid != claimed) {
+		snprintf(why, why_len, "requester LID 0x%04x is port 0x%016" PRIx64 "'s (base LID 0x%04x), not claimed GID %s's port 0x%016" PRIx64,
+			 req_lid, guid, base, gid, claimed);
+		return -EACCES;
+	}
+	snprintf(why, why_len, "requester LID 0x%04x is claimed GID %s's port", req_lid, gid);
+	return 0;
+}
+
+IBATS_EXPORT int ibats_check_peer_lid(struct ibats *h, const uint8_t req_gid[16],
+				      uint16_t req_lid, const struct sockaddr *a11_src,
+				      char *why, size_t why_len)
+{
+	struct ats_ip want;
+	uint8_t local[16];
+	uint64_t guid = 0;
+	uint16_t base = 0;
+	char dummy[1];
+	int ret;
+
+	if (!h || !req_gid)
+		return -EINVAL;
+	if (!why) {
+		why = dummy;
+		why_len = sizeof(dummy);
+	}
+	if (ibl_ip_from_sockaddr(a11_src, &want)) {
+		snprintf(why, why_len, "the A11 source is not an IP address");
+		return -EINVAL;
+	}
+	ret = ibats_port_gid(h, local);
+	if (ret) {
+		snprintf(why, why_len, "cannot read this port's GID (errno %d)", -ret);
+		return ret;
+	}
+	ret = ibl_peer_claim_check(local, req_gid, req_lid, why, why_len);
+	if (ret)
+		return ret;
+	ret = ibl_lid_owner(h, req_lid, &guid, &base);
+	ret = ibl_peer_lid_decide(req_gid, req_lid, ret, guid, base, why, why_len);
+	if (ret)
+		return ret;
+	/* Accepted, why reads as ibats_check_peer's: a listener's log of
+	 * what it accepted keeps its words. */
+	return ibats_check_peer(h, req_gid, a11_src, why, why_len);
 }

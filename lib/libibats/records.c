@@ -170,3 +170,17 @@ IBATS_EXPORT int ibats_exit_code(int ret)
 		return 3;
 	}
 }
+
+int ibl_lid_from_reply(const struct atsd_reply *rep, uint64_t *guid, uint16_t *base,
+		       char *why, size_t why_len)
+{
+	if (!rep->ok) {
+		snprintf(why, why_len, "%s", rep->message);
+		return ibl_agent_errno(rep->code);
+	}
+	if (rep->nlines != 1 || atsd_proto_lid_parse(rep->lines[0], guid, base)) {
+		snprintf(why, why_len, "%s", rep->nlines ? rep->lines[0] : "no answer line");
+		return -EPROTO;
+	}
+	return 0;
+}

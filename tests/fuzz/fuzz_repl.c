@@ -37,7 +37,8 @@ static void pull(const uint8_t *data, size_t size)
 
 	if (repl_pull_decode(data, size, &p))
 		return;
-	if (p.flags & ~REPL_FLAGS)
+	if (p.flags & ~REPL_FLAGS ||
+	    (p.flags & REPL_FLAG_NOACK && p.flags != REPL_FLAG_NOACK))
 		__builtin_trap();
 	repl_pull_encode(mad, wire_get64(data + MAD_OFF_TID), &p);
 	same_header(mad, data);
@@ -62,15 +63,15 @@ static void answer(const uint8_t *data, size_t size)
 	rec = repl_kind_has_record(a.kind);
 	repl_answer_encode(mad, wire_get64(data + MAD_OFF_TID), &a);
 	same_header(mad, data);
-	/* epoch to pos (the tag is the signer's), then the record or head
-	 * and ack_ms. */
+	/* epoch to pos (the tag is the signer's), then the record or head,
+	 * ack_ms and caps. */
 	if (memcmp(mad + REPL_OFF_EPOCH, data + REPL_OFF_EPOCH, REPL_OFF_TAG - REPL_OFF_EPOCH) ||
-	    memcmp(mad + REPL_OFF_RECORD, data + REPL_OFF_RECORD, rec ? SR_SIZE : 12))
+	    memcmp(mad + REPL_OFF_RECORD, data + REPL_OFF_RECORD, rec ? SR_SIZE : 16))
 		__builtin_trap();
 	if (repl_answer_decode(mad, sizeof(mad), &b) || b.kind != a.kind ||
 	    b.epoch != a.epoch || b.head != a.head || b.seq != a.seq ||
 	    b.lease_left != a.lease_left || b.pos != a.pos || b.ack_ms != a.ack_ms ||
-	    memcmp(b.rec, a.rec, SR_SIZE))
+	    b.caps != a.caps || (rec && a.caps) || memcmp(b.rec, a.rec, SR_SIZE))
 		__builtin_trap();
 }
 

@@ -65,6 +65,68 @@ check_rc "anti-spoof: host3 claiming 10.0.0.2 is refused (exit 3)" 3 \
 	lib host1 check "$G3" 10.0.0.2
 check_rc "anti-spoof: a GID without a primary: exit 1" 1 "no ATS primary" \
 	lib host1 -n check "$G4" 10.0.0.4
+# The claimed GID against the port the REQ came from (its LID): the red
+# team's REQ names host2's GID and address with host3's own LID. Through
+# atsd (-A: its "lid" request) and straight from the SA (-n) alike.
+L2=$(port_lid host2)
+L3=$(port_lid host3)
+G2F=$(echo "$G2" | sed 's/^fe80:/fec0:/')
+GUID2=$(port_guid host2)
+GUID3=$(port_guid host3)
+for how in -A -n; do
+	check_out "check_peer_lid $how: host2's GID from host2's LID, claiming 10.0.0.2, is accepted" \
+		"^A11 source 10\.0\.0\.2 is the requester's ATS primary\$" \
+		lib host1 "$how" checklid "$G2" "$L2" 10.0.0.2
+	check_rc "check_peer_lid $how: host2's GID from host3's LID is refused (exit 3), both ports named" 3 \
+		"requester LID $(printf 0x%04x "$L3") is port $GUID3's .*not claimed GID $G2's port $GUID2" \
+		lib host1 "$how" checklid "$G2" "$L3" 10.0.0.2
+	check_rc "check_peer_lid $how: a LID no port holds is refused" 3 \
+		"no port holds requester LID 0x0bff" lib host1 "$how" checklid "$G2" 0xbff 10.0.0.2
+	check_rc "check_peer_lid $how: host3 from its own LID claiming 10.0.0.2 is refused by the address" 3 \
+		"A11 source 10\.0\.0\.2 is not the requester's ATS primary 10\.0\.0\.3" \
+		lib host1 "$how" checklid "$G3" "$L3" 10.0.0.2
+done
+# raw LINE: host1's atsd's answer to one request line, as sent.
+raw() {
+	python3 - "$RUN/atsd-host1.sock" "$1" <<'PYEOF'
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+s.settimeout(15)
+s.sendall(sys.argv[2].encode() + b"\n")
+s.shutdown(socket.SHUT_WR)
+out = b""
+while True:
+    d = s.recv(4096)
+    if not d:
+        break
+    out += d
+sys.stdout.write(out.decode(errors="replace"))
+PYEOF
+}
+# The answer on one line.
+raw1() {
+	raw "$1" | tr '\n' ' '
+}
+check_out "atsd's lid: one line, host3's port GUID and base LID" \
+	"^OK 1 $GUID3 $(printf 0x%04x "$L3") \$" raw1 "lid $L3"
+check_out "... the same LID in hex" "^$GUID3 $(printf 0x%04x "$L3")\$" raw "lid $(printf 0x%x "$L3")"
+check_out "... a LID no port holds: ENOENT" "^ERR ENOENT no port holds LID 0x0bff\$" raw "lid 0xbff"
+for lid in 0 0xc000 0xffff 65536 -1 +3 0x 12abc; do
+	check_out "... lid $lid: EINVAL, nothing asked" "^ERR EINVAL '.*' is not a unicast LID" raw "lid $lid"
+done
+check_out "... lid without a LID, or with two: EINVAL" "^ERR EINVAL unknown request 'lid' or wrong arguments" \
+	raw "lid 1 2"
+for lid in 0 0xc000 0xc001 0xffff; do
+	check_rc "check_peer_lid: LID $lid is no port's: refused without asking" 3 \
+		"is not a unicast LID" lib host1 -A checklid "$G2" "$lid" 10.0.0.2
+done
+check_rc "check_peer_lid: a GID under another subnet prefix is refused" 3 \
+	"is off this subnet: the claim cannot be verified" \
+	lib host1 -A checklid "$G2F" "$L2" 10.0.0.2
+check_rc "check_peer_lid: with neither atsd nor an SA answer it refuses" 3 \
+	"cannot read which port holds LID" \
+	lib host1 -A -S "$RUN/none.sock" checklid "$G2" "$L2" 10.0.0.2
 check_out "eight threads share one handle through atsd" "^8 thread\(s\): 0 different" \
 	lib host1 -A -T 8 -c 50 resolve 10.0.0.2
 check_out "four threads share one handle through the SA" "^4 thread\(s\): 0 different" \

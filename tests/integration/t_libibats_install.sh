@@ -72,9 +72,12 @@ check "the installed library's soname is libibats.so.1" \
 nm -D --defined-only "$LIBDIR/libibats.so.1" | awk '$2 != "A" {print $3}' |
 	sed 's/@.*//' | sort >"$TMP/exports"
 check "it exports ibats_* functions only" sh -c "test -s '$TMP/exports' && ! grep -v '^ibats_' '$TMP/exports'"
-check "... all in version IBATS_1.0 but the three of IBATS_1.1" sh -c \
+check "... all in version IBATS_1.0 but the three of IBATS_1.1 and the one of IBATS_1.3" sh -c \
 	"nm -D --defined-only '$LIBDIR/libibats.so.1' | awk '\$2 != \"A\"' | grep -v '@@IBATS_1.0\$' |
-	 grep -v -E ' ibats_(lookup_info|port_gid|set_log)@@IBATS_1.1\$' | grep . && exit 1 || exit 0"
+	 grep -v -E ' ibats_(lookup_info|port_gid|set_log)@@IBATS_1.1\$' |
+	 grep -v -E ' ibats_check_peer_lid@@IBATS_1.3\$' | grep . && exit 1 || exit 0"
+check "... ibats_check_peer_lid in IBATS_1.3" sh -c \
+	"nm -D --defined-only '$LIBDIR/libibats.so.1' | grep -q ' ibats_check_peer_lid@@IBATS_1.3\$'"
 check "... no symbol of the internal code (sa_, ats_, atsd_, mport_, log_, ifev_)" sh -c \
 	"! nm -D --defined-only '$LIBDIR/libibats.so.1' | grep -E ' (sa|ats|atsd|mport|log|ifev|cm|json)_'"
 mandir="$DEST$prefix/share/man"

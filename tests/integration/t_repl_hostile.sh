@@ -3,7 +3,8 @@
 # file the SMs share (no tag, or another key's) they get no answer and are
 # logged (WRN 7A43, rate-limited), and a stream pull of the head makes
 # no standby the master's Sets wait for; hostile field values get no
-# answer or "snapshot needed" and nothing crashes; with the key file a
+# answer or "snapshot needed" and nothing crashes (a window's NOACK
+# pulls too: answered at once, never an ack); with the key file a
 # host is trusted by design and can read every record (ServiceKeys
 # included), as an SA GetTable with OpenSM's sa_key could.
 . "$top_srcdir/tests/integration/harness.sh"
@@ -43,6 +44,21 @@ check_out "truncated MAD: no answer" "answered 0 of 1" rt $M --key-file "$KEY" -
 check_out "snapshot pos 2^32-1: start over" "answer kind 5 " rt $M --key-file "$KEY" --flags 1 --next 7 --pos 0xffffffff
 check_out "stream next 2^64-1: start over" "answer kind 5 " rt $M --key-file "$KEY" --epoch 5 --next 0xffffffffffffffff
 check_out "stream, epoch 0, next 1: start over" "answer kind 5 " rt $M --key-file "$KEY" --next 1
+# A window's NOACK pulls (0x08) from a key holder: answered at once from
+# the log, never an ack, never a standby the Sets wait for.
+check_out "NOACK, next 2^63: nothing new" "answer kind 0 " rt $M --key-file "$KEY" --epoch "$E" --next 0x8000000000000000 --flags 8
+check_out "NOACK, next 0: start over" "answer kind 5 " rt $M --key-file "$KEY" --epoch "$E" --next 0 --flags 8
+check_out "NOACK with SNAPSHOT: no answer" "answered 0 of 1" rt $M --key-file "$KEY" --flags 9
+check_out "NOACK with LEAVING: no answer" "answered 0 of 1" rt $M --key-file "$KEY" --flags 10
+H=$(repl_field "$RUN/osmats-state.json" head)
+check_out "20 NOACK pulls of the head's next, never acking: nothing new" "answered 20 of 20" \
+	rt $M --key-file "$KEY" --epoch "$E" --next $((H + 1)) --flags 8 --stay --count 20
+t0=$(date +%s%N)
+check "a Set after them is answered" srtool host1 --sid 0x3001 --name other set
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+check "... without waiting for them (${ms} ms)" test "$ms" -lt 2000
+check "... and the master waits for one standby only" \
+	wait_for "the state file" 5 repl_is "$RUN/osmats-state.json" standbys_in_sync=1
 rt $M --key-file "$KEY" --flags 1 --count 46 >"$RUN/snap.out"
 check "the key file reads the records (trusted by design)" grep -q "answered 46 of 46" "$RUN/snap.out"
 check "... every answer's tag checked" test "$(grep -c ' tag ok$' "$RUN/snap.out")" -eq 46

@@ -20,7 +20,11 @@
  * SIGTERM. "as": the REQ's primary path names CLAIM_GID as the
  * requester's (another host's) with this port's own LID, where the REP
  * comes back. "rtu": each REP gets its RTU, and the requester then
- * leaves without a DREQ: established connections nobody uses. */
+ * leaves without a DREQ: established connections nobody uses.
+ * "lid CLAIM_LID": the REQ's primary path names CLAIM_LID as the
+ * requester's LID (blind: the REP goes there, not here). "every MS": the
+ * COUNT REQs again every MS ms, each with a fresh comm ID. "claims FILE":
+ * COUNT REQs for each "GID LID" line of FILE (as and lid of each). */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,6 +216,8 @@ static size_t req_answer(const uint8_t *mad, size_t len, uint8_t *resp, size_t c
 		wire_put64(m + MAD_OFF_TID, 0x5eed100000000000ull | rep.remote_comm_id);
 		cmwire_rtu_encode(m + CMWIRE_DATA_OFF, &rtu);
 		mport_send(q->p, q->agent, &q->d, m, MAD_SIZE);
+	} else if (attr == CMWIRE_ATTR_DREQ) {
+		printf("DREQ\n");
 	} else if (attr == CMWIRE_ATTR_REJ &&
 		 !cmwire_rej_decode(mad + CMWIRE_DATA_OFF, len - CMWIRE_DATA_OFF, &rej))
 		printf("REJ 0x%08x reason %u: %.*s\n", rej.remote_comm_id, rej.reason,
@@ -229,6 +235,13 @@ static int half_open(int argc, char **argv)
 	struct a11_pdata ip;
 	uint8_t mad[MAD_SIZE], gid[16], claim[16];
 	int a, as = 0;
+	long claim_lid = -1, every = 0;
+	unsigned round = 0, k, nclaims = 0;
+	int64_t next = 0;
+	static uint8_t cgid[64][16];
+	static long clid[64];
+	char line[160], cg[128];
+	FILE *f;
 
 	memset(&ip, 0, sizeof(ip));
 	if (ats_gid_parse(argv[3], gid) || ats_ip_parse(argv[6], &ip.src))
@@ -238,6 +251,16 @@ static int half_open(int argc, char **argv)
 			q.rtu = 1;
 		else if (!strcmp(argv[a], "as") && a + 1 < argc && !ats_gid_parse(argv[a + 1], claim))
 			as = ++a;
+		else if (!strcmp(argv[a], "lid") && a + 1 < argc)
+			claim_lid = strtol(argv[++a], NULL, 0);
+		else if (!strcmp(argv[a], "claims") && a + 1 < argc && (f = fopen(argv[++a], "r"))) {
+			while (nclaims < 64 && fgets(line, sizeof(line), f))
+				if (sscanf(line, "%127s %li", cg, &clid[nclaims]) == 2 &&
+				    !ats_gid_parse(cg, cgid[nclaims]))
+					nclaims++;
+			fclose(f);
+		} else if (!strcmp(argv[a], "every") && a + 1 < argc)
+			every = strtol(argv[++a], NULL, 0);
 		else
 			return 2;
 	}
@@ -251,9 +274,16 @@ static int half_open(int argc, char **argv)
 	if (q.agent < 0)
 		return 3;
 	mport_set_responder(q.p, req_answer, &q);
+again:
+	for (k = 0; k < (nclaims ? nclaims : 1); k++)
 	for (i = 0; i < n; i++) {
+		if (nclaims) {
+			as = 1;
+			memcpy(claim, cgid[k], 16);
+			claim_lid = clid[k];
+		}
 		memset(&r, 0, sizeof(r));
-		r.local_comm_id = 0x5eed0000 + i;
+		r.local_comm_id = 0x5eed0000 + (round * 64 + k) * n + i;
 		r.service_id = strtoull(argv[4], NULL, 0);
 		r.local_ca_guid = pi.port_guid;
 		r.local_qpn = 0x100 + i;
@@ -265,7 +295,7 @@ static int half_open(int argc, char **argv)
 		r.path_mtu = 4;
 		r.retry_count = 7;
 		r.rnr_retry_count = 7;
-		r.primary.local_lid = pi.lid;
+		r.primary.local_lid = claim_lid >= 0 ? (uint16_t)claim_lid : pi.lid;
 		r.primary.remote_lid = q.d.lid;
 		memcpy(r.primary.local_gid, as ? claim : pi.gid, 16);
 		memcpy(r.primary.remote_gid, gid, 16);
@@ -275,11 +305,19 @@ static int half_open(int argc, char **argv)
 		 * its IPoIB holds (a11.h), as atsd's retry does */
 		a11_pdata_encode_ib(r.private_data, &ip);
 		hdr(mad, CMWIRE_CLASS, CMWIRE_CLASS_VERSION, 0x03, CMWIRE_ATTR_REQ);
-		wire_put64(mad + MAD_OFF_TID, 0x5eed000000000000ull + i);
+		wire_put64(mad + MAD_OFF_TID, 0x5eed000000000000ull + (round * 64 + k) * n + i);
 		cmwire_req_encode(mad + CMWIRE_DATA_OFF, &r);
 		mport_send(q.p, q.agent, &q.d, mad, MAD_SIZE);
 	}
 	printf("sent %u REQs\n", n);
+	if (every > 0) {
+		round++;
+		next = mono_ms() + every;
+		while (!stop && mono_ms() < next)
+			mport_serve(q.p, 20);
+		if (!stop)
+			goto again;
+	}
 	while (!stop)
 		mport_serve(q.p, 100);
 	mport_close(q.p);
@@ -294,7 +332,7 @@ int main(int argc, char **argv)
 	uint8_t m[MAD_SIZE];
 	unsigned i, v;
 
-	if (argc >= 7 && argc <= 10 && !strcmp(argv[1], "req"))
+	if (argc >= 7 && argc <= 14 && !strcmp(argv[1], "req"))
 		return half_open(argc, argv);
 	if (argc == 3 && !strcmp(argv[1], "mra"))
 		return storm((uint8_t)(strtoul(argv[2], NULL, 0) & 0x1f));

@@ -4,7 +4,7 @@
  *
  *   ibats_lookup [-S SOCK] [-n] [-A] [-p PKEY] [-T THREADS] [-c COUNT]
  *                [-s SECONDS] [-F IP2] [-R N] [-d DEPTH] resolve IP | reverse GID |
- *                primary GID | check GID IP
+ *                primary GID | check GID IP | checklid GID LID IP
  *
  * Prints the records as atsd does ("SID GID PKEY LEASE IP"), exits with
  * atsctl's status (ibats_exit_code). -T/-c: THREADS threads share one
@@ -16,7 +16,9 @@
  * be the one to the process's own question. -R: thread k resolves the
  * IPv4 address IP + k % N (its last octet) instead, and every answer
  * must be one record of that address (answers of lookups in flight
- * together never cross). -d: ibats_opts.sa_depth. */
+ * together never cross). -d: ibats_opts.sa_depth. checklid: the
+ * listener's check of a REQ claiming GID from LID (decimal or 0x hex)
+ * with IP as its A11 source (ibats_check_peer_lid). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -31,7 +33,7 @@
 #include <ibats/ibats.h>
 
 static struct ibats *h;
-static const char *cmd, *arg, *arg2;
+static const char *cmd, *arg, *arg2, *arg3;
 static uint16_t pkey;
 static char first[8192];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -122,6 +124,17 @@ static int ask_arg(const char *a, char *out, size_t len)
 		if (parse_ip(arg2, &ss))
 			return -EINVAL;
 		ret = ibats_check_peer(h, gid, (struct sockaddr *)&ss, out, len - 1);
+		strcat(out, "\n");
+		return ret;
+	}
+	if (!strcmp(cmd, "checklid") && arg3) {
+		char *end;
+		unsigned long lid = strtoul(arg2, &end, 0);
+
+		if (*end || lid > 0xffff || parse_ip(arg3, &ss))
+			return -EINVAL;
+		ret = ibats_check_peer_lid(h, gid, (uint16_t)lid, (struct sockaddr *)&ss, out,
+					   len - 1);
 		strcat(out, "\n");
 		return ret;
 	}
@@ -255,6 +268,7 @@ int main(int argc, char **argv)
 	cmd = argv[optind];
 	arg = argv[optind + 1];
 	arg2 = argc - optind > 2 ? argv[optind + 2] : NULL;
+	arg3 = argc - optind > 3 ? argv[optind + 3] : NULL;
 	ret = ibats_open(&h, &o);
 	if (ret) {
 		fprintf(stderr, "ibats_lookup: ibats_open: %s\n", strerror(-ret));

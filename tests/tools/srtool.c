@@ -10,6 +10,10 @@
  *                then includes the lease)
  *   --repeat N   send the request N times whatever the answers; prints
  *                "failed K"
+ *   --window W   with --repeat: up to W of them outstanding at once (a
+ *                flood, as issue 35's red team sent it); prints "ok K
+ *                refused R failed F lost L" (refused: NO_RESOURCES;
+ *                lost: no answer within FLOOD_LOST_MS)
  * get: one SubnAdmGet (SID, GID, PKey unless --mask) and the record as
  * "sid .. gid .. pkey .. lease .. name .. ip .."; exit 1 when none. */
 #include <errno.h>
@@ -19,8 +23,90 @@
 #include <string.h>
 
 #include "core/ats.h"
+#include "core/mad.h"
 #include "core/mport.h"
+#include "core/sa.h"
 #include "core/sa_client.h"
+#include "core/wire.h"
+
+/* A flood's request without an answer this long is lost: longer than a
+ * master holds an answer for a standby that acks nothing (its ack
+ * timeout, 4 s in the tests, and half a second). */
+#define FLOOD_LOST_MS 6000
+
+struct flood {
+	uint32_t tid0;
+	unsigned long n;
+	uint8_t *out; /* by TID - tid0: 1 while outstanding */
+};
+
+static int flood_match(const uint8_t *mad, size_t len, void *ctx)
+{
+	const struct flood *f = ctx;
+	uint32_t i = (uint32_t)wire_get64(mad + MAD_OFF_TID) - f->tid0;
+
+	return len >= SA_OFF_DATA && mad[MAD_OFF_MGMT_CLASS] == SA_CLASS &&
+	       (mad[MAD_OFF_METHOD] & MAD_METHOD_RESP_BIT) && i < f->n && f->out[i];
+}
+
+/* n Sets of r, up to window outstanding; 0, or -errno of the port. */
+static int flood(struct sa_client *sa, struct mport *port, const struct sr_record *r,
+		 uint64_t mask, unsigned long n, unsigned long window)
+{
+	unsigned long sent = 0, busy = 0, ok = 0, refused = 0, failed = 0, lost = 0, i;
+	struct flood f = { .n = n };
+	struct mport_dest d;
+	uint8_t req[MAD_SIZE], rec[SR_SIZE];
+	int ret = 0;
+
+	f.out = calloc(n ? n : 1, 1);
+	if (!f.out)
+		return -ENOMEM;
+	f.tid0 = mport_new_tids(port, (unsigned)n);
+	sr_encode(rec, r);
+	while (!ret && (sent < n || busy)) {
+		uint8_t *resp;
+		uint16_t st;
+		size_t len;
+
+		while (!ret && sent < n && busy < window) {
+			ret = sa_client_encode(sa, SA_METHOD_SET, SA_ATTR_SERVICE_RECORD, mask, rec,
+					       sizeof(rec), req, &d);
+			wire_put64(req + MAD_OFF_TID, (uint32_t)(f.tid0 + sent));
+			if (!ret)
+				ret = mport_send_req(port, sa_client_agent(sa), &d, req, sizeof(req),
+						     FLOOD_LOST_MS);
+			f.out[sent++] = 1;
+			busy++;
+		}
+		if (ret)
+			break;
+		ret = mport_wait(port, FLOOD_LOST_MS, flood_match, &f, &resp, &len);
+		if (ret == -ETIMEDOUT) {
+			for (i = 0; i < sent; i++)
+				f.out[i] = 0;
+			lost += busy;
+			busy = 0;
+			ret = 0;
+			continue;
+		}
+		if (ret)
+			break;
+		f.out[(uint32_t)wire_get64(resp + MAD_OFF_TID) - f.tid0] = 0;
+		busy--;
+		st = wire_get16(resp + MAD_OFF_STATUS);
+		if (!st)
+			ok++;
+		else if (((st >> 8) & 0xff) == SA_STATUS_NO_RESOURCES)
+			refused++;
+		else
+			failed++;
+		free(resp);
+	}
+	printf("ok %lu refused %lu failed %lu lost %lu\n", ok, refused, failed, lost);
+	free(f.out);
+	return ret;
+}
 
 static int hex16(const char *s, uint8_t *out)
 {
@@ -51,6 +137,7 @@ int main(int argc, char **argv)
 		{ "count", required_argument, NULL, 'c' },
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "lease", required_argument, NULL, 'L' },
+		{ "window", required_argument, NULL, 'w' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct sa_client_opts so = { .timeout_ms = 500, .retries = 3 };
@@ -60,7 +147,7 @@ int main(int argc, char **argv)
 	struct ats_ip ip;
 	int opt, ret, have_gid = 0, have_mask = 0;
 	uint64_t mask = 0;
-	unsigned long count = 1, done = 0, repeat = 0, failed = 0;
+	unsigned long count = 1, done = 0, repeat = 0, failed = 0, window = 0;
 	const char *op;
 
 	memset(&r, 0, sizeof(r));
@@ -113,6 +200,9 @@ int main(int argc, char **argv)
 		case 'L':
 			r.lease = (uint32_t)strtoul(optarg, NULL, 0);
 			break;
+		case 'w':
+			window = strtoul(optarg, NULL, 0);
+			break;
 		default:
 			return 2;
 		}
@@ -130,6 +220,14 @@ int main(int argc, char **argv)
 		if (!have_mask)
 			mask = sr_comp_mask(SR_F_ID | SR_F_GID | SR_F_PKEY | SR_F_NAME | SR_F_DATA8 |
 					    (r.lease != SR_LEASE_INFINITE ? SR_F_LEASE : 0));
+		if (repeat && window) {
+			ret = flood(sa, port, &r, mask, repeat, window);
+			if (ret)
+				fprintf(stderr, "srtool: flood: %s\n", strerror(-ret));
+			sa_client_fini(sa);
+			mport_close(port);
+			return ret ? 3 : 0;
+		}
 		for (done = 0; done < repeat; done++)
 			failed += sa_client_sr_set(sa, &r, mask, NULL) != 0;
 		if (repeat) {

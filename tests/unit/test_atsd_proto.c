@@ -241,6 +241,62 @@ static void test_resync_hold(void **state)
 	assert_false(atsd_proto_verbs[ATSD_V_HOLDS].privileged);
 }
 
+static void test_lid(void **state)
+{
+	char buf[64], line[64];
+	uint64_t guid;
+	uint16_t lid;
+	static const char *const bad_args[] = {
+		"0", "0x0", "0xc000", "49152", "0xffff", "65535", "0x10012", "-1", "+4", " 4",
+		"4 ", "0x", "x12", "12a", "0x12g", "99999999999999999999", "",
+	};
+	static const char *const bad_lines[] = {
+		"", "0x0002c9030000a1b2", "0x0002c9030000a1b2 ", "0x0002c9030000a1b2 0x0000",
+		"0x0002c9030000a1b2 0xc000", "0x0002c9030000a1b2 0xffff",
+		"0x0002c9030000a1b2 0x00012", "0x0002c9030000a1b2 0x12 local",
+		"0x0002c9030000a1b2  0x12", "0x0002c9030000a1b2\t0x12", "2c9030000a1b2 0x12",
+		"0x10002c9030000a1b2 0x12", "0x0002c9030000a1bz 0x12", "0x 0x12",
+		"0x0002c9030000a1b2 0x12\n", "0x0002c9030000a1b2 12", "-0x1 0x12",
+	};
+	size_t i;
+
+	(void)state;
+	assert_int_equal(atsd_proto_verb_find("lid"), ATSD_V_LID);
+	assert_false(atsd_proto_verbs[ATSD_V_LID].privileged);
+	assert_int_equal(atsd_proto_verbs[ATSD_V_LID].min, 2);
+	assert_int_equal(atsd_proto_verbs[ATSD_V_LID].max, 2);
+	assert_int_equal(atsd_proto_lid_arg("0x12", &lid), 0);
+	assert_int_equal(lid, 0x12);
+	assert_int_equal(atsd_proto_lid_arg("18", &lid), 0);
+	assert_int_equal(lid, 18);
+	assert_int_equal(atsd_proto_lid_arg("1", &lid), 0);
+	assert_int_equal(atsd_proto_lid_arg("0xBFFF", &lid), 0);
+	assert_int_equal(lid, 0xbfff);
+	for (i = 0; i < sizeof(bad_args) / sizeof(bad_args[0]); i++) {
+		lid = 7;
+		assert_int_equal(atsd_proto_lid_arg(bad_args[i], &lid), -EINVAL);
+		assert_int_equal(lid, 7);
+	}
+	assert_int_equal(atsd_proto_lid_arg(NULL, &lid), -EINVAL);
+	/* Golden line. */
+	assert_int_equal(atsd_proto_lid_format(buf, sizeof(buf), 0x0002c9030000a1b2ull, 0x12), 26);
+	assert_string_equal(buf, "0x0002c9030000a1b2 0x0012\n");
+	snprintf(line, sizeof(line), "%.*s", (int)strlen(buf) - 1, buf);
+	assert_int_equal(atsd_proto_lid_parse(line, &guid, &lid), 0);
+	assert_true(guid == 0x0002c9030000a1b2ull);
+	assert_int_equal(lid, 0x12);
+	assert_int_equal(atsd_proto_lid_parse("0xFFFFFFFFFFFFFFFF 0xBFFF", &guid, &lid), 0);
+	assert_true(guid == UINT64_MAX);
+	assert_int_equal(lid, 0xbfff);
+	assert_int_equal(atsd_proto_lid_parse("0x1 0x1", &guid, &lid), 0);
+	for (i = 0; i < sizeof(bad_lines) / sizeof(bad_lines[0]); i++) {
+		guid = 5;
+		lid = 7;
+		assert_int_equal(atsd_proto_lid_parse(bad_lines[i], &guid, &lid), -EPROTO);
+		assert_true(guid == 5 && lid == 7);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -254,6 +310,7 @@ int main(void)
 		cmocka_unit_test(test_group),
 		cmocka_unit_test(test_pkey_arg),
 		cmocka_unit_test(test_resync_hold),
+		cmocka_unit_test(test_lid),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -27,9 +27,11 @@ static struct {
 	struct {
 		uint8_t *mad;
 		size_t len;
+		uint16_t lid; /* its source: the SA's (1) unless forged */
 	} q[QMAX];
 	unsigned n;
 	int answer; /* a request sent is answered (after what is queued) */
+	uint16_t forger; /* a LID that answers first, with the request's TID */
 } U;
 
 int umad_init(void)
@@ -75,6 +77,7 @@ static void push(const uint8_t *mad, size_t len)
 	assert_non_null(U.q[U.n].mad);
 	memcpy(U.q[U.n].mad, mad, len);
 	U.q[U.n].len = len;
+	U.q[U.n].lid = 1;
 	U.n++;
 }
 
@@ -99,6 +102,11 @@ int umad_send(int portid, int agentid, void *umad, int length, int timeout_ms, i
 	(void)agentid;
 	(void)timeout_ms;
 	(void)retries;
+	if (U.forger)
+		push_resp((uint32_t)wire_get64((uint8_t *)umad_get_mad(umad) + MAD_OFF_TID),
+			  (size_t)length);
+	if (U.forger)
+		U.q[U.n - 1].lid = U.forger;
 	if (U.answer)
 		push_resp((uint32_t)wire_get64((uint8_t *)umad_get_mad(umad) + MAD_OFF_TID),
 			  (size_t)length);
@@ -121,6 +129,7 @@ int umad_recv(int portid, void *umad, int *length, int timeout_ms)
 		return -ENOSPC;
 	}
 	memset(u, 0, sizeof(*u));
+	u->addr.lid = htons(U.q[0].lid);
 	memcpy(umad_get_mad(umad), U.q[0].mad, U.q[0].len);
 	*length = (int)U.q[0].len;
 	free(U.q[0].mad);
@@ -174,6 +183,30 @@ static struct mport *open_port(unsigned keep)
 	if (keep)
 		assert_int_equal(mport_keep_strays(p, keep), 0);
 	return p;
+}
+
+/* An answer with our TID from a LID we did not ask is dropped (the
+ * kernel matches by TID and class only): the SA's answer behind it is
+ * taken; alone, the exchange times out. */
+static void test_forged_source(void **state)
+{
+	struct mport *p = open_port(0);
+	struct mport_rpc_opts o = { 20, 0, 0, 0 };
+	struct mport_dest d = { 1, SA_QP, SA_QKEY, 0 };
+	uint8_t req[MAD_SIZE] = { 0 }, *resp = NULL;
+	size_t len;
+
+	(void)state;
+	req[MAD_OFF_MGMT_CLASS] = SA_CLASS;
+	req[MAD_OFF_METHOD] = SA_METHOD_GET;
+	U.forger = 7;
+	U.answer = 1;
+	assert_int_equal(mport_rpc(p, 0, &d, req, sizeof(req), &o, &resp, &len), 0);
+	assert_int_equal(mport_last_slid(p), 1);
+	free(resp);
+	U.answer = 0;
+	assert_int_equal(mport_rpc(p, 0, &d, req, sizeof(req), &o, &resp, &len), -ETIMEDOUT);
+	mport_close(p);
 }
 
 /* Kept in arrival order, the oldest giving way past the count; without
@@ -292,6 +325,7 @@ static void test_default_pkey_index(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_forged_source),
 		cmocka_unit_test(test_count),
 		cmocka_unit_test(test_take_middle),
 		cmocka_unit_test(test_bytes),

@@ -89,19 +89,20 @@ static void test_decide(void **state)
 	assert_int_equal(peer.off_subnet, 1);
 }
 
-/* One port's share, and the room kept for atsd's own connects. */
+/* One port's share of the established connections, and the room kept
+ * for atsd's own connects. */
 static void test_admit(void **state)
 {
 	char why[148];
 
 	(void)state;
 	assert_int_equal(rcm_peer_admit(0, 0, why, sizeof(why)), 0);
-	assert_int_equal(rcm_peer_admit(RCM_MAX_PASSIVE - 1, RCM_MAX_PER_PEER - 1, why,
+	assert_int_equal(rcm_peer_admit(RCM_MAX_ESTABLISHED - 1, RCM_MAX_PER_PEER - 1, why,
 					sizeof(why)), 0);
 	assert_int_equal(rcm_peer_admit(3, RCM_MAX_PER_PEER, why, sizeof(why)), -EDQUOT);
 	assert_string_equal(why, "ibats: too many connections from this requester's port (8)");
-	assert_int_equal(rcm_peer_admit(RCM_MAX_PASSIVE, 0, why, sizeof(why)), -ENOSPC);
-	assert_string_equal(why, "ibats: too many connections to this listener (48)");
+	assert_int_equal(rcm_peer_admit(RCM_MAX_ESTABLISHED, 0, why, sizeof(why)), -ENOSPC);
+	assert_string_equal(why, "ibats: too many connections to this listener (40)");
 }
 
 int main(void)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The replication MADs (lib/core/repl.h): golden bytes of a pull and of
- * answers laid out by hand from the offsets, round trips of every kind,
+ * answers laid out by hand from the offsets (a window's NOACK pull and
+ * the caps of a master that serves it too), round trips of every kind,
  * short and foreign MADs. */
 #include <errno.h>
 #include <stdarg.h>
@@ -52,6 +53,31 @@ static const uint8_t end_golden[MAD_SIZE] = {
 	[60] = 0x00, 0x01, 0x86, 0xa0,                    /* pos: 100000 records */
 	[80] = 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0xe8, /* head 1000 */
 	[88] = 0x00, 0x00, 0x0b, 0xb8,                    /* ack_ms 3000 */
+};
+
+/* A stream pull after the first of a window: NOACK, next 43. */
+static const uint8_t noack_golden[MAD_SIZE] = {
+	[0] = 0x01, 0x35, 0x02, 0x01,                     /* Get */
+	[8] = TID_BYTES,
+	[16] = 0xff, 0x10, 0x00, 0x00,
+	[20] = 0x00, 0x00, 0x00, 0x08,                    /* modifier: REPL_FLAG_NOACK */
+	[37] = 0x00, 0x14, 0x05,
+	[40] = 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, /* epoch */
+	[48] = 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2b, /* next 43 */
+};
+
+/* "Nothing yet" from a master that serves windows: caps at 92. */
+static const uint8_t none_caps_golden[MAD_SIZE] = {
+	[0] = 0x01, 0x35, 0x02, 0x81,                     /* GetResp */
+	[8] = TID_BYTES,
+	[16] = 0xff, 0x10, 0x00, 0x00,
+	[20] = 0x00, 0x00, 0x00, 0x00,                    /* modifier: REPL_NONE */
+	[37] = 0x00, 0x14, 0x05,
+	[40] = 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, /* epoch */
+	[48] = 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2a, /* seq 42: next - 1 */
+	[80] = 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2a, /* head 42 */
+	[88] = 0x00, 0x00, 0x0f, 0xa0,                    /* ack_ms 4000 */
+	[92] = 0x00, 0x00, 0x00, 0x01,                    /* caps: REPL_CAP_WINDOW */
 };
 
 /* One change: the header and data to 80 as laid out here, the record's
@@ -128,6 +154,44 @@ static void test_answer_golden(void **state)
 	assert_memory_equal(b.rec, rec, SR_SIZE);
 }
 
+static void test_window_golden(void **state)
+{
+	struct repl_pull p = { .epoch = 0x1122334455667788ull, .next = 43,
+			       .flags = REPL_FLAG_NOACK }, q;
+	struct repl_answer a = { .epoch = 0x1122334455667788ull, .kind = REPL_NONE, .seq = 42,
+				 .head = 42, .ack_ms = 4000, .caps = REPL_CAP_WINDOW }, b;
+	uint8_t mad[MAD_SIZE];
+
+	(void)state;
+	memset(mad, 0xee, sizeof(mad));
+	repl_pull_encode(mad, TID, &p);
+	assert_memory_equal(mad, noack_golden, MAD_SIZE);
+	assert_int_equal(repl_pull_decode(noack_golden, MAD_SIZE, &q), 0);
+	assert_true(q.epoch == p.epoch && q.next == 43 && q.flags == REPL_FLAG_NOACK);
+
+	memset(mad, 0xee, sizeof(mad));
+	repl_answer_encode(mad, TID, &a);
+	assert_memory_equal(mad, none_caps_golden, MAD_SIZE);
+	assert_int_equal(repl_answer_decode(none_caps_golden, MAD_SIZE, &b), 0);
+	assert_true(b.kind == REPL_NONE && b.seq == 42 && b.head == 42 && b.ack_ms == 4000);
+	assert_int_equal(b.caps, REPL_CAP_WINDOW);
+	/* An earlier master's answer: caps 0 (end_golden has none). */
+	assert_int_equal(repl_answer_decode(end_golden, MAD_SIZE, &b), 0);
+	assert_int_equal(b.caps, 0);
+	/* Caps a later master may add are kept, not refused: an earlier
+	 * standby never read the field. */
+	memcpy(mad, none_caps_golden, MAD_SIZE);
+	wire_put32(mad + REPL_OFF_CAPS, 0xffffffffu);
+	assert_int_equal(repl_answer_decode(mad, MAD_SIZE, &b), 0);
+	assert_int_equal(b.caps, 0xffffffffu);
+	/* No caps with a record: the record fills the MAD. */
+	a.kind = REPL_SET;
+	rec_pattern(a.rec);
+	repl_answer_encode(mad, TID, &a);
+	assert_int_equal(repl_answer_decode(mad, MAD_SIZE, &b), 0);
+	assert_int_equal(b.caps, 0);
+}
+
 static void test_kind_has_record(void **state)
 {
 	(void)state;
@@ -144,7 +208,7 @@ static void test_pull_round_trip(void **state)
 {
 	static const uint8_t flags[] = { 0, REPL_FLAG_SNAPSHOT, REPL_FLAG_LEAVING,
 					 REPL_FLAG_SNAPSHOT | REPL_FLAG_LEAVING,
-					 REPL_FLAG_SNAPSHOT | REPL_FLAG_FINAL };
+					 REPL_FLAG_SNAPSHOT | REPL_FLAG_FINAL, REPL_FLAG_NOACK };
 	struct repl_pull p = { .epoch = UINT64_MAX, .next = 0, .pos = UINT32_MAX }, q;
 	static const uint8_t zero_tag[REPL_TAG_SIZE];
 	uint8_t mad[MAD_SIZE];
@@ -168,7 +232,7 @@ static void test_answer_round_trip(void **state)
 {
 	struct repl_answer a = { .epoch = UINT64_MAX, .head = 900, .seq = 1ull << 63,
 				 .lease_left = 30,
-				 .pos = 0x80000000u, .ack_ms = 600000 }, b;
+				 .pos = 0x80000000u, .ack_ms = 600000, .caps = 0x80000001u }, b;
 	uint8_t mad[MAD_SIZE], zero[SR_SIZE] = { 0 };
 	int k;
 
@@ -186,13 +250,13 @@ static void test_answer_round_trip(void **state)
 		assert_memory_equal(mad + REPL_OFF_TAG, zero, REPL_TAG_SIZE);
 		if (repl_kind_has_record(a.kind)) {
 			assert_memory_equal(b.rec, a.rec, SR_SIZE);
-			assert_true(b.head == 0 && b.ack_ms == 0);
+			assert_true(b.head == 0 && b.ack_ms == 0 && b.caps == 0);
 		} else {
-			assert_true(b.head == a.head && b.ack_ms == a.ack_ms);
+			assert_true(b.head == a.head && b.ack_ms == a.ack_ms && b.caps == a.caps);
 			assert_memory_equal(b.rec, zero, SR_SIZE);
-			/* Nothing of the record leaks after ack_ms. */
-			assert_memory_equal(mad + REPL_OFF_ACK_MS + 4, zero,
-					    MAD_SIZE - REPL_OFF_ACK_MS - 4);
+			/* Nothing of the record leaks after caps. */
+			assert_memory_equal(mad + REPL_OFF_CAPS + 4, zero,
+					    MAD_SIZE - REPL_OFF_CAPS - 4);
 		}
 	}
 }
@@ -277,11 +341,16 @@ static void test_bad_modifier(void **state)
 	size_t i;
 
 	(void)state;
-	/* Flags beyond SNAPSHOT, LEAVING and FINAL are no pull of this
-	 * version. */
+	/* Flags beyond SNAPSHOT, LEAVING, FINAL and NOACK are no pull of
+	 * this version. */
 	memcpy(mad, pull_golden, MAD_SIZE);
-	for (bit = 3; bit < 32; bit++) {
+	for (bit = 4; bit < 32; bit++) {
 		wire_put32(mad + REPL_OFF_MOD, REPL_FLAG_SNAPSHOT | 1u << bit);
+		assert_pull_refused(mad, MAD_SIZE, -EPROTO);
+	}
+	/* NOACK is a stream pull's alone: with any other flag, refused. */
+	for (bit = 0; bit < 3; bit++) {
+		wire_put32(mad + REPL_OFF_MOD, REPL_FLAG_NOACK | 1u << bit);
 		assert_pull_refused(mad, MAD_SIZE, -EPROTO);
 	}
 	memcpy(mad, end_golden, MAD_SIZE);
@@ -311,6 +380,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pull_golden),
 		cmocka_unit_test(test_answer_golden),
+		cmocka_unit_test(test_window_golden),
 		cmocka_unit_test(test_kind_has_record),
 		cmocka_unit_test(test_pull_round_trip),
 		cmocka_unit_test(test_answer_round_trip),

@@ -300,6 +300,46 @@ static void test_committed_nobody(void **state)
 	rlog_fini(l);
 }
 
+/* A window's NOACK pulls (rlog_peek): the change, "not yet" past the
+ * head whatever next is, "snapshot" for another epoch, 0 or a change out
+ * of the log; never an ack, a hold or a slot, so a liar's cannot commit
+ * a change for it or take the place of a standby. */
+static void test_peek(void **state)
+{
+	struct rlog *l = new_log(4, 1);
+	struct rlog_stats st;
+	struct rlog_entry e;
+	int in_sync;
+	uint64_t i;
+
+	(void)state;
+	for (i = 1; i <= 6; i++)
+		rlog_append(l, REPL_SET, rec_of(i), 0, NULL);
+	assert_int_equal(rlog_peek(l, 1, 5, &e), RLOG_ANSWER);
+	assert_int_equal(e.seq, 5);
+	assert_int_equal(wire_get64(e.rec + SR_OFF_ID), 5);
+	assert_int_equal(rlog_peek(l, 1, 6, &e), RLOG_ANSWER);
+	assert_int_equal(rlog_peek(l, 1, 7, &e), RLOG_NOT_YET);
+	assert_int_equal(rlog_peek(l, 1, UINT64_MAX, &e), RLOG_NOT_YET);
+	assert_int_equal(rlog_peek(l, 1, 0, &e), RLOG_SNAP_NEEDED);
+	assert_int_equal(rlog_peek(l, 1, 2, &e), RLOG_SNAP_NEEDED); /* out of the ring of 4 */
+	assert_int_equal(rlog_peek(l, 2, 5, &e), RLOG_SNAP_NEEDED);
+	rlog_stats(l, &st);
+	assert_int_equal(st.npeers, 0);
+	/* An in-sync standby's peeks ack nothing: the commit point stays at
+	 * its ack, however far the peeks go. */
+	assert_int_equal(pull(l, G1, 1, 4, 0, &e, &in_sync), RLOG_ANSWER);
+	assert_int_equal(pull(l, G1, 1, 7, 0, &e, &in_sync), RLOG_HOLD);
+	rlog_append(l, REPL_SET, rec_of(7), 0, NULL);
+	rlog_append(l, REPL_SET, rec_of(8), 0, NULL);
+	assert_int_equal(rlog_peek(l, 1, 8, &e), RLOG_ANSWER);
+	assert_int_equal(rlog_peek(l, 1, 1000, &e), RLOG_NOT_YET);
+	assert_int_equal(rlog_committed(l, NULL), 6);
+	rlog_stats(l, &st);
+	assert_int_equal(st.peers[0].acked, 6);
+	rlog_fini(l);
+}
+
 /* The slowest in-sync standby sets the commit point. */
 static void test_committed_two(void **state)
 {
@@ -592,6 +632,7 @@ int main(void)
 		cmocka_unit_test(test_held),
 		cmocka_unit_test(test_full_and_leave),
 		cmocka_unit_test(test_committed_nobody),
+		cmocka_unit_test(test_peek),
 		cmocka_unit_test(test_committed_two),
 		cmocka_unit_test(test_pulls_are_no_ack),
 		cmocka_unit_test(test_slow_acker),

@@ -139,3 +139,47 @@ void ctl_cm_conns(int slot, char **argv, int argc)
 	j->u.cm.conn_id = (uint32_t)id;
 	cm_submit(slot, j);
 }
+
+static void lid_done(struct saj *j, void *ctx)
+{
+	struct ctl_ticket *t = ctx;
+	char buf[64];
+	int n;
+
+	if (!ctl_sock_live(*t)) {
+		free(t);
+		return;
+	}
+	if (j->err) {
+		ctl_sock_reply_err(t->slot, -j->err, "%s", j->errmsg);
+	} else {
+		n = atsd_proto_ok_format(buf, sizeof(buf), 1);
+		atsd_proto_lid_format(buf + n, sizeof(buf) - (size_t)n, j->u.lid.port_guid,
+				      j->u.lid.base_lid);
+		ctl_sock_reply(t->slot, buf);
+	}
+	ctl_sock_answered(*t);
+	free(t);
+}
+
+void ctl_cm_lid(int slot, char **argv, int argc)
+{
+	struct saj *j;
+	uint16_t lid;
+
+	(void)argc;
+	/* Never asked of the SA: no port holds one, and OpenSM's NodeRecord
+	 * match of LID 0 or a multicast LID is nothing to rely on. */
+	if (atsd_proto_lid_arg(argv[1], &lid)) {
+		ctl_sock_reply_err(slot, EINVAL, "'%.40s' is not a unicast LID (1..0x%04x)",
+				   argv[1], ATSD_LID_UNICAST_MAX);
+		return;
+	}
+	j = saj_new(SAJ_LID, lid_done, NULL);
+	if (!j) {
+		ctl_sock_reply_err(slot, ENOMEM, "out of memory");
+		return;
+	}
+	j->u.lid.lid = lid;
+	cm_submit(slot, j);
+}

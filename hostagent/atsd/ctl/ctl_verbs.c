@@ -150,6 +150,7 @@ static verb_fn *const handlers[ATSD_VERBS] = {
 	[ATSD_V_CONNECT] = ctl_cm_connect,
 	[ATSD_V_DISCONNECT] = ctl_cm_conns,
 	[ATSD_V_HOLDS] = ctl_records_holds,
+	[ATSD_V_LID] = ctl_cm_lid,
 };
 
 void ctl_verbs_line(int slot, char *line)

@@ -19,39 +19,8 @@
 #include "core/mono.h"
 #include "rcm.h"
 #include "rcm_peer.h"
+#include "rcm_priv.h"
 #include "core/sa_client.h"
-
-struct rcm_slot {
-	struct rcm_conn c;
-	struct rdma_cm_id *id;
-	int failed;                 /* active: the step's error, text in rcm.err */
-	int ib_form;                /* active: the REQ carries the AF_IB form */
-	int kernel_rej;             /* active: REJ 28 without private data */
-	uint64_t peer_guid;         /* passive: the verified requester port */
-	int64_t due;                /* passive: the RTU due by then (REP sent), or
-				     * closed then (established: idle) */
-};
-
-_Static_assert(RCM_MAX_PASSIVE < RCM_MAX_CONNS, "slots kept for atsd's own connects");
-
-struct rcm {
-	struct sa_client *sa;
-	struct rcm_conf conf;
-	struct rdma_event_channel *ch;
-	struct rdma_cm_id *listeners[RCM_MAX_LISTEN];
-	size_t nlisteners;
-	struct rcm_slot conns[RCM_MAX_CONNS];
-	size_t nconns;
-	uint32_t next_id;
-	unsigned rtu_timeout_ms;
-	int64_t idle_ms;            /* conf.idle_timeout */
-	unsigned timeout_ms;        /* of the connect under way */
-	char *err;                  /* its error text */
-	size_t errlen;
-	/* refusal lines: a peer's REQ flood must not flood the log */
-	int64_t rl_start;
-	unsigned rl_lines, rl_quiet;
-};
 
 /* Each refusal is logged, at most RCM_LOG_BURST lines in RCM_LOG_WINDOW_MS;
  * what was left out is counted in the next line. */
@@ -84,7 +53,7 @@ const char *rcm_missing_text(int err)
 	return NULL;
 }
 
-static void sib_fill(struct sockaddr_ib *s, const uint8_t *gid, uint16_t pkey, uint64_t sid,
+void rcm_sib_fill(struct sockaddr_ib *s, const uint8_t *gid, uint16_t pkey, uint64_t sid,
 		     uint64_t mask)
 {
 	memset(s, 0, sizeof(*s));
@@ -132,7 +101,7 @@ int rcm_init(struct rcm **out, struct sa_client *sa, const struct rcm_conf *conf
 			continue;
 		}
 		/* The port's GID: this atsd serves one port. */
-		sib_fill(&sib, pi->gid, ATS_PKEY_DEFAULT, conf->listen[i], UINT64_MAX);
+		rcm_sib_fill(&sib, pi->gid, ATS_PKEY_DEFAULT, conf->listen[i], UINT64_MAX);
 		if (rdma_bind_addr(id, (struct sockaddr *)&sib) || rdma_listen(id, 0)) {
 			log_warn("CM: cannot listen on service 0x%016" PRIx64 ": %s",
 				 conf->listen[i], strerror(errno));
@@ -160,7 +129,7 @@ static struct rdma_cm_id *slot_take(struct rcm *r, struct rcm_slot *s)
 	return id;
 }
 
-static void slot_del(struct rcm *r, struct rcm_slot *s)
+void rcm_slot_del(struct rcm *r, struct rcm_slot *s)
 {
 	rdma_destroy_id(slot_take(r, s));
 }
@@ -173,7 +142,7 @@ void rcm_fini(struct rcm *r)
 		return;
 	/* A connected id's destroy sends the DREQ (cm.c cm_destroy_id). */
 	while (r->nconns)
-		slot_del(r, &r->conns[0]);
+		rcm_slot_del(r, &r->conns[0]);
 	for (i = 0; i < r->nlisteners; i++)
 		rdma_destroy_id(r->listeners[i]);
 	rdma_destroy_event_channel(r->ch);
@@ -185,7 +154,7 @@ int rcm_fd(const struct rcm *r)
 	return r->ch->fd;
 }
 
-static struct rcm_slot *slot_new(struct rcm *r, struct rdma_cm_id *id)
+struct rcm_slot *rcm_slot_new(struct rcm *r, struct rdma_cm_id *id)
 {
 	struct rcm_slot *s;
 
@@ -208,7 +177,7 @@ static struct rcm_slot *slot_of(struct rcm *r, const struct rdma_cm_id *id)
 	return NULL;
 }
 
-static struct rcm_slot *slot_find(struct rcm *r, uint32_t cid)
+struct rcm_slot *rcm_slot_find(struct rcm *r, uint32_t cid)
 {
 	size_t i;
 
@@ -218,24 +187,39 @@ static struct rcm_slot *slot_find(struct rcm *r, uint32_t cid)
 	return NULL;
 }
 
-/* Passive connections held, and those of one requester port. */
-static unsigned peer_conns(const struct rcm *r, uint64_t port_guid, size_t *passive)
-{
-	unsigned i, n = 0;
+/* The listener's passive connections: established ones, those of one
+ * requester port among them, and the half-open ones with the oldest. */
+struct rcm_count {
+	size_t established, half_open;
+	unsigned of_peer;
+	struct rcm_slot *oldest_half;
+};
 
-	*passive = 0;
+static void count(struct rcm *r, uint64_t port_guid, const struct rcm_slot *skip,
+		  struct rcm_count *n)
+{
+	size_t i;
+
+	memset(n, 0, sizeof(*n));
 	for (i = 0; i < r->nconns; i++) {
-		if (r->conns[i].c.active)
+		struct rcm_slot *s = &r->conns[i];
+
+		if (s->c.active || s == skip)
 			continue;
-		++*passive;
-		n += r->conns[i].peer_guid == port_guid;
+		if (s->c.state == RCM_REP_SENT) {
+			n->half_open++;
+			if (!n->oldest_half || s->due < n->oldest_half->due)
+				n->oldest_half = s;
+			continue;
+		}
+		n->established++;
+		n->of_peer += s->peer_guid == port_guid;
 	}
-	return n;
 }
 
 /* The path's ends as rdma_cm holds them: on the passive side the REQ's
  * primary path seen from here (cm.c cm_format_path_from_req: sgid ours). */
-static void path_fill(struct rcm_conn *c, const struct rdma_cm_id *id)
+void rcm_path_fill(struct rcm_conn *c, const struct rdma_cm_id *id)
 {
 	const struct ibv_sa_path_rec *p = id->route.path_rec;
 
@@ -248,7 +232,7 @@ static void path_fill(struct rcm_conn *c, const struct rdma_cm_id *id)
 	c->pkey = be16toh(p->pkey);
 }
 
-static struct ibv_qp_init_attr qp_attr(void)
+struct ibv_qp_init_attr rcm_qp_attr(void)
 {
 	struct ibv_qp_init_attr a;
 
@@ -262,7 +246,7 @@ static struct ibv_qp_init_attr qp_attr(void)
 	return a;
 }
 
-static struct rdma_conn_param conn_param(const void *pd, uint8_t len)
+struct rdma_conn_param rcm_conn_param(const void *pd, uint8_t len)
 {
 	struct rdma_conn_param p;
 
@@ -298,13 +282,14 @@ static void refused(struct rcm *r, const char *gid, const char *why, int err)
 	r->rl_quiet = 0;
 }
 
-/* The REQ's judgement, cheapest refusals first: the Annex A11 header, the
- * listener's room, who is calling (the SA), that port's share, then ATS
- * (the SA again). "" and *peer, or the REJ text in why. */
+/* The REQ's judgement, cheapest refusals first: the Annex A11 header,
+ * cm_policy any/list (no SA), the listener's room, who is calling (the
+ * SA), that port's share, then ATS for cm_policy agree (the SA again).
+ * "" and *peer, or the REJ text in why. */
 static void judge_req(struct rcm *r, const struct rdma_cm_event *ev, const struct rcm_conn *c,
 		      struct a11_pdata *pd, struct rcm_peer *peer, char *why, size_t len)
 {
-	size_t passive, all;
+	struct rcm_count n;
 	int ret;
 
 	ret = ev->param.conn.private_data ? a11_pdata_decode(ev->param.conn.private_data,
@@ -318,13 +303,44 @@ static void judge_req(struct rcm *r, const struct rdma_cm_event *ev, const struc
 		snprintf(why, len, "ibats: no RDMA IP CM private data (Annex A11)");
 		return;
 	}
-	peer_conns(r, 0, &all);
-	if (rcm_peer_admit(all, 0, why, len) ||
-	    rcm_peer_verify(r->sa, &r->conf, c->remote_gid, c->remote_lid, peer, why, len) ||
-	    rcm_peer_admit(all, peer_conns(r, peer->port_guid, &passive), why, len) ||
-	    rcm_peer_check(r->sa, &r->conf, c->remote_gid, c->pkey, &pd->src, why, len))
+	if (r->conf.policy != RCM_ACCEPT_AGREE &&
+	    rcm_peer_judge(&r->conf, &pd->src, NULL, why, len))
+		return;
+	count(r, 0, NULL, &n);
+	if (rcm_peer_admit(n.established, 0, why, len) ||
+	    rcm_peer_verify(r->sa, &r->conf, c->remote_gid, c->remote_lid, peer, why, len))
+		return;
+	count(r, peer->port_guid, NULL, &n);
+	if (rcm_peer_admit(n.established, n.of_peer, why, len) ||
+	    (r->conf.policy == RCM_ACCEPT_AGREE &&
+	     rcm_peer_check(r->sa, &r->conf, c->remote_gid, c->pkey, &pd->src, why, len)))
 		return;
 	why[0] = 0;
+}
+
+/* Room for one more half-open connection: when the pool is full, its
+ * oldest goes if it waited RCM_HALF_OPEN_MIN_MS for its RTU (an RTU may
+ * be in the channel behind the requests read first); else the newcomer
+ * is refused. 0, or -EBUSY with the REJ text in why. */
+static int half_open_room(struct rcm *r, char *why, size_t len)
+{
+	char gid[ATS_IP_STRLEN];
+	struct rcm_count n;
+	struct rcm_slot *o;
+
+	count(r, 0, NULL, &n);
+	if (n.half_open < RCM_MAX_HALF_OPEN)
+		return 0;
+	o = n.oldest_half;
+	if (mono_ms() - (o->due - r->rtu_timeout_ms) < RCM_HALF_OPEN_MIN_MS) {
+		snprintf(why, len, "ibats: %d requests wait for their RTU", RCM_MAX_HALF_OPEN);
+		return -EBUSY;
+	}
+	ats_gid_format(o->c.remote_gid, gid, sizeof(gid));
+	log_info("CM: connection 0x%08x from %s dropped: no RTU, and %d half-open requests "
+		 "wait with a new one", o->c.id, gid, RCM_MAX_HALF_OPEN);
+	rcm_slot_del(r, o);
+	return 0;
 }
 
 /* A CONNECT_REQUEST on a listener: its new id is accepted (kept in the
@@ -332,8 +348,8 @@ static void judge_req(struct rcm *r, const struct rdma_cm_event *ev, const struc
 static struct rdma_cm_id *on_request(struct rcm *r, struct rdma_cm_event *ev)
 {
 	struct rdma_cm_id *id = ev->id;
-	struct ibv_qp_init_attr qa = qp_attr();
-	struct rdma_conn_param cp = conn_param(NULL, 0);
+	struct ibv_qp_init_attr qa = rcm_qp_attr();
+	struct rdma_conn_param cp = rcm_conn_param(NULL, 0);
 	struct a11_pdata pd;
 	struct rcm_peer peer;
 	struct rcm_conn c;
@@ -341,12 +357,12 @@ static struct rdma_cm_id *on_request(struct rcm *r, struct rdma_cm_event *ev)
 	char why[RCM_REJ_TEXT_MAX], gid[ATS_IP_STRLEN];
 
 	memset(&c, 0, sizeof(c));
-	path_fill(&c, id);
+	rcm_path_fill(&c, id);
 	c.service_id = be64toh(((struct sockaddr_ib *)rdma_get_local_addr(id))->sib_sid);
 	c.remote_qpn = ev->param.conn.qp_num;
 	ats_gid_format(c.remote_gid, gid, sizeof(gid));
 	judge_req(r, ev, &c, &pd, &peer, why, sizeof(why));
-	if (!why[0] && !(s = slot_new(r, id)))
+	if (!why[0] && !half_open_room(r, why, sizeof(why)) && !(s = rcm_slot_new(r, id)))
 		snprintf(why, sizeof(why), "ibats: connection table full");
 	if (why[0]) {
 		refused(r, gid, why, 0);
@@ -394,7 +410,7 @@ static int all_zero(const void *p, size_t n)
 /* The active side's step events (connect under way). */
 static void on_active(struct rcm *r, struct rcm_slot *s, struct rdma_cm_event *ev)
 {
-	struct ibv_qp_init_attr qa = qp_attr();
+	struct ibv_qp_init_attr qa = rcm_qp_attr();
 	uint8_t pd[A11_IB_PDATA_LEN];
 	struct rdma_conn_param cp;
 	struct a11_pdata ip;
@@ -406,7 +422,7 @@ static void on_active(struct rcm *r, struct rcm_slot *s, struct rdma_cm_event *e
 			step = "route resolution";
 		break;
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
-		path_fill(&s->c, s->id);
+		rcm_path_fill(&s->c, s->id);
 		if (rdma_create_qp(s->id, NULL, &qa)) {
 			step = "QP creation";
 			break;
@@ -423,7 +439,7 @@ static void on_active(struct rcm *r, struct rcm_slot *s, struct rdma_cm_event *e
 			a11_pdata_encode_ib(pd, &ip);
 		else
 			a11_pdata_encode(pd, &ip);
-		cp = conn_param(pd, s->ib_form ? A11_IB_PDATA_LEN : A11_PDATA_LEN);
+		cp = rcm_conn_param(pd, s->ib_form ? A11_IB_PDATA_LEN : A11_PDATA_LEN);
 		if (rdma_connect(s->id, &cp))
 			step = "connect";
 		else
@@ -472,6 +488,26 @@ static void on_active(struct rcm *r, struct rcm_slot *s, struct rdma_cm_event *e
 	}
 }
 
+/* A passive connection's RTU: the REP reached the port its REQ named,
+ * whose share it now takes, if there is room (others may have come
+ * through since the REQ). The id to destroy (DREQ), or NULL. */
+static struct rdma_cm_id *on_rtu(struct rcm *r, struct rcm_slot *s)
+{
+	char why[RCM_REJ_TEXT_MAX], gid[ATS_IP_STRLEN];
+	struct rcm_count n;
+
+	count(r, s->peer_guid, s, &n);
+	if (rcm_peer_admit(n.established, n.of_peer, why, sizeof(why))) {
+		ats_gid_format(s->c.remote_gid, gid, sizeof(gid));
+		refused(r, gid, why, 0);
+		return slot_take(r, s);
+	}
+	s->c.state = RCM_ESTABLISHED;
+	s->due = mono_ms() + r->idle_ms;
+	log_info("CM: connection 0x%08x established", s->c.id);
+	return NULL;
+}
+
 /* One event; the id to destroy once it is acked, or NULL. */
 static struct rdma_cm_id *dispatch(struct rcm *r, struct rdma_cm_event *ev)
 {
@@ -488,11 +524,8 @@ static struct rdma_cm_id *dispatch(struct rcm *r, struct rdma_cm_event *ev)
 	}
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ESTABLISHED:
-		if (s->c.state == RCM_REP_SENT) {
-			s->c.state = RCM_ESTABLISHED;
-			s->due = mono_ms() + r->idle_ms;
-			log_info("CM: connection 0x%08x established", s->c.id);
-		}
+		if (s->c.state == RCM_REP_SENT)
+			return on_rtu(r, s);
 		return NULL;
 	case RDMA_CM_EVENT_DISCONNECTED:
 		if (s->c.state != RCM_DREQ_SENT)
@@ -529,7 +562,7 @@ static int serve_one(struct rcm *r)
  * the REJ, cm.c cm_destroy_id in IB_CM_REP_SENT), or established and
  * idle for cm_idle_timeout (the DREQ: atsd moves no data over them, and
  * IB CM has no keepalive to find a requester that left). */
-static void expire(struct rcm *r)
+void rcm_expire(struct rcm *r)
 {
 	char why[96], gid[ATS_IP_STRLEN];
 	int64_t now = mono_ms();
@@ -539,7 +572,6 @@ static void expire(struct rcm *r)
 		struct rcm_slot *s = &r->conns[i];
 
 		if (s->c.active || now < s->due ||
-		    (s->c.state == RCM_ESTABLISHED && !r->idle_ms) ||
 		    (s->c.state != RCM_REP_SENT && s->c.state != RCM_ESTABLISHED)) {
 			i++;
 			continue;
@@ -553,7 +585,7 @@ static void expire(struct rcm *r)
 			log_info("CM: connection 0x%08x from %s closed: established %" PRId64
 				 " s ago (cm_idle_timeout)", s->c.id, gid, r->idle_ms / 1000);
 		}
-		slot_del(r, s);
+		rcm_slot_del(r, s);
 	}
 }
 
@@ -565,8 +597,7 @@ int rcm_next_due(const struct rcm *r)
 	for (i = 0; i < r->nconns; i++) {
 		const struct rcm_slot *s = &r->conns[i];
 
-		if (s->c.active || (s->c.state == RCM_ESTABLISHED && !r->idle_ms) ||
-		    (s->c.state != RCM_REP_SENT && s->c.state != RCM_ESTABLISHED))
+		if (s->c.active || (s->c.state != RCM_REP_SENT && s->c.state != RCM_ESTABLISHED))
 			continue;
 		if (next < 0 || s->due < next)
 			next = s->due;
@@ -580,7 +611,7 @@ int rcm_serve(struct rcm *r)
 {
 	int i;
 
-	expire(r);
+	rcm_expire(r);
 
 	for (i = 0; i < RCM_SERVE_BATCH; i++)
 		if (serve_one(r))
@@ -589,7 +620,7 @@ int rcm_serve(struct rcm *r)
 }
 
 /* Serves events until done(r, arg) or timeout_ms pass: -ETIMEDOUT. */
-static int serve_until(struct rcm *r, unsigned timeout_ms,
+int rcm_serve_until(struct rcm *r, unsigned timeout_ms,
 		       int (*done)(struct rcm *, uint32_t), uint32_t cid)
 {
 	struct timespec now, end;
@@ -612,156 +643,15 @@ static int serve_until(struct rcm *r, unsigned timeout_ms,
 	}
 }
 
-static int step_over(struct rcm *r, uint32_t cid)
-{
-	struct rcm_slot *s = slot_find(r, cid);
-
-	return !s || s->failed || s->c.state == RCM_ESTABLISHED;
-}
-
 static int gone(struct rcm *r, uint32_t cid)
 {
-	return !slot_find(r, cid);
-}
-
-/* What the connection is to: the destination, its holder's AF_IB
- * address at the record's P_Key, our source. */
-struct rcm_target {
-	const struct ats_ip *dst, *src;
-	struct sockaddr_ib to;
-	uint16_t pkey, src_port;
-	uint64_t sid;
-	const char *ip;
-};
-
-/* One REQ in one form, on an id of its own (a rejected id cannot
- * connect again: cma.c rdma_connect wants ROUTE_RESOLVED): 0 and *out,
- * or -errno with err set; *kernel_rej for the peer kernel's REJ. */
-static int attempt(struct rcm *r, const struct rcm_target *t, int ib_form, unsigned timeout_ms,
-		   struct rcm_conn *out, char *err, size_t errlen, int *kernel_rej)
-{
-	const struct mport_info *pi = sa_client_port(r->sa);
-	struct sockaddr_ib from;
-	struct rdma_cm_id *id;
-	struct rcm_slot *s;
-	uint32_t cid;
-	int ret;
-
-	*kernel_rej = 0;
-	if (r->nconns == RCM_MAX_CONNS) {
-		snprintf(err, errlen, "connection table full");
-		return -ENOSPC;
-	}
-	if (rdma_create_id(r->ch, &id, NULL, RDMA_PS_TCP)) {
-		ret = -errno;
-		snprintf(err, errlen, "rdma_create_id failed: %s", strerror(errno));
-		return ret;
-	}
-	s = slot_new(r, id);
-	cid = s->c.id;
-	s->c.active = 1;
-	s->c.state = RCM_RESOLVING;
-	s->c.service_id = t->sid;
-	s->c.local_ip = *t->src;
-	s->c.remote_ip = *t->dst;
-	s->c.src_port = t->src_port;
-	s->ib_form = s->c.ib_form = ib_form;
-	/* From this port's GID at the record's P_Key: the kernel picks the
-	 * device by it (cma.c cma_bind_addr); sid 0 takes an ephemeral one. */
-	sib_fill(&from, pi->gid, t->pkey, 0, 0);
-	r->timeout_ms = timeout_ms;
-	r->err = err;
-	r->errlen = errlen;
-	if (rdma_resolve_addr(id, (struct sockaddr *)&from, (struct sockaddr *)&t->to,
-			      (int)timeout_ms)) {
-		s->failed = -errno;
-		snprintf(err, errlen, "address resolution failed: %s", strerror(errno));
-	}
-	/* Each step (address, route, REQ to REP) within timeout_ms. While
-	 * waiting, the listeners' events are served too; lookups wait. */
-	ret = 0;
-	while (!ret && (s = slot_find(r, cid)) && !s->failed && s->c.state != RCM_ESTABLISHED) {
-		enum rcm_state was = s->c.state;
-
-		ret = serve_until(r, timeout_ms, step_over, cid);
-		if (ret == -ETIMEDOUT && (s = slot_find(r, cid)) && s->c.state != was && !s->failed)
-			ret = 0; /* a step ended at the deadline: the next has its own */
-	}
-	s = slot_find(r, cid);
-	if (s && !ret && !s->failed) {
-		*out = s->c;
-		return 0;
-	}
-	if (ret == -ETIMEDOUT)
-		snprintf(err, errlen, "%s: no answer within %u ms", s && s->c.state == RCM_REQ_SENT ?
-			 "connect" : "address or route resolution", timeout_ms);
-	else if (ret)
-		snprintf(err, errlen, "CM event channel: %s", strerror(-ret));
-	else
-		ret = s ? s->failed : -ECONNRESET;
-	if (s) {
-		*kernel_rej = s->kernel_rej;
-		slot_del(r, s);
-	}
-	return ret;
-}
-
-int rcm_connect(struct rcm *r, const struct ats_ip *dst, uint16_t port, uint16_t pkey,
-		uint64_t sid, const struct ats_ip *src, unsigned timeout_ms,
-		struct rcm_conn *out, char *err, size_t errlen)
-{
-	struct rcm_target t;
-	struct ats_set set;
-	char ip[ATS_IP_STRLEN];
-	int ret, krej;
-
-	ats_ip_format(dst, ip, sizeof(ip));
-	/* The forward lookup reads pkey's partition; the connection goes
-	 * where the record is. */
-	ret = ats_query_forward(r->sa, dst, pkey, &set);
-	if (ret || !set.n) {
-		snprintf(err, errlen, ret ? "ATS lookup of %s failed: %s" :
-			 "%s has no ATS record: the connection fails locally (ATS 2.2)",
-			 ip, strerror(-ret));
-		ats_query_set_free(&set);
-		return ret ? ret : -EHOSTUNREACH;
-	}
-	memset(&t, 0, sizeof(t));
-	t.dst = dst;
-	t.src = src;
-	t.ip = ip;
-	t.sid = sid ? sid : a11_service_id(A11_PS_TCP, port);
-	t.pkey = set.recs[0].pkey; /* primary holders first */
-	sib_fill(&t.to, set.recs[0].gid, t.pkey, t.sid, UINT64_MAX);
-	ats_query_set_free(&set);
-	t.src_port = (uint16_t)(0xc000 | (random() & 0x3fff));
-	/* Annex A11 first: what every IP listener takes when the address is
-	 * on the peer's IPoIB interface at this P_Key. Anywhere else (a
-	 * static or service address, another partition's interface, a
-	 * downed one) the peer's kernel refuses it before any listener
-	 * (cma.c cma_ib_id_from_event: REJ 28, no private data): the same
-	 * identity again in the AF_IB form, which it hands to an AF_IB
-	 * listener as atsd's (a11.h). */
-	ret = attempt(r, &t, 0, timeout_ms, out, err, errlen, &krej);
-	if (ret == -ECONNREFUSED && krej) {
-		log_info("CM: %s is not on the peer's IPoIB interface at P_Key 0x%04x (its kernel refused the Annex A11 request): asking again in the AF_IB form",
-			 ip, t.pkey);
-		ret = attempt(r, &t, 1, timeout_ms, out, err, errlen, &krej);
-		if (ret == -ECONNREFUSED && krej)
-			snprintf(err, errlen,
-				 "%s is not on the peer's IPoIB interface at P_Key 0x%04x: its kernel refuses IP connections to it (REJ 28, no private data), and no AF_IB listener of service 0x%016" PRIx64 " took the request in the AF_IB form",
-				 ip, t.pkey, t.sid);
-	}
-	if (!ret)
-		log_info("CM: connected to %s%s, connection 0x%08x", ip,
-			 out->ib_form ? " (AF_IB form: not on the peer's IPoIB)" : "", out->id);
-	return ret;
+	return !rcm_slot_find(r, cid);
 }
 
 int rcm_disconnect(struct rcm *r, uint32_t cid, unsigned timeout_ms,
 		   char *err, size_t errlen)
 {
-	struct rcm_slot *s = slot_find(r, cid);
+	struct rcm_slot *s = rcm_slot_find(r, cid);
 	int ret;
 
 	if (!s) {
@@ -774,14 +664,14 @@ int rcm_disconnect(struct rcm *r, uint32_t cid, unsigned timeout_ms,
 		snprintf(err, errlen, "rdma_disconnect: %s", strerror(errno));
 	} else {
 		/* DISCONNECTED on the DREP (or the DREQ's timeout). */
-		ret = serve_until(r, timeout_ms, gone, cid);
+		ret = rcm_serve_until(r, timeout_ms, gone, cid);
 		if (ret)
 			snprintf(err, errlen, "no DREP within %u ms", timeout_ms);
 	}
 	/* The connection is gone on our side whatever the peer said. */
-	s = slot_find(r, cid);
+	s = rcm_slot_find(r, cid);
 	if (s)
-		slot_del(r, s);
+		rcm_slot_del(r, s);
 	return ret;
 }
 

@@ -67,15 +67,12 @@ int rcm_fd(const struct rcm *r);
  * for cm_idle_timeout): 1 when more may wait (the caller serves again
  * without sleeping), else 0. */
 int rcm_serve(struct rcm *r);
+/* Drops the passive connections that are due (rcm_serve does too): for a
+ * caller that cannot serve events now (its lookups fill the window). */
+void rcm_expire(struct rcm *r);
 /* Milliseconds until rcm_serve has a connection to drop (0: now), -1
  * when none is due: the caller's longest sleep. */
 int rcm_next_due(const struct rcm *r);
-/* Active side, src our address in the A11 private data, dst looked up in
- * pkey's partition and connected to at its record's P_Key; each step is
- * bounded by timeout_ms. */
-int rcm_connect(struct rcm *r, const struct ats_ip *dst, uint16_t port, uint16_t pkey,
-		uint64_t sid, const struct ats_ip *src, unsigned timeout_ms,
-		struct rcm_conn *out, char *err, size_t errlen);
 int rcm_disconnect(struct rcm *r, uint32_t id, unsigned timeout_ms,
 		   char *err, size_t errlen);
 size_t rcm_list(const struct rcm *r, struct rcm_conn *v, size_t max);

@@ -106,16 +106,16 @@ int rcm_peer_check(struct sa_client *sa, const struct rcm_conf *conf, const uint
 	return rcm_peer_judge(conf, src, ret ? NULL : &ip, why, len);
 }
 
-int rcm_peer_admit(size_t passive, unsigned of_peer, char *why, size_t len)
+int rcm_peer_admit(size_t established, unsigned of_peer, char *why, size_t len)
 {
 	if (of_peer >= RCM_MAX_PER_PEER) {
 		snprintf(why, len, "ibats: too many connections from this requester's port (%d)",
 			 RCM_MAX_PER_PEER);
 		return -EDQUOT;
 	}
-	if (passive >= RCM_MAX_PASSIVE) {
+	if (established >= RCM_MAX_ESTABLISHED) {
 		snprintf(why, len, "ibats: too many connections to this listener (%d)",
-			 RCM_MAX_PASSIVE);
+			 RCM_MAX_ESTABLISHED);
 		return -ENOSPC;
 	}
 	return 0;

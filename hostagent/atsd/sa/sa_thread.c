@@ -22,6 +22,7 @@
 #include "core/log.h"
 #include "mad_serve.h"
 #include "rcm.h"
+#include "rcm_connect.h"
 #include "core/sa.h"
 #include "state/nosa.h"
 #include "sa_thread.h"
@@ -272,6 +273,28 @@ static void run_cm(struct sa_thread *t, struct saj *j)
 	}
 }
 
+/* NodeRecord by LID: the port that holds it, for a listener's check that
+ * a requester's GID sent its REQ (ibats_check_peer_lid(3)). */
+static void run_lid(struct sa_thread *t, struct saj *j)
+{
+	struct saj_lid *l = &j->u.lid;
+	uint64_t sent = sa_client_requests(t->sa);
+	struct nr_record nr;
+	int ret;
+
+	ret = sa_client_node_at_lid(t->sa, l->lid, &nr);
+	j->queries += (unsigned)(sa_client_requests(t->sa) - sent);
+	j->sa_status = sa_client_last_status(t->sa);
+	j->err = ret;
+	if (ret == -ENOENT)
+		snprintf(j->errmsg, sizeof(j->errmsg), "no port holds LID 0x%04x", l->lid);
+	else if (ret)
+		snprintf(j->errmsg, sizeof(j->errmsg), "%s", j->sa_status ?
+			 sa_status_str(j->sa_status) : strerror(-ret));
+	l->port_guid = ret ? 0 : nr.port_guid;
+	l->base_lid = ret ? 0 : nr.lid;
+}
+
 static void run(struct sa_thread *t, struct saj *j)
 {
 	int ret;
@@ -305,6 +328,9 @@ static void run(struct sa_thread *t, struct saj *j)
 		return;
 	case SAJ_TABLE:
 		run_table(t, j);
+		return;
+	case SAJ_LID:
+		run_lid(t, j);
 		return;
 	default:
 		j->err = -EINVAL;
@@ -444,6 +470,8 @@ static void *thread_main(void *arg)
 		 * the SA too, one request at a time: only with one spare. */
 		window_pass(t, cm_more ? 0 : WINDOW_SLICE_MS);
 		cm_more = t->cm && ats_window_inflight(t->win) < t->depth && rcm_serve(t->cm);
+		if (t->cm && !cm_more)
+			rcm_expire(t->cm); /* due connections go, served or not */
 		pthread_mutex_lock(&t->mu);
 	}
 	/* Stopping: what the window holds goes with the queues. */

@@ -27,6 +27,8 @@ size_t saj_size(enum saj_kind kind)
 		return head + sizeof(struct saj_inform);
 	case SAJ_REPORT:
 		return head + sizeof(struct saj_report);
+	case SAJ_LID:
+		return head + sizeof(struct saj_lid);
 	default:
 		return head;
 	}

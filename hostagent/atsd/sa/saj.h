@@ -35,6 +35,7 @@ enum saj_kind {
 	SAJ_TABLE,    /* every ATS record of a partition (atsd's prefetch) */
 	SAJ_SA_STATE, /* the SA fell silent (err) or answers again (0): posted
 		       * by the thread, never submitted (sa_thread.h) */
+	SAJ_LID,      /* the port that holds a LID (NodeRecord by LID) */
 	SAJ_KINDS
 };
 
@@ -129,6 +130,12 @@ struct saj_report {
 	struct notice notice;
 };
 
+struct saj_lid {
+	uint16_t lid;               /* in: a unicast LID */
+	uint64_t port_guid;         /* out: the port that holds it */
+	uint16_t base_lid;          /* out: that port's base LID */
+};
+
 struct saj;
 /* Called on the main thread when the job is back; the job is freed after. */
 typedef void saj_done_fn(struct saj *j, void *ctx);
@@ -151,6 +158,7 @@ struct saj {
 		struct saj_cm cm;
 		struct saj_inform inform;
 		struct saj_report report;
+		struct saj_lid lid;
 	} u;                        /* by kind; only that member is allocated */
 };
 

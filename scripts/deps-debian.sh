@@ -6,13 +6,16 @@ set -e
 PKGS="build-essential autoconf automake libtool pkg-config
 	opensm libopensm-dev libibumad-dev libibverbs-dev librdmacm-dev libmnl-dev nettle-dev libcmocka-dev
 	ibsim-utils infiniband-diags iproute2 python3 python3-prometheus-client clang libclang-rt-14-dev cppcheck
-	debhelper dpkg-dev lintian systemd man-db bash-completion strace python3-yaml rdmacm-utils"
+	debhelper dpkg-dev lintian systemd man-db bash-completion strace python3-yaml rdmacm-utils
+	ibacm"
 # systemd and man-db: t_systemd's systemd-analyze verify (ExecStart=,
 # Documentation= man pages) and security, and systemd-sysusers; strace:
 # the address families and socket calls atsd makes (t_systemd);
 # python3-yaml: tests/layout/t_alerts.py reads doc/alerts/ibats.rules.yml;
 # rdmacm-utils: the stock ucmatose that t_simhost and t_hostile run
-# across the simulated fabric (interop, the MRA storm bound).
+# across the simulated fabric (interop, the MRA storm bound); ibacm: its
+# provider interface (infiniband/acm_prov.h) for acmprov/, and the stock
+# ibacm and ib_acme t_ibacm runs per node.
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 export DEBIAN_FRONTEND=noninteractive
@@ -37,4 +40,18 @@ if [ "${IBATS_KEEP_OPENSM:-0}" != 1 ] && command -v systemctl >/dev/null &&
 	esac
 	echo "deps-debian.sh: opensm.service disabled (a subnet manager on every port);" \
 		"IBATS_KEEP_OPENSM=1 keeps it"
+fi
+# Debian's ibacm enables ibacm.socket and ibacm.service: a resolver
+# listening in /run for every program's rdma_getaddrinfo(). A build
+# machine needs none (t_ibacm starts one per simulated node).
+if [ "${IBATS_KEEP_IBACM:-0}" != 1 ] && command -v systemctl >/dev/null &&
+	{ systemctl is-enabled --quiet ibacm.socket 2>/dev/null ||
+		systemctl is-enabled --quiet ibacm.service 2>/dev/null; }; then
+	$SUDO systemctl disable ibacm.socket ibacm.service >/dev/null 2>&1 || true
+	case "$(systemctl is-system-running 2>/dev/null)" in
+	offline | "") ;;
+	*) $SUDO systemctl stop ibacm.socket ibacm.service || true ;;
+	esac
+	echo "deps-debian.sh: ibacm.socket and ibacm.service disabled;" \
+		"IBATS_KEEP_IBACM=1 keeps them"
 fi

@@ -662,6 +662,11 @@ static int setup(struct host *h, int kernel_cm, char **ipoib, int nipoib, uint32
 
 	if (mkdir(h->dir, 0755) < 0 && errno != EEXIST)
 		return -errno;
+	/* The node's /run: a tmpfs a host's ibacm writes its socket in,
+	 * root's and world-readable as /run is. */
+	snprintf(path, sizeof(path), "%s/%s", h->dir, SIMHOST_RUN);
+	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+		return -errno;
 	ret = simclient_init(&h->sc, h->node);
 	if (ret) {
 		logf_(h, "cannot attach to ibsim: %s", strerror(-ret));

@@ -61,6 +61,9 @@ static void shim_init(void)
 	NEXT(ioctl, "ioctl");
 	NEXT(socket, "socket");
 	NEXT(connect, "connect");
+	NEXT(bind, "bind");
+	NEXT(unlink, "unlink");
+	NEXT(symlink, "symlink");
 
 	if (!dir || !*dir || !node || !*node || strchr(node, '/'))
 		return;
@@ -72,6 +75,10 @@ static void shim_init(void)
 		     SIMHOST_SOCK);
 	if (n < 0 || (size_t)n >= sizeof(shim_the_node.sock))
 		shim_the_node.sock[0] = '\0'; /* no kernel reachable: ENOENT */
+	n = snprintf(shim_the_node.run, sizeof(shim_the_node.run), "%s/%s/%s", dir, node,
+		     SIMHOST_RUN);
+	if (n < 0 || (size_t)n >= sizeof(shim_the_node.run))
+		shim_the_node.run[0] = '\0'; /* no ibacm reachable: ENOENT */
 	shim_have_node = 1;
 }
 

@@ -48,6 +48,8 @@ typedef ssize_t (*shim_write_fn)(int, const void *, size_t);
 typedef int (*shim_ioctl_fn)(int, unsigned long, ...);
 typedef int (*shim_socket_fn)(int, int, int);
 typedef int (*shim_connect_fn)(int, const struct sockaddr *, socklen_t);
+typedef int (*shim_unlink_fn)(const char *);
+typedef int (*shim_symlink_fn)(const char *, const char *);
 
 /* libc's functions (never NULL once shim_next() returned, except the
  * __xstat family, gone from newer glibc). */
@@ -81,7 +83,9 @@ struct shim_libc {
 	shim_write_fn write;
 	shim_ioctl_fn ioctl;
 	shim_socket_fn socket;
-	shim_connect_fn connect;
+	shim_connect_fn connect, bind;
+	shim_unlink_fn unlink;
+	shim_symlink_fn symlink;
 };
 
 const struct shim_libc *shim_next(void);
@@ -92,6 +96,7 @@ const struct shim_libc *shim_next(void);
 struct shim_node {
 	char sock[108]; /* kernel.sock, as sun_path holds it ("" when too long) */
 	char sys[4096]; /* the node's sysfs tree */
+	char run[108];  /* the node's /run for ibacm ("" when too long) */
 };
 
 const struct shim_node *shim_node(void);

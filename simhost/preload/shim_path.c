@@ -19,14 +19,12 @@ static const char *const shim_path_sys[] = {
 	"/sys/module/ib_cm",
 };
 
-/* A node runs no ibacm: the host's daemon (if any) resolves for the
- * host's ports, never the node's. librdmacm's acm.c ucma_ib_init reads
- * the port file, else connects to the socket; with neither,
- * rdma_resolve_route falls back to the kernel's RESOLVE_ROUTE
- * (cma.c ucma_set_ib_route fails). */
-static const char *const shim_path_absent[] = {
+/* ibacm's, under /run: the node's own (shim_path_run). */
+static const char *const shim_path_ibacm[] = {
 	"/run/ibacm.port",
+	"/run/ibacm-tcp.port",
 	"/run/ibacm.sock",
+	"/run/ibacm-unix.sock",
 };
 
 #define SHIM_PATH_NET "/sys/class/net/"
@@ -78,9 +76,9 @@ int shim_path_map(const char *path, const char *sys, shim_path_net_fn net, void 
 	}
 	if (!sys)
 		return SHIM_PATH_HOST;
-	for (i = 0; i < sizeof(shim_path_absent) / sizeof(shim_path_absent[0]); i++)
-		if (!strcmp(path, shim_path_absent[i]))
-			return SHIM_PATH_ABSENT;
+	for (i = 0; i < sizeof(shim_path_ibacm) / sizeof(shim_path_ibacm[0]); i++)
+		if (!strcmp(path, shim_path_ibacm[i]))
+			return SHIM_PATH_ABSENT; /* where it is: shim_path_run */
 	for (i = 0; i < sizeof(shim_path_sys) / sizeof(shim_path_sys[0]); i++)
 		if (shim_path_under(path, shim_path_sys[i]))
 			rest = path + strlen("/sys");
@@ -97,4 +95,23 @@ int shim_path_map(const char *path, const char *sys, shim_path_net_fn net, void 
 	if (n < 0 || (size_t)n >= len)
 		return -ENAMETOOLONG;
 	return SHIM_PATH_SYS;
+}
+
+int shim_path_run(const char *path, const char *run, char *out, size_t len)
+{
+	size_t i;
+	int n;
+
+	for (i = 0; i < sizeof(shim_path_ibacm) / sizeof(shim_path_ibacm[0]); i++)
+		if (path && !strcmp(path, shim_path_ibacm[i]))
+			break;
+	if (i == sizeof(shim_path_ibacm) / sizeof(shim_path_ibacm[0]))
+		return SHIM_PATH_HOST;
+	if (!run || !*run)
+		return SHIM_PATH_ABSENT;
+	n = snprintf(out, len, "%s%s", run, path + strlen("/run"));
+	/* A socket's path must fit sun_path, NUL included. */
+	if (n < 0 || (size_t)n >= len || n >= 108)
+		return SHIM_PATH_ABSENT;
+	return SHIM_PATH_RUN;
 }

@@ -17,6 +17,7 @@ enum shim_path_kind {
 	SHIM_PATH_ABSENT = 5, /* a host's file the node has not: ENOENT */
 	SHIM_PATH_UVERBS = 6, /* /dev/infiniband/uverbsN: stat() and access()
 			       * only (libibverbs' calls are interposed) */
+	SHIM_PATH_RUN = 7,  /* ibacm's socket or port file, the node's own */
 };
 
 /* Whether the node has network interface `name` (its sysfs tree's
@@ -32,5 +33,14 @@ typedef int (*shim_path_net_fn)(const char *name, size_t len, void *ctx);
  * -ENAMETOOLONG when out is too short. */
 int shim_path_map(const char *path, const char *sys, shim_path_net_fn net, void *ctx, char *out,
 		  size_t len, int *num);
+
+/* ibacm's files under /run (rdma-core's IBACM_SERVER_PATH and
+ * IBACM_IBACME_SERVER_PATH, IBACM_PORT_FILE and IBACM_IBACME_PORT_FILE):
+ * the node's, in its run directory, so that a node's ibacm and the
+ * librdmacm of the node's programs meet there. SHIM_PATH_RUN with the
+ * node's path in out, SHIM_PATH_ABSENT when the node has no run
+ * directory that fits (run NULL or too long for sun_path's 108 bytes),
+ * SHIM_PATH_HOST for any other path. */
+int shim_path_run(const char *path, const char *run, char *out, size_t len);
 
 #endif

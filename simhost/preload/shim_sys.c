@@ -48,6 +48,11 @@ const char *shim_sys_path(const char *path, char *buf, size_t len, int *kind, in
 	*kind = SHIM_PATH_HOST;
 	if (!path)
 		return path;
+	k = shim_path_run(path, node ? node->run : NULL, buf, len);
+	if (k == SHIM_PATH_RUN) {
+		*kind = k;
+		return buf;
+	}
 	k = shim_path_map(path, node ? node->sys : NULL, shim_sys_net, (void *)node, buf, len, num);
 	if (k == SHIM_PATH_ABSENT)
 		k = -ENOENT;
@@ -440,26 +445,85 @@ int socket(int domain, int type, int protocol)
 	return shim_next()->socket(domain, type, protocol);
 }
 
-/* A node's absent sockets (shim_path.c: ibacm's): connect() fails as to
- * a socket file that is not there (ENOENT), librdmacm's ibacm client
- * with it. */
-int connect(int fd, const struct sockaddr *addr, socklen_t len)
+/* An AF_UNIX address whose path is the node's (ibacm's socket: the
+ * node's run directory) in *out; 1 when mapped, 0 when the address is
+ * the host's, -1 with errno ENOENT when the node has none. */
+static int shim_sys_unix(const struct sockaddr *addr, socklen_t len, struct sockaddr_un *out)
 {
 	const struct sockaddr_un *un = (const struct sockaddr_un *)addr;
 	char path[sizeof(un->sun_path) + 1];
 	char buf[SHIM_SYS_LEN];
+	const char *mapped;
 	int kind, num;
+	size_t n;
 
-	if (addr && addr->sa_family == AF_UNIX && len > offsetof(struct sockaddr_un, sun_path) &&
-	    shim_node()) {
-		size_t n = len - offsetof(struct sockaddr_un, sun_path);
+	if (!addr || addr->sa_family != AF_UNIX || len <= offsetof(struct sockaddr_un, sun_path) ||
+	    !shim_node())
+		return 0;
+	n = len - offsetof(struct sockaddr_un, sun_path);
+	if (n > sizeof(un->sun_path))
+		n = sizeof(un->sun_path);
+	memcpy(path, un->sun_path, n);
+	path[n] = '\0';
+	mapped = shim_sys_path(path, buf, sizeof(buf), &kind, &num);
+	if (!mapped)
+		return -1;
+	if (kind != SHIM_PATH_RUN)
+		return 0;
+	memset(out, 0, sizeof(*out));
+	out->sun_family = AF_UNIX;
+	snprintf(out->sun_path, sizeof(out->sun_path), "%s", mapped);
+	return 1;
+}
 
-		if (n > sizeof(un->sun_path))
-			n = sizeof(un->sun_path);
-		memcpy(path, un->sun_path, n);
-		path[n] = '\0';
-		if (!shim_sys_path(path, buf, sizeof(buf), &kind, &num) && errno == ENOENT)
-			return -1;
-	}
+/* ibacm's socket is the node's (shim_path_run): librdmacm's and
+ * ib_acme's connect() meet the node's ibacm, or fail as to a socket file
+ * that is not there (ENOENT). */
+int connect(int fd, const struct sockaddr *addr, socklen_t len)
+{
+	struct sockaddr_un un;
+	int m = shim_sys_unix(addr, len, &un);
+
+	if (m < 0)
+		return -1;
+	if (m)
+		return shim_next()->connect(fd, (struct sockaddr *)&un, sizeof(un));
 	return shim_next()->connect(fd, addr, len);
+}
+
+/* A node's ibacm listens in the node's run directory. */
+int bind(int fd, const struct sockaddr *addr, socklen_t len)
+{
+	struct sockaddr_un un;
+	int m = shim_sys_unix(addr, len, &un);
+
+	if (m < 0)
+		return -1;
+	if (m)
+		return shim_next()->bind(fd, (struct sockaddr *)&un, sizeof(un));
+	return shim_next()->bind(fd, addr, len);
+}
+
+int unlink(const char *path)
+{
+	char buf[SHIM_SYS_LEN];
+	int kind, num;
+	const char *mapped = shim_sys_path(path, buf, sizeof(buf), &kind, &num);
+
+	if (!mapped)
+		return -1;
+	return shim_next()->unlink(mapped);
+}
+
+/* ibacm links /run/ibacm.sock to its socket by a relative name, which
+ * holds in the node's run directory as on a host. */
+int symlink(const char *target, const char *linkpath)
+{
+	char buf[SHIM_SYS_LEN];
+	int kind, num;
+	const char *mapped = shim_sys_path(linkpath, buf, sizeof(buf), &kind, &num);
+
+	if (!mapped)
+		return -1;
+	return shim_next()->symlink(target, mapped);
 }

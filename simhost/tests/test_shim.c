@@ -123,19 +123,35 @@ static void test_path_dev(void **state)
 	assert_int_equal(map("/dev/infiniband/rdma_c", out, sizeof(out), &num), SHIM_PATH_HOST);
 }
 
-/* A node has no ibacm (librdmacm's acm.c ucma_ib_init): its port file
- * and socket are absent there whatever the host runs, and the host's
- * own without a node. */
-static void test_path_absent(void **state)
+/* ibacm's files are the node's (librdmacm's acm.c ucma_ib_init, ibacm's
+ * acm.c acm_listen): in the node's run directory, absent when it has
+ * none that fits sun_path; the host's own without a node. */
+static void test_path_ibacm(void **state)
 {
-	char out[256];
+	char out[256], lng[200];
 	int num = -1;
 
 	(void)state;
-	assert_int_equal(map("/run/ibacm.port", out, sizeof(out), &num), SHIM_PATH_ABSENT);
+	assert_int_equal(shim_path_run("/run/ibacm.sock", "/s/host1/run", out, sizeof(out)),
+			 SHIM_PATH_RUN);
+	assert_string_equal(out, "/s/host1/run/ibacm.sock");
+	assert_int_equal(shim_path_run("/run/ibacm-unix.sock", "/s/host1/run", out, sizeof(out)),
+			 SHIM_PATH_RUN);
+	assert_string_equal(out, "/s/host1/run/ibacm-unix.sock");
+	assert_int_equal(shim_path_run("/run/ibacm.port", "/s/h/run", out, sizeof(out)),
+			 SHIM_PATH_RUN);
+	assert_int_equal(shim_path_run("/run/ibacm-tcp.port", "/s/h/run", out, sizeof(out)),
+			 SHIM_PATH_RUN);
+	assert_int_equal(shim_path_run("/run/ibacm.portx", "/s/h/run", out, sizeof(out)),
+			 SHIM_PATH_HOST);
+	assert_int_equal(shim_path_run("/run/ibacm", "/s/h/run", out, sizeof(out)), SHIM_PATH_HOST);
+	assert_int_equal(shim_path_run("/run/ibacm.sock", NULL, out, sizeof(out)), SHIM_PATH_ABSENT);
+	memset(lng, 'x', sizeof(lng) - 1);
+	lng[0] = '/';
+	lng[sizeof(lng) - 1] = '\0';
+	assert_int_equal(shim_path_run("/run/ibacm.sock", lng, out, sizeof(out)), SHIM_PATH_ABSENT);
+	/* shim_path_map (open, stat) leaves them to shim_path_run */
 	assert_int_equal(map("/run/ibacm.sock", out, sizeof(out), &num), SHIM_PATH_ABSENT);
-	assert_int_equal(map("/run/ibacm.portx", out, sizeof(out), &num), SHIM_PATH_HOST);
-	assert_int_equal(map("/run/ibacm", out, sizeof(out), &num), SHIM_PATH_HOST);
 	assert_int_equal(shim_path_map("/run/ibacm.port", NULL, has_net, NULL, out, sizeof(out),
 				       &num),
 			 SHIM_PATH_HOST);
@@ -340,7 +356,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_path_sys),      cmocka_unit_test(test_path_host),
 		cmocka_unit_test(test_path_net),      cmocka_unit_test(test_path_dev),
-		cmocka_unit_test(test_path_absent),
+		cmocka_unit_test(test_path_ibacm),
 		cmocka_unit_test(test_path_no_node), cmocka_unit_test(test_path_too_long), cmocka_unit_test(test_read_one_mad),
 		cmocka_unit_test(test_read_rmpp),     cmocka_unit_test(test_read_send_back),
 		cmocka_unit_test(test_write),

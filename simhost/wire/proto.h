@@ -52,6 +52,8 @@
 #define SIMHOST_SOCK "kernel.sock"
 /* The node's sysfs tree, kept current by the kernel: $SIMHOST_DIR/<node>/sys */
 #define SIMHOST_SYS "sys"
+/* The node's /run for ibacm's socket and port files: $SIMHOST_DIR/<node>/run */
+#define SIMHOST_RUN "run"
 
 enum simhost_kind {
 	SIMHOST_UMAD = 1,

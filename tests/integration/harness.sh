@@ -69,7 +69,7 @@ set -u
 : "${top_srcdir:=$top_builddir}"
 . "$top_builddir/tests/integration/env.sh"
 
-for T_LIB in tap setup procs host fabric repl prober netns agent fixture; do
+for T_LIB in tap setup procs host fabric repl prober netns agent acm fixture; do
 	. "$top_srcdir/tests/integration/lib/$T_LIB.sh"
 done
 unset T_LIB

@@ -21,7 +21,7 @@ report() {
 	grep -A30 -E 'ERROR|runtime error|deadly|cannot' "$1" | head -40 | sed 's/^/# /'
 }
 
-for t in sr vmad cm cmwire nl conf repl rmpp notice smq atsd; do
+for t in sr vmad cm cmwire nl conf repl rmpp notice smq atsd acmats; do
 	bin="$OUT/fuzz_$t"
 	regress=$(find "$top_srcdir/tests/fuzz/regress/$t" -type f 2>/dev/null | sort)
 	n=$((n + 1))

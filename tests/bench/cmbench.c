@@ -10,7 +10,10 @@
  *   cmbench client MODE N PORT SRC_IP DST_IP GID|SOCK
  *       N connections to DST_IP, one at a time. MODE gid: to GID, no
  *       ATS; agent: ibats_sockaddr_ib through the atsd at SOCK; sa: the
- *       same straight to the SA (cold: libibats keeps no cache).
+ *       same straight to the SA (cold: libibats keeps no cache); acm:
+ *       rdma_getaddrinfo(DST_IP) as unmodified programs do, answered by
+ *       the node's ibacm with the ats provider (the first lookup cold,
+ *       printed alone as "ats_acm_cold us"), then the same connect.
  *
  * A connection is timed from rdma_resolve_addr to ESTABLISHED
  * (rdma_resolve_route, rdma_create_qp, rdma_connect with the Annex A11
@@ -162,6 +165,35 @@ static int open_ats(struct ibats **h, const char *mode, const char *sock)
 	return ibats_open(h, &o);
 }
 
+/* What an unmodified program does (mode acm): rdma_getaddrinfo() of the
+ * destination IP from our source, which librdmacm asks the node's ibacm
+ * (acm.c ucma_ib_resolve); its AF_IB answer, with the route, in *sib. */
+static int acm_lookup(const char *src_s, const char *dst_s, uint16_t port,
+		      struct sockaddr_ib *sib)
+{
+	struct rdma_addrinfo hints, *res = NULL;
+	struct sockaddr_storage src;
+	char service[8];
+	int ret = 0;
+
+	if (parse_ip(src_s, 0, &src))
+		return -EINVAL;
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_port_space = RDMA_PS_TCP;
+	hints.ai_src_addr = (struct sockaddr *)&src;
+	hints.ai_src_len = src.ss_family == AF_INET ? sizeof(struct sockaddr_in) :
+			   sizeof(struct sockaddr_in6);
+	snprintf(service, sizeof(service), "%u", port);
+	if (rdma_getaddrinfo(dst_s, service, &hints, &res))
+		return -errno ? -errno : -EHOSTUNREACH;
+	if (res->ai_family != AF_IB || !res->ai_route_len)
+		ret = -ENODATA; /* ibacm gave no path: librdmacm fell back to IP */
+	else
+		memcpy(sib, res->ai_dst_addr, sizeof(*sib));
+	rdma_freeaddrinfo(res);
+	return ret;
+}
+
 static int client(const char *mode, size_t n, uint16_t port, const char *src_s,
 		  const char *dst_s, const char *arg)
 {
@@ -171,7 +203,7 @@ static int client(const char *mode, size_t n, uint16_t port, const char *src_s,
 	struct ibats *h = NULL;
 	uint8_t pdata[IBATS_A11_LEN];
 	double *tc = calloc(n, sizeof(*tc)), *ta = calloc(n, sizeof(*ta));
-	int by_gid = !strcmp(mode, "gid"), ret;
+	int by_gid = !strcmp(mode, "gid"), by_acm = !strcmp(mode, "acm"), ret;
 	unsigned long q = 0;
 	size_t i;
 
@@ -190,7 +222,7 @@ static int client(const char *mode, size_t n, uint16_t port, const char *src_s,
 			fprintf(stderr, "cmbench: %s: not a GID\n", arg ? arg : "(none)");
 			return 2;
 		}
-	} else if ((ret = open_ats(&h, mode, arg))) {
+	} else if (!by_acm && (ret = open_ats(&h, mode, arg))) {
 		fprintf(stderr, "cmbench: ibats_open: %s\n", strerror(-ret));
 		return 3;
 	}
@@ -205,7 +237,15 @@ static int client(const char *mode, size_t n, uint16_t port, const char *src_s,
 	for (i = 0, ret = 0; i < n && !ret; i++) {
 		double t0 = now_us(), t1 = t0, t2 = t0;
 
-		if (!by_gid) {
+		if (by_acm) {
+			ret = acm_lookup(src_s, dst_s, port, &sib);
+			t1 = now_us();
+			if (ret) {
+				fprintf(stderr, "cmbench: %s: no path from ibacm: %s\n", dst_s,
+					strerror(-ret));
+				break;
+			}
+		} else if (!by_gid) {
 			ret = ibats_sockaddr_ib(h, (struct sockaddr *)&dst, port, 0, &sib);
 			t1 = now_us();
 			q += sa_queries(h);
@@ -223,7 +263,11 @@ static int client(const char *mode, size_t n, uint16_t port, const char *src_s,
 		fprintf(stderr, "cmbench: connection %zu: %s\n", i, strerror(-ret));
 	else {
 		report("connect", mode, tc, n);
-		if (!by_gid) {
+		if (by_acm) {
+			/* the first lookup is cold: one ATS request, one PathRecord */
+			printf("ats_acm_cold %.1f\n", ta[0]);
+			report("ats", mode, ta + (n > 1), n - (n > 1));
+		} else if (!by_gid) {
 			report("ats", mode, ta, n);
 			report_sa("ats", mode, q, n);
 		}

@@ -16,6 +16,9 @@
 #   agent  client asks its atsd (cached), server checks the requester's
 #          A11 source address through its atsd (cached reverse lookup)
 #   sa     the same, both straight to the SA (libibats without atsd: cold)
+#   acm    client by rdma_getaddrinfo(IP), as unmodified programs: host1's
+#          stock ibacm with the ats provider (through its atsd), warm after
+#          the first (cold) lookup; server accepts at once
 # Prints raw lines "phase name p50_us p99_us count" and "phase sa_name
 # sa_requests lookups", then a summary ("SA req": SA requests per lookup).
 top_builddir=${top_builddir:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -42,8 +45,13 @@ out=$(mktemp /tmp/ibats-bench-connect.XXXXXX)
 	wait_for "host2's record" 20 has_primary host1 "$G2" || exit 1
 	simhost host1 modprobe ib_cm >/dev/null || exit 1
 	simhost host2 modprobe ib_cm >/dev/null || exit 1
+	# Every phase's REQ carries the Annex A11 IP header: host2's kernel
+	# takes it only for an address on its IPoIB interface (cma.c
+	# cma_ib_id_from_event; the conformance issue's rule).
+	ipoib_addr host2 ib0 10.0.0.2/24 || exit 1
+	ibacm_start host1 10.0.0.1 || exit 1
 	port=5000
-	for phase in "gid none $G2" "agent agent $RUN/atsd-host1.sock" "sa sa"; do
+	for phase in "gid none $G2" "agent agent $RUN/atsd-host1.sock" "sa sa" "acm none"; do
 		set -- $phase
 		port=$((port + 1))
 		on host2 "$CMBENCH" server "$2" "$CONNS" "$port" "$RUN/atsd-host2.sock" \
@@ -59,6 +67,7 @@ out=$(mktemp /tmp/ibats-bench-connect.XXXXXX)
 rc=${PIPESTATUS[0]}
 awk '
 	NF == 5 { p50[$2] = $3; p99[$2] = $4 }
+	NF == 3 && $2 == "ats_acm_cold" { acm["cold"] = $3 }
 	NF == 4 && $2 ~ /^sa_/ { sa[substr($2, 4)] = $4 ? $3 / $4 : 0 }
 	function line(what, k) {
 		if (!(k in p50))
@@ -78,6 +87,12 @@ awk '
 		line("  of which the ATS lookup", "ats_agent")
 		line("by IP, straight to the SA (cold): total", "connect_sa")
 		line("  of which the ATS lookup", "ats_sa")
+		line("by IP, rdma_getaddrinfo via ibacm + ats: total", "connect_acm")
+		line("  of which rdma_getaddrinfo (warm)", "ats_acm")
+		if ("cold" in acm)
+			printf "%-44s %9.1f %9s %7.2f\n", "  the first rdma_getaddrinfo (cold)", acm["cold"], "", acm["cold"] / cpi
+		if ("ats_acm" in p50)
+			printf "\nwarm rdma_getaddrinfo overhead %.2f T_cpi (goal <= 0.6)\n", p50["ats_acm"] / cpi
 		printf "\n%-44s %9s %9s %7s %7s %6s\n", "server (CONNECT_REQUEST to rdma_accept)", "p50 us", "p99 us", "/Tcpi", "/gid", "SA req"
 		line("no check", "accept_none")
 		line("A11 check, atsd cached: total", "accept_agent")

@@ -41,6 +41,11 @@ check "an IP without an ATS record: ENODATA, within 1 s" nodata
 # data path).
 simhost host1 modprobe ib_cm >/dev/null
 simhost host2 modprobe ib_cm >/dev/null
+# librdmacm puts AF_IB first only where the kernel's rdma_cm takes it
+# (acm.c ucma_ib_resolve: af_ib_support, found at ucma_init).
+check_out "a plain rdma_getaddrinfo(10.0.0.2) caller gets AF_IB first, with the route" \
+	"^AF_IB dgid $G2 sid 0x0000000001061f40 pkey 0xffff route [1-9]" \
+	on host1 "$top_builddir/tests/tools/gai" 10.0.0.1 10.0.0.2 8000
 on host2 timeout 20 ucmatose -f gid -b "$G2" -c 1 -C 0 >"$RUN/ucmatose-server.log" 2>&1 &
 SERVER=$!
 T_PIDS="$T_PIDS $SERVER"
@@ -60,6 +65,22 @@ check_out "stock ucmatose -s 10.0.0.2 -b 10.0.0.1 on host1 connects by IP throug
 wait "$SERVER"
 check_out "... the server saw it connect and disconnect" "disconnected" \
 	cat "$RUN/ucmatose-server.log"
+
+# Stock cmtime by IP (its client: connect and disconnect, no data)
+# against a server on host2's GID. rdma_client/rdma_server and cmtime's
+# server cannot run on the bench: their servers bind an IP (an AF_INET
+# rdma_cm id, not modelled) and rdma_client moves data (no data path).
+on host2 timeout 20 ucmatose -f gid -b "$G2" -p 7471 -c 1 -C 0 >"$RUN/ucmatose-cmtime.log" 2>&1 &
+SERVER=$!
+T_PIDS="$T_PIDS $SERVER"
+L=1
+more_listens() {
+	[ "$(simhost host2 status | sed -n 's/.* cm_listens=\([0-9]*\).*/\1/p')" -ge "$L" ]
+}
+check "ucmatose listens on host2's GID, port 7471" wait_for "ucmatose's listen" 10 more_listens
+check_out "stock cmtime -s 10.0.0.2 -b 10.0.0.1 on host1 connects by IP through ibacm" \
+	"^connect +:" on host1 timeout 10 cmtime -s 10.0.0.2 -b 10.0.0.1 -c 1 -p 7471
+wait "$SERVER"
 
 # atsd stopped (SIGSTOP): a lookup ibacm has not cached times out within
 # ats_timeout (1 s); going on, the provider asks the SA itself.

@@ -10,11 +10,14 @@
 fabric_up fabric4.net host1 host2 host3
 agent_start host1 "address 10.0.0.1 primary"
 agent_start host2 "address 10.0.0.2 primary"
-agent_start host3 "address 10.0.0.3 primary"
+agent_start host3 "address 10.0.0.3 primary" "address 10.0.0.33"
 for g in "$G2" "$(port_gid host3)"; do
 	check "the agent of $g registered its primary" wait_for "record of $g" 10 has_primary host1 "$g"
 done
-IBACM_OPTS="ats_timeout 1000" ibacm_start host1 10.0.0.1
+# ibacm's own SA timeout and retries short: the test waits less.
+IBACM_OPTS="ats_timeout 1000
+timeout 500
+retries 1" ibacm_start host1 10.0.0.1
 check "ibacm on host1 listens in host1's /run (its socket and the librdmacm link)" \
 	ibacm_socket host1
 check_out "ibacm loaded the ats provider" "Provider ats \(.*libibacmats\.so\) loaded" \
@@ -34,7 +37,6 @@ nodata() {
 	[ $(((t1 - t0) / 1000000)) -lt 1000 ]
 }
 check "an IP without an ATS record: ENODATA, within 1 s" nodata
-
 # Stock ucmatose by IP: librdmacm asks host1's ibacm (rdma_getaddrinfo,
 # acm.c ucma_ib_resolve), gets the route, connects in the AF_IB form to
 # a server on host2's GID. -C 0: no data (the simulated host has no
@@ -46,6 +48,16 @@ simhost host2 modprobe ib_cm >/dev/null
 check_out "a plain rdma_getaddrinfo(10.0.0.2) caller gets AF_IB first, with the route" \
 	"^AF_IB dgid $G2 sid 0x0000000001061f40 pkey 0xffff route [1-9]" \
 	on host1 "$top_builddir/tests/tools/gai" 10.0.0.1 10.0.0.2 8000
+# NODELAY (RAI_NUMERICHOST): the cache's answer or none at once; a miss
+# is looked up for the next asker, as ibacm's own provider does.
+check_out "NODELAY, not cached: no path at once (librdmacm falls back to AF_INET)" \
+	"^AF_INET$" on host1 "$top_builddir/tests/tools/gai" 10.0.0.1 10.0.0.33 8000 nodelay
+nodelay_af_ib() {
+	on host1 "$top_builddir/tests/tools/gai" 10.0.0.1 10.0.0.33 8000 nodelay |
+		grep -q "^AF_IB dgid $(port_gid host3) "
+}
+check "... looked up meanwhile: the next NODELAY asker gets AF_IB" \
+	wait_for "the read-ahead" 5 nodelay_af_ib
 on host2 timeout 20 ucmatose -f gid -b "$G2" -c 1 -C 0 >"$RUN/ucmatose-server.log" 2>&1 &
 SERVER=$!
 T_PIDS="$T_PIDS $SERVER"
@@ -101,4 +113,17 @@ check_out "atsd gone: the provider asks the SA (one-MAD Get of the primary recor
 	"dgid: $(port_gid host3)" on host1 "$IB_ACME" -f i -s 10.0.0.1 -d 10.0.0.3
 check_rc "... and an IP without a record is still ENODATA" 255 "No data available" \
 	on host1 "$IB_ACME" -f i -s 10.0.0.1 -d 10.0.0.98
+# The SA silent too (OpenSM stopped): ibacm's SA queue times out (timeout
+# 500 ms, 1 retry), the answer is ETIMEDOUT.
+kill -STOP "$SM_PID"
+sa_timedout() {
+	local t0 t1
+	t0=$(date +%s%N)
+	on host1 "$IB_ACME" -f i -s 10.0.0.1 -d 10.0.0.97 >"$RUN/satimeout.out" 2>&1
+	grep -q "timed out" "$RUN/satimeout.out" || return 1
+	t1=$(date +%s%N)
+	[ $(((t1 - t0) / 1000000)) -lt 5000 ]
+}
+check "the SA does not answer: ETIMEDOUT within ibacm's SA timeout and retries" sa_timedout
+kill -CONT "$SM_PID"
 finish

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
-/* gai SRC_IP DST_IP PORT: what a plain rdma_getaddrinfo() caller gets for
+/* gai SRC_IP DST_IP PORT [nodelay]: what a plain rdma_getaddrinfo() caller gets for
  * DST_IP from SRC_IP (active side, TCP port space), as rdma_client and
  * every program written like it asks: one line per answer, "AF_IB dgid
  * GID sid SID pkey P route N" or "AF_INET"/"AF_INET6" (librdmacm fell back
- * to the kernel's IP resolution: no ibacm, or no path from it). */
+ * to the kernel's IP resolution: no ibacm, or no path from it).
+ * nodelay: RAI_NUMERICHOST, which librdmacm sends to ibacm as
+ * ACM_FLAGS_NODELAY (acm.c ucma_ib_resolve). */
 #include <arpa/inet.h>
 #include <endian.h>
 #include <errno.h>
@@ -20,7 +22,7 @@ int main(int argc, char **argv)
 	struct sockaddr_in src;
 	char gid[INET6_ADDRSTRLEN];
 
-	if (argc != 4)
+	if (argc != 4 && (argc != 5 || strcmp(argv[4], "nodelay")))
 		return 2;
 	memset(&src, 0, sizeof(src));
 	src.sin_family = AF_INET;
@@ -28,6 +30,8 @@ int main(int argc, char **argv)
 		return 2;
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_port_space = RDMA_PS_TCP;
+	if (argc == 5)
+		hints.ai_flags = RAI_NUMERICHOST;
 	hints.ai_src_addr = (struct sockaddr *)&src;
 	hints.ai_src_len = sizeof(src);
 	if (rdma_getaddrinfo(argv[2], argv[3], &hints, &res)) {

@@ -56,6 +56,25 @@ static void read_opts(void)
 		acmats_opts.timeout_ms, acmats_opts.cache_ttl);
 }
 
+/* The ports open, for acmats_flush_all. */
+#define ACMATS_MAX_PORTS 64
+static struct {
+	pthread_mutex_t lock;
+	struct acmats_port *p[ACMATS_MAX_PORTS];
+	size_t n;
+} ports = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+void acmats_flush_all(const char *why)
+{
+	size_t i;
+
+	pthread_mutex_lock(&ports.lock);
+	for (i = 0; i < ports.n; i++)
+		acmats_cache_flush(ports.p[i]->cache);
+	pthread_mutex_unlock(&ports.lock);
+	acm_log(1, "%s: answers forgotten\n", why);
+}
+
 void acmats_count(struct acmats_ep *ep, int counter)
 {
 	acm_increment_counter(counter);
@@ -92,6 +111,15 @@ static int open_port(const struct acm_port *port, void *dev_ctx, void **ctx)
 		return -1;
 	}
 	memcpy(p->gid, gid.raw, 16);
+	pthread_mutex_lock(&ports.lock);
+	if (ports.n == ACMATS_MAX_PORTS) {
+		pthread_mutex_unlock(&ports.lock);
+		acmats_cache_fini(p->cache);
+		free(p);
+		return -1;
+	}
+	ports.p[ports.n++] = p;
+	pthread_mutex_unlock(&ports.lock);
 	*ctx = p;
 	return 0;
 }
@@ -99,7 +127,13 @@ static int open_port(const struct acm_port *port, void *dev_ctx, void **ctx)
 static void close_port(void *ctx)
 {
 	struct acmats_port *p = ctx;
+	size_t i;
 
+	pthread_mutex_lock(&ports.lock);
+	for (i = 0; i < ports.n; i++)
+		if (ports.p[i] == p)
+			ports.p[i] = ports.p[--ports.n];
+	pthread_mutex_unlock(&ports.lock);
 	acmats_cache_fini(p->cache);
 	free(p);
 }

@@ -40,5 +40,7 @@ extern struct acmats_opts acmats_opts;
 
 /* One more of counter (ACM_CNTR_*) on ep and in the core's total. */
 void acmats_count(struct acmats_ep *ep, int counter);
+/* Every port's answers forgotten (atsd dropped its own: why). */
+void acmats_flush_all(const char *why);
 
 #endif

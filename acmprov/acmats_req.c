@@ -4,9 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "acmats_req.h"
 #include "core/mad.h"
+#include "core/mono.h"
 #include "core/pr.h"
 #include "core/sa.h"
 #include "core/sr.h"
@@ -34,7 +36,15 @@ static struct {
 	struct req *head, *tail;
 	int started, stop;
 	struct atsd_conn *atsd;
+	uint64_t seen;          /* atsd's drops (ask_changes), 0: not yet read */
+	int64_t asked_ms;       /* when ask_changes last ran */
 } W = { .lock = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
+
+/* How often the idle worker asks atsd whether it dropped answers (an SA
+ * Report of a record's change, a new SM): ours go then too. atsd keeps
+ * the subscription (ibacm's core gives a provider no SA reports); a
+ * second of staleness at most, one small request a second. */
+#define ACMATS_POLL_MS 1000
 
 static uint32_t next_tid;
 
@@ -196,16 +206,58 @@ static int ask_atsd(struct req *r)
 	return ret;
 }
 
+/* atsd's count of dropped answers (cache_clears + invalidations +
+ * sm_changes in its stats): a change since the last look flushes ours. */
+static void ask_changes(void)
+{
+	struct atsd_reply rep;
+	uint64_t sum = 0;
+	const char *val;
+	char name[32];
+	size_t i;
+
+	if (!W.atsd && atsd_client_connect(acmats_opts.socket, &W.atsd))
+		return;
+	if (atsd_client_ask(W.atsd, "stats", acmats_opts.timeout_ms, &rep)) {
+		atsd_client_disconnect(W.atsd);
+		W.atsd = NULL;
+		return;
+	}
+	for (i = 0; rep.ok && i < rep.nlines; i++) {
+		atsd_proto_stats_split(rep.lines[i], name, sizeof(name), &val);
+		if (!strcmp(name, "cache_clears") || !strcmp(name, "invalidations") ||
+		    !strcmp(name, "sm_changes"))
+			sum += strtoull(val, NULL, 10);
+	}
+	atsd_client_reply_free(&rep);
+	/* + 1: a first look of 0 is a look */
+	if (W.seen && W.seen != sum + 1)
+		acmats_flush_all("atsd dropped answers (an SA report, a new SM)");
+	W.seen = sum + 1;
+}
+
 static void *worker(void *arg)
 {
+	struct timespec until;
+
 	(void)arg;
 	pthread_mutex_lock(&W.lock);
 	while (!W.stop) {
 		struct req *r = W.head;
 		int ret;
 
+		/* busy or idle, atsd is asked once a second */
+		if (mono_ms() - W.asked_ms >= ACMATS_POLL_MS) {
+			W.asked_ms = mono_ms();
+			pthread_mutex_unlock(&W.lock);
+			ask_changes();
+			pthread_mutex_lock(&W.lock);
+			continue;
+		}
 		if (!r) {
-			pthread_cond_wait(&W.cv, &W.lock);
+			clock_gettime(CLOCK_REALTIME, &until);
+			until.tv_sec += ACMATS_POLL_MS / 1000;
+			pthread_cond_timedwait(&W.cv, &W.lock, &until);
 			continue;
 		}
 		W.head = r->next;

@@ -81,6 +81,7 @@ const char *const atsd_proto_stat_names[ATSD_STATS] = {
 	[ATSD_S_SA_TIMEOUTS] = "sa_timeouts",
 	[ATSD_S_PREFETCHES] = "prefetches",
 	[ATSD_S_PREFETCH_RECORDS] = "prefetch_records",
+	[ATSD_S_CACHE_CLEARS] = "cache_clears",
 };
 
 /* snprintf's count, kept inside buf for the next append. */

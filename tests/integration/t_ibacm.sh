@@ -58,6 +58,7 @@ nodelay_af_ib() {
 }
 check "... looked up meanwhile: the next NODELAY asker gets AF_IB" \
 	wait_for "the read-ahead" 5 nodelay_af_ib
+
 on host2 timeout 20 ucmatose -f gid -b "$G2" -c 1 -C 0 >"$RUN/ucmatose-server.log" 2>&1 &
 SERVER=$!
 T_PIDS="$T_PIDS $SERVER"
@@ -94,13 +95,27 @@ check_out "stock cmtime -s 10.0.0.2 -b 10.0.0.1 on host1 connects by IP through 
 	"^connect +:" on host1 timeout 10 cmtime -s 10.0.0.2 -b 10.0.0.1 -c 1 -p 7471
 wait "$SERVER"
 
-# atsd stopped (SIGSTOP): a lookup ibacm has not cached times out within
-# ats_timeout (1 s); going on, the provider asks the SA itself.
+# The SA reports host3's port out of service (trap 65, host3 unplugged):
+# host1's atsd drops the answers holding host3's GID, and the provider
+# sees that within a second (atsd's stats: invalidations) and forgets its
+# own, though its ats_cache_ttl (30 s) has not run out.
+check_out "ib_acme -d 10.0.0.3: host3's GID (now cached by the provider)" \
+	"dgid: $(port_gid host3)" on host1 "$IB_ACME" -f i -s 10.0.0.1 -d 10.0.0.3
+sim 'Unlink "host3"'
+forgotten() {
+	grep -q "atsd dropped answers .*: answers forgotten" "$RUN/ibacm-host1/ibacm.log"
+}
+check "host3 unplugged: the provider forgets its answers on the SA's report" \
+	wait_for "the provider's flush" 10 forgotten
+
+# atsd stopped (SIGSTOP): a lookup the provider has not cached (it
+# forgot 10.0.0.2 above) times out within ats_timeout (1 s); atsd gone,
+# the provider asks the SA itself.
 kill -STOP "$(agent_pid host1)"
 timedout() {
 	local t0 t1
 	t0=$(date +%s%N)
-	on host1 "$IB_ACME" -f i -s 10.0.0.1 -d 10.0.0.3 2>&1 | grep -q "timed out" || return 1
+	on host1 "$IB_ACME" -f i -s 10.0.0.1 -d 10.0.0.2 2>&1 | grep -q "timed out" || return 1
 	t1=$(date +%s%N)
 	echo "# ETIMEDOUT in $(((t1 - t0) / 1000000)) ms"
 	[ $(((t1 - t0) / 1000000)) -lt 3000 ]
@@ -110,7 +125,7 @@ kill -CONT "$(agent_pid host1)"
 kill "$(agent_pid host1)"
 wait "$(agent_pid host1)" 2>/dev/null
 check_out "atsd gone: the provider asks the SA (one-MAD Get of the primary record)" \
-	"dgid: $(port_gid host3)" on host1 "$IB_ACME" -f i -s 10.0.0.1 -d 10.0.0.3
+	"dgid: $G2" on host1 "$IB_ACME" -f i -s 10.0.0.1 -d 10.0.0.2
 check_rc "... and an IP without a record is still ENODATA" 255 "No data available" \
 	on host1 "$IB_ACME" -f i -s 10.0.0.1 -d 10.0.0.98
 # The SA silent too (OpenSM stopped): ibacm's SA queue times out (timeout

@@ -27,7 +27,7 @@ static void test_verbs(void **state)
 	assert_false(atsd_proto_verbs[ATSD_V_STATS].privileged);
 }
 
-/* The count line follows the table: "OK 31" and 31 lines. */
+/* The count line follows the table: "OK 32" and 32 lines. */
 static void test_stats(void **state)
 {
 	uint64_t v[ATSD_STATS];
@@ -40,14 +40,14 @@ static void test_stats(void **state)
 		v[i] = (uint64_t)i * 10;
 	n = atsd_proto_stats_format(buf, sizeof(buf), v);
 	assert_int_equal(n, (int)strlen(buf));
-	assert_int_equal(ATSD_STATS, 31);
-	assert_memory_equal(buf, "OK 31\ncache_hits 0\ncache_misses 10\n", 34);
+	assert_int_equal(ATSD_STATS, 32);
+	assert_memory_equal(buf, "OK 32\ncache_hits 0\ncache_misses 10\n", 34);
 	assert_non_null(strstr(buf, "\nsm_lid 150\n"));
 	assert_non_null(strstr(buf, "\ninvalidations 220\n"));
 	assert_non_null(strstr(buf, "\nlocal_answers 230\n"));
 	assert_non_null(strstr(buf, "\nsa_depth 240\nsa_inflight 250\nsa_inflight_max 260\n"
 				    "sa_resent 270\nsa_timeouts 280\nprefetches 290\n"
-				    "prefetch_records 300\n"));
+				    "prefetch_records 300\ncache_clears 310\n"));
 	line = strchr(buf, '\n') + 1;
 	for (i = 0; i < ATSD_STATS; i++) {
 		atsd_proto_stats_split(line, name, sizeof(name), &val);

@@ -79,6 +79,7 @@ void ctl_verbs_stats_collect(uint64_t v[ATSD_STATS])
 	ctl_prefetch_stats(&ps);
 	v[ATSD_S_PREFETCHES] = ps.tables;
 	v[ATSD_S_PREFETCH_RECORDS] = ps.records;
+	v[ATSD_S_CACHE_CLEARS] = ctl_lookup_clears();
 	v[ATSD_S_LID] = known ? port->lid : 0;
 	v[ATSD_S_SM_LID] = known ? port->sm_lid : 0;
 	v[ATSD_S_SUBSCRIBED] = (uint64_t)ss.active;

@@ -42,6 +42,7 @@ static const struct {
 	[ATSD_S_SA_TIMEOUTS] = { PROM_COUNTER, "SA lookups that ran out of retries." },
 	[ATSD_S_PREFETCHES] = { PROM_COUNTER, "ATS tables read ahead into the cache (prefetch_max)." },
 	[ATSD_S_PREFETCH_RECORDS] = { PROM_GAUGE, "Records of the last table read ahead." },
+	[ATSD_S_CACHE_CLEARS] = { PROM_COUNTER, "Times the whole lookup cache was dropped." },
 };
 
 /* Every series carries the port (ca, port): the atsd of each port of a

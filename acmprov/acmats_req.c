@@ -123,11 +123,15 @@ static void path_answer(struct acm_sa_mad *m)
 	struct req *r = m->context;
 	const uint8_t *data = NULL;
 	uint8_t status = sa_result(m, &data);
+	uint8_t path[PR_SIZE];
 
-	if (!status && !r->query)
-		acmats_cache_put_path(r->ep->port->cache, r->dgid, r->pkey, data);
+	/* the answer lives in m: copied before the core frees it */
+	if (!status)
+		memcpy(path, data, PR_SIZE);
 	acm_free_sa_mad(m);
-	answer(r, status, status ? NULL : data);
+	if (!status && !r->query)
+		acmats_cache_put_path(r->ep->port->cache, r->dgid, r->pkey, path);
+	answer(r, status, status ? NULL : path);
 }
 
 /* r's GID is known: its path, from the cache or the SA. */

@@ -660,12 +660,9 @@ static int setup(struct host *h, int kernel_cm, char **ipoib, int nipoib, uint32
 	uint16_t pkey;
 	int ret, i;
 
-	if (mkdir(h->dir, 0755) < 0 && errno != EEXIST)
-		return -errno;
-	/* The node's /run: a tmpfs a host's ibacm writes its socket in,
-	 * root's and world-readable as /run is. */
+	/* DIR, and the node's /run where its ibacm puts its socket (0755 as /run) */
 	snprintf(path, sizeof(path), "%s/%s", h->dir, SIMHOST_RUN);
-	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+	if ((mkdir(h->dir, 0755) < 0 && errno != EEXIST) || (mkdir(path, 0755) < 0 && errno != EEXIST))
 		return -errno;
 	ret = simclient_init(&h->sc, h->node);
 	if (ret) {

@@ -204,7 +204,7 @@ static void count(struct rcm *r, uint64_t port_guid, const struct rcm_slot *skip
 	for (i = 0; i < r->nconns; i++) {
 		struct rcm_slot *s = &r->conns[i];
 
-		if (s->c.active || s == skip)
+		if (s == skip || s->c.active)
 			continue;
 		if (s->c.state == RCM_REP_SENT) {
 			n->half_open++;

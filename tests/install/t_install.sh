@@ -85,7 +85,7 @@ install_way() {
 	set -- prefix="$prefix" exec_prefix="$prefix" sysconfdir="${sysconfdir:-$prefix/etc}" \
 		localstatedir="${localstatedir:-$prefix/var}" libdir="${libdir:-$prefix/lib}" \
 		datarootdir="$prefix/share"
-	local dest="$TMP/$name" unitdir sysusersdir compdir mandir libd
+	local dest="$TMP/$name" unitdir sysusersdir compdir mandir libd provd
 	check "$name: make install-data DESTDIR=$dest $*" \
 		make -C "$top_builddir" install-data DESTDIR="$dest" "$@"
 	unitdir=$(mkvar systemdsystemunitdir "$@")
@@ -93,6 +93,7 @@ install_way() {
 	compdir=$(mkvar bashcompletiondir "$@")
 	mandir=$(mkvar mandir "$@")
 	libd=$(mkvar libdir "$@")
+	provd=$(mkvar ibacmproviderdir "$@")
 
 	check "$name: nothing installed outside $prefix" sh -c \
 		"find '$dest' -type f ! -path '$dest$prefix/*' | grep . && exit 1 || exit 0"
@@ -115,6 +116,11 @@ install_way() {
 	check "$name: bash-completion loads $compdir/atsctl" sh -c \
 		"test -f '$dest$compdir/atsctl' && echo '$COMPLETION_PATHS' | grep -qw '$compdir'"
 	check "$name: ld.so finds libosmats.so in $libd (after ldconfig)" one_of "$(readlink -f "$libd")" $LD_PATHS
+	# ibacm dlopen()s the regular *.so files of its provider_lib_path
+	# (symlinks skipped): LIBDIR/ibacm is its default's shape.
+	check "$name: the ats provider is a regular file in $libd/ibacm" sh -c \
+		"test '$provd' = '$libd/ibacm' && test -f '$dest$provd/libibacmats.so' &&
+		! test -L '$dest$provd/libibacmats.so'"
 	# The pages' FILES name what this install put in place.
 	check "$name: atsd(8) names $conf, $sysusersdir/ibats.conf" sh -c \
 		"grep -qF '$conf' '$dest$mandir/man8/atsd.8' &&

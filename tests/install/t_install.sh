@@ -147,6 +147,26 @@ done
 check "README: a ./configure line in each of the two sections" test "$n" -ge 2
 install_way plain "$CONF_LOCAL"
 
+# The Debian package puts the provider where Debian's ibacm keeps its
+# own (libibacmp.so: its default provider_lib_path), and so does
+# debian/rules' configure line.
+provider_deb() {
+	local acmp inst
+	acmp=$(dpkg -L ibacm | sed -n 's|^/\(.*\)/libibacmp\.so$|\1|p')
+	inst=$(sed -n 's|^\(usr/lib/\*/ibacm\)/libibacmats\.so$|\1|p' \
+		"$top_srcdir/debian/ibacm-provider-ats.install")
+	[ -n "$acmp" ] && [ -n "$inst" ] || { echo "ibacm's: '$acmp', the package's: '$inst'"; return 1; }
+	# shellcheck disable=SC2254 # the .install's glob
+	case $acmp in $inst) ;; *) echo "$acmp is not $inst"; return 1 ;; esac
+	grep -q -- '--with-ibacm-provider-dir=/usr/lib/$(DEB_HOST_MULTIARCH)/ibacm' \
+		"$top_srcdir/debian/rules"
+}
+if dpkg -L ibacm >/dev/null 2>&1; then
+	check "debian: ibacm-provider-ats installs into ibacm's provider directory" provider_deb
+else
+	skip "debian: ibacm-provider-ats installs into ibacm's provider directory" "no ibacm package"
+fi
+
 # atsd's built-in default is the file its units name (SYSCONFDIR).
 check "atsd --help: the default config is this tree's sysconfdir's" sh -c \
 	"'$top_builddir/hostagent/atsd/atsd' --help | grep -qF -- '$(mkvar sysconfdir)/ibats/atsd.conf'"

@@ -26,5 +26,12 @@ ls -l "$out"
 # What the docs name is what the packages ship (dh_compress would gzip it).
 dpkg-deb -c "$out"/ibats-agent_*.deb | grep -q ' \./usr/share/doc/ibats-agent/alerts/ibats\.rules\.yml$' ||
 	{ echo "ibats-agent does not ship alerts/ibats.rules.yml uncompressed" >&2; exit 1; }
+# The ats provider lies where this machine's ibacm loads providers: the
+# directory of its own libibacmp.so (its default provider_lib_path),
+# as a regular file (ibacm skips symlinks).
+provdir=$(dpkg -L ibacm | sed -n 's|^\(.*\)/libibacmp\.so$|\1|p')
+# grep reads it all (not -q): dpkg-deb's tar would die of a broken pipe.
+dpkg-deb -c "$out"/ibacm-provider-ats_*.deb | grep "^-.* \.$provdir/libibacmats\.so\$" >/dev/null ||
+	{ echo "ibacm-provider-ats does not ship libibacmats.so in ${provdir:-ibacm's provider directory}" >&2; exit 1; }
 # Errors fail the build; warnings and the rest are shown.
 lintian --fail-on error --display-info "$out"/*.changes

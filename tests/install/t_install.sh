@@ -85,7 +85,7 @@ install_way() {
 	set -- prefix="$prefix" exec_prefix="$prefix" sysconfdir="${sysconfdir:-$prefix/etc}" \
 		localstatedir="${localstatedir:-$prefix/var}" libdir="${libdir:-$prefix/lib}" \
 		datarootdir="$prefix/share"
-	local dest="$TMP/$name" unitdir sysusersdir compdir mandir libd
+	local dest="$TMP/$name" unitdir sysusersdir compdir mandir libd provd
 	check "$name: make install-data DESTDIR=$dest $*" \
 		make -C "$top_builddir" install-data DESTDIR="$dest" "$@"
 	unitdir=$(mkvar systemdsystemunitdir "$@")
@@ -93,6 +93,7 @@ install_way() {
 	compdir=$(mkvar bashcompletiondir "$@")
 	mandir=$(mkvar mandir "$@")
 	libd=$(mkvar libdir "$@")
+	provd=$(mkvar ibacmproviderdir "$@")
 
 	check "$name: nothing installed outside $prefix" sh -c \
 		"find '$dest' -type f ! -path '$dest$prefix/*' | grep . && exit 1 || exit 0"
@@ -115,6 +116,11 @@ install_way() {
 	check "$name: bash-completion loads $compdir/atsctl" sh -c \
 		"test -f '$dest$compdir/atsctl' && echo '$COMPLETION_PATHS' | grep -qw '$compdir'"
 	check "$name: ld.so finds libosmats.so in $libd (after ldconfig)" one_of "$(readlink -f "$libd")" $LD_PATHS
+	# ibacm dlopen()s the regular *.so files of its provider_lib_path
+	# (symlinks skipped): LIBDIR/ibacm is its default's shape.
+	check "$name: the ats provider is a regular file in $libd/ibacm" sh -c \
+		"test '$provd' = '$libd/ibacm' && test -f '$dest$provd/libibacmats.so' &&
+		! test -L '$dest$provd/libibacmats.so'"
 	# The pages' FILES name what this install put in place.
 	check "$name: atsd(8) names $conf, $sysusersdir/ibats.conf" sh -c \
 		"grep -qF '$conf' '$dest$mandir/man8/atsd.8' &&
@@ -140,6 +146,26 @@ EOF
 done
 check "README: a ./configure line in each of the two sections" test "$n" -ge 2
 install_way plain "$CONF_LOCAL"
+
+# The Debian package puts the provider where Debian's ibacm keeps its
+# own (libibacmp.so: its default provider_lib_path), and so does
+# debian/rules' configure line.
+provider_deb() {
+	local acmp inst
+	acmp=$(dpkg -L ibacm | sed -n 's|^/\(.*\)/libibacmp\.so$|\1|p')
+	inst=$(sed -n 's|^\(usr/lib/\*/ibacm\)/libibacmats\.so$|\1|p' \
+		"$top_srcdir/debian/ibacm-provider-ats.install")
+	[ -n "$acmp" ] && [ -n "$inst" ] || { echo "ibacm's: '$acmp', the package's: '$inst'"; return 1; }
+	# shellcheck disable=SC2254 # the .install's glob
+	case $acmp in $inst) ;; *) echo "$acmp is not $inst"; return 1 ;; esac
+	grep -q -- '--with-ibacm-provider-dir=/usr/lib/$(DEB_HOST_MULTIARCH)/ibacm' \
+		"$top_srcdir/debian/rules"
+}
+if dpkg -L ibacm >/dev/null 2>&1; then
+	check "debian: ibacm-provider-ats installs into ibacm's provider directory" provider_deb
+else
+	skip "debian: ibacm-provider-ats installs into ibacm's provider directory" "no ibacm package"
+fi
 
 # atsd's built-in default is the file its units name (SYSCONFDIR).
 check "atsd --help: the default config is this tree's sysconfdir's" sh -c \

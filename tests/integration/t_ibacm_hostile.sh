@@ -5,6 +5,9 @@
 # idle connection is asked again, not bypassed.
 . "$top_srcdir/tests/integration/harness.sh"
 
+cat >"$RUN/partitions.conf" <<'PART'
+Default=0x7fff, ipoib : ALL=full ;
+PART
 fabric_up fabric4.net host1 host2 host3
 agent_start host2 "address 10.0.0.2 primary"
 agent_start host3 "address 10.0.0.3 primary"
@@ -91,4 +94,18 @@ echo "# 4 concurrent callers, atsd silent: all answered after $(((t1 - t0) / 100
 check "4 callers and a silent atsd: all answered within 2.5 s (ats_timeout 1 s)" \
 	test $(((t1 - t0) / 1000000)) -lt 2500
 wait $HOL
+
+# 5. No atsd: the SA's primary record of an IP in another partition is
+# not the answer for host1's endpoint in the default one (ATS records are
+# per partition: the same IP may be another host's there).
+kill "$FAKE_PID"
+wait "$FAKE_PID" 2>/dev/null
+rm -f "$RUN/atsd-host1.sock"
+printf 'Default=0x7fff, ipoib : ALL=full ;\nstorage=0x8001 : %s=full, %s=full ;\n' \
+	"$(port_guid host1)" "$(port_guid host2)" >"$RUN/partitions.conf"
+check "OpenSM reads partition 0x8001 (host1, host2)" sm_sweep
+check "host2 registers 10.8.0.2 in partition 0x8001 alone" \
+	srtool host2 --pkey 0x8001 --ip 10.8.0.2 set
+check_rc "no atsd: 10.8.0.2 from host1's endpoint in 0xffff is ENODATA, not 0x8001's record" \
+	255 "No data available" acme 10.8.0.2
 finish

@@ -154,8 +154,12 @@ static void primary_answer(struct acm_sa_mad *m)
 	struct sr_record rec;
 	struct ats_ip ip;
 
+	/* The Get names no P_Key (atsd reads both membership forms): a
+	 * record of another partition, where the IP may be another host's,
+	 * is none of this endpoint's. */
 	if (!status && (sr_decode(data, SR_SIZE, &rec) || !ats_name_is_ats(rec.name) ||
-			ats_ip_decode(rec.data8, &ip, NULL) || !ats_ip_equal(&ip, &r->q.ip)))
+			ats_ip_decode(rec.data8, &ip, NULL) || !ats_ip_equal(&ip, &r->q.ip) ||
+			(rec.pkey & 0x7fff) != (r->pkey & 0x7fff)))
 		status = ACM_STATUS_ENODATA;
 	acm_free_sa_mad(m);
 	if (status) {

@@ -26,7 +26,13 @@ struct req {
 	struct acmats_question q;
 	uint16_t pkey;
 	uint8_t dgid[16];
+	int64_t deadline;       /* mono_ms: atsd's answer by then, else ETIMEDOUT */
 };
+
+/* Requests waiting for the worker, at most: past that a caller is
+ * answered ENOMEM at once and a read-ahead dropped (the queue of a
+ * flood of lookups stays bounded). */
+#define ACMATS_QUEUE_MAX 4096
 
 /* The worker: asks atsd, one request at a time (a connection kept). */
 static struct {
@@ -34,6 +40,7 @@ static struct {
 	pthread_cond_t cv;
 	pthread_t thread;
 	struct req *head, *tail;
+	unsigned n;             /* requests in the queue */
 	int started, stop;
 	struct atsd_conn *atsd;
 	uint64_t seen;          /* atsd's drops (ask_changes), 0: not yet read */
@@ -160,8 +167,12 @@ static void primary_answer(struct acm_sa_mad *m)
 	struct sr_record rec;
 	struct ats_ip ip;
 
+	/* The Get names no P_Key (atsd reads both membership forms): a
+	 * record of another partition, where the IP may be another host's,
+	 * is none of this endpoint's. */
 	if (!status && (sr_decode(data, SR_SIZE, &rec) || !ats_name_is_ats(rec.name) ||
-			ats_ip_decode(rec.data8, &ip, NULL) || !ats_ip_equal(&ip, &r->q.ip)))
+			ats_ip_decode(rec.data8, &ip, NULL) || !ats_ip_equal(&ip, &r->q.ip) ||
+			(rec.pkey & 0x7fff) != (r->pkey & 0x7fff)))
 		status = ACM_STATUS_ENODATA;
 	acm_free_sa_mad(m);
 	if (status) {
@@ -182,24 +193,39 @@ static void from_sa(struct req *r)
 		answer(r, ACM_STATUS_ENOMEM, NULL);
 }
 
-/* atsd's answer to "resolve IP PKEY": 0 with the first record's GID
- * (primary holders first), -ENOENT, another -errno from atsd, or
- * -ECONNREFUSED when no atsd answers (ask the SA). */
+/* atsd's answer to "resolve IP PKEY" by r's deadline: 0 with the first
+ * record's GID (primary holders first), -ENOENT, -ETIMEDOUT, another
+ * -errno from atsd, or -ECONNREFUSED when no atsd answers (ask the SA).
+ * The connection is kept between requests; atsd closes it when idle
+ * (client_idle_timeout) or when it restarts: a kept connection that
+ * fails before its answer is made again once. */
 static int ask_atsd(struct req *r)
 {
 	char q[96], ip[ATS_IP_STRLEN], gid[64];
 	struct atsd_reply rep;
-	int ret;
+	int ret, fresh = 0;
+	int64_t left;
 
 	ats_ip_format(&r->q.ip, ip, sizeof(ip));
 	snprintf(q, sizeof(q), "resolve %s 0x%04x", ip, r->pkey);
-	if (!W.atsd && atsd_client_connect(acmats_opts.socket, &W.atsd))
-		return -ECONNREFUSED;
-	ret = atsd_client_ask(W.atsd, q, acmats_opts.timeout_ms, &rep);
-	if (ret) {
+	for (;;) {
+		left = r->deadline - mono_ms();
+		if (left <= 0)
+			return -ETIMEDOUT;
+		if (!W.atsd) {
+			if (atsd_client_connect_nowait(acmats_opts.socket, &W.atsd))
+				return -ECONNREFUSED;
+			fresh = 1;
+		}
+		ret = atsd_client_ask(W.atsd, q, (unsigned)left, &rep);
+		if (!ret)
+			break;
 		atsd_client_disconnect(W.atsd);
 		W.atsd = NULL;
-		return ret == -ETIMEDOUT ? ret : -ECONNREFUSED;
+		if (ret == -ETIMEDOUT)
+			return ret;
+		if (fresh || (ret != -EPIPE && ret != -ECONNRESET))
+			return -ECONNREFUSED;
 	}
 	if (!rep.ok)
 		ret = !strcmp(rep.code, "ENOENT") ? -ENOENT : -EIO;
@@ -267,6 +293,7 @@ static void *worker(void *arg)
 		W.head = r->next;
 		if (!W.head)
 			W.tail = NULL;
+		W.n--;
 		pthread_mutex_unlock(&W.lock);
 		ret = ask_atsd(r);
 		if (!ret) {
@@ -311,6 +338,7 @@ void acmats_req_fini(void)
 	pthread_join(W.thread, NULL);
 	while ((r = W.head)) {
 		W.head = r->next;
+		W.n--;
 		answer(r, ACM_STATUS_ENOTCONN, NULL);
 	}
 	atsd_client_disconnect(W.atsd);
@@ -335,7 +363,18 @@ static struct req *req_new(struct acmats_ep *ep, const struct acm_msg *msg, uint
 
 static void to_worker(struct req *r)
 {
+	/* Each request waits ats_timeout at most, in the queue and for
+	 * atsd together: behind an atsd that does not answer, N callers
+	 * are answered within one ats_timeout, not N (librdmacm waits for
+	 * ever, and goes on without ibacm's route when told it failed). */
+	r->deadline = mono_ms() + acmats_opts.timeout_ms;
 	pthread_mutex_lock(&W.lock);
+	if (W.n >= ACMATS_QUEUE_MAX) {
+		pthread_mutex_unlock(&W.lock);
+		answer(r, ACM_STATUS_ENOMEM, NULL);
+		return;
+	}
+	W.n++;
 	if (W.tail)
 		W.tail->next = r;
 	else

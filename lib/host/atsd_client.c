@@ -103,7 +103,7 @@ static int parse_reply(struct atsd_conn *c, int64_t deadline, struct atsd_reply 
 	return 0;
 }
 
-int atsd_client_connect(const char *path, struct atsd_conn **out)
+static int do_connect(const char *path, int nowait, struct atsd_conn **out)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct atsd_conn *c;
@@ -115,7 +115,7 @@ int atsd_client_connect(const char *path, struct atsd_conn **out)
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | (nowait ? SOCK_NONBLOCK : 0), 0);
 	if (c->fd < 0) {
 		ret = -errno;
 		free(c);
@@ -128,6 +128,16 @@ int atsd_client_connect(const char *path, struct atsd_conn **out)
 	}
 	*out = c;
 	return 0;
+}
+
+int atsd_client_connect(const char *path, struct atsd_conn **out)
+{
+	return do_connect(path, 0, out);
+}
+
+int atsd_client_connect_nowait(const char *path, struct atsd_conn **out)
+{
+	return do_connect(path, 1, out);
 }
 
 void atsd_client_disconnect(struct atsd_conn *c)

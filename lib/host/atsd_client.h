@@ -20,6 +20,14 @@ struct atsd_reply {
  * often keep one open instead of connecting per lookup). */
 struct atsd_conn;
 int atsd_client_connect(const char *path, struct atsd_conn **out);
+/* The same without ever waiting: connect(2) on a Unix socket waits, with
+ * no timeout, for room in the listen backlog of an agent that accepts
+ * nothing (stopped, wedged); this one is -EAGAIN then. The connection
+ * stays non-blocking: a request the agent's full socket buffer cannot
+ * take is -EAGAIN too (atsd_client_ask waits for answers in poll(2)).
+ * For a caller that must never block for longer than its timeout (the
+ * ats provider's worker in ibacm). */
+int atsd_client_connect_nowait(const char *path, struct atsd_conn **out);
 /* Frees c and closes its fd: no shutdown(2), nothing sent, so a child of
  * fork() can drop its copy while the parent's connection goes on. */
 void atsd_client_disconnect(struct atsd_conn *c);

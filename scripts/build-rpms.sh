@@ -28,4 +28,17 @@ fi
 rpmbuild -bb "$@" "$TMP/$D/redhat/ibats.spec" >"$TMP/rpmbuild.log" 2>&1 ||
 	{ tail -n 40 "$TMP/rpmbuild.log"; exit 1; }
 cp "$TMP"/RPMS/*/*.rpm "$OUT/"
+# The RHEL layout: the plugin reads /etc/rdma/osmats.conf by default,
+# where RHEL's OpenSM reads /etc/rdma/opensm.conf.
+for r in "$OUT"/opensm-plugin-osmats-*.rpm; do
+	mkdir -p "$TMP/x"
+	(cd "$TMP/x" && rpm2cpio "$r" | cpio -idm --quiet)
+done
+P=$(find "$TMP/x" -name libosmats.so | head -n 1)
+[ -n "$P" ] || { echo "build-rpms.sh: no libosmats.so in the plugin's RPM"; exit 1; }
+grep -aq '/etc/rdma/osmats.conf' "$P" ||
+	{ echo "build-rpms.sh: the RPM's plugin does not default to /etc/rdma/osmats.conf"; exit 1; }
+! grep -aq '/etc/opensm/osmats.conf' "$P" ||
+	{ echo "build-rpms.sh: the RPM's plugin names /etc/opensm/osmats.conf"; exit 1; }
+echo "build-rpms.sh: the plugin defaults to /etc/rdma/osmats.conf"
 rpmlint -r "$TMP/$D/redhat/ibats.rpmlintrc" "$OUT"/*.rpm "$TMP/$D/redhat/ibats.spec"

@@ -28,6 +28,7 @@
 #include "ctl.h"
 #include "cmd_agent.h"
 #include "core/log.h"
+#include "core/osmats_conf.h"
 #include "out.h"
 #include "smkey.h"
 
@@ -193,7 +194,7 @@ static const struct ctl_cmd cmds[] = {
 	  "atsctl ping -c 5 10.0.0.2",
 	  1, "ciTzKj", CMD_SA, NULL, cmd_ping },
 	{ "check-config", "FILE [--plugin]", "check atsd.conf (or osmats.conf) offline",
-	  "atsctl check-config --plugin /etc/opensm/osmats.conf",
+	  "atsctl check-config --plugin " OSMATS_CONF_DEFAULT_PATH,
 	  1, "O", 0, NULL, cmd_config_check },
 	{ "sm", "[--lid LID]", "the SM plugin's view: role, replication, counters",
 	  "atsctl --smkey-file /etc/ibats/smkey sm --json",

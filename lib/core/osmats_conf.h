@@ -11,7 +11,9 @@
 
 #include "rule.h"
 
-#define OSMATS_CONF_DEFAULT_PATH "/etc/opensm/osmats.conf"
+/* Beside opensm.conf, in OpenSM's configuration directory (configure
+ * --with-opensm-confdir: /etc/opensm on Debian, /etc/rdma on RHEL). */
+#define OSMATS_CONF_DEFAULT_PATH IBATS_OPENSM_CONFDIR "/osmats.conf"
 #define OSMATS_CONF_MAX_TRUSTED 64
 #define OSMATS_CONF_PATH_MAX 512
 /* The plugin's metrics file, written beside the state file

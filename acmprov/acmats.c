@@ -75,9 +75,15 @@ void acmats_flush_all(const char *why)
 	acm_log(1, "%s: answers forgotten\n", why);
 }
 
+/* The core counts RESOLVE, NODATA and ERROR itself (acm.c
+ * acm_svr_resolve, acm_client_resolve_resp); a provider adds its
+ * queries and cache hits to the global counters, as acmp does, and
+ * all of them to its endpoint's. */
 void acmats_count(struct acmats_ep *ep, int counter)
 {
-	acm_increment_counter(counter);
+	if (counter != ACM_CNTR_RESOLVE && counter != ACM_CNTR_NODATA &&
+	    counter != ACM_CNTR_ERROR)
+		acm_increment_counter(counter);
 	pthread_mutex_lock(&ep->lock);
 	ep->counters[counter]++;
 	pthread_mutex_unlock(&ep->lock);

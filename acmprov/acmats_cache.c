@@ -22,6 +22,7 @@ struct entry {
 struct acmats_cache {
 	pthread_mutex_t lock;
 	int64_t ttl_ms;
+	uint64_t gen;           /* flushes so far */
 	struct entry e[ACMATS_CACHE_MAX];
 };
 
@@ -100,13 +101,27 @@ int acmats_cache_gid(struct acmats_cache *c, const struct ats_ip *ip, uint16_t p
 	return e ? 0 : -ENOENT;
 }
 
-void acmats_cache_put_gid(struct acmats_cache *c, const struct ats_ip *ip, uint16_t pkey,
-			  const uint8_t *gid)
+uint64_t acmats_cache_gen(struct acmats_cache *c)
+{
+	uint64_t gen;
+
+	pthread_mutex_lock(&c->lock);
+	gen = c->gen;
+	pthread_mutex_unlock(&c->lock);
+	return gen;
+}
+
+void acmats_cache_put_gid(struct acmats_cache *c, uint64_t gen, const struct ats_ip *ip,
+			  uint16_t pkey, const uint8_t *gid)
 {
 	int64_t now = mono_ms();
 	struct entry *e;
 
 	pthread_mutex_lock(&c->lock);
+	if (gen != c->gen) {
+		pthread_mutex_unlock(&c->lock);
+		return;
+	}
 	e = slot(c, KIND_GID, ip, NULL, pkey, now);
 	memset(e, 0, sizeof(*e));
 	e->kind = KIND_GID;
@@ -130,13 +145,17 @@ int acmats_cache_path(struct acmats_cache *c, const uint8_t *dgid, uint16_t pkey
 	return e ? 0 : -ENOENT;
 }
 
-void acmats_cache_put_path(struct acmats_cache *c, const uint8_t *dgid, uint16_t pkey,
-			   const uint8_t *path)
+void acmats_cache_put_path(struct acmats_cache *c, uint64_t gen, const uint8_t *dgid,
+			   uint16_t pkey, const uint8_t *path)
 {
 	int64_t now = mono_ms();
 	struct entry *e;
 
 	pthread_mutex_lock(&c->lock);
+	if (gen != c->gen) {
+		pthread_mutex_unlock(&c->lock);
+		return;
+	}
 	e = slot(c, KIND_PATH, NULL, dgid, pkey, now);
 	memset(e, 0, sizeof(*e));
 	e->kind = KIND_PATH;
@@ -151,5 +170,6 @@ void acmats_cache_flush(struct acmats_cache *c)
 {
 	pthread_mutex_lock(&c->lock);
 	memset(c->e, 0, sizeof(c->e));
+	c->gen++;
 	pthread_mutex_unlock(&c->lock);
 }

@@ -21,13 +21,16 @@ void acmats_cache_fini(struct acmats_cache *c);
 /* 0 and gid, or -ENOENT. */
 int acmats_cache_gid(struct acmats_cache *c, const struct ats_ip *ip, uint16_t pkey,
 		     uint8_t *gid);
-void acmats_cache_put_gid(struct acmats_cache *c, const struct ats_ip *ip, uint16_t pkey,
-			  const uint8_t *gid);
+/* The flushes so far: an answer asked for before a flush is not kept
+ * (the put's gen, read before asking, is then stale). */
+uint64_t acmats_cache_gen(struct acmats_cache *c);
+void acmats_cache_put_gid(struct acmats_cache *c, uint64_t gen, const struct ats_ip *ip,
+			  uint16_t pkey, const uint8_t *gid);
 /* 0 and the path's 64 bytes, or -ENOENT. */
 int acmats_cache_path(struct acmats_cache *c, const uint8_t *dgid, uint16_t pkey,
 		      uint8_t *path);
-void acmats_cache_put_path(struct acmats_cache *c, const uint8_t *dgid, uint16_t pkey,
-			   const uint8_t *path);
+void acmats_cache_put_path(struct acmats_cache *c, uint64_t gen, const uint8_t *dgid,
+			   uint16_t pkey, const uint8_t *path);
 void acmats_cache_flush(struct acmats_cache *c);
 
 #endif

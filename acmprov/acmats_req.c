@@ -15,6 +15,7 @@
 #include "core/wire.h"
 #include "host/ats_query.h"
 #include "host/atsd_client.h"
+#include "host/atsd_proto.h"
 
 struct req {
 	struct req *next;       /* the worker's queue */
@@ -26,6 +27,7 @@ struct req {
 	struct acmats_question q;
 	uint16_t pkey;
 	uint8_t dgid[16];
+	uint64_t gen;           /* the cache's before asking: answers of an older one not kept */
 	int64_t deadline;       /* mono_ms: atsd's answer by then, else ETIMEDOUT */
 };
 
@@ -52,6 +54,8 @@ static struct {
  * the subscription (ibacm's core gives a provider no SA reports); a
  * second of staleness at most, one small request a second. */
 #define ACMATS_POLL_MS 1000
+#define ACMATS_STATS_MS 200
+#define ACMATS_STATS_BACKOFF_MS 5000
 
 static uint32_t next_tid;
 
@@ -137,7 +141,7 @@ static void path_answer(struct acm_sa_mad *m)
 		memcpy(path, data, PR_SIZE);
 	acm_free_sa_mad(m);
 	if (!status && !r->query)
-		acmats_cache_put_path(r->ep->port->cache, r->dgid, r->pkey, path);
+		acmats_cache_put_path(r->ep->port->cache, r->gen, r->dgid, r->pkey, path);
 	answer(r, status, status ? NULL : path);
 }
 
@@ -180,7 +184,7 @@ static void primary_answer(struct acm_sa_mad *m)
 		return;
 	}
 	memcpy(r->dgid, rec.gid, 16);
-	acmats_cache_put_gid(r->ep->port->cache, &r->q.ip, r->pkey, r->dgid);
+	acmats_cache_put_gid(r->ep->port->cache, r->gen, &r->q.ip, r->pkey, r->dgid);
 	to_path(r);
 }
 
@@ -201,8 +205,10 @@ static void from_sa(struct req *r)
  * fails before its answer is made again once. */
 static int ask_atsd(struct req *r)
 {
-	char q[96], ip[ATS_IP_STRLEN], gid[64];
+	char q[96], ip[ATS_IP_STRLEN];
 	struct atsd_reply rep;
+	struct sr_record rec;
+	struct ats_ip got;
 	int ret, fresh = 0;
 	int64_t left;
 
@@ -227,18 +233,24 @@ static int ask_atsd(struct req *r)
 		if (fresh || (ret != -EPIPE && ret != -ECONNRESET))
 			return -ECONNREFUSED;
 	}
+	/* The first record line, primary holders first, must be the IP
+	 * asked for: a line out of step with the question is no answer. */
 	if (!rep.ok)
 		ret = !strcmp(rep.code, "ENOENT") ? -ENOENT : -EIO;
-	else if (!rep.nlines || sscanf(rep.lines[0], "%*s %63s", gid) != 1 ||
-		 ats_gid_parse(gid, r->dgid))
+	else if (!rep.nlines)
 		ret = -ENOENT;
+	else if (atsd_proto_parse_record(rep.lines[0], &rec) ||
+		 ats_ip_decode(rec.data8, &got, NULL) || !ats_ip_equal(&got, &r->q.ip))
+		ret = -ENOENT;
+	else
+		memcpy(r->dgid, rec.gid, 16);
 	atsd_client_reply_free(&rep);
 	return ret;
 }
 
 /* atsd's count of dropped answers (cache_clears + invalidations +
  * sm_changes in its stats): a change since the last look flushes ours. */
-static void ask_changes(void)
+static int ask_changes(void)
 {
 	struct atsd_reply rep;
 	uint64_t sum = 0;
@@ -246,12 +258,16 @@ static void ask_changes(void)
 	char name[32];
 	size_t i;
 
-	if (!W.atsd && atsd_client_connect(acmats_opts.socket, &W.atsd))
-		return;
-	if (atsd_client_ask(W.atsd, "stats", acmats_opts.timeout_ms, &rep)) {
+	/* Never blocking the requests behind it for long: a connect that
+	 * would wait (an atsd that accepts nothing) is not made, an atsd
+	 * that does not answer within ACMATS_STATS_MS is asked again after
+	 * ACMATS_STATS_BACKOFF_MS. */
+	if (!W.atsd && atsd_client_connect_nowait(acmats_opts.socket, &W.atsd))
+		return -ECONNREFUSED;
+	if (atsd_client_ask(W.atsd, "stats", ACMATS_STATS_MS, &rep)) {
 		atsd_client_disconnect(W.atsd);
 		W.atsd = NULL;
-		return;
+		return -ETIMEDOUT;
 	}
 	for (i = 0; rep.ok && i < rep.nlines; i++) {
 		atsd_proto_stats_split(rep.lines[i], name, sizeof(name), &val);
@@ -264,6 +280,7 @@ static void ask_changes(void)
 	if (W.seen && W.seen != sum + 1)
 		acmats_flush_all("atsd dropped answers (an SA report, a new SM)");
 	W.seen = sum + 1;
+	return 0;
 }
 
 static void *worker(void *arg)
@@ -280,8 +297,10 @@ static void *worker(void *arg)
 		if (mono_ms() - W.asked_ms >= ACMATS_POLL_MS) {
 			W.asked_ms = mono_ms();
 			pthread_mutex_unlock(&W.lock);
-			ask_changes();
+			ret = ask_changes();
 			pthread_mutex_lock(&W.lock);
+			if (ret == -ETIMEDOUT)
+				W.asked_ms = mono_ms() + ACMATS_STATS_BACKOFF_MS;
 			continue;
 		}
 		if (!r) {
@@ -297,7 +316,7 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&W.lock);
 		ret = ask_atsd(r);
 		if (!ret) {
-			acmats_cache_put_gid(r->ep->port->cache, &r->q.ip, r->pkey, r->dgid);
+			acmats_cache_put_gid(r->ep->port->cache, r->gen, &r->q.ip, r->pkey, r->dgid);
 			to_path(r);
 		} else if (ret == -ECONNREFUSED) {
 			from_sa(r);
@@ -358,6 +377,7 @@ static struct req *req_new(struct acmats_ep *ep, const struct acm_msg *msg, uint
 	r->id = id;
 	r->client = client;
 	r->pkey = ep->ep->pkey;
+	r->gen = acmats_cache_gen(ep->port->cache);
 	return r;
 }
 

@@ -138,6 +138,7 @@ static void test_cache(void **state)
 {
 	struct acmats_cache *c;
 	struct ats_ip ip, other;
+	uint64_t gen;
 	uint8_t gid[16] = { 0xfe, 0x80 }, got[16], path[PR_SIZE] = { 7 }, p2[PR_SIZE];
 
 	(void)state;
@@ -145,23 +146,32 @@ static void test_cache(void **state)
 	ats_ip_parse("10.0.0.2", &ip);
 	ats_ip_parse("10.0.0.3", &other);
 	assert_int_equal(acmats_cache_gid(c, &ip, 0xffff, got), -ENOENT);
-	acmats_cache_put_gid(c, &ip, 0xffff, gid);
+	acmats_cache_put_gid(c, acmats_cache_gen(c), &ip, 0xffff, gid);
 	assert_int_equal(acmats_cache_gid(c, &ip, 0xffff, got), 0);
 	assert_memory_equal(got, gid, 16);
 	/* a partition, not a P_Key; another partition misses */
 	assert_int_equal(acmats_cache_gid(c, &ip, 0x7fff, got), 0);
 	assert_int_equal(acmats_cache_gid(c, &ip, 0x8001, got), -ENOENT);
 	assert_int_equal(acmats_cache_gid(c, &other, 0xffff, got), -ENOENT);
-	acmats_cache_put_path(c, gid, 0xffff, path);
+	acmats_cache_put_path(c, acmats_cache_gen(c), gid, 0xffff, path);
 	assert_int_equal(acmats_cache_path(c, gid, 0xffff, p2), 0);
 	assert_memory_equal(p2, path, PR_SIZE);
 	acmats_cache_flush(c);
 	assert_int_equal(acmats_cache_gid(c, &ip, 0xffff, got), -ENOENT);
 	assert_int_equal(acmats_cache_path(c, gid, 0xffff, p2), -ENOENT);
+	/* an answer asked for before the flush is not kept after it */
+	gen = acmats_cache_gen(c);
+	acmats_cache_flush(c);
+	acmats_cache_put_gid(c, gen, &ip, 0xffff, gid);
+	acmats_cache_put_path(c, gen, gid, 0xffff, path);
+	assert_int_equal(acmats_cache_gid(c, &ip, 0xffff, got), -ENOENT);
+	assert_int_equal(acmats_cache_path(c, gid, 0xffff, p2), -ENOENT);
+	acmats_cache_put_gid(c, acmats_cache_gen(c), &ip, 0xffff, gid);
+	assert_int_equal(acmats_cache_gid(c, &ip, 0xffff, got), 0);
 	acmats_cache_fini(c);
 	/* ttl 0: nothing is kept */
 	assert_int_equal(acmats_cache_init(&c, 0), 0);
-	acmats_cache_put_gid(c, &ip, 0xffff, gid);
+	acmats_cache_put_gid(c, acmats_cache_gen(c), &ip, 0xffff, gid);
 	assert_int_equal(acmats_cache_gid(c, &ip, 0xffff, got), -ENOENT);
 	acmats_cache_fini(c);
 }

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
-# make install as the README tells an admin, each way it shows: every
-# ./configure line of "Running the host agent" and "Deploying the plugin"
-# and a plain ./configure (prefix /usr/local). Each installs under DESTDIR
-# and is checked against the README's own commands (the config file its
+# make install as doc/packaging.md tells an admin, each way it shows: every
+# ./configure line of "Installing the host agent from source" and
+# "Installing the plugin from source" and a plain ./configure (prefix
+# /usr/local). Each installs under DESTDIR and is checked against the
+# page's own commands (the config file its
 # tee writes, the /usr/local path it names): the units' ExecStart= and
 # config, where systemd, systemd-sysusers, bash-completion and ld.so look,
 # the man pages' FILES, nothing outside the prefix.
@@ -32,9 +33,9 @@ one_of() {
 	return 1
 }
 
-# A README section, "## NAME" to the next "## ".
+# A section of doc/packaging.md, "## NAME" to the next "## ".
 section() {
-	awk -v h="## $1" '$0 == h { on = 1; next } /^## / { on = 0 } on' "$top_srcdir/README.md"
+	awk -v h="## $1" '$0 == h { on = 1; next } /^## / { on = 0 } on' "$top_srcdir/doc/packaging.md"
 }
 # A make variable's value in the tree with VAR=VALUE overrides, as make
 # install would use it.
@@ -45,15 +46,15 @@ mkvar() {
 	make -s -C "$top_builddir" -f Makefile -f "$TMP/print.mk" print-var "$@"
 }
 
-AGENT=$(section "Running the host agent")
-PLUGIN=$(section "Deploying the plugin")
-# The file the admin writes: the README's tee.
+AGENT=$(section "Installing the host agent from source")
+PLUGIN=$(section "Installing the plugin from source")
+# The file the admin writes: the page's tee.
 CONF=$(printf '%s\n' "$AGENT" | sed -n 's/.*| *sudo tee \([^ ]*\)$/\1/p' | head -n 1)
-# The one a plain ./configure's atsd reads, as the README names it.
+# The one a plain ./configure's atsd reads, as the page names it.
 CONF_LOCAL=$(printf '%s\n' "$AGENT" | tr '\n' ' ' | grep -o 'plain `\./configure`.*' |
 	grep -o '`/usr/local/[^`]*/atsd\.conf`' | head -n 1 | tr -d '`')
-check "README: \"Running the host agent\" writes an atsd.conf" test -n "$CONF"
-check "README: it names the atsd.conf of a plain ./configure" test -n "$CONF_LOCAL"
+check "doc/packaging.md: \"Installing the host agent from source\" writes an atsd.conf" test -n "$CONF"
+check "doc/packaging.md: it names the atsd.conf of a plain ./configure" test -n "$CONF_LOCAL"
 
 # Systemd's search paths (systemd.unit(5), sysusers.d(5)); bash-completion
 # looks in XDG_DATA_DIRS, /usr/local/share:/usr/share unless set.
@@ -69,7 +70,7 @@ LD_PATHS=$(PATH=$PATH:/sbin:/usr/sbin ldconfig -v -N 2>/dev/null |
 
 # install_way NAME CONF CONFIGURE-ARGS...: make install-data with the
 # directories those arguments give (autoconf's defaults for the others)
-# and check it against CONF, the atsd.conf the README has the admin write.
+# and check it against CONF, the atsd.conf the page has the admin write.
 install_way() {
 	local name=$1 conf=$2 a prefix=/usr/local sysconfdir='' localstatedir='' libdir=''
 	shift 2
@@ -144,7 +145,7 @@ for text in "$AGENT" "$PLUGIN"; do
 $(printf '%s\n' "$text" | grep '^\./configure ')
 EOF
 done
-check "README: a ./configure line in each of the two sections" test "$n" -ge 2
+check "doc/packaging.md: a ./configure line in each of the two sections" test "$n" -ge 2
 install_way plain "$CONF_LOCAL"
 
 # The Debian package puts the provider where Debian's ibacm keeps its

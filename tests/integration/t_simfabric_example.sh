@@ -1,19 +1,23 @@
 # SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
-# The README's "simulated fabric by hand" (scripts/simfabric-example.sh)
-# runs as a user runs it, outside this harness's fabric: the README shows
-# the script verbatim, it ends with exit status 0, the standby installs
+# doc/testing.md's "simulated fabric by hand" (scripts/simfabric-example.sh)
+# runs as a user runs it, outside this harness's fabric: the page links
+# the script and shows the commands of its header, it ends with exit status 0, the standby installs
 # both agents' records when the master is killed, and it leaves no process
 # and no scratch directory behind (the harness's IBSIM_SOCKNAME is the
 # script's: finish finds what it left).
 . "$top_srcdir/tests/integration/harness.sh"
 SCRIPT="$top_srcdir/scripts/simfabric-example.sh"
 
-readme_shows_script() {
-	"$PYTHON3" -c 'import sys
-readme, script = (open(f, encoding="utf-8").read() for f in sys.argv[1:3])
-sys.exit("```sh\n" + script + "```\n" not in readme)' "$top_srcdir/README.md" "$SCRIPT"
+# The page links the script (not a copy of it) and shows the commands
+# its header says to run, as the header has them.
+page_links_script() {
+	"$PYTHON3" -c 'import re, sys
+page, script = (open(f, encoding="utf-8").read() for f in sys.argv[1:3])
+run = [l[1:].strip() for l in script.split("\n")[:12] if re.match(r"#   (make|\./scripts)", l)]
+sys.exit(not run or "(../scripts/simfabric-example.sh)" not in page or
+         "```sh\n" + "\n".join(run) + "\n```\n" not in page)' "$top_srcdir/doc/testing.md" "$SCRIPT"
 }
-check "README.md shows scripts/simfabric-example.sh verbatim" readme_shows_script
+check "doc/testing.md links scripts/simfabric-example.sh and shows how to run it" page_links_script
 
 # As the script's header says: from the build tree. This harness's
 # programs and preload (a sanitizer build's runtime first), and the

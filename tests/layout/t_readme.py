@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
-"""The README a site reads first, in TAP (make check):
-  - it starts with exactly the two commands for a fresh Debian 12 machine,
-    then says what problem ibats solves;
-  - it has the quick starts, the comparison with ibacm, troubleshooting
-    and upgrading sections;
-  - the messages its troubleshooting quotes are the ones the programs
-    print (each quoted phrase is in the README and in the code), and the
-    OpenSM pin it quotes is the one debian/rules makes.
+"""The README a site reads first, and the runbook it leads to, in TAP
+(make check):
+  - the README starts with exactly the two commands for a fresh Debian 12
+    machine, then says what problem ibats solves;
+  - it is a front door: at most 250 lines, its sections (who benefits and
+    who does not, requirements, deploying, day 2, the documentation), and
+    every file it links exists;
+  - the messages doc/deploy.md's troubleshooting quotes are the ones the
+    programs print (each quoted phrase is in the page and in the code),
+    and the OpenSM pin it quotes is the one debian/rules makes;
+  - no command of these pages puts the SM_Key on the command line.
 """
 
 import glob
@@ -17,8 +20,12 @@ import sys
 from tap import check, plan
 
 srcdir = os.environ.get("top_srcdir", ".")
-SECTIONS = ["Quick starts", "What it is", "Comparison with ibacm", "Troubleshooting",
-            "Upgrading and rollback", "Tests"]
+SECTIONS = ["Who benefits, and who does not", "Requirements", "Deploying on a fabric",
+            "Day 2", "Documentation"]
+MAX_LINES = 250
+# The runbook: its sections, in this order.
+DEPLOY_SECTIONS = ["1. The SM nodes (both)", "2. The hosts", "3. Metrics and alerts",
+                   "4. RHEL-family 9", "Troubleshooting", "Upgrading and rollback"]
 # (as the README quotes it, as the code writes it)
 MESSAGES = [
     ("address(es) refused by the SA; the rest\nare registered",
@@ -36,8 +43,22 @@ MESSAGES = [
 
 
 
+def read(rel):
+    with open(os.path.join(srcdir, rel), encoding="utf-8") as f:
+        return f.read()
+
+
+def check_sections(what, text, want):
+    titles = re.findall(r"^##+ (.*)$", text, re.M)
+    missing = [t for t in want if t not in titles]
+    order = [t for t in titles if t in want]
+    check(what + "its sections: " + ", ".join(want),
+          ["missing: %s" % missing] if missing else
+          ([] if order == want else ["in this order: %s" % order]))
+
+
 def main():
-    readme = open(os.path.join(srcdir, "README.md"), encoding="utf-8").read()
+    readme = read("README.md")
     blocks = re.findall(r"^```sh\n(.*?)^```$", readme, re.S | re.M)
     first = blocks[0].strip().split("\n") if blocks else []
     head = readme[:readme.index("```")] if "```" in readme else ""
@@ -48,12 +69,21 @@ def main():
     check("... then what problem it solves",
           [] if after.lstrip().startswith("**What problem this solves.**") else
           ["the paragraph after the commands: " + after.lstrip()[:80]])
-    titles = re.findall(r"^## (.*)$", readme, re.M)
-    missing = [t for t in SECTIONS if t not in titles]
-    order = [t for t in titles if t in SECTIONS]
-    check("its sections: " + ", ".join(SECTIONS),
-          ["missing: %s" % missing] if missing else
-          ([] if order == SECTIONS else ["in this order: %s" % order]))
+    lines = readme.count("\n")
+    check("README.md is at most %d lines" % MAX_LINES,
+          [] if lines <= MAX_LINES else ["%d lines" % lines])
+    check_sections("README.md: ", readme, SECTIONS)
+    deploy = read("doc/deploy.md")
+    check_sections("doc/deploy.md: ", deploy, DEPLOY_SECTIONS)
+    diag = []
+    for page, text in (("README.md", readme), ("doc/deploy.md", deploy),
+                       ("doc/packaging.md", read("doc/packaging.md")),
+                       ("doc/testing.md", read("doc/testing.md"))):
+        base = os.path.dirname(os.path.join(srcdir, page))
+        for target in re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", text):
+            if not os.path.exists(os.path.join(base, target)):
+                diag.append("%s links %s: no such file" % (page, target))
+    check("every file the README and the guides link exists", diag)
 
     code = ""
     for f in glob.glob(os.path.join(srcdir, "hostagent/*/*.c")) + \
@@ -62,14 +92,16 @@ def main():
         code += open(f, encoding="utf-8").read()
     diag = []
     for quoted, written in MESSAGES:
-        if quoted not in readme:
-            diag.append("README no longer quotes %r" % quoted)
+        if quoted not in deploy:
+            diag.append("doc/deploy.md no longer quotes %r" % quoted)
         if written not in code:
             diag.append("no program writes %r" % written)
     check("the troubleshooting quotes what atsd and atsctl print", diag)
 
     keyed = re.compile(r"(^|\s)(\\?-k|(\\?-){2}smkey)[ =]\"?\$")
-    diag = ["README.md: " + l.strip() for l in readme.split("\n") if keyed.search(l)]
+    diag = []
+    for page in ("README.md", "doc/deploy.md", "doc/packaging.md"):
+        diag += ["%s: %s" % (page, l.strip()) for l in read(page).split("\n") if keyed.search(l)]
     for page in ("atsctl.8", "atsd.8", "libosmats.8"):
         text = open(os.path.join(srcdir, "doc", page), encoding="utf-8").read()
         diag += ["%s: %s" % (page, l.strip()) for l in text.split("\n") if keyed.search(l)]
@@ -77,10 +109,10 @@ def main():
 
     rules = open(os.path.join(srcdir, "debian/rules"), encoding="utf-8").read()
     pin = re.search(r"opensm \(>= \$\(OSM_UPSTREAM\)\), opensm \(<< \$\(OSM_UPSTREAM\)\+~\)", rules)
-    quoted = re.search(r"`opensm \(>= ([0-9.]+)\), opensm \(<< ([0-9.]+)\+~\)`", readme)
+    quoted = re.search(r"`opensm \(>= ([0-9.]+)\), opensm \(<< ([0-9.]+)\+~\)`", deploy)
     check("the OpenSM pin it quotes is debian/rules' (>= V, << V+~)",
           [] if pin and quoted and quoted.group(1) == quoted.group(2) else
-          ["debian/rules: %s, README: %s" % (bool(pin), quoted.group(0) if quoted else None)])
+          ["debian/rules: %s, doc/deploy.md: %s" % (bool(pin), quoted.group(0) if quoted else None)])
     plan()
     return 0
 

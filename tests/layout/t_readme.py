@@ -10,7 +10,10 @@
   - the messages doc/deploy.md's troubleshooting quotes are the ones the
     programs print (each quoted phrase is in the page and in the code),
     and the OpenSM pin it quotes is the one debian/rules makes;
-  - no command of these pages puts the SM_Key on the command line.
+  - no command of these pages puts the SM_Key on the command line;
+  - scripts/deps-debian.sh leaves no subnet manager enabled (Debian's
+    opensm enables one on every port) unless IBATS_KEEP_OPENSM=1, and
+    the README and doc/deploy.md say so.
 """
 
 import glob
@@ -113,6 +116,18 @@ def main():
     check("the OpenSM pin it quotes is debian/rules' (>= V, << V+~)",
           [] if pin and quoted and quoted.group(1) == quoted.group(2) else
           ["debian/rules: %s, doc/deploy.md: %s" % (bool(pin), quoted.group(0) if quoted else None)])
+    deps = read("scripts/deps-debian.sh")
+    diag = []
+    if not re.search(r"systemctl disable opensm\.service", deps):
+        diag.append("deps-debian.sh does not disable opensm.service")
+    if not re.search(r"systemctl stop opensm\.service", deps):
+        diag.append("deps-debian.sh does not stop opensm.service")
+    if "IBATS_KEEP_OPENSM" not in deps:
+        diag.append("deps-debian.sh has no IBATS_KEEP_OPENSM")
+    for page, text in (("README.md", readme), ("doc/deploy.md", deploy)):
+        if "IBATS_KEEP_OPENSM=1" not in text or "PORTS=ALL" not in text and "every port" not in text:
+            diag.append("%s does not say that the script disables Debian's opensm.service" % page)
+    check("deps-debian.sh leaves no subnet manager enabled, and the pages say so", diag)
     plan()
     return 0
 

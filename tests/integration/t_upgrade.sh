@@ -51,9 +51,9 @@ sed -e "s|^log_file .*|log_file $RUN/sm3/osm.log|" -e "s|^dump_files_dir .*|dump
 	-e "/^sm_priority /d" "$RUN/opensm.conf" >"$RUN/sm3/opensm.conf"
 echo "sm_priority 5" >>"$RUN/sm3/opensm.conf"
 osm_launch smhost "$RUN/sm3" "$RUN/sm3/opensm.conf"
-
 check "the old standby gets in sync with the new master" \
 	wait_for "in sync" 30 grep -q "in sync with master" "$RUN/sm3/osm.log"
+check "... the old plugin runs it" grep -q "$OLD/plugin/.libs/libosmats.so" /proc/"$OSM_LAUNCHED"/maps
 check "host1 sets 20 more on the new master" \
 	srtool host1 --sid 0x3000 --name other --count 20 set
 sm_kill "$SM2"
@@ -63,5 +63,4 @@ echo "# the old master installed ${inst:-none} records"
 check "... installing the new master's 169 records" test "${inst:-0}" -ge 169
 check "the SA answers" wait_for "the SA" 20 sa_answers host4
 check_out "host1's last record is there" "status 0x0000" srtool host1 --sid $((0x3000 + 19)) delete
-
 finish

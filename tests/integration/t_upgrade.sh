@@ -6,10 +6,10 @@
 # one as its standby, then this one master after the old one dies and the
 # old one back as its standby. Each way the standby gets in sync and holds
 # the master's records. Built from git history by tests/tools/old-plugin.sh
-# (once per build tree); skipped in a tree without it (a release tarball).
+# (once per build tree, in .old-plugin); skipped in a tree without it (a release tarball).
 . "$top_srcdir/tests/integration/harness.sh"
 OLD_REV=${IBATS_OLD_REV:-a49289b}
-OLD="$top_builddir/tests/old-plugin/$OLD_REV"
+OLD="$top_builddir/.old-plugin/$OLD_REV"
 rc=0
 "$top_srcdir/tests/tools/old-plugin.sh" "$top_srcdir" "$OLD_REV" "$OLD" || rc=$?
 [ "$rc" -eq 77 ] && skip "no git history here: the plugin of $OLD_REV cannot be built"

@@ -15,6 +15,20 @@ rc=0
 [ "$rc" -eq 77 ] && skip "no git history here: the plugin of $OLD_REV cannot be built"
 [ "$rc" -eq 0 ] || { tail -n 20 "$OLD/build.log"; exit 1; }
 NEW_LD_PATH=$OSM_LD_PATH
+
+# takes_over PID DIR WHO N NODE SID: the master PID killed, the standby
+# logging in DIR (WHO: "new", "old") is master with at least N records,
+# and the last of NODE's Sets (SID) is in its SA.
+takes_over() {
+	local inst
+	sm_kill "$1"
+	check "the $3 standby takes over" wait_for "the $3 master" 30 grep -q "SUBNET UP" "$2/osm.log"
+	inst=$(sed -n 's/.*installed \([0-9]*\) ServiceRecords.*/\1/p' "$2/osm.log" | tail -n 1)
+	echo "# the $3 master installed ${inst:-none} records"
+	check "... installing at least $4 records" test "${inst:-0}" -ge "$4"
+	check "the SA answers" wait_for "the SA" 20 sa_answers host4
+	check_out "$5's last record is there" "status 0x0000" srtool "$5" --sid "$6" delete
+}
 OLD_LD_PATH=$OLD/plugin/.libs${OSM_LIBDIR:+:$OSM_LIBDIR}
 
 # 1. Standbys first: the old master, a new standby.
@@ -35,13 +49,7 @@ check "host2 sets 50 more while it is in sync" \
 
 # 2. The old master goes (the handover of an upgrade): the new standby
 # takes over with every record.
-sm_kill "$SM_PID"
-check "the new standby takes over" wait_for "the new master" 30 grep -q "SUBNET UP" "$RUN/sm2/osm.log"
-inst=$(sed -n 's/.*installed \([0-9]*\) ServiceRecords.*/\1/p' "$RUN/sm2/osm.log" | tail -n 1)
-echo "# the new master installed ${inst:-none} records"
-check "... installing the old master's 150 records" test "${inst:-0}" -ge 150
-check "the SA answers" wait_for "the SA" 20 sa_answers host4
-check_out "host2's last record is there" "status 0x0000" srtool host2 --sid $((0x2000 + 49)) delete
+takes_over "$SM_PID" "$RUN/sm2" new 150 host2 $((0x2000 + 49))
 
 # 3. The old plugin back as the new master's standby (an SM not yet
 # upgraded restarted, or the order the other way round).
@@ -56,11 +64,5 @@ check "the old standby gets in sync with the new master" \
 check "... the old plugin runs it" grep -q "$OLD/plugin/.libs/libosmats.so" /proc/"$OSM_LAUNCHED"/maps
 check "host1 sets 20 more on the new master" \
 	srtool host1 --sid 0x3000 --name other --count 20 set
-sm_kill "$SM2"
-check "the old standby takes over" wait_for "the old master" 30 grep -q "SUBNET UP" "$RUN/sm3/osm.log"
-inst=$(sed -n 's/.*installed \([0-9]*\) ServiceRecords.*/\1/p' "$RUN/sm3/osm.log" | tail -n 1)
-echo "# the old master installed ${inst:-none} records"
-check "... installing the new master's 169 records" test "${inst:-0}" -ge 169
-check "the SA answers" wait_for "the SA" 20 sa_answers host4
-check_out "host1's last record is there" "status 0x0000" srtool host1 --sid $((0x3000 + 19)) delete
+takes_over "$SM2" "$RUN/sm3" old 169 host1 $((0x3000 + 19))
 finish

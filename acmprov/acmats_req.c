@@ -20,7 +20,6 @@
 struct req {
 	struct req *next;       /* the worker's queue */
 	struct acmats_ep *ep;
-	struct acm_msg msg;
 	uint64_t id;
 	int client;             /* 0: a read-ahead for a NODELAY miss, nobody waits */
 	int query;              /* acmats_req_query's: answered as a query, not cached */
@@ -29,6 +28,7 @@ struct req {
 	uint8_t dgid[16];
 	uint64_t gen;           /* the cache's before asking: answers of an older one not kept */
 	int64_t deadline;       /* mono_ms: atsd's answer by then, else ETIMEDOUT */
+	struct acm_msg msg;     /* last: it ends in a flexible array */
 };
 
 /* Requests waiting for the worker, at most: past that a caller is

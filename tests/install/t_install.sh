@@ -162,7 +162,9 @@ provider_deb() {
 	grep -q -- '--with-ibacm-provider-dir=/usr/lib/$(DEB_HOST_MULTIARCH)/ibacm' \
 		"$top_srcdir/debian/rules"
 }
-if dpkg -L ibacm >/dev/null 2>&1; then
+if [ ! -f "$top_srcdir/debian/rules" ]; then
+	skip "debian: ibacm-provider-ats installs into ibacm's provider directory" "no debian/ (a release tarball)"
+elif dpkg -L ibacm >/dev/null 2>&1; then
 	check "debian: ibacm-provider-ats installs into ibacm's provider directory" provider_deb
 else
 	skip "debian: ibacm-provider-ats installs into ibacm's provider directory" "no ibacm package"

@@ -49,20 +49,25 @@ ID4=$(agent host1 connections | awk '/10\.0\.0\.4/ {print $1}')
 check "host1 closes that connection" agent host1 disconnect "$ID4"
 
 # A peer's flood of requests without the Annex A11 header (stock
-# ucmatose, 24 connections to host4's 5002; it stops at the first
-# REJECTED): the REJ has the reason, host4's log at most 10 refusal lines
-# in 10 s (the 11th and on are counted, not logged), its lookups go on.
+# ucmatose, 24 connections to host4's 5002): the REJ has the reason;
+# host4's log has at most 10 refusal lines in 10 s (the 11th and on are
+# counted, not logged), its lookups go on. ucmatose stops at the first
+# REJECTED, so how many REQs one run sends depends on timing: runs until
+# 10 lines are logged, then one more whose refusals are not.
 if command -v ucmatose >/dev/null; then
-	on host3 timeout 20 ucmatose -f gid -s "$(port_gid host4)" -p 5002 -c 24 -C 0 \
-		>"$RUN/flood.out" 2>&1
-	check_out "a flood of 24 requests without A11 data: REJ, consumer reason" \
-		"RDMA_CM_EVENT_REJECTED, error: 28" cat "$RUN/flood.out"
-	ten_lines() {
-		[ "$(grep -c "REQ from .* rejected: " "$RUN/atsd-host4.log")" -ge 10 ]
-	}
-	wait_for "host4's refusal lines" 10 ten_lines
-	check_out "... host4 logs 10 refusal lines of the 25 in 10 s" "^10$" \
+	refusal_lines() {
 		grep -c "REQ from .* rejected: " "$RUN/atsd-host4.log"
+	}
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		on host3 timeout 20 ucmatose -f gid -s "$(port_gid host4)" -p 5002 -c 24 -C 0 \
+			>>"$RUN/flood.out" 2>&1
+		[ "$(refusal_lines)" -ge 10 ] && break
+	done
+	on host3 timeout 20 ucmatose -f gid -s "$(port_gid host4)" -p 5002 -c 24 -C 0 \
+		>>"$RUN/flood.out" 2>&1
+	check_out "a flood of requests without A11 data: REJ, consumer reason" \
+		"RDMA_CM_EVENT_REJECTED, error: 28" cat "$RUN/flood.out"
+	check_out "... host4 logs 10 refusal lines in 10 s, no more" "^10$" refusal_lines
 	check_out "... and still answers lookups" "10\.0\.0\.2" agent host4 resolve 10.0.0.2
 else
 	for _ in 1 2 3; do
@@ -233,10 +238,13 @@ eight_established() {
 }
 check "... 8 established on host4, its port's share" \
 	wait_for "host4's 8 connections" 5 eight_established
-fill_dreq() {
-	[ "$(grep -c "^DREQ$" "$RUN/fill.out")" -ge 4 ]
+# The 4 others: closed at their RTU (DREQ), or, when the machine is slow
+# and REQs wait, refused at once (half-open pool full) or after their RTU
+# was late (REJ).
+fill_closed() {
+	[ $(($(grep -c "^DREQ$" "$RUN/fill.out") + $(grep -c "^REJ " "$RUN/fill.out"))) -ge 4 ]
 }
-check "... the 4 others closed at their RTU (DREQ)" wait_for "the DREQs" 5 fill_dreq
+check "... the 4 others closed at their RTU (DREQ) or refused (REJ)" wait_for "the DREQs" 15 fill_closed
 stop_pid "$(cat "$RUN/fill.pid")"
 check_out "... host1 connects to host4 at once while they are held" " active established " \
 	agent host1 connect 10.0.0.4 5002

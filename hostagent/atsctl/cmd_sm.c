@@ -211,7 +211,12 @@ static struct sm_verdict verdict(const struct ctl *c, const struct smq_info *in)
 
 	if (c->sa_opts.sm_key && !(in->flags & SMQ_INFO_TRUSTED)) {
 		v.problem = "key-not-taken";
-		v.why = "the key given is not the site sa_key: public part only";
+		/* The SM never trusts OpenSM's default, even when it is the
+		 * site's (WRN 7A26): say so rather than "wrong". */
+		v.why = c->sa_opts.sm_key == 1 ?
+			"the key given is OpenSM's default sa_key 1, which earns no trust "
+			"(WRN 7A26: set a site sa_key in opensm.conf): public part only" :
+			"the key given is not the site sa_key: public part only";
 	} else if (in->role == SMQ_ROLE_ERROR) {
 		v.problem = "replication-off";
 		v.why = "replication is off: the plugin refused its replication_key_file "

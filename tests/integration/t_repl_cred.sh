@@ -23,6 +23,9 @@ check_rc "atsctl sm: exit 5, replication off (ERR 7A48)" 5 \
 check_json "... --json: the role error, the verdict replication-off" \
 	"d['replication']['role'] == 'error' and d['verdict'] == {'healthy': False, 'problem': 'replication-off', 'why': d['verdict']['why']} and 'ERR 7A48' in d['verdict']['why']" \
 	atsctl host1 sm --json
+# OpenSM's default sa_key (1, this fabric's) never earns trust: said so.
+check_rc "... -k 1, OpenSM's default sa_key: exit 5, the key earns no trust (WRN 7A26)" 5 \
+	"^atsctl: sm: the key given is OpenSM's default sa_key 1, which earns no trust" atsctl host2 -k 1 sm
 # A standby with the same refused key: it replicates nothing, yet writes
 # its state file and metrics, role error, and says it is a standby.
 second_sm host3 10

@@ -30,6 +30,13 @@ struct missing {
 	uint32_t sweeps; /* SUBNET_UPs seen with the port absent */
 };
 
+#define NO_WRITE 0xff
+/* How often an idle worker looks at OpenSM's SM state (sm_state_moved),
+ * and the oldest the state file and osmats.prom get on any SM, so that
+ * an old file means a plugin gone or stuck (the alert rules' mtime). */
+#define SM_STATE_POLL_NS (2 * 1000000000ull)
+#define STATE_REFRESH_NS (60 * 1000000000ull)
+
 /* The module's state, by who may touch it. */
 static struct {
 	/* Set by worker_start() before the thread starts; read-only after. */
@@ -61,7 +68,8 @@ static struct {
 	size_t nabsent;
 	uint64_t scanned_sets;        /* sr_handler_sets() at that scan */
 	uint64_t scanned_at;          /* (uint64_t)mono_ns(), 0 = never */
-} W = { .mu = PTHREAD_MUTEX_INITIALIZER };
+	uint8_t written_sm_state;     /* OpenSM's, in the last write; NO_WRITE before */
+} W = { .mu = PTHREAD_MUTEX_INITIALIZER, .written_sm_state = NO_WRITE };
 
 static void post(int sweep, int state)
 {
@@ -402,7 +410,8 @@ static void write_state(void)
 	idx.records = srindex_count(mirror_index());
 	idx.bytes = srindex_bytes(mirror_index());
 	glue_unlock();
-	info.sm_state = sm_state_name(glue_sm_state());
+	W.written_sm_state = glue_sm_state();
+	info.sm_state = sm_state_name(W.written_sm_state);
 	idx.rebuilds = mirror_rebuilds();
 	sr_handler_index_stats(&idx);
 	info.opensm = OSM_VERSION;
@@ -437,6 +446,17 @@ struct worker_pass {
 	int sweep, state;
 };
 
+/* OpenSM's SM state is not the last state file's: a standby whose
+ * replication is off (or that waits for no master) writes nothing else,
+ * and its file and metrics must say it is a standby, not the
+ * "discovering" of its start; a master stepping down likewise. Only after
+ * the first write, which waits for the index (osmats_create). */
+static int sm_state_moved(void)
+{
+	return W.state_path[0] && W.written_sm_state != NO_WRITE &&
+	       glue_sm_state() != W.written_sm_state;
+}
+
 /* Under W.mu: the side jobs (an index resync, the refusal log's
  * summaries) and the wait until a pass is due. 1 when it did one of
  * them (the caller looks again), 0 when a pass is due now. */
@@ -467,10 +487,13 @@ static int worker_idle(uint64_t last_write)
 		W.want_state = 1;
 	else if (scan_due && (!due || scan_due < due))
 		due = scan_due;
+	if (sm_state_moved() ||
+	    (W.written_sm_state != NO_WRITE && (uint64_t)mono_ns() - last_write >= STATE_REFRESH_NS))
+		W.want_state = 1;
 	next_write = last_write + STATE_MIN_INTERVAL_NS;
 	if (!W.want_sweep && !W.want_state && !W.ndeparted)
-		next_write = due ? due : UINT64_MAX;
-	else if (due && due < next_write)
+		next_write = W.state_path[0] ? (uint64_t)mono_ns() + SM_STATE_POLL_NS : UINT64_MAX;
+	if (due && due < next_write)
 		next_write = due;
 	if (!W.want_sweep && !W.ndeparted && (uint64_t)mono_ns() < next_write) {
 		struct timespec until = {

@@ -195,7 +195,57 @@ static void standbys_text(const struct smq_standbys *sb)
 		       sb->s[i].behind, sb->s[i].in_sync ? "yes" : "no", sb->s[i].seen_ms);
 }
 
-static void sm_json(uint16_t lid, const struct smq_info *in, const struct smq_standbys *sb)
+/* What a monitoring script asks of `atsctl sm`: healthy (exit 0), or
+ * EXIT_UNHEALTHY with the reason on standard error and in --json's
+ * "verdict" when the key given was not taken (it saw the public part
+ * only), when replication was asked for but is off (ERR 7A48), or when
+ * a master has no standby in sync. */
+struct sm_verdict {
+	const char *problem;    /* NULL healthy, else a word for scripts */
+	const char *why;
+};
+
+static struct sm_verdict verdict(const struct ctl *c, const struct smq_info *in)
+{
+	struct sm_verdict v = { NULL, NULL };
+
+	if (c->sa_opts.sm_key && !(in->flags & SMQ_INFO_TRUSTED)) {
+		v.problem = "key-not-taken";
+		/* The SM never trusts OpenSM's default, even when it is the
+		 * site's (WRN 7A26): say so rather than "wrong". */
+		v.why = c->sa_opts.sm_key == 1 ?
+			"the key given is OpenSM's default sa_key 1, which earns no trust "
+			"(WRN 7A26: set a site sa_key in opensm.conf): public part only" :
+			"the key given is not the site sa_key: public part only";
+	} else if (in->role == SMQ_ROLE_ERROR) {
+		v.problem = "replication-off";
+		v.why = "replication is off: the plugin refused its replication_key_file "
+			"(ERR 7A48 in opensm.log)";
+	} else if ((in->flags & SMQ_INFO_TRUSTED) && in->role == SMQ_ROLE_MASTER &&
+		   !in->standbys_in_sync) {
+		v.problem = "no-standby-in-sync";
+		v.why = "no standby SM is in sync";
+	}
+	return v;
+}
+
+/* "verdict": {"healthy", "problem" (a word, or null), "why"}. */
+static void verdict_json(struct json *j, const struct sm_verdict *v)
+{
+	json_obj(j, "verdict");
+	json_bool(j, "healthy", !v->problem);
+	if (v->problem) {
+		json_str(j, "problem", v->problem);
+		json_str(j, "why", v->why);
+	} else {
+		json_null(j, "problem");
+		json_null(j, "why");
+	}
+	json_end(j);
+}
+
+static void sm_json(uint16_t lid, const struct smq_info *in, const struct smq_standbys *sb,
+		    const struct sm_verdict *v)
 {
 	int trusted = in->flags & SMQ_INFO_TRUSTED;
 	struct json j;
@@ -241,6 +291,7 @@ static void sm_json(uint16_t lid, const struct smq_info *in, const struct smq_st
 		json_u64(&j, "flushed", in->flushed);
 		json_end(&j);
 	}
+	verdict_json(&j, v);
 	json_end(&j);
 	json_fini(&j);
 }
@@ -276,33 +327,12 @@ static void sm_text(uint16_t lid, const struct smq_info *in, const struct smq_st
 		       in->rules[i].code, in->rules[i].rejected, in->rules[i].warned);
 }
 
-/* What a monitoring script asks of `atsctl sm`: 0 when all is well,
- * EXIT_UNHEALTHY with the reason on standard error when the key given
- * was not taken (it saw the public part only), when replication was asked
- * for but is off (ERR 7A48), or when a master has no standby in sync. */
-static int health(const struct ctl *c, const struct smq_info *in)
-{
-	const char *why = NULL;
-
-	if (c->sa_opts.sm_key && !(in->flags & SMQ_INFO_TRUSTED))
-		why = "the key given is not the site sa_key: public part only";
-	else if (in->role == SMQ_ROLE_ERROR)
-		why = "replication is off: the plugin refused its replication_key_file "
-		      "(ERR 7A48 in opensm.log)";
-	else if ((in->flags & SMQ_INFO_TRUSTED) && in->role == SMQ_ROLE_MASTER &&
-		 !in->standbys_in_sync)
-		why = "no standby SM is in sync";
-	if (!why)
-		return EXIT_FOUND;
-	fprintf(stderr, "atsctl: sm: %s\n", why);
-	return EXIT_UNHEALTHY;
-}
-
 int cmd_sm(struct ctl *c, const struct ctl_args *a)
 {
 	struct smq_standbys sb, *have = NULL;
 	struct smq_client q;
 	struct smq_info in;
+	struct sm_verdict v;
 	int ret = open_sm(c, a, &q);
 
 	if (!ret)
@@ -317,9 +347,13 @@ int cmd_sm(struct ctl *c, const struct ctl_args *a)
 	}
 	if (ret)
 		return fail("sm", q.lid, ret);
+	v = verdict(c, &in);
 	if (c->json)
-		sm_json(q.lid, &in, have);
+		sm_json(q.lid, &in, have, &v);
 	else
 		sm_text(q.lid, &in, have);
-	return health(c, &in);
+	if (!v.problem)
+		return EXIT_FOUND;
+	fprintf(stderr, "atsctl: sm: %s\n", v.why);
+	return EXIT_UNHEALTHY;
 }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "host/agent_conf.h"
+#include "host/conf_check.h"
 #include "state/agent_state.h"
 #include "core/cfg.h"
 #include "ctl/ctl_cm.h"
@@ -246,21 +247,11 @@ static int load_config(struct agent_conf *c, int required)
 	ret = agent_conf_load(ag.conf_path, c, err, sizeof(err));
 	if (ret == -ENOENT && !required)
 		return 0;
-	if (ret) {
+	if (!ret && ag.instance)
+		ret = agent_conf_instance_check(c, ag.instance, ag.conf_path, err, sizeof(err));
+	if (ret)
 		log_err("%s", err);
-		return ret;
-	}
-	if (ag.instance) {
-		struct agent_conf inst;
-
-		agent_conf_instance(&inst, ag.instance);
-		if (strcmp(c->ca, inst.ca) || c->port != inst.port) {
-			log_err("%s: ca %s port %u is not this instance's port (--instance %s)",
-				ag.conf_path, c->ca, c->port, ag.instance);
-			return -EINVAL;
-		}
-	}
-	return 0;
+	return ret;
 }
 
 /* A state file another user could swap (agent_state_check) would make atsd
@@ -276,17 +267,30 @@ static int state_file_check(const struct agent_conf *c)
 	return ret;
 }
 
-/* --check-config: the start's checks of the configuration (the same
- * parser, file:line errors) and nothing else: no socket, no lock, no
- * SA, no state file written (state_file_check only reads). */
-static int check_config(void)
+/* --check-config: the start's checks and nothing else (no socket, lock,
+ * SA or file written); the defaults when the default file is missing, as
+ * at start; a group missing here only warns; atsctl's verdict. */
+static int check_config(int json)
 {
+	struct conf_check r;
 	struct agent_conf c;
+	char why[320];
 
-	if (load_config(&c, 1) || state_file_check(&c))
-		return 1;
-	printf("%s: OK\n", ag.conf_path);
-	return 0;
+	conf_check_init(&r, ag.conf_path, "atsd.conf");
+	agent_conf_default(&c);
+	if (ag.instance)
+		agent_conf_instance(&c, ag.instance);
+	r.defaults = agent_conf_check(ag.conf_path, &c, r.err, sizeof(r.err), r.warn,
+				      sizeof(r.warn)) == -ENOENT &&
+		     !strcmp(ag.conf_path, AGENT_CONF_DEFAULT);
+	if (r.defaults)
+		r.err[0] = '\0';
+	else if (!r.err[0] && ag.instance)
+		agent_conf_instance_check(&c, ag.instance, ag.conf_path, r.err, sizeof(r.err));
+	if (!r.err[0] && agent_state_check(c.state_file, why, sizeof(why)))
+		snprintf(r.err, sizeof(r.err), "%s: state_file %s: %s", ag.conf_path,
+			 c.state_file, why);
+	return conf_check_report(&r, "atsd", json);
 }
 
 static void reload(void)
@@ -502,6 +506,7 @@ static void usage(FILE *f)
 "  -d, --debug          debug logging\n"
 "  -t, --check-config [FILE]  check the configuration (FILE, or --config's)\n"
 "                       and exit: 0 when atsd would start with it, 1 if not\n"
+"  -j, --json           with -t: the verdict as one JSON document\n"
 "  -V, --version        print the version and exit\n"
 "  -h, --help\n"
 "Signals: SIGTERM deletes the records and exits; SIGUSR1 exits keeping them\n"
@@ -512,12 +517,15 @@ static void usage(FILE *f)
 /* What the command line asks for; the config's values give way to it. */
 struct cmdline {
 	const char *sock, *ca;
-	int foreground, debug, portnum, check;
+	int foreground, debug, portnum, check, json;
 };
 
 /* What getopt leaves for parse_args to refuse: -1 (fine) or 2. */
 static int args_check(int argc, char **argv, const struct cmdline *cl)
 {
+	/* -t --json FILE: getopt left FILE. */
+	if (cl->check == 1 && optind == argc - 1)
+		ag.conf_path = argv[optind++];
 	if (optind != argc) {
 		fprintf(stderr, "atsd: unexpected argument '%s'\n", argv[optind]);
 		return 2;
@@ -527,6 +535,10 @@ static int args_check(int argc, char **argv, const struct cmdline *cl)
 		 * serving one port under another port's socket and state file. */
 		fprintf(stderr, "atsd: --instance %s names the CA and port: no --ca or --port with it\n",
 			ag.instance);
+		return 2;
+	}
+	if (cl->json && !cl->check) {
+		fprintf(stderr, "atsd: --json goes with --check-config\n");
 		return 2;
 	}
 	return -1;
@@ -544,13 +556,14 @@ static int parse_args(int argc, char **argv, struct cmdline *cl)
 		{ "instance", required_argument, NULL, 'i' },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "check-config", optional_argument, NULL, 't' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "fc:s:C:P:i:dtVh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "fc:s:C:P:i:dtjVh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'f':
 			cl->foreground = 1;
@@ -593,8 +606,13 @@ static int parse_args(int argc, char **argv, struct cmdline *cl)
 			/* --check-config FILE as well as --check-config=FILE. */
 			if (!optarg && optind < argc && argv[optind][0] != '-')
 				optarg = argv[optind++];
-			if (optarg)
+			if (optarg) {
 				ag.conf_path = optarg;
+				cl->check = 2;
+			}
+			break;
+		case 'j':
+			cl->json = 1;
 			break;
 		case 'V':
 			printf("atsd (ibats) %s\n", IBATS_VERSION);
@@ -740,7 +758,7 @@ int main(int argc, char **argv)
 		return ret;
 	log_init("atsd", LOG_LVL_INFO);
 	if (cl.check)
-		return check_config();
+		return check_config(cl.json);
 	/* Before any thread: it edits the environment. */
 	ret = sdnotify_init();
 	if (ret)

@@ -207,11 +207,28 @@ FILE *cfg_fopen_regular(const char *path)
 int cfg_load(const char *path, size_t nkeys, cfg_key_fn key, cfg_set_fn set,
 	     void *ctx, char *err, size_t errlen)
 {
+	return cfg_load_warn(path, nkeys, key, set, ctx, err, errlen, NULL, 0);
+}
+
+static void add_warning(char *warn, size_t warnlen, const char *path, unsigned lineno,
+			const char *msg)
+{
+	size_t used = strlen(warn);
+
+	if (used < warnlen)
+		snprintf(warn + used, warnlen - used, "%s:%u: %s\n", path, lineno, msg);
+}
+
+int cfg_load_warn(const char *path, size_t nkeys, cfg_key_fn key, cfg_set_fn set,
+		  void *ctx, char *err, size_t errlen, char *warn, size_t warnlen)
+{
 	char buf[1024], msg[384];
 	unsigned lineno = 0, *seen;
 	FILE *f = cfg_fopen_regular(path);
 	int ret = 0;
 
+	if (warn && warnlen)
+		warn[0] = '\0';
 	if (!f) {
 		/* A directory opens and reads as an empty file: say what it is. */
 		snprintf(err, errlen, "%s: %s", path,
@@ -248,6 +265,10 @@ int cfg_load(const char *path, size_t nkeys, cfg_key_fn key, cfg_set_fn set,
 			snprintf(msg, sizeof(msg), "'%s' needs a value", k);
 		else
 			ret = set(ctx, i, v, msg, sizeof(msg));
+		if (ret == CFG_WARN && warn) {
+			add_warning(warn, warnlen, path, lineno, msg);
+			ret = 0;
+		}
 		if (ret)
 			break;
 		seen[i] = lineno;
@@ -257,4 +278,24 @@ int cfg_load(const char *path, size_t nkeys, cfg_key_fn key, cfg_set_fn set,
 	free(seen);
 	fclose(f);
 	return ret ? -EINVAL : 0;
+}
+
+unsigned cfg_key_line(const char *path, const char *key)
+{
+	char buf[1024], msg[64];
+	unsigned lineno = 0;
+	FILE *f = cfg_fopen_regular(path);
+	char *line, *k, *v;
+
+	if (!f)
+		return 0;
+	while (cfg_next_line(f, buf, sizeof(buf), &lineno, &line, msg, sizeof(msg)) > 0) {
+		cfg_split(line, &k, &v);
+		if (!strcmp(k, key)) {
+			fclose(f);
+			return lineno;
+		}
+	}
+	fclose(f);
+	return 0;
 }

@@ -50,4 +50,19 @@ typedef int (*cfg_set_fn)(void *ctx, size_t i, char *val, char *msg, size_t len)
 int cfg_load(const char *path, size_t nkeys, cfg_key_fn key, cfg_set_fn set,
 	     void *ctx, char *err, size_t errlen);
 
+/* set() returns CFG_WARN, msg set, for a value that is well formed but
+ * names what this machine lacks (a group): the daemon refuses it at
+ * start, a check elsewhere (a configuration server) only warns. */
+#define CFG_WARN 1
+/* cfg_load that takes a CFG_WARN value and puts "path:line: msg\n" in
+ * warn (one line each, "" none, cut at warnlen) instead of failing;
+ * cfg_load fails on it. */
+int cfg_load_warn(const char *path, size_t nkeys, cfg_key_fn key, cfg_set_fn set,
+		  void *ctx, char *err, size_t errlen, char *warn, size_t warnlen);
+
+/* The line of path that sets key (its first), 0 when none does or the
+ * file cannot be read: for a message about a value checked after the
+ * load (osmats.conf's replication_key_file). */
+unsigned cfg_key_line(const char *path, const char *key);
+
 #endif

@@ -22,7 +22,7 @@ static int hexval(int c)
 
 /* The file itself: ssh and chrony refuse a key file others can read
  * or replace, and so does this. */
-static int open_checked(const char *path, char *err, size_t errlen)
+static int open_checked(const char *path, uid_t uid, char *err, size_t errlen)
 {
 	struct stat st;
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -47,9 +47,9 @@ static int open_checked(const char *path, char *err, size_t errlen)
 		close(fd);
 		return -EINVAL;
 	}
-	if (st.st_uid != 0 && st.st_uid != geteuid()) {
+	if (st.st_uid != 0 && st.st_uid != uid) {
 		snprintf(err, errlen, "%s: owned by uid %u, neither root nor OpenSM's user (uid %u)",
-			 path, (unsigned)st.st_uid, (unsigned)geteuid());
+			 path, (unsigned)st.st_uid, (unsigned)uid);
 		close(fd);
 		return -EPERM;
 	}
@@ -95,13 +95,19 @@ static int parse(const char *path, const char *buf, size_t n, uint8_t *key, size
 int keyfile_read(const char *path, uint8_t key[KEYFILE_MAX], size_t *len, char *err,
 		 size_t errlen)
 {
+	return keyfile_read_as(path, geteuid(), key, len, err, errlen);
+}
+
+int keyfile_read_as(const char *path, uid_t uid, uint8_t key[KEYFILE_MAX], size_t *len,
+		    char *err, size_t errlen)
+{
 	char buf[256];
 	size_t n = 0;
 	ssize_t r = 1;
 	int fd, ret;
 
 	memset(key, 0, KEYFILE_MAX);
-	fd = open_checked(path, err, errlen);
+	fd = open_checked(path, uid, err, errlen);
 	if (fd < 0)
 		return fd;
 	while (n < sizeof(buf) && (r = read(fd, buf + n, sizeof(buf) - n)) > 0)

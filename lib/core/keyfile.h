@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define KEYFILE_MIN 32 /* bytes: SHA-256's output (RFC 2104 3) */
 #define KEYFILE_MAX 64 /* its block: a longer key would be hashed to 32 */
@@ -19,5 +20,10 @@
  * with err set to "path: why" or "path:line: why"; key zeroed then. */
 int keyfile_read(const char *path, uint8_t key[KEYFILE_MAX], size_t *len, char *err,
 		 size_t errlen);
+/* The same checks for a reader running as uid (root always passes the
+ * owner's check): keyfile_read is keyfile_read_as(geteuid()). atsctl
+ * check-config asks for OpenSM's root, whoever runs it. */
+int keyfile_read_as(const char *path, uid_t uid, uint8_t key[KEYFILE_MAX], size_t *len,
+		    char *err, size_t errlen);
 
 #endif

@@ -301,17 +301,26 @@ static int parse_cm_accept(struct agent_conf *c, const char *v, char *msg, size_
 	return 0;
 }
 
-/* Resolved once here: a group that does not exist is a typo. */
+/* Resolved once here: a group that does not exist is a typo, or a
+ * machine that is not the host (a configuration server checking the
+ * file): CFG_WARN, which atsd's start refuses and a check only reports
+ * (agent_conf_check), the gid left at -1. */
 static int parse_group(const struct ac_key *k, struct agent_conf *c, char *field,
 		       const char *v, char *msg, size_t len)
 {
-	struct group *g = strlen(v) < k->size ? getgrnam(v) : NULL;
+	struct group *g;
 
-	if (!g) {
-		snprintf(msg, len, "control_group: no group '%s'", v);
+	if (strlen(v) >= k->size) {
+		snprintf(msg, len, "control_group: '%s' is longer than %zu bytes", v, k->size - 1);
 		return -EINVAL;
 	}
 	snprintf(field, k->size, "%s", v);
+	g = getgrnam(v);
+	if (!g) {
+		c->control_gid = (gid_t)-1;
+		snprintf(msg, len, "control_group: no group '%s' on this machine", v);
+		return CFG_WARN;
+	}
 	c->control_gid = g->gr_gid;
 	return 0;
 }
@@ -428,12 +437,36 @@ static const char *metrics_clash(const struct agent_conf *c, const char *path)
 	return NULL;
 }
 
+int agent_conf_instance_check(const struct agent_conf *c, const char *instance,
+			      const char *path, char *err, size_t errlen)
+{
+	struct agent_conf inst;
+
+	if (agent_conf_instance(&inst, instance)) {
+		snprintf(err, errlen, "--instance %s: not CA:PORT", instance);
+		return -EINVAL;
+	}
+	if (strcmp(c->ca, inst.ca) || c->port != inst.port) {
+		snprintf(err, errlen, "%s: ca %s port %u is not this instance's port (--instance %s)",
+			 path, c->ca, c->port, instance);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int agent_conf_load(const char *path, struct agent_conf *c, char *err,
 		    size_t errlen)
 {
+	return agent_conf_check(path, c, err, errlen, NULL, 0);
+}
+
+int agent_conf_check(const char *path, struct agent_conf *c, char *err, size_t errlen,
+		     char *warn, size_t warnlen)
+{
 	size_t i, j;
 	const char *what;
-	int ret = cfg_load(path, N_KEYS + N_REMOVED, key_name, key_set, c, err, errlen);
+	int ret = cfg_load_warn(path, N_KEYS + N_REMOVED, key_name, key_set, c, err, errlen,
+				warn, warnlen);
 
 	if (ret)
 		return ret;

@@ -96,9 +96,20 @@ void agent_conf_default(struct agent_conf *c);
  * and the instance's own socket and state file, which a config file may
  * still set otherwise. 0 or -EINVAL. */
 int agent_conf_instance(struct agent_conf *c, const char *instance);
+/* c, loaded from path, keeps the instance's CA and port (a file naming
+ * another would serve one port under another's socket): 0 or -EINVAL
+ * with err. */
+int agent_conf_instance_check(const struct agent_conf *c, const char *instance,
+			      const char *path, char *err, size_t errlen);
 /* 0; -ENOENT (defaults kept); -EINVAL with err = "path:line: what". */
 int agent_conf_load(const char *path, struct agent_conf *c, char *err,
 		    size_t errlen);
+/* agent_conf_load for a check that may run off the host (atsctl
+ * check-config, atsd --check-config): what only this machine lacks (a
+ * control_group; control_gid -1 then) is a "path:line: what" line in
+ * warn, not an error. warn NULL: agent_conf_load. */
+int agent_conf_check(const char *path, struct agent_conf *c, char *err, size_t errlen,
+		     char *warn, size_t warnlen);
 /* Name of a key that differs and cannot change without a restart. */
 const char *agent_conf_restart_key(const struct agent_conf *a,
 				   const struct agent_conf *b);

@@ -41,8 +41,8 @@ check_rc "atsd -V prints its version" 0 "^atsd \(ibats\) [0-9]+\.[0-9]+" "$ATSD"
 mkdir -m 0755 "$RUN/cc"
 printf 'socket %s\nstate_file %s\naddress 10.0.0.1 primary\n' "$RUN/cc/atsd.sock" \
 	"$RUN/cc/atsd.state" >"$RUN/cc/good.conf"
-check_rc "atsd --check-config FILE: a good file, exit 0" 0 "^$RUN/cc/good\.conf: OK$" \
-	"$ATSD" --check-config "$RUN/cc/good.conf"
+check_rc "atsd --check-config FILE: a good file, exit 0, atsctl's word" 0 \
+	"^$RUN/cc/good\.conf: valid atsd\.conf$" "$ATSD" --check-config "$RUN/cc/good.conf"
 check "... no socket, lock or state file made" sh -c "[ -z \"\$(ls '$RUN/cc' | grep -v good.conf)\" ]"
 { cat "$RUN/cc/good.conf"; echo "verify_intervall 5"; } >"$RUN/cc/typo.conf"
 check_rc "... an unknown key: exit 1 with file:line" 1 "$RUN/cc/typo\.conf:4: unknown key 'verify_intervall'" \
@@ -59,6 +59,35 @@ check_rc "... a missing file: exit 1" 1 "$RUN/cc/none\.conf: No such file" \
 mkfifo "$RUN/cc/fifo.conf"
 check_rc "... a FIFO: exit 1 at once, not waiting for a writer" 1 "$RUN/cc/fifo\.conf: not a regular file" \
 	timeout 10 "$ATSD" --check-config "$RUN/cc/fifo.conf"
+# Without a file atsd runs on its defaults, and so does the check: no
+# file at the default path is valid (a file that is there is checked).
+if [ -e "$("$ATSD" --help | sed -n 's/.*-c, --config FILE .*(default \(.*\))$/\1/p')" ]; then
+	check_rc "atsd --check-config, the default file: checked" 0 "valid atsd\.conf" "$ATSD" --check-config
+else
+	check_rc "atsd --check-config without a file: the defaults are valid" 0 \
+		"valid atsd\.conf \(no such file: the built-in defaults\)" "$ATSD" --check-config
+fi
+# A configuration server checks hosts' files: a group missing there is a
+# warning (atsd's start still refuses it), in the words atsctl uses.
+{ cat "$RUN/cc/good.conf"; echo "control_group no-such-group-ibats"; } >"$RUN/cc/group.conf"
+check_rc "... a control_group missing on this machine: a warning, exit 0" 0 \
+	"atsd: warning: $RUN/cc/group\.conf:4: control_group: no group 'no-such-group-ibats' on this machine" \
+	"$ATSD" -t "$RUN/cc/group.conf"
+check_rc "... atsctl check-config: the same" 0 \
+	"atsctl: warning: $RUN/cc/group\.conf:4: control_group: no group 'no-such-group-ibats' on this machine" \
+	"$ATSCTL" check-config "$RUN/cc/group.conf"
+check_rc "... atsd's start refuses it, file:line" 1 "group\.conf:4: control_group: no group" \
+	"$ATSD" -f -c "$RUN/cc/group.conf"
+check_json "... --json: valid, the warning with its line" \
+	"d['valid'] and d['config'] == 'atsd.conf' and not d['defaults'] and d['error'] is None and len(d['warnings']) == 1 and ':4: control_group' in d['warnings'][0]" \
+	"$ATSD" --check-config --json "$RUN/cc/group.conf"
+"$ATSD" -t --json "$RUN/cc/group.conf" >"$RUN/cc/atsd.json" 2>/dev/null
+"$ATSCTL" --json check-config "$RUN/cc/group.conf" >"$RUN/cc/atsctl.json" 2>/dev/null
+check "... the same document as atsctl --json check-config" cmp "$RUN/cc/atsd.json" "$RUN/cc/atsctl.json"
+check_json "... an error: valid false, the error in file:line words" \
+	"not d['valid'] and 'typo.conf:4: unknown key' in d['error']" "$ATSD" -t --json "$RUN/cc/typo.conf"
+check_rc "--json without --check-config: a usage error" 2 "atsd: --json goes with --check-config" \
+	"$ATSD" --json
 
 # atsctl CMD --help and atsctl help CMD, every command of the table: its
 # synopsis, exactly its own options (--list-commands) and an example.
@@ -106,18 +135,76 @@ check_rc "check-config: osmats.conf is not atsd.conf" 1 "osmats.ok:1: unknown ke
 	"$ATSCTL" check-config "$RUN/osmats.ok"
 check_rc "check-config: a missing file is an error" 1 "nothing.conf: No such file" \
 	"$ATSCTL" check-config "$RUN/nothing.conf"
-# The replication key file, read as the plugin reads it at start: one it
-# would refuse turns replication off (ERR 7A48) though osmats.conf parses.
-printf 'replication_key_file %s\n' "$RUN/repl.key" >"$RUN/osmats.key"
+# The replication key file, read as the plugin reads it at start (as
+# root, OpenSM's user): one it would refuse turns replication off (ERR
+# 7A48) though osmats.conf parses; the error names osmats.conf's line.
+mkdir -m 755 "$RUN/kf"
+chmod o+x "$RUN"
+K="$RUN/kf/repl.key"
+printf 'enforce_lease yes\nreplication_key_file %s\n' "$K" >"$RUN/osmats.key"
 check_rc "check-config --plugin: a missing replication key file (exit 1)" 1 \
-	"osmats.key: replication_key_file .*repl\.key: No such file.*would be off \(ERR 7A48\)" \
+	"osmats\.key:2: replication_key_file .*repl\.key: No such file.*would be off \(ERR 7A48\)" \
 	"$ATSCTL" check-config --plugin "$RUN/osmats.key"
-head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$RUN/repl.key"
-chmod 644 "$RUN/repl.key"
-check_rc "... one others can read (exit 1)" 1 "repl\.key: mode 0644 lets group or others" \
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$K"
+chmod 644 "$K"
+check_rc "... one others can read (exit 1)" 1 "osmats\.key:2: .*repl\.key: mode 0644 lets group or others" \
 	"$ATSCTL" check-config --plugin "$RUN/osmats.key"
-chmod 600 "$RUN/repl.key"
+chmod 600 "$K"
 check_out "... a good one: valid" "valid osmats.conf" "$ATSCTL" check-config --plugin "$RUN/osmats.key"
+check_json "... --json: valid, no warning" \
+	"d['valid'] and d['config'] == 'osmats.conf' and d['warnings'] == []" \
+	"$ATSCTL" --json check-config --plugin "$RUN/osmats.key"
+# What a careless admin makes of the key file: each refused, saying why.
+key_conf() {
+	printf 'replication_key_file %s\n' "$1" >"$RUN/osmats.kf"
+}
+mkdir -m 700 "$RUN/kf/dir.key"
+key_conf "$RUN/kf/dir.key"
+check_rc "... a directory" 1 "osmats\.kf:1: replication_key_file .*dir\.key: not a regular file" \
+	"$ATSCTL" check-config --plugin "$RUN/osmats.kf"
+ln -s repl.key "$RUN/kf/link.key"
+key_conf "$RUN/kf/link.key"
+check_rc "... a symbolic link to a good key" 1 "link\.key: a symbolic link" \
+	"$ATSCTL" check-config --plugin "$RUN/osmats.kf"
+install -m 600 /dev/null "$RUN/kf/empty.key"
+key_conf "$RUN/kf/empty.key"
+check_rc "... an empty file" 1 "empty\.key:1: 0 hex digits" "$ATSCTL" check-config --plugin "$RUN/osmats.kf"
+{ cat "$K"; printf '\r\n'; } >"$RUN/kf/crlf.key"
+chmod 600 "$RUN/kf/crlf.key"
+key_conf "$RUN/kf/crlf.key"
+check_rc "... a DOS line end" 1 "crlf\.key:1: character 65 is not a hex digit" \
+	"$ATSCTL" check-config --plugin "$RUN/osmats.kf"
+cp -p "$K" "$RUN/kf/nobody.key"
+chown 65534 "$RUN/kf/nobody.key"
+key_conf "$RUN/kf/nobody.key"
+check_rc "... another user's" 1 "nobody\.key: owned by uid [0-9]*, neither root nor OpenSM's user \(uid 0\)" \
+	"$ATSCTL" check-config --plugin "$RUN/osmats.kf"
+as_nobody() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
+}
+# Where nobody can run the build's atsctl (not a tree under a 0700 home).
+if command -v setpriv >/dev/null && as_nobody "$ATSCTL" -V >/dev/null 2>&1; then
+	# Run as that user, the check still judges for OpenSM's root.
+	chmod 644 "$RUN/osmats.kf" "$RUN/osmats.key"
+	check_rc "... ... checked as that user: still refused (OpenSM is root)" 1 \
+		"nobody\.key: owned by uid [0-9]*, neither root" \
+		as_nobody "$ATSCTL" check-config --plugin "$RUN/osmats.kf"
+	check_rc "... root's key checked by another user: an error saying to run it as root" 1 \
+		"osmats\.key:2: .*repl\.key: Permission denied \(atsctl runs as uid [0-9]*: run check-config as root" \
+		as_nobody "$ATSCTL" check-config --plugin "$RUN/osmats.key"
+fi
+mkdir -m 755 "$RUN/kf/a dir"
+cp -p "$K" "$RUN/kf/a dir/the key"
+key_conf "$RUN/kf/a dir/the key"
+check_out "... a path with spaces: taken whole" "valid osmats.conf" "$ATSCTL" check-config --plugin "$RUN/osmats.kf"
+printf 'replication no\nreplication_key_file %s\n' "$RUN/kf/dir.key" >"$RUN/osmats.kf"
+check_rc "... with replication no, not read by the plugin: a warning, exit 0" 0 \
+	"atsctl: warning: .*osmats\.kf:2: replication_key_file .*dir\.key: not a regular file: not read while replication is no" \
+	"$ATSCTL" check-config --plugin "$RUN/osmats.kf"
+printf 'state_file %s\n' "$RUN/kf/nowhere/osmats-state.json" >"$RUN/osmats.kf"
+check_rc "... a state_file whose directory is missing here: a warning, exit 0" 0 \
+	"atsctl: warning: .*osmats\.kf:1: state_file .*nowhere is not a directory on this machine" \
+	"$ATSCTL" check-config --plugin "$RUN/osmats.kf"
 # What a careless admin names: a FIFO is refused at once (OpenSM loading
 # the plugin would wait for a writer), a NUL byte is named, not taken for
 # the end of its line.

@@ -22,6 +22,12 @@ N=5 # live records: host1's 2, host2's primary, the other service, the leased on
 agent_start host1 "verify_interval 3600" "sm_poll_interval 1" "backoff_max 2" \
 	"address 10.1.0.1 primary" "address 10.1.0.2"
 check "(a) host1's agent registers 2 addresses" wait_for "host1's records" 30 gid_records "$G1" 2
+# A master alone: atsctl sm is unhealthy (exit 5) for a trusted asker.
+check_rc "atsctl -k SAKEY sm, no standby yet: exit 5, no standby in sync" 5 \
+	"^atsctl: sm: no standby SM is in sync" atsctl host2 -k $SAKEY sm
+check_json "... --json: the verdict no-standby-in-sync" \
+	"not d['verdict']['healthy'] and d['verdict']['problem'] == 'no-standby-in-sync'" \
+	atsctl host2 -k $SAKEY sm --json
 # The standby's first pull is a snapshot (host1's records), the rest its log.
 second_sm host3 10
 check "a second SM with the plugin on host3 goes STANDBY" wait_for "standby" 30 \
@@ -82,6 +88,8 @@ sys.exit(0 if ok else 1)' "$RUN/sm.json" "$f"
 check "atsctl -k SAKEY sm: the master's role, replication, counters as its state file" \
 	wait_for "the master's view" 10 sm_matches "$M" host4 -k $SAKEY sm --json
 check_json "... the refusal counted" "d['counters']['rejected']['ownership'] == 1" cat "$RUN/sm.json"
+check_json "... healthy: the verdict says so (exit 0)" \
+	"d['verdict'] == {'healthy': True, 'problem': None, 'why': None}" cat "$RUN/sm.json"
 check_json "... host3's port its standby, in sync, 0 behind, numbers as numbers" \
 	"[(b['guid'], b['behind'], b['in_sync'], type(b['acked']), type(b['last_seen_ms'])) for b in d['replication']['standbys']] == [('$G3', 0, True, int, int)]" \
 	cat "$RUN/sm.json"
@@ -97,6 +105,8 @@ check_json "... without the key: the public part only" \
 check_rc "... a wrong key: the public part, and WRN 7A51" 5 "public part only" atsctl host1 -k 0x1234 sm
 check_rc "... and exit 5, saying the key was not taken" 5 "atsctl: sm: the key given is not the site sa_key" \
 	atsctl host2 -k 0x1234 sm
+check_json "... --json: the verdict key-not-taken" \
+	"not d['trusted'] and d['verdict']['problem'] == 'key-not-taken'" atsctl host1 -k 0x1234 sm --json
 check "... logged" grep -q "WRN 7A51: SM query from LID [0-9]* port GUID 0x[0-9a-f]* with a key that is not the site sa_key" \
 	"$RUN/osm.log"
 

@@ -16,6 +16,37 @@ check "a group-readable key file: replication off, saying why (ERR 7A48)" grep -
 	"ERR 7A48: replication to standby SMs is off: replication_key_file $RUN/repl.key: mode 0640 lets group or others at the key" \
 	"$RUN/osm.log"
 check "... and the state file says error (asked for, off)" wait_for "the state file" 10 repl_is "$M" role=error
+# atsctl sm, from any host and without a key: unhealthy (exit 5), why
+# on stderr and in --json's verdict.
+check_rc "atsctl sm: exit 5, replication off (ERR 7A48)" 5 \
+	"^atsctl: sm: replication is off: the plugin refused its replication_key_file" atsctl host1 sm
+check_json "... --json: the role error, the verdict replication-off" \
+	"d['replication']['role'] == 'error' and d['verdict'] == {'healthy': False, 'problem': 'replication-off', 'why': d['verdict']['why']} and 'ERR 7A48' in d['verdict']['why']" \
+	atsctl host1 sm --json
+# OpenSM's default sa_key (1, this fabric's) never earns trust: said so.
+check_rc "... -k 1, OpenSM's default sa_key: exit 5, the key earns no trust (WRN 7A26)" 5 \
+	"^atsctl: sm: the key given is OpenSM's default sa_key 1, which earns no trust" atsctl host2 -k 1 sm
+# A standby with the same refused key: it replicates nothing, yet writes
+# its state file and metrics, role error, and says it is a standby.
+second_sm host3 10
+S2="$RUN/sm2/osmats-state.json"
+check "a standby with that key file: STANDBY" wait_for "standby" 30 grep -q "Entering STANDBY state" "$RUN/sm2/osm.log"
+check "... ERR 7A48 in its log too" grep -q "ERR 7A48: replication to standby SMs is off" "$RUN/sm2/osm.log"
+standby_state() {
+	repl_is "$S2" role=error &&
+		"$PYTHON3" -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["sm_state"] != "standby")' "$S2"
+}
+standby_prom() {
+	grep -qx 'ibats_sm_repl_role{role="error"} 1' "$RUN/sm2/osmats.prom" &&
+		grep -q '^ibats_sm_info{.*sm_state="standby"' "$RUN/sm2/osmats.prom"
+}
+check "... its state file: role error, sm_state standby" wait_for "the standby's state file" 15 standby_state
+check "... its osmats.prom: ibats_sm_repl_role{role=\"error\"} 1, sm_state standby" \
+	wait_for "the standby's metrics" 15 standby_prom
+check_rc "... atsctl sm --lid of the standby: exit 5, replication off" 5 \
+	"atsctl: sm: replication is off" atsctl host1 sm --lid "$(port_lid host3)"
+stop_pid "$SM2"
+rm -rf "$RUN/sm2"
 chmod 600 "$RUN/repl.key"
 sm_stop
 sm_start

@@ -10,7 +10,8 @@
     for is a string the code writes;
   - the alerts the README promises are there: refused addresses, standby
     out of sync, replication lag (the standby's own, and each standby's
-    as the master sees it), absent-port records, a stale textfile.
+    as the master sees it), absent-port records, a stale textfile, a
+    master without the plugin (absent()) or with replication off.
 promtool would check the PromQL itself, but Debian ships it only in the
 whole prometheus server (~100 MB): not a test dependency.
 """
@@ -33,7 +34,11 @@ PROMISED = {
     "a standby behind, seen from the master": "ibats_sm_repl_standby_behind",
     "absent-port records": "ibats_sm_ats_records",
     "a stale textfile": "node_textfile_mtime_seconds",
+    "a master without the plugin (no series)": "ibats_sm_info",
+    "replication off or refused": "ibats_sm_repl_role",
 }
+# And the ones that must look at no series at all (absent()).
+PROMISED_ABSENT = {"IbatsMasterPluginMissing": 'absent(ibats_sm_info{sm_state="master"})'}
 KEYWORDS = {"and", "or", "unless", "bool", "offset", "inf", "nan"}
 RULE_KEYS = {"alert", "expr", "for", "keep_firing_for", "labels", "annotations"}
 DURATION = re.compile(r"^([0-9]+(ms|s|m|h|d|w|y))+$")
@@ -48,7 +53,8 @@ def read(rel):
 def exported():
     """The metric names ibats writes, and the string literals of that code
     (label values among them)."""
-    files = [os.path.join(srcdir, "plugin/metrics.c")] + \
+    # worker.c names OpenSM's SM states, ibats_sm_info's sm_state label.
+    files = [os.path.join(srcdir, "plugin/metrics.c"), os.path.join(srcdir, "plugin/worker.c")] + \
         glob.glob(os.path.join(srcdir, "hostagent/atsd/**/*.c"), recursive=True)
     text = "".join(open(f, encoding="utf-8").read() for f in files)
     names = set(re.findall(r'"(ibats_(?:sm|host)_[a-z0-9_]+)"', text))
@@ -168,6 +174,10 @@ def main():
     for what, metric in PROMISED.items():
         check("an alert on %s (%s)" % (what, metric),
               [] if metric in used else ["no expr uses " + metric])
+    exprs = {r["alert"]: re.sub(r"\s+", "", r["expr"]) for r in rules}
+    for alert, expr in PROMISED_ABSENT.items():
+        check("%s fires on no series: %s" % (alert, expr),
+              [] if expr in exprs.get(alert, "") else ["%s: %r" % (alert, exprs.get(alert))])
     plan()
     return 0
 

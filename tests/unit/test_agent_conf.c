@@ -243,6 +243,28 @@ static void test_control_keys(void **state)
 	assert_int_equal(load("verify_interval 5\ncontrol_group no-such-group-ibats\n", &c, err,
 			      sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, ":2: control_group: no group 'no-such-group-ibats'"));
+	/* Checked off the host (a configuration server): a warning, the
+	 * rest of the file still checked. */
+	{
+		char warn[256];
+
+		agent_conf_default(&c);
+		assert_int_equal(agent_conf_check(path, &c, err, sizeof(err), warn, sizeof(warn)),
+				 0);
+		assert_non_null(strstr(warn, ":2: control_group: no group 'no-such-group-ibats' "
+				       "on this machine\n"));
+		assert_string_equal(c.control_group, "no-such-group-ibats");
+		assert_int_equal(c.control_gid, (gid_t)-1);
+		tmpconf_put(path, "control_group no-such-group-ibats\nverify_interval x\n");
+		agent_conf_default(&c);
+		assert_int_equal(agent_conf_check(path, &c, err, sizeof(err), warn, sizeof(warn)),
+				 -EINVAL);
+		assert_non_null(strstr(err, ":2: verify_interval"));
+		tmpconf_put(path, "control_group root\n");
+		assert_int_equal(agent_conf_check(path, &c, err, sizeof(err), warn, sizeof(warn)),
+				 0);
+		assert_string_equal(warn, "");
+	}
 	assert_int_equal(load("state_file relative.state\n", &c, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, ":1: state_file: 'relative.state' is not an absolute path"));
 	/* metrics_file: off by default, absolute, and reloadable. */

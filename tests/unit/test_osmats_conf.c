@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "core/cfg.h"
 #include "core/osmats_conf.h"
 #include "tmpconf.h"
 
@@ -173,6 +174,23 @@ static void test_errors_name_file_and_line(void **state)
 	expect_error("replication_log\n", ":1: 'replication_log' needs a value");
 }
 
+/* check-config names the line of a value it checks after the load (the
+ * key file): cfg_key_line finds it past comments and blank lines. */
+static void test_key_line(void **state)
+{
+	struct osmats_conf c;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(load("# the key\n\nreplication yes\n  replication_key_file = /k y\n",
+			      &c, err, sizeof(err)), 0);
+	assert_string_equal(c.replication_key_file, "/k y");
+	assert_int_equal(cfg_key_line(path, "replication_key_file"), 4);
+	assert_int_equal(cfg_key_line(path, "replication"), 3);
+	assert_int_equal(cfg_key_line(path, "state_file"), 0);
+	assert_int_equal(cfg_key_line("/nonexistent/osmats.conf", "replication"), 0);
+}
+
 static void test_missing_file(void **state)
 {
 	struct osmats_conf c;
@@ -287,6 +305,7 @@ int main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test_teardown(test_all_keys, teardown),
 		cmocka_unit_test_teardown(test_errors_name_file_and_line, teardown),
+		cmocka_unit_test_teardown(test_key_line, teardown),
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_options),
 		cmocka_unit_test_teardown(test_replication_bounds, teardown),

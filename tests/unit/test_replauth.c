@@ -255,6 +255,51 @@ static void test_key_owner(void **state)
 	refused(-EPERM, "owned by uid 65534, neither root nor OpenSM's user (uid 0)");
 }
 
+/* atsctl check-config judges for OpenSM's root whoever runs it: a key
+ * file its runner owns passes keyfile_read, not keyfile_read_as(0). */
+static void test_key_owner_as(void **state)
+{
+	uint8_t key[KEYFILE_MAX];
+	char err[256] = "";
+	size_t len = 0;
+
+	(void)state;
+	key_file(KEY_HEX "\n", 0600);
+	assert_int_equal(keyfile_read_as(path, 0, key, &len, err, sizeof(err)),
+			 geteuid() ? -EPERM : 0);
+	if (geteuid() != 0)
+		skip();
+	assert_int_equal(len, 32);
+	assert_int_equal(chown(path, 65534, 65534), 0);
+	assert_int_equal(keyfile_read_as(path, 65534, key, &len, err, sizeof(err)), 0);
+	assert_int_equal(keyfile_read_as(path, 0, key, &len, err, sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, ": owned by uid 65534, neither root nor OpenSM's user (uid 0)"));
+	assert_int_equal(keyfile_read_as(path, 1000, key, &len, err, sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, "(uid 1000)"));
+	/* Refused, the key is zeroed. */
+	assert_int_equal(key[0] | key[31], 0);
+}
+
+/* A directory, an empty file and a world-readable one, each named. */
+static void test_key_careless(void **state)
+{
+	uint8_t key[KEYFILE_MAX];
+	char err[256] = "";
+	size_t len;
+
+	(void)state;
+	assert_int_equal(keyfile_read_as("/", 0, key, &len, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "/: not a regular file");
+	key_file("", 0600);
+	assert_int_equal(keyfile_read_as(path, 0, key, &len, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, ":1: 0 hex digits"));
+	key_file(KEY_HEX "\n", 0644);
+	assert_int_equal(keyfile_read_as(path, 0, key, &len, err, sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, ": mode 0644 lets group or others at the key (chmod 600)"));
+	key_file(KEY_HEX "\n", 0400);
+	assert_int_equal(keyfile_read_as(path, geteuid(), key, &len, err, sizeof(err)), 0);
+}
+
 static void test_key_text(void **state)
 {
 	char longer[2 * KEYFILE_MAX + 3];
@@ -305,6 +350,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_key_mode, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_key_symlink, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_key_owner, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_key_owner_as, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_key_careless, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_key_text, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_key_not_a_file, setup, teardown),
 	};

@@ -36,7 +36,7 @@ enum {
 /* A refusal, SMQ_R_SIZE bytes, two per answer from SMQ_OFF_BODY. */
 enum {
 	SMQ_R_AGE = 0,          /* seconds since, on the SM's clock */
-	SMQ_R_CODE = 4,         /* the rule's log code, 0x7A08 for ERR 7A08 */
+	SMQ_R_CODE = 4,         /* the rule's log code, 0x7A08 for WRN 7A08 */
 	SMQ_R_METHOD = 6,       /* SA method refused: Set 0x02, Delete 0x15 */
 	SMQ_R_FLAGS = 7,        /* SMQ_OWNER_* */
 	SMQ_R_PKEY = 8,         /* the refused record's */

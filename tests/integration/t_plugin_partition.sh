@@ -65,6 +65,13 @@ check_rc "... register tells host2 the SM's reason" 3 \
 check_json "... atsctl why: rule, record, owner (host2 is in the partition)" \
 	"d['refusals'][0]['code'] == '7A08' and d['refusals'][0]['rule'] == 'duplicate-address' and d['refusals'][0]['ip'] == '10.7.0.1' and d['refusals'][0]['pkey'] == '0x7fff' and d['refusals'][0]['owner'] == '$G1' and d['refusals'][0]['method'] == 'Set'" \
 	atsctl host2 why --json
+# Issue 37: the owner's node by name, from a stock node name map (bare name).
+printf '# ibnetdiscover.map\n%s rack1-node1\n' "$(node_guid host1)" >"$RUN/node.map"
+check_out "... with --node-name-map, the owner's node named" \
+	"is the primary address of $G1 in P_Key 0x7fff \(owner: node rack1-node1\)\$" \
+	atsctl host2 why --node-name-map "$RUN/node.map"
+check_json "... and in --json (owner_node)" "d['refusals'][0]['owner_node'] == 'rack1-node1'" \
+	atsctl host2 why --json --node-name-map "$RUN/node.map"
 check_rc "... host4 reads none of host2's refusals" 1 "keeps no refusal" atsctl host4 why
 check_rc "host1: a second primary under 0x7fff: REQ_INVALID (port duplicate)" 3 "SA status 0x0200" \
 	atsctl host1 register 10.7.0.9 --primary --pkey 0x7fff

@@ -129,6 +129,7 @@ static void answer_info(uint8_t flags, uint32_t page, uint8_t *resp)
 		in.head = repl.head;
 		in.applied = repl.applied;
 		in.lag_ms = repl.lag_ms;
+		in.copy = repl.copy;
 		in.epoch = repl.epoch;
 		sr_handler_counters(&cnt);
 		in.accepted = cnt.accepted;

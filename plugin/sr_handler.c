@@ -188,7 +188,11 @@ static int log_allowed(uint64_t who, unsigned kind)
 }
 
 /* One line about a request from a known requester, naming it and the
- * record: "ERR 7A05: ATS rule ownership: rejected ServiceRecord Set ...". */
+ * record: "WRN 7A05: ATS rule ownership: rejected ServiceRecord Set ...".
+ * A refusal is the client's doing, not the plugin's: OpenSM's own
+ * ServiceRecord handler logs a client's bad request below OSM_LOG_ERROR
+ * (osm_sa_service_record.c), so these go at OSM_LOG_INFO, with WRN, and
+ * ERR is left to the plugin's own faults (libosmats(8) LOG LEVELS). */
 static void log_request(const struct pol_request *req, const struct facts *f,
 			unsigned kind, enum glue_log_level level, const char *code,
 			const char *rule, const char *what, const char *why)
@@ -231,7 +235,7 @@ static void log_unknown_lid(struct glue_sa_req *sreq, const char *outcome)
 	uint16_t lid = glue_req_lid(sreq);
 
 	if (log_allowed(REFUSAL_LID | lid, RL_KINDS - 1))
-		GLUE_LOG(GLUE_LOG_ERROR, "ERR 7A33: ServiceRecord %s from unknown LID %u; "
+		GLUE_LOG(GLUE_LOG_INFO, "WRN 7A33: ServiceRecord %s from unknown LID %u; "
 			 "%s\n", method_str(sreq), lid, outcome);
 }
 
@@ -246,8 +250,8 @@ static void refuse(struct glue_sa_req *sreq, const struct pol_request *req, cons
 		[REFUSAL_SA_NO_RECORD - REFUSAL_SA_REQUEST] = "SA rule no-record",
 	};
 
-	log_request(req, who, kind, sa_status == SA_STATUS_NO_RECORDS ? GLUE_LOG_INFO :
-		    GLUE_LOG_ERROR, code, rule[kind - REFUSAL_SA_REQUEST], "rejected", why);
+	log_request(req, who, kind, GLUE_LOG_INFO, code, rule[kind - REFUSAL_SA_REQUEST],
+		    "rejected", why);
 	glue_sa_status(sreq, sa_status);
 }
 
@@ -408,7 +412,7 @@ static int rules_done(struct glue_sa_req *sreq, uint8_t *mad, const struct pol_r
 {
 	if (d->rule != RULE_PASS) {
 		glue_unlock();
-		log_decision(req, f, d->rule, GLUE_LOG_ERROR, "rejected", d->why);
+		log_decision(req, f, d->rule, GLUE_LOG_INFO, "rejected", d->why);
 		count_decision(d);
 		/* Before the answer: a host that asks at once finds it. */
 		refhist_add(f->req_guid, req, d, SA_STATUS_REQ_INVALID << 8);
@@ -441,7 +445,7 @@ static void cap_refused(struct glue_sa_req *sreq, const struct pol_request *req,
 	else
 		snprintf(d->why + strlen(d->why), sizeof(d->why) - strlen(d->why),
 			 " [GIDs on no port]");
-	log_decision(req, f, RULE_CAP, GLUE_LOG_ERROR, "rejected", d->why);
+	log_decision(req, f, RULE_CAP, GLUE_LOG_INFO, "rejected", d->why);
 	count_decision(d);
 	refhist_add(f->req_guid, req, d, SA_STATUS_NO_RESOURCES << 8);
 	glue_sa_status(sreq, SA_STATUS_NO_RESOURCES);
@@ -494,8 +498,8 @@ static void sr_set(struct glue_sa_req *sreq)
 		uint16_t lid = glue_req_lid(sreq);
 
 		if (log_allowed(REFUSAL_LID | lid, REFUSAL_SA_REQUEST))
-			GLUE_LOG(GLUE_LOG_ERROR,
-				 "ERR 7A55: ServiceRecord %s from LID %u: %zu bytes hold no "
+			GLUE_LOG(GLUE_LOG_INFO,
+				 "WRN 7A55: ServiceRecord %s from LID %u: %zu bytes hold no "
 				 "ServiceRecord; answering REQ_INVALID\n",
 				 glue_method_str(mad[MAD_OFF_METHOD]), lid, size);
 		glue_sa_status(sreq, SA_STATUS_REQ_INVALID);

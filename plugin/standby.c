@@ -694,6 +694,7 @@ void standby_state(struct state_repl *out)
 	out->snapshots = R.snapshots;
 	out->snapshot_records = R.snapshot_records;
 	out->snapshot_ms = R.snapshot_ms;
+	out->copy = R.shadow ? shadow_count(R.shadow) : 0;
 	out->installed = R.installed;
 	out->takeovers = R.takeovers;
 	out->epoch = R.epoch;

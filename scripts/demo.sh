@@ -70,7 +70,7 @@ say "requests that break the ATS rules are refused by the SM"
 atsctl host7 register 10.10.9.9 --sid 0x10000CE100415553
 atsctl host7 register 10.10.0.1 --gid "$(port_gid host1)"
 atsctl host7 register 10.10.0.1
-grep -o 'ERR 7A0.*' "$RUN/osm.log"
+grep -o 'WRN 7A0.*' "$RUN/osm.log"
 
 say "host6 is unplugged: the SM flushes its record"
 sim 'Unlink "host6"'

@@ -196,12 +196,12 @@ static const struct ctl_cmd cmds[] = {
 	{ "check-config", "FILE [--plugin]", "check atsd.conf (or osmats.conf) offline",
 	  "atsctl check-config --plugin " OSMATS_CONF_DEFAULT_PATH,
 	  1, "O", 0, NULL, cmd_config_check },
-	{ "sm", "[--lid LID]", "the SM plugin's view: role, replication, counters",
+	{ "sm", "[--lid LID] [--node-name-map F]", "the SM plugin's view: role, replication, counters",
 	  "atsctl --smkey-file /etc/ibats/smkey sm --json",
-	  0, "lj", CMD_SA, NULL, cmd_sm },
-	{ "why", "[--lid LID]", "why the SM refused this port's last requests",
-	  "atsctl why",
-	  0, "lj", CMD_SA, NULL, cmd_sm_why },
+	  0, "ljM", CMD_SA, NULL, cmd_sm },
+	{ "why", "[--lid LID] [--node-name-map F]", "why the SM refused this port's last requests",
+	  "atsctl why --node-name-map /etc/infiniband-diags/node-name-map",
+	  0, "ljM", CMD_SA, NULL, cmd_sm_why },
 };
 
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))

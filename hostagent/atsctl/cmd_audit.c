@@ -269,7 +269,7 @@ static void finding_text(const struct ats_audit_finding *f, const struct sr_reco
 	for (k = 0; k < 2; k++) {
 		if (f->rec[k] == (size_t)-1)
 			continue;
-		atsd_proto_format_record(line, sizeof(line), &recs[f->rec[k]]);
+		out_record_text(line, sizeof(line), &recs[f->rec[k]]);
 		printf("    %s\n", line);
 	}
 }

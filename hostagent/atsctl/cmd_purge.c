@@ -16,7 +16,6 @@
 #include "core/ats.h"
 #include "host/ats_audit.h"
 #include "host/ats_query.h"
-#include "host/atsd_proto.h"
 #include "cmd_purge.h"
 #include "ctl.h"
 #include "core/json.h"
@@ -221,7 +220,7 @@ int cmd_purge(struct ctl *c, const struct ctl_args *a)
 			record_json(&j, r, action, why, lid);
 			continue;
 		}
-		atsd_proto_format_record(line, sizeof(line), r);
+		out_record_text(line, sizeof(line), r);
 		printf("%s %s%s%s\n", a->yes || why ? action : "gid-absent", line,
 		       why ? ": " : "", why ? why : "");
 	}

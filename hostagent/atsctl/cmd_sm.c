@@ -6,14 +6,38 @@
 #include <string.h>
 
 #include "cmd_sm.h"
+#include "cmd_whois.h"
 #include "ctl.h"
 #include "core/json.h"
 #include "core/log.h"
 #include "out.h"
 #include "core/sa.h"
+#include "host/node_map.h"
 #include "host/smq_client.h"
+#include "core/wire.h"
 
 #define MAX_REFUSALS 8 /* what the plugin keeps per port (plugin/refhist.h) */
+#define NAME_LEN (NR_DESC_LEN + 1)
+
+/* Node names for the GIDs and GUIDs sm and why print, asked of the SA
+ * only when --node-name-map names a map (whois names them the same). */
+struct names {
+	struct node_map *map;
+	int on;
+};
+
+static int names_open(const struct ctl *c, struct names *n)
+{
+	n->on = c->node_name_map != NULL;
+	return n->on ? cmd_whois_map(c, &n->map) : (n->map = NULL, 0);
+}
+
+/* port_guid's node name in buf, or NULL (no map given, no such port). */
+static const char *names_port(const struct ctl *c, const struct names *n, uint64_t port_guid,
+			      char *buf, size_t len)
+{
+	return n->on ? cmd_whois_port_name(c, n->map, port_guid, buf, len) : NULL;
+}
 
 /* The client for the SM at --lid, else the port's SM. */
 static int open_sm(struct ctl *c, const struct ctl_args *a, struct smq_client *q)
@@ -99,7 +123,8 @@ static const char *method_name(uint8_t m)
 	return m == SA_METHOD_DELETE ? "Delete" : m == SA_METHOD_SET ? "Set" : "?";
 }
 
-static void why_json(uint16_t lid, const struct smq_refusal *v, size_t n)
+static void why_json(uint16_t lid, const struct smq_refusal *v, size_t n,
+		     char (*owners)[NAME_LEN], int named)
 {
 	char ip[ATS_IP_STRLEN], gid[ATS_IP_STRLEN], why[320];
 	struct json j;
@@ -122,8 +147,14 @@ static void why_json(uint16_t lid, const struct smq_refusal *v, size_t n)
 		json_hex64(&j, "sid", r->sid);
 		json_str(&j, "gid", ats_gid_format(r->gid, gid, sizeof(gid)));
 		json_hex16(&j, "status", r->status);
-		if (r->flags & SMQ_OWNER_SHOWN)
+		if (r->flags & SMQ_OWNER_SHOWN) {
 			json_str(&j, "owner", ats_gid_format(r->owner, gid, sizeof(gid)));
+			/* null: a map was given, the SA knows no such port */
+			if (named && owners[i][0])
+				json_str(&j, "owner_node", owners[i]);
+			else if (named)
+				json_null(&j, "owner_node");
+		}
 		json_bool(&j, "owner_withheld", !!(r->flags & SMQ_OWNER_WITHHELD));
 		json_str(&j, "reason", smq_refusal_str(r, why, sizeof(why)));
 		json_end(&j);
@@ -133,20 +164,42 @@ static void why_json(uint16_t lid, const struct smq_refusal *v, size_t n)
 	json_fini(&j);
 }
 
+/* The owners' node names (empty: none, or not shown). */
+static void why_owners(const struct ctl *c, const struct names *nm, const struct smq_refusal *v,
+		       size_t n, char (*owners)[NAME_LEN])
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		owners[i][0] = '\0';
+		/* The GID's interface ID is its port GUID (IBTA Vol 1 4.1.1). */
+		if (v[i].flags & SMQ_OWNER_SHOWN)
+			names_port(c, nm, wire_get64(v[i].owner + 8), owners[i], NAME_LEN);
+	}
+}
+
 int cmd_sm_why(struct ctl *c, const struct ctl_args *a)
 {
 	struct smq_refusal v[MAX_REFUSALS];
-	char ip[ATS_IP_STRLEN], why[320];
+	char ip[ATS_IP_STRLEN], why[320], owners[MAX_REFUSALS][NAME_LEN], safe[4 * NAME_LEN];
 	struct smq_client q;
+	struct names nm;
 	size_t n = 0, i;
-	int ret = open_sm(c, a, &q);
+	int ret = names_open(c, &nm);
 
+	if (ret)
+		return ret;
+	ret = open_sm(c, a, &q);
 	if (!ret)
 		ret = smq_client_refusals(&q, v, MAX_REFUSALS, &n);
-	if (ret)
+	if (ret) {
+		node_map_free(nm.map);
 		return fail("why", q.lid, ret);
+	}
+	why_owners(c, &nm, v, n, owners);
+	node_map_free(nm.map);
 	if (c->json) {
-		why_json(q.lid, v, n);
+		why_json(q.lid, v, n, owners, nm.on);
 		return n ? EXIT_FOUND : EXIT_NOTFOUND;
 	}
 	if (!n) {
@@ -155,14 +208,19 @@ int cmd_sm_why(struct ctl *c, const struct ctl_args *a)
 	}
 	for (i = 0; i < n; i++)
 		printf("%" PRIu32 " s ago: %s %s SID 0x%016" PRIx64 " P_Key 0x%04x: SA status "
-		       "0x%04x: %s\n", v[i].age_s, method_name(v[i].method),
+		       "0x%04x: %s%s%s%s\n", v[i].age_s, method_name(v[i].method),
 		       ats_data8_str(v[i].data8, ip, sizeof(ip)), v[i].sid, v[i].pkey,
-		       v[i].status, smq_refusal_str(&v[i], why, sizeof(why)));
+		       v[i].status, smq_refusal_str(&v[i], why, sizeof(why)),
+		       owners[i][0] ? " (owner: node " : "",
+		       owners[i][0] ? out_clean(owners[i], safe, sizeof(safe)) : "",
+		       owners[i][0] ? ")" : "");
 	return EXIT_FOUND;
 }
 
-/* The master's standbys: sb NULL when its plugin does not list them. */
-static void standbys_json(struct json *j, const struct smq_standbys *sb)
+/* The master's standbys: sb NULL when its plugin does not list them;
+ * names NULL without a node map, else each one's node ("" unknown). */
+static void standbys_json(struct json *j, const struct smq_standbys *sb,
+			  char (*names)[NAME_LEN])
 {
 	size_t i;
 
@@ -172,6 +230,10 @@ static void standbys_json(struct json *j, const struct smq_standbys *sb)
 	for (i = 0; i < sb->n; i++) {
 		json_obj(j, NULL);
 		json_hex64(j, "guid", sb->s[i].guid);
+		if (names && names[i][0])
+			json_str(j, "node", names[i]);
+		else if (names)
+			json_null(j, "node");
 		json_u64(j, "acked", sb->s[i].acked);
 		json_u64(j, "behind", sb->s[i].behind);
 		json_bool(j, "in_sync", sb->s[i].in_sync);
@@ -181,18 +243,25 @@ static void standbys_json(struct json *j, const struct smq_standbys *sb)
 	json_end(j);
 }
 
-static void standbys_text(const struct smq_standbys *sb)
+static void standbys_text(const struct smq_standbys *sb, char (*names)[NAME_LEN])
 {
+	char seen[32], safe[4 * NAME_LEN];
 	size_t i;
 
 	if (!sb) {
 		printf("standbys: not listed by this SM's plugin (an older one)\n");
 		return;
 	}
-	printf("%-18s %10s %-7s %s\n", "standby", "behind", "in sync", "last seen");
-	for (i = 0; i < sb->n; i++)
-		printf("0x%016" PRIx64 " %10" PRIu64 " %-7s %" PRIu32 " ms ago\n", sb->s[i].guid,
-		       sb->s[i].behind, sb->s[i].in_sync ? "yes" : "no", sb->s[i].seen_ms);
+	/* The node last: a name may hold blanks. */
+	printf("%-18s %10s %-7s %s\n", "standby", "behind", "in sync",
+	       names ? "last seen         node" : "last seen");
+	for (i = 0; i < sb->n; i++) {
+		snprintf(seen, sizeof(seen), "%" PRIu32 " ms ago", sb->s[i].seen_ms);
+		printf("0x%016" PRIx64 " %10" PRIu64 " %-7s %-*s%s%s\n", sb->s[i].guid,
+		       sb->s[i].behind, sb->s[i].in_sync ? "yes" : "no", names ? 17 : 0, seen,
+		       names ? " " : "",
+		       !names ? "" : names[i][0] ? out_clean(names[i], safe, sizeof(safe)) : "-");
+	}
 }
 
 /* What a monitoring script asks of `atsctl sm`: healthy (exit 0), or
@@ -244,8 +313,15 @@ static void verdict_json(struct json *j, const struct sm_verdict *v)
 	json_end(j);
 }
 
+static const char *sm_state_name(uint8_t s)
+{
+	static const char *const states[] = { "not-active", "discovering", "standby", "master" };
+
+	return s < 4 ? states[s] : "unknown";
+}
+
 static void sm_json(uint16_t lid, const struct smq_info *in, const struct smq_standbys *sb,
-		    const struct sm_verdict *v)
+		    char (*names)[NAME_LEN], const struct sm_verdict *v)
 {
 	int trusted = in->flags & SMQ_INFO_TRUSTED;
 	struct json j;
@@ -258,7 +334,10 @@ static void sm_json(uint16_t lid, const struct smq_info *in, const struct smq_st
 	json_fmt(&j, "plugin", "osmats %s", in->version);
 	json_str(&j, "version", in->version);
 	json_str(&j, "opensm", in->opensm);
-	json_u64(&j, "sm_state", in->sm_state);
+	/* The name, as the text says it; the number (SMInfo:SMState) for
+	 * scripts written before. */
+	json_str(&j, "sm_state", sm_state_name(in->sm_state));
+	json_u64(&j, "sm_state_value", in->sm_state);
 	json_obj(&j, "services");
 	json_u64(&j, "ats", in->ats);
 	json_u64(&j, "other", in->other);
@@ -272,7 +351,9 @@ static void sm_json(uint16_t lid, const struct smq_info *in, const struct smq_st
 		json_bool(&j, "in_sync", in->in_sync);
 		json_u64(&j, "standbys_in_sync", in->standbys_in_sync);
 		json_u64(&j, "lag_ms", in->lag_ms);
-		standbys_json(&j, sb);
+		if (in->role == SMQ_ROLE_STANDBY)
+			json_u64(&j, "copy_records", in->copy);
+		standbys_json(&j, sb, names);
 	}
 	json_end(&j);
 	if (trusted) {
@@ -296,16 +377,26 @@ static void sm_json(uint16_t lid, const struct smq_info *in, const struct smq_st
 	json_fini(&j);
 }
 
-static void sm_text(uint16_t lid, const struct smq_info *in, const struct smq_standbys *sb)
+static void sm_text(uint16_t lid, const struct smq_info *in, const struct smq_standbys *sb,
+		    char (*names)[NAME_LEN])
 {
-	static const char *const states[] = { "not-active", "discovering", "standby", "master" };
+	int trusted = in->flags & SMQ_INFO_TRUSTED;
 	size_t i;
 
 	printf("SM LID %u: %s, plugin osmats %s, SM state %s, replication %s\n", lid, in->opensm,
-	       in->version, in->sm_state < 4 ? states[in->sm_state] : "unknown",
-	       smq_role_name(in->role));
-	printf("records: %" PRIu64 " ATS, %" PRIu64 " other\n", in->ats, in->other);
-	if (!(in->flags & SMQ_INFO_TRUSTED)) {
+	       in->version, sm_state_name(in->sm_state), smq_role_name(in->role));
+	/* A standby's SA holds none: the master's are in its copy until a
+	 * takeover installs them. */
+	if (in->role != SMQ_ROLE_STANDBY)
+		printf("records: %" PRIu64 " ATS, %" PRIu64 " other\n", in->ats, in->other);
+	else if (trusted)
+		printf("records: %" PRIu64 " ATS, %" PRIu64 " other in its SA; %" PRIu64
+		       " ServiceRecords in its copy of the master's\n", in->ats, in->other,
+		       in->copy);
+	else
+		printf("records: %" PRIu64 " ATS, %" PRIu64 " other in its SA; its copy of the "
+		       "master's shown with the key\n", in->ats, in->other);
+	if (!trusted) {
 		printf("(public part only: trusted_guids or the site sa_key, -k, show "
 		       "replication and counters)\n");
 		return;
@@ -314,7 +405,7 @@ static void sm_text(uint16_t lid, const struct smq_info *in, const struct smq_st
 	if (in->role == SMQ_ROLE_MASTER) {
 		printf("replication: epoch 0x%016" PRIx64 ", head %" PRIu64 ", standbys in sync %"
 		       PRIu32 "\n", in->epoch, in->head, in->standbys_in_sync);
-		standbys_text(sb);
+		standbys_text(sb, names);
 	} else if (in->role == SMQ_ROLE_STANDBY)
 		printf("replication: epoch 0x%016" PRIx64 ", applied %" PRIu64 " of %" PRIu64
 		       ", %s, lag %" PRIu64 " ms\n", in->epoch, in->applied, in->head,
@@ -327,13 +418,30 @@ static void sm_text(uint16_t lid, const struct smq_info *in, const struct smq_st
 		       in->rules[i].code, in->rules[i].rejected, in->rules[i].warned);
 }
 
+/* The standbys' node names, names NULL when no map is given. */
+static void standby_names(const struct ctl *c, const struct names *nm,
+			  const struct smq_standbys *sb, char (*names)[NAME_LEN])
+{
+	size_t i;
+
+	for (i = 0; sb && i < sb->n && i < SMQ_MAX_STANDBYS; i++)
+		if (!names_port(c, nm, sb->s[i].guid, names[i], NAME_LEN))
+			names[i][0] = '\0';
+}
+
 int cmd_sm(struct ctl *c, const struct ctl_args *a)
 {
+	char names[SMQ_MAX_STANDBYS][NAME_LEN];
 	struct smq_standbys sb, *have = NULL;
 	struct smq_client q;
 	struct smq_info in;
 	struct sm_verdict v;
-	int ret = open_sm(c, a, &q);
+	struct names nm;
+	int ret = names_open(c, &nm);
+
+	if (ret)
+		return ret;
+	ret = open_sm(c, a, &q);
 
 	if (!ret)
 		ret = smq_client_info(&q, c->sa_opts.sm_key, &in);
@@ -345,15 +453,20 @@ int cmd_sm(struct ctl *c, const struct ctl_args *a)
 		else if (ret == -EPROTONOSUPPORT)
 			ret = 0; /* a plugin before the list: the rest stands */
 	}
-	if (ret)
+	if (ret) {
+		node_map_free(nm.map);
 		return fail("sm", q.lid, ret);
+	}
+	standby_names(c, &nm, have, names);
+	node_map_free(nm.map);
 	v = verdict(c, &in);
 	if (c->json)
-		sm_json(q.lid, &in, have, &v);
+		sm_json(q.lid, &in, have, nm.on ? names : NULL, &v);
 	else
-		sm_text(q.lid, &in, have);
+		sm_text(q.lid, &in, have, nm.on ? names : NULL);
 	if (!v.problem)
 		return EXIT_FOUND;
-	fprintf(stderr, "atsctl: sm: %s\n", v.why);
+	fprintf(stderr, "atsctl: sm: %s
+", v.why);
 	return EXIT_UNHEALTHY;
 }

@@ -192,6 +192,37 @@ int cmd_whois_records(const struct ctl *c, int partial, int local, const struct 
 	return ret;
 }
 
+int cmd_whois_map(const struct ctl *c, struct node_map **map)
+{
+	struct whois w;
+	int ret = whois_open(&w, c);
+
+	*map = w.map;
+	return ret;
+}
+
+const char *cmd_whois_port_name(const struct ctl *c, const struct node_map *map,
+				uint64_t port_guid, char *buf, size_t len)
+{
+	struct nr_record nr;
+	const char *name;
+	size_t n;
+
+	if (!len || sa_client_node_of_port(c->sa, port_guid, &nr))
+		return NULL;
+	name = node_map_name(map, nr.node_guid);
+	if (name) {
+		snprintf(buf, len, "%s", name);
+		return buf;
+	}
+	n = strnlen((const char *)nr.desc, NR_DESC_LEN);
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, nr.desc, n);
+	buf[n] = '\0';
+	return buf;
+}
+
 int cmd_whois(struct ctl *c, const struct ctl_args *a)
 {
 	struct ats_set s = { 0 };

@@ -20,4 +20,14 @@ int cmd_whois(struct ctl *c, const struct ctl_args *a);
  * (ctl_open). An exit status. */
 int cmd_whois_records(const struct ctl *c, int partial, int local, const struct sr_record *r, size_t n);
 
+struct node_map;
+/* For other commands (sm, why): the map --node-name-map names, loaded in
+ * *map (NULL without the option); 0, or EXIT_USAGE with the error said. */
+int cmd_whois_map(const struct ctl *c, struct node_map **map);
+/* The name of the node of port port_guid, as whois names it: the map's
+ * entry for its NodeGUID, else its NodeDescription (raw: a terminal needs
+ * out_clean()); NULL when the SA knows no such port or fails. */
+const char *cmd_whois_port_name(const struct ctl *c, const struct node_map *map,
+				uint64_t port_guid, char *buf, size_t len);
+
 #endif

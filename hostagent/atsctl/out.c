@@ -98,6 +98,25 @@ static void records_json(int partial, int local, const struct sr_record *r, size
 	out_records_close(&j, partial, local);
 }
 
+static const char *lease_text(uint32_t lease, char *buf, size_t len)
+{
+	if (lease == SR_LEASE_INFINITE)
+		snprintf(buf, len, "infinite");
+	else
+		snprintf(buf, len, "%" PRIu32, lease);
+	return buf;
+}
+
+int out_record_text(char *buf, size_t len, const struct sr_record *r)
+{
+	char gid[ATS_IP_STRLEN], ip[ATS_IP_STRLEN], lease[16];
+
+	return snprintf(buf, len, "0x%016" PRIx64 " %s 0x%04x %s %s", r->id,
+			ats_gid_format(r->gid, gid, sizeof(gid)), r->pkey,
+			lease_text(r->lease, lease, sizeof(lease)),
+			ats_data8_str(r->data8, ip, sizeof(ip)));
+}
+
 void out_records(int json, int partial, int local, const struct sr_record *r, size_t n)
 {
 	char gid[ATS_IP_STRLEN], ip[ATS_IP_STRLEN], lease[16];
@@ -112,10 +131,7 @@ void out_records(int json, int partial, int local, const struct sr_record *r, si
 	printf("%-18s  %-26s  %-6s  %-10s  %s\n", "SID", "GID", "PKEY",
 	       "LEASE", "IP");
 	for (i = 0; i < n; i++) {
-		if (r[i].lease == SR_LEASE_INFINITE)
-			snprintf(lease, sizeof(lease), "infinite");
-		else
-			snprintf(lease, sizeof(lease), "%" PRIu32, r[i].lease);
+		lease_text(r[i].lease, lease, sizeof(lease));
 		printf("0x%016" PRIx64 "  %-26s  0x%04x  %-10s  %s%s%s\n", r[i].id,
 		       ats_gid_format(r[i].gid, gid, sizeof(gid)), r[i].pkey,
 		       lease, ats_data8_str(r[i].data8, ip, sizeof(ip)),

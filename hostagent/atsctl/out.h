@@ -26,6 +26,9 @@ int out_sa_err(const struct ctl *c, const char *what, int err, uint16_t st, uint
 /* partial: records of GIDs not on the fabric may be missing (JSON only);
  * local: atsd's own records while the SA does not answer (ATS 5.1). */
 void out_records(int json, int partial, int local, const struct sr_record *r, size_t n);
+/* One record on one line for a terminal, as purge and audit list them:
+ * SID GID PKEY LEASE IP, the lease "infinite" as dump prints it. */
+int out_record_text(char *buf, size_t len, const struct sr_record *r);
 /* One record's members (sid, gid, pkey, lease, ip, primary) in the JSON
  * object open in j: what every --json record holds; ip null when
  * ServiceData8 holds no address. */

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-/* Numbered rules: the number is in every log line (ERR 7A0n) and names the
+/* Numbered rules: the number is in every log line (WRN 7A0n) and names the
  * rule's counter and config switch. */
 enum rule {
 	RULE_PASS = 0,

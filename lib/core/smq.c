@@ -199,6 +199,7 @@ void smq_info_put(uint8_t *resp, uint32_t page, const struct smq_info *in)
 	wire_put64(p + SMQ_I_ACCEPTED, in->accepted);
 	wire_put64(p + SMQ_I_CLAMPED, in->clamped);
 	wire_put64(p + SMQ_I_FLUSHED, in->flushed);
+	wire_put64(p + SMQ_I_COPY, in->copy);
 }
 
 int smq_info_get(const uint8_t *resp, size_t len, uint32_t page, uint16_t *status,
@@ -254,6 +255,7 @@ int smq_info_get(const uint8_t *resp, size_t len, uint32_t page, uint16_t *statu
 	out->accepted = wire_get64(p + SMQ_I_ACCEPTED);
 	out->clamped = wire_get64(p + SMQ_I_CLAMPED);
 	out->flushed = wire_get64(p + SMQ_I_FLUSHED);
+	out->copy = wire_get64(p + SMQ_I_COPY);
 	return 0;
 }
 

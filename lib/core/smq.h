@@ -36,7 +36,7 @@ enum {
 /* A refusal, SMQ_R_SIZE bytes, two per answer from SMQ_OFF_BODY. */
 enum {
 	SMQ_R_AGE = 0,          /* seconds since, on the SM's clock */
-	SMQ_R_CODE = 4,         /* the rule's log code, 0x7A08 for ERR 7A08 */
+	SMQ_R_CODE = 4,         /* the rule's log code, 0x7A08 for WRN 7A08 */
 	SMQ_R_METHOD = 6,       /* SA method refused: Set 0x02, Delete 0x15 */
 	SMQ_R_FLAGS = 7,        /* SMQ_OWNER_* */
 	SMQ_R_PKEY = 8,         /* the refused record's */
@@ -94,7 +94,8 @@ enum {
 	SMQ_I_ACCEPTED = 184,
 	SMQ_I_CLAMPED = 192,
 	SMQ_I_FLUSHED = 200,
-	SMQ_I_END = 208,
+	SMQ_I_COPY = 208,       /* standby: ServiceRecords in its copy (0 before 0.1.x's issue 37) */
+	SMQ_I_END = 216,
 };
 #define SMQ_STR_LEN 32
 _Static_assert(SMQ_I_VERSION + SMQ_STR_LEN == SMQ_I_OPENSM, "version strings packed");
@@ -129,7 +130,7 @@ struct smq_info {
 	uint8_t role, sm_state, in_sync;
 	uint32_t standbys_in_sync;
 	uint64_t ats, other, absent, head, applied, lag_ms, epoch;
-	uint64_t accepted, clamped, flushed;
+	uint64_t accepted, clamped, flushed, copy;
 	char version[SMQ_STR_LEN + 1], opensm[SMQ_STR_LEN + 1];
 	struct smq_rule_count rules[SMQ_MAX_RULES];
 	size_t nrules;

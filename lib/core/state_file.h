@@ -59,6 +59,7 @@ struct state_repl {
 	uint64_t lag_ms;        /* standby: since its last answered pull */
 	uint64_t snapshots, snapshot_records, snapshot_ms; /* standby: count, records and ms of the last */
 	uint64_t installed;     /* records installed at the last takeover */
+	uint64_t copy;          /* standby: ServiceRecords in its copy (not in the file) */
 	uint64_t takeovers;
 	/* master: each standby pulling its log. The file's "standbys" array,
 	 * absent from files of plugins before it (read back as none). */

@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* A node name map as infiniband-diags reads it (ibnetdiscover,
  * ibroute, saquery's --node-name-map; /etc/infiniband-diags/node-name-map
- * or ibnetdiscover.map): one node a line, its NodeGUID then its name in
- * double quotes; blank lines and '#' comments ignored:
+ * or ibnetdiscover.map): one node a line, its NodeGUID then its name,
+ * bare (to a '#' or the line's end, trailing blanks dropped) or in double
+ * quotes; blank lines and '#' comments ignored:
  *
  *     # rack 4
  *     0x0002c90300a1b2c0 "r4-node07 mlx5_0"
+ *     0x0000000000100002 cn-0001
  *
- * Our own parser, stricter than theirs: a line that is not that is an
- * error naming file:line, as is a GUID named twice. */
+ * Our own parser, stricter than theirs: a line it would skip (no GUID, no
+ * name) is an error naming file:line, as is a GUID named twice. */
 #ifndef IBATS_NODE_MAP_H
 #define IBATS_NODE_MAP_H
 

@@ -263,10 +263,10 @@ check_rc "resync retries it now and says what it did (exit 4: still refused)" 4 
 	"^checked 3 address\(es\): 0 registered, 0 deleted, 1 still refused$" \
 	atsctl host1 -S "$SOCK" resync
 check "... the SA was asked again" test "$(grep -c 'refused 10.0.0.2' "$RUN/atsd-host1.log")" -eq $((n1 + 1))
-check_rc "... naming it with the SA's reason" 4 \
-	"^refused: 10\.0\.0\.2 PKey 0xffff SID 0x[0-9a-f]+: request rejected as invalid" \
+check_rc "... naming it with the reason status gives: the SA's, the SM's rule" 4 \
+	"^refused: 10\.0\.0\.2 PKey 0xffff SID 0x[0-9a-f]+: request rejected as invalid.*; rule duplicate-address \(7A08\): 10\.0\.0\.2 is the primary address of $G2 in P_Key 0xffff$" \
 	atsctl host1 -S "$SOCK" resync
-check_rc "... --json" 4 '"checked": 3, "registered": 0, "deleted": 0, "refused": \[\{"ip": "10\.0\.0\.2", "pkey": "0xffff", "sid": "0x[0-9a-f]+", "reason": "request rejected' \
+check_rc "... --json" 4 '"checked": 3, "registered": 0, "deleted": 0, "refused": \[\{"ip": "10\.0\.0\.2", "pkey": "0xffff", "sid": "0x[0-9a-f]+", "reason": "request rejected[^"]*; rule duplicate-address \(7A08\)' \
 	atsctl host1 -S "$SOCK" --json resync
 atsctl host1 -S "$SOCK" release 10.0.0.2 --owner dup
 atsctl host1 -S "$SOCK" release 10.0.8.2 --owner good

@@ -95,8 +95,8 @@ for m in $MODES; do
 	check "$m: ... with their values" offers "$m" "dump --rmpp " auto off on
 	check "$m: ... whose argument is none of the command's" \
 		offers "$m" "help -t 100 re" register release resolve resync reverse
-	check "$m: sm's and why's options (issue 24)" offers "$m" "sm --" --json --lid=
-	check "$m: ... why's" offers "$m" "-k 1 why --" --json --lid=
+	check "$m: sm's and why's options (issues 24, 37)" offers "$m" "sm --" --json --lid= --node-name-map=
+	check "$m: ... why's" offers "$m" "-k 1 why --" --json --lid= --node-name-map=
 	check "$m: --type values" offers "$m" "ping 3 --type " echo info timestamp
 	check "$m: --type=VALUE" offers "$m" "ping --type=t" timestamp
 	check "$m: --owner takes no completion" offers "$m" "hold --owner "

@@ -16,7 +16,7 @@ check_rc "ownership is enforced (the broken file's 'no' is not): REQ_INVALID" 3 
 	srtool host2 --gid "$G1" --ip 10.1.0.1 set
 check_rc "the SID block rule too" 3 '^status 0x0200$' \
 	srtool host1 --sid 0x10000CE100415553 --ip 10.1.0.1 set
-check_out "... logged as ERR 7A05" "ERR 7A05: ATS rule ownership: rejected" cat "$RUN/osm.log"
+check_out "... logged as WRN 7A05" "WRN 7A05: ATS rule ownership: rejected" cat "$RUN/osm.log"
 
 # The fixed file is read at the next sweep and its explicit setting holds.
 printf 'enforce_ownership no\n' >"$RUN/osmats.conf"

@@ -27,8 +27,8 @@ check_rc "host2 registering host1's GID: REQ_INVALID" 3 "SA status 0x0200" \
 	atsctl host2 register 10.0.0.1 --primary --gid "$G1"
 check "... nothing registered for host1 (atsctl)" no_records "$G1"
 check_absent "... nor in stock saquery" "ServiceGID\.+$G1" on host3 "$SAQUERY" -S
-check_out "... logged as ERR 7A05 naming requester and record" \
-	"ERR 7A05: ATS rule ownership: rejected ServiceRecord Set from LID [0-9]+ port GUID $(port_guid host2): SID ${P}53 GID $G1 PKey 0xffff IP 10\.0\.0\.1: requester does not own" \
+check_out "... logged as WRN 7A05 naming requester and record" \
+	"WRN 7A05: ATS rule ownership: rejected ServiceRecord Set from LID [0-9]+ port GUID $(port_guid host2): SID ${P}53 GID $G1 PKey 0xffff IP 10\.0\.0\.1: requester does not own" \
 	cat "$RUN/osm.log"
 check "... counted" counter ownership 1
 check "host1 registering its own primary: accepted" atsctl host1 register 10.0.0.1 --primary
@@ -86,7 +86,7 @@ check_out "host1: re-registering 10.0.1.1 on its own SID is a refresh" "SID ${P}
 # Rule 8, duplicate addresses across systems.
 check_rc "host2 claiming host1's primary 10.0.0.1: REQ_INVALID" 3 "SA status 0x0200" \
 	atsctl host2 register 10.0.0.1 --primary
-check_out "... logged with the holder" "ERR 7A08: .*10\.0\.0\.1 is the primary address of $G1" \
+check_out "... logged with the holder" "WRN 7A08: .*10\.0\.0\.1 is the primary address of $G1" \
 	cat "$RUN/osm.log"
 check_count "... 10.0.0.1 still resolves to host1 only" 1 atsctl host3 resolve 10.0.0.1
 check "... counted" counter duplicate-address 1

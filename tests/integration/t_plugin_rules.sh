@@ -21,13 +21,19 @@ reject() {
 
 reject "ATS name on SID 0x10000CE100415553 (outside the block)" \
 	--sid 0x10000CE100415553 --ip 10.1.0.1
-check_out "log line ERR 7A01 names the rule, requester and record" \
-	"ERR 7A01: ATS rule sid-block: rejected ServiceRecord Set from LID [0-9]+ port GUID $GUID1: SID 0x10000ce100415553 GID $G1" \
+check_out "log line WRN 7A01 names the rule, requester and record" \
+	"WRN 7A01: ATS rule sid-block: rejected ServiceRecord Set from LID [0-9]+ port GUID $GUID1: SID 0x10000ce100415553 GID $G1" \
 	cat "$RUN/osm.log"
 reject "other name on an ATS SID" --sid 0x10000CE100415460 --name "My Service" --ip 10.1.0.2
-check_out "log line ERR 7A02" "ERR 7A02: ATS rule service-name: .*SID 0x10000ce100415460" cat "$RUN/osm.log"
+# A client's refusal is not the SM's fault: OpenSM's info level (0x02
+# before the arrow), never its error level (libosmats(8) LOG CODES).
+check_out "... at OpenSM's info level, not ERR" \
+	" 0x02 -> .*WRN 7A01: ATS rule sid-block: rejected" cat "$RUN/osm.log"
+check_absent "... no refusal at the error level (0x01)" " 0x01 -> .*7A0[0-9A-B]: " \
+	cat "$RUN/osm.log"
+check_out "log line WRN 7A02" "WRN 7A02: ATS rule service-name: .*SID 0x10000ce100415460" cat "$RUN/osm.log"
 reject "ServiceData8 all zero" --data8 00000000000000000000000000000000
-check_out "log line ERR 7A03" "ERR 7A03: ATS rule address: .*ServiceData8 holds no address" cat "$RUN/osm.log"
+check_out "log line WRN 7A03" "WRN 7A03: ATS rule address: .*ServiceData8 holds no address" cat "$RUN/osm.log"
 reject "IPv4 loopback" --ip 127.0.0.1
 reject "IPv4 0.0.0.0/8" --ip 0.1.2.3
 reject "IPv4 multicast" --ip 224.0.0.9
@@ -35,7 +41,7 @@ reject "IPv4 limited broadcast" --ip 255.255.255.255
 reject "IPv6 multicast" --ip ff02::1
 reject "IPv6 loopback" --data8 00000000000000000000000000000001
 reject "::ffff:127.0.0.1" --data8 00000000000000000000ffff7f000001
-check_out "log says why: IPv4 loopback" "ERR 7A03: .*: IPv4 loopback" cat "$RUN/osm.log"
+check_out "log says why: IPv4 loopback" "WRN 7A03: .*: IPv4 loopback" cat "$RUN/osm.log"
 
 check_rc "nothing of the rejected records is in the SA" 1 "no ATS records" atsctl host2 dump
 check_absent "no record of the bad SID either (Get by SID)" ServiceID on host2 "$SAQUERY" -S

@@ -95,8 +95,18 @@ check_json "... host3's port its standby, in sync, 0 behind, numbers as numbers"
 	cat "$RUN/sm.json"
 check_out "... as a table in text (asked from host2)" "^$G3 +0 +yes +[0-9]+ ms ago\$" \
 	atsctl host2 -k $SAKEY sm
+check_json "... sm_state by name, its number kept (issue 37)" \
+	"d['sm_state'] == 'master' and d['sm_state_value'] == 3" atsctl host1 -k $SAKEY sm --json
+printf '%s sm-b standby\n' "$(node_guid host3)" >"$RUN/node.map"
+check_out "... the standby's node named from a node name map (issue 37)" \
+	"^$G3 +0 +yes +[0-9]+ ms ago +sm-b standby\$" atsctl host1 -k $SAKEY sm --node-name-map "$RUN/node.map"
 check "... --lid of the standby: in sync, as its state file" \
 	wait_for "the standby's view" 10 sm_matches "$S" host4 -k $SAKEY sm --json --lid "$(port_lid host3)"
+check_json "... its copy holds the master's $N records (issue 37)" \
+	"d['replication']['copy_records'] == $N" cat "$RUN/sm.json"
+check_out "... and its text says so, not 0 records" \
+	"^records: 0 ATS, 0 other in its SA; $N ServiceRecords in its copy of the master's\$" \
+	atsctl host2 -k $SAKEY sm --lid "$(port_lid host3)"
 # From host1: host4's polls above may have used its share of the SM
 # query's per-port rate limit (a slow build polls more often).
 check_json "... without the key: the public part only" \

@@ -51,6 +51,10 @@ check_out "resolve --names: the NodeDescription column" "fd00::7 +$L1 +$DESC \(p
 	atsctl host3 resolve fd00::7 --names
 check_out "dump --names with the map" "fd00::7 +$L1 +rack7 node1 \(primary\)\$" \
 	atsctl host3 dump --gid "$G1" --node-name-map "$RUN/node.map"
+# Issue 37: the stock syntax, the name bare (ibnetdiscover's own output).
+printf '%s rack7-node1   # host1\n' "$NGUID" >"$RUN/stock.map"
+check_out "--node-name-map: a bare name, as saquery and ibnetdiscover take it" \
+	"  $L1 +rack7-node1 \(primary\)\$" atsctl host3 whois fd00::7 --node-name-map "$RUN/stock.map"
 printf 'g%s "rack7"\n' "$NGUID" >"$RUN/bad.map"
 check_rc "a bad map line: file:line, usage error" 2 "$RUN/bad.map:1: not a GUID" \
 	atsctl host3 whois fd00::7 --node-name-map "$RUN/bad.map"

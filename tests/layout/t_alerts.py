@@ -11,7 +11,10 @@
   - the alerts the README promises are there: refused addresses, standby
     out of sync, replication lag (the standby's own, and each standby's
     as the master sees it), absent-port records, a stale textfile, a
-    master without the plugin (absent()) or with replication off.
+    master without the plugin (absent()) or with replication off;
+  - no alert fires on one client's misconfiguration alone: a rule on
+    refusals (a host's refused addresses, the SM's refused Sets) counts
+    them across hosts (count(...) over every instance), never per host.
 promtool would check the PromQL itself, but Debian ships it only in the
 whole prometheus server (~100 MB): not a test dependency.
 """
@@ -28,7 +31,7 @@ RULES = os.path.join(srcdir, "doc/alerts/ibats.rules.yml")
 FOREIGN = {"node_textfile_mtime_seconds"}
 # What each promised alert must look at.
 PROMISED = {
-    "refused addresses on a host": "ibats_host_addresses",
+    "refused addresses on many hosts": "ibats_host_addresses",
     "standby out of sync": "ibats_sm_repl_in_sync",
     "replication lag": "ibats_sm_repl_lag_seconds",
     "a standby behind, seen from the master": "ibats_sm_repl_standby_behind",
@@ -41,6 +44,11 @@ PROMISED = {
 PROMISED_ABSENT = {"IbatsMasterPluginMissing": 'absent(ibats_sm_info{sm_state="master"})'}
 KEYWORDS = {"and", "or", "unless", "bool", "offset", "inf", "nan"}
 RULE_KEYS = {"alert", "expr", "for", "keep_firing_for", "labels", "annotations"}
+# What a client's refusals show as: a host's refused addresses, the SM's
+# refused Sets (libosmats(8) LOG LEVELS: WRN at info level).
+CLIENT_REFUSALS = re.compile(r'ibats_host_addresses\{[^}]*state="refused"|ibats_sm_sets_refused_total')
+# An aggregation over every instance: count(...) with no by clause.
+ACROSS_HOSTS = re.compile(r'\bcount\s*\((?![^()]*\)\s*by)')
 DURATION = re.compile(r"^([0-9]+(ms|s|m|h|d|w|y))+$")
 
 
@@ -171,6 +179,10 @@ def main():
                               % (r["alert"], label, value))
     check("every metric the rules name is exported", unknown)
     check("every exact label value they ask for is one the code writes", values)
+    check("no alert fires on one client's refusals (they are counted across hosts)",
+          ["%s: refusals not counted across hosts: %s" % (r["alert"], r["expr"])
+           for r in rules if CLIENT_REFUSALS.search(r["expr"]) and
+           (not ACROSS_HOSTS.search(r["expr"]) or re.search(r"\bby\s*\(\s*instance\s*\)", r["expr"]))])
     for what, metric in PROMISED.items():
         check("an alert on %s (%s)" % (what, metric),
               [] if metric in used else ["no expr uses " + metric])

@@ -59,14 +59,29 @@ def log_codes(texts):
     used -= CODES_NEVER_LOGGED
     m = re.search(r"^\.SH LOG CODES\n(.*?)(?=^\.SH )", texts.get("libosmats.8", ""), re.S | re.M)
     listed = []
-    for lo, hi in re.findall(r"^\.B (7A[0-9A-F]{2})(?:\.\.(7A[0-9A-F]{2}))?$",
-                             m.group(1) if m else "", re.M):
+    # A row of its table: code (or range), level, cause, meaning.
+    rows = re.findall(r"^(7A[0-9A-F]{2})(?:\.\.(7A[0-9A-F]{2}))?\t(ERR|WRN)\t\w+\t",
+                      m.group(1) if m else "", re.M)
+    for lo, hi, _ in rows:
         listed += ["%04X" % c for c in range(int(lo, 16), int(hi or lo, 16) + 1)]
     diag = ["%s: logged by plugin/, not in LOG CODES" % c for c in sorted(used - set(listed))]
     diag += ["%s: in LOG CODES, logged by no plugin/ source" % c
              for c in sorted(set(listed) - used)]
     diag += ["%s: listed %d times" % (c, listed.count(c)) for c in sorted(set(listed))
              if listed.count(c) > 1]
+    # Each row's level is the one the code logs it at: ERR at
+    # OSM_LOG_ERROR, WRN at OSM_LOG_INFO (the LOG CODES preamble).
+    plugin = "".join(open(p, encoding="utf-8").read()
+                     for p in glob.glob(os.path.join(srcdir, "plugin", "*.c")))
+    for lo, hi, level in rows:
+        for c in range(int(lo, 16), int(hi or lo, 16) + 1):
+            other = {"ERR": "WRN", "WRN": "ERR"}[level]
+            if re.search(r'"%s %04X' % (other, c), plugin):
+                diag.append("%04X: %s in LOG CODES, logged as %s" % (c, level, other))
+    for call in re.findall(r"(?:OSM|GLUE)_LOG\([^;]*?(?:OSM|GLUE)_LOG_(ERROR|INFO),\s*\"(ERR|WRN) (7A[0-9A-F]{2})",
+                           plugin, re.S):
+        if (call[0] == "ERROR") != (call[1] == "ERR"):
+            diag.append("%s: logged as %s at level %s" % (call[2], call[1], call[0]))
     if listed != sorted(listed, key=lambda c: int(c, 16)):
         diag.append("LOG CODES not in ascending order: " + " ".join(listed))
     return diag

@@ -45,13 +45,16 @@ static void test_format(void **state)
 			      "   0x10\t\"switch # one\"   # a comment after it\n"
 			      "0x0000000000000020 \"x\"\r\n"
 			      "0x0000000000100002 cn-0001\n"
+			      "0x0000000000100003   cn-0002  \t \n"
+			      "\t\n"
 			      "0x40\tr4 spine 2   # bare, to the comment\n"
 			      "80 \"decimal\" text after the quote\n"
 			      "0x30 \"last, no newline\"",
 			      &m, err, sizeof(err)), 0);
-	assert_int_equal(node_map_count(m), 7);
+	assert_int_equal(node_map_count(m), 8);
 	/* infiniband-diags' own form: bare names, decimal GUIDs */
 	assert_string_equal(node_map_name(m, 0x100002), "cn-0001");
+	assert_string_equal(node_map_name(m, 0x100003), "cn-0002"); /* trailing blanks */
 	assert_string_equal(node_map_name(m, 0x40), "r4 spine 2");
 	assert_string_equal(node_map_name(m, 80), "decimal");
 	assert_string_equal(node_map_name(m, 0x0002c90300a1b2c0ull), "r4-node07 mlx5_0");
@@ -76,6 +79,7 @@ static void test_errors(void **state)
 		{ "0x10   # no name\n", ":1: the name must be 1..64 bytes" },
 		{ "0x10 \"open\n", ":1: the name's closing quote is missing" },
 		{ "0x10 \"\"\n", ":1: the name must be 1..64 bytes" },
+		{ "# map\n\n0x100002 cn-0001\ncn-0002 0x100003\n", ":4: not a GUID" },
 		{ "0x10 \"a\"\n#\n0x10 \"b\"\n", ":3: GUID 0x0000000000000010 is named on line 1 already" },
 	};
 	struct node_map *m;

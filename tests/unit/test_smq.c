@@ -175,6 +175,7 @@ static void test_info_pages(void **state)
 	in.epoch = 0x1122334455667788ull;
 	in.accepted = 9;
 	in.flushed = 2;
+	in.copy = 99999;
 	strcpy(in.version, "1.2.3");
 	strcpy(in.opensm, "OpenSM 3.3.23");
 	for (i = 0; i < 11; i++) {
@@ -196,6 +197,10 @@ static void test_info_pages(void **state)
 			assert_int_equal(resp[63], 0xa0);
 			assert_memory_equal(resp + 72, "1.2.3", 6);
 			assert_int_equal(resp[136], 1);
+			/* a standby's copy at 208 (99999 = 0x01869f) */
+			assert_int_equal(resp[213], 0x01);
+			assert_int_equal(resp[214], 0x86);
+			assert_int_equal(resp[215], 0x9f);
 		} else
 			assert_int_equal(resp[41], p < 3 ? 4 : 3);
 		assert_int_equal(smq_info_get(resp, MAD_SIZE, p, &st, &pages, &out), 0);
@@ -212,6 +217,7 @@ static void test_info_pages(void **state)
 	assert_int_equal(out.ats, 100000);
 	assert_int_equal(out.head, 0);
 	assert_int_equal(out.absent, 0);
+	assert_int_equal(out.copy, 0);
 	assert_int_equal(out.nrules, 0);
 	/* An answer to another page than asked: refused. */
 	assert_int_equal(smq_info_get(resp, MAD_SIZE, 1, &st, &pages, &out), -EPROTO);

@@ -162,11 +162,22 @@ const char *const ctl_records_state_names[CTL_RECORDS_STATES] = {
 	[CTL_RECORDS_REMOVING] = "removing",
 };
 
+/* The SA's status, and the SM's reason when it gave one: status and
+ * resync both show it. */
+static const char *refused_reason(const struct ats_ip *ip, uint16_t pkey, uint16_t st,
+				  char *buf, size_t len)
+{
+	const char *why = own_records_refused_why(ip, pkey);
+
+	snprintf(buf, len, "%s%s%s", sa_status_str(st), why ? "; " : "", why ? why : "");
+	return buf;
+}
+
 static void resync_answer(int slot, const struct own_records_resync *r)
 {
 	struct atsd_resync a = { r->checked, r->sets, r->deletes, r->nrefused };
-	size_t cap = 128 + r->nrefused * 320, used, i;
-	char *buf;
+	size_t cap = 128 + r->nrefused * 512, used, i;
+	char *buf, why[256];
 
 	if (r->err) {
 		ctl_sock_reply_err(slot, EIO, "the sync failed: %s", r->errmsg);
@@ -182,7 +193,8 @@ static void resync_answer(int slot, const struct own_records_resync *r)
 	for (i = 0; i < r->nrefused; i++)
 		used += status_line(buf + used, cap - used, r->refused[i].sid, r->refused[i].pkey,
 				    &r->refused[i].ip, ctl_records_state_names[OWN_RECORDS_REFUSED],
-				    sa_status_str(r->refused[i].sa_status));
+				    refused_reason(&r->refused[i].ip, r->refused[i].pkey,
+						   r->refused[i].sa_status, why, sizeof(why)));
 	ctl_sock_reply(slot, buf);
 	free(buf);
 }
@@ -238,15 +250,6 @@ int ctl_records_count(uint64_t n[CTL_RECORDS_STATES])
 	return 0;
 }
 
-/* The SA's status, and the SM's reason when it gave one. */
-static const char *refused_reason(const struct plan_want_addr *w, uint16_t st, char *buf,
-				  size_t len)
-{
-	const char *why = own_records_refused_why(&w->ip, w->pkey);
-
-	snprintf(buf, len, "%s%s%s", sa_status_str(st), why ? "; " : "", why ? why : "");
-	return buf;
-}
 
 /* Per address what the SA holds, as the last Set answer or verify read
  * confirmed it: registered, pending, refused (with the SA's reason),
@@ -283,7 +286,7 @@ void ctl_records_status(int slot, char **argv, int argc)
 		enum own_records_addr s = own_records_addr_state(&w[i].ip, w[i].pkey, &sid, &st);
 
 		used += status_line(buf + used, cap - used, sid, w[i].pkey, &w[i].ip,
-				    state_name[s], s == OWN_RECORDS_REFUSED ? refused_reason(&w[i], st, why, sizeof(why)) :
+				    state_name[s], s == OWN_RECORDS_REFUSED ? refused_reason(&w[i].ip, w[i].pkey, st, why, sizeof(why)) :
 				    s == OWN_RECORDS_UNSAVED ? unsaved : NULL);
 		n++;
 	}

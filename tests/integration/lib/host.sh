@@ -110,6 +110,14 @@ port_guid() {
 	atsctl "$1" --json port | sed -n 's/.*"port_guid": "\([^"]*\)".*/\1/p'
 }
 
+# NodeGUID of a node's port, as saquery NR shows it (0x and 16 digits),
+# asked from host2.
+node_guid() {
+	on host2 "$SAQUERY" NR "$(port_lid "$1")" 2>/dev/null |
+		sed -n 's/^[[:space:]]*node_guid\.*0x\([0-9a-fA-F]*\)$/\1/p' |
+		{ read -r g && printf '0x%016x' "0x$g"; }
+}
+
 port_lid() {
 	atsctl "$1" --json port | sed -n 's/.*"lid": \([0-9]*\),.*/\1/p'
 }

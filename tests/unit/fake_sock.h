@@ -72,4 +72,15 @@ static inline void fake_sock_stop(struct fake_sock_srv *s)
 	fake_sock_remove(s->path);
 }
 
+/* cmocka teardown of a fake calloc'ed with its struct fake_sock_srv
+ * first: stopped and freed. */
+static inline int fake_sock_teardown(void **state)
+{
+	struct fake_sock_srv *s = *state;
+
+	fake_sock_stop(s);
+	free(s);
+	return 0;
+}
+
 #endif

@@ -382,7 +382,7 @@ static void test_open_opts(void **state)
 enum agent_mode { AG_NORMAL, AG_CLOSE_AFTER_ANSWER, AG_HANG, AG_BUSY };
 
 struct fake_agent {
-	struct fake_sock_srv srv;
+	struct fake_sock_srv srv; /* first: fake_sock_teardown */
 	enum agent_mode mode; /* atomic: the test sets it, the agent thread reads it */
 	int accepts;
 	int requests;
@@ -479,15 +479,6 @@ static int fa_setup(void **state)
 	pthread_mutex_init(&fa->lock, NULL);
 	fake_sock_start(&fa->srv, fa_main, fa);
 	*state = fa;
-	return 0;
-}
-
-static int fa_teardown(void **state)
-{
-	struct fake_agent *fa = *state;
-
-	fake_sock_stop(&fa->srv);
-	free(fa);
 	return 0;
 }
 
@@ -788,13 +779,13 @@ int main(void)
 		cmocka_unit_test(test_record_from_sr),
 		cmocka_unit_test(test_records_from_reply),
 		cmocka_unit_test(test_open_opts),
-		cmocka_unit_test_setup_teardown(test_agent_lookups, fa_setup, fa_teardown),
-		cmocka_unit_test_setup_teardown(test_agent_check_peer, fa_setup, fa_teardown),
-		cmocka_unit_test_setup_teardown(test_agent_reconnect, fa_setup, fa_teardown),
-		cmocka_unit_test_setup_teardown(test_agent_failures, fa_setup, fa_teardown),
-		cmocka_unit_test_setup_teardown(test_lookup_info, fa_setup, fa_teardown),
-		cmocka_unit_test_setup_teardown(test_agent_hung_backoff, fa_setup, fa_teardown),
-		cmocka_unit_test_setup_teardown(test_agent_threads, fa_setup, fa_teardown),
+		cmocka_unit_test_setup_teardown(test_agent_lookups, fa_setup, fake_sock_teardown),
+		cmocka_unit_test_setup_teardown(test_agent_check_peer, fa_setup, fake_sock_teardown),
+		cmocka_unit_test_setup_teardown(test_agent_reconnect, fa_setup, fake_sock_teardown),
+		cmocka_unit_test_setup_teardown(test_agent_failures, fa_setup, fake_sock_teardown),
+		cmocka_unit_test_setup_teardown(test_lookup_info, fa_setup, fake_sock_teardown),
+		cmocka_unit_test_setup_teardown(test_agent_hung_backoff, fa_setup, fake_sock_teardown),
+		cmocka_unit_test_setup_teardown(test_agent_threads, fa_setup, fake_sock_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

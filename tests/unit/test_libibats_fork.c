@@ -40,7 +40,7 @@
 /* ---- a fake atsd: one thread per connection, as atsd serves many ---- */
 
 struct fake_agent {
-	struct fake_sock_srv srv;
+	struct fake_sock_srv srv; /* first: fake_sock_teardown */
 	int accepts; /* atomic */
 };
 
@@ -98,15 +98,6 @@ static int fa_setup(void **state)
 	assert_non_null(fa);
 	fake_sock_start(&fa->srv, fa_main, fa);
 	*state = fa;
-	return 0;
-}
-
-static int fa_teardown(void **state)
-{
-	struct fake_agent *fa = *state;
-
-	fake_sock_stop(&fa->srv);
-	free(fa);
 	return 0;
 }
 
@@ -386,7 +377,7 @@ static void test_sa_down_then_up(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_fork_agent, fa_setup, fa_teardown),
+		cmocka_unit_test_setup_teardown(test_fork_agent, fa_setup, fake_sock_teardown),
 		cmocka_unit_test(test_fork_sa),
 		cmocka_unit_test(test_sa_down_then_up),
 	};

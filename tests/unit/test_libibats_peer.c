@@ -150,7 +150,7 @@ static void test_lid_from_reply(void **state)
 
 /* A scripted atsd: every request line is answered with answer. */
 struct fake_atsd {
-	struct fake_sock_srv srv;
+	struct fake_sock_srv srv; /* first: fake_sock_teardown */
 	pthread_mutex_t lock;
 	char last[ATSD_LINE_MAX];
 	char answer[256];
@@ -194,15 +194,6 @@ static int fake_setup(void **state)
 	pthread_mutex_init(&fa->lock, NULL);
 	fake_sock_start(&fa->srv, fake_main, fa);
 	*state = fa;
-	return 0;
-}
-
-static int fake_teardown(void **state)
-{
-	struct fake_atsd *fa = *state;
-
-	fake_sock_stop(&fa->srv);
-	free(fa);
 	return 0;
 }
 
@@ -303,7 +294,7 @@ int main(void)
 		cmocka_unit_test(test_claim_check),
 		cmocka_unit_test(test_lid_decide),
 		cmocka_unit_test(test_lid_from_reply),
-		cmocka_unit_test_setup_teardown(test_lid_owner_agent, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_lid_owner_agent, fake_setup, fake_sock_teardown),
 		cmocka_unit_test(test_lid_owner_no_agent),
 		cmocka_unit_test(test_check_peer_lid_args),
 	};

@@ -10,20 +10,7 @@
 
 static void header(uint8_t *mad, uint64_t tid, uint8_t method, uint32_t mod)
 {
-	struct vmad_hdr h = {
-		.mad = {
-			.base_version = MAD_BASE_VERSION,
-			.mgmt_class = REPL_CLASS,
-			.class_version = REPL_CLASS_VERSION,
-			.method = method,
-			.tid = tid,
-			.attr_id = REPL_ATTR,
-			.attr_mod = mod,
-		},
-		.oui = VMAD_OUI_OPENIB,
-	};
-
-	vmad_hdr_encode(mad, &h);
+	vmad_hdr_encode(mad, REPL_CLASS, REPL_CLASS_VERSION, method, tid, REPL_ATTR, mod);
 }
 
 static int check(const uint8_t *mad, size_t len, uint8_t method, uint32_t *mod)

@@ -13,19 +13,7 @@
 
 void smq_request_encode(uint8_t *mad, uint16_t attr, uint32_t page, uint64_t key)
 {
-	struct vmad_hdr h = {
-		.mad = {
-			.base_version = MAD_BASE_VERSION,
-			.mgmt_class = SMQ_CLASS,
-			.class_version = SMQ_CLASS_VERSION,
-			.method = MAD_METHOD_GET,
-			.attr_id = attr,
-			.attr_mod = page,
-		},
-		.oui = VMAD_OUI_OPENIB,
-	};
-
-	vmad_hdr_encode(mad, &h);
+	vmad_hdr_encode(mad, SMQ_CLASS, SMQ_CLASS_VERSION, MAD_METHOD_GET, 0, attr, page);
 	wire_put64(mad + SMQ_OFF_KEY, key);
 }
 

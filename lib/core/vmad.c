@@ -28,11 +28,22 @@ void vmad_put_oui(uint8_t *mad, uint32_t oui)
 	mad[VMAD_OFF_OUI + 2] = (uint8_t)oui;
 }
 
-void vmad_hdr_encode(uint8_t *mad, const struct vmad_hdr *h)
+void vmad_hdr_encode(uint8_t *mad, uint8_t mgmt_class, uint8_t class_version, uint8_t method,
+		     uint64_t tid, uint16_t attr_id, uint32_t attr_mod)
 {
-	mad_hdr_encode(mad, &h->mad);
+	const struct mad_hdr h = {
+		.base_version = MAD_BASE_VERSION,
+		.mgmt_class = mgmt_class,
+		.class_version = class_version,
+		.method = method,
+		.tid = tid,
+		.attr_id = attr_id,
+		.attr_mod = attr_mod,
+	};
+
+	mad_hdr_encode(mad, &h);
 	memset(mad + RMPP_OFF_VERSION, 0, RMPP_HDR_END - RMPP_OFF_VERSION);
-	vmad_put_oui(mad, h->oui);
+	vmad_put_oui(mad, VMAD_OUI_OPENIB);
 	memset(mad + VMAD_OFF_DATA, 0, VMAD_DATA_SIZE);
 }
 
@@ -93,22 +104,12 @@ int vmad_liv_build(uint8_t *mad, size_t cap, enum liv_type type, uint16_t id,
 {
 	size_t total = LIV_OFF_DATA + len < MAD_SIZE ? MAD_SIZE : LIV_OFF_DATA + len;
 
-	struct vmad_hdr h = {
-		.mad = {
-			.base_version = MAD_BASE_VERSION,
-			.mgmt_class = VMAD_CLASS_LIVENESS,
-			.class_version = VMAD_LIVENESS_VERSION,
-			.method = MAD_METHOD_GET,
-		},
-		.oui = VMAD_OUI_OPENIB,
-	};
-
 	if (type != LIV_ECHO_REQ && type != LIV_TS_REQ && type != LIV_INFO_REQ)
 		return -EINVAL;
 	if (len > LIV_ECHO_RMPP_MAX || total > cap || (len && type != LIV_ECHO_REQ))
 		return -EMSGSIZE;
 	memset(mad + MAD_SIZE, 0, total - MAD_SIZE);
-	vmad_hdr_encode(mad, &h);
+	vmad_hdr_encode(mad, VMAD_CLASS_LIVENESS, VMAD_LIVENESS_VERSION, MAD_METHOD_GET, 0, 0, 0);
 	if (total > MAD_SIZE)
 		rmpp_active(mad);
 	mad[LIV_OFF_TYPE] = (uint8_t)type;

@@ -67,16 +67,12 @@ uint32_t vmad_get_oui(const uint8_t *mad);
 void vmad_put_oui(uint8_t *mad, uint32_t oui);
 
 /* The header every vendor MAD of ours starts with (liveness, the SMs'
- * replication, the SM query): Table 145's common header, an inactive
- * RMPP header (Table 168), a reserved byte and the OUI (Table 149). */
-struct vmad_hdr {
-	struct mad_hdr mad;
-	uint32_t oui;
-};
-
-/* Writes mad[0..VMAD_OFF_DATA) and zeroes the class data to MAD_SIZE:
- * an RMPP transfer sets its RMPP header after. */
-void vmad_hdr_encode(uint8_t *mad, const struct vmad_hdr *h);
+ * replication, the SM query), in mad[0..VMAD_OFF_DATA): Table 145's
+ * common header (base version 1, status 0), an inactive RMPP header
+ * (Table 168), a reserved byte and the OpenIB OUI (Table 149); the class
+ * data zeroed to MAD_SIZE. An RMPP transfer sets its RMPP header after. */
+void vmad_hdr_encode(uint8_t *mad, uint8_t mgmt_class, uint8_t class_version, uint8_t method,
+		     uint64_t tid, uint16_t attr_id, uint32_t attr_mod);
 /* A whole MAD (len >= MAD_SIZE, else -EMSGSIZE) of base version 1, the
  * OpenIB OUI and this class, class version and method (else -EPROTO);
  * h gets its common header either way when long enough. */

@@ -10,30 +10,17 @@
 
 static void header(uint8_t *mad, uint64_t tid, uint8_t method, uint32_t mod)
 {
-	struct mad_hdr h = {
-		.base_version = MAD_BASE_VERSION,
-		.mgmt_class = REPL_CLASS,
-		.class_version = REPL_CLASS_VERSION,
-		.method = method,
-		.tid = tid,
-		.attr_id = REPL_ATTR,
-		.attr_mod = mod,
-	};
-
-	memset(mad, 0, MAD_SIZE);
-	mad_hdr_encode(mad, &h);
-	vmad_put_oui(mad, VMAD_OUI_OPENIB);
+	vmad_hdr_encode(mad, REPL_CLASS, REPL_CLASS_VERSION, method, tid, REPL_ATTR, mod);
 }
 
 static int check(const uint8_t *mad, size_t len, uint8_t method, uint32_t *mod)
 {
 	struct mad_hdr h;
+	int ret = vmad_hdr_check(mad, len, REPL_CLASS, REPL_CLASS_VERSION, method, &h);
 
-	if (len < MAD_SIZE || mad_hdr_decode(mad, len, &h))
-		return -EMSGSIZE;
-	if (h.base_version != MAD_BASE_VERSION || h.mgmt_class != REPL_CLASS ||
-	    h.class_version != REPL_CLASS_VERSION || h.method != method ||
-	    h.attr_id != REPL_ATTR || vmad_get_oui(mad) != VMAD_OUI_OPENIB)
+	if (ret)
+		return ret;
+	if (h.attr_id != REPL_ATTR)
 		return -EPROTO;
 	*mod = h.attr_mod;
 	return 0;

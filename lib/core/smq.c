@@ -13,31 +13,14 @@
 
 void smq_request_encode(uint8_t *mad, uint16_t attr, uint32_t page, uint64_t key)
 {
-	struct mad_hdr h = {
-		.base_version = MAD_BASE_VERSION,
-		.mgmt_class = SMQ_CLASS,
-		.class_version = SMQ_CLASS_VERSION,
-		.method = MAD_METHOD_GET,
-		.attr_id = attr,
-		.attr_mod = page,
-	};
-
-	memset(mad, 0, MAD_SIZE);
-	mad_hdr_encode(mad, &h);
-	vmad_put_oui(mad, VMAD_OUI_OPENIB);
+	vmad_hdr_encode(mad, SMQ_CLASS, SMQ_CLASS_VERSION, MAD_METHOD_GET, 0, attr, page);
 	wire_put64(mad + SMQ_OFF_KEY, key);
 }
 
 /* A whole MAD of this class, version and OUI, of method method. */
 static int check(const uint8_t *mad, size_t len, uint8_t method, struct mad_hdr *h)
 {
-	if (len < MAD_SIZE || mad_hdr_decode(mad, len, h))
-		return -EMSGSIZE;
-	if (h->base_version != MAD_BASE_VERSION || h->mgmt_class != SMQ_CLASS ||
-	    h->class_version != SMQ_CLASS_VERSION || h->method != method ||
-	    vmad_get_oui(mad) != VMAD_OUI_OPENIB)
-		return -EPROTO;
-	return 0;
+	return vmad_hdr_check(mad, len, SMQ_CLASS, SMQ_CLASS_VERSION, method, h);
 }
 
 int smq_request_decode(const uint8_t *mad, size_t len, uint16_t *attr, uint32_t *page,
@@ -56,10 +39,7 @@ int smq_request_decode(const uint8_t *mad, size_t len, uint16_t *attr, uint32_t 
 
 void smq_answer_init(uint8_t *resp, const uint8_t *req, uint16_t status)
 {
-	memcpy(resp, req, MAD_SIZE);
-	resp[MAD_OFF_METHOD] = MAD_METHOD_GET | MAD_METHOD_RESP_BIT;
-	wire_put16(resp + MAD_OFF_STATUS, status);
-	memset(resp + RMPP_OFF_VERSION, 0, RMPP_HDR_END - RMPP_OFF_VERSION);
+	vmad_respond(resp, req, MAD_SIZE, status);
 	memset(resp + SMQ_OFF_TOTAL, 0, MAD_SIZE - SMQ_OFF_TOTAL);
 }
 

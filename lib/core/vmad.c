@@ -28,6 +28,45 @@ void vmad_put_oui(uint8_t *mad, uint32_t oui)
 	mad[VMAD_OFF_OUI + 2] = (uint8_t)oui;
 }
 
+void vmad_hdr_encode(uint8_t *mad, uint8_t mgmt_class, uint8_t class_version, uint8_t method,
+		     uint64_t tid, uint16_t attr_id, uint32_t attr_mod)
+{
+	const struct mad_hdr h = {
+		.base_version = MAD_BASE_VERSION,
+		.mgmt_class = mgmt_class,
+		.class_version = class_version,
+		.method = method,
+		.tid = tid,
+		.attr_id = attr_id,
+		.attr_mod = attr_mod,
+	};
+
+	mad_hdr_encode(mad, &h);
+	memset(mad + RMPP_OFF_VERSION, 0, RMPP_HDR_END - RMPP_OFF_VERSION);
+	vmad_put_oui(mad, VMAD_OUI_OPENIB);
+	memset(mad + VMAD_OFF_DATA, 0, VMAD_DATA_SIZE);
+}
+
+int vmad_hdr_check(const uint8_t *mad, size_t len, uint8_t mgmt_class, uint8_t class_version,
+		   uint8_t method, struct mad_hdr *h)
+{
+	if (len < MAD_SIZE || mad_hdr_decode(mad, len, h))
+		return -EMSGSIZE;
+	if (h->base_version != MAD_BASE_VERSION || h->mgmt_class != mgmt_class ||
+	    h->class_version != class_version || h->method != method ||
+	    vmad_get_oui(mad) != VMAD_OUI_OPENIB)
+		return -EPROTO;
+	return 0;
+}
+
+void vmad_respond(uint8_t *resp, const uint8_t *req, size_t len, uint16_t status)
+{
+	memcpy(resp, req, len);
+	resp[MAD_OFF_METHOD] = MAD_METHOD_GET | MAD_METHOD_RESP_BIT;
+	wire_put16(resp + MAD_OFF_STATUS, status);
+	memset(resp + RMPP_OFF_VERSION, 0, RMPP_HDR_END - RMPP_OFF_VERSION);
+}
+
 void vmad_host_name(char *buf, size_t len)
 {
 	size_t n;
@@ -65,22 +104,14 @@ int vmad_liv_build(uint8_t *mad, size_t cap, enum liv_type type, uint16_t id,
 {
 	size_t total = LIV_OFF_DATA + len < MAD_SIZE ? MAD_SIZE : LIV_OFF_DATA + len;
 
-	struct mad_hdr h = {
-		.base_version = MAD_BASE_VERSION,
-		.mgmt_class = VMAD_CLASS_LIVENESS,
-		.class_version = VMAD_LIVENESS_VERSION,
-		.method = MAD_METHOD_GET,
-	};
-
 	if (type != LIV_ECHO_REQ && type != LIV_TS_REQ && type != LIV_INFO_REQ)
 		return -EINVAL;
 	if (len > LIV_ECHO_RMPP_MAX || total > cap || (len && type != LIV_ECHO_REQ))
 		return -EMSGSIZE;
-	memset(mad, 0, total);
-	mad_hdr_encode(mad, &h);
+	memset(mad + MAD_SIZE, 0, total - MAD_SIZE);
+	vmad_hdr_encode(mad, VMAD_CLASS_LIVENESS, VMAD_LIVENESS_VERSION, MAD_METHOD_GET, 0, 0, 0);
 	if (total > MAD_SIZE)
 		rmpp_active(mad);
-	vmad_put_oui(mad, VMAD_OUI_OPENIB);
 	mad[LIV_OFF_TYPE] = (uint8_t)type;
 	wire_put16(mad + LIV_OFF_ID, id);
 	wire_put16(mad + LIV_OFF_SEQ, seq);
@@ -91,24 +122,17 @@ int vmad_liv_build(uint8_t *mad, size_t cap, enum liv_type type, uint16_t id,
 	return (int)total;
 }
 
-/* The answer keeps the request's TID, class and OUI; GetResp. */
+/* A one-MAD answer: no RMPP. */
 static size_t respond(const uint8_t *req, uint8_t *resp, uint16_t status)
 {
-	memcpy(resp, req, MAD_SIZE);
-	resp[MAD_OFF_METHOD] = MAD_METHOD_GET | MAD_METHOD_RESP_BIT;
-	wire_put16(resp + MAD_OFF_STATUS, status);
-	/* A one-MAD answer: no RMPP. */
-	memset(resp + RMPP_OFF_VERSION, 0, RMPP_HDR_END - RMPP_OFF_VERSION);
+	vmad_respond(resp, req, MAD_SIZE, status);
 	return MAD_SIZE;
 }
 
 /* An echo that came as an RMPP transfer goes back the same way. */
 static size_t respond_rmpp(const uint8_t *req, size_t len, uint8_t *resp)
 {
-	memcpy(resp, req, len);
-	resp[MAD_OFF_METHOD] = MAD_METHOD_GET | MAD_METHOD_RESP_BIT;
-	wire_put16(resp + MAD_OFF_STATUS, 0);
-	memset(resp + RMPP_OFF_VERSION, 0, RMPP_HDR_END - RMPP_OFF_VERSION);
+	vmad_respond(resp, req, len, 0);
 	rmpp_active(resp);
 	resp[LIV_OFF_TYPE] = LIV_ECHO_RESP;
 	return len;

@@ -66,6 +66,22 @@ struct vmad_identity {
 uint32_t vmad_get_oui(const uint8_t *mad);
 void vmad_put_oui(uint8_t *mad, uint32_t oui);
 
+/* The header every vendor MAD of ours starts with (liveness, the SMs'
+ * replication, the SM query), in mad[0..VMAD_OFF_DATA): Table 145's
+ * common header (base version 1, status 0), an inactive RMPP header
+ * (Table 168), a reserved byte and the OpenIB OUI (Table 149); the class
+ * data zeroed to MAD_SIZE. An RMPP transfer sets its RMPP header after. */
+void vmad_hdr_encode(uint8_t *mad, uint8_t mgmt_class, uint8_t class_version, uint8_t method,
+		     uint64_t tid, uint16_t attr_id, uint32_t attr_mod);
+/* A whole MAD (len >= MAD_SIZE, else -EMSGSIZE) of base version 1, the
+ * OpenIB OUI and this class, class version and method (else -EPROTO);
+ * h gets its common header either way when long enough. */
+int vmad_hdr_check(const uint8_t *mad, size_t len, uint8_t mgmt_class, uint8_t class_version,
+		   uint8_t method, struct mad_hdr *h);
+/* The answer to req[0..len): a copy of it (TID, class, attribute, OUI,
+ * class data) made a GetResp of this status, with no RMPP header. */
+void vmad_respond(uint8_t *resp, const uint8_t *req, size_t len, uint16_t status);
+
 /* Build a liveness request in mad[0..cap). Echo carries data[0..len);
  * beyond one MAD the request is an RMPP transfer (RMPP header active, the
  * kernel segments it). Returns its length (at least MAD_SIZE) or -errno. */

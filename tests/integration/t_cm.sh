@@ -171,15 +171,22 @@ check_out "... connections lists none" "^\\[\\]$" agent host3 --json connections
 # most 8 wait at once, the oldest making room (or, younger than 20 ms,
 # the newcomer refused); the rest go after cm_timeout (1 s), the
 # kernel's REJ telling the requester.
-on host3 sh -c 'echo $$ >"$0"; exec "$@"' "$RUN/halfopen.pid" \
-	"$top_builddir/tests/tools/hostile" req "$(port_lid host4)" "$(port_gid host4)" \
-	0x000000000106138a 12 10.0.0.1 >"$RUN/halfopen.out" 2>&1 &
-T_PIDS="$T_PIDS $!"
-answered() {
-	[ "$(grep -Ec "^RE[PJ] " "$RUN/halfopen.out")" -ge 12 ]
+# hostile_req NAME ARG...: tests/tools/hostile req ARG... on host3 in
+# the background, its output in $RUN/NAME.out, its pid in $RUN/NAME.pid.
+hostile_req() {
+	local name=$1
+	shift
+	on host3 sh -c 'echo $$ >"$0"; exec "$@"' "$RUN/$name.pid" \
+		"$top_builddir/tests/tools/hostile" req "$@" >"$RUN/$name.out" 2>&1 &
+	T_PIDS="$T_PIDS $!"
 }
+# answers_in FILE N: hostile printed N answers (REP or REJ) or more.
+answers_in() {
+	[ "$(grep -Ec "^RE[PJ] " "$1")" -ge "$2" ]
+}
+hostile_req halfopen "$(port_lid host4)" "$(port_gid host4)" 0x000000000106138a 12 10.0.0.1
 check "a requester that never sends the RTU: each of its 12 REQs answered" \
-	wait_for "the answers to the REQs" 5 answered
+	wait_for "the answers to the REQs" 5 answers_in "$RUN/halfopen.out" 12
 T_PIDS="$T_PIDS $(cat "$RUN/halfopen.pid")"
 half_open4() {
 	agent host4 connections | grep -c " passive rep-sent "
@@ -202,15 +209,9 @@ stop_pid "$(cat "$RUN/halfopen.pid")"
 # host2 asks the SA whose port holds that LID and refuses the spoof
 # before any ATS judgement.
 LID3=$(printf "0x%04x" "$(port_lid host3)")
-on host3 sh -c 'echo $$ >"$0"; exec "$@"' "$RUN/spoof.pid" \
-	"$top_builddir/tests/tools/hostile" req "$(port_lid host2)" "$G2" \
-	0x0000000001061389 1 10.0.0.1 as "$G1" >"$RUN/spoof.out" 2>&1 &
-T_PIDS="$T_PIDS $!"
-spoof_answered() {
-	grep -q "^RE[PJ] " "$RUN/spoof.out"
-}
+hostile_req spoof "$(port_lid host2)" "$G2" 0x0000000001061389 1 10.0.0.1 as "$G1"
 check "a REQ naming host1's GID with host3's LID is answered" \
-	wait_for "the answer to the spoofed REQ" 5 spoof_answered
+	wait_for "the answer to the spoofed REQ" 5 answers_in "$RUN/spoof.out" 1
 T_PIDS="$T_PIDS $(cat "$RUN/spoof.pid")"
 check_out "... by a REJ naming both ports, not a REP" \
 	"^REJ 0x5eed0000 reason 28: ibats: spoofed requester: LID $LID3 is port 0x$(port_guid host3 | sed 's/^0x//'), not the claimed GID's 0x$(port_guid host1 | sed 's/^0x//')$" \
@@ -223,15 +224,9 @@ stop_pid "$(cat "$RUN/spoof.pid")"
 # without a DREQ: 8 established, its port's share, the rest closed at
 # their RTU; host1 still connects at once, and the 8 are closed after
 # cm_idle_timeout (8 s) whatever the requester does.
-on host3 sh -c 'echo $$ >"$0"; exec "$@"' "$RUN/fill.pid" \
-	"$top_builddir/tests/tools/hostile" req "$(port_lid host4)" "$(port_gid host4)" \
-	0x000000000106138a 12 10.0.0.1 rtu >"$RUN/fill.out" 2>&1 &
-T_PIDS="$T_PIDS $!"
-fill_answered() {
-	[ "$(grep -Ec "^RE[PJ] " "$RUN/fill.out")" -ge 12 ]
-}
+hostile_req fill "$(port_lid host4)" "$(port_gid host4)" 0x000000000106138a 12 10.0.0.1 rtu
 check "a requester that sends each RTU: its 12 REQs answered" \
-	wait_for "the answers to the REQs" 5 fill_answered
+	wait_for "the answers to the REQs" 5 answers_in "$RUN/fill.out" 12
 T_PIDS="$T_PIDS $(cat "$RUN/fill.pid")"
 eight_established() {
 	[ "$(agent host4 connections | grep -c " passive established ")" -eq 8 ]

@@ -4,9 +4,7 @@
 # saquery sees the membership.
 . "$top_srcdir/tests/integration/harness.sh"
 
-host_ns h1
-N1=$(ns h1)
-ip -n "$N1" addr add 10.0.0.1/24 dev v0
+host_nets 1
 fabric_up fabric4.net host1
 MGID=ff12:401b:ffff::ffff:ffff
 

@@ -6,16 +6,9 @@
 # reads the membership, reports it, and never joins or leaves.
 . "$top_srcdir/tests/integration/harness.sh"
 
-host_ns h1
-host_ns h2
-N1=$(ns h1)
-N2=$(ns h2)
-ip -n "$N1" addr add 10.0.0.1/24 dev v0
-ip -n "$N2" addr add 10.0.0.2/24 dev v0
-fabric_start fabric4.net
+host_nets 1 2
+fabric_up fabric4.net host1 host2
 MCJOIN="$top_builddir/tests/tools/mcjoin"
-G1=$(port_gid host1)
-G2=$(port_gid host2)
 MGID=ff12:401b:ffff::ffff:ffff
 LOG2="$RUN/atsd-host2.log"
 

@@ -62,6 +62,16 @@ check "sm_key 1, one key file: the standby is in sync" wait_for "in sync" 30 \
 check_absent "... refused nothing (no WRN 7A43)" "WRN 7A43" cat "$RUN/osm.log" "$RUN/sm2/osm.log"
 stop_pid "$SM2"
 
+# refused_standby WHAT DIR WHO LOG: the SM of $RUN/DIR goes standby (WHAT),
+# WHO (the master, logging to LOG) refuses its pulls, it holds no copy.
+refused_standby() {
+	check "$1" wait_for "standby" 30 grep -q "Entering STANDBY state" "$RUN/$2/osm.log"
+	check "... whose pulls $3 refuses (WRN 7A43)" wait_for "the refusal" 10 grep -q \
+		"WRN 7A43: replication pull from LID .* dropped: bad authentication tag" "$4"
+	check "... and that holds no copy" wait_for "the state file" 10 \
+		repl_is "$RUN/$2/osmats-state.json" role=standby snapshots=0 in_sync=false
+}
+
 # (b) Another key file: the master refuses the standby's pulls ...
 key_file "$RUN/other.key"
 mkdir -p "$RUN/sm3"
@@ -71,11 +81,7 @@ sed -e "s|^log_file .*|log_file $RUN/sm3/osm.log|" -e "s|^dump_files_dir .*|dump
 	-e "s|^sm_priority .*|sm_priority 10|" "$RUN/opensm.conf" >"$RUN/sm3.conf"
 osm_launch host2 "$RUN/sm3" "$RUN/sm3.conf"
 SM3=$OSM_LAUNCHED
-check "another key file: a standby" wait_for "standby" 30 grep -q "Entering STANDBY state" "$RUN/sm3/osm.log"
-check "... whose pulls the master refuses (WRN 7A43)" wait_for "the refusal" 10 grep -q \
-	"WRN 7A43: replication pull from LID .* dropped: bad authentication tag" "$RUN/osm.log"
-check "... and that holds no copy" wait_for "the state file" 10 \
-	repl_is "$RUN/sm3/osmats-state.json" role=standby snapshots=0 in_sync=false
+refused_standby "another key file: a standby" sm3 "the master" "$RUN/osm.log"
 # ... and, once master itself, refuses theirs: the master dies, the SM
 # with the other key takes over, and one with the first key (below it)
 # is its standby.
@@ -86,11 +92,7 @@ sed -e "s|^log_file .*|log_file $RUN/sm4/osm.log|" -e "s|^dump_files_dir .*|dump
 mkdir -p "$RUN/sm4"
 osm_launch host3 "$RUN/sm4" "$RUN/sm4.conf"
 SM4=$OSM_LAUNCHED
-check "an SM with the first key: its standby" wait_for "standby" 30 grep -q "Entering STANDBY state" "$RUN/sm4/osm.log"
-check "... whose pulls it refuses (WRN 7A43)" wait_for "the refusal" 10 grep -q \
-	"WRN 7A43: replication pull from LID .* dropped: bad authentication tag" "$RUN/sm3/osm.log"
-check "... and that holds no copy" wait_for "the state file" 10 \
-	repl_is "$RUN/sm4/osmats-state.json" role=standby snapshots=0 in_sync=false
+refused_standby "an SM with the first key: its standby" sm4 it "$RUN/sm3/osm.log"
 check "both SMs live" sh -c "kill -0 $SM3 && kill -0 $SM4"
 grep -h "WRN 7A4\|ERR 7A4" "$RUN/osm.log" "$RUN/sm3/osm.log" "$RUN/sm4/osm.log" | sed 's/^/# /' | tail -8
 finish

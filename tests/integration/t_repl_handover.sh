@@ -41,14 +41,7 @@ dump() {
 dump >"$RUN/before"
 check_count "the first master serves 3 ATS records" 3 cat "$RUN/before"
 
-# Handover: the first SM drops to 5 (below the second's 10) and sweeps.
-sed -i "s|^sm_priority .*|sm_priority 5|" "$RUN/opensm.conf"
-kill -HUP "$SM_PID"
-check "the first SM hands over and goes STANDBY" wait_for "standby" 30 \
-	grep -q "Entering STANDBY state" "$RUN/osm.log"
-check "the second SM is master" wait_for "the second master" 30 \
-	grep -q "SUBNET UP" "$RUN/sm2/osm.log"
-check "its SA answers" wait_for "the SA" 20 sa_answers host4
+repl_handover
 # The SM query places a requester by OpenSM's LID table on the master
 # only: a former master's is left from its sweeps and may name a port
 # whose LID another holds now.
@@ -83,13 +76,7 @@ check_absent "10.1.0.2 is gone" "10\.1\.0\.2" cat "$RUN/before2"
 
 # Hand back: the second drops to 0, below the first's 5 (the master stays
 # above the standby until the handover, as two_sm_opts needs under ibsim).
-sed -i "s|^sm_priority .*|sm_priority 0|" "$RUN/sm2/opensm.conf"
-kill -HUP "$SM2"
-check "the second SM hands back and goes STANDBY again" wait_for "standby" 30 \
-	sh -c "[ \$(grep -c 'Entering STANDBY state' '$RUN/sm2/osm.log') -ge 2 ]"
-check "the first SM is master again and has swept" wait_for "master again" 30 \
-	sh -c "grep -A1000 'Entering STANDBY' '$RUN/osm.log' | grep -q 'SUBNET UP'"
-check "its SA answers" wait_for "the SA" 20 sa_answers host4
+repl_handback
 dump >"$RUN/after2"
 check "it serves exactly the second master's records" diff "$RUN/before2" "$RUN/after2"
 check_rc "host1's deleted 10.1.0.2 did not come back" 1 "no ATS records" \

@@ -53,14 +53,7 @@ dump() {
 	} | sort
 }
 
-# Handover: the first SM drops to 5 (below the second's 10) and sweeps.
-sed -i "s|^sm_priority .*|sm_priority 5|" "$RUN/opensm.conf"
-kill -HUP "$SM_PID"
-check "the first SM hands over and goes STANDBY" wait_for "standby" 30 \
-	grep -q "Entering STANDBY state" "$RUN/osm.log"
-check "the second SM is master" wait_for "the second master" 30 \
-	grep -q "SUBNET UP" "$RUN/sm2/osm.log"
-check "its SA answers" wait_for "the SA" 20 sa_answers host4
+repl_handover
 check "X is deleted at the second master" sh -c \
 	"cd $RUN/scratch && SIM_HOST=host1 LD_PRELOAD='$SIM_PRELOAD' $ATSCTL deregister 10.1.0.2 &&
 	 SIM_HOST=host2 LD_PRELOAD='$SIM_PRELOAD' $SRTOOL --sid $GONE --gid $G2 delete"
@@ -73,13 +66,7 @@ check_count "... and 2 ATS records (Y, Z)" 2 cat "$RUN/second"
 check "the first SM's SA database file still holds X" grep -q "Gone Service" "$RUN/opensm-sa.dump"
 
 # Hand back: the second drops to 0, below the first's 5.
-sed -i "s|^sm_priority .*|sm_priority 0|" "$RUN/sm2/opensm.conf"
-kill -HUP "$SM2"
-check "the second SM hands back and goes STANDBY again" wait_for "standby" 30 \
-	sh -c "[ \$(grep -c 'Entering STANDBY state' '$RUN/sm2/osm.log') -ge 2 ]"
-check "the first SM is master again and has swept" wait_for "master again" 30 \
-	sh -c "grep -A1000 'Entering STANDBY' '$RUN/osm.log' | grep -q 'SUBNET UP'"
-check "its SA answers" wait_for "the SA" 20 sa_answers host4
+repl_handback
 check "it installed the second master's 3 records" grep -q \
 	"osmats replication: installed 3 ServiceRecords from the shadow" "$RUN/osm.log"
 dump >"$RUN/back"

@@ -5,6 +5,7 @@
 #ifndef IBATS_TEST_FAKE_SOCK_H
 #define IBATS_TEST_FAKE_SOCK_H
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,40 @@ static inline void fake_sock_remove(char *path)
 	slash = strrchr(path, '/');
 	*slash = '\0';
 	rmdir(path);
+}
+
+/* A fake atsd: its socket and the thread that accepts on it, first in
+ * each test's own fake. */
+struct fake_sock_srv {
+	char path[108];
+	int lfd;
+	pthread_t thr;
+};
+
+/* Listen, then run serve(arg) on a thread of its own. */
+static inline void fake_sock_start(struct fake_sock_srv *s, void *(*serve)(void *), void *arg)
+{
+	s->lfd = fake_sock_listen(s->path, sizeof(s->path));
+	assert_int_equal(pthread_create(&s->thr, NULL, serve, arg), 0);
+}
+
+/* Stop accepting, wait for the thread, remove the socket. */
+static inline void fake_sock_stop(struct fake_sock_srv *s)
+{
+	fake_sock_close(s->lfd);
+	pthread_join(s->thr, NULL);
+	fake_sock_remove(s->path);
+}
+
+/* cmocka teardown of a fake calloc'ed with its struct fake_sock_srv
+ * first: stopped and freed. */
+static inline int fake_sock_teardown(void **state)
+{
+	struct fake_sock_srv *s = *state;
+
+	fake_sock_stop(s);
+	free(s);
+	return 0;
 }
 
 #endif

@@ -202,6 +202,19 @@ static void free_sets(struct ats_window_req *r, unsigned n)
 		ats_query_set_free(&r[i].set);
 }
 
+/* Each of r[0..n) answered as the synchronous lookup answers it, but
+ * r[skip] (-1: none); then the sets freed and the window closed. */
+static void close_as_sync(struct fx *f, struct ats_window_req *r, unsigned n, int skip)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		if ((int)i != skip)
+			assert_as_sync(f, &r[i]);
+	free_sets(r, n);
+	fx_close(f);
+}
+
 /* (a) depth 4, 20 lookups answered late and newest first. */
 static void test_depth_order(void **state)
 {
@@ -225,10 +238,7 @@ static void test_depth_order(void **state)
 	assert_int_equal(st.inflight_max, 4);
 	assert_int_equal(r[3].set.n, 2); /* 10.0.1.1: hosts 1 and 2 */
 	assert_int_equal(r[7].set.n, 0);
-	for (i = 0; i < 20; i++)
-		assert_as_sync(&f, &r[i]);
-	free_sets(r, 20);
-	fx_close(&f);
+	close_as_sync(&f, r, 20, -1);
 }
 
 /* (b) a lost first send: sent again, with a fresh TID (the kernel
@@ -237,7 +247,7 @@ static void test_resend(void **state)
 {
 	struct fx f = fx_open(4, RETRIES);
 	struct ats_window_req r[5];
-	unsigned order[5], i;
+	unsigned order[5];
 	struct ats_window_stats st;
 
 	(void)state;
@@ -252,10 +262,7 @@ static void test_resend(void **state)
 	ats_window_stats(f.w, &st);
 	assert_int_equal(st.resent, 1);
 	assert_int_equal(st.timeouts, 0);
-	for (i = 0; i < 5; i++)
-		assert_as_sync(&f, &r[i]);
-	free_sets(r, 5);
-	fx_close(&f);
+	close_as_sync(&f, r, 5, -1);
 }
 
 /* (c) never answered: -ETIMEDOUT after every attempt, the rest answered. */
@@ -263,7 +270,7 @@ static void test_timeout(void **state)
 {
 	struct fx f = fx_open(4, RETRIES);
 	struct ats_window_req r[6];
-	unsigned order[6], i;
+	unsigned order[6];
 	struct ats_window_stats st;
 
 	(void)state;
@@ -276,11 +283,7 @@ static void test_timeout(void **state)
 	ats_window_stats(f.w, &st);
 	assert_int_equal(st.timeouts, 1);
 	assert_int_equal(st.resent, RETRIES);
-	for (i = 0; i < 6; i++)
-		if (i != 1)
-			assert_as_sync(&f, &r[i]);
-	free_sets(r, 6);
-	fx_close(&f);
+	close_as_sync(&f, r, 6, 1);
 }
 
 /* (d) a GetTable answer cut (no RMPP): that lookup, and the ones after,
@@ -305,10 +308,7 @@ static void test_cut(void **state)
 	assert_int_equal(r[1].set.n, 2);
 	assert_true(r[1].set.walked);
 	assert_int_equal(fake_mport_max_outstanding(), 4);
-	for (i = 0; i < 8; i++)
-		assert_as_sync(&f, &r[i]);
-	free_sets(r, 8);
-	fx_close(&f);
+	close_as_sync(&f, r, 8, -1);
 }
 
 /* (d) a primary in two partitions is too many for a Get: split by P_Key. */
@@ -316,7 +316,7 @@ static void test_primary_split(void **state)
 {
 	struct fx f = fx_open(4, RETRIES);
 	struct ats_window_req r[3];
-	unsigned order[3], i;
+	unsigned order[3];
 	struct ats_window_stats st;
 
 	(void)state;
@@ -330,10 +330,7 @@ static void test_primary_split(void **state)
 	assert_int_equal(r[0].set.n, 1);
 	assert_int_equal(r[0].set.recs[0].pkey, 0xffff);
 	assert_int_equal(r[2].err, -ENOENT);
-	for (i = 0; i < 3; i++)
-		assert_as_sync(&f, &r[i]);
-	free_sets(r, 3);
-	fx_close(&f);
+	close_as_sync(&f, r, 3, -1);
 }
 
 /* (e) the port down: every queued lookup fails at once, nothing sent. */
@@ -374,7 +371,7 @@ static void test_stale(void **state)
 {
 	struct fx f = fx_open(4, RETRIES);
 	struct ats_window_req r[6];
-	unsigned order[6], i;
+	unsigned order[6];
 	struct ats_window_stats st;
 
 	(void)state;
@@ -386,10 +383,7 @@ static void test_stale(void **state)
 	run_all(&f, r, 6, order);
 	ats_window_stats(f.w, &st);
 	assert_int_equal(st.resent, 0);
-	for (i = 0; i < 6; i++)
-		assert_as_sync(&f, &r[i]);
-	free_sets(r, 6);
-	fx_close(&f);
+	close_as_sync(&f, r, 6, -1);
 }
 
 /* (g) cancel hands back every request, flying, queued or whole. */

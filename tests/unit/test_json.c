@@ -69,6 +69,17 @@ static char *render(void (*fn)(struct json *), int pretty, int *ret)
 	return buf;
 }
 
+/* fn's document written without an error, and exactly want. */
+static void expect_render(void (*fn)(struct json *), int pretty, const char *want)
+{
+	int ret;
+	char *s = render(fn, pretty, &ret);
+
+	assert_int_equal(ret, 0);
+	assert_string_equal(s, want);
+	free(s);
+}
+
 static void doc(struct json *j)
 {
 	json_obj(j, NULL);
@@ -91,17 +102,12 @@ static void doc(struct json *j)
 
 static void test_document(void **state)
 {
-	int ret;
-	char *s = render(doc, 0, &ret);
-
 	(void)state;
-	assert_int_equal(ret, 0);
-	assert_string_equal(s,
+	expect_render(doc, 0,
 		"{\"name\": \"q\\\"uote\", \"raw\": \"a\\u0000\\ufffd\", "
 		"\"list\": [18446744073709551615, -5, true, null, 0.25], "
 		"\"empty\": [], \"sid\": \"0x10000ce100415453\", "
 		"\"pkey\": \"0xffff\", \"f\\\\k\": \"7-x\\ty\"}\n");
-	free(s);
 }
 
 static void pretty_doc(struct json *j)
@@ -119,24 +125,15 @@ static void pretty_doc(struct json *j)
 
 static void test_pretty(void **state)
 {
-	int ret;
-	char *s = render(pretty_doc, JSON_PRETTY_ALL, &ret);
-
 	(void)state;
-	assert_int_equal(ret, 0);
-	assert_string_equal(s, "{\n  \"a\": [\n    {\n      \"x\": 1\n    }\n  ],\n  \"e\": {}\n}\n");
-	free(s);
+	expect_render(pretty_doc, JSON_PRETTY_ALL,
+		      "{\n  \"a\": [\n    {\n      \"x\": 1\n    }\n  ],\n  \"e\": {}\n}\n");
 }
 
 static void test_pretty_levels(void **state)
 {
-	int ret;
-	char *s = render(pretty_doc, 1, &ret);
-
 	(void)state;
-	assert_int_equal(ret, 0);
-	assert_string_equal(s, "{\n  \"a\": [\n    {\"x\": 1}\n  ],\n  \"e\": {}\n}\n");
-	free(s);
+	expect_render(pretty_doc, 1, "{\n  \"a\": [\n    {\"x\": 1}\n  ],\n  \"e\": {}\n}\n");
 }
 
 static void unclosed(struct json *j)
@@ -210,10 +207,7 @@ static void test_misuse(void **state)
 	assert_int_equal(ret, -EINVAL);
 	free(render(too_deep, 0, &ret));
 	assert_int_equal(ret, -E2BIG);
-	s = render(nonfinite, 0, &ret);
-	assert_int_equal(ret, 0);
-	assert_string_equal(s, "[null]\n");
-	free(s);
+	expect_render(nonfinite, 0, "[null]\n");
 	s = render(long_fmt, 0, &ret);
 	assert_int_equal(ret, 0);
 	assert_int_equal(strlen(s), 303);

@@ -382,9 +382,7 @@ static void test_open_opts(void **state)
 enum agent_mode { AG_NORMAL, AG_CLOSE_AFTER_ANSWER, AG_HANG, AG_BUSY };
 
 struct fake_agent {
-	char path[108];
-	int lfd;
-	pthread_t thr;
+	struct fake_sock_srv srv; /* first: fake_sock_teardown */
 	enum agent_mode mode; /* atomic: the test sets it, the agent thread reads it */
 	int accepts;
 	int requests;
@@ -441,7 +439,7 @@ static void *fa_main(void *arg)
 	struct fake_agent *fa = arg;
 	int fd;
 
-	while ((fd = accept(fa->lfd, NULL, NULL)) >= 0) {
+	while ((fd = accept(fa->srv.lfd, NULL, NULL)) >= 0) {
 		char buf[ATSD_LINE_MAX];
 		size_t have = 0;
 		ssize_t n;
@@ -478,27 +476,15 @@ static int fa_setup(void **state)
 	struct fake_agent *fa = calloc(1, sizeof(*fa));
 
 	assert_non_null(fa);
-	fa->lfd = fake_sock_listen(fa->path, sizeof(fa->path));
 	pthread_mutex_init(&fa->lock, NULL);
-	assert_int_equal(pthread_create(&fa->thr, NULL, fa_main, fa), 0);
+	fake_sock_start(&fa->srv, fa_main, fa);
 	*state = fa;
-	return 0;
-}
-
-static int fa_teardown(void **state)
-{
-	struct fake_agent *fa = *state;
-
-	fake_sock_close(fa->lfd);
-	pthread_join(fa->thr, NULL);
-	fake_sock_remove(fa->path);
-	free(fa);
 	return 0;
 }
 
 static struct ibats *fa_open(struct fake_agent *fa, unsigned flags, unsigned timeout_ms)
 {
-	struct ibats_opts o = { .socket_path = fa->path, .flags = flags,
+	struct ibats_opts o = { .socket_path = fa->srv.path, .flags = flags,
 				.agent_timeout_ms = timeout_ms };
 	struct ibats *h;
 
@@ -793,13 +779,13 @@ int main(void)
 		cmocka_unit_test(test_record_from_sr),
 		cmocka_unit_test(test_records_from_reply),
 		cmocka_unit_test(test_open_opts),
-		cmocka_unit_test_setup_teardown(test_agent_lookups, fa_setup, fa_teardown),
-		cmocka_unit_test_setup_teardown(test_agent_check_peer, fa_setup, fa_teardown),
-		cmocka_unit_test_setup_teardown(test_agent_reconnect, fa_setup, fa_teardown),
-		cmocka_unit_test_setup_teardown(test_agent_failures, fa_setup, fa_teardown),
-		cmocka_unit_test_setup_teardown(test_lookup_info, fa_setup, fa_teardown),
-		cmocka_unit_test_setup_teardown(test_agent_hung_backoff, fa_setup, fa_teardown),
-		cmocka_unit_test_setup_teardown(test_agent_threads, fa_setup, fa_teardown),
+		cmocka_unit_test_setup_teardown(test_agent_lookups, fa_setup, fake_sock_teardown),
+		cmocka_unit_test_setup_teardown(test_agent_check_peer, fa_setup, fake_sock_teardown),
+		cmocka_unit_test_setup_teardown(test_agent_reconnect, fa_setup, fake_sock_teardown),
+		cmocka_unit_test_setup_teardown(test_agent_failures, fa_setup, fake_sock_teardown),
+		cmocka_unit_test_setup_teardown(test_lookup_info, fa_setup, fake_sock_teardown),
+		cmocka_unit_test_setup_teardown(test_agent_hung_backoff, fa_setup, fake_sock_teardown),
+		cmocka_unit_test_setup_teardown(test_agent_threads, fa_setup, fake_sock_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

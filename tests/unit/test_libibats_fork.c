@@ -40,9 +40,7 @@
 /* ---- a fake atsd: one thread per connection, as atsd serves many ---- */
 
 struct fake_agent {
-	char path[108];
-	int lfd;
-	pthread_t thr;
+	struct fake_sock_srv srv; /* first: fake_sock_teardown */
 	int accepts; /* atomic */
 };
 
@@ -83,7 +81,7 @@ static void *fa_main(void *arg)
 	pthread_t t;
 	int fd;
 
-	while ((fd = accept(fa->lfd, NULL, NULL)) >= 0) {
+	while ((fd = accept(fa->srv.lfd, NULL, NULL)) >= 0) {
 		__atomic_add_fetch(&fa->accepts, 1, __ATOMIC_SEQ_CST);
 		if (pthread_create(&t, NULL, conn_main, (void *)(intptr_t)fd))
 			close(fd);
@@ -98,20 +96,8 @@ static int fa_setup(void **state)
 	struct fake_agent *fa = calloc(1, sizeof(*fa));
 
 	assert_non_null(fa);
-	fa->lfd = fake_sock_listen(fa->path, sizeof(fa->path));
-	assert_int_equal(pthread_create(&fa->thr, NULL, fa_main, fa), 0);
+	fake_sock_start(&fa->srv, fa_main, fa);
 	*state = fa;
-	return 0;
-}
-
-static int fa_teardown(void **state)
-{
-	struct fake_agent *fa = *state;
-
-	fake_sock_close(fa->lfd);
-	pthread_join(fa->thr, NULL);
-	fake_sock_remove(fa->path);
-	free(fa);
 	return 0;
 }
 
@@ -144,7 +130,7 @@ static int lookups(struct ibats *h, int id)
 static void test_fork_agent(void **state)
 {
 	struct fake_agent *fa = *state;
-	struct ibats_opts o = { .socket_path = fa->path, .flags = IBATS_NO_SA,
+	struct ibats_opts o = { .socket_path = fa->srv.path, .flags = IBATS_NO_SA,
 				.agent_timeout_ms = 500 };
 	struct ibats_record *r;
 	struct ibats *h;
@@ -391,7 +377,7 @@ static void test_sa_down_then_up(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_fork_agent, fa_setup, fa_teardown),
+		cmocka_unit_test_setup_teardown(test_fork_agent, fa_setup, fake_sock_teardown),
 		cmocka_unit_test(test_fork_sa),
 		cmocka_unit_test(test_sa_down_then_up),
 	};

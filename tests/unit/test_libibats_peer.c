@@ -109,40 +109,48 @@ static void test_lid_from_reply(void **state)
 	char good[] = "0x0002c903000ab1c2 0x0012", bad[] = "0x0002c903000ab1c2 0xc000",
 	     junk[] = "0x0002c903000ab1c2 0x0012 extra";
 	char *one[] = { good }, *two[] = { good, good }, *b[] = { bad }, *j[] = { junk };
+	/* atsd's reply, what is made of it and why (NULL: not looked at). */
+	const struct {
+		int ok;
+		const char *code, *msg;
+		char **lines;
+		size_t n;
+		int want;
+		const char *why;
+	} cases[] = {
+		{ 1, "", "", one, 1, 0, NULL },
+		{ 1, "", "", two, 2, -EPROTO, NULL },
+		{ 1, "", "", NULL, 0, -EPROTO, "no answer line" },
+		{ 1, "", "", b, 1, -EPROTO, bad },
+		{ 1, "", "", j, 1, -EPROTO, NULL },
+		{ 0, "ENOENT", "no port holds LID 0x0099", NULL, 0, -ENOENT,
+		  "no port holds LID 0x0099" },
+		{ 0, "ETIMEDOUT", "the SA did not answer", NULL, 0, -ETIMEDOUT, NULL },
+		{ 0, "EWHATEVER", "", NULL, 0, -EIO, NULL },
+	};
 	struct atsd_reply r;
 	uint64_t guid = 0;
 	uint16_t base = 0;
 	char why[128];
+	size_t i;
 
 	(void)state;
-	reply(&r, 1, "", "", one, 1);
-	assert_int_equal(ibl_lid_from_reply(&r, &guid, &base, why, sizeof(why)), 0);
-	assert_true(guid == GUID_A);
-	assert_int_equal(base, 0x12);
-	reply(&r, 1, "", "", two, 2);
-	assert_int_equal(ibl_lid_from_reply(&r, &guid, &base, why, sizeof(why)), -EPROTO);
-	reply(&r, 1, "", "", NULL, 0);
-	assert_int_equal(ibl_lid_from_reply(&r, &guid, &base, why, sizeof(why)), -EPROTO);
-	assert_string_equal(why, "no answer line");
-	reply(&r, 1, "", "", b, 1);
-	assert_int_equal(ibl_lid_from_reply(&r, &guid, &base, why, sizeof(why)), -EPROTO);
-	assert_string_equal(why, bad);
-	reply(&r, 1, "", "", j, 1);
-	assert_int_equal(ibl_lid_from_reply(&r, &guid, &base, why, sizeof(why)), -EPROTO);
-	reply(&r, 0, "ENOENT", "no port holds LID 0x0099", NULL, 0);
-	assert_int_equal(ibl_lid_from_reply(&r, &guid, &base, why, sizeof(why)), -ENOENT);
-	assert_string_equal(why, "no port holds LID 0x0099");
-	reply(&r, 0, "ETIMEDOUT", "the SA did not answer", NULL, 0);
-	assert_int_equal(ibl_lid_from_reply(&r, &guid, &base, why, sizeof(why)), -ETIMEDOUT);
-	reply(&r, 0, "EWHATEVER", "", NULL, 0);
-	assert_int_equal(ibl_lid_from_reply(&r, &guid, &base, why, sizeof(why)), -EIO);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		reply(&r, cases[i].ok, cases[i].code, cases[i].msg, cases[i].lines, cases[i].n);
+		assert_int_equal(ibl_lid_from_reply(&r, &guid, &base, why, sizeof(why)),
+				 cases[i].want);
+		if (cases[i].why)
+			assert_string_equal(why, cases[i].why);
+		if (i == 0) {
+			assert_true(guid == GUID_A);
+			assert_int_equal(base, 0x12);
+		}
+	}
 }
 
 /* A scripted atsd: every request line is answered with answer. */
 struct fake_atsd {
-	char path[108];
-	int lfd;
-	pthread_t thr;
+	struct fake_sock_srv srv; /* first: fake_sock_teardown */
 	pthread_mutex_t lock;
 	char last[ATSD_LINE_MAX];
 	char answer[256];
@@ -154,7 +162,7 @@ static void *fake_main(void *arg)
 	struct fake_atsd *fa = arg;
 	int fd;
 
-	while ((fd = accept(fa->lfd, NULL, NULL)) >= 0) {
+	while ((fd = accept(fa->srv.lfd, NULL, NULL)) >= 0) {
 		char buf[ATSD_LINE_MAX], out[256];
 		ssize_t n;
 
@@ -183,21 +191,9 @@ static int fake_setup(void **state)
 	struct fake_atsd *fa = calloc(1, sizeof(*fa));
 
 	assert_non_null(fa);
-	fa->lfd = fake_sock_listen(fa->path, sizeof(fa->path));
 	pthread_mutex_init(&fa->lock, NULL);
-	assert_int_equal(pthread_create(&fa->thr, NULL, fake_main, fa), 0);
+	fake_sock_start(&fa->srv, fake_main, fa);
 	*state = fa;
-	return 0;
-}
-
-static int fake_teardown(void **state)
-{
-	struct fake_atsd *fa = *state;
-
-	fake_sock_close(fa->lfd);
-	pthread_join(fa->thr, NULL);
-	fake_sock_remove(fa->path);
-	free(fa);
 	return 0;
 }
 
@@ -211,7 +207,7 @@ static void fake_says(struct fake_atsd *fa, const char *answer)
 static void test_lid_owner_agent(void **state)
 {
 	struct fake_atsd *fa = *state;
-	struct ibats_opts o = { .socket_path = fa->path, .flags = IBATS_NO_SA,
+	struct ibats_opts o = { .socket_path = fa->srv.path, .flags = IBATS_NO_SA,
 				.agent_timeout_ms = 2000 };
 	struct ibats_info info;
 	struct ibats *h;
@@ -298,7 +294,7 @@ int main(void)
 		cmocka_unit_test(test_claim_check),
 		cmocka_unit_test(test_lid_decide),
 		cmocka_unit_test(test_lid_from_reply),
-		cmocka_unit_test_setup_teardown(test_lid_owner_agent, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_lid_owner_agent, fake_setup, fake_sock_teardown),
 		cmocka_unit_test(test_lid_owner_no_agent),
 		cmocka_unit_test(test_check_peer_lid_args),
 	};

@@ -223,13 +223,21 @@ static void test_key_accepted(void **state)
 
 static void test_key_mode(void **state)
 {
+	static const struct {
+		mode_t mode;
+		const char *why;
+	} cases[] = {
+		{ 0640, "mode 0640 lets group or others at the key" },
+		{ 0604, "mode 0604" },
+		{ 0620, "mode 0620" },
+	};
+	size_t i;
+
 	(void)state;
-	key_file(KEY_HEX "\n", 0640);
-	refused(-EPERM, "mode 0640 lets group or others at the key");
-	key_file(KEY_HEX "\n", 0604);
-	refused(-EPERM, "mode 0604");
-	key_file(KEY_HEX "\n", 0620);
-	refused(-EPERM, "mode 0620");
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		key_file(KEY_HEX "\n", cases[i].mode);
+		refused(-EPERM, cases[i].why);
+	}
 }
 
 static void test_key_symlink(void **state)
@@ -302,26 +310,28 @@ static void test_key_careless(void **state)
 
 static void test_key_text(void **state)
 {
+	static const struct {
+		const char *text, *why;
+	} bad[] = {
+		{ "", ":1: 0 hex digits" },
+		{ "0001 " KEY_HEX "\n", ":1: character 5 is not a hex digit" },
+		{ "0x" KEY_HEX "\n", ":1: character 2 is not a hex digit" },
+		{ KEY_HEX "\r\n", ":1: character 65 is not a hex digit" },
+		{ KEY_HEX "0\n", ":1: 65 hex digits" },
+		{ KEY_HEX "\n\n", ":2: more than one line" },
+		{ KEY_HEX "\n" KEY_HEX "\n", ":2: more than one line" },
+	};
 	char longer[2 * KEYFILE_MAX + 3];
+	size_t i;
 
 	(void)state;
 	key_file(KEY_HEX "\n", 0600);
 	assert_int_equal(truncate(path, 62), 0);
 	refused(-EINVAL, ":1: 62 hex digits: the key is 32 to 64 bytes");
-	key_file("", 0600);
-	refused(-EINVAL, ":1: 0 hex digits");
-	key_file("0001 " KEY_HEX "\n", 0600);
-	refused(-EINVAL, ":1: character 5 is not a hex digit");
-	key_file("0x" KEY_HEX "\n", 0600);
-	refused(-EINVAL, ":1: character 2 is not a hex digit");
-	key_file(KEY_HEX "\r\n", 0600);
-	refused(-EINVAL, ":1: character 65 is not a hex digit");
-	key_file(KEY_HEX "0\n", 0600);
-	refused(-EINVAL, ":1: 65 hex digits");
-	key_file(KEY_HEX "\n\n", 0600);
-	refused(-EINVAL, ":2: more than one line");
-	key_file(KEY_HEX "\n" KEY_HEX "\n", 0600);
-	refused(-EINVAL, ":2: more than one line");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		key_file(bad[i].text, 0600);
+		refused(-EINVAL, bad[i].why);
+	}
 	memset(longer, 'f', sizeof(longer) - 3);
 	strcpy(longer + sizeof(longer) - 3, "ff");
 	key_file(longer, 0600);

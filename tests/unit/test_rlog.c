@@ -47,6 +47,30 @@ static enum rlog_verdict pull(struct rlog *l, uint64_t guid, uint64_t epoch, uin
 	return rlog_pull(l, guid, epoch, next, &h, mono_ms(), e, in_sync, NULL);
 }
 
+/* A pull on epoch 1 at time t, nothing held before. */
+static enum rlog_verdict pull_at(struct rlog *l, uint64_t guid, uint64_t next, int64_t t,
+				 int *in_sync)
+{
+	struct rlog_held h;
+	struct rlog_entry e;
+
+	memset(&h, 0, sizeof(h));
+	return rlog_pull(l, guid, 1, next, &h, t, &e, in_sync, NULL);
+}
+
+/* rlog_tick at t with ack_ms 1000: the slots it frees and how many
+ * standbys it drops, first the first of them. */
+static void tick(struct rlog *l, int64_t t, int freed, size_t ndropped, uint64_t first)
+{
+	uint64_t dropped[RLOG_MAX_PEERS];
+	size_t nd;
+
+	assert_int_equal(rlog_tick(l, t, 1000, dropped, &nd), freed);
+	assert_int_equal(nd, ndropped);
+	if (ndropped)
+		assert_int_equal(dropped[0], first);
+}
+
 static void test_numbering_and_ring(void **state)
 {
 	struct rlog *l = new_log(4, 7);
@@ -132,16 +156,9 @@ static void test_pull_verdicts(void **state)
 	rlog_stats(l, &st);
 	assert_int_equal(st.in_sync, 1);
 	assert_int_equal(rlog_committed(l, NULL), 10);
-	{
-		uint64_t dropped[RLOG_MAX_PEERS];
-		size_t nd;
-
-		assert_int_equal(rlog_tick(l, mono_ms() + 500, 1000, dropped, &nd), 0);
-		assert_int_equal(nd, 0);
-		/* Silent as long, its slot is freed too. */
-		assert_int_equal(rlog_tick(l, mono_ms() + 1000, 1000, dropped, &nd), 1);
-		assert_int_equal(nd, 1);
-	}
+	tick(l, mono_ms() + 500, 0, 0, 0);
+	/* Silent as long, its slot is freed too. */
+	tick(l, mono_ms() + 1000, 1, 1, G1);
 	rlog_stats(l, &st);
 	assert_int_equal(st.in_sync, 0);
 	assert_int_equal(rlog_committed(l, NULL), 20);
@@ -344,11 +361,10 @@ static void test_peek(void **state)
 static void test_committed_two(void **state)
 {
 	struct rlog *l = new_log(16, 1);
-	uint64_t dropped[RLOG_MAX_PEERS];
 	struct rlog_entry e;
 	struct rlog_stats st;
-	size_t nd;
 	int in_sync;
+	int64_t t;
 
 	(void)state;
 	assert_int_equal(pull(l, G1, 1, 1, 0, &e, &in_sync), RLOG_HOLD);
@@ -362,16 +378,9 @@ static void test_committed_two(void **state)
 	assert_int_equal(rlog_committed(l, NULL), 1);
 	/* The lagging one, told "in sync" last when it pulled, is dropped
 	 * ack_ms after (and, silent, loses its slot): all committed. */
-	{
-		struct rlog_held h;
-		int64_t t = mono_ms() + 1000;
-
-		memset(&h, 0, sizeof(h));
-		assert_int_equal(rlog_pull(l, G2, 1, 3, &h, t, &e, &in_sync, NULL), RLOG_HOLD);
-		assert_int_equal(rlog_tick(l, t, 1000, dropped, &nd), 1);
-	}
-	assert_int_equal(nd, 1);
-	assert_int_equal(dropped[0], G1);
+	t = mono_ms() + 1000;
+	assert_int_equal(pull_at(l, G2, 3, t, &in_sync), RLOG_HOLD);
+	tick(l, t, 1, 1, G1);
 	assert_int_equal(rlog_committed(l, NULL), 2);
 	rlog_stats(l, &st);
 	assert_int_equal(st.in_sync, 1);
@@ -388,36 +397,28 @@ static void test_committed_two(void **state)
 static void test_pulls_are_no_ack(void **state)
 {
 	struct rlog *l = new_log(16, 1);
-	uint64_t dropped[RLOG_MAX_PEERS];
-	struct rlog_entry e;
-	struct rlog_held h;
-	size_t nd;
 	int in_sync;
 	int64_t t0 = 1000000, t;
 	uint64_t seq;
 
 	(void)state;
-	memset(&h, 0, sizeof(h));
-	assert_int_equal(rlog_pull(l, G1, 1, 1, &h, t0, &e, &in_sync, NULL), RLOG_HOLD);
+	assert_int_equal(pull_at(l, G1, 1, t0, &in_sync), RLOG_HOLD);
 	seq = rlog_append_at(l, REPL_SET, rec_of(1), 0, t0, NULL);
 	/* It asks for change 1 again and again: answered, never acked. */
 	for (t = t0; t < t0 + RLOG_FRESH_MS - 50 + 1000; t += 50) {
-		assert_int_equal(rlog_pull(l, G1, 1, seq, &h, t, &e, &in_sync, NULL), RLOG_ANSWER);
+		assert_int_equal(pull_at(l, G1, seq, t, &in_sync), RLOG_ANSWER);
 		/* Told "in sync" while the change it owes is fresh only. */
 		assert_int_equal(in_sync != 0, t - t0 < RLOG_FRESH_MS);
-		assert_int_equal(rlog_tick(l, t, 1000, dropped, &nd), 0);
-		assert_int_equal(nd, 0);
+		tick(l, t, 0, 0, 0);
 		assert_int_equal(rlog_committed(l, NULL), 0);
 	}
 	/* Last told at t0 + RLOG_FRESH_MS - 50: dropped 1000 ms after. */
-	assert_int_equal(rlog_pull(l, G1, 1, seq, &h, t, &e, &in_sync, NULL), RLOG_ANSWER);
-	assert_int_equal(rlog_tick(l, t, 1000, dropped, &nd), 0);
-	assert_int_equal(nd, 1);
-	assert_int_equal(dropped[0], G1);
+	assert_int_equal(pull_at(l, G1, seq, t, &in_sync), RLOG_ANSWER);
+	tick(l, t, 0, 1, G1);
 	assert_int_equal(rlog_committed(l, NULL), seq);
 	/* Still pulling, it keeps its slot; back at the head, it is in
 	 * sync again. */
-	assert_int_equal(rlog_pull(l, G1, 1, seq + 1, &h, t + 100, &e, &in_sync, NULL), RLOG_HOLD);
+	assert_int_equal(pull_at(l, G1, seq + 1, t + 100, &in_sync), RLOG_HOLD);
 	assert_int_equal(in_sync, 2);
 	rlog_fini(l);
 }
@@ -430,38 +431,30 @@ static void test_pulls_are_no_ack(void **state)
 static void test_slow_acker(void **state)
 {
 	struct rlog *l = new_log(16, 1);
-	uint64_t dropped[RLOG_MAX_PEERS];
-	struct rlog_entry e;
-	struct rlog_held h;
-	size_t nd;
 	int in_sync;
 	int64_t t0 = 1000000;
 
 	(void)state;
-	memset(&h, 0, sizeof(h));
-	assert_int_equal(rlog_pull(l, G1, 1, 1, &h, t0, &e, &in_sync, NULL), RLOG_HOLD);
+	assert_int_equal(pull_at(l, G1, 1, t0, &in_sync), RLOG_HOLD);
 	/* Acked while fresh: it stays, however long. */
 	rlog_append_at(l, REPL_SET, rec_of(1), 0, t0 + 10, NULL);
-	assert_int_equal(rlog_pull(l, G1, 1, 2, &h, t0 + 100, &e, &in_sync, NULL), RLOG_HOLD);
+	assert_int_equal(pull_at(l, G1, 2, t0 + 100, &in_sync), RLOG_HOLD);
 	assert_int_equal(in_sync, 1);
-	assert_int_equal(rlog_pull(l, G1, 1, 2, &h, t0 + 5000, &e, &in_sync, NULL), RLOG_HOLD);
-	assert_int_equal(rlog_tick(l, t0 + 5000, 1000, dropped, &nd), 0);
-	assert_int_equal(nd, 0);
+	assert_int_equal(pull_at(l, G1, 2, t0 + 5000, &in_sync), RLOG_HOLD);
+	tick(l, t0 + 5000, 0, 0, 0);
 	assert_int_equal(rlog_committed(l, NULL), 1);
 	/* Three changes at +5100, acked one each 800 ms. */
 	t0 += 5100;
 	rlog_append_at(l, REPL_SET, rec_of(2), 0, t0, NULL);
 	rlog_append_at(l, REPL_SET, rec_of(3), 0, t0, NULL);
 	rlog_append_at(l, REPL_SET, rec_of(4), 0, t0, NULL);
-	assert_int_equal(rlog_pull(l, G1, 1, 3, &h, t0 + 800, &e, &in_sync, NULL), RLOG_ANSWER);
+	assert_int_equal(pull_at(l, G1, 3, t0 + 800, &in_sync), RLOG_ANSWER);
 	assert_int_equal(in_sync, 0); /* it owes change 3, 800 ms old */
-	assert_int_equal(rlog_tick(l, t0 + 899, 1000, dropped, &nd), 0);
-	assert_int_equal(nd, 0);
+	tick(l, t0 + 899, 0, 0, 0);
 	assert_int_equal(rlog_committed(l, NULL), 2);
 	/* Last told "in sync" at +5000 (t0 - 100): dropped at t0 + 900,
 	 * though it acked a change 100 ms before. */
-	assert_int_equal(rlog_tick(l, t0 + 900, 1000, dropped, &nd), 0);
-	assert_int_equal(nd, 1);
+	tick(l, t0 + 900, 0, 1, G1);
 	assert_int_equal(rlog_committed(l, NULL), 4);
 	rlog_fini(l);
 }
@@ -471,26 +464,20 @@ static void test_slow_acker(void **state)
 static void test_slots_freed(void **state)
 {
 	struct rlog *l = new_log(16, 1);
-	uint64_t dropped[RLOG_MAX_PEERS];
-	struct rlog_entry e;
-	struct rlog_held h;
-	size_t nd;
 	int in_sync;
 	int64_t t0 = mono_ms();
 	uint64_t g;
 
 	(void)state;
-	memset(&h, 0, sizeof(h));
 	for (g = 1; g <= RLOG_MAX_PEERS; g++)
-		assert_int_equal(rlog_pull(l, 100 + g, 1, 1, &h, t0, &e, &in_sync, NULL), RLOG_HOLD);
-	assert_int_equal(rlog_pull(l, G1, 1, 1, &h, t0, &e, &in_sync, NULL), RLOG_FULL);
+		assert_int_equal(pull_at(l, 100 + g, 1, t0, &in_sync), RLOG_HOLD);
+	assert_int_equal(pull_at(l, G1, 1, t0, &in_sync), RLOG_FULL);
 	/* One of them goes on pulling; the rest stop. */
-	assert_int_equal(rlog_pull(l, 101, 1, 1, &h, t0 + 600, &e, &in_sync, NULL), RLOG_HOLD);
-	assert_int_equal(rlog_tick(l, t0 + 999, 1000, dropped, &nd), 0);
-	assert_int_equal(rlog_pull(l, G1, 1, 1, &h, t0 + 999, &e, &in_sync, NULL), RLOG_FULL);
-	assert_int_equal(rlog_tick(l, t0 + 1000, 1000, dropped, &nd), RLOG_MAX_PEERS - 1);
-	assert_int_equal(nd, 0);
-	assert_int_equal(rlog_pull(l, G1, 1, 1, &h, t0 + 1000, &e, &in_sync, NULL), RLOG_HOLD);
+	assert_int_equal(pull_at(l, 101, 1, t0 + 600, &in_sync), RLOG_HOLD);
+	tick(l, t0 + 999, 0, 0, 0);
+	assert_int_equal(pull_at(l, G1, 1, t0 + 999, &in_sync), RLOG_FULL);
+	tick(l, t0 + 1000, RLOG_MAX_PEERS - 1, 0, 0);
+	assert_int_equal(pull_at(l, G1, 1, t0 + 1000, &in_sync), RLOG_HOLD);
 	assert_int_equal(in_sync, 2);
 	rlog_fini(l);
 }
@@ -502,32 +489,24 @@ static void test_slots_freed(void **state)
 static void test_silent_owing_dropped(void **state)
 {
 	struct rlog *l = new_log(16, 1);
-	uint64_t dropped[RLOG_MAX_PEERS];
-	struct rlog_entry e;
 	struct rlog_stats st;
-	struct rlog_held h;
-	size_t nd;
 	int in_sync;
 	int64_t t0;
 	uint64_t seq;
 
 	(void)state;
-	memset(&h, 0, sizeof(h));
 	t0 = mono_ms();
 	/* Its last pull, 500 ms ago; the change comes now. */
-	assert_int_equal(rlog_pull(l, G1, 1, 1, &h, t0 - 500, &e, &in_sync, NULL), RLOG_HOLD);
+	assert_int_equal(pull_at(l, G1, 1, t0 - 500, &in_sync), RLOG_HOLD);
 	seq = rlog_append(l, REPL_SET, rec_of(1), 0, NULL);
 	assert_int_equal(rlog_committed(l, NULL), 0);
-	assert_int_equal(rlog_tick(l, t0 + 500, 1000, dropped, &nd), 1);
+	tick(l, t0 + 500, 1, 1, G1);
 	assert_int_equal(rlog_committed(l, NULL), seq);
-	assert_int_equal(nd, 1);
-	assert_int_equal(dropped[0], G1);
 	rlog_stats(l, &st);
 	assert_int_equal(st.dropped, 1);
 	/* One that owes nothing just gives its slot back. */
-	assert_int_equal(rlog_pull(l, G2, 1, seq + 1, &h, t0, &e, &in_sync, NULL), RLOG_HOLD);
-	assert_int_equal(rlog_tick(l, t0 + 1000, 1000, dropped, &nd), 1);
-	assert_int_equal(nd, 0);
+	assert_int_equal(pull_at(l, G2, seq + 1, t0, &in_sync), RLOG_HOLD);
+	tick(l, t0 + 1000, 1, 0, 0);
 	rlog_stats(l, &st);
 	assert_int_equal(st.dropped, 1);
 	rlog_fini(l);

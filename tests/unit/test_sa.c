@@ -104,81 +104,66 @@ static void test_status(void **state)
 
 static void test_table_shape(void **state)
 {
+	enum { A = RMPP_FLAG_ACTIVE, F = RMPP_FLAG_FIRST, L = RMPP_FLAG_LAST,
+	       HDR = SA_OFF_DATA - RMPP_HDR_END, SR8 = SR_SIZE / 8 };
+	/* The answer's RMPP header and AttributeOffset, the bytes and record
+	 * size read; what sa_table_shape makes of it (-1: not looked at). */
+	static const struct {
+		uint8_t version, type, flags;
+		uint32_t data2;
+		uint16_t attr_offset;
+		size_t len, rec_size;
+		int ret, nrec, truncated;
+	} cases[] = {
+		/* One record: 232-byte answer, complete. */
+		{ 0, 0, 0, 0, SR8, SR_SIZE, SR_SIZE, 0, 1, 0 },
+		/* What ibsim delivers for a longer table: one MAD, 200 data bytes. */
+		{ 0, 0, A, 0, SR8, SA_DATA_SIZE, SR_SIZE, 0, 1, 1 },
+		/* Kernel-reassembled RMPP table of three records. */
+		{ 1, 0, A | F, 0, SR8, 3 * SR_SIZE, SR_SIZE, 0, 3, 0 },
+		/* The first of several segments alone (a sender with RMPP, a
+		 * reader without): cut, even when it ends on a whole record. */
+		{ 1, 0, A | F, 0, SR8, SR_SIZE, SR_SIZE, 0, 1, 1 },
+		{ 1, 0, A | F, 0, 5, SA_DATA_SIZE, 40, 0, 5, 1 }, /* 200 bytes hold five 40-byte records */
+		/* The only segment (First and Last): whole. */
+		{ 1, 0, A | F | L, 0, 5, SA_DATA_SIZE, 40, 0, -1, 0 },
+		/* The same from an SA without RMPP (RMPP version 0): it keeps
+		 * what one MAD holds, so five 40-byte records or one
+		 * ServiceRecord may be a part; fewer are whole. */
+		{ 0, 0, A | F | L, 0, 5, SA_DATA_SIZE, 40, 0, -1, 1 },
+		{ 0, 0, A | F | L, 0, 5, 4 * 40, 40, 0, -1, 0 },
+		{ 0, 0, A | F | L, 0, SR8, SR_SIZE, SR_SIZE, 0, 1, 1 },
+		/* OpenSM with RMPP through ibsim: version 0, Active alone, whole. */
+		{ 0, 0, A, 0, SR8, SR_SIZE, SR_SIZE, 0, -1, 0 },
+		/* Empty table. */
+		{ 0, 0, A, 0, SR8, 0, SR_SIZE, 0, 0, -1 },
+		/* ... as one segment without reassembly: PayloadLength is the SA
+		 * header alone, the rest padding (AttributeOffset 0, as OpenSM). */
+		{ 1, RMPP_TYPE_DATA, A | F | L, HDR, 0, SA_DATA_SIZE, SR_SIZE, 0, 0, -1 },
+		/* ... and one record in it: whole, not cut. */
+		{ 1, RMPP_TYPE_DATA, A | F | L, HDR + SR_SIZE, SR8, SA_DATA_SIZE, SR_SIZE, 0, 1, 0 },
+		/* Hostile AttributeOffset: smaller than a record, or zero. */
+		{ 0, RMPP_TYPE_DATA, A, 0, 2, SA_DATA_SIZE, SR_SIZE, -EPROTO, -1, -1 },
+		{ 0, RMPP_TYPE_DATA, A, 0, 0, SA_DATA_SIZE, SR_SIZE, -EPROTO, -1, -1 },
+	};
 	struct sa_hdr h = { 0 };
 	struct sa_table_shape s;
+	size_t i;
 
 	(void)state;
-	h.attr_offset = SR_SIZE / 8;
-	/* One record: 232-byte answer, complete. */
-	assert_int_equal(sa_table_shape(&h, SR_SIZE, SR_SIZE, &s), 0);
-	assert_int_equal(s.nrec, 1);
-	assert_false(s.truncated);
-	/* What ibsim delivers for a longer table: one MAD, 200 data bytes. */
-	h.rmpp_flags = RMPP_FLAG_ACTIVE;
-	assert_int_equal(sa_table_shape(&h, SA_DATA_SIZE, SR_SIZE, &s), 0);
-	assert_int_equal(s.nrec, 1);
-	assert_true(s.truncated);
-	/* Kernel-reassembled RMPP table of three records. */
-	h.rmpp_version = 1;
-	h.rmpp_flags = RMPP_FLAG_ACTIVE | RMPP_FLAG_FIRST;
-	assert_int_equal(sa_table_shape(&h, 3 * SR_SIZE, SR_SIZE, &s), 0);
-	assert_int_equal(s.nrec, 3);
-	assert_false(s.truncated);
-	/* The first of several segments alone (a sender with RMPP, a reader
-	 * without): cut, even when it ends on a whole record. */
-	assert_int_equal(sa_table_shape(&h, SR_SIZE, SR_SIZE, &s), 0);
-	assert_int_equal(s.nrec, 1);
-	assert_true(s.truncated);
-	h.attr_offset = 5; /* 40-byte records: 200 bytes hold five whole */
-	assert_int_equal(sa_table_shape(&h, SA_DATA_SIZE, 40, &s), 0);
-	assert_int_equal(s.nrec, 5);
-	assert_true(s.truncated);
-	/* The only segment (First and Last): whole. */
-	h.rmpp_flags = RMPP_FLAG_ACTIVE | RMPP_FLAG_FIRST | RMPP_FLAG_LAST;
-	assert_int_equal(sa_table_shape(&h, SA_DATA_SIZE, 40, &s), 0);
-	assert_false(s.truncated);
-	/* The same from an SA without RMPP (RMPP version 0): it keeps what
-	 * one MAD holds, so five 40-byte records or one ServiceRecord may be
-	 * a part; fewer are whole. */
-	h.rmpp_version = 0;
-	assert_int_equal(sa_table_shape(&h, SA_DATA_SIZE, 40, &s), 0);
-	assert_true(s.truncated);
-	assert_int_equal(sa_table_shape(&h, 4 * 40, 40, &s), 0);
-	assert_false(s.truncated);
-	h.attr_offset = SR_SIZE / 8;
-	assert_int_equal(sa_table_shape(&h, SR_SIZE, SR_SIZE, &s), 0);
-	assert_int_equal(s.nrec, 1);
-	assert_true(s.truncated);
-	/* OpenSM with RMPP through ibsim: version 0, Active alone, whole. */
-	h.rmpp_flags = RMPP_FLAG_ACTIVE;
-	assert_int_equal(sa_table_shape(&h, SR_SIZE, SR_SIZE, &s), 0);
-	assert_false(s.truncated);
-	/* Empty table. */
-	assert_int_equal(sa_table_shape(&h, 0, SR_SIZE, &s), 0);
-	assert_int_equal(s.nrec, 0);
-	/* ... as one segment without reassembly: PayloadLength is the SA
-	 * header alone, the rest padding (AttributeOffset 0, as OpenSM). */
-	h.rmpp_version = 1;
-	h.rmpp_type = RMPP_TYPE_DATA;
-	h.rmpp_flags = RMPP_FLAG_ACTIVE | RMPP_FLAG_FIRST | RMPP_FLAG_LAST;
-	h.rmpp_data2 = SA_OFF_DATA - RMPP_HDR_END;
-	h.attr_offset = 0;
-	assert_int_equal(sa_table_shape(&h, SA_DATA_SIZE, SR_SIZE, &s), 0);
-	assert_int_equal(s.nrec, 0);
-	/* ... and one record in it: whole, not cut. */
-	h.attr_offset = SR_SIZE / 8;
-	h.rmpp_data2 = SA_OFF_DATA - RMPP_HDR_END + SR_SIZE;
-	assert_int_equal(sa_table_shape(&h, SA_DATA_SIZE, SR_SIZE, &s), 0);
-	assert_int_equal(s.nrec, 1);
-	assert_false(s.truncated);
-	h.rmpp_version = 0;
-	h.rmpp_data2 = 0;
-	h.rmpp_flags = RMPP_FLAG_ACTIVE;
-	/* Hostile AttributeOffset: smaller than a record, or zero. */
-	h.attr_offset = 2;
-	assert_int_equal(sa_table_shape(&h, SA_DATA_SIZE, SR_SIZE, &s), -EPROTO);
-	h.attr_offset = 0;
-	assert_int_equal(sa_table_shape(&h, SA_DATA_SIZE, SR_SIZE, &s), -EPROTO);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		h.rmpp_version = cases[i].version;
+		h.rmpp_type = cases[i].type;
+		h.rmpp_flags = cases[i].flags;
+		h.rmpp_data2 = cases[i].data2;
+		h.attr_offset = cases[i].attr_offset;
+		assert_int_equal(sa_table_shape(&h, cases[i].len, cases[i].rec_size, &s),
+				 cases[i].ret);
+		if (cases[i].nrec >= 0)
+			assert_int_equal(s.nrec, cases[i].nrec);
+		if (cases[i].truncated >= 0)
+			assert_int_equal(!!s.truncated, cases[i].truncated);
+	}
 }
 
 /* A NodeRecord table (Table 193, NodeInfo Table 132 inside it) at

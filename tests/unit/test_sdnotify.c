@@ -49,6 +49,20 @@ static const char *receive(int fd)
 	return buf;
 }
 
+/* A listener on the abstract name @ibats-test-sdnotify<TAG>-<pid>, given
+ * to sdnotify in NOTIFY_SOCKET: its fd. */
+static int notified(const char *tag)
+{
+	char name[64];
+	int fd;
+
+	snprintf(name, sizeof(name), "@ibats-test-sdnotify%s-%d", tag, (int)getpid());
+	fd = listener(name);
+	setenv("NOTIFY_SOCKET", name, 1);
+	assert_int_equal(sdnotify_init(), 0);
+	return fd;
+}
+
 static void test_path(void **state)
 {
 	char path[] = "/tmp/test_sdnotify.XXXXXX", sock[64];
@@ -77,17 +91,13 @@ static void test_path(void **state)
 
 static void test_abstract_reloading(void **state)
 {
-	char name[64];
 	unsigned long long usec;
 	struct timespec ts;
 	const char *got;
 	int fd;
 
 	(void)state;
-	snprintf(name, sizeof(name), "@ibats-test-sdnotify-%d", (int)getpid());
-	fd = listener(name);
-	setenv("NOTIFY_SOCKET", name, 1);
-	assert_int_equal(sdnotify_init(), 0);
+	fd = notified("");
 	assert_int_equal(sdnotify_reloading(), 0);
 	got = receive(fd);
 	assert_int_equal(sscanf(got, "RELOADING=1\nMONOTONIC_USEC=%llu", &usec), 1);
@@ -155,14 +165,10 @@ static void test_unset_and_bad(void **state)
  * test where it would hang). */
 static void test_full_queue(void **state)
 {
-	char name[64];
 	int fd, i, ret = 0;
 
 	(void)state;
-	snprintf(name, sizeof(name), "@ibats-test-sdnotify-full-%d", (int)getpid());
-	fd = listener(name);
-	setenv("NOTIFY_SOCKET", name, 1);
-	assert_int_equal(sdnotify_init(), 0);
+	fd = notified("-full");
 	alarm(10);
 	for (i = 0; i < 100000 && !ret; i++)
 		ret = sdnotify_send("STATUS=a status nobody reads");
@@ -215,14 +221,10 @@ static void test_watchdog_env(void **state)
 /* WATCHDOG=1 at once, then each half interval, not between. */
 static void test_watchdog_pings(void **state)
 {
-	char name[64];
 	int fd;
 
 	(void)state;
-	snprintf(name, sizeof(name), "@ibats-test-sdnotify-wd-%d", (int)getpid());
-	fd = listener(name);
-	setenv("NOTIFY_SOCKET", name, 1);
-	assert_int_equal(sdnotify_init(), 0);
+	fd = notified("-wd");
 	unsetenv("WATCHDOG_PID");
 	setenv("WATCHDOG_USEC", "10000000", 1);
 	assert_int_equal(sdnotify_watchdog_init(), 1);

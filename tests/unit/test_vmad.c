@@ -72,15 +72,25 @@ static void test_echo(void **state)
 	assert_int_equal(r.seq, 7);
 }
 
+/* A request of this type (no data) sent at sent_ts, answered whole at
+ * now_ts into resp; r what parses of the answer. */
+static void ask(enum liv_type type, uint16_t seq, uint32_t sent_ts, uint32_t now_ts,
+		uint8_t *resp, struct liv_reply *r)
+{
+	uint8_t req[MAD_SIZE];
+
+	assert_int_equal(vmad_liv_build(req, sizeof(req), type, 1, seq, NULL, 0, sent_ts), MAD_SIZE);
+	assert_int_equal(vmad_answer(req, sizeof(req), &ident, now_ts, resp, MAD_SIZE), MAD_SIZE);
+	assert_int_equal(vmad_liv_parse(resp, MAD_SIZE, r), 0);
+}
+
 static void test_timestamp(void **state)
 {
-	uint8_t req[MAD_SIZE], resp[MAD_SIZE];
+	uint8_t resp[MAD_SIZE];
 	struct liv_reply r;
 
 	(void)state;
-	assert_int_equal(vmad_liv_build(req, sizeof(req), LIV_TS_REQ, 1, 2, NULL, 0, 1000), MAD_SIZE);
-	assert_int_equal(vmad_answer(req, sizeof(req), &ident, 2000, resp, sizeof(resp)), MAD_SIZE);
-	assert_int_equal(vmad_liv_parse(resp, sizeof(resp), &r), 0);
+	ask(LIV_TS_REQ, 2, 1000, 2000, resp, &r);
 	assert_int_equal(r.type, LIV_TS_RESP);
 	assert_int_equal(r.ts_orig, 1000);
 	assert_int_equal(r.ts_recv, 2000);
@@ -90,17 +100,15 @@ static void test_timestamp(void **state)
 
 static void test_info(void **state)
 {
-	uint8_t req[MAD_SIZE], resp[MAD_SIZE];
+	uint8_t resp[MAD_SIZE];
 	struct liv_reply r;
 
 	(void)state;
-	assert_int_equal(vmad_liv_build(req, sizeof(req), LIV_INFO_REQ, 1, 3, NULL, 0, 0), MAD_SIZE);
-	assert_int_equal(vmad_answer(req, sizeof(req), &ident, 0, resp, sizeof(resp)), MAD_SIZE);
+	ask(LIV_INFO_REQ, 3, 0, 0, resp, &r);
 	/* Bytes 48-49 LID, 50-57 port GUID (liveness document). */
 	assert_int_equal(resp[48], 0x00);
 	assert_int_equal(resp[49], 0x05);
 	assert_memory_equal(resp + 50, "\x00\x02\xc9\x03\x00\xa1\xb2\xc3", 8);
-	assert_int_equal(vmad_liv_parse(resp, sizeof(resp), &r), 0);
 	assert_int_equal(r.type, LIV_INFO_RESP);
 	assert_int_equal(r.lid, 5);
 	assert_true(r.port_guid == ident.port_guid);
@@ -253,9 +261,101 @@ static void test_random_input(void **state)
 	}
 }
 
+/* The vendor header by hand (Table 145, Table 168, Table 149): class
+ * 0x36 version 2, Set, TID 0x1122334455667788, attribute 0xFF10,
+ * modifier 0xA1B2C3D4, the OpenIB OUI; status, class specific and the
+ * RMPP header zero, and the class data zero whatever the buffer held. */
+static const uint8_t golden_hdr[VMAD_OFF_DATA] = {
+	0x01, 0x36, 0x02, 0x02, 0x00, 0x00, 0x00, 0x00,
+	0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88,
+	0xFF, 0x10, 0x00, 0x00, 0xA1, 0xB2, 0xC3, 0xD4,
+	/* 24: RMPP header */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	/* 36: reserved, 37: OUI 0x001405 */
+	0x00, 0x00, 0x14, 0x05,
+};
+
+static void hdr_encode(uint8_t *mad)
+{
+	vmad_hdr_encode(mad, 0x36, 2, MAD_METHOD_SET, 0x1122334455667788ull, 0xFF10, 0xA1B2C3D4);
+}
+
+static void test_hdr_golden(void **state)
+{
+	uint8_t mad[MAD_SIZE];
+	size_t i;
+
+	(void)state;
+	memset(mad, 0xAA, sizeof(mad));
+	hdr_encode(mad);
+	assert_memory_equal(mad, golden_hdr, sizeof(golden_hdr));
+	for (i = VMAD_OFF_DATA; i < MAD_SIZE; i++)
+		assert_int_equal(mad[i], 0);
+}
+
+static void test_hdr_check(void **state)
+{
+	static const struct {
+		size_t off;    /* the byte changed, or MAD_SIZE for none */
+		uint8_t value;
+		int want;
+	} cases[] = {
+		{ MAD_SIZE, 0, 0 },
+		{ MAD_OFF_BASE_VERSION, 2, -EPROTO },
+		{ MAD_OFF_MGMT_CLASS, 0x35, -EPROTO },
+		{ MAD_OFF_CLASS_VERSION, 1, -EPROTO },
+		{ MAD_OFF_METHOD, MAD_METHOD_GET, -EPROTO },
+		{ VMAD_OFF_OUI + 2, 0x06, -EPROTO },
+		{ MAD_OFF_STATUS, 0xFF, 0 },       /* the status is the caller's */
+		{ RMPP_OFF_VERSION, 1, 0 },        /* and so is the RMPP header */
+	};
+	struct mad_hdr got;
+	uint8_t mad[MAD_SIZE];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		hdr_encode(mad);
+		if (cases[i].off < MAD_SIZE)
+			mad[cases[i].off] = cases[i].value;
+		assert_int_equal(vmad_hdr_check(mad, sizeof(mad), 0x36, 2, MAD_METHOD_SET, &got),
+				 cases[i].want);
+	}
+	hdr_encode(mad);
+	assert_int_equal(vmad_hdr_check(mad, MAD_SIZE - 1, 0x36, 2, MAD_METHOD_SET, &got),
+			 -EMSGSIZE);
+	assert_int_equal(vmad_hdr_check(mad, sizeof(mad), 0x36, 2, MAD_METHOD_SET, &got), 0);
+	assert_true(got.tid == 0x1122334455667788ull);
+	assert_int_equal(got.attr_id, 0xFF10);
+	assert_int_equal(got.attr_mod, 0xA1B2C3D4);
+}
+
+/* The answer: GetResp (0x81), the status given, the RMPP header cleared,
+ * every other byte the request's. */
+static void test_respond_golden(void **state)
+{
+	uint8_t req[MAD_SIZE], resp[MAD_SIZE], want[MAD_SIZE];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(req); i++)
+		req[i] = (uint8_t)(i * 7 + 1);
+	memcpy(want, req, sizeof(want));
+	want[3] = 0x81;
+	want[4] = 0x00;
+	want[5] = 0x1C;
+	memset(want + 24, 0, 12);
+	memset(resp, 0xAA, sizeof(resp));
+	vmad_respond(resp, req, sizeof(req), VMAD_STATUS_BAD_ATTR);
+	assert_memory_equal(resp, want, sizeof(want));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hdr_golden),
+		cmocka_unit_test(test_hdr_check),
+		cmocka_unit_test(test_respond_golden),
 		cmocka_unit_test(test_build_golden),
 		cmocka_unit_test(test_echo),
 		cmocka_unit_test(test_timestamp),

@@ -18,6 +18,18 @@ ns() {
 	echo "ibats-$$-$1"
 }
 
+# host_nets N...: for each N a namespace hN (host_ns), its name in $NN,
+# 10.0.0.N/24 on its v0.
+host_nets() {
+	local n ns
+	for n in "$@"; do
+		host_ns "h$n"
+		ns=$(ns "h$n")
+		printf -v "N$n" %s "$ns"
+		ip -n "$ns" addr add "10.0.0.$n/24" dev v0
+	done
+}
+
 # ipoib_addr NODE NAME IP/PREFIX [NS]: IP/PREFIX on NODE's IPoIB
 # interface NAME (`ip addr add IP/PREFIX dev NAME` on a host). The
 # simulated kernel holds it (simhost NODE ipoib addr: what its rdma_cm

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Replication between SMs: the key file (key_file, repl_key,
 # repl_sm_opts) and the state file's "replication" object (repl_field,
-# repl_is, repl_synced).
+# repl_is, repl_synced); a handover from the first SM to the second
+# (repl_handover) and back (repl_handback).
 # Sourced by harness.sh, in its order: not a script of its own.
 
 # key_file FILE: a new replication key in FILE, made as osmats.conf(5)
@@ -56,4 +57,30 @@ repl_synced() {
 s, m = (json.load(open(f))["replication"] for f in sys.argv[1:3])
 sys.exit(not (s["role"] == "standby" and s["in_sync"] is True and m["role"] == "master"
 	      and s["applied"] == m["head"]))' "$1" "$2" 2>/dev/null
+}
+
+# repl_handover: the first SM drops to priority 5 (below second_sm's 10)
+# and sweeps; checks that it goes STANDBY, that the second SM is master
+# and that its SA answers host4.
+repl_handover() {
+	sed -i "s|^sm_priority .*|sm_priority 5|" "$RUN/opensm.conf"
+	kill -HUP "$SM_PID"
+	check "the first SM hands over and goes STANDBY" wait_for "standby" 30 \
+		grep -q "Entering STANDBY state" "$RUN/osm.log"
+	check "the second SM is master" wait_for "the second master" 30 \
+		grep -q "SUBNET UP" "$RUN/sm2/osm.log"
+	check "its SA answers" wait_for "the SA" 20 sa_answers host4
+}
+
+# repl_handback: the second SM drops to priority 0, below the first's 5,
+# and sweeps; checks that it goes STANDBY again, that the first SM is
+# master again and has swept, and that its SA answers host4.
+repl_handback() {
+	sed -i "s|^sm_priority .*|sm_priority 0|" "$RUN/sm2/opensm.conf"
+	kill -HUP "$SM2"
+	check "the second SM hands back and goes STANDBY again" wait_for "standby" 30 \
+		sh -c "[ \$(grep -c 'Entering STANDBY state' '$RUN/sm2/osm.log') -ge 2 ]"
+	check "the first SM is master again and has swept" wait_for "master again" 30 \
+		sh -c "grep -A1000 'Entering STANDBY' '$RUN/osm.log' | grep -q 'SUBNET UP'"
+	check "its SA answers" wait_for "the SA" 20 sa_answers host4
 }

@@ -466,7 +466,6 @@ int cmd_sm(struct ctl *c, const struct ctl_args *a)
 		sm_text(q.lid, &in, have, nm.on ? names : NULL);
 	if (!v.problem)
 		return EXIT_FOUND;
-	fprintf(stderr, "atsctl: sm: %s
-", v.why);
+	fprintf(stderr, "atsctl: sm: %s\n", v.why);
 	return EXIT_UNHEALTHY;
 }

@@ -40,5 +40,8 @@ grep -aq '/etc/rdma/osmats.conf' "$P" ||
 	{ echo "build-rpms.sh: the RPM's plugin does not default to /etc/rdma/osmats.conf"; exit 1; }
 ! grep -aq '/etc/opensm/osmats.conf' "$P" ||
 	{ echo "build-rpms.sh: the RPM's plugin names /etc/opensm/osmats.conf"; exit 1; }
-echo "build-rpms.sh: the plugin defaults to /etc/rdma/osmats.conf"
+E=$(find "$TMP/x" -path '*/doc/*' -name osmats.conf | head -n 1)
+[ -n "$E" ] && grep -q '^replication_key_file /etc/rdma/osmats.key$' "$E" && ! grep -q /etc/opensm/ "$E" ||
+	{ echo "build-rpms.sh: the RPM's example osmats.conf does not name /etc/rdma"; exit 1; }
+echo "build-rpms.sh: the plugin defaults to /etc/rdma/osmats.conf, its example names /etc/rdma/osmats.key"
 rpmlint -r "$TMP/$D/redhat/ibats.rpmlintrc" "$OUT"/*.rpm "$TMP/$D/redhat/ibats.spec"

@@ -14,6 +14,7 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/ibats-rpm.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 [ -z "${KEEP_RPM_TMP:-}" ] || trap 'echo "kept $TMP"' EXIT
 mkdir -p "$TMP/SOURCES" "$OUT"
+OUT=$(cd "$OUT" && pwd) # the RPMs are read below from another directory
 TAR=ibats-$(sed -n 's/^PACKAGE_VERSION = //p' Makefile).tar.gz
 make -s dist-gzip >/dev/null
 mv "$TAR" "$TMP/SOURCES/"

@@ -267,8 +267,8 @@ static void standbys_text(const struct smq_standbys *sb, char (*names)[NAME_LEN]
 /* What a monitoring script asks of `atsctl sm`: healthy (exit 0), or
  * EXIT_UNHEALTHY with the reason on standard error and in --json's
  * "verdict" when the key given was not taken (it saw the public part
- * only), when replication was asked for but is off (ERR 7A48), or when
- * a master has no standby in sync. */
+ * only), when replication was asked for but is off (ERR 7A48), when
+ * a master has no standby in sync, or when a standby is not. */
 struct sm_verdict {
 	const char *problem;    /* NULL healthy, else a word for scripts */
 	const char *why;
@@ -294,6 +294,11 @@ static struct sm_verdict verdict(const struct ctl *c, const struct smq_info *in)
 		   !in->standbys_in_sync) {
 		v.problem = "no-standby-in-sync";
 		v.why = "no standby SM is in sync";
+	} else if ((in->flags & SMQ_INFO_TRUSTED) && in->role == SMQ_ROLE_STANDBY &&
+		   !in->in_sync) {
+		/* Asked of a standby (--lid): its copy would not take over whole. */
+		v.problem = "standby-not-in-sync";
+		v.why = "this standby SM is not in sync with its master";
 	}
 	return v;
 }

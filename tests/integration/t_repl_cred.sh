@@ -79,9 +79,17 @@ echo "replication_key_file $RUN/other.key" >"$RUN/sm3/osmats.conf"
 sed -e "s|^log_file .*|log_file $RUN/sm3/osm.log|" -e "s|^dump_files_dir .*|dump_files_dir $RUN/sm3|" \
 	-e "s|osmats_config=.*|osmats_config=$RUN/sm3/osmats.conf|" \
 	-e "s|^sm_priority .*|sm_priority 10|" "$RUN/opensm.conf" >"$RUN/sm3.conf"
+# A site sa_key there: a standby knows no port by LID (trusted_guids
+# earn nothing at it), and atsctl sm --lid of it below needs trust.
+echo "sa_key 0x5EC12E" >>"$RUN/sm3.conf"
 osm_launch host2 "$RUN/sm3" "$RUN/sm3.conf"
 SM3=$OSM_LAUNCHED
 refused_standby "another key file: a standby" sm3 "the master" "$RUN/osm.log"
+check_rc "... atsctl sm --lid of it, trusted: exit 5, not in sync (issue 37)" 5 \
+	"^atsctl: sm: this standby SM is not in sync with its master" atsctl host1 -k 0x5EC12E sm --lid "$(port_lid host2)"
+check_json "... --json: the verdict standby-not-in-sync" \
+	"d['verdict']['problem'] == 'standby-not-in-sync' and d['trusted']" \
+	atsctl host1 -k 0x5EC12E sm --json --lid "$(port_lid host2)"
 # ... and, once master itself, refuses theirs: the master dies, the SM
 # with the other key takes over, and one with the first key (below it)
 # is its standby.

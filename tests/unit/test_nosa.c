@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "core/ats.h"
-#include "state/nosa.h"
+#include "model/nosa.h"
 
 #define OUR_GID "fe80::2:c903:0:1"
 #define PEER_GID "fe80::2:c903:0:9"

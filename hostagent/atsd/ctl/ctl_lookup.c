@@ -12,7 +12,7 @@
 #include "ctl_sock.h"
 #include "core/log.h"
 #include "core/mono.h"
-#include "state/nosa.h"
+#include "model/nosa.h"
 #include "state/own_records.h"
 
 #define LOOKUP_CACHE_MAX 16384

@@ -24,7 +24,7 @@
 #include "rcm.h"
 #include "rcm_connect.h"
 #include "core/sa.h"
-#include "state/nosa.h"
+#include "model/nosa.h"
 #include "sa_thread.h"
 #include "subs_exec.h"
 #include "sync_exec.h"

@@ -14,7 +14,7 @@
 #include "core/mcm.h"
 #include "core/mport.h"
 #include "core/notice.h"
-#include "state/plan.h"
+#include "model/plan.h"
 #include "core/sr.h"
 
 /* Distinct PKeys one sync or join looks at. */

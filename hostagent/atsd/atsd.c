@@ -18,7 +18,7 @@
 
 #include "host/agent_conf.h"
 #include "host/conf_check.h"
-#include "state/agent_state.h"
+#include "model/agent_state.h"
 #include "core/cfg.h"
 #include "ctl/ctl_cm.h"
 #include "ctl/ctl_lookup.h"

@@ -513,23 +513,23 @@ int ats_query_all(struct sa_client *sa, uint16_t pkey, struct ats_set *out)
 	return ats_lookup(sa, &q, out);
 }
 
-static void lookup_q(const struct ats_lookup *l, struct ats_q *q)
+static void lookup_q(const struct ats_query_lookup *l, struct ats_q *q)
 {
-	if (l->kind == ATS_LOOKUP_FORWARD)
+	if (l->kind == ATS_QUERY_FORWARD)
 		forward_q(q, &l->ip, l->pkey);
-	else if (l->kind == ATS_LOOKUP_REVERSE)
+	else if (l->kind == ATS_QUERY_REVERSE)
 		reverse_q(q, l->gid, l->pkey, 0);
 	else
 		primary_q(q, l->gid, l->pkey);
 }
 
-int ats_query_first(struct sa_client *sa, const struct ats_lookup *l, uint8_t *method,
+int ats_query_first(struct sa_client *sa, const struct ats_query_lookup *l, uint8_t *method,
 		    uint64_t *mask, uint8_t *rec)
 {
 	struct ats_q q;
 
 	lookup_q(l, &q);
-	if (l->kind == ATS_LOOKUP_PRIMARY) {
+	if (l->kind == ATS_QUERY_PRIMARY) {
 		*method = SA_METHOD_GET;
 	} else {
 		/* Without RMPP a multi-record lookup is a walk of many. */
@@ -571,7 +571,7 @@ static int finish_table(struct sa_client *sa, const struct ats_q *q, const struc
 	return ret;
 }
 
-int ats_query_finish(struct sa_client *sa, const struct ats_lookup *l, int err,
+int ats_query_finish(struct sa_client *sa, const struct ats_query_lookup *l, int err,
 		     const struct sa_answer *ans, struct ats_set *out)
 {
 	uint8_t qbuf[SR_SIZE];
@@ -584,7 +584,7 @@ int ats_query_finish(struct sa_client *sa, const struct ats_lookup *l, int err,
 	lookup_q(l, &q);
 	mask = sr_comp_mask(q.fields) & ~q.unmask;
 	sr_encode(qbuf, &q.rec);
-	if (l->kind == ATS_LOOKUP_PRIMARY)
+	if (l->kind == ATS_QUERY_PRIMARY)
 		/* Primaries in several partitions: too many for a Get. */
 		ret = err == -E2BIG ? -EAGAIN : err ? err : finish_get(&q, ans, qbuf, mask, out);
 	else
@@ -594,7 +594,7 @@ int ats_query_finish(struct sa_client *sa, const struct ats_lookup *l, int err,
 		return ret;
 	}
 	set_sort(out);
-	if (l->kind == ATS_LOOKUP_FORWARD)
+	if (l->kind == ATS_QUERY_FORWARD)
 		forward_keep(out, &l->ip);
 	return 0;
 }
@@ -651,20 +651,20 @@ int ats_query_forward_each(const struct ats_set *all, ats_query_forward_fn *fn, 
 	return ret;
 }
 
-int ats_query_rest(struct sa_client *sa, const struct ats_lookup *l, struct ats_set *out)
+int ats_query_rest(struct sa_client *sa, const struct ats_query_lookup *l, struct ats_set *out)
 {
 	/* A primary's Get found primaries in several partitions: by P_Key;
 	 * anything else is a walk, RMPP now known missing. */
-	if (l->kind == ATS_LOOKUP_PRIMARY)
+	if (l->kind == ATS_QUERY_PRIMARY)
 		return primary_set(sa, l->gid, l->pkey, 1, out);
 	return ats_query_lookup(sa, l, out);
 }
 
-int ats_query_lookup(struct sa_client *sa, const struct ats_lookup *l, struct ats_set *out)
+int ats_query_lookup(struct sa_client *sa, const struct ats_query_lookup *l, struct ats_set *out)
 {
-	if (l->kind == ATS_LOOKUP_FORWARD)
+	if (l->kind == ATS_QUERY_FORWARD)
 		return ats_query_forward(sa, &l->ip, l->pkey, out);
-	if (l->kind == ATS_LOOKUP_REVERSE)
+	if (l->kind == ATS_QUERY_REVERSE)
 		return ats_query_reverse(sa, l->gid, l->pkey, out);
 	return primary_set(sa, l->gid, l->pkey, 0, out);
 }

@@ -63,29 +63,31 @@ int ats_query_by_sid(struct sa_client *sa, uint64_t sid, uint16_t pkey,
 /* Every ATS record in the PKey. */
 int ats_query_all(struct sa_client *sa, uint16_t pkey, struct ats_set *out);
 
-/* One lookup of the three a host asks most (atsd's, libibats'), in
- * steps for a caller that keeps several in flight (host/ats_window.h). */
-enum ats_lookup_kind {
-	ATS_LOOKUP_FORWARD,  /* ip -> records */
-	ATS_LOOKUP_REVERSE,  /* gid -> records */
-	ATS_LOOKUP_PRIMARY,  /* gid -> its primary record */
+/* One lookup of the three a host asks most: the one type of it for
+ * libibats' calls, atsd's control requests, SA jobs and local answers,
+ * and the window (host/ats_window.h), which runs it in steps for a
+ * caller that keeps several in flight. */
+enum ats_query_kind {
+	ATS_QUERY_FORWARD,  /* ip -> records */
+	ATS_QUERY_REVERSE,  /* gid -> records */
+	ATS_QUERY_PRIMARY,  /* gid -> its primary record */
 };
-struct ats_lookup {
-	enum ats_lookup_kind kind;
-	struct ats_ip ip;
-	uint8_t gid[16];
+struct ats_query_lookup {
+	enum ats_query_kind kind;
+	struct ats_ip ip;    /* ATS_QUERY_FORWARD */
+	uint8_t gid[16];     /* ATS_QUERY_REVERSE, ATS_QUERY_PRIMARY */
 	uint16_t pkey;
 };
 /* The one request that answers l whole, if one does: its method,
  * component mask and record (SR_SIZE bytes at rec). -EAGAIN when l takes
  * a walk (no RMPP): ats_query_lookup does that. */
-int ats_query_first(struct sa_client *sa, const struct ats_lookup *l, uint8_t *method,
+int ats_query_first(struct sa_client *sa, const struct ats_query_lookup *l, uint8_t *method,
 		    uint64_t *mask, uint8_t *rec);
 /* What that request's answer ans (err: 0 or its -errno, ans unused then)
  * makes of l in out, as ats_query_lookup would: -ENOENT for a primary
  * that is not there; -EAGAIN when the answer calls for more requests
  * (cut: no RMPP after all; a primary in several partitions). */
-int ats_query_finish(struct sa_client *sa, const struct ats_lookup *l, int err,
+int ats_query_finish(struct sa_client *sa, const struct ats_query_lookup *l, int err,
 		     const struct sa_answer *ans, struct ats_set *out);
 /* The SubnAdmGet of ip's primary record (the primary SID holding ip,
  * any partition the requester shares): its component mask, its record
@@ -94,11 +96,11 @@ int ats_query_finish(struct sa_client *sa, const struct ats_lookup *l, int err,
 uint64_t ats_query_forward_primary(const struct ats_ip *ip, uint8_t *rec);
 /* l with every strategy, one request after the other: ats_query_forward,
  * _reverse or _primary (its one record in out). */
-int ats_query_lookup(struct sa_client *sa, const struct ats_lookup *l, struct ats_set *out);
+int ats_query_lookup(struct sa_client *sa, const struct ats_query_lookup *l, struct ats_set *out);
 /* What l still takes after ats_query_finish said -EAGAIN: a primary
  * asked by P_Key, a walk without RMPP; out as ats_query_lookup's, its
  * queries these requests alone. */
-int ats_query_rest(struct sa_client *sa, const struct ats_lookup *l, struct ats_set *out);
+int ats_query_rest(struct sa_client *sa, const struct ats_query_lookup *l, struct ats_set *out);
 
 /* Each address of all (ats_query_all's answer) with the answer
  * ats_query_forward would give for it in that partition: a table read

@@ -26,7 +26,7 @@
 #define ATS_WINDOW_DEPTH_MAX 256
 
 struct ats_window_req {
-	struct ats_lookup l;        /* in */
+	struct ats_query_lookup l;        /* in */
 	void *ctx;                  /* the caller's */
 	/* out, once ats_window_done hands it back */
 	int err;                    /* 0 or -errno; PRIMARY: -ENOENT */

@@ -319,7 +319,7 @@ static void sa_window_wait(struct ibats *h, struct ats_window_req *r)
 	}
 }
 
-static int sa_lookup(struct ibats *h, const struct ibl_query *q, uint16_t pkey,
+static int sa_lookup(struct ibats *h, const struct ats_query_lookup *q,
 		     struct ibats_record **recs, size_t *n)
 {
 	struct ats_window_req r;
@@ -333,11 +333,7 @@ static int sa_lookup(struct ibats *h, const struct ibl_query *q, uint16_t pkey,
 	ret = sa_open(h);
 	if (!ret) {
 		memset(&r, 0, sizeof(r));
-		r.l.kind = q->kind == IBL_RESOLVE ? ATS_LOOKUP_FORWARD :
-			   q->kind == IBL_REVERSE ? ATS_LOOKUP_REVERSE : ATS_LOOKUP_PRIMARY;
-		r.l.ip = q->ip;
-		memcpy(r.l.gid, q->gid, 16);
-		r.l.pkey = pkey;
+		r.l = *q;
 		sa_window_wait(h, &r);
 		ret = r.err;
 		s = r.set;
@@ -361,10 +357,15 @@ static int sa_lookup(struct ibats *h, const struct ibl_query *q, uint16_t pkey,
 	return ret;
 }
 
-static int lookup(struct ibats *h, const struct ibl_query *q, uint16_t pkey,
-		  struct ibats_record **recs, size_t *n)
+/* q for the agent, else the SA; its pkey 0: the handle's. */
+static int lookup(struct ibats *h, struct ats_query_lookup *q, struct ibats_record **recs,
+		  size_t *n)
 {
-	static const char *const verb[] = { "resolve", "reverse", "primary" };
+	static const char *const verb[] = {
+		[ATS_QUERY_FORWARD] = "resolve",
+		[ATS_QUERY_REVERSE] = "reverse",
+		[ATS_QUERY_PRIMARY] = "primary",
+	};
 	char req[ATSD_LINE_MAX], arg[ATS_IP_STRLEN];
 	int ret;
 
@@ -372,16 +373,16 @@ static int lookup(struct ibats *h, const struct ibl_query *q, uint16_t pkey,
 	*n = 0;
 	memset(&last, 0, sizeof(last));
 	last_h = h->id;
-	if (!pkey)
-		pkey = h->o.pkey;
-	if (q->kind == IBL_RESOLVE)
+	if (!q->pkey)
+		q->pkey = h->o.pkey;
+	if (q->kind == ATS_QUERY_FORWARD)
 		ats_ip_format(&q->ip, arg, sizeof(arg));
 	else
 		ats_gid_format(q->gid, arg, sizeof(arg));
-	snprintf(req, sizeof(req), "%s %s 0x%04x", verb[q->kind], arg, pkey);
+	snprintf(req, sizeof(req), "%s %s 0x%04x", verb[q->kind], arg, q->pkey);
 	if (agent_lookup(h, req, recs, n, &ret))
 		return ret;
-	return sa_lookup(h, q, pkey, recs, n);
+	return sa_lookup(h, q, recs, n);
 }
 
 /* NodeRecord by LID through the handle's port: one request, sent and
@@ -449,7 +450,7 @@ int ibl_lid_owner(struct ibats *h, uint16_t lid, uint64_t *guid, uint16_t *base)
 IBATS_EXPORT int ibats_resolve_addr(struct ibats *h, const struct sockaddr *addr,
 				    uint16_t pkey, struct ibats_record **recs, size_t *n)
 {
-	struct ibl_query q = { .kind = IBL_RESOLVE };
+	struct ats_query_lookup q = { .kind = ATS_QUERY_FORWARD, .pkey = pkey };
 	int ret;
 
 	if (!h || !recs || !n)
@@ -457,34 +458,34 @@ IBATS_EXPORT int ibats_resolve_addr(struct ibats *h, const struct sockaddr *addr
 	ret = ibl_ip_from_sockaddr(addr, &q.ip);
 	if (ret)
 		return ret;
-	return lookup(h, &q, pkey, recs, n);
+	return lookup(h, &q, recs, n);
 }
 
 IBATS_EXPORT int ibats_resolve(struct ibats *h, const char *text, uint16_t pkey,
 			       struct ibats_record **recs, size_t *n)
 {
-	struct ibl_query q = { .kind = IBL_RESOLVE };
+	struct ats_query_lookup q = { .kind = ATS_QUERY_FORWARD, .pkey = pkey };
 
 	if (!h || !text || !recs || !n || ats_ip_parse(text, &q.ip))
 		return -EINVAL;
-	return lookup(h, &q, pkey, recs, n);
+	return lookup(h, &q, recs, n);
 }
 
 IBATS_EXPORT int ibats_reverse(struct ibats *h, const uint8_t gid[16], uint16_t pkey,
 			       struct ibats_record **recs, size_t *n)
 {
-	struct ibl_query q = { .kind = IBL_REVERSE };
+	struct ats_query_lookup q = { .kind = ATS_QUERY_REVERSE, .pkey = pkey };
 
 	if (!h || !gid || !recs || !n)
 		return -EINVAL;
 	memcpy(q.gid, gid, 16);
-	return lookup(h, &q, pkey, recs, n);
+	return lookup(h, &q, recs, n);
 }
 
 IBATS_EXPORT int ibats_primary(struct ibats *h, const uint8_t gid[16], uint16_t pkey,
 			       struct ibats_record *rec)
 {
-	struct ibl_query q = { .kind = IBL_PRIMARY };
+	struct ats_query_lookup q = { .kind = ATS_QUERY_PRIMARY, .pkey = pkey };
 	struct ibats_record *recs;
 	size_t n;
 	int ret;
@@ -492,7 +493,7 @@ IBATS_EXPORT int ibats_primary(struct ibats *h, const uint8_t gid[16], uint16_t 
 	if (!h || !gid || !rec)
 		return -EINVAL;
 	memcpy(q.gid, gid, 16);
-	ret = lookup(h, &q, pkey, &recs, &n);
+	ret = lookup(h, &q, &recs, &n);
 	if (ret)
 		return ret;
 	*rec = recs[0];

@@ -94,12 +94,4 @@ int ibl_peer_lid_decide(const uint8_t req_gid[16], uint16_t req_lid, int lookup,
 int ibl_peer_decide(int lookup, const struct ibats_record *primary,
 		    const struct sockaddr *a11_src, char *why, size_t why_len);
 
-/* One lookup, for the agent and the SA path alike. */
-enum ibl_kind { IBL_RESOLVE, IBL_REVERSE, IBL_PRIMARY };
-struct ibl_query {
-	enum ibl_kind kind;
-	struct ats_ip ip;  /* IBL_RESOLVE */
-	uint8_t gid[16];   /* IBL_REVERSE, IBL_PRIMARY */
-};
-
 #endif

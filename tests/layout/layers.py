@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
-"""Which directory may use which: the layering table, and the edges the
+"""Which directory may use which: the layering table (and, inside a
+layer such as atsd, the order of its folders: INNER), and the edges the
 build really has, read from the Makefile.inc fragments (a target's
 SOURCES, LDADD and LIBADD naming another directory's files) and from the
 #include lines of the files each target compiles, resolved as the
@@ -50,6 +51,17 @@ ALLOWED = {
     "simpreload": {"core", "simwire"},
 }
 
+# A layer's own folders, bottom up: a file includes headers of its own
+# folder and of those before it, never of one after it. "" is the
+# layer's root (atsd.c, main, on top); a folder not listed is an error.
+# atsd: model/ the pure cores and the state file, which every thread
+# calls; sa/ the SA thread; main/ the main loop's inputs and outputs;
+# state/ the main thread's state; ctl/ the control socket
+# (hostagent/atsd/Makefile.inc, each folder's README.md).
+INNER = {
+    "atsd": ("hostagent/atsd", ["model", "sa", "main", "state", "ctl", ""]),
+}
+
 FRAGMENTS = ["Makefile.am", "lib/Makefile.inc", "plugin/Makefile.inc",
              "hostagent/atsd/Makefile.inc", "hostagent/atsctl/Makefile.inc",
              "examples/Makefile.inc", "simhost/Makefile.inc", "tests/Makefile.inc"]
@@ -66,6 +78,33 @@ def layer(path):
         if d in LAYER_OF:
             return LAYER_OF[d]
         d = os.path.dirname(d)
+    return None
+
+
+def inner(path):
+    """(layer, its folder of path, that folder's rank) for a path of a
+    layer with INNER folders, the rank None for a folder not listed;
+    else None."""
+    lay = layer(path)
+    if lay not in INNER:
+        return None
+    root, order = INNER[lay]
+    rel = os.path.relpath(os.path.dirname(path), root)
+    sub = "" if rel == "." else rel.split(os.sep)[0]
+    return lay, sub, order.index(sub) if sub in order else None
+
+
+def inner_edge(f, h):
+    """Why f including h breaks its layer's INNER order, or None."""
+    a, b = inner(f), inner(h)
+    if a is None or b is None or a[0] != b[0] or a[1] == b[1]:
+        return None
+    for lay, sub, rank in (a, b):
+        if rank is None:
+            return "%s/ is in no folder of %s's INNER order (tests/layout/layers.py)" % (
+                os.path.join(INNER[lay][0], sub), lay)
+    if b[2] > a[2]:
+        return "%s %s/ -> %s/, upward" % (a[0], a[1] or ".", b[1] or ".")
     return None
 
 
@@ -128,17 +167,21 @@ def resolve(srcdir, inc, here, dirs, quoted):
     return None
 
 
-def includes(srcdir, files, dirs):
+def includes(srcdir, files, dirs, texts=None):
     """Every tree header FILES reach, directly or through other headers:
-    (header, the file that included it, its line)."""
+    (header, the file that included it, its line). TEXTS (path -> text)
+    replaces files, for the self-check."""
     seen, todo, found = set(files), list(files), []
     while todo:
         f = todo.pop()
-        try:
-            with open(os.path.join(srcdir, f), errors="replace") as fh:
-                lines = fh.readlines()
-        except OSError:
-            continue
+        if texts is not None and f in texts:
+            lines = texts[f].splitlines(True)
+        else:
+            try:
+                with open(os.path.join(srcdir, f), errors="replace") as fh:
+                    lines = fh.readlines()
+            except OSError:
+                continue
         for n, line in enumerate(lines, 1):
             m = _INCLUDE.match(line)
             if not m:
@@ -154,7 +197,8 @@ def includes(srcdir, files, dirs):
 
 
 def bad_edges(srcdir, texts=None):
-    """One line per edge the table does not allow."""
+    """One line per edge the table (and INNER) does not allow; TEXTS
+    (path -> text) replaces Makefile fragments and sources."""
     env, where = read_fragments(srcdir, texts)
     diag = set()
     for canon, path in targets(env):
@@ -178,10 +222,13 @@ def bad_edges(srcdir, texts=None):
                                                           kind[1:], w, src, dst))
         # An include is an edge of the includer's layer: a header of
         # lib/host that atsd's -I path lets include atsd's would be host's.
-        for h, f, n in includes(srcdir, files, include_dirs(env, canon)):
+        for h, f, n in includes(srcdir, files, include_dirs(env, canon), texts):
             frm, dst = layer(f), layer(h)
             ok = ALLOWED.get(frm, set())
             if dst != frm and ok is not None and dst not in ok:
                 diag.add("%s:%d: includes %s (%s -> %s), built into %s" %
                          (f, n, h, frm, dst, path))
+            why = inner_edge(f, h)
+            if why:
+                diag.add("%s:%d: includes %s (%s), built into %s" % (f, n, h, why, path))
     return sorted(diag)

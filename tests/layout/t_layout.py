@@ -34,7 +34,8 @@ SOURCE_DIRS = ["lib", "plugin", "hostagent", "include", "examples", "tests/tools
 # Folders of modules: each .c has a header of its own, but a program's
 # main file. libibats implements its public header, <ibats/ibats.h>.
 MODULE_DIRS = ["lib/core", "lib/host", "plugin", "hostagent/atsd", "hostagent/atsd/ctl",
-               "hostagent/atsd/state", "hostagent/atsd/main", "hostagent/atsd/sa", "hostagent/atsctl",
+               "hostagent/atsd/state", "hostagent/atsd/main", "hostagent/atsd/sa",
+               "hostagent/atsd/model", "hostagent/atsctl",
                "simhost/wire", "simhost/kernel", "simhost/daemon", "simhost/preload"]
 
 # What ships; it uses no simulator code (simhost/RDMACM.md).
@@ -240,6 +241,17 @@ def layers_self_check():
     want = "SOURCES simhost/daemon/kconn.c (simkernel -> simdaemon)"
     check("layers: simhost's kernel built with its daemon's file is found",
           [] if any(want in l for l in found) else ["not reported: " + want])
+    # atsd's folders: model/ at the bottom including the SA thread's
+    # jobs is an upward edge.
+    plan_h = "hostagent/atsd/model/plan.h"
+    with open(os.path.join(srcdir, plan_h)) as f:
+        text = f.read()
+    bad = text.replace('#include "core/ats.h"', '#include "core/ats.h"\n#include "sa/saj.h"')
+    found = layers.bad_edges(srcdir, {plan_h: bad})
+    want = "includes hostagent/atsd/sa/saj.h (atsd model/ -> sa/, upward)"
+    check("layers: an include from atsd's model/ up to sa/ is found",
+          [] if any(l.startswith(plan_h) and want in l for l in found) else
+          ["not reported: %s %s" % (plan_h, want)])
 
 
 def main():

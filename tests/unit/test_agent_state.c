@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "state/agent_state.h"
+#include "model/agent_state.h"
 #include "tmpconf.h"
 
 static char path[64];

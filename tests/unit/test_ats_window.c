@@ -106,12 +106,12 @@ static void fx_close(struct fx *f)
 static void forward(struct ats_window_req *r, struct ats_ip ip)
 {
 	memset(r, 0, sizeof(*r));
-	r->l.kind = ATS_LOOKUP_FORWARD;
+	r->l.kind = ATS_QUERY_FORWARD;
 	r->l.ip = ip;
 	r->l.pkey = 0xffff;
 }
 
-static void by_gid(struct ats_window_req *r, enum ats_lookup_kind kind, unsigned host)
+static void by_gid(struct ats_window_req *r, enum ats_query_kind kind, unsigned host)
 {
 	memset(r, 0, sizeof(*r));
 	r->l.kind = kind;
@@ -129,9 +129,9 @@ static void mix(struct ats_window_req *r, unsigned n)
 		if (i % 5 == 3)
 			forward(&r[i], ip4(1, 1 + 4 * (i % 6)));
 		else if (i % 7 == 6)
-			by_gid(&r[i], ATS_LOOKUP_REVERSE, 1 + i % NHOSTS);
+			by_gid(&r[i], ATS_QUERY_REVERSE, 1 + i % NHOSTS);
 		else if (i % 9 == 8)
-			by_gid(&r[i], ATS_LOOKUP_PRIMARY, 2 + i % NHOSTS);
+			by_gid(&r[i], ATS_QUERY_PRIMARY, 2 + i % NHOSTS);
 		else
 			forward(&r[i], ip4(0, i == 7 ? 200 : 1 + i % NHOSTS));
 	}
@@ -187,7 +187,7 @@ static void assert_as_sync(struct fx *f, struct ats_window_req *r)
 	assert_int_equal(r->set.n, s.n);
 	/* A primary's count has no RMPP state in it: the same requests,
 	 * the split by P_Key not asking the first Get twice. */
-	if (r->l.kind == ATS_LOOKUP_PRIMARY)
+	if (r->l.kind == ATS_QUERY_PRIMARY)
 		assert_int_equal(r->set.queries, s.queries);
 	for (i = 0; i < s.n; i++)
 		assert_memory_equal(&r->set.recs[i], &s.recs[i], sizeof(s.recs[i]));
@@ -320,9 +320,9 @@ static void test_primary_split(void **state)
 	struct ats_window_stats st;
 
 	(void)state;
-	by_gid(&r[0], ATS_LOOKUP_PRIMARY, 5);
-	by_gid(&r[1], ATS_LOOKUP_PRIMARY, 6);
-	by_gid(&r[2], ATS_LOOKUP_PRIMARY, NHOSTS + 9); /* none */
+	by_gid(&r[0], ATS_QUERY_PRIMARY, 5);
+	by_gid(&r[1], ATS_QUERY_PRIMARY, 6);
+	by_gid(&r[2], ATS_QUERY_PRIMARY, NHOSTS + 9); /* none */
 	run_all(&f, r, 3, order);
 	ats_window_stats(f.w, &st);
 	assert_int_equal(st.whole, 1);

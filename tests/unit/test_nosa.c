@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "core/ats.h"
-#include "state/nosa.h"
+#include "model/nosa.h"
 
 #define OUR_GID "fe80::2:c903:0:1"
 #define PEER_GID "fe80::2:c903:0:9"
@@ -61,14 +61,14 @@ static void test_applies(void **state)
 
 static void test_forward_own(void **state)
 {
-	struct saj_lookup q = { .pkey = 0xffff };
+	struct ats_query_lookup q = { .kind = ATS_QUERY_FORWARD, .pkey = 0xffff };
 	struct sr_record *r;
 	char ip[ATS_IP_STRLEN];
 	size_t n;
 
 	(void)state;
 	assert_int_equal(ats_ip_parse("10.0.0.2", &q.ip), 0);
-	assert_int_equal(nosa_answer(SAJ_FORWARD, &q, &self, &r, &n), 0);
+	assert_int_equal(nosa_answer(&q, &self, &r, &n), 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(r[0].id, ATS_SID_PRIMARY + 1);
 	assert_memory_equal(r[0].gid, gid, 16);
@@ -78,16 +78,16 @@ static void test_forward_own(void **state)
 	free(r);
 	/* The limited member form of the partition matches too. */
 	q.pkey = 0x7fff;
-	assert_int_equal(nosa_answer(SAJ_FORWARD, &q, &self, &r, &n), 0);
+	assert_int_equal(nosa_answer(&q, &self, &r, &n), 0);
 	free(r);
 	/* Another partition's address is not ours there. */
 	q.pkey = 0x8002;
-	assert_int_equal(nosa_answer(SAJ_FORWARD, &q, &self, &r, &n), -ENOENT);
+	assert_int_equal(nosa_answer(&q, &self, &r, &n), -ENOENT);
 }
 
 static void test_forward_default_gid(void **state)
 {
-	struct saj_lookup q = { .pkey = 0xffff };
+	struct ats_query_lookup q = { .kind = ATS_QUERY_FORWARD, .pkey = 0xffff };
 	struct sr_record *r;
 	uint8_t peer[16];
 	size_t n;
@@ -95,46 +95,48 @@ static void test_forward_default_gid(void **state)
 	(void)state;
 	assert_int_equal(ats_gid_parse(PEER_GID, peer), 0);
 	assert_int_equal(ats_ip_parse(PEER_GID, &q.ip), 0);
-	assert_int_equal(nosa_answer(SAJ_FORWARD, &q, &self, &r, &n), 0);
+	assert_int_equal(nosa_answer(&q, &self, &r, &n), 0);
 	assert_int_equal(n, 1);
 	assert_memory_equal(r[0].gid, peer, 16);
 	assert_int_equal(r[0].id, ATS_SID_PRIMARY);
 	free(r);
 	/* Another subnet prefix, an IPv4 address, an unknown one: nothing. */
 	assert_int_equal(ats_ip_parse("fec0::2:c903:0:9", &q.ip), 0);
-	assert_int_equal(nosa_answer(SAJ_FORWARD, &q, &self, &r, &n), -ENOENT);
+	assert_int_equal(nosa_answer(&q, &self, &r, &n), -ENOENT);
 	assert_int_equal(ats_ip_parse("10.9.9.9", &q.ip), 0);
-	assert_int_equal(nosa_answer(SAJ_FORWARD, &q, &self, &r, &n), -ENOENT);
+	assert_int_equal(nosa_answer(&q, &self, &r, &n), -ENOENT);
 	/* Our own GID as an address is not an address of ours. */
 	assert_int_equal(ats_ip_parse(OUR_GID, &q.ip), 0);
-	assert_int_equal(nosa_answer(SAJ_FORWARD, &q, &self, &r, &n), -ENOENT);
+	assert_int_equal(nosa_answer(&q, &self, &r, &n), -ENOENT);
 }
 
 static void test_reverse_primary(void **state)
 {
-	struct saj_lookup q = { .pkey = 0xffff };
+	struct ats_query_lookup q = { .kind = ATS_QUERY_REVERSE, .pkey = 0xffff };
 	struct sr_record *r;
 	char ip[ATS_IP_STRLEN];
 	size_t n;
 
 	(void)state;
 	memcpy(q.gid, gid, 16);
-	assert_int_equal(nosa_answer(SAJ_REVERSE, &q, &self, &r, &n), 0);
+	assert_int_equal(nosa_answer(&q, &self, &r, &n), 0);
 	assert_int_equal(n, 2);
 	free(r);
-	assert_int_equal(nosa_answer(SAJ_PRIMARY, &q, &self, &r, &n), 0);
+	q.kind = ATS_QUERY_PRIMARY;
+	assert_int_equal(nosa_answer(&q, &self, &r, &n), 0);
 	assert_int_equal(n, 1);
 	assert_string_equal(ats_data8_str(r[0].data8, ip, sizeof(ip)), "10.0.0.1");
 	free(r);
 	/* A peer's default GID: its IPv6 form. */
 	assert_int_equal(ats_gid_parse(PEER_GID, q.gid), 0);
-	assert_int_equal(nosa_answer(SAJ_PRIMARY, &q, &self, &r, &n), 0);
+	assert_int_equal(nosa_answer(&q, &self, &r, &n), 0);
 	assert_string_equal(ats_data8_str(r[0].data8, ip, sizeof(ip)), PEER_GID);
 	free(r);
 	/* Our GID without addresses: nothing. */
 	memcpy(q.gid, gid, 16);
 	self.nrecs = 0;
-	assert_int_equal(nosa_answer(SAJ_REVERSE, &q, &self, &r, &n), -ENOENT);
+	q.kind = ATS_QUERY_REVERSE;
+	assert_int_equal(nosa_answer(&q, &self, &r, &n), -ENOENT);
 }
 
 /* What an exchange says of the SA: silence is a timeout, the port down,

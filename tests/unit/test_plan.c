@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "state/plan.h"
+#include "model/plan.h"
 
 #define P ATS_SID_PRIMARY
 #define SID(n) ats_sid_at(n)

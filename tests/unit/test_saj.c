@@ -12,8 +12,8 @@
 static void test_sizes(void **state)
 {
 	(void)state;
-	assert_true(saj_size(SAJ_FORWARD) < 512);
-	assert_true(saj_size(SAJ_PORT) < saj_size(SAJ_FORWARD));
+	assert_true(saj_size(SAJ_LOOKUP) < 512);
+	assert_true(saj_size(SAJ_PORT) < saj_size(SAJ_LOOKUP));
 	assert_int_equal(saj_size(SAJ_CONNS), offsetof(struct saj, u) + sizeof(struct saj_cm));
 	assert_true(saj_size(SAJ_IPOIB) <= sizeof(struct saj));
 	assert_int_equal(saj_size(SAJ_REPORT), offsetof(struct saj, u) + sizeof(struct saj_report));
@@ -42,7 +42,7 @@ static void test_release(void **state)
 		if (k == SAJ_SYNC) {
 			j->u.sync.want = malloc(8);
 			j->u.sync.result = malloc(8);
-		} else if (k == SAJ_FORWARD) {
+		} else if (k == SAJ_LOOKUP) {
 			j->u.lookup.recs = calloc(1, sizeof(struct sr_record));
 		}
 		saj_free(j);

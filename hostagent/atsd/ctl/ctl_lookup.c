@@ -12,7 +12,7 @@
 #include "ctl_sock.h"
 #include "core/log.h"
 #include "core/mono.h"
-#include "state/nosa.h"
+#include "model/nosa.h"
 #include "state/own_records.h"
 
 #define LOOKUP_CACHE_MAX 16384
@@ -20,8 +20,7 @@
 /* A lookup the SA thread is doing; clients asking the same wait on it. */
 struct pending {
 	char key[CACHE_KEY_MAX];
-	enum saj_kind kind;         /* the lookup, for a local answer */
-	struct saj_lookup q;        /* its query only: no records */
+	struct ats_query_lookup q;  /* the lookup, for a local answer */
 	int64_t asked_ms;           /* when the SA thread got it */
 	struct ctl_ticket *w;
 	size_t nw;
@@ -213,8 +212,7 @@ static int self_records(struct held_rec **out, size_t *n)
 }
 
 /* The SA did not answer: *out what the host itself knows, or NULL. */
-static void local_answer(enum saj_kind kind, const struct saj_lookup *q,
-			 struct sr_record **out, size_t *n)
+static void local_answer(const struct ats_query_lookup *q, struct sr_record **out, size_t *n)
 {
 	struct nosa_self self = { .gid = sources_port_gid(lk.src) };
 	struct held_rec *h = NULL;
@@ -223,7 +221,7 @@ static void local_answer(enum saj_kind kind, const struct saj_lookup *q,
 	*out = NULL;
 	self.recs = h;
 	if (!ret)
-		ret = nosa_answer(kind, q, &self, out, n);
+		ret = nosa_answer(q, &self, out, n);
 	if (ret && ret != -ENOENT)
 		log_warn("local answer: %s", strerror(-ret));
 	free(h);
@@ -263,7 +261,7 @@ static int answer_locally(struct pending *p)
 
 	if (!p->nw)
 		return 0;
-	local_answer(p->kind, &p->q, &loc, &nloc);
+	local_answer(&p->q, &loc, &nloc);
 	if (!loc)
 		return 0;
 	answer_waiters(p, loc, nloc, 0, NULL);
@@ -330,7 +328,7 @@ static void lookup_done(struct saj *j, void *ctx)
 	lk.st.sa_queries += j->queries;
 	/* Never cached: the SA did not say it (ATS 5.1). */
 	if (nosa_applies(j->err) && p->nw)
-		local_answer(j->kind, l, &loc, &nloc);
+		local_answer(&l->l, &loc, &nloc);
 	if (!j->err)
 		cache_answer(p, l->recs, l->nrecs);
 	/* Out of the list first: answered clients go on with their next
@@ -362,32 +360,34 @@ static void lookup_done(struct saj *j, void *ctx)
 }
 
 /* A cache key: kind, the canonical text of the value, the P_Key. */
-static void lookup_key(enum saj_kind kind, const char *text, uint16_t pkey, char *key,
+static void lookup_key(enum ats_query_kind kind, const char *text, uint16_t pkey, char *key,
 		       size_t len)
 {
 	snprintf(key, len, "%d %s %04x", kind, text, pkey);
 }
 
-/* Canonical key: the parsed value, not the text. */
-static int parse_key(enum saj_kind kind, const char *arg, const char *pk,
-		     struct saj_lookup *l, char *key, size_t len, int slot)
+/* arg and pk into l (its kind set) and its canonical key: the parsed
+ * value, not the text. */
+static int parse_key(const char *arg, const char *pk, struct ats_query_lookup *l, char *key,
+		     size_t len, int slot)
 {
+	int fwd = l->kind == ATS_QUERY_FORWARD;
 	char text[ATS_IP_STRLEN];
 
 	if (atsd_proto_pkey_arg(pk, &l->pkey)) {
 		ctl_sock_reply_err(slot, EINVAL, "'%s' is not a PKey", pk);
 		return -EINVAL;
 	}
-	if (kind == SAJ_FORWARD ? ats_ip_parse(arg, &l->ip) : ats_gid_parse(arg, l->gid)) {
+	if (fwd ? ats_ip_parse(arg, &l->ip) : ats_gid_parse(arg, l->gid)) {
 		ctl_sock_reply_err(slot, EINVAL, "'%s' is not %s", arg,
-				   kind == SAJ_FORWARD ? "an IP address" : "a GID");
+				   fwd ? "an IP address" : "a GID");
 		return -EINVAL;
 	}
-	if (kind == SAJ_FORWARD)
+	if (fwd)
 		ats_ip_format(&l->ip, text, sizeof(text));
 	else
 		ats_gid_format(l->gid, text, sizeof(text));
-	lookup_key(kind, text, l->pkey, key, len);
+	lookup_key(l->kind, text, l->pkey, key, len);
 	return 0;
 }
 
@@ -402,36 +402,51 @@ int ctl_lookup_prefill(const struct ats_ip *ip, uint16_t pkey, const struct sr_r
 	if (!n || !lk.conf->cache_ttl || holds_gone(recs, n, now))
 		return 0;
 	ats_ip_format(ip, text, sizeof(text));
-	lookup_key(SAJ_FORWARD, text, pkey, key, sizeof(key));
+	lookup_key(ATS_QUERY_FORWARD, text, pkey, key, sizeof(key));
 	return cache_put(lk.cache, key, recs, n, now + (int64_t)lk.conf->cache_ttl * 1000);
 }
 
-void ctl_lookup_request(int slot, enum saj_kind kind, const char *arg, const char *pk)
+/* A miss no other client's SA lookup answers: key's pending entry and
+ * the SA job of q; NULL without memory. */
+static struct pending *ask_sa(const struct ats_query_lookup *q, const char *key)
 {
+	struct pending *p = calloc(1, sizeof(*p));
+	struct saj *j = p ? saj_new(SAJ_LOOKUP, lookup_done, p) : NULL;
+
+	if (!j) {
+		free(p);
+		return NULL;
+	}
+	snprintf(p->key, sizeof(p->key), "%s", key);
+	p->q = *q;
+	p->asked_ms = mono_ms();
+	p->next = lk.pending;
+	lk.pending = p;
+	j->u.lookup.l = *q;
+	lk.st.sa_lookups++;
+	sa_thread_submit(lk.saj, j);
+	return p;
+}
+
+void ctl_lookup_request(int slot, enum ats_query_kind kind, const char *arg, const char *pk)
+{
+	struct ats_query_lookup q = { .kind = kind };
 	const struct cache_ent *e;
 	struct ctl_ticket *w;
 	struct pending *p;
-	struct saj *j;
 	struct sr_record *loc = NULL;
 	size_t nloc = 0;
 	enum nosa_route route;
 	char key[CACHE_KEY_MAX];
 
-	j = saj_new(kind, lookup_done, NULL);
-	if (!j) {
-		ctl_sock_reply_err(slot, ENOMEM, "out of memory");
+	/* Parsed on the stack: a hit or a local answer costs no job. */
+	if (parse_key(arg, pk, &q, key, sizeof(key), slot))
 		return;
-	}
-	if (parse_key(kind, arg, pk, &j->u.lookup, key, sizeof(key), slot)) {
-		saj_free(j);
-		return;
-	}
 	e = cache_find(lk.cache, key, mono_ms());
 	if (e) {
 		const struct sr_record *recs;
 		size_t nrecs;
 
-		saj_free(j);
 		recs = cache_records(e, &nrecs);
 		if (nrecs) {
 			lk.st.cache_hits++;
@@ -444,39 +459,26 @@ void ctl_lookup_request(int slot, enum saj_kind kind, const char *arg, const cha
 	}
 	lk.st.cache_misses++;
 	if (lk.sa_down)
-		local_answer(kind, &j->u.lookup, &loc, &nloc);
+		local_answer(&q, &loc, &nloc);
 	route = nosa_route(lk.sa_down, loc != NULL, lk.pending != NULL);
 	if (loc) {
 		reply_records(slot, loc, nloc, 1);
 		lk.st.local_answers++;
 		free(loc);
 	}
-	if (route == NOSA_LOCAL) {
-		saj_free(j);
+	if (route == NOSA_LOCAL)
 		return;
-	}
 	for (p = lk.pending; p && strcmp(p->key, key); p = p->next)
 		;
-	if (!p) {
-		p = calloc(1, sizeof(*p));
+	if (p) {
+		lk.st.coalesced++;
+	} else {
+		p = ask_sa(&q, key);
 		if (!p) {
-			saj_free(j);
 			if (route == NOSA_ASK)
 				ctl_sock_reply_err(slot, ENOMEM, "out of memory");
 			return;
 		}
-		snprintf(p->key, sizeof(p->key), "%s", key);
-		p->kind = kind;
-		p->q = j->u.lookup;
-		p->asked_ms = mono_ms();
-		p->next = lk.pending;
-		lk.pending = p;
-		j->ctx = p;
-		lk.st.sa_lookups++;
-		sa_thread_submit(lk.saj, j);
-	} else {
-		lk.st.coalesced++;
-		saj_free(j);
 	}
 	/* A probe: the client has its answer, nobody waits for the SA's. */
 	if (route == NOSA_LOCAL_PROBE)

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "host/agent_conf.h"
+#include "host/ats_query.h"
 #include "sa/sa_thread.h"
 #include "main/sources.h"
 
@@ -26,11 +27,11 @@ struct ctl_lookup_stats {
 int ctl_lookup_init(struct sa_thread *saj, const struct agent_conf *conf,
 		    struct sources *src, void (*sa_failed)(void));
 void ctl_lookup_fini(void);
-/* kind SAJ_FORWARD (arg an IP), SAJ_REVERSE or SAJ_PRIMARY (a GID); pk
+/* kind ATS_QUERY_FORWARD (arg an IP), _REVERSE or _PRIMARY (a GID); pk
  * the PKey word or NULL. Answers client slot now or when the SA has;
  * when the SA does not answer, with local records marked ATSD_REC_LOCAL
  * if the host knows any. */
-void ctl_lookup_request(int slot, enum saj_kind kind, const char *arg, const char *pk);
+void ctl_lookup_request(int slot, enum ats_query_kind kind, const char *arg, const char *pk);
 /* A forward lookup's answer for ip in pkey's partition, read from the
  * whole table (ctl_prefetch.h), into the cache as if the SA had given it
  * to that lookup (cache_ttl; never a negative one). 0 or -errno. */

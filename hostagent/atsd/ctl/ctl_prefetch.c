@@ -48,7 +48,7 @@ static int fill(const struct ats_ip *ip, const struct sr_record *recs, size_t n,
 	const struct saj_lookup *l = ctx;
 
 	/* A failed put costs a lookup later, nothing else. */
-	(void)ctl_lookup_prefill(ip, l->pkey, recs, n);
+	(void)ctl_lookup_prefill(ip, l->l.pkey, recs, n);
 	return 0;
 }
 
@@ -111,7 +111,7 @@ int64_t ctl_prefetch_timers(int64_t now)
 	j = saj_new(SAJ_TABLE, table_done, NULL);
 	if (!j)
 		return now + 1000;
-	j->u.lookup.pkey = ATS_PKEY_DEFAULT;
+	j->u.lookup.l.pkey = ATS_PKEY_DEFAULT;
 	pf.busy = 1;
 	pf.clears = ctl_lookup_clears();
 	sa_thread_submit(pf.saj, j);

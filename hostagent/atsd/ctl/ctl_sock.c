@@ -17,7 +17,7 @@
 #include "ctl_sock.h"
 #include "core/log.h"
 #include "core/mono.h"
-#include "main/safe_dir.h"
+#include "model/safe_dir.h"
 
 /* Non-root clients leave this many slots free: root can always connect,
  * whatever local users do. */

@@ -35,8 +35,8 @@ void ctl_verbs_init(const struct agent_conf *conf, const struct sources *src)
 
 static void v_resolve(int slot, char **argv, int argc)
 {
-	enum saj_kind kind = !strcmp(argv[0], "resolve") ? SAJ_FORWARD :
-			     !strcmp(argv[0], "reverse") ? SAJ_REVERSE : SAJ_PRIMARY;
+	enum ats_query_kind kind = !strcmp(argv[0], "resolve") ? ATS_QUERY_FORWARD :
+		!strcmp(argv[0], "reverse") ? ATS_QUERY_REVERSE : ATS_QUERY_PRIMARY;
 
 	ctl_lookup_request(slot, kind, argv[1], argc == 3 ? argv[2] : NULL);
 }

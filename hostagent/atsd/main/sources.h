@@ -11,7 +11,7 @@
 
 #include "host/agent_conf.h"
 #include "host/ifev.h"
-#include "state/plan.h"
+#include "model/plan.h"
 
 #define SOURCES_OWNER_LEN 64
 

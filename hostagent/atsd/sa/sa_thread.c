@@ -24,7 +24,7 @@
 #include "rcm.h"
 #include "rcm_connect.h"
 #include "core/sa.h"
-#include "state/nosa.h"
+#include "model/nosa.h"
 #include "sa_thread.h"
 #include "subs_exec.h"
 #include "sync_exec.h"
@@ -101,7 +101,7 @@ static struct saj *queue_take(struct saj **head, struct saj ***tail)
 
 static int is_lookup(const struct saj *j)
 {
-	return j->kind == SAJ_FORWARD || j->kind == SAJ_REVERSE || j->kind == SAJ_PRIMARY;
+	return j->kind == SAJ_LOOKUP;
 }
 
 /* With t->mu held: j to the main thread. The pipe wakes it when the
@@ -178,11 +178,7 @@ static void lookup_submit(struct sa_thread *t, struct saj *j)
 		return;
 	}
 	l->wr = r;
-	r->l.kind = j->kind == SAJ_FORWARD ? ATS_LOOKUP_FORWARD :
-		    j->kind == SAJ_REVERSE ? ATS_LOOKUP_REVERSE : ATS_LOOKUP_PRIMARY;
-	r->l.ip = l->ip;
-	memcpy(r->l.gid, l->gid, 16);
-	r->l.pkey = l->pkey;
+	r->l = l->l;
 	r->ctx = j;
 	ats_window_submit(t->win, r);
 }
@@ -194,7 +190,7 @@ static struct saj *lookup_done(struct ats_window_req *r)
 	struct saj_lookup *l = &j->u.lookup;
 	int ret = r->err;
 
-	if (j->kind == SAJ_PRIMARY && ret == -ENOENT)
+	if (l->l.kind == ATS_QUERY_PRIMARY && ret == -ENOENT)
 		ret = 0;
 	j->err = ret;
 	j->sa_status = r->sa_status;
@@ -226,7 +222,7 @@ static void run_table(struct sa_thread *t, struct saj *j)
 
 	memset(&s, 0, sizeof(s));
 	if (sa_client_rmpp_state(t->sa) != 0)
-		ret = ats_query_all(t->sa, l->pkey, &s);
+		ret = ats_query_all(t->sa, l->l.pkey, &s);
 	if (!ret && s.walked) {
 		ats_query_set_free(&s);
 		ret = -EOPNOTSUPP;

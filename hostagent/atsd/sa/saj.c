@@ -12,9 +12,7 @@ size_t saj_size(enum saj_kind kind)
 	switch (kind) {
 	case SAJ_SYNC:
 		return head + sizeof(struct saj_sync);
-	case SAJ_FORWARD:
-	case SAJ_REVERSE:
-	case SAJ_PRIMARY:
+	case SAJ_LOOKUP:
 	case SAJ_TABLE:
 		return head + sizeof(struct saj_lookup);
 	case SAJ_IPOIB:
@@ -58,8 +56,7 @@ void saj_free(struct saj *j)
 		free(j->u.sync.result);
 		free(j->u.sync.filed);
 		free(j->u.sync.unsaved);
-	} else if (j->kind == SAJ_FORWARD || j->kind == SAJ_REVERSE ||
-		   j->kind == SAJ_PRIMARY || j->kind == SAJ_TABLE) {
+	} else if (j->kind == SAJ_LOOKUP || j->kind == SAJ_TABLE) {
 		free(j->u.lookup.recs);
 	}
 	free(j);

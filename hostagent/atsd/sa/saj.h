@@ -9,12 +9,13 @@
 #include <stdint.h>
 
 #include "core/ats.h"
+#include "host/ats_query.h"
 #include "host/ats_window.h"
 #include "rcm.h"
 #include "core/mcm.h"
 #include "core/mport.h"
 #include "core/notice.h"
-#include "state/plan.h"
+#include "model/plan.h"
 #include "core/sr.h"
 
 /* Distinct PKeys one sync or join looks at. */
@@ -23,9 +24,7 @@
 enum saj_kind {
 	SAJ_PORT,     /* read the port's attributes (LID, SM LID, state) */
 	SAJ_SYNC,     /* make the SA hold `want` for our GID */
-	SAJ_FORWARD,  /* IP -> records */
-	SAJ_REVERSE,  /* GID -> records */
-	SAJ_PRIMARY,  /* GID -> primary record */
+	SAJ_LOOKUP,   /* a lookup of its kind (host/ats_query.h), in the window */
 	SAJ_IPOIB,    /* join, leave or check the IPoIB broadcast groups */
 	SAJ_CONNECT,  /* CM connection to ip:port */
 	SAJ_DISCONNECT,
@@ -86,10 +85,8 @@ struct saj_sync {
 	size_t nunsaved;
 };
 
-struct saj_lookup {             /* SAJ_FORWARD, SAJ_REVERSE, SAJ_PRIMARY, SAJ_TABLE */
-	struct ats_ip ip;
-	uint8_t gid[16];
-	uint16_t pkey;
+struct saj_lookup {             /* SAJ_LOOKUP, SAJ_TABLE */
+	struct ats_query_lookup l;  /* in; SAJ_TABLE: its pkey alone */
 	struct sr_record *recs;     /* out */
 	size_t nrecs;
 	/* The SA thread's, while the lookup is in its window: allocated

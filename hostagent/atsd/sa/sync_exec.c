@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "state/agent_state.h"
+#include "model/agent_state.h"
 #include "host/ats_query.h"
 #include "core/log.h"
-#include "state/nosa.h"
+#include "model/nosa.h"
 #include "core/sa.h"
 #include "sync_exec.h"
 

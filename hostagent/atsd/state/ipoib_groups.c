@@ -9,7 +9,7 @@
 #include "core/ipoib.h"
 #include "ipoib_groups.h"
 #include "core/log.h"
-#include "nosa.h"
+#include "model/nosa.h"
 #include "core/sa.h"
 
 static struct {

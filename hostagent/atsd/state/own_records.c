@@ -8,9 +8,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "agent_state.h"
+#include "model/agent_state.h"
 #include "core/log.h"
-#include "nosa.h"
+#include "model/nosa.h"
 #include "core/mono.h"
 #include "own_records.h"
 

@@ -65,11 +65,11 @@ static int under_prefix(const struct nosa_self *self, const uint8_t *gid)
 	return !memcmp(gid, self->gid, 8);
 }
 
-int nosa_answer(enum saj_kind kind, const struct saj_lookup *q,
-		const struct nosa_self *self, struct sr_record **out, size_t *n)
+int nosa_answer(const struct ats_query_lookup *q, const struct nosa_self *self,
+		struct sr_record **out, size_t *n)
 {
 	struct sr_record *r = calloc(self->nrecs + 1, sizeof(*r));
-	const uint8_t *gid = kind == SAJ_FORWARD ? q->ip.addr : q->gid;
+	const uint8_t *gid = q->kind == ATS_QUERY_FORWARD ? q->ip.addr : q->gid;
 	size_t i, k = 0;
 
 	if (!r)
@@ -79,12 +79,12 @@ int nosa_answer(enum saj_kind kind, const struct saj_lookup *q,
 
 		if (!same_pkey(h->pkey, q->pkey))
 			continue;
-		if (kind == SAJ_FORWARD ? ats_ip_equal(&h->ip, &q->ip) :
+		if (q->kind == ATS_QUERY_FORWARD ? ats_ip_equal(&h->ip, &q->ip) :
 		    !memcmp(q->gid, self->gid, 16) &&
-		    (kind == SAJ_REVERSE || h->sid == ATS_SID_PRIMARY))
+		    (q->kind == ATS_QUERY_REVERSE || h->sid == ATS_SID_PRIMARY))
 			fill(&r[k++], h->sid, self->gid, h->pkey, &h->ip);
 	}
-	if (!k && (kind != SAJ_FORWARD || q->ip.family == AF_INET6) &&
+	if (!k && (q->kind != ATS_QUERY_FORWARD || q->ip.family == AF_INET6) &&
 	    under_prefix(self, gid) && memcmp(gid, self->gid, 16)) {
 		struct ats_ip ip = { .family = AF_INET6 };
 

@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "host/ats_query.h"
 #include "plan.h"
-#include "sa/saj.h"
 #include "core/sr.h"
 
 /* What the host knows without asking. */
@@ -54,10 +54,9 @@ enum nosa_route {
 
 enum nosa_route nosa_route(int down, int have_local, int inflight);
 
-/* The local answer to lookup kind (SAJ_FORWARD, SAJ_REVERSE,
- * SAJ_PRIMARY) of q: 0 with *out (malloc'ed) and *n, -ENOENT when the
- * host knows nothing of it, -ENOMEM. */
-int nosa_answer(enum saj_kind kind, const struct saj_lookup *q,
-		const struct nosa_self *self, struct sr_record **out, size_t *n);
+/* The local answer to lookup q: 0 with *out (malloc'ed) and *n, -ENOENT
+ * when the host knows nothing of it, -ENOMEM. */
+int nosa_answer(const struct ats_query_lookup *q, const struct nosa_self *self,
+		struct sr_record **out, size_t *n);
 
 #endif

@@ -17,7 +17,7 @@
 
 #include "core/afile.h"
 #include "agent_state.h"
-#include "main/safe_dir.h"
+#include "safe_dir.h"
 
 #define STATE_MAGIC "ibats-atsd-state"
 #define STATE_MAX 4096 /* records: 256 SIDs times a few PKeys */

@@ -13,6 +13,25 @@ awk -v dat="$out.dat" '
 	function x(a, b) { return a > 0 && b > 0 ? sprintf("%.2f", a / b) : "-" }
 	function v(a) { return a >= 0 ? sprintf("%.0f", a) : "-" }
 	function ok(c) { return c ? "met" : "NOT MET" }
+	# One RMPP table (kind "table" or "dump"): a row a size, stock then plugin.
+	function rmpp(kind, title,    i, j, s, m, c) {
+		printf "%-8s %-34s %-34s\n", "records", title, "plugin"
+		for (i = 1; i <= ns; i++) {
+			s = size[i]
+			printf "%-8s", s
+			for (j = 0; j < 2; j++) {
+				m = (j ? "plugin" : "stock") " " kind "@" s
+				if (!(m in rate))
+					c = sprintf("%-34s", "-")
+				else if (kind == "table")
+					c = sprintf("%6s/s p50 %6.0f us, %3.0f recs", v(rate[m]), p50[m], recs[m])
+				else
+					c = sprintf("%-34s", sprintf("%d records in %.2f s%s", recs[m], secs[m], bad[m] ? " FAILED" : ""))
+				printf " %s", c
+			}
+			printf "\n"
+		}
+	}
 	{ sm = $1; k = $2 }
 	$3 ~ /^(cpi|lookup|reset|table|dump|atsd|libibats)$/ {
 		rate[sm" "k] = $6; p50[sm" "k] = $7; p99[sm" "k] = $8; bad[sm" "k] = $9 + $10
@@ -57,32 +76,8 @@ awk -v dat="$out.dat" '
 				(a > 0 ? us["stock reset@"s] : "-"), us["plugin reset@"s], v(ms), v(mp)
 		}
 		printf "\nRMPP (in the simulated kernel), one client, one request at a time (one-outstanding ClassPortInfo: %s/s stock run, %s/s plugin run):\n", v(r("stock", "cpi1")), v(r("plugin", "cpi1"))
-		printf "%-8s %-34s %-34s\n", "records", "GetTable of one GID: stock", "plugin"
-		for (i = 1; i <= ns; i++) {
-			s = size[i]
-			printf "%-8s", s
-			for (j = 0; j < 2; j++) {
-				m = j ? "plugin" : "stock"
-				if ((m" table@"s) in rate)
-					printf " %6s/s p50 %6.0f us, %3.0f recs", v(rate[m" table@"s]), p50[m" table@"s], recs[m" table@"s]
-				else
-					printf " %-34s", "-"
-			}
-			printf "\n"
-		}
-		printf "%-8s %-34s %-34s\n", "records", "full dump: stock", "plugin"
-		for (i = 1; i <= ns; i++) {
-			s = size[i]
-			printf "%-8s", s
-			for (j = 0; j < 2; j++) {
-				m = j ? "plugin" : "stock"
-				if ((m" dump@"s) in rate)
-					printf " %-34s", sprintf("%d records in %.2f s%s", recs[m" dump@"s], secs[m" dump@"s], bad[m" dump@"s] ? " FAILED" : "")
-				else
-					printf " %-34s", "-"
-			}
-			printf "\n"
-		}
+		rmpp("table", "GetTable of one GID: stock")
+		rmpp("dump", "full dump: stock")
 		printf "\natsd, 64 local clients on one agent, and libibats direct to the SA, 64 threads on one handle\n"
 		printf "(lookups/s; ratios to the ClassPortInfo capacity of the run and one-outstanding rate; SA requests\n"
 		printf "per lookup; p50/p99 us):\n"

@@ -122,6 +122,42 @@ static void test_status(void **state)
 	assert_int_equal(atsd_proto_status_parse("- fe80:: 0xffff", &st), -EPROTO);
 }
 
+/* A field of a line: its index, name and, unless NULL, value. */
+struct field_want {
+	size_t i;
+	const char *name, *value;
+};
+
+/* line, its newline cut, splits into n fields of kind, among them want. */
+static void check_fields(char *line, enum atsd_line_kind kind, size_t n,
+			 const struct field_want *want, size_t nwant)
+{
+	struct atsd_field f[16];
+	size_t i;
+
+	line[strlen(line) - 1] = '\0';
+	assert_int_equal(atsd_proto_line_fields(line, kind, f, 16), n);
+	for (i = 0; i < nwant; i++) {
+		assert_string_equal(f[want[i].i].name, want[i].name);
+		if (want[i].value)
+			assert_string_equal(f[want[i].i].value, want[i].value);
+	}
+}
+
+static const struct field_want conn_fields[] = {
+	{ 0, "id", NULL },
+	{ 2, "state", "ESTABLISHED" },
+	{ 4, "local", "fe80::/lid=1/qpn=0x000012" },
+	{ 7, "pkey", NULL },
+};
+
+/* An error line: the words after its state have no names of their own. */
+static const struct field_want group_fields[] = {
+	{ 1, "mgid", NULL },
+	{ 3, "field3", NULL },
+	{ 4, "field4", "(bad" },
+};
+
 /* The connection line as doc/atsd-protocol.md shows it, and its fields
  * named for atsctl --json. */
 static void test_conn(void **state)
@@ -130,9 +166,7 @@ static void test_conn(void **state)
 				    .sid = 0x10000ce1000012b7ULL, .local_lid = 1,
 				    .remote_lid = 2, .local_qpn = 0x12, .remote_qpn = 0x34,
 				    .src_port = 4791, .pkey = 0xffff };
-	struct atsd_field f[16];
 	char buf[ATSD_LINE_MAX];
-	size_t n;
 
 	(void)state;
 	c.local_gid[0] = c.remote_gid[0] = 0xfe;
@@ -143,24 +177,15 @@ static void test_conn(void **state)
 	assert_string_equal(buf, "0x00000007 active ESTABLISHED sid=0x10000ce1000012b7 "
 			    "local=fe80::/lid=1/qpn=0x000012 remote=fe80::/lid=2/qpn=0x000034 "
 			    "ip=10.0.0.1:4791->10.0.0.2 pkey=0xffff\n");
-	buf[strlen(buf) - 1] = '\0';
-	n = atsd_proto_line_fields(buf, ATSD_LINE_CONN, f, 16);
-	assert_int_equal(n, 8);
-	assert_string_equal(f[0].name, "id");
-	assert_string_equal(f[2].name, "state");
-	assert_string_equal(f[2].value, "ESTABLISHED");
-	assert_string_equal(f[4].name, "local");
-	assert_string_equal(f[4].value, "fe80::/lid=1/qpn=0x000012");
-	assert_string_equal(f[7].name, "pkey");
+	check_fields(buf, ATSD_LINE_CONN, 8, conn_fields,
+		     sizeof(conn_fields) / sizeof(conn_fields[0]));
 }
 
 static void test_group(void **state)
 {
 	struct atsd_group_line g = { .pkey = 0xffff, .qkey = 0x0b1b, .mlid = 0xc000,
 				     .mtu = 2048, .sl = 0, .rate = 3 };
-	struct atsd_field f[16];
 	char buf[ATSD_LINE_MAX];
-	size_t n;
 
 	(void)state;
 	g.mgid[0] = 0xff;
@@ -170,13 +195,8 @@ static void test_group(void **state)
 	g.error = "ERR_REQ_INVALID (bad request)";
 	atsd_proto_group_format(buf, sizeof(buf), &g);
 	assert_string_equal(buf, "0xffff ff12:: error ERR_REQ_INVALID (bad request)\n");
-	buf[strlen(buf) - 1] = '\0';
-	n = atsd_proto_line_fields(buf, ATSD_LINE_GROUP, f, 16);
-	assert_int_equal(n, 6);
-	assert_string_equal(f[1].name, "mgid");
-	assert_string_equal(f[3].name, "field3");
-	assert_string_equal(f[4].name, "field4");
-	assert_string_equal(f[4].value, "(bad");
+	check_fields(buf, ATSD_LINE_GROUP, 6, group_fields,
+		     sizeof(group_fields) / sizeof(group_fields[0]));
 }
 
 static void test_pkey_arg(void **state)

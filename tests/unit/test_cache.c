@@ -81,18 +81,28 @@ static void test_drop_gid_negative(void **state)
 	cache_fini(c);
 }
 
+/* The key "kK" (the model tests) or, for an address, "0 10.0.K/256.K%256
+ * ffff" (a lookup's key); valid until the next call. */
+static const char *key_of(int k, int addr)
+{
+	static char key[32];
+
+	if (addr)
+		snprintf(key, sizeof(key), "0 10.0.%d.%d ffff", k / 256, k % 256);
+	else
+		snprintf(key, sizeof(key), "k%d", k);
+	return key;
+}
+
 static void test_evict_closest_expiry(void **state)
 {
 	struct cache *c;
-	char key[32];
 	int i;
 
 	(void)state;
 	assert_int_equal(cache_init(&c, 4), 0);
-	for (i = 0; i < 4; i++) {
-		snprintf(key, sizeof(key), "k%d", i);
-		assert_int_equal(cache_put(c, key, NULL, 0, i == 2 ? 10 : 100 + i), 0);
-	}
+	for (i = 0; i < 4; i++)
+		assert_int_equal(cache_put(c, key_of(i, 0), NULL, 0, i == 2 ? 10 : 100 + i), 0);
 	assert_int_equal(cache_put(c, "k4", NULL, 0, 200), 0);
 	assert_int_equal(cache_count(c), 4);
 	assert_null(cache_find(c, "k2", 0));
@@ -111,7 +121,6 @@ static void test_evict_order_random(void **state)
 	struct sr_record r;
 	struct cache *c;
 	unsigned seed = 7;
-	char key[32];
 	int i, j, k;
 
 	(void)state;
@@ -135,9 +144,8 @@ static void test_evict_order_random(void **state)
 		}
 		if (!model[k] && n == MAX)
 			model[victim] = 0;
-		snprintf(key, sizeof(key), "k%d", k);
 		r.gid[0] = (uint8_t)(k % 8);
-		assert_int_equal(cache_put(c, key, &r, 1, exp), 0);
+		assert_int_equal(cache_put(c, key_of(k, 0), &r, 1, exp), 0);
 		model[k] = exp;
 		if (i % 97 == 96) {
 			uint8_t gid[16] = { (uint8_t)(i % 8) };
@@ -150,10 +158,8 @@ static void test_evict_order_random(void **state)
 				}
 			assert_int_equal(cache_drop_gid(c, gid), gone);
 		}
-		for (j = 0; j < KEYS; j++) {
-			snprintf(key, sizeof(key), "k%d", j);
-			assert_int_equal(cache_find(c, key, 0) != NULL, model[j] != 0);
-		}
+		for (j = 0; j < KEYS; j++)
+			assert_int_equal(cache_find(c, key_of(j, 0), 0) != NULL, model[j] != 0);
 	}
 	cache_fini(c);
 }
@@ -177,19 +183,14 @@ static void test_key_too_long(void **state)
 static void test_many(void **state)
 {
 	struct cache *c;
-	char key[32];
 	int i;
 
 	(void)state;
 	assert_int_equal(cache_init(&c, 1024), 0);
-	for (i = 0; i < 1024; i++) {
-		snprintf(key, sizeof(key), "0 10.0.%d.%d ffff", i / 256, i % 256);
-		assert_int_equal(cache_put(c, key, NULL, 0, 1000 + i), 0);
-	}
-	for (i = 0; i < 1024; i++) {
-		snprintf(key, sizeof(key), "0 10.0.%d.%d ffff", i / 256, i % 256);
-		assert_non_null(cache_find(c, key, 0));
-	}
+	for (i = 0; i < 1024; i++)
+		assert_int_equal(cache_put(c, key_of(i, 1), NULL, 0, 1000 + i), 0);
+	for (i = 0; i < 1024; i++)
+		assert_non_null(cache_find(c, key_of(i, 1), 0));
 	cache_fini(c);
 }
 

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "plugin/defer.h"
+#include "fixture.h"
 
 static uint8_t sent[DEFER_MAX + 16];
 static size_t nsent;
@@ -206,11 +207,11 @@ static void test_epochs(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_release_in_order, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_forgotten_unsent, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bounded, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_per_port_share, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_epochs, setup, teardown),
+		FIXTURE_TEST(test_release_in_order),
+		FIXTURE_TEST(test_forgotten_unsent),
+		FIXTURE_TEST(test_bounded),
+		FIXTURE_TEST(test_per_port_share),
+		FIXTURE_TEST(test_epochs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -22,6 +22,7 @@
 #include <opensm/osm_service.h>
 
 #include "plugin/glue.h"
+#include "fixture.h"
 
 /* glue.c's other doors into OpenSM (functions of the opensm binary,
  * not of libopensm): the canary must reach none of them. */
@@ -257,11 +258,11 @@ static void t_null_log_file_loads(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(t_named_loads, setup, teardown),
-		cmocka_unit_test_setup_teardown(t_other_name_refused, setup, teardown),
-		cmocka_unit_test_setup_teardown(t_no_name_refused, setup, teardown),
-		cmocka_unit_test_setup_teardown(t_log_moved_refused, setup, teardown),
-		cmocka_unit_test_setup_teardown(t_null_log_file_loads, setup, teardown),
+		FIXTURE_TEST(t_named_loads),
+		FIXTURE_TEST(t_other_name_refused),
+		FIXTURE_TEST(t_no_name_refused),
+		FIXTURE_TEST(t_log_moved_refused),
+		FIXTURE_TEST(t_null_log_file_loads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

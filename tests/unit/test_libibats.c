@@ -766,6 +766,9 @@ static void test_agent_threads(void **state)
 	ibats_close(h);
 }
 
+/* A case against the fake agent: fa_setup() before it, fake_sock_teardown() after. */
+#define AGENT_TEST(f) cmocka_unit_test_setup_teardown(f, fa_setup, fake_sock_teardown)
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -779,13 +782,13 @@ int main(void)
 		cmocka_unit_test(test_record_from_sr),
 		cmocka_unit_test(test_records_from_reply),
 		cmocka_unit_test(test_open_opts),
-		cmocka_unit_test_setup_teardown(test_agent_lookups, fa_setup, fake_sock_teardown),
-		cmocka_unit_test_setup_teardown(test_agent_check_peer, fa_setup, fake_sock_teardown),
-		cmocka_unit_test_setup_teardown(test_agent_reconnect, fa_setup, fake_sock_teardown),
-		cmocka_unit_test_setup_teardown(test_agent_failures, fa_setup, fake_sock_teardown),
-		cmocka_unit_test_setup_teardown(test_lookup_info, fa_setup, fake_sock_teardown),
-		cmocka_unit_test_setup_teardown(test_agent_hung_backoff, fa_setup, fake_sock_teardown),
-		cmocka_unit_test_setup_teardown(test_agent_threads, fa_setup, fake_sock_teardown),
+		AGENT_TEST(test_agent_lookups),
+		AGENT_TEST(test_agent_check_peer),
+		AGENT_TEST(test_agent_reconnect),
+		AGENT_TEST(test_agent_failures),
+		AGENT_TEST(test_lookup_info),
+		AGENT_TEST(test_agent_hung_backoff),
+		AGENT_TEST(test_agent_threads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "core/log.h"
+#include "fixture.h"
 
 static char path[] = "/tmp/test_log.XXXXXX";
 static int saved_err = -1;
@@ -134,11 +135,11 @@ static void test_injection(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_journal, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_unset, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_other_stream, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_injection, setup, teardown),
+		FIXTURE_TEST(test_journal),
+		FIXTURE_TEST(test_unset),
+		FIXTURE_TEST(test_other_stream),
+		FIXTURE_TEST(test_malformed),
+		FIXTURE_TEST(test_injection),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -24,6 +24,7 @@
 #include "core/wire.h"
 
 #include "tmpconf.h"
+#include "fixture.h"
 
 #define KEY_HEX "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
 
@@ -353,17 +354,17 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rfc4231),
-		cmocka_unit_test_setup_teardown(test_golden, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bit_flips, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_tid_high_half, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_key_accepted, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_key_mode, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_key_symlink, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_key_owner, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_key_owner_as, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_key_careless, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_key_text, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_key_not_a_file, setup, teardown),
+		FIXTURE_TEST(test_golden),
+		FIXTURE_TEST(test_bit_flips),
+		FIXTURE_TEST(test_tid_high_half),
+		FIXTURE_TEST(test_key_accepted),
+		FIXTURE_TEST(test_key_mode),
+		FIXTURE_TEST(test_key_symlink),
+		FIXTURE_TEST(test_key_owner),
+		FIXTURE_TEST(test_key_owner_as),
+		FIXTURE_TEST(test_key_careless),
+		FIXTURE_TEST(test_key_text),
+		FIXTURE_TEST(test_key_not_a_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

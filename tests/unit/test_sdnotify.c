@@ -114,10 +114,30 @@ static void test_abstract_reloading(void **state)
 	close(fd);
 }
 
+#define SUN_PATH_LEN sizeof(((struct sockaddr_un *)0)->sun_path)
+
+/* $NOTIFY_SOCKET of first and 'x's, fits bytes long, is taken; one byte
+ * longer, refused. */
+static void check_longest(char first, size_t fits)
+{
+	char name[SUN_PATH_LEN + 2];
+
+	memset(name, 'x', fits + 1);
+	name[0] = first;
+	name[fits] = '\0';
+	assert_int_equal(strlen(name), fits);
+	setenv("NOTIFY_SOCKET", name, 1);
+	assert_int_equal(sdnotify_init(), 0);
+	sdnotify_fini();
+	name[fits] = 'x';
+	name[fits + 1] = '\0';
+	setenv("NOTIFY_SOCKET", name, 1);
+	assert_int_equal(sdnotify_init(), -EINVAL);
+	assert_false(sdnotify_enabled());
+}
+
 static void test_unset_and_bad(void **state)
 {
-	char longname[sizeof(((struct sockaddr_un *)0)->sun_path) + 2];
-
 	(void)state;
 	unsetenv("NOTIFY_SOCKET");
 	assert_int_equal(sdnotify_init(), 0);
@@ -132,27 +152,9 @@ static void test_unset_and_bad(void **state)
 	assert_int_equal(sdnotify_init(), -EINVAL);
 	assert_false(sdnotify_enabled());
 	/* A path as long as sun_path leaves no room for its NUL. */
-	memset(longname, 'x', sizeof(longname) - 1);
-	longname[0] = '/';
-	longname[sizeof(longname) - 3] = '\0';
-	assert_int_equal(strlen(longname), sizeof(((struct sockaddr_un *)0)->sun_path) - 1);
-	setenv("NOTIFY_SOCKET", longname, 1);
-	assert_int_equal(sdnotify_init(), 0);
-	sdnotify_fini();
-	longname[sizeof(longname) - 3] = 'x';
-	longname[sizeof(longname) - 2] = '\0';
-	setenv("NOTIFY_SOCKET", longname, 1);
-	assert_int_equal(sdnotify_init(), -EINVAL);
+	check_longest('/', SUN_PATH_LEN - 1);
 	/* An abstract name may fill sun_path: no NUL after it. */
-	longname[0] = '@';
-	setenv("NOTIFY_SOCKET", longname, 1);
-	assert_int_equal(sdnotify_init(), 0);
-	sdnotify_fini();
-	longname[sizeof(longname) - 2] = 'x';
-	longname[sizeof(longname) - 1] = '\0';
-	setenv("NOTIFY_SOCKET", longname, 1);
-	assert_int_equal(sdnotify_init(), -EINVAL);
-	assert_false(sdnotify_enabled());
+	check_longest('@', SUN_PATH_LEN);
 	/* A listener gone away: the send fails with its errno. */
 	setenv("NOTIFY_SOCKET", "/nonexistent/notify", 1);
 	assert_int_equal(sdnotify_init(), 0);

@@ -14,6 +14,7 @@
 
 #include "plugin/settings.h"
 #include "tmpconf.h"
+#include "fixture.h"
 
 static osm_log_t olog;
 static char log_path[64], conf_path[64], opts[96];
@@ -166,12 +167,11 @@ static void test_restart_key_kept(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_no_file, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_broken_at_load_fails_closed, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_reload, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_broken_at_reload_keeps_previous, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_restart_key_kept, setup, teardown),
+		FIXTURE_TEST(test_no_file),
+		FIXTURE_TEST(test_broken_at_load_fails_closed),
+		FIXTURE_TEST(test_reload),
+		FIXTURE_TEST(test_broken_at_reload_keeps_previous),
+		FIXTURE_TEST(test_restart_key_kept),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

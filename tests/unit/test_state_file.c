@@ -15,9 +15,23 @@
 #include "core/state_file.h"
 #include "tmpconf.h"
 
+/* A directory of its own and its state.json, tmp the writer's temporary. */
+struct state_dir {
+	char dir[sizeof("/tmp/osmats-state-XXXXXX")], path[128], tmp[140];
+};
+
+static void state_dir(struct state_dir *d)
+{
+	strcpy(d->dir, "/tmp/osmats-state-XXXXXX");
+	assert_non_null(mkdtemp(d->dir));
+	snprintf(d->path, sizeof(d->path), "%s/state.json", d->dir);
+	snprintf(d->tmp, sizeof(d->tmp), "%s.tmp", d->path);
+}
+
 static void test_write_and_read_back(void **state)
 {
-	char dir[] = "/tmp/osmats-state-XXXXXX", path[128], tmp[140], buf[4096];
+	struct state_dir d;
+	char buf[4096];
 	struct state_counters cnt = { 0 };
 	struct state_index idx = { 2, 1024, 1, 5, 0, 20000, 3, 9000 };
 	struct state_info info = { "master", "OpenSM 3.3.23", 1700000000 };
@@ -32,8 +46,7 @@ static void test_write_and_read_back(void **state)
 	size_t n;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/state.json", dir);
+	state_dir(&d);
 	memset(recs, 0, sizeof(recs));
 	ats_gid_parse("fe80::10:3", gid);
 	ats_ip_parse("10.0.0.1", &ip);
@@ -58,9 +71,9 @@ static void test_write_and_read_back(void **state)
 	cnt.flushed = 4;
 	repl.standbys[0] = (struct state_standby){ 0x0002c90300000003ull, 8, 1, 120, 1 };
 	repl.nstandbys = 1;
-	assert_int_equal(state_file_write(path, &info, &sum, recs, 2, &cnt, &idx, &repl), 0);
+	assert_int_equal(state_file_write(d.path, &info, &sum, recs, 2, &cnt, &idx, &repl), 0);
 
-	f = fopen(path, "r");
+	f = fopen(d.path, "r");
 	assert_non_null(f);
 	n = fread(buf, 1, sizeof(buf) - 1, f);
 	buf[n] = '\0';
@@ -88,20 +101,19 @@ static void test_write_and_read_back(void **state)
 	assert_non_null(strstr(buf, "\n    {\"pkey\": \"0xffff\", \"ats_records\": 1},\n"
 				    "    {\"pkey\": \"0x7fff\", \"ats_records\": 1}\n  ],"));
 	assert_non_null(strstr(buf, "\"absent\": 7,"));
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	assert_int_equal(access(tmp, F_OK), -1);
+	assert_int_equal(access(d.tmp, F_OK), -1);
 
 	/* Empty database, replacing the previous file. */
 	memset(&sum, 0, sizeof(sum));
-	assert_int_equal(state_file_write(path, &info, &sum, NULL, 0, &cnt, &idx, &repl), 0);
-	f = fopen(path, "r");
+	assert_int_equal(state_file_write(d.path, &info, &sum, NULL, 0, &cnt, &idx, &repl), 0);
+	f = fopen(d.path, "r");
 	n = fread(buf, 1, sizeof(buf) - 1, f);
 	buf[n] = '\0';
 	fclose(f);
 	assert_non_null(strstr(buf, "\"absent_records\": []"));
 	assert_non_null(strstr(buf, "\"partitions\": [],"));
-	unlink(path);
-	rmdir(dir);
+	unlink(d.path);
+	rmdir(d.dir);
 }
 
 /* The file a plugin would write, with something in every field. */
@@ -166,62 +178,6 @@ static void assert_repl_equal(const struct state_repl *a, const struct state_rep
 	assert_memory_equal(a->standbys, b->standbys, a->nstandbys * sizeof(a->standbys[0]));
 }
 
-static char *write_sample(char *dir, char *path, size_t len)
-{
-	struct state_info info = { "master", "OpenSM \"3.3\"\x01 \xc3\xa9", -5 };
-	struct state_summary sum;
-	struct state_rec recs[3];
-	struct state_counters cnt;
-	struct state_index idx;
-	struct state_repl repl;
-
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, len, "%s/state.json", dir);
-	sample(&sum, recs, &cnt, &idx, &repl);
-	assert_int_equal(state_file_write(path, &info, &sum, recs, 3, &cnt, &idx, &repl), 0);
-	return path;
-}
-
-static void test_round_trip(void **state)
-{
-	char dir[] = "/tmp/osmats-state-XXXXXX", path[128], err[200];
-	struct state_summary sum;
-	struct state_rec recs[3];
-	struct state_counters cnt;
-	struct state_index idx;
-	struct state_repl repl;
-	struct state_file sf;
-	size_t i;
-
-	(void)state;
-	write_sample(dir, path, sizeof(path));
-	sample(&sum, recs, &cnt, &idx, &repl);
-	assert_int_equal(state_file_read(path, &sf, err, sizeof(err)), 0);
-	assert_string_equal(err, "");
-	assert_string_equal(sf.plugin, "osmats " IBATS_VERSION);
-	assert_string_equal(sf.opensm, "OpenSM \"3.3\"\x01 \xc3\xa9");
-	assert_string_equal(sf.sm_state, "master");
-	assert_int_equal(sf.time, -5);
-	assert_memory_equal(&sf.counters, &cnt, sizeof(cnt));
-	assert_memory_equal(&sf.index, &idx, sizeof(idx));
-	assert_repl_equal(&sf.repl, &repl);
-	assert_int_equal(sf.summary.ats, sum.ats);
-	assert_int_equal(sf.summary.other, sum.other);
-	assert_int_equal(sf.summary.scanned, sum.scanned);
-	assert_int_equal(sf.summary.pkeys_more, sum.pkeys_more);
-	assert_int_equal(sf.summary.absent, sum.absent);
-	assert_int_equal(sf.summary.npkeys, 2);
-	for (i = 0; i < 2; i++) {
-		assert_int_equal(sf.summary.pkeys[i].pkey, sum.pkeys[i].pkey);
-		assert_int_equal(sf.summary.pkeys[i].n, sum.pkeys[i].n);
-	}
-	assert_int_equal(sf.nrecs, 3);
-	assert_memory_equal(sf.recs, recs, sizeof(recs));
-	state_file_free(&sf);
-	unlink(path);
-	rmdir(dir);
-}
-
 static char *slurp(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "r");
@@ -243,54 +199,115 @@ static void put(const char *path, const char *text, size_t len)
 	fclose(f);
 }
 
+/* The fixture of the reading tests: sample() written, and its text. */
+struct written {
+	struct state_dir d;
+	char *text;
+	size_t len;
+};
+
+static int sample_setup(void **state)
+{
+	struct state_info info = { "master", "OpenSM \"3.3\"\x01 \xc3\xa9", -5 };
+	struct written *w = calloc(1, sizeof(*w));
+	struct state_summary sum;
+	struct state_rec recs[3];
+	struct state_counters cnt;
+	struct state_index idx;
+	struct state_repl repl;
+
+	assert_non_null(w);
+	state_dir(&w->d);
+	sample(&sum, recs, &cnt, &idx, &repl);
+	assert_int_equal(state_file_write(w->d.path, &info, &sum, recs, 3, &cnt, &idx, &repl), 0);
+	w->text = slurp(w->d.path, &w->len);
+	*state = w;
+	return 0;
+}
+
+static int sample_teardown(void **state)
+{
+	struct written *w = *state;
+
+	unlink(w->d.path);
+	rmdir(w->d.dir);
+	free(w->text);
+	free(w);
+	return 0;
+}
+
+static void test_round_trip(void **state)
+{
+	struct written *w = *state;
+	struct state_summary sum;
+	char err[200];
+	struct state_rec recs[3];
+	struct state_counters cnt;
+	struct state_index idx;
+	struct state_repl repl;
+	struct state_file sf;
+	size_t i;
+
+	sample(&sum, recs, &cnt, &idx, &repl);
+	assert_int_equal(state_file_read(w->d.path, &sf, err, sizeof(err)), 0);
+	assert_string_equal(err, "");
+	assert_string_equal(sf.plugin, "osmats " IBATS_VERSION);
+	assert_string_equal(sf.opensm, "OpenSM \"3.3\"\x01 \xc3\xa9");
+	assert_string_equal(sf.sm_state, "master");
+	assert_int_equal(sf.time, -5);
+	assert_memory_equal(&sf.counters, &cnt, sizeof(cnt));
+	assert_memory_equal(&sf.index, &idx, sizeof(idx));
+	assert_repl_equal(&sf.repl, &repl);
+	assert_int_equal(sf.summary.ats, sum.ats);
+	assert_int_equal(sf.summary.other, sum.other);
+	assert_int_equal(sf.summary.scanned, sum.scanned);
+	assert_int_equal(sf.summary.pkeys_more, sum.pkeys_more);
+	assert_int_equal(sf.summary.absent, sum.absent);
+	assert_int_equal(sf.summary.npkeys, 2);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(sf.summary.pkeys[i].pkey, sum.pkeys[i].pkey);
+		assert_int_equal(sf.summary.pkeys[i].n, sum.pkeys[i].n);
+	}
+	assert_int_equal(sf.nrecs, 3);
+	assert_memory_equal(sf.recs, recs, sizeof(recs));
+	state_file_free(&sf);
+}
+
 /* A file of a plugin before the standbys' list reads back as none. */
 static void test_without_standbys(void **state)
 {
-	char dir[] = "/tmp/osmats-state-XXXXXX", path[128], err[200];
+	struct written *w = *state;
+	char err[200], *text = w->text, *at, *end;
 	struct state_file sf;
-	char *text, *at, *end;
-	size_t len;
 
-	(void)state;
-	write_sample(dir, path, sizeof(path));
-	text = slurp(path, &len);
 	at = strstr(text, ", \"standbys\": [");
 	assert_non_null(at);
 	end = strstr(at, "]}");
 	assert_non_null(end);
 	memmove(at, end + 1, strlen(end + 1) + 1);
 	assert_null(strstr(text, "standbys\""));
-	put(path, text, strlen(text));
-	assert_int_equal(state_file_read(path, &sf, err, sizeof(err)), 0);
+	put(w->d.path, text, strlen(text));
+	assert_int_equal(state_file_read(w->d.path, &sf, err, sizeof(err)), 0);
 	assert_int_equal(sf.repl.nstandbys, 0);
 	assert_int_equal(sf.repl.takeovers, 4);
 	state_file_free(&sf);
-	free(text);
-	unlink(path);
-	rmdir(dir);
 }
 
 /* Every prefix of a good file is refused, and says where it stopped. */
 static void test_truncated(void **state)
 {
-	char dir[] = "/tmp/osmats-state-XXXXXX", path[128], err[200];
+	struct written *w = *state;
 	struct state_file sf;
-	size_t len, cut;
-	char *text;
+	char err[200];
+	size_t cut;
 
-	(void)state;
-	write_sample(dir, path, sizeof(path));
-	text = slurp(path, &len);
 	/* The last byte is the newline json_fini ends the line with. */
-	for (cut = 0; cut + 1 < len; cut++) {
-		put(path, text, cut);
-		assert_int_equal(state_file_read(path, &sf, err, sizeof(err)), -EINVAL);
+	for (cut = 0; cut + 1 < w->len; cut++) {
+		put(w->d.path, w->text, cut);
+		assert_int_equal(state_file_read(w->d.path, &sf, err, sizeof(err)), -EINVAL);
 		assert_non_null(strstr(err, "line "));
 		assert_null(sf.recs);
 	}
-	free(text);
-	unlink(path);
-	rmdir(dir);
 }
 
 /* text without the line that starts with start, into out. */
@@ -374,14 +391,12 @@ static void test_hostile(void **state)
 		{ "\"snapshots\": 2, \"snapshot_records\": 100000",
 		  "\"snapshot_records\": 100000, \"snapshots\": 2", "expected \"snapshots\"" },
 	};
-	char dir[] = "/tmp/osmats-state-XXXXXX", path[128], err[200], *bad;
+	struct written *w = *state;
+	const char *path = w->d.path, *text = w->text;
+	size_t len = w->len, i;
 	struct state_file sf;
-	size_t len, i;
-	char *text;
+	char err[200], *bad;
 
-	(void)state;
-	write_sample(dir, path, sizeof(path));
-	text = slurp(path, &len);
 	bad = malloc(len + 200);
 	assert_non_null(bad);
 	for (i = 0; i < sizeof(edits) / sizeof(edits[0]); i++) {
@@ -434,73 +449,62 @@ static void test_hostile(void **state)
 	alarm(0);
 	assert_string_equal(err, "not a regular file");
 	free(bad);
-	free(text);
-	rmdir(dir);
 }
 
-static void test_unwritable(void **state)
+/* An empty database of the given replication role into path. */
+static int write_empty(const char *path, const char *role)
 {
 	struct state_counters cnt = { 0 };
 	struct state_index idx = { 0 };
 	struct state_info info = { "master", "OpenSM 3.3.23", 0 };
 	struct state_summary sum = { 0 };
-	struct state_repl repl = { .role = "off" };
+	struct state_repl repl = { 0 };
 
+	snprintf(repl.role, sizeof(repl.role), "%s", role);
+	return state_file_write(path, &info, &sum, NULL, 0, &cnt, &idx, &repl);
+}
+
+static void test_unwritable(void **state)
+{
 	(void)state;
-	assert_int_equal(state_file_write("/nonexistent/dir/state.json", &info, &sum, NULL, 0, &cnt,
-				     &idx, &repl), -ENOENT);
+	assert_int_equal(write_empty("/nonexistent/dir/state.json", "off"), -ENOENT);
 }
 
 /* The plugin runs as root in OpenSM: a symlink planted at the
  * temporary's name is not written through. */
 static void test_symlink(void **state)
 {
-	char dir[] = "/tmp/osmats-state-XXXXXX", path[128], tmp[140], victim[128];
-	struct state_counters cnt = { 0 };
-	struct state_index idx = { 0 };
-	struct state_info info = { "master", "OpenSM 3.3.23", 0 };
-	struct state_summary sum = { 0 };
-	struct state_repl repl = { .role = "off" };
+	struct state_dir d;
+	char victim[128];
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/state.json", dir);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	state_dir(&d);
+	snprintf(victim, sizeof(victim), "%s/victim", d.dir);
 	tmpconf_put(victim, "secret\n");
-	assert_int_equal(symlink(victim, tmp), 0);
-	assert_int_equal(state_file_write(path, &info, &sum, NULL, 0, &cnt, &idx, &repl), 0);
+	assert_int_equal(symlink(victim, d.tmp), 0);
+	assert_int_equal(write_empty(d.path, "off"), 0);
 	tmpconf_assert(victim, "secret\n");
-	assert_int_equal(access(tmp, F_OK), -1);
-	unlink(path);
+	assert_int_equal(access(d.tmp, F_OK), -1);
+	unlink(d.path);
 	unlink(victim);
-	rmdir(dir);
+	rmdir(d.dir);
 }
 
 /* A role its reader would refuse is not written at all. */
 static void test_unknown_role(void **state)
 {
 	static const char *const roles[] = { "", "slave", "Master", "off " };
-	char dir[] = "/tmp/osmats-state-XXXXXX", path[128], tmp[140];
-	struct state_counters cnt = { 0 };
-	struct state_index idx = { 0 };
-	struct state_info info = { "master", "OpenSM 3.3.23", 0 };
-	struct state_summary sum = { 0 };
-	struct state_repl repl = { 0 };
+	struct state_dir d;
 	size_t i;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/state.json", dir);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	state_dir(&d);
 	for (i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
-		snprintf(repl.role, sizeof(repl.role), "%s", roles[i]);
-		assert_int_equal(state_file_write(path, &info, &sum, NULL, 0, &cnt, &idx, &repl),
-				 -EINVAL);
-		assert_int_equal(access(path, F_OK), -1);
-		assert_int_equal(access(tmp, F_OK), -1);
+		assert_int_equal(write_empty(d.path, roles[i]), -EINVAL);
+		assert_int_equal(access(d.path, F_OK), -1);
+		assert_int_equal(access(d.tmp, F_OK), -1);
 	}
-	rmdir(dir);
+	rmdir(d.dir);
 }
 
 int main(void)
@@ -510,10 +514,10 @@ int main(void)
 		cmocka_unit_test(test_unwritable),
 		cmocka_unit_test(test_unknown_role),
 		cmocka_unit_test(test_symlink),
-		cmocka_unit_test(test_round_trip),
-		cmocka_unit_test(test_without_standbys),
-		cmocka_unit_test(test_truncated),
-		cmocka_unit_test(test_hostile),
+		cmocka_unit_test_setup_teardown(test_round_trip, sample_setup, sample_teardown),
+		cmocka_unit_test_setup_teardown(test_without_standbys, sample_setup, sample_teardown),
+		cmocka_unit_test_setup_teardown(test_truncated, sample_setup, sample_teardown),
+		cmocka_unit_test_setup_teardown(test_hostile, sample_setup, sample_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,6 +13,7 @@
 
 #include "core/log.h"
 #include "state/subs.h"
+#include "fixture.h"
 
 static struct saj *submitted;
 static size_t nsubmitted, gone_calls, back_calls, lapsed_calls;
@@ -219,10 +220,10 @@ static void test_repeat_window(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_subscribe_outcomes, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_reports, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_seen_window, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_repeat_window, setup, teardown),
+		FIXTURE_TEST(test_subscribe_outcomes),
+		FIXTURE_TEST(test_reports),
+		FIXTURE_TEST(test_seen_window),
+		FIXTURE_TEST(test_repeat_window),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

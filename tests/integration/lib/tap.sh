@@ -43,11 +43,7 @@ check() {
 
 # check_json DESC EXPR CMD...: CMD's standard output is one JSON document
 # by Python's parser, and the Python expression EXPR over it (d) holds.
-check_json() {
-	local desc=$1 expr=$2
-	shift 2
-	check "$desc" _json "$expr" "$@"
-}
+check_json() { check "$1" _json "${@:2}"; }
 
 _json() {
 	local expr=$1
@@ -61,18 +57,10 @@ sys.exit(0 if ok else 1)' "$RUN/json.out" "$expr"
 }
 
 # check_out DESC REGEX CMD...: CMD succeeds and its output matches REGEX.
-check_out() {
-	local desc=$1 re=$2
-	shift 2
-	check "$desc" _match 0 "$re" "$@"
-}
+check_out() { check_rc "$1" 0 "${@:2}"; }
 
 # check_rc DESC RC REGEX CMD...: CMD exits with RC, output matches REGEX.
-check_rc() {
-	local desc=$1 rc=$2 re=$3
-	shift 3
-	check "$desc" _match "$rc" "$re" "$@"
-}
+check_rc() { check "$1" _match "${@:2}"; }
 
 _match() {
 	local want=$1 re=$2 rc
@@ -88,11 +76,7 @@ _match() {
 }
 
 # check_count DESC N CMD...: CMD prints exactly N record lines ("0x...").
-check_count() {
-	local desc=$1 n=$2
-	shift 2
-	check "$desc" _count "$n" "$@"
-}
+check_count() { check "$1" _count "${@:2}"; }
 
 _count() {
 	local want=$1 got
@@ -102,11 +86,7 @@ _count() {
 }
 
 # check_absent DESC REGEX CMD...: CMD's output does not match REGEX.
-check_absent() {
-	local desc=$1 re=$2
-	shift 2
-	check "$desc" _absent "$re" "$@"
-}
+check_absent() { check "$1" _absent "${@:2}"; }
 
 _absent() {
 	local re=$1

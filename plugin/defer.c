@@ -4,16 +4,24 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "core/sr.h"
 
 struct defer_slot {
 	struct defer_slot *next;
 	uint64_t epoch, seq;
 	uint16_t lid;             /* whose place: its port's count */
-	struct glue_req req;
-	ib_service_record_t rec;
+	uint8_t rec[SR_SIZE];
+	max_align_t req[];        /* glue_req_size() bytes: the request kept */
 };
+
+static struct glue_req *req_of(struct defer_slot *s)
+{
+	return (struct glue_req *)s->req;
+}
 
 static struct {
 	/* Taken first by a sender: batches leave in the order taken. */
@@ -85,7 +93,7 @@ int defer_reserve(uint16_t lid, struct defer_slot **out)
 	D.taken++;
 	D.per_port[i]++;
 	pthread_mutex_unlock(&D.mu);
-	s = malloc(sizeof(*s));
+	s = malloc(sizeof(*s) + glue_req_size());
 	if (!s) {
 		pthread_mutex_lock(&D.mu);
 		give_back((uint16_t)i);
@@ -110,14 +118,14 @@ void defer_cancel(struct defer_slot *s)
 	pthread_mutex_unlock(&D.mu);
 }
 
-void defer_hold(struct defer_slot *s, uint64_t epoch, uint64_t seq, const osm_madw_t *madw,
-		const ib_service_record_t *rec)
+void defer_hold(struct defer_slot *s, uint64_t epoch, uint64_t seq,
+		const struct glue_sa_req *req, const uint8_t *rec)
 {
 	s->next = NULL;
 	s->epoch = epoch;
 	s->seq = seq;
-	glue_req_save(madw, &s->req);
-	s->rec = *rec;
+	glue_req_save(req, req_of(s));
+	memcpy(s->rec, rec, SR_SIZE);
 	pthread_mutex_lock(&D.mu);
 	if (!D.tail)
 		D.tail = &D.head;
@@ -152,16 +160,16 @@ size_t defer_release(uint64_t epoch, uint64_t seq, int send)
 	pthread_mutex_unlock(&D.mu);
 	for (h = first; send && h; h = h->next)
 		if (h->epoch == epoch)
-			glue_req_respond_one(&h->req, &h->rec);
+			glue_req_respond_one(req_of(h), h->rec);
 	pthread_mutex_unlock(&D.send_mu);
 	free_all(first);
 	return n;
 }
 
-void defer_send_now(osm_madw_t *madw, const ib_service_record_t *rec)
+void defer_send_now(struct glue_sa_req *req, const uint8_t *rec)
 {
 	pthread_mutex_lock(&D.send_mu);
-	glue_sa_respond_one(madw, rec);
+	glue_sa_respond_one(req, rec);
 	pthread_mutex_unlock(&D.send_mu);
 }
 

@@ -39,19 +39,19 @@ void defer_fini(void);
 int defer_reserve(uint16_t lid, struct defer_slot **out);
 /* Give a place back unused (NULL: nothing). */
 void defer_cancel(struct defer_slot *s);
-/* Hold in place s the answer rec to madw's request until change seq of
- * epoch is committed. */
-void defer_hold(struct defer_slot *s, uint64_t epoch, uint64_t seq, const osm_madw_t *madw,
-		const ib_service_record_t *rec);
+/* Hold in place s the answer rec (SR_SIZE wire bytes) to req until
+ * change seq of epoch is committed. */
+void defer_hold(struct defer_slot *s, uint64_t epoch, uint64_t seq,
+		const struct glue_sa_req *req, const uint8_t *rec);
 /* Send the held answers of epoch's changes up to seq, oldest first, and
  * forget those of other epochs unsent (their clients asked a master
  * since); with send 0 (this SM is no master any more: the new one may
  * lack the change, the client asks it again) forget them all unsent.
  * Returns how many left the queue. */
 size_t defer_release(uint64_t epoch, uint64_t seq, int send);
-/* Answer madw's request with rec now, after the held answers another
- * thread is sending: answers leave in the order of their changes. */
-void defer_send_now(osm_madw_t *madw, const ib_service_record_t *rec);
+/* Answer req with rec now, after the held answers another thread is
+ * sending: answers leave in the order of their changes. */
+void defer_send_now(struct glue_sa_req *req, const uint8_t *rec);
 /* Held now, and the oldest one's change (0 when none). */
 size_t defer_count(uint64_t *oldest_seq);
 

@@ -2,10 +2,16 @@
 /* The plugin's access to OpenSM's internals (see glue.h). */
 #include "glue.h"
 
+/* OpenSM's headers are this file's (and osmats.c's) alone: glue.h
+ * gives the rest of the plugin plain C types and opaque handles. */
+#include <opensm/osm_config.h> /* first: it fixes the layout of osm_sa_t */
+#include <opensm/osm_opensm.h>
+#include <opensm/osm_madw.h>
 #include <opensm/osm_helper.h>
 #include <opensm/osm_sa.h>
 #include <opensm/osm_service.h>
 #include <opensm/osm_version.h>
+#include <complib/cl_dispatcher.h>
 #include <complib/cl_timer.h>
 
 #include <errno.h>
@@ -92,9 +98,9 @@ int glue_init(osm_opensm_t *o, const char *name)
 	return 0;
 }
 
-osm_log_t *glue_log(void)
+const char *glue_osm_version(void)
 {
-	return &G.osm->log;
+	return OSM_VERSION;
 }
 
 const char *glue_plugin_options(void)
@@ -165,6 +171,11 @@ uint8_t glue_sm_state(void)
 int glue_is_master(void)
 {
 	return OSM_READ(sm_state) == IB_SMINFO_STATE_MASTER;
+}
+
+int glue_is_standby(void)
+{
+	return OSM_READ(sm_state) == IB_SMINFO_STATE_STANDBY;
 }
 
 /* Two loads, not a snapshot, and none could be had: OpenSM sets sm_state
@@ -312,8 +323,14 @@ const char *glue_method_str(uint8_t method)
 
 void glue_logf(enum glue_log_level level, const char *func, const char *fmt, ...)
 {
-	osm_log_level_t l = level == GLUE_LOG_ERROR ? OSM_LOG_ERROR : OSM_LOG_INFO;
-	char msg[1024];
+	static const osm_log_level_t levels[] = {
+		[GLUE_LOG_ERROR] = OSM_LOG_ERROR,
+		[GLUE_LOG_INFO] = OSM_LOG_INFO,
+		[GLUE_LOG_VERBOSE] = OSM_LOG_VERBOSE,
+	};
+	osm_log_level_t l = levels[level];
+	/* As long as osm_log() writes a line: OSM_LOG() cut none shorter. */
+	char msg[LOG_ENTRY_SIZE_MAX];
 	va_list ap;
 
 	if (!osm_log_is_active(&G.osm->log, l))
@@ -537,12 +554,8 @@ void glue_sa_status(struct glue_sa_req *req, uint16_t sa_status)
 	osm_sa_send_error(&G.osm->sa, madw_of(req), cl_hton16((uint16_t)(sa_status << 8)));
 }
 
-osm_madw_t *glue_sa_madw(struct glue_sa_req *req)
-{
-	return madw_of(req);
-}
-
-int glue_sa_respond_one(osm_madw_t *madw, const ib_service_record_t *rec)
+/* The one record rec answered to madw's request. */
+static int respond_one(osm_madw_t *madw, const uint8_t *rec)
 {
 	osm_sa_item_t *item = malloc(SA_ITEM_RESP_SIZE(service_rec));
 	cl_qlist_t list;
@@ -551,21 +564,42 @@ int glue_sa_respond_one(osm_madw_t *madw, const ib_service_record_t *rec)
 		osm_sa_send_error(&G.osm->sa, madw, IB_SA_MAD_STATUS_NO_RESOURCES);
 		return -ENOMEM;
 	}
-	item->resp.service_rec = *rec;
+	memcpy(&item->resp.service_rec, rec, SR_SIZE);
 	cl_qlist_init(&list);
 	cl_qlist_insert_tail(&list, &item->list_item);
 	osm_sa_respond(&G.osm->sa, madw, sizeof(ib_service_record_t), &list);
 	return 0;
 }
 
-void glue_req_save(const osm_madw_t *madw, struct glue_req *out)
+int glue_sa_respond_one(struct glue_sa_req *req, const uint8_t *rec)
 {
+	return respond_one(madw_of(req), rec);
+}
+
+/* A kept request (glue.h): what osm_sa_respond reads of a madw. */
+struct glue_req {
+	osm_mad_addr_t addr;
+	uint32_t size;
+	uint8_t mad[MAD_BLOCK_SIZE];
+};
+
+_Static_assert(_Alignof(struct glue_req) <= _Alignof(max_align_t), "glue_req alignment");
+
+size_t glue_req_size(void)
+{
+	return sizeof(struct glue_req);
+}
+
+void glue_req_save(const struct glue_sa_req *req, struct glue_req *out)
+{
+	const osm_madw_t *madw = madw_of(req);
+
 	out->addr = madw->mad_addr;
 	out->size = madw->mad_size < sizeof(out->mad) ? madw->mad_size : sizeof(out->mad);
 	memcpy(out->mad, madw->p_mad, out->size);
 }
 
-void glue_req_respond_one(const struct glue_req *req, const ib_service_record_t *rec)
+void glue_req_respond_one(const struct glue_req *req, const uint8_t *rec)
 {
 	osm_madw_t madw;
 
@@ -576,5 +610,5 @@ void glue_req_respond_one(const struct glue_req *req, const ib_service_record_t 
 	 * handle (the SA's one), and allocates its answer from the pool. */
 	osm_madw_init(&madw, G.osm->sa.mad_ctrl.h_bind, req->size, &req->addr);
 	osm_madw_set_mad(&madw, (const ib_mad_t *)req->mad);
-	glue_sa_respond_one(&madw, rec);
+	respond_one(&madw, rec);
 }

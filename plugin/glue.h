@@ -1,24 +1,26 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The plugin's one door into OpenSM's internals: the osm_opensm_t it was
  * created with, osm->lock, the subnet's ports and SM state, the SA's
- * ServiceRecord list (osm_svcr_t) and the SA's dispatcher and lease
- * timer. Every other module reaches them through these functions. */
+ * ServiceRecord list (osm_svcr_t), its dispatcher and lease timer, and
+ * OpenSM's log. Every other module reaches them through these functions,
+ * in plain C types and opaque handles: no OpenSM header is included
+ * here, so only glue.c and osmats.c (the entry points) see OpenSM's
+ * types. */
 #ifndef IBATS_GLUE_H
 #define IBATS_GLUE_H
-
-#include <opensm/osm_config.h> /* first: it fixes the layout of osm_sa_t */
-#include <opensm/osm_opensm.h>
-#include <opensm/osm_madw.h>
-#include <complib/cl_dispatcher.h>
 
 #include <stddef.h>
 #include <stdint.h>
 
+/* OpenSM's osm_opensm_t, as create() gets it. */
+struct osm_opensm;
+
 /* From create(): refuses (-EPROTO, ERR 7A4A logged) an OpenSM whose
  * osm_opensm_t is not laid out as the headers say, or whose
  * event_plugin_name does not name the plugin (name). */
-int glue_init(osm_opensm_t *osm, const char *name);
-osm_log_t *glue_log(void);
+int glue_init(struct osm_opensm *osm, const char *name);
+/* The OpenSM version the plugin was built against (OSM_VERSION). */
+const char *glue_osm_version(void);
 
 /* OpenSM's options, in host order. */
 const char *glue_plugin_options(void);
@@ -37,11 +39,12 @@ int glue_sm_key_readable(void);
  * retries silent polls. */
 void glue_polling(unsigned *timeout_ms, unsigned *retries);
 
-/* The SM: its state (SMInfo:SMState), whether it is master,
+/* The SM: its state (SMInfo:SMState), whether it is master or standby,
  * and whether it is master past its first master sweep ("steady": the
  * SA database is neither loaded nor cleaned any more). */
 uint8_t glue_sm_state(void);
 int glue_is_master(void);
+int glue_is_standby(void);
 int glue_steady(void);
 uint16_t glue_sm_lid(void);
 /* In a sweep that makes a STANDBY SM master (failover or handover). */
@@ -85,9 +88,9 @@ uint8_t *glue_req_mad(struct glue_sa_req *req, size_t *size);
 /* OpenSM's name of an SA method ("SubnAdmSet", ...), for log lines. */
 const char *glue_method_str(uint8_t method);
 
-/* OpenSM's log, for modules that include no OpenSM header: level as
- * OSM_LOG's, the line prefixed with func as OSM_LOG() does. */
-enum glue_log_level { GLUE_LOG_ERROR, GLUE_LOG_INFO };
+/* OpenSM's log: level as OSM_LOG's (OSM_LOG_ERROR, _INFO, _VERBOSE),
+ * the line prefixed with func as OSM_LOG() does. */
+enum glue_log_level { GLUE_LOG_ERROR, GLUE_LOG_INFO, GLUE_LOG_VERBOSE };
 void glue_logf(enum glue_log_level level, const char *func, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 #define GLUE_LOG(level, ...) glue_logf(level, __func__, __VA_ARGS__)
@@ -134,22 +137,19 @@ void glue_sa_fallback(struct glue_sa_req *req);
 int glue_sa_respond(struct glue_sa_req *req, const uint8_t *recs, size_t n);
 /* Answer with an SA status (SA_STATUS_*, sa.h: unshifted). */
 void glue_sa_status(struct glue_sa_req *req, uint16_t sa_status);
-/* The request's osm_madw_t, for the modules that keep it (defer.c). */
-osm_madw_t *glue_sa_madw(struct glue_sa_req *req);
-/* Answer with the one record rec; -ENOMEM (then NO_RESOURCES was sent). */
-int glue_sa_respond_one(osm_madw_t *madw, const ib_service_record_t *rec);
+/* Answer with the one record rec (SR_SIZE wire bytes); -ENOMEM (then
+ * NO_RESOURCES was sent). */
+int glue_sa_respond_one(struct glue_sa_req *req, const uint8_t *rec);
 
 /* A request kept past its handler (OpenSM puts the madw back in its pool
  * when the handler returns): its address and MAD, enough to answer it
- * later from any thread. */
-struct glue_req {
-	osm_mad_addr_t addr;
-	uint32_t size;
-	uint8_t mad[MAD_BLOCK_SIZE];
-};
-void glue_req_save(const osm_madw_t *madw, struct glue_req *out);
-/* Answer a kept request with rec; nothing once OpenSM is shutting down
- * (the SA's port may be unbound). */
-void glue_req_respond_one(const struct glue_req *req, const ib_service_record_t *rec);
+ * later from any thread. Opaque: the keeper provides glue_req_size()
+ * bytes, aligned as max_align_t. */
+struct glue_req;
+size_t glue_req_size(void);
+void glue_req_save(const struct glue_sa_req *req, struct glue_req *out);
+/* Answer a kept request with rec (SR_SIZE wire bytes); nothing once
+ * OpenSM is shutting down (the SA's port may be unbound). */
+void glue_req_respond_one(const struct glue_req *req, const uint8_t *rec);
 
 #endif

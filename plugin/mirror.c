@@ -74,15 +74,15 @@ int mirror_sync(void)
 	if (err) {
 		srindex_clear(M.idx);
 		atomic_store_explicit(&M.stale, 1, memory_order_release);
-		OSM_LOG(glue_log(), OSM_LOG_ERROR,
-			"ERR 7A31: out of memory indexing %zu ServiceRecords; "
-			"queries fall back to OpenSM's scan\n", glue_sr_count());
+		GLUE_LOG(GLUE_LOG_ERROR,
+			 "ERR 7A31: out of memory indexing %zu ServiceRecords; "
+			 "queries fall back to OpenSM's scan\n", glue_sr_count());
 		return -ENOMEM;
 	}
 	atomic_fetch_add_explicit(&M.rebuilds, 1, memory_order_relaxed);
 	atomic_store_explicit(&M.stale, !glue_steady(), memory_order_release);
-	OSM_LOG(glue_log(), OSM_LOG_VERBOSE, "ServiceRecord index rebuilt: %zu records\n",
-		srindex_count(M.idx));
+	GLUE_LOG(GLUE_LOG_VERBOSE, "ServiceRecord index rebuilt: %zu records\n",
+		 srindex_count(M.idx));
 	return 0;
 }
 

@@ -11,6 +11,9 @@
 #include "glue.h"
 #include "osmats.h"
 
+/* The entry points: OpenSM's plugin ABI and the events it reports. */
+#include <opensm/osm_config.h> /* first: it fixes the layout of osm_sa_t */
+#include <opensm/osm_event_plugin.h>
 #include <opensm/osm_version.h>
 
 #include <inttypes.h>
@@ -55,7 +58,7 @@ static void state_path_of(const struct osmats_conf *c, char *buf, size_t len)
 		snprintf(buf, len, "%s/osmats-state.json", dir);
 }
 
-static void *osmats_create(osm_opensm_t *osm)
+static void *osmats_create(struct osm_opensm *osm)
 {
 	static const struct srh_events events = {
 		.changed = worker_post_state,
@@ -69,46 +72,46 @@ static void *osmats_create(osm_opensm_t *osm)
 	if (glue_init(osm, "osmats"))
 		return NULL;
 	opts = glue_plugin_options();
-	OSM_LOG(glue_log(), OSM_LOG_INFO,
-		"osmats %s for %s loaded, options \"%s\"\n", IBATS_VERSION,
-		OSM_VERSION, opts ? opts : "");
+	GLUE_LOG(GLUE_LOG_INFO,
+		 "osmats %s for %s loaded, options \"%s\"\n", IBATS_VERSION,
+		 OSM_VERSION, opts ? opts : "");
 	refusal_init();
 	/* Without it hosts are not told why: the rules still stand. */
 	if (refhist_init())
-		OSM_LOG(glue_log(), OSM_LOG_ERROR,
-			"ERR 7A50: out of memory keeping refusals for hosts to ask; "
-			"running without it\n");
+		GLUE_LOG(GLUE_LOG_ERROR,
+			 "ERR 7A50: out of memory keeping refusals for hosts to ask; "
+			 "running without it\n");
 	smquery_init();
 	sadb_init();
-	settings_init(glue_log(), opts);
+	settings_init(opts);
 	if (!policy_key_trusted(glue_sa_key(), glue_sa_key()))
-		OSM_LOG(glue_log(), OSM_LOG_INFO,
-			"WRN 7A26: OpenSM's sa_key is 0x%016" PRIx64 " (%s): every host can send it, "
-			"so an SM_Key earns no trust; only trusted_guids in %s do\n",
-			glue_sa_key(), glue_sa_key() ? "the default" : "none", settings_path());
+		GLUE_LOG(GLUE_LOG_INFO,
+			 "WRN 7A26: OpenSM's sa_key is 0x%016" PRIx64 " (%s): every host can send it, "
+			 "so an SM_Key earns no trust; only trusted_guids in %s do\n",
+			 glue_sa_key(), glue_sa_key() ? "the default" : "none", settings_path());
 	settings_get(&conf);
 	state_path_of(&conf, state_path, sizeof(state_path));
 	plugin.resp = NULL;
 	/* Without replication the rules still stand: go on. */
 	if (replica_init(&conf, worker_post_state))
-		OSM_LOG(glue_log(), OSM_LOG_ERROR,
-			"ERR 7A45: out of memory starting replication to standby SMs; "
-			"running without it\n");
+		GLUE_LOG(GLUE_LOG_ERROR,
+			 "ERR 7A45: out of memory starting replication to standby SMs; "
+			 "running without it\n");
 	ext[0] = replica_ext();
 	ext[1] = smquery_ext();
 	if (responder_start(&plugin.resp, glue_sm_port_guid(), conf.liveness, sm_is_master,
 			    NULL, ext, 2, err, sizeof(err)))
-		OSM_LOG(glue_log(), OSM_LOG_ERROR,
-			"ERR 7A25: no responder on the SM port (liveness, replication, SM "
-			"query): %s\n", err);
+		GLUE_LOG(GLUE_LOG_ERROR,
+			 "ERR 7A25: no responder on the SM port (liveness, replication, SM "
+			 "query): %s\n", err);
 	if (worker_start(state_path)) {
-		OSM_LOG(glue_log(), OSM_LOG_ERROR, "ERR 7A24: cannot start the plugin thread\n");
+		GLUE_LOG(GLUE_LOG_ERROR, "ERR 7A24: cannot start the plugin thread\n");
 		goto fail;
 	}
 	if (mirror_init() || sr_handler_init(&events)) {
-		OSM_LOG(glue_log(), OSM_LOG_ERROR,
-			"ERR 7A00: cannot hook the ServiceRecord handlers; "
-			"OpenSM's own stay in place\n");
+		GLUE_LOG(GLUE_LOG_ERROR,
+			 "ERR 7A00: cannot hook the ServiceRecord handlers; "
+			 "OpenSM's own stay in place\n");
 		mirror_fini();
 		worker_stop();
 		responder_stop(plugin.resp);
@@ -155,10 +158,10 @@ static void osmats_delete(void *plugin_data)
 		used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%s %" PRIu64,
 					 r > 1 ? ", " : "", rule_name((enum rule)r),
 					 cnt.rejected[r]);
-	OSM_LOG(glue_log(), OSM_LOG_INFO,
-		"osmats unloaded: %" PRIu64 " ATS request(s) accepted, %" PRIu64
-		" record(s) flushed, %" PRIu64 " liveness request(s) answered; rejected: %s\n",
-		cnt.accepted, worker_flushed(), answered, buf);
+	GLUE_LOG(GLUE_LOG_INFO,
+		 "osmats unloaded: %" PRIu64 " ATS request(s) accepted, %" PRIu64
+		 " record(s) flushed, %" PRIu64 " liveness request(s) answered; rejected: %s\n",
+		 cnt.accepted, worker_flushed(), answered, buf);
 }
 
 static void osmats_report(void *plugin_data, osm_epi_event_id_t event_id,

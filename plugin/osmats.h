@@ -6,9 +6,9 @@
 #ifndef IBATS_OSMATS_H
 #define IBATS_OSMATS_H
 
-#include <opensm/osm_config.h> /* first: it fixes the layout of osm_sa_t */
-#include <opensm/osm_event_plugin.h>
-
-extern osm_event_plugin_t osm_event_plugin;
+/* OpenSM's osm_event_plugin_t: osmats.c, which defines it, includes
+ * OpenSM's headers; no other file needs them. */
+struct osm_event_plugin;
+extern struct osm_event_plugin osm_event_plugin;
 
 #endif

@@ -65,10 +65,10 @@ static void log_summary(const struct rl_summary *sum)
 		snprintf(who, sizeof(who), "unknown LID %u", (unsigned)(sum->who & 0xffff));
 	else
 		snprintf(who, sizeof(who), "port GUID 0x%016" PRIx64, sum->who);
-	OSM_LOG(glue_log(), OSM_LOG_INFO,
-		"WRN 7A13: suppressed %" PRIu64 " refusal line(s) from %s in the last %" PRIu64
-		" s (by rule: %s)\n", sum->suppressed, who,
-		(sum->span_ns + 999999999u) / 1000000000u, by);
+	GLUE_LOG(GLUE_LOG_INFO,
+		 "WRN 7A13: suppressed %" PRIu64 " refusal line(s) from %s in the last %" PRIu64
+		 " s (by rule: %s)\n", sum->suppressed, who,
+		 (sum->span_ns + 999999999u) / 1000000000u, by);
 }
 
 int refusal_allowed(uint64_t who, unsigned kind)

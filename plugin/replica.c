@@ -114,22 +114,22 @@ int replica_init(const struct osmats_conf *c, void (*changed)(void))
 	if (!c->replication)
 		return 0;
 	if (glue_sm_key_readable())
-		OSM_LOG(glue_log(), OSM_LOG_INFO,
-			"WRN 7A46: M_Key protection is off: any host reads OpenSM's sm_key with "
-			"SubnGet(SMInfo); it is no secret and earns no trust: replication "
-			"authenticates with replication_key_file only\n");
+		GLUE_LOG(GLUE_LOG_INFO,
+			 "WRN 7A46: M_Key protection is off: any host reads OpenSM's sm_key with "
+			 "SubnGet(SMInfo); it is no secret and earns no trust: replication "
+			 "authenticates with replication_key_file only\n");
 	/* A credential of our own: the SM_Key is none (replauth.h). */
 	if (!c->replication_key_file[0]) {
-		OSM_LOG(glue_log(), OSM_LOG_INFO,
-			"WRN 7A40: replication to standby SMs is off: no replication_key_file "
-			"in %s (OpenSM's sm_key alone never enables it); give every SM the "
-			"same key file\n", settings_path());
+		GLUE_LOG(GLUE_LOG_INFO,
+			 "WRN 7A40: replication to standby SMs is off: no replication_key_file "
+			 "in %s (OpenSM's sm_key alone never enables it); give every SM the "
+			 "same key file\n", settings_path());
 		return 0;
 	}
 	if (replauth_init(c->replication_key_file, err, sizeof(err))) {
-		OSM_LOG(glue_log(), OSM_LOG_ERROR,
-			"ERR 7A48: replication to standby SMs is off: replication_key_file %s\n",
-			err);
+		GLUE_LOG(GLUE_LOG_ERROR,
+			 "ERR 7A48: replication to standby SMs is off: replication_key_file %s\n",
+			 err);
 		R.error = 1;
 		return 0;
 	}
@@ -236,11 +236,11 @@ static void log_dropped(const uint64_t *dropped, size_t n, unsigned ack_ms)
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		OSM_LOG(glue_log(), OSM_LOG_INFO,
-			"WRN 7A41: standby SM port 0x%016" PRIx64 " owed a change and acked none "
-			"in time for %u ms: dropped; changes are committed without it until it "
-			"catches up, and it will not install its copy if it takes over before\n",
-			dropped[i], ack_ms);
+		GLUE_LOG(GLUE_LOG_INFO,
+			 "WRN 7A41: standby SM port 0x%016" PRIx64 " owed a change and acked none "
+			 "in time for %u ms: dropped; changes are committed without it until it "
+			 "catches up, and it will not install its copy if it takes over before\n",
+			 dropped[i], ack_ms);
 	if (n)
 		R.changed();
 }
@@ -268,17 +268,13 @@ void replica_publish(uint64_t seq)
 }
 
 void replica_answer(struct defer_slot *slot, uint64_t epoch, uint64_t seq,
-		    struct glue_sa_req *req, const uint8_t *bytes)
+		    struct glue_sa_req *req, const uint8_t *rec)
 {
-	osm_madw_t *madw = glue_sa_madw(req);
-	ib_service_record_t r, *rec = &r;
 	uint64_t oldest;
-
-	memcpy(&r, bytes, sizeof(r));
 
 	if (!R.on || !seq) {
 		defer_cancel(slot);
-		glue_sa_respond_one(madw, rec);
+		glue_sa_respond_one(req, rec);
 		return;
 	}
 	replica_publish(seq);
@@ -288,10 +284,10 @@ void replica_answer(struct defer_slot *slot, uint64_t epoch, uint64_t seq,
 	if (rlog_committed(R.log, NULL) >= seq && !defer_count(&oldest)) {
 		defer_cancel(slot);
 		if (glue_is_master())
-			defer_send_now(madw, rec);
+			defer_send_now(req, rec);
 		return;
 	}
-	defer_hold(slot, epoch, seq, madw, rec);
+	defer_hold(slot, epoch, seq, req, rec);
 	release();
 }
 
@@ -411,8 +407,8 @@ static void answer_noack(const struct repl_pull *p, struct repl_answer *a)
 static void refused(uint16_t lid, const char *why)
 {
 	if (refusal_allowed(REFUSAL_LID | lid, RL_KINDS - 1))
-		OSM_LOG(glue_log(), OSM_LOG_INFO,
-			"WRN 7A43: replication pull from LID %u dropped: %s\n", lid, why);
+		GLUE_LOG(GLUE_LOG_INFO,
+			 "WRN 7A43: replication pull from LID %u dropped: %s\n", lid, why);
 }
 
 /* This SM was master of the epoch asked for (0: any) until at most
@@ -461,8 +457,8 @@ static size_t on_pull(void *ctx, const uint8_t *req, size_t len, uint8_t *resp, 
 	if (p.flags & REPL_FLAG_LEAVING) {
 		rlog_leave(R.log, guid);
 		release();
-		OSM_LOG(glue_log(), OSM_LOG_INFO,
-			"osmats replication: standby SM port 0x%016" PRIx64 " stops\n", guid);
+		GLUE_LOG(GLUE_LOG_INFO,
+			 "osmats replication: standby SM port 0x%016" PRIx64 " stops\n", guid);
 		R.changed();
 		return 0;
 	}
@@ -488,9 +484,9 @@ static size_t on_pull(void *ctx, const uint8_t *req, size_t len, uint8_t *resp, 
 		release(); /* its ack may commit held answers */
 
 		if (in_sync == 2)
-			OSM_LOG(glue_log(), OSM_LOG_INFO,
-				"osmats replication: standby SM port 0x%016" PRIx64 " (LID %u) in "
-				"sync at seq %" PRIu64 "\n", guid, h.from.slid, p.next - 1);
+			GLUE_LOG(GLUE_LOG_INFO,
+				 "osmats replication: standby SM port 0x%016" PRIx64 " (LID %u) in "
+				 "sync at seq %" PRIu64 "\n", guid, h.from.slid, p.next - 1);
 		/* The state file shows the standbys the master waits for and
 		 * how far behind each is: once per change it acks, not at the
 		 * re-pulls of a quiet standby (a held pull ends every HOLD_MS). */

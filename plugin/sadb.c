@@ -57,10 +57,10 @@ void sadb_installed(void)
 	/* At least one: bsearch wants a valid base even when empty. */
 	S.rids = malloc((n ? n : 1) * sizeof(*S.rids));
 	if (!S.rids) {
-		OSM_LOG(glue_log(), OSM_LOG_INFO,
-			"WRN 7A49: out of memory remembering the %zu installed ServiceRecords: "
-			"the SA database file %s may bring back records deleted while another "
-			"SM was master\n", n, glue_sa_db_file());
+		GLUE_LOG(GLUE_LOG_INFO,
+			 "WRN 7A49: out of memory remembering the %zu installed ServiceRecords: "
+			 "the SA database file %s may bring back records deleted while another "
+			 "SM was master\n", n, glue_sa_db_file());
 		return;
 	}
 	glue_sr_walk(0, gather_one, NULL);
@@ -96,10 +96,10 @@ void sadb_after_load(void)
 	glue_sr_dirty();
 	glue_unlock();
 	if (dropped)
-		OSM_LOG(glue_log(), OSM_LOG_INFO,
-			"WRN 7A49: %zu ServiceRecords of the SA database file %s dropped: the "
-			"copy installed at this takeover is newer and has none of them (deleted, "
-			"expired or flushed while another SM was master)\n",
-			dropped, glue_sa_db_file());
+		GLUE_LOG(GLUE_LOG_INFO,
+			 "WRN 7A49: %zu ServiceRecords of the SA database file %s dropped: the "
+			 "copy installed at this takeover is newer and has none of them (deleted, "
+			 "expired or flushed while another SM was master)\n",
+			 dropped, glue_sa_db_file());
 	sadb_fini();
 }

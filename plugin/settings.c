@@ -3,6 +3,8 @@
  * (see settings.h). */
 #include "settings.h"
 
+#include "glue.h"
+
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -22,7 +24,6 @@ struct stamp {
 
 static struct {
 	/* Set by settings_init(); read-only after. */
-	osm_log_t *log_to;
 	char path[OSMATS_CONF_PATH_MAX];
 	/* The settings in force and the file's identity: under mu. */
 	pthread_mutex_t mu;
@@ -62,19 +63,18 @@ static int load_conf(struct osmats_conf *c, struct stamp *stamp)
 	stamp_of(stamp);
 	ret = osmats_conf_load(S.path, c, err, sizeof(err));
 	if (ret == -ENOENT) {
-		OSM_LOG(S.log_to, OSM_LOG_INFO, "no %s: using defaults\n", S.path);
+		GLUE_LOG(GLUE_LOG_INFO, "no %s: using defaults\n", S.path);
 	} else if (ret) {
-		OSM_LOG(S.log_to, OSM_LOG_ERROR, "ERR 7A20: %s\n", err);
+		GLUE_LOG(GLUE_LOG_ERROR, "ERR 7A20: %s\n", err);
 		return ret;
 	}
 	osmats_conf_describe(c, desc, sizeof(desc));
-	OSM_LOG(S.log_to, OSM_LOG_INFO, "config: %s\n", desc);
+	GLUE_LOG(GLUE_LOG_INFO, "config: %s\n", desc);
 	return 0;
 }
 
-void settings_init(osm_log_t *l, const char *options)
+void settings_init(const char *options)
 {
-	S.log_to = l;
 	osmats_conf_path_from_options(options, S.path, sizeof(S.path));
 	if (load_conf(&S.conf, &S.conf_stamp)) {
 		/* Fail closed: without the plugin every rule would be off. Only
@@ -85,9 +85,9 @@ void settings_init(osm_log_t *l, const char *options)
 
 		osmats_conf_default(&S.conf);
 		osmats_conf_describe(&S.conf, desc, sizeof(desc));
-		OSM_LOG(S.log_to, OSM_LOG_ERROR,
-			"ERR 7A23: %s not used: osmats runs with its built-in defaults, every rule on: %s\n",
-			S.path, desc);
+		GLUE_LOG(GLUE_LOG_ERROR,
+			 "ERR 7A23: %s not used: osmats runs with its built-in defaults, every rule on: %s\n",
+			 S.path, desc);
 	}
 	S.indexed_queries = S.conf.indexed_queries;
 }
@@ -105,8 +105,8 @@ void settings_reload(void)
 	if (stamp_equal(&old, &now))
 		return;
 	if (load_conf(&c, &now)) {
-		OSM_LOG(S.log_to, OSM_LOG_ERROR,
-			"ERR 7A21: %s not reloaded; the previous settings stay in force\n", S.path);
+		GLUE_LOG(GLUE_LOG_ERROR,
+			 "ERR 7A21: %s not reloaded; the previous settings stay in force\n", S.path);
 		pthread_mutex_lock(&S.mu);
 		S.conf_stamp = now;
 		pthread_mutex_unlock(&S.mu);
@@ -114,16 +114,16 @@ void settings_reload(void)
 	}
 	pthread_mutex_lock(&S.mu);
 	if (osmats_conf_restart_needed(&S.conf, &c, &key)) {
-		OSM_LOG(S.log_to, OSM_LOG_ERROR,
-			"ERR 7A22: %s changed %s, which takes effect at the next OpenSM start\n",
-			S.path, key);
+		GLUE_LOG(GLUE_LOG_ERROR,
+			 "ERR 7A22: %s changed %s, which takes effect at the next OpenSM start\n",
+			 S.path, key);
 		osmats_conf_keep_restart_keys(&c, &S.conf);
 	}
 	S.conf = c;
 	S.conf_stamp = now;
 	atomic_store_explicit(&S.indexed_queries, c.indexed_queries, memory_order_relaxed);
 	pthread_mutex_unlock(&S.mu);
-	OSM_LOG(S.log_to, OSM_LOG_INFO, "reloaded %s\n", S.path);
+	GLUE_LOG(GLUE_LOG_INFO, "reloaded %s\n", S.path);
 }
 
 const char *settings_path(void)

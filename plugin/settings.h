@@ -8,18 +8,15 @@
 #ifndef IBATS_SETTINGS_H
 #define IBATS_SETTINGS_H
 
-#include <opensm/osm_config.h> /* first: OpenSM's headers depend on it */
-#include <opensm/osm_log.h>
-
 #include <stdint.h>
 
 #include "core/osmats_conf.h"
 #include "policy.h"
 
-/* Load the file named by options ("osmats_config=PATH"), logging to log
- * what is in force (ERR 7A20, ERR 7A23 when the built-in defaults stand
- * in). Again from the start when called again. */
-void settings_init(osm_log_t *log, const char *options);
+/* Load the file named by options ("osmats_config=PATH"), logging to
+ * OpenSM's log (glue.h) what is in force (ERR 7A20, ERR 7A23 when the
+ * built-in defaults stand in). Again from the start when called again. */
+void settings_init(const char *options);
 /* At SUBNET_UP, from the plugin thread: reread the file if it changed
  * (ERR 7A21, ERR 7A22). */
 void settings_reload(void);

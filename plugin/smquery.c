@@ -4,8 +4,6 @@
 
 #include "glue.h"
 
-#include <opensm/osm_version.h>
-
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,9 +100,9 @@ static uint8_t trust(uint64_t guid, uint64_t who, uint16_t lid, uint64_t key)
 	if ((guid && osmats_conf_is_trusted(&conf, guid)) || key_trusted(key))
 		return SMQ_INFO_TRUSTED;
 	if (key && !limited(&Q.warned, who))
-		OSM_LOG(glue_log(), OSM_LOG_INFO,
-			"WRN 7A51: SM query from LID %u port GUID 0x%016" PRIx64 " with a key that "
-			"is not the site sa_key: answered its public part only\n", lid, guid);
+		GLUE_LOG(GLUE_LOG_INFO,
+			 "WRN 7A51: SM query from LID %u port GUID 0x%016" PRIx64 " with a key that "
+			 "is not the site sa_key: answered its public part only\n", lid, guid);
 	return 0;
 }
 
@@ -122,7 +120,7 @@ static void answer_info(uint8_t flags, uint32_t page, uint8_t *resp)
 	in.sm_state = glue_sm_state();
 	worker_counts(&in.ats, &in.other, &in.absent);
 	snprintf(in.version, sizeof(in.version), "%s", IBATS_VERSION);
-	snprintf(in.opensm, sizeof(in.opensm), "%s", OSM_VERSION);
+	snprintf(in.opensm, sizeof(in.opensm), "%s", glue_osm_version());
 	if (in.flags & SMQ_INFO_TRUSTED) {
 		in.in_sync = (uint8_t)repl.in_sync;
 		in.standbys_in_sync = (uint32_t)repl.standbys_in_sync;

@@ -274,87 +274,82 @@ static void answer_change(struct glue_sa_req *sreq, struct defer_slot *slot, uin
 	replica_answer(slot, epoch, seq, sreq, rec);
 }
 
-/* Exclusive lock held: a place for the answer before the change is made
- * (replica.h); released, and the request refused unmade (NO_RESOURCES),
- * when there is none: a client that asks again is refused again until
- * the standbys ack or are dropped. */
-static int reserve(struct glue_sa_req *sreq, struct defer_slot **slot)
-{
-	uint16_t lid = glue_req_lid(sreq);
-	/* A port's 2^lmc LIDs are one requester (osm_lid_mgr.c aligns them). */
-	int ret = replica_reserve(lid & ~((1u << glue_lmc()) - 1), slot);
+/* How a Set or Delete ended under the lock: what sr_set does once it is
+ * released. */
+enum set_outcome {
+	SET_MADE,         /* the change made: answered once the standbys have it */
+	SET_NOT_SYNCED,   /* the index could not be brought current */
+	SET_UNKNOWN_LID,  /* no port at the requester's LID */
+	SET_NO_MEMORY,    /* out of memory gathering an ATS request's facts */
+	SET_RULE_REFUSED, /* refused by an ATS rule */
+	SET_NO_PLACE,     /* no place for its answer (err) */
+	SET_NOT_ADDED,    /* out of memory adding the record */
+	SET_NO_RECORD,    /* a Delete of no record */
+	SET_REFUSED,      /* refused by the cap or OpenSM's own rules (o.by) */
+};
 
-	if (!ret)
-		return 0;
-	glue_unlock();
-	if (log_allowed(REFUSAL_LID | lid, RL_KINDS - 1))
-		GLUE_LOG(GLUE_LOG_INFO,
-			 "WRN 7A47: ServiceRecord %s from LID %u refused (NO_RESOURCES): %s\n",
-			 method_str(sreq), lid,
-			 ret == -EDQUOT ? "this port's share of the answers waiting for standby "
-					  "SMs (512) is taken" :
-			 ret == -ENOSPC ? "8192 answers wait for standby SMs" :
-					  "out of memory holding its answer");
-	glue_sa_status(sreq, SA_STATUS_NO_RESOURCES);
-	return -1;
+/* One Set or Delete: the request, what was learnt and decided under the
+ * lock, and what was done. */
+struct set_work {
+	struct glue_sa_req *sreq;
+	uint8_t *mad;              /* the request's, rewritten by a lease clamp */
+	struct pol_request req;
+	struct facts f;
+	struct srdecide_out o;
+	uint64_t charge;           /* the GID's port: the per-port cap's account */
+	int err;                   /* SET_NO_PLACE: replica_reserve()'s */
+	/* SET_MADE: the change, the place of its answer, and a Delete's
+	 * answer (the record removed). */
+	struct defer_slot *slot;
+	uint64_t seq, epoch;
+	uint8_t answer[SR_SIZE];
+};
+
+/* Exclusive lock held: a place for the answer before the change is made
+ * (replica.h); nonzero when there is none. */
+static int reserve(struct set_work *w)
+{
+	uint16_t lid = glue_req_lid(w->sreq);
+
+	/* A port's 2^lmc LIDs are one requester (osm_lid_mgr.c aligns them). */
+	w->err = replica_reserve(lid & ~((1u << glue_lmc()) - 1), &w->slot);
+	return w->err;
 }
 
-/* Exclusive lock held, released here. OpenSM's sr_rcv_process_set_method,
- * its checks made (srdecide.c); rec the request's record, in place. */
-static void do_set(struct glue_sa_req *sreq, const struct srdecide_out *o,
-		   uint8_t *rec, uint64_t charge, uint64_t t0)
+/* Exclusive lock held. OpenSM's sr_rcv_process_set_method, its checks
+ * made (srdecide.c), on the request's record in place. */
+static enum set_outcome do_set(struct set_work *w)
 {
-	struct defer_slot *slot;
-	uint8_t answer[SR_SIZE];
-	uint64_t seq, epoch = 0;
+	uint8_t *rec = w->mad + SA_OFF_DATA;
 	void *s;
 
-	if (reserve(sreq, &slot))
-		return;
-	if (o->lease_infinite)
+	if (reserve(w))
+		return SET_NO_PLACE;
+	if (w->o.lease_infinite)
 		wire_put32(rec + SR_OFF_LEASE, SR_LEASE_INFINITE);
-	s = mirror_set(rec, charge);
+	s = mirror_set(rec, w->charge);
 	if (!s) {
-		defer_cancel(slot);
-		glue_unlock();
-		GLUE_LOG(GLUE_LOG_ERROR, "ERR 7A32: out of memory adding a ServiceRecord\n");
-		glue_sa_status(sreq, SA_STATUS_NO_RESOURCES);
-		return;
+		defer_cancel(w->slot);
+		return SET_NOT_ADDED;
 	}
 	/* As OpenSM does: a lease-timer call within a second. */
 	if (wire_get32(rec + SR_OFF_LEASE) != SR_LEASE_INFINITE)
 		glue_sr_lease_started(s);
-	seq = replica_log_set(rec, &epoch);
-	glue_unlock();
-	account(&H.sets, &H.set_ns, t0);
-	memcpy(answer, rec, SR_SIZE);
-	if (o->default_pkey)
-		wire_put16(answer + SR_OFF_PKEY, 0xffff);
-	answer_change(sreq, slot, epoch, seq, answer);
+	w->seq = replica_log_set(rec, &w->epoch);
+	return SET_MADE;
 }
 
-/* Exclusive lock held, released here. OpenSM's sr_rcv_process_delete_method. */
-static void do_delete(struct glue_sa_req *sreq, const struct pol_request *req,
-		      const struct facts *who, const uint8_t *rec, uint64_t t0)
+/* Exclusive lock held. OpenSM's sr_rcv_process_delete_method. */
+static enum set_outcome do_delete(struct set_work *w)
 {
-	struct defer_slot *slot;
-	uint8_t gone[SR_SIZE];
-	uint64_t seq, epoch = 0;
-
-	if (reserve(sreq, &slot))
-		return;
-	if (mirror_delete(rec, gone)) {
-		defer_cancel(slot);
-		glue_unlock();
-		refuse(sreq, req, who, REFUSAL_SA_NO_RECORD, "7A58",
-		       "the SA holds no record of this ServiceID, ServiceGID and P_Key",
-		       SA_STATUS_NO_RECORDS);
-		return;
+	if (reserve(w))
+		return SET_NO_PLACE;
+	if (mirror_delete(w->mad + SA_OFF_DATA, w->answer)) {
+		defer_cancel(w->slot);
+		return SET_NO_RECORD;
 	}
-	seq = replica_log_delete(gone, &epoch);
-	glue_unlock();
-	account(&H.sets, &H.set_ns, t0);
-	answer_change(sreq, slot, epoch, seq, gone);
+	w->seq = replica_log_delete(w->answer, &w->epoch);
+	return SET_MADE;
 }
 
 static void count_decision(const struct pol_decision *d)
@@ -374,127 +369,215 @@ static void count_decision(const struct pol_decision *d)
 }
 
 /* Exclusive lock held, index current: what srdecide_change() needs.
- * Nonzero (ERR 7A11 logged, NO_RESOURCES answered, lock released) when
- * out of memory. */
-static int facts_of(struct glue_sa_req *sreq, const uint8_t *mad, const struct glue_port *port,
-		    const struct osmats_conf *conf, struct pol_request *req, struct facts *f,
-		    struct srdecide_in *in)
+ * Nonzero when out of memory. */
+static int facts_of(struct set_work *w, const struct glue_port *port,
+		    const struct osmats_conf *conf, struct srdecide_in *in)
 {
 	const struct srx *idx = mirror_index();
+	struct pol_request *req = &w->req;
 	uint64_t charge = glue_port_of_gid(req->rec.gid);
 
 	if ((ats_sid_in_block(req->rec.id) || ats_name_is_ats(req->rec.name)) &&
-	    gather(port, conf, req, f)) {
-		glue_unlock();
-		GLUE_LOG(GLUE_LOG_ERROR,
-			 "ERR 7A11: out of memory checking an ATS request; answering NO_RESOURCES\n");
-		glue_sa_status(sreq, SA_STATUS_NO_RESOURCES);
+	    gather(port, conf, req, &w->f))
 		return 1;
-	}
 	if (req->method == SA_METHOD_SET) {
-		req->is_new = !srindex_find_rid(idx, mad + SA_OFF_DATA);
+		req->is_new = !srindex_find_rid(idx, w->mad + SA_OFF_DATA);
 		req->charged = srindex_charged(idx, charge);
 	}
 	in->req = req;
 	in->pol = &conf->pol;
-	in->peers = f->peers;
-	in->npeers = f->npeers;
+	in->peers = w->f.peers;
+	in->npeers = w->f.npeers;
 	in->req_holds_pkey = glue_port_has_pkey(port, req->rec.pkey);
 	in->gid_holds_pkey = glue_gid_has_pkey(req->rec.gid, req->rec.pkey);
 	in->gid_port = charge;
 	return 0;
 }
 
-/* Exclusive lock held: the ATS rules' verdict logged and counted; a
- * refusal answered, with the lock released (nonzero). */
-static int rules_done(struct glue_sa_req *sreq, uint8_t *mad, const struct pol_request *req,
-		      const struct facts *f, const struct pol_decision *d)
+/* Exclusive lock held: an accepted request's warnings logged, its lease
+ * clamped and its verdict counted; nonzero when refused (logged and
+ * counted once the lock is released). */
+static int rules_done(struct set_work *w)
 {
-	if (d->rule != RULE_PASS) {
-		glue_unlock();
-		log_decision(req, f, d->rule, GLUE_LOG_INFO, "rejected", d->why);
-		count_decision(d);
-		/* Before the answer: a host that asks at once finds it. */
-		refhist_add(f->req_guid, req, d, SA_STATUS_REQ_INVALID << 8);
-		glue_sa_status(sreq, SA_STATUS_REQ_INVALID);
+	const struct pol_request *req = &w->req;
+	const struct pol_decision *d = &w->o.rules;
+
+	if (d->rule != RULE_PASS)
 		return 1;
-	}
 	if (d->warn)
-		log_decision(req, f, d->warn_rule, GLUE_LOG_INFO, "accepted despite", d->why);
+		log_decision(req, &w->f, d->warn_rule, GLUE_LOG_INFO, "accepted despite", d->why);
 	if (d->clamp) {
 		char why[64];
 
 		snprintf(why, sizeof(why), "lease %" PRIu32 " s clamped to %" PRIu32 " s",
 			 policy_effective_lease(req), d->lease);
-		log_decision(req, f, RULE_LEASE, GLUE_LOG_INFO, "accepted with", why);
-		wire_put32(mad + SA_OFF_DATA + SR_OFF_LEASE, d->lease);
-		wire_put64(mad + SA_OFF_COMP_MASK, req->comp_mask | sr_comp_mask(SR_F_LEASE));
+		log_decision(req, &w->f, RULE_LEASE, GLUE_LOG_INFO, "accepted with", why);
+		wire_put32(w->mad + SA_OFF_DATA + SR_OFF_LEASE, d->lease);
+		wire_put64(w->mad + SA_OFF_COMP_MASK, req->comp_mask | sr_comp_mask(SR_F_LEASE));
 	}
 	count_decision(d);
 	return 0;
 }
 
-/* Lock released: the per-port cap's refusal, logged, counted and
- * answered NO_RESOURCES. */
-static void cap_refused(struct glue_sa_req *sreq, const struct pol_request *req,
-			const struct facts *f, struct pol_decision *d, uint64_t charge)
+/* Exclusive lock held: the index brought current, the requester placed,
+ * the facts gathered, the decision made and carried out. */
+static enum set_outcome set_locked(struct set_work *w)
 {
-	if (charge)
-		snprintf(d->why + strlen(d->why), sizeof(d->why) - strlen(d->why),
-			 " [port 0x%016" PRIx64 "]", charge);
-	else
-		snprintf(d->why + strlen(d->why), sizeof(d->why) - strlen(d->why),
-			 " [GIDs on no port]");
-	log_decision(req, f, RULE_CAP, GLUE_LOG_INFO, "rejected", d->why);
-	count_decision(d);
-	refhist_add(f->req_guid, req, d, SA_STATUS_NO_RESOURCES << 8);
-	glue_sa_status(sreq, SA_STATUS_NO_RESOURCES);
-}
+	const struct glue_port *port;
+	struct osmats_conf conf;
+	struct srdecide_in in;
 
-/* Exclusive lock held, released here: the decision carried out. */
-static void carry_out(struct glue_sa_req *sreq, uint8_t *mad, struct pol_request *req,
-		      const struct facts *f, struct srdecide_out *o, uint64_t charge, uint64_t t0)
-{
-	uint8_t *rec = mad + SA_OFF_DATA;
-
-	if (o->ats && rules_done(sreq, mad, req, f, &o->rules))
-		return;
-	switch (o->act) {
+	if (mirror_sync())
+		return SET_NOT_SYNCED;
+	port = glue_requester(w->sreq);
+	if (!port)
+		return SET_UNKNOWN_LID;
+	w->f.req_lid = glue_req_lid(w->sreq);
+	w->f.req_guid = glue_port_guid(port);
+	settings_get(&conf);
+	if (facts_of(w, port, &conf, &in))
+		return SET_NO_MEMORY;
+	srdecide_change(&in, &w->o);
+	w->charge = in.gid_port;
+	if (w->o.ats && rules_done(w))
+		return SET_RULE_REFUSED;
+	switch (w->o.act) {
 	case SRDECIDE_SET:
-		do_set(sreq, o, rec, charge, t0);
-		return;
+		return do_set(w);
 	case SRDECIDE_DELETE:
-		do_delete(sreq, req, f, rec, t0);
-		return;
+		return do_delete(w);
 	case SRDECIDE_REFUSE:
 		break;
 	}
-	glue_unlock();
-	if (o->by == SRDECIDE_BY_CAP)
-		cap_refused(sreq, req, f, &o->cap, charge);
-	else if (o->by == SRDECIDE_BY_SA)
-		refuse(sreq, req, f, o->kind, o->code, o->why, o->status);
+	return SET_REFUSED;
 }
 
+/* Lock released: an ATS rule's refusal logged, counted, kept for hosts
+ * to ask, and answered REQ_INVALID. */
+static void rule_refused(struct set_work *w)
+{
+	const struct pol_decision *d = &w->o.rules;
+
+	log_decision(&w->req, &w->f, d->rule, GLUE_LOG_INFO, "rejected", d->why);
+	count_decision(d);
+	/* Before the answer: a host that asks at once finds it. */
+	refhist_add(w->f.req_guid, &w->req, d, SA_STATUS_REQ_INVALID << 8);
+	glue_sa_status(w->sreq, SA_STATUS_REQ_INVALID);
+}
+
+/* Lock released: the per-port cap's refusal, logged, counted and
+ * answered NO_RESOURCES. */
+static void cap_refused(struct set_work *w)
+{
+	struct pol_decision *d = &w->o.cap;
+
+	if (w->charge)
+		snprintf(d->why + strlen(d->why), sizeof(d->why) - strlen(d->why),
+			 " [port 0x%016" PRIx64 "]", w->charge);
+	else
+		snprintf(d->why + strlen(d->why), sizeof(d->why) - strlen(d->why),
+			 " [GIDs on no port]");
+	log_decision(&w->req, &w->f, RULE_CAP, GLUE_LOG_INFO, "rejected", d->why);
+	count_decision(d);
+	refhist_add(w->f.req_guid, &w->req, d, SA_STATUS_NO_RESOURCES << 8);
+	glue_sa_status(w->sreq, SA_STATUS_NO_RESOURCES);
+}
+
+/* Lock released: no place for the answer, the request refused unmade
+ * (NO_RESOURCES): a client that asks again is refused again until the
+ * standbys ack or are dropped. */
+static void no_place(struct set_work *w)
+{
+	uint16_t lid = glue_req_lid(w->sreq);
+
+	if (log_allowed(REFUSAL_LID | lid, RL_KINDS - 1))
+		GLUE_LOG(GLUE_LOG_INFO,
+			 "WRN 7A47: ServiceRecord %s from LID %u refused (NO_RESOURCES): %s\n",
+			 method_str(w->sreq), lid,
+			 w->err == -EDQUOT ? "this port's share of the answers waiting for standby "
+					     "SMs (512) is taken" :
+			 w->err == -ENOSPC ? "8192 answers wait for standby SMs" :
+					     "out of memory holding its answer");
+	glue_sa_status(w->sreq, SA_STATUS_NO_RESOURCES);
+}
+
+/* Lock released: the outcome logged, counted and answered. */
+static void set_answer(struct set_work *w, enum set_outcome out, uint64_t t0)
+{
+	struct glue_sa_req *sreq = w->sreq;
+
+	switch (out) {
+	case SET_MADE:
+		account(&H.sets, &H.set_ns, t0);
+		if (w->o.act == SRDECIDE_SET) {
+			memcpy(w->answer, w->mad + SA_OFF_DATA, SR_SIZE);
+			if (w->o.default_pkey)
+				wire_put16(w->answer + SR_OFF_PKEY, 0xffff);
+		}
+		answer_change(sreq, w->slot, w->epoch, w->seq, w->answer);
+		return;
+	case SET_NOT_SYNCED:
+		glue_sa_status(sreq, SA_STATUS_NO_RESOURCES);
+		return;
+	case SET_UNKNOWN_LID:
+		log_unknown_lid(sreq, "answering REQ_INVALID as OpenSM does");
+		glue_sa_status(sreq, SA_STATUS_REQ_INVALID);
+		return;
+	case SET_NO_MEMORY:
+		GLUE_LOG(GLUE_LOG_ERROR,
+			 "ERR 7A11: out of memory checking an ATS request; answering NO_RESOURCES\n");
+		glue_sa_status(sreq, SA_STATUS_NO_RESOURCES);
+		return;
+	case SET_RULE_REFUSED:
+		rule_refused(w);
+		return;
+	case SET_NO_PLACE:
+		no_place(w);
+		return;
+	case SET_NOT_ADDED:
+		GLUE_LOG(GLUE_LOG_ERROR, "ERR 7A32: out of memory adding a ServiceRecord\n");
+		glue_sa_status(sreq, SA_STATUS_NO_RESOURCES);
+		return;
+	case SET_NO_RECORD:
+		refuse(sreq, &w->req, &w->f, REFUSAL_SA_NO_RECORD, "7A58",
+		       "the SA holds no record of this ServiceID, ServiceGID and P_Key",
+		       SA_STATUS_NO_RECORDS);
+		return;
+	case SET_REFUSED:
+		if (w->o.by == SRDECIDE_BY_CAP)
+			cap_refused(w);
+		else if (w->o.by == SRDECIDE_BY_SA)
+			refuse(sreq, &w->req, &w->f, w->o.kind, w->o.code, w->o.why, w->o.status);
+		return;
+	}
+}
+
+/* The Set dispatcher's thread: a ServiceRecord Set or Delete. The
+ * exclusive lock is taken and released here alone. It covers bringing
+ * the index current, placing the requester, gathering the facts, the
+ * decision, an accepted request's warnings, lease clamp and count, and
+ * the change (its answer's place, list and index, lease timer,
+ * replication log): set_locked() and what it calls, none of which
+ * touches the lock. Refusals are logged and counted, and every answer is
+ * sent, once it is released (set_answer()). */
 static void sr_set(struct glue_sa_req *sreq)
 {
 	uint64_t t0 = (uint64_t)mono_ns();
 	size_t size;
 	uint8_t *mad = glue_req_mad(sreq, &size);
-	struct pol_request req;
-	const struct glue_port *port;
-	struct osmats_conf conf;
-	struct srdecide_in in;
-	struct srdecide_out o;
-	struct facts f;
+	enum set_outcome out;
+	struct set_work w;
 
 	if (mad[MAD_OFF_METHOD] != SA_METHOD_SET && mad[MAD_OFF_METHOD] != SA_METHOD_DELETE) {
 		glue_sa_fallback(sreq);
 		return;
 	}
+	memset(&w, 0, sizeof(w));
+	w.sreq = sreq;
+	w.mad = mad;
 	/* Every change of the list goes through the rules and the
 	 * replication log: none through OpenSM's handler. */
-	if (policy_request_decode(mad, size, &req)) {
+	if (policy_request_decode(mad, size, &w.req)) {
 		uint16_t lid = glue_req_lid(sreq);
 
 		if (log_allowed(REFUSAL_LID | lid, REFUSAL_SA_REQUEST))
@@ -506,29 +589,10 @@ static void sr_set(struct glue_sa_req *sreq)
 		return;
 	}
 	glue_lock_excl();
-	if (mirror_sync()) {
-		glue_unlock();
-		glue_sa_status(sreq, SA_STATUS_NO_RESOURCES);
-		return;
-	}
-	port = glue_requester(sreq);
-	if (!port) {
-		glue_unlock();
-		log_unknown_lid(sreq, "answering REQ_INVALID as OpenSM does");
-		glue_sa_status(sreq, SA_STATUS_REQ_INVALID);
-		return;
-	}
-	memset(&f, 0, sizeof(f));
-	f.req_lid = glue_req_lid(sreq);
-	f.req_guid = glue_port_guid(port);
-	settings_get(&conf);
-	if (facts_of(sreq, mad, port, &conf, &req, &f, &in)) {
-		free(f.peers);
-		return;
-	}
-	srdecide_change(&in, &o);
-	free(f.peers);
-	carry_out(sreq, mad, &req, &f, &o, in.gid_port, t0);
+	out = set_locked(&w);
+	glue_unlock();
+	free(w.f.peers);
+	set_answer(&w, out, t0);
 }
 
 /* A Get's answer: the records' wire bytes, SR_SIZE each, in order. */

@@ -118,8 +118,8 @@ void standby_attach(struct mport *port, int agent)
 static void refused(uint16_t lid, const char *why)
 {
 	if (refusal_allowed(REFUSAL_LID | lid, RL_KINDS - 1))
-		OSM_LOG(glue_log(), OSM_LOG_INFO,
-			"WRN 7A43: replication answer from LID %u dropped: %s\n", lid, why);
+		GLUE_LOG(GLUE_LOG_INFO,
+			 "WRN 7A43: replication answer from LID %u dropped: %s\n", lid, why);
 }
 
 /* Under mu: forget the shadow's continuity; the next pull snapshots. */
@@ -202,10 +202,10 @@ static void apply_locked(const struct repl_answer *a, int64_t sent_ms, int acks)
 		R.snapshots++;
 		R.snapshot_records = R.snap_pos;
 		R.snapshot_ms = (uint64_t)(now - R.snap_t0);
-		OSM_LOG(glue_log(), OSM_LOG_INFO,
-			"osmats replication: snapshot of %u ServiceRecords from master LID %u in "
-			"%" PRIu64 " ms (epoch 0x%016" PRIx64 ", seq %" PRIu64 ")\n",
-			R.snap_pos, R.master_lid, R.snapshot_ms, R.epoch, R.applied);
+		GLUE_LOG(GLUE_LOG_INFO,
+			 "osmats replication: snapshot of %u ServiceRecords from master LID %u in "
+			 "%" PRIu64 " ms (epoch 0x%016" PRIx64 ", seq %" PRIu64 ")\n",
+			 R.snap_pos, R.master_lid, R.snapshot_ms, R.epoch, R.applied);
 		return;
 	default:
 		return;
@@ -215,9 +215,9 @@ static void apply_locked(const struct repl_answer *a, int64_t sent_ms, int acks)
 	if (!acks)
 		return;
 	if (a->pos && !R.in_sync)
-		OSM_LOG(glue_log(), OSM_LOG_INFO,
-			"osmats replication: in sync with master LID %u at seq %" PRIu64 "\n",
-			R.master_lid, R.applied);
+		GLUE_LOG(GLUE_LOG_INFO,
+			 "osmats replication: in sync with master LID %u at seq %" PRIu64 "\n",
+			 R.master_lid, R.applied);
 	R.in_sync = (int)(a->pos & 1);
 	R.answered_ms = sent_ms;
 }
@@ -231,7 +231,7 @@ static int final_wanted(void)
  * pulls while STANDBY, the takeover's final pulls while it waits). */
 static int still_ours(int fin)
 {
-	return fin ? R.final == FINAL_WANTED : glue_sm_state() == IB_SMINFO_STATE_STANDBY;
+	return fin ? R.final == FINAL_WANTED : glue_is_standby();
 }
 
 /* Under mu, after answers to a final copy's pulls (fin: the pull was
@@ -476,7 +476,7 @@ int standby_pull(void)
 {
 	if (final_wanted())
 		return pull(), 1;
-	if (glue_sm_state() != IB_SMINFO_STATE_STANDBY || mono_ms() < R.retry_at_ms)
+	if (!glue_is_standby() || mono_ms() < R.retry_at_ms)
 		return 0;
 	if (pull())
 		return 1;
@@ -491,7 +491,7 @@ void standby_leaving(void)
 	uint8_t req[MAD_SIZE];
 	uint64_t guid;
 
-	if (glue_sm_state() != IB_SMINFO_STATE_STANDBY || glue_master_sm(&d.lid, &guid))
+	if (!glue_is_standby() || glue_master_sm(&d.lid, &guid))
 		return;
 	repl_pull_encode(req, 0, &p);
 	replauth_sign(req);
@@ -583,10 +583,10 @@ static void install_locked(const char *why, const char *from)
 
 	R.takeovers++;
 	if (why) {
-		OSM_LOG(glue_log(), OSM_LOG_INFO,
-			"WRN 7A42: taking over without the standby's copy (%zu records): %s; "
-			"the SA starts from OpenSM's own %zu ServiceRecords and hosts register "
-			"again\n", shadow_count(R.shadow), why, glue_sr_count());
+		GLUE_LOG(GLUE_LOG_INFO,
+			 "WRN 7A42: taking over without the standby's copy (%zu records): %s; "
+			 "the SA starts from OpenSM's own %zu ServiceRecords and hosts register "
+			 "again\n", shadow_count(R.shadow), why, glue_sr_count());
 		R.installed = 0;
 		return;
 	}
@@ -596,10 +596,10 @@ static void install_locked(const char *why, const char *from)
 	else if (shadow_each_oldest_first(R.shadow, install_one, &in)) {
 		glue_unlock();
 		R.installed = 0;
-		OSM_LOG(glue_log(), OSM_LOG_ERROR,
-			"ERR 7A44: out of memory installing the standby's copy of %zu "
-			"ServiceRecords: the SA starts from OpenSM's own %zu and hosts register "
-			"again\n", shadow_count(R.shadow), glue_sr_count());
+		GLUE_LOG(GLUE_LOG_ERROR,
+			 "ERR 7A44: out of memory installing the standby's copy of %zu "
+			 "ServiceRecords: the SA starts from OpenSM's own %zu and hosts register "
+			 "again\n", shadow_count(R.shadow), glue_sr_count());
 		return;
 	}
 	glue_sr_dirty();
@@ -608,14 +608,14 @@ static void install_locked(const char *why, const char *from)
 	glue_unlock();
 	R.installed = in.n;
 	if (in.failed)
-		OSM_LOG(glue_log(), OSM_LOG_ERROR,
-			"ERR 7A44: out of memory installing the standby's copy: %zu of %zu "
-			"ServiceRecords lost\n", in.failed, shadow_count(R.shadow));
-	OSM_LOG(glue_log(), OSM_LOG_INFO,
-		"osmats replication: installed %zu ServiceRecords from %s (epoch 0x%016"
-		PRIx64 ", seq %" PRIu64 ", %zu expired) in %" PRId64 " ms, in place of the %zu "
-		"OpenSM held\n", in.n, from, R.epoch, R.applied, in.expired, mono_ms() - in.now,
-		in.replaced);
+		GLUE_LOG(GLUE_LOG_ERROR,
+			 "ERR 7A44: out of memory installing the standby's copy: %zu of %zu "
+			 "ServiceRecords lost\n", in.failed, shadow_count(R.shadow));
+	GLUE_LOG(GLUE_LOG_INFO,
+		 "osmats replication: installed %zu ServiceRecords from %s (epoch 0x%016"
+		 PRIx64 ", seq %" PRIu64 ", %zu expired) in %" PRId64 " ms, in place of the %zu "
+		 "OpenSM held\n", in.n, from, R.epoch, R.applied, in.expired, mono_ms() - in.now,
+		 in.replaced);
 }
 
 /* Under mu, at a takeover without a copy to trust: a handover's old
@@ -650,9 +650,9 @@ static int final_copy_locked(void)
 	}
 	ok = R.final == FINAL_DONE;
 	atomic_store_explicit(&R.final, FINAL_NONE, memory_order_release);
-	OSM_LOG(glue_log(), OSM_LOG_INFO,
-		"osmats replication: the final copy of the SM at LID %u that handed over: %s\n",
-		R.master_lid, ok ? "received" : "none (it is gone, or was no master)");
+	GLUE_LOG(GLUE_LOG_INFO,
+		 "osmats replication: the final copy of the SM at LID %u that handed over: %s\n",
+		 R.master_lid, ok ? "received" : "none (it is gone, or was no master)");
 	return ok;
 }
 
@@ -662,14 +662,12 @@ void standby_takeover(void)
 
 	pthread_mutex_lock(&R.mu);
 	/* OpenSM's word too: a handover can come before the first pull. */
-	if ((R.was_standby || glue_leaving_standby()) &&
-	    glue_sm_state() != IB_SMINFO_STATE_STANDBY) {
+	if ((R.was_standby || glue_leaving_standby()) && !glue_is_standby()) {
 		uint64_t guid;
 
 		if (!R.master_lid && glue_master_sm(&R.master_lid, &guid))
 			R.master_lid = 0;
-		why = untrusted_locked(mono_ms(),
-				       glue_sm_state() == IB_SMINFO_STATE_MASTER);
+		why = untrusted_locked(mono_ms(), glue_is_master());
 		if (why && R.master_lid && final_copy_locked()) {
 			why = NULL;
 			from = "the final copy of the SM that handed over";

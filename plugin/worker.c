@@ -4,8 +4,6 @@
 
 #include "glue.h"
 
-#include <opensm/osm_version.h>
-
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -168,10 +166,10 @@ static int flush_one(void *h, const uint8_t *bytes, void *arg)
 	if (!is_ats(&r) || !gid_in(w->gids, w->n, r.gid))
 		return 0;
 	ats_data8_str(r.data8, ip, sizeof(ip));
-	OSM_LOG(glue_log(), OSM_LOG_INFO,
-		"WRN 7A10: flushed ATS record of departed port (%s): SID 0x%016" PRIx64
-		" GID %s PKey 0x%04x IP %s\n", w->why, r.id,
-		ats_gid_format(r.gid, gid, sizeof(gid)), r.pkey, ip);
+	GLUE_LOG(GLUE_LOG_INFO,
+		 "WRN 7A10: flushed ATS record of departed port (%s): SID 0x%016" PRIx64
+		 " GID %s PKey 0x%04x IP %s\n", w->why, r.id,
+		 ats_gid_format(r.gid, gid, sizeof(gid)), r.pkey, ip);
 	w->seq = replica_log_delete(bytes, NULL);
 	mirror_remove(h);
 	w->flushed++;
@@ -414,21 +412,21 @@ static void write_state(void)
 	info.sm_state = sm_state_name(W.written_sm_state);
 	idx.rebuilds = mirror_rebuilds();
 	sr_handler_index_stats(&idx);
-	info.opensm = OSM_VERSION;
+	info.opensm = glue_osm_version();
 	info.time = (long long)time(NULL);
 	sr_handler_counters(&cnt);
 	cnt.flushed = worker_flushed();
 	replica_state(&repl);
 	ret = state_file_write(W.state_path, &info, &W.summary, W.absent, W.nabsent, &cnt, &idx, &repl);
 	if (ret)
-		OSM_LOG(glue_log(), OSM_LOG_ERROR, "ERR 7A12: cannot write %s: %s\n",
-			W.state_path, strerror(-ret));
+		GLUE_LOG(GLUE_LOG_ERROR, "ERR 7A12: cannot write %s: %s\n",
+			 W.state_path, strerror(-ret));
 	/* The same figures for Prometheus; a failure of one file does not
 	 * keep the other from being written. */
 	ret = metrics_write(W.prom_path, &msrc);
 	if (ret)
-		OSM_LOG(glue_log(), OSM_LOG_ERROR, "ERR 7A12: cannot write %s: %s\n",
-			W.prom_path, strerror(-ret));
+		GLUE_LOG(GLUE_LOG_ERROR, "ERR 7A12: cannot write %s: %s\n",
+			 W.prom_path, strerror(-ret));
 }
 
 /* Changes are coalesced into at most one state file write per interval;

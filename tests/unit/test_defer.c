@@ -3,7 +3,7 @@
  * first up to the committed change and no further, forgotten unsent when
  * this SM is no master or they belong to an earlier epoch, bounded by
  * places taken before the change. glue's request functions are stubbed:
- * a "request" is told apart by its first byte. */
+ * a "request" is told apart by its tag. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,29 +12,43 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "core/sr.h"
 #include "plugin/defer.h"
 #include "fixture.h"
 
 static uint8_t sent[DEFER_MAX + 16];
 static size_t nsent;
 
-void glue_req_save(const osm_madw_t *madw, struct glue_req *out)
+/* glue's opaque request and kept request, here a tag: the answer's
+ * first byte must be its request's. */
+struct glue_sa_req {
+	uint8_t tag;
+};
+
+struct glue_req {
+	uint8_t tag;
+};
+
+size_t glue_req_size(void)
 {
-	memset(out, 0, sizeof(*out));
-	out->size = 1;
-	out->mad[0] = ((const uint8_t *)madw->p_mad)[0];
+	return sizeof(struct glue_req);
 }
 
-void glue_req_respond_one(const struct glue_req *req, const ib_service_record_t *rec)
+void glue_req_save(const struct glue_sa_req *req, struct glue_req *out)
 {
-	assert_int_equal(rec->service_lease, req->mad[0]);
-	sent[nsent++] = req->mad[0];
+	out->tag = req->tag;
 }
 
-int glue_sa_respond_one(osm_madw_t *madw, const ib_service_record_t *rec)
+void glue_req_respond_one(const struct glue_req *req, const uint8_t *rec)
 {
-	assert_int_equal(rec->service_lease, ((const uint8_t *)madw->p_mad)[0]);
-	sent[nsent++] = ((const uint8_t *)madw->p_mad)[0];
+	assert_int_equal(rec[0], req->tag);
+	sent[nsent++] = req->tag;
+}
+
+int glue_sa_respond_one(struct glue_sa_req *req, const uint8_t *rec)
+{
+	assert_int_equal(rec[0], req->tag);
+	sent[nsent++] = req->tag;
 	return 0;
 }
 
@@ -43,20 +57,14 @@ int glue_sa_respond_one(osm_madw_t *madw, const ib_service_record_t *rec)
 
 static int add_from(uint16_t lid, uint64_t epoch, uint64_t seq, uint8_t tag)
 {
-	static uint8_t mad[MAD_BLOCK_SIZE];
+	struct glue_sa_req req = { .tag = tag };
+	uint8_t rec[SR_SIZE] = { tag };
 	struct defer_slot *slot;
-	ib_service_record_t rec;
-	osm_madw_t madw;
 	int ret;
 
-	memset(&madw, 0, sizeof(madw));
-	memset(&rec, 0, sizeof(rec));
-	mad[0] = tag;
-	madw.p_mad = (const ib_mad_t *)mad;
-	rec.service_lease = tag;
 	ret = defer_reserve(lid, &slot);
 	if (!ret)
-		defer_hold(slot, epoch, seq, &madw, &rec);
+		defer_hold(slot, epoch, seq, &req, rec);
 	return ret;
 }
 

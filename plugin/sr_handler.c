@@ -36,9 +36,9 @@
 #include "core/wire.h"
 
 static struct {
-	struct srh_events events;      /* set by sr_handler_init(); read-only after */
+	struct sr_handler_events events;      /* set by sr_handler_init(); read-only after */
 	pthread_mutex_t mu;
-	struct state_counters cnt;     /* under mu */
+	struct state_file_counters cnt;     /* under mu */
 	/* Lock-free: the SA's own work on requests, from the dispatcher's
 	 * call until the lock is released with the answer decided; sending
 	 * it is transport. */
@@ -59,23 +59,23 @@ static void account(_Atomic uint64_t *count, _Atomic uint64_t *ns, uint64_t t0)
 struct facts {
 	uint64_t req_guid;
 	uint16_t req_lid;
-	struct pol_peer *peers;
+	struct policy_peer *peers;
 	size_t npeers, cap;
 	int err;
 };
 
 struct peer_walk {
-	const struct pol_request *req;
+	const struct policy_request *req;
 	struct facts *f;
-	const struct srx_ent *skip[3]; /* found already */
+	const struct srindex_ent *skip[3]; /* found already */
 	size_t nskip;
 };
 
-static int add_peer(const struct srx_ent *e, void *arg)
+static int add_peer(const struct srindex_ent *e, void *arg)
 {
 	struct peer_walk *w = arg;
 	struct facts *f = w->f;
-	struct pol_peer peer;
+	struct policy_peer peer;
 	size_t i;
 
 	for (i = 0; i < w->nskip; i++)
@@ -90,7 +90,7 @@ static int add_peer(const struct srx_ent *e, void *arg)
 			glue_sys_guid_of(peer.rec.gid) : 0;
 	if (f->npeers == f->cap) {
 		size_t cap = f->cap ? 2 * f->cap : 8;
-		struct pol_peer *n = realloc(f->peers, cap * sizeof(*n));
+		struct policy_peer *n = realloc(f->peers, cap * sizeof(*n));
 
 		if (!n) {
 			f->err = -ENOMEM;
@@ -110,12 +110,12 @@ static int add_peer(const struct srx_ent *e, void *arg)
  *   for port-duplicate, other GIDs' primaries for duplicate-address);
  * - a Delete of a primary needs the GID's other records. */
 static int gather(const struct glue_port *port, const struct osmats_conf *c,
-		  struct pol_request *req, struct facts *f)
+		  struct policy_request *req, struct facts *f)
 {
-	const struct srx *idx = mirror_index();
+	const struct srindex *idx = mirror_index();
 	struct peer_walk w = { .req = req, .f = f };
-	uint8_t key[3][SRX_RID_LEN], alt[16];
-	const struct srx_ent *found[3];
+	uint8_t key[3][SRINDEX_RID_LEN], alt[16];
+	const struct srindex_ent *found[3];
 	size_t nfound = 0, nkeys, i;
 	uint64_t tgt;
 
@@ -155,7 +155,7 @@ static int gather(const struct glue_port *port, const struct osmats_conf *c,
 		return f->err;
 	}
 	for (i = 0; i < nkeys; i++) {
-		const struct srx_ent *e;
+		const struct srindex_ent *e;
 		size_t j;
 
 		e = srindex_find_rid(idx, key[i]);
@@ -193,7 +193,7 @@ static int log_allowed(uint64_t who, unsigned kind)
  * ServiceRecord handler logs a client's bad request below OSM_LOG_ERROR
  * (osm_sa_service_record.c), so these go at OSM_LOG_INFO, with WRN, and
  * ERR is left to the plugin's own faults (libosmats(8) LOG LEVELS). */
-static void log_request(const struct pol_request *req, const struct facts *f,
+static void log_request(const struct policy_request *req, const struct facts *f,
 			unsigned kind, enum glue_log_level level, const char *code,
 			const char *rule, const char *what, const char *why)
 {
@@ -211,7 +211,7 @@ static void log_request(const struct pol_request *req, const struct facts *f,
 		ats_gid_format(req->rec.gid, gid, sizeof(gid)), req->rec.pkey, ip, why);
 }
 
-static void log_decision(const struct pol_request *req, const struct facts *f,
+static void log_decision(const struct policy_request *req, const struct facts *f,
 			 enum rule rule, enum glue_log_level level, const char *what,
 			 const char *why)
 {
@@ -234,14 +234,14 @@ static void log_unknown_lid(struct glue_sa_req *sreq, const char *outcome)
 {
 	uint16_t lid = glue_req_lid(sreq);
 
-	if (log_allowed(REFUSAL_LID | lid, RL_KINDS - 1))
+	if (log_allowed(REFUSAL_LID | lid, RATELIM_KINDS - 1))
 		GLUE_LOG(GLUE_LOG_INFO, "WRN 7A33: ServiceRecord %s from unknown LID %u; "
 			 "%s\n", method_str(sreq), lid, outcome);
 }
 
 /* A refusal by OpenSM's own rules, logged as the ATS rules' are; the
  * lock released. sa_status: SA_STATUS_* (sa.h). */
-static void refuse(struct glue_sa_req *sreq, const struct pol_request *req, const struct facts *who,
+static void refuse(struct glue_sa_req *sreq, const struct policy_request *req, const struct facts *who,
 		   unsigned kind, const char *code, const char *why, uint16_t sa_status)
 {
 	static const char *const rule[] = {
@@ -287,7 +287,7 @@ static int reserve(struct glue_sa_req *sreq, struct defer_slot **slot)
 	if (!ret)
 		return 0;
 	glue_unlock();
-	if (log_allowed(REFUSAL_LID | lid, RL_KINDS - 1))
+	if (log_allowed(REFUSAL_LID | lid, RATELIM_KINDS - 1))
 		GLUE_LOG(GLUE_LOG_INFO,
 			 "WRN 7A47: ServiceRecord %s from LID %u refused (NO_RESOURCES): %s\n",
 			 method_str(sreq), lid,
@@ -334,7 +334,7 @@ static void do_set(struct glue_sa_req *sreq, const struct srdecide_out *o,
 }
 
 /* Exclusive lock held, released here. OpenSM's sr_rcv_process_delete_method. */
-static void do_delete(struct glue_sa_req *sreq, const struct pol_request *req,
+static void do_delete(struct glue_sa_req *sreq, const struct policy_request *req,
 		      const struct facts *who, const uint8_t *rec, uint64_t t0)
 {
 	struct defer_slot *slot;
@@ -357,7 +357,7 @@ static void do_delete(struct glue_sa_req *sreq, const struct pol_request *req,
 	answer_change(sreq, slot, epoch, seq, gone);
 }
 
-static void count_decision(const struct pol_decision *d)
+static void count_decision(const struct policy_decision *d)
 {
 	pthread_mutex_lock(&H.mu);
 	if (d->rule != RULE_PASS) {
@@ -377,10 +377,10 @@ static void count_decision(const struct pol_decision *d)
  * Nonzero (ERR 7A11 logged, NO_RESOURCES answered, lock released) when
  * out of memory. */
 static int facts_of(struct glue_sa_req *sreq, const uint8_t *mad, const struct glue_port *port,
-		    const struct osmats_conf *conf, struct pol_request *req, struct facts *f,
+		    const struct osmats_conf *conf, struct policy_request *req, struct facts *f,
 		    struct srdecide_in *in)
 {
-	const struct srx *idx = mirror_index();
+	const struct srindex *idx = mirror_index();
 	uint64_t charge = glue_port_of_gid(req->rec.gid);
 
 	if ((ats_sid_in_block(req->rec.id) || ats_name_is_ats(req->rec.name)) &&
@@ -407,8 +407,8 @@ static int facts_of(struct glue_sa_req *sreq, const uint8_t *mad, const struct g
 
 /* Exclusive lock held: the ATS rules' verdict logged and counted; a
  * refusal answered, with the lock released (nonzero). */
-static int rules_done(struct glue_sa_req *sreq, uint8_t *mad, const struct pol_request *req,
-		      const struct facts *f, const struct pol_decision *d)
+static int rules_done(struct glue_sa_req *sreq, uint8_t *mad, const struct policy_request *req,
+		      const struct facts *f, const struct policy_decision *d)
 {
 	if (d->rule != RULE_PASS) {
 		glue_unlock();
@@ -436,8 +436,8 @@ static int rules_done(struct glue_sa_req *sreq, uint8_t *mad, const struct pol_r
 
 /* Lock released: the per-port cap's refusal, logged, counted and
  * answered NO_RESOURCES. */
-static void cap_refused(struct glue_sa_req *sreq, const struct pol_request *req,
-			const struct facts *f, struct pol_decision *d, uint64_t charge)
+static void cap_refused(struct glue_sa_req *sreq, const struct policy_request *req,
+			const struct facts *f, struct policy_decision *d, uint64_t charge)
 {
 	if (charge)
 		snprintf(d->why + strlen(d->why), sizeof(d->why) - strlen(d->why),
@@ -452,7 +452,7 @@ static void cap_refused(struct glue_sa_req *sreq, const struct pol_request *req,
 }
 
 /* Exclusive lock held, released here: the decision carried out. */
-static void carry_out(struct glue_sa_req *sreq, uint8_t *mad, struct pol_request *req,
+static void carry_out(struct glue_sa_req *sreq, uint8_t *mad, struct policy_request *req,
 		      const struct facts *f, struct srdecide_out *o, uint64_t charge, uint64_t t0)
 {
 	uint8_t *rec = mad + SA_OFF_DATA;
@@ -481,7 +481,7 @@ static void sr_set(struct glue_sa_req *sreq)
 	uint64_t t0 = (uint64_t)mono_ns();
 	size_t size;
 	uint8_t *mad = glue_req_mad(sreq, &size);
-	struct pol_request req;
+	struct policy_request req;
 	const struct glue_port *port;
 	struct osmats_conf conf;
 	struct srdecide_in in;
@@ -540,7 +540,7 @@ struct get_walk {
 };
 
 /* OpenSM's get_matching_sr() after the field matching. */
-static int add_answer(const struct srx_ent *e, void *arg)
+static int add_answer(const struct srindex_ent *e, void *arg)
 {
 	struct get_walk *w = arg;
 	const uint8_t *rec = srindex_rec(e);
@@ -638,20 +638,20 @@ static void lease_done(void)
 	replica_publish(H.lease_seq);
 }
 
-int sr_handler_init(const struct srh_events *ev)
+int sr_handler_init(const struct sr_handler_events *ev)
 {
 	H.events = *ev;
 	return glue_sa_hook(sr_set, sr_get, lease_expired, lease_done);
 }
 
-void sr_handler_counters(struct state_counters *out)
+void sr_handler_counters(struct state_file_counters *out)
 {
 	pthread_mutex_lock(&H.mu);
 	*out = H.cnt;
 	pthread_mutex_unlock(&H.mu);
 }
 
-void sr_handler_index_stats(struct state_index *out)
+void sr_handler_index_stats(struct state_file_index *out)
 {
 	out->gets_indexed = atomic_load_explicit(&H.get_indexed, memory_order_relaxed);
 	out->gets_fallback = atomic_load_explicit(&H.get_fallback, memory_order_relaxed);

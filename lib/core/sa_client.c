@@ -64,9 +64,9 @@ int sa_client_init(struct sa_client **out, struct mport *port,
 	sa->port = port;
 	sa->opts = *o;
 	if (!sa->opts.timeout_ms)
-		sa->opts.timeout_ms = SA_TIMEOUT_MS_DEFAULT;
-	sa->rmpp_usable = o->rmpp == SA_RMPP_ON ? 1 :
-			  o->rmpp == SA_RMPP_OFF ? 0 : -1;
+		sa->opts.timeout_ms = SA_CLIENT_TIMEOUT_MS_DEFAULT;
+	sa->rmpp_usable = o->rmpp == SA_CLIENT_RMPP_ON ? 1 :
+			  o->rmpp == SA_CLIENT_RMPP_OFF ? 0 : -1;
 	ret = mport_query(port, &sa->info);
 	if (ret)
 		goto fail;
@@ -337,7 +337,7 @@ int sa_client_sr_get_table(struct sa_client *sa, const struct sr_record *q,
 	return ret;
 }
 
-int sa_client_path_decode(const uint8_t *d, size_t len, const uint8_t *dgid, struct sa_path_info *p)
+int sa_client_path_decode(const uint8_t *d, size_t len, const uint8_t *dgid, struct sa_client_path_info *p)
 {
 	if (len < PR_SIZE)
 		return -ENOENT;
@@ -359,7 +359,7 @@ int sa_client_path_decode(const uint8_t *d, size_t len, const uint8_t *dgid, str
 	return 0;
 }
 
-int sa_client_path(struct sa_client *sa, const uint8_t *dgid, struct sa_path_info *p)
+int sa_client_path(struct sa_client *sa, const uint8_t *dgid, struct sa_client_path_info *p)
 {
 	uint8_t pr[PR_SIZE] = { 0 };
 	struct sa_answer ans;
@@ -381,7 +381,7 @@ int sa_client_path(struct sa_client *sa, const uint8_t *dgid, struct sa_path_inf
 /* Appends the port of NodeRecord nr (at lid) to *v when it is a CA's;
  * its GID has our subnet prefix. */
 static int port_add(const uint8_t *prefix, const uint8_t *b, uint16_t lid,
-		    struct sa_port **v, size_t *cnt, size_t *cap)
+		    struct sa_client_ca_port **v, size_t *cnt, size_t *cap)
 {
 	struct nr_record nr;
 
@@ -390,7 +390,7 @@ static int port_add(const uint8_t *prefix, const uint8_t *b, uint16_t lid,
 		return 0;
 	if (*cnt == *cap) {
 		size_t ncap = *cap ? 2 * *cap : 16;
-		struct sa_port *nv = realloc(*v, ncap * sizeof(**v));
+		struct sa_client_ca_port *nv = realloc(*v, ncap * sizeof(**v));
 
 		if (!nv)
 			return -ENOMEM;
@@ -408,15 +408,15 @@ static int port_add(const uint8_t *prefix, const uint8_t *b, uint16_t lid,
 
 static int port_by_lid(const void *a, const void *b)
 {
-	const struct sa_port *x = a, *y = b;
+	const struct sa_client_ca_port *x = a, *y = b;
 
 	return x->lid < y->lid ? -1 : x->lid > y->lid;
 }
 
 int sa_client_ports_decode(const uint8_t *prefix, const uint8_t *data, size_t nrec, size_t rec_size,
-		    struct sa_port **ports, size_t *n)
+		    struct sa_client_ca_port **ports, size_t *n)
 {
-	struct sa_port *v = NULL;
+	struct sa_client_ca_port *v = NULL;
 	size_t cnt = 0, cap = 0, i;
 	int ret = 0;
 
@@ -442,7 +442,7 @@ int sa_client_ports_decode(const uint8_t *prefix, const uint8_t *data, size_t nr
 
 /* Every NodeRecord in one GetTable (one record per CA port), in LID
  * order as the walk finds them; -EMSGSIZE when the answer was cut. */
-static int sa_ports_table(struct sa_client *sa, struct sa_port **ports, size_t *n)
+static int sa_ports_table(struct sa_client *sa, struct sa_client_ca_port **ports, size_t *n)
 {
 	uint8_t nr[NR_SIZE] = { 0 };
 	struct sa_table_shape shape;
@@ -462,10 +462,10 @@ static int sa_ports_table(struct sa_client *sa, struct sa_port **ports, size_t *
 }
 
 /* NodeRecord SubnAdmGet per LID (one MAD each). */
-static int sa_ports_walk(struct sa_client *sa, unsigned gap, struct sa_port **ports,
+static int sa_ports_walk(struct sa_client *sa, unsigned gap, struct sa_client_ca_port **ports,
 			 size_t *n)
 {
-	struct sa_port *v = NULL;
+	struct sa_client_ca_port *v = NULL;
 	size_t cnt = 0, cap = 0;
 	unsigned lid, misses = 0;
 	uint8_t nr[NR_SIZE];
@@ -499,7 +499,7 @@ fail:
 	return ret;
 }
 
-int sa_client_ports(struct sa_client *sa, unsigned gap, struct sa_port **ports, size_t *n)
+int sa_client_ports(struct sa_client *sa, unsigned gap, struct sa_client_ca_port **ports, size_t *n)
 {
 	int ret = -EMSGSIZE;
 

@@ -16,21 +16,21 @@
 
 struct sa_client;
 
-enum sa_rmpp_mode {
-	SA_RMPP_AUTO = 0, /* try GetTable, fall back to Get walks when cut */
-	SA_RMPP_ON,
-	SA_RMPP_OFF,      /* never trust GetTable beyond one record */
+enum sa_client_rmpp_mode {
+	SA_CLIENT_RMPP_AUTO = 0, /* try GetTable, fall back to Get walks when cut */
+	SA_CLIENT_RMPP_ON,
+	SA_CLIENT_RMPP_OFF,      /* never trust GetTable beyond one record */
 };
 
 struct sa_client_opts {
 	unsigned timeout_ms;
 	unsigned retries;
 	uint64_t sm_key;
-	enum sa_rmpp_mode rmpp;
+	enum sa_client_rmpp_mode rmpp;
 };
 
-#define SA_TIMEOUT_MS_DEFAULT 500
-#define SA_RETRIES_DEFAULT 3
+#define SA_CLIENT_TIMEOUT_MS_DEFAULT 500
+#define SA_CLIENT_RETRIES_DEFAULT 3
 
 int sa_client_init(struct sa_client **out, struct mport *port,
 		   const struct sa_client_opts *o);
@@ -104,19 +104,19 @@ int sa_client_sr_table(struct sa_client *sa, const struct sa_answer *ans, const 
 		       uint64_t mask, struct sr_record **recs, size_t *n);
 
 /* A path from this port to a GID (PathRecord, IBTA Vol 1 15.2.5.16). */
-struct sa_path_info {
+struct sa_client_path_info {
 	uint8_t dgid[16], sgid[16];
 	uint16_t dlid, slid, pkey;
 	uint32_t flow_label;
 	uint8_t hop_limit, tclass, sl, mtu, rate, pkt_life;
 };
-int sa_client_path(struct sa_client *sa, const uint8_t *dgid, struct sa_path_info *p);
+int sa_client_path(struct sa_client *sa, const uint8_t *dgid, struct sa_client_path_info *p);
 /* The first PathRecord (Table 205) of a GetTable answer's data for dgid:
  * -ENOENT when there is none, -EPROTO when it leads elsewhere. */
-int sa_client_path_decode(const uint8_t *d, size_t len, const uint8_t *dgid, struct sa_path_info *p);
+int sa_client_path_decode(const uint8_t *d, size_t len, const uint8_t *dgid, struct sa_client_path_info *p);
 
 /* A CA port as NodeRecord shows it. */
-struct sa_port {
+struct sa_client_ca_port {
 	uint8_t gid[16];       /* local subnet prefix + port GUID */
 	uint16_t lid;
 	uint8_t port_num;
@@ -125,15 +125,15 @@ struct sa_port {
 
 /* All CA ports, in LID order: one NodeRecord SubnAdmGetTable while RMPP
  * works, else a SubnAdmGet per LID (one MAD each) that stops after gap
- * consecutive empty LIDs. SA_PORTS_GAP is the gap all callers use, so
+ * consecutive empty LIDs. SA_CLIENT_PORTS_GAP is the gap all callers use, so
  * that they all see the same ports. */
-#define SA_PORTS_GAP 64
-int sa_client_ports(struct sa_client *sa, unsigned gap, struct sa_port **ports, size_t *n);
+#define SA_CLIENT_PORTS_GAP 64
+int sa_client_ports(struct sa_client *sa, unsigned gap, struct sa_client_ca_port **ports, size_t *n);
 /* The CA ports of nrec NodeRecords at stride rec_size in data (a GetTable
  * answer's, sa_table_shape), GIDs under prefix, in LID order; -EPROTO when
  * the stride is short of a NodeRecord. */
 int sa_client_ports_decode(const uint8_t *prefix, const uint8_t *data, size_t nrec, size_t rec_size,
-		    struct sa_port **ports, size_t *n);
+		    struct sa_client_ca_port **ports, size_t *n);
 
 /* The port GUID of the node at lid (NodeRecord SubnAdmGet; a switch's is
  * its port 0's): -ENOENT when no node holds lid. */

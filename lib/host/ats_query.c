@@ -203,7 +203,7 @@ static int ats_split_pkey(struct sa_client *sa, const struct ats_q *q, struct sr
 /* A SID that matches several records: without a GID, one more request
  * per port GID of the fabric; with one, per partition. */
 static int ats_split(struct sa_client *sa, const struct ats_q *q, struct sr_record *k,
-		     struct sa_port **ports, size_t *nports, struct ats_set *out)
+		     struct sa_client_ca_port **ports, size_t *nports, struct ats_set *out)
 {
 	size_t i;
 	int ret;
@@ -211,7 +211,7 @@ static int ats_split(struct sa_client *sa, const struct ats_q *q, struct sr_reco
 	if (q->fields & SR_F_GID)
 		return ats_split_pkey(sa, q, k, out);
 	if (!out->by_port) {
-		ret = sa_client_ports(sa, SA_PORTS_GAP, ports, nports);
+		ret = sa_client_ports(sa, SA_CLIENT_PORTS_GAP, ports, nports);
 		if (ret)
 			return ret;
 		out->by_port = 1;
@@ -232,7 +232,7 @@ static int ats_split(struct sa_client *sa, const struct ats_q *q, struct sr_reco
 static int ats_walk(struct sa_client *sa, const struct ats_q *q,
 		    unsigned first, unsigned count, struct ats_set *out)
 {
-	struct sa_port *ports = NULL;
+	struct sa_client_ca_port *ports = NULL;
 	size_t nports = 0;
 	unsigned n;
 	int ret = 0;

@@ -25,7 +25,7 @@ void atsd_client_reply_free(struct atsd_reply *rep)
 
 struct atsd_conn {
 	int fd;
-	char pend[ATSD_LINE_MAX]; /* read, not yet consumed */
+	char pend[ATSD_PROTO_LINE_MAX]; /* read, not yet consumed */
 	size_t npend;
 };
 
@@ -49,14 +49,14 @@ static int read_line(struct atsd_conn *c, char *buf, size_t len, int64_t deadlin
 			c->npend -= l + 1;
 			return 0;
 		}
-		if (c->npend == ATSD_LINE_MAX)
+		if (c->npend == ATSD_PROTO_LINE_MAX)
 			return -EMSGSIZE;
 		left = deadline - mono_ms();
 		if (left <= 0)
 			return -ETIMEDOUT;
 		if (poll(&p, 1, (int)left) <= 0)
 			return -ETIMEDOUT;
-		n = read(c->fd, c->pend + c->npend, ATSD_LINE_MAX - c->npend);
+		n = read(c->fd, c->pend + c->npend, ATSD_PROTO_LINE_MAX - c->npend);
 		if (n < 0)
 			return -errno;
 		if (n == 0)
@@ -67,7 +67,7 @@ static int read_line(struct atsd_conn *c, char *buf, size_t len, int64_t deadlin
 
 static int parse_reply(struct atsd_conn *c, int64_t deadline, struct atsd_reply *rep)
 {
-	char line[ATSD_LINE_MAX];
+	char line[ATSD_PROTO_LINE_MAX];
 	size_t n, i;
 	int ret;
 
@@ -152,12 +152,12 @@ int atsd_client_ask(struct atsd_conn *c, const char *request, unsigned timeout_m
 	     struct atsd_reply *rep)
 {
 	size_t len = strlen(request);
-	char line[ATSD_LINE_MAX];
+	char line[ATSD_PROTO_LINE_MAX];
 	ssize_t n;
 	int ret;
 
 	memset(rep, 0, sizeof(*rep));
-	if (len >= ATSD_LINE_MAX - 1 || strchr(request, '\n'))
+	if (len >= ATSD_PROTO_LINE_MAX - 1 || strchr(request, '\n'))
 		return -EINVAL;
 	/* One write: request and newline in one segment. MSG_NOSIGNAL: a
 	 * dead agent is an EPIPE here, never a SIGPIPE in atsctl or in a

@@ -17,9 +17,9 @@
 #include "core/mport.h"
 #include "priv.h"
 
-/* atsd answers lookups within ATSD_LOOKUP_REPLY_MS: wait that long and
+/* atsd answers lookups within ATSD_PROTO_LOOKUP_REPLY_MS: wait that long and
  * some slack (atsd_proto.h). */
-#define AGENT_TIMEOUT_MS_DEFAULT ATSD_LOOKUP_WAIT_MS
+#define AGENT_TIMEOUT_MS_DEFAULT ATSD_PROTO_LOOKUP_WAIT_MS
 /* After atsd let a request time out, the SA answers for this long
  * without asking atsd first: a hung agent costs one timeout, not one per
  * lookup. */
@@ -246,12 +246,12 @@ static int sa_open(struct ibats *h)
 		}
 		h->sa_pid = getpid();
 	}
-	so.timeout_ms = h->o.sa_timeout_ms ? h->o.sa_timeout_ms : SA_TIMEOUT_MS_DEFAULT;
+	so.timeout_ms = h->o.sa_timeout_ms ? h->o.sa_timeout_ms : SA_CLIENT_TIMEOUT_MS_DEFAULT;
 	so.retries = h->o.sa_retries < 0 ? 0 :
-		     h->o.sa_retries ? (unsigned)h->o.sa_retries : SA_RETRIES_DEFAULT;
+		     h->o.sa_retries ? (unsigned)h->o.sa_retries : SA_CLIENT_RETRIES_DEFAULT;
 	so.sm_key = h->o.sm_key;
-	so.rmpp = h->o.flags & IBATS_RMPP_ON ? SA_RMPP_ON :
-		  h->o.flags & IBATS_RMPP_OFF ? SA_RMPP_OFF : SA_RMPP_AUTO;
+	so.rmpp = h->o.flags & IBATS_RMPP_ON ? SA_CLIENT_RMPP_ON :
+		  h->o.flags & IBATS_RMPP_OFF ? SA_CLIENT_RMPP_OFF : SA_CLIENT_RMPP_AUTO;
 	ret = sa_client_init(&h->sa, h->port, &so);
 	if (ret) {
 		h->sa = NULL;
@@ -365,7 +365,7 @@ static int lookup(struct ibats *h, const struct ibl_query *q, uint16_t pkey,
 		  struct ibats_record **recs, size_t *n)
 {
 	static const char *const verb[] = { "resolve", "reverse", "primary" };
-	char req[ATSD_LINE_MAX], arg[ATS_IP_STRLEN];
+	char req[ATSD_PROTO_LINE_MAX], arg[ATS_IP_STRLEN];
 	int ret;
 
 	*recs = NULL;

@@ -84,7 +84,7 @@ struct fx {
 
 static struct fx fx_open(unsigned depth, unsigned retries)
 {
-	struct sa_client_opts o = { TIMEOUT_MS, retries, 0, SA_RMPP_AUTO };
+	struct sa_client_opts o = { TIMEOUT_MS, retries, 0, SA_CLIENT_RMPP_AUTO };
 	struct fx f;
 
 	fake_mport_reset();

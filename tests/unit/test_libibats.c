@@ -386,7 +386,7 @@ struct fake_agent {
 	enum agent_mode mode; /* atomic: the test sets it, the agent thread reads it */
 	int accepts;
 	int requests;
-	char last[ATSD_LINE_MAX];
+	char last[ATSD_PROTO_LINE_MAX];
 	pthread_mutex_t lock;
 };
 
@@ -440,7 +440,7 @@ static void *fa_main(void *arg)
 	int fd;
 
 	while ((fd = accept(fa->srv.lfd, NULL, NULL)) >= 0) {
-		char buf[ATSD_LINE_MAX];
+		char buf[ATSD_PROTO_LINE_MAX];
 		size_t have = 0;
 		ssize_t n;
 

@@ -152,7 +152,7 @@ static void test_lid_from_reply(void **state)
 struct fake_atsd {
 	struct fake_sock_srv srv; /* first: fake_sock_teardown */
 	pthread_mutex_t lock;
-	char last[ATSD_LINE_MAX];
+	char last[ATSD_PROTO_LINE_MAX];
 	char answer[256];
 	int requests;
 };
@@ -163,7 +163,7 @@ static void *fake_main(void *arg)
 	int fd;
 
 	while ((fd = accept(fa->srv.lfd, NULL, NULL)) >= 0) {
-		char buf[ATSD_LINE_MAX], out[256];
+		char buf[ATSD_PROTO_LINE_MAX], out[256];
 		ssize_t n;
 
 		while ((n = read(fd, buf, sizeof(buf) - 1)) > 0) {

@@ -18,13 +18,13 @@
 static void test_write_and_read_back(void **state)
 {
 	char dir[] = "/tmp/osmats-state-XXXXXX", path[128], tmp[140], buf[4096];
-	struct state_counters cnt = { 0 };
-	struct state_index idx = { 2, 1024, 1, 5, 0, 20000, 3, 9000 };
-	struct state_info info = { "master", "OpenSM 3.3.23", 1700000000 };
-	struct state_repl repl = { .role = "master", .epoch = 0xab, .head = 9, .in_sync = 1,
+	struct state_file_counters cnt = { 0 };
+	struct state_file_index idx = { 2, 1024, 1, 5, 0, 20000, 3, 9000 };
+	struct state_file_info info = { "master", "OpenSM 3.3.23", 1700000000 };
+	struct state_file_repl repl = { .role = "master", .epoch = 0xab, .head = 9, .in_sync = 1,
 				   .standbys_in_sync = 2, .installed = 7, .takeovers = 1 };
-	struct state_rec recs[2];
-	struct state_summary sum;
+	struct state_file_rec recs[2];
+	struct state_file_summary sum;
 	struct sr_record r;
 	struct ats_ip ip;
 	uint8_t gid[16];
@@ -56,7 +56,7 @@ static void test_write_and_read_back(void **state)
 	cnt.rejected[RULE_OWNER] = 3;
 	cnt.warned[RULE_DUP_ADDR] = 1;
 	cnt.flushed = 4;
-	repl.standbys[0] = (struct state_standby){ 0x0002c90300000003ull, 8, 1, 120, 1 };
+	repl.standbys[0] = (struct state_file_standby){ 0x0002c90300000003ull, 8, 1, 120, 1 };
 	repl.nstandbys = 1;
 	assert_int_equal(state_file_write(path, &info, &sum, recs, 2, &cnt, &idx, &repl), 0);
 
@@ -105,8 +105,8 @@ static void test_write_and_read_back(void **state)
 }
 
 /* The file a plugin would write, with something in every field. */
-static void sample(struct state_summary *sum, struct state_rec *recs,
-		   struct state_counters *cnt, struct state_index *idx, struct state_repl *repl)
+static void sample(struct state_file_summary *sum, struct state_file_rec *recs,
+		   struct state_file_counters *cnt, struct state_file_index *idx, struct state_file_repl *repl)
 {
 	struct sr_record r;
 	struct ats_ip ip;
@@ -142,18 +142,18 @@ static void sample(struct state_summary *sum, struct state_rec *recs,
 	}
 	cnt->clamped = 8;
 	cnt->flushed = 9;
-	*idx = (struct state_index){ 2, 1024, 1, 5, 6, 5 * 4000, 3, 3 * 3000 };
-	*repl = (struct state_repl){ .role = "standby", .epoch = 0xfedcba9876543210ull,
+	*idx = (struct state_file_index){ 2, 1024, 1, 5, 6, 5 * 4000, 3, 3 * 3000 };
+	*repl = (struct state_file_repl){ .role = "standby", .epoch = 0xfedcba9876543210ull,
 				     .head = UINT64_MAX, .applied = 42, .in_sync = 1,
 				     .standbys_in_sync = 3, .lag_ms = 17, .snapshots = 2,
 				     .snapshot_records = 100000, .snapshot_ms = 250,
 				     .installed = 99999, .takeovers = 4 };
-	repl->standbys[0] = (struct state_standby){ 0x0002c90300000005ull, 42, 0, 7, 1 };
-	repl->standbys[1] = (struct state_standby){ UINT64_MAX, 0, UINT64_MAX, UINT64_MAX, 0 };
+	repl->standbys[0] = (struct state_file_standby){ 0x0002c90300000005ull, 42, 0, 7, 1 };
+	repl->standbys[1] = (struct state_file_standby){ UINT64_MAX, 0, UINT64_MAX, UINT64_MAX, 0 };
 	repl->nstandbys = 2;
 }
 
-static void assert_repl_equal(const struct state_repl *a, const struct state_repl *b)
+static void assert_repl_equal(const struct state_file_repl *a, const struct state_file_repl *b)
 {
 	assert_string_equal(a->role, b->role);
 	assert_true(a->epoch == b->epoch && a->head == b->head && a->applied == b->applied);
@@ -168,12 +168,12 @@ static void assert_repl_equal(const struct state_repl *a, const struct state_rep
 
 static char *write_sample(char *dir, char *path, size_t len)
 {
-	struct state_info info = { "master", "OpenSM \"3.3\"\x01 \xc3\xa9", -5 };
-	struct state_summary sum;
-	struct state_rec recs[3];
-	struct state_counters cnt;
-	struct state_index idx;
-	struct state_repl repl;
+	struct state_file_info info = { "master", "OpenSM \"3.3\"\x01 \xc3\xa9", -5 };
+	struct state_file_summary sum;
+	struct state_file_rec recs[3];
+	struct state_file_counters cnt;
+	struct state_file_index idx;
+	struct state_file_repl repl;
 
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, len, "%s/state.json", dir);
@@ -185,11 +185,11 @@ static char *write_sample(char *dir, char *path, size_t len)
 static void test_round_trip(void **state)
 {
 	char dir[] = "/tmp/osmats-state-XXXXXX", path[128], err[200];
-	struct state_summary sum;
-	struct state_rec recs[3];
-	struct state_counters cnt;
-	struct state_index idx;
-	struct state_repl repl;
+	struct state_file_summary sum;
+	struct state_file_rec recs[3];
+	struct state_file_counters cnt;
+	struct state_file_index idx;
+	struct state_file_repl repl;
 	struct state_file sf;
 	size_t i;
 
@@ -440,11 +440,11 @@ static void test_hostile(void **state)
 
 static void test_unwritable(void **state)
 {
-	struct state_counters cnt = { 0 };
-	struct state_index idx = { 0 };
-	struct state_info info = { "master", "OpenSM 3.3.23", 0 };
-	struct state_summary sum = { 0 };
-	struct state_repl repl = { .role = "off" };
+	struct state_file_counters cnt = { 0 };
+	struct state_file_index idx = { 0 };
+	struct state_file_info info = { "master", "OpenSM 3.3.23", 0 };
+	struct state_file_summary sum = { 0 };
+	struct state_file_repl repl = { .role = "off" };
 
 	(void)state;
 	assert_int_equal(state_file_write("/nonexistent/dir/state.json", &info, &sum, NULL, 0, &cnt,
@@ -456,11 +456,11 @@ static void test_unwritable(void **state)
 static void test_symlink(void **state)
 {
 	char dir[] = "/tmp/osmats-state-XXXXXX", path[128], tmp[140], victim[128];
-	struct state_counters cnt = { 0 };
-	struct state_index idx = { 0 };
-	struct state_info info = { "master", "OpenSM 3.3.23", 0 };
-	struct state_summary sum = { 0 };
-	struct state_repl repl = { .role = "off" };
+	struct state_file_counters cnt = { 0 };
+	struct state_file_index idx = { 0 };
+	struct state_file_info info = { "master", "OpenSM 3.3.23", 0 };
+	struct state_file_summary sum = { 0 };
+	struct state_file_repl repl = { .role = "off" };
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
@@ -482,11 +482,11 @@ static void test_unknown_role(void **state)
 {
 	static const char *const roles[] = { "", "slave", "Master", "off " };
 	char dir[] = "/tmp/osmats-state-XXXXXX", path[128], tmp[140];
-	struct state_counters cnt = { 0 };
-	struct state_index idx = { 0 };
-	struct state_info info = { "master", "OpenSM 3.3.23", 0 };
-	struct state_summary sum = { 0 };
-	struct state_repl repl = { 0 };
+	struct state_file_counters cnt = { 0 };
+	struct state_file_index idx = { 0 };
+	struct state_file_info info = { "master", "OpenSM 3.3.23", 0 };
+	struct state_file_summary sum = { 0 };
+	struct state_file_repl repl = { 0 };
 	size_t i;
 
 	(void)state;

@@ -23,7 +23,7 @@ struct pending {
 	enum saj_kind kind;         /* the lookup, for a local answer */
 	struct saj_lookup q;        /* its query only: no records */
 	int64_t asked_ms;           /* when the SA thread got it */
-	struct ctl_ticket *w;
+	struct ctl_sock_ticket *w;
 	size_t nw;
 	int stale_neg;              /* a port came back while the SA was asked */
 	struct pending *next;
@@ -236,7 +236,7 @@ static void answer_waiters(struct pending *p, const struct sr_record *loc, size_
 	size_t i;
 
 	for (i = 0; i < p->nw; i++) {
-		struct ctl_ticket t = p->w[i];
+		struct ctl_sock_ticket t = p->w[i];
 
 		if (!ctl_sock_live(t))
 			continue;
@@ -301,12 +301,12 @@ int64_t ctl_lookup_timers(int64_t now)
 	struct pending *p;
 	char msg[96];
 
-	/* atsd answers a lookup within ATSD_LOOKUP_REPLY_MS whatever the
+	/* atsd answers a lookup within ATSD_PROTO_LOOKUP_REPLY_MS whatever the
 	 * SA does (atsd_proto.h): its clients wait that long and a little
 	 * more, never falling back to the SA themselves meanwhile. */
-	snprintf(msg, sizeof(msg), "no answer from the SA within %u ms", ATSD_LOOKUP_REPLY_MS);
+	snprintf(msg, sizeof(msg), "no answer from the SA within %u ms", ATSD_PROTO_LOOKUP_REPLY_MS);
 	for (p = lk.pending; p; p = p->next) {
-		int64_t due = p->asked_ms + ATSD_LOOKUP_REPLY_MS;
+		int64_t due = p->asked_ms + ATSD_PROTO_LOOKUP_REPLY_MS;
 
 		if (!p->nw)
 			continue;
@@ -339,7 +339,7 @@ static void lookup_done(struct saj *j, void *ctx)
 		;
 	*pp = p->next;
 	for (i = 0; i < p->nw; i++) {
-		struct ctl_ticket t = p->w[i];
+		struct ctl_sock_ticket t = p->w[i];
 
 		if (!ctl_sock_live(t))
 			continue;
@@ -409,7 +409,7 @@ int ctl_lookup_prefill(const struct ats_ip *ip, uint16_t pkey, const struct sr_r
 void ctl_lookup_request(int slot, enum saj_kind kind, const char *arg, const char *pk)
 {
 	const struct cache_ent *e;
-	struct ctl_ticket *w;
+	struct ctl_sock_ticket *w;
 	struct pending *p;
 	struct saj *j;
 	struct sr_record *loc = NULL;

@@ -54,7 +54,7 @@ void ctl_lookup_stats(struct ctl_lookup_stats *st);
  * waiting for the SA too), one at a time still asked of the SA in the
  * background; when it answers again, lookups go to it. A saj_done_fn. */
 void ctl_lookup_sa_state(struct saj *j, void *ctx);
-/* Lookups waiting since ATSD_LOOKUP_REPLY_MS get their answer (local,
+/* Lookups waiting since ATSD_PROTO_LOOKUP_REPLY_MS get their answer (local,
  * else ETIMEDOUT); the next deadline (mono ms), INT64_MAX for none. */
 int64_t ctl_lookup_timers(int64_t now);
 

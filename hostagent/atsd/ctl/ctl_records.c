@@ -16,7 +16,7 @@
 
 /* A resync waiting for the end of full sync seq. */
 struct resync_wait {
-	struct ctl_ticket t;
+	struct ctl_sock_ticket t;
 	uint64_t seq;
 };
 
@@ -175,7 +175,7 @@ static const char *refused_reason(const struct ats_ip *ip, uint16_t pkey, uint16
 
 static void resync_answer(int slot, const struct own_records_resync *r)
 {
-	struct atsd_resync a = { r->checked, r->sets, r->deletes, r->nrefused };
+	struct atsd_proto_resync a = { r->checked, r->sets, r->deletes, r->nrefused };
 	size_t cap = 128 + r->nrefused * 512, used, i;
 	char *buf, why[256];
 

@@ -57,11 +57,11 @@ static int manages(size_t i)
 	char name[IBSYS_NAME_MAX];
 
 	switch (gr.conf->ipoib_membership) {
-	case AGENT_MEMBERSHIP_CHECK:
+	case AGENT_CONF_MEMBERSHIP_CHECK:
 		return 0;
-	case AGENT_MEMBERSHIP_MANAGE:
+	case AGENT_CONF_MEMBERSHIP_MANAGE:
 		return 1;
-	case AGENT_MEMBERSHIP_AUTO:
+	case AGENT_CONF_MEMBERSHIP_AUTO:
 		break;
 	}
 	return !sources_ipoib(gr.src, i) &&
@@ -189,8 +189,8 @@ void ipoib_groups_submit(enum saj_ipoib_op op)
 	 * in auto: the interface that went may have been the kernel's, which
 	 * shares the port's membership. */
 	for (i = 0; op == SAJ_LEAVE && i < gr.nours; i++) {
-		if (gr.conf->ipoib_membership == AGENT_MEMBERSHIP_CHECK ||
-		    gr.conf->ipoib_membership == AGENT_MEMBERSHIP_AUTO)
+		if (gr.conf->ipoib_membership == AGENT_CONF_MEMBERSHIP_CHECK ||
+		    gr.conf->ipoib_membership == AGENT_CONF_MEMBERSHIP_AUTO)
 			break;
 		for (k = 0; k < p->ngroups && p->groups[k].pkey != gr.ours[i]; k++)
 			;

@@ -11,7 +11,7 @@
 #define ACMATS_EXPORT __attribute__((visibility("default")))
 
 struct acmats_opts acmats_opts = {
-	.socket = ATSD_SOCKET_DEFAULT,
+	.socket = ATSD_PROTO_SOCKET_DEFAULT,
 	.timeout_ms = 1500,
 	.cache_ttl = 30,
 };

@@ -19,7 +19,7 @@ static unsigned entries(const struct acm_msg *msg)
 	return n < ACM_MSG_DATA_LENGTH / ACM_MSG_EP_LENGTH ? n : ACM_MSG_DATA_LENGTH / ACM_MSG_EP_LENGTH;
 }
 
-uint8_t acmats_msg_question(const struct acm_msg *msg, struct acmats_question *q)
+uint8_t acmats_msg_question(const struct acm_msg *msg, struct acmats_msg_query *q)
 {
 	const struct acm_ep_addr_data *d;
 	unsigned n = entries(msg);
@@ -33,7 +33,7 @@ uint8_t acmats_msg_question(const struct acm_msg *msg, struct acmats_question *q
 		memcpy(q->dgid, d->info.path.dgid.raw, 16);
 		if (!memcmp(q->dgid, (const uint8_t[16]){ 0 }, 16))
 			return ACM_STATUS_EDESTADDR;
-		q->ask = ACMATS_ASK_PATH;
+		q->ask = ACMATS_MSG_ASK_PATH;
 		q->nodelay = !!(d->flags & ACM_FLAGS_NODELAY);
 		return ACM_STATUS_SUCCESS;
 	}
@@ -41,7 +41,7 @@ uint8_t acmats_msg_question(const struct acm_msg *msg, struct acmats_question *q
 		return ACM_STATUS_EDESTADDR;
 	d = &msg->resolve_data[msg->hdr.dst_index];
 	q->nodelay = !!(d->flags & ACM_FLAGS_NODELAY);
-	q->ask = ACMATS_ASK_IP;
+	q->ask = ACMATS_MSG_ASK_IP;
 	switch (d->type) {
 	case ACM_EP_INFO_ADDRESS_IP:
 		q->ip.family = AF_INET;

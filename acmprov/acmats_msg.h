@@ -14,20 +14,20 @@
 
 #include "core/ats.h"
 
-enum acmats_ask {
-	ACMATS_ASK_IP,      /* an IPv4 or IPv6 destination: ATS, then a path */
-	ACMATS_ASK_PATH,    /* a path to a GID (librdmacm's route requests) */
+enum acmats_msg_ask {
+	ACMATS_MSG_ASK_IP,      /* an IPv4 or IPv6 destination: ATS, then a path */
+	ACMATS_MSG_ASK_PATH,    /* a path to a GID (librdmacm's route requests) */
 };
 
-struct acmats_question {
-	enum acmats_ask ask;
-	struct ats_ip ip;   /* ACMATS_ASK_IP */
-	uint8_t dgid[16];   /* ACMATS_ASK_PATH */
+struct acmats_msg_query {
+	enum acmats_msg_ask ask;
+	struct ats_ip ip;   /* ACMATS_MSG_ASK_IP */
+	uint8_t dgid[16];   /* ACMATS_MSG_ASK_PATH */
 	int nodelay;        /* ACM_FLAGS_NODELAY: the cache's answer or none */
 };
 
 /* What msg asks: 0, or an ACM_STATUS_* to answer with at once. */
-uint8_t acmats_msg_question(const struct acm_msg *msg, struct acmats_question *q);
+uint8_t acmats_msg_question(const struct acm_msg *msg, struct acmats_msg_query *q);
 
 /* The answer to req with status; with ACM_STATUS_SUCCESS the path (its
  * 64 bytes as the SA gave them) as ibacm's own provider answers: one

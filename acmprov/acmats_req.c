@@ -23,7 +23,7 @@ struct req {
 	uint64_t id;
 	int client;             /* 0: a read-ahead for a NODELAY miss, nobody waits */
 	int query;              /* acmats_req_query's: answered as a query, not cached */
-	struct acmats_question q;
+	struct acmats_msg_query q;
 	uint16_t pkey;
 	uint8_t dgid[16];
 	uint64_t gen;           /* the cache's before asking: answers of an older one not kept */
@@ -44,7 +44,7 @@ static struct {
 	struct req *head, *tail;
 	unsigned n;             /* requests in the queue */
 	int started, stop;
-	struct atsd_conn *atsd;
+	struct atsd_client_conn *atsd;
 	uint64_t seen;          /* atsd's drops (ask_changes), 0: not yet read */
 	int64_t asked_ms;       /* when ask_changes last ran */
 } W = { .lock = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
@@ -206,7 +206,7 @@ static void from_sa(struct req *r)
 static int ask_atsd(struct req *r)
 {
 	char q[96], ip[ATS_IP_STRLEN];
-	struct atsd_reply rep;
+	struct atsd_client_reply rep;
 	struct sr_record rec;
 	struct ats_ip got;
 	int ret, fresh = 0;
@@ -252,7 +252,7 @@ static int ask_atsd(struct req *r)
  * sm_changes in its stats): a change since the last look flushes ours. */
 static int ask_changes(void)
 {
-	struct atsd_reply rep;
+	struct atsd_client_reply rep;
 	uint64_t sum = 0;
 	const char *val;
 	char name[32];
@@ -407,7 +407,7 @@ static void to_worker(struct req *r)
 /* r's question, from the cache at once, else on its way. */
 static void start(struct req *r)
 {
-	if (r->q.ask == ACMATS_ASK_PATH) {
+	if (r->q.ask == ACMATS_MSG_ASK_PATH) {
 		memcpy(r->dgid, r->q.dgid, 16);
 		to_path(r);
 		return;
@@ -442,9 +442,9 @@ int acmats_req_resolve(struct acmats_ep *ep, const struct acm_msg *msg, uint64_t
 	if (r->q.nodelay) {
 		/* The cache's answer or none at once; a miss is looked up
 		 * for the next asker (as ibacm's own provider does). */
-		const uint8_t *dgid = r->q.ask == ACMATS_ASK_PATH ? r->q.dgid : gid;
+		const uint8_t *dgid = r->q.ask == ACMATS_MSG_ASK_PATH ? r->q.dgid : gid;
 
-		if ((r->q.ask == ACMATS_ASK_PATH ||
+		if ((r->q.ask == ACMATS_MSG_ASK_PATH ||
 		     !acmats_cache_gid(ep->port->cache, &r->q.ip, r->pkey, gid)) &&
 		    !acmats_cache_path(ep->port->cache, dgid, r->pkey, path)) {
 			acmats_count(ep, ACM_CNTR_ROUTE_CACHE);
@@ -473,7 +473,7 @@ int acmats_req_query(struct acmats_ep *ep, const struct acm_msg *msg, uint64_t i
 		free(r);
 		return acm_query_response(id, &out);
 	}
-	r->q.ask = ACMATS_ASK_PATH;
+	r->q.ask = ACMATS_MSG_ASK_PATH;
 	r->query = 1;
 	p = msg->resolve_data[0].info.path;
 	memcpy(rec, &p, PR_SIZE);

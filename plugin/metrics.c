@@ -40,30 +40,30 @@ static void per_rule(struct prom *p, const char *name, const char *help,
 
 /* A series per standby pulling the master's log, by its port GUID as
  * the state file and atsctl sm write it; one gone leaves with its slot. */
-static void per_standby(struct prom *p, const struct state_repl *x)
+static void per_standby(struct prom *p, const struct state_file_repl *x)
 {
-	char guid[STATE_MAX_STANDBYS][19];
+	char guid[STATE_FILE_MAX_STANDBYS][19];
 	size_t i;
 
-	for (i = 0; i < x->nstandbys && i < STATE_MAX_STANDBYS; i++)
+	for (i = 0; i < x->nstandbys && i < STATE_FILE_MAX_STANDBYS; i++)
 		snprintf(guid[i], sizeof(guid[i]), "0x%016" PRIx64, x->standbys[i].guid);
 	prom_family(p, "ibats_sm_repl_standby_behind", PROM_GAUGE,
 		    "Changes of the log a standby has yet to ack: the head minus its ack.");
-	for (i = 0; i < x->nstandbys && i < STATE_MAX_STANDBYS; i++) {
+	for (i = 0; i < x->nstandbys && i < STATE_FILE_MAX_STANDBYS; i++) {
 		const char *const l[] = { "guid", guid[i], NULL };
 
 		prom_u64(p, "ibats_sm_repl_standby_behind", l, x->standbys[i].behind);
 	}
 	prom_family(p, "ibats_sm_repl_standby_in_sync", PROM_GAUGE,
 		    "1 while the master waits for the standby's ack of each change.");
-	for (i = 0; i < x->nstandbys && i < STATE_MAX_STANDBYS; i++) {
+	for (i = 0; i < x->nstandbys && i < STATE_FILE_MAX_STANDBYS; i++) {
 		const char *const l[] = { "guid", guid[i], NULL };
 
 		prom_u64(p, "ibats_sm_repl_standby_in_sync", l, x->standbys[i].in_sync ? 1 : 0);
 	}
 }
 
-static void put_repl(struct prom *p, const struct state_repl *x)
+static void put_repl(struct prom *p, const struct state_file_repl *x)
 {
 	static const char *const roles[] = { "off", "master", "standby", "error" };
 	size_t i;
@@ -99,8 +99,8 @@ static void put_repl(struct prom *p, const struct state_repl *x)
 
 void metrics_fill(struct prom *p, const struct metrics_src *src)
 {
-	const struct state_summary *sum = src->sum;
-	const struct state_index *idx = src->idx;
+	const struct state_file_summary *sum = src->sum;
+	const struct state_file_index *idx = src->idx;
 	/* version: the plugin's (AM_CPPFLAGS' IBATS_VERSION = PACKAGE_VERSION),
 	 * so an upgrade shows per SM. */
 	const char *const info[] = { "opensm", src->info->opensm,

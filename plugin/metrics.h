@@ -13,11 +13,11 @@
 #include "core/state_file.h"
 
 struct metrics_src {
-	const struct state_info *info;
-	const struct state_summary *sum;
-	const struct state_counters *cnt;
-	const struct state_index *idx;
-	const struct state_repl *repl;
+	const struct state_file_info *info;
+	const struct state_file_summary *sum;
+	const struct state_file_counters *cnt;
+	const struct state_file_index *idx;
+	const struct state_file_repl *repl;
 };
 
 /* The exposition text of src into p. */

@@ -12,7 +12,7 @@
 static struct {
 	/* Built at init; its records change under the exclusive osm->lock
 	 * and are read under either. */
-	struct srx *idx;
+	struct srindex *idx;
 	/* Lock-free, any thread. */
 	atomic_int stale;          /* rebuild before trusting it */
 	_Atomic uint64_t rebuilds;
@@ -47,7 +47,7 @@ int mirror_current(void)
 	return !atomic_load_explicit(&M.stale, memory_order_acquire) && srindex_count(M.idx) == glue_sr_count();
 }
 
-const struct srx *mirror_index(void)
+const struct srindex *mirror_index(void)
 {
 	return M.idx;
 }
@@ -102,7 +102,7 @@ void mirror_sweep_start(void)
 
 void *mirror_set(const uint8_t *rec, uint64_t charge)
 {
-	struct srx_ent *e = srindex_find_rid(M.idx, rec);
+	struct srindex_ent *e = srindex_find_rid(M.idx, rec);
 	void *h;
 
 	if (e) {
@@ -121,7 +121,7 @@ void *mirror_set(const uint8_t *rec, uint64_t charge)
 
 int mirror_delete(const uint8_t *rec, uint8_t *gone)
 {
-	struct srx_ent *e = srindex_find_rid(M.idx, rec);
+	struct srindex_ent *e = srindex_find_rid(M.idx, rec);
 	void *h;
 
 	if (!e)
@@ -135,7 +135,7 @@ int mirror_delete(const uint8_t *rec, uint8_t *gone)
 
 void mirror_remove(void *handle)
 {
-	struct srx_ent *e = srindex_find_rid(M.idx, glue_sr_rec(handle));
+	struct srindex_ent *e = srindex_find_rid(M.idx, glue_sr_rec(handle));
 
 	if (e && srindex_handle(M.idx, e) == handle)
 		srindex_del(M.idx, e);

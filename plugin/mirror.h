@@ -26,7 +26,7 @@ void mirror_fini(void);
 /* Under either lock: whether the index mirrors the list. */
 int mirror_current(void);
 /* The index, for lookups under either lock while it is current. */
-const struct srx *mirror_index(void);
+const struct srindex *mirror_index(void);
 /* Exclusive lock: make the index mirror the list (0), or -ENOMEM. */
 int mirror_sync(void);
 /* The same, taking the exclusive lock (after OpenSM's lease timer, and

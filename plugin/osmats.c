@@ -60,7 +60,7 @@ static void state_path_of(const struct osmats_conf *c, char *buf, size_t len)
 
 static void *osmats_create(struct osm_opensm *osm)
 {
-	static const struct srh_events events = {
+	static const struct sr_handler_events events = {
 		.changed = worker_post_state,
 		.behind = worker_post_resync,
 	};
@@ -134,7 +134,7 @@ fail:
 
 static void osmats_delete(void *plugin_data)
 {
-	struct state_counters cnt;
+	struct state_file_counters cnt;
 	uint64_t answered;
 	unsigned r;
 	char buf[512];

@@ -10,11 +10,11 @@
 
 int policy_key_trusted(uint64_t sa_key, uint64_t sm_key)
 {
-	return sa_key && sa_key != POL_DEFAULT_SA_KEY && sm_key == sa_key;
+	return sa_key && sa_key != POLICY_DEFAULT_SA_KEY && sm_key == sa_key;
 }
 
-void policy_decide_cap(const struct rule_config *c, const struct pol_request *req,
-		    struct pol_decision *d)
+void policy_decide_cap(const struct rule_config *c, const struct policy_request *req,
+		    struct policy_decision *d)
 {
 	memset(d, 0, sizeof(*d));
 	if (req->method != SA_METHOD_SET || !req->is_new || !c->max_records_per_port ||
@@ -27,7 +27,7 @@ void policy_decide_cap(const struct rule_config *c, const struct pol_request *re
 		 req->charged, c->max_records_per_port);
 }
 
-int policy_request_decode(const uint8_t *mad, size_t len, struct pol_request *req)
+int policy_request_decode(const uint8_t *mad, size_t len, struct policy_request *req)
 {
 	struct sa_hdr h;
 
@@ -40,13 +40,13 @@ int policy_request_decode(const uint8_t *mad, size_t len, struct pol_request *re
 	return sr_decode(mad + SA_OFF_DATA, len - SA_OFF_DATA, &req->rec);
 }
 
-uint32_t policy_effective_lease(const struct pol_request *req)
+uint32_t policy_effective_lease(const struct policy_request *req)
 {
 	return req->comp_mask & sr_comp_mask(SR_F_LEASE) ? req->rec.lease :
 	       SR_LEASE_INFINITE;
 }
 
-int policy_peer_relevant(const struct pol_request *req, const struct sr_record *r)
+int policy_peer_relevant(const struct policy_request *req, const struct sr_record *r)
 {
 	if (!ats_sid_in_block(r->id) || !ats_name_is_ats(r->name) ||
 	    !pol_same_partition(r->pkey, req->rec.pkey))
@@ -54,11 +54,11 @@ int policy_peer_relevant(const struct pol_request *req, const struct sr_record *
 	return !memcmp(r->gid, req->rec.gid, 16) || ats_same_ip(r, &req->rec);
 }
 
-static enum rule reject(struct pol_decision *d, enum rule r,
+static enum rule reject(struct policy_decision *d, enum rule r,
 			    const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-static enum rule reject(struct pol_decision *d, enum rule r,
+static enum rule reject(struct policy_decision *d, enum rule r,
 			    const char *fmt, ...)
 {
 	va_list ap;
@@ -71,8 +71,8 @@ static enum rule reject(struct pol_decision *d, enum rule r,
 
 /* Rules on the record alone. */
 static enum rule check_record(const struct rule_config *c,
-				  const struct pol_request *req,
-				  struct pol_decision *d)
+				  const struct policy_request *req,
+				  struct policy_decision *d)
 {
 	static const uint8_t zero[16];
 	const char *why;
@@ -105,8 +105,8 @@ static enum rule check_record(const struct rule_config *c,
  * goes into the SA with the P_Key received either way. Trusted requesters
  * too: trust is about ownership, not partitions. */
 static enum rule check_pkey(const struct rule_config *c,
-				const struct pol_request *req,
-				struct pol_decision *d)
+				const struct policy_request *req,
+				struct policy_decision *d)
 {
 	uint16_t k = req->rec.pkey;
 
@@ -126,8 +126,8 @@ static enum rule check_pkey(const struct rule_config *c,
 }
 
 static enum rule check_lease(const struct rule_config *c,
-				 const struct pol_request *req,
-				 struct pol_decision *d)
+				 const struct policy_request *req,
+				 struct policy_decision *d)
 {
 	uint32_t lease = policy_effective_lease(req);
 	uint32_t to;
@@ -147,9 +147,9 @@ static enum rule check_lease(const struct rule_config *c,
 }
 
 static enum rule check_set_db(const struct rule_config *c,
-				  const struct pol_request *req,
-				  const struct pol_peer *peers, size_t n,
-				  struct pol_decision *d)
+				  const struct policy_request *req,
+				  const struct policy_peer *peers, size_t n,
+				  struct policy_decision *d)
 {
 	const struct sr_record *r = &req->rec;
 	int have_primary = r->id == ATS_SID_PRIMARY;
@@ -210,9 +210,9 @@ static enum rule check_set_db(const struct rule_config *c,
 }
 
 static enum rule check_delete_db(const struct rule_config *c,
-				     const struct pol_request *req,
-				     const struct pol_peer *peers, size_t n,
-				     struct pol_decision *d)
+				     const struct policy_request *req,
+				     const struct policy_peer *peers, size_t n,
+				     struct policy_decision *d)
 {
 	size_t i, others = 0;
 
@@ -230,9 +230,9 @@ static enum rule check_delete_db(const struct rule_config *c,
 	return RULE_PASS;
 }
 
-void policy_decide(const struct rule_config *c, const struct pol_request *req,
-		const struct pol_peer *peers, size_t npeers,
-		struct pol_decision *d)
+void policy_decide(const struct rule_config *c, const struct policy_request *req,
+		const struct policy_peer *peers, size_t npeers,
+		struct policy_decision *d)
 {
 	int in_block = ats_sid_in_block(req->rec.id);
 	enum rule r;

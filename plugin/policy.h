@@ -14,27 +14,27 @@
 
 /* A P_Key's partition: the low 15 bits. The top bit is the membership
  * type (IBTA Vol 1 10.9.3), so 0x7FFF and 0xFFFF name one partition. */
-#define POL_PKEY_BASE(k) ((uint16_t)((k) & 0x7FFFu))
+#define POLICY_PKEY_BASE(k) ((uint16_t)((k) & 0x7FFFu))
 
 static inline int pol_same_partition(uint16_t a, uint16_t b)
 {
-	return POL_PKEY_BASE(a) == POL_PKEY_BASE(b);
+	return POLICY_PKEY_BASE(a) == POLICY_PKEY_BASE(b);
 }
 
 /* Partition 0 (P_Keys 0x0000 and 0x8000) is invalid (IBTA Vol 1 10.9.1.2). */
 static inline int pol_pkey_invalid(uint16_t k)
 {
-	return POL_PKEY_BASE(k) == 0;
+	return POLICY_PKEY_BASE(k) == 0;
 }
 
 /* An ATS record the SA already holds, with the system image GUID of the
  * port its GID belongs to (0 when the port is not on the fabric). */
-struct pol_peer {
+struct policy_peer {
 	struct sr_record rec;
 	uint64_t sys_guid;
 };
 
-struct pol_request {
+struct policy_request {
 	uint8_t method;       /* SA_METHOD_SET or SA_METHOD_DELETE */
 	uint64_t comp_mask;
 	uint64_t sm_key;
@@ -48,7 +48,7 @@ struct pol_request {
 	uint64_t charged;     /* records already charged where this one would be */
 };
 
-struct pol_decision {
+struct policy_decision {
 	enum rule rule;  /* RULE_PASS: hand the request to OpenSM */
 	int is_ats;          /* the request concerns an ATS record */
 	int warn;            /* accepted, but rule `warn_rule` asks for a WRN */
@@ -68,28 +68,28 @@ struct pol_decision {
 
 /* Decode a ServiceRecord Set/Delete MAD into req (facts about the
  * requester left zero). -EMSGSIZE when it cannot hold a record. */
-int policy_request_decode(const uint8_t *mad, size_t len, struct pol_request *req);
+int policy_request_decode(const uint8_t *mad, size_t len, struct policy_request *req);
 
 /* Whether a held record is relevant to req: same PKey and same GID or
  * same address; the glue passes only those. */
-int policy_peer_relevant(const struct pol_request *req, const struct sr_record *r);
+int policy_peer_relevant(const struct policy_request *req, const struct sr_record *r);
 
-void policy_decide(const struct rule_config *c, const struct pol_request *req,
-		const struct pol_peer *peers, size_t npeers,
-		struct pol_decision *d);
+void policy_decide(const struct rule_config *c, const struct policy_request *req,
+		const struct policy_peer *peers, size_t npeers,
+		struct policy_decision *d);
 
 /* Any Set, ATS or not: the per-port record cap (RULE_CAP). Only a new
  * record counts; an update of a held RID never does. */
-void policy_decide_cap(const struct rule_config *c, const struct pol_request *req,
-		    struct pol_decision *d);
+void policy_decide_cap(const struct rule_config *c, const struct policy_request *req,
+		    struct policy_decision *d);
 
 /* Whether a request's SM_Key earns trust: it must equal OpenSM's sa_key,
  * and that key must not be 0 or OpenSM's default (every host can send
  * the default). */
 int policy_key_trusted(uint64_t sa_key, uint64_t sm_key);
-#define POL_DEFAULT_SA_KEY 1ull /* OpenSM's OSM_DEFAULT_SA_KEY */
+#define POLICY_DEFAULT_SA_KEY 1ull /* OpenSM's OSM_DEFAULT_SA_KEY */
 
 /* Lease in effect for a Set: OpenSM makes it infinite without the mask bit. */
-uint32_t policy_effective_lease(const struct pol_request *req);
+uint32_t policy_effective_lease(const struct policy_request *req);
 
 #endif

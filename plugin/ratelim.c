@@ -3,21 +3,21 @@
 
 #include "ratelim.h"
 
-void ratelim_init(struct rl *r, unsigned burst, uint64_t interval_ns)
+void ratelim_init(struct ratelim *r, unsigned burst, uint64_t interval_ns)
 {
 	memset(r, 0, sizeof(*r));
 	r->burst = burst;
 	r->interval_ns = interval_ns;
-	r->others.who = RL_OTHERS;
+	r->others.who = RATELIM_OTHERS;
 }
 
-static int ended(const struct rl *r, const struct rl_slot *s, uint64_t now)
+static int ended(const struct ratelim *r, const struct ratelim_slot *s, uint64_t now)
 {
 	return now - s->start >= r->interval_ns;
 }
 
 /* Close s's interval: its summary when lines were left out. */
-static int close_slot(struct rl_slot *s, uint64_t now, struct rl_summary *sum)
+static int close_slot(struct ratelim_slot *s, uint64_t now, struct ratelim_summary *sum)
 {
 	int have = s->sum.suppressed != 0;
 
@@ -32,14 +32,14 @@ static int close_slot(struct rl_slot *s, uint64_t now, struct rl_summary *sum)
 	return have;
 }
 
-static struct rl_slot *find(struct rl *r, uint64_t who, uint64_t now,
-			    struct rl_summary *sum, int *have_sum)
+static struct ratelim_slot *find(struct ratelim *r, uint64_t who, uint64_t now,
+			    struct ratelim_summary *sum, int *have_sum)
 {
-	struct rl_slot *free_slot = NULL, *done = NULL;
+	struct ratelim_slot *free_slot = NULL, *done = NULL;
 	size_t i;
 
-	for (i = 0; i < RL_SLOTS; i++) {
-		struct rl_slot *s = &r->slot[i];
+	for (i = 0; i < RATELIM_SLOTS; i++) {
+		struct ratelim_slot *s = &r->slot[i];
 
 		if (s->used && s->who == who)
 			return s;
@@ -64,10 +64,10 @@ static struct rl_slot *find(struct rl *r, uint64_t who, uint64_t now,
 	return free_slot;
 }
 
-int ratelim_event(struct rl *r, uint64_t who, unsigned kind, uint64_t now,
-	     struct rl_summary *sum, int *have_sum)
+int ratelim_event(struct ratelim *r, uint64_t who, unsigned kind, uint64_t now,
+	     struct ratelim_summary *sum, int *have_sum)
 {
-	struct rl_slot *s;
+	struct ratelim_slot *s;
 
 	*have_sum = 0;
 	s = find(r, who, now, sum, have_sum);
@@ -82,18 +82,18 @@ int ratelim_event(struct rl *r, uint64_t who, unsigned kind, uint64_t now,
 		return 1;
 	}
 	s->sum.suppressed++;
-	s->sum.by_kind[kind < RL_KINDS ? kind : RL_KINDS - 1]++;
+	s->sum.by_kind[kind < RATELIM_KINDS ? kind : RATELIM_KINDS - 1]++;
 	return 0;
 }
 
-void ratelim_expire(struct rl *r, uint64_t now,
-	       void (*fn)(const struct rl_summary *s, void *arg), void *arg)
+void ratelim_expire(struct ratelim *r, uint64_t now,
+	       void (*fn)(const struct ratelim_summary *s, void *arg), void *arg)
 {
-	struct rl_summary sum;
+	struct ratelim_summary sum;
 	size_t i;
 
-	for (i = 0; i <= RL_SLOTS; i++) {
-		struct rl_slot *s = i < RL_SLOTS ? &r->slot[i] : &r->others;
+	for (i = 0; i <= RATELIM_SLOTS; i++) {
+		struct ratelim_slot *s = i < RATELIM_SLOTS ? &r->slot[i] : &r->others;
 
 		if (!s->used || !ended(r, s, now))
 			continue;
@@ -103,13 +103,13 @@ void ratelim_expire(struct rl *r, uint64_t now,
 	}
 }
 
-uint64_t ratelim_next_due(const struct rl *r)
+uint64_t ratelim_next_due(const struct ratelim *r)
 {
 	uint64_t due = 0;
 	size_t i;
 
-	for (i = 0; i <= RL_SLOTS; i++) {
-		const struct rl_slot *s = i < RL_SLOTS ? &r->slot[i] : &r->others;
+	for (i = 0; i <= RATELIM_SLOTS; i++) {
+		const struct ratelim_slot *s = i < RATELIM_SLOTS ? &r->slot[i] : &r->others;
 		uint64_t t = s->start + r->interval_ns;
 
 		if (s->used && s->sum.suppressed && (!due || t < due))

@@ -13,48 +13,48 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RL_SLOTS 64          /* requesters tracked one by one */
-#define RL_KINDS 16          /* kinds of refusal counted per requester */
-#define RL_OTHERS UINT64_MAX /* the shared slot once every slot is busy */
+#define RATELIM_SLOTS 64          /* requesters tracked one by one */
+#define RATELIM_KINDS 16          /* kinds of refusal counted per requester */
+#define RATELIM_OTHERS UINT64_MAX /* the shared slot once every slot is busy */
 
-struct rl_summary {
-	uint64_t who;        /* requester, RL_OTHERS for the overflow */
+struct ratelim_summary {
+	uint64_t who;        /* requester, RATELIM_OTHERS for the overflow */
 	uint64_t suppressed; /* lines left out */
 	uint64_t span_ns;    /* over this long */
-	uint64_t by_kind[RL_KINDS];
+	uint64_t by_kind[RATELIM_KINDS];
 };
 
-struct rl_slot {
+struct ratelim_slot {
 	uint64_t who;
 	uint64_t start;
 	uint64_t logged;
-	struct rl_summary sum;
+	struct ratelim_summary sum;
 	int used;
 };
 
-struct rl {
+struct ratelim {
 	unsigned burst;
 	uint64_t interval_ns;
-	struct rl_slot slot[RL_SLOTS];
-	struct rl_slot others;
+	struct ratelim_slot slot[RATELIM_SLOTS];
+	struct ratelim_slot others;
 };
 
-void ratelim_init(struct rl *r, unsigned burst, uint64_t interval_ns);
+void ratelim_init(struct ratelim *r, unsigned burst, uint64_t interval_ns);
 
-/* One refusal of kind (< RL_KINDS, others count as RL_KINDS - 1) from
+/* One refusal of kind (< RATELIM_KINDS, others count as RATELIM_KINDS - 1) from
  * who at now. Returns 1 when it is to be logged. When this ends an
  * earlier interval that left lines out, *sum gets its summary and
  * *have_sum is set: log it first. */
-int ratelim_event(struct rl *r, uint64_t who, unsigned kind, uint64_t now,
-	     struct rl_summary *sum, int *have_sum);
+int ratelim_event(struct ratelim *r, uint64_t who, unsigned kind, uint64_t now,
+	     struct ratelim_summary *sum, int *have_sum);
 
 /* Close the intervals that have ended by now; fn gets each summary of
  * lines left out. */
-void ratelim_expire(struct rl *r, uint64_t now,
-	       void (*fn)(const struct rl_summary *s, void *arg), void *arg);
+void ratelim_expire(struct ratelim *r, uint64_t now,
+	       void (*fn)(const struct ratelim_summary *s, void *arg), void *arg);
 
 /* When the next summary is due (an interval with lines left out ends),
  * or 0 when none is pending. */
-uint64_t ratelim_next_due(const struct rl *r);
+uint64_t ratelim_next_due(const struct ratelim *r);
 
 #endif

@@ -70,8 +70,8 @@ static uint16_t code_of(enum rule rule)
 	return (uint16_t)strtoul(rule_code(rule), NULL, 16);
 }
 
-void refhist_add(uint64_t port_guid, const struct pol_request *req,
-		 const struct pol_decision *d, uint16_t status)
+void refhist_add(uint64_t port_guid, const struct policy_request *req,
+		 const struct policy_decision *d, uint16_t status)
 {
 	static const uint8_t zero[16];
 	struct smq_refusal r;

@@ -24,8 +24,8 @@ void refhist_fini(void);
  * port_guid, by decision d. Keeps the rule, the record as received but
  * its ServiceKey, and the conflicting owner's GID only when the
  * requester's port is a member of the record's partition (req->req_has_pkey). */
-void refhist_add(uint64_t port_guid, const struct pol_request *req,
-		 const struct pol_decision *d, uint16_t status);
+void refhist_add(uint64_t port_guid, const struct policy_request *req,
+		 const struct policy_decision *d, uint16_t status);
 
 /* The port's refusals, newest first, ages as of now, into out[0..max);
  * returns how many; *gen counts the port's refusals ever recorded. */

@@ -17,10 +17,10 @@
 
 static struct {
 	pthread_mutex_t mu;
-	struct rl rl;           /* under mu */
+	struct ratelim rl;           /* under mu */
 	/* Summaries collected under mu, logged outside it; the one
 	 * expirer's (the plugin thread). */
-	struct rl_summary due[RL_SLOTS + 1];
+	struct ratelim_summary due[RATELIM_SLOTS + 1];
 	size_t ndue;
 } F = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
@@ -29,7 +29,7 @@ void refusal_init(void)
 	ratelim_init(&F.rl, BURST, INTERVAL_NS);
 }
 
-_Static_assert((int)REFUSAL_SA_REQUEST == (int)RULE_COUNT && REFUSAL_UNKNOWN == RL_KINDS - 1,
+_Static_assert((int)REFUSAL_SA_REQUEST == (int)RULE_COUNT && REFUSAL_UNKNOWN == RATELIM_KINDS - 1,
 	       "refusal kinds follow the rules and end at the limiter's last");
 
 const char *refusal_kind_name(unsigned kind)
@@ -47,19 +47,19 @@ const char *refusal_kind_name(unsigned kind)
 	return kind < RULE_COUNT ? rule_name((enum rule)kind) : "?";
 }
 
-static void log_summary(const struct rl_summary *sum)
+static void log_summary(const struct ratelim_summary *sum)
 {
 	char by[256], who[48];
 	size_t used = 0;
 	unsigned k;
 
 	by[0] = '\0';
-	for (k = 0; k < RL_KINDS && used < sizeof(by); k++)
+	for (k = 0; k < RATELIM_KINDS && used < sizeof(by); k++)
 		if (sum->by_kind[k])
 			used += (size_t)snprintf(by + used, sizeof(by) - used, "%s%s %" PRIu64,
 						 used ? ", " : "",
 						 refusal_kind_name(k), sum->by_kind[k]);
-	if (sum->who == RL_OTHERS)
+	if (sum->who == RATELIM_OTHERS)
 		snprintf(who, sizeof(who), "other ports");
 	else if (sum->who & REFUSAL_LID)
 		snprintf(who, sizeof(who), "unknown LID %u", (unsigned)(sum->who & 0xffff));
@@ -73,7 +73,7 @@ static void log_summary(const struct rl_summary *sum)
 
 int refusal_allowed(uint64_t who, unsigned kind)
 {
-	struct rl_summary sum;
+	struct ratelim_summary sum;
 	int ok, have;
 
 	pthread_mutex_lock(&F.mu);
@@ -94,10 +94,10 @@ uint64_t refusal_next_due(void)
 	return t;
 }
 
-static void collect(const struct rl_summary *s, void *arg)
+static void collect(const struct ratelim_summary *s, void *arg)
 {
 	(void)arg;
-	if (F.ndue < RL_SLOTS + 1)
+	if (F.ndue < RATELIM_SLOTS + 1)
 		F.due[F.ndue++] = *s;
 }
 

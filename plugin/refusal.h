@@ -18,7 +18,7 @@ enum refusal_kind {
 	REFUSAL_SA_REQUEST = 12, /* a MAD or component mask OpenSM refuses */
 	REFUSAL_SA_PKEY,         /* validate_sr(): a port lacks the P_Key */
 	REFUSAL_SA_NO_RECORD,    /* a Delete of no record */
-	REFUSAL_UNKNOWN = 15,    /* a requester the SA cannot place (RL_KINDS - 1) */
+	REFUSAL_UNKNOWN = 15,    /* a requester the SA cannot place (RATELIM_KINDS - 1) */
 };
 
 void refusal_init(void);

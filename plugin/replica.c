@@ -31,7 +31,7 @@
 #include "standby.h"
 #include "core/wire.h"
 
-#define HOLD_MS REPL_HOLD_MS
+#define HOLD_MS STANDBY_HOLD_MS
 /* How long after stepping down an SM serves its final copy. */
 #define FINAL_SERVE_MS 60000
 /* A snapshot kept for other standbys this long after its last use. */
@@ -406,7 +406,7 @@ static void answer_noack(const struct repl_pull *p, struct repl_answer *a)
 
 static void refused(uint16_t lid, const char *why)
 {
-	if (refusal_allowed(REFUSAL_LID | lid, RL_KINDS - 1))
+	if (refusal_allowed(REFUSAL_LID | lid, RATELIM_KINDS - 1))
 		GLUE_LOG(GLUE_LOG_INFO,
 			 "WRN 7A43: replication pull from LID %u dropped: %s\n", lid, why);
 }
@@ -590,9 +590,9 @@ void replica_sweep_start(void)
 	R.changed();
 }
 
-_Static_assert(RLOG_MAX_PEERS <= STATE_MAX_STANDBYS, "every standby in the state file");
+_Static_assert(RLOG_MAX_PEERS <= STATE_FILE_MAX_STANDBYS, "every standby in the state file");
 
-void replica_state(struct state_repl *out)
+void replica_state(struct state_file_repl *out)
 {
 	struct rlog_stats st;
 	int master = glue_is_master();
@@ -615,7 +615,7 @@ void replica_state(struct state_repl *out)
 		out->lag_ms = 0;
 		out->standbys_in_sync = st.in_sync;
 		for (i = 0; i < st.npeers; i++) {
-			struct state_standby *s = &out->standbys[out->nstandbys++];
+			struct state_file_standby *s = &out->standbys[out->nstandbys++];
 
 			s->guid = st.peers[i].guid;
 			s->acked = st.peers[i].acked;

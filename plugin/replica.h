@@ -54,6 +54,6 @@ void replica_answer(struct defer_slot *slot, uint64_t epoch, uint64_t seq,
  * starts a new epoch. */
 void replica_sweep_start(void);
 
-void replica_state(struct state_repl *out);
+void replica_state(struct state_file_repl *out);
 
 #endif

@@ -12,7 +12,7 @@
 /* A record's RID (what osm_svcr_get_by_rid compares, and so what the
  * load skips when present). */
 struct rid {
-	uint8_t b[SRX_RID_LEN];
+	uint8_t b[SRINDEX_RID_LEN];
 };
 
 /* OpenSM's state manager thread alone: the takeover's install and the
@@ -36,14 +36,14 @@ void sadb_fini(void)
 
 static int rid_cmp(const void *a, const void *b)
 {
-	return memcmp(a, b, SRX_RID_LEN);
+	return memcmp(a, b, SRINDEX_RID_LEN);
 }
 
 static int gather_one(void *h, const uint8_t *bytes, void *arg)
 {
 	(void)h;
 	(void)arg;
-	memcpy(S.rids[S.n++].b, bytes, SRX_RID_LEN);
+	memcpy(S.rids[S.n++].b, bytes, SRINDEX_RID_LEN);
 	return 0;
 }
 

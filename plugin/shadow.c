@@ -11,7 +11,7 @@
 #include "srindex.h"
 
 struct shadow {
-	struct srx *idx;
+	struct srindex *idx;
 };
 
 struct srec {
@@ -44,7 +44,7 @@ int shadow_init(struct shadow **out)
 	return 0;
 }
 
-static int free_one(const struct srx_ent *e, void *arg)
+static int free_one(const struct srindex_ent *e, void *arg)
 {
 	free(srindex_handle(arg, e));
 	return 0;
@@ -79,7 +79,7 @@ size_t shadow_count(const struct shadow *s)
 
 int shadow_set(struct shadow *s, const uint8_t *rec, int64_t lease_end_ms)
 {
-	struct srx_ent *e = srindex_find_rid(s->idx, rec);
+	struct srindex_ent *e = srindex_find_rid(s->idx, rec);
 	struct srec *r;
 
 	if (e) {
@@ -105,7 +105,7 @@ int shadow_set(struct shadow *s, const uint8_t *rec, int64_t lease_end_ms)
 
 int shadow_delete(struct shadow *s, const uint8_t *rec)
 {
-	struct srx_ent *e = srindex_find_rid(s->idx, rec);
+	struct srindex_ent *e = srindex_find_rid(s->idx, rec);
 	struct srec *r;
 
 	if (!e)
@@ -118,7 +118,7 @@ int shadow_delete(struct shadow *s, const uint8_t *rec)
 
 void shadow_move(struct shadow *to, struct shadow *from)
 {
-	struct srx *t = to->idx;
+	struct srindex *t = to->idx;
 
 	free_all(to);
 	to->idx = from->idx;
@@ -126,12 +126,12 @@ void shadow_move(struct shadow *to, struct shadow *from)
 }
 
 struct collect {
-	const struct srx *idx;
+	const struct srindex *idx;
 	const struct srec **v;
 	size_t n;
 };
 
-static int collect_one(const struct srx_ent *e, void *arg)
+static int collect_one(const struct srindex_ent *e, void *arg)
 {
 	struct collect *c = arg;
 

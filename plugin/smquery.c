@@ -27,7 +27,7 @@
 static struct {
 	struct mport *port;
 	struct lidlim answers; /* per requesting port: SMQUERY_BURST per interval */
-	struct rl warned;    /* per requester: one WRN 7A51 per interval */
+	struct ratelim warned;    /* per requester: one WRN 7A51 per interval */
 } Q;
 
 void smquery_init(void)
@@ -36,9 +36,9 @@ void smquery_init(void)
 	ratelim_init(&Q.warned, 1, SMQUERY_INTERVAL_S * 1000000000ull);
 }
 
-static int limited(struct rl *r, uint64_t guid)
+static int limited(struct ratelim *r, uint64_t guid)
 {
-	struct rl_summary sum;
+	struct ratelim_summary sum;
 	int have;
 
 	return !ratelim_event(r, guid, 0, (uint64_t)mono_ns(), &sum, &have);
@@ -108,8 +108,8 @@ static uint8_t trust(uint64_t guid, uint64_t who, uint16_t lid, uint64_t key)
 
 static void answer_info(uint8_t flags, uint32_t page, uint8_t *resp)
 {
-	struct state_counters cnt;
-	struct state_repl repl;
+	struct state_file_counters cnt;
+	struct state_file_repl repl;
 	struct smq_info in;
 	unsigned r;
 
@@ -145,13 +145,13 @@ static void answer_info(uint8_t flags, uint32_t page, uint8_t *resp)
 	smq_info_put(resp, page, &in);
 }
 
-_Static_assert(STATE_MAX_STANDBYS <= SMQ_MAX_STANDBYS, "a host reads every standby");
+_Static_assert(STATE_FILE_MAX_STANDBYS <= SMQ_MAX_STANDBYS, "a host reads every standby");
 
 /* The master's standbys, to trusted requesters only (the public part of
  * SMINFO has no replication either); none on a standby or while off. */
 static void answer_standbys(uint8_t flags, uint32_t page, uint8_t *resp)
 {
-	struct state_repl repl;
+	struct state_file_repl repl;
 	struct smq_standbys in;
 	size_t i;
 

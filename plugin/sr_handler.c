@@ -36,9 +36,9 @@
 #include "core/wire.h"
 
 static struct {
-	struct srh_events events;      /* set by sr_handler_init(); read-only after */
+	struct sr_handler_events events;      /* set by sr_handler_init(); read-only after */
 	pthread_mutex_t mu;
-	struct state_counters cnt;     /* under mu */
+	struct state_file_counters cnt;     /* under mu */
 	/* Lock-free: the SA's own work on requests, from the dispatcher's
 	 * call until the lock is released with the answer decided; sending
 	 * it is transport. */
@@ -59,23 +59,23 @@ static void account(_Atomic uint64_t *count, _Atomic uint64_t *ns, uint64_t t0)
 struct facts {
 	uint64_t req_guid;
 	uint16_t req_lid;
-	struct pol_peer *peers;
+	struct policy_peer *peers;
 	size_t npeers, cap;
 	int err;
 };
 
 struct peer_walk {
-	const struct pol_request *req;
+	const struct policy_request *req;
 	struct facts *f;
-	const struct srx_ent *skip[3]; /* found already */
+	const struct srindex_ent *skip[3]; /* found already */
 	size_t nskip;
 };
 
-static int add_peer(const struct srx_ent *e, void *arg)
+static int add_peer(const struct srindex_ent *e, void *arg)
 {
 	struct peer_walk *w = arg;
 	struct facts *f = w->f;
-	struct pol_peer peer;
+	struct policy_peer peer;
 	size_t i;
 
 	for (i = 0; i < w->nskip; i++)
@@ -90,7 +90,7 @@ static int add_peer(const struct srx_ent *e, void *arg)
 			glue_sys_guid_of(peer.rec.gid) : 0;
 	if (f->npeers == f->cap) {
 		size_t cap = f->cap ? 2 * f->cap : 8;
-		struct pol_peer *n = realloc(f->peers, cap * sizeof(*n));
+		struct policy_peer *n = realloc(f->peers, cap * sizeof(*n));
 
 		if (!n) {
 			f->err = -ENOMEM;
@@ -110,12 +110,12 @@ static int add_peer(const struct srx_ent *e, void *arg)
  *   for port-duplicate, other GIDs' primaries for duplicate-address);
  * - a Delete of a primary needs the GID's other records. */
 static int gather(const struct glue_port *port, const struct osmats_conf *c,
-		  struct pol_request *req, struct facts *f)
+		  struct policy_request *req, struct facts *f)
 {
-	const struct srx *idx = mirror_index();
+	const struct srindex *idx = mirror_index();
 	struct peer_walk w = { .req = req, .f = f };
-	uint8_t key[3][SRX_RID_LEN], alt[16];
-	const struct srx_ent *found[3];
+	uint8_t key[3][SRINDEX_RID_LEN], alt[16];
+	const struct srindex_ent *found[3];
 	size_t nfound = 0, nkeys, i;
 	uint64_t tgt;
 
@@ -155,7 +155,7 @@ static int gather(const struct glue_port *port, const struct osmats_conf *c,
 		return f->err;
 	}
 	for (i = 0; i < nkeys; i++) {
-		const struct srx_ent *e;
+		const struct srindex_ent *e;
 		size_t j;
 
 		e = srindex_find_rid(idx, key[i]);
@@ -193,7 +193,7 @@ static int log_allowed(uint64_t who, unsigned kind)
  * ServiceRecord handler logs a client's bad request below OSM_LOG_ERROR
  * (osm_sa_service_record.c), so these go at OSM_LOG_INFO, with WRN, and
  * ERR is left to the plugin's own faults (libosmats(8) LOG LEVELS). */
-static void log_request(const struct pol_request *req, const struct facts *f,
+static void log_request(const struct policy_request *req, const struct facts *f,
 			unsigned kind, enum glue_log_level level, const char *code,
 			const char *rule, const char *what, const char *why)
 {
@@ -211,7 +211,7 @@ static void log_request(const struct pol_request *req, const struct facts *f,
 		ats_gid_format(req->rec.gid, gid, sizeof(gid)), req->rec.pkey, ip, why);
 }
 
-static void log_decision(const struct pol_request *req, const struct facts *f,
+static void log_decision(const struct policy_request *req, const struct facts *f,
 			 enum rule rule, enum glue_log_level level, const char *what,
 			 const char *why)
 {
@@ -234,14 +234,14 @@ static void log_unknown_lid(struct glue_sa_req *sreq, const char *outcome)
 {
 	uint16_t lid = glue_req_lid(sreq);
 
-	if (log_allowed(REFUSAL_LID | lid, RL_KINDS - 1))
+	if (log_allowed(REFUSAL_LID | lid, RATELIM_KINDS - 1))
 		GLUE_LOG(GLUE_LOG_INFO, "WRN 7A33: ServiceRecord %s from unknown LID %u; "
 			 "%s\n", method_str(sreq), lid, outcome);
 }
 
 /* A refusal by OpenSM's own rules, logged as the ATS rules' are; the
  * lock released. sa_status: SA_STATUS_* (sa.h). */
-static void refuse(struct glue_sa_req *sreq, const struct pol_request *req, const struct facts *who,
+static void refuse(struct glue_sa_req *sreq, const struct policy_request *req, const struct facts *who,
 		   unsigned kind, const char *code, const char *why, uint16_t sa_status)
 {
 	static const char *const rule[] = {
@@ -293,7 +293,7 @@ enum set_outcome {
 struct set_work {
 	struct glue_sa_req *sreq;
 	uint8_t *mad;              /* the request's, rewritten by a lease clamp */
-	struct pol_request req;
+	struct policy_request req;
 	struct facts f;
 	struct srdecide_out o;
 	uint64_t charge;           /* the GID's port: the per-port cap's account */
@@ -352,7 +352,7 @@ static enum set_outcome do_delete(struct set_work *w)
 	return SET_MADE;
 }
 
-static void count_decision(const struct pol_decision *d)
+static void count_decision(const struct policy_decision *d)
 {
 	pthread_mutex_lock(&H.mu);
 	if (d->rule != RULE_PASS) {
@@ -373,8 +373,8 @@ static void count_decision(const struct pol_decision *d)
 static int facts_of(struct set_work *w, const struct glue_port *port,
 		    const struct osmats_conf *conf, struct srdecide_in *in)
 {
-	const struct srx *idx = mirror_index();
-	struct pol_request *req = &w->req;
+	const struct srindex *idx = mirror_index();
+	struct policy_request *req = &w->req;
 	uint64_t charge = glue_port_of_gid(req->rec.gid);
 
 	if ((ats_sid_in_block(req->rec.id) || ats_name_is_ats(req->rec.name)) &&
@@ -399,8 +399,8 @@ static int facts_of(struct set_work *w, const struct glue_port *port,
  * counted once the lock is released). */
 static int rules_done(struct set_work *w)
 {
-	const struct pol_request *req = &w->req;
-	const struct pol_decision *d = &w->o.rules;
+	const struct policy_request *req = &w->req;
+	const struct policy_decision *d = &w->o.rules;
 
 	if (d->rule != RULE_PASS)
 		return 1;
@@ -456,7 +456,7 @@ static enum set_outcome set_locked(struct set_work *w)
  * to ask, and answered REQ_INVALID. */
 static void rule_refused(struct set_work *w)
 {
-	const struct pol_decision *d = &w->o.rules;
+	const struct policy_decision *d = &w->o.rules;
 
 	log_decision(&w->req, &w->f, d->rule, GLUE_LOG_INFO, "rejected", d->why);
 	count_decision(d);
@@ -469,7 +469,7 @@ static void rule_refused(struct set_work *w)
  * answered NO_RESOURCES. */
 static void cap_refused(struct set_work *w)
 {
-	struct pol_decision *d = &w->o.cap;
+	struct policy_decision *d = &w->o.cap;
 
 	if (w->charge)
 		snprintf(d->why + strlen(d->why), sizeof(d->why) - strlen(d->why),
@@ -490,7 +490,7 @@ static void no_place(struct set_work *w)
 {
 	uint16_t lid = glue_req_lid(w->sreq);
 
-	if (log_allowed(REFUSAL_LID | lid, RL_KINDS - 1))
+	if (log_allowed(REFUSAL_LID | lid, RATELIM_KINDS - 1))
 		GLUE_LOG(GLUE_LOG_INFO,
 			 "WRN 7A47: ServiceRecord %s from LID %u refused (NO_RESOURCES): %s\n",
 			 method_str(w->sreq), lid,
@@ -604,7 +604,7 @@ struct get_walk {
 };
 
 /* OpenSM's get_matching_sr() after the field matching. */
-static int add_answer(const struct srx_ent *e, void *arg)
+static int add_answer(const struct srindex_ent *e, void *arg)
 {
 	struct get_walk *w = arg;
 	const uint8_t *rec = srindex_rec(e);
@@ -702,20 +702,20 @@ static void lease_done(void)
 	replica_publish(H.lease_seq);
 }
 
-int sr_handler_init(const struct srh_events *ev)
+int sr_handler_init(const struct sr_handler_events *ev)
 {
 	H.events = *ev;
 	return glue_sa_hook(sr_set, sr_get, lease_expired, lease_done);
 }
 
-void sr_handler_counters(struct state_counters *out)
+void sr_handler_counters(struct state_file_counters *out)
 {
 	pthread_mutex_lock(&H.mu);
 	*out = H.cnt;
 	pthread_mutex_unlock(&H.mu);
 }
 
-void sr_handler_index_stats(struct state_index *out)
+void sr_handler_index_stats(struct state_file_index *out)
 {
 	out->gets_indexed = atomic_load_explicit(&H.get_indexed, memory_order_relaxed);
 	out->gets_fallback = atomic_load_explicit(&H.get_fallback, memory_order_relaxed);

@@ -49,7 +49,7 @@ static void refuse_sa(struct srdecide_out *out, unsigned kind, const char *code,
 
 void srdecide_change(const struct srdecide_in *in, struct srdecide_out *out)
 {
-	const struct pol_request *req = in->req;
+	const struct policy_request *req = in->req;
 	uint64_t need = sr_comp_mask(SR_F_ID | SR_F_GID);
 	int ats_delete;
 	const char *why;

@@ -18,9 +18,9 @@ struct srdecide_in {
 	/* Decoded (policy_request_decode); for an ATS request the facts of
 	 * policy_decide() filled in too (owns_gid, trusted, ...), and for a Set
 	 * is_new and charged. */
-	const struct pol_request *req;
+	const struct policy_request *req;
 	const struct rule_config *pol;
-	const struct pol_peer *peers; /* the records policy_decide() consults */
+	const struct policy_peer *peers; /* the records policy_decide() consults */
 	size_t npeers;
 	int req_holds_pkey;  /* the requester's port holds the P_Key's base */
 	int gid_holds_pkey;  /* the ServiceGID's port does */
@@ -42,8 +42,8 @@ struct srdecide_out {
 	uint16_t status;          /* SA_STATUS_* (sa.h, unshifted) when refused */
 	enum srdecide_by by;
 	int ats;                  /* the ATS rules ran: rules holds their verdict */
-	struct pol_decision rules;
-	struct pol_decision cap;  /* by CAP: the cap's verdict */
+	struct policy_decision rules;
+	struct policy_decision cap;  /* by CAP: the cap's verdict */
 	unsigned kind;            /* by SA */
 	const char *code, *why;   /* by SA */
 	int lease_infinite;       /* SET: no lease in the mask, store none */

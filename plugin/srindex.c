@@ -7,12 +7,12 @@
 
 /* The three keys every entry is hashed by: offset and length in the
  * record (IBTA Vol 1 Table 207). */
-enum { K_RID = SRX_BY_RID, K_GID = SRX_BY_GID, K_DATA8 = SRX_BY_DATA8, SRX_NKEYS };
+enum { K_RID = SRINDEX_BY_RID, K_GID = SRINDEX_BY_GID, K_DATA8 = SRINDEX_BY_DATA8, SRX_NKEYS };
 
 static const struct {
 	unsigned off, len;
 } srx_keys[SRX_NKEYS] = {
-	[K_RID] = { SR_OFF_ID, SRX_RID_LEN },
+	[K_RID] = { SR_OFF_ID, SRINDEX_RID_LEN },
 	[K_GID] = { SR_OFF_GID, 16 },
 	[K_DATA8] = { SR_OFF_DATA8, 16 },
 };
@@ -23,11 +23,11 @@ static const struct {
  * the age: larger is newer), so the list's newest-first order costs no
  * sequence number and no list links. A deleted entry leaves a hole
  * (rec NULL) until the array is compacted. */
-struct srx_ent {
+struct srindex_ent {
 	const uint8_t *rec;              /* in the caller's object, not a copy */
 };
 
-/* The rest of an entry, apart so that srx_ent stays one pointer: the
+/* The rest of an entry, apart so that srindex_ent stays one pointer: the
  * charge it counts in and, for the two keys many records share, the next
  * older entry of the same key. */
 struct srx_link {
@@ -62,9 +62,9 @@ struct srx_charge {
 
 #define SRX_CHARGE_BUCKETS 4096 /* ports of a subnet: at most 48K LIDs */
 
-struct srx {
+struct srindex {
 	size_t rec_off;
-	struct srx_ent *ent;
+	struct srindex_ent *ent;
 	struct srx_link *link;
 	uint32_t cap, top;               /* allocated, used (with holes) */
 	uint32_t n;
@@ -178,7 +178,7 @@ static uint32_t dist(const struct srx_tab *t, uint32_t a, uint32_t b)
 }
 
 /* The slot of key in table k, or of the empty slot where it would go. */
-static uint32_t tab_find(const struct srx *x, unsigned k, const uint8_t *key, uint32_t h)
+static uint32_t tab_find(const struct srindex *x, unsigned k, const uint8_t *key, uint32_t h)
 {
 	const struct srx_tab *t = &x->tab[k];
 	uint32_t i;
@@ -236,12 +236,12 @@ static void tab_remove(struct srx_tab *t, uint32_t i)
 	t->keys--;
 }
 
-static uint32_t *charge_bucket(struct srx *x, uint64_t who)
+static uint32_t *charge_bucket(struct srindex *x, uint64_t who)
 {
 	return &x->charge_head[fmix64(who) & (SRX_CHARGE_BUCKETS - 1)];
 }
 
-static uint32_t charge_find(const struct srx *x, uint64_t who)
+static uint32_t charge_find(const struct srindex *x, uint64_t who)
 {
 	uint32_t c = x->charge_head[fmix64(who) & (SRX_CHARGE_BUCKETS - 1)];
 
@@ -251,7 +251,7 @@ static uint32_t charge_find(const struct srx *x, uint64_t who)
 }
 
 /* The charge of who, made if new: its number, or NIL when out of memory. */
-static uint32_t charge_get(struct srx *x, uint64_t who)
+static uint32_t charge_get(struct srindex *x, uint64_t who)
 {
 	uint32_t c = charge_find(x, who), *b;
 
@@ -280,7 +280,7 @@ static uint32_t charge_get(struct srx *x, uint64_t who)
 	return c;
 }
 
-static void charge_put(struct srx *x, uint32_t c)
+static void charge_put(struct srindex *x, uint32_t c)
 {
 	uint32_t *pp;
 
@@ -293,23 +293,23 @@ static void charge_put(struct srx *x, uint32_t c)
 	x->charge_free = c;
 }
 
-size_t srindex_charged(const struct srx *x, uint64_t who)
+size_t srindex_charged(const struct srindex *x, uint64_t who)
 {
 	uint32_t c = charge_find(x, who);
 
 	return c == NIL ? 0 : x->charge[c].n;
 }
 
-static void charges_reset(struct srx *x)
+static void charges_reset(struct srindex *x)
 {
 	memset(x->charge_head, 0xff, sizeof(x->charge_head));
 	x->charge_top = 0;
 	x->charge_free = NIL;
 }
 
-int srindex_init(struct srx **out, size_t rec_off)
+int srindex_init(struct srindex **out, size_t rec_off)
 {
-	struct srx *x = calloc(1, sizeof(*x));
+	struct srindex *x = calloc(1, sizeof(*x));
 	unsigned k;
 
 	if (!x)
@@ -328,7 +328,7 @@ int srindex_init(struct srx **out, size_t rec_off)
 	return 0;
 }
 
-static void tabs_reset(struct srx *x)
+static void tabs_reset(struct srindex *x)
 {
 	unsigned k;
 
@@ -338,14 +338,14 @@ static void tabs_reset(struct srx *x)
 	}
 }
 
-void srindex_clear(struct srx *x)
+void srindex_clear(struct srindex *x)
 {
 	charges_reset(x);
 	tabs_reset(x);
 	x->top = x->n = 0;
 }
 
-void srindex_fini(struct srx *x)
+void srindex_fini(struct srindex *x)
 {
 	unsigned k;
 
@@ -359,7 +359,7 @@ void srindex_fini(struct srx *x)
 	free(x);
 }
 
-size_t srindex_count(const struct srx *x)
+size_t srindex_count(const struct srindex *x)
 {
 	return x->n;
 }
@@ -367,7 +367,7 @@ size_t srindex_count(const struct srx *x)
 /* The entry arrays count to their top: the rest, never written, is
  * address space (realloc moves large arrays with mremap) that the
  * kernel backs only when the array fills. */
-size_t srindex_bytes(const struct srx *x)
+size_t srindex_bytes(const struct srindex *x)
 {
 	size_t b = sizeof(*x) + (size_t)x->top * (sizeof(*x->ent) + sizeof(*x->link)) +
 		   (size_t)x->charge_cap * sizeof(*x->charge);
@@ -378,7 +378,7 @@ size_t srindex_bytes(const struct srx *x)
 	return b;
 }
 
-size_t srindex_probe_max(const struct srx *x, enum srx_key k)
+size_t srindex_probe_max(const struct srindex *x, enum srindex_key k)
 {
 	const struct srx_tab *t = &x->tab[k];
 	size_t max = 0;
@@ -393,7 +393,7 @@ size_t srindex_probe_max(const struct srx *x, enum srx_key k)
 	return max;
 }
 
-static uint32_t ent_index(const struct srx *x, const struct srx_ent *e)
+static uint32_t ent_index(const struct srindex *x, const struct srindex_ent *e)
 {
 	return (uint32_t)(e - x->ent);
 }
@@ -402,7 +402,7 @@ static uint32_t ent_index(const struct srx *x, const struct srx_ent *e)
  * unique (the caller looks first), so a RID goes to the first empty slot.
  * A shared key's entries stay newest first: a new entry goes to the head,
  * one updated in place (srindex_rehook) back where its age puts it. */
-static void link_key(struct srx *x, unsigned k, uint32_t i)
+static void link_key(struct srindex *x, unsigned k, uint32_t i)
 {
 	const uint8_t *key = rec_key(k, x->ent[i].rec);
 	struct srx_tab *t = &x->tab[k];
@@ -433,7 +433,7 @@ static void link_key(struct srx *x, unsigned k, uint32_t i)
 	*pp = i;
 }
 
-static void unlink_key(struct srx *x, unsigned k, uint32_t i)
+static void unlink_key(struct srindex *x, unsigned k, uint32_t i)
 {
 	const uint8_t *key = rec_key(k, x->ent[i].rec);
 	struct srx_tab *t = &x->tab[k];
@@ -458,7 +458,7 @@ static void unlink_key(struct srx *x, unsigned k, uint32_t i)
 	*pp = x->link[i].next[k - 1];
 }
 
-static void link_all(struct srx *x, uint32_t i)
+static void link_all(struct srindex *x, uint32_t i)
 {
 	unsigned k;
 
@@ -468,7 +468,7 @@ static void link_all(struct srx *x, uint32_t i)
 
 /* Close the holes, keeping the order, and index the entries again under
  * their new numbers. The tables keep their size: the keys are the same. */
-static void compact(struct srx *x)
+static void compact(struct srindex *x)
 {
 	uint32_t i, w = 0;
 
@@ -487,10 +487,10 @@ static void compact(struct srx *x)
 
 /* Room for one more entry at the top: compact when a quarter or more of
  * the array is holes, else double it. Amortized O(1) a Set. */
-static int ent_reserve(struct srx *x)
+static int ent_reserve(struct srindex *x)
 {
 	uint32_t cap = x->cap ? 2 * x->cap : SRX_MIN_ENTS;
-	struct srx_ent *e;
+	struct srindex_ent *e;
 	struct srx_link *l;
 
 	if (x->top < x->cap)
@@ -513,12 +513,12 @@ static int ent_reserve(struct srx *x)
 	return 0;
 }
 
-int srindex_add(struct srx *x, void *handle)
+int srindex_add(struct srindex *x, void *handle)
 {
 	return srindex_add_charged(x, handle, 0);
 }
 
-int srindex_add_charged(struct srx *x, void *handle, uint64_t who)
+int srindex_add_charged(struct srindex *x, void *handle, uint64_t who)
 {
 	uint32_t i, c;
 	unsigned k;
@@ -540,7 +540,7 @@ int srindex_add_charged(struct srx *x, void *handle, uint64_t who)
 	return 0;
 }
 
-struct srx_ent *srindex_find_rid(const struct srx *x, const uint8_t *rec)
+struct srindex_ent *srindex_find_rid(const struct srindex *x, const uint8_t *rec)
 {
 	const uint8_t *key = rec_key(K_RID, rec);
 	uint32_t s = tab_find(x, K_RID, key, key_hash(K_RID, key));
@@ -549,24 +549,24 @@ struct srx_ent *srindex_find_rid(const struct srx *x, const uint8_t *rec)
 	return e ? &x->ent[e - 1] : NULL;
 }
 
-static void prefetch(const struct srx *x, unsigned k, const uint8_t *key)
+static void prefetch(const struct srindex *x, unsigned k, const uint8_t *key)
 {
 	const struct srx_tab *t = &x->tab[k];
 
 	__builtin_prefetch(&t->slot[home(t, key_hash(k, key))]);
 }
 
-void srindex_prefetch_rid(const struct srx *x, const uint8_t *rec)
+void srindex_prefetch_rid(const struct srindex *x, const uint8_t *rec)
 {
 	prefetch(x, K_RID, rec_key(K_RID, rec));
 }
 
-void srindex_prefetch_data8(const struct srx *x, const uint8_t *data8)
+void srindex_prefetch_data8(const struct srindex *x, const uint8_t *data8)
 {
 	prefetch(x, K_DATA8, data8);
 }
 
-int srindex_unhook(struct srx *x, struct srx_ent *e)
+int srindex_unhook(struct srindex *x, struct srindex_ent *e)
 {
 	/* Room for the new address's key before the old one is let go. */
 	if (tab_reserve(&x->tab[K_DATA8]))
@@ -575,12 +575,12 @@ int srindex_unhook(struct srx *x, struct srx_ent *e)
 	return 0;
 }
 
-void srindex_rehook(struct srx *x, struct srx_ent *e)
+void srindex_rehook(struct srindex *x, struct srindex_ent *e)
 {
 	link_key(x, K_DATA8, ent_index(x, e));
 }
 
-void srindex_del(struct srx *x, struct srx_ent *e)
+void srindex_del(struct srindex *x, struct srindex_ent *e)
 {
 	uint32_t i = ent_index(x, e);
 	unsigned k;
@@ -595,32 +595,32 @@ void srindex_del(struct srx *x, struct srx_ent *e)
 		x->top--;
 }
 
-const uint8_t *srindex_rec(const struct srx_ent *e)
+const uint8_t *srindex_rec(const struct srindex_ent *e)
 {
 	return e->rec;
 }
 
-void *srindex_handle(const struct srx *x, const struct srx_ent *e)
+void *srindex_handle(const struct srindex *x, const struct srindex_ent *e)
 {
 	return (void *)(e->rec - x->rec_off);
 }
 
 /* The newest entry of key in table k, then its older ones; NIL: none
  * (an empty slot's 0 less one). */
-static uint32_t key_first(const struct srx *x, unsigned k, const uint8_t *key)
+static uint32_t key_first(const struct srindex *x, unsigned k, const uint8_t *key)
 {
 	uint32_t s = tab_find(x, k, key, key_hash(k, key));
 
 	return x->tab[k].slot[s].ent - 1;
 }
 
-static uint32_t key_next(const struct srx *x, unsigned k, uint32_t i)
+static uint32_t key_next(const struct srindex *x, unsigned k, uint32_t i)
 {
 	return x->link[i].next[k - 1];
 }
 
-static void each_key(const struct srx *x, unsigned k, const uint8_t *key,
-		     srx_visit_fn fn, void *arg)
+static void each_key(const struct srindex *x, unsigned k, const uint8_t *key,
+		     srindex_visit_fn fn, void *arg)
 {
 	uint32_t i;
 
@@ -629,12 +629,12 @@ static void each_key(const struct srx *x, unsigned k, const uint8_t *key,
 			return;
 }
 
-void srindex_each_gid(const struct srx *x, const uint8_t *gid, srx_visit_fn fn, void *arg)
+void srindex_each_gid(const struct srindex *x, const uint8_t *gid, srindex_visit_fn fn, void *arg)
 {
 	each_key(x, K_GID, gid, fn, arg);
 }
 
-void srindex_each_data8(const struct srx *x, const uint8_t *data8, srx_visit_fn fn, void *arg)
+void srindex_each_data8(const struct srindex *x, const uint8_t *data8, srindex_visit_fn fn, void *arg)
 {
 	each_key(x, K_DATA8, data8, fn, arg);
 }
@@ -644,13 +644,13 @@ static uint64_t cm_bits(unsigned first, unsigned n)
 	return ((1ull << n) - 1) << first;
 }
 
-size_t srindex_query(const struct srx *x, const uint8_t *query, uint64_t mask,
-		     srx_visit_fn fn, void *arg)
+size_t srindex_query(const struct srindex *x, const uint8_t *query, uint64_t mask,
+		     srindex_visit_fn fn, void *arg)
 {
 	const uint64_t rid = cm_bits(SR_CM_ID, 3);
 	const uint64_t data8 = cm_bits(SR_CM_DATA8, 16) &
 			       ~cm_bits(SR_CM_DATA8 + DATA8_FORM_OCTET, 2);
-	struct srx_ent *e;
+	struct srindex_ent *e;
 	uint32_t i;
 	unsigned k;
 	size_t n = 0;

@@ -23,9 +23,9 @@
 #include "shadow.h"
 #include "core/wire.h"
 
-/* A master holds an up-to-date standby's pull up to REPL_HOLD_MS; wait
+/* A master holds an up-to-date standby's pull up to STANDBY_HOLD_MS; wait
  * a little longer. */
-#define PULL_TIMEOUT_MS (REPL_HOLD_MS + 800)
+#define PULL_TIMEOUT_MS (STANDBY_HOLD_MS + 800)
 /* After a failed pull, serve a while before the next. */
 #define RETRY_MS 500
 /* A takeover without a trusted copy waits for the final copy of the SM
@@ -117,7 +117,7 @@ void standby_attach(struct mport *port, int agent)
 
 static void refused(uint16_t lid, const char *why)
 {
-	if (refusal_allowed(REFUSAL_LID | lid, RL_KINDS - 1))
+	if (refusal_allowed(REFUSAL_LID | lid, RATELIM_KINDS - 1))
 		GLUE_LOG(GLUE_LOG_INFO,
 			 "WRN 7A43: replication answer from LID %u dropped: %s\n", lid, why);
 }
@@ -682,7 +682,7 @@ void standby_takeover(void)
 	pthread_mutex_unlock(&R.mu);
 }
 
-void standby_state(struct state_repl *out)
+void standby_state(struct state_file_repl *out)
 {
 	pthread_mutex_lock(&R.mu);
 	out->head = R.master_head;

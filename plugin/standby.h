@@ -12,7 +12,7 @@
 #include "core/state_file.h"
 
 /* How long a master holds an up-to-date standby's pull. */
-#define REPL_HOLD_MS 200
+#define STANDBY_HOLD_MS 200
 
 /* changed(): the figures of standby_state() moved. -ENOMEM. */
 int standby_init(void (*changed)(void));
@@ -32,6 +32,6 @@ void standby_takeover(void);
 
 /* The standby's figures (applied, in_sync, lag, snapshots, installed,
  * takeovers, epoch) into out; the rest untouched. */
-void standby_state(struct state_repl *out);
+void standby_state(struct state_file_repl *out);
 
 #endif

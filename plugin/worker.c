@@ -61,8 +61,8 @@ static struct {
 	/* The worker thread's own. */
 	struct missing *missing;
 	size_t nmissing;
-	struct state_summary summary; /* the state file's last scan */
-	struct state_rec *absent;
+	struct state_file_summary summary; /* the state file's last scan */
+	struct state_file_rec *absent;
 	size_t nabsent;
 	uint64_t scanned_sets;        /* sr_handler_sets() at that scan */
 	uint64_t scanned_at;          /* (uint64_t)mono_ns(), 0 = never */
@@ -178,13 +178,13 @@ static int flush_one(void *h, const uint8_t *bytes, void *arg)
 
 /* One GID's records, found by the index. */
 struct gid_recs {
-	const struct srx *x;
+	const struct srindex *x;
 	void **h;
 	size_t n, cap;
 	int oom;
 };
 
-static int gid_rec(const struct srx_ent *e, void *arg)
+static int gid_rec(const struct srindex_ent *e, void *arg)
 {
 	struct gid_recs *g = arg;
 
@@ -340,8 +340,8 @@ static const char *sm_state_name(uint8_t s)
 }
 
 struct scan_walk {
-	struct state_summary sum;
-	struct state_rec *recs;
+	struct state_file_summary sum;
+	struct state_file_rec *recs;
 	size_t n;
 };
 
@@ -359,7 +359,7 @@ static int scan_one(void *h, const uint8_t *bytes, void *arg)
 	if (!ats || glue_gid_on_fabric(r.gid))
 		return 0;
 	w->sum.absent++;
-	if (!w->recs || w->n == STATE_MAX_ABSENT)
+	if (!w->recs || w->n == STATE_FILE_MAX_ABSENT)
 		return 0;
 	state_file_rec_from(&w->recs[w->n], &r);
 	m = missing_find(r.gid);
@@ -375,7 +375,7 @@ static void scan_state(void)
 	struct scan_walk w;
 
 	memset(&w, 0, sizeof(w));
-	w.recs = malloc(STATE_MAX_ABSENT * sizeof(*w.recs));
+	w.recs = malloc(STATE_FILE_MAX_ABSENT * sizeof(*w.recs));
 	glue_lock_shared();
 	glue_sr_walk(0, scan_one, &w);
 	glue_unlock();
@@ -395,10 +395,10 @@ static void scan_state(void)
  * kilobytes, whatever the number of records. */
 static void write_state(void)
 {
-	struct state_counters cnt;
-	struct state_index idx;
-	struct state_info info;
-	struct state_repl repl;
+	struct state_file_counters cnt;
+	struct state_file_index idx;
+	struct state_file_info info;
+	struct state_file_repl repl;
 	const struct metrics_src msrc = { &info, &W.summary, &cnt, &idx, &repl };
 	int ret;
 

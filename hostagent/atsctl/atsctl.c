@@ -99,7 +99,7 @@ static int check_unicast(const char *arg)
 	const char *why;
 
 	if (check_ip(arg))
-		return EXIT_USAGE;
+		return CTL_EXIT_USAGE;
 	ats_ip_parse(arg, &ip);
 	if (ats_ip_check_unicast(&ip, &why))
 		return out_usage_err("IP", arg, why);
@@ -242,7 +242,7 @@ static void usage(FILE *f)
 "                       the terminal, or a line from stdin)\n"
 "      --smkey-file FILE  the SM_Key from FILE (mode 600 or stricter)\n"
 "      --rmpp MODE      auto|on|off: trust GetTable for several records\n"
-"  -S, --socket PATH    atsd's socket (default " ATSD_SOCKET_DEFAULT ")\n"
+"  -S, --socket PATH    atsd's socket (default " ATSD_PROTO_SOCKET_DEFAULT ")\n"
 "  -n, --no-agent       ask the SA even when atsd runs\n"
 "  -v, --verbose        more log output (repeat for debug)\n"
 "  -V, --version        atsctl's version\n"
@@ -257,7 +257,7 @@ static void usage(FILE *f)
 "which takes the local port's subnet prefix. Exit status: 0 done, 1 nothing\n"
 "found, 2 usage error, 3 SA, agent or transport error, 4 (status, resync)\n"
 "the SA refuses an address of this host.\n",
-		SA_TIMEOUT_MS_DEFAULT, SA_RETRIES_DEFAULT);
+		SA_CLIENT_TIMEOUT_MS_DEFAULT, SA_CLIENT_RETRIES_DEFAULT);
 }
 
 /* Bytes below 0x20 or 0x7f in s. */
@@ -473,17 +473,17 @@ static int help_command(int argc, char **argv)
 
 	if (argc == 1) {
 		usage(stdout);
-		return EXIT_FOUND;
+		return CTL_EXIT_FOUND;
 	}
 	if (argc > 2) {
 		fprintf(stderr, "atsctl: help takes at most 1 argument (try --help)\n");
-		return EXIT_USAGE;
+		return CTL_EXIT_USAGE;
 	}
 	cmd = find_command(argv[1]);
 	if (!cmd)
 		return out_usage_err("command", argv[1], "unknown (try --help)");
 	command_help(stdout, cmd);
-	return EXIT_FOUND;
+	return CTL_EXIT_FOUND;
 }
 
 /* The hidden --list-commands: a command a line with the long options it
@@ -516,7 +516,7 @@ static int sm_key(const char *arg, const char *file, uint64_t *key)
 		ret = smkey_read_file(file, key, err, sizeof(err));
 		if (ret)
 			fprintf(stderr, "atsctl: --smkey-file %s\n", err);
-		return ret ? EXIT_USAGE : 0;
+		return ret ? CTL_EXIT_USAGE : 0;
 	}
 	if (arg && !strcmp(arg, "-")) {
 		ret = smkey_read_stream(stdin, isatty(STDIN_FILENO), key);
@@ -524,19 +524,19 @@ static int sm_key(const char *arg, const char *file, uint64_t *key)
 			fprintf(stderr, "atsctl: -k -: %s\n", ret == -EINVAL ?
 				"not an SM_Key (decimal or 0x-hex, 64 bits)" :
 				ret == -ENODATA ? "no line on standard input" : strerror(-ret));
-		return ret ? EXIT_USAGE : 0;
+		return ret ? CTL_EXIT_USAGE : 0;
 	}
 	if (arg) {
 		/* The value typed is the key: not echoed in the error. */
 		if (smkey_parse(arg, key)) {
 			fprintf(stderr, "atsctl: --smkey: not a 64-bit key (decimal or 0x-hex)\n");
-			return EXIT_USAGE;
+			return CTL_EXIT_USAGE;
 		}
 		return 0;
 	}
 	if (env && smkey_parse(env, key)) {
 		fprintf(stderr, "atsctl: %s: not a 64-bit key (decimal or 0x-hex)\n", SMKEY_ENV);
-		return EXIT_USAGE;
+		return CTL_EXIT_USAGE;
 	}
 	return 0;
 }
@@ -577,11 +577,11 @@ static int global_option(struct ctl *c, struct glob *g, int opt, const char *arg
 		break;
 	case 'R':
 		if (!strcmp(arg, "auto"))
-			c->sa_opts.rmpp = SA_RMPP_AUTO;
+			c->sa_opts.rmpp = SA_CLIENT_RMPP_AUTO;
 		else if (!strcmp(arg, "on"))
-			c->sa_opts.rmpp = SA_RMPP_ON;
+			c->sa_opts.rmpp = SA_CLIENT_RMPP_ON;
 		else if (!strcmp(arg, "off"))
-			c->sa_opts.rmpp = SA_RMPP_OFF;
+			c->sa_opts.rmpp = SA_CLIENT_RMPP_OFF;
 		else
 			return out_usage_err("--rmpp", arg, "expected auto, on or off");
 		break;
@@ -675,7 +675,7 @@ static int run_command(struct ctl *c, struct glob *g, int argc, char **argv)
 	a.lease = SR_LEASE_INFINITE;
 	a.ping.count = 3;
 	a.ping.interval_ms = 1000;
-	a.ping.type = LIV_ECHO_REQ;
+	a.ping.type = VMAD_LIV_ECHO_REQ;
 	a.ping.size = 56;
 	optind = 0; /* 0: GNU getopt reinitializes, permuting again */
 	opterr = 0;
@@ -693,7 +693,7 @@ static int run_command(struct ctl *c, struct glob *g, int argc, char **argv)
 					     "needs an argument");
 		if (opt == 'h') {
 			command_help(stdout, cmd);
-			return EXIT_FOUND;
+			return CTL_EXIT_FOUND;
 		}
 		if (opt != '?' && is_global(opt)) {
 			ret = global_option(c, g, opt, optarg, &stop);
@@ -711,7 +711,7 @@ static int run_command(struct ctl *c, struct glob *g, int argc, char **argv)
 	if ((unsigned)(argc - optind) != cmd->nargs) {
 		fprintf(stderr, "atsctl: %s takes %u argument%s (try --help)\n",
 			cmd->name, cmd->nargs, cmd->nargs == 1 ? "" : "s");
-		return EXIT_USAGE;
+		return CTL_EXIT_USAGE;
 	}
 	for (k = 0; k < cmd->nargs; k++)
 		a.arg[k] = argv[optind + k];
@@ -745,9 +745,9 @@ int main(int argc, char **argv)
 	/* An agent that closes on us is an error to report, not a death. */
 	signal(SIGPIPE, SIG_IGN);
 	memset(&c, 0, sizeof(c));
-	c.sa_opts.timeout_ms = SA_TIMEOUT_MS_DEFAULT;
-	c.sa_opts.retries = SA_RETRIES_DEFAULT;
-	c.socket = ATSD_SOCKET_DEFAULT;
+	c.sa_opts.timeout_ms = SA_CLIENT_TIMEOUT_MS_DEFAULT;
+	c.sa_opts.retries = SA_CLIENT_RETRIES_DEFAULT;
+	c.socket = ATSD_PROTO_SOCKET_DEFAULT;
 	opterr = 0;
 	/* Up to the command ("+"): its words are run_command's. */
 	while ((opt = getopt_long(argc, argv, "+:jh" GLOB_SHORT, glob_lopts, NULL)) != -1) {
@@ -761,7 +761,7 @@ int main(int argc, char **argv)
 	if (optind >= argc) {
 		ret = globals_done(&c, &g);
 		usage(stderr);
-		return ret ? ret : EXIT_USAGE;
+		return ret ? ret : CTL_EXIT_USAGE;
 	}
 	ret = run_command(&c, &g, argc - optind, argv + optind);
 	ctl_close(&c);

@@ -29,10 +29,10 @@ static int all_digits(const char *v)
  * each an object, fields named by atsd_proto; decimal values (LIDs, MTU,
  * SL, QPNs as atsd prints them) as numbers, the rest (hex identifiers
  * included) as strings. */
-static void json_agent_line(struct json *j, const char *line, enum atsd_line_kind kind)
+static void json_agent_line(struct json *j, const char *line, enum atsd_proto_line_kind kind)
 {
-	struct atsd_field f[ATSD_LINE_MAX / 2];
-	char buf[ATSD_LINE_MAX];
+	struct atsd_proto_field f[ATSD_PROTO_LINE_MAX / 2];
+	char buf[ATSD_PROTO_LINE_MAX];
 	size_t i, n;
 
 	snprintf(buf, sizeof(buf), "%s", line);
@@ -49,13 +49,13 @@ static void json_agent_line(struct json *j, const char *line, enum atsd_line_kin
 
 /* stats lines are "name value": --json makes them one object, numbers
  * as numbers. */
-static void json_stats(struct json *j, const struct atsd_reply *rep)
+static void json_stats(struct json *j, const struct atsd_client_reply *rep)
 {
 	size_t i;
 
 	json_obj(j, NULL);
 	for (i = 0; i < rep->nlines; i++) {
-		char name[ATSD_LINE_MAX];
+		char name[ATSD_PROTO_LINE_MAX];
 		const char *v;
 
 		atsd_proto_stats_split(rep->lines[i], name, sizeof(name), &v);
@@ -75,14 +75,14 @@ static int has_control(const char *s)
 	return 0;
 }
 
-static void print_agent_lines(const struct ctl *c, const char *req, const struct atsd_reply *rep)
+static void print_agent_lines(const struct ctl *c, const char *req, const struct atsd_client_reply *rep)
 {
 	struct json j;
 	size_t i;
 
 	if (!c->json) {
 		for (i = 0; i < rep->nlines; i++) {
-			char safe[4 * ATSD_LINE_MAX + 1];
+			char safe[4 * ATSD_PROTO_LINE_MAX + 1];
 
 			printf("%s\n", out_clean(rep->lines[i], safe, sizeof(safe)));
 		}
@@ -95,7 +95,7 @@ static void print_agent_lines(const struct ctl *c, const char *req, const struct
 		json_arr(&j, NULL);
 		for (i = 0; i < rep->nlines; i++)
 			json_agent_line(&j, rep->lines[i],
-					strcmp(req, "ipoib") ? ATSD_LINE_CONN : ATSD_LINE_GROUP);
+					strcmp(req, "ipoib") ? ATSD_PROTO_LINE_CONN : ATSD_PROTO_LINE_GROUP);
 		json_end(&j);
 	}
 	json_fini(&j);
@@ -106,38 +106,38 @@ static void print_agent_lines(const struct ctl *c, const char *req, const struct
  * answers. */
 static int agent_only(const struct ctl *c, const char *req)
 {
-	struct atsd_reply rep;
-	char safe[4 * ATSD_LINE_MAX + 1];
+	struct atsd_client_reply rep;
+	char safe[4 * ATSD_PROTO_LINE_MAX + 1];
 	int ret;
 
 	ret = atsd_client_request(c->socket, req, 10000, &rep);
 	if (ret == -ENOENT || ret == -ECONNREFUSED || ret == -ENOTDIR) {
 		fprintf(stderr, "atsctl: atsd is not running (no socket at %s)\n", c->socket);
-		return EXIT_SA;
+		return CTL_EXIT_SA;
 	}
 	if (ret) {
 		fprintf(stderr, "atsctl: atsd at %s: %s\n", c->socket, strerror(-ret));
-		return EXIT_SA;
+		return CTL_EXIT_SA;
 	}
 	log_info("%s: answered by atsd (%s)", req, c->socket);
 	if (!rep.ok) {
-		ret = !strcmp(rep.code, "ENOENT") ? EXIT_NOTFOUND :
-		      !strcmp(rep.code, "EINVAL") ? EXIT_USAGE : EXIT_SA;
+		ret = !strcmp(rep.code, "ENOENT") ? CTL_EXIT_NOTFOUND :
+		      !strcmp(rep.code, "EINVAL") ? CTL_EXIT_USAGE : CTL_EXIT_SA;
 		fprintf(stderr, "atsctl: %s: %s\n", req, out_clean(rep.message, safe, sizeof(safe)));
 		atsd_client_reply_free(&rep);
 		return ret;
 	}
 	print_agent_lines(c, req, &rep);
 	atsd_client_reply_free(&rep);
-	return EXIT_FOUND;
+	return CTL_EXIT_FOUND;
 }
 
 /* status's second part: each hold with the uid that took it. An atsd
  * without the request (older) leaves it out. */
 static void print_holds(const struct ctl *c, struct json *j)
 {
-	struct atsd_reply rep;
-	struct atsd_hold h;
+	struct atsd_client_reply rep;
+	struct atsd_proto_hold h;
 	size_t i;
 
 	if (atsd_client_request(c->socket, "holds", 10000, &rep))
@@ -170,32 +170,32 @@ static void print_holds(const struct ctl *c, struct json *j)
 static int print_status(const struct ctl *c)
 {
 	int refused = 0;
-	struct atsd_reply rep;
+	struct atsd_client_reply rep;
 	struct json j;
-	char safe[4 * ATSD_LINE_MAX + 1];
+	char safe[4 * ATSD_PROTO_LINE_MAX + 1];
 	size_t i;
 	int ret = atsd_client_request(c->socket, "status", 10000, &rep);
 
 	if (ret == -ENOENT || ret == -ECONNREFUSED || ret == -ENOTDIR) {
 		fprintf(stderr, "atsctl: atsd is not running (no socket at %s)\n", c->socket);
-		return EXIT_SA;
+		return CTL_EXIT_SA;
 	}
 	if (ret || !rep.ok) {
 		fprintf(stderr, "atsctl: atsd at %s: %s\n", c->socket,
 			ret ? strerror(-ret) : out_clean(rep.message, safe, sizeof(safe)));
 		if (!ret)
 			atsd_client_reply_free(&rep);
-		return EXIT_SA;
+		return CTL_EXIT_SA;
 	}
 	/* Check every line before printing any: no half a document. */
 	for (i = 0; i < rep.nlines; i++) {
-		struct atsd_status sl;
+		struct atsd_proto_status sl;
 
 		if (atsd_proto_status_parse(rep.lines[i], &sl) || has_control(rep.lines[i])) {
 			fprintf(stderr, "atsctl: atsd sent a bad status line '%s'\n",
 				out_clean(rep.lines[i], safe, sizeof(safe)));
 			atsd_client_reply_free(&rep);
-			return EXIT_SA;
+			return CTL_EXIT_SA;
 		}
 	}
 	if (c->json) {
@@ -207,7 +207,7 @@ static int print_status(const struct ctl *c)
 		       "IP", "STATE");
 	}
 	for (i = 0; i < rep.nlines; i++) {
-		struct atsd_status sl;
+		struct atsd_proto_status sl;
 		char lease_s[16];
 
 		atsd_proto_status_parse(rep.lines[i], &sl);
@@ -246,30 +246,30 @@ static int print_status(const struct ctl *c)
 		json_fini(&j);
 	}
 	/* For monitoring: an address the SA refuses is not served. */
-	return refused ? EXIT_REFUSED : EXIT_FOUND;
+	return refused ? CTL_EXIT_REFUSED : CTL_EXIT_FOUND;
 }
 
 /* resync: atsd answers once the full sync it asked for has ended. */
 static int print_resync(const struct ctl *c)
 {
-	struct atsd_reply rep;
-	struct atsd_resync r;
-	struct atsd_status sl;
+	struct atsd_client_reply rep;
+	struct atsd_proto_resync r;
+	struct atsd_proto_status sl;
 	struct json j;
-	char safe[4 * ATSD_LINE_MAX + 1];
+	char safe[4 * ATSD_PROTO_LINE_MAX + 1];
 	size_t i;
 	int ret = atsd_client_request(c->socket, "verify", 120000, &rep);
 
 	if (ret == -ENOENT || ret == -ECONNREFUSED || ret == -ENOTDIR) {
 		fprintf(stderr, "atsctl: atsd is not running (no socket at %s)\n", c->socket);
-		return EXIT_SA;
+		return CTL_EXIT_SA;
 	}
 	if (ret || !rep.ok) {
 		fprintf(stderr, "atsctl: resync: %s\n",
 			ret ? strerror(-ret) : out_clean(rep.message, safe, sizeof(safe)));
 		if (!ret)
 			atsd_client_reply_free(&rep);
-		return EXIT_SA;
+		return CTL_EXIT_SA;
 	}
 	ret = !rep.nlines || atsd_proto_resync_parse(rep.lines[0], &r) ||
 	      r.refused != rep.nlines - 1;
@@ -278,7 +278,7 @@ static int print_resync(const struct ctl *c)
 	if (ret) {
 		fprintf(stderr, "atsctl: atsd sent a bad resync answer\n");
 		atsd_client_reply_free(&rep);
-		return EXIT_SA;
+		return CTL_EXIT_SA;
 	}
 	if (c->json) {
 		json_init(&j, stdout, 0);
@@ -311,12 +311,12 @@ static int print_resync(const struct ctl *c)
 		json_fini(&j);
 	}
 	atsd_client_reply_free(&rep);
-	return r.refused ? EXIT_REFUSED : EXIT_FOUND;
+	return r.refused ? CTL_EXIT_REFUSED : CTL_EXIT_FOUND;
 }
 
 static int hold(const struct ctl *c, const struct ctl_args *a, const char *cmd)
 {
-	char req[ATSD_LINE_MAX];
+	char req[ATSD_PROTO_LINE_MAX];
 
 	if (!a->owner)
 		return out_usage_err(cmd, a->arg[0], "needs --owner NAME");
@@ -366,7 +366,7 @@ int cmd_agent_connections(struct ctl *c, const struct ctl_args *a)
 
 int cmd_agent_connect(struct ctl *c, const struct ctl_args *a)
 {
-	char req[ATSD_LINE_MAX];
+	char req[ATSD_PROTO_LINE_MAX];
 
 	snprintf(req, sizeof(req), "connect %s %s%s%s pkey=0x%04x", a->arg[0], a->arg[1],
 		 a->cm_sid ? " " : "", a->cm_sid ? a->cm_sid : "", a->pkey);
@@ -375,7 +375,7 @@ int cmd_agent_connect(struct ctl *c, const struct ctl_args *a)
 
 int cmd_agent_disconnect(struct ctl *c, const struct ctl_args *a)
 {
-	char req[ATSD_LINE_MAX];
+	char req[ATSD_PROTO_LINE_MAX];
 
 	snprintf(req, sizeof(req), "disconnect %s", a->arg[0]);
 	return agent_only(c, req);

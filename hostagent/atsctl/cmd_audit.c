@@ -26,7 +26,7 @@ static void pkey_union_add(uint16_t *v, size_t *n, uint16_t pkey)
 	for (i = 0; i < *n; i++)
 		if (v[i] == pkey)
 			return;
-	if (*n < AUDIT_MAX_PKEYS)
+	if (*n < ATS_AUDIT_MAX_PKEYS)
 		v[(*n)++] = pkey;
 }
 
@@ -43,7 +43,7 @@ static void state_pkeys(const struct state_file *sf, uint16_t *v, size_t *n)
 }
 
 /* The SM-side counters on one line, for people. */
-static int format_counters(const struct state_counters *cnt, char **out)
+static int format_counters(const struct state_file_counters *cnt, char **out)
 {
 	size_t len = 0;
 	FILE *m = open_memstream(out, &len);
@@ -66,7 +66,7 @@ static int format_counters(const struct state_counters *cnt, char **out)
 	return ret;
 }
 
-static int save(const char *path, const struct ats_set *r)
+static int save(const char *path, const struct ats_query_set *r)
 {
 	char line[256];
 	FILE *f = fopen(path, "w");
@@ -88,9 +88,9 @@ static int same_key(const struct sr_record *a, const struct sr_record *b)
 }
 
 /* Missing, extra and changed records against an inventory file. */
-static int inventory(const char *path, const struct ats_set *r, struct json *j, unsigned *diffs)
+static int inventory(const char *path, const struct ats_query_set *r, struct json *j, unsigned *diffs)
 {
-	struct ats_set inv = { 0 };
+	struct ats_query_set inv = { 0 };
 	char line[256], a[256], b[256];
 	FILE *f = cfg_fopen_regular(path); /* not a FIFO: no hang */
 	size_t i, k;
@@ -115,7 +115,7 @@ static int inventory(const char *path, const struct ats_set *r, struct json *j, 
 		json_arr(j, "inventory");
 	for (i = 0; i < inv.n + r->n; i++) {
 		const struct sr_record *x = i < inv.n ? &inv.recs[i] : &r->recs[i - inv.n];
-		const struct ats_set *other = i < inv.n ? r : &inv;
+		const struct ats_query_set *other = i < inv.n ? r : &inv;
 		const char *what = NULL;
 
 		for (k = 0; k < other->n && !same_key(x, &other->recs[k]); k++)
@@ -159,7 +159,7 @@ static int inventory(const char *path, const struct ats_set *r, struct json *j, 
 struct audit_input {
 	struct ats_audit_port *ports;
 	size_t nports;
-	struct ats_set recs;
+	struct ats_query_set recs;
 };
 
 static void audit_input_free(struct audit_input *in)
@@ -175,12 +175,12 @@ static int audit_collect(struct sa_client *sa, const struct state_file *sf,
 			 struct audit_input *in)
 {
 	uint64_t sent = sa_client_requests(sa);
-	uint16_t allpk[AUDIT_MAX_PKEYS];
-	struct sa_port *ports = NULL;
+	uint16_t allpk[ATS_AUDIT_MAX_PKEYS];
+	struct sa_client_ca_port *ports = NULL;
 	size_t nports = 0, nallpk = 0, i, k;
 	int ret;
 
-	ret = sa_client_ports(sa, SA_PORTS_GAP, &ports, &nports);
+	ret = sa_client_ports(sa, SA_CLIENT_PORTS_GAP, &ports, &nports);
 	if (ret)
 		return ret;
 	in->ports = calloc(nports + 1, sizeof(*in->ports));
@@ -199,7 +199,7 @@ static int audit_collect(struct sa_client *sa, const struct state_file *sf,
 		/* OpenSM answers PKeyTableRecord to trusted requesters only. */
 		n = sa_client_keyed(sa) ?
 		    sa_client_port_pkeys(sa, ports[i].lid, ports[i].port_num, p->pkeys,
-				  AUDIT_MAX_PKEYS) : -EACCES;
+				  ATS_AUDIT_MAX_PKEYS) : -EACCES;
 		if (n >= 0) {
 			p->npkeys = (size_t)n;
 			p->pkeys_known = 1;
@@ -238,7 +238,7 @@ static void finding_json(struct json *j, const struct ats_audit_finding *f,
 		const struct sr_record *r = &recs[f->rec[0]];
 
 		out_record_members(j, r);
-		if (f->kind == AUD_NAME)
+		if (f->kind == ATS_AUDIT_NAME)
 			json_strn(j, "service_name", r->name,
 				  strnlen((const char *)r->name, SR_NAME_LEN));
 	}
@@ -257,7 +257,7 @@ static void finding_text(const struct ats_audit_finding *f, const struct sr_reco
 
 	printf("%s %s: %s", ats_audit_severity_name(f->severity),
 	       ats_audit_kind_name(f->kind), f->text);
-	if (f->kind == AUD_NAME && f->rec[0] != (size_t)-1) {
+	if (f->kind == ATS_AUDIT_NAME && f->rec[0] != (size_t)-1) {
 		const uint8_t *nm = recs[f->rec[0]].name;
 		char esc[6 * SR_NAME_LEN + 1];
 
@@ -330,7 +330,7 @@ static void head_text(struct sa_client *sa, const struct audit_input *in,
 
 /* --inventory: its differences count as issues; 0, or the exit status 3
  * when the file cannot be read. */
-static int audit_inventory(const char *path, const struct ats_set *recs, struct json *j,
+static int audit_inventory(const char *path, const struct ats_query_set *recs, struct json *j,
 			   size_t *issues)
 {
 	unsigned diffs = 0;
@@ -347,7 +347,7 @@ static int audit_inventory(const char *path, const struct ats_set *recs, struct 
 }
 
 /* --save: 0, or the exit status 3 when the file cannot be written. */
-static int audit_save(const char *path, const struct ats_set *recs)
+static int audit_save(const char *path, const struct ats_query_set *recs)
 {
 	int ret = save(path, recs);
 
@@ -392,7 +392,7 @@ int cmd_audit(struct ctl *c, const struct ctl_args *a)
 		head_text(sa, &in, &res);
 	}
 	for (i = 0; i < res.n; i++)
-		issues += res.f[i].severity != AUDIT_INFO;
+		issues += res.f[i].severity != ATS_AUDIT_INFO;
 	if (o->inventory) {
 		ret = audit_inventory(o->inventory, &in.recs, c->json ? &j : NULL, &issues);
 		if (ret)

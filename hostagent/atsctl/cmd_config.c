@@ -102,5 +102,5 @@ int cmd_config_check(struct ctl *c, const struct ctl_args *a)
 		snprintf(r.err, sizeof(r.err), "%s: %s", r.path, strerror(ENOENT));
 	else if (ret && !r.err[0])
 		snprintf(r.err, sizeof(r.err), "%s: %s", r.path, strerror(-ret));
-	return conf_check_report(&r, "atsctl", c->json) ? EXIT_INVALID : EXIT_FOUND;
+	return conf_check_report(&r, "atsctl", c->json) ? CTL_EXIT_INVALID : CTL_EXIT_FOUND;
 }

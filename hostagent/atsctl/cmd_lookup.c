@@ -44,15 +44,15 @@ static int lib_open(struct ctl *c, int no_agent)
 	o.sa_retries = c->sa_opts.retries ? (int)c->sa_opts.retries : -1;
 	o.sm_key = c->sa_opts.sm_key;
 	o.flags = (no_agent ? IBATS_NO_AGENT : 0) |
-		  (c->sa_opts.rmpp == SA_RMPP_ON ? IBATS_RMPP_ON : 0) |
-		  (c->sa_opts.rmpp == SA_RMPP_OFF ? IBATS_RMPP_OFF : 0);
+		  (c->sa_opts.rmpp == SA_CLIENT_RMPP_ON ? IBATS_RMPP_ON : 0) |
+		  (c->sa_opts.rmpp == SA_CLIENT_RMPP_OFF ? IBATS_RMPP_OFF : 0);
 	ret = ibats_open(&c->ats, &o);
 	/* The library's diagnostics under atsctl's name, at its -v level. */
 	if (!ret)
 		ret = ibats_set_log("atsctl", c->log_level);
 	if (ret) {
 		fprintf(stderr, "atsctl: libibats: %s\n", strerror(-ret));
-		return EXIT_SA;
+		return CTL_EXIT_SA;
 	}
 	return 0;
 }
@@ -72,7 +72,7 @@ static int parse_gid(struct ctl *c, const char *s, uint8_t *gid)
 	if (ret) {
 		fprintf(stderr, "atsctl: %s: no subnet prefix for the port GUID: CA %s port %d: %s\n",
 			s, c->ca ? c->ca : "(default)", c->portnum, strerror(-ret));
-		return EXIT_SA;
+		return CTL_EXIT_SA;
 	}
 	wire_put64(gid + 8, guid);
 	return 0;
@@ -112,11 +112,11 @@ static int print_records(const struct ctl *c, int partial, int local,
 {
 	struct sr_record *r = to_sr(recs, n);
 
-	int ret = EXIT_FOUND;
+	int ret = CTL_EXIT_FOUND;
 
 	if (!r) {
 		fprintf(stderr, "atsctl: %s\n", strerror(ENOMEM));
-		return EXIT_SA;
+		return CTL_EXIT_SA;
 	}
 	if (c->names)
 		ret = cmd_whois_records(c, partial, local, r, n);
@@ -141,7 +141,7 @@ static int agent_answer(const struct ctl *c, const char *arg, const char *req, i
 	if (ret == -EPROTO && in->agent_msg[0]) {
 		fprintf(stderr, "atsctl: atsd sent a bad record line '%s'\n",
 			out_clean(in->agent_msg, safe, sizeof(safe)));
-		return EXIT_SA;
+		return CTL_EXIT_SA;
 	}
 	if (ret == -ENOENT && c->json)
 		out_records(1, 0, 0, NULL, 0);
@@ -173,16 +173,16 @@ static int sa_fail(const struct ctl *c, const char *what, int ret, const struct 
 			fprintf(stderr, "atsctl: %s: atsd at %s: %s; cannot ask the SA: %s: "
 				"run as root or start atsd\n", what, c->socket,
 				strerror(in->agent_err ? -in->agent_err : ECONNREFUSED), why);
-		return EXIT_SA;
+		return CTL_EXIT_SA;
 	}
 	if (in->sa_failed == IBATS_SA_PORT) {
 		fprintf(stderr, "atsctl: cannot open CA %s port %d: %s\n",
 			c->ca ? c->ca : "(default)", c->portnum, strerror(-ret));
-		return EXIT_SA;
+		return CTL_EXIT_SA;
 	}
 	if (in->sa_failed == IBATS_SA_AGENT) {
 		fprintf(stderr, "atsctl: cannot register SA agent: %s\n", strerror(-ret));
-		return EXIT_SA;
+		return CTL_EXIT_SA;
 	}
 	return out_sa_err(c, what, ret, in->sa_status, in->sm_lid);
 }
@@ -229,7 +229,7 @@ static int report(const struct ctl *c, const char *cmd, const char *arg, uint16_
 			"(audit --state lists them)\n", what);
 	if (!n && !c->json)
 		out_not_found(arg, "no ATS record");
-	return n ? EXIT_FOUND : EXIT_NOTFOUND;
+	return n ? CTL_EXIT_FOUND : CTL_EXIT_NOTFOUND;
 }
 
 int cmd_lookup_resolve(struct ctl *c, const struct ctl_args *a)

@@ -25,14 +25,14 @@ struct ping_target {
 	char label[128];        /* how the user named it */
 };
 
-static const char *type_name(enum liv_type t)
+static const char *type_name(enum vmad_liv_type t)
 {
-	return t == LIV_TS_REQ ? "timestamp" : t == LIV_INFO_REQ ? "info" : "echo";
+	return t == VMAD_LIV_TS_REQ ? "timestamp" : t == VMAD_LIV_INFO_REQ ? "info" : "echo";
 }
 
 /* Clock offset of the peer in ms: the middle of its receive and transmit
  * against the middle of our send and receive (as ICMP timestamp does). */
-static int64_t clock_offset(const struct liv_reply *r, uint32_t t_back)
+static int64_t clock_offset(const struct vmad_liv_reply *r, uint32_t t_back)
 {
 	int64_t peer = ((int64_t)r->ts_recv + r->ts_xmit) / 2;
 	int64_t ours = ((int64_t)r->ts_orig + t_back) / 2;
@@ -50,11 +50,11 @@ static int64_t clock_offset(const struct liv_reply *r, uint32_t t_back)
 struct ping_state {
 	struct mport *port;
 	const struct ping_target *t;
-	const struct ping_opts *o;
+	const struct cmd_ping_opts *o;
 	int agent;
 	struct mport_dest dst;
 	struct mport_rpc_opts ro;
-	uint8_t *req, pattern[LIV_ECHO_RMPP_MAX];
+	uint8_t *req, pattern[VMAD_LIV_ECHO_RMPP_MAX];
 	size_t req_cap;
 	uint16_t ident;
 	int64_t min, max, sum, start;
@@ -62,15 +62,15 @@ struct ping_state {
 	struct json j;
 };
 
-static size_t echo_size(const struct ping_opts *o)
+static size_t echo_size(const struct cmd_ping_opts *o)
 {
-	return o->type == LIV_ECHO_REQ ? o->size : 0;
+	return o->type == VMAD_LIV_ECHO_REQ ? o->size : 0;
 }
 
 static void print_head(struct ping_state *p)
 {
 	const struct ping_target *t = p->t;
-	const struct ping_opts *o = p->o;
+	const struct cmd_ping_opts *o = p->o;
 
 	if (o->json) {
 		json_init(&p->j, stdout, 0);
@@ -86,18 +86,18 @@ static void print_head(struct ping_state *p)
 
 /* A good answer to request seq, rtt_us after it was sent. */
 static void print_reply(struct ping_state *p, unsigned seq, int64_t rtt,
-			const struct liv_reply *r)
+			const struct vmad_liv_reply *r)
 {
-	const struct ping_opts *o = p->o;
+	const struct cmd_ping_opts *o = p->o;
 	struct json *j = &p->j;
 
 	if (o->json) {
 		json_obj(j, NULL);
 		json_u64(j, "seq", seq);
 		json_i64(j, "rtt_us", rtt);
-		if (o->type == LIV_TS_REQ)
+		if (o->type == VMAD_LIV_TS_REQ)
 			json_i64(j, "clock_offset_ms", clock_offset(r, vmad_liv_timestamp()));
-		if (o->type == LIV_INFO_REQ) {
+		if (o->type == VMAD_LIV_INFO_REQ) {
 			json_u64(j, "lid", r->lid);
 			json_hex64(j, "port_guid", r->port_guid);
 		}
@@ -105,11 +105,11 @@ static void print_reply(struct ping_state *p, unsigned seq, int64_t rtt,
 	} else {
 		printf("reply from LID %u: seq=%u time=%" PRId64 ".%03" PRId64 " ms",
 		       p->t->lid, seq, rtt / 1000, rtt % 1000);
-		if (o->type == LIV_TS_REQ)
+		if (o->type == VMAD_LIV_TS_REQ)
 			printf(" clock offset %+" PRId64 " ms%s",
 			       clock_offset(r, vmad_liv_timestamp()),
-			       (r->ts_recv & LIV_TS_NONSTANDARD) ? " (peer clock not UT)" : "");
-		if (o->type == LIV_INFO_REQ)
+			       (r->ts_recv & VMAD_LIV_TS_NONSTANDARD) ? " (peer clock not UT)" : "");
+		if (o->type == VMAD_LIV_INFO_REQ)
 			printf(" peer LID %u port GUID 0x%016" PRIx64, r->lid, r->port_guid);
 		printf("\n");
 	}
@@ -118,8 +118,8 @@ static void print_reply(struct ping_state *p, unsigned seq, int64_t rtt,
 /* Request seq sent and its answer told: 0, or 3 on a local error. */
 static int ping_one(struct ping_state *p, unsigned seq)
 {
-	const struct ping_opts *o = p->o;
-	struct liv_reply r;
+	const struct cmd_ping_opts *o = p->o;
+	struct vmad_liv_reply r;
 	uint8_t *resp = NULL;
 	size_t len = 0;
 	int64_t t0, rtt;
@@ -193,13 +193,13 @@ static void print_summary(struct ping_state *p)
 /* Per-reply lines and a summary. 0 when at least one answer came, 1 on
  * 100% loss, 3 on local errors. */
 static int ping_run(struct mport *port, const struct ping_target *t,
-		    const struct ping_opts *o)
+		    const struct cmd_ping_opts *o)
 {
 	struct ping_state p = {
 		.port = port, .t = t, .o = o,
 		.dst = { t->lid, SA_QP, SA_QKEY, 0 },
 		.ro = { o->timeout_ms, 0, 0, 0 },
-		.req_cap = LIV_OFF_DATA + LIV_ECHO_RMPP_MAX,
+		.req_cap = VMAD_LIV_OFF_DATA + VMAD_LIV_ECHO_RMPP_MAX,
 		.ident = (uint16_t)getpid(),
 		.min = -1, .start = mono_us(),
 	};
@@ -236,8 +236,8 @@ static int ping_run(struct mport *port, const struct ping_target *t,
 int cmd_ping(struct ctl *c, const struct ctl_args *a)
 {
 	const char *arg = a->arg[0];
-	struct ping_opts o = a->ping;
-	struct sa_path_info pi;
+	struct cmd_ping_opts o = a->ping;
+	struct sa_client_path_info pi;
 	struct ping_target t;
 	struct ats_ip ip;
 	uint8_t gid[16];
@@ -255,7 +255,7 @@ int cmd_ping(struct ctl *c, const struct ctl_args *a)
 		return ping_run(c->port, &t, &o);
 	}
 	if (!ats_ip_parse(arg, &ip)) {
-		struct ats_set s;
+		struct ats_query_set s;
 
 		ret = ats_query_forward(c->sa, &ip, a->pkey, &s);
 		if (ret && ret != -ENOENT)
@@ -277,7 +277,7 @@ int cmd_ping(struct ctl *c, const struct ctl_args *a)
 	return ping_run(c->port, &t, &o);
 }
 
-int cmd_ping_option(struct ping_opts *o, int opt, const char *val)
+int cmd_ping_option(struct cmd_ping_opts *o, int opt, const char *val)
 {
 	uint64_t v;
 
@@ -298,16 +298,16 @@ int cmd_ping_option(struct ping_opts *o, int opt, const char *val)
 	}
 	case 'T':
 		if (!strcmp(val, "echo"))
-			o->type = LIV_ECHO_REQ;
+			o->type = VMAD_LIV_ECHO_REQ;
 		else if (!strcmp(val, "timestamp"))
-			o->type = LIV_TS_REQ;
+			o->type = VMAD_LIV_TS_REQ;
 		else if (!strcmp(val, "info"))
-			o->type = LIV_INFO_REQ;
+			o->type = VMAD_LIV_INFO_REQ;
 		else
 			return out_usage_err("--type", val, "expected echo, timestamp or info");
 		break;
 	case 'z':
-		if (cfg_parse_u64(val, LIV_ECHO_RMPP_MAX, &v))
+		if (cfg_parse_u64(val, VMAD_LIV_ECHO_RMPP_MAX, &v))
 			return out_usage_err("--size", val,
 					     "not an echo size (0..8192 bytes; over 208 needs RMPP)");
 		o->size = (size_t)v;

@@ -11,11 +11,11 @@
 struct ctl;
 struct ctl_args;
 
-struct ping_opts {
+struct cmd_ping_opts {
 	unsigned count;
 	unsigned interval_ms;
 	unsigned timeout_ms;
-	enum liv_type type;     /* LIV_ECHO_REQ, LIV_TS_REQ or LIV_INFO_REQ */
+	enum vmad_liv_type type;     /* VMAD_LIV_ECHO_REQ, VMAD_LIV_TS_REQ or VMAD_LIV_INFO_REQ */
 	size_t size;            /* echo payload */
 	int json;
 };
@@ -25,6 +25,6 @@ struct ping_opts {
 int cmd_ping(struct ctl *c, const struct ctl_args *a);
 /* One of ping's options (--count, --interval, --type, --size), checked
  * into o as atsctl reads the command line; an exit status. */
-int cmd_ping_option(struct ping_opts *o, int opt, const char *val);
+int cmd_ping_option(struct cmd_ping_opts *o, int opt, const char *val);
 
 #endif

@@ -5,7 +5,7 @@
  * delete any ATS record, its port present or not (libosmats(8)). So each
  * GID's port is asked for again just before its record goes: the port
  * list may be old (a port back since), or short (the walk without RMPP
- * stops at a gap of SA_PORTS_GAP LIDs), and a present port's record is
+ * stops at a gap of SA_CLIENT_PORTS_GAP LIDs), and a present port's record is
  * its atsd's. */
 #include <errno.h>
 #include <inttypes.h>
@@ -29,15 +29,15 @@ struct purge_list {
 	size_t n;
 };
 
-static int purge_find(struct sa_client *sa, const struct ats_set *s, struct purge_list *out)
+static int purge_find(struct sa_client *sa, const struct ats_query_set *s, struct purge_list *out)
 {
 	struct ats_audit_result res = { 0 };
 	struct ats_audit_port *ap;
-	struct sa_port *ports;
+	struct sa_client_ca_port *ports;
 	size_t nports, i, pass;
 	int ret;
 
-	ret = sa_client_ports(sa, SA_PORTS_GAP, &ports, &nports);
+	ret = sa_client_ports(sa, SA_CLIENT_PORTS_GAP, &ports, &nports);
 	if (ret)
 		return ret;
 	ap = calloc(nports + 1, sizeof(*ap));
@@ -64,7 +64,7 @@ static int purge_find(struct sa_client *sa, const struct ats_set *s, struct purg
 		for (i = 0; i < res.n; i++) {
 			const struct ats_audit_finding *f = &res.f[i];
 
-			if (f->kind == AUD_GID_ABSENT &&
+			if (f->kind == ATS_AUDIT_GID_ABSENT &&
 			    (s->recs[f->rec[0]].id == ATS_SID_PRIMARY) == (pass == 1))
 				out->idx[out->n++] = f->rec[0];
 		}
@@ -186,7 +186,7 @@ static void print_summary(struct json *j, int yes, size_t found, const struct pu
 int cmd_purge(struct ctl *c, const struct ctl_args *a)
 {
 	struct purge_list l = { 0 };
-	struct ats_set s = { 0 };
+	struct ats_query_set s = { 0 };
 	struct purge_counts n = { 0 };
 	size_t i;
 	char line[256], err[160];
@@ -227,5 +227,5 @@ int cmd_purge(struct ctl *c, const struct ctl_args *a)
 	print_summary(c->json ? &j : NULL, a->yes, l.n, &n);
 	free(l.idx);
 	ats_query_set_free(&s);
-	return n.failed ? EXIT_SA : EXIT_FOUND;
+	return n.failed ? CTL_EXIT_SA : CTL_EXIT_FOUND;
 }

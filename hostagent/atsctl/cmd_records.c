@@ -18,9 +18,9 @@
 #include "core/log.h"
 #include "out.h"
 
-static int print_set(const struct ctl *c, struct ats_set *s, const char *what)
+static int print_set(const struct ctl *c, struct ats_query_set *s, const char *what)
 {
-	int ret = s->n ? EXIT_FOUND : EXIT_NOTFOUND;
+	int ret = s->n ? CTL_EXIT_FOUND : CTL_EXIT_NOTFOUND;
 
 	if (c->names) {
 		int err = cmd_whois_records(c, s->by_port, 0, s->recs, s->n);
@@ -71,7 +71,7 @@ int cmd_records_register(struct ctl *c, const struct ctl_args *a)
 	snprintf(buf, sizeof(buf), "register %s", arg);
 	if (ret == -ENOSPC) {
 		fprintf(stderr, "atsctl: %s: all 256 ATS SIDs of this GID are in use\n", buf);
-		return EXIT_SA;
+		return CTL_EXIT_SA;
 	}
 	if (ret) {
 		ret = out_sa_fail(c, buf, ret);
@@ -97,7 +97,7 @@ int cmd_records_register(struct ctl *c, const struct ctl_args *a)
 		printf("registered %s on SID 0x%016" PRIx64 "%s\n", arg, sid,
 		       sid == ATS_SID_PRIMARY ? " (primary)" : "");
 	}
-	return EXIT_FOUND;
+	return CTL_EXIT_FOUND;
 }
 
 int cmd_records_deregister(struct ctl *c, const struct ctl_args *a)
@@ -129,12 +129,12 @@ int cmd_records_deregister(struct ctl *c, const struct ctl_args *a)
 		json_fini(&j);
 	} else
 		printf("deregistered %s (%u record%s)\n", arg, n, n == 1 ? "" : "s");
-	return EXIT_FOUND;
+	return CTL_EXIT_FOUND;
 }
 
 int cmd_records_dump(struct ctl *c, const struct ctl_args *a)
 {
-	struct ats_set s;
+	struct ats_query_set s;
 	int ret;
 
 	if (a->have_gid)
@@ -178,5 +178,5 @@ int cmd_records_port(struct ctl *c, const struct ctl_args *a)
 		printf("CA %s port %d: LID %u, SM LID %u, state %s, GID %s, port GUID 0x%016" PRIx64 "\n",
 		       i->ca, i->portnum, i->lid, i->sm_lid, ibsys_state_name(i->state), gid,
 		       i->port_guid);
-	return EXIT_FOUND;
+	return CTL_EXIT_FOUND;
 }

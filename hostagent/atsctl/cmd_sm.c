@@ -46,7 +46,7 @@ static int open_sm(struct ctl *c, const struct ctl_args *a, struct smq_client *q
 
 	q->lid = lid;
 	return smq_client_init(q, c->port, lid, c->sa_opts.timeout_ms ? c->sa_opts.timeout_ms :
-			       SA_TIMEOUT_MS_DEFAULT, c->sa_opts.retries);
+			       SA_CLIENT_TIMEOUT_MS_DEFAULT, c->sa_opts.retries);
 }
 
 static const char *err_str(int err)
@@ -69,7 +69,7 @@ static const char *err_str(int err)
 static int fail(const char *what, uint16_t lid, int err)
 {
 	fprintf(stderr, "atsctl: %s: SM LID %u: %s\n", what, lid, err_str(err));
-	return EXIT_SA;
+	return CTL_EXIT_SA;
 }
 
 /* The newest of the port's first max refusals that is this request's. */
@@ -200,11 +200,11 @@ int cmd_sm_why(struct ctl *c, const struct ctl_args *a)
 	node_map_free(nm.map);
 	if (c->json) {
 		why_json(q.lid, v, n, owners, nm.on);
-		return n ? EXIT_FOUND : EXIT_NOTFOUND;
+		return n ? CTL_EXIT_FOUND : CTL_EXIT_NOTFOUND;
 	}
 	if (!n) {
 		printf("the SM (LID %u) keeps no refusal of this port's requests\n", q.lid);
-		return EXIT_NOTFOUND;
+		return CTL_EXIT_NOTFOUND;
 	}
 	for (i = 0; i < n; i++)
 		printf("%" PRIu32 " s ago: %s %s SID 0x%016" PRIx64 " P_Key 0x%04x: SA status "
@@ -214,7 +214,7 @@ int cmd_sm_why(struct ctl *c, const struct ctl_args *a)
 		       owners[i][0] ? " (owner: node " : "",
 		       owners[i][0] ? out_clean(owners[i], safe, sizeof(safe)) : "",
 		       owners[i][0] ? ")" : "");
-	return EXIT_FOUND;
+	return CTL_EXIT_FOUND;
 }
 
 /* The master's standbys: sb NULL when its plugin does not list them;
@@ -265,7 +265,7 @@ static void standbys_text(const struct smq_standbys *sb, char (*names)[NAME_LEN]
 }
 
 /* What a monitoring script asks of `atsctl sm`: healthy (exit 0), or
- * EXIT_UNHEALTHY with the reason on standard error and in --json's
+ * CTL_EXIT_UNHEALTHY with the reason on standard error and in --json's
  * "verdict" when the key given was not taken (it saw the public part
  * only), when replication was asked for but is off (ERR 7A48), when
  * a master has no standby in sync, or when a standby is not. */
@@ -470,7 +470,7 @@ int cmd_sm(struct ctl *c, const struct ctl_args *a)
 	else
 		sm_text(q.lid, &in, have, nm.on ? names : NULL);
 	if (!v.problem)
-		return EXIT_FOUND;
+		return CTL_EXIT_FOUND;
 	fprintf(stderr, "atsctl: sm: %s\n", v.why);
-	return EXIT_UNHEALTHY;
+	return CTL_EXIT_UNHEALTHY;
 }

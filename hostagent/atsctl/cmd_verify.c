@@ -74,7 +74,7 @@ static int read_neighbours(const char *netns, struct neighs *ns)
 static int neigh_verdict(struct sa_client *sa, const struct ats_ip *ip, uint16_t pkey,
 		       const uint8_t *gid, const char **verdict, char *as, size_t aslen)
 {
-	struct ats_set s;
+	struct ats_query_set s;
 	size_t k;
 	int ret;
 

@@ -40,7 +40,7 @@ static int whois_open(struct whois *w, const struct ctl *c)
 	w->c = c;
 	if (c->node_name_map && node_map_load(c->node_name_map, &w->map, err, sizeof(err))) {
 		fprintf(stderr, "atsctl: --node-name-map %s\n", err);
-		return EXIT_USAGE;
+		return CTL_EXIT_USAGE;
 	}
 	return 0;
 }
@@ -177,7 +177,7 @@ static int show(struct whois *w, const struct sr_record *r, size_t n, int partia
 	else
 		print_text(r, v, n, local);
 	free(v);
-	return EXIT_FOUND;
+	return CTL_EXIT_FOUND;
 }
 
 int cmd_whois_records(const struct ctl *c, int partial, int local, const struct sr_record *r, size_t n)
@@ -225,7 +225,7 @@ const char *cmd_whois_port_name(const struct ctl *c, const struct node_map *map,
 
 int cmd_whois(struct ctl *c, const struct ctl_args *a)
 {
-	struct ats_set s = { 0 };
+	struct ats_query_set s = { 0 };
 	struct whois w;
 	struct ats_ip ip;
 	char what[96];
@@ -243,7 +243,7 @@ int cmd_whois(struct ctl *c, const struct ctl_args *a)
 	else {
 		ret = show(&w, s.recs, s.n, s.by_port, 0, a->arg[0]);
 		if (!ret && !s.n)
-			ret = EXIT_NOTFOUND;
+			ret = CTL_EXIT_NOTFOUND;
 	}
 	ats_query_set_free(&s);
 	node_map_free(w.map);

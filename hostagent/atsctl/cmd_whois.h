@@ -22,7 +22,7 @@ int cmd_whois_records(const struct ctl *c, int partial, int local, const struct 
 
 struct node_map;
 /* For other commands (sm, why): the map --node-name-map names, loaded in
- * *map (NULL without the option); 0, or EXIT_USAGE with the error said. */
+ * *map (NULL without the option); 0, or CTL_EXIT_USAGE with the error said. */
 int cmd_whois_map(const struct ctl *c, struct node_map **map);
 /* The name of the node of port port_guid, as whois names it: the map's
  * entry for its NodeGUID, else its NodeDescription (raw: a terminal needs

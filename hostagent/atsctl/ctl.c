@@ -20,13 +20,13 @@ int ctl_open(struct ctl *c)
 		fprintf(stderr, "atsctl: cannot open CA %s port %d: %s%s\n",
 			c->ca ? c->ca : "(default)", c->portnum, why,
 			ret == -EACCES ? ": run as root" : "");
-		return EXIT_SA;
+		return CTL_EXIT_SA;
 	}
 	ret = sa_client_init(&c->sa, c->port, &c->sa_opts);
 	if (ret) {
 		fprintf(stderr, "atsctl: cannot register SA agent: %s\n",
 			strerror(-ret));
-		return EXIT_SA;
+		return CTL_EXIT_SA;
 	}
 	return 0;
 }

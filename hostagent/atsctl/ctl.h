@@ -16,13 +16,13 @@ struct ibats;
 
 /* Exit status (atsctl.8, EXIT STATUS). */
 enum {
-	EXIT_FOUND = 0,
-	EXIT_NOTFOUND = 1,
-	EXIT_INVALID = 1,       /* check-config: the file has an error */
-	EXIT_USAGE = 2,
-	EXIT_SA = 3,
-	EXIT_REFUSED = 4,       /* status, resync: the SA refuses an address */
-	EXIT_UNHEALTHY = 5,     /* sm: a key not taken, replication off or unsynced */
+	CTL_EXIT_FOUND = 0,
+	CTL_EXIT_NOTFOUND = 1,
+	CTL_EXIT_INVALID = 1,       /* check-config: the file has an error */
+	CTL_EXIT_USAGE = 2,
+	CTL_EXIT_SA = 3,
+	CTL_EXIT_REFUSED = 4,       /* status, resync: the SA refuses an address */
+	CTL_EXIT_UNHEALTHY = 5,     /* sm: a key not taken, replication off or unsynced */
 };
 
 struct ctl {
@@ -57,7 +57,7 @@ struct ctl_args {
 	int yes;                /* purge: delete, not list */
 	int plugin_conf;        /* check-config --plugin: FILE is osmats.conf */
 	uint16_t lid;           /* --lid: the SM asked by sm and why */
-	struct ping_opts ping;
+	struct cmd_ping_opts ping;
 	struct cmd_audit_opts audit;
 };
 

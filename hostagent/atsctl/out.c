@@ -12,7 +12,7 @@
 int out_usage_err(const char *what, const char *arg, const char *why)
 {
 	fprintf(stderr, "atsctl: %s '%s': %s\n", what, arg, why);
-	return EXIT_USAGE;
+	return CTL_EXIT_USAGE;
 }
 
 int out_not_found(const char *arg, const char *detail)
@@ -21,7 +21,7 @@ int out_not_found(const char *arg, const char *detail)
 
 	fprintf(stderr, "atsctl: %s: not found%s%s\n", out_clean(arg, safe, sizeof(safe)),
 		detail ? ": " : "", detail ? detail : "");
-	return EXIT_NOTFOUND;
+	return CTL_EXIT_NOTFOUND;
 }
 
 int out_sa_fail(const struct ctl *c, const char *what, int err)
@@ -38,12 +38,12 @@ int out_sa_err(const struct ctl *c, const char *what, int err, uint16_t st, uint
 	else if (err == -ETIMEDOUT)
 		fprintf(stderr, "atsctl: %s: no answer from the SA (SM LID %u) after %u attempt(s) of %u ms\n",
 			what, sm_lid, c->sa_opts.retries + 1,
-			c->sa_opts.timeout_ms ? c->sa_opts.timeout_ms : SA_TIMEOUT_MS_DEFAULT);
+			c->sa_opts.timeout_ms ? c->sa_opts.timeout_ms : SA_CLIENT_TIMEOUT_MS_DEFAULT);
 	else if (err == -ENETDOWN)
 		fprintf(stderr, "atsctl: %s: port is not active or has no SM\n", what);
 	else
 		fprintf(stderr, "atsctl: %s: %s\n", what, strerror(-err));
-	return err == -ENOENT ? EXIT_NOTFOUND : EXIT_SA;
+	return err == -ENOENT ? CTL_EXIT_NOTFOUND : CTL_EXIT_SA;
 }
 
 void out_record_members(struct json *j, const struct sr_record *r)

@@ -11,14 +11,14 @@
 #include "core/json.h"
 #include "core/sr.h"
 
-/* "atsctl: WHAT 'ARG': WHY" on stderr; returns EXIT_USAGE. */
+/* "atsctl: WHAT 'ARG': WHY" on stderr; returns CTL_EXIT_USAGE. */
 int out_usage_err(const char *what, const char *arg, const char *why);
 /* "atsctl: ARG: not found: DETAIL" on stderr, ARG as the user typed
  * it, for every command that finds nothing (atsctl.8, EXIT STATUS);
- * detail may be NULL. Returns EXIT_NOTFOUND. */
+ * detail may be NULL. Returns CTL_EXIT_NOTFOUND. */
 int out_not_found(const char *arg, const char *detail);
-/* What the SA said, or why it said nothing; EXIT_NOTFOUND for -ENOENT,
- * else EXIT_SA. */
+/* What the SA said, or why it said nothing; CTL_EXIT_NOTFOUND for -ENOENT,
+ * else CTL_EXIT_SA. */
 int out_sa_fail(const struct ctl *c, const char *what, int err);
 /* The same from what a lookup through libibats saw: the SA's last MAD
  * status and the SM LID asked (ibats_lookup_info(3)). */

@@ -382,7 +382,7 @@ static void exit_summary(void)
 }
 
 #define POLL_FIXED 3 /* signalfd, SA thread, port events */
-#define POLL_MAX (POLL_FIXED + AGENT_MAX_IFS + 1 + CTL_SOCK_MAX_CLIENTS)
+#define POLL_MAX (POLL_FIXED + AGENT_CONF_MAX_IFS + 1 + CTL_SOCK_MAX_CLIENTS)
 
 /* The loop's fds: signals, SA thread, port events, the interfaces'
  * netlink sockets (slot_of: their index; *nifs: the end of them), then
@@ -511,7 +511,7 @@ static void usage(FILE *f)
 "  -h, --help\n"
 "Signals: SIGTERM deletes the records and exits; SIGUSR1 exits keeping them\n"
 "for the next atsd (a restart); SIGHUP reloads the configuration.\n",
-		AGENT_CONF_DEFAULT, AGENT_SOCKET_DEFAULT);
+		AGENT_CONF_DEFAULT, AGENT_CONF_SOCKET_DEFAULT);
 }
 
 /* What the command line asks for; the config's values give way to it. */

@@ -25,53 +25,53 @@ enum {
 
 /* RMPP header, Table 168; present in SA and vendor range 2 MADs. */
 enum {
-	RMPP_OFF_VERSION = 24,
-	RMPP_OFF_TYPE = 25,
-	RMPP_OFF_FLAGS = 26, /* RRespTime (5 bits) | RMPPFlags (3 bits) */
-	RMPP_OFF_STATUS = 27,
-	RMPP_OFF_DATA1 = 28, /* SegmentNumber */
-	RMPP_OFF_DATA2 = 32, /* PayloadLength (first/last segment) */
-	RMPP_HDR_END = 36,
+	MAD_RMPP_OFF_VERSION = 24,
+	MAD_RMPP_OFF_TYPE = 25,
+	MAD_RMPP_OFF_FLAGS = 26, /* RRespTime (5 bits) | RMPPFlags (3 bits) */
+	MAD_RMPP_OFF_STATUS = 27,
+	MAD_RMPP_OFF_DATA1 = 28, /* SegmentNumber */
+	MAD_RMPP_OFF_DATA2 = 32, /* PayloadLength (first/last segment) */
+	MAD_RMPP_HDR_END = 36,
 };
 
-#define RMPP_FLAG_ACTIVE 0x01
-#define RMPP_FLAG_FIRST 0x02
-#define RMPP_FLAG_LAST 0x04
-#define RMPP_FLAGS_MASK 0x07
-/* RRespTime is the top 5 bits of RMPP_OFF_FLAGS; 0x1F: none given. */
-#define RMPP_RESPTIME_NONE 0x1f
-#define RMPP_RESPTIME_SHIFT 3
+#define MAD_RMPP_FLAG_ACTIVE 0x01
+#define MAD_RMPP_FLAG_FIRST 0x02
+#define MAD_RMPP_FLAG_LAST 0x04
+#define MAD_RMPP_FLAGS_MASK 0x07
+/* RRespTime is the top 5 bits of MAD_RMPP_OFF_FLAGS; 0x1F: none given. */
+#define MAD_RMPP_RESPTIME_NONE 0x1f
+#define MAD_RMPP_RESPTIME_SHIFT 3
 
 /* RMPPVersion and RMPPType, 13.6.2.1 Table 168. */
-#define RMPP_VERSION 1
+#define MAD_RMPP_VERSION 1
 enum {
-	RMPP_TYPE_DATA = 1,
-	RMPP_TYPE_ACK = 2,
-	RMPP_TYPE_STOP = 3,
-	RMPP_TYPE_ABORT = 4,
+	MAD_RMPP_TYPE_DATA = 1,
+	MAD_RMPP_TYPE_ACK = 2,
+	MAD_RMPP_TYPE_STOP = 3,
+	MAD_RMPP_TYPE_ABORT = 4,
 };
 
 /* RMPPStatus, 13.6.2.1: 1 goes with STOP, 118..127 with ABORT. */
 enum {
-	RMPP_STATUS_OK = 0,
-	RMPP_STATUS_RESX = 1,          /* resources exhausted */
-	RMPP_STATUS_ABORT_MIN = 118,
-	RMPP_STATUS_T2L = 118,         /* total time too long */
-	RMPP_STATUS_BAD_LEN = 119,     /* inconsistent Last and PayloadLength */
-	RMPP_STATUS_BAD_SEG = 120,     /* inconsistent First and SegmentNumber */
-	RMPP_STATUS_BADT = 121,        /* bad RMPPType */
-	RMPP_STATUS_W2S = 122,         /* NewWindowLast too small */
-	RMPP_STATUS_S2B = 123,         /* SegmentNumber too big */
-	RMPP_STATUS_BAD_STATUS = 124,  /* illegal status */
-	RMPP_STATUS_UNV = 125,         /* unsupported version */
-	RMPP_STATUS_TMR = 126,         /* too many retries */
-	RMPP_STATUS_UNSPEC = 127,
-	RMPP_STATUS_ABORT_MAX = 127,
+	MAD_RMPP_STATUS_OK = 0,
+	MAD_RMPP_STATUS_RESX = 1,          /* resources exhausted */
+	MAD_RMPP_STATUS_ABORT_MIN = 118,
+	MAD_RMPP_STATUS_T2L = 118,         /* total time too long */
+	MAD_RMPP_STATUS_BAD_LEN = 119,     /* inconsistent Last and PayloadLength */
+	MAD_RMPP_STATUS_BAD_SEG = 120,     /* inconsistent First and SegmentNumber */
+	MAD_RMPP_STATUS_BADT = 121,        /* bad RMPPType */
+	MAD_RMPP_STATUS_W2S = 122,         /* NewWindowLast too small */
+	MAD_RMPP_STATUS_S2B = 123,         /* SegmentNumber too big */
+	MAD_RMPP_STATUS_BAD_STATUS = 124,  /* illegal status */
+	MAD_RMPP_STATUS_UNV = 125,         /* unsupported version */
+	MAD_RMPP_STATUS_TMR = 126,         /* too many retries */
+	MAD_RMPP_STATUS_UNSPEC = 127,
+	MAD_RMPP_STATUS_ABORT_MAX = 127,
 };
 
 /* Bytes of payload after the RMPP header in every segment (13.6.2):
  * PayloadLength counts these, the class header included. */
-#define RMPP_SEG_PAYLOAD (MAD_SIZE - RMPP_HDR_END)
+#define MAD_RMPP_SEG_PAYLOAD (MAD_SIZE - MAD_RMPP_HDR_END)
 
 #define MAD_BASE_VERSION 1
 #define MAD_METHOD_GET 0x01

@@ -9,7 +9,6 @@
 
 
 #define MCM_SIZE 52
-#define SA_ATTR_MCMEMBER_RECORD 0x0038
 
 enum {
 	MCM_CM_MGID = 0,

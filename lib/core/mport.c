@@ -316,7 +316,7 @@ static int send_retries(const uint8_t *mad)
 	int rmpp_class = c == 0x03 || c == 0x06 || c == 0x10 || c == 0x12 ||
 			 (c >= 0x30 && c <= 0x4f);
 
-	return rmpp_class && (mad[RMPP_OFF_FLAGS] & RMPP_FLAG_ACTIVE) && mad[RMPP_OFF_VERSION]
+	return rmpp_class && (mad[MAD_RMPP_OFF_FLAGS] & MAD_RMPP_FLAG_ACTIVE) && mad[MAD_RMPP_OFF_VERSION]
 		       ? MPORT_RMPP_RETRIES
 		       : 0;
 }

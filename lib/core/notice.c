@@ -19,7 +19,7 @@ enum {
 	II_OFF_PRODUCER = 32,     /* reserved (8) | ProducerType or VendorID (24) */
 };
 
-_Static_assert(II_OFF_PRODUCER + 4 == INFORM_SIZE, "InformInfo is 36 bytes");
+_Static_assert(II_OFF_PRODUCER + 4 == NOTICE_INFORM_SIZE, "InformInfo is 36 bytes");
 
 /* Notice, IBTA Vol 1 Table 155. */
 enum {
@@ -38,9 +38,9 @@ _Static_assert(NT_OFF_ISSUER_GID - NT_OFF_DETAILS == 54, "DataDetails is 54 byte
 /* Traps 64..67 data details, Table 261: 6 reserved bytes, then the GID. */
 #define TRAP64_OFF_GID 6
 
-void notice_inform_encode(uint8_t *b, const struct inform_info *ii)
+void notice_inform_encode(uint8_t *b, const struct notice_inform *ii)
 {
-	memset(b, 0, INFORM_SIZE);
+	memset(b, 0, NOTICE_INFORM_SIZE);
 	memcpy(b + II_OFF_GID, ii->gid, 16);
 	wire_put16(b + II_OFF_LID_BEGIN, ii->lid_begin);
 	wire_put16(b + II_OFF_LID_END, ii->lid_end);
@@ -52,11 +52,11 @@ void notice_inform_encode(uint8_t *b, const struct inform_info *ii)
 	wire_put32(b + II_OFF_PRODUCER, ii->producer_or_vendor & 0xffffff);
 }
 
-int notice_inform_decode(const uint8_t *b, size_t len, struct inform_info *ii)
+int notice_inform_decode(const uint8_t *b, size_t len, struct notice_inform *ii)
 {
 	uint32_t w;
 
-	if (len < INFORM_SIZE)
+	if (len < NOTICE_INFORM_SIZE)
 		return -EMSGSIZE;
 	memset(ii, 0, sizeof(*ii));
 	memcpy(ii->gid, b + II_OFF_GID, 16);
@@ -73,19 +73,19 @@ int notice_inform_decode(const uint8_t *b, size_t len, struct inform_info *ii)
 	return 0;
 }
 
-void notice_inform_for_trap(struct inform_info *ii, uint16_t trap, int subscribe)
+void notice_inform_for_trap(struct notice_inform *ii, uint16_t trap, int subscribe)
 {
 	memset(ii, 0, sizeof(*ii));
-	ii->lid_begin = INFORM_LID_ALL;
+	ii->lid_begin = NOTICE_INFORM_LID_ALL;
 	ii->is_generic = 1;
 	ii->subscribe = subscribe ? 1 : 0;
-	ii->type = INFORM_TYPE_ALL;
+	ii->type = NOTICE_INFORM_TYPE_ALL;
 	ii->trap_or_dev = trap;
 	/* Reports go to QP1 (13.4.8.3); OpenSM matches an unsubscribe on
 	 * the QPN it stored, so both carry it. */
 	ii->qpn = 1;
 	ii->resp_time = 18; /* about 1 s for our ReportResp */
-	ii->producer_or_vendor = INFORM_PRODUCER_ALL;
+	ii->producer_or_vendor = NOTICE_INFORM_PRODUCER_ALL;
 }
 
 void notice_encode(uint8_t *b, const struct notice *n)

@@ -10,13 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define INFORM_SIZE 36
+#define NOTICE_INFORM_SIZE 36
 #define NOTICE_SIZE 80
-
-#define SA_ATTR_NOTICE 0x0002
-#define SA_ATTR_INFORM_INFO 0x0003
-#define SA_METHOD_REPORT 0x06
-#define SA_METHOD_REPORT_RESP 0x86
 
 /* Generic traps the SM issues (14.2.5.1). */
 #define NOTICE_TRAP_GID_IN 64
@@ -24,11 +19,11 @@
 #define NOTICE_TRAP_MGID_DELETED 67 /* the last trap whose details hold a GID */
 
 /* Wildcards of InformInfo (Table 159): "all" in every filter field. */
-#define INFORM_LID_ALL 0xffff
-#define INFORM_TYPE_ALL 0xffff
-#define INFORM_PRODUCER_ALL 0xffffff
+#define NOTICE_INFORM_LID_ALL 0xffff
+#define NOTICE_INFORM_TYPE_ALL 0xffff
+#define NOTICE_INFORM_PRODUCER_ALL 0xffffff
 
-struct inform_info {
+struct notice_inform {
 	uint8_t gid[16];           /* 0: all GIDs, then the LID range applies */
 	uint16_t lid_begin, lid_end;
 	uint8_t is_generic;
@@ -52,11 +47,11 @@ struct notice {
 	uint8_t issuer_gid[16];
 };
 
-void notice_inform_encode(uint8_t *b, const struct inform_info *ii);
-/* -EMSGSIZE when len < INFORM_SIZE. */
-int notice_inform_decode(const uint8_t *b, size_t len, struct inform_info *ii);
+void notice_inform_encode(uint8_t *b, const struct notice_inform *ii);
+/* -EMSGSIZE when len < NOTICE_INFORM_SIZE. */
+int notice_inform_decode(const uint8_t *b, size_t len, struct notice_inform *ii);
 /* A generic subscription to one trap number from every source. */
-void notice_inform_for_trap(struct inform_info *ii, uint16_t trap, int subscribe);
+void notice_inform_for_trap(struct notice_inform *ii, uint16_t trap, int subscribe);
 
 void notice_encode(uint8_t *b, const struct notice *n);
 int notice_decode(const uint8_t *b, size_t len, struct notice *n);

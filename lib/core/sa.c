@@ -5,19 +5,19 @@
 #include "sa.h"
 #include "wire.h"
 
-_Static_assert((int)SA_OFF_SM_KEY == (int)RMPP_HDR_END, "SA header follows RMPP header");
+_Static_assert((int)SA_OFF_SM_KEY == (int)MAD_RMPP_HDR_END, "SA header follows RMPP header");
 _Static_assert(SA_OFF_DATA == SA_OFF_COMP_MASK + 8, "SA data after mask");
 _Static_assert(SA_DATA_SIZE == 200, "SA MAD carries 200 bytes of data");
 
 void sa_hdr_encode(uint8_t *mad, const struct sa_hdr *h)
 {
 	mad_hdr_encode(mad, &h->mad);
-	mad[RMPP_OFF_VERSION] = h->rmpp_version;
-	mad[RMPP_OFF_TYPE] = h->rmpp_type;
-	mad[RMPP_OFF_FLAGS] = h->rmpp_flags & 0x7;
-	mad[RMPP_OFF_STATUS] = h->rmpp_status;
-	wire_put32(mad + RMPP_OFF_DATA1, h->rmpp_data1);
-	wire_put32(mad + RMPP_OFF_DATA2, h->rmpp_data2);
+	mad[MAD_RMPP_OFF_VERSION] = h->rmpp_version;
+	mad[MAD_RMPP_OFF_TYPE] = h->rmpp_type;
+	mad[MAD_RMPP_OFF_FLAGS] = h->rmpp_flags & 0x7;
+	mad[MAD_RMPP_OFF_STATUS] = h->rmpp_status;
+	wire_put32(mad + MAD_RMPP_OFF_DATA1, h->rmpp_data1);
+	wire_put32(mad + MAD_RMPP_OFF_DATA2, h->rmpp_data2);
 	wire_put64(mad + SA_OFF_SM_KEY, h->sm_key);
 	wire_put16(mad + SA_OFF_ATTR_OFFSET, h->attr_offset);
 	memset(mad + SA_OFF_RESERVED, 0, 2);
@@ -32,12 +32,12 @@ int sa_hdr_decode(const uint8_t *mad, size_t len, struct sa_hdr *h)
 		return ret;
 	if (len < SA_OFF_DATA)
 		return -EMSGSIZE;
-	h->rmpp_version = mad[RMPP_OFF_VERSION];
-	h->rmpp_type = mad[RMPP_OFF_TYPE];
-	h->rmpp_flags = mad[RMPP_OFF_FLAGS] & 0x7;
-	h->rmpp_status = mad[RMPP_OFF_STATUS];
-	h->rmpp_data1 = wire_get32(mad + RMPP_OFF_DATA1);
-	h->rmpp_data2 = wire_get32(mad + RMPP_OFF_DATA2);
+	h->rmpp_version = mad[MAD_RMPP_OFF_VERSION];
+	h->rmpp_type = mad[MAD_RMPP_OFF_TYPE];
+	h->rmpp_flags = mad[MAD_RMPP_OFF_FLAGS] & 0x7;
+	h->rmpp_status = mad[MAD_RMPP_OFF_STATUS];
+	h->rmpp_data1 = wire_get32(mad + MAD_RMPP_OFF_DATA1);
+	h->rmpp_data2 = wire_get32(mad + MAD_RMPP_OFF_DATA2);
 	h->sm_key = wire_get64(mad + SA_OFF_SM_KEY);
 	h->attr_offset = wire_get16(mad + SA_OFF_ATTR_OFFSET);
 	h->comp_mask = wire_get64(mad + SA_OFF_COMP_MASK);
@@ -107,12 +107,12 @@ int sa_table_shape(const struct sa_hdr *h, size_t payload_len,
 	 * reassembly keeps its padding, which the kernel trims from what it
 	 * reassembles (mad_rmpp.c get_mad_len): its PayloadLength (13.6.2.3),
 	 * the SA header included, says where the data ends. */
-	if (h->rmpp_version && h->rmpp_type == RMPP_TYPE_DATA &&
-	    (h->rmpp_flags & RMPP_FLAGS_MASK) ==
-		    (RMPP_FLAG_ACTIVE | RMPP_FLAG_FIRST | RMPP_FLAG_LAST) &&
-	    h->rmpp_data2 >= SA_OFF_DATA - RMPP_HDR_END &&
-	    h->rmpp_data2 - (SA_OFF_DATA - RMPP_HDR_END) < payload_len)
-		payload_len = h->rmpp_data2 - (SA_OFF_DATA - RMPP_HDR_END);
+	if (h->rmpp_version && h->rmpp_type == MAD_RMPP_TYPE_DATA &&
+	    (h->rmpp_flags & MAD_RMPP_FLAGS_MASK) ==
+		    (MAD_RMPP_FLAG_ACTIVE | MAD_RMPP_FLAG_FIRST | MAD_RMPP_FLAG_LAST) &&
+	    h->rmpp_data2 >= SA_OFF_DATA - MAD_RMPP_HDR_END &&
+	    h->rmpp_data2 - (SA_OFF_DATA - MAD_RMPP_HDR_END) < payload_len)
+		payload_len = h->rmpp_data2 - (SA_OFF_DATA - MAD_RMPP_HDR_END);
 	if (payload_len == 0)
 		return 0;
 	if (rec_size < min_rec_size)
@@ -130,7 +130,7 @@ int sa_table_shape(const struct sa_hdr *h, size_t payload_len,
 	 * Table 168: Active and First, Last only when it was the one
 	 * segment); one segment's worth of data under a header that says
 	 * more follow is a first segment that reached us alone. */
-	if ((h->rmpp_flags & RMPP_FLAGS_MASK) == (RMPP_FLAG_ACTIVE | RMPP_FLAG_FIRST) &&
+	if ((h->rmpp_flags & MAD_RMPP_FLAGS_MASK) == (MAD_RMPP_FLAG_ACTIVE | MAD_RMPP_FLAG_FIRST) &&
 	    payload_len <= SA_DATA_SIZE)
 		shape->truncated = 1;
 	/* An SA without RMPP (OpenSM built without VENDOR_RMPP_SUPPORT,
@@ -138,7 +138,7 @@ int sa_table_shape(const struct sa_hdr *h, size_t payload_len,
 	 * only segment, Active, First and Last, under the request's RMPP
 	 * version 0: so many records may be the first of more. */
 	if (!h->rmpp_version &&
-	    (h->rmpp_flags & RMPP_FLAGS_MASK) == (RMPP_FLAG_ACTIVE | RMPP_FLAG_FIRST | RMPP_FLAG_LAST) &&
+	    (h->rmpp_flags & MAD_RMPP_FLAGS_MASK) == (MAD_RMPP_FLAG_ACTIVE | MAD_RMPP_FLAG_FIRST | MAD_RMPP_FLAG_LAST) &&
 	    shape->nrec == SA_DATA_SIZE / rec_size)
 		shape->truncated = 1;
 	return 0;

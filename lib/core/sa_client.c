@@ -64,9 +64,9 @@ int sa_client_init(struct sa_client **out, struct mport *port,
 	sa->port = port;
 	sa->opts = *o;
 	if (!sa->opts.timeout_ms)
-		sa->opts.timeout_ms = SA_TIMEOUT_MS_DEFAULT;
-	sa->rmpp_usable = o->rmpp == SA_RMPP_ON ? 1 :
-			  o->rmpp == SA_RMPP_OFF ? 0 : -1;
+		sa->opts.timeout_ms = SA_CLIENT_TIMEOUT_MS_DEFAULT;
+	sa->rmpp_usable = o->rmpp == SA_CLIENT_RMPP_ON ? 1 :
+			  o->rmpp == SA_CLIENT_RMPP_OFF ? 0 : -1;
 	ret = mport_query(port, &sa->info);
 	if (ret)
 		goto fail;
@@ -118,7 +118,7 @@ int sa_client_agent(const struct sa_client *sa)
 	return sa->agent;
 }
 
-void sa_client_answer_free(struct sa_answer *ans)
+void sa_client_answer_free(struct sa_client_answer *ans)
 {
 	free(ans->mad);
 	memset(ans, 0, sizeof(*ans));
@@ -179,7 +179,7 @@ int sa_client_encode(struct sa_client *sa, uint8_t method, uint16_t attr_id, uin
 }
 
 int sa_client_decode(struct sa_client *sa, uint8_t method, uint16_t attr_id, uint8_t *mad,
-		     size_t mad_len, struct sa_answer *ans)
+		     size_t mad_len, struct sa_client_answer *ans)
 {
 	int ret;
 
@@ -211,7 +211,7 @@ int sa_client_decode(struct sa_client *sa, uint8_t method, uint16_t attr_id, uin
 
 int sa_client_request(struct sa_client *sa, uint8_t method, uint16_t attr_id,
 	       uint64_t comp_mask, const uint8_t *rec, size_t rec_len,
-	       struct sa_answer *ans)
+	       struct sa_client_answer *ans)
 {
 	uint8_t req[MAD_SIZE], *mad = NULL;
 	struct mport_dest dst;
@@ -242,7 +242,7 @@ static int sa_sr_single(struct sa_client *sa, uint8_t method,
 			struct sr_record *out)
 {
 	uint8_t buf[SR_SIZE];
-	struct sa_answer ans;
+	struct sa_client_answer ans;
 	int ret;
 
 	sr_encode(buf, r);
@@ -279,7 +279,7 @@ int sa_client_sr_get(struct sa_client *sa, const struct sr_record *q, uint64_t m
 	return sa_sr_single(sa, SA_METHOD_GET, q, mask, out);
 }
 
-int sa_client_table(struct sa_client *sa, const struct sa_answer *ans, size_t rec_size,
+int sa_client_table(struct sa_client *sa, const struct sa_client_answer *ans, size_t rec_size,
 		    struct sa_table_shape *shape)
 {
 	int ret = sa_table_shape(&ans->hdr, ans->data_len, rec_size, shape);
@@ -298,7 +298,7 @@ int sa_client_table(struct sa_client *sa, const struct sa_answer *ans, size_t re
 	return 0;
 }
 
-int sa_client_sr_table(struct sa_client *sa, const struct sa_answer *ans, const uint8_t *qbuf,
+int sa_client_sr_table(struct sa_client *sa, const struct sa_client_answer *ans, const uint8_t *qbuf,
 		       uint64_t mask, struct sr_record **recs, size_t *n)
 {
 	struct sa_table_shape shape;
@@ -320,7 +320,7 @@ int sa_client_sr_get_table(struct sa_client *sa, const struct sr_record *q,
 		    uint64_t mask, struct sr_record **recs, size_t *n)
 {
 	uint8_t buf[SR_SIZE];
-	struct sa_answer ans;
+	struct sa_client_answer ans;
 	int ret;
 
 	*recs = NULL;
@@ -337,7 +337,7 @@ int sa_client_sr_get_table(struct sa_client *sa, const struct sr_record *q,
 	return ret;
 }
 
-int sa_client_path_decode(const uint8_t *d, size_t len, const uint8_t *dgid, struct sa_path_info *p)
+int sa_client_path_decode(const uint8_t *d, size_t len, const uint8_t *dgid, struct sa_client_path_info *p)
 {
 	if (len < PR_SIZE)
 		return -ENOENT;
@@ -359,10 +359,10 @@ int sa_client_path_decode(const uint8_t *d, size_t len, const uint8_t *dgid, str
 	return 0;
 }
 
-int sa_client_path(struct sa_client *sa, const uint8_t *dgid, struct sa_path_info *p)
+int sa_client_path(struct sa_client *sa, const uint8_t *dgid, struct sa_client_path_info *p)
 {
 	uint8_t pr[PR_SIZE] = { 0 };
-	struct sa_answer ans;
+	struct sa_client_answer ans;
 	int ret;
 
 	memcpy(pr + PR_OFF_DGID, dgid, 16);
@@ -381,7 +381,7 @@ int sa_client_path(struct sa_client *sa, const uint8_t *dgid, struct sa_path_inf
 /* Appends the port of NodeRecord nr (at lid) to *v when it is a CA's;
  * its GID has our subnet prefix. */
 static int port_add(const uint8_t *prefix, const uint8_t *b, uint16_t lid,
-		    struct sa_port **v, size_t *cnt, size_t *cap)
+		    struct sa_client_ca_port **v, size_t *cnt, size_t *cap)
 {
 	struct nr_record nr;
 
@@ -390,7 +390,7 @@ static int port_add(const uint8_t *prefix, const uint8_t *b, uint16_t lid,
 		return 0;
 	if (*cnt == *cap) {
 		size_t ncap = *cap ? 2 * *cap : 16;
-		struct sa_port *nv = realloc(*v, ncap * sizeof(**v));
+		struct sa_client_ca_port *nv = realloc(*v, ncap * sizeof(**v));
 
 		if (!nv)
 			return -ENOMEM;
@@ -408,15 +408,15 @@ static int port_add(const uint8_t *prefix, const uint8_t *b, uint16_t lid,
 
 static int port_by_lid(const void *a, const void *b)
 {
-	const struct sa_port *x = a, *y = b;
+	const struct sa_client_ca_port *x = a, *y = b;
 
 	return x->lid < y->lid ? -1 : x->lid > y->lid;
 }
 
 int sa_client_ports_decode(const uint8_t *prefix, const uint8_t *data, size_t nrec, size_t rec_size,
-		    struct sa_port **ports, size_t *n)
+		    struct sa_client_ca_port **ports, size_t *n)
 {
-	struct sa_port *v = NULL;
+	struct sa_client_ca_port *v = NULL;
 	size_t cnt = 0, cap = 0, i;
 	int ret = 0;
 
@@ -442,11 +442,11 @@ int sa_client_ports_decode(const uint8_t *prefix, const uint8_t *data, size_t nr
 
 /* Every NodeRecord in one GetTable (one record per CA port), in LID
  * order as the walk finds them; -EMSGSIZE when the answer was cut. */
-static int sa_ports_table(struct sa_client *sa, struct sa_port **ports, size_t *n)
+static int sa_ports_table(struct sa_client *sa, struct sa_client_ca_port **ports, size_t *n)
 {
 	uint8_t nr[NR_SIZE] = { 0 };
 	struct sa_table_shape shape;
-	struct sa_answer ans;
+	struct sa_client_answer ans;
 	int ret;
 
 	ret = sa_client_request(sa, SA_METHOD_GET_TABLE, SA_ATTR_NODE_RECORD, 0, nr, sizeof(nr), &ans);
@@ -462,17 +462,17 @@ static int sa_ports_table(struct sa_client *sa, struct sa_port **ports, size_t *
 }
 
 /* NodeRecord SubnAdmGet per LID (one MAD each). */
-static int sa_ports_walk(struct sa_client *sa, unsigned gap, struct sa_port **ports,
+static int sa_ports_walk(struct sa_client *sa, unsigned gap, struct sa_client_ca_port **ports,
 			 size_t *n)
 {
-	struct sa_port *v = NULL;
+	struct sa_client_ca_port *v = NULL;
 	size_t cnt = 0, cap = 0;
 	unsigned lid, misses = 0;
 	uint8_t nr[NR_SIZE];
 	int ret = 0;
 
 	for (lid = 1; lid <= SA_UNICAST_LID_MAX && misses < gap; lid++) {
-		struct sa_answer ans;
+		struct sa_client_answer ans;
 
 		memset(nr, 0, sizeof(nr));
 		wire_put16(nr + NR_OFF_LID, (uint16_t)lid);
@@ -499,7 +499,7 @@ fail:
 	return ret;
 }
 
-int sa_client_ports(struct sa_client *sa, unsigned gap, struct sa_port **ports, size_t *n)
+int sa_client_ports(struct sa_client *sa, unsigned gap, struct sa_client_ca_port **ports, size_t *n)
 {
 	int ret = -EMSGSIZE;
 
@@ -516,7 +516,7 @@ int sa_client_ports(struct sa_client *sa, unsigned gap, struct sa_port **ports, 
 static int nr_get(struct sa_client *sa, uint64_t mask, const uint8_t *nr,
 		  struct nr_record *out)
 {
-	struct sa_answer ans;
+	struct sa_client_answer ans;
 	int ret;
 
 	ret = sa_client_request(sa, SA_METHOD_GET, SA_ATTR_NODE_RECORD, mask, nr, NR_SIZE, &ans);
@@ -563,7 +563,7 @@ int sa_client_port_pkeys(struct sa_client *sa, uint16_t lid, uint8_t port_num,
 		  uint16_t *pkeys, size_t max)
 {
 	uint8_t rec[PKR_SIZE] = { 0 };
-	struct sa_answer ans;
+	struct sa_client_answer ans;
 	size_t i, n = 0;
 	int ret;
 
@@ -595,7 +595,7 @@ static int sa_mcm_op(struct sa_client *sa, uint8_t method, const uint8_t *mgid,
 		     uint64_t comp_mask, struct mcm_record *out)
 {
 	struct mcm_record q = { 0 };
-	struct sa_answer ans;
+	struct sa_client_answer ans;
 	uint8_t b[MCM_SIZE];
 	int ret;
 

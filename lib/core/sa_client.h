@@ -16,21 +16,21 @@
 
 struct sa_client;
 
-enum sa_rmpp_mode {
-	SA_RMPP_AUTO = 0, /* try GetTable, fall back to Get walks when cut */
-	SA_RMPP_ON,
-	SA_RMPP_OFF,      /* never trust GetTable beyond one record */
+enum sa_client_rmpp_mode {
+	SA_CLIENT_RMPP_AUTO = 0, /* try GetTable, fall back to Get walks when cut */
+	SA_CLIENT_RMPP_ON,
+	SA_CLIENT_RMPP_OFF,      /* never trust GetTable beyond one record */
 };
 
 struct sa_client_opts {
 	unsigned timeout_ms;
 	unsigned retries;
 	uint64_t sm_key;
-	enum sa_rmpp_mode rmpp;
+	enum sa_client_rmpp_mode rmpp;
 };
 
-#define SA_TIMEOUT_MS_DEFAULT 500
-#define SA_RETRIES_DEFAULT 3
+#define SA_CLIENT_TIMEOUT_MS_DEFAULT 500
+#define SA_CLIENT_RETRIES_DEFAULT 3
 
 int sa_client_init(struct sa_client **out, struct mport *port,
 		   const struct sa_client_opts *o);
@@ -54,7 +54,7 @@ int sa_client_keyed(const struct sa_client *sa);
 /* Raw request: returns the decoded header and the payload (malloc'ed).
  * SA errors come back as -errno (sa_status_to_errno) with the payload
  * freed. */
-struct sa_answer {
+struct sa_client_answer {
 	struct sa_hdr hdr;
 	uint8_t *mad;      /* whole answer */
 	size_t mad_len;
@@ -63,8 +63,8 @@ struct sa_answer {
 };
 int sa_client_request(struct sa_client *sa, uint8_t method, uint16_t attr_id,
 	       uint64_t comp_mask, const uint8_t *rec, size_t rec_len,
-	       struct sa_answer *ans);
-void sa_client_answer_free(struct sa_answer *ans);
+	       struct sa_client_answer *ans);
+void sa_client_answer_free(struct sa_client_answer *ans);
 
 /* sa_client_request in steps, for a caller that keeps several requests
  * in flight (host/ats_window.h). refresh reads the port (the SM may have
@@ -79,11 +79,11 @@ int sa_client_encode(struct sa_client *sa, uint8_t method, uint16_t attr_id, uin
 		     const uint8_t *rec, size_t rec_len, uint8_t *req, struct mport_dest *dst);
 void sa_client_rpc_opts(const struct sa_client *sa, uint8_t method, struct mport_rpc_opts *ro);
 int sa_client_decode(struct sa_client *sa, uint8_t method, uint16_t attr_id, uint8_t *mad,
-		     size_t mad_len, struct sa_answer *ans);
+		     size_t mad_len, struct sa_client_answer *ans);
 struct mport *sa_client_mport(const struct sa_client *sa);
 /* The shape of a GetTable answer; -EMSGSIZE when it was cut (no RMPP on
  * the path: said once, and GetTable is not tried again). */
-int sa_client_table(struct sa_client *sa, const struct sa_answer *ans, size_t rec_size,
+int sa_client_table(struct sa_client *sa, const struct sa_client_answer *ans, size_t rec_size,
 		    struct sa_table_shape *shape);
 
 /* ServiceRecord operations. out may be NULL. */
@@ -100,23 +100,23 @@ int sa_client_sr_get_table(struct sa_client *sa, const struct sr_record *q,
 		    uint64_t mask, struct sr_record **recs, size_t *n);
 /* The records of a ServiceRecord GetTable answer to the query encoded
  * at qbuf (SR_SIZE bytes) with mask; -EMSGSIZE when it was cut. */
-int sa_client_sr_table(struct sa_client *sa, const struct sa_answer *ans, const uint8_t *qbuf,
+int sa_client_sr_table(struct sa_client *sa, const struct sa_client_answer *ans, const uint8_t *qbuf,
 		       uint64_t mask, struct sr_record **recs, size_t *n);
 
 /* A path from this port to a GID (PathRecord, IBTA Vol 1 15.2.5.16). */
-struct sa_path_info {
+struct sa_client_path_info {
 	uint8_t dgid[16], sgid[16];
 	uint16_t dlid, slid, pkey;
 	uint32_t flow_label;
 	uint8_t hop_limit, tclass, sl, mtu, rate, pkt_life;
 };
-int sa_client_path(struct sa_client *sa, const uint8_t *dgid, struct sa_path_info *p);
+int sa_client_path(struct sa_client *sa, const uint8_t *dgid, struct sa_client_path_info *p);
 /* The first PathRecord (Table 205) of a GetTable answer's data for dgid:
  * -ENOENT when there is none, -EPROTO when it leads elsewhere. */
-int sa_client_path_decode(const uint8_t *d, size_t len, const uint8_t *dgid, struct sa_path_info *p);
+int sa_client_path_decode(const uint8_t *d, size_t len, const uint8_t *dgid, struct sa_client_path_info *p);
 
 /* A CA port as NodeRecord shows it. */
-struct sa_port {
+struct sa_client_ca_port {
 	uint8_t gid[16];       /* local subnet prefix + port GUID */
 	uint16_t lid;
 	uint8_t port_num;
@@ -125,15 +125,15 @@ struct sa_port {
 
 /* All CA ports, in LID order: one NodeRecord SubnAdmGetTable while RMPP
  * works, else a SubnAdmGet per LID (one MAD each) that stops after gap
- * consecutive empty LIDs. SA_PORTS_GAP is the gap all callers use, so
+ * consecutive empty LIDs. SA_CLIENT_PORTS_GAP is the gap all callers use, so
  * that they all see the same ports. */
-#define SA_PORTS_GAP 64
-int sa_client_ports(struct sa_client *sa, unsigned gap, struct sa_port **ports, size_t *n);
+#define SA_CLIENT_PORTS_GAP 64
+int sa_client_ports(struct sa_client *sa, unsigned gap, struct sa_client_ca_port **ports, size_t *n);
 /* The CA ports of nrec NodeRecords at stride rec_size in data (a GetTable
  * answer's, sa_table_shape), GIDs under prefix, in LID order; -EPROTO when
  * the stride is short of a NodeRecord. */
 int sa_client_ports_decode(const uint8_t *prefix, const uint8_t *data, size_t nrec, size_t rec_size,
-		    struct sa_port **ports, size_t *n);
+		    struct sa_client_ca_port **ports, size_t *n);
 
 /* The port GUID of the node at lid (NodeRecord SubnAdmGet; a switch's is
  * its port 0's): -ENOENT when no node holds lid. */

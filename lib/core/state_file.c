@@ -13,7 +13,7 @@
 #include "json.h"
 #include "state_file.h"
 
-void state_file_rec_from(struct state_rec *s, const struct sr_record *r)
+void state_file_rec_from(struct state_file_rec *s, const struct sr_record *r)
 {
 	memset(s, 0, sizeof(*s));
 	s->sid = r->id;
@@ -23,7 +23,7 @@ void state_file_rec_from(struct state_rec *s, const struct sr_record *r)
 	s->pkey = r->pkey;
 }
 
-void state_file_summary_add(struct state_summary *sum, const struct sr_record *rec, int is_ats)
+void state_file_summary_add(struct state_file_summary *sum, const struct sr_record *rec, int is_ats)
 {
 	size_t i;
 
@@ -36,7 +36,7 @@ void state_file_summary_add(struct state_summary *sum, const struct sr_record *r
 		if (sum->pkeys[i].pkey == rec->pkey)
 			break;
 	if (i == sum->npkeys) {
-		if (i == STATE_MAX_PKEYS) {
+		if (i == STATE_FILE_MAX_PKEYS) {
 			sum->pkeys_more++;
 			return;
 		}
@@ -57,7 +57,7 @@ static void put_counters(struct json *j, const char *name, const uint64_t *v)
 	json_end(j);
 }
 
-void state_file_counters_json(struct json *j, const char *key, const struct state_counters *cnt)
+void state_file_counters_json(struct json *j, const char *key, const struct state_file_counters *cnt)
 {
 	json_obj(j, key);
 	json_u64(j, "accepted", cnt->accepted);
@@ -74,7 +74,7 @@ static int repl_role_known(const char *role)
 	       !strcmp(role, "error");
 }
 
-static void put_repl(struct json *j, const struct state_repl *x)
+static void put_repl(struct json *j, const struct state_file_repl *x)
 {
 	size_t i;
 
@@ -92,8 +92,8 @@ static void put_repl(struct json *j, const struct state_repl *x)
 	json_u64(j, "installed", x->installed);
 	json_u64(j, "takeovers", x->takeovers);
 	json_arr(j, "standbys");
-	for (i = 0; i < x->nstandbys && i < STATE_MAX_STANDBYS; i++) {
-		const struct state_standby *s = &x->standbys[i];
+	for (i = 0; i < x->nstandbys && i < STATE_FILE_MAX_STANDBYS; i++) {
+		const struct state_file_standby *s = &x->standbys[i];
 
 		json_obj(j, NULL);
 		json_hex64(j, "guid", s->guid);
@@ -107,10 +107,10 @@ static void put_repl(struct json *j, const struct state_repl *x)
 	json_end(j);
 }
 
-int state_file_write(const char *path, const struct state_info *info,
-		const struct state_summary *sum, const struct state_rec *recs, size_t n,
-		const struct state_counters *cnt, const struct state_index *idx,
-		const struct state_repl *repl)
+int state_file_write(const char *path, const struct state_file_info *info,
+		const struct state_file_summary *sum, const struct state_file_rec *recs, size_t n,
+		const struct state_file_counters *cnt, const struct state_file_index *idx,
+		const struct state_file_repl *repl)
 {
 	char tmp[600], gid[ATS_IP_STRLEN], ip[ATS_IP_STRLEN];
 	struct json j;
@@ -129,7 +129,7 @@ int state_file_write(const char *path, const struct state_info *info,
 	 * people and for grep. */
 	json_init(&j, f, 1);
 	json_obj(&j, NULL);
-	json_u64(&j, "version", STATE_VERSION);
+	json_u64(&j, "version", STATE_FILE_VERSION);
 	json_fmt(&j, "plugin", "osmats %s", IBATS_VERSION);
 	json_str(&j, "opensm", info->opensm);
 	json_i64(&j, "time", info->time);
@@ -163,7 +163,7 @@ int state_file_write(const char *path, const struct state_info *info,
 	json_u64(&j, "absent", sum->absent);
 	json_arr(&j, "absent_records");
 	for (i = 0; i < n; i++) {
-		const struct state_rec *r = &recs[i];
+		const struct state_file_rec *r = &recs[i];
 
 		ats_data8_str(r->data8, ip, sizeof(ip));
 		json_obj(&j, NULL);
@@ -373,7 +373,7 @@ static int rd_rules(struct state_rd *r, const char *key, uint64_t *v)
 	return rd_char(r, '}', key);
 }
 
-static int rd_counters(struct state_rd *r, struct state_counters *c)
+static int rd_counters(struct state_rd *r, struct state_file_counters *c)
 {
 	if (rd_key(r, "counters", 0) || rd_char(r, '{', "counters") ||
 	    rd_u64_member(r, "accepted", 1, &c->accepted) ||
@@ -384,7 +384,7 @@ static int rd_counters(struct state_rd *r, struct state_counters *c)
 	return rd_char(r, '}', "after \"flushed\"");
 }
 
-static int rd_index(struct state_rd *r, struct state_index *x)
+static int rd_index(struct state_rd *r, struct state_file_index *x)
 {
 	uint64_t get_avg, set_avg;
 
@@ -430,7 +430,7 @@ static int rd_list(struct state_rd *r, const char *key, size_t max, size_t *n,
 
 static int rd_standby(struct state_rd *r, void *ctx, size_t i)
 {
-	struct state_standby *s = &((struct state_standby *)ctx)[i];
+	struct state_file_standby *s = &((struct state_file_standby *)ctx)[i];
 
 	if (rd_key(r, "guid", 1) || rd_hex(r, "guid", 16, &s->guid) ||
 	    rd_u64_member(r, "acked", 0, &s->acked) ||
@@ -441,7 +441,7 @@ static int rd_standby(struct state_rd *r, void *ctx, size_t i)
 	return 0;
 }
 
-static int rd_repl(struct state_rd *r, struct state_repl *x)
+static int rd_repl(struct state_rd *r, struct state_file_repl *x)
 {
 	uint8_t in_sync;
 
@@ -467,14 +467,14 @@ static int rd_repl(struct state_rd *r, struct state_repl *x)
 	rd_ws(r);
 	if (*r->p != ',')
 		return rd_char(r, '}', "after \"takeovers\"");
-	if (rd_list(r, "standbys", STATE_MAX_STANDBYS, &x->nstandbys, rd_standby, x->standbys))
+	if (rd_list(r, "standbys", STATE_FILE_MAX_STANDBYS, &x->nstandbys, rd_standby, x->standbys))
 		return -EINVAL;
 	return rd_char(r, '}', "after \"standbys\"");
 }
 
 static int rd_partition(struct state_rd *r, void *ctx, size_t i)
 {
-	struct state_summary *sum = ctx;
+	struct state_file_summary *sum = ctx;
 	uint64_t pkey;
 
 	if (rd_key(r, "pkey", 1) || rd_hex(r, "pkey", 4, &pkey) ||
@@ -486,7 +486,7 @@ static int rd_partition(struct state_rd *r, void *ctx, size_t i)
 
 static int rd_absent(struct state_rd *r, void *ctx, size_t i)
 {
-	struct state_rec *s = &((struct state_rec *)ctx)[i];
+	struct state_file_rec *s = &((struct state_file_rec *)ctx)[i];
 	char gid[ATS_IP_STRLEN], ip[ATS_IP_STRLEN];
 	uint64_t pkey, lease, sweeps;
 	struct ats_ip a;
@@ -517,14 +517,14 @@ static int rd_absent(struct state_rd *r, void *ctx, size_t i)
 
 static int rd_document(struct state_rd *r, struct state_file *sf)
 {
-	struct state_summary *sum = &sf->summary;
+	struct state_file_summary *sum = &sf->summary;
 	uint64_t version;
 
 	if (rd_char(r, '{', "at the start") || rd_key(r, "version", 1) ||
 	    rd_u64(r, "version", UINT64_MAX, &version))
 		return -EINVAL;
-	if (version != STATE_VERSION)
-		return rd_fail(r, "\"version\": %" PRIu64 ", not %d", version, STATE_VERSION);
+	if (version != STATE_FILE_VERSION)
+		return rd_fail(r, "\"version\": %" PRIu64 ", not %d", version, STATE_FILE_VERSION);
 	if (rd_key(r, "plugin", 0) || rd_str(r, "plugin", sf->plugin, sizeof(sf->plugin)))
 		return -EINVAL;
 	if (strncmp(sf->plugin, "osmats ", 7))
@@ -539,14 +539,14 @@ static int rd_document(struct state_rd *r, struct state_file *sf)
 	    rd_u64_member(r, "ats", 1, &sum->ats) || rd_u64_member(r, "other", 0, &sum->other) ||
 	    rd_key(r, "scanned", 0) || rd_i64(r, "scanned", &sum->scanned) ||
 	    rd_char(r, '}', "after \"scanned\"") ||
-	    rd_list(r, "partitions", STATE_MAX_PKEYS, &sum->npkeys, rd_partition, sum) ||
+	    rd_list(r, "partitions", STATE_FILE_MAX_PKEYS, &sum->npkeys, rd_partition, sum) ||
 	    rd_u64_member(r, "partitions_more", 0, &sum->pkeys_more) ||
 	    rd_u64_member(r, "absent", 0, &sum->absent))
 		return -EINVAL;
-	sf->recs = calloc(STATE_MAX_ABSENT, sizeof(*sf->recs));
+	sf->recs = calloc(STATE_FILE_MAX_ABSENT, sizeof(*sf->recs));
 	if (!sf->recs)
 		return -ENOMEM;
-	if (rd_list(r, "absent_records", STATE_MAX_ABSENT, &sf->nrecs, rd_absent, sf->recs) ||
+	if (rd_list(r, "absent_records", STATE_FILE_MAX_ABSENT, &sf->nrecs, rd_absent, sf->recs) ||
 	    rd_char(r, '}', "at the end"))
 		return -EINVAL;
 	rd_ws(r);

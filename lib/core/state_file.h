@@ -18,7 +18,7 @@
 #include "rule.h"
 #include "sr.h"
 
-struct state_counters {
+struct state_file_counters {
 	uint64_t accepted;              /* ATS Sets/Deletes handed to OpenSM */
 	uint64_t rejected[RULE_COUNT];
 	uint64_t warned[RULE_COUNT];
@@ -27,7 +27,7 @@ struct state_counters {
 };
 
 /* The ServiceRecord index and how queries were answered. */
-struct state_index {
+struct state_file_index {
 	uint64_t records;
 	uint64_t bytes;
 	uint64_t rebuilds;
@@ -39,17 +39,17 @@ struct state_index {
 };
 
 /* A standby SM as the master sees it (rlog_stats). */
-struct state_standby {
+struct state_file_standby {
 	uint64_t guid;          /* its port GUID, written "0x%016" hex */
 	uint64_t acked;         /* it holds every change up to this sequence */
 	uint64_t behind;        /* head - acked */
 	uint64_t last_seen_ms;  /* since its last pull, at the file's time */
 	uint8_t in_sync;        /* the master waits for it (JSON true/false) */
 };
-#define STATE_MAX_STANDBYS 8    /* RLOG_MAX_PEERS */
+#define STATE_FILE_MAX_STANDBYS 8    /* RLOG_MAX_PEERS */
 
 /* SM-to-SM replication (issue 14). */
-struct state_repl {
+struct state_file_repl {
 	char role[16];          /* "off", "error" (asked for, off: 7A48), "master", "standby" */
 	uint64_t epoch;         /* written as a "0x%016" hex string */
 	uint64_t head;          /* master: newest change's sequence */
@@ -63,13 +63,13 @@ struct state_repl {
 	uint64_t takeovers;
 	/* master: each standby pulling its log. The file's "standbys" array,
 	 * absent from files of plugins before it (read back as none). */
-	struct state_standby standbys[STATE_MAX_STANDBYS];
+	struct state_file_standby standbys[STATE_FILE_MAX_STANDBYS];
 	size_t nstandbys;
 };
 
 /* What the file shows of one ATS record: the worker copies 100k of these
  * under the lock, so only these fields. */
-struct state_rec {
+struct state_file_rec {
 	uint64_t sid;
 	uint8_t gid[16];
 	uint8_t data8[16];
@@ -79,17 +79,17 @@ struct state_rec {
 	uint8_t port_present;
 };
 
-#define STATE_MAX_PKEYS 64     /* partitions counted one by one */
-#define STATE_MAX_ABSENT 4096   /* absent-port records listed */
+#define STATE_FILE_MAX_PKEYS 64     /* partitions counted one by one */
+#define STATE_FILE_MAX_ABSENT 4096   /* absent-port records listed */
 
 /* What the last scan of the SA's records found. */
-struct state_summary {
+struct state_file_summary {
 	uint64_t ats;             /* ATS records (SID block and name) */
 	uint64_t other;           /* every other ServiceRecord */
 	struct {
 		uint16_t pkey;
 		uint64_t n;
-	} pkeys[STATE_MAX_PKEYS]; /* ATS records per P_Key */
+	} pkeys[STATE_FILE_MAX_PKEYS]; /* ATS records per P_Key */
 	size_t npkeys;
 	uint64_t pkeys_more;      /* ATS records in P_Keys beyond those */
 	uint64_t absent;          /* ATS records of absent ports, all */
@@ -97,29 +97,29 @@ struct state_summary {
 };
 
 /* Count rec (an ATS record, or not) into sum. */
-void state_file_summary_add(struct state_summary *sum, const struct sr_record *rec, int is_ats);
+void state_file_summary_add(struct state_file_summary *sum, const struct sr_record *rec, int is_ats);
 
-void state_file_rec_from(struct state_rec *s, const struct sr_record *r);
+void state_file_rec_from(struct state_file_rec *s, const struct sr_record *r);
 
-struct state_info {
+struct state_file_info {
 	const char *sm_state;   /* "master", "standby", ... */
 	const char *opensm;     /* OSM_VERSION */
 	long long time;         /* seconds since the epoch */
 };
 
-#define STATE_VERSION 3
+#define STATE_FILE_VERSION 3
 
 /* The counters object as the state file holds it, into j under key. */
-void state_file_counters_json(struct json *j, const char *key, const struct state_counters *cnt);
+void state_file_counters_json(struct json *j, const char *key, const struct state_file_counters *cnt);
 
 /* Write to path.tmp, fsync, rename over path. recs are the ATS records
- * of absent ports (at most STATE_MAX_ABSENT of sum->absent). -EINVAL
+ * of absent ports (at most STATE_FILE_MAX_ABSENT of sum->absent). -EINVAL
  * (nothing written) for a role state_file_read() would refuse; -errno on
  * failure. */
-int state_file_write(const char *path, const struct state_info *info,
-		const struct state_summary *sum, const struct state_rec *recs, size_t n,
-		const struct state_counters *cnt, const struct state_index *idx,
-		const struct state_repl *repl);
+int state_file_write(const char *path, const struct state_file_info *info,
+		const struct state_file_summary *sum, const struct state_file_rec *recs, size_t n,
+		const struct state_file_counters *cnt, const struct state_file_index *idx,
+		const struct state_file_repl *repl);
 
 /* A state file read back: what state_file_write() was given, but for the
  * index's get_ns and set_ns, which the file holds as averages (read back
@@ -130,11 +130,11 @@ struct state_file {
 	char opensm[128];
 	char sm_state[32];
 	long long time;
-	struct state_counters counters;
-	struct state_index index;
-	struct state_repl repl;
-	struct state_summary summary;
-	struct state_rec *recs;  /* absent_records */
+	struct state_file_counters counters;
+	struct state_file_index index;
+	struct state_file_repl repl;
+	struct state_file_summary summary;
+	struct state_file_rec *recs;  /* absent_records */
 	size_t nrecs;
 };
 

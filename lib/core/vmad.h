@@ -25,30 +25,30 @@ enum {
 
 /* Liveness payload ("EndPort Liveness and Responsiveness"). */
 enum {
-	LIV_OFF_TYPE = 40,
-	LIV_OFF_ID = 44,
-	LIV_OFF_SEQ = 46,
-	LIV_OFF_DATA = 48,
-	LIV_OFF_TS_ORIG = 48,
-	LIV_OFF_TS_RECV = 52,
-	LIV_OFF_TS_XMIT = 56,
-	LIV_OFF_LID = 48,
-	LIV_OFF_GUID = 50,
-	LIV_ECHO_MAX = MAD_SIZE - LIV_OFF_DATA, /* 208 in one MAD */
-	LIV_ECHO_RMPP_MAX = 8192,               /* RMPP (real hardware) */
+	VMAD_LIV_OFF_TYPE = 40,
+	VMAD_LIV_OFF_ID = 44,
+	VMAD_LIV_OFF_SEQ = 46,
+	VMAD_LIV_OFF_DATA = 48,
+	VMAD_LIV_OFF_TS_ORIG = 48,
+	VMAD_LIV_OFF_TS_RECV = 52,
+	VMAD_LIV_OFF_TS_XMIT = 56,
+	VMAD_LIV_OFF_LID = 48,
+	VMAD_LIV_OFF_GUID = 50,
+	VMAD_LIV_ECHO_MAX = MAD_SIZE - VMAD_LIV_OFF_DATA, /* 208 in one MAD */
+	VMAD_LIV_ECHO_RMPP_MAX = 8192,               /* RMPP (real hardware) */
 };
 
-enum liv_type {
-	LIV_ECHO_REQ = 1,
-	LIV_ECHO_RESP = 2,
-	LIV_TS_REQ = 3,
-	LIV_TS_RESP = 4,
-	LIV_INFO_REQ = 5,
-	LIV_INFO_RESP = 6,
+enum vmad_liv_type {
+	VMAD_LIV_ECHO_REQ = 1,
+	VMAD_LIV_ECHO_RESP = 2,
+	VMAD_LIV_TS_REQ = 3,
+	VMAD_LIV_TS_RESP = 4,
+	VMAD_LIV_INFO_REQ = 5,
+	VMAD_LIV_INFO_RESP = 6,
 };
 
 /* High bit of a timestamp: not milliseconds since midnight UT. */
-#define LIV_TS_NONSTANDARD 0x80000000u
+#define VMAD_LIV_TS_NONSTANDARD 0x80000000u
 
 /* MAD status codes used in answers (Table 146, bits 2..4). */
 #define VMAD_STATUS_BAD_VERSION 0x0004
@@ -85,7 +85,7 @@ void vmad_respond(uint8_t *resp, const uint8_t *req, size_t len, uint16_t status
 /* Build a liveness request in mad[0..cap). Echo carries data[0..len);
  * beyond one MAD the request is an RMPP transfer (RMPP header active, the
  * kernel segments it). Returns its length (at least MAD_SIZE) or -errno. */
-int vmad_liv_build(uint8_t *mad, size_t cap, enum liv_type type, uint16_t id,
+int vmad_liv_build(uint8_t *mad, size_t cap, enum vmad_liv_type type, uint16_t id,
 	      uint16_t seq, const uint8_t *data, size_t len, uint32_t now_ts);
 
 /* "host.domain" as infiniband-diags' ibping server answers. */
@@ -102,7 +102,7 @@ size_t vmad_answer(const uint8_t *req, size_t len, const struct vmad_identity *i
 		   uint32_t now_ts, uint8_t *resp, size_t cap);
 
 /* A parsed liveness answer. */
-struct liv_reply {
+struct vmad_liv_reply {
 	uint16_t status;
 	uint8_t type;
 	uint16_t id, seq;
@@ -110,12 +110,12 @@ struct liv_reply {
 	uint16_t lid;
 	uint64_t port_guid;
 };
-int vmad_liv_parse(const uint8_t *mad, size_t len, struct liv_reply *r);
+int vmad_liv_parse(const uint8_t *mad, size_t len, struct vmad_liv_reply *r);
 /* Whether resp[0..len) answers our request of this type and sequence:
  * status 0, the response type, and an echo's data[0..size) back whole.
  * 0; -EBADMSG when only the echo's data differ (or come back short);
  * -EPROTO for any other mismatch. r holds what parsed. */
-int vmad_liv_check(const uint8_t *resp, size_t len, enum liv_type type, uint16_t seq,
-	      const uint8_t *data, size_t size, struct liv_reply *r);
+int vmad_liv_check(const uint8_t *resp, size_t len, enum vmad_liv_type type, uint16_t seq,
+	      const uint8_t *data, size_t size, struct vmad_liv_reply *r);
 
 #endif

@@ -54,7 +54,7 @@ static const struct ac_key {
 	{ "sa_timeout", AC_U32, M(sa_timeout), 10, 60000, 0, 0 },
 	{ "sa_retries", AC_U32, M(sa_retries), 0, 20, 0, 0 },
 	{ "sa_depth", AC_U32, M(sa_depth), 1, ATS_WINDOW_DEPTH_MAX, 1, 0 },
-	{ "prefetch_max", AC_U32, M(prefetch_max), 0, AGENT_PREFETCH_MAX, 0, 0 },
+	{ "prefetch_max", AC_U32, M(prefetch_max), 0, AGENT_CONF_PREFETCH_MAX, 0, 0 },
 	{ "backoff_max", AC_U32, M(backoff_max), 1, 3600, 0, 0 },
 	{ "lease", AC_LEASE, M(lease), 1, UINT32_MAX, 0, 0 },
 	{ "log_level", AC_LOGLEVEL, M(log_level), 0, 0, 0, 0 },
@@ -94,7 +94,7 @@ static const struct {
 void agent_conf_default(struct agent_conf *c)
 {
 	memset(c, 0, sizeof(*c));
-	snprintf(c->socket, sizeof(c->socket), "%s", AGENT_SOCKET_DEFAULT);
+	snprintf(c->socket, sizeof(c->socket), "%s", AGENT_CONF_SOCKET_DEFAULT);
 	c->verify_interval = 60;
 	c->sm_poll_interval = 5;
 	c->cache_ttl = 30;
@@ -108,9 +108,9 @@ void agent_conf_default(struct agent_conf *c)
 	c->log_level = LOG_LVL_INFO;
 	c->liveness = 1;
 	c->ibping = 1;
-	c->cm.policy = RCM_ACCEPT_AGREE;
+	c->cm.policy = RCM_CONF_ACCEPT_AGREE;
 	c->cm_timeout = 1000;
-	c->cm.idle_timeout = AGENT_CM_IDLE_DEFAULT;
+	c->cm.idle_timeout = AGENT_CONF_CM_IDLE_DEFAULT;
 	snprintf(c->state_file, sizeof(c->state_file), "%s", AGENT_CONF_STATE_DEFAULT);
 	c->refused_retry = 600;
 	c->max_clients_per_uid = 16;
@@ -129,11 +129,11 @@ static int parse_pkey_full(const char *v, uint16_t *pkey)
 /* "NAME [netns NS] [pkey P] [primary ADDR]" */
 static int parse_interface(struct agent_conf *c, char *v, char *msg, size_t len)
 {
-	struct agent_if *i;
+	struct agent_conf_if *i;
 	char *save = NULL, *tok;
 
-	if (c->nifs == AGENT_MAX_IFS) {
-		snprintf(msg, len, "interface: more than %d interfaces", AGENT_MAX_IFS);
+	if (c->nifs == AGENT_CONF_MAX_IFS) {
+		snprintf(msg, len, "interface: more than %d interfaces", AGENT_CONF_MAX_IFS);
 		return -EINVAL;
 	}
 	i = &c->ifs[c->nifs];
@@ -185,13 +185,13 @@ static int parse_interface(struct agent_conf *c, char *v, char *msg, size_t len)
 /* "ADDR [pkey P] [primary]" */
 static int parse_address(struct agent_conf *c, char *v, char *msg, size_t len)
 {
-	struct agent_static *a;
+	struct agent_conf_static *a;
 	char *save = NULL, *tok;
 	const char *why;
 	size_t i;
 
-	if (c->naddrs == AGENT_MAX_STATIC) {
-		snprintf(msg, len, "address: more than %d addresses", AGENT_MAX_STATIC);
+	if (c->naddrs == AGENT_CONF_MAX_STATIC) {
+		snprintf(msg, len, "address: more than %d addresses", AGENT_CONF_MAX_STATIC);
 		return -EINVAL;
 	}
 	a = &c->addrs[c->naddrs];
@@ -280,8 +280,8 @@ static int parse_cm_listen(struct agent_conf *c, const char *v, char *msg, size_
 		snprintf(msg, len, "cm_listen: '%s' is not a port or service ID", v);
 		return -EINVAL;
 	}
-	if (c->cm.nlisten == RCM_MAX_LISTEN) {
-		snprintf(msg, len, "cm_listen: more than %d", RCM_MAX_LISTEN);
+	if (c->cm.nlisten == RCM_CONF_MAX_LISTEN) {
+		snprintf(msg, len, "cm_listen: more than %d", RCM_CONF_MAX_LISTEN);
 		return -EINVAL;
 	}
 	c->cm.listen[c->cm.nlisten++] = x <= 0xffff ?
@@ -292,7 +292,7 @@ static int parse_cm_listen(struct agent_conf *c, const char *v, char *msg, size_
 
 static int parse_cm_accept(struct agent_conf *c, const char *v, char *msg, size_t len)
 {
-	if (c->cm.naccept == RCM_MAX_ACCEPT ||
+	if (c->cm.naccept == RCM_CONF_MAX_ACCEPT ||
 	    ats_ip_parse(v, &c->cm.accept[c->cm.naccept])) {
 		snprintf(msg, len, "cm_accept: '%s' is not an IP address", v);
 		return -EINVAL;
@@ -353,12 +353,12 @@ static int set_value(const struct ac_key *k, struct agent_conf *c, char *v,
 	case AC_CM_POLICY:
 		if (cfg_set_choice(k->name, v, policies, 3, &choice, msg, len))
 			return -EINVAL;
-		c->cm.policy = (enum rcm_policy)choice;
+		c->cm.policy = (enum rcm_conf_policy)choice;
 		return 0;
 	case AC_MEMBERSHIP:
 		if (cfg_set_choice(k->name, v, memberships, 3, &choice, msg, len))
 			return -EINVAL;
-		c->ipoib_membership = (enum agent_membership)choice;
+		c->ipoib_membership = (enum agent_conf_membership)choice;
 		return 0;
 	case AC_CM_ACCEPT:
 		return parse_cm_accept(c, v, msg, len);

@@ -18,13 +18,13 @@
 /* The configured sysconfdir (Makefile.am): the file the installed units
  * name, /etc/ibats/atsd.conf in the packages' and the system install. */
 #define AGENT_CONF_DEFAULT SYSCONFDIR "/ibats/atsd.conf"
-#define AGENT_SOCKET_DEFAULT ATSD_SOCKET_DEFAULT
+#define AGENT_CONF_SOCKET_DEFAULT ATSD_PROTO_SOCKET_DEFAULT
 /* state_file: the records atsd registered (agent_state.c keeps them). */
 #define AGENT_CONF_STATE_DEFAULT "/var/lib/ibats/atsd.state"
-#define AGENT_MAX_IFS 16
-#define AGENT_MAX_STATIC 64
+#define AGENT_CONF_MAX_IFS 16
+#define AGENT_CONF_MAX_STATIC 64
 
-struct agent_if {
+struct agent_conf_if {
 	char name[IF_NAMESIZE];
 	char netns[64];          /* "" = the agent's own namespace */
 	int have_pkey;           /* else from sysfs, else 0xFFFF */
@@ -33,7 +33,7 @@ struct agent_if {
 	struct ats_ip primary;
 };
 
-struct agent_static {
+struct agent_conf_static {
 	struct ats_ip ip;
 	uint16_t pkey;
 	int primary;
@@ -42,19 +42,19 @@ struct agent_static {
 /* Who joins and leaves the IPoIB broadcast groups. On a real host the
  * kernel's IPoIB driver does, and OpenSM drops a port's FullMember state
  * on a leave from that port whoever joined: atsd must not leave then. */
-enum agent_membership {
-	AGENT_MEMBERSHIP_AUTO = 0, /* check for kernel IPoIB interfaces, else manage */
-	AGENT_MEMBERSHIP_CHECK,    /* never join or leave: read and report */
-	AGENT_MEMBERSHIP_MANAGE,   /* join, rejoin after SM loss, leave at exit */
+enum agent_conf_membership {
+	AGENT_CONF_MEMBERSHIP_AUTO = 0, /* check for kernel IPoIB interfaces, else manage */
+	AGENT_CONF_MEMBERSHIP_CHECK,    /* never join or leave: read and report */
+	AGENT_CONF_MEMBERSHIP_MANAGE,   /* join, rejoin after SM loss, leave at exit */
 };
 
 /* The most records prefetch_max may name: the lookup cache's size. */
-#define AGENT_PREFETCH_MAX 16384
+#define AGENT_CONF_PREFETCH_MAX 16384
 /* cm_idle_timeout's default, s: atsd moves no data over a connection, so
  * a passive one is closed this long after it is established, and
  * requesters that leave without a DREQ cannot hold the listener's table
  * (IB CM has no keepalive). */
-#define AGENT_CM_IDLE_DEFAULT 120
+#define AGENT_CONF_CM_IDLE_DEFAULT 120
 
 struct agent_conf {
 	char ca[64];
@@ -74,9 +74,9 @@ struct agent_conf {
 	int liveness;               /* answer vendor class 0x34 */
 	int ibping;                 /* answer infiniband-diags ibping (0x32) */
 	enum log_level log_level;
-	struct agent_if ifs[AGENT_MAX_IFS];
+	struct agent_conf_if ifs[AGENT_CONF_MAX_IFS];
 	size_t nifs;
-	struct agent_static addrs[AGENT_MAX_STATIC];
+	struct agent_conf_static addrs[AGENT_CONF_MAX_STATIC];
 	size_t naddrs;
 	struct rcm_conf cm;         /* connections by IP: on with cm or cm_listen */
 	uint32_t cm_timeout;        /* ms per CM attempt */
@@ -88,7 +88,7 @@ struct agent_conf {
 	gid_t control_gid;
 	uint32_t max_clients_per_uid;
 	uint32_t client_idle_timeout; /* s, 0: never */
-	enum agent_membership ipoib_membership;
+	enum agent_conf_membership ipoib_membership;
 };
 
 void agent_conf_default(struct agent_conf *c);

@@ -11,37 +11,37 @@
 
 static const struct {
 	const char *name;
-	enum audit_severity sev;
-} kinds[AUD_NKINDS] = {
-	[AUD_SID_BLOCK] = { "sid-block", AUDIT_ERROR },
-	[AUD_NAME] = { "service-name", AUDIT_ERROR },
-	[AUD_NO_PRIMARY] = { "no-primary", AUDIT_ERROR },
-	[AUD_DUP_IP_GID] = { "duplicate-on-port", AUDIT_ERROR },
-	[AUD_DUP_PRIMARY] = { "duplicate-primary", AUDIT_ERROR },
-	[AUD_IPV4_FORM] = { "ipv4-form", AUDIT_WARNING },
-	[AUD_BAD_ADDR] = { "address", AUDIT_ERROR },
-	[AUD_UNUSED_FIELDS] = { "unused-fields", AUDIT_WARNING },
-	[AUD_GID_ABSENT] = { "gid-absent", AUDIT_ERROR },
-	[AUD_PKEY_NOT_HELD] = { "pkey-not-held", AUDIT_ERROR },
-	[AUD_FINITE_LEASE] = { "finite-lease", AUDIT_WARNING },
+	enum ats_audit_severity sev;
+} kinds[ATS_AUDIT_NKINDS] = {
+	[ATS_AUDIT_SID_BLOCK] = { "sid-block", ATS_AUDIT_ERROR },
+	[ATS_AUDIT_NAME] = { "service-name", ATS_AUDIT_ERROR },
+	[ATS_AUDIT_NO_PRIMARY] = { "no-primary", ATS_AUDIT_ERROR },
+	[ATS_AUDIT_DUP_IP_GID] = { "duplicate-on-port", ATS_AUDIT_ERROR },
+	[ATS_AUDIT_DUP_PRIMARY] = { "duplicate-primary", ATS_AUDIT_ERROR },
+	[ATS_AUDIT_IPV4_FORM] = { "ipv4-form", ATS_AUDIT_WARNING },
+	[ATS_AUDIT_BAD_ADDR] = { "address", ATS_AUDIT_ERROR },
+	[ATS_AUDIT_UNUSED_FIELDS] = { "unused-fields", ATS_AUDIT_WARNING },
+	[ATS_AUDIT_GID_ABSENT] = { "gid-absent", ATS_AUDIT_ERROR },
+	[ATS_AUDIT_PKEY_NOT_HELD] = { "pkey-not-held", ATS_AUDIT_ERROR },
+	[ATS_AUDIT_FINITE_LEASE] = { "finite-lease", ATS_AUDIT_WARNING },
 };
 
-const char *ats_audit_kind_name(enum audit_kind k)
+const char *ats_audit_kind_name(enum ats_audit_kind k)
 {
-	return k < AUD_NKINDS ? kinds[k].name : "?";
+	return k < ATS_AUDIT_NKINDS ? kinds[k].name : "?";
 }
 
-const char *ats_audit_severity_name(enum audit_severity s)
+const char *ats_audit_severity_name(enum ats_audit_severity s)
 {
 	static const char *const n[] = { "info", "warning", "error" };
 
-	return s <= AUDIT_ERROR ? n[s] : "?";
+	return s <= ATS_AUDIT_ERROR ? n[s] : "?";
 }
 
-static int add(struct ats_audit_result *r, enum audit_kind k, size_t a, size_t b,
+static int add(struct ats_audit_result *r, enum ats_audit_kind k, size_t a, size_t b,
 	       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-static int add(struct ats_audit_result *r, enum audit_kind k, size_t a, size_t b,
+static int add(struct ats_audit_result *r, enum ats_audit_kind k, size_t a, size_t b,
 	       const char *fmt, ...)
 {
 	struct ats_audit_finding *f;
@@ -110,32 +110,32 @@ static int check_one(const struct sr_record *r, size_t i,
 
 	switch (ats_record_check(r, &why)) {
 	case ATS_BAD_SID:
-		return add(out, AUD_SID_BLOCK, i, (size_t)-1, "%s", why);
+		return add(out, ATS_AUDIT_SID_BLOCK, i, (size_t)-1, "%s", why);
 	case ATS_BAD_NAME:
-		return add(out, AUD_NAME, i, (size_t)-1, "%s", why);
+		return add(out, ATS_AUDIT_NAME, i, (size_t)-1, "%s", why);
 	case ATS_BAD_ADDR:
-		ret = add(out, AUD_BAD_ADDR, i, (size_t)-1, "%s", why);
+		ret = add(out, ATS_AUDIT_BAD_ADDR, i, (size_t)-1, "%s", why);
 		break;
 	default:
 		break;
 	}
 	if (!ret && !ats_ip_decode(r->data8, &ip, &form) && form == ATS_IP_V4_MAPPED)
-		ret = add(out, AUD_IPV4_FORM, i, (size_t)-1,
+		ret = add(out, ATS_AUDIT_IPV4_FORM, i, (size_t)-1,
 			  "IPv4 written as ::ffff:a.b.c.d, not in octets 12..15 with 0..11 zero");
 	if (!ret && !unused_zero(r))
-		ret = add(out, AUD_UNUSED_FIELDS, i, (size_t)-1,
+		ret = add(out, ATS_AUDIT_UNUSED_FIELDS, i, (size_t)-1,
 			  "ServiceKey or ServiceData16/32/64 not zero");
 	if (!ret && r->lease != SR_LEASE_INFINITE)
-		ret = add(out, AUD_FINITE_LEASE, i, (size_t)-1,
+		ret = add(out, ATS_AUDIT_FINITE_LEASE, i, (size_t)-1,
 			  "lease %" PRIu32 " s; ATS records should be infinite", r->lease);
 	if (!ret && !p)
-		ret = add(out, AUD_GID_ABSENT, i, (size_t)-1, "no port on the fabric has this GID");
+		ret = add(out, ATS_AUDIT_GID_ABSENT, i, (size_t)-1, "no port on the fabric has this GID");
 	if (!ret && p && p->pkeys_known) {
 		for (k = 0; k < p->npkeys; k++)
 			if ((p->pkeys[k] & 0x7fff) == (r->pkey & 0x7fff))
 				break;
 		if (k == p->npkeys)
-			ret = add(out, AUD_PKEY_NOT_HELD, i, (size_t)-1,
+			ret = add(out, ATS_AUDIT_PKEY_NOT_HELD, i, (size_t)-1,
 				  "the port (LID %u) does not hold PKey 0x%04x", p->lid, r->pkey);
 	}
 	return ret;
@@ -168,12 +168,12 @@ int ats_audit_check(const struct sr_record *recs, size_t n,
 			if (j < i)
 				first = 0; /* report the GID once, at its first record */
 			if (j > i && ats_same_ip(a, b))
-				ret = add(out, AUD_DUP_IP_GID, i, j,
+				ret = add(out, ATS_AUDIT_DUP_IP_GID, i, j,
 					  "the same address on SIDs 0x%016" PRIx64 " and 0x%016" PRIx64,
 					  a->id, b->id);
 		}
 		if (!ret && first && !has_primary)
-			ret = add(out, AUD_NO_PRIMARY, i, (size_t)-1,
+			ret = add(out, ATS_AUDIT_NO_PRIMARY, i, (size_t)-1,
 				  "GID has records in PKey 0x%04x but none on the primary SID", a->pkey);
 		if (ret || a->id != ATS_SID_PRIMARY)
 			continue;
@@ -189,7 +189,7 @@ int ats_audit_check(const struct sr_record *recs, size_t n,
 			/* Ports of one system image may share it (ATS 2.2). */
 			if (pa && pb && pa->sys_guid && pa->sys_guid == pb->sys_guid)
 				continue;
-			ret = add(out, AUD_DUP_PRIMARY, i, j,
+			ret = add(out, ATS_AUDIT_DUP_PRIMARY, i, j,
 				  "one primary address on two systems (image GUIDs 0x%016" PRIx64
 				  ", 0x%016" PRIx64 ")", pa ? pa->sys_guid : 0, pb ? pb->sys_guid : 0);
 		}

@@ -7,7 +7,7 @@
 #include "ats_query.h"
 #include "core/log.h"
 
-void ats_query_set_free(struct ats_set *s)
+void ats_query_set_free(struct ats_query_set *s)
 {
 	free(s->recs);
 	free(s->idx);
@@ -30,7 +30,7 @@ static size_t rec_hash(const struct sr_record *r)
 }
 
 /* The slot of r's key: the one holding it, else the free one it takes. */
-static size_t set_slot(const struct ats_set *s, const struct sr_record *r)
+static size_t set_slot(const struct ats_query_set *s, const struct sr_record *r)
 {
 	size_t mask = s->idx_len - 1, i = rec_hash(r) & mask;
 
@@ -44,7 +44,7 @@ static size_t set_slot(const struct ats_set *s, const struct sr_record *r)
 }
 
 /* An index at most half full for n records, of the records there. */
-static int set_reindex(struct ats_set *s, size_t n)
+static int set_reindex(struct ats_query_set *s, size_t n)
 {
 	size_t len = 16, i;
 
@@ -68,7 +68,7 @@ static int set_reindex(struct ats_set *s, size_t n)
 	return 0;
 }
 
-int ats_query_set_put(struct ats_set *s, const struct sr_record *r)
+int ats_query_set_put(struct ats_query_set *s, const struct sr_record *r)
 {
 	size_t slot;
 	int ret;
@@ -120,7 +120,7 @@ static int same_part(uint16_t a, uint16_t b)
 	return !((a ^ b) & ~ATS_PKEY_FULL_BIT);
 }
 
-static int ats_set_add(struct ats_set *s, const struct ats_q *q, const struct sr_record *r)
+static int ats_set_add(struct ats_query_set *s, const struct ats_q *q, const struct sr_record *r)
 {
 	int sid = ats_sid_in_block(r->id), name = ats_name_is_ats(r->name);
 
@@ -155,7 +155,7 @@ static void ats_query_init(struct ats_q *q, uint16_t pkey, unsigned fields)
 /* One SubnAdmGet of k, with more fields, its record kept; -ENOENT when
  * none matches. */
 static int ats_get(struct sa_client *sa, const struct ats_q *q, const struct sr_record *k,
-		   unsigned more, struct ats_set *out)
+		   unsigned more, struct ats_query_set *out)
 {
 	struct sr_record r;
 	int ret;
@@ -171,7 +171,7 @@ static int ats_get(struct sa_client *sa, const struct ats_q *q, const struct sr_
  * form (the plugin keeps one form of a SID per GID and partition); an
  * audit per PKey it knows, or in the default PKey alone. */
 static int ats_split_pkey(struct sa_client *sa, const struct ats_q *q, struct sr_record *k,
-			  struct ats_set *out)
+			  struct ats_query_set *out)
 {
 	static const uint16_t dflt = ATS_PKEY_DEFAULT;
 	size_t i, n;
@@ -203,7 +203,7 @@ static int ats_split_pkey(struct sa_client *sa, const struct ats_q *q, struct sr
 /* A SID that matches several records: without a GID, one more request
  * per port GID of the fabric; with one, per partition. */
 static int ats_split(struct sa_client *sa, const struct ats_q *q, struct sr_record *k,
-		     struct sa_port **ports, size_t *nports, struct ats_set *out)
+		     struct sa_client_ca_port **ports, size_t *nports, struct ats_query_set *out)
 {
 	size_t i;
 	int ret;
@@ -211,7 +211,7 @@ static int ats_split(struct sa_client *sa, const struct ats_q *q, struct sr_reco
 	if (q->fields & SR_F_GID)
 		return ats_split_pkey(sa, q, k, out);
 	if (!out->by_port) {
-		ret = sa_client_ports(sa, SA_PORTS_GAP, ports, nports);
+		ret = sa_client_ports(sa, SA_CLIENT_PORTS_GAP, ports, nports);
 		if (ret)
 			return ret;
 		out->by_port = 1;
@@ -230,9 +230,9 @@ static int ats_split(struct sa_client *sa, const struct ats_q *q, struct sr_reco
 /* One SubnAdmGet per SID of the block, split where a SID matches
  * several records. */
 static int ats_walk(struct sa_client *sa, const struct ats_q *q,
-		    unsigned first, unsigned count, struct ats_set *out)
+		    unsigned first, unsigned count, struct ats_query_set *out)
 {
-	struct sa_port *ports = NULL;
+	struct sa_client_ca_port *ports = NULL;
 	size_t nports = 0;
 	unsigned n;
 	int ret = 0;
@@ -255,13 +255,13 @@ static int ats_walk(struct sa_client *sa, const struct ats_q *q,
 /* Records outside the block only a name query finds; without RMPP its
  * answer holds whole the records of the first MAD (a cut answer is
  * flagged, never taken as complete). */
-static int ats_walk_names(struct sa_client *sa, const struct ats_q *q, struct ats_set *out)
+static int ats_walk_names(struct sa_client *sa, const struct ats_q *q, struct ats_query_set *out)
 {
 	struct sr_record k = q->rec, *got = NULL;
 	const uint64_t mask = sr_comp_mask(q->fields | SR_F_NAME);
 	struct sa_table_shape shape;
 	uint8_t buf[SR_SIZE];
-	struct sa_answer ans;
+	struct sa_client_answer ans;
 	size_t i;
 	int ret;
 
@@ -289,7 +289,7 @@ static int ats_walk_names(struct sa_client *sa, const struct ats_q *q, struct at
 }
 
 /* SubnAdmGetTable while RMPP works, else the walk; appends to out. */
-static int ats_collect(struct sa_client *sa, const struct ats_q *q, struct ats_set *out)
+static int ats_collect(struct sa_client *sa, const struct ats_q *q, struct ats_query_set *out)
 {
 	uint64_t sent = sa_client_requests(sa);
 	struct sr_record *recs = NULL;
@@ -318,7 +318,7 @@ static int ats_collect(struct sa_client *sa, const struct ats_q *q, struct ats_s
 }
 
 /* Primary SIDs first, then by GID. */
-static void set_sort(struct ats_set *out)
+static void set_sort(struct ats_query_set *out)
 {
 	if (out->n > 1) {
 		qsort(out->recs, out->n, sizeof(*out->recs), ats_rec_cmp);
@@ -326,7 +326,7 @@ static void set_sort(struct ats_set *out)
 	}
 }
 
-static int ats_lookup(struct sa_client *sa, const struct ats_q *q, struct ats_set *out)
+static int ats_lookup(struct sa_client *sa, const struct ats_q *q, struct ats_query_set *out)
 {
 	int ret;
 
@@ -341,7 +341,7 @@ static int ats_lookup(struct sa_client *sa, const struct ats_q *q, struct ats_se
 }
 
 int ats_query_gid_claims(struct sa_client *sa, const uint8_t *gid, const uint16_t *pkeys,
-		   size_t npkeys, struct ats_set *out)
+		   size_t npkeys, struct ats_query_set *out)
 {
 	struct ats_q q;
 
@@ -379,7 +379,7 @@ uint64_t ats_query_forward_primary(const struct ats_ip *ip, uint8_t *rec)
 }
 
 /* The records of out holding ip itself, one per GID and partition. */
-static void forward_keep(struct ats_set *out, const struct ats_ip *ip)
+static void forward_keep(struct ats_query_set *out, const struct ats_ip *ip)
 {
 	size_t i, k, kept = 0;
 
@@ -400,7 +400,7 @@ static void forward_keep(struct ats_set *out, const struct ats_ip *ip)
 }
 
 int ats_query_forward(struct sa_client *sa, const struct ats_ip *ip, uint16_t pkey,
-		struct ats_set *out)
+		struct ats_query_set *out)
 {
 	struct ats_q q;
 	int ret;
@@ -419,7 +419,7 @@ static void reverse_q(struct ats_q *q, const uint8_t *gid, uint16_t pkey, unsign
 }
 
 static int reverse(struct sa_client *sa, const uint8_t *gid, uint16_t pkey, unsigned more,
-		   struct ats_set *out)
+		   struct ats_query_set *out)
 {
 	struct ats_q q;
 
@@ -428,13 +428,13 @@ static int reverse(struct sa_client *sa, const uint8_t *gid, uint16_t pkey, unsi
 }
 
 int ats_query_reverse(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
-		struct ats_set *out)
+		struct ats_query_set *out)
 {
 	return reverse(sa, gid, pkey, 0, out);
 }
 
 int ats_query_reverse_exact(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
-		      struct ats_set *out)
+		      struct ats_query_set *out)
 {
 	return reverse(sa, gid, pkey, SR_F_PKEY, out);
 }
@@ -457,7 +457,7 @@ static void primary_q(struct ats_q *q, const uint8_t *gid, uint16_t pkey)
  * SubnAdmGet, by P_Key when that finds primaries in several partitions;
  * split: straight by P_Key (the Get was asked already). */
 static int primary_set(struct sa_client *sa, const uint8_t *gid, uint16_t pkey, int split,
-		       struct ats_set *out)
+		       struct ats_query_set *out)
 {
 	uint64_t sent = sa_client_requests(sa);
 	struct sr_record k;
@@ -484,7 +484,7 @@ static int primary_set(struct sa_client *sa, const uint8_t *gid, uint16_t pkey, 
 int ats_query_primary(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
 		struct sr_record *out)
 {
-	struct ats_set s;
+	struct ats_query_set s;
 	int ret = primary_set(sa, gid, pkey, 0, &s);
 
 	if (!ret)
@@ -494,7 +494,7 @@ int ats_query_primary(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
 }
 
 int ats_query_by_sid(struct sa_client *sa, uint64_t sid, uint16_t pkey,
-	       struct ats_set *out)
+	       struct ats_query_set *out)
 {
 	struct ats_q q;
 
@@ -505,7 +505,7 @@ int ats_query_by_sid(struct sa_client *sa, uint64_t sid, uint16_t pkey,
 	return ats_lookup(sa, &q, out);
 }
 
-int ats_query_all(struct sa_client *sa, uint16_t pkey, struct ats_set *out)
+int ats_query_all(struct sa_client *sa, uint16_t pkey, struct ats_query_set *out)
 {
 	struct ats_q q;
 
@@ -543,8 +543,8 @@ int ats_query_first(struct sa_client *sa, const struct ats_query_lookup *l, uint
 }
 
 /* A SubnAdmGet's answer: the one record, if the query selects it. */
-static int finish_get(const struct ats_q *q, const struct sa_answer *ans, const uint8_t *qbuf,
-		      uint64_t mask, struct ats_set *out)
+static int finish_get(const struct ats_q *q, const struct sa_client_answer *ans, const uint8_t *qbuf,
+		      uint64_t mask, struct ats_query_set *out)
 {
 	struct sr_record r;
 	int ret;
@@ -556,8 +556,8 @@ static int finish_get(const struct ats_q *q, const struct sa_answer *ans, const 
 	return ret ? ret : out->n ? 0 : -ENOENT;
 }
 
-static int finish_table(struct sa_client *sa, const struct ats_q *q, const struct sa_answer *ans,
-			const uint8_t *qbuf, uint64_t mask, struct ats_set *out)
+static int finish_table(struct sa_client *sa, const struct ats_q *q, const struct sa_client_answer *ans,
+			const uint8_t *qbuf, uint64_t mask, struct ats_query_set *out)
 {
 	struct sr_record *recs = NULL;
 	size_t n = 0, i;
@@ -572,7 +572,7 @@ static int finish_table(struct sa_client *sa, const struct ats_q *q, const struc
 }
 
 int ats_query_finish(struct sa_client *sa, const struct ats_query_lookup *l, int err,
-		     const struct sa_answer *ans, struct ats_set *out)
+		     const struct sa_client_answer *ans, struct ats_query_set *out)
 {
 	uint8_t qbuf[SR_SIZE];
 	uint64_t mask;
@@ -613,7 +613,7 @@ static int by_ip(const void *a, const void *b)
 	return memcmp(&ix.addr, &iy.addr, sizeof(ix.addr));
 }
 
-int ats_query_forward_each(const struct ats_set *all, ats_query_forward_fn *fn, void *ctx)
+int ats_query_forward_each(const struct ats_query_set *all, ats_query_forward_fn *fn, void *ctx)
 {
 	struct sr_record *v;
 	size_t i, k;
@@ -627,7 +627,7 @@ int ats_query_forward_each(const struct ats_set *all, ats_query_forward_fn *fn, 
 	memcpy(v, all->recs, all->n * sizeof(*v));
 	qsort(v, all->n, sizeof(*v), by_ip);
 	for (i = 0; i < all->n && !ret; i = k) {
-		struct ats_set s = { 0 };
+		struct ats_query_set s = { 0 };
 		struct ats_ip ip;
 
 		if (ats_ip_decode(v[i].data8, &ip, NULL))
@@ -651,7 +651,7 @@ int ats_query_forward_each(const struct ats_set *all, ats_query_forward_fn *fn, 
 	return ret;
 }
 
-int ats_query_rest(struct sa_client *sa, const struct ats_query_lookup *l, struct ats_set *out)
+int ats_query_rest(struct sa_client *sa, const struct ats_query_lookup *l, struct ats_query_set *out)
 {
 	/* A primary's Get found primaries in several partitions: by P_Key;
 	 * anything else is a walk, RMPP now known missing. */
@@ -660,7 +660,7 @@ int ats_query_rest(struct sa_client *sa, const struct ats_query_lookup *l, struc
 	return ats_query_lookup(sa, l, out);
 }
 
-int ats_query_lookup(struct sa_client *sa, const struct ats_query_lookup *l, struct ats_set *out)
+int ats_query_lookup(struct sa_client *sa, const struct ats_query_lookup *l, struct ats_query_set *out)
 {
 	if (l->kind == ATS_QUERY_FORWARD)
 		return ats_query_forward(sa, &l->ip, l->pkey, out);
@@ -673,7 +673,7 @@ int ats_query_register(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
 		 uint32_t lease, const struct ats_ip *ip, int primary,
 		 uint64_t *sid)
 {
-	struct ats_set mine;
+	struct ats_query_set mine;
 	struct sr_record r;
 	uint64_t use = ATS_SID_PRIMARY;
 	size_t i;
@@ -717,7 +717,7 @@ found:
 int ats_query_deregister(struct sa_client *sa, const uint8_t *gid, uint16_t pkey,
 		   const struct ats_ip *ip, unsigned *deleted)
 {
-	struct ats_set mine;
+	struct ats_query_set mine;
 	struct ats_ip have;
 	size_t i;
 	int ret;

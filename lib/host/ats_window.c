@@ -354,7 +354,7 @@ void ats_window_answer(struct ats_window *w, uint8_t *mad, size_t len)
 {
 	uint32_t tid = (uint32_t)wire_get64(mad + MAD_OFF_TID);
 	struct ats_window_req *r = NULL;
-	struct sa_answer ans;
+	struct sa_client_answer ans;
 	unsigned i;
 	int ret;
 

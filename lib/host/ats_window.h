@@ -31,7 +31,7 @@ struct ats_window_req {
 	/* out, once ats_window_done hands it back */
 	int err;                    /* 0 or -errno; PRIMARY: -ENOENT */
 	uint16_t sa_status;         /* the answer's MAD status */
-	struct ats_set set;         /* owned by the caller then */
+	struct ats_query_set set;         /* owned by the caller then */
 	/* the window's */
 	int state;
 	unsigned attempt;

@@ -13,7 +13,7 @@
 #include "atsd_client.h"
 #include "core/mono.h"
 
-void atsd_client_reply_free(struct atsd_reply *rep)
+void atsd_client_reply_free(struct atsd_client_reply *rep)
 {
 	size_t i;
 
@@ -23,14 +23,14 @@ void atsd_client_reply_free(struct atsd_reply *rep)
 	memset(rep, 0, sizeof(*rep));
 }
 
-struct atsd_conn {
+struct atsd_client_conn {
 	int fd;
-	char pend[ATSD_LINE_MAX]; /* read, not yet consumed */
+	char pend[ATSD_PROTO_LINE_MAX]; /* read, not yet consumed */
 	size_t npend;
 };
 
 /* Read one line (without the newline) into buf. */
-static int read_line(struct atsd_conn *c, char *buf, size_t len, int64_t deadline)
+static int read_line(struct atsd_client_conn *c, char *buf, size_t len, int64_t deadline)
 {
 	for (;;) {
 		char *nl = memchr(c->pend, '\n', c->npend);
@@ -49,14 +49,14 @@ static int read_line(struct atsd_conn *c, char *buf, size_t len, int64_t deadlin
 			c->npend -= l + 1;
 			return 0;
 		}
-		if (c->npend == ATSD_LINE_MAX)
+		if (c->npend == ATSD_PROTO_LINE_MAX)
 			return -EMSGSIZE;
 		left = deadline - mono_ms();
 		if (left <= 0)
 			return -ETIMEDOUT;
 		if (poll(&p, 1, (int)left) <= 0)
 			return -ETIMEDOUT;
-		n = read(c->fd, c->pend + c->npend, ATSD_LINE_MAX - c->npend);
+		n = read(c->fd, c->pend + c->npend, ATSD_PROTO_LINE_MAX - c->npend);
 		if (n < 0)
 			return -errno;
 		if (n == 0)
@@ -65,9 +65,9 @@ static int read_line(struct atsd_conn *c, char *buf, size_t len, int64_t deadlin
 	}
 }
 
-static int parse_reply(struct atsd_conn *c, int64_t deadline, struct atsd_reply *rep)
+static int parse_reply(struct atsd_client_conn *c, int64_t deadline, struct atsd_client_reply *rep)
 {
-	char line[ATSD_LINE_MAX];
+	char line[ATSD_PROTO_LINE_MAX];
 	size_t n, i;
 	int ret;
 
@@ -103,10 +103,10 @@ static int parse_reply(struct atsd_conn *c, int64_t deadline, struct atsd_reply 
 	return 0;
 }
 
-static int do_connect(const char *path, int nowait, struct atsd_conn **out)
+static int do_connect(const char *path, int nowait, struct atsd_client_conn **out)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct atsd_conn *c;
+	struct atsd_client_conn *c;
 	int ret;
 
 	if (strlen(path) >= sizeof(sa.sun_path))
@@ -130,17 +130,17 @@ static int do_connect(const char *path, int nowait, struct atsd_conn **out)
 	return 0;
 }
 
-int atsd_client_connect(const char *path, struct atsd_conn **out)
+int atsd_client_connect(const char *path, struct atsd_client_conn **out)
 {
 	return do_connect(path, 0, out);
 }
 
-int atsd_client_connect_nowait(const char *path, struct atsd_conn **out)
+int atsd_client_connect_nowait(const char *path, struct atsd_client_conn **out)
 {
 	return do_connect(path, 1, out);
 }
 
-void atsd_client_disconnect(struct atsd_conn *c)
+void atsd_client_disconnect(struct atsd_client_conn *c)
 {
 	if (!c)
 		return;
@@ -148,16 +148,16 @@ void atsd_client_disconnect(struct atsd_conn *c)
 	free(c);
 }
 
-int atsd_client_ask(struct atsd_conn *c, const char *request, unsigned timeout_ms,
-	     struct atsd_reply *rep)
+int atsd_client_ask(struct atsd_client_conn *c, const char *request, unsigned timeout_ms,
+	     struct atsd_client_reply *rep)
 {
 	size_t len = strlen(request);
-	char line[ATSD_LINE_MAX];
+	char line[ATSD_PROTO_LINE_MAX];
 	ssize_t n;
 	int ret;
 
 	memset(rep, 0, sizeof(*rep));
-	if (len >= ATSD_LINE_MAX - 1 || strchr(request, '\n'))
+	if (len >= ATSD_PROTO_LINE_MAX - 1 || strchr(request, '\n'))
 		return -EINVAL;
 	/* One write: request and newline in one segment. MSG_NOSIGNAL: a
 	 * dead agent is an EPIPE here, never a SIGPIPE in atsctl or in a
@@ -182,9 +182,9 @@ int atsd_client_ask(struct atsd_conn *c, const char *request, unsigned timeout_m
 }
 
 int atsd_client_request(const char *path, const char *request, unsigned timeout_ms,
-		 struct atsd_reply *rep)
+		 struct atsd_client_reply *rep)
 {
-	struct atsd_conn *c;
+	struct atsd_client_conn *c;
 	int ret;
 
 	memset(rep, 0, sizeof(*rep));

@@ -11,30 +11,30 @@
 
 /* Privileged verbs change atsd's state or cost SA traffic beyond a
  * lookup. */
-const struct atsd_verb_def atsd_proto_verbs[ATSD_VERBS] = {
-	[ATSD_V_RESOLVE] = { "resolve", 2, 3, 0 },
-	[ATSD_V_REVERSE] = { "reverse", 2, 3, 0 },
-	[ATSD_V_PRIMARY] = { "primary", 2, 3, 0 },
-	[ATSD_V_STATUS] = { "status", 1, 1, 0 },
-	[ATSD_V_STATS] = { "stats", 1, 1, 0 },
-	[ATSD_V_IPOIB] = { "ipoib", 1, 1, 0 },
-	[ATSD_V_CONNECTIONS] = { "connections", 1, 1, 0 },
-	[ATSD_V_HOLD] = { "hold", 1, ATSD_ARGS_MAX, 1 },
-	[ATSD_V_RELEASE] = { "release", 1, ATSD_ARGS_MAX, 1 },
-	[ATSD_V_VERIFY] = { "verify", 1, 1, 1 },
-	[ATSD_V_CONNECT] = { "connect", 1, ATSD_ARGS_MAX, 1 },
-	[ATSD_V_DISCONNECT] = { "disconnect", 2, 2, 1 },
-	[ATSD_V_HOLDS] = { "holds", 1, 1, 0 },
+const struct atsd_proto_verb_def atsd_proto_verbs[ATSD_PROTO_VERBS] = {
+	[ATSD_PROTO_V_RESOLVE] = { "resolve", 2, 3, 0 },
+	[ATSD_PROTO_V_REVERSE] = { "reverse", 2, 3, 0 },
+	[ATSD_PROTO_V_PRIMARY] = { "primary", 2, 3, 0 },
+	[ATSD_PROTO_V_STATUS] = { "status", 1, 1, 0 },
+	[ATSD_PROTO_V_STATS] = { "stats", 1, 1, 0 },
+	[ATSD_PROTO_V_IPOIB] = { "ipoib", 1, 1, 0 },
+	[ATSD_PROTO_V_CONNECTIONS] = { "connections", 1, 1, 0 },
+	[ATSD_PROTO_V_HOLD] = { "hold", 1, ATSD_PROTO_ARGS_MAX, 1 },
+	[ATSD_PROTO_V_RELEASE] = { "release", 1, ATSD_PROTO_ARGS_MAX, 1 },
+	[ATSD_PROTO_V_VERIFY] = { "verify", 1, 1, 1 },
+	[ATSD_PROTO_V_CONNECT] = { "connect", 1, ATSD_PROTO_ARGS_MAX, 1 },
+	[ATSD_PROTO_V_DISCONNECT] = { "disconnect", 2, 2, 1 },
+	[ATSD_PROTO_V_HOLDS] = { "holds", 1, 1, 0 },
 	/* One SA query, as a lookup: a listener that is not root checks
 	 * its callers with it. */
-	[ATSD_V_LID] = { "lid", 2, 2, 0 },
+	[ATSD_PROTO_V_LID] = { "lid", 2, 2, 0 },
 };
 
 int atsd_proto_verb_find(const char *name)
 {
 	int i;
 
-	for (i = 0; i < ATSD_VERBS; i++)
+	for (i = 0; i < ATSD_PROTO_VERBS; i++)
 		if (!strcmp(name, atsd_proto_verbs[i].name))
 			return i;
 	return -1;
@@ -49,39 +49,39 @@ int atsd_proto_pkey_arg(const char *s, uint16_t *pkey)
 	return ats_pkey_parse(s, pkey);
 }
 
-const char *const atsd_proto_stat_names[ATSD_STATS] = {
-	[ATSD_S_CACHE_HITS] = "cache_hits",
-	[ATSD_S_CACHE_MISSES] = "cache_misses",
-	[ATSD_S_NEGATIVE_HITS] = "negative_hits",
-	[ATSD_S_COALESCED] = "coalesced",
-	[ATSD_S_SA_LOOKUPS] = "sa_lookups",
-	[ATSD_S_SA_QUERIES] = "sa_queries",
-	[ATSD_S_SYNCS] = "syncs",
-	[ATSD_S_SYNC_FAILURES] = "sync_failures",
-	[ATSD_S_SETS] = "sets",
-	[ATSD_S_DELETES] = "deletes",
-	[ATSD_S_SM_CHANGES] = "sm_changes",
-	[ATSD_S_RECORDS] = "records",
-	[ATSD_S_HOLDS] = "holds",
-	[ATSD_S_CACHE_ENTRIES] = "cache_entries",
-	[ATSD_S_LID] = "lid",
-	[ATSD_S_SM_LID] = "sm_lid",
-	[ATSD_S_SUBSCRIBED] = "subscribed",
-	[ATSD_S_SUBSCRIPTIONS] = "subscriptions",
-	[ATSD_S_SUBSCRIPTION_FAILURES] = "subscription_failures",
-	[ATSD_S_REPORTS] = "reports",
-	[ATSD_S_REPORT_DUPLICATES] = "report_duplicates",
-	[ATSD_S_REPORTS_REFUSED] = "reports_refused",
-	[ATSD_S_INVALIDATIONS] = "invalidations",
-	[ATSD_S_LOCAL_ANSWERS] = "local_answers",
-	[ATSD_S_SA_DEPTH] = "sa_depth",
-	[ATSD_S_SA_INFLIGHT] = "sa_inflight",
-	[ATSD_S_SA_INFLIGHT_MAX] = "sa_inflight_max",
-	[ATSD_S_SA_RESENT] = "sa_resent",
-	[ATSD_S_SA_TIMEOUTS] = "sa_timeouts",
-	[ATSD_S_PREFETCHES] = "prefetches",
-	[ATSD_S_PREFETCH_RECORDS] = "prefetch_records",
-	[ATSD_S_CACHE_CLEARS] = "cache_clears",
+const char *const atsd_proto_stat_names[ATSD_PROTO_STATS] = {
+	[ATSD_PROTO_S_CACHE_HITS] = "cache_hits",
+	[ATSD_PROTO_S_CACHE_MISSES] = "cache_misses",
+	[ATSD_PROTO_S_NEGATIVE_HITS] = "negative_hits",
+	[ATSD_PROTO_S_COALESCED] = "coalesced",
+	[ATSD_PROTO_S_SA_LOOKUPS] = "sa_lookups",
+	[ATSD_PROTO_S_SA_QUERIES] = "sa_queries",
+	[ATSD_PROTO_S_SYNCS] = "syncs",
+	[ATSD_PROTO_S_SYNC_FAILURES] = "sync_failures",
+	[ATSD_PROTO_S_SETS] = "sets",
+	[ATSD_PROTO_S_DELETES] = "deletes",
+	[ATSD_PROTO_S_SM_CHANGES] = "sm_changes",
+	[ATSD_PROTO_S_RECORDS] = "records",
+	[ATSD_PROTO_S_HOLDS] = "holds",
+	[ATSD_PROTO_S_CACHE_ENTRIES] = "cache_entries",
+	[ATSD_PROTO_S_LID] = "lid",
+	[ATSD_PROTO_S_SM_LID] = "sm_lid",
+	[ATSD_PROTO_S_SUBSCRIBED] = "subscribed",
+	[ATSD_PROTO_S_SUBSCRIPTIONS] = "subscriptions",
+	[ATSD_PROTO_S_SUBSCRIPTION_FAILURES] = "subscription_failures",
+	[ATSD_PROTO_S_REPORTS] = "reports",
+	[ATSD_PROTO_S_REPORT_DUPLICATES] = "report_duplicates",
+	[ATSD_PROTO_S_REPORTS_REFUSED] = "reports_refused",
+	[ATSD_PROTO_S_INVALIDATIONS] = "invalidations",
+	[ATSD_PROTO_S_LOCAL_ANSWERS] = "local_answers",
+	[ATSD_PROTO_S_SA_DEPTH] = "sa_depth",
+	[ATSD_PROTO_S_SA_INFLIGHT] = "sa_inflight",
+	[ATSD_PROTO_S_SA_INFLIGHT_MAX] = "sa_inflight_max",
+	[ATSD_PROTO_S_SA_RESENT] = "sa_resent",
+	[ATSD_PROTO_S_SA_TIMEOUTS] = "sa_timeouts",
+	[ATSD_PROTO_S_PREFETCHES] = "prefetches",
+	[ATSD_PROTO_S_PREFETCH_RECORDS] = "prefetch_records",
+	[ATSD_PROTO_S_CACHE_CLEARS] = "cache_clears",
 };
 
 /* snprintf's count, kept inside buf for the next append. */
@@ -99,19 +99,19 @@ int atsd_proto_ok_parse(const char *line, size_t *n)
 {
 	char tail;
 
-	if (sscanf(line, "OK %zu%c", n, &tail) != 1 || *n > ATSD_ANSWER_MAX)
+	if (sscanf(line, "OK %zu%c", n, &tail) != 1 || *n > ATSD_PROTO_ANSWER_MAX)
 		return -EPROTO;
 	return 0;
 }
 
-int atsd_proto_stats_format(char *buf, size_t len, const uint64_t v[ATSD_STATS])
+int atsd_proto_stats_format(char *buf, size_t len, const uint64_t v[ATSD_PROTO_STATS])
 {
 	size_t used;
 	int i, n, total;
 
-	total = n = snprintf(buf, len, "OK %d\n", ATSD_STATS);
+	total = n = snprintf(buf, len, "OK %d\n", ATSD_PROTO_STATS);
 	used = clamp(n, len);
-	for (i = 0; i < ATSD_STATS; i++) {
+	for (i = 0; i < ATSD_PROTO_STATS; i++) {
 		n = snprintf(buf + used, len - used, "%s %" PRIu64 "\n", atsd_proto_stat_names[i], v[i]);
 		total += n;
 		used += clamp(n, len - used);
@@ -165,7 +165,7 @@ int atsd_proto_record_local(const char *line)
 
 	if (sscanf(line, "%*x %*s %*x %*u %*s %n", &n) || !n)
 		return 0;
-	return sscanf(line + n, "%7s", word) == 1 && !strcmp(word, ATSD_REC_LOCAL);
+	return sscanf(line + n, "%7s", word) == 1 && !strcmp(word, ATSD_PROTO_REC_LOCAL);
 }
 
 int atsd_proto_status_format(char *buf, size_t len, uint64_t sid, const uint8_t *gid,
@@ -184,7 +184,7 @@ int atsd_proto_status_format(char *buf, size_t len, uint64_t sid, const uint8_t 
 			reason ? reason : "");
 }
 
-int atsd_proto_status_parse(const char *line, struct atsd_status *st)
+int atsd_proto_status_parse(const char *line, struct atsd_proto_status *st)
 {
 	int n = 0;
 
@@ -197,13 +197,13 @@ int atsd_proto_status_parse(const char *line, struct atsd_status *st)
 	return 0;
 }
 
-int atsd_proto_resync_format(char *buf, size_t len, const struct atsd_resync *r)
+int atsd_proto_resync_format(char *buf, size_t len, const struct atsd_proto_resync *r)
 {
 	return snprintf(buf, len, "checked %lu registered %lu deleted %lu refused %lu\n",
 			r->checked, r->registered, r->deleted, r->refused);
 }
 
-int atsd_proto_resync_parse(const char *line, struct atsd_resync *r)
+int atsd_proto_resync_parse(const char *line, struct atsd_proto_resync *r)
 {
 	int n = 0;
 
@@ -223,7 +223,7 @@ int atsd_proto_hold_format(char *buf, size_t len, const char *owner, unsigned lo
 			ats_ip_format(ip, ips, sizeof(ips)), pkey);
 }
 
-int atsd_proto_hold_parse(const char *line, struct atsd_hold *h)
+int atsd_proto_hold_parse(const char *line, struct atsd_proto_hold *h)
 {
 	int n = 0;
 
@@ -244,7 +244,7 @@ int atsd_proto_lid_arg(const char *s, uint16_t *lid)
 		return -EINVAL;
 	errno = 0;
 	v = strtoul(s, &end, 0);
-	if (errno || *end || !v || v > ATSD_LID_UNICAST_MAX)
+	if (errno || *end || !v || v > ATSD_PROTO_LID_UNICAST_MAX)
 		return -EINVAL;
 	*lid = (uint16_t)v;
 	return 0;
@@ -280,7 +280,7 @@ int atsd_proto_lid_parse(const char *line, uint64_t *port_guid, uint16_t *base_l
 	if (!p || *p != ' ')
 		return -EPROTO;
 	p = hex_word(p + 1, 4, &lid);
-	if (!p || *p || !lid || lid > ATSD_LID_UNICAST_MAX)
+	if (!p || *p || !lid || lid > ATSD_PROTO_LID_UNICAST_MAX)
 		return -EPROTO;
 	*port_guid = guid;
 	*base_lid = (uint16_t)lid;
@@ -293,15 +293,15 @@ static const struct line_names {
 	const char *plain[3];
 	const char *keyed[5];
 } line_names[] = {
-	[ATSD_LINE_CONN] = { { "id", "role", "state" },
+	[ATSD_PROTO_LINE_CONN] = { { "id", "role", "state" },
 			     { "sid", "local", "remote", "ip", "pkey" } },
-	[ATSD_LINE_GROUP] = { { "pkey", "mgid", "state" },
+	[ATSD_PROTO_LINE_GROUP] = { { "pkey", "mgid", "state" },
 			      { "qkey", "mlid", "mtu", "sl", "rate" } },
 };
 
-int atsd_proto_conn_format(char *buf, size_t len, const struct atsd_conn_line *c)
+int atsd_proto_conn_format(char *buf, size_t len, const struct atsd_proto_conn_line *c)
 {
-	const char *const *k = line_names[ATSD_LINE_CONN].keyed;
+	const char *const *k = line_names[ATSD_PROTO_LINE_CONN].keyed;
 	char lg[ATS_IP_STRLEN], rg[ATS_IP_STRLEN], si[ATS_IP_STRLEN], di[ATS_IP_STRLEN];
 
 	return snprintf(buf, len,
@@ -316,9 +316,9 @@ int atsd_proto_conn_format(char *buf, size_t len, const struct atsd_conn_line *c
 			k[4], c->pkey);
 }
 
-int atsd_proto_group_format(char *buf, size_t len, const struct atsd_group_line *g)
+int atsd_proto_group_format(char *buf, size_t len, const struct atsd_proto_group_line *g)
 {
-	const char *const *k = line_names[ATSD_LINE_GROUP].keyed;
+	const char *const *k = line_names[ATSD_PROTO_LINE_GROUP].keyed;
 	char mgid[ATS_IP_STRLEN];
 
 	ats_gid_format(g->mgid, mgid, sizeof(mgid));
@@ -329,7 +329,7 @@ int atsd_proto_group_format(char *buf, size_t len, const struct atsd_group_line 
 			g->mlid, k[2], g->mtu, k[3], g->sl, k[4], g->rate);
 }
 
-size_t atsd_proto_line_fields(char *line, enum atsd_line_kind kind, struct atsd_field *f,
+size_t atsd_proto_line_fields(char *line, enum atsd_proto_line_kind kind, struct atsd_proto_field *f,
 			size_t max)
 {
 	const struct line_names *ln = &line_names[kind];

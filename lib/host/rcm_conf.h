@@ -11,20 +11,20 @@
 
 #include "core/ats.h"
 
-#define RCM_MAX_LISTEN 16
-#define RCM_MAX_ACCEPT 32
+#define RCM_CONF_MAX_LISTEN 16
+#define RCM_CONF_MAX_ACCEPT 32
 
-enum rcm_policy {
-	RCM_ACCEPT_ANY = 0,
-	RCM_ACCEPT_AGREE,       /* A11 source IP = requester's ATS primary */
-	RCM_ACCEPT_LIST,        /* A11 source IP is listed */
+enum rcm_conf_policy {
+	RCM_CONF_ACCEPT_ANY = 0,
+	RCM_CONF_ACCEPT_AGREE,       /* A11 source IP = requester's ATS primary */
+	RCM_CONF_ACCEPT_LIST,        /* A11 source IP is listed */
 };
 
 struct rcm_conf {
-	uint64_t listen[RCM_MAX_LISTEN];
+	uint64_t listen[RCM_CONF_MAX_LISTEN];
 	size_t nlisten;
-	enum rcm_policy policy;
-	struct ats_ip accept[RCM_MAX_ACCEPT];
+	enum rcm_conf_policy policy;
+	struct ats_ip accept[RCM_CONF_MAX_ACCEPT];
 	size_t naccept;
 	uint32_t idle_timeout;  /* s: a passive connection closes this long
 				 * after it is established (cm_idle_timeout) */

@@ -17,9 +17,9 @@
 #include "core/mport.h"
 #include "priv.h"
 
-/* atsd answers lookups within ATSD_LOOKUP_REPLY_MS: wait that long and
+/* atsd answers lookups within ATSD_PROTO_LOOKUP_REPLY_MS: wait that long and
  * some slack (atsd_proto.h). */
-#define AGENT_TIMEOUT_MS_DEFAULT ATSD_LOOKUP_WAIT_MS
+#define AGENT_TIMEOUT_MS_DEFAULT ATSD_PROTO_LOOKUP_WAIT_MS
 /* After atsd let a request time out, the SA answers for this long
  * without asking atsd first: a hung agent costs one timeout, not one per
  * lookup. */
@@ -154,7 +154,7 @@ static void sa_drop_inherited(struct ibats *h)
  * ECONNRESET on first use: reconnect once. Returns -ENOTCONN when no
  * agent could be reached at all (*why the connect error), another -errno
  * when it broke mid-way. */
-static int agent_ask(struct ibats *h, const char *req, struct atsd_reply *rep, int *why)
+static int agent_ask(struct ibats *h, const char *req, struct atsd_client_reply *rep, int *why)
 {
 	int attempt, ret = -ENOTCONN;
 
@@ -197,7 +197,7 @@ static int agent_ask(struct ibats *h, const char *req, struct atsd_reply *rep, i
 static int agent_lookup(struct ibats *h, const char *req, struct ibats_record **recs,
 			size_t *n, int *ret)
 {
-	struct atsd_reply rep;
+	struct atsd_client_reply rep;
 	int r, why = 0;
 
 	if (h->o.flags & IBATS_NO_AGENT)
@@ -246,12 +246,12 @@ static int sa_open(struct ibats *h)
 		}
 		h->sa_pid = getpid();
 	}
-	so.timeout_ms = h->o.sa_timeout_ms ? h->o.sa_timeout_ms : SA_TIMEOUT_MS_DEFAULT;
+	so.timeout_ms = h->o.sa_timeout_ms ? h->o.sa_timeout_ms : SA_CLIENT_TIMEOUT_MS_DEFAULT;
 	so.retries = h->o.sa_retries < 0 ? 0 :
-		     h->o.sa_retries ? (unsigned)h->o.sa_retries : SA_RETRIES_DEFAULT;
+		     h->o.sa_retries ? (unsigned)h->o.sa_retries : SA_CLIENT_RETRIES_DEFAULT;
 	so.sm_key = h->o.sm_key;
-	so.rmpp = h->o.flags & IBATS_RMPP_ON ? SA_RMPP_ON :
-		  h->o.flags & IBATS_RMPP_OFF ? SA_RMPP_OFF : SA_RMPP_AUTO;
+	so.rmpp = h->o.flags & IBATS_RMPP_ON ? SA_CLIENT_RMPP_ON :
+		  h->o.flags & IBATS_RMPP_OFF ? SA_CLIENT_RMPP_OFF : SA_CLIENT_RMPP_AUTO;
 	ret = sa_client_init(&h->sa, h->port, &so);
 	if (ret) {
 		h->sa = NULL;
@@ -323,7 +323,7 @@ static int sa_lookup(struct ibats *h, const struct ats_query_lookup *q,
 		     struct ibats_record **recs, size_t *n)
 {
 	struct ats_window_req r;
-	struct ats_set s = { 0 };
+	struct ats_query_set s = { 0 };
 	int ret;
 
 	if (h->o.flags & IBATS_NO_SA)
@@ -366,7 +366,7 @@ static int lookup(struct ibats *h, struct ats_query_lookup *q, struct ibats_reco
 		[ATS_QUERY_REVERSE] = "reverse",
 		[ATS_QUERY_PRIMARY] = "primary",
 	};
-	char req[ATSD_LINE_MAX], arg[ATS_IP_STRLEN];
+	char req[ATSD_PROTO_LINE_MAX], arg[ATS_IP_STRLEN];
 	int ret;
 
 	*recs = NULL;
@@ -413,7 +413,7 @@ static int sa_lid_owner(struct ibats *h, uint16_t lid, struct nr_record *nr)
 
 int ibl_lid_owner(struct ibats *h, uint16_t lid, uint64_t *guid, uint16_t *base)
 {
-	struct atsd_reply rep;
+	struct atsd_client_reply rep;
 	struct nr_record nr;
 	char req[32];
 	int r, why = 0;

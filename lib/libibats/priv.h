@@ -30,7 +30,7 @@ struct ibats {
 	/* The atsd connection: one request at a time (the protocol answers
 	 * each line before reading the next). */
 	pthread_mutex_t agent_lock;
-	struct atsd_conn *agent;
+	struct atsd_client_conn *agent;
 	pid_t agent_pid;     /* the process that connected agent: after
 			      * fork() a child does not read the parent's
 			      * answers off the shared stream */
@@ -59,18 +59,18 @@ int ibl_records_from_sr(const struct sr_record *r, size_t n,
 			struct ibats_record **out);
 /* An atsd "ERR CODE" name as -errno. */
 int ibl_agent_errno(const char *code);
-/* 1 when an OK answer's records are atsd's local ones (ATSD_REC_LOCAL). */
-int ibl_reply_local(const struct atsd_reply *rep);
+/* 1 when an OK answer's records are atsd's local ones (ATSD_PROTO_REC_LOCAL). */
+int ibl_reply_local(const struct atsd_client_reply *rep);
 /* The atsd reply's record lines as public records; -ENOENT for none.
  * why gets atsd's ERR text, or the record line it could not parse. */
-int ibl_records_from_reply(const struct atsd_reply *rep,
+int ibl_records_from_reply(const struct atsd_client_reply *rep,
 			   struct ibats_record **out, size_t *n,
 			   char *why, size_t why_len);
 
 /* atsd's answer to "lid LID": 0 with the port GUID and base LID; the ERR
  * code as -errno; -EPROTO for an answer that is not one such line. why
  * gets atsd's ERR text or the line it could not parse. */
-int ibl_lid_from_reply(const struct atsd_reply *rep, uint64_t *guid, uint16_t *base,
+int ibl_lid_from_reply(const struct atsd_client_reply *rep, uint64_t *guid, uint16_t *base,
 		       char *why, size_t why_len);
 /* The port that holds a unicast lid, its GUID and base LID: atsd's "lid"
  * when atsd runs, else the SA's NodeRecord (as lookup(): ibats_lookup_info

@@ -231,7 +231,7 @@ int ibl_peer_claim_check(const uint8_t local_gid[16], const uint8_t req_gid[16],
 			 gid);
 		return -EACCES;
 	}
-	if (!req_lid || req_lid > ATSD_LID_UNICAST_MAX) {
+	if (!req_lid || req_lid > ATSD_PROTO_LID_UNICAST_MAX) {
 		snprintf(why, why_len, "requester LID 0x%04x is not a unicast LID: no port holds it (claims GID %s)",
 			 req_lid, gid);
 		return -EACCES;

@@ -111,12 +111,12 @@ int ibl_agent_errno(const char *code)
 	return -EIO;
 }
 
-int ibl_reply_local(const struct atsd_reply *rep)
+int ibl_reply_local(const struct atsd_client_reply *rep)
 {
 	return rep->ok && rep->nlines && atsd_proto_record_local(rep->lines[0]);
 }
 
-int ibl_records_from_reply(const struct atsd_reply *rep,
+int ibl_records_from_reply(const struct atsd_client_reply *rep,
 			   struct ibats_record **out, size_t *n,
 			   char *why, size_t why_len)
 {
@@ -171,7 +171,7 @@ IBATS_EXPORT int ibats_exit_code(int ret)
 	}
 }
 
-int ibl_lid_from_reply(const struct atsd_reply *rep, uint64_t *guid, uint16_t *base,
+int ibl_lid_from_reply(const struct atsd_client_reply *rep, uint64_t *guid, uint16_t *base,
 		       char *why, size_t why_len)
 {
 	if (!rep->ok) {

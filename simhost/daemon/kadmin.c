@@ -10,7 +10,7 @@
 
 #include "kadmin.h"
 #include "simhost/kernel/kmod.h"
-#include "simhost/wire/proto.h"
+#include "simhost/wire/simhost.h"
 
 int kadmin_parse(const uint8_t *buf, size_t len, struct kadmin_cmd *cmd, char *err,
 		 size_t errlen)

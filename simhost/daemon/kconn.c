@@ -13,9 +13,9 @@
 
 #include "kconn.h"
 #include "simhost/wire/devnode.h"
-#include "simhost/wire/proto.h"
+#include "simhost/wire/simhost.h"
 
-/* A long message goes out in SIMHOST_CHUNK packets (proto.h); a big send
+/* A long message goes out in SIMHOST_CHUNK packets (simhost.h); a big send
  * buffer lets a table of megabytes stream without a poll round per
  * chunk while the reader catches up. */
 #define KCONN_SNDBUF (32 << 20)

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* simhostd's connections from the node's processes (simhost/wire/
- * proto.h): the listening socket DIR/NODE/kernel.sock, each accepted
+ * simhost.h): the listening socket DIR/NODE/kernel.sock, each accepted
  * connection's kind and what waits to be sent to it. A process that
  * does not read never blocks the kernel: what it has not taken waits in
  * a bounded queue, and past KCONN_QUEUE_MAX packets the oldest goes, as
  * a full receive queue loses MADs (counted in drops). A SIMHOST_UMAD
- * connection's messages are framed both ways (proto.h simhost_frame):
+ * connection's messages are framed both ways (simhost.h simhost_frame):
  * one long message goes out a chunk at a time as the socket takes them,
  * never interleaved with the next, and comes in over several polls. */
 #ifndef IBATS_KCONN_H
@@ -24,7 +24,7 @@ struct kconn_pkt {
 	struct kconn_pkt *next;
 	size_t len;
 	size_t off;  /* framed: bytes sent so far (the queue's head only) */
-	int framed;  /* a message of proto.h's simhost_frame, else one packet */
+	int framed;  /* a message of simhost.h's simhost_frame, else one packet */
 	uint8_t buf[];
 };
 
@@ -44,7 +44,7 @@ struct kconn {
 	struct krmpp *rmpp;
 	int agents_used; /* an agent was registered (ENABLE_PKEY's check) */
 	/* SIMHOST_UCMA */
-	uint32_t doorbell; /* the last doorbell's gen (proto.h), 0: none yet */
+	uint32_t doorbell; /* the last doorbell's gen (simhost.h), 0: none yet */
 };
 
 struct kconn_set {
@@ -58,7 +58,7 @@ int kconn_listen(struct kconn_set *s, const char *path);
 void kconn_fini(struct kconn_set *s);
 /* A new connection: NULL when there is none or no room. */
 struct kconn *kconn_accept(struct kconn_set *s);
-/* Whether c's process may open what a connection of kind (proto.h)
+/* Whether c's process may open what a connection of kind (simhost.h)
  * stands for: its device node's owner and mode (simhost/wire/devnode.h)
  * against c's credentials (SO_PEERCRED; supplementary groups and
  * effective capabilities from /proc/PID/status), as the VFS checks an

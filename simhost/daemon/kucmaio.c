@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "kucmaio.h"
-#include "simhost/wire/proto.h"
+#include "simhost/wire/simhost.h"
 #include "core/wire.h"
 
 void kucmaio_init(struct kucmaio *io, struct kconn_set *cs, const struct ksysfs *fs,
@@ -36,12 +36,12 @@ static void kucmaio_port(struct kucmaio *io)
 	struct kcma_port *p = &io->u.cma.port;
 	size_t i;
 
-	p->node_guid = wire_get64(io->fs->nodeinfo + NI_OFF_NODE_GUID);
+	p->node_guid = wire_get64(io->fs->nodeinfo + KSYSFS_NI_OFF_NODE_GUID);
 	ksysfs_gid(io->fs, p->gid);
 	p->pkey = wire_get16(io->fs->pk);
 	for (i = 0; i < KINET_PKEYS; i++)
 		p->pkeys[i] = wire_get16(io->fs->pk + 2 * i);
-	p->lid = wire_get16(io->fs->pi + PI_OFF_LID);
+	p->lid = wire_get16(io->fs->pi + KSYSFS_PI_OFF_LID);
 }
 
 static void kucmaio_ring(struct kucmaio *io, uint32_t token)

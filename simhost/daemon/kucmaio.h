@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
-/* simhostd's side of the node's rdma_cm device (proto.h SIMHOST_UCMA,
+/* simhostd's side of the node's rdma_cm device (simhost.h SIMHOST_UCMA,
  * SIMHOST_UCMA_CMD; RDMACM.md 6): a SIMHOST_UCMA connection is a ucma
  * file of kucma, its command connections carry one write() each, a
  * blocking GET_EVENT on an empty file is parked until the file has an

@@ -12,7 +12,7 @@
 #include "simhost/kernel/krmpp.h"
 #include "kumad.h"
 #include "core/mad.h"
-#include "simhost/wire/proto.h"
+#include "simhost/wire/simhost.h"
 #include "core/sa.h"
 #include "core/wire.h"
 
@@ -163,7 +163,7 @@ int kumad_write(struct kumad *m, struct kconn *c, uint8_t *buf, size_t len, int6
 
 	/* ib_umad_write: at least the header and an RMPP header; an agent
 	 * of this file. */
-	if (len < KUMAD_HDR + RMPP_HDR_END)
+	if (len < KUMAD_HDR + MAD_RMPP_HDR_END)
 		return -EINVAL;
 	memcpy(&u, buf, KUMAD_HDR);
 	a = kmad_agent(m->k, c->token, u.agent_id);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
-/* simhostd's ib_umad files (proto.h SIMHOST_UMAD, SIMHOST_AGENTS): a
+/* simhostd's ib_umad files (simhost.h SIMHOST_UMAD, SIMHOST_AGENTS): a
  * process's write() of a MAD (ib_umad_write: the TID stamped, a wait
  * for the answer, RMPP by the kernel for the agents that asked), its
  * agent ioctls, and what goes back up to it (deliver). The MADs go to

@@ -2,7 +2,7 @@
 /* simhostd: one simulated node's kernel RDMA stack for the bench (test
  * code, never linked into the product). One ibsim client for the node
  * (simclient.c); the node's processes reach it through libsimhost.so over
- * DIR/NODE/kernel.sock (proto.h, kconn.c). It plays ib_mad and ib_umad
+ * DIR/NODE/kernel.sock (simhost.h, kconn.c). It plays ib_mad and ib_umad
  * (kmad.c: agents, dispatch by registration, hi_tid routing, timeouts;
  * krmpp.c: RMPP; kumad.c: the files' writes, ioctls and reads), the
  * driver's sysfs and verbs port events (ksysfs.c, PortInfo polled
@@ -49,7 +49,7 @@
 #include "kumad.h"
 #include "core/mad.h"
 #include "core/mono.h"
-#include "simhost/wire/proto.h"
+#include "simhost/wire/simhost.h"
 #include "core/sa.h"
 #include "simclient.h"
 #include "core/wire.h"
@@ -170,7 +170,7 @@ static void from_wire(struct host *h, struct simclient_req *in, int64_t now)
 	h->mads_in++;
 	/* A requester's RMPP ACKs to a GetTableResp are not requests. */
 	if (mad[MAD_OFF_MGMT_CLASS] == SA_CLASS && !(mad[MAD_OFF_METHOD] & MAD_METHOD_RESP_BIT) &&
-	    !(kmad_rmpp_active(mad, MAD_SIZE) && mad[RMPP_OFF_TYPE] != RMPP_TYPE_DATA))
+	    !(kmad_rmpp_active(mad, MAD_SIZE) && mad[MAD_RMPP_OFF_TYPE] != MAD_RMPP_TYPE_DATA))
 		h->sa_requests_in++;
 	if (h->drop[mad[MAD_OFF_MGMT_CLASS]]) {
 		h->lost++;
@@ -205,7 +205,7 @@ static void from_wire(struct host *h, struct simclient_req *in, int64_t now)
 	u.addr.pkey_index = kdriver_recv_pkey_index(h->pk);
 	if (ntohs((uint16_t)in->dlid) != 0xffff)
 		u.addr.path_bits = kdriver_recv_path_bits(ntohs((uint16_t)in->dlid),
-							  h->pi[PI_OFF_LMC]);
+							  h->pi[KSYSFS_PI_OFF_LMC]);
 	if (a->file == KMAD_KERNEL && mad[MAD_OFF_MGMT_CLASS] == CMWIRE_CLASS) {
 		/* ib_cm's: every CM message is a Send, matched by comm IDs */
 		kucmaio_cm_recv(&h->ucma, mad, MAD_SIZE, ntohs((uint16_t)in->slid), now);
@@ -436,8 +436,8 @@ static void sa_send(struct host *h, const uint8_t *mad, uint32_t timeout_ms, uin
 	u.retries = retries;
 	u.addr.qpn = htonl(SA_QP);
 	u.addr.qkey = htonl(SA_QKEY);
-	u.addr.lid = htons(wire_get16(h->pi + PI_OFF_SM_LID));
-	u.addr.sl = h->pi[PI_OFF_SM_SL] & 0xf;
+	u.addr.lid = htons(wire_get16(h->pi + KSYSFS_PI_OFF_SM_LID));
+	u.addr.sl = h->pi[KSYSFS_PI_OFF_SM_SL] & 0xf;
 	memcpy(buf, &u, KUMAD_HDR);
 	memcpy(buf + KUMAD_HDR, mad, MAD_SIZE);
 	kmad_stamp_tid(a, buf + KUMAD_HDR);
@@ -490,7 +490,7 @@ static int cm_load(struct host *h)
 
 static int port_up(const struct host *h)
 {
-	return (h->pi[PI_OFF_STATE] & 0xf) == PI_STATE_ACTIVE && wire_get16(h->pi + PI_OFF_SM_LID);
+	return (h->pi[KSYSFS_PI_OFF_STATE] & 0xf) == KSYSFS_PI_STATE_ACTIVE && wire_get16(h->pi + KSYSFS_PI_OFF_SM_LID);
 }
 
 static void port_events(struct host *h, const uint32_t *ev, int n, int64_t now)
@@ -521,7 +521,7 @@ static int poll_port(struct host *h, int64_t now)
 	ret = ksysfs_update(&h->fs, pi, pk, ev);
 	memcpy(h->pi, pi, 64);
 	memcpy(h->pk, pk, 64);
-	h->k.lmc = pi[PI_OFF_LMC] & 0x7;
+	h->k.lmc = pi[KSYSFS_PI_OFF_LMC] & 0x7;
 	if (ret < 0)
 		logf_(h, "sysfs: %s", strerror(-ret));
 	else

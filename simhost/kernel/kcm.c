@@ -28,7 +28,7 @@ static uint32_t rnd(struct kcm *m)
 
 uint8_t kcm_plt_of(const uint8_t *path)
 {
-	return path[KCM_PR_PLT] & 0x3f;
+	return path[KCM_MSG_PR_PLT] & 0x3f;
 }
 
 void kcm_init(struct kcm *m, const struct kcm_port *port, uint32_t retries, uint8_t cm_timeout,
@@ -162,7 +162,7 @@ int kcm_event(struct kcm *m, struct kcm_event *e)
 
 void kcm_conn_send(struct kcm *m, const struct kcm_conn *c, const uint8_t *mad)
 {
-	kcm_push_send(m, wire_get16(c->path + KCM_PR_DLID), c->path[KCM_PR_SL] & 0xf, mad);
+	kcm_push_send(m, wire_get16(c->path + KCM_MSG_PR_DLID), c->path[KCM_MSG_PR_SL] & 0xf, mad);
 }
 
 /* The message stays outstanding: resent after msg_ms, tries_left times. */
@@ -274,7 +274,7 @@ int kcm_req(struct kcm *m, uint32_t owner, const uint8_t path[KCM_PATH_LEN], uin
 	c->initiator_depth = p->initiator_depth;
 	c->retry_count = p->retry_count & 7;
 	c->rnr_retry_count = p->rnr_retry_count & 7;
-	c->path_mtu = path[KCM_PR_MTU] & 0x3f;
+	c->path_mtu = path[KCM_MSG_PR_MTU] & 0x3f;
 	/* cm_init_av_by_path: the QP's timeout until the REP's ACK delay */
 	c->local_ack_timeout = (uint8_t)(kcm_plt_of(path) + 1 > 31 ? 31 : kcm_plt_of(path) + 1);
 	c->remote_cm_timeout = m->cm_timeout;

@@ -24,7 +24,7 @@ uint8_t kcm_msg_ack_timeout(uint8_t ca_ack_delay, uint8_t packet_life_time)
 static void hdr(uint8_t *mad, uint16_t attr, uint64_t tid)
 {
 	struct mad_hdr h = { .base_version = MAD_BASE_VERSION, .mgmt_class = CMWIRE_CLASS,
-			     .class_version = CMWIRE_CLASS_VERSION, .method = KCM_METHOD_SEND,
+			     .class_version = CMWIRE_CLASS_VERSION, .method = KCM_MSG_METHOD_SEND,
 			     .tid = tid, .attr_id = attr };
 
 	memset(mad, 0, KCM_MAD);
@@ -34,20 +34,20 @@ static void hdr(uint8_t *mad, uint16_t attr, uint64_t tid)
 /* cm_format_req's primary path from the route (cma_connect_ib). */
 static void req_path(struct cmwire_path *p, const uint8_t *path, uint8_t ca_ack_delay)
 {
-	uint8_t hop = path[KCM_PR_HOP_FLOW + 3];
+	uint8_t hop = path[KCM_MSG_PR_HOP_FLOW + 3];
 
 	p->subnet_local = hop <= 1;
 	/* a routed path's LIDs are the routers': cm.c sends permissive */
-	p->local_lid = p->subnet_local ? wire_get16(path + KCM_PR_SLID) : 0xffff;
-	p->remote_lid = p->subnet_local ? wire_get16(path + KCM_PR_DLID) : 0xffff;
-	memcpy(p->local_gid, path + KCM_PR_SGID, 16);
-	memcpy(p->remote_gid, path + KCM_PR_DGID, 16);
-	p->flow_label = (wire_get32(path + KCM_PR_HOP_FLOW) >> 8) & 0xfffff;
-	p->packet_rate = path[KCM_PR_RATE] & 0x3f;
-	p->traffic_class = path[KCM_PR_TCLASS];
+	p->local_lid = p->subnet_local ? wire_get16(path + KCM_MSG_PR_SLID) : 0xffff;
+	p->remote_lid = p->subnet_local ? wire_get16(path + KCM_MSG_PR_DLID) : 0xffff;
+	memcpy(p->local_gid, path + KCM_MSG_PR_SGID, 16);
+	memcpy(p->remote_gid, path + KCM_MSG_PR_DGID, 16);
+	p->flow_label = (wire_get32(path + KCM_MSG_PR_HOP_FLOW) >> 8) & 0xfffff;
+	p->packet_rate = path[KCM_MSG_PR_RATE] & 0x3f;
+	p->traffic_class = path[KCM_MSG_PR_TCLASS];
 	p->hop_limit = hop;
-	p->sl = path[KCM_PR_SL] & 0xf;
-	p->local_ack_timeout = kcm_msg_ack_timeout(ca_ack_delay, path[KCM_PR_PLT] & 0x3f);
+	p->sl = path[KCM_MSG_PR_SL] & 0xf;
+	p->local_ack_timeout = kcm_msg_ack_timeout(ca_ack_delay, path[KCM_MSG_PR_PLT] & 0x3f);
 }
 
 void kcm_msg_req(uint8_t *mad, const struct kcm_conn *c, const struct kcm_port *port,
@@ -68,7 +68,7 @@ void kcm_msg_req(uint8_t *mad, const struct kcm_conn *c, const struct kcm_port *
 	r.starting_psn = c->local_psn;
 	r.local_cm_response_timeout = c->remote_cm_timeout; /* cma: both the same */
 	r.retry_count = c->retry_count;
-	r.pkey = wire_get16(c->path + KCM_PR_PKEY);
+	r.pkey = wire_get16(c->path + KCM_MSG_PR_PKEY);
 	r.path_mtu = c->path_mtu & 0xf;
 	r.rnr_retry_count = c->rnr_retry_count;
 	r.max_cm_retries = c->max_retries;
@@ -179,18 +179,18 @@ void kcm_msg_path_from_req(uint8_t path[KCM_PATH_LEN], const struct cmwire_req *
 	uint8_t plt = p->local_ack_timeout;
 
 	memset(path, 0, KCM_PATH_LEN);
-	wire_put64(path + KCM_PR_SID, r->service_id);
-	memcpy(path + KCM_PR_DGID, p->local_gid, 16);
-	memcpy(path + KCM_PR_SGID, p->remote_gid, 16);
-	wire_put16(path + KCM_PR_DLID, p->local_lid);
-	wire_put16(path + KCM_PR_SLID, p->remote_lid);
-	wire_put32(path + KCM_PR_HOP_FLOW, p->flow_label << 8 | p->hop_limit);
-	path[KCM_PR_TCLASS] = p->traffic_class;
-	path[KCM_PR_NUMPATH] = 0x81; /* reversible, one path */
-	wire_put16(path + KCM_PR_PKEY, r->pkey);
-	path[KCM_PR_SL] = p->sl;
-	path[KCM_PR_MTU] = SA_EQ << 6 | r->path_mtu;
-	path[KCM_PR_RATE] = SA_EQ << 6 | p->packet_rate;
+	wire_put64(path + KCM_MSG_PR_SID, r->service_id);
+	memcpy(path + KCM_MSG_PR_DGID, p->local_gid, 16);
+	memcpy(path + KCM_MSG_PR_SGID, p->remote_gid, 16);
+	wire_put16(path + KCM_MSG_PR_DLID, p->local_lid);
+	wire_put16(path + KCM_MSG_PR_SLID, p->remote_lid);
+	wire_put32(path + KCM_MSG_PR_HOP_FLOW, p->flow_label << 8 | p->hop_limit);
+	path[KCM_MSG_PR_TCLASS] = p->traffic_class;
+	path[KCM_MSG_PR_NUMPATH] = 0x81; /* reversible, one path */
+	wire_put16(path + KCM_MSG_PR_PKEY, r->pkey);
+	path[KCM_MSG_PR_SL] = p->sl;
+	path[KCM_MSG_PR_MTU] = SA_EQ << 6 | r->path_mtu;
+	path[KCM_MSG_PR_RATE] = SA_EQ << 6 | p->packet_rate;
 	/* the REQ carries the ACK timeout, packet life time + 1 */
-	path[KCM_PR_PLT] = (uint8_t)(SA_EQ << 6 | (plt - (plt > 0)));
+	path[KCM_MSG_PR_PLT] = (uint8_t)(SA_EQ << 6 | (plt - (plt > 0)));
 }

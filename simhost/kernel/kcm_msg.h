@@ -14,22 +14,22 @@
 
 /* PathRecord (IBTA Vol 1 15.2.5.16; OpenSM ib_path_rec_t) offsets. */
 enum {
-	KCM_PR_SID = 0,
-	KCM_PR_DGID = 8,
-	KCM_PR_SGID = 24,
-	KCM_PR_DLID = 40,
-	KCM_PR_SLID = 42,
-	KCM_PR_HOP_FLOW = 44, /* RawTraffic 1, reserved 3, FlowLabel 20, HopLimit 8 */
-	KCM_PR_TCLASS = 48,
-	KCM_PR_NUMPATH = 49,
-	KCM_PR_PKEY = 50,
-	KCM_PR_SL = 53,       /* low 4 bits */
-	KCM_PR_MTU = 54,      /* selector 2, MTU 6 */
-	KCM_PR_RATE = 55,
-	KCM_PR_PLT = 56,
+	KCM_MSG_PR_SID = 0,
+	KCM_MSG_PR_DGID = 8,
+	KCM_MSG_PR_SGID = 24,
+	KCM_MSG_PR_DLID = 40,
+	KCM_MSG_PR_SLID = 42,
+	KCM_MSG_PR_HOP_FLOW = 44, /* RawTraffic 1, reserved 3, FlowLabel 20, HopLimit 8 */
+	KCM_MSG_PR_TCLASS = 48,
+	KCM_MSG_PR_NUMPATH = 49,
+	KCM_MSG_PR_PKEY = 50,
+	KCM_MSG_PR_SL = 53,       /* low 4 bits */
+	KCM_MSG_PR_MTU = 54,      /* selector 2, MTU 6 */
+	KCM_MSG_PR_RATE = 55,
+	KCM_MSG_PR_PLT = 56,
 };
 
-#define KCM_METHOD_SEND 0x03 /* every CM MAD's method (IBTA 12.6) */
+#define KCM_MSG_METHOD_SEND 0x03 /* every CM MAD's method (IBTA 12.6) */
 
 /* MRA's "message MRAed" and REJ's "message rejected" (Tables 107, 108) */
 enum { KCM_MSG_REQ = 0, KCM_MSG_REP = 1, KCM_MSG_OTHER = 2 };

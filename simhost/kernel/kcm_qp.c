@@ -37,20 +37,20 @@ static int allowed(const struct kcm_conn *c, uint32_t qp_state)
  * has a hop limit, port 1, GID index 0. */
 static void ah(struct ib_uverbs_ah_attr *a, const uint8_t *path)
 {
-	uint32_t hop_flow = wire_get32(path + KCM_PR_HOP_FLOW);
+	uint32_t hop_flow = wire_get32(path + KCM_MSG_PR_HOP_FLOW);
 
-	a->dlid = wire_get16(path + KCM_PR_DLID);
-	a->sl = path[KCM_PR_SL] & 0xf;
+	a->dlid = wire_get16(path + KCM_MSG_PR_DLID);
+	a->sl = path[KCM_MSG_PR_SL] & 0xf;
 	a->src_path_bits = 0; /* LMC 0 on the bench's ports */
-	a->static_rate = path[KCM_PR_RATE] & 0x3f;
+	a->static_rate = path[KCM_MSG_PR_RATE] & 0x3f;
 	a->port_num = 1;
 	a->is_global = (hop_flow & 0xff) > 0;
 	if (!a->is_global)
 		return;
-	memcpy(a->grh.dgid, path + KCM_PR_DGID, 16);
+	memcpy(a->grh.dgid, path + KCM_MSG_PR_DGID, 16);
 	a->grh.flow_label = (hop_flow >> 8) & 0xfffff;
 	a->grh.hop_limit = (uint8_t)hop_flow;
-	a->grh.traffic_class = path[KCM_PR_TCLASS];
+	a->grh.traffic_class = path[KCM_MSG_PR_TCLASS];
 }
 
 int kcm_qp_init_attr(const struct kcm *m, uint32_t conn, uint32_t qp_state, uint8_t *resp)

@@ -327,7 +327,7 @@ void kcm_recv(struct kcm *m, const uint8_t *mad, size_t len, uint16_t slid, int6
 {
 	if (len < CMWIRE_DATA_OFF + CMWIRE_DATA_SIZE || mad[MAD_OFF_BASE_VERSION] != MAD_BASE_VERSION ||
 	    mad[MAD_OFF_MGMT_CLASS] != CMWIRE_CLASS || mad[MAD_OFF_CLASS_VERSION] != CMWIRE_CLASS_VERSION ||
-	    mad[MAD_OFF_METHOD] != KCM_METHOD_SEND)
+	    mad[MAD_OFF_METHOD] != KCM_MSG_METHOD_SEND)
 		return;
 	switch (wire_get16(mad + MAD_OFF_ATTR_ID)) {
 	case CMWIRE_ATTR_REQ: recv_req(m, mad, slid); break;

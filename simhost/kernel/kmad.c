@@ -69,8 +69,8 @@ int kmad_is_response(const uint8_t *mad)
 
 int kmad_rmpp_active(const uint8_t *mad, size_t len)
 {
-	return len >= RMPP_HDR_END && is_rmpp_class(mad[MAD_OFF_MGMT_CLASS]) &&
-	       (mad[RMPP_OFF_FLAGS] & RMPP_FLAG_ACTIVE);
+	return len >= MAD_RMPP_HDR_END && is_rmpp_class(mad[MAD_OFF_MGMT_CLASS]) &&
+	       (mad[MAD_RMPP_OFF_FLAGS] & MAD_RMPP_FLAG_ACTIVE);
 }
 
 int kmad_kernel_rmpp(const struct kmad_agent *a)
@@ -95,7 +95,7 @@ static int same_table(const struct kmad_reg *a, const struct kmad_reg *b)
 /* mad.c ib_register_mad_agent's parameter checks, and user_mad.c's. */
 static int reg_valid(const struct kmad_reg *r)
 {
-	if (r->qpn > 1 || (r->rmpp_version && r->rmpp_version != RMPP_VERSION))
+	if (r->qpn > 1 || (r->rmpp_version && r->rmpp_version != MAD_RMPP_VERSION))
 		return 0;
 	if (!r->mgmt_class)
 		return 1; /* no registration request: sends only */

@@ -41,7 +41,7 @@ struct kmad_agent {
 	 * survive the trip: hi_tid stays below 0x10000 (mad.c allocates 24). */
 	uint32_t hi_tid;
 	struct kmad_reg reg;
-	struct kwaits waits; /* its sends waiting for a response */
+	struct kwait_set waits; /* its sends waiting for a response */
 };
 
 struct kmad {

@@ -8,7 +8,7 @@
 #include "kmod.h"
 
 /* The QPNs of IPoIB interfaces: below the first block handed to verbs
- * users (proto.h SIMHOST_QPN_BLOCK), one each, never reused. */
+ * users (simhost.h SIMHOST_QPN_BLOCK), one each, never reused. */
 #define KMOD_IPOIB_QPN_FIRST 0x48
 /* drivers/infiniband/core/cm.c: ib_cm's agent (IB_CM_CLASS_VERSION,
  * Send only). */

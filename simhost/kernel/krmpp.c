@@ -41,14 +41,14 @@ int krmpp_class(uint8_t mgmt_class)
 	return rmpp_hdr_len(mgmt_class) != 0;
 }
 
-static size_t slot_of(const struct krmpp *r, const struct rmpp_entry *e)
+static size_t slot_of(const struct krmpp *r, const struct rmpp_table_entry *e)
 {
 	return (size_t)(e - r->tab.e);
 }
 
 /* What entry e has due now; a window at most per call (the cap guards
  * against a loop). */
-static void flush(struct krmpp *r, struct rmpp_entry *e, int64_t now, krmpp_out_fn out,
+static void flush(struct krmpp *r, struct rmpp_table_entry *e, int64_t now, krmpp_out_fn out,
 		  void *ctx)
 {
 	uint8_t seg[MAD_SIZE];
@@ -58,7 +58,7 @@ static void flush(struct krmpp *r, struct rmpp_entry *e, int64_t now, krmpp_out_
 		out(ctx, &r->hdr[slot_of(r, e)], seg);
 }
 
-static void key_of(struct rmpp_key *k, const struct ib_user_mad *hdr, const uint8_t *mad)
+static void key_of(struct rmpp_table_key *k, const struct ib_user_mad *hdr, const uint8_t *mad)
 {
 	memset(k, 0, sizeof(*k));
 	k->tid = wire_get64(mad + MAD_OFF_TID);
@@ -89,9 +89,9 @@ int krmpp_sending(const struct krmpp *r, const struct ib_user_mad *hdr, const ui
 	 * (same_destination: the LID, neither with a GRH). A kernel RMPP
 	 * send stays there until its last ACK (or its failure). */
 	for (i = 0; i < r->tab.cap; i++) {
-		const struct rmpp_entry *e = &r->tab.e[i];
+		const struct rmpp_table_entry *e = &r->tab.e[i];
 
-		if (e->used && e->role == RMPP_TX && e->key.tid == tid &&
+		if (e->used && e->role == RMPP_TABLE_TX && e->key.tid == tid &&
 		    e->key.mgmt_class == mad[MAD_OFF_MGMT_CLASS] &&
 		    rmpp_tx_state(&e->u.tx) == RMPP_ACTIVE &&
 		    r->hdr[i].addr.lid == hdr->addr.lid &&
@@ -105,16 +105,16 @@ int krmpp_send(struct krmpp *r, const struct ib_user_mad *hdr, const uint8_t *ma
 	       int64_t now, krmpp_out_fn out, void *ctx)
 {
 	size_t hdr_len = rmpp_hdr_len(mad[MAD_OFF_MGMT_CLASS]);
-	struct rmpp_entry *e;
+	struct rmpp_table_entry *e;
 	struct rmpp_cfg cfg = r->cfg;
-	struct rmpp_key k;
+	struct rmpp_table_key k;
 	int ret;
 
 	key_of(&k, hdr, mad);
-	e = rmpp_table_find(&r->tab, &k, RMPP_TX);
+	e = rmpp_table_find(&r->tab, &k, RMPP_TABLE_TX);
 	if (e) /* the same TID again: the old transfer is over */
 		rmpp_table_remove(&r->tab, e);
-	e = rmpp_table_add(&r->tab, &k, RMPP_TX);
+	e = rmpp_table_add(&r->tab, &k, RMPP_TABLE_TX);
 	if (!e)
 		return -ENOMEM;
 	krmpp_send_cfg(&cfg, hdr);
@@ -132,19 +132,19 @@ int krmpp_recv(struct krmpp *r, const struct ib_user_mad *hdr, const uint8_t *ma
 	       int64_t now, krmpp_out_fn out, krmpp_msg_fn msg, void *ctx)
 {
 	size_t hdr_len = rmpp_hdr_len(mad[MAD_OFF_MGMT_CLASS]);
-	struct rmpp_entry *e;
+	struct rmpp_table_entry *e;
 	uint8_t reply[MAD_SIZE];
 	enum rmpp_state was;
 	int type, ret;
 
-	if (!hdr_len || len < RMPP_HDR_END)
+	if (!hdr_len || len < MAD_RMPP_HDR_END)
 		return 0;
 	type = rmpp_type(mad, len);
 	/* mad_rmpp.c ib_process_rmpp_recv_wc: another version is ABORTed
 	 * (UNV) at once, no transfer takes it. */
-	if (mad[RMPP_OFF_VERSION] != RMPP_VERSION) {
-		if (type != RMPP_TYPE_ABORT) {
-			rmpp_reply(mad, hdr_len, RMPP_TYPE_ABORT, RMPP_STATUS_UNV, reply);
+	if (mad[MAD_RMPP_OFF_VERSION] != MAD_RMPP_VERSION) {
+		if (type != MAD_RMPP_TYPE_ABORT) {
+			rmpp_reply(mad, hdr_len, MAD_RMPP_TYPE_ABORT, MAD_RMPP_STATUS_UNV, reply);
 			out(ctx, hdr, reply);
 		}
 		return 0;
@@ -152,12 +152,12 @@ int krmpp_recv(struct krmpp *r, const struct ib_user_mad *hdr, const uint8_t *ma
 	e = rmpp_table_lookup(&r->tab, mad, len, ntohs(hdr->addr.lid));
 	/* Only the FIRST segment starts a receiver (13.6.5.1); anything
 	 * else of no transfer is dropped, its sender resends or gives up. */
-	if (!e && type == RMPP_TYPE_DATA && wire_get32(mad + RMPP_OFF_DATA1) == 1 &&
-	    (mad[RMPP_OFF_FLAGS] & RMPP_FLAG_FIRST)) {
-		struct rmpp_key k;
+	if (!e && type == MAD_RMPP_TYPE_DATA && wire_get32(mad + MAD_RMPP_OFF_DATA1) == 1 &&
+	    (mad[MAD_RMPP_OFF_FLAGS] & MAD_RMPP_FLAG_FIRST)) {
+		struct rmpp_table_key k;
 
 		key_of(&k, hdr, mad);
-		e = rmpp_table_add(&r->tab, &k, RMPP_RX);
+		e = rmpp_table_add(&r->tab, &k, RMPP_TABLE_RX);
 		if (e) {
 			rmpp_rx_init(&e->u.rx, &r->cfg, now);
 			r->hdr[slot_of(r, e)] = *hdr;
@@ -168,9 +168,9 @@ int krmpp_recv(struct krmpp *r, const struct ib_user_mad *hdr, const uint8_t *ma
 	was = rmpp_table_entry_state(e);
 	ret = rmpp_table_entry_recv(e, mad, len, now);
 	flush(r, e, now, out, ctx);
-	if (e->role == RMPP_TX && was == RMPP_ACTIVE && rmpp_table_entry_state(e) == RMPP_DONE)
+	if (e->role == RMPP_TABLE_TX && was == RMPP_ACTIVE && rmpp_table_entry_state(e) == RMPP_DONE)
 		return KRMPP_SENT;
-	if (ret == 1 && e->role == RMPP_RX) {
+	if (ret == 1 && e->role == RMPP_TABLE_RX) {
 		size_t mlen;
 		const uint8_t *m = rmpp_rx_message(&e->u.rx, &mlen);
 		struct ib_user_mad h = r->hdr[slot_of(r, e)];
@@ -188,7 +188,7 @@ void krmpp_timers(struct krmpp *r, int64_t now, krmpp_out_fn out, void *ctx)
 	size_t i;
 
 	for (i = 0; i < r->tab.cap; i++) {
-		struct rmpp_entry *e = &r->tab.e[i];
+		struct rmpp_table_entry *e = &r->tab.e[i];
 
 		if (e->used && rmpp_table_entry_deadline(e) <= now)
 			flush(r, e, now, out, ctx);

@@ -88,7 +88,7 @@ static void guid_str(char *out, size_t len, uint64_t g)
 
 static unsigned port_num(const uint8_t *pi)
 {
-	return pi[PI_OFF_LOCAL_PORT] ? pi[PI_OFF_LOCAL_PORT] : 1;
+	return pi[KSYSFS_PI_OFF_LOCAL_PORT] ? pi[KSYSFS_PI_OFF_LOCAL_PORT] : 1;
 }
 
 int ksysfs_init(struct ksysfs *s, const char *root, const char *node,
@@ -96,7 +96,7 @@ int ksysfs_init(struct ksysfs *s, const char *root, const char *node,
 {
 	static const char *types[] = { "<unknown>", "CA", "SWITCH", "ROUTER" };
 	const char *ca = "class/infiniband/" KSYSFS_CA;
-	uint8_t t = nodeinfo[NI_OFF_NODE_TYPE];
+	uint8_t t = nodeinfo[KSYSFS_NI_OFF_NODE_TYPE];
 	char g[32];
 	int ret = 0;
 
@@ -107,13 +107,13 @@ int ksysfs_init(struct ksysfs *s, const char *root, const char *node,
 	ret |= put(s, "class/infiniband_mad", "abi_version", "%d\n", IB_UMAD_ABI_VERSION);
 	ret |= put(s, ca, "node_type", "%u: %s\n", t, types[t < 4 ? t : 0]);
 	ret |= put(s, ca, "fw_ver", "1\n"); /* ibsim.c sim_ctl_get_vendor */
-	ret |= put(s, ca, "hw_rev", "%x\n", wire_get32(nodeinfo + NI_OFF_REVISION));
+	ret |= put(s, ca, "hw_rev", "%x\n", wire_get32(nodeinfo + KSYSFS_NI_OFF_REVISION));
 	ret |= put(s, ca, "hca_type", "simulator\n");
 	ret |= put(s, ca, "board_id", "ibsim\n");
 	ret |= put(s, ca, "node_desc", "%s\n", node);
-	guid_str(g, sizeof(g), wire_get64(nodeinfo + NI_OFF_NODE_GUID));
+	guid_str(g, sizeof(g), wire_get64(nodeinfo + KSYSFS_NI_OFF_NODE_GUID));
 	ret |= put(s, ca, "node_guid", "%s\n", g);
-	guid_str(g, sizeof(g), wire_get64(nodeinfo + NI_OFF_SYS_GUID));
+	guid_str(g, sizeof(g), wire_get64(nodeinfo + KSYSFS_NI_OFF_SYS_GUID));
 	ret |= put(s, ca, "sys_image_guid", "%s\n", g);
 	ret |= put(s, "class/infiniband_mad/umad0", "ibdev", "%s\n", KSYSFS_CA);
 	ret |= put(s, "class/infiniband_mad/umad0", "port", "1\n");
@@ -189,18 +189,18 @@ void ksysfs_gid(const struct ksysfs *s, uint8_t gid[16])
 {
 	/* ibsim: a CA port's GUID is the node GUID plus its number
 	 * (sim_net.c). */
-	memcpy(gid, s->pi + PI_OFF_GID_PREFIX, 8);
-	wire_put64(gid + 8, wire_get64(s->nodeinfo + NI_OFF_NODE_GUID) + port_num(s->pi));
+	memcpy(gid, s->pi + KSYSFS_PI_OFF_GID_PREFIX, 8);
+	wire_put64(gid + 8, wire_get64(s->nodeinfo + KSYSFS_NI_OFF_NODE_GUID) + port_num(s->pi));
 }
 
 /* "%d%s Gb/sec (%dX%s)" as drivers/infiniband/core/sysfs.c rate_show. */
 static int put_rate(const struct ksysfs *s, const char *dir, const uint8_t *pi)
 {
 	static const unsigned widths[] = { [1] = 1, [2] = 4, [4] = 8, [8] = 12 };
-	unsigned w = pi[PI_OFF_WIDTH_ACTIVE] < 9 ? widths[pi[PI_OFF_WIDTH_ACTIVE]] : 0;
-	unsigned ext = wire_get32(pi + PI_OFF_CAP_MASK) & (1u << 14) ?
-			       pi[PI_OFF_SPEED_EXT_ACTIVE] >> 4 : 0;
-	unsigned sp = pi[PI_OFF_SPEED_ACTIVE] >> 4;
+	unsigned w = pi[KSYSFS_PI_OFF_WIDTH_ACTIVE] < 9 ? widths[pi[KSYSFS_PI_OFF_WIDTH_ACTIVE]] : 0;
+	unsigned ext = wire_get32(pi + KSYSFS_PI_OFF_CAP_MASK) & (1u << 14) ?
+			       pi[KSYSFS_PI_OFF_SPEED_EXT_ACTIVE] >> 4 : 0;
+	unsigned sp = pi[KSYSFS_PI_OFF_SPEED_ACTIVE] >> 4;
 	unsigned tenths;
 	const char *name;
 
@@ -222,16 +222,16 @@ static int put_port(const struct ksysfs *s, const uint8_t *pi, const uint8_t *pk
 				      "PortConfigurationTraining", "LinkUp",
 				      "LinkErrorRecovery", "Phy Test" };
 	char dir[128], sub[160];
-	unsigned st = pi[PI_OFF_STATE] & 0xf, ph = pi[PI_OFF_PHYS_STATE] >> 4;
+	unsigned st = pi[KSYSFS_PI_OFF_STATE] & 0xf, ph = pi[KSYSFS_PI_OFF_PHYS_STATE] >> 4;
 	uint8_t gid[16];
 	int ret = 0, i;
 
 	snprintf(dir, sizeof(dir), "class/infiniband/%s/ports/%u", KSYSFS_CA, port_num(pi));
-	ret |= put(s, dir, "lid", "0x%x\n", wire_get16(pi + PI_OFF_LID));
-	ret |= put(s, dir, "lid_mask_count", "%u\n", pi[PI_OFF_LMC] & 0x7);
-	ret |= put(s, dir, "sm_lid", "0x%x\n", wire_get16(pi + PI_OFF_SM_LID));
-	ret |= put(s, dir, "sm_sl", "%u\n", pi[PI_OFF_SM_SL] & 0xf);
-	ret |= put(s, dir, "cap_mask", "0x%08x\n", wire_get32(pi + PI_OFF_CAP_MASK));
+	ret |= put(s, dir, "lid", "0x%x\n", wire_get16(pi + KSYSFS_PI_OFF_LID));
+	ret |= put(s, dir, "lid_mask_count", "%u\n", pi[KSYSFS_PI_OFF_LMC] & 0x7);
+	ret |= put(s, dir, "sm_lid", "0x%x\n", wire_get16(pi + KSYSFS_PI_OFF_SM_LID));
+	ret |= put(s, dir, "sm_sl", "%u\n", pi[KSYSFS_PI_OFF_SM_SL] & 0xf);
+	ret |= put(s, dir, "cap_mask", "0x%08x\n", wire_get32(pi + KSYSFS_PI_OFF_CAP_MASK));
 	ret |= put(s, dir, "state", "%u: %s\n", st, st < 6 ? states[st] : "<unknown>");
 	ret |= put(s, dir, "phys_state", "%u: %s\n", ph, ph < 8 ? phys[ph] : "<unknown>");
 	ret |= put(s, dir, "link_layer", "InfiniBand\n");
@@ -319,7 +319,7 @@ int ksysfs_add_netdev(struct ksysfs *s, const char *name, uint16_t pkey, uint32_
 	n->ifindex = s->next_ifindex++;
 	/* Before the first update the port is unknown: written then. */
 	if (s->have &&
-	    (ret = put_netdev(s, n, (s->pi[PI_OFF_STATE] & 0xf) == PI_STATE_ACTIVE)) < 0) {
+	    (ret = put_netdev(s, n, (s->pi[KSYSFS_PI_OFF_STATE] & 0xf) == KSYSFS_PI_STATE_ACTIVE)) < 0) {
 		rmtree_netdev(s, name);
 		return ret;
 	}
@@ -345,8 +345,8 @@ int ksysfs_update(struct ksysfs *s, const uint8_t pi[64], const uint8_t pk[64], 
 {
 	int first = !s->have, ret;
 	size_t i;
-	int was_active = !first && (s->pi[PI_OFF_STATE] & 0xf) == PI_STATE_ACTIVE;
-	int active = (pi[PI_OFF_STATE] & 0xf) == PI_STATE_ACTIVE;
+	int was_active = !first && (s->pi[KSYSFS_PI_OFF_STATE] & 0xf) == KSYSFS_PI_STATE_ACTIVE;
+	int active = (pi[KSYSFS_PI_OFF_STATE] & 0xf) == KSYSFS_PI_STATE_ACTIVE;
 	struct kdriver_change c;
 
 	if (!first && !memcmp(s->pi, pi, 64) && !memcmp(s->pk, pk, 64))
@@ -355,11 +355,11 @@ int ksysfs_update(struct ksysfs *s, const uint8_t pi[64], const uint8_t pk[64], 
 	if (!first) {
 		c.down = was_active && !active;
 		c.up = !was_active && active;
-		c.lid = !!memcmp(s->pi + PI_OFF_LID, pi + PI_OFF_LID, 2);
-		c.lmc = (s->pi[PI_OFF_LMC] & 7) != (pi[PI_OFF_LMC] & 7);
-		c.sm_lid = !!memcmp(s->pi + PI_OFF_SM_LID, pi + PI_OFF_SM_LID, 2);
-		c.sm_sl = (s->pi[PI_OFF_SM_SL] & 0xf) != (pi[PI_OFF_SM_SL] & 0xf);
-		c.gid_prefix = !!memcmp(s->pi + PI_OFF_GID_PREFIX, pi + PI_OFF_GID_PREFIX, 8);
+		c.lid = !!memcmp(s->pi + KSYSFS_PI_OFF_LID, pi + KSYSFS_PI_OFF_LID, 2);
+		c.lmc = (s->pi[KSYSFS_PI_OFF_LMC] & 7) != (pi[KSYSFS_PI_OFF_LMC] & 7);
+		c.sm_lid = !!memcmp(s->pi + KSYSFS_PI_OFF_SM_LID, pi + KSYSFS_PI_OFF_SM_LID, 2);
+		c.sm_sl = (s->pi[KSYSFS_PI_OFF_SM_SL] & 0xf) != (pi[KSYSFS_PI_OFF_SM_SL] & 0xf);
+		c.gid_prefix = !!memcmp(s->pi + KSYSFS_PI_OFF_GID_PREFIX, pi + KSYSFS_PI_OFF_GID_PREFIX, 8);
 		c.pkeys = !!memcmp(s->pk, pk, 64);
 		/* ibsim keeps no ClientReregister bit (sim_mad.c do_portinfo
 		 * takes a Set field by field). OpenSM sets it when the port's
@@ -368,7 +368,7 @@ int ksysfs_update(struct ksysfs *s, const uint8_t pi[64], const uint8_t pk[64], 
 		 * IsClientReregistrationSupported, as HCAs do: so a new SM LID,
 		 * or the port up with an SM, is taken for it, unless the node
 		 * says its SM sets none (ksysfs.no_rereg). */
-		c.rereg = !s->no_rereg && active && wire_get16(pi + PI_OFF_SM_LID) &&
+		c.rereg = !s->no_rereg && active && wire_get16(pi + KSYSFS_PI_OFF_SM_LID) &&
 			  (c.sm_lid || c.up);
 	}
 	memcpy(s->pi, pi, 64);

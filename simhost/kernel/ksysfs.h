@@ -33,28 +33,28 @@
 /* PortInfo (IBTA Vol 1 14.2.5.6, Table 155) as SIM_CTL_GET_PORTINFO
  * gives it, in wire order. */
 enum {
-	PI_OFF_GID_PREFIX = 8,
-	PI_OFF_LID = 16,
-	PI_OFF_SM_LID = 18,
-	PI_OFF_CAP_MASK = 20,
-	PI_OFF_LOCAL_PORT = 28,
-	PI_OFF_WIDTH_ACTIVE = 31,
-	PI_OFF_STATE = 32,      /* low nibble; LinkSpeedSupported high */
-	PI_OFF_PHYS_STATE = 33, /* high nibble */
-	PI_OFF_LMC = 34,        /* low 3 bits */
-	PI_OFF_SPEED_ACTIVE = 35, /* high nibble */
-	PI_OFF_SM_SL = 36,      /* low nibble */
-	PI_OFF_SPEED_EXT_ACTIVE = 62, /* high nibble */
+	KSYSFS_PI_OFF_GID_PREFIX = 8,
+	KSYSFS_PI_OFF_LID = 16,
+	KSYSFS_PI_OFF_SM_LID = 18,
+	KSYSFS_PI_OFF_CAP_MASK = 20,
+	KSYSFS_PI_OFF_LOCAL_PORT = 28,
+	KSYSFS_PI_OFF_WIDTH_ACTIVE = 31,
+	KSYSFS_PI_OFF_STATE = 32,      /* low nibble; LinkSpeedSupported high */
+	KSYSFS_PI_OFF_PHYS_STATE = 33, /* high nibble */
+	KSYSFS_PI_OFF_LMC = 34,        /* low 3 bits */
+	KSYSFS_PI_OFF_SPEED_ACTIVE = 35, /* high nibble */
+	KSYSFS_PI_OFF_SM_SL = 36,      /* low nibble */
+	KSYSFS_PI_OFF_SPEED_EXT_ACTIVE = 62, /* high nibble */
 };
 
-#define PI_STATE_ACTIVE 4
+#define KSYSFS_PI_STATE_ACTIVE 4
 
 /* NodeInfo (14.2.5.3, Table 147). */
 enum {
-	NI_OFF_NODE_TYPE = 2,
-	NI_OFF_SYS_GUID = 4,
-	NI_OFF_NODE_GUID = 12,
-	NI_OFF_REVISION = 32,
+	KSYSFS_NI_OFF_NODE_TYPE = 2,
+	KSYSFS_NI_OFF_SYS_GUID = 4,
+	KSYSFS_NI_OFF_NODE_GUID = 12,
+	KSYSFS_NI_OFF_REVISION = 32,
 };
 
 struct ksysfs_netdev {

@@ -34,18 +34,18 @@ static int is_response(const uint8_t *mad)
 	       mad[MAD_OFF_METHOD] == KWAIT_METHOD_TRAP_REPRESS;
 }
 
-void kwait_init(struct kwaits *ws)
+void kwait_init(struct kwait_set *ws)
 {
 	memset(ws, 0, sizeof(*ws));
 }
 
-void kwait_fini(struct kwaits *ws)
+void kwait_fini(struct kwait_set *ws)
 {
 	free(ws->w);
 	memset(ws, 0, sizeof(*ws));
 }
 
-int kwait_add(struct kwaits *ws, const void *buf, size_t len, int64_t now)
+int kwait_add(struct kwait_set *ws, const void *buf, size_t len, int64_t now)
 {
 	const struct ib_user_mad *u = buf;
 	const uint8_t *mad = (const uint8_t *)buf + sizeof(*u);
@@ -79,7 +79,7 @@ int kwait_add(struct kwaits *ws, const void *buf, size_t len, int64_t now)
 	return 1;
 }
 
-static void drop(struct kwaits *ws, size_t i)
+static void drop(struct kwait_set *ws, size_t i)
 {
 	ws->w[i] = ws->w[--ws->n];
 }
@@ -107,7 +107,7 @@ static int same_way(const struct kwait *w, const uint8_t *mad, const struct kwai
 	return !src->lmc || !((w->path_bits ^ src->path_bits) & mask);
 }
 
-int kwait_answered(struct kwaits *ws, const uint8_t *mad, size_t len,
+int kwait_answered(struct kwait_set *ws, const uint8_t *mad, size_t len,
 		   const struct kwait_src *src)
 {
 	uint32_t tid_lo;
@@ -125,7 +125,7 @@ int kwait_answered(struct kwaits *ws, const uint8_t *mad, size_t len,
 	return 0;
 }
 
-int kwait_pending(const struct kwaits *ws, uint32_t tid_lo, uint8_t mgmt_class)
+int kwait_pending(const struct kwait_set *ws, uint32_t tid_lo, uint8_t mgmt_class)
 {
 	size_t i;
 
@@ -135,7 +135,7 @@ int kwait_pending(const struct kwaits *ws, uint32_t tid_lo, uint8_t mgmt_class)
 	return 0;
 }
 
-void kwait_restart(struct kwaits *ws, uint32_t tid_lo, uint8_t mgmt_class, int64_t now)
+void kwait_restart(struct kwait_set *ws, uint32_t tid_lo, uint8_t mgmt_class, int64_t now)
 {
 	size_t i;
 
@@ -144,7 +144,7 @@ void kwait_restart(struct kwaits *ws, uint32_t tid_lo, uint8_t mgmt_class, int64
 			ws->w[i].deadline = now + ws->w[i].timeout_ms;
 }
 
-int64_t kwait_deadline(const struct kwaits *ws)
+int64_t kwait_deadline(const struct kwait_set *ws)
 {
 	int64_t d = INT64_MAX;
 	size_t i;
@@ -155,7 +155,7 @@ int64_t kwait_deadline(const struct kwaits *ws)
 	return d;
 }
 
-void kwait_due(struct kwaits *ws, int64_t now, kwait_resend_fn resend, kwait_expire_fn expire,
+void kwait_due(struct kwait_set *ws, int64_t now, kwait_resend_fn resend, kwait_expire_fn expire,
 	       void *ctx)
 {
 	size_t i = 0;

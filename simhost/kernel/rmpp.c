@@ -39,9 +39,9 @@ size_t rmpp_hdr_len(uint8_t mgmt_class)
 
 int rmpp_type(const uint8_t *mad, size_t len)
 {
-	if (len < RMPP_HDR_END || !(mad[RMPP_OFF_FLAGS] & RMPP_FLAG_ACTIVE))
+	if (len < MAD_RMPP_HDR_END || !(mad[MAD_RMPP_OFF_FLAGS] & MAD_RMPP_FLAG_ACTIVE))
 		return -1;
-	return mad[RMPP_OFF_TYPE];
+	return mad[MAD_RMPP_OFF_TYPE];
 }
 
 /* 13.6.2.1: a version other than 1 is UNV, an unknown type BADT; a
@@ -53,18 +53,18 @@ int rmpp_check(const uint8_t *mad, size_t len, uint8_t *status)
 
 	if (rmpp_type(mad, len) < 0)
 		return -EINVAL;
-	st = mad[RMPP_OFF_STATUS];
-	if (mad[RMPP_OFF_VERSION] != RMPP_VERSION)
-		*status = RMPP_STATUS_UNV;
-	else if (mad[RMPP_OFF_TYPE] < RMPP_TYPE_DATA || mad[RMPP_OFF_TYPE] > RMPP_TYPE_ABORT)
-		*status = RMPP_STATUS_BADT;
-	else if ((mad[RMPP_OFF_TYPE] == RMPP_TYPE_DATA || mad[RMPP_OFF_TYPE] == RMPP_TYPE_ACK) && st)
-		*status = RMPP_STATUS_BAD_STATUS;
-	else if (mad[RMPP_OFF_TYPE] == RMPP_TYPE_STOP && st != RMPP_STATUS_RESX)
-		*status = RMPP_STATUS_BAD_STATUS;
-	else if (mad[RMPP_OFF_TYPE] == RMPP_TYPE_ABORT &&
-		 (st < RMPP_STATUS_ABORT_MIN || st > RMPP_STATUS_ABORT_MAX))
-		*status = RMPP_STATUS_BAD_STATUS;
+	st = mad[MAD_RMPP_OFF_STATUS];
+	if (mad[MAD_RMPP_OFF_VERSION] != MAD_RMPP_VERSION)
+		*status = MAD_RMPP_STATUS_UNV;
+	else if (mad[MAD_RMPP_OFF_TYPE] < MAD_RMPP_TYPE_DATA || mad[MAD_RMPP_OFF_TYPE] > MAD_RMPP_TYPE_ABORT)
+		*status = MAD_RMPP_STATUS_BADT;
+	else if ((mad[MAD_RMPP_OFF_TYPE] == MAD_RMPP_TYPE_DATA || mad[MAD_RMPP_OFF_TYPE] == MAD_RMPP_TYPE_ACK) && st)
+		*status = MAD_RMPP_STATUS_BAD_STATUS;
+	else if (mad[MAD_RMPP_OFF_TYPE] == MAD_RMPP_TYPE_STOP && st != MAD_RMPP_STATUS_RESX)
+		*status = MAD_RMPP_STATUS_BAD_STATUS;
+	else if (mad[MAD_RMPP_OFF_TYPE] == MAD_RMPP_TYPE_ABORT &&
+		 (st < MAD_RMPP_STATUS_ABORT_MIN || st > MAD_RMPP_STATUS_ABORT_MAX))
+		*status = MAD_RMPP_STATUS_BAD_STATUS;
 	else
 		return 0;
 	return -EPROTO;
@@ -78,12 +78,12 @@ static void make_ctl(const uint8_t *hdr, size_t hdr_len, uint8_t method, int typ
 	memcpy(out, hdr, hdr_len);
 	memset(out + hdr_len, 0, MAD_SIZE - hdr_len);
 	out[MAD_OFF_METHOD] = method;
-	out[RMPP_OFF_VERSION] = RMPP_VERSION;
-	out[RMPP_OFF_TYPE] = (uint8_t)type;
-	out[RMPP_OFF_FLAGS] = RMPP_RESPTIME_NONE << RMPP_RESPTIME_SHIFT | RMPP_FLAG_ACTIVE;
-	out[RMPP_OFF_STATUS] = status;
-	wire_put32(out + RMPP_OFF_DATA1, data1);
-	wire_put32(out + RMPP_OFF_DATA2, data2);
+	out[MAD_RMPP_OFF_VERSION] = MAD_RMPP_VERSION;
+	out[MAD_RMPP_OFF_TYPE] = (uint8_t)type;
+	out[MAD_RMPP_OFF_FLAGS] = MAD_RMPP_RESPTIME_NONE << MAD_RMPP_RESPTIME_SHIFT | MAD_RMPP_FLAG_ACTIVE;
+	out[MAD_RMPP_OFF_STATUS] = status;
+	wire_put32(out + MAD_RMPP_OFF_DATA1, data1);
+	wire_put32(out + MAD_RMPP_OFF_DATA2, data2);
 }
 
 size_t rmpp_reply(const uint8_t *mad, size_t hdr_len, int type, uint8_t status,
@@ -106,12 +106,12 @@ int rmpp_tx_init(struct rmpp_tx *t, const uint8_t *mad, size_t len, size_t hdr_l
 	size_t nseg;
 
 	memset(t, 0, sizeof(*t));
-	if (hdr_len < RMPP_HDR_END || hdr_len >= MAD_SIZE || len < hdr_len)
+	if (hdr_len < MAD_RMPP_HDR_END || hdr_len >= MAD_SIZE || len < hdr_len)
 		return -EINVAL;
 	/* One segment even without data (13.6.2: PayloadLength is then the
 	 * class header alone); PayloadLength must fit its 32 bits. */
 	nseg = len == hdr_len ? 1 : (len - hdr_len + seg_data(hdr_len) - 1) / seg_data(hdr_len);
-	if (nseg > UINT32_MAX / RMPP_SEG_PAYLOAD)
+	if (nseg > UINT32_MAX / MAD_RMPP_SEG_PAYLOAD)
 		return -EMSGSIZE;
 	t->mad = malloc(len);
 	if (!t->mad)
@@ -152,26 +152,26 @@ static void tx_segment(const struct rmpp_tx *t, uint32_t n, uint8_t seg[MAD_SIZE
 	size_t sd = seg_data(t->hdr_len), off = t->hdr_len + (size_t)(n - 1) * sd;
 	size_t data = t->len - t->hdr_len, pad = (size_t)t->nseg * sd - data;
 	size_t take = t->len - off < sd ? t->len - off : sd;
-	uint8_t flags = RMPP_FLAG_ACTIVE;
+	uint8_t flags = MAD_RMPP_FLAG_ACTIVE;
 	uint32_t paylen = 0;
 
 	memcpy(seg, t->mad, t->hdr_len);
 	memcpy(seg + t->hdr_len, t->mad + off, take);
 	memset(seg + t->hdr_len + take, 0, sd - take);
 	if (n == 1) {
-		flags |= RMPP_FLAG_FIRST;
-		paylen = (uint32_t)((size_t)t->nseg * RMPP_SEG_PAYLOAD - pad);
+		flags |= MAD_RMPP_FLAG_FIRST;
+		paylen = (uint32_t)((size_t)t->nseg * MAD_RMPP_SEG_PAYLOAD - pad);
 	}
 	if (n == t->nseg) {
-		flags |= RMPP_FLAG_LAST;
-		paylen = (uint32_t)(RMPP_SEG_PAYLOAD - pad);
+		flags |= MAD_RMPP_FLAG_LAST;
+		paylen = (uint32_t)(MAD_RMPP_SEG_PAYLOAD - pad);
 	}
-	seg[RMPP_OFF_VERSION] = RMPP_VERSION;
-	seg[RMPP_OFF_TYPE] = RMPP_TYPE_DATA;
-	seg[RMPP_OFF_FLAGS] = (uint8_t)((t->mad[RMPP_OFF_FLAGS] & ~RMPP_FLAGS_MASK) | flags);
-	seg[RMPP_OFF_STATUS] = RMPP_STATUS_OK;
-	wire_put32(seg + RMPP_OFF_DATA1, n);
-	wire_put32(seg + RMPP_OFF_DATA2, paylen);
+	seg[MAD_RMPP_OFF_VERSION] = MAD_RMPP_VERSION;
+	seg[MAD_RMPP_OFF_TYPE] = MAD_RMPP_TYPE_DATA;
+	seg[MAD_RMPP_OFF_FLAGS] = (uint8_t)((t->mad[MAD_RMPP_OFF_FLAGS] & ~MAD_RMPP_FLAGS_MASK) | flags);
+	seg[MAD_RMPP_OFF_STATUS] = MAD_RMPP_STATUS_OK;
+	wire_put32(seg + MAD_RMPP_OFF_DATA1, n);
+	wire_put32(seg + MAD_RMPP_OFF_DATA2, paylen);
 }
 
 size_t rmpp_tx_next(struct rmpp_tx *t, int64_t now_ms, uint8_t seg[MAD_SIZE])
@@ -179,7 +179,7 @@ size_t rmpp_tx_next(struct rmpp_tx *t, int64_t now_ms, uint8_t seg[MAD_SIZE])
 	t->now = now_ms;
 	if (t->abort_pending) {
 		t->abort_pending = 0;
-		make_ctl(t->mad, t->hdr_len, t->mad[MAD_OFF_METHOD], RMPP_TYPE_ABORT, t->status,
+		make_ctl(t->mad, t->hdr_len, t->mad[MAD_OFF_METHOD], MAD_RMPP_TYPE_ABORT, t->status,
 			 0, 0, seg);
 		return MAD_SIZE;
 	}
@@ -195,7 +195,7 @@ size_t rmpp_tx_next(struct rmpp_tx *t, int64_t now_ms, uint8_t seg[MAD_SIZE])
 		 * completes with a timeout; no ABORT): the receiver ends by
 		 * its own total timeout. */
 		if (!t->retries_left) {
-			tx_fail(t, RMPP_STATUS_TMR, 0, now_ms);
+			tx_fail(t, MAD_RMPP_STATUS_TMR, 0, now_ms);
 			return 0;
 		}
 		t->retries_left--;
@@ -210,15 +210,15 @@ size_t rmpp_tx_next(struct rmpp_tx *t, int64_t now_ms, uint8_t seg[MAD_SIZE])
 
 static int tx_ack(struct rmpp_tx *t, const uint8_t *mad, int64_t now_ms)
 {
-	uint32_t seg = wire_get32(mad + RMPP_OFF_DATA1);
-	uint32_t newwin = wire_get32(mad + RMPP_OFF_DATA2);
+	uint32_t seg = wire_get32(mad + MAD_RMPP_OFF_DATA1);
+	uint32_t newwin = wire_get32(mad + MAD_RMPP_OFF_DATA2);
 
 	if (newwin < seg) {
-		tx_fail(t, RMPP_STATUS_W2S, 1, now_ms);
+		tx_fail(t, MAD_RMPP_STATUS_W2S, 1, now_ms);
 		return -EPROTO;
 	}
 	if (seg > t->hi) {
-		tx_fail(t, RMPP_STATUS_S2B, 1, now_ms);
+		tx_fail(t, MAD_RMPP_STATUS_S2B, 1, now_ms);
 		return -EPROTO;
 	}
 	if (newwin < t->win || seg < t->last_ack)
@@ -242,10 +242,10 @@ int rmpp_tx_recv(struct rmpp_tx *t, const uint8_t *mad, size_t len, int64_t now_
 {
 	uint8_t status;
 
-	if (len < RMPP_HDR_END)
+	if (len < MAD_RMPP_HDR_END)
 		return -EMSGSIZE;
 	t->now = now_ms;
-	if (rmpp_type(mad, len) < 0 || mad[RMPP_OFF_TYPE] == RMPP_TYPE_DATA)
+	if (rmpp_type(mad, len) < 0 || mad[MAD_RMPP_OFF_TYPE] == MAD_RMPP_TYPE_DATA)
 		return -EINVAL;
 	if (t->state != RMPP_ACTIVE)
 		return 0; /* late: the transfer has ended */
@@ -254,11 +254,11 @@ int rmpp_tx_recv(struct rmpp_tx *t, const uint8_t *mad, size_t len, int64_t now_
 		tx_fail(t, status, 1, now_ms);
 		return -EPROTO;
 	}
-	switch (mad[RMPP_OFF_TYPE]) {
-	case RMPP_TYPE_ACK:
+	switch (mad[MAD_RMPP_OFF_TYPE]) {
+	case MAD_RMPP_TYPE_ACK:
 		return tx_ack(t, mad, now_ms);
 	default: /* STOP or ABORT: the receiver ended it; no ABORT back */
-		tx_fail(t, mad[RMPP_OFF_STATUS], 0, now_ms);
+		tx_fail(t, mad[MAD_RMPP_OFF_STATUS], 0, now_ms);
 		return -EPROTO;
 	}
 }
@@ -308,13 +308,13 @@ static int rx_fail(struct rmpp_rx *r, const uint8_t *mad, size_t hdr_len, int ty
 	r->state = RMPP_FAILED;
 	r->status = status;
 	r->deadline = now_ms;
-	return type == RMPP_TYPE_STOP ? -ENOBUFS : -EPROTO;
+	return type == MAD_RMPP_TYPE_STOP ? -ENOBUFS : -EPROTO;
 }
 
 static void rx_ack(struct rmpp_rx *r, const uint8_t *mad)
 {
 	memcpy(r->hdr, mad, r->hdr_len);
-	r->reply = RMPP_TYPE_ACK;
+	r->reply = MAD_RMPP_TYPE_ACK;
 }
 
 static int rx_reserve(struct rmpp_rx *r, size_t need)
@@ -342,8 +342,8 @@ static int rx_reserve(struct rmpp_rx *r, size_t need)
  * class header counts in every segment's payload but once in the MAD. */
 static size_t announced_len(uint32_t paylen, size_t hdr_len)
 {
-	size_t nseg = ((size_t)paylen + RMPP_SEG_PAYLOAD - 1) / RMPP_SEG_PAYLOAD;
-	size_t extra = nseg * (hdr_len - RMPP_HDR_END);
+	size_t nseg = ((size_t)paylen + MAD_RMPP_SEG_PAYLOAD - 1) / MAD_RMPP_SEG_PAYLOAD;
+	size_t extra = nseg * (hdr_len - MAD_RMPP_HDR_END);
 
 	return paylen > extra ? hdr_len + paylen - extra : hdr_len;
 }
@@ -352,16 +352,16 @@ static size_t announced_len(uint32_t paylen, size_t hdr_len)
  * FIRST's, when given, must agree; one LAST only. */
 static int rx_last(struct rmpp_rx *r, const uint8_t *mad, uint32_t n, int64_t now_ms)
 {
-	uint32_t paylen = wire_get32(mad + RMPP_OFF_DATA2);
-	size_t cls = r->hdr_len - RMPP_HDR_END, pad;
+	uint32_t paylen = wire_get32(mad + MAD_RMPP_OFF_DATA2);
+	size_t cls = r->hdr_len - MAD_RMPP_HDR_END, pad;
 
 	/* At least the class header; data too unless it is the only one. */
-	if (paylen > RMPP_SEG_PAYLOAD || paylen < cls || (n > 1 && paylen == cls) ||
+	if (paylen > MAD_RMPP_SEG_PAYLOAD || paylen < cls || (n > 1 && paylen == cls) ||
 	    (r->last_seg && r->last_seg != n))
-		return rx_fail(r, mad, r->hdr_len, RMPP_TYPE_ABORT, RMPP_STATUS_BAD_LEN, now_ms);
-	pad = RMPP_SEG_PAYLOAD - paylen;
-	if (r->first_paylen && r->first_paylen != (size_t)n * RMPP_SEG_PAYLOAD - pad)
-		return rx_fail(r, mad, r->hdr_len, RMPP_TYPE_ABORT, RMPP_STATUS_BAD_LEN, now_ms);
+		return rx_fail(r, mad, r->hdr_len, MAD_RMPP_TYPE_ABORT, MAD_RMPP_STATUS_BAD_LEN, now_ms);
+	pad = MAD_RMPP_SEG_PAYLOAD - paylen;
+	if (r->first_paylen && r->first_paylen != (size_t)n * MAD_RMPP_SEG_PAYLOAD - pad)
+		return rx_fail(r, mad, r->hdr_len, MAD_RMPP_TYPE_ABORT, MAD_RMPP_STATUS_BAD_LEN, now_ms);
 	r->last_seg = n;
 	r->pad = pad;
 	return 0;
@@ -372,11 +372,11 @@ static int rx_last(struct rmpp_rx *r, const uint8_t *mad, uint32_t n, int64_t no
 static int rx_first(struct rmpp_rx *r, const uint8_t *mad, size_t hdr_len, int64_t now_ms)
 {
 	r->hdr_len = hdr_len;
-	r->first_paylen = wire_get32(mad + RMPP_OFF_DATA2);
+	r->first_paylen = wire_get32(mad + MAD_RMPP_OFF_DATA2);
 	r->held = calloc(r->cfg.window, 1);
 	if (!r->held || rx_reserve(r, r->first_paylen ? announced_len(r->first_paylen, hdr_len)
 						      : hdr_len))
-		return rx_fail(r, mad, hdr_len, RMPP_TYPE_STOP, RMPP_STATUS_RESX, now_ms);
+		return rx_fail(r, mad, hdr_len, MAD_RMPP_TYPE_STOP, MAD_RMPP_STATUS_RESX, now_ms);
 	memcpy(r->buf, mad, hdr_len);
 	return 0;
 }
@@ -404,8 +404,8 @@ static int rx_advance(struct rmpp_rx *r, const uint8_t *mad, int64_t now_ms)
 
 static int rx_data(struct rmpp_rx *r, const uint8_t *mad, int64_t now_ms)
 {
-	uint32_t n = wire_get32(mad + RMPP_OFF_DATA1);
-	uint8_t flags = mad[RMPP_OFF_FLAGS];
+	uint32_t n = wire_get32(mad + MAD_RMPP_OFF_DATA1);
+	uint8_t flags = mad[MAD_RMPP_OFF_FLAGS];
 	size_t hdr_len = r->seg ? r->hdr_len : rmpp_hdr_len(mad[MAD_OFF_MGMT_CLASS]);
 	size_t sd = seg_data(hdr_len);
 	int ret;
@@ -413,8 +413,8 @@ static int rx_data(struct rmpp_rx *r, const uint8_t *mad, int64_t now_ms)
 	if (!hdr_len)
 		return -EINVAL;
 	/* 13.6.2.1: FIRST is set on segment 1 and on no other. */
-	if (!n || (n == 1) != !!(flags & RMPP_FLAG_FIRST))
-		return rx_fail(r, mad, hdr_len, RMPP_TYPE_ABORT, RMPP_STATUS_BAD_SEG, now_ms);
+	if (!n || (n == 1) != !!(flags & MAD_RMPP_FLAG_FIRST))
+		return rx_fail(r, mad, hdr_len, MAD_RMPP_TYPE_ABORT, MAD_RMPP_STATUS_BAD_SEG, now_ms);
 	/* Beyond the window or the LAST: dropped (the window is 1 before
 	 * the FIRST segment). */
 	if (n > r->win || (r->last_seg && n > r->last_seg))
@@ -428,12 +428,12 @@ static int rx_data(struct rmpp_rx *r, const uint8_t *mad, int64_t now_ms)
 		return 0;
 	if (n == 1 && (ret = rx_first(r, mad, hdr_len, now_ms)))
 		return ret;
-	if ((flags & RMPP_FLAG_LAST) && (ret = rx_last(r, mad, n, now_ms)))
+	if ((flags & MAD_RMPP_FLAG_LAST) && (ret = rx_last(r, mad, n, now_ms)))
 		return ret;
 	/* Held in place, out of order or not (the kernel keeps them too):
 	 * after a loss the sender resends the window and fills the gaps. */
 	if (rx_reserve(r, hdr_len + (size_t)n * sd))
-		return rx_fail(r, mad, hdr_len, RMPP_TYPE_STOP, RMPP_STATUS_RESX, now_ms);
+		return rx_fail(r, mad, hdr_len, MAD_RMPP_TYPE_STOP, MAD_RMPP_STATUS_RESX, now_ms);
 	memcpy(r->buf + hdr_len + (size_t)(n - 1) * sd, mad + hdr_len, sd);
 	r->held[n % r->cfg.window] = 1;
 	return rx_advance(r, mad, now_ms);
@@ -444,21 +444,21 @@ int rmpp_rx_recv(struct rmpp_rx *r, const uint8_t *mad, size_t len, int64_t now_
 	uint8_t status;
 	int type = rmpp_type(mad, len);
 
-	if (len < RMPP_HDR_END)
+	if (len < MAD_RMPP_HDR_END)
 		return -EMSGSIZE;
 	r->now = now_ms;
 	/* ACK and STOP are for a sender; unknown types are ABORTed. */
-	if (type < 0 || type == RMPP_TYPE_ACK || type == RMPP_TYPE_STOP)
+	if (type < 0 || type == MAD_RMPP_TYPE_ACK || type == MAD_RMPP_TYPE_STOP)
 		return -EINVAL;
-	if (type == RMPP_TYPE_DATA && len < MAD_SIZE)
+	if (type == MAD_RMPP_TYPE_DATA && len < MAD_SIZE)
 		return -EMSGSIZE;
 	if (r->state == RMPP_FAILED)
 		return 0; /* ended: what still comes is dropped */
 	if (r->state == RMPP_DONE) {
 		/* The last ACK may be lost: ACK a sound segment again; the
 		 * message stands whatever else comes. */
-		if (type == RMPP_TYPE_DATA && !rmpp_check(mad, len, &status) &&
-		    wire_get32(mad + RMPP_OFF_DATA1) <= r->seg)
+		if (type == MAD_RMPP_TYPE_DATA && !rmpp_check(mad, len, &status) &&
+		    wire_get32(mad + MAD_RMPP_OFF_DATA1) <= r->seg)
 			rx_ack(r, mad);
 		return 0;
 	}
@@ -467,12 +467,12 @@ int rmpp_rx_recv(struct rmpp_rx *r, const uint8_t *mad, size_t len, int64_t now_
 
 		if (!hdr_len)
 			return -EINVAL;
-		return rx_fail(r, mad, hdr_len, RMPP_TYPE_ABORT, status, now_ms);
+		return rx_fail(r, mad, hdr_len, MAD_RMPP_TYPE_ABORT, status, now_ms);
 	}
-	if (type == RMPP_TYPE_ABORT) {
+	if (type == MAD_RMPP_TYPE_ABORT) {
 		if (r->state == RMPP_ACTIVE) {
 			r->state = RMPP_FAILED;
-			r->status = mad[RMPP_OFF_STATUS];
+			r->status = mad[MAD_RMPP_OFF_STATUS];
 			r->deadline = now_ms;
 			return -EPROTO;
 		}
@@ -491,15 +491,15 @@ size_t rmpp_rx_next(struct rmpp_rx *r, int64_t now_ms, uint8_t out[MAD_SIZE])
 		/* Too long in all: ABORT (13.6); nothing to answer
 		 * before a first segment. */
 		r->state = RMPP_FAILED;
-		r->status = RMPP_STATUS_T2L;
+		r->status = MAD_RMPP_STATUS_T2L;
 		r->deadline = now_ms;
-		type = r->seg ? RMPP_TYPE_ABORT : 0;
+		type = r->seg ? MAD_RMPP_TYPE_ABORT : 0;
 	}
 	if (!type)
 		return 0;
 	r->reply = 0;
 	method = r->hdr[MAD_OFF_METHOD] ^ MAD_METHOD_RESP_BIT;
-	if (type == RMPP_TYPE_ACK) {
+	if (type == MAD_RMPP_TYPE_ACK) {
 		r->last_ack = r->seg;
 		make_ctl(r->hdr, r->hdr_len, method, type, 0, r->seg, r->win, out);
 	} else {

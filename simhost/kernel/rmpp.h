@@ -11,7 +11,7 @@
  * out): the class header (bytes 0..hdr_len: MAD header, RMPP header and
  * the class's own header, e.g. the SA header to 56) is repeated in every
  * segment and MAD_SIZE - hdr_len bytes of data follow it. PayloadLength
- * counts the RMPP_SEG_PAYLOAD bytes after the RMPP header: in the FIRST
+ * counts the MAD_RMPP_SEG_PAYLOAD bytes after the RMPP header: in the FIRST
  * segment those of the whole transfer, in the LAST those of that segment,
  * its pad excluded. */
 #ifndef IBATS_RMPP_H
@@ -51,7 +51,7 @@ int rmpp_type(const uint8_t *mad, size_t len);
  * to the ABORT status the spec gives (version, type, status field). */
 int rmpp_check(const uint8_t *mad, size_t len, uint8_t *status);
 
-/* An RMPP MAD of type (ABORT, say, or STOP with RMPP_STATUS_RESX)
+/* An RMPP MAD of type (ABORT, say, or STOP with MAD_RMPP_STATUS_RESX)
  * answering mad: its header to hdr_len, the method's response bit
  * flipped (the other direction of the transaction), SegmentNumber and
  * PayloadLength 0. For a segment no transaction takes (the kernel ABORTs
@@ -105,7 +105,7 @@ struct rmpp_rx {
 	uint32_t seg, last_ack, win, first_paylen, last_seg;
 	enum rmpp_state state;
 	uint8_t status;
-	int reply;     /* due: 0, RMPP_TYPE_ACK, _STOP or _ABORT */
+	int reply;     /* due: 0, MAD_RMPP_TYPE_ACK, _STOP or _ABORT */
 	int64_t deadline, now;
 };
 

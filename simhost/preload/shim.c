@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "simhost/wire/proto.h"
+#include "simhost/wire/simhost.h"
 #include "shim.h"
 
 static struct shim_libc shim_libc;

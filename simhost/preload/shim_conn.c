@@ -16,7 +16,7 @@
  * loaded machine, short enough that a wedged kernel fails the open. */
 #define SHIM_CONN_WAIT_S 10
 /* The send buffer: a long umad message (an SA table) goes in packets
- * of SIMHOST_CHUNK (proto.h), and a big buffer lets it stream without
+ * of SIMHOST_CHUNK (simhost.h), and a big buffer lets it stream without
  * waiting for the kernel to take each. */
 #define SHIM_CONN_BUF (16 << 20)
 

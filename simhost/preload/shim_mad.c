@@ -7,7 +7,7 @@
 #include "shim_mad.h"
 
 /* IB_MGMT_RMPP_HDR: ib_umad_write reads this much of every MAD. */
-#define SHIM_MAD_MIN_MAD RMPP_HDR_END
+#define SHIM_MAD_MIN_MAD MAD_RMPP_HDR_END
 
 ssize_t shim_mad_read_verdict(size_t plen, uint32_t status, size_t count)
 {
@@ -49,7 +49,7 @@ int shim_mad_write_check(const uint8_t *buf, size_t count, const struct shim_mad
 	 * agent registered with rmpp_version and a MAD that says Active;
 	 * ib_create_send_mad refuses anything else longer than one MAD. */
 	rmpp_active = shim_mad_class_rmpp(mad[MAD_OFF_MGMT_CLASS]) && agents[id].rmpp_version &&
-		      (mad[RMPP_OFF_FLAGS] & RMPP_FLAG_ACTIVE);
+		      (mad[MAD_RMPP_OFF_FLAGS] & MAD_RMPP_FLAG_ACTIVE);
 	if (!rmpp_active && count - SHIM_MAD_UMAD_HDR > MAD_SIZE)
 		return -EINVAL;
 	return 0;
@@ -106,7 +106,7 @@ int shim_mad_sent_ask(const struct shim_mad_sent *s, const uint8_t *buf, size_t 
 	if (count < SHIM_MAD_UMAD_HDR + SHIM_MAD_MIN_MAD || id >= SHIM_MAD_MAX_AGENTS)
 		return 0;
 	rmpp_active = shim_mad_class_rmpp(mad[MAD_OFF_MGMT_CLASS]) &&
-		      (mad[RMPP_OFF_FLAGS] & RMPP_FLAG_ACTIVE);
+		      (mad[MAD_RMPP_OFF_FLAGS] & MAD_RMPP_FLAG_ACTIVE);
 	if (shim_mad_is_response(mad))
 		return rmpp_active && agents[id].rmpp_version;
 	/* ib_umad_write: no check for an agent doing its own RMPP (the

@@ -19,7 +19,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "simhost/wire/proto.h"
+#include "simhost/wire/simhost.h"
 #include "shim.h"
 #include "shim_conn.h"
 #include "shim_ucma.h"

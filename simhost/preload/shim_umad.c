@@ -8,7 +8,7 @@
  * vendor layer cancels its receiver thread in poll or read
  * (osm_vendor_ibumad.c umad_receiver_stop), and a lock held there
  * would be held for ever. The one exception is a message longer than a
- * packet (proto.h simhost_frame): its reader waits for the chunks under
+ * packet (simhost.h simhost_frame): its reader waits for the chunks under
  * the reader's lock, cancellation off, as they are already on their way;
  * its writer sends every chunk under the writer's lock, so that no
  * other thread's message lands between them. */
@@ -29,7 +29,7 @@
 
 #include <rdma/ib_user_mad.h>
 
-#include "simhost/wire/proto.h"
+#include "simhost/wire/simhost.h"
 #include "shim.h"
 #include "shim_conn.h"
 #include "shim_mad.h"
@@ -423,7 +423,7 @@ static void shim_umad_agent(struct shim_umad_fd *u, uint32_t id, int used, uint8
 	shim_umad_unlock();
 }
 
-/* ib_umad_ioctl, over the kernel's wire (proto.h simhost_reg_req). */
+/* ib_umad_ioctl, over the kernel's wire (simhost.h simhost_reg_req). */
 static int shim_umad_ioctl(struct shim_umad_fd *u, unsigned long request, void *arg)
 {
 	struct simhost_reg_req req;

@@ -3,7 +3,7 @@
  * it to find its port and follow it (the device list, open and close,
  * the port's async events, queries of the device, port, GID and P_Key
  * table from the node's sysfs), and QP numbers for CM (PD, CQ and QP
- * objects whose qp_num comes from the node's block, proto.h; no data
+ * objects whose qp_num comes from the node's block, simhost.h; no data
  * path: posts fail with EOPNOTSUPP, polls find nothing).
  *
  * With a node (SIMHOST_DIR, SIM_HOST), every device the process sees is
@@ -29,7 +29,7 @@
 
 #include <infiniband/verbs.h>
 
-#include "simhost/wire/proto.h"
+#include "simhost/wire/simhost.h"
 #include "shim.h"
 #include "shim_conn.h"
 #include "shim_verbs.h"

@@ -42,9 +42,9 @@ static inline uint8_t *sa_table(size_t n, size_t *len)
 	m[MAD_OFF_METHOD] = SA_METHOD_GET_TABLE_RESP;
 	wire_put64(m + MAD_OFF_TID, TID);
 	wire_put16(m + MAD_OFF_ATTR_ID, SA_ATTR_SERVICE_RECORD);
-	m[RMPP_OFF_VERSION] = RMPP_VERSION;
-	m[RMPP_OFF_TYPE] = RMPP_TYPE_DATA;
-	m[RMPP_OFF_FLAGS] = RMPP_FLAG_ACTIVE;
+	m[MAD_RMPP_OFF_VERSION] = MAD_RMPP_VERSION;
+	m[MAD_RMPP_OFF_TYPE] = MAD_RMPP_TYPE_DATA;
+	m[MAD_RMPP_OFF_FLAGS] = MAD_RMPP_FLAG_ACTIVE;
 	wire_put64(m + SA_OFF_SM_KEY, 0xa1a2a3a4a5a6a7a8ull);
 	wire_put16(m + SA_OFF_ATTR_OFFSET, REC / 8);
 	wire_put64(m + SA_OFF_COMP_MASK, 0x0b0c);
@@ -56,9 +56,9 @@ static inline uint8_t *sa_table(size_t n, size_t *len)
 /* The ACK a receiver would send for segment n with window newwin. */
 static inline void ack_of(const uint8_t *seg, uint32_t n, uint32_t newwin, uint8_t out[MAD_SIZE])
 {
-	rmpp_reply(seg, SA_OFF_DATA, RMPP_TYPE_ACK, 0, out);
-	wire_put32(out + RMPP_OFF_DATA1, n);
-	wire_put32(out + RMPP_OFF_DATA2, newwin);
+	rmpp_reply(seg, SA_OFF_DATA, MAD_RMPP_TYPE_ACK, 0, out);
+	wire_put32(out + MAD_RMPP_OFF_DATA1, n);
+	wire_put32(out + MAD_RMPP_OFF_DATA2, newwin);
 }
 
 /* Every segment of m at once: an ACK of none opens the whole window. */

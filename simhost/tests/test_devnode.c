@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "simhost/wire/devnode.h"
-#include "simhost/wire/proto.h"
+#include "simhost/wire/simhost.h"
 
 #define RW (DEVNODE_MAY_READ | DEVNODE_MAY_WRITE)
 

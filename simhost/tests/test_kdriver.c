@@ -134,13 +134,13 @@ static struct fs *fs_new(enum kdriver d, int no_rereg)
 	assert_non_null(f);
 	snprintf(f->dir, sizeof(f->dir), "/tmp/test_kdriver.XXXXXX");
 	assert_non_null(mkdtemp(f->dir));
-	ni[NI_OFF_NODE_TYPE] = 1;
+	ni[KSYSFS_NI_OFF_NODE_TYPE] = 1;
 	assert_int_equal(ksysfs_init(&f->s, f->dir, "n1", ni), 0);
 	f->s.driver = d;
 	f->s.no_rereg = no_rereg;
-	f->pi[PI_OFF_STATE] = PI_STATE_ACTIVE;
-	wire_put16(f->pi + PI_OFF_LID, 2);
-	wire_put16(f->pi + PI_OFF_SM_LID, 1);
+	f->pi[KSYSFS_PI_OFF_STATE] = KSYSFS_PI_STATE_ACTIVE;
+	wire_put16(f->pi + KSYSFS_PI_OFF_LID, 2);
+	wire_put16(f->pi + KSYSFS_PI_OFF_SM_LID, 1);
 	wire_put16(f->pk, 0xffff);
 	assert_int_equal(ksysfs_update(&f->s, f->pi, f->pk, ev), 0); /* the first: none */
 	return f;
@@ -162,25 +162,25 @@ static void test_ksysfs_failover(void **state)
 
 	(void)state;
 	f = fs_new(KDRIVER_MLX5, 0);
-	wire_put16(f->pi + PI_OFF_SM_LID, 7);
+	wire_put16(f->pi + KSYSFS_PI_OFF_SM_LID, 7);
 	assert_int_equal(ksysfs_update(&f->s, f->pi, f->pk, ev), 1);
 	assert_int_equal(ev[0], IBV_EVENT_CLIENT_REREGISTER);
 	assert_int_equal(ksysfs_update(&f->s, f->pi, f->pk, ev), 0); /* no change */
 	fs_free(f);
 
 	f = fs_new(KDRIVER_MLX5, 1);
-	wire_put16(f->pi + PI_OFF_SM_LID, 7);
+	wire_put16(f->pi + KSYSFS_PI_OFF_SM_LID, 7);
 	assert_int_equal(ksysfs_update(&f->s, f->pi, f->pk, ev), 0);
 	fs_free(f);
 
 	f = fs_new(KDRIVER_MLX4, 0);
-	wire_put16(f->pi + PI_OFF_SM_LID, 7);
+	wire_put16(f->pi + KSYSFS_PI_OFF_SM_LID, 7);
 	assert_int_equal(ksysfs_update(&f->s, f->pi, f->pk, ev), 1);
 	assert_int_equal(ev[0], IBV_EVENT_CLIENT_REREGISTER);
 	fs_free(f);
 
 	f = fs_new(KDRIVER_QIB, 0);
-	wire_put16(f->pi + PI_OFF_SM_LID, 7);
+	wire_put16(f->pi + KSYSFS_PI_OFF_SM_LID, 7);
 	assert_int_equal(ksysfs_update(&f->s, f->pi, f->pk, ev), 2);
 	assert_int_equal(ev[0], IBV_EVENT_SM_CHANGE);
 	assert_int_equal(ev[1], IBV_EVENT_CLIENT_REREGISTER);
@@ -193,10 +193,10 @@ static void test_ksysfs_port_up(void **state)
 	struct fs *f = fs_new(KDRIVER_MLX5, 0);
 
 	(void)state;
-	f->pi[PI_OFF_STATE] = 2; /* INIT */
+	f->pi[KSYSFS_PI_OFF_STATE] = 2; /* INIT */
 	assert_int_equal(ksysfs_update(&f->s, f->pi, f->pk, ev), 1);
 	assert_int_equal(ev[0], IBV_EVENT_PORT_ERR);
-	f->pi[PI_OFF_STATE] = PI_STATE_ACTIVE;
+	f->pi[KSYSFS_PI_OFF_STATE] = KSYSFS_PI_STATE_ACTIVE;
 	assert_int_equal(ksysfs_update(&f->s, f->pi, f->pk, ev), 2);
 	assert_int_equal(ev[0], IBV_EVENT_PORT_ACTIVE);
 	assert_int_equal(ev[1], IBV_EVENT_CLIENT_REREGISTER);

@@ -253,9 +253,9 @@ static void user_rmpp_response_kept(void **state)
 	assert_int_equal(kmad_register(k, 12, &r, &id), 0);
 	a = kmad_agent(k, 12, id);
 	mad(resp, SA, 2, 0x92, (uint64_t)a->hi_tid << 32 | 5);
-	resp[RMPP_OFF_VERSION] = 1;
-	resp[RMPP_OFF_TYPE] = RMPP_TYPE_DATA;
-	resp[RMPP_OFF_FLAGS] = RMPP_FLAG_ACTIVE | RMPP_FLAG_FIRST;
+	resp[MAD_RMPP_OFF_VERSION] = 1;
+	resp[MAD_RMPP_OFF_TYPE] = MAD_RMPP_TYPE_DATA;
+	resp[MAD_RMPP_OFF_FLAGS] = MAD_RMPP_FLAG_ACTIVE | MAD_RMPP_FLAG_FIRST;
 	assert_int_equal(kmad_complete(a, resp, 256, NULL), 1);
 	a->reg.flags = 0; /* kernel RMPP: the message must match a send */
 	assert_int_equal(kmad_complete(a, resp, 256, NULL), 0);
@@ -358,9 +358,9 @@ static void rmpp_send_waits(void **state)
 	memcpy(buf, &u, sizeof(u));
 	memset(m, 0, 1048);
 	mad(m, VENDOR, 1, MAD_METHOD_GET, 11);
-	m[RMPP_OFF_VERSION] = 1;
-	m[RMPP_OFF_TYPE] = RMPP_TYPE_DATA;
-	m[RMPP_OFF_FLAGS] = RMPP_FLAG_ACTIVE;
+	m[MAD_RMPP_OFF_VERSION] = 1;
+	m[MAD_RMPP_OFF_TYPE] = MAD_RMPP_TYPE_DATA;
+	m[MAD_RMPP_OFF_FLAGS] = MAD_RMPP_FLAG_ACTIVE;
 	kmad_stamp_tid(a, m);
 	assert_int_equal(kmad_send_wait(a, buf, sizeof(buf), 0), 1);
 	memcpy(resp, m, sizeof(resp));
@@ -424,8 +424,8 @@ static void duplicate_requests(void **state)
 	u.timeout_ms = 500;
 	memcpy(buf, &u, sizeof(u));
 	assert_int_equal(kmad_send_wait(a, buf, sizeof(buf), 0), 1);
-	m[RMPP_OFF_VERSION] = 1;
-	m[RMPP_OFF_FLAGS] = RMPP_FLAG_ACTIVE;
+	m[MAD_RMPP_OFF_VERSION] = 1;
+	m[MAD_RMPP_OFF_FLAGS] = MAD_RMPP_FLAG_ACTIVE;
 	assert_int_equal(kmad_duplicate(a, buf, sizeof(buf)), 1);
 	a->reg.flags |= KMAD_USER_RMPP;
 	assert_int_equal(kmad_duplicate(a, buf, sizeof(buf)), 0);

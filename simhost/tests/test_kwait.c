@@ -67,7 +67,7 @@ static void on_expire(void *ctx, const void *hdr, const uint8_t *mad, size_t len
 
 static void test_what_waits(void **state)
 {
-	struct kwaits ws;
+	struct kwait_set ws;
 	uint8_t buf[sizeof(struct ib_user_mad) + MAD_SIZE];
 	size_t n;
 
@@ -93,7 +93,7 @@ static void test_what_waits(void **state)
  * short one, or the request itself coming back (a loopback) does not. */
 static void test_answered(void **state)
 {
-	struct kwaits ws;
+	struct kwait_set ws;
 	uint8_t buf[sizeof(struct ib_user_mad) + MAD_SIZE], resp[MAD_SIZE];
 	size_t n = request(buf, MAD_METHOD_GET, 100, 0);
 
@@ -119,7 +119,7 @@ static void test_answered(void **state)
  * header back with ETIMEDOUT and the TID as sent. */
 static void test_resend_then_timeout(void **state)
 {
-	struct kwaits ws;
+	struct kwait_set ws;
 	uint8_t buf[sizeof(struct ib_user_mad) + MAD_SIZE];
 	size_t n = request(buf, MAD_METHOD_GET, 100, 2);
 	struct seen s = { 0 };
@@ -151,7 +151,7 @@ static void test_resend_then_timeout(void **state)
 /* Many outstanding: each ends on its own; past the cap none waits. */
 static void test_many(void **state)
 {
-	struct kwaits ws;
+	struct kwait_set ws;
 	uint8_t buf[sizeof(struct ib_user_mad) + MAD_SIZE], resp[MAD_SIZE];
 	size_t n = request(buf, MAD_METHOD_GET, 100, 0), i;
 	struct seen s = { 0 };
@@ -179,7 +179,7 @@ static void test_many(void **state)
  * until its response or its timeout, then the TID is free again. */
 static void test_pending(void **state)
 {
-	struct kwaits ws;
+	struct kwait_set ws;
 	uint8_t buf[sizeof(struct ib_user_mad) + MAD_SIZE], resp[MAD_SIZE];
 	size_t n = request(buf, MAD_METHOD_GET, 100, 1);
 	struct seen s = { 0 };
@@ -210,7 +210,7 @@ static void test_pending(void **state)
  * neither, and the path bits under the LMC. */
 static void test_same_way(void **state)
 {
-	struct kwaits ws;
+	struct kwait_set ws;
 	uint8_t buf[sizeof(struct ib_user_mad) + MAD_SIZE], resp[MAD_SIZE];
 	size_t n = request(buf, MAD_METHOD_GET, 100, 0);
 	struct ib_user_mad u;
@@ -253,7 +253,7 @@ static void test_same_way(void **state)
 /* An RMPP request's wait starts over at its last ACK. */
 static void test_restart(void **state)
 {
-	struct kwaits ws;
+	struct kwait_set ws;
 	uint8_t buf[sizeof(struct ib_user_mad) + MAD_SIZE];
 	size_t n = request(buf, MAD_METHOD_GET, 100, 0);
 

@@ -84,9 +84,9 @@ static void test_golden(void **state)
 	/* The LAST segment: 2, PayloadLength 220 - 48, zero pad. */
 	assert_int_equal(rmpp_tx_recv(&tx, ack_golden, MAD_SIZE, 1), 0);
 	assert_int_equal(rmpp_tx_next(&tx, 1, seg2), MAD_SIZE);
-	assert_int_equal(seg2[RMPP_OFF_FLAGS], RMPP_FLAG_ACTIVE | RMPP_FLAG_LAST);
-	assert_int_equal(wire_get32(seg2 + RMPP_OFF_DATA1), 2);
-	assert_int_equal(wire_get32(seg2 + RMPP_OFF_DATA2), 172);
+	assert_int_equal(seg2[MAD_RMPP_OFF_FLAGS], MAD_RMPP_FLAG_ACTIVE | MAD_RMPP_FLAG_LAST);
+	assert_int_equal(wire_get32(seg2 + MAD_RMPP_OFF_DATA1), 2);
+	assert_int_equal(wire_get32(seg2 + MAD_RMPP_OFF_DATA2), 172);
 	assert_memory_equal(seg2 + SA_OFF_DATA, m + SA_OFF_DATA + SA_DATA_SIZE, 152);
 	for (size_t i = SA_OFF_DATA + 152; i < MAD_SIZE; i++)
 		assert_int_equal(seg2[i], 0);
@@ -95,7 +95,7 @@ static void test_golden(void **state)
 
 	/* A version 2 segment is answered with the ABORT. */
 	memcpy(seg2, seg, MAD_SIZE);
-	seg2[RMPP_OFF_VERSION] = 2;
+	seg2[MAD_RMPP_OFF_VERSION] = 2;
 	rmpp_rx_init(&rx, &cfg, 0);
 	assert_int_equal(rmpp_rx_recv(&rx, seg2, MAD_SIZE, 0), -EPROTO);
 	assert_int_equal(rmpp_rx_next(&rx, 0, out), MAD_SIZE);
@@ -181,10 +181,10 @@ static void round_trip(uint32_t window, struct link *l)
 	assert_non_null(got);
 	assert_int_equal(got_len, len);
 	/* The header is the first segment's: FIRST, segment 1, the total. */
-	assert_memory_equal(got, m, RMPP_OFF_FLAGS);
-	assert_int_equal(got[RMPP_OFF_FLAGS], RMPP_FLAG_ACTIVE | RMPP_FLAG_FIRST);
-	assert_int_equal(wire_get32(got + RMPP_OFF_DATA2), 600 * 176 + tx.nseg * 20);
-	assert_memory_equal(got + RMPP_HDR_END, m + RMPP_HDR_END, len - RMPP_HDR_END);
+	assert_memory_equal(got, m, MAD_RMPP_OFF_FLAGS);
+	assert_int_equal(got[MAD_RMPP_OFF_FLAGS], MAD_RMPP_FLAG_ACTIVE | MAD_RMPP_FLAG_FIRST);
+	assert_int_equal(wire_get32(got + MAD_RMPP_OFF_DATA2), 600 * 176 + tx.nseg * 20);
+	assert_memory_equal(got + MAD_RMPP_HDR_END, m + MAD_RMPP_HDR_END, len - MAD_RMPP_HDR_END);
 	rmpp_tx_fini(&tx);
 	rmpp_rx_fini(&rx);
 	free(m);
@@ -271,7 +271,7 @@ static void test_small(void **state)
 		got = rmpp_rx_message(&rx, &got_len);
 		assert_non_null(got);
 		assert_int_equal(got_len, len);
-		assert_memory_equal(got + RMPP_HDR_END, m + RMPP_HDR_END, len - RMPP_HDR_END);
+		assert_memory_equal(got + MAD_RMPP_HDR_END, m + MAD_RMPP_HDR_END, len - MAD_RMPP_HDR_END);
 		rmpp_tx_fini(&tx);
 		rmpp_rx_fini(&rx);
 		free(m);
@@ -303,7 +303,7 @@ static void test_vendor(void **state)
 	assert_int_equal(tx.nseg, 5); /* 1000 / 216 */
 	assert_int_equal(rmpp_tx_next(&tx, 0, seg), MAD_SIZE);
 	/* PayloadLength: 1000 of data plus 4 of class header a segment. */
-	assert_int_equal(wire_get32(seg + RMPP_OFF_DATA2), 1000 + 5 * 4);
+	assert_int_equal(wire_get32(seg + MAD_RMPP_OFF_DATA2), 1000 + 5 * 4);
 	assert_memory_equal(seg + 37, m + 37, 3);
 	/* That segment is lost: the sender resends it at its deadline. */
 	rmpp_rx_init(&rx, &cfg, 0);
@@ -313,7 +313,7 @@ static void test_vendor(void **state)
 	got = rmpp_rx_message(&rx, &got_len);
 	assert_non_null(got);
 	assert_int_equal(got_len, sizeof(m));
-	assert_memory_equal(got + RMPP_HDR_END, m + RMPP_HDR_END, sizeof(m) - RMPP_HDR_END);
+	assert_memory_equal(got + MAD_RMPP_HDR_END, m + MAD_RMPP_HDR_END, sizeof(m) - MAD_RMPP_HDR_END);
 	rmpp_tx_fini(&tx);
 	rmpp_rx_fini(&rx);
 }
@@ -340,8 +340,8 @@ static void expect_abort(uint8_t segs[][MAD_SIZE], uint32_t upto, const uint8_t 
 	assert_int_equal(rmpp_rx_state(&rx), RMPP_FAILED);
 	assert_int_equal(rmpp_rx_deadline(&rx), 1);
 	assert_int_equal(rmpp_rx_next(&rx, 1, out), MAD_SIZE);
-	assert_int_equal(out[RMPP_OFF_TYPE], RMPP_TYPE_ABORT);
-	assert_int_equal(out[RMPP_OFF_STATUS], status);
+	assert_int_equal(out[MAD_RMPP_OFF_TYPE], MAD_RMPP_TYPE_ABORT);
+	assert_int_equal(out[MAD_RMPP_OFF_STATUS], status);
 	assert_int_equal(out[MAD_OFF_METHOD], SA_METHOD_GET_TABLE);
 	assert_int_equal(rmpp_rx_next(&rx, 1, out), 0);
 	/* Ended: the rest is dropped. */
@@ -352,7 +352,7 @@ static void expect_abort(uint8_t segs[][MAD_SIZE], uint32_t upto, const uint8_t 
 
 	assert_int_equal(rmpp_tx_init(&tx, segs[0], MAD_SIZE, SA_OFF_DATA, &cfg, 0), 0);
 	assert_int_equal(rmpp_tx_next(&tx, 0, out), MAD_SIZE);
-	rmpp_reply(out, SA_OFF_DATA, RMPP_TYPE_ABORT, status, out);
+	rmpp_reply(out, SA_OFF_DATA, MAD_RMPP_TYPE_ABORT, status, out);
 	assert_int_equal(rmpp_tx_recv(&tx, out, MAD_SIZE, 1), -EPROTO);
 	assert_int_equal(rmpp_tx_state(&tx), RMPP_FAILED);
 	assert_int_equal(tx.status, status);
@@ -368,8 +368,8 @@ static void test_corrupt(void **state)
 
 	(void)state;
 	assert_int_equal(all_segments(m, len, segs, 4), 3);
-	assert_int_equal(wire_get32(segs[0] + RMPP_OFF_DATA2), 3 * 220 - 72);
-	assert_int_equal(wire_get32(segs[2] + RMPP_OFF_DATA2), 220 - 72);
+	assert_int_equal(wire_get32(segs[0] + MAD_RMPP_OFF_DATA2), 3 * 220 - 72);
+	assert_int_equal(wire_get32(segs[2] + MAD_RMPP_OFF_DATA2), 220 - 72);
 	memcpy(segs[3], segs[2], MAD_SIZE);
 
 #define BAD(upto, from, off, val, status) \
@@ -378,20 +378,20 @@ static void test_corrupt(void **state)
 		bad[(off)] = (val); \
 		expect_abort(segs, (upto), bad, (status)); \
 	} while (0)
-	BAD(2, 1, RMPP_OFF_FLAGS, RMPP_FLAG_ACTIVE | RMPP_FLAG_FIRST, RMPP_STATUS_BAD_SEG);
-	BAD(1, 0, RMPP_OFF_FLAGS, RMPP_FLAG_ACTIVE, RMPP_STATUS_BAD_SEG);
-	BAD(2, 1, RMPP_OFF_DATA1 + 3, 0, RMPP_STATUS_BAD_SEG);
-	BAD(2, 1, RMPP_OFF_TYPE, 9, RMPP_STATUS_BADT);
-	BAD(2, 1, RMPP_OFF_TYPE, 0, RMPP_STATUS_BADT);
-	BAD(2, 1, RMPP_OFF_VERSION, 0, RMPP_STATUS_UNV);
-	BAD(1, 0, RMPP_OFF_VERSION, 2, RMPP_STATUS_UNV);
-	BAD(2, 1, RMPP_OFF_STATUS, 5, RMPP_STATUS_BAD_STATUS);
+	BAD(2, 1, MAD_RMPP_OFF_FLAGS, MAD_RMPP_FLAG_ACTIVE | MAD_RMPP_FLAG_FIRST, MAD_RMPP_STATUS_BAD_SEG);
+	BAD(1, 0, MAD_RMPP_OFF_FLAGS, MAD_RMPP_FLAG_ACTIVE, MAD_RMPP_STATUS_BAD_SEG);
+	BAD(2, 1, MAD_RMPP_OFF_DATA1 + 3, 0, MAD_RMPP_STATUS_BAD_SEG);
+	BAD(2, 1, MAD_RMPP_OFF_TYPE, 9, MAD_RMPP_STATUS_BADT);
+	BAD(2, 1, MAD_RMPP_OFF_TYPE, 0, MAD_RMPP_STATUS_BADT);
+	BAD(2, 1, MAD_RMPP_OFF_VERSION, 0, MAD_RMPP_STATUS_UNV);
+	BAD(1, 0, MAD_RMPP_OFF_VERSION, 2, MAD_RMPP_STATUS_UNV);
+	BAD(2, 1, MAD_RMPP_OFF_STATUS, 5, MAD_RMPP_STATUS_BAD_STATUS);
 	/* LAST: PayloadLength past a segment, or the SA header alone. */
-	BAD(3, 2, RMPP_OFF_DATA2 + 3, 221, RMPP_STATUS_BAD_LEN);
-	BAD(3, 2, RMPP_OFF_DATA2 + 3, 20, RMPP_STATUS_BAD_LEN);
-	BAD(3, 2, RMPP_OFF_DATA2 + 3, 19, RMPP_STATUS_BAD_LEN);
+	BAD(3, 2, MAD_RMPP_OFF_DATA2 + 3, 221, MAD_RMPP_STATUS_BAD_LEN);
+	BAD(3, 2, MAD_RMPP_OFF_DATA2 + 3, 20, MAD_RMPP_STATUS_BAD_LEN);
+	BAD(3, 2, MAD_RMPP_OFF_DATA2 + 3, 19, MAD_RMPP_STATUS_BAD_LEN);
 	/* A LAST that disagrees with the FIRST's total. */
-	BAD(3, 2, RMPP_OFF_DATA2 + 3, 149, RMPP_STATUS_BAD_LEN);
+	BAD(3, 2, MAD_RMPP_OFF_DATA2 + 3, 149, MAD_RMPP_STATUS_BAD_LEN);
 #undef BAD
 	free(m);
 }
@@ -410,7 +410,7 @@ static void test_foreign(void **state)
 	cfg_of(&cfg, 64);
 	rmpp_rx_init(&rx, &cfg, 0);
 	memcpy(bad, segs[0], MAD_SIZE);
-	bad[RMPP_OFF_FLAGS] = 0; /* not active */
+	bad[MAD_RMPP_OFF_FLAGS] = 0; /* not active */
 	assert_int_equal(rmpp_rx_recv(&rx, bad, MAD_SIZE, 0), -EINVAL);
 	assert_int_equal(rmpp_rx_recv(&rx, segs[0], 100, 0), -EMSGSIZE);
 	assert_int_equal(rmpp_rx_recv(&rx, segs[0], 20, 0), -EMSGSIZE);
@@ -450,8 +450,8 @@ static void test_duplicates(void **state)
 	assert_int_equal(rmpp_rx_next(&rx, 0, out), MAD_SIZE);
 	assert_int_equal(rmpp_rx_recv(&rx, segs[0], MAD_SIZE, 0), 0);
 	assert_int_equal(rmpp_rx_next(&rx, 0, out), MAD_SIZE);
-	assert_int_equal(wire_get32(out + RMPP_OFF_DATA1), 1);
-	assert_int_equal(wire_get32(out + RMPP_OFF_DATA2), 5);
+	assert_int_equal(wire_get32(out + MAD_RMPP_OFF_DATA1), 1);
+	assert_int_equal(wire_get32(out + MAD_RMPP_OFF_DATA2), 5);
 	assert_int_equal(rmpp_rx_recv(&rx, segs[1], MAD_SIZE, 0), 0);
 	assert_int_equal(rmpp_rx_next(&rx, 0, out), 0); /* mid-window: no ACK */
 	assert_int_equal(rmpp_rx_recv(&rx, segs[1], MAD_SIZE, 0), 0);
@@ -459,11 +459,11 @@ static void test_duplicates(void **state)
 	assert_int_equal(rmpp_rx_recv(&rx, segs[2], MAD_SIZE, 10), 1);
 	assert_int_equal(rmpp_rx_deadline(&rx), 10);
 	assert_int_equal(rmpp_rx_next(&rx, 10, out), MAD_SIZE);
-	assert_int_equal(wire_get32(out + RMPP_OFF_DATA1), 3);
+	assert_int_equal(wire_get32(out + MAD_RMPP_OFF_DATA1), 3);
 	assert_int_equal(rmpp_rx_deadline(&rx), 10 + 1000);
 	assert_int_equal(rmpp_rx_recv(&rx, segs[2], MAD_SIZE, 20), 0);
 	assert_int_equal(rmpp_rx_next(&rx, 20, out), MAD_SIZE);
-	assert_int_equal(wire_get32(out + RMPP_OFF_DATA1), 3);
+	assert_int_equal(wire_get32(out + MAD_RMPP_OFF_DATA1), 3);
 	assert_int_equal(rmpp_rx_state(&rx), RMPP_DONE);
 	rmpp_rx_fini(&rx);
 	free(m);
@@ -495,7 +495,7 @@ static void test_out_of_order(void **state)
 	assert_int_equal(got_len, len);
 	assert_memory_equal(got + SA_OFF_DATA, m + SA_OFF_DATA, len - SA_OFF_DATA);
 	assert_int_equal(rmpp_rx_next(&rx, 0, out), MAD_SIZE);
-	assert_int_equal(wire_get32(out + RMPP_OFF_DATA1), 3);
+	assert_int_equal(wire_get32(out + MAD_RMPP_OFF_DATA1), 3);
 	rmpp_rx_fini(&rx);
 	free(m);
 }
@@ -521,26 +521,26 @@ static void test_stop(void **state)
 	rmpp_rx_init(&rx, &cfg, 0);
 	assert_int_equal(rmpp_rx_recv(&rx, segs[0], MAD_SIZE, 0), -ENOBUFS);
 	assert_int_equal(rmpp_rx_next(&rx, 0, out), MAD_SIZE);
-	assert_int_equal(out[RMPP_OFF_TYPE], RMPP_TYPE_STOP);
-	assert_int_equal(out[RMPP_OFF_STATUS], RMPP_STATUS_RESX);
+	assert_int_equal(out[MAD_RMPP_OFF_TYPE], MAD_RMPP_TYPE_STOP);
+	assert_int_equal(out[MAD_RMPP_OFF_STATUS], MAD_RMPP_STATUS_RESX);
 	rmpp_rx_fini(&rx);
 
 	assert_int_equal(rmpp_tx_init(&tx, m, len, SA_OFF_DATA, &cfg, 0), 0);
 	assert_int_equal(rmpp_tx_next(&tx, 0, segs[0]), MAD_SIZE);
 	assert_int_equal(rmpp_tx_recv(&tx, out, MAD_SIZE, 1), -EPROTO);
 	assert_int_equal(rmpp_tx_state(&tx), RMPP_FAILED);
-	assert_int_equal(tx.status, RMPP_STATUS_RESX);
+	assert_int_equal(tx.status, MAD_RMPP_STATUS_RESX);
 	assert_int_equal(rmpp_tx_next(&tx, 1, out), 0);
 	rmpp_tx_fini(&tx);
 
 	/* No total in the FIRST: (1000 - 56) / 200 segments fit, not 5. */
-	wire_put32(segs[0] + RMPP_OFF_DATA2, 0);
+	wire_put32(segs[0] + MAD_RMPP_OFF_DATA2, 0);
 	rmpp_rx_init(&rx, &cfg, 0);
 	for (i = 0; i < 4; i++)
 		assert_int_equal(rmpp_rx_recv(&rx, segs[i], MAD_SIZE, 0), 0);
 	assert_int_equal(rmpp_rx_recv(&rx, segs[4], MAD_SIZE, 0), -ENOBUFS);
 	assert_int_equal(rmpp_rx_next(&rx, 0, out), MAD_SIZE);
-	assert_int_equal(out[RMPP_OFF_TYPE], RMPP_TYPE_STOP);
+	assert_int_equal(out[MAD_RMPP_OFF_TYPE], MAD_RMPP_TYPE_STOP);
 	assert_int_equal(rmpp_rx_state(&rx), RMPP_FAILED);
 	rmpp_rx_fini(&rx);
 	free(segs);
@@ -568,8 +568,8 @@ static void test_rx_timeout(void **state)
 	assert_int_equal(rmpp_rx_deadline(&rx), 1050);
 	assert_int_equal(rmpp_rx_next(&rx, 1049, out), 0);
 	assert_int_equal(rmpp_rx_next(&rx, 1050, out), MAD_SIZE);
-	assert_int_equal(out[RMPP_OFF_TYPE], RMPP_TYPE_ABORT);
-	assert_int_equal(out[RMPP_OFF_STATUS], RMPP_STATUS_T2L);
+	assert_int_equal(out[MAD_RMPP_OFF_TYPE], MAD_RMPP_TYPE_ABORT);
+	assert_int_equal(out[MAD_RMPP_OFF_STATUS], MAD_RMPP_STATUS_T2L);
 	assert_int_equal(rmpp_rx_state(&rx), RMPP_FAILED);
 	assert_int_equal(rmpp_rx_next(&rx, 1050, out), 0);
 	rmpp_rx_fini(&rx);

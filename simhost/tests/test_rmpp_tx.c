@@ -40,8 +40,8 @@ static void expect_tx_abort(const uint8_t *in, uint8_t status)
 	assert_int_equal(rmpp_tx_state(&tx), RMPP_FAILED);
 	assert_int_equal(rmpp_tx_deadline(&tx), 5);
 	assert_int_equal(rmpp_tx_next(&tx, 5, out), MAD_SIZE);
-	assert_int_equal(out[RMPP_OFF_TYPE], RMPP_TYPE_ABORT);
-	assert_int_equal(out[RMPP_OFF_STATUS], status);
+	assert_int_equal(out[MAD_RMPP_OFF_TYPE], MAD_RMPP_TYPE_ABORT);
+	assert_int_equal(out[MAD_RMPP_OFF_STATUS], status);
 	assert_int_equal(out[MAD_OFF_METHOD], SA_METHOD_GET_TABLE_RESP);
 	assert_memory_equal(out, seg, MAD_OFF_METHOD);
 	assert_int_equal(rmpp_tx_next(&tx, 5, out), 0);
@@ -60,22 +60,22 @@ static void test_bad_ack(void **state)
 	(void)state;
 	memcpy(seg, m, SA_OFF_DATA);
 	ack_of(seg, 1, 0, in);
-	expect_tx_abort(in, RMPP_STATUS_W2S);
+	expect_tx_abort(in, MAD_RMPP_STATUS_W2S);
 	ack_of(seg, 2, 4, in); /* segment 2 was never sent */
-	expect_tx_abort(in, RMPP_STATUS_S2B);
+	expect_tx_abort(in, MAD_RMPP_STATUS_S2B);
 	ack_of(seg, 1, 4, in);
-	in[RMPP_OFF_STATUS] = 1;
-	expect_tx_abort(in, RMPP_STATUS_BAD_STATUS);
+	in[MAD_RMPP_OFF_STATUS] = 1;
+	expect_tx_abort(in, MAD_RMPP_STATUS_BAD_STATUS);
 	ack_of(seg, 1, 4, in);
-	in[RMPP_OFF_VERSION] = 3;
-	expect_tx_abort(in, RMPP_STATUS_UNV);
+	in[MAD_RMPP_OFF_VERSION] = 3;
+	expect_tx_abort(in, MAD_RMPP_STATUS_UNV);
 	ack_of(seg, 1, 4, in);
-	in[RMPP_OFF_TYPE] = 5;
-	expect_tx_abort(in, RMPP_STATUS_BADT);
-	rmpp_reply(seg, SA_OFF_DATA, RMPP_TYPE_STOP, 2, in);
-	expect_tx_abort(in, RMPP_STATUS_BAD_STATUS);
-	rmpp_reply(seg, SA_OFF_DATA, RMPP_TYPE_ABORT, 117, in);
-	expect_tx_abort(in, RMPP_STATUS_BAD_STATUS);
+	in[MAD_RMPP_OFF_TYPE] = 5;
+	expect_tx_abort(in, MAD_RMPP_STATUS_BADT);
+	rmpp_reply(seg, SA_OFF_DATA, MAD_RMPP_TYPE_STOP, 2, in);
+	expect_tx_abort(in, MAD_RMPP_STATUS_BAD_STATUS);
+	rmpp_reply(seg, SA_OFF_DATA, MAD_RMPP_TYPE_ABORT, 117, in);
+	expect_tx_abort(in, MAD_RMPP_STATUS_BAD_STATUS);
 	free(m);
 }
 
@@ -94,7 +94,7 @@ static void test_old_ack(void **state)
 	ack_of(seg, 1, 2, in);
 	assert_int_equal(rmpp_tx_recv(&tx, in, MAD_SIZE, 1), 0);
 	assert_int_equal(rmpp_tx_next(&tx, 1, seg), MAD_SIZE);
-	assert_int_equal(wire_get32(seg + RMPP_OFF_DATA1), 2);
+	assert_int_equal(wire_get32(seg + MAD_RMPP_OFF_DATA1), 2);
 	assert_int_equal(rmpp_tx_next(&tx, 1, seg), 0);
 	ack_of(seg, 1, 1, in); /* a smaller window: older */
 	assert_int_equal(rmpp_tx_recv(&tx, in, MAD_SIZE, 2), 0);
@@ -156,11 +156,11 @@ static void test_retries_reset(void **state)
 	assert_int_equal(rmpp_tx_recv(&tx, in, MAD_SIZE, 1000), 0);
 	assert_int_equal(rmpp_tx_deadline(&tx), 1000);
 	assert_int_equal(rmpp_tx_next(&tx, 1000, out), MAD_SIZE);
-	assert_int_equal(wire_get32(out + RMPP_OFF_DATA1), 2);
+	assert_int_equal(wire_get32(out + MAD_RMPP_OFF_DATA1), 2);
 	for (i = 0; i < 5; i++) {
 		assert_int_equal(rmpp_tx_next(&tx, rmpp_tx_deadline(&tx), out), MAD_SIZE);
-		assert_int_equal(out[RMPP_OFF_TYPE], RMPP_TYPE_DATA);
-		assert_int_equal(wire_get32(out + RMPP_OFF_DATA1), 2);
+		assert_int_equal(out[MAD_RMPP_OFF_TYPE], MAD_RMPP_TYPE_DATA);
+		assert_int_equal(wire_get32(out + MAD_RMPP_OFF_DATA1), 2);
 	}
 	/* Out of retries again: the sender gives up, nothing on the wire. */
 	assert_int_equal(rmpp_tx_next(&tx, rmpp_tx_deadline(&tx), out), 0);
@@ -172,9 +172,9 @@ static void test_retries_reset(void **state)
 static void test_table(void **state)
 {
 	struct rmpp_table t;
-	struct rmpp_entry *rx, *tx;
+	struct rmpp_table_entry *rx, *tx;
 	struct rmpp_cfg cfg;
-	struct rmpp_key k = { .tid = TID, .lid = 7, .mgmt_class = SA_CLASS,
+	struct rmpp_table_key k = { .tid = TID, .lid = 7, .mgmt_class = SA_CLASS,
 			      .method = SA_METHOD_GET_TABLE_RESP };
 	uint8_t segs[3][MAD_SIZE], in[MAD_SIZE], out[MAD_SIZE];
 	size_t len;
@@ -186,18 +186,18 @@ static void test_table(void **state)
 	assert_int_equal(rmpp_table_init(&t, 0), -EINVAL);
 	assert_int_equal(rmpp_table_init(&t, 2), 0);
 	assert_int_equal(rmpp_table_deadline(&t), INT64_MAX);
-	rx = rmpp_table_add(&t, &k, RMPP_RX);
+	rx = rmpp_table_add(&t, &k, RMPP_TABLE_RX);
 	assert_non_null(rx);
-	assert_null(rmpp_table_add(&t, &k, RMPP_RX));
+	assert_null(rmpp_table_add(&t, &k, RMPP_TABLE_RX));
 	rmpp_rx_init(&rx->u.rx, &cfg, 0);
-	tx = rmpp_table_add(&t, &k, RMPP_TX);
+	tx = rmpp_table_add(&t, &k, RMPP_TABLE_TX);
 	assert_non_null(tx);
 	assert_int_equal(rmpp_tx_init(&tx->u.tx, m, len, SA_OFF_DATA, &cfg, 0), 0);
 	k.tid++;
-	assert_null(rmpp_table_add(&t, &k, RMPP_RX)); /* full */
-	assert_null(rmpp_table_find(&t, &k, RMPP_RX));
+	assert_null(rmpp_table_add(&t, &k, RMPP_TABLE_RX)); /* full */
+	assert_null(rmpp_table_find(&t, &k, RMPP_TABLE_RX));
 	k.tid--;
-	assert_ptr_equal(rmpp_table_find(&t, &k, RMPP_TX), tx);
+	assert_ptr_equal(rmpp_table_find(&t, &k, RMPP_TABLE_TX), tx);
 
 	/* DATA to the receiver, ACK and STOP to the sender, ABORT to the
 	 * side its method names; another peer's to none. */
@@ -205,14 +205,14 @@ static void test_table(void **state)
 	assert_null(rmpp_table_lookup(&t, segs[0], MAD_SIZE, 8));
 	ack_of(segs[0], 1, 2, in);
 	assert_ptr_equal(rmpp_table_lookup(&t, in, MAD_SIZE, 7), tx);
-	rmpp_reply(segs[0], SA_OFF_DATA, RMPP_TYPE_STOP, 1, in);
+	rmpp_reply(segs[0], SA_OFF_DATA, MAD_RMPP_TYPE_STOP, 1, in);
 	assert_ptr_equal(rmpp_table_lookup(&t, in, MAD_SIZE, 7), tx);
-	rmpp_reply(segs[0], SA_OFF_DATA, RMPP_TYPE_ABORT, 127, in);
+	rmpp_reply(segs[0], SA_OFF_DATA, MAD_RMPP_TYPE_ABORT, 127, in);
 	assert_ptr_equal(rmpp_table_lookup(&t, in, MAD_SIZE, 7), tx);
-	rmpp_reply(in, SA_OFF_DATA, RMPP_TYPE_ABORT, 127, in);
+	rmpp_reply(in, SA_OFF_DATA, MAD_RMPP_TYPE_ABORT, 127, in);
 	assert_ptr_equal(rmpp_table_lookup(&t, in, MAD_SIZE, 7), rx);
 	memcpy(in, segs[0], MAD_SIZE);
-	in[RMPP_OFF_FLAGS] = 0;
+	in[MAD_RMPP_OFF_FLAGS] = 0;
 	assert_null(rmpp_table_lookup(&t, in, MAD_SIZE, 7));
 
 	/* The receiver ends; the sender fails at its deadlines. */
@@ -227,19 +227,19 @@ static void test_table(void **state)
 	assert_int_equal(rmpp_table_expire(&t, 100), 0);
 	while (rmpp_table_entry_state(tx) == RMPP_ACTIVE)
 		(void)rmpp_table_entry_next(tx, rmpp_table_entry_deadline(tx), out);
-	assert_int_equal(out[RMPP_OFF_TYPE], RMPP_TYPE_DATA); /* no ABORT after it */
+	assert_int_equal(out[MAD_RMPP_OFF_TYPE], MAD_RMPP_TYPE_DATA); /* no ABORT after it */
 	assert_int_equal(rmpp_table_entry_deadline(tx), 600);
 	assert_int_equal(rmpp_table_expire(&t, 600), 1);
-	assert_null(rmpp_table_find(&t, &k, RMPP_TX));
+	assert_null(rmpp_table_find(&t, &k, RMPP_TABLE_TX));
 	/* An ABORT due: not removed before it is sent. */
-	tx = rmpp_table_add(&t, &k, RMPP_TX);
+	tx = rmpp_table_add(&t, &k, RMPP_TABLE_TX);
 	assert_int_equal(rmpp_tx_init(&tx->u.tx, m, len, SA_OFF_DATA, &cfg, 600), 0);
 	assert_int_equal(rmpp_table_entry_next(tx, 600, out), MAD_SIZE);
 	ack_of(segs[0], 1, 0, in);
 	assert_int_equal(rmpp_table_entry_recv(tx, in, MAD_SIZE, 600), -EPROTO);
 	assert_int_equal(rmpp_table_expire(&t, 900), 0);
 	assert_int_equal(rmpp_table_entry_next(tx, 900, out), MAD_SIZE);
-	assert_int_equal(out[RMPP_OFF_STATUS], RMPP_STATUS_W2S);
+	assert_int_equal(out[MAD_RMPP_OFF_STATUS], MAD_RMPP_STATUS_W2S);
 	assert_int_equal(rmpp_table_expire(&t, 900), 1);
 	/* The receiver lingers to its deadline. */
 	assert_int_equal(rmpp_table_deadline(&t), 1000);
@@ -247,7 +247,7 @@ static void test_table(void **state)
 	assert_int_equal(rmpp_table_expire(&t, 1000), 1);
 	assert_int_equal(rmpp_table_deadline(&t), INT64_MAX);
 	/* The table frees what is left in it. */
-	tx = rmpp_table_add(&t, &k, RMPP_TX);
+	tx = rmpp_table_add(&t, &k, RMPP_TABLE_TX);
 	assert_int_equal(rmpp_tx_init(&tx->u.tx, m, len, SA_OFF_DATA, &cfg, 0), 0);
 	rmpp_table_fini(&t);
 	free(m);
@@ -259,9 +259,9 @@ static void test_table(void **state)
 static void test_table_room(void **state)
 {
 	struct rmpp_table t;
-	struct rmpp_entry *a, *b;
+	struct rmpp_table_entry *a, *b;
 	struct rmpp_cfg cfg;
-	struct rmpp_key k = { .tid = TID, .lid = 7, .mgmt_class = SA_CLASS,
+	struct rmpp_table_key k = { .tid = TID, .lid = 7, .mgmt_class = SA_CLASS,
 			      .method = SA_METHOD_GET_TABLE_RESP };
 	uint8_t segs[3][MAD_SIZE], out[MAD_SIZE];
 	size_t len, i;
@@ -271,27 +271,27 @@ static void test_table_room(void **state)
 	all_segments(m, len, segs, 3);
 	cfg_of(&cfg, 64);
 	assert_int_equal(rmpp_table_init(&t, 2), 0);
-	a = rmpp_table_add(&t, &k, RMPP_RX);
+	a = rmpp_table_add(&t, &k, RMPP_TABLE_RX);
 	assert_non_null(a);
 	rmpp_rx_init(&a->u.rx, &cfg, 0);
 	k.tid = TID + 1;
-	b = rmpp_table_add(&t, &k, RMPP_RX);
+	b = rmpp_table_add(&t, &k, RMPP_TABLE_RX);
 	assert_non_null(b);
 	rmpp_rx_init(&b->u.rx, &cfg, 0);
 	k.tid = TID + 2;
-	assert_null(rmpp_table_add(&t, &k, RMPP_RX)); /* both under way */
+	assert_null(rmpp_table_add(&t, &k, RMPP_TABLE_RX)); /* both under way */
 	for (i = 0; i < 3; i++)
 		rmpp_table_entry_recv(a, segs[i], MAD_SIZE, 0);
 	assert_int_equal(rmpp_table_entry_state(a), RMPP_DONE);
-	assert_null(rmpp_table_add(&t, &k, RMPP_RX)); /* its ACK not sent yet */
+	assert_null(rmpp_table_add(&t, &k, RMPP_TABLE_RX)); /* its ACK not sent yet */
 	assert_int_equal(rmpp_table_entry_next(a, 0, out), MAD_SIZE);
-	assert_ptr_equal(rmpp_table_add(&t, &k, RMPP_RX), a);
+	assert_ptr_equal(rmpp_table_add(&t, &k, RMPP_TABLE_RX), a);
 	k.tid = TID;
-	assert_null(rmpp_table_find(&t, &k, RMPP_RX));
+	assert_null(rmpp_table_find(&t, &k, RMPP_TABLE_RX));
 	k.tid = (TID + 1) ^ (0x00020001ULL << 32);
-	assert_null(rmpp_table_find(&t, &k, RMPP_RX));
+	assert_null(rmpp_table_find(&t, &k, RMPP_TABLE_RX));
 	t.tid_mask = 0xffffffffULL;
-	assert_ptr_equal(rmpp_table_find(&t, &k, RMPP_RX), b);
+	assert_ptr_equal(rmpp_table_find(&t, &k, RMPP_TABLE_RX), b);
 	rmpp_table_fini(&t);
 	free(m);
 }

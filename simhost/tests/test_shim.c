@@ -236,7 +236,7 @@ static size_t umad_write(uint8_t *buf, uint32_t id, uint8_t cls, uint8_t flags, 
 	memset(buf, 0, HDR + len);
 	memcpy(buf, &id, sizeof(id));
 	buf[HDR + MAD_OFF_MGMT_CLASS] = cls;
-	buf[HDR + RMPP_OFF_FLAGS] = flags;
+	buf[HDR + MAD_RMPP_OFF_FLAGS] = flags;
 	return HDR + len;
 }
 
@@ -254,26 +254,26 @@ static void test_write(void **state)
 	assert_int_equal(shim_mad_write_check(buf, umad_write(buf, 2, 0x03, 0, MAD_SIZE), ag), 0);
 	assert_int_equal(shim_mad_write_check(buf, umad_write(buf, 3, 0x03, 0, MAD_SIZE), ag), 0);
 	/* Below the RMPP header, or an agent the fd has not. */
-	assert_int_equal(shim_mad_write_check(buf, umad_write(buf, 2, 0x03, 0, RMPP_HDR_END - 1), ag),
+	assert_int_equal(shim_mad_write_check(buf, umad_write(buf, 2, 0x03, 0, MAD_RMPP_HDR_END - 1), ag),
 			 -EINVAL);
-	assert_int_equal(shim_mad_write_check(buf, umad_write(buf, 2, 0x03, 0, RMPP_HDR_END), ag), 0);
+	assert_int_equal(shim_mad_write_check(buf, umad_write(buf, 2, 0x03, 0, MAD_RMPP_HDR_END), ag), 0);
 	assert_int_equal(shim_mad_write_check(buf, umad_write(buf, 1, 0x03, 0, MAD_SIZE), ag),
 			 -EINVAL);
 	assert_int_equal(shim_mad_write_check(buf, umad_write(buf, 40, 0x03, 0, MAD_SIZE), ag),
 			 -EINVAL);
 	/* Longer than a MAD: only an RMPP agent's Active message of an RMPP
 	 * class. */
-	assert_int_equal(shim_mad_write_check(buf, umad_write(buf, 2, 0x03, RMPP_FLAG_ACTIVE, 4096),
+	assert_int_equal(shim_mad_write_check(buf, umad_write(buf, 2, 0x03, MAD_RMPP_FLAG_ACTIVE, 4096),
 					      ag),
 			 0);
 	assert_int_equal(shim_mad_write_check(buf, umad_write(buf, 2, 0x03, 0, 4096), ag), -EINVAL);
-	assert_int_equal(shim_mad_write_check(buf, umad_write(buf, 3, 0x03, RMPP_FLAG_ACTIVE, 4096),
+	assert_int_equal(shim_mad_write_check(buf, umad_write(buf, 3, 0x03, MAD_RMPP_FLAG_ACTIVE, 4096),
 					      ag),
 			 -EINVAL);
-	assert_int_equal(shim_mad_write_check(buf, umad_write(buf, 2, 0x04, RMPP_FLAG_ACTIVE, 4096),
+	assert_int_equal(shim_mad_write_check(buf, umad_write(buf, 2, 0x04, MAD_RMPP_FLAG_ACTIVE, 4096),
 					      ag),
 			 -EINVAL);
-	assert_int_equal(shim_mad_write_check(buf, umad_write(buf, 2, 0x31, RMPP_FLAG_ACTIVE, 4096),
+	assert_int_equal(shim_mad_write_check(buf, umad_write(buf, 2, 0x31, MAD_RMPP_FLAG_ACTIVE, 4096),
 					      ag),
 			 0);
 }
@@ -334,7 +334,7 @@ static void test_sent(void **state)
 	/* An RMPP response of a kernel-RMPP agent: the kernel may still send
 	 * one of its TID, so it asks. */
 	sent_req(in, 12, 0, 0x92);
-	in[SHIM_MAD_UMAD_HDR + RMPP_OFF_FLAGS] = RMPP_FLAG_ACTIVE;
+	in[SHIM_MAD_UMAD_HDR + MAD_RMPP_OFF_FLAGS] = MAD_RMPP_FLAG_ACTIVE;
 	assert_int_equal(shim_mad_sent_ask(&s, in, sizeof(in), agents, 0), 1);
 	/* Full: past it every request asks while an entry not kept may
 	 * wait; entries surely over make room. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* The simulated host's framing of umad messages (simhost/wire/
- * simframe.c, proto.h simhost_frame): how a message is cut into packets,
+ * simframe.c, simhost.h simhost_frame): how a message is cut into packets,
  * which packets a receiver takes, and a message longer than AF_UNIX's
  * largest packet (~4 MiB) through a real SOCK_SEQPACKET pair, with a
  * short one after it. */

@@ -4,7 +4,7 @@
 #include <stddef.h>
 
 #include "devnode.h"
-#include "proto.h"
+#include "simhost.h"
 
 static const struct devnode devnode_tab[] = {
 	[DEVNODE_UMAD] = { "umad", "class/infiniband_mad", 1, 0, 0, 0600 },

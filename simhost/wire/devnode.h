@@ -38,7 +38,7 @@ struct devnode {
 /* The node of a kind (never NULL for the enum's values). */
 const struct devnode *devnode_get(enum devnode_kind kind);
 
-/* The device node a connection of a simhost_kind (proto.h) stands for: a
+/* The device node a connection of a simhost_kind (simhost.h) stands for: a
  * SIMHOST_AGENTS connection is its umad file's, SIMHOST_UCMA_CMD its
  * rdma_cm file's. NULL for SIMHOST_ADMIN (the bench's console: no device)
  * and kinds it does not know. */

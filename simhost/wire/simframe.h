@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
-/* The framing of a SIMHOST_UMAD connection (proto.h, simhost_frame):
+/* The framing of a SIMHOST_UMAD connection (simhost.h, simhost_frame):
  * a message cut into packets and put together again, and the socket I/O
  * of one packet. Shared by libsimhost.so and simhostd; no state of its
  * own (the caller keeps a simframe_rx per message under way). */
@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "proto.h"
+#include "simhost.h"
 
 /* The frame of the packet at byte off of a message of total bytes; its
  * payload length in *plen. */

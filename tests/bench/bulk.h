@@ -25,7 +25,7 @@ static inline void bulk_ip(size_t i, size_t ngids, struct ats_ip *ip)
 	ip->addr[3] = (uint8_t)g;
 }
 
-static inline void bulk_rec(size_t i, size_t ngids, const struct sa_port *ports,
+static inline void bulk_rec(size_t i, size_t ngids, const struct sa_client_ca_port *ports,
 			    struct sr_record *r)
 {
 	struct ats_ip ip;

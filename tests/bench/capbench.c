@@ -228,7 +228,7 @@ static void sa_req_hdr(uint8_t *mad, uint8_t method, uint16_t attr, uint64_t mas
 
 struct gen {
 	size_t count, ngids, from, part, parts;
-	const struct sa_port *ports;
+	const struct sa_client_ca_port *ports;
 	unsigned seed;
 };
 
@@ -415,7 +415,7 @@ struct clients {
 struct client {
 	pthread_t th;
 	struct clients *cs;
-	struct atsd_conn *conn;
+	struct atsd_client_conn *conn;
 	size_t id;
 	unsigned long sa_queries;
 	struct stats st;
@@ -424,7 +424,7 @@ struct client {
 /* 0: a record; 1: answered without one; -1: no answer. */
 static int ask_atsd(struct client *c, const char *ip)
 {
-	struct atsd_reply rep;
+	struct atsd_client_reply rep;
 	char req[64];
 	int ret;
 
@@ -579,11 +579,11 @@ static int local_clients(char **argv)
 /* The GIDs as the 16 bytes of each, in sa_client_ports' order. */
 static int gids_save(struct sa_client *sa, const char *path)
 {
-	struct sa_port *ports;
+	struct sa_client_ca_port *ports;
 	size_t n, i;
 	FILE *f;
 
-	if (sa_client_ports(sa, SA_PORTS_GAP, &ports, &n))
+	if (sa_client_ports(sa, SA_CLIENT_PORTS_GAP, &ports, &n))
 		return 3;
 	f = fopen(path, "w");
 	for (i = 0; f && i < n; i++)
@@ -592,22 +592,22 @@ static int gids_save(struct sa_client *sa, const char *path)
 	return !f || fclose(f) ? 3 : 0;
 }
 
-static int gids_get(struct sa_client *sa, struct sa_port **ports, size_t *n)
+static int gids_get(struct sa_client *sa, struct sa_client_ca_port **ports, size_t *n)
 {
 	const char *path = getenv("CAPBENCH_GIDS");
-	struct sa_port *v = NULL;
+	struct sa_client_ca_port *v = NULL;
 	size_t cap = 0;
 	FILE *f;
 
 	if (!path)
-		return sa_client_ports(sa, SA_PORTS_GAP, ports, n);
+		return sa_client_ports(sa, SA_CLIENT_PORTS_GAP, ports, n);
 	f = fopen(path, "r");
 	if (!f)
 		return -errno;
 	*n = 0;
 	for (;;) {
 		if (*n == cap) {
-			struct sa_port *w = realloc(v, (cap = cap ? 2 * cap : 1024) * sizeof(*v));
+			struct sa_client_ca_port *w = realloc(v, (cap = cap ? 2 * cap : 1024) * sizeof(*v));
 
 			if (!w)
 				break;
@@ -626,9 +626,9 @@ static int gids_get(struct sa_client *sa, struct sa_port **ports, size_t *n)
 int main(int argc, char **argv)
 {
 	struct sa_client_opts so = { .timeout_ms = 2000, .retries = 2, .sm_key = BENCH_SA_KEY,
-				     .rmpp = SA_RMPP_OFF };
+				     .rmpp = SA_CLIENT_RMPP_OFF };
 	struct gen g = { .seed = (unsigned)getpid(), .parts = 1 };
-	struct sa_port *ports = NULL;
+	struct sa_client_ca_port *ports = NULL;
 	size_t nports = 0;
 	struct mport *p;
 	struct sa_client *sa;
@@ -641,7 +641,7 @@ int main(int argc, char **argv)
 		return local_clients(argv);
 	if (!strcmp(m, "table") || !strcmp(m, "dump")) {
 		/* The kernel reassembles; a big table takes many segments. */
-		so.rmpp = SA_RMPP_ON;
+		so.rmpp = SA_CLIENT_RMPP_ON;
 		so.retries = 0;
 		so.timeout_ms = !strcmp(m, "dump") ? (unsigned)(secs * 1000) : 2000;
 	}

@@ -54,7 +54,7 @@ static void report(const char *name, double *v, size_t n, double total_us)
 	printf("\n");
 }
 
-static struct sa_port *ports;
+static struct sa_client_ca_port *ports;
 static size_t nports;
 
 static const uint64_t set_mask_fields = SR_F_ID | SR_F_GID | SR_F_PKEY | SR_F_NAME | SR_F_DATA8;
@@ -128,13 +128,13 @@ static int storm(struct sa_client *sa, double secs, size_t count, size_t ngids)
 static int sock(const char *path, const char *ip, size_t n, int reconnect)
 {
 	double *t = calloc(n, sizeof(*t));
-	struct atsd_conn *c = NULL;
+	struct atsd_client_conn *c = NULL;
 	char req[128];
 	size_t i;
 
 	snprintf(req, sizeof(req), "resolve %s", ip);
 	for (i = 0; i < n; i++) {
-		struct atsd_reply rep;
+		struct atsd_client_reply rep;
 		double t0 = now_us();
 
 		if ((!c && atsd_client_connect(path, &c)) || atsd_client_ask(c, req, 5000, &rep) || !rep.ok)
@@ -309,7 +309,7 @@ static int takeover(struct mport *p, struct sa_client *sa, double secs, size_t c
 		return 2;
 	/* A new SM LID in the port, then the SA there answering at all. */
 	while (up_ms < 0 && now_us() < t_end) {
-		struct sa_answer ans;
+		struct sa_client_answer ans;
 
 		if (mport_query(p, &info) || info.sm_lid == old_lid) {
 			usleep(2000);
@@ -366,7 +366,7 @@ static int takeover(struct mport *p, struct sa_client *sa, double secs, size_t c
 int main(int argc, char **argv)
 {
 	struct sa_client_opts so = { .timeout_ms = 2000, .retries = 2, .sm_key = BENCH_SA_KEY,
-				     .rmpp = SA_RMPP_OFF };
+				     .rmpp = SA_CLIENT_RMPP_OFF };
 	struct mport *p;
 	struct sa_client *sa;
 	size_t n, i;
@@ -402,7 +402,7 @@ int main(int argc, char **argv)
 			size_t len;
 			double t0;
 
-			vmad_liv_build(req, sizeof(req), LIV_ECHO_REQ, 1, (uint16_t)i, NULL, 0, 0);
+			vmad_liv_build(req, sizeof(req), VMAD_LIV_ECHO_REQ, 1, (uint16_t)i, NULL, 0, 0);
 			t0 = now_us();
 			if (mport_rpc(p, agent, &d, req, sizeof(req), &ro, &resp, &len))
 				return 3;
@@ -415,7 +415,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "cpi")) {
 		t = calloc(n, sizeof(*t));
 		for (i = 0; i < n; i++) {
-			struct sa_answer ans;
+			struct sa_client_answer ans;
 			double t0 = now_us();
 
 			if (sa_client_request(sa, SA_METHOD_GET, SA_ATTR_CLASS_PORT_INFO, 0, NULL, 0, &ans))
@@ -429,7 +429,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "takeover") && argc >= 8) {
 		size_t a = strtoul(argv[3], NULL, 0), ngids = strtoul(argv[4], NULL, 0);
 
-		if (sa_client_ports(sa, SA_PORTS_GAP, &ports, &nports) || !a || !ngids || ngids > nports)
+		if (sa_client_ports(sa, SA_CLIENT_PORTS_GAP, &ports, &nports) || !a || !ngids || ngids > nports)
 			return 2;
 		/* Short attempts: the time the SA starts answering is measured. */
 		so.timeout_ms = 100;
@@ -440,7 +440,7 @@ int main(int argc, char **argv)
 		return takeover(p, sa, (double)n, a, ngids, (pid_t)strtol(argv[5], NULL, 0),
 				strtoul(argv[6], NULL, 0), atoi(argv[7]), argv + 8, argc - 8);
 	}
-	if (argc != 5 || sa_client_ports(sa, SA_PORTS_GAP, &ports, &nports))
+	if (argc != 5 || sa_client_ports(sa, SA_CLIENT_PORTS_GAP, &ports, &nports))
 		return 2;
 	{
 		size_t a = strtoul(argv[3], NULL, 0), ngids = strtoul(argv[4], NULL, 0);

@@ -13,7 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct acmats_question q;
+	struct acmats_msg_query q;
 	struct acm_msg m, out;
 	struct pr_record r;
 	uint8_t path[PR_SIZE] = { 0 };

@@ -13,10 +13,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct atsd_field f[16];
-	struct atsd_status st;
-	struct atsd_resync rs;
-	struct atsd_hold ho;
+	struct atsd_proto_field f[16];
+	struct atsd_proto_status st;
+	struct atsd_proto_resync rs;
+	struct atsd_proto_hold ho;
 	struct sr_record r;
 	char *line, name[32];
 	const char *value;
@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint16_t lid, pkey;
 	size_t n;
 
-	if (size >= ATSD_LINE_MAX)
+	if (size >= ATSD_PROTO_LINE_MAX)
 		return 0;
 	line = malloc(size + 1);
 	if (!line)
@@ -40,11 +40,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	atsd_proto_stats_split(line, name, sizeof(name), &value);
 	atsd_proto_verb_find(line);
 	atsd_proto_pkey_arg(line, &pkey);
-	if (!atsd_proto_lid_arg(line, &lid) && (!lid || lid > ATSD_LID_UNICAST_MAX))
+	if (!atsd_proto_lid_arg(line, &lid) && (!lid || lid > ATSD_PROTO_LID_UNICAST_MAX))
 		abort();
-	if (!atsd_proto_lid_parse(line, &guid, &lid) && (!lid || lid > ATSD_LID_UNICAST_MAX))
+	if (!atsd_proto_lid_parse(line, &guid, &lid) && (!lid || lid > ATSD_PROTO_LID_UNICAST_MAX))
 		abort();
-	atsd_proto_line_fields(line, size & 1 ? ATSD_LINE_GROUP : ATSD_LINE_CONN, f, 16);
+	atsd_proto_line_fields(line, size & 1 ? ATSD_PROTO_LINE_GROUP : ATSD_PROTO_LINE_CONN, f, 16);
 	free(line);
 	return 0;
 }

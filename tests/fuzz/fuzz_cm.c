@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		a11_service_parse(wire_get64(data), &ps, &port);
 	if (!a11_pdata_decode(data, size, &pd)) {
 		memset(&conf, 0, sizeof(conf));
-		conf.policy = (enum rcm_policy)(size % 3);
+		conf.policy = (enum rcm_conf_policy)(size % 3);
 		rcm_peer_judge(&conf, &pd.src, size & 8 ? &pd.dst : NULL, why, sizeof(why));
 	}
 	ipoib_hwaddr_decode(data, size, &hw);

@@ -12,14 +12,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct inform_info ii, ii2;
+	struct notice_inform ii, ii2;
 	struct notice n, n2;
 	struct sa_hdr h;
 	uint8_t enc[NOTICE_SIZE], gid[16];
 
 	if (!notice_inform_decode(data, size, &ii)) {
 		notice_inform_encode(enc, &ii);
-		if (notice_inform_decode(enc, INFORM_SIZE, &ii2) || memcmp(&ii, &ii2, sizeof(ii)))
+		if (notice_inform_decode(enc, NOTICE_INFORM_SIZE, &ii2) || memcmp(&ii, &ii2, sizeof(ii)))
 			__builtin_trap(); /* decode/encode must round-trip */
 	}
 	if (!notice_decode(data, size, &n)) {

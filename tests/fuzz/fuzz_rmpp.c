@@ -22,28 +22,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void check_out(const uint8_t *out, size_t n, int sender)
 {
-	uint8_t type = out[RMPP_OFF_TYPE], st = out[RMPP_OFF_STATUS];
+	uint8_t type = out[MAD_RMPP_OFF_TYPE], st = out[MAD_RMPP_OFF_STATUS];
 
-	if (n != MAD_SIZE || out[RMPP_OFF_VERSION] != RMPP_VERSION ||
-	    !(out[RMPP_OFF_FLAGS] & RMPP_FLAG_ACTIVE))
+	if (n != MAD_SIZE || out[MAD_RMPP_OFF_VERSION] != MAD_RMPP_VERSION ||
+	    !(out[MAD_RMPP_OFF_FLAGS] & MAD_RMPP_FLAG_ACTIVE))
 		__builtin_trap();
 	switch (type) {
-	case RMPP_TYPE_DATA:
-		if (!sender || st || !wire_get32(out + RMPP_OFF_DATA1) ||
-		    wire_get32(out + RMPP_OFF_DATA1) > NSEG)
+	case MAD_RMPP_TYPE_DATA:
+		if (!sender || st || !wire_get32(out + MAD_RMPP_OFF_DATA1) ||
+		    wire_get32(out + MAD_RMPP_OFF_DATA1) > NSEG)
 			__builtin_trap();
 		break;
-	case RMPP_TYPE_ACK:
+	case MAD_RMPP_TYPE_ACK:
 		if (sender || st ||
-		    wire_get32(out + RMPP_OFF_DATA2) < wire_get32(out + RMPP_OFF_DATA1))
+		    wire_get32(out + MAD_RMPP_OFF_DATA2) < wire_get32(out + MAD_RMPP_OFF_DATA1))
 			__builtin_trap();
 		break;
-	case RMPP_TYPE_STOP:
-		if (sender || st != RMPP_STATUS_RESX)
+	case MAD_RMPP_TYPE_STOP:
+		if (sender || st != MAD_RMPP_STATUS_RESX)
 			__builtin_trap();
 		break;
-	case RMPP_TYPE_ABORT:
-		if (st < RMPP_STATUS_ABORT_MIN || st > RMPP_STATUS_ABORT_MAX)
+	case MAD_RMPP_TYPE_ABORT:
+		if (st < MAD_RMPP_STATUS_ABORT_MIN || st > MAD_RMPP_STATUS_ABORT_MAX)
 			__builtin_trap();
 		break;
 	default:
@@ -103,7 +103,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	msg[MAD_OFF_MGMT_CLASS] = SA_CLASS;
 	msg[MAD_OFF_CLASS_VERSION] = SA_CLASS_VERSION;
 	msg[MAD_OFF_METHOD] = SA_METHOD_GET_TABLE_RESP;
-	msg[RMPP_OFF_FLAGS] = RMPP_FLAG_ACTIVE;
+	msg[MAD_RMPP_OFF_FLAGS] = MAD_RMPP_FLAG_ACTIVE;
 	for (n = SA_OFF_DATA; n < MSG_LEN; n++)
 		msg[n] = (uint8_t)n;
 	rmpp_cfg_default(&cfg);
@@ -140,12 +140,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				memcpy(seg + SA_OFF_DATA, msg + off,
 				       MSG_LEN - off < SA_DATA_SIZE ? MSG_LEN - off : SA_DATA_SIZE);
 			}
-			wire_put32(seg + RMPP_OFF_DATA1, k);
-			seg[RMPP_OFF_FLAGS] = data[i + 1];
-			seg[RMPP_OFF_TYPE] = data[i + 2];
-			seg[RMPP_OFF_VERSION] = data[i + 3];
-			seg[RMPP_OFF_STATUS] = data[i + 4];
-			wire_put32(seg + RMPP_OFF_DATA2, wire_get16(data + i + 5));
+			wire_put32(seg + MAD_RMPP_OFF_DATA1, k);
+			seg[MAD_RMPP_OFF_FLAGS] = data[i + 1];
+			seg[MAD_RMPP_OFF_TYPE] = data[i + 2];
+			seg[MAD_RMPP_OFF_VERSION] = data[i + 3];
+			seg[MAD_RMPP_OFF_STATUS] = data[i + 4];
+			wire_put32(seg + MAD_RMPP_OFF_DATA2, wire_get16(data + i + 5));
 			/* An answer to the sender flips the method (ACK, STOP). */
 			if (ctl & 0x40)
 				seg[MAD_OFF_METHOD] ^= MAD_METHOD_RESP_BIT;

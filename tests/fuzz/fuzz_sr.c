@@ -16,10 +16,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct pol_request req;
-	struct pol_decision d;
+	struct policy_request req;
+	struct policy_decision d;
 	struct rule_config c;
-	struct pol_peer peer;
+	struct policy_peer peer;
 	struct sa_table_shape shape;
 	struct sa_hdr h;
 	struct sr_record r;
@@ -41,14 +41,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	/* ... or a PathRecord table (sa_client_path), for the GID of its first. */
 	if (size >= SA_OFF_DATA + 24) {
-		struct sa_path_info pi;
+		struct sa_client_path_info pi;
 
 		sa_client_path_decode(data + SA_OFF_DATA, size - SA_OFF_DATA, data + SA_OFF_DATA + 8, &pi);
 	}
 	/* ... or a NodeRecord table (sa_client_ports). */
 	if (!sa_hdr_decode(data, size, &h) &&
 	    !sa_table_shape(&h, size - SA_OFF_DATA, NR_SIZE, &shape)) {
-		struct sa_port *ports;
+		struct sa_client_ca_port *ports;
 		size_t n;
 
 		if (!sa_client_ports_decode(data, data + SA_OFF_DATA, shape.nrec, shape.rec_size,

@@ -12,7 +12,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct vmad_identity id = { 1, 2, "host", 1, 1 };
-	struct liv_reply r;
+	struct vmad_liv_reply r;
 	uint8_t *resp = malloc(size > MAD_SIZE ? size : MAD_SIZE);
 	size_t n;
 

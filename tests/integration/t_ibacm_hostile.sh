@@ -57,7 +57,7 @@ fake_start garbage
 check_rc "a record line that is no record: ENODATA" 255 "No data available" acme 10.0.0.52
 check "... atsd's answer" grep -q "resolve 10.0.0.52" "$RUN/fake-garbage.log"
 fake_start huge
-check "a line longer than ATSD_LINE_MAX: answered" answered_within 5000 10.0.0.53
+check "a line longer than ATSD_PROTO_LINE_MAX: answered" answered_within 5000 10.0.0.53
 fake_start zerogid
 check "a record on GID ::: answered" answered_within 5000 10.0.0.54
 check_rc "... and not as a path" 255 "." acme 10.0.0.54

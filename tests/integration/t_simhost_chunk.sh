@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # A message longer than one AF_UNIX packet can be (about 4 MiB) between a
-# process and its simulated kernel (simhost/wire/proto.h, simhost_frame:
+# process and its simulated kernel (simhost/wire/simhost.h, simhost_frame:
 # chunks of SIMHOST_CHUNK): OpenSM writes a GetTable answer of 30,000
 # ServiceRecords (5.3 MB) to its kernel, which sends it with RMPP; the
 # reader's kernel reassembles it and hands it over. Stock saquery -S gets

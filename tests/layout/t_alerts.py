@@ -68,9 +68,9 @@ def exported():
     names = set(re.findall(r'"(ibats_(?:sm|host)_[a-z0-9_]+)"', text))
     # ibats_host_NAME[_total]: one family per stats field, counters with
     # _total (host_metrics.c's table, atsd_proto.c's names).
-    kinds = dict(re.findall(r"\[(ATSD_S_\w+)\]\s*=\s*\{\s*PROM_(COUNTER|GAUGE)",
+    kinds = dict(re.findall(r"\[(ATSD_PROTO_S_\w+)\]\s*=\s*\{\s*PROM_(COUNTER|GAUGE)",
                             read("hostagent/atsd/main/host_metrics.c")))
-    stats = dict(re.findall(r'\[(ATSD_S_\w+)\]\s*=\s*"(\w+)"', read("lib/host/atsd_proto.c")))
+    stats = dict(re.findall(r'\[(ATSD_PROTO_S_\w+)\]\s*=\s*"(\w+)"', read("lib/host/atsd_proto.c")))
     for k, kind in kinds.items():
         if k in stats:
             names.add("ibats_host_" + stats[k] + ("_total" if kind == "COUNTER" else ""))

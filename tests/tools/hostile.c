@@ -358,13 +358,13 @@ int main(int argc, char **argv)
 
 	/* Liveness: every type, every class version 0..3, odd methods. */
 	for (i = 0; i < 256; i += 7) {
-		vmad_liv_build(m, MAD_SIZE, LIV_ECHO_REQ, 1, (uint16_t)i, NULL, 0, 0);
-		m[LIV_OFF_TYPE] = (uint8_t)i;
+		vmad_liv_build(m, MAD_SIZE, VMAD_LIV_ECHO_REQ, 1, (uint16_t)i, NULL, 0, 0);
+		m[VMAD_LIV_OFF_TYPE] = (uint8_t)i;
 		m[MAD_OFF_CLASS_VERSION] = (uint8_t)(i & 3);
 		fire(p, a34, lid, m, 1);
 	}
 	for (v = 0; v < 0x80; v += 5) {
-		vmad_liv_build(m, MAD_SIZE, LIV_ECHO_REQ, 1, 1, NULL, 0, 0);
+		vmad_liv_build(m, MAD_SIZE, VMAD_LIV_ECHO_REQ, 1, 1, NULL, 0, 0);
 		m[MAD_OFF_METHOD] = (uint8_t)v;
 		fire(p, a34, lid, m, 1);
 	}

@@ -57,15 +57,15 @@ static size_t nset;
 
 static int by_gid(const void *a, const void *b)
 {
-	return memcmp(((const struct sa_port *)a)->gid, ((const struct sa_port *)b)->gid, 16);
+	return memcmp(((const struct sa_client_ca_port *)a)->gid, ((const struct sa_client_ca_port *)b)->gid, 16);
 }
 
 static int load_gids(struct sa_client *sa)
 {
-	struct sa_port *ports;
+	struct sa_client_ca_port *ports;
 	size_t n, i;
 
-	if (sa_client_ports(sa, SA_PORTS_GAP, &ports, &n))
+	if (sa_client_ports(sa, SA_CLIENT_PORTS_GAP, &ports, &n))
 		return -1;
 	qsort(ports, n, sizeof(*ports), by_gid);
 	for (i = 0; i < n && ngids < MAX_GIDS - 1; i++)
@@ -136,7 +136,7 @@ static void random_rec(uint8_t *r)
 }
 
 static void print_answer(unsigned op, uint8_t method, uint64_t mask, int ret,
-			 struct sa_client *sa, const struct sa_answer *ans)
+			 struct sa_client *sa, const struct sa_client_answer *ans)
 {
 	size_t i;
 
@@ -160,7 +160,7 @@ static void print_answer(unsigned op, uint8_t method, uint64_t mask, int ret,
 static void send_one(struct sa_client *sa, unsigned op, uint8_t method,
 		     uint64_t mask, const uint8_t *rec)
 {
-	struct sa_answer ans;
+	struct sa_client_answer ans;
 	int ret;
 
 	if (!sa)
@@ -350,7 +350,7 @@ static int run(struct sa_client *keyed, struct sa_client *plain, int argc, char 
 int main(int argc, char **argv)
 {
 	struct sa_client_opts ko = { .timeout_ms = 1000, .retries = 3, .sm_key = 1,
-				     .rmpp = SA_RMPP_OFF };
+				     .rmpp = SA_CLIENT_RMPP_OFF };
 	struct sa_client_opts po = ko;
 	struct sa_client *keyed = NULL, *plain = NULL;
 	struct mport *port;

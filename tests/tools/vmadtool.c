@@ -16,7 +16,7 @@ int main(int argc, char **argv)
 	uint8_t req[MAD_SIZE], *resp = NULL;
 	struct mport_dest dst = { 0, SA_QP, SA_QKEY, 0 };
 	struct mport *port;
-	struct liv_reply r;
+	struct vmad_liv_reply r;
 	size_t len = 0;
 	int agent;
 
@@ -29,8 +29,8 @@ int main(int argc, char **argv)
 				   VMAD_OUI_OPENIB, 0);
 	if (agent < 0)
 		return 3;
-	vmad_liv_build(req, sizeof(req), LIV_ECHO_REQ, 1, 1, NULL, 0, 0);
-	req[LIV_OFF_TYPE] = (uint8_t)strtoul(argv[2], NULL, 0);
+	vmad_liv_build(req, sizeof(req), VMAD_LIV_ECHO_REQ, 1, 1, NULL, 0, 0);
+	req[VMAD_LIV_OFF_TYPE] = (uint8_t)strtoul(argv[2], NULL, 0);
 	if (argc == 4)
 		req[MAD_OFF_CLASS_VERSION] = (uint8_t)strtoul(argv[3], NULL, 0);
 	if (mport_rpc(port, agent, &dst, req, sizeof(req), &ro, &resp, &len) ||

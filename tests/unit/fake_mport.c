@@ -150,12 +150,12 @@ static uint8_t *sa_answer(const uint8_t *req, size_t *len)
 	h.mad.method = table ? SA_METHOD_GET_TABLE_RESP : SA_METHOD_GET_RESP;
 	h.sm_key = 0;
 	h.attr_offset = SR_SIZE / 8;
-	h.rmpp_version = RMPP_VERSION;
-	h.rmpp_type = RMPP_TYPE_DATA;
-	h.rmpp_flags = RMPP_FLAG_ACTIVE | RMPP_FLAG_FIRST;
-	h.rmpp_data2 = (uint32_t)(SA_OFF_DATA - RMPP_HDR_END + n * SR_SIZE);
+	h.rmpp_version = MAD_RMPP_VERSION;
+	h.rmpp_type = MAD_RMPP_TYPE_DATA;
+	h.rmpp_flags = MAD_RMPP_FLAG_ACTIVE | MAD_RMPP_FLAG_FIRST;
+	h.rmpp_data2 = (uint32_t)(SA_OFF_DATA - MAD_RMPP_HDR_END + n * SR_SIZE);
 	if (SA_OFF_DATA + n * SR_SIZE <= MAD_SIZE)
-		h.rmpp_flags |= RMPP_FLAG_LAST;
+		h.rmpp_flags |= MAD_RMPP_FLAG_LAST;
 	if (!table) {
 		h.rmpp_version = 0;
 		h.rmpp_type = 0;

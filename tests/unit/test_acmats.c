@@ -49,13 +49,13 @@ static void request(struct acm_msg *m, int with_src, uint32_t dflags)
 
 static void test_question(void **state)
 {
-	struct acmats_question q;
+	struct acmats_msg_query q;
 	struct acm_msg m;
 
 	(void)state;
 	request(&m, 1, 0);
 	assert_int_equal(acmats_msg_question(&m, &q), ACM_STATUS_SUCCESS);
-	assert_int_equal(q.ask, ACMATS_ASK_IP);
+	assert_int_equal(q.ask, ACMATS_MSG_ASK_IP);
 	assert_int_equal(q.ip.family, AF_INET);
 	assert_memory_equal(q.ip.addr, ((uint8_t[]){ 10, 0, 0, 2 }), 4);
 	assert_int_equal(q.nodelay, 0);
@@ -89,7 +89,7 @@ static void test_question(void **state)
 	m.resolve_data[0].info.path.dgid.raw[0] = 0xfe;
 	m.resolve_data[0].info.path.dgid.raw[15] = 5;
 	assert_int_equal(acmats_msg_question(&m, &q), ACM_STATUS_SUCCESS);
-	assert_int_equal(q.ask, ACMATS_ASK_PATH);
+	assert_int_equal(q.ask, ACMATS_MSG_ASK_PATH);
 	assert_int_equal(q.dgid[15], 5);
 }
 

@@ -50,7 +50,7 @@ static void test_full(void **state)
 	assert_int_equal(c.cache_ttl, 0);
 	assert_int_equal(c.lease, 3600);
 	assert_int_equal(c.log_level, LOG_LVL_DEBUG);
-	assert_int_equal(c.ipoib_membership, AGENT_MEMBERSHIP_CHECK);
+	assert_int_equal(c.ipoib_membership, AGENT_CONF_MEMBERSHIP_CHECK);
 	assert_int_equal(c.nifs, 3);
 	assert_false(c.ifs[0].have_pkey);
 	assert_true(c.ifs[1].have_pkey);
@@ -72,7 +72,7 @@ static void test_defaults(void **state)
 	assert_string_equal(c.socket, "/run/ibats/atsd.sock");
 	assert_int_equal(c.verify_interval, 60);
 	assert_true(c.lease == SR_LEASE_INFINITE);
-	assert_int_equal(c.ipoib_membership, AGENT_MEMBERSHIP_AUTO);
+	assert_int_equal(c.ipoib_membership, AGENT_CONF_MEMBERSHIP_AUTO);
 	assert_int_equal(c.cm.idle_timeout, 120);
 }
 
@@ -208,7 +208,7 @@ static void test_instance(void **state)
 		agent_conf_default(&c);
 		if (agent_conf_instance(&c, bad[i]) != -EINVAL)
 			fail_msg("instance '%s' accepted", bad[i]);
-		assert_string_equal(c.socket, ATSD_SOCKET_DEFAULT);
+		assert_string_equal(c.socket, ATSD_PROTO_SOCKET_DEFAULT);
 	}
 	/* The longest CA name still fits the socket path; one more does not. */
 	memset(ca, 'x', 63);

@@ -32,7 +32,7 @@ static const uint8_t gid[16] = { 0xfe, 0x80, [15] = 3 };
 
 static void test_round_trip(void **state)
 {
-	struct held_rec r[2], *out;
+	struct plan_held_rec r[2], *out;
 	const char *why;
 	size_t n;
 
@@ -82,7 +82,7 @@ static void test_planted_tmp(void **state)
 static void test_damaged(void **state)
 {
 	static const uint8_t other[16] = { 0xfe, 0x80, [15] = 4 };
-	struct held_rec *out;
+	struct plan_held_rec *out;
 	const char *why;
 	size_t n;
 
@@ -130,7 +130,7 @@ static struct plan_action act(enum plan_op op, unsigned slot, const char *ip)
 static void test_gate(void **state)
 {
 	struct plan_action p[5];
-	struct held_rec filed[2];
+	struct plan_held_rec filed[2];
 	size_t n;
 
 	(void)state;
@@ -233,7 +233,7 @@ static void test_check_planted(void **state)
 static void test_load_foreign(void **state)
 {
 	char lnk[96];
-	struct held_rec r, *out;
+	struct plan_held_rec r, *out;
 	const char *why;
 	size_t n;
 

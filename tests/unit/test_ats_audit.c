@@ -38,7 +38,7 @@ static struct sr_record rec(uint64_t sid, const char *gid, const char *ip)
 	return r;
 }
 
-static size_t count(const struct ats_audit_result *res, enum audit_kind k)
+static size_t count(const struct ats_audit_result *res, enum ats_audit_kind k)
 {
 	size_t i, n = 0;
 
@@ -66,7 +66,7 @@ static void test_each_kind_once(void **state)
 {
 	struct sr_record r[11];
 	struct ats_audit_result res;
-	enum audit_kind k;
+	enum ats_audit_kind k;
 
 	(void)state;
 	r[0] = rec(ATS_SID_PRIMARY, "fe80::1", "10.0.0.1");
@@ -86,8 +86,8 @@ static void test_each_kind_once(void **state)
 	r[10] = rec(ATS_SID_PRIMARY + 4, "fe80::2", "10.0.2.5");
 	r[10].pkey = 0x8001;                                        /* pkey-not-held, no-primary */
 	assert_int_equal(ats_audit_check(r, 11, ports, 2, &res), 0);
-	for (k = 0; k < AUD_NKINDS; k++) {
-		size_t want = k == AUD_NO_PRIMARY ? 2 : k == AUD_BAD_ADDR ? 0 : 1;
+	for (k = 0; k < ATS_AUDIT_NKINDS; k++) {
+		size_t want = k == ATS_AUDIT_NO_PRIMARY ? 2 : k == ATS_AUDIT_BAD_ADDR ? 0 : 1;
 
 		if (count(&res, k) != want)
 			fail_msg("%s: %zu findings, expected %zu", ats_audit_kind_name(k),
@@ -107,7 +107,7 @@ static void test_failover_pair_ok(void **state)
 	(void)state;
 	ports[1].sys_guid = ports[0].sys_guid;
 	assert_int_equal(ats_audit_check(r, 2, ports, 2, &res), 0);
-	assert_int_equal(count(&res, AUD_DUP_PRIMARY), 0);
+	assert_int_equal(count(&res, ATS_AUDIT_DUP_PRIMARY), 0);
 	ats_audit_free(&res);
 }
 
@@ -120,9 +120,9 @@ static void test_unknown_pkeys_not_judged(void **state)
 	r[0].pkey = 0x8001;
 	ports[0].pkeys_known = 0;
 	assert_int_equal(ats_audit_check(r, 1, ports, 2, &res), 0);
-	assert_int_equal(count(&res, AUD_PKEY_NOT_HELD), 0);
+	assert_int_equal(count(&res, ATS_AUDIT_PKEY_NOT_HELD), 0);
 	ats_audit_free(&res);
-	assert_string_equal(ats_audit_severity_name(AUDIT_ERROR), "error");
+	assert_string_equal(ats_audit_severity_name(ATS_AUDIT_ERROR), "error");
 }
 
 int main(void)

@@ -30,7 +30,7 @@ static struct sr_record rec(uint64_t sid, uint32_t port, uint16_t pkey)
 
 static void test_unique_by_key(void **state)
 {
-	struct ats_set s = { 0 };
+	struct ats_query_set s = { 0 };
 	struct sr_record r = rec(ATS_SID_PRIMARY, 1, 0xffff);
 
 	(void)state;
@@ -53,7 +53,7 @@ static void test_unique_by_key(void **state)
  * 3 minutes with the scan). */
 static void test_many(void **state)
 {
-	struct ats_set s = { 0 };
+	struct ats_query_set s = { 0 };
 	uint32_t i;
 
 	(void)state;
@@ -73,7 +73,7 @@ static void test_many(void **state)
  * on and puts its own there: the next put still sees every record. */
 static void test_changed_by_hand(void **state)
 {
-	struct ats_set s = { 0 };
+	struct ats_query_set s = { 0 };
 	struct sr_record r;
 	uint32_t i;
 

@@ -84,7 +84,7 @@ struct fx {
 
 static struct fx fx_open(unsigned depth, unsigned retries)
 {
-	struct sa_client_opts o = { TIMEOUT_MS, retries, 0, SA_RMPP_AUTO };
+	struct sa_client_opts o = { TIMEOUT_MS, retries, 0, SA_CLIENT_RMPP_AUTO };
 	struct fx f;
 
 	fake_mport_reset();
@@ -177,7 +177,7 @@ static void run_all(struct fx *f, struct ats_window_req *r, unsigned n, unsigned
  * either walked depends on what its client knew of RMPP then). */
 static void assert_as_sync(struct fx *f, struct ats_window_req *r)
 {
-	struct ats_set s;
+	struct ats_query_set s;
 	int ret = ats_query_lookup(f->sync, &r->l, &s);
 	size_t i;
 

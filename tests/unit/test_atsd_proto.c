@@ -15,32 +15,32 @@ static void test_verbs(void **state)
 	int i;
 
 	(void)state;
-	assert_int_equal(atsd_proto_verb_find("resolve"), ATSD_V_RESOLVE);
-	assert_int_equal(atsd_proto_verb_find("disconnect"), ATSD_V_DISCONNECT);
+	assert_int_equal(atsd_proto_verb_find("resolve"), ATSD_PROTO_V_RESOLVE);
+	assert_int_equal(atsd_proto_verb_find("disconnect"), ATSD_PROTO_V_DISCONNECT);
 	assert_int_equal(atsd_proto_verb_find("frobnicate"), -1);
-	for (i = 0; i < ATSD_VERBS; i++) {
+	for (i = 0; i < ATSD_PROTO_VERBS; i++) {
 		assert_non_null(atsd_proto_verbs[i].name);
 		assert_true(atsd_proto_verbs[i].min >= 1);
-		assert_true(atsd_proto_verbs[i].max <= ATSD_ARGS_MAX);
+		assert_true(atsd_proto_verbs[i].max <= ATSD_PROTO_ARGS_MAX);
 	}
-	assert_true(atsd_proto_verbs[ATSD_V_HOLD].privileged);
-	assert_false(atsd_proto_verbs[ATSD_V_STATS].privileged);
+	assert_true(atsd_proto_verbs[ATSD_PROTO_V_HOLD].privileged);
+	assert_false(atsd_proto_verbs[ATSD_PROTO_V_STATS].privileged);
 }
 
 /* The count line follows the table: "OK 32" and 32 lines. */
 static void test_stats(void **state)
 {
-	uint64_t v[ATSD_STATS];
+	uint64_t v[ATSD_PROTO_STATS];
 	char buf[1024], name[32];
 	const char *val, *line;
 	int i, n;
 
 	(void)state;
-	for (i = 0; i < ATSD_STATS; i++)
+	for (i = 0; i < ATSD_PROTO_STATS; i++)
 		v[i] = (uint64_t)i * 10;
 	n = atsd_proto_stats_format(buf, sizeof(buf), v);
 	assert_int_equal(n, (int)strlen(buf));
-	assert_int_equal(ATSD_STATS, 32);
+	assert_int_equal(ATSD_PROTO_STATS, 32);
 	assert_memory_equal(buf, "OK 32\ncache_hits 0\ncache_misses 10\n", 34);
 	assert_non_null(strstr(buf, "\nsm_lid 150\n"));
 	assert_non_null(strstr(buf, "\ninvalidations 220\n"));
@@ -49,7 +49,7 @@ static void test_stats(void **state)
 				    "sa_resent 270\nsa_timeouts 280\nprefetches 290\n"
 				    "prefetch_records 300\ncache_clears 310\n"));
 	line = strchr(buf, '\n') + 1;
-	for (i = 0; i < ATSD_STATS; i++) {
+	for (i = 0; i < ATSD_PROTO_STATS; i++) {
 		atsd_proto_stats_split(line, name, sizeof(name), &val);
 		assert_string_equal(name, atsd_proto_stat_names[i]);
 		line = strchr(line, '\n') + 1;
@@ -67,7 +67,7 @@ static void test_record(void **state)
 {
 	static const char line[] = "0x10000ce100415453 fe80::2:c903:0:1 0xffff 4294967295 10.0.0.1";
 	struct sr_record r;
-	char buf[ATSD_LINE_MAX];
+	char buf[ATSD_PROTO_LINE_MAX];
 
 	(void)state;
 	assert_int_equal(atsd_proto_parse_record(line, &r), 0);
@@ -82,11 +82,11 @@ static void test_record(void **state)
 static void test_record_local(void **state)
 {
 	static const char line[] = "0x10000ce100415453 fe80::2:c903:0:1 0xffff 4294967295 10.0.0.1";
-	char buf[ATSD_LINE_MAX];
+	char buf[ATSD_PROTO_LINE_MAX];
 	struct sr_record r;
 
 	(void)state;
-	snprintf(buf, sizeof(buf), "%s " ATSD_REC_LOCAL, line);
+	snprintf(buf, sizeof(buf), "%s " ATSD_PROTO_REC_LOCAL, line);
 	assert_int_equal(atsd_proto_parse_record(buf, &r), 0);
 	assert_int_equal(r.id, 0x10000ce100415453ull);
 	assert_int_equal(atsd_proto_record_local(buf), 1);
@@ -100,9 +100,9 @@ static void test_record_local(void **state)
 static void test_status(void **state)
 {
 	uint8_t gid[16] = { 0xfe, 0x80 };
-	struct atsd_status st;
+	struct atsd_proto_status st;
 	struct ats_ip ip;
-	char buf[ATSD_LINE_MAX];
+	char buf[ATSD_PROTO_LINE_MAX];
 
 	(void)state;
 	assert_int_equal(ats_ip_parse("10.0.0.2", &ip), 0);
@@ -129,10 +129,10 @@ struct field_want {
 };
 
 /* line, its newline cut, splits into n fields of kind, among them want. */
-static void check_fields(char *line, enum atsd_line_kind kind, size_t n,
+static void check_fields(char *line, enum atsd_proto_line_kind kind, size_t n,
 			 const struct field_want *want, size_t nwant)
 {
-	struct atsd_field f[16];
+	struct atsd_proto_field f[16];
 	size_t i;
 
 	line[strlen(line) - 1] = '\0';
@@ -162,11 +162,11 @@ static const struct field_want group_fields[] = {
  * named for atsctl --json. */
 static void test_conn(void **state)
 {
-	struct atsd_conn_line c = { .id = 7, .active = 1, .state = "ESTABLISHED",
+	struct atsd_proto_conn_line c = { .id = 7, .active = 1, .state = "ESTABLISHED",
 				    .sid = 0x10000ce1000012b7ULL, .local_lid = 1,
 				    .remote_lid = 2, .local_qpn = 0x12, .remote_qpn = 0x34,
 				    .src_port = 4791, .pkey = 0xffff };
-	char buf[ATSD_LINE_MAX];
+	char buf[ATSD_PROTO_LINE_MAX];
 
 	(void)state;
 	c.local_gid[0] = c.remote_gid[0] = 0xfe;
@@ -177,15 +177,15 @@ static void test_conn(void **state)
 	assert_string_equal(buf, "0x00000007 active ESTABLISHED sid=0x10000ce1000012b7 "
 			    "local=fe80::/lid=1/qpn=0x000012 remote=fe80::/lid=2/qpn=0x000034 "
 			    "ip=10.0.0.1:4791->10.0.0.2 pkey=0xffff\n");
-	check_fields(buf, ATSD_LINE_CONN, 8, conn_fields,
+	check_fields(buf, ATSD_PROTO_LINE_CONN, 8, conn_fields,
 		     sizeof(conn_fields) / sizeof(conn_fields[0]));
 }
 
 static void test_group(void **state)
 {
-	struct atsd_group_line g = { .pkey = 0xffff, .qkey = 0x0b1b, .mlid = 0xc000,
+	struct atsd_proto_group_line g = { .pkey = 0xffff, .qkey = 0x0b1b, .mlid = 0xc000,
 				     .mtu = 2048, .sl = 0, .rate = 3 };
-	char buf[ATSD_LINE_MAX];
+	char buf[ATSD_PROTO_LINE_MAX];
 
 	(void)state;
 	g.mgid[0] = 0xff;
@@ -195,7 +195,7 @@ static void test_group(void **state)
 	g.error = "ERR_REQ_INVALID (bad request)";
 	atsd_proto_group_format(buf, sizeof(buf), &g);
 	assert_string_equal(buf, "0xffff ff12:: error ERR_REQ_INVALID (bad request)\n");
-	check_fields(buf, ATSD_LINE_GROUP, 6, group_fields,
+	check_fields(buf, ATSD_PROTO_LINE_GROUP, 6, group_fields,
 		     sizeof(group_fields) / sizeof(group_fields[0]));
 }
 
@@ -232,8 +232,8 @@ static void test_ok_line(void **state)
 /* verify's first line and holds lines: what atsd writes, clients read. */
 static void test_resync_hold(void **state)
 {
-	struct atsd_resync r = { 3, 1, 2, 1 }, back;
-	struct atsd_hold h;
+	struct atsd_proto_resync r = { 3, 1, 2, 1 }, back;
+	struct atsd_proto_hold h;
 	struct ats_ip ip;
 	char buf[200];
 
@@ -257,8 +257,8 @@ static void test_resync_hold(void **state)
 	assert_int_equal(h.pkey, 0xffff);
 	assert_int_equal(atsd_proto_hold_parse("jobA 65534 10.0.8.1 0x10000", &h), -EPROTO);
 	assert_int_equal(atsd_proto_hold_parse("jobA 65534 10.0.8.1", &h), -EPROTO);
-	assert_int_equal(atsd_proto_verb_find("holds"), ATSD_V_HOLDS);
-	assert_false(atsd_proto_verbs[ATSD_V_HOLDS].privileged);
+	assert_int_equal(atsd_proto_verb_find("holds"), ATSD_PROTO_V_HOLDS);
+	assert_false(atsd_proto_verbs[ATSD_PROTO_V_HOLDS].privileged);
 }
 
 static void test_lid(void **state)
@@ -281,10 +281,10 @@ static void test_lid(void **state)
 	size_t i;
 
 	(void)state;
-	assert_int_equal(atsd_proto_verb_find("lid"), ATSD_V_LID);
-	assert_false(atsd_proto_verbs[ATSD_V_LID].privileged);
-	assert_int_equal(atsd_proto_verbs[ATSD_V_LID].min, 2);
-	assert_int_equal(atsd_proto_verbs[ATSD_V_LID].max, 2);
+	assert_int_equal(atsd_proto_verb_find("lid"), ATSD_PROTO_V_LID);
+	assert_false(atsd_proto_verbs[ATSD_PROTO_V_LID].privileged);
+	assert_int_equal(atsd_proto_verbs[ATSD_PROTO_V_LID].min, 2);
+	assert_int_equal(atsd_proto_verbs[ATSD_PROTO_V_LID].max, 2);
 	assert_int_equal(atsd_proto_lid_arg("0x12", &lid), 0);
 	assert_int_equal(lid, 0x12);
 	assert_int_equal(atsd_proto_lid_arg("18", &lid), 0);

@@ -24,7 +24,7 @@ static void test_fill(void **state)
 	struct prom p;
 
 	(void)state;
-	for (i = 0; i < ATSD_STATS; i++)
+	for (i = 0; i < ATSD_PROTO_STATS; i++)
 		m.stats[i] = i + 100;
 	assert_non_null(f);
 	prom_init(&p, f);

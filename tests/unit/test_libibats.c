@@ -303,7 +303,7 @@ static void test_records_from_reply(void **state)
 	char l1[] = "0x10000ce100415454 " GID_B " 0x8001 60 fd00::1";
 	char bad[] = "0x10000ce100415453 nonsense";
 	char *lines[2] = { l0, l1 };
-	struct atsd_reply rep = { .ok = 1, .lines = lines, .nlines = 2 };
+	struct atsd_client_reply rep = { .ok = 1, .lines = lines, .nlines = 2 };
 	struct ibats_record *r;
 	char why[64];
 	size_t n;
@@ -386,7 +386,7 @@ struct fake_agent {
 	enum agent_mode mode; /* atomic: the test sets it, the agent thread reads it */
 	int accepts;
 	int requests;
-	char last[ATSD_LINE_MAX];
+	char last[ATSD_PROTO_LINE_MAX];
 	pthread_mutex_t lock;
 };
 
@@ -415,7 +415,7 @@ static void fa_answer(struct fake_agent *fa, int fd, const char *req)
 			snprintf(out, sizeof(out), "ERR ENOENT no ATS record\n");
 		else if (!strcmp(arg, "10.7.7.7")) /* the SA silent: atsd's own */
 			snprintf(out, sizeof(out), "OK 1\n0x10000ce100415453 " GID_A
-				 " 0xffff 4294967295 %s " ATSD_REC_LOCAL "\n", arg);
+				 " 0xffff 4294967295 %s " ATSD_PROTO_REC_LOCAL "\n", arg);
 		else
 			snprintf(out, sizeof(out),
 				 "OK 2\n0x10000ce100415453 " GID_A " 0xffff 4294967295 %s\n"
@@ -440,7 +440,7 @@ static void *fa_main(void *arg)
 	int fd;
 
 	while ((fd = accept(fa->srv.lfd, NULL, NULL)) >= 0) {
-		char buf[ATSD_LINE_MAX];
+		char buf[ATSD_PROTO_LINE_MAX];
 		size_t have = 0;
 		ssize_t n;
 

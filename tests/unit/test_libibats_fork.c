@@ -47,7 +47,7 @@ struct fake_agent {
 static void *conn_main(void *arg)
 {
 	int fd = (int)(intptr_t)arg;
-	char buf[ATSD_LINE_MAX], out[512];
+	char buf[ATSD_PROTO_LINE_MAX], out[512];
 	size_t have = 0;
 	ssize_t n;
 

@@ -93,7 +93,7 @@ static void test_lid_decide(void **state)
 	assert_int_equal(strlen(tiny), sizeof(tiny) - 1);
 }
 
-static void reply(struct atsd_reply *r, int ok, const char *code, const char *msg,
+static void reply(struct atsd_client_reply *r, int ok, const char *code, const char *msg,
 		  char **lines, size_t n)
 {
 	memset(r, 0, sizeof(*r));
@@ -128,7 +128,7 @@ static void test_lid_from_reply(void **state)
 		{ 0, "ETIMEDOUT", "the SA did not answer", NULL, 0, -ETIMEDOUT, NULL },
 		{ 0, "EWHATEVER", "", NULL, 0, -EIO, NULL },
 	};
-	struct atsd_reply r;
+	struct atsd_client_reply r;
 	uint64_t guid = 0;
 	uint16_t base = 0;
 	char why[128];
@@ -152,7 +152,7 @@ static void test_lid_from_reply(void **state)
 struct fake_atsd {
 	struct fake_sock_srv srv; /* first: fake_sock_teardown */
 	pthread_mutex_t lock;
-	char last[ATSD_LINE_MAX];
+	char last[ATSD_PROTO_LINE_MAX];
 	char answer[256];
 	int requests;
 };
@@ -163,7 +163,7 @@ static void *fake_main(void *arg)
 	int fd;
 
 	while ((fd = accept(fa->srv.lfd, NULL, NULL)) >= 0) {
-		char buf[ATSD_LINE_MAX], out[256];
+		char buf[ATSD_PROTO_LINE_MAX], out[256];
 		ssize_t n;
 
 		while ((n = read(fd, buf, sizeof(buf) - 1)) > 0) {

@@ -13,12 +13,12 @@
 
 #include "plugin/metrics.h"
 
-static char *render(const struct state_repl *repl)
+static char *render(const struct state_file_repl *repl)
 {
-	struct state_info info = { "master", "OpenSM 5.\"x\"", 1700000000 };
-	struct state_summary sum;
-	struct state_counters cnt;
-	struct state_index idx;
+	struct state_file_info info = { "master", "OpenSM 5.\"x\"", 1700000000 };
+	struct state_file_summary sum;
+	struct state_file_counters cnt;
+	struct state_file_index idx;
 	const struct metrics_src src = { &info, &sum, &cnt, &idx, repl };
 	char *buf = NULL, *out;
 	size_t len = 0;
@@ -59,7 +59,7 @@ static void has(const char *s, const char *line)
 
 static void test_master(void **state)
 {
-	struct state_repl repl = { .role = "master", .head = 42, .lag_ms = 7, .nstandbys = 2,
+	struct state_file_repl repl = { .role = "master", .head = 42, .lag_ms = 7, .nstandbys = 2,
 				   .standbys = { { 0x0002c90300000003ull, 42, 0, 90, 1 },
 						 { 0x0002c90300000004ull, 30, 12, 5000, 0 } } };
 	char *s = render(&repl);
@@ -91,7 +91,7 @@ static void test_master(void **state)
 
 static void test_standby(void **state)
 {
-	struct state_repl repl = { .role = "standby", .applied = 40, .in_sync = 1, .lag_ms = 250 };
+	struct state_file_repl repl = { .role = "standby", .applied = 40, .in_sync = 1, .lag_ms = 250 };
 	char *s = render(&repl);
 
 	(void)state;

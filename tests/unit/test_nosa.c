@@ -18,7 +18,7 @@
 #define OUR_GID "fe80::2:c903:0:1"
 #define PEER_GID "fe80::2:c903:0:9"
 
-static struct held_rec recs[3];
+static struct plan_held_rec recs[3];
 static uint8_t gid[16];
 static struct nosa_self self;
 

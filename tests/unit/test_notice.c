@@ -12,7 +12,7 @@
 #include "core/notice.h"
 
 /* Subscribe to trap 65 from every GID, Reports to QP1, RespTimeValue 18. */
-static const uint8_t golden_inform_65[INFORM_SIZE] = {
+static const uint8_t golden_inform_65[NOTICE_INFORM_SIZE] = {
 	/* 0: GID 0 (all) */
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	/* 16: LIDRangeBegin 0xFFFF, 18: LIDRangeEnd 0 */
@@ -53,21 +53,21 @@ static const uint8_t gid_sm[16] = {
 
 static void test_inform_golden(void **state)
 {
-	struct inform_info ii, back;
-	uint8_t buf[INFORM_SIZE];
+	struct notice_inform ii, back;
+	uint8_t buf[NOTICE_INFORM_SIZE];
 
 	(void)state;
 	notice_inform_for_trap(&ii, NOTICE_TRAP_GID_OUT, 1);
 	notice_inform_encode(buf, &ii);
-	assert_memory_equal(buf, golden_inform_65, INFORM_SIZE);
-	assert_int_equal(notice_inform_decode(golden_inform_65, INFORM_SIZE, &back), 0);
+	assert_memory_equal(buf, golden_inform_65, NOTICE_INFORM_SIZE);
+	assert_int_equal(notice_inform_decode(golden_inform_65, NOTICE_INFORM_SIZE, &back), 0);
 	assert_memory_equal(&back, &ii, sizeof(ii));
 	/* Unsubscribe differs in the Subscribe byte only. */
 	notice_inform_for_trap(&ii, NOTICE_TRAP_GID_OUT, 0);
 	notice_inform_encode(buf, &ii);
 	assert_int_equal(buf[23], 0);
 	buf[23] = 1;
-	assert_memory_equal(buf, golden_inform_65, INFORM_SIZE);
+	assert_memory_equal(buf, golden_inform_65, NOTICE_INFORM_SIZE);
 }
 
 static void test_notice_golden(void **state)
@@ -91,7 +91,7 @@ static void test_notice_golden(void **state)
  * spills into its neighbour. */
 static void test_round_trip_extremes(void **state)
 {
-	struct inform_info ii = { 0 }, iback;
+	struct notice_inform ii = { 0 }, iback;
 	struct notice n = { 0 }, nback;
 	uint8_t b[NOTICE_SIZE];
 
@@ -109,7 +109,7 @@ static void test_round_trip_extremes(void **state)
 	notice_inform_encode(b, &ii);
 	assert_int_equal(b[31], 0x1f); /* the 3 reserved bits stay 0 */
 	assert_int_equal(b[32], 0);
-	assert_int_equal(notice_inform_decode(b, INFORM_SIZE, &iback), 0);
+	assert_int_equal(notice_inform_decode(b, NOTICE_INFORM_SIZE, &iback), 0);
 	assert_memory_equal(&iback, &ii, sizeof(ii));
 
 	n.is_generic = 1;
@@ -137,12 +137,12 @@ static void test_round_trip_extremes(void **state)
 
 static void test_truncated(void **state)
 {
-	struct inform_info ii;
+	struct notice_inform ii;
 	struct notice n;
 	size_t len;
 
 	(void)state;
-	for (len = 0; len < INFORM_SIZE; len++)
+	for (len = 0; len < NOTICE_INFORM_SIZE; len++)
 		assert_int_equal(notice_inform_decode(golden_inform_65, len, &ii), -EMSGSIZE);
 	for (len = 0; len < NOTICE_SIZE; len++)
 		assert_int_equal(notice_decode(golden_notice_65, len, &n), -EMSGSIZE);

@@ -29,9 +29,9 @@ static struct plan_want_addr W(const char *s, uint16_t pkey, int primary)
 	return w;
 }
 
-static struct held_rec H(uint64_t sid, const char *s, uint16_t pkey)
+static struct plan_held_rec H(uint64_t sid, const char *s, uint16_t pkey)
 {
-	struct held_rec h = { sid, pkey, ip(s) };
+	struct plan_held_rec h = { sid, pkey, ip(s) };
 
 	return h;
 }
@@ -56,7 +56,7 @@ static void render(const struct plan_action *a, size_t n, char *buf, size_t len)
 	}
 }
 
-static void expect(const struct plan_want_addr *w, size_t nw, const struct held_rec *h,
+static void expect(const struct plan_want_addr *w, size_t nw, const struct plan_held_rec *h,
 		   size_t nh, const char *want)
 {
 	struct plan_action *a;
@@ -81,7 +81,7 @@ static void test_fresh_registration(void **state)
 static void test_in_sync_does_nothing(void **state)
 {
 	struct plan_want_addr w[] = { W("10.0.0.1", 0xffff, 1), W("10.0.1.1", 0xffff, 0) };
-	struct held_rec h[] = { H(SID(1), "10.0.1.1", 0xffff), H(P, "10.0.0.1", 0xffff) };
+	struct plan_held_rec h[] = { H(SID(1), "10.0.1.1", 0xffff), H(P, "10.0.0.1", 0xffff) };
 
 	(void)state;
 	expect(w, 2, h, 2, "");
@@ -92,7 +92,7 @@ static void test_primary_swap(void **state)
 	/* Y becomes primary, X stays as a secondary (ATS 2.1). The secondary
 	 * holding Y goes first so the SM never sees Y twice on one port. */
 	struct plan_want_addr w[] = { W("10.0.0.2", 0xffff, 1), W("10.0.0.1", 0xffff, 0) };
-	struct held_rec h[] = { H(P, "10.0.0.1", 0xffff), H(SID(1), "10.0.0.2", 0xffff) };
+	struct plan_held_rec h[] = { H(P, "10.0.0.1", 0xffff), H(SID(1), "10.0.0.2", 0xffff) };
 
 	(void)state;
 	expect(w, 2, h, 2, "D54 S53=10.0.0.2 S54=10.0.0.1");
@@ -101,7 +101,7 @@ static void test_primary_swap(void **state)
 static void test_primary_replaced(void **state)
 {
 	struct plan_want_addr w[] = { W("10.0.0.9", 0xffff, 1), W("10.0.1.1", 0xffff, 0) };
-	struct held_rec h[] = { H(P, "10.0.0.1", 0xffff), H(SID(1), "10.0.1.1", 0xffff) };
+	struct plan_held_rec h[] = { H(P, "10.0.0.1", 0xffff), H(SID(1), "10.0.1.1", 0xffff) };
 
 	(void)state;
 	expect(w, 2, h, 2, "S53=10.0.0.9");
@@ -110,7 +110,7 @@ static void test_primary_replaced(void **state)
 static void test_address_removed(void **state)
 {
 	struct plan_want_addr w[] = { W("10.0.0.1", 0xffff, 1), W("fd00::3", 0xffff, 0) };
-	struct held_rec h[] = { H(P, "10.0.0.1", 0xffff), H(SID(1), "10.0.1.1", 0xffff),
+	struct plan_held_rec h[] = { H(P, "10.0.0.1", 0xffff), H(SID(1), "10.0.1.1", 0xffff),
 				H(SID(2), "fd00::3", 0xffff) };
 
 	(void)state;
@@ -119,7 +119,7 @@ static void test_address_removed(void **state)
 
 static void test_all_removed_primary_last(void **state)
 {
-	struct held_rec h[] = { H(P, "10.0.0.1", 0xffff), H(SID(1), "10.0.1.1", 0xffff),
+	struct plan_held_rec h[] = { H(P, "10.0.0.1", 0xffff), H(SID(1), "10.0.1.1", 0xffff),
 				H(SID(2), "fd00::3", 0xffff) };
 
 	(void)state;
@@ -131,7 +131,7 @@ static void test_sid_not_reused_while_held(void **state)
 	/* ...54 and ...56 are held; the new address takes ...55. */
 	struct plan_want_addr w[] = { W("10.0.0.1", 0xffff, 1), W("10.0.1.1", 0xffff, 0),
 				 W("10.0.3.1", 0xffff, 0), W("10.0.2.1", 0xffff, 0) };
-	struct held_rec h[] = { H(P, "10.0.0.1", 0xffff), H(SID(1), "10.0.1.1", 0xffff),
+	struct plan_held_rec h[] = { H(P, "10.0.0.1", 0xffff), H(SID(1), "10.0.1.1", 0xffff),
 				H(SID(3), "10.0.3.1", 0xffff) };
 
 	(void)state;
@@ -141,7 +141,7 @@ static void test_sid_not_reused_while_held(void **state)
 static void test_wraparound(void **state)
 {
 	/* Held: primary and ...54..FF (172 records); the next SID is ...00. */
-	struct held_rec h[1 + 172];
+	struct plan_held_rec h[1 + 172];
 	struct plan_want_addr w[1 + 173];
 	struct plan_action *a;
 	size_t n, i;
@@ -185,7 +185,7 @@ static void test_duplicate_held(void **state)
 {
 	/* An address held twice (a crashed earlier agent): keep the first. */
 	struct plan_want_addr w[] = { W("10.0.0.1", 0xffff, 1), W("10.0.1.1", 0xffff, 0) };
-	struct held_rec h[] = { H(P, "10.0.0.1", 0xffff), H(SID(2), "10.0.1.1", 0xffff),
+	struct plan_held_rec h[] = { H(P, "10.0.0.1", 0xffff), H(SID(2), "10.0.1.1", 0xffff),
 				H(SID(1), "10.0.1.1", 0xffff) };
 
 	(void)state;
@@ -196,7 +196,7 @@ static void test_pkeys_independent(void **state)
 {
 	struct plan_want_addr w[] = { W("10.0.0.1", 0xffff, 1), W("10.8.0.1", 0x8001, 1),
 				 W("10.8.1.1", 0x8001, 0) };
-	struct held_rec h[] = { H(P, "10.0.0.1", 0xffff), H(P, "10.9.0.1", 0x8002) };
+	struct plan_held_rec h[] = { H(P, "10.0.0.1", 0xffff), H(P, "10.9.0.1", 0x8002) };
 
 	(void)state;
 	expect(w, 3, h, 2, "S53=10.8.0.1/8001 S54=10.8.1.1/8001 D53/8002");
@@ -235,8 +235,8 @@ static void test_want_build(void **state)
 	assert_null(w);
 }
 
-static void expect_foreign(const struct plan_want_addr *w, size_t nw, const struct held_rec *h,
-			   size_t nh, const struct held_rec *f, size_t nf, const char *want)
+static void expect_foreign(const struct plan_want_addr *w, size_t nw, const struct plan_held_rec *h,
+			   size_t nh, const struct plan_held_rec *f, size_t nf, const char *want)
 {
 	struct plan_action *a;
 	size_t n;
@@ -252,8 +252,8 @@ static void expect_foreign(const struct plan_want_addr *w, size_t nw, const stru
 static void test_foreign_left_alone(void **state)
 {
 	struct plan_want_addr w[] = { W("10.0.0.1", 0xffff, 1), W("10.0.1.1", 0xffff, 0) };
-	struct held_rec h[] = { H(P, "10.0.0.1", 0xffff), H(SID(1), "10.0.5.5", 0xffff) };
-	struct held_rec f[] = { H(SID(2), "10.0.7.7", 0xffff) };
+	struct plan_held_rec h[] = { H(P, "10.0.0.1", 0xffff), H(SID(1), "10.0.5.5", 0xffff) };
+	struct plan_held_rec f[] = { H(SID(2), "10.0.7.7", 0xffff) };
 
 	(void)state;
 	/* Ours on ...54 is stale: deleted; the admin's ...55 stays. */
@@ -261,7 +261,7 @@ static void test_foreign_left_alone(void **state)
 	/* A new address skips the admin's SID. */
 	expect_foreign(w, 2, h, 1, f, 1, "S54=10.0.1.1");
 	{
-		struct held_rec f2[] = { H(SID(1), "10.0.7.7", 0xffff) };
+		struct plan_held_rec f2[] = { H(SID(1), "10.0.7.7", 0xffff) };
 
 		expect_foreign(w, 2, h, 1, f2, 1, "S55=10.0.1.1");
 	}
@@ -272,8 +272,8 @@ static void test_foreign_left_alone(void **state)
 static void test_foreign_carries_wanted(void **state)
 {
 	struct plan_want_addr w[] = { W("10.0.0.1", 0xffff, 1), W("10.0.1.1", 0xffff, 0) };
-	struct held_rec f[] = { H(SID(3), "10.0.1.1", 0xffff) };
-	struct held_rec fp[] = { H(P, "10.0.9.9", 0xffff) };
+	struct plan_held_rec f[] = { H(SID(3), "10.0.1.1", 0xffff) };
+	struct plan_held_rec fp[] = { H(P, "10.0.9.9", 0xffff) };
 
 	(void)state;
 	/* The admin registered 10.0.1.1 already: no duplicate of ours. */

@@ -32,7 +32,7 @@ static void make_set(uint8_t *mad)
 	memcpy(mad + SA_OFF_DATA, golden_sr_v4, sizeof(golden_sr_v4));
 }
 
-static void make_req(struct pol_request *req, uint8_t method, uint64_t sid,
+static void make_req(struct policy_request *req, uint8_t method, uint64_t sid,
 		     const char *ip)
 {
 	uint8_t mad[MAD_SIZE];
@@ -48,7 +48,7 @@ static void make_req(struct pol_request *req, uint8_t method, uint64_t sid,
 	req->sys_guid = SYS_A;
 }
 
-static void make_peer(struct pol_peer *p, const struct pol_request *like,
+static void make_peer(struct policy_peer *p, const struct policy_request *like,
 		      uint64_t sid, const char *ip, uint8_t gid_last, uint64_t sys)
 {
 	struct ats_ip a;
@@ -63,9 +63,9 @@ static void make_peer(struct pol_peer *p, const struct pol_request *like,
 
 #define OWN 0xc2 /* last GID byte of the golden record */
 
-static enum rule decide(const struct pol_request *req,
-			    const struct pol_peer *peers, size_t n,
-			    struct pol_decision *d)
+static enum rule decide(const struct policy_request *req,
+			    const struct policy_peer *peers, size_t n,
+			    struct policy_decision *d)
 {
 	policy_decide(&cfg, req, peers, n, d);
 	return d->rule;
@@ -73,8 +73,8 @@ static enum rule decide(const struct pol_request *req,
 
 static void test_valid_primary_passes(void **state)
 {
-	struct pol_request req;
-	struct pol_decision d;
+	struct policy_request req;
+	struct policy_decision d;
 
 	(void)state;
 	make_req(&req, SA_METHOD_SET, ATS_SID_PRIMARY, "192.168.1.10");
@@ -87,8 +87,8 @@ static void test_valid_primary_passes(void **state)
 static void test_record_rules(void **state)
 {
 	uint8_t mad[MAD_SIZE];
-	struct pol_request req;
-	struct pol_decision d;
+	struct policy_request req;
+	struct policy_decision d;
 
 	(void)state;
 	make_set(mad);
@@ -134,8 +134,8 @@ static void test_bad_address(void **state)
 		{ [15] = 1 },
 		{ [10] = 0xff, [11] = 0xff, [12] = 127, [15] = 1 },
 	};
-	struct pol_request req;
-	struct pol_decision d;
+	struct policy_request req;
+	struct policy_decision d;
 	size_t i;
 
 	(void)state;
@@ -151,8 +151,8 @@ static void test_bad_address(void **state)
 
 static void test_other_services_untouched(void **state)
 {
-	struct pol_request req;
-	struct pol_decision d;
+	struct policy_request req;
+	struct policy_decision d;
 
 	(void)state;
 	make_req(&req, SA_METHOD_SET, 0x1234, "10.0.0.1");
@@ -166,8 +166,8 @@ static void test_other_services_untouched(void **state)
 
 static void test_ownership(void **state)
 {
-	struct pol_request req;
-	struct pol_decision d;
+	struct policy_request req;
+	struct policy_decision d;
 
 	(void)state;
 	make_req(&req, SA_METHOD_SET, ATS_SID_PRIMARY, "10.0.0.1");
@@ -188,9 +188,9 @@ static void test_ownership(void **state)
 
 static void test_primary_first(void **state)
 {
-	struct pol_request req;
-	struct pol_peer peers[2];
-	struct pol_decision d;
+	struct policy_request req;
+	struct policy_peer peers[2];
+	struct policy_decision d;
 
 	(void)state;
 	make_req(&req, SA_METHOD_SET, ATS_SID_PRIMARY + 1, "10.0.1.1");
@@ -217,9 +217,9 @@ static void test_primary_first(void **state)
 
 static void test_port_duplicate(void **state)
 {
-	struct pol_request req;
-	struct pol_peer peers[2];
-	struct pol_decision d;
+	struct policy_request req;
+	struct policy_peer peers[2];
+	struct policy_decision d;
 
 	(void)state;
 	make_req(&req, SA_METHOD_SET, ATS_SID_PRIMARY + 2, "10.0.1.1");
@@ -240,9 +240,9 @@ static void test_port_duplicate(void **state)
 
 static void test_duplicate_address(void **state)
 {
-	struct pol_request req;
-	struct pol_peer peers[1];
-	struct pol_decision d;
+	struct policy_request req;
+	struct policy_peer peers[1];
+	struct policy_decision d;
 
 	(void)state;
 	make_req(&req, SA_METHOD_SET, ATS_SID_PRIMARY, "10.0.0.7");
@@ -273,8 +273,8 @@ static void test_duplicate_address(void **state)
 
 static void test_lease(void **state)
 {
-	struct pol_request req;
-	struct pol_decision d;
+	struct policy_request req;
+	struct policy_decision d;
 
 	(void)state;
 	make_req(&req, SA_METHOD_SET, ATS_SID_PRIMARY, "10.0.0.1");
@@ -299,8 +299,8 @@ static void test_lease(void **state)
 
 static void test_relevance(void **state)
 {
-	struct pol_request req;
-	struct pol_peer p;
+	struct policy_request req;
+	struct policy_peer p;
 
 	(void)state;
 	make_req(&req, SA_METHOD_SET, ATS_SID_PRIMARY, "10.0.0.1");
@@ -321,8 +321,8 @@ static void test_relevance(void **state)
 static void test_partition(void **state)
 {
 	static const uint16_t invalid[] = { 0x0000, 0x8000 };
-	struct pol_request req;
-	struct pol_decision d;
+	struct policy_request req;
+	struct policy_decision d;
 	size_t i;
 
 	(void)state;
@@ -360,9 +360,9 @@ static void test_partition(void **state)
 /* Item 2: 0x7FFF and 0xFFFF are one partition for every rule. */
 static void test_membership_bit(void **state)
 {
-	struct pol_request req;
-	struct pol_decision d;
-	struct pol_peer p[2];
+	struct policy_request req;
+	struct policy_decision d;
+	struct policy_peer p[2];
 
 	(void)state;
 	assert_true(pol_same_partition(0x7fff, 0xffff));
@@ -416,8 +416,8 @@ static void test_key_trust(void **state)
 /* Item 5: the per-port cap counts new records only. */
 static void test_record_cap(void **state)
 {
-	struct pol_request req;
-	struct pol_decision d;
+	struct policy_request req;
+	struct policy_decision d;
 
 	(void)state;
 	make_req(&req, SA_METHOD_SET, 0x1234, "10.0.0.1"); /* any service */
@@ -450,7 +450,7 @@ static void test_record_cap(void **state)
 static void test_short_mad(void **state)
 {
 	uint8_t mad[MAD_SIZE];
-	struct pol_request req;
+	struct policy_request req;
 	size_t len;
 
 	(void)state;

@@ -11,7 +11,7 @@
 
 #define S 1000000000ull
 
-static struct rl r;
+static struct ratelim r;
 
 static int setup(void **state)
 {
@@ -22,7 +22,7 @@ static int setup(void **state)
 
 static void test_burst_then_counted(void **state)
 {
-	struct rl_summary sum;
+	struct ratelim_summary sum;
 	int have, i, logged = 0;
 
 	(void)state;
@@ -42,9 +42,9 @@ static void test_burst_then_counted(void **state)
 }
 
 static int nsum;
-static struct rl_summary last;
+static struct ratelim_summary last;
 
-static void got(const struct rl_summary *s, void *arg)
+static void got(const struct ratelim_summary *s, void *arg)
 {
 	(void)arg;
 	nsum++;
@@ -53,7 +53,7 @@ static void got(const struct rl_summary *s, void *arg)
 
 static void test_expire_summarises_once(void **state)
 {
-	struct rl_summary sum;
+	struct ratelim_summary sum;
 	int have, i;
 
 	(void)state;
@@ -77,15 +77,15 @@ static void test_expire_summarises_once(void **state)
 
 static void test_many_requesters_share_a_slot(void **state)
 {
-	struct rl_summary sum;
+	struct ratelim_summary sum;
 	uint64_t who;
 	int have, logged = 0;
 
 	(void)state;
-	/* Each of RL_SLOTS ports gets its burst... */
-	for (who = 1; who <= RL_SLOTS; who++)
+	/* Each of RATELIM_SLOTS ports gets its burst... */
+	for (who = 1; who <= RATELIM_SLOTS; who++)
 		logged += ratelim_event(&r, who, 1, S, &sum, &have);
-	assert_int_equal(logged, RL_SLOTS);
+	assert_int_equal(logged, RATELIM_SLOTS);
 	/* ...ports beyond the table share one limit: a flood from many
 	 * ports is bounded too. */
 	logged = 0;
@@ -95,7 +95,7 @@ static void test_many_requesters_share_a_slot(void **state)
 	nsum = 0;
 	ratelim_expire(&r, 11 * S, got, NULL);
 	assert_int_equal(nsum, 1);
-	assert_true(last.who == RL_OTHERS);
+	assert_true(last.who == RATELIM_OTHERS);
 	assert_int_equal(last.suppressed, 997);
 	/* Slots whose interval ended are reused. */
 	assert_true(ratelim_event(&r, 5000, 1, 12 * S, &sum, &have));
@@ -103,12 +103,12 @@ static void test_many_requesters_share_a_slot(void **state)
 
 static void test_reuse_of_ended_slot_summarises(void **state)
 {
-	struct rl_summary sum;
+	struct ratelim_summary sum;
 	uint64_t who;
 	int have, i;
 
 	(void)state;
-	for (who = 1; who <= RL_SLOTS; who++)
+	for (who = 1; who <= RATELIM_SLOTS; who++)
 		for (i = 0; i < 4; i++)
 			ratelim_event(&r, who, 1, S, &sum, &have);
 	/* Table full; after the interval a newcomer takes a slot and its

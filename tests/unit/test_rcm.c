@@ -23,15 +23,15 @@ static void test_judge(void **state)
 	ats_ip_parse("10.0.0.1", &src);
 	ats_ip_parse("10.0.0.1", &prim);
 	ats_ip_parse("10.0.0.9", &other);
-	c.policy = RCM_ACCEPT_ANY;
+	c.policy = RCM_CONF_ACCEPT_ANY;
 	assert_int_equal(rcm_peer_judge(&c, &src, NULL, why, sizeof(why)), 0);
-	c.policy = RCM_ACCEPT_AGREE;
+	c.policy = RCM_CONF_ACCEPT_AGREE;
 	assert_int_equal(rcm_peer_judge(&c, &src, &prim, why, sizeof(why)), 0);
 	assert_int_equal(rcm_peer_judge(&c, &src, &other, why, sizeof(why)), -EACCES);
 	assert_string_equal(why, "ibats: spoofed source: IP 10.0.0.1 is not the requester's ATS primary 10.0.0.9");
 	assert_int_equal(rcm_peer_judge(&c, &src, NULL, why, sizeof(why)), -EACCES);
 	assert_string_equal(why, "ibats: the requester's GID has no ATS primary IP");
-	c.policy = RCM_ACCEPT_LIST;
+	c.policy = RCM_CONF_ACCEPT_LIST;
 	assert_int_equal(rcm_peer_judge(&c, &src, &prim, why, sizeof(why)), -EACCES);
 	c.accept[c.naccept++] = src;
 	assert_int_equal(rcm_peer_judge(&c, &src, NULL, why, sizeof(why)), 0);
@@ -47,7 +47,7 @@ static void test_decide(void **state)
 
 	(void)state;
 	memset(&c, 0, sizeof(c));
-	c.policy = RCM_ACCEPT_AGREE;
+	c.policy = RCM_CONF_ACCEPT_AGREE;
 	wire_put64(ours, 0xfe80000000000000ull);
 	wire_put64(ours + 8, 0x0002c90300000001ull);
 	memcpy(gid, ours, 8);
@@ -59,13 +59,13 @@ static void test_decide(void **state)
 	assert_int_equal(peer.off_subnet, 0);
 	/* Another port's GID with the sender's own LID: refused in every
 	 * policy, naming both ports. */
-	for (c.policy = RCM_ACCEPT_ANY; c.policy <= RCM_ACCEPT_LIST; c.policy++) {
+	for (c.policy = RCM_CONF_ACCEPT_ANY; c.policy <= RCM_CONF_ACCEPT_LIST; c.policy++) {
 		assert_int_equal(rcm_peer_decide(&c, ours, gid, 9, 0, 0x0002c90300000009ull,
 						 &peer, why, sizeof(why)), -EACCES);
 		assert_string_equal(why, "ibats: spoofed requester: LID 0x0009 is port "
 				    "0x0002c90300000009, not the claimed GID's 0x0002c90300000003");
 	}
-	c.policy = RCM_ACCEPT_AGREE;
+	c.policy = RCM_CONF_ACCEPT_AGREE;
 	/* No port at the LID, or the SA does not answer: refused. */
 	assert_int_equal(rcm_peer_decide(&c, ours, gid, 9, -ENOENT, 0, &peer, why, sizeof(why)),
 			 -EACCES);
@@ -82,7 +82,7 @@ static void test_decide(void **state)
 					 sizeof(why)), -EACCES);
 	assert_string_equal(why, "ibats: the requester's GID is off this subnet: "
 			    "its claim cannot be verified");
-	c.policy = RCM_ACCEPT_LIST;
+	c.policy = RCM_CONF_ACCEPT_LIST;
 	assert_int_equal(rcm_peer_decide(&c, ours, far, 4, 0, 0x0002c903000000aaull, &peer, why,
 					 sizeof(why)), 0);
 	assert_true(peer.port_guid == 0x0002c903000000aaull);
@@ -97,11 +97,11 @@ static void test_admit(void **state)
 
 	(void)state;
 	assert_int_equal(rcm_peer_admit(0, 0, why, sizeof(why)), 0);
-	assert_int_equal(rcm_peer_admit(RCM_MAX_ESTABLISHED - 1, RCM_MAX_PER_PEER - 1, why,
+	assert_int_equal(rcm_peer_admit(RCM_PEER_MAX_ESTABLISHED - 1, RCM_PEER_MAX_PER_PEER - 1, why,
 					sizeof(why)), 0);
-	assert_int_equal(rcm_peer_admit(3, RCM_MAX_PER_PEER, why, sizeof(why)), -EDQUOT);
+	assert_int_equal(rcm_peer_admit(3, RCM_PEER_MAX_PER_PEER, why, sizeof(why)), -EDQUOT);
 	assert_string_equal(why, "ibats: too many connections from this requester's port (8)");
-	assert_int_equal(rcm_peer_admit(RCM_MAX_ESTABLISHED, 0, why, sizeof(why)), -ENOSPC);
+	assert_int_equal(rcm_peer_admit(RCM_PEER_MAX_ESTABLISHED, 0, why, sizeof(why)), -ENOSPC);
 	assert_string_equal(why, "ibats: too many connections to this listener (40)");
 }
 

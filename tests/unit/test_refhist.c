@@ -15,8 +15,8 @@
 
 static void refuse(uint64_t guid, uint8_t last_octet, int member)
 {
-	struct pol_request req;
-	struct pol_decision d;
+	struct policy_request req;
+	struct policy_decision d;
 
 	memset(&req, 0, sizeof(req));
 	memset(&d, 0, sizeof(d));

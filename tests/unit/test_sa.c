@@ -64,15 +64,15 @@ static void test_header_fields(void **state)
 	(void)state;
 	h.rmpp_version = 1;
 	h.rmpp_type = 1;
-	h.rmpp_flags = RMPP_FLAG_ACTIVE | RMPP_FLAG_FIRST;
+	h.rmpp_flags = MAD_RMPP_FLAG_ACTIVE | MAD_RMPP_FLAG_FIRST;
 	h.rmpp_data1 = 1;
 	h.rmpp_data2 = 372;
 	h.sm_key = 0x0102030405060708ull;
 	h.attr_offset = SR_SIZE / 8;
 	h.comp_mask = 0x8000000000000001ull;
 	sa_hdr_encode(m, &h);
-	assert_int_equal(m[RMPP_OFF_FLAGS], 0x03);
-	assert_int_equal(m[RMPP_OFF_DATA2 + 3], 372 & 0xff);
+	assert_int_equal(m[MAD_RMPP_OFF_FLAGS], 0x03);
+	assert_int_equal(m[MAD_RMPP_OFF_DATA2 + 3], 372 & 0xff);
 	assert_int_equal(m[SA_OFF_SM_KEY], 0x01);
 	assert_int_equal(m[SA_OFF_ATTR_OFFSET + 1], 22);
 	assert_int_equal(m[SA_OFF_COMP_MASK], 0x80);
@@ -104,8 +104,8 @@ static void test_status(void **state)
 
 static void test_table_shape(void **state)
 {
-	enum { A = RMPP_FLAG_ACTIVE, F = RMPP_FLAG_FIRST, L = RMPP_FLAG_LAST,
-	       HDR = SA_OFF_DATA - RMPP_HDR_END, SR8 = SR_SIZE / 8 };
+	enum { A = MAD_RMPP_FLAG_ACTIVE, F = MAD_RMPP_FLAG_FIRST, L = MAD_RMPP_FLAG_LAST,
+	       HDR = SA_OFF_DATA - MAD_RMPP_HDR_END, SR8 = SR_SIZE / 8 };
 	/* The answer's RMPP header and AttributeOffset, the bytes and record
 	 * size read; what sa_table_shape makes of it (-1: not looked at). */
 	static const struct {
@@ -139,12 +139,12 @@ static void test_table_shape(void **state)
 		{ 0, 0, A, 0, SR8, 0, SR_SIZE, 0, 0, -1 },
 		/* ... as one segment without reassembly: PayloadLength is the SA
 		 * header alone, the rest padding (AttributeOffset 0, as OpenSM). */
-		{ 1, RMPP_TYPE_DATA, A | F | L, HDR, 0, SA_DATA_SIZE, SR_SIZE, 0, 0, -1 },
+		{ 1, MAD_RMPP_TYPE_DATA, A | F | L, HDR, 0, SA_DATA_SIZE, SR_SIZE, 0, 0, -1 },
 		/* ... and one record in it: whole, not cut. */
-		{ 1, RMPP_TYPE_DATA, A | F | L, HDR + SR_SIZE, SR8, SA_DATA_SIZE, SR_SIZE, 0, 1, 0 },
+		{ 1, MAD_RMPP_TYPE_DATA, A | F | L, HDR + SR_SIZE, SR8, SA_DATA_SIZE, SR_SIZE, 0, 1, 0 },
 		/* Hostile AttributeOffset: smaller than a record, or zero. */
-		{ 0, RMPP_TYPE_DATA, A, 0, 2, SA_DATA_SIZE, SR_SIZE, -EPROTO, -1, -1 },
-		{ 0, RMPP_TYPE_DATA, A, 0, 0, SA_DATA_SIZE, SR_SIZE, -EPROTO, -1, -1 },
+		{ 0, MAD_RMPP_TYPE_DATA, A, 0, 2, SA_DATA_SIZE, SR_SIZE, -EPROTO, -1, -1 },
+		{ 0, MAD_RMPP_TYPE_DATA, A, 0, 0, SA_DATA_SIZE, SR_SIZE, -EPROTO, -1, -1 },
 	};
 	struct sa_hdr h = { 0 };
 	struct sa_table_shape s;
@@ -172,7 +172,7 @@ static void test_ports_decode(void **state)
 {
 	static const uint8_t prefix[8] = { 0xfe, 0x80 };
 	uint8_t d[3 * 112] = { 0 };
-	struct sa_port *p;
+	struct sa_client_ca_port *p;
 	size_t n;
 
 	(void)state;
@@ -233,7 +233,7 @@ static void test_nr_golden(void **state)
 static void test_path_decode(void **state)
 {
 	uint8_t d[SA_DATA_SIZE] = { 0 }, dgid[16] = { 0xfe, 0x80 };
-	struct sa_path_info p;
+	struct sa_client_path_info p;
 
 	(void)state;
 	dgid[15] = 2;

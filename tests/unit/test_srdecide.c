@@ -16,7 +16,7 @@
 #include "plugin/srdecide.h"
 
 static struct rule_config cfg;
-static struct pol_request req;
+static struct policy_request req;
 static struct srdecide_in in;
 static struct srdecide_out out;
 

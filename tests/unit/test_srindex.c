@@ -57,7 +57,7 @@ static long model_find(const struct model *m, const uint8_t *r)
 	size_t i;
 
 	for (i = 0; i < m->n; i++)
-		if (!memcmp(m->rec[i], r, SRX_RID_LEN))
+		if (!memcmp(m->rec[i], r, SRINDEX_RID_LEN))
 			return (long)i;
 	return -1;
 }
@@ -68,7 +68,7 @@ struct collect {
 	size_t stop_after;
 };
 
-static int collect(const struct srx_ent *e, void *arg)
+static int collect(const struct srindex_ent *e, void *arg)
 {
 	struct collect *c = arg;
 
@@ -94,7 +94,7 @@ static uint64_t random_mask(void)
 	return m;
 }
 
-static void check_query(const struct srx *x, const struct model *m,
+static void check_query(const struct srindex *x, const struct model *m,
 			const uint8_t *q, uint64_t mask)
 {
 	static struct collect got;
@@ -118,7 +118,7 @@ static void check_query(const struct srx *x, const struct model *m,
 static void test_random_against_model(void **state)
 {
 	static struct model m;
-	struct srx *x;
+	struct srindex *x;
 	unsigned step;
 
 	(void)state;
@@ -126,7 +126,7 @@ static void test_random_against_model(void **state)
 	m.n = 0;
 	for (step = 0; step < 20000; step++) {
 		uint8_t r[SR_SIZE];
-		struct srx_ent *e;
+		struct srindex_ent *e;
 		long i;
 
 		random_rec(r);
@@ -175,7 +175,7 @@ static void test_order_and_handles(void **state)
 	struct obj h1, h2;
 	uint8_t *a = h1.rec, *b = h2.rec, c[SR_SIZE];
 	struct collect got = { .n = 0 };
-	struct srx *x;
+	struct srindex *x;
 
 	(void)state;
 	assert_int_equal(srindex_init(&x, offsetof(struct obj, rec)), 0);
@@ -212,7 +212,7 @@ static void test_order_and_handles(void **state)
 	srindex_fini(x);
 }
 
-static int count_visit(const struct srx_ent *e, void *arg)
+static int count_visit(const struct srindex_ent *e, void *arg)
 {
 	(void)e;
 	++*(int *)arg;
@@ -223,7 +223,7 @@ static int count_visit(const struct srx_ent *e, void *arg)
 static void test_charges(void **state)
 {
 	uint8_t rec[4][SR_SIZE];
-	struct srx *x;
+	struct srindex *x;
 	unsigned i;
 
 	(void)state;
@@ -291,7 +291,7 @@ static uint8_t *bench_recs(unsigned n, unsigned ngids)
 static void check_bench_index(unsigned n, unsigned ngids)
 {
 	uint8_t *recs = bench_recs(n, ngids), *r;
-	struct srx *x;
+	struct srindex *x;
 	unsigned i;
 	int found = 0;
 
@@ -300,9 +300,9 @@ static void check_bench_index(unsigned n, unsigned ngids)
 		assert_int_equal(srindex_add(x, recs + (size_t)i * SR_SIZE), 0);
 	assert_int_equal(srindex_count(x), n);
 	assert_true(srindex_bytes(x) <= (size_t)n * 48);
-	assert_true(srindex_probe_max(x, SRX_BY_RID) <= PROBE_BOUND);
-	assert_true(srindex_probe_max(x, SRX_BY_DATA8) <= PROBE_BOUND);
-	assert_true(srindex_probe_max(x, SRX_BY_GID) <= PROBE_BOUND);
+	assert_true(srindex_probe_max(x, SRINDEX_BY_RID) <= PROBE_BOUND);
+	assert_true(srindex_probe_max(x, SRINDEX_BY_DATA8) <= PROBE_BOUND);
+	assert_true(srindex_probe_max(x, SRINDEX_BY_GID) <= PROBE_BOUND);
 	for (i = 0; i < n; i += 997) {
 		r = recs + (size_t)i * SR_SIZE;
 		assert_ptr_equal(srindex_rec(srindex_find_rid(x, r)), r);
@@ -349,7 +349,7 @@ static void test_delete_shift(void **state)
 	static uint8_t live[N];
 	static struct collect got;
 	uint8_t q[SR_SIZE];
-	struct srx *x;
+	struct srindex *x;
 	unsigned i, j, n = N;
 	int gid0 = 0, want0 = 0;
 
@@ -374,7 +374,7 @@ static void test_delete_shift(void **state)
 	assert_int_equal(srindex_count(x), n);
 	for (i = 0; i < N; i++)
 		assert_int_equal(srindex_find_rid(x, recs[i]) != NULL, live[i]);
-	assert_true(srindex_probe_max(x, SRX_BY_RID) <= PROBE_BOUND);
+	assert_true(srindex_probe_max(x, SRINDEX_BY_RID) <= PROBE_BOUND);
 	/* The deleted come back as the newest, the oldest first: the array
 	 * fills and compacts on the way. */
 	for (i = 0; i < N; i++)

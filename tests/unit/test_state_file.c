@@ -32,13 +32,13 @@ static void test_write_and_read_back(void **state)
 {
 	struct state_dir d;
 	char buf[4096];
-	struct state_counters cnt = { 0 };
-	struct state_index idx = { 2, 1024, 1, 5, 0, 20000, 3, 9000 };
-	struct state_info info = { "master", "OpenSM 3.3.23", 1700000000 };
-	struct state_repl repl = { .role = "master", .epoch = 0xab, .head = 9, .in_sync = 1,
+	struct state_file_counters cnt = { 0 };
+	struct state_file_index idx = { 2, 1024, 1, 5, 0, 20000, 3, 9000 };
+	struct state_file_info info = { "master", "OpenSM 3.3.23", 1700000000 };
+	struct state_file_repl repl = { .role = "master", .epoch = 0xab, .head = 9, .in_sync = 1,
 				   .standbys_in_sync = 2, .installed = 7, .takeovers = 1 };
-	struct state_rec recs[2];
-	struct state_summary sum;
+	struct state_file_rec recs[2];
+	struct state_file_summary sum;
 	struct sr_record r;
 	struct ats_ip ip;
 	uint8_t gid[16];
@@ -69,7 +69,7 @@ static void test_write_and_read_back(void **state)
 	cnt.rejected[RULE_OWNER] = 3;
 	cnt.warned[RULE_DUP_ADDR] = 1;
 	cnt.flushed = 4;
-	repl.standbys[0] = (struct state_standby){ 0x0002c90300000003ull, 8, 1, 120, 1 };
+	repl.standbys[0] = (struct state_file_standby){ 0x0002c90300000003ull, 8, 1, 120, 1 };
 	repl.nstandbys = 1;
 	assert_int_equal(state_file_write(d.path, &info, &sum, recs, 2, &cnt, &idx, &repl), 0);
 
@@ -117,8 +117,8 @@ static void test_write_and_read_back(void **state)
 }
 
 /* The file a plugin would write, with something in every field. */
-static void sample(struct state_summary *sum, struct state_rec *recs,
-		   struct state_counters *cnt, struct state_index *idx, struct state_repl *repl)
+static void sample(struct state_file_summary *sum, struct state_file_rec *recs,
+		   struct state_file_counters *cnt, struct state_file_index *idx, struct state_file_repl *repl)
 {
 	struct sr_record r;
 	struct ats_ip ip;
@@ -154,18 +154,18 @@ static void sample(struct state_summary *sum, struct state_rec *recs,
 	}
 	cnt->clamped = 8;
 	cnt->flushed = 9;
-	*idx = (struct state_index){ 2, 1024, 1, 5, 6, 5 * 4000, 3, 3 * 3000 };
-	*repl = (struct state_repl){ .role = "standby", .epoch = 0xfedcba9876543210ull,
+	*idx = (struct state_file_index){ 2, 1024, 1, 5, 6, 5 * 4000, 3, 3 * 3000 };
+	*repl = (struct state_file_repl){ .role = "standby", .epoch = 0xfedcba9876543210ull,
 				     .head = UINT64_MAX, .applied = 42, .in_sync = 1,
 				     .standbys_in_sync = 3, .lag_ms = 17, .snapshots = 2,
 				     .snapshot_records = 100000, .snapshot_ms = 250,
 				     .installed = 99999, .takeovers = 4 };
-	repl->standbys[0] = (struct state_standby){ 0x0002c90300000005ull, 42, 0, 7, 1 };
-	repl->standbys[1] = (struct state_standby){ UINT64_MAX, 0, UINT64_MAX, UINT64_MAX, 0 };
+	repl->standbys[0] = (struct state_file_standby){ 0x0002c90300000005ull, 42, 0, 7, 1 };
+	repl->standbys[1] = (struct state_file_standby){ UINT64_MAX, 0, UINT64_MAX, UINT64_MAX, 0 };
 	repl->nstandbys = 2;
 }
 
-static void assert_repl_equal(const struct state_repl *a, const struct state_repl *b)
+static void assert_repl_equal(const struct state_file_repl *a, const struct state_file_repl *b)
 {
 	assert_string_equal(a->role, b->role);
 	assert_true(a->epoch == b->epoch && a->head == b->head && a->applied == b->applied);
@@ -208,13 +208,13 @@ struct written {
 
 static int sample_setup(void **state)
 {
-	struct state_info info = { "master", "OpenSM \"3.3\"\x01 \xc3\xa9", -5 };
+	struct state_file_info info = { "master", "OpenSM \"3.3\"\x01 \xc3\xa9", -5 };
 	struct written *w = calloc(1, sizeof(*w));
-	struct state_summary sum;
-	struct state_rec recs[3];
-	struct state_counters cnt;
-	struct state_index idx;
-	struct state_repl repl;
+	struct state_file_summary sum;
+	struct state_file_rec recs[3];
+	struct state_file_counters cnt;
+	struct state_file_index idx;
+	struct state_file_repl repl;
 
 	assert_non_null(w);
 	state_dir(&w->d);
@@ -239,12 +239,12 @@ static int sample_teardown(void **state)
 static void test_round_trip(void **state)
 {
 	struct written *w = *state;
-	struct state_summary sum;
+	struct state_file_summary sum;
 	char err[200];
-	struct state_rec recs[3];
-	struct state_counters cnt;
-	struct state_index idx;
-	struct state_repl repl;
+	struct state_file_rec recs[3];
+	struct state_file_counters cnt;
+	struct state_file_index idx;
+	struct state_file_repl repl;
 	struct state_file sf;
 	size_t i;
 
@@ -454,11 +454,11 @@ static void test_hostile(void **state)
 /* An empty database of the given replication role into path. */
 static int write_empty(const char *path, const char *role)
 {
-	struct state_counters cnt = { 0 };
-	struct state_index idx = { 0 };
-	struct state_info info = { "master", "OpenSM 3.3.23", 0 };
-	struct state_summary sum = { 0 };
-	struct state_repl repl = { 0 };
+	struct state_file_counters cnt = { 0 };
+	struct state_file_index idx = { 0 };
+	struct state_file_info info = { "master", "OpenSM 3.3.23", 0 };
+	struct state_file_summary sum = { 0 };
+	struct state_file_repl repl = { 0 };
 
 	snprintf(repl.role, sizeof(repl.role), "%s", role);
 	return state_file_write(path, &info, &sum, NULL, 0, &cnt, &idx, &repl);

@@ -35,7 +35,7 @@ static struct vmad_identity ident = {
 
 static void make_echo(uint8_t *mad)
 {
-	assert_int_equal(vmad_liv_build(mad, MAD_SIZE, LIV_ECHO_REQ, 0x1234, 7,
+	assert_int_equal(vmad_liv_build(mad, MAD_SIZE, VMAD_LIV_ECHO_REQ, 0x1234, 7,
 				   (const uint8_t *)"abc", 3, 0), MAD_SIZE);
 	mad[8] = 1; mad[9] = 2; mad[10] = 3; mad[11] = 4;
 	mad[12] = 5; mad[13] = 6; mad[14] = 7; mad[15] = 8;
@@ -57,25 +57,25 @@ static void test_build_golden(void **state)
 static void test_echo(void **state)
 {
 	uint8_t req[MAD_SIZE], resp[MAD_SIZE];
-	struct liv_reply r;
+	struct vmad_liv_reply r;
 
 	(void)state;
 	make_echo(req);
 	assert_int_equal(vmad_answer(req, sizeof(req), &ident, 0, resp, sizeof(resp)), MAD_SIZE);
 	assert_int_equal(resp[MAD_OFF_METHOD], 0x81);
 	assert_memory_equal(resp + MAD_OFF_TID, req + MAD_OFF_TID, 8);
-	assert_memory_equal(resp + LIV_OFF_DATA, "abc", 3);
+	assert_memory_equal(resp + VMAD_LIV_OFF_DATA, "abc", 3);
 	assert_int_equal(vmad_liv_parse(resp, sizeof(resp), &r), 0);
 	assert_int_equal(r.status, 0);
-	assert_int_equal(r.type, LIV_ECHO_RESP);
+	assert_int_equal(r.type, VMAD_LIV_ECHO_RESP);
 	assert_int_equal(r.id, 0x1234);
 	assert_int_equal(r.seq, 7);
 }
 
 /* A request of this type (no data) sent at sent_ts, answered whole at
  * now_ts into resp; r what parses of the answer. */
-static void ask(enum liv_type type, uint16_t seq, uint32_t sent_ts, uint32_t now_ts,
-		uint8_t *resp, struct liv_reply *r)
+static void ask(enum vmad_liv_type type, uint16_t seq, uint32_t sent_ts, uint32_t now_ts,
+		uint8_t *resp, struct vmad_liv_reply *r)
 {
 	uint8_t req[MAD_SIZE];
 
@@ -87,29 +87,29 @@ static void ask(enum liv_type type, uint16_t seq, uint32_t sent_ts, uint32_t now
 static void test_timestamp(void **state)
 {
 	uint8_t resp[MAD_SIZE];
-	struct liv_reply r;
+	struct vmad_liv_reply r;
 
 	(void)state;
-	ask(LIV_TS_REQ, 2, 1000, 2000, resp, &r);
-	assert_int_equal(r.type, LIV_TS_RESP);
+	ask(VMAD_LIV_TS_REQ, 2, 1000, 2000, resp, &r);
+	assert_int_equal(r.type, VMAD_LIV_TS_RESP);
 	assert_int_equal(r.ts_orig, 1000);
 	assert_int_equal(r.ts_recv, 2000);
 	assert_int_equal(r.ts_xmit, 2000);
-	assert_true(vmad_liv_timestamp() < 86400000u || (vmad_liv_timestamp() & LIV_TS_NONSTANDARD));
+	assert_true(vmad_liv_timestamp() < 86400000u || (vmad_liv_timestamp() & VMAD_LIV_TS_NONSTANDARD));
 }
 
 static void test_info(void **state)
 {
 	uint8_t resp[MAD_SIZE];
-	struct liv_reply r;
+	struct vmad_liv_reply r;
 
 	(void)state;
-	ask(LIV_INFO_REQ, 3, 0, 0, resp, &r);
+	ask(VMAD_LIV_INFO_REQ, 3, 0, 0, resp, &r);
 	/* Bytes 48-49 LID, 50-57 port GUID (liveness document). */
 	assert_int_equal(resp[48], 0x00);
 	assert_int_equal(resp[49], 0x05);
 	assert_memory_equal(resp + 50, "\x00\x02\xc9\x03\x00\xa1\xb2\xc3", 8);
-	assert_int_equal(r.type, LIV_INFO_RESP);
+	assert_int_equal(r.type, VMAD_LIV_INFO_RESP);
 	assert_int_equal(r.lid, 5);
 	assert_true(r.port_guid == ident.port_guid);
 }
@@ -117,15 +117,15 @@ static void test_info(void **state)
 static void test_errors_answered(void **state)
 {
 	uint8_t req[MAD_SIZE], resp[MAD_SIZE];
-	struct liv_reply r;
+	struct vmad_liv_reply r;
 
 	(void)state;
 	make_echo(req);
-	req[LIV_OFF_TYPE] = 9;
+	req[VMAD_LIV_OFF_TYPE] = 9;
 	assert_int_equal(vmad_answer(req, sizeof(req), &ident, 0, resp, sizeof(resp)), MAD_SIZE);
 	vmad_liv_parse(resp, sizeof(resp), &r);
 	assert_int_equal(r.status, VMAD_STATUS_BAD_ATTR);
-	req[LIV_OFF_TYPE] = LIV_ECHO_RESP; /* a response type as a request */
+	req[VMAD_LIV_OFF_TYPE] = VMAD_LIV_ECHO_RESP; /* a response type as a request */
 	vmad_answer(req, sizeof(req), &ident, 0, resp, sizeof(resp));
 	vmad_liv_parse(resp, sizeof(resp), &r);
 	assert_int_equal(r.status, VMAD_STATUS_BAD_ATTR);
@@ -176,31 +176,31 @@ static void test_not_ours(void **state)
 	assert_int_equal(vmad_answer(req, sizeof(req), &off, 0, resp, sizeof(resp)), 0);
 	for (len = 0; len < MAD_SIZE; len++)
 		assert_int_equal(vmad_answer(req, len, &ident, 0, resp, sizeof(resp)), 0);
-	assert_int_equal(vmad_liv_build(req, sizeof(req), LIV_ECHO_REQ, 0, 0, req,
-				   LIV_ECHO_MAX + 1, 0), -EMSGSIZE); /* no room */
-	assert_int_equal(vmad_liv_build(req, sizeof(req), LIV_ECHO_RESP, 0, 0, NULL, 0, 0), -EINVAL);
+	assert_int_equal(vmad_liv_build(req, sizeof(req), VMAD_LIV_ECHO_REQ, 0, 0, req,
+				   VMAD_LIV_ECHO_MAX + 1, 0), -EMSGSIZE); /* no room */
+	assert_int_equal(vmad_liv_build(req, sizeof(req), VMAD_LIV_ECHO_RESP, 0, 0, NULL, 0, 0), -EINVAL);
 }
 
 static void test_rmpp_echo(void **state)
 {
-	static uint8_t data[1000], req[LIV_OFF_DATA + 1000], resp[LIV_OFF_DATA + 1000];
+	static uint8_t data[1000], req[VMAD_LIV_OFF_DATA + 1000], resp[VMAD_LIV_OFF_DATA + 1000];
 	size_t i;
 	int len;
 
 	(void)state;
 	for (i = 0; i < sizeof(data); i++)
 		data[i] = (uint8_t)(i * 7);
-	len = vmad_liv_build(req, sizeof(req), LIV_ECHO_REQ, 9, 1, data, sizeof(data), 0);
-	assert_int_equal(len, LIV_OFF_DATA + 1000);
+	len = vmad_liv_build(req, sizeof(req), VMAD_LIV_ECHO_REQ, 9, 1, data, sizeof(data), 0);
+	assert_int_equal(len, VMAD_LIV_OFF_DATA + 1000);
 	/* RMPP version 1, DATA, Active: for the kernel to segment. */
-	assert_int_equal(req[RMPP_OFF_VERSION], 1);
-	assert_int_equal(req[RMPP_OFF_TYPE], 1);
-	assert_int_equal(req[RMPP_OFF_FLAGS] & RMPP_FLAG_ACTIVE, RMPP_FLAG_ACTIVE);
+	assert_int_equal(req[MAD_RMPP_OFF_VERSION], 1);
+	assert_int_equal(req[MAD_RMPP_OFF_TYPE], 1);
+	assert_int_equal(req[MAD_RMPP_OFF_FLAGS] & MAD_RMPP_FLAG_ACTIVE, MAD_RMPP_FLAG_ACTIVE);
 	assert_int_equal(vmad_answer(req, (size_t)len, &ident, 0, resp, sizeof(resp)),
 			 (size_t)len);
 	assert_int_equal(resp[MAD_OFF_METHOD], 0x81);
-	assert_int_equal(resp[LIV_OFF_TYPE], LIV_ECHO_RESP);
-	assert_memory_equal(resp + LIV_OFF_DATA, data, sizeof(data));
+	assert_int_equal(resp[VMAD_LIV_OFF_TYPE], VMAD_LIV_ECHO_RESP);
+	assert_memory_equal(resp + VMAD_LIV_OFF_DATA, data, sizeof(data));
 	/* No room for the whole answer: drop, never truncate. */
 	assert_int_equal(vmad_answer(req, (size_t)len, &ident, 0, resp, MAD_SIZE), 0);
 }
@@ -210,40 +210,40 @@ static void test_rmpp_echo(void **state)
  * mismatch and never counted as received. */
 static void test_echo_check(void **state)
 {
-	uint8_t data[LIV_ECHO_MAX], req[MAD_SIZE], resp[MAD_SIZE];
-	struct liv_reply r;
+	uint8_t data[VMAD_LIV_ECHO_MAX], req[MAD_SIZE], resp[MAD_SIZE];
+	struct vmad_liv_reply r;
 	size_t i;
 
 	(void)state;
 	for (i = 0; i < sizeof(data); i++)
 		data[i] = (uint8_t)i;
-	assert_int_equal(vmad_liv_build(req, sizeof(req), LIV_ECHO_REQ, 1, 4, data, sizeof(data), 0),
+	assert_int_equal(vmad_liv_build(req, sizeof(req), VMAD_LIV_ECHO_REQ, 1, 4, data, sizeof(data), 0),
 			 MAD_SIZE);
 	assert_int_equal(vmad_answer(req, sizeof(req), &ident, 0, resp, sizeof(resp)), MAD_SIZE);
-	assert_int_equal(vmad_liv_check(resp, sizeof(resp), LIV_ECHO_REQ, 4, data, sizeof(data), &r), 0);
+	assert_int_equal(vmad_liv_check(resp, sizeof(resp), VMAD_LIV_ECHO_REQ, 4, data, sizeof(data), &r), 0);
 	resp[MAD_SIZE - 1] ^= 0xff;
-	assert_int_equal(vmad_liv_check(resp, sizeof(resp), LIV_ECHO_REQ, 4, data, sizeof(data), &r),
+	assert_int_equal(vmad_liv_check(resp, sizeof(resp), VMAD_LIV_ECHO_REQ, 4, data, sizeof(data), &r),
 			 -EBADMSG);
 	resp[MAD_SIZE - 1] ^= 0xff;
-	assert_int_equal(vmad_liv_check(resp, MAD_SIZE - 32, LIV_ECHO_REQ, 4, data, sizeof(data), &r),
+	assert_int_equal(vmad_liv_check(resp, MAD_SIZE - 32, VMAD_LIV_ECHO_REQ, 4, data, sizeof(data), &r),
 			 -EBADMSG);
-	assert_int_equal(vmad_liv_check(resp, sizeof(resp), LIV_ECHO_REQ, 5, data, sizeof(data), &r),
+	assert_int_equal(vmad_liv_check(resp, sizeof(resp), VMAD_LIV_ECHO_REQ, 5, data, sizeof(data), &r),
 			 -EPROTO);
-	assert_int_equal(vmad_liv_check(resp, sizeof(resp), LIV_TS_REQ, 4, NULL, 0, &r), -EPROTO);
+	assert_int_equal(vmad_liv_check(resp, sizeof(resp), VMAD_LIV_TS_REQ, 4, NULL, 0, &r), -EPROTO);
 	wire_put16(resp + MAD_OFF_STATUS, VMAD_STATUS_BAD_ATTR);
-	assert_int_equal(vmad_liv_check(resp, sizeof(resp), LIV_ECHO_REQ, 4, data, sizeof(data), &r),
+	assert_int_equal(vmad_liv_check(resp, sizeof(resp), VMAD_LIV_ECHO_REQ, 4, data, sizeof(data), &r),
 			 -EPROTO);
 	assert_int_equal(r.status, VMAD_STATUS_BAD_ATTR);
 	/* Non-echo answers carry no data to compare. */
-	assert_int_equal(vmad_liv_build(req, sizeof(req), LIV_INFO_REQ, 1, 2, NULL, 0, 0), MAD_SIZE);
+	assert_int_equal(vmad_liv_build(req, sizeof(req), VMAD_LIV_INFO_REQ, 1, 2, NULL, 0, 0), MAD_SIZE);
 	vmad_answer(req, sizeof(req), &ident, 0, resp, sizeof(resp));
-	assert_int_equal(vmad_liv_check(resp, sizeof(resp), LIV_INFO_REQ, 2, NULL, 0, &r), 0);
+	assert_int_equal(vmad_liv_check(resp, sizeof(resp), VMAD_LIV_INFO_REQ, 2, NULL, 0, &r), 0);
 }
 
 static void test_random_input(void **state)
 {
 	uint8_t req[MAD_SIZE], resp[MAD_SIZE];
-	struct liv_reply r;
+	struct vmad_liv_reply r;
 	unsigned i, j;
 
 	(void)state;
@@ -307,7 +307,7 @@ static void test_hdr_check(void **state)
 		{ MAD_OFF_METHOD, MAD_METHOD_GET, -EPROTO },
 		{ VMAD_OFF_OUI + 2, 0x06, -EPROTO },
 		{ MAD_OFF_STATUS, 0xFF, 0 },       /* the status is the caller's */
-		{ RMPP_OFF_VERSION, 1, 0 },        /* and so is the RMPP header */
+		{ MAD_RMPP_OFF_VERSION, 1, 0 },        /* and so is the RMPP header */
 	};
 	struct mad_hdr got;
 	uint8_t mad[MAD_SIZE];

@@ -16,7 +16,7 @@
 
 #define GROUPS_MAX 1024
 
-int ctl_auth_peer(int fd, struct ctl_peer *p)
+int ctl_auth_peer(int fd, struct ctl_auth_cred *p)
 {
 	struct ucred uc;
 	socklen_t len = sizeof(uc);
@@ -64,7 +64,7 @@ static int proc_in_group(pid_t pid, uid_t uid, gid_t group)
 	return found && uid_ok;
 }
 
-int ctl_auth_privileged(int fd, const struct ctl_peer *p, int have_group, gid_t group)
+int ctl_auth_privileged(int fd, const struct ctl_auth_cred *p, int have_group, gid_t group)
 {
 	gid_t *g;
 	socklen_t len = GROUPS_MAX * sizeof(gid_t);
@@ -92,7 +92,7 @@ int ctl_auth_privileged(int fd, const struct ctl_peer *p, int have_group, gid_t 
 	return errno == ENOPROTOOPT ? proc_in_group(p->pid, p->uid, group) : 0;
 }
 
-void ctl_auth_log_refusal(const struct ctl_peer *p, const char *verb,
+void ctl_auth_log_refusal(const struct ctl_auth_cred *p, const char *verb,
 			  const char *group)
 {
 	static time_t last;

@@ -18,7 +18,7 @@ void ctl_cm_init(struct sa_thread *saj)
 	cm_saj = saj;
 }
 
-static void conn_line(const struct rcm_conn *c, struct atsd_conn_line *l)
+static void conn_line(const struct rcm_conn *c, struct atsd_proto_conn_line *l)
 {
 	l->id = c->id;
 	l->active = c->active;
@@ -38,7 +38,7 @@ static void conn_line(const struct rcm_conn *c, struct atsd_conn_line *l)
 
 static void cm_done(struct saj *j, void *ctx)
 {
-	struct ctl_ticket *t = ctx;
+	struct ctl_sock_ticket *t = ctx;
 	struct saj_cm *c = &j->u.cm;
 	char buf[RCM_MAX_CONNS * 256 + 16];
 	size_t i, used;
@@ -52,7 +52,7 @@ static void cm_done(struct saj *j, void *ctx)
 	} else {
 		used = (size_t)atsd_proto_ok_format(buf, sizeof(buf), c->nconns);
 		for (i = 0; i < c->nconns && used < sizeof(buf); i++) {
-			struct atsd_conn_line l;
+			struct atsd_proto_conn_line l;
 
 			conn_line(&c->conns[i], &l);
 			used += (size_t)atsd_proto_conn_format(buf + used, sizeof(buf) - used, &l);
@@ -65,7 +65,7 @@ static void cm_done(struct saj *j, void *ctx)
 
 static void cm_submit(int slot, struct saj *j)
 {
-	struct ctl_ticket *t = malloc(sizeof(*t));
+	struct ctl_sock_ticket *t = malloc(sizeof(*t));
 
 	if (!t) {
 		saj_free(j);
@@ -142,7 +142,7 @@ void ctl_cm_conns(int slot, char **argv, int argc)
 
 static void lid_done(struct saj *j, void *ctx)
 {
-	struct ctl_ticket *t = ctx;
+	struct ctl_sock_ticket *t = ctx;
 	char buf[64];
 	int n;
 
@@ -172,7 +172,7 @@ void ctl_cm_lid(int slot, char **argv, int argc)
 	 * match of LID 0 or a multicast LID is nothing to rely on. */
 	if (atsd_proto_lid_arg(argv[1], &lid)) {
 		ctl_sock_reply_err(slot, EINVAL, "'%.40s' is not a unicast LID (1..0x%04x)",
-				   argv[1], ATSD_LID_UNICAST_MAX);
+				   argv[1], ATSD_PROTO_LID_UNICAST_MAX);
 		return;
 	}
 	j = saj_new(SAJ_LID, lid_done, NULL);

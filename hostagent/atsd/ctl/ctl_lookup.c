@@ -22,7 +22,7 @@ struct pending {
 	char key[CACHE_KEY_MAX];
 	struct ats_query_lookup q;  /* the lookup, for a local answer */
 	int64_t asked_ms;           /* when the SA thread got it */
-	struct ctl_ticket *w;
+	struct ctl_sock_ticket *w;
 	size_t nw;
 	int stale_neg;              /* a port came back while the SA was asked */
 	struct pending *next;
@@ -143,7 +143,7 @@ void ctl_lookup_stats(struct ctl_lookup_stats *st)
 
 static void reply_records(int slot, const struct sr_record *r, size_t n, int local)
 {
-	size_t i, used = 0, cap = 32 + n * (128 + sizeof(ATSD_REC_LOCAL));
+	size_t i, used = 0, cap = 32 + n * (128 + sizeof(ATSD_PROTO_REC_LOCAL));
 	char *buf = malloc(cap);
 
 	if (!buf) {
@@ -154,7 +154,7 @@ static void reply_records(int slot, const struct sr_record *r, size_t n, int loc
 	for (i = 0; i < n; i++) {
 		used += (size_t)atsd_proto_format_record(buf + used, cap - used, &r[i]);
 		if (local)
-			used += (size_t)snprintf(buf + used, cap - used, " %s", ATSD_REC_LOCAL);
+			used += (size_t)snprintf(buf + used, cap - used, " %s", ATSD_PROTO_REC_LOCAL);
 		buf[used++] = '\n';
 		buf[used] = '\0';
 	}
@@ -177,10 +177,10 @@ static void cache_answer(const struct pending *p, const struct sr_record *r, siz
 }
 
 /* The host's wanted addresses with the SIDs they have or will get. */
-static int self_records(struct held_rec **out, size_t *n)
+static int self_records(struct plan_held_rec **out, size_t *n)
 {
 	struct plan_want_addr *w;
-	struct held_rec *h;
+	struct plan_held_rec *h;
 	size_t i, k, nw;
 	uint16_t st;
 	int ret = sources_want(lk.src, &w, &nw);
@@ -215,7 +215,7 @@ static int self_records(struct held_rec **out, size_t *n)
 static void local_answer(const struct ats_query_lookup *q, struct sr_record **out, size_t *n)
 {
 	struct nosa_self self = { .gid = sources_port_gid(lk.src) };
-	struct held_rec *h = NULL;
+	struct plan_held_rec *h = NULL;
 	int ret = self_records(&h, &self.nrecs);
 
 	*out = NULL;
@@ -234,7 +234,7 @@ static void answer_waiters(struct pending *p, const struct sr_record *loc, size_
 	size_t i;
 
 	for (i = 0; i < p->nw; i++) {
-		struct ctl_ticket t = p->w[i];
+		struct ctl_sock_ticket t = p->w[i];
 
 		if (!ctl_sock_live(t))
 			continue;
@@ -299,12 +299,12 @@ int64_t ctl_lookup_timers(int64_t now)
 	struct pending *p;
 	char msg[96];
 
-	/* atsd answers a lookup within ATSD_LOOKUP_REPLY_MS whatever the
+	/* atsd answers a lookup within ATSD_PROTO_LOOKUP_REPLY_MS whatever the
 	 * SA does (atsd_proto.h): its clients wait that long and a little
 	 * more, never falling back to the SA themselves meanwhile. */
-	snprintf(msg, sizeof(msg), "no answer from the SA within %u ms", ATSD_LOOKUP_REPLY_MS);
+	snprintf(msg, sizeof(msg), "no answer from the SA within %u ms", ATSD_PROTO_LOOKUP_REPLY_MS);
 	for (p = lk.pending; p; p = p->next) {
-		int64_t due = p->asked_ms + ATSD_LOOKUP_REPLY_MS;
+		int64_t due = p->asked_ms + ATSD_PROTO_LOOKUP_REPLY_MS;
 
 		if (!p->nw)
 			continue;
@@ -337,7 +337,7 @@ static void lookup_done(struct saj *j, void *ctx)
 		;
 	*pp = p->next;
 	for (i = 0; i < p->nw; i++) {
-		struct ctl_ticket t = p->w[i];
+		struct ctl_sock_ticket t = p->w[i];
 
 		if (!ctl_sock_live(t))
 			continue;
@@ -432,7 +432,7 @@ void ctl_lookup_request(int slot, enum ats_query_kind kind, const char *arg, con
 {
 	struct ats_query_lookup q = { .kind = kind };
 	const struct cache_ent *e;
-	struct ctl_ticket *w;
+	struct ctl_sock_ticket *w;
 	struct pending *p;
 	struct sr_record *loc = NULL;
 	size_t nloc = 0;

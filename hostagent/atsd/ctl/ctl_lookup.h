@@ -29,7 +29,7 @@ int ctl_lookup_init(struct sa_thread *saj, const struct agent_conf *conf,
 void ctl_lookup_fini(void);
 /* kind ATS_QUERY_FORWARD (arg an IP), _REVERSE or _PRIMARY (a GID); pk
  * the PKey word or NULL. Answers client slot now or when the SA has;
- * when the SA does not answer, with local records marked ATSD_REC_LOCAL
+ * when the SA does not answer, with local records marked ATSD_PROTO_REC_LOCAL
  * if the host knows any. */
 void ctl_lookup_request(int slot, enum ats_query_kind kind, const char *arg, const char *pk);
 /* A forward lookup's answer for ip in pkey's partition, read from the
@@ -55,7 +55,7 @@ void ctl_lookup_stats(struct ctl_lookup_stats *st);
  * waiting for the SA too), one at a time still asked of the SA in the
  * background; when it answers again, lookups go to it. A saj_done_fn. */
 void ctl_lookup_sa_state(struct saj *j, void *ctx);
-/* Lookups waiting since ATSD_LOOKUP_REPLY_MS get their answer (local,
+/* Lookups waiting since ATSD_PROTO_LOOKUP_REPLY_MS get their answer (local,
  * else ETIMEDOUT); the next deadline (mono ms), INT64_MAX for none. */
 int64_t ctl_lookup_timers(int64_t now);
 

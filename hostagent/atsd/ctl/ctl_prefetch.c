@@ -55,7 +55,7 @@ static int fill(const struct ats_ip *ip, const struct sr_record *recs, size_t n,
 static void table_done(struct saj *j, void *ctx)
 {
 	struct saj_lookup *l = &j->u.lookup;
-	struct ats_set all = { .recs = l->recs, .n = l->nrecs };
+	struct ats_query_set all = { .recs = l->recs, .n = l->nrecs };
 	int64_t ttl = (int64_t)(pf.conf->cache_ttl ? pf.conf->cache_ttl : 60) * 1000;
 
 	(void)ctx;

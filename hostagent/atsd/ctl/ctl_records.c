@@ -16,7 +16,7 @@
 
 /* A resync waiting for the end of full sync seq. */
 struct resync_wait {
-	struct ctl_ticket t;
+	struct ctl_sock_ticket t;
 	uint64_t seq;
 };
 
@@ -175,7 +175,7 @@ static const char *refused_reason(const struct ats_ip *ip, uint16_t pkey, uint16
 
 static void resync_answer(int slot, const struct own_records_resync *r)
 {
-	struct atsd_resync a = { r->checked, r->sets, r->deletes, r->nrefused };
+	struct atsd_proto_resync a = { r->checked, r->sets, r->deletes, r->nrefused };
 	size_t cap = 128 + r->nrefused * 512, used, i;
 	char *buf, why[256];
 
@@ -218,7 +218,7 @@ void ctl_records_full_done(uint64_t seq, const struct own_records_resync *r)
 }
 
 /* Owned records no wanted address has. */
-static int is_wanted(const struct held_rec *o, const struct plan_want_addr *w, size_t nw)
+static int is_wanted(const struct plan_held_rec *o, const struct plan_want_addr *w, size_t nw)
 {
 	size_t i;
 
@@ -231,7 +231,7 @@ static int is_wanted(const struct held_rec *o, const struct plan_want_addr *w, s
 int ctl_records_count(uint64_t n[CTL_RECORDS_STATES])
 {
 	struct plan_want_addr *w = NULL;
-	const struct held_rec *owned;
+	const struct plan_held_rec *owned;
 	size_t nw = 0, nowned, i;
 
 	memset(n, 0, CTL_RECORDS_STATES * sizeof(n[0]));
@@ -259,7 +259,7 @@ void ctl_records_status(int slot, char **argv, int argc)
 {
 	const char *const *state_name = ctl_records_state_names;
 	struct plan_want_addr *w = NULL;
-	const struct held_rec *owned;
+	const struct plan_held_rec *owned;
 	size_t nw = 0, nowned, i, k, n = 0, cap, used;
 	char *buf, unsaved[320], why[256];
 

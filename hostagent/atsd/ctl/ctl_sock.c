@@ -26,7 +26,7 @@
 struct client {
 	int fd;                 /* -1: free slot */
 	unsigned gen;           /* tells a reused slot from the old client */
-	char buf[ATSD_LINE_MAX];
+	char buf[ATSD_PROTO_LINE_MAX];
 	size_t len;
 	uid_t uid;              /* SO_PEERCRED at connect time */
 	pid_t pid;
@@ -38,7 +38,7 @@ struct client {
 
 static struct {
 	const struct agent_conf *conf;
-	ctl_line_fn *line;
+	ctl_sock_line_fn *line;
 	int listen_fd;
 	struct client clients[CTL_SOCK_MAX_CLIENTS];
 	unsigned next_gen;
@@ -119,22 +119,22 @@ int ctl_sock_privileged(int slot)
 	return cs.clients[slot].privileged;
 }
 
-struct ctl_ticket ctl_sock_defer(int slot)
+struct ctl_sock_ticket ctl_sock_defer(int slot)
 {
-	struct ctl_ticket t = { slot, cs.clients[slot].gen };
+	struct ctl_sock_ticket t = { slot, cs.clients[slot].gen };
 
 	cs.clients[slot].busy = 1;
 	return t;
 }
 
-int ctl_sock_live(struct ctl_ticket t)
+int ctl_sock_live(struct ctl_sock_ticket t)
 {
 	return cs.clients[t.slot].fd >= 0 && cs.clients[t.slot].gen == t.gen;
 }
 
 static void client_drain(int slot);
 
-void ctl_sock_answered(struct ctl_ticket t)
+void ctl_sock_answered(struct ctl_sock_ticket t)
 {
 	struct client *c = &cs.clients[t.slot];
 
@@ -179,7 +179,7 @@ static int check_dir(const char *dir)
 	return ret;
 }
 
-int ctl_sock_open(const struct agent_conf *conf, ctl_line_fn *line)
+int ctl_sock_open(const struct agent_conf *conf, ctl_sock_line_fn *line)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	const char *path = conf->socket;
@@ -274,7 +274,7 @@ void ctl_sock_accept(void)
 	int fd, i;
 
 	while ((fd = accept4(cs.listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
-		struct ctl_peer p = { (uid_t)-1, (gid_t)-1, 0 };
+		struct ctl_auth_cred p = { (uid_t)-1, (gid_t)-1, 0 };
 		char busy[160];
 		int used = 0, mine = 0, free_slot = -1;
 
@@ -345,7 +345,7 @@ static void client_drain(int slot)
 		int k;
 
 		ctl_sock_reply_err(slot, E2BIG, "request line longer than %d bytes; closing",
-				   ATSD_LINE_MAX - 2);
+				   ATSD_PROTO_LINE_MAX - 2);
 		/* Read what is queued, so that the close does not reset the
 		 * connection before the client has read the answer. */
 		for (k = 0; k < 16 && c->fd >= 0 && read(c->fd, junk, sizeof(junk)) > 0; k++)

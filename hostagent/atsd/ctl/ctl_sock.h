@@ -15,17 +15,17 @@
 #define CTL_SOCK_MAX_CLIENTS 64
 
 /* One request line of client slot (NUL-terminated, no newline). */
-typedef void ctl_line_fn(int slot, char *line);
+typedef void ctl_sock_line_fn(int slot, char *line);
 
 /* A request answered later: its client, unless it went away. */
-struct ctl_ticket {
+struct ctl_sock_ticket {
 	int slot;
 	unsigned gen;
 };
 
 /* Listen on conf->socket (conf stays the caller's and may change on
  * reload). 0, -EADDRINUSE when another atsd listens there, or -errno. */
-int ctl_sock_open(const struct agent_conf *conf, ctl_line_fn *line);
+int ctl_sock_open(const struct agent_conf *conf, ctl_sock_line_fn *line);
 /* After a reload: the socket file follows control_group. */
 void ctl_sock_reloaded(void);
 void ctl_sock_close(void);
@@ -49,10 +49,10 @@ pid_t ctl_sock_pid(int slot);
 int ctl_sock_privileged(int slot);
 
 /* Hold the client's next requests until ctl_sock_answered. */
-struct ctl_ticket ctl_sock_defer(int slot);
+struct ctl_sock_ticket ctl_sock_defer(int slot);
 /* The ticket's client is still connected. */
-int ctl_sock_live(struct ctl_ticket t);
+int ctl_sock_live(struct ctl_sock_ticket t);
 /* The deferred answer went out (or its client is gone): go on. */
-void ctl_sock_answered(struct ctl_ticket t);
+void ctl_sock_answered(struct ctl_sock_ticket t);
 
 #endif

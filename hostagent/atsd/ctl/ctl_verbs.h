@@ -13,9 +13,9 @@
 
 /* conf and src stay the caller's. */
 void ctl_verbs_init(const struct agent_conf *conf, const struct sources *src);
-/* One request line of client slot (ctl_line_fn). */
+/* One request line of client slot (ctl_sock_line_fn). */
 void ctl_verbs_line(int slot, char *line);
 /* The figures the stats request answers with. */
-void ctl_verbs_stats_collect(uint64_t v[ATSD_STATS]);
+void ctl_verbs_stats_collect(uint64_t v[ATSD_PROTO_STATS]);
 
 #endif

@@ -16,7 +16,7 @@
 struct host_metrics {
 	const char *ca;                 /* the port, labels of every series */
 	int port;
-	uint64_t stats[ATSD_STATS];
+	uint64_t stats[ATSD_PROTO_STATS];
 	const char *const *state_names; /* nstates names, for by_state */
 	const uint64_t *by_state;
 	unsigned nstates;

@@ -17,7 +17,7 @@
 #define SRC_MAX_HOLDS 256
 
 struct src_if {
-	const struct agent_if *cfg;
+	const struct agent_conf_if *cfg;
 	struct ifev_sock *nl;
 	int ifindex;          /* 0 until the link is seen */
 	unsigned flags;       /* IFF_* */
@@ -36,7 +36,7 @@ struct src_hold {
 };
 
 struct sources {
-	struct src_if ifs[AGENT_MAX_IFS];
+	struct src_if ifs[AGENT_CONF_MAX_IFS];
 	size_t nifs;
 	const struct agent_conf *conf;
 	uint8_t port_gid[16];  /* to recognise our own IPoIB links */

@@ -65,11 +65,11 @@ static FILE *open_own(const char *path, const char **why)
 	return f;
 }
 
-int agent_state_load(const char *path, const uint8_t *gid, struct held_rec **out,
+int agent_state_load(const char *path, const uint8_t *gid, struct plan_held_rec **out,
 		     size_t *n, const char **why)
 {
 	char line[256], g[64], want[ATS_IP_STRLEN];
-	struct held_rec *v = NULL;
+	struct plan_held_rec *v = NULL;
 	size_t nv = 0, end = SIZE_MAX;
 	unsigned version;
 	FILE *f;
@@ -97,7 +97,7 @@ int agent_state_load(const char *path, const uint8_t *gid, struct held_rec **out
 		unsigned pkey;
 		char ip[64];
 		size_t e;
-		struct held_rec *nvv;
+		struct plan_held_rec *nvv;
 
 		if (end != SIZE_MAX) {
 			*why = "lines after the end line";
@@ -145,7 +145,7 @@ out:
 	return 0;
 }
 
-int agent_state_save(const char *path, const uint8_t *gid, const struct held_rec *r,
+int agent_state_save(const char *path, const uint8_t *gid, const struct plan_held_rec *r,
 		     size_t n)
 {
 	char tmp[4200], g[ATS_IP_STRLEN], ip[ATS_IP_STRLEN], dir[4096], *slash;
@@ -217,7 +217,7 @@ int agent_state_check(const char *path, char *why, size_t len)
 	return 0;
 }
 
-static int filed_has(const struct plan_action *a, const struct held_rec *v, size_t n)
+static int filed_has(const struct plan_action *a, const struct plan_held_rec *v, size_t n)
 {
 	size_t k;
 
@@ -227,7 +227,7 @@ static int filed_has(const struct plan_action *a, const struct held_rec *v, size
 	return 0;
 }
 
-size_t agent_state_gate(struct plan_action *plan, size_t n, const struct held_rec *filed,
+size_t agent_state_gate(struct plan_action *plan, size_t n, const struct plan_held_rec *filed,
 			size_t nfiled)
 {
 	size_t i, k, kept = 0;

@@ -14,11 +14,11 @@
  * when there is no file; -EBADMSG when it is damaged, written for
  * another GID, a symlink, not a regular file or another user's (what
  * for in *why). */
-int agent_state_load(const char *path, const uint8_t *gid, struct held_rec **out,
+int agent_state_load(const char *path, const uint8_t *gid, struct plan_held_rec **out,
 		     size_t *n, const char **why);
 /* Replaces the file atomically (temporary file, fsync, rename, fsync of
  * the directory). 0 or -errno. */
-int agent_state_save(const char *path, const uint8_t *gid, const struct held_rec *r,
+int agent_state_save(const char *path, const uint8_t *gid, const struct plan_held_rec *r,
 		     size_t n);
 
 /* Whether path may serve as the state file: its directory safe from other
@@ -33,7 +33,7 @@ int agent_state_check(const char *path, char *why, size_t len);
  * records it already lists (filed: as last written or read) may go out.
  * Moves the others to the end of plan, order kept otherwise; the number
  * of actions that may go out. */
-size_t agent_state_gate(struct plan_action *plan, size_t n, const struct held_rec *filed,
+size_t agent_state_gate(struct plan_action *plan, size_t n, const struct plan_held_rec *filed,
 			size_t nfiled);
 
 #endif

@@ -75,7 +75,7 @@ int nosa_answer(const struct ats_query_lookup *q, const struct nosa_self *self,
 	if (!r)
 		return -ENOMEM;
 	for (i = 0; i < self->nrecs; i++) {
-		const struct held_rec *h = &self->recs[i];
+		const struct plan_held_rec *h = &self->recs[i];
 
 		if (!same_pkey(h->pkey, q->pkey))
 			continue;

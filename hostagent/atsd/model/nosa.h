@@ -17,7 +17,7 @@
 /* What the host knows without asking. */
 struct nosa_self {
 	const uint8_t *gid;            /* the port's GID: its prefix and GUID */
-	const struct held_rec *recs;   /* its wanted addresses and their SIDs */
+	const struct plan_held_rec *recs;   /* its wanted addresses and their SIDs */
 	size_t nrecs;
 };
 

@@ -86,7 +86,7 @@ static int wanted(const struct plan_want_addr *w, size_t n, uint16_t pkey,
 	return 0;
 }
 
-static int foreign_has(const struct held_rec *f, size_t n, uint16_t pkey,
+static int foreign_has(const struct plan_held_rec *f, size_t n, uint16_t pkey,
 		       const struct ats_ip *ip)
 {
 	size_t i;
@@ -98,12 +98,12 @@ static int foreign_has(const struct held_rec *f, size_t n, uint16_t pkey,
 }
 
 static int plan_pkey(uint16_t pkey, const struct plan_want_addr *want, size_t nwant,
-		     const struct held_rec *held, size_t nheld,
-		     const struct held_rec *foreign, size_t nforeign, struct plan_buf *b)
+		     const struct plan_held_rec *held, size_t nheld,
+		     const struct plan_held_rec *foreign, size_t nforeign, struct plan_buf *b)
 {
 	uint8_t used[ATS_SID_COUNT] = { 0 };
 	const struct ats_ip *primary = NULL;
-	const struct held_rec *hp = NULL;
+	const struct plan_held_rec *hp = NULL;
 	size_t i, j;
 	unsigned next = 1;
 	int ret, fp = 0;
@@ -126,7 +126,7 @@ static int plan_pkey(uint16_t pkey, const struct plan_want_addr *want, size_t nw
 
 	/* Secondaries: keep the first record of each wanted address. */
 	for (i = 0; i < nheld; i++) {
-		const struct held_rec *h = &held[i];
+		const struct plan_held_rec *h = &held[i];
 		int keep;
 
 		if (h->pkey != pkey || h->sid == ATS_SID_PRIMARY)
@@ -180,15 +180,15 @@ static int plan_pkey(uint16_t pkey, const struct plan_want_addr *want, size_t nw
 }
 
 int plan_build(const struct plan_want_addr *want, size_t nwant,
-	       const struct held_rec *held, size_t nheld,
+	       const struct plan_held_rec *held, size_t nheld,
 	       struct plan_action **out, size_t *nout)
 {
 	return plan_build_foreign(want, nwant, held, nheld, NULL, 0, out, nout);
 }
 
 int plan_build_foreign(const struct plan_want_addr *want, size_t nwant,
-		       const struct held_rec *held, size_t nheld,
-		       const struct held_rec *foreign, size_t nforeign,
+		       const struct plan_held_rec *held, size_t nheld,
+		       const struct plan_held_rec *foreign, size_t nforeign,
 		       struct plan_action **out, size_t *nout)
 {
 	struct plan_buf b = { NULL, 0 };

@@ -34,7 +34,7 @@ struct plan_want_addr {
 int plan_want_build(const struct plan_want_cand *c, size_t n, struct plan_want_addr **out,
 		    size_t *nout);
 
-struct held_rec {
+struct plan_held_rec {
 	uint64_t sid;
 	uint16_t pkey;
 	struct ats_ip ip;
@@ -59,7 +59,7 @@ struct plan_action {
  * that already match are left alone. -ENOSPC when a PKey would need more
  * than 256 records. */
 int plan_build(const struct plan_want_addr *want, size_t nwant,
-	       const struct held_rec *held, size_t nheld,
+	       const struct plan_held_rec *held, size_t nheld,
 	       struct plan_action **out, size_t *nout);
 
 /* plan_build with records of our GID that atsd did not register (an
@@ -69,8 +69,8 @@ int plan_build(const struct plan_want_addr *want, size_t nwant,
  * the primary SID with another address, the wanted primary goes to a
  * secondary SID. */
 int plan_build_foreign(const struct plan_want_addr *want, size_t nwant,
-		       const struct held_rec *held, size_t nheld,
-		       const struct held_rec *foreign, size_t nforeign,
+		       const struct plan_held_rec *held, size_t nheld,
+		       const struct plan_held_rec *foreign, size_t nforeign,
 		       struct plan_action **out, size_t *nout);
 
 /* An address the SA refused to register (a Set answered with an SA error

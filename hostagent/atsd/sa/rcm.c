@@ -303,7 +303,7 @@ static void judge_req(struct rcm *r, const struct rdma_cm_event *ev, const struc
 		snprintf(why, len, "ibats: no RDMA IP CM private data (Annex A11)");
 		return;
 	}
-	if (r->conf.policy != RCM_ACCEPT_AGREE &&
+	if (r->conf.policy != RCM_CONF_ACCEPT_AGREE &&
 	    rcm_peer_judge(&r->conf, &pd->src, NULL, why, len))
 		return;
 	count(r, 0, NULL, &n);
@@ -312,14 +312,14 @@ static void judge_req(struct rcm *r, const struct rdma_cm_event *ev, const struc
 		return;
 	count(r, peer->port_guid, NULL, &n);
 	if (rcm_peer_admit(n.established, n.of_peer, why, len) ||
-	    (r->conf.policy == RCM_ACCEPT_AGREE &&
+	    (r->conf.policy == RCM_CONF_ACCEPT_AGREE &&
 	     rcm_peer_check(r->sa, &r->conf, c->remote_gid, c->pkey, &pd->src, why, len)))
 		return;
 	why[0] = 0;
 }
 
 /* Room for one more half-open connection: when the pool is full, its
- * oldest goes if it waited RCM_HALF_OPEN_MIN_MS for its RTU (an RTU may
+ * oldest goes if it waited RCM_PEER_HALF_OPEN_MIN_MS for its RTU (an RTU may
  * be in the channel behind the requests read first); else the newcomer
  * is refused. 0, or -EBUSY with the REJ text in why. */
 static int half_open_room(struct rcm *r, char *why, size_t len)
@@ -329,16 +329,16 @@ static int half_open_room(struct rcm *r, char *why, size_t len)
 	struct rcm_slot *o;
 
 	count(r, 0, NULL, &n);
-	if (n.half_open < RCM_MAX_HALF_OPEN)
+	if (n.half_open < RCM_PEER_MAX_HALF_OPEN)
 		return 0;
 	o = n.oldest_half;
-	if (mono_ms() - (o->due - r->rtu_timeout_ms) < RCM_HALF_OPEN_MIN_MS) {
-		snprintf(why, len, "ibats: %d requests wait for their RTU", RCM_MAX_HALF_OPEN);
+	if (mono_ms() - (o->due - r->rtu_timeout_ms) < RCM_PEER_HALF_OPEN_MIN_MS) {
+		snprintf(why, len, "ibats: %d requests wait for their RTU", RCM_PEER_MAX_HALF_OPEN);
 		return -EBUSY;
 	}
 	ats_gid_format(o->c.remote_gid, gid, sizeof(gid));
 	log_info("CM: connection 0x%08x from %s dropped: no RTU, and %d half-open requests "
-		 "wait with a new one", o->c.id, gid, RCM_MAX_HALF_OPEN);
+		 "wait with a new one", o->c.id, gid, RCM_PEER_MAX_HALF_OPEN);
 	rcm_slot_del(r, o);
 	return 0;
 }

@@ -112,7 +112,7 @@ int rcm_connect(struct rcm *r, const struct ats_ip *dst, uint16_t port, uint16_t
 		struct rcm_conn *out, char *err, size_t errlen)
 {
 	struct rcm_target t;
-	struct ats_set set;
+	struct ats_query_set set;
 	char ip[ATS_IP_STRLEN];
 	int ret, krej;
 

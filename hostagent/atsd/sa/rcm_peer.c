@@ -17,7 +17,7 @@ int rcm_peer_decide(const struct rcm_conf *conf, const uint8_t *our_gid, const u
 
 	memset(peer, 0, sizeof(*peer));
 	peer->off_subnet = memcmp(gid, our_gid, 8) != 0;
-	if (peer->off_subnet && conf->policy == RCM_ACCEPT_AGREE) {
+	if (peer->off_subnet && conf->policy == RCM_CONF_ACCEPT_AGREE) {
 		snprintf(why, len, "ibats: the requester's GID is off this subnet: "
 			 "its claim cannot be verified");
 		return -EACCES;
@@ -62,15 +62,15 @@ int rcm_peer_judge(const struct rcm_conf *conf, const struct ats_ip *src,
 
 	ats_ip_format(src, s, sizeof(s));
 	switch (conf->policy) {
-	case RCM_ACCEPT_ANY:
+	case RCM_CONF_ACCEPT_ANY:
 		return 0;
-	case RCM_ACCEPT_LIST:
+	case RCM_CONF_ACCEPT_LIST:
 		for (i = 0; i < conf->naccept; i++)
 			if (ats_ip_equal(&conf->accept[i], src))
 				return 0;
 		snprintf(why, len, "ibats: source IP %s is not on the accept list", s);
 		return -EACCES;
-	case RCM_ACCEPT_AGREE:
+	case RCM_CONF_ACCEPT_AGREE:
 		break;
 	}
 	if (!primary) {
@@ -93,7 +93,7 @@ int rcm_peer_check(struct sa_client *sa, const struct rcm_conf *conf, const uint
 	struct ats_ip ip;
 	int ret;
 
-	if (conf->policy != RCM_ACCEPT_AGREE)
+	if (conf->policy != RCM_CONF_ACCEPT_AGREE)
 		return rcm_peer_judge(conf, src, NULL, why, len);
 	ret = ats_query_primary(sa, gid, pkey | 0x8000, &rec);
 	if (ret && ret != -ENOENT) {
@@ -108,14 +108,14 @@ int rcm_peer_check(struct sa_client *sa, const struct rcm_conf *conf, const uint
 
 int rcm_peer_admit(size_t established, unsigned of_peer, char *why, size_t len)
 {
-	if (of_peer >= RCM_MAX_PER_PEER) {
+	if (of_peer >= RCM_PEER_MAX_PER_PEER) {
 		snprintf(why, len, "ibats: too many connections from this requester's port (%d)",
-			 RCM_MAX_PER_PEER);
+			 RCM_PEER_MAX_PER_PEER);
 		return -EDQUOT;
 	}
-	if (established >= RCM_MAX_ESTABLISHED) {
+	if (established >= RCM_PEER_MAX_ESTABLISHED) {
 		snprintf(why, len, "ibats: too many connections to this listener (%d)",
-			 RCM_MAX_ESTABLISHED);
+			 RCM_PEER_MAX_ESTABLISHED);
 		return -ENOSPC;
 	}
 	return 0;

@@ -25,23 +25,23 @@
 struct sa_client;
 
 /* Passive connections, below rcm.h's table (RCM_MAX_CONNS) so that
- * atsd's own connects keep slots: at most RCM_MAX_ESTABLISHED with the
- * RTU, RCM_MAX_PER_PEER of them from one requester port, and
- * RCM_MAX_HALF_OPEN awaiting it. Only the RTU shows that the REP reached
+ * atsd's own connects keep slots: at most RCM_PEER_MAX_ESTABLISHED with the
+ * RTU, RCM_PEER_MAX_PER_PEER of them from one requester port, and
+ * RCM_PEER_MAX_HALF_OPEN awaiting it. Only the RTU shows that the REP reached
  * the port the REQ named: a host may name another port's GID and LID
  * truthfully, the REP then goes there and is dropped (cm.c
  * cm_rep_handler), so half-open requests count against nobody's share
  * and, when their pool is full, the oldest makes room (a SYN cache):
  * resending REQs in someone's name cannot lock that port out. */
-#define RCM_MAX_ESTABLISHED 40
-#define RCM_MAX_HALF_OPEN 8
-#define RCM_MAX_PASSIVE (RCM_MAX_ESTABLISHED + RCM_MAX_HALF_OPEN)
-#define RCM_MAX_PER_PEER 8
+#define RCM_PEER_MAX_ESTABLISHED 40
+#define RCM_PEER_MAX_HALF_OPEN 8
+#define RCM_PEER_MAX_PASSIVE (RCM_PEER_MAX_ESTABLISHED + RCM_PEER_MAX_HALF_OPEN)
+#define RCM_PEER_MAX_PER_PEER 8
 /* A half-open request younger than this is not dropped for a newer one
  * (its RTU may already wait behind the requests read first): the newer
  * one is refused instead. A few CM round trips: longer would let a
  * requester that resends fast enough keep every newcomer out. */
-#define RCM_HALF_OPEN_MIN_MS 20
+#define RCM_PEER_HALF_OPEN_MIN_MS 20
 
 /* The verified requester: the port that owns the REQ's LID. */
 struct rcm_peer {
@@ -77,8 +77,8 @@ int rcm_peer_check(struct sa_client *sa, const struct rcm_conf *conf, const uint
 		   uint16_t pkey, const struct ats_ip *src, char *why, size_t len);
 
 /* Whether the listener takes one more established connection:
- * established passive ones held now (RCM_MAX_ESTABLISHED at most) and
- * those of this requester port (RCM_MAX_PER_PEER). 0, or -ENOSPC /
+ * established passive ones held now (RCM_PEER_MAX_ESTABLISHED at most) and
+ * those of this requester port (RCM_PEER_MAX_PER_PEER). 0, or -ENOSPC /
  * -EDQUOT with the REJ text in why. */
 int rcm_peer_admit(size_t established, unsigned of_peer, char *why, size_t len);
 

@@ -23,13 +23,13 @@ struct rcm_slot {
 				     * closed then (established: idle) */
 };
 
-_Static_assert(RCM_MAX_PASSIVE < RCM_MAX_CONNS, "slots kept for atsd's own connects");
+_Static_assert(RCM_PEER_MAX_PASSIVE < RCM_MAX_CONNS, "slots kept for atsd's own connects");
 
 struct rcm {
 	struct sa_client *sa;
 	struct rcm_conf conf;
 	struct rdma_event_channel *ch;
-	struct rdma_cm_id *listeners[RCM_MAX_LISTEN];
+	struct rdma_cm_id *listeners[RCM_CONF_MAX_LISTEN];
 	size_t nlisteners;
 	struct rcm_slot conns[RCM_MAX_CONNS];
 	size_t nconns;

@@ -217,7 +217,7 @@ static struct saj *lookup_done(struct ats_window_req *r)
 static void run_table(struct sa_thread *t, struct saj *j)
 {
 	struct saj_lookup *l = &j->u.lookup;
-	struct ats_set s;
+	struct ats_query_set s;
 	int ret = -EOPNOTSUPP;
 
 	memset(&s, 0, sizeof(s));

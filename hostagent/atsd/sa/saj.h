@@ -19,7 +19,7 @@
 #include "core/sr.h"
 
 /* Distinct PKeys one sync or join looks at. */
-#define AGENT_PKEYS_MAX 32
+#define SAJ_PKEYS_MAX 32
 
 enum saj_kind {
 	SAJ_PORT,     /* read the port's attributes (LID, SM LID, state) */
@@ -58,21 +58,21 @@ struct saj_sync {
 	struct plan_want_addr *want;     /* owned by the job */
 	size_t nwant;
 	int full;                   /* read the SA, not just verify */
-	struct held_rec *owned;     /* what we registered last */
+	struct plan_held_rec *owned;     /* what we registered last */
 	size_t nowned;
-	struct held_rec *foreign;   /* in: others' records on our GID known
+	struct plan_held_rec *foreign;   /* in: others' records on our GID known
 				     * from the last full read; out: now */
 	size_t nforeign;
 	int adopt_wanted;           /* no state file: records carrying a
 				     * wanted address are taken as ours */
 	int owned_from_state;       /* owned is the state file's list */
 	char state_path[256];       /* where to keep what we own */
-	struct held_rec *filed;     /* in: what the state file lists; out:
+	struct plan_held_rec *filed;     /* in: what the state file lists; out:
 				     * after this sync's writes */
 	size_t nfiled;
 	uint32_t lease;
 	/* out */
-	struct held_rec *result;    /* what we own afterwards */
+	struct plan_held_rec *result;    /* what we own afterwards */
 	size_t nresult;
 	unsigned sets, deletes;     /* what it changed */
 	unsigned adopted;           /* records found and kept as ours */
@@ -80,7 +80,7 @@ struct saj_sync {
 	size_t nrefused;
 	int state_err;              /* 0 or -errno of the last state file write */
 	int state_saved;            /* a write succeeded: filed is the file's */
-	struct held_rec *unsaved;   /* Sets held back: the state file could
+	struct plan_held_rec *unsaved;   /* Sets held back: the state file could
 				     * not list them (agent_state_gate) */
 	size_t nunsaved;
 };
@@ -96,7 +96,7 @@ struct saj_lookup {             /* SAJ_LOOKUP, SAJ_TABLE */
 
 struct saj_ipoib {
 	enum saj_ipoib_op op;
-	struct saj_group groups[AGENT_PKEYS_MAX];
+	struct saj_group groups[SAJ_PKEYS_MAX];
 	size_t ngroups;
 };
 

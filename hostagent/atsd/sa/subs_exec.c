@@ -13,7 +13,7 @@
 
 static struct {
 	struct mport *port;
-	subs_post_fn *post;
+	subs_exec_post_fn *post;
 	void *ctx;
 	uint16_t sa_lid;            /* the SA we are subscribed with, or 0 */
 	uint64_t sa_guid;           /* its port GUID: the issuer of its own traps */
@@ -22,7 +22,7 @@ static struct {
 /* The traps whose reports keep the cache true. */
 static const uint16_t traps[] = { NOTICE_TRAP_GID_IN, NOTICE_TRAP_GID_OUT };
 
-void subs_exec_init(struct mport *port, subs_post_fn *post, void *ctx)
+void subs_exec_init(struct mport *port, subs_exec_post_fn *post, void *ctx)
 {
 	se.port = port;
 	se.post = post;
@@ -31,9 +31,9 @@ void subs_exec_init(struct mport *port, subs_post_fn *post, void *ctx)
 
 static int set_one(struct sa_client *sa, uint16_t trap, int subscribe)
 {
-	struct inform_info ii, back;
-	struct sa_answer ans;
-	uint8_t rec[INFORM_SIZE];
+	struct notice_inform ii, back;
+	struct sa_client_answer ans;
+	uint8_t rec[NOTICE_INFORM_SIZE];
 	int ret;
 
 	notice_inform_for_trap(&ii, trap, subscribe);

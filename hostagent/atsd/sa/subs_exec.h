@@ -14,9 +14,9 @@
 #include "saj.h"
 
 /* Hands a Report to the main thread, on the SA thread. */
-typedef void subs_post_fn(const struct saj_report *r, void *ctx);
+typedef void subs_exec_post_fn(const struct saj_report *r, void *ctx);
 
-void subs_exec_init(struct mport *port, subs_post_fn *post, void *ctx);
+void subs_exec_init(struct mport *port, subs_exec_post_fn *post, void *ctx);
 /* SAJ_INFORM. */
 void subs_exec_run(struct sa_client *sa, struct saj *j);
 /* The responder for SA class requests: a ReportResp for a Report from

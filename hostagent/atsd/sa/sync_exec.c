@@ -15,9 +15,9 @@
 #include "core/sa.h"
 #include "sync_exec.h"
 
-static int held_add(struct held_rec **v, size_t *n, const struct sr_record *r)
+static int held_add(struct plan_held_rec **v, size_t *n, const struct sr_record *r)
 {
-	struct held_rec *nv;
+	struct plan_held_rec *nv;
 	struct ats_ip ip;
 
 	if (ats_ip_decode(r->data8, &ip, NULL))
@@ -34,7 +34,7 @@ static int held_add(struct held_rec **v, size_t *n, const struct sr_record *r)
 }
 
 /* Index of the record held under (sid, pkey), or n. */
-static size_t held_find(const struct held_rec *v, size_t n, uint64_t sid, uint16_t pkey)
+static size_t held_find(const struct plan_held_rec *v, size_t n, uint64_t sid, uint16_t pkey)
 {
 	size_t k;
 
@@ -46,11 +46,11 @@ static size_t held_find(const struct held_rec *v, size_t n, uint64_t sid, uint16
 
 /* What the SA holds for our GID: the whole SID block of every PKey that
  * matters (full), or one SubnAdmGet per record we own (verify). */
-static int read_held(struct sa_client *sa, struct saj *j, struct held_rec **held,
+static int read_held(struct sa_client *sa, struct saj *j, struct plan_held_rec **held,
 		     size_t *nheld)
 {
 	struct saj_sync *s = &j->u.sync;
-	uint16_t pk[AGENT_PKEYS_MAX];
+	uint16_t pk[SAJ_PKEYS_MAX];
 	size_t npk = 0, i, k;
 	int ret = 0;
 
@@ -79,11 +79,11 @@ static int read_held(struct sa_client *sa, struct saj *j, struct held_rec **held
 
 		for (k = 0; k < npk && pk[k] != p; k++)
 			;
-		if (k == npk && npk < AGENT_PKEYS_MAX)
+		if (k == npk && npk < SAJ_PKEYS_MAX)
 			pk[npk++] = p;
 	}
 	for (k = 0; k < npk && !ret; k++) {
-		struct ats_set set;
+		struct ats_query_set set;
 
 		ret = ats_query_reverse_exact(sa, j->port.gid, pk[k], &set);
 		if (ret)
@@ -96,7 +96,7 @@ static int read_held(struct sa_client *sa, struct saj *j, struct held_rec **held
 	return ret;
 }
 
-static int rec_in(const struct held_rec *v, size_t n, const struct held_rec *h)
+static int rec_in(const struct plan_held_rec *v, size_t n, const struct plan_held_rec *h)
 {
 	size_t k;
 
@@ -106,7 +106,7 @@ static int rec_in(const struct held_rec *v, size_t n, const struct held_rec *h)
 	return 0;
 }
 
-static int want_has(const struct saj_sync *s, const struct held_rec *h)
+static int want_has(const struct saj_sync *s, const struct plan_held_rec *h)
 {
 	size_t k;
 
@@ -169,8 +169,8 @@ static void explain(struct smq_client *smq, struct saj *j)
 /* Split what the SA holds for our GID: ours (registered by this atsd,
  * known from the last sync or the state file) and foreign (an admin's
  * `atsctl register`, another tool's), which a sync never touches. */
-static int split_held(struct saj_sync *s, struct held_rec *all, size_t nall,
-		      struct held_rec **ours, size_t *nours)
+static int split_held(struct saj_sync *s, struct plan_held_rec *all, size_t nall,
+		      struct plan_held_rec **ours, size_t *nours)
 {
 	size_t i;
 	int ret = 0;
@@ -187,9 +187,9 @@ static int split_held(struct saj_sync *s, struct held_rec *all, size_t nall,
 	s->foreign = NULL;
 	s->nforeign = 0;
 	for (i = 0; i < nall && !ret; i++) {
-		struct held_rec **v = &s->foreign;
+		struct plan_held_rec **v = &s->foreign;
 		size_t *n = &s->nforeign, k;
-		struct held_rec *nv;
+		struct plan_held_rec *nv;
 
 		if (rec_in(s->owned, s->nowned, &all[i]) || (s->adopt_wanted && want_has(s, &all[i]))) {
 			v = ours;
@@ -215,7 +215,7 @@ static int split_held(struct saj_sync *s, struct held_rec *all, size_t nall,
 /* A Set on a SID we hold no record on: a verify knows nothing of others'
  * records there, so such a sync reads the whole SID block first. */
 static int plan_needs_block(const struct plan_action *p, size_t n,
-			    const struct held_rec *ours, size_t nours)
+			    const struct plan_held_rec *ours, size_t nours)
 {
 	size_t i;
 
@@ -225,11 +225,11 @@ static int plan_needs_block(const struct plan_action *p, size_t n,
 	return 0;
 }
 
-static void state_save(struct saj *j, const struct held_rec *r, size_t n,
+static void state_save(struct saj *j, const struct plan_held_rec *r, size_t n,
 		       const struct plan_action *plan, size_t nplan)
 {
 	struct saj_sync *s = &j->u.sync;
-	struct held_rec *v = NULL;
+	struct plan_held_rec *v = NULL;
 	size_t i, nv = n;
 	int ret;
 
@@ -270,7 +270,7 @@ static void state_save(struct saj *j, const struct held_rec *r, size_t n,
 static size_t hold_unsaved(struct saj_sync *s, struct plan_action *plan, size_t nplan)
 {
 	size_t n = agent_state_gate(plan, nplan, s->filed, s->nfiled), i;
-	struct held_rec *v;
+	struct plan_held_rec *v;
 
 	if (n == nplan)
 		return n;
@@ -289,11 +289,11 @@ static size_t hold_unsaved(struct saj_sync *s, struct plan_action *plan, size_t 
 
 /* Read what the SA holds and plan from it; a second pass reads it all
  * when the plan must (plan_needs_block). 0 or -errno. */
-static int read_and_plan(struct sa_client *sa, struct saj *j, struct held_rec **held,
+static int read_and_plan(struct sa_client *sa, struct saj *j, struct plan_held_rec **held,
 			 size_t *nheld, struct plan_action **plan, size_t *nplan)
 {
 	struct saj_sync *s = &j->u.sync;
-	struct held_rec *all = NULL;
+	struct plan_held_rec *all = NULL;
 	size_t nall = 0;
 	int ret = 0, pass;
 
@@ -321,7 +321,7 @@ static int read_and_plan(struct sa_client *sa, struct saj *j, struct held_rec **
 
 /* The SA did a; what it holds (held) follows. 0 or -errno. */
 static int applied(struct saj_sync *s, const struct plan_action *a, const struct sr_record *r,
-		   struct held_rec **held, size_t *nheld)
+		   struct plan_held_rec **held, size_t *nheld)
 {
 	size_t k = held_find(*held, *nheld, a->sid, a->pkey);
 	char ip[ATS_IP_STRLEN];
@@ -350,7 +350,7 @@ static int applied(struct saj_sync *s, const struct plan_action *a, const struct
  * plainly gone), -errno on a failure of our own. A failed exchange sets
  * *err (the sync failed: backoff) and counts in *timeouts. */
 static int apply(struct sa_client *sa, struct saj *j, const struct plan_action *a,
-		 struct held_rec **held, size_t *nheld, int *err, unsigned *timeouts)
+		 struct plan_held_rec **held, size_t *nheld, int *err, unsigned *timeouts)
 {
 	struct saj_sync *s = &j->u.sync;
 	char ip[ATS_IP_STRLEN];
@@ -405,7 +405,7 @@ static int apply(struct sa_client *sa, struct saj *j, const struct plan_action *
 void sync_exec_run(struct sa_client *sa, struct smq_client *smq, struct saj *j)
 {
 	struct saj_sync *s = &j->u.sync;
-	struct held_rec *held = NULL;
+	struct plan_held_rec *held = NULL;
 	struct plan_action *plan = NULL;
 	size_t nheld = 0, nplan = 0, i;
 	unsigned timeouts = 0;

@@ -19,11 +19,11 @@ static struct {
 	void (*left)(void);
 	int started;            /* the first join (or read) went out */
 	int joined;             /* a join went out: leave at shutdown */
-	struct saj_group groups[AGENT_PKEYS_MAX];
+	struct saj_group groups[SAJ_PKEYS_MAX];
 	size_t ngroups;
 	/* The partitions whose groups a join or check of ours may have
 	 * joined: left at exit even when a SIGHUP took their interface away. */
-	uint16_t ours[AGENT_PKEYS_MAX];
+	uint16_t ours[SAJ_PKEYS_MAX];
 	size_t nours;
 } gr;
 
@@ -57,11 +57,11 @@ static int manages(size_t i)
 	char name[IBSYS_NAME_MAX];
 
 	switch (gr.conf->ipoib_membership) {
-	case AGENT_MEMBERSHIP_CHECK:
+	case AGENT_CONF_MEMBERSHIP_CHECK:
 		return 0;
-	case AGENT_MEMBERSHIP_MANAGE:
+	case AGENT_CONF_MEMBERSHIP_MANAGE:
 		return 1;
-	case AGENT_MEMBERSHIP_AUTO:
+	case AGENT_CONF_MEMBERSHIP_AUTO:
 		break;
 	}
 	return !sources_ipoib(gr.src, i) &&
@@ -177,7 +177,7 @@ void ipoib_groups_submit(enum saj_ipoib_op op)
 
 		for (k = 0; k < p->ngroups && p->groups[k].pkey != pk; k++)
 			;
-		if (k == p->ngroups && k < AGENT_PKEYS_MAX) {
+		if (k == p->ngroups && k < SAJ_PKEYS_MAX) {
 			p->groups[p->ngroups++].pkey = pk;
 			p->groups[k].manage = manages(i);
 		} else if (k < p->ngroups && !manages(i)) {
@@ -189,12 +189,12 @@ void ipoib_groups_submit(enum saj_ipoib_op op)
 	 * in auto: the interface that went may have been the kernel's, which
 	 * shares the port's membership. */
 	for (i = 0; op == SAJ_LEAVE && i < gr.nours; i++) {
-		if (gr.conf->ipoib_membership == AGENT_MEMBERSHIP_CHECK ||
-		    gr.conf->ipoib_membership == AGENT_MEMBERSHIP_AUTO)
+		if (gr.conf->ipoib_membership == AGENT_CONF_MEMBERSHIP_CHECK ||
+		    gr.conf->ipoib_membership == AGENT_CONF_MEMBERSHIP_AUTO)
 			break;
 		for (k = 0; k < p->ngroups && p->groups[k].pkey != gr.ours[i]; k++)
 			;
-		if (k == p->ngroups && k < AGENT_PKEYS_MAX) {
+		if (k == p->ngroups && k < SAJ_PKEYS_MAX) {
 			p->groups[p->ngroups].pkey = gr.ours[i];
 			p->groups[p->ngroups++].manage = 1;
 		}
@@ -206,7 +206,7 @@ void ipoib_groups_submit(enum saj_ipoib_op op)
 			continue;
 		for (o = 0; o < gr.nours && gr.ours[o] != p->groups[k].pkey; o++)
 			;
-		if (o == gr.nours && o < AGENT_PKEYS_MAX)
+		if (o == gr.nours && o < SAJ_PKEYS_MAX)
 			gr.ours[gr.nours++] = p->groups[k].pkey;
 	}
 	if (!p->ngroups) {

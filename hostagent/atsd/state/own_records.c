@@ -19,15 +19,15 @@ static struct {
 	const struct agent_conf *conf;
 	struct sources *src;
 	struct own_records_hooks hooks;
-	struct held_rec *owned;      /* what atsd registered */
+	struct plan_held_rec *owned;      /* what atsd registered */
 	size_t nowned;
-	struct held_rec *foreign;    /* others' records on our GID (last full read) */
+	struct plan_held_rec *foreign;    /* others' records on our GID (last full read) */
 	size_t nforeign;
 	struct plan_refused *refused; /* addresses the SA refused */
 	size_t nrefused;
-	struct held_rec *filed;      /* what the state file lists */
+	struct plan_held_rec *filed;      /* what the state file lists */
 	size_t nfiled;
-	struct held_rec *unsaved;    /* not registered: the state file could
+	struct plan_held_rec *unsaved;    /* not registered: the state file could
 				      * not list them (last sync) */
 	size_t nunsaved;
 	unsigned unsaved_tries;      /* syncs in a row that held some back */
@@ -507,7 +507,7 @@ enum own_records_addr own_records_addr_state(const struct ats_ip *ip, uint16_t p
 	return OWN_RECORDS_PENDING;
 }
 
-const struct held_rec *own_records_list(size_t *n)
+const struct plan_held_rec *own_records_list(size_t *n)
 {
 	*n = own.nowned;
 	return own.owned;

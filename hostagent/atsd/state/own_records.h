@@ -82,7 +82,7 @@ enum own_records_addr own_records_addr_state(const struct ats_ip *ip, uint16_t p
 /* The SM's reason for a refused address, or NULL when it gave none. */
 const char *own_records_refused_why(const struct ats_ip *ip, uint16_t pkey);
 /* The records atsd owns. */
-const struct held_rec *own_records_list(size_t *n);
+const struct plan_held_rec *own_records_list(size_t *n);
 /* The primary address of the default partition: 0 or -ENOENT. */
 int own_records_primary(struct ats_ip *ip);
 

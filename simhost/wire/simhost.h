@@ -43,8 +43,8 @@
  *                  with a write() under way: GET_EVENT may block): one
  *                  simhost_ucm_req packet, one simhost_ucm_rep packet.
  */
-#ifndef IBATS_SIMHOST_PROTO_H
-#define IBATS_SIMHOST_PROTO_H
+#ifndef IBATS_SIMHOST_H
+#define IBATS_SIMHOST_H
 
 #include <stdint.h>
 

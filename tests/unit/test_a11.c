@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "core/a11.h"
+#include "fixture.h"
 
 static void test_ip_pdata(void **state)
 {
@@ -93,13 +94,7 @@ static void test_service_id(void **state)
 	assert_false(a11_service_parse(0x0000000001FF0001ull, &ps, &port));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ip_pdata),
-		cmocka_unit_test(test_ib_form),
-		cmocka_unit_test(test_service_id),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_ip_pdata),
+	cmocka_unit_test(test_ib_form),
+	cmocka_unit_test(test_service_id))

@@ -15,6 +15,7 @@
 #include "acmprov/acmats_cache.h"
 #include "acmprov/acmats_msg.h"
 #include "core/pr.h"
+#include "fixture.h"
 
 /* A request as librdmacm sends it (acm.c ucma_ib_resolve): a source and
  * a destination IPv4 entry, after the core's checks. */
@@ -176,13 +177,7 @@ static void test_cache(void **state)
 	acmats_cache_fini(c);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_question),
-		cmocka_unit_test(test_answer_golden),
-		cmocka_unit_test(test_cache),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_question),
+	cmocka_unit_test(test_answer_golden),
+	cmocka_unit_test(test_cache))

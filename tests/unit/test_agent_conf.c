@@ -11,6 +11,7 @@
 
 #include "host/agent_conf.h"
 #include "tmpconf.h"
+#include "fixture.h"
 
 static char path[64];
 
@@ -331,19 +332,13 @@ static void test_metrics_file_clash(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_full, teardown),
-		cmocka_unit_test_teardown(test_metrics_file_clash, teardown),
-		cmocka_unit_test_teardown(test_control_keys, teardown),
-		cmocka_unit_test(test_defaults),
-		cmocka_unit_test(test_instance),
-		cmocka_unit_test_teardown(test_errors, teardown),
-		cmocka_unit_test(test_restart_key),
-		cmocka_unit_test_teardown(test_restart_keep, teardown),
-		cmocka_unit_test(test_directory),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test_teardown(test_full, teardown),
+	cmocka_unit_test_teardown(test_metrics_file_clash, teardown),
+	cmocka_unit_test_teardown(test_control_keys, teardown),
+	cmocka_unit_test(test_defaults),
+	cmocka_unit_test(test_instance),
+	cmocka_unit_test_teardown(test_errors, teardown),
+	cmocka_unit_test(test_restart_key),
+	cmocka_unit_test_teardown(test_restart_keep, teardown),
+	cmocka_unit_test(test_directory))

@@ -14,6 +14,7 @@
 
 #include "model/agent_state.h"
 #include "tmpconf.h"
+#include "fixture.h"
 
 static char path[64];
 
@@ -257,17 +258,11 @@ static void test_load_foreign(void **state)
 	assert_non_null(strstr(why, "owned by uid 4242"));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_round_trip, teardown),
-		cmocka_unit_test_teardown(test_damaged, teardown),
-		cmocka_unit_test_teardown(test_planted_tmp, teardown),
-		cmocka_unit_test(test_gate),
-		cmocka_unit_test(test_check),
-		cmocka_unit_test(test_check_planted),
-		cmocka_unit_test_teardown(test_load_foreign, teardown),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test_teardown(test_round_trip, teardown),
+	cmocka_unit_test_teardown(test_damaged, teardown),
+	cmocka_unit_test_teardown(test_planted_tmp, teardown),
+	cmocka_unit_test(test_gate),
+	cmocka_unit_test(test_check),
+	cmocka_unit_test(test_check_planted),
+	cmocka_unit_test_teardown(test_load_foreign, teardown))

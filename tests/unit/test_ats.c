@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "core/ats.h"
+#include "fixture.h"
 
 static void test_sid_block(void **state)
 {
@@ -278,24 +279,18 @@ static void test_pkey_parse(void **state)
 	assert_int_equal(ats_pkey_parse(NULL, &pk), -EINVAL);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sid_block),
-		cmocka_unit_test(test_sid_next_wraps),
-		cmocka_unit_test(test_sid_order_covers_block),
-		cmocka_unit_test(test_name),
-		cmocka_unit_test(test_ip_encode_v4),
-		cmocka_unit_test(test_ip_mapped_accepted),
-		cmocka_unit_test(test_ip_other_form),
-		cmocka_unit_test(test_ip_v6),
-		cmocka_unit_test(test_unicast),
-		cmocka_unit_test(test_record_check),
-		cmocka_unit_test(test_gid_text),
-		cmocka_unit_test(test_data8_str_and_same_ip),
-		cmocka_unit_test(test_reg_mask),
-		cmocka_unit_test(test_pkey_parse),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_sid_block),
+	cmocka_unit_test(test_sid_next_wraps),
+	cmocka_unit_test(test_sid_order_covers_block),
+	cmocka_unit_test(test_name),
+	cmocka_unit_test(test_ip_encode_v4),
+	cmocka_unit_test(test_ip_mapped_accepted),
+	cmocka_unit_test(test_ip_other_form),
+	cmocka_unit_test(test_ip_v6),
+	cmocka_unit_test(test_unicast),
+	cmocka_unit_test(test_record_check),
+	cmocka_unit_test(test_gid_text),
+	cmocka_unit_test(test_data8_str_and_same_ip),
+	cmocka_unit_test(test_reg_mask),
+	cmocka_unit_test(test_pkey_parse))

@@ -9,6 +9,7 @@
 
 #include "core/ats.h"
 #include "host/ats_audit.h"
+#include "fixture.h"
 
 static struct ats_audit_port ports[2];
 
@@ -125,14 +126,8 @@ static void test_unknown_pkeys_not_judged(void **state)
 	assert_string_equal(ats_audit_severity_name(ATS_AUDIT_ERROR), "error");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup(test_clean, setup),
-		cmocka_unit_test_setup(test_each_kind_once, setup),
-		cmocka_unit_test_setup(test_failover_pair_ok, setup),
-		cmocka_unit_test_setup(test_unknown_pkeys_not_judged, setup),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test_setup(test_clean, setup),
+	cmocka_unit_test_setup(test_each_kind_once, setup),
+	cmocka_unit_test_setup(test_failover_pair_ok, setup),
+	cmocka_unit_test_setup(test_unknown_pkeys_not_judged, setup))

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "host/ats_query.h"
+#include "fixture.h"
 
 static struct sr_record rec(uint64_t sid, uint32_t port, uint16_t pkey)
 {
@@ -118,13 +119,7 @@ static void test_changed_by_hand(void **state)
 	ats_query_set_free(&s);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_unique_by_key),
-		cmocka_unit_test(test_many),
-		cmocka_unit_test(test_changed_by_hand),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_unique_by_key),
+	cmocka_unit_test(test_many),
+	cmocka_unit_test(test_changed_by_hand))

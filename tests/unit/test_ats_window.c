@@ -20,6 +20,7 @@
 #include "core/wire.h"
 #include "fake_mport.h"
 #include "host/ats_window.h"
+#include "fixture.h"
 
 #define TIMEOUT_MS 40
 #define RETRIES 2
@@ -493,21 +494,15 @@ static void test_depth_bounds(void **state)
 	fx_close(&f);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_depth_order),
-		cmocka_unit_test(test_resend),
-		cmocka_unit_test(test_timeout),
-		cmocka_unit_test(test_cut),
-		cmocka_unit_test(test_primary_split),
-		cmocka_unit_test(test_port_down),
-		cmocka_unit_test(test_stale),
-		cmocka_unit_test(test_cancel),
-		cmocka_unit_test(test_away),
-		cmocka_unit_test(test_hostile),
-		cmocka_unit_test(test_depth_bounds),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_depth_order),
+	cmocka_unit_test(test_resend),
+	cmocka_unit_test(test_timeout),
+	cmocka_unit_test(test_cut),
+	cmocka_unit_test(test_primary_split),
+	cmocka_unit_test(test_port_down),
+	cmocka_unit_test(test_stale),
+	cmocka_unit_test(test_cancel),
+	cmocka_unit_test(test_away),
+	cmocka_unit_test(test_hostile),
+	cmocka_unit_test(test_depth_bounds))

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "host/atsd_proto.h"
+#include "fixture.h"
 
 static void test_verbs(void **state)
 {
@@ -317,21 +318,15 @@ static void test_lid(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_verbs),
-		cmocka_unit_test(test_ok_line),
-		cmocka_unit_test(test_stats),
-		cmocka_unit_test(test_record),
-		cmocka_unit_test(test_record_local),
-		cmocka_unit_test(test_status),
-		cmocka_unit_test(test_conn),
-		cmocka_unit_test(test_group),
-		cmocka_unit_test(test_pkey_arg),
-		cmocka_unit_test(test_resync_hold),
-		cmocka_unit_test(test_lid),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_verbs),
+	cmocka_unit_test(test_ok_line),
+	cmocka_unit_test(test_stats),
+	cmocka_unit_test(test_record),
+	cmocka_unit_test(test_record_local),
+	cmocka_unit_test(test_status),
+	cmocka_unit_test(test_conn),
+	cmocka_unit_test(test_group),
+	cmocka_unit_test(test_pkey_arg),
+	cmocka_unit_test(test_resync_hold),
+	cmocka_unit_test(test_lid))

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "state/cache.h"
+#include "fixture.h"
 
 static void test_hit_expire_negative(void **state)
 {
@@ -194,16 +195,10 @@ static void test_many(void **state)
 	cache_fini(c);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_hit_expire_negative),
-		cmocka_unit_test(test_drop_gid_negative),
-		cmocka_unit_test(test_evict_closest_expiry),
-		cmocka_unit_test(test_evict_order_random),
-		cmocka_unit_test(test_key_too_long),
-		cmocka_unit_test(test_many),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_hit_expire_negative),
+	cmocka_unit_test(test_drop_gid_negative),
+	cmocka_unit_test(test_evict_closest_expiry),
+	cmocka_unit_test(test_evict_order_random),
+	cmocka_unit_test(test_key_too_long),
+	cmocka_unit_test(test_many))

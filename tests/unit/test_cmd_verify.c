@@ -13,6 +13,7 @@
 
 #include "host/ifev.h"
 #include "hostagent/atsctl/cmd_verify.h"
+#include "fixture.h"
 
 /* RTM_NEWNEIGH as the kernel sends it for an IPoIB neighbour (ndmsg,
  * NDA_DST, NDA_LLADDR of 20 bytes), built with libmnl. */
@@ -101,12 +102,6 @@ static void test_hostile(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_neighbours),
-		cmocka_unit_test(test_hostile),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_neighbours),
+	cmocka_unit_test(test_hostile))

@@ -16,6 +16,7 @@
 #include "ctl/ctl_lookup.h"
 #include "ctl/ctl_prefetch.h"
 #include "sa/saj.h"
+#include "fixture.h"
 
 static struct saj *submitted;
 static unsigned fills;
@@ -148,12 +149,6 @@ static void test_too_large_backs_off(void **state)
 	assert_int_equal(fills, before + 2);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_clear_mid_read),
-		cmocka_unit_test(test_too_large_backs_off),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_clear_mid_read),
+	cmocka_unit_test(test_too_large_backs_off))

@@ -212,15 +212,9 @@ static void test_epochs(void **state)
 	assert_int_equal(sent[1], 3);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		FIXTURE_TEST(test_release_in_order),
-		FIXTURE_TEST(test_forgotten_unsent),
-		FIXTURE_TEST(test_bounded),
-		FIXTURE_TEST(test_per_port_share),
-		FIXTURE_TEST(test_epochs),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	FIXTURE_TEST(test_release_in_order),
+	FIXTURE_TEST(test_forgotten_unsent),
+	FIXTURE_TEST(test_bounded),
+	FIXTURE_TEST(test_per_port_share),
+	FIXTURE_TEST(test_epochs))

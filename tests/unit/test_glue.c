@@ -257,15 +257,9 @@ static void t_null_log_file_loads(void **state)
 	osm.log.out_port = stdout; /* teardown's osm_log_destroy closes any other */
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		FIXTURE_TEST(t_named_loads),
-		FIXTURE_TEST(t_other_name_refused),
-		FIXTURE_TEST(t_no_name_refused),
-		FIXTURE_TEST(t_log_moved_refused),
-		FIXTURE_TEST(t_null_log_file_loads),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	FIXTURE_TEST(t_named_loads),
+	FIXTURE_TEST(t_other_name_refused),
+	FIXTURE_TEST(t_no_name_refused),
+	FIXTURE_TEST(t_log_moved_refused),
+	FIXTURE_TEST(t_null_log_file_loads))

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "main/host_metrics.h"
+#include "fixture.h"
 
 static void test_fill(void **state)
 {
@@ -51,11 +52,5 @@ static void test_fill(void **state)
 	free(s);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fill),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_fill))

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "host/ifev.h"
+#include "fixture.h"
 
 struct seen {
 	struct ifev_event ev[8];
@@ -213,17 +214,11 @@ static void test_huge_len(void **state)
 	assert_int_equal(s.n, 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_newaddr_golden),
-		cmocka_unit_test(test_v6_and_deladdr),
-		cmocka_unit_test(test_link),
-		cmocka_unit_test(test_done_and_other_types),
-		cmocka_unit_test(test_truncated_and_hostile),
-		cmocka_unit_test(test_unaligned_tail),
-		cmocka_unit_test(test_huge_len),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_newaddr_golden),
+	cmocka_unit_test(test_v6_and_deladdr),
+	cmocka_unit_test(test_link),
+	cmocka_unit_test(test_done_and_other_types),
+	cmocka_unit_test(test_truncated_and_hostile),
+	cmocka_unit_test(test_unaligned_tail),
+	cmocka_unit_test(test_huge_len))

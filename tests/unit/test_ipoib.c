@@ -9,6 +9,7 @@
 
 #include "core/ats.h"
 #include "core/ipoib.h"
+#include "fixture.h"
 
 static void test_rfc4391(void **state)
 {
@@ -63,13 +64,7 @@ static void test_bcast_mgid(void **state)
 	assert_string_equal(ats_gid_format(mgid, s, sizeof(s)), "ff12:401b:8001::ffff:ffff");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_rfc4391),
-		cmocka_unit_test(test_draft),
-		cmocka_unit_test(test_bcast_mgid),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_rfc4391),
+	cmocka_unit_test(test_draft),
+	cmocka_unit_test(test_bcast_mgid))

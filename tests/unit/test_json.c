@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "core/json.h"
+#include "fixture.h"
 
 static void check_escape(const void *in, size_t n, const char *want)
 {
@@ -229,18 +230,12 @@ static void test_write_error(void **state)
 	fclose(f);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_escape),
-		cmocka_unit_test(test_escape_truncates),
-		cmocka_unit_test(test_document),
-		cmocka_unit_test(test_pretty),
-		cmocka_unit_test(test_pretty_levels),
-		cmocka_unit_test(test_long_list),
-		cmocka_unit_test(test_misuse),
-		cmocka_unit_test(test_write_error),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_escape),
+	cmocka_unit_test(test_escape_truncates),
+	cmocka_unit_test(test_document),
+	cmocka_unit_test(test_pretty),
+	cmocka_unit_test(test_pretty_levels),
+	cmocka_unit_test(test_long_list),
+	cmocka_unit_test(test_misuse),
+	cmocka_unit_test(test_write_error))

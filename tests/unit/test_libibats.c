@@ -25,6 +25,7 @@
 #include "fake_sock.h"
 
 #include "libibats/priv.h"
+#include "fixture.h"
 
 static const uint8_t gid_a[16] = { 0xfe, 0x80, 0, 0, 0, 0, 0, 0,
 				   0, 0x02, 0xc9, 0x03, 0, 0x0a, 0xb1, 0xc2 };
@@ -769,27 +770,21 @@ static void test_agent_threads(void **state)
 /* A case against the fake agent: fa_setup() before it, fake_sock_teardown() after. */
 #define AGENT_TEST(f) cmocka_unit_test_setup_teardown(f, fa_setup, fake_sock_teardown)
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sid_layout),
-		cmocka_unit_test(test_info_layout),
-		cmocka_unit_test(test_sockaddr_ib_fill),
-		cmocka_unit_test(test_a11_encode),
-		cmocka_unit_test(test_a11_decode),
-		cmocka_unit_test(test_peer_decide),
-		cmocka_unit_test(test_exit_code),
-		cmocka_unit_test(test_record_from_sr),
-		cmocka_unit_test(test_records_from_reply),
-		cmocka_unit_test(test_open_opts),
-		AGENT_TEST(test_agent_lookups),
-		AGENT_TEST(test_agent_check_peer),
-		AGENT_TEST(test_agent_reconnect),
-		AGENT_TEST(test_agent_failures),
-		AGENT_TEST(test_lookup_info),
-		AGENT_TEST(test_agent_hung_backoff),
-		AGENT_TEST(test_agent_threads),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_sid_layout),
+	cmocka_unit_test(test_info_layout),
+	cmocka_unit_test(test_sockaddr_ib_fill),
+	cmocka_unit_test(test_a11_encode),
+	cmocka_unit_test(test_a11_decode),
+	cmocka_unit_test(test_peer_decide),
+	cmocka_unit_test(test_exit_code),
+	cmocka_unit_test(test_record_from_sr),
+	cmocka_unit_test(test_records_from_reply),
+	cmocka_unit_test(test_open_opts),
+	AGENT_TEST(test_agent_lookups),
+	AGENT_TEST(test_agent_check_peer),
+	AGENT_TEST(test_agent_reconnect),
+	AGENT_TEST(test_agent_failures),
+	AGENT_TEST(test_lookup_info),
+	AGENT_TEST(test_agent_hung_backoff),
+	AGENT_TEST(test_agent_threads))

@@ -20,6 +20,7 @@
 #include "fake_sock.h"
 
 #include "libibats/priv.h"
+#include "fixture.h"
 
 /* host1 claims gid_a; gid_b is host3's; gid_far is gid_a's GUID under
  * another subnet prefix. */
@@ -288,16 +289,10 @@ static void test_check_peer_lid_args(void **state)
 	ibats_close(h);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_claim_check),
-		cmocka_unit_test(test_lid_decide),
-		cmocka_unit_test(test_lid_from_reply),
-		cmocka_unit_test_setup_teardown(test_lid_owner_agent, fake_setup, fake_sock_teardown),
-		cmocka_unit_test(test_lid_owner_no_agent),
-		cmocka_unit_test(test_check_peer_lid_args),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_claim_check),
+	cmocka_unit_test(test_lid_decide),
+	cmocka_unit_test(test_lid_from_reply),
+	cmocka_unit_test_setup_teardown(test_lid_owner_agent, fake_setup, fake_sock_teardown),
+	cmocka_unit_test(test_lid_owner_no_agent),
+	cmocka_unit_test(test_check_peer_lid_args))

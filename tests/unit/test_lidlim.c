@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "plugin/lidlim.h"
+#include "fixture.h"
 
 #define S 1000000000ull
 
@@ -53,12 +54,6 @@ static void test_lone_port_always_answered(void **state)
 	assert_int_equal(flood, 6 * 16);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_burst_per_interval),
-		cmocka_unit_test(test_lone_port_always_answered),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_burst_per_interval),
+	cmocka_unit_test(test_lone_port_always_answered))

@@ -132,15 +132,9 @@ static void test_injection(void **state)
 	assert_string_equal(logged(), "<6>t: info: name a\\x0a<0>forged\\x0d\\x1b[2J\\x7f end\n");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		FIXTURE_TEST(test_journal),
-		FIXTURE_TEST(test_unset),
-		FIXTURE_TEST(test_other_stream),
-		FIXTURE_TEST(test_malformed),
-		FIXTURE_TEST(test_injection),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	FIXTURE_TEST(test_journal),
+	FIXTURE_TEST(test_unset),
+	FIXTURE_TEST(test_other_stream),
+	FIXTURE_TEST(test_malformed),
+	FIXTURE_TEST(test_injection))

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "plugin/metrics.h"
+#include "fixture.h"
 
 static char *render(const struct state_file_repl *repl)
 {
@@ -115,13 +116,7 @@ static void test_path(void **state)
 	assert_int_equal(metrics_path(buf, 12, "/a/b"), -ENAMETOOLONG);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_master),
-		cmocka_unit_test(test_standby),
-		cmocka_unit_test(test_path),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_master),
+	cmocka_unit_test(test_standby),
+	cmocka_unit_test(test_path))

@@ -20,6 +20,7 @@
 #include "core/mport.h"
 #include "core/sa.h"
 #include "core/wire.h"
+#include "fixture.h"
 
 #define QMAX 64
 
@@ -322,16 +323,10 @@ static void test_default_pkey_index(void **state)
 	assert_int_equal(mport_default_pkey_index(NULL, 0), 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_forged_source),
-		cmocka_unit_test(test_count),
-		cmocka_unit_test(test_take_middle),
-		cmocka_unit_test(test_bytes),
-		cmocka_unit_test(test_wait_zero),
-		cmocka_unit_test(test_default_pkey_index),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_forged_source),
+	cmocka_unit_test(test_count),
+	cmocka_unit_test(test_take_middle),
+	cmocka_unit_test(test_bytes),
+	cmocka_unit_test(test_wait_zero),
+	cmocka_unit_test(test_default_pkey_index))

@@ -16,6 +16,7 @@
 
 #include "host/node_map.h"
 #include "tmpconf.h"
+#include "fixture.h"
 
 static char path[64];
 
@@ -151,14 +152,8 @@ static void test_not_a_file(void **state)
 	rmdir(dir);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_format, teardown),
-		cmocka_unit_test_teardown(test_errors, teardown),
-		cmocka_unit_test_teardown(test_limits, teardown),
-		cmocka_unit_test(test_not_a_file),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test_teardown(test_format, teardown),
+	cmocka_unit_test_teardown(test_errors, teardown),
+	cmocka_unit_test_teardown(test_limits, teardown),
+	cmocka_unit_test(test_not_a_file))

@@ -14,6 +14,7 @@
 
 #include "core/ats.h"
 #include "model/nosa.h"
+#include "fixture.h"
 
 #define OUR_GID "fe80::2:c903:0:1"
 #define PEER_GID "fe80::2:c903:0:9"
@@ -173,16 +174,10 @@ static void test_route(void **state)
 	assert_int_equal(nosa_route(1, 1, 1), NOSA_LOCAL);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_applies),
-		cmocka_unit_test(test_evidence),
-		cmocka_unit_test(test_route),
-		cmocka_unit_test_setup(test_forward_own, setup),
-		cmocka_unit_test_setup(test_forward_default_gid, setup),
-		cmocka_unit_test_setup(test_reverse_primary, setup),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_applies),
+	cmocka_unit_test(test_evidence),
+	cmocka_unit_test(test_route),
+	cmocka_unit_test_setup(test_forward_own, setup),
+	cmocka_unit_test_setup(test_forward_default_gid, setup),
+	cmocka_unit_test_setup(test_reverse_primary, setup))

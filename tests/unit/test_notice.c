@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "core/notice.h"
+#include "fixture.h"
 
 /* Subscribe to trap 65 from every GID, Reports to QP1, RespTimeValue 18. */
 static const uint8_t golden_inform_65[NOTICE_INFORM_SIZE] = {
@@ -191,16 +192,10 @@ static void test_from_sm(void **state)
 	assert_false(notice_from_sm(&n, 0));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_inform_golden),
-		cmocka_unit_test(test_notice_golden),
-		cmocka_unit_test(test_round_trip_extremes),
-		cmocka_unit_test(test_truncated),
-		cmocka_unit_test(test_trap_gid_hostile),
-		cmocka_unit_test(test_from_sm),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_inform_golden),
+	cmocka_unit_test(test_notice_golden),
+	cmocka_unit_test(test_round_trip_extremes),
+	cmocka_unit_test(test_truncated),
+	cmocka_unit_test(test_trap_gid_hostile),
+	cmocka_unit_test(test_from_sm))

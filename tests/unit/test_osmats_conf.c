@@ -13,6 +13,7 @@
 #include "core/cfg.h"
 #include "core/osmats_conf.h"
 #include "tmpconf.h"
+#include "fixture.h"
 
 static char path[64];
 
@@ -299,20 +300,14 @@ static void test_describe(void **state)
 	assert_int_equal(buf[strlen(buf) - 1], ')');
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_defaults),
-		cmocka_unit_test_teardown(test_all_keys, teardown),
-		cmocka_unit_test_teardown(test_errors_name_file_and_line, teardown),
-		cmocka_unit_test_teardown(test_key_line, teardown),
-		cmocka_unit_test(test_missing_file),
-		cmocka_unit_test(test_options),
-		cmocka_unit_test_teardown(test_replication_bounds, teardown),
-		cmocka_unit_test(test_restart_keys),
-		cmocka_unit_test(test_keep_restart_keys),
-		cmocka_unit_test(test_describe),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_defaults),
+	cmocka_unit_test_teardown(test_all_keys, teardown),
+	cmocka_unit_test_teardown(test_errors_name_file_and_line, teardown),
+	cmocka_unit_test_teardown(test_key_line, teardown),
+	cmocka_unit_test(test_missing_file),
+	cmocka_unit_test(test_options),
+	cmocka_unit_test_teardown(test_replication_bounds, teardown),
+	cmocka_unit_test(test_restart_keys),
+	cmocka_unit_test(test_keep_restart_keys),
+	cmocka_unit_test(test_describe))

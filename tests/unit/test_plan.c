@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "model/plan.h"
+#include "fixture.h"
 
 #define P ATS_SID_PRIMARY
 #define SID(n) ats_sid_at(n)
@@ -333,26 +334,20 @@ static void test_want_drop_refused(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fresh_registration),
-		cmocka_unit_test(test_in_sync_does_nothing),
-		cmocka_unit_test(test_primary_swap),
-		cmocka_unit_test(test_primary_replaced),
-		cmocka_unit_test(test_address_removed),
-		cmocka_unit_test(test_all_removed_primary_last),
-		cmocka_unit_test(test_sid_not_reused_while_held),
-		cmocka_unit_test(test_wraparound),
-		cmocka_unit_test(test_full_block),
-		cmocka_unit_test(test_duplicate_held),
-		cmocka_unit_test(test_pkeys_independent),
-		cmocka_unit_test(test_want_build),
-		cmocka_unit_test(test_foreign_left_alone),
-		cmocka_unit_test(test_foreign_carries_wanted),
-		cmocka_unit_test(test_refusal_words),
-		cmocka_unit_test(test_want_drop_refused),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_fresh_registration),
+	cmocka_unit_test(test_in_sync_does_nothing),
+	cmocka_unit_test(test_primary_swap),
+	cmocka_unit_test(test_primary_replaced),
+	cmocka_unit_test(test_address_removed),
+	cmocka_unit_test(test_all_removed_primary_last),
+	cmocka_unit_test(test_sid_not_reused_while_held),
+	cmocka_unit_test(test_wraparound),
+	cmocka_unit_test(test_full_block),
+	cmocka_unit_test(test_duplicate_held),
+	cmocka_unit_test(test_pkeys_independent),
+	cmocka_unit_test(test_want_build),
+	cmocka_unit_test(test_foreign_left_alone),
+	cmocka_unit_test(test_foreign_carries_wanted),
+	cmocka_unit_test(test_refusal_words),
+	cmocka_unit_test(test_want_drop_refused))

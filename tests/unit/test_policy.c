@@ -10,6 +10,7 @@
 #include "golden.h"
 #include "plugin/policy.h"
 #include "core/sa.h"
+#include "fixture.h"
 
 #define SYS_A 0x1000ull
 #define SYS_B 0x2000ull
@@ -462,25 +463,19 @@ static void test_short_mad(void **state)
 	assert_true(req.comp_mask == 0x7fffc7ull);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup(test_valid_primary_passes, setup),
-		cmocka_unit_test_setup(test_record_rules, setup),
-		cmocka_unit_test_setup(test_bad_address, setup),
-		cmocka_unit_test_setup(test_other_services_untouched, setup),
-		cmocka_unit_test_setup(test_ownership, setup),
-		cmocka_unit_test_setup(test_primary_first, setup),
-		cmocka_unit_test_setup(test_port_duplicate, setup),
-		cmocka_unit_test_setup(test_duplicate_address, setup),
-		cmocka_unit_test_setup(test_lease, setup),
-		cmocka_unit_test_setup(test_relevance, setup),
-		cmocka_unit_test_setup(test_short_mad, setup),
-		cmocka_unit_test_setup(test_partition, setup),
-		cmocka_unit_test_setup(test_membership_bit, setup),
-		cmocka_unit_test_setup(test_key_trust, setup),
-		cmocka_unit_test_setup(test_record_cap, setup),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test_setup(test_valid_primary_passes, setup),
+	cmocka_unit_test_setup(test_record_rules, setup),
+	cmocka_unit_test_setup(test_bad_address, setup),
+	cmocka_unit_test_setup(test_other_services_untouched, setup),
+	cmocka_unit_test_setup(test_ownership, setup),
+	cmocka_unit_test_setup(test_primary_first, setup),
+	cmocka_unit_test_setup(test_port_duplicate, setup),
+	cmocka_unit_test_setup(test_duplicate_address, setup),
+	cmocka_unit_test_setup(test_lease, setup),
+	cmocka_unit_test_setup(test_relevance, setup),
+	cmocka_unit_test_setup(test_short_mad, setup),
+	cmocka_unit_test_setup(test_partition, setup),
+	cmocka_unit_test_setup(test_membership_bit, setup),
+	cmocka_unit_test_setup(test_key_trust, setup),
+	cmocka_unit_test_setup(test_record_cap, setup))

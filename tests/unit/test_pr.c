@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "core/pr.h"
+#include "fixture.h"
 
 static const uint8_t SGID[16] = { 0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0x02, 0xc9, 0x03, 0, 0, 0, 0x01 };
 static const uint8_t DGID[16] = { 0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0x02, 0xc9, 0x03, 0, 0, 0, 0x02 };
@@ -75,12 +76,6 @@ static void test_decode(void **state)
 	assert_int_equal(pr_decode(rec, PR_SIZE - 1, &r), -EMSGSIZE);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_query_golden),
-		cmocka_unit_test(test_decode),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_query_golden),
+	cmocka_unit_test(test_decode))

@@ -15,6 +15,7 @@
 
 #include "core/prom.h"
 #include "tmpconf.h"
+#include "fixture.h"
 
 static char *render(void (*fn)(struct prom *, const void *), int *ret)
 {
@@ -257,16 +258,10 @@ static void test_write_file_symlink(void **state)
 	rmdir(dir);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_document),
-		cmocka_unit_test(test_escape),
-		cmocka_unit_test(test_long_value),
-		cmocka_unit_test(test_misuse),
-		cmocka_unit_test(test_write_file),
-		cmocka_unit_test(test_write_file_symlink),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_document),
+	cmocka_unit_test(test_escape),
+	cmocka_unit_test(test_long_value),
+	cmocka_unit_test(test_misuse),
+	cmocka_unit_test(test_write_file),
+	cmocka_unit_test(test_write_file_symlink))

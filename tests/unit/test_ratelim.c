@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "plugin/ratelim.h"
+#include "fixture.h"
 
 #define S 1000000000ull
 
@@ -118,14 +119,8 @@ static void test_reuse_of_ended_slot_summarises(void **state)
 	assert_int_equal(sum.suppressed, 1);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup(test_burst_then_counted, setup),
-		cmocka_unit_test_setup(test_expire_summarises_once, setup),
-		cmocka_unit_test_setup(test_many_requesters_share_a_slot, setup),
-		cmocka_unit_test_setup(test_reuse_of_ended_slot_summarises, setup),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test_setup(test_burst_then_counted, setup),
+	cmocka_unit_test_setup(test_expire_summarises_once, setup),
+	cmocka_unit_test_setup(test_many_requesters_share_a_slot, setup),
+	cmocka_unit_test_setup(test_reuse_of_ended_slot_summarises, setup))

@@ -11,6 +11,7 @@
 
 #include "core/wire.h"
 #include "sa/rcm_peer.h"
+#include "fixture.h"
 
 static void test_judge(void **state)
 {
@@ -105,13 +106,7 @@ static void test_admit(void **state)
 	assert_string_equal(why, "ibats: too many connections to this listener (40)");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_judge),
-		cmocka_unit_test(test_decide),
-		cmocka_unit_test(test_admit),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_judge),
+	cmocka_unit_test(test_decide),
+	cmocka_unit_test(test_admit))

@@ -12,6 +12,7 @@
 
 #include "plugin/refhist.h"
 #include "core/sa.h"
+#include "fixture.h"
 
 static void refuse(uint64_t guid, uint8_t last_octet, int member)
 {
@@ -90,12 +91,6 @@ static void test_ports_bounded(void **state)
 	refhist_fini();
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_own_newest_first),
-		cmocka_unit_test(test_ports_bounded),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_own_newest_first),
+	cmocka_unit_test(test_ports_bounded))

@@ -14,6 +14,7 @@
 #include "core/mad.h"
 #include "core/repl.h"
 #include "core/wire.h"
+#include "fixture.h"
 
 #define TID 0x0102030405060708ull
 #define TID_BYTES 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08
@@ -375,20 +376,14 @@ static void test_answer_status(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pull_golden),
-		cmocka_unit_test(test_answer_golden),
-		cmocka_unit_test(test_window_golden),
-		cmocka_unit_test(test_kind_has_record),
-		cmocka_unit_test(test_pull_round_trip),
-		cmocka_unit_test(test_answer_round_trip),
-		cmocka_unit_test(test_short),
-		cmocka_unit_test(test_foreign),
-		cmocka_unit_test(test_bad_modifier),
-		cmocka_unit_test(test_answer_status),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_pull_golden),
+	cmocka_unit_test(test_answer_golden),
+	cmocka_unit_test(test_window_golden),
+	cmocka_unit_test(test_kind_has_record),
+	cmocka_unit_test(test_pull_round_trip),
+	cmocka_unit_test(test_answer_round_trip),
+	cmocka_unit_test(test_short),
+	cmocka_unit_test(test_foreign),
+	cmocka_unit_test(test_bad_modifier),
+	cmocka_unit_test(test_answer_status))

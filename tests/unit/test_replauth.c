@@ -350,22 +350,16 @@ static void test_key_not_a_file(void **state)
 	refused(-ENOENT, "No such file or directory");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_rfc4231),
-		FIXTURE_TEST(test_golden),
-		FIXTURE_TEST(test_bit_flips),
-		FIXTURE_TEST(test_tid_high_half),
-		FIXTURE_TEST(test_key_accepted),
-		FIXTURE_TEST(test_key_mode),
-		FIXTURE_TEST(test_key_symlink),
-		FIXTURE_TEST(test_key_owner),
-		FIXTURE_TEST(test_key_owner_as),
-		FIXTURE_TEST(test_key_careless),
-		FIXTURE_TEST(test_key_text),
-		FIXTURE_TEST(test_key_not_a_file),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_rfc4231),
+	FIXTURE_TEST(test_golden),
+	FIXTURE_TEST(test_bit_flips),
+	FIXTURE_TEST(test_tid_high_half),
+	FIXTURE_TEST(test_key_accepted),
+	FIXTURE_TEST(test_key_mode),
+	FIXTURE_TEST(test_key_symlink),
+	FIXTURE_TEST(test_key_owner),
+	FIXTURE_TEST(test_key_owner_as),
+	FIXTURE_TEST(test_key_careless),
+	FIXTURE_TEST(test_key_text),
+	FIXTURE_TEST(test_key_not_a_file))

@@ -14,6 +14,7 @@
 #include "core/mono.h"
 #include "plugin/rlog.h"
 #include "core/wire.h"
+#include "fixture.h"
 
 #define G1 0x0002c90300000001ull
 #define G2 0x0002c90300000002ull
@@ -602,24 +603,18 @@ static void test_peer_stats(void **state)
 	rlog_fini(l);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_numbering_and_ring),
-		cmocka_unit_test(test_pull_verdicts),
-		cmocka_unit_test(test_went_back),
-		cmocka_unit_test(test_held),
-		cmocka_unit_test(test_full_and_leave),
-		cmocka_unit_test(test_committed_nobody),
-		cmocka_unit_test(test_peek),
-		cmocka_unit_test(test_committed_two),
-		cmocka_unit_test(test_pulls_are_no_ack),
-		cmocka_unit_test(test_slow_acker),
-		cmocka_unit_test(test_slots_freed),
-		cmocka_unit_test(test_silent_owing_dropped),
-		cmocka_unit_test(test_leave_and_reset),
-		cmocka_unit_test(test_peer_stats),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_numbering_and_ring),
+	cmocka_unit_test(test_pull_verdicts),
+	cmocka_unit_test(test_went_back),
+	cmocka_unit_test(test_held),
+	cmocka_unit_test(test_full_and_leave),
+	cmocka_unit_test(test_committed_nobody),
+	cmocka_unit_test(test_peek),
+	cmocka_unit_test(test_committed_two),
+	cmocka_unit_test(test_pulls_are_no_ack),
+	cmocka_unit_test(test_slow_acker),
+	cmocka_unit_test(test_slots_freed),
+	cmocka_unit_test(test_silent_owing_dropped),
+	cmocka_unit_test(test_leave_and_reset),
+	cmocka_unit_test(test_peer_stats))

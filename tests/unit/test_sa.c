@@ -13,6 +13,7 @@
 #include "core/sa.h"
 #include "core/sa_client.h"
 #include "core/sr.h"
+#include "fixture.h"
 
 /* Field by field: the structs have padding. */
 static void assert_hdr_equal(const struct sa_hdr *a, const struct sa_hdr *b)
@@ -250,17 +251,11 @@ static void test_path_decode(void **state)
 	assert_int_equal(sa_client_path_decode(d, 64, dgid, &p), -EPROTO);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_set_header_golden),
-		cmocka_unit_test(test_header_fields),
-		cmocka_unit_test(test_status),
-		cmocka_unit_test(test_table_shape),
-		cmocka_unit_test(test_ports_decode),
-		cmocka_unit_test(test_path_decode),
-		cmocka_unit_test(test_nr_golden),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_set_header_golden),
+	cmocka_unit_test(test_header_fields),
+	cmocka_unit_test(test_status),
+	cmocka_unit_test(test_table_shape),
+	cmocka_unit_test(test_ports_decode),
+	cmocka_unit_test(test_path_decode),
+	cmocka_unit_test(test_nr_golden))

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "sa/saj.h"
+#include "fixture.h"
 
 /* A lookup job carries no sync, group or connection payload. */
 static void test_sizes(void **state)
@@ -50,12 +51,6 @@ static void test_release(void **state)
 	saj_free(NULL);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sizes),
-		cmocka_unit_test(test_release),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_sizes),
+	cmocka_unit_test(test_release))

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "main/sdnotify.h"
+#include "fixture.h"
 
 /* A datagram listener on NAME (a path, or '@' + an abstract name), as
  * systemd's notification socket is. */
@@ -240,16 +241,10 @@ static void test_watchdog_pings(void **state)
 	close(fd);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_path),
-		cmocka_unit_test(test_abstract_reloading),
-		cmocka_unit_test(test_unset_and_bad),
-		cmocka_unit_test(test_full_queue),
-		cmocka_unit_test(test_watchdog_env),
-		cmocka_unit_test(test_watchdog_pings),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_path),
+	cmocka_unit_test(test_abstract_reloading),
+	cmocka_unit_test(test_unset_and_bad),
+	cmocka_unit_test(test_full_queue),
+	cmocka_unit_test(test_watchdog_env),
+	cmocka_unit_test(test_watchdog_pings))

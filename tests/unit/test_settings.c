@@ -176,15 +176,9 @@ static void test_restart_key_kept(void **state)
 	assert_int_equal(c.replication_ack_timeout, 900);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		FIXTURE_TEST(test_no_file),
-		FIXTURE_TEST(test_broken_at_load_fails_closed),
-		FIXTURE_TEST(test_reload),
-		FIXTURE_TEST(test_broken_at_reload_keeps_previous),
-		FIXTURE_TEST(test_restart_key_kept),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	FIXTURE_TEST(test_no_file),
+	FIXTURE_TEST(test_broken_at_load_fails_closed),
+	FIXTURE_TEST(test_reload),
+	FIXTURE_TEST(test_broken_at_reload_keeps_previous),
+	FIXTURE_TEST(test_restart_key_kept))

@@ -14,6 +14,7 @@
 #include "plugin/shadow.h"
 #include "plugin/srindex.h"
 #include "core/wire.h"
+#include "fixture.h"
 
 /* Record i of a test: its RID from i (ServiceID, GID and P_Key all
  * vary), its content (ServiceData32) from version v. */
@@ -243,13 +244,7 @@ static void test_big(void **state)
 	free(ver);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_set_replace_delete),
-		cmocka_unit_test(test_move),
-		cmocka_unit_test(test_big),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_set_replace_delete),
+	cmocka_unit_test(test_move),
+	cmocka_unit_test(test_big))

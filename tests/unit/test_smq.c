@@ -15,6 +15,7 @@
 #include "core/ats.h"
 #include "core/sa.h"
 #include "core/smq.h"
+#include "fixture.h"
 
 #define TID_BYTES 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08
 
@@ -339,16 +340,10 @@ static void test_reason_words(void **state)
 	assert_string_equal(smq_refusal_str(&r, buf, sizeof(buf)), "rule future-rule (7AEE)");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_request_golden),
-		cmocka_unit_test(test_refusals_golden),
-		cmocka_unit_test(test_info_pages),
-		cmocka_unit_test(test_standbys_golden),
-		cmocka_unit_test(test_standbys_untrusted),
-		cmocka_unit_test(test_reason_words),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_request_golden),
+	cmocka_unit_test(test_refusals_golden),
+	cmocka_unit_test(test_info_pages),
+	cmocka_unit_test(test_standbys_golden),
+	cmocka_unit_test(test_standbys_untrusted),
+	cmocka_unit_test(test_reason_words))

@@ -12,6 +12,7 @@
 #include "core/ats.h"
 #include "golden.h"
 #include "core/sr.h"
+#include "fixture.h"
 
 static void golden_record(struct sr_record *r)
 {
@@ -264,20 +265,14 @@ static void test_matches_saquery_capture(void **state)
 	assert_int_equal(fields, 6 + 16 + 8 + 4 + 2);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_encode_golden),
-		cmocka_unit_test(test_decode_golden),
-		cmocka_unit_test(test_roundtrip_all_fields),
-		cmocka_unit_test(test_decode_truncated),
-		cmocka_unit_test(test_comp_mask_table),
-		cmocka_unit_test(test_match),
-		cmocka_unit_test(test_answers),
-		cmocka_unit_test(test_field_names),
-		cmocka_unit_test(test_decode_random_bytes),
-		cmocka_unit_test(test_matches_saquery_capture),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_encode_golden),
+	cmocka_unit_test(test_decode_golden),
+	cmocka_unit_test(test_roundtrip_all_fields),
+	cmocka_unit_test(test_decode_truncated),
+	cmocka_unit_test(test_comp_mask_table),
+	cmocka_unit_test(test_match),
+	cmocka_unit_test(test_answers),
+	cmocka_unit_test(test_field_names),
+	cmocka_unit_test(test_decode_random_bytes),
+	cmocka_unit_test(test_matches_saquery_capture))

@@ -14,6 +14,7 @@
 #include "core/sa.h"
 #include "core/sr.h"
 #include "plugin/srdecide.h"
+#include "fixture.h"
 
 static struct rule_config cfg;
 static struct policy_request req;
@@ -202,19 +203,13 @@ static void test_get(void **state)
 	assert_int_equal(srdecide_get_status(1, 0), SA_STATUS_SUCCESS);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup(test_set_accepted, setup),
-		cmocka_unit_test_setup(test_set_other_service, setup),
-		cmocka_unit_test_setup(test_rules_refuse, setup),
-		cmocka_unit_test_setup(test_partition_refuses, setup),
-		cmocka_unit_test_setup(test_cap_refuses, setup),
-		cmocka_unit_test_setup(test_set_needs_sid_and_gid, setup),
-		cmocka_unit_test_setup(test_lease_clamped_kept, setup),
-		cmocka_unit_test_setup(test_delete, setup),
-		cmocka_unit_test_setup(test_get, setup),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test_setup(test_set_accepted, setup),
+	cmocka_unit_test_setup(test_set_other_service, setup),
+	cmocka_unit_test_setup(test_rules_refuse, setup),
+	cmocka_unit_test_setup(test_partition_refuses, setup),
+	cmocka_unit_test_setup(test_cap_refuses, setup),
+	cmocka_unit_test_setup(test_set_needs_sid_and_gid, setup),
+	cmocka_unit_test_setup(test_lease_clamped_kept, setup),
+	cmocka_unit_test_setup(test_delete, setup),
+	cmocka_unit_test_setup(test_get, setup))

@@ -13,6 +13,7 @@
 
 #include "plugin/srindex.h"
 #include "core/wire.h"
+#include "fixture.h"
 
 #define MODEL_MAX 4096
 
@@ -400,16 +401,10 @@ static void test_delete_shift(void **state)
 	srindex_fini(x);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_random_against_model),
-		cmocka_unit_test(test_order_and_handles),
-		cmocka_unit_test(test_grow),
-		cmocka_unit_test(test_million),
-		cmocka_unit_test(test_delete_shift),
-		cmocka_unit_test(test_charges),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_random_against_model),
+	cmocka_unit_test(test_order_and_handles),
+	cmocka_unit_test(test_grow),
+	cmocka_unit_test(test_million),
+	cmocka_unit_test(test_delete_shift),
+	cmocka_unit_test(test_charges))

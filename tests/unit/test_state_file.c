@@ -14,6 +14,7 @@
 #include "core/ats.h"
 #include "core/state_file.h"
 #include "tmpconf.h"
+#include "fixture.h"
 
 /* A directory of its own and its state.json, tmp the writer's temporary. */
 struct state_dir {
@@ -507,18 +508,12 @@ static void test_unknown_role(void **state)
 	rmdir(d.dir);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_write_and_read_back),
-		cmocka_unit_test(test_unwritable),
-		cmocka_unit_test(test_unknown_role),
-		cmocka_unit_test(test_symlink),
-		cmocka_unit_test_setup_teardown(test_round_trip, sample_setup, sample_teardown),
-		cmocka_unit_test_setup_teardown(test_without_standbys, sample_setup, sample_teardown),
-		cmocka_unit_test_setup_teardown(test_truncated, sample_setup, sample_teardown),
-		cmocka_unit_test_setup_teardown(test_hostile, sample_setup, sample_teardown),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_write_and_read_back),
+	cmocka_unit_test(test_unwritable),
+	cmocka_unit_test(test_unknown_role),
+	cmocka_unit_test(test_symlink),
+	cmocka_unit_test_setup_teardown(test_round_trip, sample_setup, sample_teardown),
+	cmocka_unit_test_setup_teardown(test_without_standbys, sample_setup, sample_teardown),
+	cmocka_unit_test_setup_teardown(test_truncated, sample_setup, sample_teardown),
+	cmocka_unit_test_setup_teardown(test_hostile, sample_setup, sample_teardown))

@@ -217,14 +217,8 @@ static void test_repeat_window(void **state)
 	assert_int_equal(st.reports, 3);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		FIXTURE_TEST(test_subscribe_outcomes),
-		FIXTURE_TEST(test_reports),
-		FIXTURE_TEST(test_seen_window),
-		FIXTURE_TEST(test_repeat_window),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	FIXTURE_TEST(test_subscribe_outcomes),
+	FIXTURE_TEST(test_reports),
+	FIXTURE_TEST(test_seen_window),
+	FIXTURE_TEST(test_repeat_window))

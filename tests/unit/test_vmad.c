@@ -10,6 +10,7 @@
 
 #include "core/vmad.h"
 #include "core/wire.h"
+#include "fixture.h"
 
 /* Echo request of "EndPort Liveness and Responsiveness" laid out by hand: vendor range 2 MAD, class
  * 0x34 version 1, Get, TID 0x0102030405060708, OpenIB OUI, type 1,
@@ -350,23 +351,17 @@ static void test_respond_golden(void **state)
 	assert_memory_equal(resp, want, sizeof(want));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_hdr_golden),
-		cmocka_unit_test(test_hdr_check),
-		cmocka_unit_test(test_respond_golden),
-		cmocka_unit_test(test_build_golden),
-		cmocka_unit_test(test_echo),
-		cmocka_unit_test(test_timestamp),
-		cmocka_unit_test(test_info),
-		cmocka_unit_test(test_errors_answered),
-		cmocka_unit_test(test_ibping),
-		cmocka_unit_test(test_not_ours),
-		cmocka_unit_test(test_rmpp_echo),
-		cmocka_unit_test(test_echo_check),
-		cmocka_unit_test(test_random_input),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_hdr_golden),
+	cmocka_unit_test(test_hdr_check),
+	cmocka_unit_test(test_respond_golden),
+	cmocka_unit_test(test_build_golden),
+	cmocka_unit_test(test_echo),
+	cmocka_unit_test(test_timestamp),
+	cmocka_unit_test(test_info),
+	cmocka_unit_test(test_errors_answered),
+	cmocka_unit_test(test_ibping),
+	cmocka_unit_test(test_not_ours),
+	cmocka_unit_test(test_rmpp_echo),
+	cmocka_unit_test(test_echo_check),
+	cmocka_unit_test(test_random_input))

@@ -9,6 +9,7 @@
 
 #include "core/mad.h"
 #include "core/wire.h"
+#include "fixture.h"
 
 static void test_put_get(void **state)
 {
@@ -63,13 +64,7 @@ static void test_mad_status_str(void **state)
 			    "invalid attribute or attribute modifier value");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_put_get),
-		cmocka_unit_test(test_mad_hdr),
-		cmocka_unit_test(test_mad_status_str),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(
+	cmocka_unit_test(test_put_get),
+	cmocka_unit_test(test_mad_hdr),
+	cmocka_unit_test(test_mad_status_str))

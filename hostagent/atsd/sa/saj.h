@@ -80,8 +80,8 @@ struct saj_sync {
 	size_t nrefused;
 	int state_err;              /* 0 or -errno of the last state file write */
 	int state_saved;            /* a write succeeded: filed is the file's */
-	struct plan_held_rec *unsaved;   /* Sets held back: the state file could
-				     * not list them (agent_state_gate) */
+	struct plan_held_rec *unsaved; /* Sets held back: the state file
+					* could not list them (agent_state_gate) */
 	size_t nunsaved;
 };
 

@@ -58,23 +58,31 @@ def strip(text):
     return "".join(out)
 
 
-def declarators(stmt):
-    """The names a typedef statement (body removed) declares."""
-    names, depth, part = [], 0, ""
-    for c in stmt + ",":
-        if c in "([":
+def top_level(text, opens="([", closes=")]"):
+    """TEXT's comma-separated parts outside any bracket."""
+    parts, depth, part = [], 0, ""
+    for c in text + ",":
+        if c in opens:
             depth += 1
-        elif c in ")]":
+        elif c in closes:
             depth -= 1
         if c == "," and depth == 0:
-            m = (re.search(r"\(\s*\*+\s*(\w+)\s*\)", part) or
-                 re.search(r"(\w+)\s*\(", part) or
-                 re.search(r"(\w+)\s*(?:\[[^\]]*\]\s*)*$", part))
-            if m:
-                names.append(m.group(1))
+            parts.append(part)
             part = ""
         else:
             part += c
+    return parts
+
+
+def declarators(stmt):
+    """The names a typedef statement (body removed) declares."""
+    names = []
+    for part in top_level(stmt):
+        m = (re.search(r"\(\s*\*+\s*(\w+)\s*\)", part) or
+             re.search(r"(\w+)\s*\(", part) or
+             re.search(r"(\w+)\s*(?:\[[^\]]*\]\s*)*$", part))
+        if m:
+            names.append(m.group(1))
     return names
 
 
@@ -145,19 +153,10 @@ def declared(text):
 
 
 def enum_constants(body, line, found):
-    depth, part = 0, ""
-    for c in body + ",":
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-        if c == "," and depth == 0:
-            m = re.match(r"\s*(\w+)", part)
-            if m:
-                found.append((line, "constant", m.group(1), False))
-            part = ""
-        else:
-            part += c
+    for part in top_level(body, "([{", ")]}"):
+        m = re.match(r"\s*(\w+)", part)
+        if m:
+            found.append((line, "constant", m.group(1), False))
 
 
 def starts(name, prefix):

@@ -40,7 +40,7 @@ MESSAGES = [
     ("not allowed to enter the namespace (setns:\n  Operation not permitted): netns needs CAP_SYS_ADMIN",
      "not allowed to enter the namespace "),
     ("cannot read the neighbour table\n  of netns NS", "cannot read the neighbour table%s%s"),
-    ("control_group: no group\n  'ibats'", "control_group: no group '%s'"),
+    ("control_group: no group\n  'ibats' on this machine", "control_group: no group '%s' on this machine"),
     ("request rejected as invalid (ERR_REQ_INVALID)", "request rejected as invalid (ERR_REQ_INVALID)"),
 ]
 
